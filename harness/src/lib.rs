@@ -1,0 +1,1 @@
+//! DelegateOS conformance harness library.
