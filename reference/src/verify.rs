@@ -1,0 +1,1 @@
+//! TODO: module owned by the reference work; see lib.rs.
