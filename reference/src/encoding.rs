@@ -78,7 +78,10 @@ pub fn is_principal_id(text: &str) -> bool {
 fn is_prefixed_hex12(text: &str, prefix: &str) -> bool {
     match text.strip_prefix(prefix) {
         Some(rest) => {
-            rest.len() == 12 && rest.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+            rest.len() == 12
+                && rest
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
         }
         None => false,
     }

@@ -1,1 +1,293 @@
-//! TODO: module owned by the reference work; see lib.rs.
+//! Resource glob matching and capability subset (spec §10.2; decisions D1–D3).
+//!
+//! Patterns are split on `/` into segments. A pattern that is exactly `*` or `**` matches every
+//! resource. Otherwise a segment `**` matches zero or more segments, a segment `*` exactly one
+//! non-empty segment, and any other segment (including `a*`, `?`, `[x]`) only itself. Both
+//! [`matches`] and [`covers`] are segment-wise dynamic programs, O(|pattern| × |resource|)
+//! segments with one row of state, so hostile patterns (`/**/**/…`) cannot blow up.
+
+use crate::faults::{Fault, Faults};
+use crate::token::Capability;
+
+fn is_match_all(pattern: &str) -> bool {
+    pattern == "*" || pattern == "**"
+}
+
+/// True if `pattern` matches `resource` (D1, D2).
+pub fn matches(pattern: &str, resource: &str) -> bool {
+    matches_with_faults(pattern, resource, &Faults::none())
+}
+
+/// The text before the first `*`, the naive "prefix" that the string-prefix faults use.
+fn text_before_star(pattern: &str) -> Option<&str> {
+    pattern.find('*').and_then(|i| pattern.get(..i))
+}
+
+/// [`matches`] with faults injected.
+pub fn matches_with_faults(pattern: &str, resource: &str, faults: &Faults) -> bool {
+    if is_match_all(pattern) {
+        return true;
+    }
+    if faults.has(Fault::GlobPrefixNoBoundary) {
+        if let Some(prefix) = text_before_star(pattern) {
+            return resource.starts_with(prefix.trim_end_matches('/'));
+        }
+    }
+    let star_crosses = faults.has(Fault::GlobStarCrossesSegments);
+    let res: Vec<&str> = resource.split('/').collect();
+    // row[j]: the pattern segments seen so far match the first j resource segments.
+    let mut row = vec![false; res.len() + 1];
+    if let Some(first) = row.first_mut() {
+        *first = true;
+    }
+    for seg in pattern.split('/') {
+        let mut next = vec![false; res.len() + 1];
+        match seg {
+            "**" => {
+                let mut any = false;
+                for (n, r) in next.iter_mut().zip(&row) {
+                    any |= *r;
+                    *n = any;
+                }
+            }
+            "*" if star_crosses => {
+                let mut any = false;
+                for (n, r) in next.iter_mut().skip(1).zip(&row) {
+                    any |= *r;
+                    *n = any;
+                }
+            }
+            _ => {
+                for ((n, r), s) in next.iter_mut().skip(1).zip(&row).zip(&res) {
+                    *n = *r && if seg == "*" { !s.is_empty() } else { *s == seg };
+                }
+            }
+        }
+        row = next;
+    }
+    row.last().copied().unwrap_or(false)
+}
+
+/// True if every resource matched by `child` is matched by `parent` under the conservative,
+/// sound rule of D3.
+pub fn covers(parent: &str, child: &str) -> bool {
+    covers_with_faults(parent, child, &Faults::none())
+}
+
+/// [`covers`] with faults injected.
+pub fn covers_with_faults(parent: &str, child: &str, faults: &Faults) -> bool {
+    if is_match_all(parent) || parent == child {
+        return true;
+    }
+    if faults.has(Fault::SubsetStringPrefix) {
+        if let Some(prefix) = text_before_star(parent) {
+            return child.starts_with(prefix);
+        }
+    }
+    if is_match_all(child) {
+        return false;
+    }
+    let c: Vec<&str> = child.split('/').collect();
+    let mut row = vec![false; c.len() + 1];
+    if let Some(first) = row.first_mut() {
+        *first = true;
+    }
+    for seg in parent.split('/') {
+        let mut next = vec![false; c.len() + 1];
+        match seg {
+            // A parent `**` absorbs any run of child segments, wildcards included.
+            "**" => {
+                let mut any = false;
+                for (n, r) in next.iter_mut().zip(&row) {
+                    any |= *r;
+                    *n = any;
+                }
+            }
+            // A parent `*` absorbs one child segment that is itself one non-empty segment.
+            "*" => {
+                for ((n, r), s) in next.iter_mut().skip(1).zip(&row).zip(&c) {
+                    *n = *r && !s.is_empty() && *s != "**";
+                }
+            }
+            // A literal absorbs only the identical literal (never a child wildcard).
+            _ => {
+                for ((n, r), s) in next.iter_mut().skip(1).zip(&row).zip(&c) {
+                    *n = *r && *s == seg;
+                }
+            }
+        }
+        row = next;
+    }
+    row.last().copied().unwrap_or(false)
+}
+
+fn action_eq(granted: &str, wanted: &str, faults: &Faults) -> bool {
+    granted == wanted || (faults.has(Fault::ActionWildcard) && granted == "*")
+}
+
+/// D3: same namespace, same action (byte equality), and `covers(parent.resource, child.resource)`.
+pub fn capability_subset(child: &Capability, parent: &Capability) -> bool {
+    capability_subset_with_faults(child, parent, &Faults::none())
+}
+
+/// [`capability_subset`] with faults injected.
+pub fn capability_subset_with_faults(
+    child: &Capability,
+    parent: &Capability,
+    faults: &Faults,
+) -> bool {
+    child.namespace == parent.namespace
+        && action_eq(&parent.action, &child.action, faults)
+        && covers_with_faults(&parent.resource, &child.resource, faults)
+}
+
+/// True if `cap` grants `(namespace, action, resource)` (§10.1 step 7).
+pub fn capability_matches(cap: &Capability, namespace: &str, action: &str, resource: &str) -> bool {
+    capability_matches_with_faults(cap, namespace, action, resource, &Faults::none())
+}
+
+/// [`capability_matches`] with faults injected.
+pub fn capability_matches_with_faults(
+    cap: &Capability,
+    namespace: &str,
+    action: &str,
+    resource: &str,
+    faults: &Faults,
+) -> bool {
+    cap.namespace == namespace
+        && action_eq(&cap.action, action, faults)
+        && matches_with_faults(&cap.resource, resource, faults)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn spec_examples() {
+        assert!(matches("/project/*", "/project/foo"));
+        assert!(!matches("/project/*", "/project/foo/bar"));
+        assert!(matches("/project/**", "/project/foo/bar/baz"));
+        assert!(matches("*", "anything/at/all"));
+        assert!(matches("*", ""));
+        assert!(matches("**", "/a/b"));
+        assert!(matches("/a/**", "/a"));
+        assert!(matches("/a/**", "/a/"));
+        assert!(!matches("/a/*", "/a/"));
+        assert!(!matches("/a/*", "/a/b/c"));
+        assert!(!matches("/a/b*", "/a/bb"));
+        assert!(matches("/a/b*", "/a/b*"));
+        assert!(!matches("/a/?", "/a/b"));
+        assert!(!matches("/project/**", "/projectX/a"));
+        assert!(matches("arxiv.org/*", "arxiv.org/abs"));
+    }
+
+    #[test]
+    fn subset_examples() {
+        assert!(covers("*", "arxiv.org/*"));
+        assert!(covers("/p/**", "/p/x/**"));
+        assert!(covers("/p/*", "/p/x"));
+        assert!(!covers("/project/**", "/projectX/**"));
+        assert!(!covers("/a/*", "/a/**"));
+        assert!(!covers("/a/*/**", "/a/**/x"));
+        assert!(!covers("/a/**", "*"));
+        assert!(covers("/a/**", "/a/*/b"));
+        let c = Capability::new("web", "search", "arxiv.org/*");
+        assert!(capability_subset(
+            &c,
+            &Capability::new("web", "search", "*")
+        ));
+        assert!(!capability_subset(&c, &Capability::new("web", "*", "*")));
+        assert!(!capability_subset(
+            &c,
+            &Capability::new("docs", "search", "*")
+        ));
+    }
+
+    #[test]
+    fn hostile_patterns_are_fast() {
+        let pattern = vec!["**"; 32].join("/");
+        let resource = vec!["x"; 64].join("/");
+        let start = std::time::Instant::now();
+        for _ in 0..100 {
+            assert!(matches(&pattern, &resource));
+            assert!(!matches(&format!("{pattern}/y"), &resource));
+            assert!(covers(&pattern, &resource));
+        }
+        assert!(start.elapsed() < std::time::Duration::from_secs(2));
+    }
+
+    #[test]
+    fn faults_change_answers() {
+        let f = |x| Faults::one(x);
+        assert!(matches_with_faults(
+            "/project/**",
+            "/projectX/a",
+            &f(Fault::GlobPrefixNoBoundary)
+        ));
+        assert!(matches_with_faults(
+            "/a/*",
+            "/a/b/c",
+            &f(Fault::GlobStarCrossesSegments)
+        ));
+        assert!(covers_with_faults(
+            "/a/*",
+            "/a/**",
+            &f(Fault::SubsetStringPrefix)
+        ));
+    }
+
+    fn seg() -> impl Strategy<Value = &'static str> {
+        prop::sample::select(vec!["", "*", "**", "a", "b", "ab"])
+    }
+    fn path(max: usize) -> impl Strategy<Value = String> {
+        prop::collection::vec(seg(), 1..max).prop_map(|v| v.join("/"))
+    }
+    fn resource() -> impl Strategy<Value = String> {
+        prop::collection::vec(prop::sample::select(vec!["", "a", "b", "ab", "*"]), 1..6)
+            .prop_map(|v| v.join("/"))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        #[test]
+        fn covers_is_sound(p in path(5), c in path(5), rs in prop::collection::vec(resource(), 32)) {
+            if covers(&p, &c) {
+                for r in &rs {
+                    prop_assert!(!matches(&c, r) || matches(&p, r), "p={p:?} c={c:?} r={r:?}");
+                }
+            }
+        }
+
+        #[test]
+        fn covers_is_sound_on_child_instances(p in path(5), c in path(5)) {
+            // Instantiate the child's wildcards to concrete resources so that positive
+            // examples of the child exist (random resources rarely hit them).
+            if covers(&p, &c) {
+                for fill in [vec![], vec!["a"], vec!["a", "b"]] {
+                    let r = c.split('/').map(|s| match s {
+                        "*" => "z".to_owned(),
+                        "**" => fill.join("/"),
+                        lit => lit.to_owned(),
+                    }).collect::<Vec<_>>().join("/");
+                    if matches(&c, &r) {
+                        prop_assert!(matches(&p, &r), "p={p:?} c={c:?} r={r:?}");
+                    }
+                }
+            }
+        }
+
+        #[test]
+        fn covers_is_reflexive(p in path(6)) {
+            prop_assert!(covers(&p, &p));
+        }
+
+        #[test]
+        fn project_never_covers_project_x(rest in path(4)) {
+            let child = format!("/projectX/{rest}");
+            prop_assert!(!covers("/project/**", &child));
+            prop_assert!(!matches("/project/**", &child));
+        }
+    }
+}

@@ -168,14 +168,20 @@ mod tests {
     #[test]
     fn rejects_the_differential_inputs() {
         assert_eq!(parse_strict(b"\xEF\xBB\xBF{}"), Err(JsonError::Bom));
-        assert_eq!(parse_strict(b"{\"a\":\"\xff\"}"), Err(JsonError::InvalidUtf8));
+        assert_eq!(
+            parse_strict(b"{\"a\":\"\xff\"}"),
+            Err(JsonError::InvalidUtf8)
+        );
         assert_eq!(
             parse_strict(br#"{"a":{"b":1,"b":2}}"#),
             Err(JsonError::DuplicateKey("b".into()))
         );
         assert_eq!(parse_strict(b"{} x"), Err(JsonError::TrailingData));
         assert_eq!(parse_strict(b"{}{}"), Err(JsonError::TrailingData));
-        assert!(matches!(parse_strict(br#""\ud800""#), Err(JsonError::Syntax(_))));
+        assert!(matches!(
+            parse_strict(br#""\ud800""#),
+            Err(JsonError::Syntax(_))
+        ));
         assert!(matches!(parse_strict(b"1e400"), Err(JsonError::Syntax(_))));
         assert!(parse_strict(b"{} \n\t\r").is_ok());
         assert!(parse_strict(br#"{"__proto__":{"admin":true}}"#).is_ok());

@@ -102,7 +102,10 @@ impl Timestamp {
             if n == 0 || n > 9 {
                 return Err(err("fraction must have 1 to 9 digits"));
             }
-            let f = b.get(start..end).and_then(digits).ok_or_else(|| err("fraction"))?;
+            let f = b
+                .get(start..end)
+                .and_then(digits)
+                .ok_or_else(|| err("fraction"))?;
             frac_nanos = f * 10i64.pow(9 - n as u32);
             i = end;
         }
@@ -125,8 +128,8 @@ impl Timestamp {
             }
             _ => return Err(err("offset must be Z or ±HH:MM")),
         };
-        let secs = days_from_civil(year, month, day) * 86_400 + hour * 3600 + min * 60 + sec
-            - offset_secs;
+        let secs =
+            days_from_civil(year, month, day) * 86_400 + hour * 3600 + min * 60 + sec - offset_secs;
         Ok(Timestamp {
             nanos: i128::from(secs) * 1_000_000_000 + i128::from(frac_nanos),
             text: text.to_owned(),
@@ -177,13 +180,19 @@ mod tests {
     #[test]
     fn profile() {
         assert_eq!(p("1970-01-01T00:00:00Z").unix_nanos(), 0);
-        assert_eq!(p("2026-01-01T00:00:00Z").unix_nanos(), 1_767_225_600_000_000_000);
+        assert_eq!(
+            p("2026-01-01T00:00:00Z").unix_nanos(),
+            1_767_225_600_000_000_000
+        );
         assert_eq!(p("2026-01-01T00:00:00Z"), p("2026-01-01T00:00:00.000Z"));
         assert_eq!(p("2026-01-01T00:00:00Z"), p("2026-01-01T01:00:00+01:00"));
         assert_eq!(p("2026-01-01T00:00:00Z"), p("2025-12-31T23:00:00-01:00"));
         assert_eq!(p("2026-01-01T00:00:00Z"), p("2026-01-01T00:00:00-00:00"));
         assert!(p("2026-01-01T00:00:00.5Z") > p("2026-01-01T00:00:00Z"));
-        assert_eq!(p("2026-01-01T00:00:00.123456789Z").unix_nanos() % 1_000_000_000, 123_456_789);
+        assert_eq!(
+            p("2026-01-01T00:00:00.123456789Z").unix_nanos() % 1_000_000_000,
+            123_456_789
+        );
         assert!(Timestamp::parse("2024-02-29T00:00:00Z").is_ok());
         assert!(Timestamp::parse("9999-12-31T23:59:59Z").is_ok());
         for bad in [

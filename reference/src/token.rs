@@ -1,1 +1,564 @@
-//! TODO: module owned by the reference work; see lib.rs.
+//! The SignedJSONToken and SerializedDCT wire types, decoding, encoding, inspection and
+//! revocation ids (spec §3.1–3.2, §3.5; decision D9).
+//!
+//! "Parse, don't validate": [`decode`] turns the untrusted `SerializedDct` into typed values or
+//! a [`Malformed`] error carrying a short detail. It enforces strict base64url, a 1 MiB limit,
+//! strict JSON ([`crate::json`]), the exact RFC 8785 canonical form, no unknown or null fields,
+//! numbers that are non-negative integers ≤ 2^53−1, and the principal, signature, id and
+//! timestamp formats. It does not check signatures or narrowing: that is [`crate::verify`].
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value};
+
+use crate::canonical::canonicalize;
+use crate::crypto::blake2b256;
+use crate::encoding::{
+    b64u_decode, b64u_encode, decode_principal, decode_signature, is_contract_id, is_delegation_id,
+};
+use crate::faults::{Fault, Faults};
+use crate::json::parse_strict;
+use crate::timestamp::Timestamp;
+
+/// The only token format of v0.1.
+pub const FORMAT: &str = "delegateos-sjt-v1";
+/// Maximum length of the `token` text (1 MiB), checked before decoding.
+pub const MAX_TOKEN_CHARS: usize = 1 << 20;
+/// Largest integer a token may carry (JavaScript's `Number.MAX_SAFE_INTEGER`).
+pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+/// `parentDelegationId` of a root token.
+pub const ROOT_PARENT_DELEGATION_ID: &str = "del_000000000000";
+
+/// A capability triple; `resource` is a glob pattern (§10.2).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Capability {
+    /// Namespace, compared byte-for-byte.
+    pub namespace: String,
+    /// Action, compared byte-for-byte.
+    pub action: String,
+    /// Resource glob.
+    pub resource: String,
+}
+
+impl Capability {
+    /// Builds a capability from its three parts.
+    pub fn new(namespace: &str, action: &str, resource: &str) -> Self {
+        Self {
+            namespace: namespace.to_owned(),
+            action: action.to_owned(),
+            resource: resource.to_owned(),
+        }
+    }
+}
+
+/// The root block, signed by `issuer`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Authority {
+    /// Root principal id.
+    pub issuer: String,
+    /// Recipient principal id.
+    pub delegatee: String,
+    /// Granted capabilities.
+    pub capabilities: Vec<Capability>,
+    /// `ct_…` contract id.
+    pub contract_id: String,
+    /// `del_…` delegation id.
+    pub delegation_id: String,
+    /// `del_000000000000` for a root.
+    pub parent_delegation_id: String,
+    /// The root's own depth (0 for a root).
+    pub chain_depth: u64,
+    /// Absolute maximum depth (D4).
+    pub max_chain_depth: u64,
+    /// Budget in microcents.
+    pub max_budget_microcents: u64,
+    /// Expiry timestamp (D5 profile).
+    pub expires_at: String,
+    /// Issue timestamp (D5 profile; not compared with `now`).
+    pub issued_at: String,
+}
+
+/// One narrowing block, signed by `attenuator`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Attenuation {
+    /// Must be the previous delegatee.
+    pub attenuator: String,
+    /// New delegatee.
+    pub delegatee: String,
+    /// `del_…` id of this delegation.
+    pub delegation_id: String,
+    /// `ct_…` contract id.
+    pub contract_id: String,
+    /// Replacement capability set (each must be a subset of the parent's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allowed_capabilities: Option<Vec<Capability>>,
+    /// Budget cap (≤ parent's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_budget_microcents: Option<u64>,
+    /// Expiry (≤ parent's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<String>,
+    /// Further attenuations allowed after this one (D4).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_chain_depth: Option<u64>,
+}
+
+/// What a signature covers: `"authority"` or an attenuation index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Covers {
+    /// The authority block.
+    Authority,
+    /// The prefix up to and including attenuation `i` (D16).
+    Index(u64),
+}
+
+impl Serialize for Covers {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Covers::Authority => s.serialize_str("authority"),
+            Covers::Index(i) => s.serialize_u64(*i),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Covers {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match Value::deserialize(d)? {
+            Value::String(s) if s == "authority" => Ok(Covers::Authority),
+            Value::Number(n) => n
+                .as_u64()
+                .map(Covers::Index)
+                .ok_or_else(|| serde::de::Error::custom("covers must be a non-negative integer")),
+            _ => Err(serde::de::Error::custom(
+                "covers must be \"authority\" or an index",
+            )),
+        }
+    }
+}
+
+/// One entry of `signatures[]`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TokenSignature {
+    /// Principal id the signer claims (checked, never used as the key: D8).
+    pub signer: String,
+    /// base64url Ed25519 signature (86 characters).
+    pub signature: String,
+    /// Which block(s) it covers.
+    pub covers: Covers,
+}
+
+/// The decoded token.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SignedJsonToken {
+    /// Always [`FORMAT`].
+    pub format: String,
+    /// Root block.
+    pub authority: Authority,
+    /// Narrowing blocks, in order.
+    pub attenuations: Vec<Attenuation>,
+    /// `1 + attenuations.len()` signatures.
+    pub signatures: Vec<TokenSignature>,
+}
+
+/// The wire form: base64url of the canonical JSON of a [`SignedJsonToken`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SerializedDct {
+    /// base64url text.
+    pub token: String,
+    /// Always [`FORMAT`].
+    pub format: String,
+}
+
+/// The token is malformed (`malformed_token`); `detail` says why.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("malformed token: {detail}")]
+pub struct Malformed {
+    /// Short human-readable reason (not compared by vectors).
+    pub detail: String,
+}
+
+impl Malformed {
+    /// Builds an error with `detail`.
+    pub fn new(detail: impl Into<String>) -> Self {
+        Self {
+            detail: detail.into(),
+        }
+    }
+}
+
+/// A decoded token together with the canonical text of each block, so that signature
+/// payloads and revocation ids are computed from exactly what was signed.
+#[derive(Debug, Clone)]
+pub struct Decoded {
+    /// The typed token.
+    pub token: SignedJsonToken,
+    /// Canonical JSON of `authority` as it appeared in the token.
+    pub authority_canonical: String,
+    /// Canonical JSON of each attenuation as it appeared in the token.
+    pub attenuation_canonical: Vec<String>,
+}
+
+const TOP_KEYS: &[&str] = &["attenuations", "authority", "format", "signatures"];
+const AUTHORITY_KEYS: &[&str] = &[
+    "capabilities",
+    "chainDepth",
+    "contractId",
+    "delegatee",
+    "delegationId",
+    "expiresAt",
+    "issuedAt",
+    "issuer",
+    "maxBudgetMicrocents",
+    "maxChainDepth",
+    "parentDelegationId",
+];
+const ATTENUATION_REQUIRED: &[&str] = &["attenuator", "contractId", "delegatee", "delegationId"];
+const ATTENUATION_OPTIONAL: &[&str] = &[
+    "allowedCapabilities",
+    "expiresAt",
+    "maxBudgetMicrocents",
+    "maxChainDepth",
+];
+const CAPABILITY_KEYS: &[&str] = &["action", "namespace", "resource"];
+const SIGNATURE_KEYS: &[&str] = &["covers", "signature", "signer"];
+
+fn as_object<'a>(v: &'a Value, what: &str) -> Result<&'a Map<String, Value>, Malformed> {
+    v.as_object()
+        .ok_or_else(|| Malformed::new(format!("{what} must be an object")))
+}
+
+fn as_array<'a>(v: &'a Value, what: &str) -> Result<&'a Vec<Value>, Malformed> {
+    v.as_array()
+        .ok_or_else(|| Malformed::new(format!("{what} must be an array")))
+}
+
+/// Field presence: required present, optional not `null`, and (unless the
+/// `accept-unknown-fields` fault is on) nothing else.
+fn check_keys(
+    obj: &Map<String, Value>,
+    what: &str,
+    required: &[&str],
+    optional: &[&str],
+    faults: &Faults,
+) -> Result<(), Malformed> {
+    for key in required {
+        if !obj.contains_key(*key) {
+            return Err(Malformed::new(format!("{what}: missing field {key}")));
+        }
+    }
+    for key in optional {
+        if obj.get(*key).is_some_and(Value::is_null) {
+            return Err(Malformed::new(format!("{what}: {key} must not be null")));
+        }
+    }
+    if !faults.has(Fault::AcceptUnknownFields) {
+        if let Some(k) = obj
+            .keys()
+            .find(|k| !required.contains(&k.as_str()) && !optional.contains(&k.as_str()))
+        {
+            return Err(Malformed::new(format!("{what}: unknown field {k}")));
+        }
+    }
+    Ok(())
+}
+
+fn check_capabilities(v: &Value, what: &str, faults: &Faults) -> Result<(), Malformed> {
+    for cap in as_array(v, what)? {
+        check_keys(as_object(cap, what)?, what, CAPABILITY_KEYS, &[], faults)?;
+    }
+    Ok(())
+}
+
+/// Every number anywhere in the token must be an integer in 0..=2^53−1.
+fn check_numbers(v: &Value) -> Result<(), Malformed> {
+    match v {
+        Value::Number(n) => match n.as_u64() {
+            Some(x) if x <= MAX_SAFE_INTEGER => Ok(()),
+            _ => Err(Malformed::new(format!(
+                "number {n} is not an integer in 0..=2^53-1"
+            ))),
+        },
+        Value::Array(a) => a.iter().try_for_each(check_numbers),
+        Value::Object(o) => o.values().try_for_each(check_numbers),
+        _ => Ok(()),
+    }
+}
+
+fn check_structure(v: &Value, faults: &Faults) -> Result<(), Malformed> {
+    let top = as_object(v, "token")?;
+    check_keys(top, "token", TOP_KEYS, &[], faults)?;
+    let auth = as_object(&top["authority"], "authority")?;
+    check_keys(auth, "authority", AUTHORITY_KEYS, &[], faults)?;
+    check_capabilities(&auth["capabilities"], "authority.capabilities", faults)?;
+    for att in as_array(&top["attenuations"], "attenuations")? {
+        let att = as_object(att, "attenuation")?;
+        check_keys(
+            att,
+            "attenuation",
+            ATTENUATION_REQUIRED,
+            ATTENUATION_OPTIONAL,
+            faults,
+        )?;
+        if let Some(caps) = att.get("allowedCapabilities") {
+            check_capabilities(caps, "attenuation.allowedCapabilities", faults)?;
+        }
+    }
+    for sig in as_array(&top["signatures"], "signatures")? {
+        check_keys(
+            as_object(sig, "signature")?,
+            "signature",
+            SIGNATURE_KEYS,
+            &[],
+            faults,
+        )?;
+    }
+    check_numbers(v)
+}
+
+fn check_principal(id: &str, what: &str) -> Result<(), Malformed> {
+    decode_principal(id)
+        .map(|_| ())
+        .map_err(|e| Malformed::new(format!("{what}: not a principal id ({e})")))
+}
+
+fn check_timestamp(t: &str, what: &str) -> Result<(), Malformed> {
+    Timestamp::parse(t)
+        .map(|_| ())
+        .map_err(|e| Malformed::new(format!("{what}: {}", e.reason)))
+}
+
+fn check_caps(caps: &[Capability], what: &str) -> Result<(), Malformed> {
+    if caps
+        .iter()
+        .any(|c| c.namespace.is_empty() || c.action.is_empty())
+    {
+        return Err(Malformed::new(format!(
+            "{what}: namespace and action must be non-empty"
+        )));
+    }
+    Ok(())
+}
+
+/// Checks field formats of a typed token (D9). Used by [`decode`] and by `attenuate`.
+pub fn check_formats(t: &SignedJsonToken) -> Result<(), Malformed> {
+    if t.format != FORMAT {
+        return Err(Malformed::new(format!(
+            "unknown token format {:?}",
+            t.format
+        )));
+    }
+    let a = &t.authority;
+    check_principal(&a.issuer, "authority.issuer")?;
+    check_principal(&a.delegatee, "authority.delegatee")?;
+    check_caps(&a.capabilities, "authority.capabilities")?;
+    if !is_contract_id(&a.contract_id) {
+        return Err(Malformed::new("authority.contractId format"));
+    }
+    if !is_delegation_id(&a.delegation_id) || !is_delegation_id(&a.parent_delegation_id) {
+        return Err(Malformed::new("authority delegation id format"));
+    }
+    check_timestamp(&a.expires_at, "authority.expiresAt")?;
+    check_timestamp(&a.issued_at, "authority.issuedAt")?;
+    for (i, att) in t.attenuations.iter().enumerate() {
+        let what = format!("attenuations[{i}]");
+        check_principal(&att.attenuator, &what)?;
+        check_principal(&att.delegatee, &what)?;
+        if !is_contract_id(&att.contract_id) || !is_delegation_id(&att.delegation_id) {
+            return Err(Malformed::new(format!("{what}: id format")));
+        }
+        if let Some(caps) = &att.allowed_capabilities {
+            check_caps(caps, &what)?;
+        }
+        if let Some(exp) = &att.expires_at {
+            check_timestamp(exp, &what)?;
+        }
+        for n in [att.max_budget_microcents, att.max_chain_depth]
+            .into_iter()
+            .flatten()
+        {
+            if n > MAX_SAFE_INTEGER {
+                return Err(Malformed::new(format!("{what}: number above 2^53-1")));
+            }
+        }
+    }
+    for n in [a.chain_depth, a.max_chain_depth, a.max_budget_microcents] {
+        if n > MAX_SAFE_INTEGER {
+            return Err(Malformed::new("authority: number above 2^53-1"));
+        }
+    }
+    for (i, s) in t.signatures.iter().enumerate() {
+        check_principal(&s.signer, &format!("signatures[{i}].signer"))?;
+        decode_signature(&s.signature)
+            .map_err(|e| Malformed::new(format!("signatures[{i}].signature: {e}")))?;
+    }
+    Ok(())
+}
+
+fn canon(v: &Value) -> Result<String, Malformed> {
+    canonicalize(v).map_err(|e| Malformed::new(e.to_string()))
+}
+
+/// Decodes with faults (see [`crate::faults`]); [`decode`] is this with none.
+pub fn decode_with_faults(dct: &SerializedDct, faults: &Faults) -> Result<Decoded, Malformed> {
+    if dct.format != FORMAT {
+        return Err(Malformed::new(format!("unknown format {:?}", dct.format)));
+    }
+    if dct.token.len() > MAX_TOKEN_CHARS {
+        return Err(Malformed::new("token longer than 1 MiB"));
+    }
+    let bytes = b64u_decode(&dct.token).map_err(|e| Malformed::new(format!("token: {e}")))?;
+    let value = parse_strict(&bytes).map_err(|e| Malformed::new(e.to_string()))?;
+    decode_parsed(&bytes, value, faults)
+}
+
+fn decode_parsed(bytes: &[u8], value: Value, faults: &Faults) -> Result<Decoded, Malformed> {
+    check_structure(&value, faults)?;
+    if !faults.has(Fault::AcceptNonCanonicalToken) && canon(&value)?.as_bytes() != bytes {
+        return Err(Malformed::new("token JSON is not in canonical form"));
+    }
+    let authority_canonical = canon(&value["authority"])?;
+    let attenuation_canonical = value["attenuations"]
+        .as_array()
+        .map(|a| a.iter().map(canon).collect::<Result<Vec<_>, _>>())
+        .transpose()?
+        .unwrap_or_default();
+    let token: SignedJsonToken =
+        serde_json::from_value(value).map_err(|e| Malformed::new(e.to_string()))?;
+    check_formats(&token)?;
+    Ok(Decoded {
+        token,
+        authority_canonical,
+        attenuation_canonical,
+    })
+}
+
+/// Decodes and validates a serialized token (D9). Signatures are not checked.
+pub fn decode(dct: &SerializedDct) -> Result<SignedJsonToken, Malformed> {
+    decode_with_faults(dct, &Faults::none()).map(|d| d.token)
+}
+
+/// Decodes a token already parsed as JSON (must still be in canonical form and well-formed).
+pub fn decode_value(value: &Value) -> Result<SignedJsonToken, Malformed> {
+    let bytes = canon(value)?;
+    decode_parsed(bytes.as_bytes(), value.clone(), &Faults::none()).map(|d| d.token)
+}
+
+/// Canonical JSON of a typed token or block. Serializing these types cannot fail (string keys,
+/// integer numbers), so an error here would be a bug; it yields an empty string, which no
+/// decoder accepts, rather than a panic.
+pub fn canonical_of<T: Serialize>(v: &T) -> String {
+    serde_json::to_value(v)
+        .ok()
+        .and_then(|v| canonicalize(&v).ok())
+        .unwrap_or_default()
+}
+
+/// Encodes a token: base64url of its canonical JSON.
+pub fn encode(token: &SignedJsonToken) -> SerializedDct {
+    SerializedDct {
+        token: b64u_encode(canonical_of(token).as_bytes()),
+        format: FORMAT.to_owned(),
+    }
+}
+
+/// Revocation id of a block given as JSON: base64url(BLAKE2b-256(canonicalize(block))).
+pub fn revocation_id_of(block: &Value) -> String {
+    revocation_id_of_canonical(&canonicalize(block).unwrap_or_default())
+}
+
+/// Revocation id of a block given as its canonical text.
+pub fn revocation_id_of_canonical(canonical_block: &str) -> String {
+    b64u_encode(&blake2b256(canonical_block.as_bytes()))
+}
+
+/// Revocation id of a typed block ([`Authority`] or [`Attenuation`]).
+pub fn revocation_id_of_block<T: Serialize>(block: &T) -> String {
+    revocation_id_of_canonical(&canonical_of(block))
+}
+
+/// Revocation ids of every block, authority first (§3.5).
+pub fn revocation_ids(token: &SignedJsonToken) -> Vec<String> {
+    std::iter::once(revocation_id_of_block(&token.authority))
+        .chain(token.attenuations.iter().map(revocation_id_of_block))
+        .collect()
+}
+
+/// The signed payload of the authority: `canonicalize({authority})` (§3.3).
+pub fn authority_payload(authority_canonical: &str) -> String {
+    format!("{{\"authority\":{authority_canonical}}}")
+}
+
+/// The signed payload of attenuation `i` (D16): `canonicalize({authority, attenuations:
+/// [0..=i]})`, assembled from canonical pieces (keys sorted: "attenuations" < "authority").
+pub fn attenuation_payload(authority_canonical: &str, prefix_canonical: &[&str]) -> String {
+    format!(
+        "{{\"attenuations\":[{}],\"authority\":{authority_canonical}}}",
+        prefix_canonical.join(",")
+    )
+}
+
+/// What `inspect` reports (architecture §2.5 `inspectDCT`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Inspection {
+    /// `authority.issuer`.
+    pub issuer: String,
+    /// Last delegatee in the chain.
+    pub delegatee: String,
+    /// Last contract id in the chain.
+    pub contract_id: String,
+    /// Last delegation id in the chain.
+    pub delegation_id: String,
+    /// Effective capabilities: the last `allowedCapabilities`, else the authority's.
+    pub capabilities: Vec<Capability>,
+    /// Effective expiry (earliest instant), as its original text.
+    pub expires_at: String,
+    /// `authority.chainDepth + attenuations.len()`.
+    pub chain_depth: u64,
+    /// Revocation ids, authority first.
+    pub revocation_ids: Vec<String>,
+}
+
+/// Decodes a token and summarizes it without verifying signatures or narrowing.
+pub fn inspect(dct: &SerializedDct) -> Result<Inspection, Malformed> {
+    let d = decode_with_faults(dct, &Faults::none())?;
+    let t = &d.token;
+    let a = &t.authority;
+    let last = t.attenuations.last();
+    let capabilities = t
+        .attenuations
+        .iter()
+        .rev()
+        .find_map(|x| x.allowed_capabilities.clone())
+        .unwrap_or_else(|| a.capabilities.clone());
+    let mut expiry = Timestamp::parse(&a.expires_at).map_err(|e| Malformed::new(e.to_string()))?;
+    for exp in t
+        .attenuations
+        .iter()
+        .filter_map(|x| x.expires_at.as_deref())
+    {
+        let ts = Timestamp::parse(exp).map_err(|e| Malformed::new(e.to_string()))?;
+        if ts < expiry {
+            expiry = ts;
+        }
+    }
+    let n = u64::try_from(t.attenuations.len()).unwrap_or(u64::MAX);
+    let revocation_ids = std::iter::once(revocation_id_of_canonical(&d.authority_canonical))
+        .chain(
+            d.attenuation_canonical
+                .iter()
+                .map(|c| revocation_id_of_canonical(c)),
+        )
+        .collect();
+    Ok(Inspection {
+        issuer: a.issuer.clone(),
+        delegatee: last.map_or(&a.delegatee, |x| &x.delegatee).clone(),
+        contract_id: last.map_or(&a.contract_id, |x| &x.contract_id).clone(),
+        delegation_id: last.map_or(&a.delegation_id, |x| &x.delegation_id).clone(),
+        capabilities,
+        expires_at: expiry.as_str().to_owned(),
+        chain_depth: a.chain_depth.saturating_add(n),
+        revocation_ids,
+    })
+}

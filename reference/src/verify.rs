@@ -1,1 +1,614 @@
-//! TODO: module owned by the reference work; see lib.rs.
+//! DCT verification, spec §10.1, every step in the normative order of decision D7:
+//! 1 deserialize → 2 revocation → 3 signatures (3a authority, 3b attenuations) → 4 attenuation
+//! chain (4a attenuator, 4b capabilities, 4c budget, 4d expiry, 4e depth) → 5 expiry →
+//! 6 budget → 7 capability. The first failing step's [`Denial`] is returned.
+//!
+//! Step 4 lives in [`ChainState::apply`], which `attenuate` also uses, so creation and
+//! verification cannot disagree about narrowing. Verification is linear in the chain length:
+//! the payload of prefix i (D16) is hashed incrementally from the blocks' canonical texts.
+
+use blake2::Digest;
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use crate::crypto::{verify_lenient, verify_strict, Blake2b256};
+use crate::encoding::{decode_principal, decode_signature};
+use crate::faults::{Fault, Faults};
+use crate::glob::{capability_matches_with_faults, capability_subset_with_faults};
+use crate::revocation::RevocationList;
+use crate::timestamp::Timestamp;
+use crate::token::{
+    authority_payload, decode_with_faults, revocation_id_of_canonical, Attenuation, Authority,
+    Capability, Covers, Decoded, SerializedDct,
+};
+
+/// What the verifier is asked (architecture §2.5 `VerificationContext`).
+#[derive(Debug, Clone)]
+pub struct VerificationContext<'a> {
+    /// Namespace of the requested capability (inferred from the tool map by the MCP plugin).
+    pub namespace: String,
+    /// Requested action.
+    pub operation: String,
+    /// Requested resource.
+    pub resource: String,
+    /// Current time (D5 profile); a malformed value yields `malformed_token`.
+    pub now: String,
+    /// Already spent under this delegation.
+    pub spent_microcents: u64,
+    /// The trusted root principal id.
+    pub root_public_key: String,
+    /// Revocations to honour.
+    pub revocations: &'a RevocationList,
+}
+
+/// The effective scope of a verified token (§10.1 step 8).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AuthorizedScope {
+    /// Effective capabilities.
+    pub capabilities: Vec<Capability>,
+    /// Effective budget minus spent.
+    pub remaining_budget_microcents: u64,
+    /// `authority.chainDepth + attenuations.len()`.
+    pub chain_depth: u64,
+    /// Remaining further attenuations after the last block (D4).
+    pub max_chain_depth: u64,
+    /// Last contract id in the chain.
+    pub contract_id: String,
+    /// Last delegation id in the chain.
+    pub delegation_id: String,
+}
+
+/// Which narrowing rule an attenuation broke (step 4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum AttenuationFault {
+    /// 4a: the attenuator is not the current delegatee.
+    AttenuatorMismatch,
+    /// 4b: a capability is not a subset of the effective capabilities.
+    CapabilityExpansion,
+    /// 4c: the budget grows.
+    BudgetExpansion,
+    /// 4d: the expiry moves later.
+    ExpiryExtension,
+    /// 4e: `maxChainDepth` is not below the remaining depth.
+    DepthExpansion,
+}
+
+impl AttenuationFault {
+    /// The detail string of the spec (`attenuator mismatch`, `capability expansion`, ...).
+    pub fn detail(self) -> &'static str {
+        match self {
+            Self::AttenuatorMismatch => "attenuator mismatch",
+            Self::CapabilityExpansion => "capability expansion",
+            Self::BudgetExpansion => "budget expansion",
+            Self::ExpiryExtension => "expiry extension",
+            Self::DepthExpansion => "depth expansion",
+        }
+    }
+
+    /// The sub-step: `4a` … `4e`.
+    pub fn step(self) -> &'static str {
+        match self {
+            Self::AttenuatorMismatch => "4a",
+            Self::CapabilityExpansion => "4b",
+            Self::BudgetExpansion => "4c",
+            Self::ExpiryExtension => "4d",
+            Self::DepthExpansion => "4e",
+        }
+    }
+}
+
+/// Why verification failed (architecture §2.5 `DenialReason`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Denial {
+    /// Step 1 (or a malformed `ctx.now`).
+    Malformed {
+        /// Short reason.
+        detail: String,
+    },
+    /// Step 2.
+    Revoked {
+        /// The revoked block's id.
+        revocation_id: String,
+    },
+    /// Step 3.
+    InvalidSignature {
+        /// Short reason.
+        detail: String,
+        /// `None`: the authority (3a); `Some(i)`: attenuation i (3b).
+        index: Option<u64>,
+    },
+    /// Step 4a–4e.
+    AttenuationViolation {
+        /// Which rule.
+        detail: AttenuationFault,
+    },
+    /// Step 4e (D4).
+    ChainDepthExceeded {
+        /// The deepest depth allowed.
+        max: u64,
+        /// The depth the token reaches.
+        actual: u64,
+    },
+    /// Step 5.
+    Expired,
+    /// Step 6.
+    BudgetExceeded {
+        /// Effective budget.
+        limit: u64,
+        /// Spent.
+        spent: u64,
+    },
+    /// Step 7.
+    CapabilityNotGranted {
+        /// What was asked.
+        requested: Capability,
+        /// Effective capabilities.
+        granted: Vec<Capability>,
+    },
+}
+
+impl Denial {
+    /// The protocol's denial type string (exhaustive: a new variant must choose its code).
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::Malformed { .. } => "malformed_token",
+            Self::Revoked { .. } => "revoked",
+            Self::InvalidSignature { .. } => "invalid_signature",
+            Self::AttenuationViolation { .. } => "attenuation_violation",
+            Self::ChainDepthExceeded { .. } => "chain_depth_exceeded",
+            Self::Expired => "expired",
+            Self::BudgetExceeded { .. } => "budget_exceeded",
+            Self::CapabilityNotGranted { .. } => "capability_not_granted",
+        }
+    }
+
+    /// The §10.1 step that failed: `1`, `2`, `3a`, `3b`, `4a`–`4e`, `5`, `6`, `7`.
+    pub fn step(&self) -> &'static str {
+        match self {
+            Self::Malformed { .. } => "1",
+            Self::Revoked { .. } => "2",
+            Self::InvalidSignature { index: None, .. } => "3a",
+            Self::InvalidSignature { index: Some(_), .. } => "3b",
+            Self::AttenuationViolation { detail } => detail.step(),
+            Self::ChainDepthExceeded { .. } => "4e",
+            Self::Expired => "5",
+            Self::BudgetExceeded { .. } => "6",
+            Self::CapabilityNotGranted { .. } => "7",
+        }
+    }
+
+    /// The `DenialReason` JSON object (`type` plus the variant's fields, spec §11.2).
+    pub fn to_json(&self) -> Value {
+        let ty = self.code();
+        match self {
+            Self::Malformed { detail } | Self::InvalidSignature { detail, .. } => {
+                json!({ "type": ty, "detail": detail })
+            }
+            Self::Revoked { revocation_id } => json!({ "type": ty, "revocationId": revocation_id }),
+            Self::AttenuationViolation { detail } => {
+                json!({ "type": ty, "detail": detail.detail() })
+            }
+            Self::ChainDepthExceeded { max, actual } => {
+                json!({ "type": ty, "max": max, "actual": actual })
+            }
+            Self::Expired => json!({ "type": ty }),
+            Self::BudgetExceeded { limit, spent } => {
+                json!({ "type": ty, "limit": limit, "spent": spent })
+            }
+            Self::CapabilityNotGranted { requested, granted } => {
+                json!({ "type": ty, "requested": requested, "granted": granted })
+            }
+        }
+    }
+
+    fn malformed(detail: impl Into<String>) -> Self {
+        Self::Malformed {
+            detail: detail.into(),
+        }
+    }
+
+    fn signature(detail: impl Into<String>, index: Option<u64>) -> Self {
+        Self::InvalidSignature {
+            detail: detail.into(),
+            index,
+        }
+    }
+}
+
+impl std::fmt::Display for Denial {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} (step {})", self.code(), self.step())
+    }
+}
+
+impl std::error::Error for Denial {}
+
+fn idx(i: usize) -> u64 {
+    u64::try_from(i).unwrap_or(u64::MAX)
+}
+
+/// True if `a` is later than `b`; the `expiry-string-compare` fault compares the texts.
+fn later(a: &Timestamp, b: &Timestamp, faults: &Faults) -> bool {
+    if faults.has(Fault::ExpiryStringCompare) {
+        a.as_str() > b.as_str()
+    } else {
+        a > b
+    }
+}
+
+/// The effective values while walking the chain (§10.1 step 4).
+#[derive(Debug, Clone)]
+pub struct ChainState {
+    /// Effective capabilities.
+    pub capabilities: Vec<Capability>,
+    /// Effective budget.
+    pub budget: u64,
+    /// Effective expiry.
+    pub expiry: Timestamp,
+    /// Further attenuations allowed (D4).
+    pub remaining: u64,
+    /// Depth of the last block processed.
+    pub depth: u64,
+    /// Current delegatee.
+    pub delegatee: String,
+    /// Last contract id.
+    pub contract_id: String,
+    /// Last delegation id.
+    pub delegation_id: String,
+}
+
+impl ChainState {
+    /// The state after the authority block; `chain_depth_exceeded` if `maxChainDepth <
+    /// chainDepth` (D4).
+    pub fn from_authority(a: &Authority, faults: &Faults) -> Result<Self, Denial> {
+        let expiry =
+            Timestamp::parse(&a.expires_at).map_err(|e| Denial::malformed(e.to_string()))?;
+        let remaining = match a.max_chain_depth.checked_sub(a.chain_depth) {
+            Some(r) => r,
+            None if faults.has(Fault::SkipDepthCheck) => 0,
+            None => {
+                return Err(Denial::ChainDepthExceeded {
+                    max: a.max_chain_depth,
+                    actual: a.chain_depth,
+                })
+            }
+        };
+        Ok(Self {
+            capabilities: a.capabilities.clone(),
+            budget: a.max_budget_microcents,
+            expiry,
+            remaining,
+            depth: a.chain_depth,
+            delegatee: a.delegatee.clone(),
+            contract_id: a.contract_id.clone(),
+            delegation_id: a.delegation_id.clone(),
+        })
+    }
+
+    /// Applies one attenuation: checks 4a–4e in order, then narrows the state.
+    pub fn apply(&mut self, att: &Attenuation, faults: &Faults) -> Result<(), Denial> {
+        let violation = |detail| Err(Denial::AttenuationViolation { detail });
+        // 4a
+        if att.attenuator != self.delegatee && !faults.has(Fault::SkipAttenuatorCheck) {
+            return violation(AttenuationFault::AttenuatorMismatch);
+        }
+        // 4b
+        if let Some(caps) = &att.allowed_capabilities {
+            let narrower = caps.iter().all(|c| {
+                self.capabilities
+                    .iter()
+                    .any(|p| capability_subset_with_faults(c, p, faults))
+            });
+            if !narrower && !faults.has(Fault::SkipCapabilityNarrowing) {
+                return violation(AttenuationFault::CapabilityExpansion);
+            }
+        }
+        // 4c
+        if let Some(b) = att.max_budget_microcents {
+            if b > self.budget && !faults.has(Fault::SkipBudgetNarrowing) {
+                return violation(AttenuationFault::BudgetExpansion);
+            }
+        }
+        // 4d
+        let expiry = match &att.expires_at {
+            Some(t) => {
+                let t = Timestamp::parse(t).map_err(|e| Denial::malformed(e.to_string()))?;
+                if later(&t, &self.expiry, faults) && !faults.has(Fault::SkipExpiryNarrowing) {
+                    return violation(AttenuationFault::ExpiryExtension);
+                }
+                Some(t)
+            }
+            None => None,
+        };
+        // 4e (D4): no depth left is `chain_depth_exceeded`; a non-decreasing explicit
+        // maxChainDepth is a depth expansion.
+        if self.remaining == 0 && !faults.has(Fault::SkipDepthCheck) {
+            return Err(Denial::ChainDepthExceeded {
+                max: self.depth,
+                actual: self.depth.saturating_add(1),
+            });
+        }
+        if let Some(m) = att.max_chain_depth {
+            if m >= self.remaining && !faults.has(Fault::SkipDepthNarrowing) {
+                return violation(AttenuationFault::DepthExpansion);
+            }
+        }
+        // All checks passed: narrow.
+        if let Some(caps) = &att.allowed_capabilities {
+            self.capabilities = caps.clone();
+        }
+        if let Some(b) = att.max_budget_microcents {
+            self.budget = b;
+        }
+        if let Some(t) = expiry {
+            self.expiry = t;
+        }
+        self.remaining = att
+            .max_chain_depth
+            .unwrap_or_else(|| self.remaining.saturating_sub(1));
+        self.depth = self.depth.saturating_add(1);
+        self.delegatee = att.delegatee.clone();
+        self.contract_id = att.contract_id.clone();
+        self.delegation_id = att.delegation_id.clone();
+        Ok(())
+    }
+}
+
+/// Step 2 (D6): a block is revoked only by an entry whose `revokedBy` is that block's signer.
+fn check_revocations(
+    d: &Decoded,
+    revocations: &RevocationList,
+    faults: &Faults,
+) -> Result<(), Denial> {
+    let t = &d.token;
+    let blocks = std::iter::once((&d.authority_canonical, &t.authority.issuer)).chain(
+        d.attenuation_canonical
+            .iter()
+            .zip(t.attenuations.iter().map(|a| &a.attenuator)),
+    );
+    let n = t.attenuations.len();
+    for (i, (canonical, signer)) in blocks.enumerate() {
+        if i > 0 && faults.has(Fault::IgnoreAttenuationRevocations) {
+            break;
+        }
+        if i < n && faults.has(Fault::LastBlockRevocationOnly) {
+            continue;
+        }
+        let rid = revocation_id_of_canonical(canonical);
+        let revoked = revocations
+            .entries_for(&rid)
+            .iter()
+            .any(|e| faults.has(Fault::RevocationIgnoresRevoker) || e.revoked_by == *signer);
+        if revoked {
+            return Err(Denial::Revoked { revocation_id: rid });
+        }
+    }
+    Ok(())
+}
+
+/// Verifies one signature over a 32-byte digest with the key the spec names (D8).
+fn check_signature(
+    digest: &[u8; 32],
+    block_signer: &str,
+    sig: Option<&crate::token::TokenSignature>,
+    covers: Covers,
+    index: Option<u64>,
+    faults: &Faults,
+) -> Result<(), Denial> {
+    let sig = sig.ok_or_else(|| Denial::signature("missing signature", index))?;
+    let use_signer_field = faults.has(Fault::VerifyWithSignerField);
+    if !faults.has(Fault::SkipSignatureStructure) {
+        if sig.covers != covers {
+            return Err(Denial::signature("wrong covers value", index));
+        }
+        if sig.signer != block_signer && !use_signer_field {
+            return Err(Denial::signature("signer is not the block's signer", index));
+        }
+    }
+    let key_id = if use_signer_field {
+        &sig.signer
+    } else {
+        block_signer
+    };
+    let key = decode_principal(key_id).map_err(|_| Denial::signature("bad key", index))?;
+    let bytes =
+        decode_signature(&sig.signature).map_err(|_| Denial::signature("bad signature", index))?;
+    let result = if faults.has(Fault::LenientSignature) {
+        verify_lenient(&key, digest, &bytes)
+    } else {
+        verify_strict(&key, digest, &bytes)
+    };
+    result.map_err(|e| Denial::signature(e.to_string(), index))
+}
+
+/// Step 3 (D8, D16).
+fn check_signatures(d: &Decoded, root: &str, faults: &Faults) -> Result<(), Denial> {
+    let t = &d.token;
+    let a = &t.authority;
+    if t.signatures.len() != t.attenuations.len() + 1 && !faults.has(Fault::SkipSignatureStructure)
+    {
+        return Err(Denial::signature("signature count", None));
+    }
+    // 3a
+    if a.issuer != root && !faults.has(Fault::SkipRootKeyCheck) {
+        return Err(Denial::signature("issuer is not the root key", None));
+    }
+    let digest: [u8; 32] = Blake2b256::digest(authority_payload(&d.authority_canonical)).into();
+    check_signature(
+        &digest,
+        &a.issuer,
+        t.signatures.first(),
+        Covers::Authority,
+        None,
+        faults,
+    )?;
+    // 3b: hash `{"attenuations":[c0,…,ci],"authority":cA}` incrementally.
+    let mut prefix = Blake2b256::new();
+    prefix.update(b"{\"attenuations\":[");
+    for (i, (att, canonical)) in t
+        .attenuations
+        .iter()
+        .zip(&d.attenuation_canonical)
+        .enumerate()
+    {
+        if i > 0 {
+            prefix.update(b",");
+        }
+        prefix.update(canonical.as_bytes());
+        if faults.has(Fault::SkipAttenuationSignatures) {
+            continue;
+        }
+        let mut h = prefix.clone();
+        h.update(b"],\"authority\":");
+        h.update(d.authority_canonical.as_bytes());
+        h.update(b"}");
+        let digest: [u8; 32] = h.finalize().into();
+        let index = Some(idx(i));
+        check_signature(
+            &digest,
+            &att.attenuator,
+            t.signatures.get(i + 1),
+            Covers::Index(idx(i)),
+            index,
+            faults,
+        )?;
+    }
+    Ok(())
+}
+
+/// Steps 1–6; returns the decoded token and the final chain state.
+fn steps_1_to_6(
+    token: &SerializedDct,
+    now: &str,
+    spent: u64,
+    root: &str,
+    revocations: &RevocationList,
+    faults: &Faults,
+) -> Result<(Decoded, ChainState), Denial> {
+    let now = Timestamp::parse(now).map_err(|e| Denial::malformed(format!("ctx.now: {e}")))?;
+    // 1
+    let d = decode_with_faults(token, faults).map_err(|e| Denial::malformed(e.detail))?;
+    // 2
+    check_revocations(&d, revocations, faults)?;
+    // 3
+    check_signatures(&d, root, faults)?;
+    // 4
+    let mut state = ChainState::from_authority(&d.token.authority, faults)?;
+    for att in &d.token.attenuations {
+        state.apply(att, faults)?;
+    }
+    // 5
+    let expired = if faults.has(Fault::ExpiryInclusive) {
+        !later(&state.expiry, &now, faults)
+    } else {
+        later(&now, &state.expiry, faults)
+    };
+    if expired && !faults.has(Fault::SkipExpiry) {
+        return Err(Denial::Expired);
+    }
+    // 6
+    let exhausted = if faults.has(Fault::BudgetInclusive) {
+        spent > state.budget
+    } else {
+        spent >= state.budget
+    };
+    if exhausted && !faults.has(Fault::SkipBudgetCheck) {
+        return Err(Denial::BudgetExceeded {
+            limit: state.budget,
+            spent,
+        });
+    }
+    Ok((d, state))
+}
+
+fn scope_of(d: &Decoded, state: ChainState, spent: u64) -> AuthorizedScope {
+    AuthorizedScope {
+        capabilities: state.capabilities,
+        remaining_budget_microcents: state.budget.saturating_sub(spent),
+        chain_depth: d
+            .token
+            .authority
+            .chain_depth
+            .saturating_add(idx(d.token.attenuations.len())),
+        max_chain_depth: state.remaining,
+        contract_id: state.contract_id,
+        delegation_id: state.delegation_id,
+    }
+}
+
+/// `VERIFY_DCT` (§10.1), steps 1–7.
+pub fn verify(
+    token: &SerializedDct,
+    ctx: &VerificationContext<'_>,
+) -> Result<AuthorizedScope, Denial> {
+    verify_with_faults(token, ctx, &Faults::none())
+}
+
+/// [`verify`] with faults injected.
+pub fn verify_with_faults(
+    token: &SerializedDct,
+    ctx: &VerificationContext<'_>,
+    faults: &Faults,
+) -> Result<AuthorizedScope, Denial> {
+    let (d, state) = steps_1_to_6(
+        token,
+        &ctx.now,
+        ctx.spent_microcents,
+        &ctx.root_public_key,
+        ctx.revocations,
+        faults,
+    )?;
+    // 7
+    let granted = state.capabilities.iter().any(|c| {
+        capability_matches_with_faults(c, &ctx.namespace, &ctx.operation, &ctx.resource, faults)
+    });
+    if !granted {
+        return Err(Denial::CapabilityNotGranted {
+            requested: Capability::new(&ctx.namespace, &ctx.operation, &ctx.resource),
+            granted: state.capabilities,
+        });
+    }
+    Ok(scope_of(&d, state, ctx.spent_microcents))
+}
+
+/// Steps 1–6 only: the effective scope of a token without a capability request (used by
+/// contract binding and by the MCP plugin's `tools/list` filtering).
+pub fn evaluate(
+    token: &SerializedDct,
+    now: &str,
+    spent_microcents: u64,
+    root_public_key: &str,
+    revocations: &RevocationList,
+) -> Result<AuthorizedScope, Denial> {
+    evaluate_with_faults(
+        token,
+        now,
+        spent_microcents,
+        root_public_key,
+        revocations,
+        &Faults::none(),
+    )
+}
+
+/// [`evaluate`] with faults injected.
+pub fn evaluate_with_faults(
+    token: &SerializedDct,
+    now: &str,
+    spent_microcents: u64,
+    root_public_key: &str,
+    revocations: &RevocationList,
+    faults: &Faults,
+) -> Result<AuthorizedScope, Denial> {
+    let (d, state) = steps_1_to_6(
+        token,
+        now,
+        spent_microcents,
+        root_public_key,
+        revocations,
+        faults,
+    )?;
+    Ok(scope_of(&d, state, spent_microcents))
+}
