@@ -65,6 +65,11 @@ impl CreateError {
             Self::ChainDepthExceeded { .. } => "chain_depth_exceeded",
         }
     }
+
+    /// The stage of `spec/error-codes.md` (always `3.3`).
+    pub fn stage(&self) -> &'static str {
+        "3.3"
+    }
 }
 
 /// Parameters of [`attenuate`] (architecture §2.5 `DCTAttenuateParams`).
@@ -113,6 +118,16 @@ impl AttenuateError {
             Self::Violation(_) => "attenuation_violation",
             Self::ChainDepthExceeded { .. } => "chain_depth_exceeded",
             Self::Malformed(_) => "malformed_token",
+        }
+    }
+
+    /// The stage of `spec/error-codes.md`: `3.4/1` decoding, `3.4/2` attenuator, `3.4/4`
+    /// narrowing and depth.
+    pub fn stage(&self) -> &'static str {
+        match self {
+            Self::Malformed(_) => "3.4/1",
+            Self::Violation(AttenuationFault::AttenuatorMismatch) => "3.4/2",
+            Self::Violation(_) | Self::ChainDepthExceeded { .. } => "3.4/4",
         }
     }
 }
@@ -231,4 +246,15 @@ pub fn attenuate(
     let sig = sign_attenuation(attenuator, &out.authority, &out.attenuations);
     out.signatures.push(sig);
     Ok(out)
+}
+
+/// [`attenuate`] on the wire form: decodes (`malformed_token` on any step-1 fault), attenuates
+/// and re-encodes.
+pub fn attenuate_serialized(
+    token: &crate::token::SerializedDct,
+    attenuator: &Keypair,
+    p: AttenuateParams,
+) -> Result<crate::token::SerializedDct, AttenuateError> {
+    let decoded = crate::token::decode(token).map_err(|e| AttenuateError::Malformed(e.detail))?;
+    attenuate(&decoded, attenuator, p).map(|t| crate::token::encode(&t))
 }

@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
-use serde_json::json;
+use serde_json::{json, Value};
 
 use crate::canonical::canonicalize;
 use crate::crypto::{sign_canonical, verify_canonical, Keypair};
@@ -54,24 +54,37 @@ pub struct RevocationEntry {
     pub signature: String,
 }
 
-/// Why an entry or list was refused.
+/// Why an entry or list was refused (codes of `spec/error-codes.md` §4).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum RevocationError {
+    /// `fromJSON` text is not (strict) JSON.
+    #[error("invalid JSON: {0}")]
+    InvalidJson(String),
+    /// The entry is not exactly the five members with well-formed values, or the JSON is not
+    /// an array of objects.
+    #[error("malformed entry: {0}")]
+    MalformedEntry(String),
+    /// `scope` is a string other than `block` or `chain`.
+    #[error("invalid scope {0:?}")]
+    InvalidScope(String),
     /// The signature does not verify under `revokedBy`.
     #[error("invalid signature: {0}")]
     InvalidSignature(String),
-    /// A field has the wrong format, or the JSON is not a list of entries.
-    #[error("malformed entry: {0}")]
-    MalformedEntry(String),
+    /// `revokedAt` given to [`create_entry_checked`] is outside the D5 profile.
+    #[error("invalid timestamp: {0}")]
+    InvalidTimestamp(String),
 }
 
 impl RevocationError {
-    /// The stable code: `invalid_signature` or `malformed_entry`.
+    /// The stable code.
     pub fn code(&self) -> &'static str {
         match self {
-            Self::InvalidSignature(_) => "invalid_signature",
+            Self::InvalidJson(_) => "invalid_json",
             Self::MalformedEntry(_) => "malformed_entry",
+            Self::InvalidScope(_) => "invalid_scope",
+            Self::InvalidSignature(_) => "invalid_signature",
+            Self::InvalidTimestamp(_) => "invalid_timestamp",
         }
     }
 }
@@ -93,7 +106,8 @@ pub fn entry_payload(
     canonicalize(&v).unwrap_or_default()
 }
 
-/// Creates and signs an entry with `revoker`'s key (`revokedBy` = its principal id).
+/// Creates and signs an entry with `revoker`'s key (`revokedBy` = its principal id). Signs
+/// whatever it is given (generators use it for invalid entries); see [`create_entry_checked`].
 pub fn create_entry(
     revoker: &Keypair,
     revocation_id: &str,
@@ -111,13 +125,32 @@ pub fn create_entry(
     }
 }
 
-/// Checks formats and the signature of an entry.
+/// [`create_entry`] refusing a `revokedAt` outside the D5 profile (`invalid_timestamp`) or a
+/// revocation id that is not base64url of 32 bytes (`malformed_entry`).
+pub fn create_entry_checked(
+    revoker: &Keypair,
+    revocation_id: &str,
+    revoked_at: &str,
+    scope: Scope,
+) -> Result<RevocationEntry, RevocationError> {
+    Timestamp::parse(revoked_at).map_err(|e| RevocationError::InvalidTimestamp(e.to_string()))?;
+    check_revocation_id(revocation_id)?;
+    Ok(create_entry(revoker, revocation_id, revoked_at, scope))
+}
+
+fn check_revocation_id(id: &str) -> Result<(), RevocationError> {
+    match b64u_decode(id) {
+        Ok(bytes) if bytes.len() == 32 => Ok(()),
+        _ => Err(RevocationError::MalformedEntry(
+            "revocationId is not base64url of 32 bytes".into(),
+        )),
+    }
+}
+
+/// Checks formats and the signature of an entry (order: shape, signature).
 pub fn verify_entry(entry: &RevocationEntry) -> Result<(), RevocationError> {
     let malformed = |what: &str| RevocationError::MalformedEntry(what.to_owned());
-    match b64u_decode(&entry.revocation_id) {
-        Ok(bytes) if bytes.len() == 32 => {}
-        _ => return Err(malformed("revocationId is not base64url of 32 bytes")),
-    }
+    check_revocation_id(&entry.revocation_id)?;
     let pk = decode_principal(&entry.revoked_by).map_err(|_| malformed("revokedBy"))?;
     Timestamp::parse(&entry.revoked_at).map_err(|_| malformed("revokedAt"))?;
     let sig = decode_signature(&entry.signature).map_err(|_| malformed("signature encoding"))?;
@@ -131,10 +164,62 @@ pub fn verify_entry(entry: &RevocationEntry) -> Result<(), RevocationError> {
         .map_err(|e| RevocationError::InvalidSignature(e.to_string()))
 }
 
-/// The in-memory revocation list (§4.2): O(1) lookup by revocation id.
+/// Reads one entry from JSON, checking shape, then scope, then signature (error-codes §4).
+pub fn entry_from_value(value: &Value) -> Result<RevocationEntry, RevocationError> {
+    let malformed = |what: String| RevocationError::MalformedEntry(what);
+    let obj = value
+        .as_object()
+        .ok_or_else(|| malformed("entry is not an object".into()))?;
+    const KEYS: [&str; 5] = [
+        "revocationId",
+        "revokedBy",
+        "revokedAt",
+        "scope",
+        "signature",
+    ];
+    if obj.len() != KEYS.len() || !KEYS.iter().all(|k| obj.contains_key(*k)) {
+        return Err(malformed(
+            "entry must have exactly revocationId, revokedBy, revokedAt, scope, signature".into(),
+        ));
+    }
+    let field = |k: &str| {
+        obj.get(k)
+            .and_then(Value::as_str)
+            .ok_or_else(|| malformed(format!("{k} must be a string")))
+    };
+    let (revocation_id, revoked_by, revoked_at, scope, signature) = (
+        field("revocationId")?,
+        field("revokedBy")?,
+        field("revokedAt")?,
+        field("scope")?,
+        field("signature")?,
+    );
+    check_revocation_id(revocation_id)?;
+    decode_principal(revoked_by).map_err(|_| malformed("revokedBy".into()))?;
+    Timestamp::parse(revoked_at).map_err(|_| malformed("revokedAt".into()))?;
+    decode_signature(signature).map_err(|_| malformed("signature encoding".into()))?;
+    let scope = match scope {
+        "block" => Scope::Block,
+        "chain" => Scope::Chain,
+        other => return Err(RevocationError::InvalidScope(other.to_owned())),
+    };
+    let entry = RevocationEntry {
+        revocation_id: revocation_id.to_owned(),
+        revoked_by: revoked_by.to_owned(),
+        revoked_at: revoked_at.to_owned(),
+        scope,
+        signature: signature.to_owned(),
+    };
+    verify_entry(&entry)?;
+    Ok(entry)
+}
+
+/// The in-memory revocation list (§4.2): O(1) lookup by revocation id, insertion-order
+/// listing (D22).
 #[derive(Debug, Clone, Default)]
 pub struct RevocationList {
-    by_id: HashMap<String, Vec<RevocationEntry>>,
+    entries: Vec<RevocationEntry>,
+    by_id: HashMap<String, Vec<usize>>,
 }
 
 impl RevocationList {
@@ -143,13 +228,25 @@ impl RevocationList {
         Self::default()
     }
 
-    /// Verifies and adds an entry; an identical entry already present is a no-op.
+    /// Verifies and adds an entry.
+    ///
+    /// D22 makes a second entry for an id a no-op. Read literally that would let anyone who
+    /// has seen a token pre-empt its revocation with a wrong-revoker entry (which D6 makes
+    /// ineffective), so the no-op applies per (id, revoker): a second entry by the same
+    /// revoker changes nothing, an entry by a different revoker is kept too.
     pub fn add(&mut self, entry: RevocationEntry) -> Result<(), RevocationError> {
         verify_entry(&entry)?;
         let slot = self.by_id.entry(entry.revocation_id.clone()).or_default();
-        if !slot.contains(&entry) {
-            slot.push(entry);
+        let entries = &self.entries;
+        if slot.iter().any(|&i| {
+            entries
+                .get(i)
+                .is_some_and(|e| e.revoked_by == entry.revoked_by)
+        }) {
+            return Ok(());
         }
+        slot.push(self.entries.len());
+        self.entries.push(entry);
         Ok(())
     }
 
@@ -158,12 +255,15 @@ impl RevocationList {
         self.by_id.get(revocation_id).is_some_and(|v| !v.is_empty())
     }
 
-    /// All entries naming `revocation_id`.
-    pub fn entries_for(&self, revocation_id: &str) -> &[RevocationEntry] {
-        self.by_id.get(revocation_id).map_or(&[], Vec::as_slice)
+    /// All entries naming `revocation_id`, in insertion order.
+    pub fn entries_for(&self, revocation_id: &str) -> Vec<&RevocationEntry> {
+        self.by_id
+            .get(revocation_id)
+            .map(|ix| ix.iter().filter_map(|&i| self.entries.get(i)).collect())
+            .unwrap_or_default()
     }
 
-    /// True if `revocation_id` is revoked by an entry whose `revokedBy` is `signer`.
+    /// True if `revocation_id` is revoked by an entry whose `revokedBy` is `signer` (D6 (c)).
     pub fn is_revoked_by(&self, revocation_id: &str, signer: &str) -> bool {
         self.entries_for(revocation_id)
             .iter()
@@ -172,35 +272,34 @@ impl RevocationList {
 
     /// Number of entries.
     pub fn len(&self) -> usize {
-        self.by_id.values().map(Vec::len).sum()
+        self.entries.len()
     }
 
     /// True if there are no entries.
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.entries.is_empty()
     }
 
-    /// All entries in a deterministic order (sorted by every field).
+    /// All entries in insertion order (D22).
     pub fn list(&self) -> Vec<RevocationEntry> {
-        let mut all: Vec<_> = self.by_id.values().flatten().cloned().collect();
-        all.sort();
-        all
+        self.entries.clone()
     }
 
     /// The list as canonical JSON: an array of entries in [`Self::list`] order.
     pub fn to_json(&self) -> String {
-        crate::token::canonical_of(&self.list())
+        crate::token::canonical_of(&self.entries)
     }
 
-    /// Loads a list, re-verifying every entry; any bad entry fails the whole load (D6).
+    /// Loads a list, re-verifying every entry; the first bad entry fails the whole load (D6).
     pub fn from_json(text: &str) -> Result<Self, RevocationError> {
         let value =
-            parse_strict_str(text).map_err(|e| RevocationError::MalformedEntry(e.to_string()))?;
-        let entries: Vec<RevocationEntry> = serde_json::from_value(value)
-            .map_err(|e| RevocationError::MalformedEntry(e.to_string()))?;
+            parse_strict_str(text).map_err(|e| RevocationError::InvalidJson(e.to_string()))?;
+        let items = value
+            .as_array()
+            .ok_or_else(|| RevocationError::MalformedEntry("not an array of entries".into()))?;
         let mut list = Self::new();
-        for e in entries {
-            list.add(e)?;
+        for item in items {
+            list.add(entry_from_value(item)?)?;
         }
         Ok(list)
     }
@@ -242,7 +341,25 @@ mod tests {
         let wrong_scope = list.to_json().replace("\"chain\"", "\"tree\"");
         assert_eq!(
             RevocationList::from_json(&wrong_scope).unwrap_err().code(),
+            "invalid_scope"
+        );
+        assert_eq!(
+            RevocationList::from_json("{").unwrap_err().code(),
+            "invalid_json"
+        );
+        assert_eq!(
+            RevocationList::from_json("{}").unwrap_err().code(),
             "malformed_entry"
         );
+        let other = Keypair::from_seed(&[8; 32]);
+        list.add(create_entry(
+            &other,
+            &rid,
+            "2026-01-01T00:00:00Z",
+            Scope::Block,
+        ))
+        .unwrap();
+        assert_eq!(list.len(), 2);
+        assert_eq!(list.list()[0], e);
     }
 }

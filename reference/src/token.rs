@@ -518,6 +518,8 @@ pub struct Inspection {
     pub chain_depth: u64,
     /// Revocation ids, authority first.
     pub revocation_ids: Vec<String>,
+    /// The whole decoded token (D24: inspect returns it; nothing in it is verified).
+    pub decoded: SignedJsonToken,
 }
 
 /// Decodes a token and summarizes it without verifying signatures or narrowing.
@@ -560,5 +562,22 @@ pub fn inspect(dct: &SerializedDct) -> Result<Inspection, Malformed> {
         expires_at: expiry.as_str().to_owned(),
         chain_depth: a.chain_depth.saturating_add(n),
         revocation_ids,
+        decoded: t.clone(),
     })
+}
+
+impl SerializedDct {
+    /// Reads a SerializedDCT from JSON: exactly `{token: string, format: string}` (D9); the
+    /// format value itself is checked by [`decode`].
+    pub fn from_value(value: &Value) -> Result<Self, Malformed> {
+        let obj = as_object(value, "SerializedDCT")?;
+        check_keys(
+            obj,
+            "SerializedDCT",
+            &["format", "token"],
+            &[],
+            &Faults::none(),
+        )?;
+        serde_json::from_value(value.clone()).map_err(|e| Malformed::new(e.to_string()))
+    }
 }

@@ -87,6 +87,17 @@ impl AttenuationFault {
         }
     }
 
+    /// The sub-reason code of `spec/error-codes.md` (`attenuator_mismatch`, ...).
+    pub fn sub_reason(self) -> &'static str {
+        match self {
+            Self::AttenuatorMismatch => "attenuator_mismatch",
+            Self::CapabilityExpansion => "capability_expansion",
+            Self::BudgetExpansion => "budget_expansion",
+            Self::ExpiryExtension => "expiry_extension",
+            Self::DepthExpansion => "depth_expansion",
+        }
+    }
+
     /// The sub-step: `4a` … `4e`.
     pub fn step(self) -> &'static str {
         match self {
@@ -428,10 +439,6 @@ fn check_signature(
 fn check_signatures(d: &Decoded, root: &str, faults: &Faults) -> Result<(), Denial> {
     let t = &d.token;
     let a = &t.authority;
-    if t.signatures.len() != t.attenuations.len() + 1 && !faults.has(Fault::SkipSignatureStructure)
-    {
-        return Err(Denial::signature("signature count", None));
-    }
     // 3a
     if a.issuer != root && !faults.has(Fault::SkipRootKeyCheck) {
         return Err(Denial::signature("issuer is not the root key", None));
@@ -475,6 +482,11 @@ fn check_signatures(d: &Decoded, root: &str, faults: &Faults) -> Result<(), Deni
             index,
             faults,
         )?;
+    }
+    // A surplus entry belongs to no block; error-codes.md files it under 3b, after all blocks.
+    let n = t.attenuations.len();
+    if t.signatures.len() > n + 1 && !faults.has(Fault::SkipSignatureStructure) {
+        return Err(Denial::signature("surplus signature entry", Some(idx(n))));
     }
     Ok(())
 }
