@@ -1,0 +1,827 @@
+//! ECMAScript regular expressions evaluated by a linear-time engine (§6.2 `regex_match`, D12).
+//!
+//! This module owns the translation of an ECMAScript pattern (`new RegExp(pattern, flags)`) into
+//! a [`regex_syntax::hir::Hir`] with JavaScript meanings, and its compilation with the `regex`
+//! crate under a size limit. It answers one question, "does the pattern match somewhere in the
+//! subject" (`RegExp.prototype.test` on a fresh object), which is why capture groups, greedy vs
+//! lazy quantifiers and alternative order do not matter: existence of a match is the same under
+//! backtracking and automata semantics once backreferences and lookaround are excluded.
+//!
+//! Supported syntax: literals; `.`; `^` `$` (with `m`: line anchors); `\b` `\B` (ASCII word
+//! characters, as in JavaScript); `\d \D \w \W \s \S` (ASCII `\d`/`\w`; the JavaScript `\s`
+//! set, which contains U+FEFF and not U+0085); character classes with negation, ranges, `[]`
+//! (matches nothing) and `[^]` (matches anything); groups `( )`, `(?: )`, `(?<name> )`;
+//! alternation; quantifiers `* + ? {n} {n,} {n,m}` and their lazy forms; escapes `\n \r \t \v
+//! \f \0 \xHH \uHHHH`, surrogate pairs written as two `\u` escapes, `\u{…}` (with `u`), `\cX`.
+//! Without `u` the Annex B web-compatibility grammar applies: identity escapes such as `\a`,
+//! literal `{`, `}` and `]` where they cannot be a quantifier or class end, legacy octal escapes
+//! (`\1` when there is no group 1), `\u{61}` meaning `u` repeated 61 times, and `\c` followed by
+//! a non-letter meaning a literal backslash.
+//!
+//! Refused with [`CheckError::UnsupportedPattern`]: backreferences (`\1` with a group 1,
+//! `\k<name>`), lookahead and lookbehind, and Unicode property escapes `\p{…}`/`\P{…}` under
+//! `u`. Pattern syntax errors (what `new RegExp` throws `SyntaxError` for) are
+//! [`CheckError::InvalidParams`]. Flags: each of `i`, `m`, `s`, `u` at most once; `g`, `y`, `d`,
+//! `v`, unknown or repeated flags are `InvalidParams`. Limits: a pattern longer than
+//! [`MAX_PATTERN_UTF16`] UTF-16 code units, a subject longer than [`MAX_SUBJECT_BYTES`] UTF-8
+//! bytes, group nesting deeper than 128, or a compiled program above the size limit is
+//! [`CheckError::LimitExceeded`].
+//!
+//! Known divergences from V8 (vectors for them carry flag `RegexDialect`):
+//! - Without `u`, JavaScript matches UTF-16 code units; this engine matches code points. So
+//!   `^.$` matches "😀" here (V8: false), a negated class or `\D`/`\W`/`\S` consumes a whole
+//!   astral character, an astral character inside a class stands for itself (V8: its two
+//!   surrogates), and a quantifier after an astral literal repeats the whole character.
+//! - Lone surrogates (e.g. `\uD800` not followed by a low-surrogate escape) never match, because
+//!   subjects are Rust strings, which cannot contain them.
+//! - With `m`, `^`/`$` treat `\r` and `\n` as line terminators (CRLF mode) but not U+2028 or
+//!   U+2029, and do not match between the `\r` and `\n` of a CRLF pair (V8 does).
+//! - With `i`, case-insensitive matching uses Unicode simple case folding. With `u` that is
+//!   exactly JavaScript's rule; without `u` JavaScript uses `toUpperCase`, which this module
+//!   approximates by never folding U+017F (ſ) and U+212A (Kelvin sign) to ASCII; rarer
+//!   differences remain (e.g. `ß`/`ẞ` are equal here, not in V8 without `u`).
+//! - With `u` and `i`, JavaScript's `\w` also contains ſ and the Kelvin sign; this module
+//!   honours that for `\w`/`\W` but `\b` stays ASCII.
+
+use regex_syntax::hir::{Class, ClassUnicode, ClassUnicodeRange, Hir, Look, Repetition};
+
+use super::CheckError;
+
+/// Longest accepted pattern, in UTF-16 code units (JavaScript `.length`).
+pub const MAX_PATTERN_UTF16: usize = 1024;
+/// Longest accepted subject, in UTF-8 bytes.
+pub const MAX_SUBJECT_BYTES: usize = 1 << 20;
+/// Deepest accepted group nesting.
+const MAX_NEST: usize = 128;
+/// Compiled program and lazy-DFA cache limits handed to the `regex` crate.
+const SIZE_LIMIT: usize = 2 << 20;
+
+const LONG_S: u32 = 0x017F;
+const KELVIN: u32 = 0x212A;
+
+/// The parsed `flags` string of a `regex_match` check.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Flags {
+    /// `i`: case-insensitive.
+    pub ignore_case: bool,
+    /// `m`: `^` and `$` match at line boundaries.
+    pub multiline: bool,
+    /// `s`: `.` also matches line terminators.
+    pub dot_all: bool,
+    /// `u`: Unicode mode (strict syntax, code-point semantics, `\u{…}`).
+    pub unicode: bool,
+}
+
+impl Flags {
+    /// Parses a flags string against the allow-list `i`, `m`, `s`, `u`.
+    pub fn parse(flags: &str) -> Result<Flags, CheckError> {
+        let mut out = Flags::default();
+        for c in flags.chars() {
+            let slot = match c {
+                'i' => &mut out.ignore_case,
+                'm' => &mut out.multiline,
+                's' => &mut out.dot_all,
+                'u' => &mut out.unicode,
+                'g' | 'y' => {
+                    return Err(CheckError::InvalidParams(format!(
+                        "regex flag '{c}' is stateful and not allowed"
+                    )))
+                }
+                other => {
+                    return Err(CheckError::InvalidParams(format!(
+                        "unsupported regex flag '{}'",
+                        other.escape_default()
+                    )))
+                }
+            };
+            if *slot {
+                return Err(CheckError::InvalidParams(format!(
+                    "duplicate regex flag '{c}'"
+                )));
+            }
+            *slot = true;
+        }
+        Ok(out)
+    }
+}
+
+/// A compiled ECMAScript pattern.
+#[derive(Debug, Clone)]
+pub struct EcmaRegex {
+    regex: regex::Regex,
+    translated: String,
+}
+
+impl EcmaRegex {
+    /// Parses `pattern` with `flags` (ECMAScript syntax) and compiles it.
+    pub fn new(pattern: &str, flags: &str) -> Result<EcmaRegex, CheckError> {
+        let flags = Flags::parse(flags)?;
+        let units: usize = pattern.chars().map(char::len_utf16).sum();
+        if units > MAX_PATTERN_UTF16 {
+            return Err(CheckError::LimitExceeded(format!(
+                "pattern is {units} UTF-16 code units; the limit is {MAX_PATTERN_UTF16}"
+            )));
+        }
+        let hir = translate(pattern, flags)?;
+        let translated = hir.to_string();
+        let regex = regex::RegexBuilder::new(&translated)
+            .size_limit(SIZE_LIMIT)
+            .dfa_size_limit(SIZE_LIMIT)
+            .nest_limit(1024)
+            .build()
+            .map_err(|e| match e {
+                regex::Error::CompiledTooBig(limit) => {
+                    CheckError::LimitExceeded(format!("compiled pattern exceeds {limit} bytes"))
+                }
+                other => CheckError::UnsupportedPattern(format!(
+                    "translated pattern rejected by the engine: {other}"
+                )),
+            })?;
+        Ok(EcmaRegex { regex, translated })
+    }
+
+    /// `RegExp.prototype.test(subject)` on a fresh object.
+    pub fn is_match(&self, subject: &str) -> Result<bool, CheckError> {
+        if subject.len() > MAX_SUBJECT_BYTES {
+            return Err(CheckError::LimitExceeded(format!(
+                "subject is {} bytes; the limit is {MAX_SUBJECT_BYTES}",
+                subject.len()
+            )));
+        }
+        Ok(self.regex.is_match(subject))
+    }
+
+    /// The `regex`-crate syntax the pattern was translated to (for diagnostics and tests).
+    pub fn translated(&self) -> &str {
+        &self.translated
+    }
+}
+
+/// Translates an ECMAScript pattern to HIR with JavaScript meanings.
+pub fn translate(pattern: &str, flags: Flags) -> Result<Hir, CheckError> {
+    let chars: Vec<char> = pattern.chars().collect();
+    let (group_count, has_named) = prescan(&chars);
+    let mut p = Parser {
+        chars,
+        pos: 0,
+        flags,
+        group_count,
+        has_named,
+        depth: 0,
+    };
+    let hir = p.disjunction()?;
+    if p.pos < p.chars.len() {
+        return Err(p.syntax("unmatched ')'"));
+    }
+    Ok(hir)
+}
+
+/// Counts capturing groups and notes named groups, as the ECMAScript grammar requires before
+/// `\N` can be classified as a backreference or a legacy octal escape.
+fn prescan(chars: &[char]) -> (u32, bool) {
+    let mut count = 0u32;
+    let mut named = false;
+    let mut in_class = false;
+    let mut i = 0;
+    while i < chars.len() {
+        match chars[i] {
+            '\\' => i += 1,
+            '[' => in_class = true,
+            ']' => in_class = false,
+            '(' if !in_class => {
+                if chars.get(i + 1) != Some(&'?') {
+                    count = count.saturating_add(1);
+                } else if chars.get(i + 2) == Some(&'<')
+                    && !matches!(chars.get(i + 3), Some('=') | Some('!'))
+                {
+                    count = count.saturating_add(1);
+                    named = true;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    (count, named)
+}
+
+enum ClassAtom {
+    Unit(u32),
+    Set(ClassUnicode),
+}
+
+struct Parser {
+    chars: Vec<char>,
+    pos: usize,
+    flags: Flags,
+    group_count: u32,
+    has_named: bool,
+    depth: usize,
+}
+
+fn is_syntax_char(c: char) -> bool {
+    matches!(
+        c,
+        '^' | '$' | '\\' | '.' | '*' | '+' | '?' | '(' | ')' | '[' | ']' | '{' | '}' | '|' | '/'
+    )
+}
+
+fn range_set(ranges: &[(u32, u32)]) -> ClassUnicode {
+    let mut set = ClassUnicode::empty();
+    for &(lo, hi) in ranges {
+        push_units(&mut set, lo, hi);
+    }
+    set
+}
+
+/// Adds the scalar values in `lo..=hi`, skipping the surrogate block (a Rust subject cannot
+/// contain surrogates, so they can never match).
+fn push_units(set: &mut ClassUnicode, lo: u32, hi: u32) {
+    let mut add = |a: u32, b: u32| {
+        if a <= b {
+            if let (Some(a), Some(b)) = (char::from_u32(a), char::from_u32(b)) {
+                set.push(ClassUnicodeRange::new(a, b));
+            }
+        }
+    };
+    if lo <= 0xD7FF {
+        add(lo, hi.min(0xD7FF));
+    }
+    if hi >= 0xE000 {
+        add(lo.max(0xE000), hi.min(0x10FFFF));
+    }
+}
+
+fn digit_set() -> ClassUnicode {
+    range_set(&[(0x30, 0x39)])
+}
+
+fn space_set() -> ClassUnicode {
+    range_set(&[
+        (0x09, 0x0D),
+        (0x20, 0x20),
+        (0xA0, 0xA0),
+        (0x1680, 0x1680),
+        (0x2000, 0x200A),
+        (0x2028, 0x2029),
+        (0x202F, 0x202F),
+        (0x205F, 0x205F),
+        (0x3000, 0x3000),
+        (0xFEFF, 0xFEFF),
+    ])
+}
+
+impl Parser {
+    fn peek(&self) -> Option<char> {
+        self.chars.get(self.pos).copied()
+    }
+
+    fn peek_at(&self, off: usize) -> Option<char> {
+        self.chars.get(self.pos + off).copied()
+    }
+
+    fn bump(&mut self) -> Option<char> {
+        let c = self.peek();
+        if c.is_some() {
+            self.pos += 1;
+        }
+        c
+    }
+
+    fn eat(&mut self, c: char) -> bool {
+        if self.peek() == Some(c) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn syntax(&self, msg: &str) -> CheckError {
+        CheckError::InvalidParams(format!(
+            "invalid regular expression (character {}): {msg}",
+            self.pos
+        ))
+    }
+
+    fn word_set(&self) -> ClassUnicode {
+        let mut set = range_set(&[(0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)]);
+        if self.flags.unicode && self.flags.ignore_case {
+            push_units(&mut set, LONG_S, LONG_S);
+            push_units(&mut set, KELVIN, KELVIN);
+        }
+        set
+    }
+
+    /// Closes a positive set under case-insensitive equivalence (see the module doc).
+    fn fold(&self, set: ClassUnicode) -> Result<ClassUnicode, CheckError> {
+        let fold_err = |_| CheckError::UnsupportedPattern("case folding tables unavailable".into());
+        if self.flags.unicode {
+            let mut set = set;
+            set.try_case_fold_simple().map_err(fold_err)?;
+            return Ok(set);
+        }
+        let special = range_set(&[(LONG_S, LONG_S), (KELVIN, KELVIN)]);
+        let mut kept = set.clone();
+        kept.intersect(&special);
+        let mut base = set;
+        base.difference(&special);
+        base.try_case_fold_simple().map_err(fold_err)?;
+        base.difference(&special);
+        base.union(&kept);
+        Ok(base)
+    }
+
+    fn class_hir(&self, set: ClassUnicode, negated: bool) -> Result<Hir, CheckError> {
+        let mut set = if self.flags.ignore_case {
+            self.fold(set)?
+        } else {
+            set
+        };
+        if negated {
+            set.negate();
+        }
+        Ok(Hir::class(Class::Unicode(set)))
+    }
+
+    fn unit_hir(&self, unit: u32) -> Result<Hir, CheckError> {
+        let Some(c) = char::from_u32(unit) else {
+            // A lone surrogate: no Rust string contains one.
+            return Ok(Hir::fail());
+        };
+        if self.flags.ignore_case {
+            self.class_hir(range_set(&[(unit, unit)]), false)
+        } else {
+            let mut buf = [0u8; 4];
+            Ok(Hir::literal(c.encode_utf8(&mut buf).as_bytes()))
+        }
+    }
+
+    fn disjunction(&mut self) -> Result<Hir, CheckError> {
+        let mut alts = vec![self.alternative()?];
+        while self.eat('|') {
+            alts.push(self.alternative()?);
+        }
+        Ok(if alts.len() == 1 {
+            alts.pop().unwrap_or_else(Hir::empty)
+        } else {
+            Hir::alternation(alts)
+        })
+    }
+
+    fn alternative(&mut self) -> Result<Hir, CheckError> {
+        let mut terms = Vec::new();
+        while let Some(c) = self.peek() {
+            if c == '|' || c == ')' {
+                break;
+            }
+            terms.push(self.term()?);
+        }
+        Ok(Hir::concat(terms))
+    }
+
+    fn term(&mut self) -> Result<Hir, CheckError> {
+        let look = match (self.peek(), self.peek_at(1)) {
+            (Some('^'), _) => Some(if self.flags.multiline {
+                Look::StartCRLF
+            } else {
+                Look::Start
+            }),
+            (Some('$'), _) => Some(if self.flags.multiline {
+                Look::EndCRLF
+            } else {
+                Look::End
+            }),
+            (Some('\\'), Some('b')) => Some(Look::WordAscii),
+            (Some('\\'), Some('B')) => Some(Look::WordAsciiNegate),
+            _ => None,
+        };
+        if let Some(look) = look {
+            self.pos += if matches!(look, Look::WordAscii | Look::WordAsciiNegate) {
+                2
+            } else {
+                1
+            };
+            return Ok(Hir::look(look));
+        }
+        if self.peek() == Some('(') && self.peek_at(1) == Some('?') {
+            let lookaround = match (self.peek_at(2), self.peek_at(3)) {
+                (Some('='), _) | (Some('!'), _) => Some("lookahead"),
+                (Some('<'), Some('=')) | (Some('<'), Some('!')) => Some("lookbehind"),
+                _ => None,
+            };
+            if let Some(kind) = lookaround {
+                return Err(CheckError::UnsupportedPattern(format!(
+                    "{kind} assertions need a backtracking engine"
+                )));
+            }
+        }
+        let atom = self.atom()?;
+        self.quantifier(atom)
+    }
+
+    /// Recognises `{n}`, `{n,}` or `{n,m}` at `at`; returns (min, max, index after `}`).
+    fn braced(&self, at: usize) -> Option<(u32, Option<u32>, usize)> {
+        if self.chars.get(at) != Some(&'{') {
+            return None;
+        }
+        let mut i = at + 1;
+        let number = |i: &mut usize| -> Option<u32> {
+            let start = *i;
+            let mut n: u32 = 0;
+            while let Some(d) = self.chars.get(*i).and_then(|c| c.to_digit(10)) {
+                n = n.saturating_mul(10).saturating_add(d);
+                *i += 1;
+            }
+            (*i > start).then_some(n)
+        };
+        let min = number(&mut i)?;
+        let max = if self.chars.get(i) == Some(&',') {
+            i += 1;
+            number(&mut i)
+        } else {
+            Some(min)
+        };
+        if self.chars.get(i) != Some(&'}') {
+            return None;
+        }
+        Some((min, max, i + 1))
+    }
+
+    fn quantifier(&mut self, atom: Hir) -> Result<Hir, CheckError> {
+        let (min, max) = match self.peek() {
+            Some('*') => {
+                self.pos += 1;
+                (0, None)
+            }
+            Some('+') => {
+                self.pos += 1;
+                (1, None)
+            }
+            Some('?') => {
+                self.pos += 1;
+                (0, Some(1))
+            }
+            Some('{') => match self.braced(self.pos) {
+                Some((min, max, end)) => {
+                    self.pos = end;
+                    (min, max)
+                }
+                None if self.flags.unicode => return Err(self.syntax("incomplete quantifier")),
+                None => return Ok(atom),
+            },
+            _ => return Ok(atom),
+        };
+        let greedy = !self.eat('?');
+        if let Some(max) = max {
+            if min > max {
+                return Err(self.syntax("numbers out of order in {} quantifier"));
+            }
+        }
+        Ok(Hir::repetition(Repetition {
+            min,
+            max,
+            greedy,
+            sub: Box::new(atom),
+        }))
+    }
+
+    fn atom(&mut self) -> Result<Hir, CheckError> {
+        let Some(c) = self.peek() else {
+            return Err(self.syntax("unexpected end of pattern"));
+        };
+        match c {
+            '.' => {
+                self.pos += 1;
+                let mut set = if self.flags.dot_all {
+                    ClassUnicode::empty()
+                } else {
+                    range_set(&[(0x0A, 0x0A), (0x0D, 0x0D), (0x2028, 0x2029)])
+                };
+                set.negate();
+                Ok(Hir::class(Class::Unicode(set)))
+            }
+            '(' => self.group(),
+            '[' => self.class(),
+            '\\' => self.atom_escape(),
+            '*' | '+' | '?' => Err(self.syntax("nothing to repeat")),
+            '{' if self.flags.unicode => Err(self.syntax("lone quantifier brackets")),
+            '{' if self.braced(self.pos).is_some() => Err(self.syntax("nothing to repeat")),
+            '}' | ']' if self.flags.unicode => Err(self.syntax("lone quantifier brackets")),
+            _ => {
+                self.pos += 1;
+                self.unit_hir(u32::from(c))
+            }
+        }
+    }
+
+    fn group(&mut self) -> Result<Hir, CheckError> {
+        self.pos += 1;
+        if self.eat('?') {
+            match self.bump() {
+                Some(':') => {}
+                Some('<') => {
+                    self.group_name()?;
+                }
+                _ => return Err(self.syntax("invalid group")),
+            }
+        }
+        self.depth += 1;
+        if self.depth > MAX_NEST {
+            return Err(CheckError::LimitExceeded(format!(
+                "groups nested deeper than {MAX_NEST}"
+            )));
+        }
+        let inner = self.disjunction()?;
+        self.depth -= 1;
+        if !self.eat(')') {
+            return Err(self.syntax("unterminated group"));
+        }
+        // Captures are irrelevant to `test`, so the group is just its contents.
+        Ok(inner)
+    }
+
+    /// Parses `name>` after `(?<` or `\k<`.
+    fn group_name(&mut self) -> Result<String, CheckError> {
+        let mut name = String::new();
+        loop {
+            match self.bump() {
+                Some('>') if !name.is_empty() => return Ok(name),
+                Some(c)
+                    if c == '$'
+                        || c == '_'
+                        || c.is_alphabetic()
+                        || (!name.is_empty()
+                            && (c.is_alphanumeric() || c == '\u{200C}' || c == '\u{200D}')) =>
+                {
+                    name.push(c)
+                }
+                _ => return Err(self.syntax("invalid capture group name")),
+            }
+        }
+    }
+
+    fn hex(&mut self, digits: usize) -> Option<u32> {
+        let mut v = 0u32;
+        for k in 0..digits {
+            let d = self.peek_at(k)?.to_digit(16)?;
+            v = v * 16 + d;
+        }
+        self.pos += digits;
+        Some(v)
+    }
+
+    /// Legacy octal escape (Annex B), starting at the current position (a digit 0–7).
+    fn legacy_octal(&mut self) -> u32 {
+        let first = self.peek().and_then(|c| c.to_digit(8)).unwrap_or(0);
+        self.pos += 1;
+        let mut v = first;
+        let max_more = if first <= 3 { 2 } else { 1 };
+        for _ in 0..max_more {
+            match self.peek().and_then(|c| c.to_digit(8)) {
+                Some(d) => {
+                    v = v * 8 + d;
+                    self.pos += 1;
+                }
+                None => break,
+            }
+        }
+        v
+    }
+
+    fn atom_escape(&mut self) -> Result<Hir, CheckError> {
+        self.pos += 1; // the backslash
+        let Some(c) = self.peek() else {
+            return Err(self.syntax("\\ at end of pattern"));
+        };
+        match c {
+            'd' | 'D' | 'w' | 'W' | 's' | 'S' => {
+                self.pos += 1;
+                let (set, negated) = self.class_escape(c);
+                self.class_hir(set, negated)
+            }
+            '1'..='9' => {
+                let start = self.pos;
+                let mut n: u32 = 0;
+                while let Some(d) = self.peek().and_then(|c| c.to_digit(10)) {
+                    n = n.saturating_mul(10).saturating_add(d);
+                    self.pos += 1;
+                }
+                if n <= self.group_count {
+                    return Err(CheckError::UnsupportedPattern(
+                        "backreferences need a backtracking engine".into(),
+                    ));
+                }
+                if self.flags.unicode {
+                    return Err(self.syntax("invalid escape"));
+                }
+                self.pos = start;
+                if c == '8' || c == '9' {
+                    self.pos += 1;
+                    return self.unit_hir(u32::from(c));
+                }
+                let v = self.legacy_octal();
+                self.unit_hir(v)
+            }
+            'k' if self.flags.unicode || self.has_named => {
+                self.pos += 1;
+                if !self.eat('<') {
+                    return Err(self.syntax("invalid named reference"));
+                }
+                self.group_name()?;
+                Err(CheckError::UnsupportedPattern(
+                    "backreferences need a backtracking engine".into(),
+                ))
+            }
+            'p' | 'P' if self.flags.unicode => Err(CheckError::UnsupportedPattern(
+                "Unicode property escapes are not supported".into(),
+            )),
+            _ => match self.character_escape(false)? {
+                Some(unit) => self.unit_hir(unit),
+                None => self.unit_hir(u32::from('\\')),
+            },
+        }
+    }
+
+    fn class_escape(&self, c: char) -> (ClassUnicode, bool) {
+        match c {
+            'd' => (digit_set(), false),
+            'D' => (digit_set(), true),
+            'w' => (self.word_set(), false),
+            'W' => (self.word_set(), true),
+            's' => (space_set(), false),
+            _ => (space_set(), true),
+        }
+    }
+
+    /// CharacterEscape after a backslash, positioned on the escape letter. Returns the code
+    /// unit or code point, or `None` for Annex B's `\c` + non-letter, where the backslash is a
+    /// literal and the `c` is left unconsumed.
+    fn character_escape(&mut self, in_class: bool) -> Result<Option<u32>, CheckError> {
+        let Some(c) = self.bump() else {
+            return Err(self.syntax("\\ at end of pattern"));
+        };
+        let unit = match c {
+            't' => 0x09,
+            'n' => 0x0A,
+            'v' => 0x0B,
+            'f' => 0x0C,
+            'r' => 0x0D,
+            '0' if !self.peek().is_some_and(|d| d.is_ascii_digit()) => 0,
+            '0' if self.flags.unicode => return Err(self.syntax("invalid decimal escape")),
+            '0' => {
+                self.pos -= 1;
+                self.legacy_octal()
+            }
+            'c' => match self.peek() {
+                Some(l) if l.is_ascii_alphabetic() => {
+                    self.pos += 1;
+                    u32::from(l) % 32
+                }
+                Some(l) if in_class && !self.flags.unicode && (l.is_ascii_digit() || l == '_') => {
+                    self.pos += 1;
+                    u32::from(l) % 32
+                }
+                _ if self.flags.unicode => return Err(self.syntax("invalid unicode escape")),
+                _ => {
+                    self.pos -= 1;
+                    return Ok(None);
+                }
+            },
+            'x' => match self.hex(2) {
+                Some(v) => v,
+                None if self.flags.unicode => return Err(self.syntax("invalid escape")),
+                None => u32::from('x'),
+            },
+            'u' => {
+                if let Some(v) = self.hex(4) {
+                    if (0xD800..=0xDBFF).contains(&v)
+                        && self.peek() == Some('\\')
+                        && self.peek_at(1) == Some('u')
+                    {
+                        let save = self.pos;
+                        self.pos += 2;
+                        match self.hex(4) {
+                            Some(lo) if (0xDC00..=0xDFFF).contains(&lo) => {
+                                return Ok(Some(0x10000 + ((v - 0xD800) << 10) + (lo - 0xDC00)));
+                            }
+                            _ => self.pos = save,
+                        }
+                    }
+                    v
+                } else if self.flags.unicode && self.peek() == Some('{') {
+                    self.pos += 1;
+                    let mut v: u32 = 0;
+                    let mut n = 0;
+                    while let Some(d) = self.peek().and_then(|c| c.to_digit(16)) {
+                        v = v.saturating_mul(16).saturating_add(d);
+                        n += 1;
+                        self.pos += 1;
+                    }
+                    if n == 0 || !self.eat('}') || v > 0x10FFFF {
+                        return Err(self.syntax("invalid Unicode escape"));
+                    }
+                    v
+                } else if self.flags.unicode {
+                    return Err(self.syntax("invalid Unicode escape"));
+                } else {
+                    u32::from('u')
+                }
+            }
+            '-' if in_class => u32::from('-'),
+            c if is_syntax_char(c) => u32::from(c),
+            _ if self.flags.unicode => return Err(self.syntax("invalid escape")),
+            'k' if self.has_named => return Err(self.syntax("invalid escape")),
+            c => u32::from(c),
+        };
+        Ok(Some(unit))
+    }
+
+    fn class(&mut self) -> Result<Hir, CheckError> {
+        self.pos += 1;
+        let negated = self.eat('^');
+        let mut set = ClassUnicode::empty();
+        loop {
+            match self.peek() {
+                None => return Err(self.syntax("unterminated character class")),
+                Some(']') => {
+                    self.pos += 1;
+                    break;
+                }
+                Some(_) => {}
+            }
+            let first = self.class_atom()?;
+            if self.peek() == Some('-') && !matches!(self.peek_at(1), Some(']') | None) {
+                self.pos += 1;
+                let second = self.class_atom()?;
+                match (first, second) {
+                    (ClassAtom::Unit(a), ClassAtom::Unit(b)) => {
+                        if a > b {
+                            return Err(self.syntax("range out of order in character class"));
+                        }
+                        push_units(&mut set, a, b);
+                    }
+                    (a, b) => {
+                        if self.flags.unicode {
+                            return Err(self.syntax("invalid character class range"));
+                        }
+                        for atom in [a, b] {
+                            add_atom(&mut set, atom);
+                        }
+                        push_units(&mut set, 0x2D, 0x2D);
+                    }
+                }
+            } else {
+                add_atom(&mut set, first);
+            }
+        }
+        self.class_hir(set, negated)
+    }
+
+    fn class_atom(&mut self) -> Result<ClassAtom, CheckError> {
+        let Some(c) = self.bump() else {
+            return Err(self.syntax("unterminated character class"));
+        };
+        if c != '\\' {
+            return Ok(ClassAtom::Unit(u32::from(c)));
+        }
+        let Some(e) = self.peek() else {
+            return Err(self.syntax("\\ at end of pattern"));
+        };
+        match e {
+            'd' | 'D' | 'w' | 'W' | 's' | 'S' => {
+                self.pos += 1;
+                let (mut set, negated) = self.class_escape(e);
+                if negated {
+                    set.negate();
+                }
+                Ok(ClassAtom::Set(set))
+            }
+            'b' => {
+                self.pos += 1;
+                Ok(ClassAtom::Unit(0x08))
+            }
+            '1'..='9' if self.flags.unicode => Err(self.syntax("invalid class escape")),
+            '8' | '9' => {
+                self.pos += 1;
+                Ok(ClassAtom::Unit(u32::from(e)))
+            }
+            '1'..='7' => Ok(ClassAtom::Unit(self.legacy_octal())),
+            'p' | 'P' if self.flags.unicode => Err(CheckError::UnsupportedPattern(
+                "Unicode property escapes are not supported".into(),
+            )),
+            'k' if self.flags.unicode => Err(self.syntax("invalid class escape")),
+            _ => match self.character_escape(true)? {
+                Some(unit) => Ok(ClassAtom::Unit(unit)),
+                None => Ok(ClassAtom::Unit(u32::from('\\'))),
+            },
+        }
+    }
+}
+
+fn add_atom(set: &mut ClassUnicode, atom: ClassAtom) {
+    match atom {
+        ClassAtom::Unit(u) => push_units(set, u, u),
+        ClassAtom::Set(s) => set.union(&s),
+    }
+}
