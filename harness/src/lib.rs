@@ -1,1 +1,2 @@
 //! DelegateOS conformance harness library.
+pub mod mcp;

@@ -1,1 +1,540 @@
-//! TODO: module owned by the reference work; see lib.rs.
+//! MCP plugin decisions (spec §11, architecture §6): which tools a session may see, and what
+//! to do with each `tools/call`.
+//!
+//! Pure like the rest of the crate: the caller passes the clock (`now`), the spend tracker and
+//! the configuration; nothing here reads stdin, spawns processes or keeps sessions. The stdio
+//! proxy that uses these decisions lives in the harness (`delegateos_conform::mcp::proxy`);
+//! the behaviours are specified in `spec/mcp-proxy.md` (decisions D15, D17, D21, D32).
+//!
+//! The order of checks for a call carrying `_delegateos` is fixed:
+//! 1. the `_delegateos` envelope (object, `dct` string, `format`, ids, no unknown members) →
+//!    `malformed_token`;
+//! 2. DCT verification steps 1–6 against the trusted root equal to `authority.issuer`
+//!    (none → `invalid_signature`), the revocations and the delegation's recorded spend;
+//! 3. D17 binding: envelope ids equal the token's effective ids → `malformed_token`;
+//! 4. the tool map (unmapped tool → `capability_not_granted`) and the resource extraction
+//!    (missing or non-string argument → `capability_not_granted`);
+//! 5. step 7, capability match → `capability_not_granted`.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+
+use crate::glob;
+use crate::revocation::RevocationList;
+use crate::token::{self, Capability, SerializedDct};
+use crate::verify::{self, AuthorizedScope, Denial};
+
+/// The JSON-RPC error code of a DelegateOS denial (spec §11.2). It collides with the SDKs'
+/// request-timeout code, so clients must also check `message` and `data.type`.
+pub const DENIAL_CODE: i64 = -32001;
+/// The JSON-RPC error message of a DelegateOS denial (spec §11.2).
+pub const DENIAL_MESSAGE: &str = "DCT verification failed";
+/// The only token format of v0.1.
+pub const SJT_FORMAT: &str = "delegateos-sjt-v1";
+
+/// Where a tool's resource string comes from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase", deny_unknown_fields)]
+pub enum ResourceSource {
+    /// A dot-path into `params.arguments` (`"a.b"` is `arguments.a.b`); the value must be a
+    /// string, otherwise the call is denied with `capability_not_granted`.
+    Argument(String),
+    /// A fixed resource string.
+    Constant(String),
+}
+
+/// The capability one tool requires.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ToolCapability {
+    /// Capability namespace (e.g. `docs`).
+    pub namespace: String,
+    /// Capability action (e.g. `read`).
+    pub action: String,
+    /// Resource extraction; absent means the constant resource `*`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resource: Option<ResourceSource>,
+    /// Cost of one call in microcents; absent means the config's `spendPerCall`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spend: Option<u64>,
+}
+
+/// Tool name → required capability.
+pub type ToolCapabilityMap = BTreeMap<String, ToolCapability>;
+
+/// Everything a decision depends on besides the request, the clock and the spend.
+#[derive(Debug, Clone)]
+pub struct McpConfig {
+    /// Principal ids accepted as `authority.issuer`.
+    pub trusted_roots: Vec<String>,
+    /// The tool capability map.
+    pub tools: ToolCapabilityMap,
+    /// Revocations consulted by verification step 2.
+    pub revocations: RevocationList,
+    /// Cost of a call whose tool sets no `spend`.
+    pub spend_per_call: u64,
+    /// Deny `tools/call` without `_delegateos` (D15).
+    pub strict: bool,
+    /// The session's DCT, which drives `tools/list` filtering.
+    pub session_token: Option<SerializedDct>,
+}
+
+/// Spend recorded per delegation id (the token's effective `delegationId`, D17).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BudgetTracker {
+    spent: BTreeMap<String, u64>,
+}
+
+impl BudgetTracker {
+    /// An empty tracker.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Microcents recorded against `delegation_id` so far.
+    pub fn spent(&self, delegation_id: &str) -> u64 {
+        self.spent.get(delegation_id).copied().unwrap_or(0)
+    }
+
+    /// Adds `microcents` to `delegation_id` (saturating).
+    pub fn record_spend(&mut self, delegation_id: &str, microcents: u64) {
+        let entry = self.spent.entry(delegation_id.to_owned()).or_insert(0);
+        *entry = entry.saturating_add(microcents);
+    }
+}
+
+/// What the proxy must do with one client message.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CallDecision {
+    /// Not a call the plugin intercepts (or a call without `_delegateos` in spec mode):
+    /// forward the original bytes.
+    PassThrough,
+    /// An authorized call: forward `request` (the original with every `_delegateos` removed)
+    /// and charge `spend` to `delegation_id` (already done by [`decide_call`]).
+    Forward {
+        /// The stripped request.
+        request: Value,
+        /// The token's effective delegation id.
+        delegation_id: String,
+        /// Microcents charged for this call.
+        spend: u64,
+    },
+    /// A denied request: answer `response` to the client, forward nothing.
+    Deny {
+        /// The JSON-RPC error response, with the request's id.
+        response: Value,
+    },
+    /// A denied *notification* (a `tools/call` without id): forward nothing, answer nothing.
+    Drop {
+        /// The denial `data` object, for logs.
+        data: Value,
+    },
+}
+
+/// Builds the §11.2 JSON-RPC error response for a denial.
+pub fn denial_response(id: &Value, data: Value) -> Value {
+    json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "error": {"code": DENIAL_CODE, "message": DENIAL_MESSAGE, "data": data},
+    })
+}
+
+fn malformed(detail: impl Into<String>) -> Value {
+    json!({"type": "malformed_token", "detail": detail.into()})
+}
+
+/// The validated `_delegateos` envelope.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct Envelope {
+    dct: String,
+    format: String,
+    delegation_id: Option<String>,
+    contract_id: Option<String>,
+}
+
+fn parse_envelope(value: &Value) -> Result<Envelope, Value> {
+    if !value.is_object() {
+        return Err(malformed("_delegateos is not an object"));
+    }
+    let env: Envelope = serde_json::from_value(value.clone())
+        .map_err(|e| malformed(format!("invalid _delegateos: {e}")))?;
+    if env.format != SJT_FORMAT {
+        return Err(malformed(format!("unsupported format {:?}", env.format)));
+    }
+    Ok(env)
+}
+
+/// Extracts the resource of a call from its arguments.
+pub fn extract_resource(
+    source: Option<&ResourceSource>,
+    arguments: Option<&Value>,
+) -> Option<String> {
+    match source {
+        None => Some("*".to_owned()),
+        Some(ResourceSource::Constant(c)) => Some(c.clone()),
+        Some(ResourceSource::Argument(path)) => {
+            let mut cur = arguments?;
+            for part in path.split('.') {
+                cur = cur.as_object()?.get(part)?;
+            }
+            cur.as_str().map(str::to_owned)
+        }
+    }
+}
+
+/// Verification steps 1–6 of `dct` against the trusted root equal to its issuer, with the
+/// spend recorded for the token's own effective delegation id.
+fn evaluate_for_roots(
+    dct: &SerializedDct,
+    config: &McpConfig,
+    tracker: &BudgetTracker,
+    now: &str,
+) -> Result<AuthorizedScope, Denial> {
+    // The delegation id used for the spend lookup comes from the token itself (D17); an
+    // undecodable token fails verification step 1 anyway.
+    let (issuer, delegation_id) = match token::inspect(dct) {
+        Ok(i) => (i.issuer, i.delegation_id),
+        Err(_) => (String::new(), String::new()),
+    };
+    // The trusted root equal to the issuer (D32). When none matches, the first trusted root is
+    // used so that step 3a fails with invalid_signature while steps 1–2 (malformed, revoked)
+    // keep their precedence.
+    let root = config
+        .trusted_roots
+        .iter()
+        .find(|r| **r == issuer)
+        .or_else(|| config.trusted_roots.first())
+        .cloned();
+    let Some(root) = root else {
+        return Err(Denial::InvalidSignature {
+            detail: "no trusted roots configured".into(),
+            index: None,
+        });
+    };
+    verify::evaluate(
+        dct,
+        now,
+        tracker.spent(&delegation_id),
+        &root,
+        &config.revocations,
+    )
+}
+
+fn granted_json(scope: &AuthorizedScope) -> Value {
+    serde_json::to_value(&scope.capabilities).unwrap_or(Value::Null)
+}
+
+/// Filters one `tools/list` page (`result.tools`). With no session token the list is returned
+/// unchanged; when the session token fails verification steps 1–6 (with the session
+/// delegation's recorded spend) the list is empty; otherwise a tool survives iff it is in the
+/// tool map and some effective capability has its namespace and action (any resource). Tool
+/// objects are returned unchanged and in order.
+pub fn filter_tools(
+    tools: &[Value],
+    config: &McpConfig,
+    tracker: &BudgetTracker,
+    now: &str,
+) -> Vec<Value> {
+    let Some(dct) = &config.session_token else {
+        return tools.to_vec();
+    };
+    let Ok(scope) = evaluate_for_roots(dct, config, tracker, now) else {
+        return Vec::new();
+    };
+    tools
+        .iter()
+        .filter(|tool| {
+            let Some(name) = tool.get("name").and_then(Value::as_str) else {
+                return false;
+            };
+            let Some(cap) = config.tools.get(name) else {
+                return false;
+            };
+            scope
+                .capabilities
+                .iter()
+                .any(|c| c.namespace == cap.namespace && c.action == cap.action)
+        })
+        .cloned()
+        .collect()
+}
+
+/// Decides one client message. Only `tools/call` requests and notifications are intercepted;
+/// for an authorized call the spend is recorded in `tracker` before returning, so concurrent
+/// calls are charged at authorization (D32).
+pub fn decide_call(
+    request: &Value,
+    config: &McpConfig,
+    tracker: &mut BudgetTracker,
+    now: &str,
+) -> CallDecision {
+    if request.get("method").and_then(Value::as_str) != Some("tools/call") {
+        return CallDecision::PassThrough;
+    }
+    let id = request.get("id").cloned();
+    let deny = |data: Value| match &id {
+        Some(id) => CallDecision::Deny {
+            response: denial_response(id, data),
+        },
+        None => CallDecision::Drop { data },
+    };
+    let params = request.get("params").and_then(Value::as_object);
+    let Some(envelope) = params.and_then(|p| p.get("_delegateos")) else {
+        if config.strict {
+            return deny(malformed("missing _delegateos"));
+        }
+        return CallDecision::PassThrough;
+    };
+    let envelope = match parse_envelope(envelope) {
+        Ok(e) => e,
+        Err(data) => return deny(data),
+    };
+    let dct = SerializedDct {
+        token: envelope.dct.clone(),
+        format: envelope.format.clone(),
+    };
+    let scope = match evaluate_for_roots(&dct, config, tracker, now) {
+        Ok(s) => s,
+        Err(d) => return deny(d.to_json()),
+    };
+    if let Some(id) = &envelope.delegation_id {
+        if *id != scope.delegation_id {
+            return deny(malformed(
+                "_delegateos.delegationId differs from the token's delegationId",
+            ));
+        }
+    }
+    if let Some(id) = &envelope.contract_id {
+        if *id != scope.contract_id {
+            return deny(malformed(
+                "_delegateos.contractId differs from the token's contractId",
+            ));
+        }
+    }
+    let name = params
+        .and_then(|p| p.get("name"))
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let Some(cap) = config.tools.get(name) else {
+        return deny(json!({
+            "type": "capability_not_granted",
+            "detail": format!("tool {name:?} is not in the tool capability map"),
+            "tool": name,
+            "granted": granted_json(&scope),
+        }));
+    };
+    let Some(resource) = extract_resource(
+        cap.resource.as_ref(),
+        params.and_then(|p| p.get("arguments")),
+    ) else {
+        return deny(json!({
+            "type": "capability_not_granted",
+            "detail": "the resource argument is missing or not a string",
+            "requested": {"namespace": cap.namespace, "action": cap.action, "resource": Value::Null},
+            "granted": granted_json(&scope),
+        }));
+    };
+    // Step 7, with the reference's glob semantics.
+    let granted = scope
+        .capabilities
+        .iter()
+        .any(|c| glob::capability_matches(c, &cap.namespace, &cap.action, &resource));
+    if !granted {
+        let denial = Denial::CapabilityNotGranted {
+            requested: Capability::new(&cap.namespace, &cap.action, &resource),
+            granted: scope.capabilities.clone(),
+        };
+        return deny(denial.to_json());
+    }
+    let spend = cap.spend.unwrap_or(config.spend_per_call);
+    tracker.record_spend(&scope.delegation_id, spend);
+    let mut stripped = request.clone();
+    if let Some(p) = stripped.get_mut("params").and_then(Value::as_object_mut) {
+        p.remove("_delegateos");
+    }
+    CallDecision::Forward {
+        request: stripped,
+        delegation_id: scope.delegation_id,
+        spend,
+    }
+}
+
+/// Why [`strip_delegateos_raw`] refused a line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RawError {
+    /// Not a single JSON object.
+    NotAnObject,
+    /// The top-level object or its `params` has a duplicate member name; parsers disagree on
+    /// which one wins, so such a `tools/call` must not be forwarded.
+    DuplicateKey,
+}
+
+/// Removes every `_delegateos` member from the top-level `params` object of a raw JSON-RPC
+/// line, keeping every other byte of every other member (so `arguments` stay byte-identical).
+/// Whitespace between the members of `params` is normalised away. Rejects duplicate member
+/// names at the top level and inside `params`.
+pub fn strip_delegateos_raw(line: &[u8]) -> Result<Vec<u8>, RawError> {
+    let top = object_members(line, skip_ws(line, 0)).ok_or(RawError::NotAnObject)?;
+    if line[top.end..].iter().any(|b| !is_ws(*b)) {
+        return Err(RawError::NotAnObject);
+    }
+    check_unique(line, &top.members)?;
+    let mut out = Vec::with_capacity(line.len());
+    let mut cursor = 0;
+    for m in &top.members {
+        if m.key != "params" || line.get(m.value_start) != Some(&b'{') {
+            continue;
+        }
+        let params = object_members(line, m.value_start).ok_or(RawError::NotAnObject)?;
+        check_unique(line, &params.members)?;
+        out.extend_from_slice(&line[cursor..m.value_start]);
+        out.push(b'{');
+        let kept: Vec<&[u8]> = params
+            .members
+            .iter()
+            .filter(|pm| pm.key != "_delegateos")
+            .map(|pm| &line[pm.key_start..pm.value_end])
+            .collect();
+        out.extend_from_slice(&kept.join(&b","[..]));
+        out.push(b'}');
+        cursor = m.value_end;
+    }
+    out.extend_from_slice(&line[cursor..]);
+    Ok(out)
+}
+
+struct Member {
+    key: String,
+    key_start: usize,
+    value_start: usize,
+    value_end: usize,
+}
+
+struct Object {
+    members: Vec<Member>,
+    end: usize,
+}
+
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | b'\n')
+}
+
+fn skip_ws(s: &[u8], mut i: usize) -> usize {
+    while i < s.len() && is_ws(s[i]) {
+        i += 1;
+    }
+    i
+}
+
+fn check_unique(line: &[u8], members: &[Member]) -> Result<(), RawError> {
+    let _ = line;
+    let mut seen = std::collections::BTreeSet::new();
+    for m in members {
+        if !seen.insert(m.key.as_str()) {
+            return Err(RawError::DuplicateKey);
+        }
+    }
+    Ok(())
+}
+
+/// End (exclusive) of the JSON string starting at `i` (which must be `"`).
+fn scan_string(s: &[u8], i: usize) -> Option<usize> {
+    if s.get(i) != Some(&b'"') {
+        return None;
+    }
+    let mut j = i + 1;
+    while j < s.len() {
+        match s[j] {
+            b'\\' => j += 2,
+            b'"' => return Some(j + 1),
+            _ => j += 1,
+        }
+    }
+    None
+}
+
+/// End (exclusive) of the JSON value starting at `i`. Iterative, so deep nesting cannot
+/// overflow the stack.
+fn scan_value(s: &[u8], i: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut j = i;
+    loop {
+        j = skip_ws(s, j);
+        let c = *s.get(j)?;
+        match c {
+            b'"' => j = scan_string(s, j)?,
+            b'{' | b'[' => {
+                depth += 1;
+                j += 1;
+            }
+            b'}' | b']' => {
+                depth = depth.checked_sub(1)?;
+                j += 1;
+            }
+            b',' | b':' if depth > 0 => j += 1,
+            _ => {
+                let start = j;
+                while j < s.len() && !matches!(s[j], b',' | b']' | b'}' | b':') && !is_ws(s[j]) {
+                    j += 1;
+                }
+                if j == start {
+                    return None;
+                }
+            }
+        }
+        if depth == 0 {
+            return Some(j);
+        }
+    }
+}
+
+fn object_members(s: &[u8], start: usize) -> Option<Object> {
+    if s.get(start) != Some(&b'{') {
+        return None;
+    }
+    let mut members = Vec::new();
+    let mut i = skip_ws(s, start + 1);
+    if s.get(i) == Some(&b'}') {
+        return Some(Object {
+            members,
+            end: i + 1,
+        });
+    }
+    loop {
+        let key_start = i;
+        let key_end = scan_string(s, key_start)?;
+        let key: String = serde_json::from_slice(&s[key_start..key_end]).ok()?;
+        i = skip_ws(s, key_end);
+        if s.get(i) != Some(&b':') {
+            return None;
+        }
+        let value_start = skip_ws(s, i + 1);
+        let value_end = scan_value(s, value_start)?;
+        members.push(Member {
+            key,
+            key_start,
+            value_start,
+            value_end,
+        });
+        i = skip_ws(s, value_end);
+        match s.get(i) {
+            Some(b',') => i = skip_ws(s, i + 1),
+            Some(b'}') => {
+                return Some(Object {
+                    members,
+                    end: i + 1,
+                })
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// Convenience for callers holding a parsed request: the `params` object, if any.
+pub fn params_of(request: &Value) -> Option<&Map<String, Value>> {
+    request.get("params").and_then(Value::as_object)
+}

@@ -1,0 +1,467 @@
+//! The reference DelegateOS stdio proxy (`delegateos-reference-proxy`).
+//!
+//! It owns the I/O around the pure decisions of `delegateos_reference::mcp`: spawning the
+//! upstream in its own process group, relaying lines in both directions, filtering
+//! `tools/list` pages, answering denials locally, and the shutdown rules of
+//! `spec/mcp-proxy.md` (client EOF, SIGTERM, upstream crash). Every line that is not
+//! intercepted is forwarded byte-for-byte; ids are never rewritten.
+//!
+//! Threads: the main thread reads the client and writes the upstream; one thread reads the
+//! upstream and writes the client; one thread waits for signals. Spend is checked and recorded
+//! on the main thread at authorization, so concurrent calls are charged in arrival order.
+
+use std::collections::{BTreeMap, HashSet};
+use std::io::{self, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use delegateos_reference::mcp::{self as plugin, BudgetTracker, CallDecision, McpConfig, RawError};
+use delegateos_reference::revocation::{RevocationEntry, RevocationList};
+use delegateos_reference::token::SerializedDct;
+
+use super::config::LaunchConfig;
+use super::wire::{self, id_key, Line, MAX_LINE};
+
+/// Exit status after an upstream crash.
+pub const EXIT_UPSTREAM_GONE: i32 = 1;
+/// Exit status for a bad configuration or an upstream that cannot be started.
+pub const EXIT_CONFIG: i32 = 78;
+/// How long the proxy waits for the upstream to exit after closing its stdin.
+pub const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
+
+/// Deliberate defects, used only to prove that the suite catches them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fault {
+    /// Forward authorized calls without removing `_delegateos`.
+    NoStrip,
+    /// Forward denied calls to the upstream instead of answering them.
+    ForwardDenied,
+    /// Relay `tools/list` unfiltered.
+    NoFilter,
+}
+
+impl Fault {
+    /// Parses a `--fault` value.
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "no-strip" => Some(Self::NoStrip),
+            "forward-denied" => Some(Self::ForwardDenied),
+            "no-filter" => Some(Self::NoFilter),
+            _ => None,
+        }
+    }
+}
+
+/// Command-line options of the proxy.
+#[derive(Debug, Clone)]
+pub struct ProxyOptions {
+    /// Path of the launch config.
+    pub config: PathBuf,
+    /// Force strict mode regardless of the config.
+    pub strict: bool,
+    /// A deliberate defect (tests only).
+    pub fault: Option<Fault>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn log(msg: &str) {
+    let _ = writeln!(io::stderr(), "delegateos-reference-proxy: {msg}");
+}
+
+/// The current time in the RFC 3339 profile of decision D5.
+pub fn now_rfc3339() -> String {
+    time::OffsetDateTime::now_utc()
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default()
+}
+
+/// Loads a launch config file into the plugin configuration.
+pub fn load_config(
+    path: &PathBuf,
+    force_strict: bool,
+) -> Result<(McpConfig, LaunchConfig), String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let launch: LaunchConfig =
+        serde_json::from_slice(&bytes).map_err(|e| format!("invalid launch config: {e}"))?;
+    let mut revocations = RevocationList::new();
+    for entry in &launch.revocations {
+        let entry: RevocationEntry = serde_json::from_value(entry.clone())
+            .map_err(|e| format!("invalid revocation entry: {e}"))?;
+        revocations
+            .add(entry)
+            .map_err(|e| format!("revocation entry refused: {e:?}"))?;
+    }
+    let session_token = match &launch.session_token {
+        None => None,
+        Some(v) => Some(
+            serde_json::from_value::<SerializedDct>(v.clone())
+                .map_err(|e| format!("invalid sessionToken: {e}"))?,
+        ),
+    };
+    let config = McpConfig {
+        trusted_roots: launch.trusted_roots.clone(),
+        tools: launch.tools.clone(),
+        revocations,
+        spend_per_call: launch.spend_per_call,
+        strict: launch.strict || force_strict,
+        session_token,
+    };
+    Ok((config, launch))
+}
+
+#[derive(Debug, Default)]
+struct Pending {
+    /// Requests forwarded upstream and not yet answered: id key → id.
+    inflight: BTreeMap<String, Value>,
+    /// Ids of in-flight `tools/list` requests, whose results are filtered.
+    lists: HashSet<String>,
+}
+
+#[derive(Debug)]
+struct Shared {
+    config: McpConfig,
+    tracker: Mutex<BudgetTracker>,
+    pending: Mutex<Pending>,
+    client_out: Mutex<io::Stdout>,
+    child: Mutex<Child>,
+    shutting_down: AtomicBool,
+    fault: Option<Fault>,
+}
+
+impl Shared {
+    fn to_client(&self, bytes: &[u8]) {
+        let mut out = lock(&self.client_out);
+        if wire::write_line(&mut *out, bytes).is_err() {
+            // The client is gone: nothing more can be delivered.
+            self.shutting_down.store(true, Ordering::SeqCst);
+        }
+    }
+
+    fn to_client_json(&self, msg: &Value) {
+        self.to_client(serde_json::to_string(msg).unwrap_or_default().as_bytes());
+    }
+
+    /// Terminates the upstream's process group: SIGTERM, a short grace, then SIGKILL.
+    fn terminate_upstream(&self, grace: Duration) -> Option<i32> {
+        let mut child = lock(&self.child);
+        if let Ok(Some(status)) = child.try_wait() {
+            return status.code();
+        }
+        let pid = rustix::process::Pid::from_raw(i32::try_from(child.id()).unwrap_or(0));
+        if let Some(pid) = pid {
+            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::TERM);
+        }
+        let deadline = Instant::now() + grace;
+        while Instant::now() < deadline {
+            if let Ok(Some(status)) = child.try_wait() {
+                return status.code();
+            }
+            thread::sleep(Duration::from_millis(10));
+        }
+        if let Some(pid) = pid {
+            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+        }
+        let _ = child.kill();
+        child.wait().ok().and_then(|s| s.code())
+    }
+
+    /// Waits up to `grace` for the upstream to exit by itself.
+    fn wait_upstream(&self, grace: Duration) -> bool {
+        let deadline = Instant::now() + grace;
+        loop {
+            if let Ok(Some(_)) = lock(&self.child).try_wait() {
+                return true;
+            }
+            if Instant::now() >= deadline {
+                return false;
+            }
+            thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+/// Runs the proxy until the client closes stdin (exit 0), a signal arrives (128 + signal),
+/// or the upstream dies (exit [`EXIT_UPSTREAM_GONE`]).
+pub fn run_proxy(opts: &ProxyOptions) -> i32 {
+    let (config, launch) = match load_config(&opts.config, opts.strict) {
+        Ok(c) => c,
+        Err(e) => {
+            log(&e);
+            return EXIT_CONFIG;
+        }
+    };
+    let mut command = Command::new(&launch.upstream.command);
+    command
+        .args(&launch.upstream.args)
+        .envs(&launch.upstream.env)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit());
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    let mut child = match command.spawn() {
+        Ok(c) => c,
+        Err(e) => {
+            log(&format!(
+                "cannot start upstream {}: {e}",
+                launch.upstream.command
+            ));
+            return EXIT_CONFIG;
+        }
+    };
+    let (Some(upstream_in), Some(upstream_out)) = (child.stdin.take(), child.stdout.take()) else {
+        log("upstream pipes unavailable");
+        let _ = child.kill();
+        let _ = child.wait();
+        return EXIT_CONFIG;
+    };
+    let shared = Arc::new(Shared {
+        config,
+        tracker: Mutex::new(BudgetTracker::new()),
+        pending: Mutex::new(Pending::default()),
+        client_out: Mutex::new(io::stdout()),
+        child: Mutex::new(child),
+        shutting_down: AtomicBool::new(false),
+        fault: opts.fault,
+    });
+    spawn_signal_thread(Arc::clone(&shared));
+    let (done_tx, done_rx) = mpsc::channel::<()>();
+    {
+        let shared = Arc::clone(&shared);
+        thread::spawn(move || {
+            relay_upstream(&shared, upstream_out);
+            let _ = done_tx.send(());
+        });
+    }
+    client_loop(&shared, upstream_in);
+    // Client EOF: the upstream's stdin is closed (dropped above); give it a grace period,
+    // then terminate its process group, then let the relay thread flush what it read.
+    shared.shutting_down.store(true, Ordering::SeqCst);
+    if !shared.wait_upstream(SHUTDOWN_GRACE) {
+        log("upstream did not exit after stdin EOF; terminating it");
+        shared.terminate_upstream(Duration::from_millis(500));
+    }
+    let _ = done_rx.recv_timeout(Duration::from_secs(1));
+    let _ = lock(&shared.client_out).flush();
+    0
+}
+
+fn spawn_signal_thread(shared: Arc<Shared>) {
+    use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    let mut signals = match signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP]) {
+        Ok(s) => s,
+        Err(e) => {
+            log(&format!("cannot install signal handlers: {e}"));
+            return;
+        }
+    };
+    thread::spawn(move || {
+        if let Some(sig) = signals.forever().next() {
+            shared.shutting_down.store(true, Ordering::SeqCst);
+            shared.terminate_upstream(Duration::from_millis(500));
+            let _ = lock(&shared.client_out).flush();
+            std::process::exit(128 + sig);
+        }
+    });
+}
+
+fn invalid_request(id: Value, message: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32600, "message": message}})
+}
+
+/// Reads client lines until EOF, forwarding or answering each.
+fn client_loop(shared: &Shared, upstream_in: ChildStdin) {
+    let mut upstream = Some(upstream_in);
+    let mut stdin = BufReader::with_capacity(1 << 16, io::stdin());
+    loop {
+        let bytes = match wire::read_line(&mut stdin, MAX_LINE) {
+            Ok(Line::Data(b)) => b,
+            Ok(Line::TooLong) => {
+                shared.to_client_json(&invalid_request(Value::Null, "Message too large"));
+                continue;
+            }
+            Ok(Line::Eof) | Err(_) => break,
+        };
+        if bytes.iter().all(|b| wire_ws(*b)) {
+            continue;
+        }
+        let msg: Value = match serde_json::from_slice(&bytes) {
+            Ok(v) => v,
+            Err(_) => {
+                shared.to_client_json(&json!({"jsonrpc": "2.0", "id": null,
+                    "error": {"code": -32700, "message": "Parse error"}}));
+                continue;
+            }
+        };
+        let Some(obj) = msg.as_object() else {
+            let why = if msg.is_array() {
+                "Batches are not supported"
+            } else {
+                "Invalid Request"
+            };
+            shared.to_client_json(&invalid_request(Value::Null, why));
+            continue;
+        };
+        let id = obj.get("id").cloned();
+        let method = obj.get("method").and_then(Value::as_str);
+        let is_response = method.is_none()
+            && id.is_some()
+            && (obj.contains_key("result") || obj.contains_key("error"));
+        if method.is_none() && !is_response {
+            let id = match id {
+                Some(v @ (Value::String(_) | Value::Number(_))) => v,
+                _ => Value::Null,
+            };
+            shared.to_client_json(&invalid_request(id, "Invalid Request"));
+            continue;
+        }
+        let forward = match method {
+            Some("tools/call") => decide(shared, &msg, &bytes),
+            Some("tools/list") => {
+                if let Some(id) = &id {
+                    lock(&shared.pending).lists.insert(id_key(id));
+                }
+                Some(bytes)
+            }
+            _ => Some(bytes),
+        };
+        let Some(line) = forward else { continue };
+        if method.is_some() {
+            if let Some(id) = &id {
+                lock(&shared.pending)
+                    .inflight
+                    .insert(id_key(id), id.clone());
+            }
+        }
+        if let Some(up) = upstream.as_mut() {
+            if wire::write_line(up, &line).is_err() {
+                log("upstream stdin closed");
+                upstream = None;
+            }
+        }
+    }
+    drop(upstream);
+}
+
+fn wire_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | b'\n')
+}
+
+/// Handles a `tools/call`: returns the bytes to forward, or `None` when answered locally.
+fn decide(shared: &Shared, msg: &Value, raw: &[u8]) -> Option<Vec<u8>> {
+    let stripped = match plugin::strip_delegateos_raw(raw) {
+        Ok(s) => s,
+        Err(RawError::DuplicateKey) => {
+            if let Some(id) = msg.get("id") {
+                shared.to_client_json(&invalid_request(id.clone(), "Duplicate member names"));
+            }
+            return None;
+        }
+        Err(RawError::NotAnObject) => raw.to_vec(),
+    };
+    let decision = {
+        let mut tracker = lock(&shared.tracker);
+        plugin::decide_call(msg, &shared.config, &mut tracker, &now_rfc3339())
+    };
+    match decision {
+        CallDecision::PassThrough => Some(raw.to_vec()),
+        CallDecision::Forward { .. } if shared.fault == Some(Fault::NoStrip) => Some(raw.to_vec()),
+        CallDecision::Forward { .. } => Some(stripped),
+        CallDecision::Deny { .. } | CallDecision::Drop { .. }
+            if shared.fault == Some(Fault::ForwardDenied) =>
+        {
+            Some(stripped)
+        }
+        CallDecision::Deny { response } => {
+            shared.to_client_json(&response);
+            None
+        }
+        CallDecision::Drop { data } => {
+            log(&format!("dropped a denied tools/call notification: {data}"));
+            None
+        }
+    }
+}
+
+/// Relays upstream lines to the client until the upstream's stdout closes.
+fn relay_upstream(shared: &Shared, upstream_out: ChildStdout) {
+    let mut reader = BufReader::with_capacity(1 << 16, upstream_out);
+    loop {
+        match wire::read_line(&mut reader, MAX_LINE) {
+            Ok(Line::Data(bytes)) => relay_one(shared, bytes),
+            Ok(Line::TooLong) => log("dropped an oversized upstream line"),
+            Ok(Line::Eof) | Err(_) => break,
+        }
+    }
+    if shared.shutting_down.load(Ordering::SeqCst) {
+        return;
+    }
+    // The upstream closed its stdout on its own: it crashed or quit. Every in-flight request
+    // gets an error, then the proxy exits (no restart, decision D32).
+    let code = if shared.wait_upstream(Duration::from_secs(1)) {
+        shared.terminate_upstream(Duration::from_millis(0))
+    } else {
+        shared.terminate_upstream(Duration::from_millis(200))
+    };
+    let inflight: Vec<Value> = std::mem::take(&mut lock(&shared.pending).inflight)
+        .into_values()
+        .collect();
+    log(&format!(
+        "upstream exited (status {code:?}); failing {} in-flight request(s)",
+        inflight.len()
+    ));
+    for id in inflight {
+        shared.to_client_json(&json!({"jsonrpc": "2.0", "id": id, "error": {
+            "code": -32603, "message": "Upstream MCP server exited",
+            "data": {"type": "upstream_exited", "exitCode": code}}}));
+    }
+    let _ = lock(&shared.client_out).flush();
+    std::process::exit(EXIT_UPSTREAM_GONE);
+}
+
+fn relay_one(shared: &Shared, bytes: Vec<u8>) {
+    let Ok(mut msg) = serde_json::from_slice::<Value>(&bytes) else {
+        log("dropped a non-JSON upstream line");
+        return;
+    };
+    let is_response = msg.get("method").is_none();
+    let Some(id) = msg.get("id").cloned().filter(|_| is_response) else {
+        shared.to_client(&bytes);
+        return;
+    };
+    let key = id_key(&id);
+    let is_list = {
+        let mut pending = lock(&shared.pending);
+        pending.inflight.remove(&key);
+        pending.lists.remove(&key)
+    };
+    if !is_list || shared.fault == Some(Fault::NoFilter) {
+        shared.to_client(&bytes);
+        return;
+    }
+    let Some(tools) = msg
+        .pointer("/result/tools")
+        .and_then(Value::as_array)
+        .cloned()
+    else {
+        shared.to_client(&bytes);
+        return;
+    };
+    let filtered = {
+        let tracker = lock(&shared.tracker);
+        plugin::filter_tools(&tools, &shared.config, &tracker, &now_rfc3339())
+    };
+    if let Some(slot) = msg.pointer_mut("/result/tools") {
+        *slot = Value::Array(filtered);
+    }
+    shared.to_client_json(&msg);
+}
