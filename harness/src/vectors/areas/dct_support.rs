@@ -1,0 +1,421 @@
+//! Token-construction toolkit shared by the `dct` area generators (`dct.rs`, `dct_attacks.rs`).
+//!
+//! The rule every negative case follows: start from a valid [`Chain`], change ONE thing, and
+//! re-sign with the right key ([`Chain::signed`] signs each block with the key of the principal
+//! the block names: `authority.issuer`, then each `attenuator`), so only the intended check can
+//! fail. Deliberately mis-signed tokens are built with [`Chain::signatures`] +
+//! [`Chain::token_with`] (or the raw [`encode_value`] / [`encode_bytes`] for step-1 faults).
+//!
+//! Nothing here decides a verdict: expected outputs are written by the case author from the
+//! construction and the spec ([`Scope`] only spells an `AuthorizedScope` object).
+
+use serde_json::{json, Value};
+
+use delegateos_reference::attenuate::{assemble, sign_attenuation, sign_authority};
+use delegateos_reference::canonical::canonicalize;
+use delegateos_reference::encoding::b64u_encode;
+use delegateos_reference::revocation::{create_entry, RevocationEntry, Scope as RevScope};
+use delegateos_reference::token::{
+    canonical_of, encode, revocation_id_of_block, Attenuation, Authority, Capability,
+    SignedJsonToken, TokenSignature, FORMAT, ROOT_PARENT_DELEGATION_ID,
+};
+
+use crate::vectors::keys::{Key, Keys};
+
+/// Default `issuedAt` of the root.
+pub const ISSUED_AT: &str = "2026-03-01T00:00:00Z";
+/// Default root `expiresAt`.
+pub const EXPIRES_AT: &str = "2026-03-01T12:00:00Z";
+/// Default verification time (two hours before [`EXPIRES_AT`]).
+pub const NOW: &str = "2026-03-01T10:00:00Z";
+/// Default root budget (microcents).
+pub const BUDGET: u64 = 1_000_000;
+/// Default root `maxChainDepth` (absolute, D4).
+pub const MAX_DEPTH: u64 = 8;
+/// Default root contract id.
+pub const CONTRACT: &str = "ct_00000000c0de";
+/// Default root delegation id.
+pub const DELEGATION: &str = "del_000000000001";
+
+/// `ct_` + 12 lowercase hex of `n`.
+pub fn ct(n: u64) -> String {
+    format!("ct_{n:012x}")
+}
+
+/// `del_` + 12 lowercase hex of `n`.
+pub fn del(n: u64) -> String {
+    format!("del_{n:012x}")
+}
+
+/// A capability.
+pub fn cap(namespace: &str, action: &str, resource: &str) -> Capability {
+    Capability::new(namespace, action, resource)
+}
+
+/// The default root capabilities: `docs:read:/project/**`, `docs:write:/project/drafts/*`,
+/// `web:search:*`.
+pub fn default_caps() -> Vec<Capability> {
+    vec![
+        cap("docs", "read", "/project/**"),
+        cap("docs", "write", "/project/drafts/*"),
+        cap("web", "search", "*"),
+    ]
+}
+
+/// Capabilities as a JSON array.
+pub fn caps_json(caps: &[Capability]) -> Value {
+    serde_json::to_value(caps).unwrap_or(Value::Null)
+}
+
+/// The delegatee principals in chain order: alice, bob, carol, dave, agent5 … agent9.
+pub fn delegatees(keys: &Keys) -> Vec<Key> {
+    let mut out = vec![
+        keys.alice.clone(),
+        keys.bob.clone(),
+        keys.carol.clone(),
+        keys.dave.clone(),
+    ];
+    out.extend(keys.agents.iter().cloned());
+    out
+}
+
+/// A token under construction: the authority, the attenuations, and the key set used to sign
+/// each block with the key its signer field names.
+#[derive(Debug, Clone)]
+pub struct Chain {
+    /// The root block.
+    pub authority: Authority,
+    /// The narrowing blocks.
+    pub attenuations: Vec<Attenuation>,
+    keys: Keys,
+}
+
+impl Chain {
+    /// The default root token: issuer `root`, delegatee `alice`, [`default_caps`], contract
+    /// [`CONTRACT`], delegation [`DELEGATION`], chainDepth 0, maxChainDepth [`MAX_DEPTH`],
+    /// budget [`BUDGET`], expiry [`EXPIRES_AT`], issued [`ISSUED_AT`].
+    pub fn root(keys: &Keys) -> Self {
+        Self {
+            authority: Authority {
+                issuer: keys.root.principal.clone(),
+                delegatee: keys.alice.principal.clone(),
+                capabilities: default_caps(),
+                contract_id: CONTRACT.to_owned(),
+                delegation_id: DELEGATION.to_owned(),
+                parent_delegation_id: ROOT_PARENT_DELEGATION_ID.to_owned(),
+                chain_depth: 0,
+                max_chain_depth: MAX_DEPTH,
+                max_budget_microcents: BUDGET,
+                expires_at: EXPIRES_AT.to_owned(),
+                issued_at: ISSUED_AT.to_owned(),
+            },
+            attenuations: Vec::new(),
+            keys: keys.clone(),
+        }
+    }
+
+    /// Changes the authority (builder style).
+    pub fn with_authority(mut self, f: impl FnOnce(&mut Authority)) -> Self {
+        f(&mut self.authority);
+        self
+    }
+
+    /// Sets the root capabilities.
+    pub fn caps(self, caps: Vec<Capability>) -> Self {
+        self.with_authority(|a| a.capabilities = caps)
+    }
+
+    /// The current delegatee (last attenuation's, or the authority's).
+    pub fn current_delegatee(&self) -> String {
+        self.attenuations
+            .last()
+            .map_or_else(|| self.authority.delegatee.clone(), |a| a.delegatee.clone())
+    }
+
+    /// Appends an attenuation by the current delegatee to `to`, with delegation id
+    /// `del(0x100 + i)` and contract id `ct(0x100 + i)` (i = its index), no optional
+    /// restriction; `f` then sets restrictions (or changes anything).
+    pub fn delegate(mut self, to: &Key, f: impl FnOnce(&mut Attenuation)) -> Self {
+        let i = self.attenuations.len() as u64;
+        let mut att = Attenuation {
+            attenuator: self.current_delegatee(),
+            delegatee: to.principal.clone(),
+            delegation_id: del(0x100 + i),
+            contract_id: ct(0x100 + i),
+            allowed_capabilities: None,
+            max_budget_microcents: None,
+            expires_at: None,
+            max_chain_depth: None,
+        };
+        f(&mut att);
+        self.attenuations.push(att);
+        self
+    }
+
+    /// Appends `n` unrestricted attenuations along [`delegatees`] (alice → bob → carol …),
+    /// continuing from the current length.
+    pub fn delegate_n(mut self, n: usize) -> Self {
+        let ds = delegatees(&self.keys);
+        for _ in 0..n {
+            let next = ds
+                .get(self.attenuations.len() + 1)
+                .cloned()
+                .unwrap_or_else(|| self.keys.mallory.clone());
+            self = self.delegate(&next, |_| {});
+        }
+        self
+    }
+
+    /// Changes attenuation `i` (builder style); out-of-range indices are ignored.
+    pub fn with_attenuation(mut self, i: usize, f: impl FnOnce(&mut Attenuation)) -> Self {
+        if let Some(a) = self.attenuations.get_mut(i) {
+            f(a);
+        }
+        self
+    }
+
+    /// The key whose principal is `principal` (falls back to `mallory`, whose signature then
+    /// does not verify under the unknown principal).
+    pub fn key_of(&self, principal: &str) -> Key {
+        self.keys
+            .all()
+            .iter()
+            .find(|k| k.principal == principal)
+            .map_or_else(|| self.keys.mallory.clone(), |k| (*k).clone())
+    }
+
+    /// The correct signatures: the authority by the key of `authority.issuer`, attenuation i
+    /// by the key of `attenuations[i].attenuator` over the prefix including i (D16).
+    pub fn signatures(&self) -> Vec<TokenSignature> {
+        let mut out = vec![sign_authority(
+            &self.key_of(&self.authority.issuer).keypair(),
+            &self.authority,
+        )];
+        for i in 0..self.attenuations.len() {
+            let signer = self.key_of(&self.attenuations[i].attenuator);
+            out.push(sign_attenuation(
+                &signer.keypair(),
+                &self.authority,
+                &self.attenuations[..=i],
+            ));
+        }
+        out
+    }
+
+    /// The correctly signed token.
+    pub fn signed(&self) -> SignedJsonToken {
+        self.token_with(self.signatures())
+    }
+
+    /// The token with the given signature entries (for forgeries).
+    pub fn token_with(&self, signatures: Vec<TokenSignature>) -> SignedJsonToken {
+        assemble(
+            self.authority.clone(),
+            self.attenuations.clone(),
+            signatures,
+        )
+    }
+
+    /// The correctly signed token as a SerializedDCT JSON value `{token, format}`.
+    pub fn serialized(&self) -> Value {
+        serialized(&self.signed())
+    }
+
+    /// The token string (`token` member of [`Chain::serialized`]).
+    pub fn token_string(&self) -> String {
+        encode(&self.signed()).token
+    }
+
+    /// The correctly signed token as a JSON object (the decoded SignedJSONToken).
+    pub fn decoded(&self) -> Value {
+        serde_json::to_value(self.signed()).unwrap_or(Value::Null)
+    }
+
+    /// Revocation ids: authority first, then each attenuation (§3.5).
+    pub fn revocation_ids(&self) -> Vec<String> {
+        let mut out = vec![revocation_id_of_block(&self.authority)];
+        out.extend(self.attenuations.iter().map(revocation_id_of_block));
+        out
+    }
+
+    /// Last delegation id in the chain.
+    pub fn last_delegation_id(&self) -> String {
+        self.attenuations.last().map_or_else(
+            || self.authority.delegation_id.clone(),
+            |a| a.delegation_id.clone(),
+        )
+    }
+
+    /// Last contract id in the chain.
+    pub fn last_contract_id(&self) -> String {
+        self.attenuations.last().map_or_else(
+            || self.authority.contract_id.clone(),
+            |a| a.contract_id.clone(),
+        )
+    }
+}
+
+/// `{token, format}` of a token (base64url of its canonical JSON).
+pub fn serialized(token: &SignedJsonToken) -> Value {
+    let s = encode(token);
+    json!({ "token": s.token, "format": s.format })
+}
+
+/// `{token, format}` of an arbitrary JSON value, canonicalized (for step-1 faults built by
+/// editing the decoded token as JSON).
+pub fn encode_value(value: &Value) -> Value {
+    let text = canonicalize(value).unwrap_or_default();
+    encode_bytes(text.as_bytes())
+}
+
+/// `{token, format}` of arbitrary decoded bytes (non-canonical JSON, BOMs, …).
+pub fn encode_bytes(bytes: &[u8]) -> Value {
+    json!({ "token": b64u_encode(bytes), "format": FORMAT })
+}
+
+/// The canonical JSON text of a token (what `token` encodes).
+pub fn canonical_text(token: &SignedJsonToken) -> String {
+    canonical_of(token)
+}
+
+/// A revocation entry for `revocation_id` signed by `revoker`, as JSON.
+pub fn revocation_entry(revoker: &Key, revocation_id: &str, chain_scope: bool) -> Value {
+    let scope = if chain_scope {
+        RevScope::Chain
+    } else {
+        RevScope::Block
+    };
+    entry_json(&create_entry(
+        &revoker.keypair(),
+        revocation_id,
+        "2026-03-01T09:00:00Z",
+        scope,
+    ))
+}
+
+/// An entry as JSON.
+pub fn entry_json(entry: &RevocationEntry) -> Value {
+    serde_json::to_value(entry).unwrap_or(Value::Null)
+}
+
+/// The verification context of `dct.verify`: defaults are namespace `docs`, action `read`,
+/// resource `/project/readme.md`, now [`NOW`], spent 0, root key `root`, no revocations.
+#[derive(Debug, Clone)]
+pub struct Ctx {
+    /// Requested namespace.
+    pub namespace: String,
+    /// Requested action.
+    pub action: String,
+    /// Requested resource.
+    pub resource: String,
+    /// `now` (any JSON value, so malformed inputs can be written).
+    pub now: Value,
+    /// `spentMicrocents`.
+    pub spent: Value,
+    /// `rootPublicKey`.
+    pub root: String,
+    /// Revocation entries.
+    pub revocations: Vec<Value>,
+}
+
+impl Ctx {
+    /// The default context.
+    pub fn new(keys: &Keys) -> Self {
+        Self {
+            namespace: "docs".into(),
+            action: "read".into(),
+            resource: "/project/readme.md".into(),
+            now: json!(NOW),
+            spent: json!(0),
+            root: keys.root.principal.clone(),
+            revocations: Vec::new(),
+        }
+    }
+
+    /// Sets namespace, action and resource.
+    pub fn request(mut self, namespace: &str, action: &str, resource: &str) -> Self {
+        self.namespace = namespace.into();
+        self.action = action.into();
+        self.resource = resource.into();
+        self
+    }
+
+    /// Sets the requested resource.
+    pub fn resource(mut self, resource: &str) -> Self {
+        self.resource = resource.into();
+        self
+    }
+
+    /// Sets `now`.
+    pub fn now(mut self, now: &str) -> Self {
+        self.now = json!(now);
+        self
+    }
+
+    /// Sets `spentMicrocents`.
+    pub fn spent(mut self, spent: u64) -> Self {
+        self.spent = json!(spent);
+        self
+    }
+
+    /// Sets `rootPublicKey`.
+    pub fn root(mut self, root: &str) -> Self {
+        self.root = root.into();
+        self
+    }
+
+    /// Adds a revocation entry.
+    pub fn revoke(mut self, entry: Value) -> Self {
+        self.revocations.push(entry);
+        self
+    }
+
+    /// The `context` object.
+    pub fn to_json(&self) -> Value {
+        json!({
+            "namespace": self.namespace,
+            "action": self.action,
+            "resource": self.resource,
+            "now": self.now,
+            "spentMicrocents": self.spent,
+            "rootPublicKey": self.root,
+            "revocations": self.revocations,
+        })
+    }
+}
+
+/// The input of `dct.verify`.
+pub fn verify_input(token: Value, ctx: &Ctx) -> Value {
+    json!({ "token": token, "context": ctx.to_json() })
+}
+
+/// An expected `AuthorizedScope`, spelled out by the case author.
+#[derive(Debug, Clone)]
+pub struct Scope {
+    /// Effective capabilities.
+    pub capabilities: Vec<Capability>,
+    /// Effective budget − spent.
+    pub remaining: u64,
+    /// authority.chainDepth + attenuations.
+    pub chain_depth: u64,
+    /// Remaining depth after the last block (D4).
+    pub max_chain_depth: u64,
+    /// Last contract id.
+    pub contract_id: String,
+    /// Last delegation id.
+    pub delegation_id: String,
+}
+
+impl Scope {
+    /// The `{scope: {...}}` output object of `dct.verify`.
+    pub fn output(&self) -> Value {
+        json!({ "scope": {
+            "capabilities": caps_json(&self.capabilities),
+            "remainingBudgetMicrocents": self.remaining,
+            "chainDepth": self.chain_depth,
+            "maxChainDepth": self.max_chain_depth,
+            "contractId": self.contract_id,
+            "delegationId": self.delegation_id,
+        }})
+    }
+}

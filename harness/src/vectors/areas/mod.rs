@@ -1,0 +1,15 @@
+//! Area generators, one file each. To add an area: write `areas/<name>.rs` with
+//! `pub fn build(area: &mut Area)` and add one line to [`AREAS`].
+
+use super::generate::AreaDef;
+
+pub mod dct;
+pub mod dct_attacks;
+pub mod dct_support;
+pub mod glob;
+
+/// Every area the generator builds, in output order.
+pub const AREAS: &[AreaDef] = &[
+    AreaDef { name: "glob", build: glob::build },
+    AreaDef { name: "dct", build: dct::build },
+];
