@@ -1,0 +1,644 @@
+//! The `delegateos-conform` command line: argument parsing, the subcommands, exit codes.
+//!
+//! This module owns every flag and its validation and the mapping from outcomes to the
+//! documented exit codes ([`ConformExitCode`]); the work itself happens in `runner`, `report`,
+//! `requirements` and `vectors`. `src/bin/delegateos-conform.rs` only calls [`main`].
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::expected::ExpectedFailures;
+use crate::filter::Filter;
+use crate::report::progress::ProgressBar;
+use crate::report::{Format, Report, ReportContext};
+use crate::requirements::Requirements;
+use crate::runner::case::{load_corpus, Case};
+use crate::runner::{self, Observer, Quiet, RunConfig};
+
+/// Documented exit codes of `delegateos-conform`. Unknown or unexpected failures also use
+/// [`ConformExitCode::FAILURES`].
+#[derive(Debug)]
+pub enum ConformExitCode {}
+
+impl ConformExitCode {
+    /// Every selected case passed (acceptable, xfail and skipped allowed).
+    pub const OK: i32 = 0;
+    /// At least one case failed or errored (or `coverage`/`vectors check` found a problem).
+    pub const FAILURES: i32 = 1;
+    /// No failures, but the expected-failures baseline is stale: a listed case passed, or an
+    /// entry matches no case.
+    pub const STALE_EXPECTED_FAILURES: i32 = 2;
+    /// The adapter could not be started or failed the handshake, or the vectors, the baseline
+    /// or the requirements could not be read.
+    pub const SETUP_ERROR: i32 = 3;
+    /// Invalid command-line usage.
+    pub const USAGE: i32 = 64;
+}
+
+const EXIT_CODES_HELP: &str = "\
+Exit codes:
+  0   all selected cases passed (acceptable, xfail and skipped allowed)
+  1   at least one case failed or errored
+  2   no failures, but the expected-failures baseline is stale (a listed case passed,
+      or an entry matches no case)
+  3   setup error: the adapter would not start or failed the handshake, or the vectors,
+      baseline or requirements could not be read
+  64  usage error";
+
+/// DelegateOS conformance harness.
+#[derive(Debug, Parser)]
+#[command(
+    name = "delegateos-conform",
+    version,
+    about = "Runs the DelegateOS conformance vectors against any implementation over the \
+             JSON-lines adapter protocol (spec/adapter-protocol.md).",
+    after_help = EXIT_CODES_HELP
+)]
+pub struct Cli {
+    /// The subcommand.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the vectors against an implementation through its adapter (default: the built-in
+    /// reference).
+    #[command(after_help = EXIT_CODES_HELP)]
+    Run(RunArgs),
+    /// Requirement coverage of the vectors: id, section, number of cases. Fails if a
+    /// requirement has no case or a case cites an unknown id.
+    Coverage(CoverageArgs),
+    /// Print the implementation info and operations an adapter declares in `hello`.
+    ListOps(ListOpsArgs),
+    /// Generate or check the committed vectors.
+    #[command(subcommand)]
+    Vectors(VectorsCommand),
+    // Subcommands added by other parts of the kit go here, each a variant with its own Args
+    // struct and a match arm in `dispatch`:
+    //   `mcp --proxy CMD`   MCP proxy conformance suite (spec §11),
+    //   `fuzz --impl CMD`   differential fuzzing against the reference,
+    //   `lint`              vector and baseline lint.
+}
+
+/// `vectors …`
+#[derive(Debug, Subcommand)]
+pub enum VectorsCommand {
+    /// Write every vector file into DIR (`<DIR>/<area>/<group>.json`).
+    Generate {
+        /// Output directory.
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+    },
+    /// Regenerate in memory and compare with DIR; prints a unified diff and exits 1 if stale.
+    Check {
+        /// The committed vectors (default: `vectors/` found as for `run`).
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
+}
+
+/// Case selection flags shared by `run` and `coverage`.
+#[derive(Debug, Clone, Default, Args)]
+pub struct FilterArgs {
+    /// Only case ids matching GLOB (`*`, `?`); repeatable.
+    #[arg(long = "id", value_name = "GLOB")]
+    pub ids: Vec<String>,
+    /// Only cases citing requirement ID, or an id starting with `ID-`; repeatable.
+    #[arg(long = "requirement", value_name = "ID")]
+    pub requirements: Vec<String>,
+    /// Only cases of vector area AREA (e.g. `dct`); repeatable.
+    #[arg(long = "area", value_name = "AREA")]
+    pub areas: Vec<String>,
+    /// Only cases of vector group GROUP; repeatable.
+    #[arg(long = "group", value_name = "GROUP")]
+    pub groups: Vec<String>,
+    /// Only cases carrying FLAG; repeatable.
+    #[arg(long = "flag", value_name = "FLAG")]
+    pub flags: Vec<String>,
+    /// Only cases of operation OP (glob, e.g. `dct.*`); repeatable.
+    #[arg(long = "op", value_name = "OP")]
+    pub ops: Vec<String>,
+}
+
+impl FilterArgs {
+    fn to_filter(&self) -> Filter {
+        Filter {
+            ids: self.ids.clone(),
+            requirements: self.requirements.clone(),
+            areas: self.areas.clone(),
+            groups: self.groups.clone(),
+            flags: self.flags.clone(),
+            ops: self.ops.clone(),
+        }
+    }
+}
+
+/// `run`
+#[derive(Debug, Clone, Args)]
+pub struct RunArgs {
+    /// Adapter command, run with `sh -c`. Default: the `delegateos-reference-adapter` binary
+    /// next to this executable.
+    #[arg(long = "impl", value_name = "COMMAND")]
+    pub implementation: Option<String>,
+    /// Vector directory. Default: `vectors/` in the current directory or an ancestor, else the
+    /// source tree's.
+    #[arg(long, value_name = "DIR")]
+    pub vectors: Option<PathBuf>,
+    /// Selection.
+    #[command(flatten)]
+    pub filter: FilterArgs,
+    /// Baseline of expected failures: lines `<id-or-glob> <reason>`, `#` comments.
+    #[arg(long, value_name = "FILE")]
+    pub expected_failures: Option<PathBuf>,
+    /// Per-case timeout in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = runner::DEFAULT_TIMEOUT_MS)]
+    pub timeout_ms: u64,
+    /// Handshake timeout in milliseconds (each start and restart).
+    #[arg(long, value_name = "MS", default_value_t = runner::DEFAULT_HELLO_TIMEOUT_MS)]
+    pub hello_timeout_ms: u64,
+    /// Consecutive errored cases after which the remaining cases are marked errored unsent.
+    #[arg(long, value_name = "N", default_value_t = runner::DEFAULT_MAX_CONSECUTIVE_ERRORS)]
+    pub max_consecutive_errors: usize,
+    /// Format of the report written to stdout (or `--output`).
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
+    /// Write the `--format` report to FILE instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Also write a report: FORMAT=FILE (e.g. `junit=out.xml`); repeatable.
+    #[arg(long = "report", value_name = "FORMAT=FILE", value_parser = parse_report_target)]
+    pub reports: Vec<(Format, PathBuf)>,
+    /// spec/requirements.md to map requirement ids to sections (default: found next to the
+    /// vectors, in the current directory, or in the source tree).
+    #[arg(long, value_name = "FILE")]
+    pub requirements: Option<PathBuf>,
+    /// Never draw the progress bar (it is drawn only when stderr is a terminal anyway).
+    #[arg(long)]
+    pub no_progress: bool,
+}
+
+/// `coverage`
+#[derive(Debug, Clone, Args)]
+pub struct CoverageArgs {
+    /// Vector directory (default as for `run`).
+    #[arg(long, value_name = "DIR")]
+    pub vectors: Option<PathBuf>,
+    /// spec/requirements.md (default as for `run`).
+    #[arg(long, value_name = "FILE")]
+    pub requirements: Option<PathBuf>,
+    /// Print only problems and the totals line.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+/// `list-ops`
+#[derive(Debug, Clone, Args)]
+pub struct ListOpsArgs {
+    /// Adapter command (default: the built-in reference adapter).
+    #[arg(long = "impl", value_name = "COMMAND")]
+    pub implementation: Option<String>,
+    /// Handshake timeout in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = runner::DEFAULT_HELLO_TIMEOUT_MS)]
+    pub hello_timeout_ms: u64,
+}
+
+fn parse_report_target(s: &str) -> Result<(Format, PathBuf), String> {
+    let (format, file) = s
+        .split_once('=')
+        .ok_or_else(|| format!("expected FORMAT=FILE, got `{s}`"))?;
+    let format = <Format as clap::ValueEnum>::from_str(format, true)
+        .map_err(|_| format!("unknown format `{format}` (text, json, junit, markdown)"))?;
+    if file.is_empty() {
+        return Err("empty FILE in FORMAT=FILE".to_owned());
+    }
+    Ok((format, PathBuf::from(file)))
+}
+
+/// Parses `args` (including the program name), runs, and returns the exit code.
+pub fn main<I, T>(args: I) -> i32
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return match e.kind() {
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => {
+                    ConformExitCode::OK
+                }
+                clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+                    ConformExitCode::USAGE
+                }
+                _ => ConformExitCode::USAGE,
+            };
+        }
+    };
+    dispatch(cli)
+}
+
+/// Runs a parsed command line.
+pub fn dispatch(cli: Cli) -> i32 {
+    match cli.command {
+        Command::Run(args) => run_command(&args),
+        Command::Coverage(args) => coverage_command(&args),
+        Command::ListOps(args) => list_ops_command(&args),
+        Command::Vectors(VectorsCommand::Generate { out }) => vectors_generate(&out),
+        Command::Vectors(VectorsCommand::Check { dir }) => vectors_check(dir),
+    }
+}
+
+fn error(message: impl std::fmt::Display) {
+    let _ = writeln!(std::io::stderr(), "delegateos-conform: {message}");
+}
+
+/// Quotes a path for `sh -c`.
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// The command that runs the built-in reference adapter: the binary next to this executable.
+pub fn default_impl_command() -> Result<String, String> {
+    let exe = std::env::current_exe().map_err(|e| format!("cannot locate own executable: {e}"))?;
+    let dir = exe
+        .parent()
+        .ok_or_else(|| "own executable has no directory".to_owned())?;
+    let candidates = [
+        dir.join(format!(
+            "delegateos-reference-adapter{}",
+            std::env::consts::EXE_SUFFIX
+        )),
+        // Test binaries live in target/<profile>/deps; the adapter is one level up.
+        dir.join("..").join(format!(
+            "delegateos-reference-adapter{}",
+            std::env::consts::EXE_SUFFIX
+        )),
+    ];
+    for c in candidates {
+        if c.is_file() {
+            return Ok(shell_quote(&c.display().to_string()));
+        }
+    }
+    Err(format!(
+        "the reference adapter `delegateos-reference-adapter` is not next to {} \
+         (build it with `cargo build -p delegateos-conform`, or pass --impl)",
+        exe.display()
+    ))
+}
+
+/// The default vectors directory: `vectors/` in the current directory or an ancestor, else
+/// the one in the source tree this binary was built from.
+pub fn default_vectors_dir() -> PathBuf {
+    if let Ok(cwd) = std::env::current_dir() {
+        for dir in cwd.ancestors() {
+            let v = dir.join("vectors");
+            if v.is_dir() {
+                return v;
+            }
+        }
+    }
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../vectors")
+}
+
+fn load_requirements(
+    explicit: Option<&Path>,
+    vectors: &Path,
+) -> Result<Requirements, std::io::Error> {
+    match explicit {
+        Some(p) => Requirements::load(p),
+        None => Ok(Requirements::discover(Some(vectors))),
+    }
+}
+
+fn write_output(path: Option<&Path>, text: &str) -> Result<(), String> {
+    match path {
+        Some(p) => {
+            std::fs::write(p, text).map_err(|e| format!("cannot write {}: {e}", p.display()))
+        }
+        None => {
+            let mut out = std::io::stdout().lock();
+            // A closed stdout (`| head`) is not an error worth a different exit code.
+            let _ = out.write_all(text.as_bytes());
+            let _ = out.flush();
+            Ok(())
+        }
+    }
+}
+
+/// `run`: returns the exit code.
+pub fn run_command(args: &RunArgs) -> i32 {
+    let command = match &args.implementation {
+        Some(c) if c.trim().is_empty() => {
+            error("--impl must not be empty");
+            return ConformExitCode::USAGE;
+        }
+        Some(c) => c.clone(),
+        None => match default_impl_command() {
+            Ok(c) => c,
+            Err(e) => {
+                error(e);
+                return ConformExitCode::SETUP_ERROR;
+            }
+        },
+    };
+    if args.timeout_ms == 0 || args.hello_timeout_ms == 0 {
+        error("timeouts must be at least 1 ms");
+        return ConformExitCode::USAGE;
+    }
+    let vectors_dir = args.vectors.clone().unwrap_or_else(default_vectors_dir);
+    let all = match load_corpus(&vectors_dir) {
+        Ok(c) => c,
+        Err(e) => {
+            error(e);
+            return ConformExitCode::SETUP_ERROR;
+        }
+    };
+    let baseline = match &args.expected_failures {
+        Some(p) => match ExpectedFailures::load(p) {
+            Ok(b) => b,
+            Err(e) => {
+                error(e);
+                return ConformExitCode::SETUP_ERROR;
+            }
+        },
+        None => ExpectedFailures::default(),
+    };
+    let requirements = match load_requirements(args.requirements.as_deref(), &vectors_dir) {
+        Ok(r) => r,
+        Err(e) => {
+            error(format!("cannot read requirements: {e}"));
+            return ConformExitCode::SETUP_ERROR;
+        }
+    };
+    let filter = args.filter.to_filter();
+    let selected: Vec<Case> = all.iter().filter(|c| filter.selects(c)).cloned().collect();
+    if selected.is_empty() {
+        error("no case matches the filters");
+        return ConformExitCode::USAGE;
+    }
+    let config = RunConfig {
+        command: command.clone(),
+        timeout: Duration::from_millis(args.timeout_ms),
+        hello_timeout: Duration::from_millis(args.hello_timeout_ms),
+        max_line: crate::protocol::MAX_LINE_BYTES,
+        max_consecutive_errors: args.max_consecutive_errors.max(1),
+    };
+    let mut bar = ProgressBar::stderr();
+    let mut quiet = Quiet;
+    let observer: &mut dyn Observer = if args.no_progress {
+        &mut quiet
+    } else {
+        &mut bar
+    };
+    let output = match runner::run(&selected, &baseline, &config, observer) {
+        Ok(o) => o,
+        Err(e) => {
+            error(e);
+            return ConformExitCode::SETUP_ERROR;
+        }
+    };
+    let all_ids: Vec<&str> = all.iter().map(|c| c.id.as_str()).collect();
+    let vectors_label = vectors_dir.display().to_string();
+    let baseline_label = args
+        .expected_failures
+        .as_ref()
+        .map(|p| p.display().to_string());
+    let report = Report::build(
+        &selected,
+        &output,
+        &ReportContext {
+            command: &command,
+            vectors: &vectors_label,
+            filter: &filter,
+            requirements: &requirements,
+            baseline: &baseline,
+            baseline_file: baseline_label.as_deref(),
+            all_ids: &all_ids,
+        },
+    );
+    if let Err(e) = write_output(args.output.as_deref(), &report.render(args.format)) {
+        error(e);
+        return ConformExitCode::SETUP_ERROR;
+    }
+    for (format, path) in &args.reports {
+        if let Err(e) = write_output(Some(path), &report.render(*format)) {
+            error(e);
+            return ConformExitCode::SETUP_ERROR;
+        }
+    }
+    report.exit_code()
+}
+
+/// `coverage`: returns the exit code.
+pub fn coverage_command(args: &CoverageArgs) -> i32 {
+    let vectors_dir = args.vectors.clone().unwrap_or_else(default_vectors_dir);
+    let cases = match load_corpus(&vectors_dir) {
+        Ok(c) => c,
+        Err(e) => {
+            error(e);
+            return ConformExitCode::SETUP_ERROR;
+        }
+    };
+    let requirements = match load_requirements(args.requirements.as_deref(), &vectors_dir) {
+        Ok(r) if !r.list.is_empty() => r,
+        Ok(_) => {
+            error("spec/requirements.md not found or has no requirements (pass --requirements)");
+            return ConformExitCode::SETUP_ERROR;
+        }
+        Err(e) => {
+            error(format!("cannot read requirements: {e}"));
+            return ConformExitCode::SETUP_ERROR;
+        }
+    };
+    let table = coverage_table(&cases, &requirements);
+    let mut out = String::new();
+    if !args.quiet {
+        let w = requirements
+            .list
+            .iter()
+            .map(|r| r.id.len())
+            .max()
+            .unwrap_or(2);
+        out.push_str(&format!(
+            "{:<w$}  {:<8} {:>5}\n",
+            "requirement", "section", "cases"
+        ));
+        for r in &requirements.list {
+            let n = table.counts.get(r.id.as_str()).copied().unwrap_or(0);
+            out.push_str(&format!("{:<w$}  {:<8} {:>5}\n", r.id, r.section, n));
+        }
+    }
+    for id in &table.uncovered {
+        out.push_str(&format!("error: requirement {id} has no case\n"));
+    }
+    for (case, id) in &table.unknown {
+        out.push_str(&format!(
+            "error: case {case} cites unknown requirement {id}\n"
+        ));
+    }
+    out.push_str(&format!(
+        "{}/{} requirements covered by {} cases; {} uncovered, {} unknown citations\n",
+        requirements.list.len() - table.uncovered.len(),
+        requirements.list.len(),
+        cases.len(),
+        table.uncovered.len(),
+        table.unknown.len()
+    ));
+    let _ = write_output(None, &out);
+    if table.uncovered.is_empty() && table.unknown.is_empty() {
+        ConformExitCode::OK
+    } else {
+        ConformExitCode::FAILURES
+    }
+}
+
+/// Requirement → case count, uncovered ids, and (case, id) pairs citing unknown ids.
+#[derive(Debug, Default)]
+pub struct CoverageTable<'a> {
+    /// Cases per cited id.
+    pub counts: BTreeMap<&'a str, usize>,
+    /// Spec ids with no case.
+    pub uncovered: Vec<String>,
+    /// Case citations of ids absent from the spec.
+    pub unknown: Vec<(String, String)>,
+}
+
+/// Computes the coverage table.
+pub fn coverage_table<'a>(cases: &'a [Case], requirements: &Requirements) -> CoverageTable<'a> {
+    let mut t = CoverageTable::default();
+    for c in cases {
+        for r in &c.requirements {
+            *t.counts.entry(r.as_str()).or_default() += 1;
+            if requirements.get(r).is_none() {
+                t.unknown.push((c.id.clone(), r.clone()));
+            }
+        }
+    }
+    t.uncovered = requirements
+        .list
+        .iter()
+        .filter(|r| !t.counts.contains_key(r.id.as_str()))
+        .map(|r| r.id.clone())
+        .collect();
+    t
+}
+
+fn list_ops_command(args: &ListOpsArgs) -> i32 {
+    let command = match &args.implementation {
+        Some(c) => c.clone(),
+        None => match default_impl_command() {
+            Ok(c) => c,
+            Err(e) => {
+                error(e);
+                return ConformExitCode::SETUP_ERROR;
+            }
+        },
+    };
+    let mut config = RunConfig::new(command);
+    config.hello_timeout = Duration::from_millis(args.hello_timeout_ms.max(1));
+    match runner::run(&[], &ExpectedFailures::default(), &config, &mut Quiet) {
+        Ok(out) => {
+            let i = &out.implementation;
+            let mut text = format!(
+                "{} {}{}\n",
+                i.name,
+                i.version,
+                i.language
+                    .as_deref()
+                    .map(|l| format!(" ({l})"))
+                    .unwrap_or_default()
+            );
+            for op in &out.operations {
+                text.push_str(op);
+                text.push('\n');
+            }
+            let _ = write_output(None, &text);
+            ConformExitCode::OK
+        }
+        Err(e) => {
+            error(e);
+            ConformExitCode::SETUP_ERROR
+        }
+    }
+}
+
+fn vectors_generate(out: &Path) -> i32 {
+    match crate::vectors::generate(out) {
+        Ok(summary) => {
+            let _ = write_output(
+                None,
+                &format!(
+                    "wrote {} files ({} cases) to {}\n",
+                    summary.files.len(),
+                    summary.cases,
+                    out.display()
+                ),
+            );
+            ConformExitCode::OK
+        }
+        Err(e) => {
+            error(e);
+            ConformExitCode::FAILURES
+        }
+    }
+}
+
+fn vectors_check(dir: Option<PathBuf>) -> i32 {
+    let dir = dir.unwrap_or_else(default_vectors_dir);
+    match crate::vectors::check(&dir) {
+        Ok(n) => {
+            let _ = write_output(
+                None,
+                &format!("{n} vector files in {} are up to date\n", dir.display()),
+            );
+            ConformExitCode::OK
+        }
+        Err(e) => {
+            let _ = write_output(None, &e.to_string());
+            ConformExitCode::FAILURES
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usage_errors_exit_64() {
+        assert_eq!(
+            main(["delegateos-conform", "--bogus"]),
+            ConformExitCode::USAGE
+        );
+        assert_eq!(
+            main(["delegateos-conform", "run", "--format", "pdf"]),
+            ConformExitCode::USAGE
+        );
+        assert_eq!(
+            main(["delegateos-conform", "run", "--report", "junit"]),
+            ConformExitCode::USAGE
+        );
+    }
+
+    #[test]
+    fn report_targets_parse() {
+        assert_eq!(
+            parse_report_target("JSON=a.json").unwrap(),
+            (Format::Json, PathBuf::from("a.json"))
+        );
+        assert!(parse_report_target("xml=a").is_err());
+    }
+
+    #[test]
+    fn quoting() {
+        assert_eq!(shell_quote("/a b/c'd"), r"'/a b/c'\''d'");
+    }
+}

@@ -1,0 +1,136 @@
+//! JUnit XML: one `<testsuite>` per vector area/group, one `<testcase>` per case.
+//!
+//! Mapping: failed → `<failure>` with the diff; stale → `<failure type="stale">`; errored →
+//! `<error type="<kind>">` with the stderr tail; skipped and xfail → `<skipped>` with the reason;
+//! passed and acceptable → an empty testcase (acceptable carries `<system-out>`). Adapter text can
+//! contain anything, so every string is escaped and characters XML 1.0 forbids are replaced.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use super::{CaseReport, Report};
+use crate::runner::Status;
+
+/// Escapes text for XML attribute values and character data, replacing characters that XML
+/// 1.0 cannot represent at all (most C0 controls, U+FFFE/U+FFFF) with U+FFFD.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\t' | '\n' | '\r' => out.push(ch),
+            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => out.push('\u{FFFD}'),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn secs(ms: f64) -> String {
+    format!("{:.3}", ms / 1000.0)
+}
+
+/// Renders the JUnit report.
+pub fn render(r: &Report) -> String {
+    let mut suites: BTreeMap<String, Vec<&CaseReport>> = BTreeMap::new();
+    for c in &r.cases {
+        suites
+            .entry(format!("{}/{}", c.area, c.group))
+            .or_default()
+            .push(c);
+    }
+    let t = &r.totals;
+    let mut out = String::new();
+    out.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(
+        out,
+        "<testsuites name=\"delegateos-conform: {}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{}\">",
+        escape(&r.implementation.name),
+        t.total,
+        t.failed + t.stale,
+        t.errored,
+        t.skipped + t.xfail,
+        secs(r.duration_ms)
+    );
+    for (name, cases) in &suites {
+        let count = |s: Status| cases.iter().filter(|c| c.status == s).count();
+        let time: f64 = cases.iter().map(|c| c.duration_ms).sum();
+        let _ = writeln!(
+            out,
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{}\">",
+            escape(name),
+            cases.len(),
+            count(Status::Failed) + count(Status::Stale),
+            count(Status::Errored),
+            count(Status::Skipped) + count(Status::Xfail),
+            secs(time)
+        );
+        for c in cases {
+            testcase(&mut out, c);
+        }
+        out.push_str("  </testsuite>\n");
+    }
+    out.push_str("</testsuites>\n");
+    out
+}
+
+fn testcase(out: &mut String, c: &CaseReport) {
+    let _ = write!(
+        out,
+        "    <testcase name=\"{}\" classname=\"{}.{}\" time=\"{}\"",
+        escape(&c.id),
+        escape(&c.area),
+        escape(&c.group),
+        secs(c.duration_ms)
+    );
+    let msg = c.message.as_deref().unwrap_or("");
+    let reason = c.expected_failure.as_deref().unwrap_or("");
+    let body = match c.status {
+        Status::Passed => None,
+        Status::Acceptable => Some(format!(
+            "      <system-out>{}</system-out>\n",
+            escape(&format!(
+                "acceptable divergence (flags: {})",
+                c.flags.join(", ")
+            ))
+        )),
+        Status::Failed => Some(format!(
+            "      <failure type=\"failed\" message=\"{}\">{}</failure>\n",
+            escape(&format!(
+                "{} [{}]",
+                c.description,
+                c.requirements.join(", ")
+            )),
+            escape(c.diff.as_deref().unwrap_or(""))
+        )),
+        Status::Stale => Some(format!(
+            "      <failure type=\"stale\" message=\"{}\"/>\n",
+            escape(&format!(
+                "listed as an expected failure ({reason}) but passed"
+            ))
+        )),
+        Status::Errored => Some(format!(
+            "      <error type=\"{}\" message=\"{}\">{}</error>\n",
+            c.error_kind.map(|k| k.name()).unwrap_or("errored"),
+            escape(msg),
+            escape(c.stderr_tail.as_deref().unwrap_or(""))
+        )),
+        Status::Skipped => Some(format!("      <skipped message=\"{}\"/>\n", escape(msg))),
+        Status::Xfail => Some(format!(
+            "      <skipped message=\"{}\"/>\n",
+            escape(&format!("expected failure: {reason}"))
+        )),
+    };
+    match body {
+        None => out.push_str("/>\n"),
+        Some(b) => {
+            out.push_str(">\n");
+            out.push_str(&b);
+            out.push_str("    </testcase>\n");
+        }
+    }
+}

@@ -1,0 +1,118 @@
+//! The Markdown summary for CI pages (`$GITHUB_STEP_SUMMARY` and the like): a verdict line, the
+//! per-section table, failures with collapsible diffs (capped), incidents, coverage.
+
+use std::fmt::Write as _;
+
+use super::Report;
+use crate::runner::Status;
+
+/// At most this many failures are detailed; the rest are counted.
+const MAX_DETAILED: usize = 50;
+
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+/// Renders the Markdown summary.
+pub fn render(r: &Report) -> String {
+    let mut out = String::new();
+    let t = &r.totals;
+    let icon = if r.exit_code == 0 { "✅" } else { "❌" };
+    let _ = writeln!(
+        out,
+        "## {icon} DelegateOS conformance: {} {}\n",
+        cell(&r.implementation.name),
+        cell(&r.implementation.version)
+    );
+    let _ = writeln!(
+        out,
+        "**{} cases**: {} passed, {} failed, {} skipped, {} acceptable, {} xfail, {} stale, {} errored — exit {}\n",
+        t.total, t.passed, t.failed, t.skipped, t.acceptable, t.xfail, t.stale, t.errored, r.exit_code
+    );
+    out.push_str("| section |");
+    for s in Status::ALL {
+        let _ = write!(out, " {} |", s.name());
+    }
+    out.push_str("\n|---|");
+    for _ in Status::ALL {
+        out.push_str("---:|");
+    }
+    out.push('\n');
+    for s in &r.sections {
+        let _ = write!(out, "| {} |", cell(&s.section));
+        for st in Status::ALL {
+            let _ = write!(out, " {} |", s.counts.get(st));
+        }
+        out.push('\n');
+    }
+
+    let problems: Vec<_> = r
+        .cases
+        .iter()
+        .filter(|c| matches!(c.status, Status::Failed | Status::Errored | Status::Stale))
+        .collect();
+    if !problems.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n### Failures, errors and stale entries ({})\n",
+            problems.len()
+        );
+        for c in problems.iter().take(MAX_DETAILED) {
+            let _ = writeln!(
+                out,
+                "<details><summary><code>{}</code> — {} — {}</summary>\n",
+                c.id,
+                c.status.name(),
+                cell(&c.description)
+            );
+            let _ = writeln!(out, "Requirements: {}\n", c.requirements.join(", "));
+            let body = c
+                .diff
+                .as_deref()
+                .or(c.message.as_deref())
+                .unwrap_or("")
+                .replace("```", "``\u{200b}`");
+            let _ = writeln!(out, "```diff\n{}\n```\n</details>\n", body.trim_end());
+        }
+        if problems.len() > MAX_DETAILED {
+            let _ = writeln!(
+                out,
+                "…and {} more (see the JSON report).\n",
+                problems.len() - MAX_DETAILED
+            );
+        }
+    }
+    if !r.incidents.is_empty() {
+        let _ = writeln!(out, "\n### Adapter incidents ({})\n", r.incidents.len());
+        for i in r.incidents.iter().take(MAX_DETAILED) {
+            let _ = writeln!(
+                out,
+                "- `{}` {}: {}",
+                i.case_id.as_deref().unwrap_or("-"),
+                cell(&i.kind),
+                cell(&i.message)
+            );
+        }
+    }
+    if !r.expected_failures.unused.is_empty() {
+        let _ = writeln!(out, "\n### Unused baseline entries\n");
+        for e in &r.expected_failures.unused {
+            let _ = writeln!(
+                out,
+                "- line {}: `{}` — {}",
+                e.line,
+                cell(&e.pattern),
+                cell(&e.reason)
+            );
+        }
+    }
+    let c = &r.coverage;
+    if c.total > 0 {
+        let _ = writeln!(
+            out,
+            "\nRequirement coverage: **{}/{}** requirements executed.",
+            c.executed, c.total
+        );
+    }
+    out
+}

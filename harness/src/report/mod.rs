@@ -1,0 +1,418 @@
+//! Reports: one [`Report`] value built from a run, rendered as text, JSON, JUnit or Markdown.
+//!
+//! The [`Report`] is the JSON report (schema `spec/schemas/report.schema.json`); the other
+//! formats are views of it, so every format agrees on every count. This module also owns the
+//! mapping from a report to the process exit code ([`Report::exit_code`]).
+
+pub mod junit;
+pub mod markdown;
+pub mod progress;
+pub mod text;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value;
+
+use crate::cli::ConformExitCode;
+use crate::expected::{Entry, ExpectedFailures};
+use crate::filter::Filter;
+use crate::protocol::{Implementation, PROTOCOL_VERSION};
+use crate::requirements::Requirements;
+use crate::runner::case::Case;
+use crate::runner::{ErrorKind, Incident, RunOutput, Status};
+
+/// The `schema` value of JSON reports.
+pub const REPORT_SCHEMA: &str = "delegateos-conform-report/1";
+
+/// The report formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Human summary (default).
+    Text,
+    /// Machine report, `spec/schemas/report.schema.json`.
+    Json,
+    /// JUnit XML for CI test tabs.
+    Junit,
+    /// Markdown for CI summary pages.
+    Markdown,
+}
+
+/// Counts per status.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Counts {
+    /// Cases counted.
+    pub total: usize,
+    /// Passed.
+    pub passed: usize,
+    /// Failed (not baselined).
+    pub failed: usize,
+    /// Skipped.
+    pub skipped: usize,
+    /// Acceptable divergences.
+    pub acceptable: usize,
+    /// Expected failures that failed.
+    pub xfail: usize,
+    /// Expected failures that passed.
+    pub stale: usize,
+    /// Errored.
+    pub errored: usize,
+}
+
+impl Counts {
+    /// Adds one case.
+    pub fn add(&mut self, status: Status) {
+        self.total += 1;
+        *self.slot(status) += 1;
+    }
+
+    fn slot(&mut self, status: Status) -> &mut usize {
+        match status {
+            Status::Passed => &mut self.passed,
+            Status::Failed => &mut self.failed,
+            Status::Skipped => &mut self.skipped,
+            Status::Acceptable => &mut self.acceptable,
+            Status::Xfail => &mut self.xfail,
+            Status::Stale => &mut self.stale,
+            Status::Errored => &mut self.errored,
+        }
+    }
+
+    /// The count for one status.
+    pub fn get(&self, status: Status) -> usize {
+        match status {
+            Status::Passed => self.passed,
+            Status::Failed => self.failed,
+            Status::Skipped => self.skipped,
+            Status::Acceptable => self.acceptable,
+            Status::Xfail => self.xfail,
+            Status::Stale => self.stale,
+            Status::Errored => self.errored,
+        }
+    }
+}
+
+/// One section's line in the summary.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct SectionSummary {
+    /// `§N Title` (or `(unknown)`).
+    pub section: String,
+    /// Counts of the cases whose first requirement is in this section.
+    pub counts: Counts,
+}
+
+/// One case in the report.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct CaseReport {
+    /// Case id.
+    pub id: String,
+    /// Description.
+    pub description: String,
+    /// Vector area.
+    pub area: String,
+    /// Vector group.
+    pub group: String,
+    /// Vector file.
+    pub file: String,
+    /// Operation.
+    pub op: String,
+    /// Requirement ids.
+    pub requirements: Vec<String>,
+    /// Flags.
+    pub flags: Vec<String>,
+    /// Section of the first requirement.
+    pub section: String,
+    /// Final status.
+    pub status: Status,
+    /// Status before the baseline.
+    pub raw_status: Status,
+    /// Why it errored.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_kind: Option<ErrorKind>,
+    /// Skip reason or error message.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// The expectation (failures, acceptable, xfail, stale only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected: Option<Value>,
+    /// What the adapter answered (when it answered).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub actual: Option<Value>,
+    /// Unified diff expected vs actual.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diff: Option<String>,
+    /// Adapter stderr tail (errored cases).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stderr_tail: Option<String>,
+    /// Baseline reason, when the case is listed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected_failure: Option<String>,
+    /// Wall time in milliseconds.
+    pub duration_ms: f64,
+}
+
+/// Requirement coverage of the executed cases.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Coverage {
+    /// Requirements in the spec.
+    pub total: usize,
+    /// Requirements with at least one executed case (a verdict was reached).
+    pub executed: usize,
+    /// Spec requirement ids with no executed case in this run.
+    pub not_executed: Vec<String>,
+    /// Ids cited by cases but absent from the spec.
+    pub unknown: Vec<String>,
+}
+
+/// Baseline bookkeeping.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct BaselineReport {
+    /// The baseline file, if one was given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// Number of entries.
+    pub entries: usize,
+    /// Entries that match no case of the loaded corpus.
+    pub unused: Vec<Entry>,
+}
+
+/// The harness itself.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct HarnessInfo {
+    /// `delegateos-conform`.
+    pub name: String,
+    /// Crate version.
+    pub version: String,
+}
+
+/// A complete run report (the JSON report's shape).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Report {
+    /// [`REPORT_SCHEMA`].
+    pub schema: String,
+    /// Harness name and version.
+    pub harness: HarnessInfo,
+    /// Adapter protocol version.
+    pub protocol: u64,
+    /// The implementation that answered `hello`.
+    pub implementation: Implementation,
+    /// Operations it declared.
+    pub operations: Vec<String>,
+    /// The adapter command.
+    pub command: String,
+    /// The vectors directory.
+    pub vectors: String,
+    /// The selection in force.
+    pub filter: Filter,
+    /// Wall time of the run in milliseconds.
+    pub duration_ms: f64,
+    /// Adapter restarts.
+    pub restarts: usize,
+    /// Totals.
+    pub totals: Counts,
+    /// Per spec section.
+    pub sections: Vec<SectionSummary>,
+    /// Every case.
+    pub cases: Vec<CaseReport>,
+    /// Protocol violations, crashes, timeouts.
+    pub incidents: Vec<Incident>,
+    /// Baseline bookkeeping.
+    pub expected_failures: BaselineReport,
+    /// Requirement coverage.
+    pub coverage: Coverage,
+    /// The exit code this report maps to.
+    pub exit_code: i32,
+}
+
+/// Inputs to [`Report::build`] besides the run itself.
+#[derive(Debug)]
+pub struct ReportContext<'a> {
+    /// The adapter command.
+    pub command: &'a str,
+    /// The vectors directory.
+    pub vectors: &'a str,
+    /// Selection.
+    pub filter: &'a Filter,
+    /// Spec requirements.
+    pub requirements: &'a Requirements,
+    /// Baseline and its path.
+    pub baseline: &'a ExpectedFailures,
+    /// Baseline file path.
+    pub baseline_file: Option<&'a str>,
+    /// Every loaded case (before filtering), for unused-entry detection.
+    pub all_ids: &'a [&'a str],
+}
+
+fn ms(d: std::time::Duration) -> f64 {
+    (d.as_secs_f64() * 1000.0 * 1000.0).round() / 1000.0
+}
+
+impl Report {
+    /// Builds the report for `cases` (the selected cases, in the order run) and `run`.
+    pub fn build(cases: &[Case], run: &RunOutput, ctx: &ReportContext<'_>) -> Self {
+        let reqs = ctx.requirements;
+        let mut totals = Counts::default();
+        let mut by_section: BTreeMap<String, Counts> = BTreeMap::new();
+        let mut case_reports = Vec::with_capacity(run.results.len());
+        let mut executed_ids: BTreeSet<&str> = BTreeSet::new();
+        let mut cited: BTreeSet<&str> = BTreeSet::new();
+        for result in &run.results {
+            let Some(case) = cases.get(result.index) else {
+                continue;
+            };
+            let section = case
+                .requirements
+                .first()
+                .map(|r| reqs.section_of(r))
+                .unwrap_or_else(|| crate::requirements::UNKNOWN_SECTION.to_owned());
+            totals.add(result.status);
+            by_section
+                .entry(section.clone())
+                .or_default()
+                .add(result.status);
+            let executed = matches!(
+                result.raw_status,
+                Status::Passed | Status::Failed | Status::Acceptable
+            );
+            for r in &case.requirements {
+                cited.insert(r);
+                if executed {
+                    executed_ids.insert(r);
+                }
+            }
+            let show_expected = matches!(
+                result.status,
+                Status::Failed | Status::Acceptable | Status::Xfail | Status::Stale
+            );
+            case_reports.push(CaseReport {
+                id: case.id.clone(),
+                description: case.description.clone(),
+                area: case.area.clone(),
+                group: case.group.clone(),
+                file: case.file.display().to_string(),
+                op: case.op.clone(),
+                requirements: case.requirements.clone(),
+                flags: case.flags.clone(),
+                section,
+                status: result.status,
+                raw_status: result.raw_status,
+                error_kind: result.error_kind,
+                message: result.message.clone(),
+                expected: show_expected.then(|| case.expect.clone()),
+                actual: result.actual.clone(),
+                diff: result.diff.clone(),
+                stderr_tail: result.stderr_tail.clone(),
+                expected_failure: result.expected_failure.clone(),
+                duration_ms: ms(result.duration),
+            });
+        }
+        // Sections in spec order, then anything unknown.
+        let mut sections = Vec::new();
+        for s in reqs.sections() {
+            if let Some(c) = by_section.remove(&s) {
+                sections.push(SectionSummary {
+                    section: s,
+                    counts: c,
+                });
+            }
+        }
+        for (s, c) in by_section {
+            sections.push(SectionSummary {
+                section: s,
+                counts: c,
+            });
+        }
+        let coverage = Coverage {
+            total: reqs.list.len(),
+            executed: reqs
+                .list
+                .iter()
+                .filter(|r| executed_ids.contains(r.id.as_str()))
+                .count(),
+            not_executed: reqs
+                .list
+                .iter()
+                .filter(|r| !executed_ids.contains(r.id.as_str()))
+                .map(|r| r.id.clone())
+                .collect(),
+            unknown: if reqs.list.is_empty() {
+                Vec::new()
+            } else {
+                cited
+                    .iter()
+                    .filter(|id| reqs.get(id).is_none())
+                    .map(|id| (*id).to_owned())
+                    .collect()
+            },
+        };
+        let expected_failures = BaselineReport {
+            file: ctx.baseline_file.map(str::to_owned),
+            entries: ctx.baseline.entries.len(),
+            unused: ctx
+                .baseline
+                .unused(ctx.all_ids)
+                .into_iter()
+                .cloned()
+                .collect(),
+        };
+        let mut report = Report {
+            schema: REPORT_SCHEMA.to_owned(),
+            harness: HarnessInfo {
+                name: env!("CARGO_PKG_NAME").to_owned(),
+                version: env!("CARGO_PKG_VERSION").to_owned(),
+            },
+            protocol: PROTOCOL_VERSION,
+            implementation: run.implementation.clone(),
+            operations: run.operations.clone(),
+            command: ctx.command.to_owned(),
+            vectors: ctx.vectors.to_owned(),
+            filter: ctx.filter.clone(),
+            duration_ms: ms(run.duration),
+            restarts: run.restarts,
+            totals,
+            sections,
+            cases: case_reports,
+            incidents: run.incidents.clone(),
+            expected_failures,
+            coverage,
+            exit_code: 0,
+        };
+        report.exit_code = report.compute_exit_code();
+        report
+    }
+
+    /// The documented exit code: 1 if anything failed or errored, else 2 if the baseline is
+    /// stale (a listed case passed, or an entry matches nothing), else 0.
+    fn compute_exit_code(&self) -> i32 {
+        if self.totals.failed > 0 || self.totals.errored > 0 {
+            ConformExitCode::FAILURES
+        } else if self.totals.stale > 0 || !self.expected_failures.unused.is_empty() {
+            ConformExitCode::STALE_EXPECTED_FAILURES
+        } else {
+            ConformExitCode::OK
+        }
+    }
+
+    /// The process exit code for this report.
+    pub fn exit_code(&self) -> i32 {
+        self.exit_code
+    }
+
+    /// Cases with a given status.
+    pub fn with_status(&self, status: Status) -> impl Iterator<Item = &CaseReport> {
+        self.cases.iter().filter(move |c| c.status == status)
+    }
+
+    /// Renders in `format`.
+    pub fn render(&self, format: Format) -> String {
+        match format {
+            Format::Text => text::render(self),
+            Format::Json => {
+                let mut s = serde_json::to_string_pretty(self).unwrap_or_else(|_| "{}".into());
+                s.push('\n');
+                s
+            }
+            Format::Junit => junit::render(self),
+            Format::Markdown => markdown::render(self),
+        }
+    }
+}

@@ -1,0 +1,266 @@
+//! The human summary: header, a table per spec section, then every failure with its diff,
+//! errored cases and adapter incidents with stderr tails, acceptable divergences, baseline
+//! bookkeeping, requirement coverage and the verdict line.
+
+use std::fmt::Write as _;
+
+use super::{CaseReport, Report};
+use crate::runner::Status;
+
+/// Longest diff printed per failure; the JSON report always has the whole diff.
+const MAX_DIFF_LINES: usize = 80;
+/// Longest stderr tail printed per incident.
+const MAX_TAIL_LINES: usize = 20;
+
+fn indent(out: &mut String, text: &str, prefix: &str, max_lines: usize) {
+    let lines: Vec<&str> = text.lines().collect();
+    for line in lines.iter().take(max_lines) {
+        let _ = writeln!(out, "{prefix}{line}");
+    }
+    if lines.len() > max_lines {
+        let _ = writeln!(
+            out,
+            "{prefix}… {} more lines (see the JSON report)",
+            lines.len() - max_lines
+        );
+    }
+}
+
+fn tail(text: &str, max_lines: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let start = lines.len().saturating_sub(max_lines);
+    lines[start..].join("\n")
+}
+
+fn case_head(out: &mut String, mark: &str, c: &CaseReport) {
+    let _ = writeln!(
+        out,
+        "{mark} {}  [{}]  ({})",
+        c.id,
+        c.requirements.join(", "),
+        c.op
+    );
+    let _ = writeln!(out, "    {}", c.description);
+}
+
+/// Renders the text report.
+pub fn render(r: &Report) -> String {
+    let mut out = String::new();
+    let imp = &r.implementation;
+    let _ = writeln!(
+        out,
+        "DelegateOS conformance — {} {}{}",
+        imp.name,
+        imp.version,
+        imp.language
+            .as_deref()
+            .map(|l| format!(" ({l})"))
+            .unwrap_or_default()
+    );
+    let _ = writeln!(
+        out,
+        "adapter `{}`, protocol {}, vectors {}, {} cases, {:.1} s, {} restart(s)",
+        r.command,
+        r.protocol,
+        r.vectors,
+        r.totals.total,
+        r.duration_ms / 1000.0,
+        r.restarts
+    );
+    out.push('\n');
+
+    let width = r
+        .sections
+        .iter()
+        .map(|s| s.section.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max("section".len())
+        .min(48);
+    let _ = write!(out, "{:<width$}", "section");
+    for s in Status::ALL {
+        let _ = write!(out, " {:>10}", s.name());
+    }
+    out.push('\n');
+    for s in &r.sections {
+        let name: String = s.section.chars().take(width).collect();
+        let _ = write!(out, "{name:<width$}");
+        for st in Status::ALL {
+            let _ = write!(out, " {:>10}", s.counts.get(st));
+        }
+        out.push('\n');
+    }
+    let _ = write!(out, "{:<width$}", "total");
+    for st in Status::ALL {
+        let _ = write!(out, " {:>10}", r.totals.get(st));
+    }
+    out.push('\n');
+
+    let failed: Vec<&CaseReport> = r.with_status(Status::Failed).collect();
+    if !failed.is_empty() {
+        let _ = writeln!(out, "\nFailures ({})", failed.len());
+        for c in failed {
+            case_head(&mut out, "✗", c);
+            if let Some(diff) = &c.diff {
+                indent(&mut out, diff, "    ", MAX_DIFF_LINES);
+            }
+        }
+    }
+
+    let stale: Vec<&CaseReport> = r.with_status(Status::Stale).collect();
+    if !stale.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nStale expected failures: listed, but now passing ({}) — remove them from the baseline",
+            stale.len()
+        );
+        for c in stale {
+            let _ = writeln!(
+                out,
+                "! {}  (baseline reason: {})",
+                c.id,
+                c.expected_failure.as_deref().unwrap_or("")
+            );
+        }
+    }
+    if !r.expected_failures.unused.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nUnused expected-failure entries ({}): they match no case",
+            r.expected_failures.unused.len()
+        );
+        for e in &r.expected_failures.unused {
+            let _ = writeln!(out, "! line {}: {}  ({})", e.line, e.pattern, e.reason);
+        }
+    }
+
+    let errored: Vec<&CaseReport> = r.with_status(Status::Errored).collect();
+    if !errored.is_empty() {
+        let _ = writeln!(out, "\nErrored ({})", errored.len());
+        for c in errored {
+            let _ = writeln!(
+                out,
+                "E {}  {}: {}",
+                c.id,
+                c.error_kind.map(|k| k.name()).unwrap_or("errored"),
+                c.message.as_deref().unwrap_or("")
+            );
+        }
+    }
+
+    if !r.incidents.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nProtocol errors and adapter crashes ({})",
+            r.incidents.len()
+        );
+        for i in &r.incidents {
+            let _ = writeln!(
+                out,
+                "- {} [{}]: {}",
+                i.case_id.as_deref().unwrap_or("(no case)"),
+                i.kind,
+                i.message
+            );
+            if !i.stderr_tail.trim().is_empty() {
+                let _ = writeln!(out, "    stderr (tail):");
+                indent(
+                    &mut out,
+                    &tail(&i.stderr_tail, MAX_TAIL_LINES),
+                    "    | ",
+                    MAX_TAIL_LINES,
+                );
+            }
+        }
+    }
+
+    let acceptable: Vec<&CaseReport> = r.with_status(Status::Acceptable).collect();
+    if !acceptable.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nAcceptable divergences ({}): the other reading of an ambiguity, not a failure",
+            acceptable.len()
+        );
+        for c in acceptable {
+            let decision = c
+                .expected
+                .as_ref()
+                .and_then(|e| e.get("decision"))
+                .and_then(|d| d.as_str())
+                .unwrap_or("-");
+            let _ = writeln!(
+                out,
+                "~ {}  decision {}  flags [{}]",
+                c.id,
+                decision,
+                c.flags.join(", ")
+            );
+        }
+    }
+
+    let xfail: Vec<&CaseReport> = r.with_status(Status::Xfail).collect();
+    if !xfail.is_empty() {
+        let _ = writeln!(out, "\nExpected failures ({})", xfail.len());
+        for c in xfail {
+            let _ = writeln!(
+                out,
+                "x {}  ({})",
+                c.id,
+                c.expected_failure.as_deref().unwrap_or("")
+            );
+        }
+    }
+
+    let skipped = r.totals.skipped;
+    if skipped > 0 {
+        let mut reasons: std::collections::BTreeMap<&str, usize> = Default::default();
+        for c in r.with_status(Status::Skipped) {
+            *reasons
+                .entry(c.message.as_deref().unwrap_or(""))
+                .or_default() += 1;
+        }
+        let _ = writeln!(out, "\nSkipped ({skipped})");
+        for (reason, n) in reasons {
+            let _ = writeln!(out, "- {n} × {reason}");
+        }
+    }
+
+    let cov = &r.coverage;
+    if cov.total > 0 {
+        let _ = writeln!(
+            out,
+            "\nRequirement coverage: {}/{} requirements have at least one executed case ({:.1}%)",
+            cov.executed,
+            cov.total,
+            100.0 * cov.executed as f64 / cov.total as f64
+        );
+        if !cov.not_executed.is_empty() && cov.not_executed.len() <= 40 {
+            let _ = writeln!(out, "  not executed: {}", cov.not_executed.join(", "));
+        }
+        if !cov.unknown.is_empty() {
+            let _ = writeln!(
+                out,
+                "  cited but not in the spec: {}",
+                cov.unknown.join(", ")
+            );
+        }
+    } else {
+        let _ = writeln!(
+            out,
+            "\nRequirement coverage: spec/requirements.md not found; sections unknown"
+        );
+    }
+
+    let t = &r.totals;
+    let verdict = match r.exit_code {
+        0 => "PASSED",
+        2 => "STALE BASELINE",
+        _ => "FAILED",
+    };
+    let _ = writeln!(
+        out,
+        "\n{verdict} (exit {}): {} passed, {} failed, {} skipped, {} acceptable, {} xfail, {} stale, {} errored",
+        r.exit_code, t.passed, t.failed, t.skipped, t.acceptable, t.xfail, t.stale, t.errored
+    );
+    out
+}

@@ -1,0 +1,169 @@
+//! Requirement ids and their spec sections, parsed from `spec/requirements.md`.
+//!
+//! The file's shape (owned by the spec authors): sections are `## §N Title` headings, and a
+//! requirement is a list item `- **`ID`** (LEVEL) text`. This module only extracts
+//! id → (section, level, text) so reports can group results by section and measure coverage;
+//! it does not judge the prose.
+
+use std::path::{Path, PathBuf};
+
+/// One requirement.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Requirement {
+    /// Stable id, e.g. `DCT-VERIFY-2-REVOKED-BLOCK`.
+    pub id: String,
+    /// RFC 2119 level (`MUST`, `SHOULD`, …), empty if absent.
+    pub level: String,
+    /// Section label, e.g. `§10`.
+    pub section: String,
+    /// Section title, e.g. `Verification`.
+    pub section_title: String,
+    /// Requirement text.
+    pub text: String,
+}
+
+/// All requirements of the spec, in file order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Requirements {
+    /// Requirements in file order.
+    pub list: Vec<Requirement>,
+    /// Where they were read from (for messages).
+    pub source: String,
+}
+
+fn is_keyword(w: &str) -> bool {
+    matches!(
+        w,
+        "MUST" | "MUST NOT" | "SHOULD" | "SHOULD NOT" | "MAY" | "REQUIRED" | "RECOMMENDED"
+    )
+}
+
+/// The section used for case requirement ids not found in the spec.
+pub const UNKNOWN_SECTION: &str = "(unknown)";
+
+impl Requirements {
+    /// Parses requirements markdown.
+    pub fn parse(text: &str, source: &str) -> Self {
+        let mut list = Vec::new();
+        let (mut section, mut title) = (String::new(), String::new());
+        for line in text.lines() {
+            let trimmed = line.trim_start();
+            if let Some(h) = trimmed.strip_prefix("## ") {
+                let h = h.trim();
+                match h.split_once(char::is_whitespace) {
+                    Some((s, t)) if s.starts_with('§') => {
+                        section = s.trim_end_matches(['.', ':']).to_owned();
+                        title = t.trim().to_owned();
+                    }
+                    _ => {
+                        section = h.to_owned();
+                        title = String::new();
+                    }
+                }
+                continue;
+            }
+            let Some(item) = trimmed
+                .strip_prefix("- ")
+                .or_else(|| trimmed.strip_prefix("* "))
+            else {
+                continue;
+            };
+            let Some(rest) = item.trim_start().strip_prefix("**`") else {
+                continue;
+            };
+            let Some((id, after)) = rest.split_once("`**") else {
+                continue;
+            };
+            let after = after.trim_start();
+            let (level, text) = match after.strip_prefix('(').and_then(|a| a.split_once(')')) {
+                Some((l, t)) => (l.trim().to_owned(), t.trim().to_owned()),
+                None => match after.split_once(' ') {
+                    Some((w, t)) if is_keyword(w) => (w.to_owned(), t.trim().to_owned()),
+                    _ if is_keyword(after) => (after.to_owned(), String::new()),
+                    _ => (String::new(), after.to_owned()),
+                },
+            };
+            list.push(Requirement {
+                id: id.trim().to_owned(),
+                level,
+                section: section.clone(),
+                section_title: title.clone(),
+                text,
+            });
+        }
+        Self {
+            list,
+            source: source.to_owned(),
+        }
+    }
+
+    /// Reads `path`.
+    pub fn load(path: &Path) -> std::io::Result<Self> {
+        let text = std::fs::read_to_string(path)?;
+        Ok(Self::parse(&text, &path.display().to_string()))
+    }
+
+    /// Finds `spec/requirements.md` next to a `vectors/` directory, under the current
+    /// directory, or in the source tree the harness was built from; empty if none exists.
+    pub fn discover(vectors_dir: Option<&Path>) -> Self {
+        let mut candidates: Vec<PathBuf> = Vec::new();
+        if let Some(v) = vectors_dir {
+            if let Some(parent) = v.parent() {
+                candidates.push(parent.join("spec/requirements.md"));
+            }
+        }
+        candidates.push(PathBuf::from("spec/requirements.md"));
+        candidates.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/requirements.md"));
+        for c in candidates {
+            if let Ok(r) = Self::load(&c) {
+                return r;
+            }
+        }
+        Self::default()
+    }
+
+    /// Looks up an id.
+    pub fn get(&self, id: &str) -> Option<&Requirement> {
+        self.list.iter().find(|r| r.id == id)
+    }
+
+    /// `§N Title` for an id, or [`UNKNOWN_SECTION`].
+    pub fn section_of(&self, id: &str) -> String {
+        match self.get(id) {
+            Some(r) if r.section_title.is_empty() => r.section.clone(),
+            Some(r) => format!("{} {}", r.section, r.section_title),
+            None => UNKNOWN_SECTION.to_owned(),
+        }
+    }
+
+    /// Section labels in file order, each once.
+    pub fn sections(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for r in &self.list {
+            let s = self.section_of(&r.id);
+            if !out.contains(&s) {
+                out.push(s);
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_sections_and_items() {
+        let md = "# Req\n\n## §3 Tokens\n\n- **`DCT-CREATE-1`** MUST create it.\n\
+                  text\n## §10 Verification\n- **`DCT-VERIFY-2-REVOKED-BLOCK`** (MUST) Deny.\n\
+                  - plain item\n";
+        let r = Requirements::parse(md, "t");
+        assert_eq!(r.list.len(), 2);
+        assert_eq!(r.list[1].section, "§10");
+        assert_eq!(r.list[1].level, "MUST");
+        assert_eq!(r.section_of("DCT-CREATE-1"), "§3 Tokens");
+        assert_eq!(r.section_of("NOPE"), UNKNOWN_SECTION);
+        assert_eq!(r.sections(), vec!["§3 Tokens", "§10 Verification"]);
+    }
+}

@@ -1,0 +1,127 @@
+//! The runner's view of a vector case and of a verdict, and the bridge to the vector layer.
+//!
+//! The runner, filters and reports need only a handful of fields per case, so they work on
+//! [`Case`] (a flat, owned projection of one vector case plus its file header's area and
+//! group). Loading and judging belong to the vector layer (`crate::vectors`); the functions
+//! here are the single place that calls into it.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::protocol::RunOutcome;
+use crate::vectors::{self, ActualOutcome, Expectation, Verdict};
+
+/// One runnable case.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Case {
+    /// Stable case id.
+    pub id: String,
+    /// Human description.
+    pub description: String,
+    /// Requirement ids it checks.
+    pub requirements: Vec<String>,
+    /// Flags (defined in the file's notes).
+    pub flags: Vec<String>,
+    /// Operation name.
+    pub op: String,
+    /// Operation input.
+    pub input: Value,
+    /// The `expect` object as JSON (for reports).
+    pub expect: Value,
+    /// The typed expectation.
+    pub expectation: Expectation,
+    /// File header `area`.
+    pub area: String,
+    /// File header `group`.
+    pub group: String,
+    /// Vector file it came from.
+    pub file: PathBuf,
+}
+
+/// The comparison of an adapter's outcome with a case's expectation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Judgement {
+    /// Matched the expectation (or the first acceptable outcome).
+    Passed,
+    /// Matched an acceptable outcome other than the first.
+    Acceptable,
+    /// Did not match; `diff` is a unified diff of expected vs actual.
+    Failed {
+        /// Unified diff, expected (`-`) vs actual (`+`).
+        diff: String,
+    },
+}
+
+/// Why the corpus could not be loaded.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CorpusError {
+    /// Files that are unreadable or invalid (one line per problem).
+    #[error("invalid vector files:\n{0}")]
+    Invalid(String),
+    /// The directory holds no vector files.
+    #[error("no vector files (*.json) under {0}")]
+    Empty(String),
+}
+
+/// Loads and schema-validates every vector file under `dir` (in path order).
+pub fn load_corpus(dir: &Path) -> Result<Vec<Case>, CorpusError> {
+    if !dir.is_dir() {
+        return Err(CorpusError::Invalid(format!(
+            "{}: not a directory",
+            dir.display()
+        )));
+    }
+    let files = vectors::load::load_dir(dir).map_err(|errors| {
+        CorpusError::Invalid(errors.iter().map(ToString::to_string).collect::<String>())
+    })?;
+    if files.is_empty() {
+        return Err(CorpusError::Empty(dir.display().to_string()));
+    }
+    let mut cases = Vec::new();
+    for loaded in files {
+        let file = loaded.file;
+        for c in file.cases {
+            cases.push(Case {
+                id: c.id,
+                description: c.description,
+                requirements: c.requirements,
+                flags: c.flags,
+                op: c.op,
+                input: c.input,
+                expect: serde_json::to_value(&c.expect).unwrap_or(Value::Null),
+                expectation: c.expect,
+                area: file.area.clone(),
+                group: file.group.clone(),
+                file: loaded.path.clone(),
+            });
+        }
+    }
+    Ok(cases)
+}
+
+/// The adapter outcome as the JSON the reports show next to the expectation
+/// (the adapter reply's shape without `seq`).
+pub fn outcome_json(outcome: &RunOutcome) -> Value {
+    actual(outcome).to_json()
+}
+
+/// Compares an outcome with the expectation (the rule lives in `crate::vectors::judge`).
+pub fn judge(expectation: &Expectation, outcome: &RunOutcome) -> Judgement {
+    match vectors::judge(expectation, &actual(outcome)) {
+        Verdict::Passed => Judgement::Passed,
+        Verdict::Acceptable { .. } => Judgement::Acceptable,
+        Verdict::Failed { diff, .. } => Judgement::Failed { diff },
+    }
+}
+
+/// The protocol outcome in the vector layer's vocabulary.
+pub fn actual(outcome: &RunOutcome) -> ActualOutcome {
+    match outcome.clone() {
+        RunOutcome::Ok { output } => ActualOutcome::Ok { output },
+        RunOutcome::Error { code, detail } => ActualOutcome::Error { code, detail },
+        RunOutcome::Skipped { reason } => ActualOutcome::Skipped { reason },
+        RunOutcome::Errored { message } => ActualOutcome::Errored { message },
+    }
+}

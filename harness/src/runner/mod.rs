@@ -1,0 +1,533 @@
+//! The driver: runs selected cases through an adapter process and records one result per case.
+//!
+//! This module owns the lifecycle described in `spec/adapter-protocol.md` §Lifecycle: start,
+//! `hello`, one `run` at a time with a deadline, restart after any crash, hang or protocol
+//! violation, `bye`. It guarantees that a run always finishes: each case ends as exactly one
+//! [`Status`], whatever the adapter does. Judging is delegated to [`case::judge`]; rendering
+//! to `crate::report`.
+
+pub mod case;
+pub mod process;
+
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use crate::expected::ExpectedFailures;
+use crate::protocol::{
+    self, parse_bye_reply, parse_hello_reply, parse_run_reply, Implementation, ProtocolError,
+    Request, RunOutcome,
+};
+use case::{Case, Judgement};
+use process::{AdapterProcess, ReadFailure};
+
+/// Default per-case timeout.
+pub const DEFAULT_TIMEOUT_MS: u64 = 5_000;
+/// Default handshake timeout.
+pub const DEFAULT_HELLO_TIMEOUT_MS: u64 = 10_000;
+/// After this many consecutive errored cases the remaining cases are not sent.
+pub const DEFAULT_MAX_CONSECUTIVE_ERRORS: usize = 20;
+
+/// How to drive the adapter.
+#[derive(Debug, Clone)]
+pub struct RunConfig {
+    /// Shell command started with `sh -c`.
+    pub command: String,
+    /// Per-case deadline.
+    pub timeout: Duration,
+    /// Deadline for the `hello` reply (each start and restart).
+    pub hello_timeout: Duration,
+    /// Longest accepted stdout line.
+    pub max_line: usize,
+    /// Consecutive errored cases before the rest are marked errored unsent.
+    pub max_consecutive_errors: usize,
+}
+
+impl RunConfig {
+    /// A configuration with the documented defaults.
+    pub fn new(command: impl Into<String>) -> Self {
+        Self {
+            command: command.into(),
+            timeout: Duration::from_millis(DEFAULT_TIMEOUT_MS),
+            hello_timeout: Duration::from_millis(DEFAULT_HELLO_TIMEOUT_MS),
+            max_line: protocol::MAX_LINE_BYTES,
+            max_consecutive_errors: DEFAULT_MAX_CONSECUTIVE_ERRORS,
+        }
+    }
+}
+
+/// The final status of one case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// Matched the expectation.
+    Passed,
+    /// Matched an acceptable non-reference outcome.
+    Acceptable,
+    /// Did not match.
+    Failed,
+    /// Not run: op unsupported or the adapter replied `skipped`.
+    Skipped,
+    /// Failed or errored, and listed in the expected-failures file.
+    Xfail,
+    /// Passed, but listed in the expected-failures file.
+    Stale,
+    /// No verdict: crash, timeout, protocol error, or the adapter reported `errored`.
+    Errored,
+}
+
+impl Status {
+    /// Every status, in report order.
+    pub const ALL: [Status; 7] = [
+        Status::Passed,
+        Status::Failed,
+        Status::Skipped,
+        Status::Acceptable,
+        Status::Xfail,
+        Status::Stale,
+        Status::Errored,
+    ];
+
+    /// The snake_case name used in every report.
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Passed => "passed",
+            Status::Acceptable => "acceptable",
+            Status::Failed => "failed",
+            Status::Skipped => "skipped",
+            Status::Xfail => "xfail",
+            Status::Stale => "stale",
+            Status::Errored => "errored",
+        }
+    }
+}
+
+/// Why a case errored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    /// The adapter exited or closed stdout while the case was in flight.
+    Crash,
+    /// No reply within the per-case timeout.
+    Timeout,
+    /// The reply violated the protocol.
+    ProtocolError,
+    /// The adapter replied `errored`.
+    AdapterErrored,
+    /// The adapter could not be restarted for this case.
+    RestartFailed,
+    /// Not sent: too many consecutive errors before it.
+    Abandoned,
+}
+
+impl ErrorKind {
+    /// Snake_case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorKind::Crash => "crash",
+            ErrorKind::Timeout => "timeout",
+            ErrorKind::ProtocolError => "protocol_error",
+            ErrorKind::AdapterErrored => "adapter_errored",
+            ErrorKind::RestartFailed => "restart_failed",
+            ErrorKind::Abandoned => "abandoned",
+        }
+    }
+}
+
+/// The result of one case.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CaseResult {
+    /// Index into the case list given to [`run`].
+    pub index: usize,
+    /// Final status (after the expected-failures baseline).
+    pub status: Status,
+    /// Status before the baseline was applied.
+    pub raw_status: Status,
+    /// Unified diff for failures (and xfails that failed).
+    pub diff: Option<String>,
+    /// What the adapter answered, as `{"result":…}` JSON.
+    pub actual: Option<Value>,
+    /// Skip reason, error message, or baseline reason.
+    pub message: Option<String>,
+    /// Why it errored.
+    pub error_kind: Option<ErrorKind>,
+    /// Adapter stderr tail captured when it errored.
+    pub stderr_tail: Option<String>,
+    /// Baseline entry reason, when one matched.
+    pub expected_failure: Option<String>,
+    /// Wall time spent on the case.
+    pub duration: Duration,
+}
+
+/// A protocol violation or adapter crash, listed separately from conformance failures.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Incident {
+    /// Case in flight, if any (`None` for the handshake or `bye`).
+    pub case_id: Option<String>,
+    /// `crash`, `timeout`, `protocol_error`, `handshake_failed`, `spawn_failed`, `bye`.
+    pub kind: String,
+    /// Details (for protocol errors, the violation).
+    pub message: String,
+    /// Last bytes of the adapter's stderr.
+    pub stderr_tail: String,
+}
+
+/// Everything a run produced.
+#[derive(Debug, Clone)]
+pub struct RunOutput {
+    /// Who answered the first handshake.
+    pub implementation: Implementation,
+    /// Operations the adapter declared.
+    pub operations: Vec<String>,
+    /// One result per case, in case order.
+    pub results: Vec<CaseResult>,
+    /// Protocol violations, crashes and timeouts.
+    pub incidents: Vec<Incident>,
+    /// Number of times the adapter was restarted.
+    pub restarts: usize,
+    /// Total wall time.
+    pub duration: Duration,
+}
+
+/// Why a run could not start.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SetupError {
+    /// `sh -c <command>` could not be spawned.
+    #[error("cannot start adapter `{command}`: {message}")]
+    Spawn {
+        /// The command.
+        command: String,
+        /// Cause.
+        message: String,
+    },
+    /// The first handshake failed.
+    #[error("adapter handshake failed: {message}{}", tail_suffix(.stderr_tail))]
+    Handshake {
+        /// Cause.
+        message: String,
+        /// Adapter stderr.
+        stderr_tail: String,
+    },
+}
+
+fn tail_suffix(tail: &str) -> String {
+    if tail.trim().is_empty() {
+        String::new()
+    } else {
+        format!("\n--- adapter stderr (tail) ---\n{}", tail.trim_end())
+    }
+}
+
+/// Receives progress while a run is under way (the progress bar).
+pub trait Observer {
+    /// Called once with the number of cases.
+    fn start(&mut self, total: usize);
+    /// Called after each case.
+    fn case_done(&mut self, case: &Case, result: &CaseResult);
+    /// Called once at the end.
+    fn finish(&mut self);
+}
+
+/// An observer that does nothing.
+#[derive(Debug, Default)]
+pub struct Quiet;
+
+impl Observer for Quiet {
+    fn start(&mut self, _: usize) {}
+    fn case_done(&mut self, _: &Case, _: &CaseResult) {}
+    fn finish(&mut self) {}
+}
+
+struct Live {
+    process: AdapterProcess,
+    next_seq: u64,
+}
+
+/// Starts the adapter and performs the handshake.
+fn start(config: &RunConfig) -> Result<(Live, protocol::HelloReply), SetupError> {
+    let mut process =
+        AdapterProcess::spawn(&config.command, config.max_line).map_err(|e| SetupError::Spawn {
+            command: config.command.clone(),
+            message: e.to_string(),
+        })?;
+    let deadline = Instant::now() + config.hello_timeout;
+    let fail = |process: &mut AdapterProcess, message: String| {
+        let stderr_tail = process.stderr_tail();
+        process.kill();
+        SetupError::Handshake {
+            message,
+            stderr_tail,
+        }
+    };
+    process.send(Request::Hello.to_line(), deadline);
+    match process.recv_line(deadline) {
+        Ok(line) => match parse_hello_reply(&line) {
+            Ok(hello) => Ok((
+                Live {
+                    process,
+                    next_seq: 1,
+                },
+                hello,
+            )),
+            Err(e) => Err(fail(&mut process, format!("invalid hello reply: {e}"))),
+        },
+        Err(ReadFailure::Timeout) => Err(fail(
+            &mut process,
+            format!(
+                "no hello reply within {} ms",
+                config.hello_timeout.as_millis()
+            ),
+        )),
+        Err(ReadFailure::Exited(status)) => Err(fail(
+            &mut process,
+            format!(
+                "adapter exited before replying to hello ({})",
+                status.unwrap_or_else(|| "status unknown".to_owned())
+            ),
+        )),
+        Err(ReadFailure::Protocol(e)) => {
+            Err(fail(&mut process, format!("invalid hello reply: {e}")))
+        }
+    }
+}
+
+/// Runs `cases` through the adapter. Fails only if the adapter cannot be started and
+/// handshaken once; afterwards every fault is recorded and the run continues.
+pub fn run(
+    cases: &[Case],
+    baseline: &ExpectedFailures,
+    config: &RunConfig,
+    observer: &mut dyn Observer,
+) -> Result<RunOutput, SetupError> {
+    let started = Instant::now();
+    let (first, hello) = start(config)?;
+    let mut live = Some(first);
+    let supported: BTreeSet<String> = hello.operations.iter().cloned().collect();
+    let mut results = Vec::with_capacity(cases.len());
+    let mut incidents = Vec::new();
+    let mut restarts = 0usize;
+    let mut consecutive = 0usize;
+    observer.start(cases.len());
+
+    for (index, case) in cases.iter().enumerate() {
+        let case_start = Instant::now();
+        let mut result = CaseResult {
+            index,
+            status: Status::Errored,
+            raw_status: Status::Errored,
+            diff: None,
+            actual: None,
+            message: None,
+            error_kind: None,
+            stderr_tail: None,
+            expected_failure: None,
+            duration: Duration::ZERO,
+        };
+        if !supported.contains(&case.op) {
+            result.raw_status = Status::Skipped;
+            result.message = Some(format!(
+                "operation `{}` not in the adapter's hello.operations",
+                case.op
+            ));
+        } else if consecutive >= config.max_consecutive_errors {
+            result.error_kind = Some(ErrorKind::Abandoned);
+            result.message = Some(format!(
+                "not sent: the adapter failed {consecutive} cases in a row"
+            ));
+        } else {
+            if live.is_none() {
+                restarts += 1;
+                match start(config) {
+                    Ok((l, _)) => live = Some(l),
+                    Err(e) => {
+                        let (kind, tail) = match &e {
+                            SetupError::Spawn { .. } => ("spawn_failed", String::new()),
+                            SetupError::Handshake { stderr_tail, .. } => {
+                                ("handshake_failed", stderr_tail.clone())
+                            }
+                        };
+                        let message = match &e {
+                            SetupError::Spawn { message, .. }
+                            | SetupError::Handshake { message, .. } => message.clone(),
+                        };
+                        incidents.push(Incident {
+                            case_id: Some(case.id.clone()),
+                            kind: kind.to_owned(),
+                            message: message.clone(),
+                            stderr_tail: tail.clone(),
+                        });
+                        result.error_kind = Some(ErrorKind::RestartFailed);
+                        result.message = Some(format!("adapter restart failed: {message}"));
+                        result.stderr_tail = Some(tail);
+                    }
+                }
+            }
+            if let Some(l) = live.as_mut() {
+                let keep = run_one(l, case, config, &mut result, &mut incidents);
+                if !keep {
+                    if let Some(mut dead) = live.take() {
+                        dead.process.kill();
+                    }
+                }
+            }
+            if result.raw_status == Status::Errored
+                && result.error_kind != Some(ErrorKind::AdapterErrored)
+            {
+                consecutive += 1;
+            } else {
+                consecutive = 0;
+            }
+        }
+        apply_baseline(&mut result, baseline, &case.id);
+        result.duration = case_start.elapsed();
+        observer.case_done(case, &result);
+        results.push(result);
+    }
+
+    if let Some(mut l) = live.take() {
+        say_bye(&mut l, config, &mut incidents);
+    }
+    observer.finish();
+    Ok(RunOutput {
+        implementation: hello.implementation,
+        operations: hello.operations,
+        results,
+        incidents,
+        restarts,
+        duration: started.elapsed(),
+    })
+}
+
+/// Sends one case and records its result. Returns false when the adapter must be restarted.
+fn run_one(
+    live: &mut Live,
+    case: &Case,
+    config: &RunConfig,
+    result: &mut CaseResult,
+    incidents: &mut Vec<Incident>,
+) -> bool {
+    let seq = live.next_seq;
+    live.next_seq += 1;
+    let deadline = Instant::now() + config.timeout;
+    let request = Request::Run {
+        seq,
+        id: &case.id,
+        op: &case.op,
+        input: &case.input,
+    };
+    live.process.send(request.to_line(), deadline);
+    let failure = match live.process.recv_line(deadline) {
+        Ok(line) => match parse_run_reply(&line, seq) {
+            Ok(outcome) => {
+                record_outcome(case, outcome, result);
+                return true;
+            }
+            Err(e) => (ErrorKind::ProtocolError, e.to_string(), Some(e)),
+        },
+        Err(ReadFailure::Timeout) => (
+            ErrorKind::Timeout,
+            format!("no reply within {} ms", config.timeout.as_millis()),
+            None,
+        ),
+        Err(ReadFailure::Exited(status)) => (
+            ErrorKind::Crash,
+            format!(
+                "adapter exited during the case ({})",
+                status.unwrap_or_else(|| "status unknown".to_owned())
+            ),
+            None,
+        ),
+        Err(ReadFailure::Protocol(e)) => (ErrorKind::ProtocolError, e.to_string(), Some(e)),
+    };
+    let (kind, message, violation) = failure;
+    // Kill first so the stderr tail includes everything the adapter wrote before dying.
+    live.process.kill();
+    let tail = live.process.stderr_tail();
+    incidents.push(Incident {
+        case_id: Some(case.id.clone()),
+        kind: match &violation {
+            Some(v) => format!("protocol_error/{}", v.kind()),
+            None => kind.name().to_owned(),
+        },
+        message: message.clone(),
+        stderr_tail: tail.clone(),
+    });
+    result.raw_status = Status::Errored;
+    result.error_kind = Some(kind);
+    result.message = Some(message);
+    result.stderr_tail = Some(tail);
+    false
+}
+
+fn record_outcome(case: &Case, outcome: RunOutcome, result: &mut CaseResult) {
+    result.actual = Some(case::outcome_json(&outcome));
+    match &outcome {
+        RunOutcome::Skipped { reason } => {
+            result.raw_status = Status::Skipped;
+            result.message = Some(if reason.is_empty() {
+                "adapter replied skipped".to_owned()
+            } else {
+                reason.clone()
+            });
+        }
+        RunOutcome::Errored { message } => {
+            result.raw_status = Status::Errored;
+            result.error_kind = Some(ErrorKind::AdapterErrored);
+            result.message = Some(message.clone());
+        }
+        RunOutcome::Ok { .. } | RunOutcome::Error { .. } => {
+            match case::judge(&case.expectation, &outcome) {
+                Judgement::Passed => result.raw_status = Status::Passed,
+                Judgement::Acceptable => result.raw_status = Status::Acceptable,
+                Judgement::Failed { diff } => {
+                    result.raw_status = Status::Failed;
+                    result.diff = Some(diff);
+                }
+            }
+        }
+    }
+}
+
+fn apply_baseline(result: &mut CaseResult, baseline: &ExpectedFailures, id: &str) {
+    result.status = result.raw_status;
+    let Some(entry) = baseline.lookup(id) else {
+        return;
+    };
+    result.expected_failure = Some(entry.reason.clone());
+    result.status = match result.raw_status {
+        Status::Failed | Status::Errored => Status::Xfail,
+        Status::Passed | Status::Acceptable => Status::Stale,
+        other => other,
+    };
+}
+
+fn say_bye(live: &mut Live, config: &RunConfig, incidents: &mut Vec<Incident>) {
+    let seq = live.next_seq;
+    let grace = config.timeout.min(Duration::from_secs(2));
+    let deadline = Instant::now() + grace;
+    live.process.send(Request::Bye { seq }.to_line(), deadline);
+    // The reply is optional: an adapter may simply exit.
+    if let Ok(line) = live.process.recv_line(deadline) {
+        if let Err(e) = parse_bye_reply(&line, seq) {
+            incidents.push(Incident {
+                case_id: None,
+                kind: format!("protocol_error/{}", e.kind()),
+                message: format!("invalid reply to bye: {e}"),
+                stderr_tail: String::new(),
+            });
+        }
+    }
+    live.process.shutdown(Duration::from_millis(500));
+}
+
+/// A protocol violation as an [`Incident`] (used by tests and other drivers).
+pub fn violation_incident(case_id: Option<&str>, e: &ProtocolError) -> Incident {
+    Incident {
+        case_id: case_id.map(str::to_owned),
+        kind: format!("protocol_error/{}", e.kind()),
+        message: e.to_string(),
+        stderr_tail: String::new(),
+    }
+}

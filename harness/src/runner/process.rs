@@ -1,0 +1,308 @@
+//! One adapter process: spawning, bounded I/O, timeouts and killing its whole process group.
+//!
+//! The harness must survive any adapter. So: the command runs under `sh -c` in its own process
+//! group (killing the group leaves no orphans, even if the adapter forked); stdin is written by a
+//! thread (an adapter that never reads cannot block the harness); stdout is read by a thread
+//! that cuts lines at a byte limit and hands them over a bounded channel (a 100 MB line or an
+//! endless stream costs at most the limit); stderr goes into a ring buffer that keeps only the
+//! last few KiB as diagnostics. Every wait has a deadline.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crate::protocol::ProtocolError;
+
+/// How many bytes of stderr are kept per process.
+pub const STDERR_TAIL_BYTES: usize = 8 * 1024;
+
+/// One event from the stdout reader thread.
+#[derive(Debug)]
+enum StdoutEvent {
+    Line(Vec<u8>),
+    TooLong,
+    Truncated,
+    Eof,
+}
+
+/// Why no valid line arrived.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ReadFailure {
+    /// Nothing within the deadline.
+    Timeout,
+    /// stdout closed (the adapter exited or crashed); carries the exit status if known.
+    Exited(Option<String>),
+    /// A framing fault (line too long, truncated line).
+    Protocol(ProtocolError),
+}
+
+/// A running adapter.
+#[derive(Debug)]
+pub struct AdapterProcess {
+    child: Child,
+    pgid: Option<u32>,
+    stdin_tx: Option<SyncSender<Vec<u8>>>,
+    stdout_rx: Receiver<StdoutEvent>,
+    stderr: Arc<Mutex<VecDeque<u8>>>,
+    max_line: usize,
+    killed: bool,
+}
+
+impl AdapterProcess {
+    /// Starts `sh -c <command>` in a new process group.
+    pub fn spawn(command: &str, max_line: usize) -> std::io::Result<Self> {
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c")
+            .arg(command)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::CommandExt;
+            cmd.process_group(0);
+        }
+        let mut child = cmd.spawn()?;
+        let pgid = Some(child.id());
+        let stdin = child.stdin.take();
+        let stdout = child.stdout.take();
+        let stderr_pipe = child.stderr.take();
+
+        let (stdin_tx, stdin_rx) = mpsc::sync_channel::<Vec<u8>>(4);
+        if let Some(stdin) = stdin {
+            thread::spawn(move || writer(stdin, stdin_rx));
+        }
+        // Capacity 1: the reader blocks (and with it the adapter, on a full pipe) rather than
+        // queueing lines; at most two lines of `max_line` bytes are ever held.
+        let (stdout_tx, stdout_rx) = mpsc::sync_channel::<StdoutEvent>(1);
+        if let Some(stdout) = stdout {
+            thread::spawn(move || reader(stdout, stdout_tx, max_line));
+        }
+        let stderr = Arc::new(Mutex::new(VecDeque::with_capacity(STDERR_TAIL_BYTES)));
+        if let Some(pipe) = stderr_pipe {
+            let ring = Arc::clone(&stderr);
+            thread::spawn(move || stderr_ring(pipe, ring));
+        }
+        Ok(Self {
+            child,
+            pgid,
+            stdin_tx: Some(stdin_tx),
+            stdout_rx,
+            stderr,
+            max_line,
+            killed: false,
+        })
+    }
+
+    /// Queues one line for the adapter's stdin. Returns false if the writer is gone
+    /// (the adapter closed stdin or exited); the caller still waits for a reply, which will
+    /// then report the exit.
+    pub fn send(&mut self, line: Vec<u8>, deadline: Instant) -> bool {
+        let Some(tx) = &self.stdin_tx else {
+            return false;
+        };
+        // The channel is bounded; try until the deadline so a stuck writer cannot hang us.
+        let mut line = line;
+        loop {
+            match tx.try_send(line) {
+                Ok(()) => return true,
+                Err(mpsc::TrySendError::Disconnected(_)) => return false,
+                Err(mpsc::TrySendError::Full(back)) => {
+                    if Instant::now() >= deadline {
+                        return false;
+                    }
+                    line = back;
+                    thread::sleep(Duration::from_millis(2));
+                }
+            }
+        }
+    }
+
+    /// Waits for the next line until `deadline`.
+    pub fn recv_line(&mut self, deadline: Instant) -> Result<Vec<u8>, ReadFailure> {
+        let wait = deadline.saturating_duration_since(Instant::now());
+        match self.stdout_rx.recv_timeout(wait) {
+            Ok(StdoutEvent::Line(line)) => Ok(line),
+            Ok(StdoutEvent::TooLong) => Err(ReadFailure::Protocol(ProtocolError::LineTooLong {
+                limit: self.max_line,
+            })),
+            Ok(StdoutEvent::Truncated) => Err(ReadFailure::Protocol(ProtocolError::TruncatedLine)),
+            Ok(StdoutEvent::Eof) | Err(RecvTimeoutError::Disconnected) => Err(ReadFailure::Exited(
+                self.exit_status(Duration::from_millis(500)),
+            )),
+            Err(RecvTimeoutError::Timeout) => Err(ReadFailure::Timeout),
+        }
+    }
+
+    fn exit_status(&mut self, grace: Duration) -> Option<String> {
+        let until = Instant::now() + grace;
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => return Some(describe_status(status)),
+                Ok(None) if Instant::now() < until => thread::sleep(Duration::from_millis(5)),
+                _ => return None,
+            }
+        }
+    }
+
+    /// The last [`STDERR_TAIL_BYTES`] of stderr, lossily decoded.
+    pub fn stderr_tail(&self) -> String {
+        // Give the stderr thread a moment to drain what a crashing process wrote last.
+        thread::sleep(Duration::from_millis(20));
+        match self.stderr.lock() {
+            Ok(ring) => {
+                let (a, b) = ring.as_slices();
+                let mut bytes = Vec::with_capacity(a.len() + b.len());
+                bytes.extend_from_slice(a);
+                bytes.extend_from_slice(b);
+                String::from_utf8_lossy(&bytes).into_owned()
+            }
+            Err(_) => String::new(),
+        }
+    }
+
+    /// Closes stdin, gives the process `grace` to exit, then kills its process group.
+    pub fn shutdown(&mut self, grace: Duration) {
+        self.stdin_tx = None;
+        let until = Instant::now() + grace;
+        while Instant::now() < until {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                break;
+            }
+            thread::sleep(Duration::from_millis(5));
+        }
+        self.kill();
+    }
+
+    /// Kills the whole process group (SIGKILL) and reaps the child.
+    pub fn kill(&mut self) {
+        if self.killed {
+            return;
+        }
+        self.killed = true;
+        self.stdin_tx = None;
+        #[cfg(unix)]
+        if let Some(pid) = self.pgid.and_then(|p| i32::try_from(p).ok()) {
+            if let Some(pid) = rustix::process::Pid::from_raw(pid) {
+                // The group may already be gone; that is fine.
+                let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+            }
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// The OS process id (also the process-group id).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+impl Drop for AdapterProcess {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+fn describe_status(status: std::process::ExitStatus) -> String {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(sig) = status.signal() {
+            return format!("killed by signal {sig}");
+        }
+    }
+    match status.code() {
+        Some(code) => format!("exit code {code}"),
+        None => "exited".to_owned(),
+    }
+}
+
+fn writer(mut stdin: ChildStdin, rx: Receiver<Vec<u8>>) {
+    for line in rx {
+        if stdin.write_all(&line).is_err() || stdin.flush().is_err() {
+            return;
+        }
+    }
+}
+
+fn reader(stdout: impl Read, tx: SyncSender<StdoutEvent>, max_line: usize) {
+    let mut reader = BufReader::with_capacity(64 * 1024, stdout);
+    let mut line: Vec<u8> = Vec::new();
+    let mut overflow = false;
+    loop {
+        let buf = match reader.fill_buf() {
+            Ok(buf) => buf,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        };
+        if buf.is_empty() {
+            break;
+        }
+        let (chunk, found_newline) = match memchr_newline(buf) {
+            Some(i) => (&buf[..i], true),
+            None => (buf, false),
+        };
+        if !overflow {
+            if line.len() + chunk.len() > max_line {
+                overflow = true;
+                line = Vec::new();
+            } else {
+                line.extend_from_slice(chunk);
+            }
+        }
+        let consumed = chunk.len() + usize::from(found_newline);
+        reader.consume(consumed);
+        if found_newline {
+            let event = if overflow {
+                StdoutEvent::TooLong
+            } else {
+                StdoutEvent::Line(std::mem::take(&mut line))
+            };
+            overflow = false;
+            if tx.send(event).is_err() {
+                return;
+            }
+        }
+    }
+    let last = if overflow {
+        Some(StdoutEvent::TooLong)
+    } else if !line.is_empty() {
+        Some(StdoutEvent::Truncated)
+    } else {
+        None
+    };
+    if let Some(event) = last {
+        if tx.send(event).is_err() {
+            return;
+        }
+    }
+    let _ = tx.send(StdoutEvent::Eof);
+}
+
+fn memchr_newline(buf: &[u8]) -> Option<usize> {
+    buf.iter().position(|b| *b == b'\n')
+}
+
+fn stderr_ring(mut pipe: impl Read, ring: Arc<Mutex<VecDeque<u8>>>) {
+    let mut buf = [0u8; 4096];
+    loop {
+        let n = match pipe.read(&mut buf) {
+            Ok(0) => return,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return,
+        };
+        let Ok(mut ring) = ring.lock() else { return };
+        for b in &buf[..n] {
+            if ring.len() == STDERR_TAIL_BYTES {
+                ring.pop_front();
+            }
+            ring.push_back(*b);
+        }
+    }
+}
