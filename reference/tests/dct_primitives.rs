@@ -1,6 +1,10 @@
 //! Known-answer tests for the primitives under the DCT: Ed25519 (RFC 8032 §7.1 tests 1–3),
 //! BLAKE2b-256, RFC 8785 canonical JSON, and ECMAScript number formatting against node.
 
+// Test helpers build known-good fixtures; a failure to build one is a test failure, so they
+// may unwrap (clippy's allow-unwrap-in-tests covers only #[test] functions themselves).
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use blake2::{Blake2b512, Digest};
 use delegateos_reference::canonical::canonicalize;
 use delegateos_reference::crypto::{blake2b256, verify_strict, Keypair, SignatureError};
