@@ -177,8 +177,8 @@ pub struct RunArgs {
     pub reports: Vec<(Format, PathBuf)>,
     /// spec/requirements.md to map requirement ids to sections (default: found next to the
     /// vectors, in the current directory, or in the source tree).
-    #[arg(long, value_name = "FILE")]
-    pub requirements: Option<PathBuf>,
+    #[arg(long = "requirements-md", value_name = "FILE")]
+    pub requirements_md: Option<PathBuf>,
     /// Never draw the progress bar (it is drawn only when stderr is a terminal anyway).
     #[arg(long)]
     pub no_progress: bool,
@@ -191,8 +191,8 @@ pub struct CoverageArgs {
     #[arg(long, value_name = "DIR")]
     pub vectors: Option<PathBuf>,
     /// spec/requirements.md (default as for `run`).
-    #[arg(long, value_name = "FILE")]
-    pub requirements: Option<PathBuf>,
+    #[arg(long = "requirements-md", value_name = "FILE")]
+    pub requirements_md: Option<PathBuf>,
     /// Print only problems and the totals line.
     #[arg(long)]
     pub quiet: bool,
@@ -371,7 +371,7 @@ pub fn run_command(args: &RunArgs) -> i32 {
         },
         None => ExpectedFailures::default(),
     };
-    let requirements = match load_requirements(args.requirements.as_deref(), &vectors_dir) {
+    let requirements = match load_requirements(args.requirements_md.as_deref(), &vectors_dir) {
         Ok(r) => r,
         Err(e) => {
             error(format!("cannot read requirements: {e}"));
@@ -447,10 +447,10 @@ pub fn coverage_command(args: &CoverageArgs) -> i32 {
             return ConformExitCode::SETUP_ERROR;
         }
     };
-    let requirements = match load_requirements(args.requirements.as_deref(), &vectors_dir) {
+    let requirements = match load_requirements(args.requirements_md.as_deref(), &vectors_dir) {
         Ok(r) if !r.list.is_empty() => r,
         Ok(_) => {
-            error("spec/requirements.md not found or has no requirements (pass --requirements)");
+            error("spec/requirements.md not found or has no requirements (pass --requirements-md)");
             return ConformExitCode::SETUP_ERROR;
         }
         Err(e) => {

@@ -249,8 +249,13 @@ fn reader(stdout: impl Read, tx: SyncSender<StdoutEvent>, max_line: usize) {
         };
         if !overflow {
             if line.len() + chunk.len() > max_line {
+                // Report at once (the runner kills the adapter), then discard the rest of the
+                // line so memory stays bounded by `max_line` whatever the adapter writes.
                 overflow = true;
                 line = Vec::new();
+                if tx.send(StdoutEvent::TooLong).is_err() {
+                    return;
+                }
             } else {
                 line.extend_from_slice(chunk);
             }
@@ -258,20 +263,17 @@ fn reader(stdout: impl Read, tx: SyncSender<StdoutEvent>, max_line: usize) {
         let consumed = chunk.len() + usize::from(found_newline);
         reader.consume(consumed);
         if found_newline {
-            let event = if overflow {
-                StdoutEvent::TooLong
-            } else {
-                StdoutEvent::Line(std::mem::take(&mut line))
-            };
-            overflow = false;
-            if tx.send(event).is_err() {
+            if !overflow
+                && tx
+                    .send(StdoutEvent::Line(std::mem::take(&mut line)))
+                    .is_err()
+            {
                 return;
             }
+            overflow = false;
         }
     }
-    let last = if overflow {
-        Some(StdoutEvent::TooLong)
-    } else if !line.is_empty() {
+    let last = if !overflow && !line.is_empty() {
         Some(StdoutEvent::Truncated)
     } else {
         None

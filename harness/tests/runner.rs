@@ -1,0 +1,646 @@
+//! End-to-end tests of `delegateos-conform run` against misbehaving fake adapters
+//! (`tests/fixtures/fake_adapter.py`): every fault is recorded as the right status, the run
+//! always finishes, no process outlives it, and the exit codes are the documented ones.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+const BIN: &str = env!("CARGO_BIN_EXE_delegateos-conform");
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures")
+        .join(name)
+}
+
+fn fake(args: &str) -> String {
+    format!("python3 '{}' {args}", fixture("fake_adapter.py").display())
+}
+
+/// A scratch directory with a one-file vector corpus and a requirements file.
+struct Corpus {
+    dir: PathBuf,
+}
+
+static COUNTER: AtomicUsize = AtomicUsize::new(0);
+
+impl Corpus {
+    /// `cases`: (op, input, expect, requirement).
+    fn new(cases: &[(&str, Value, Value, &str)]) -> Self {
+        let n = COUNTER.fetch_add(1, Ordering::SeqCst);
+        let dir = std::env::temp_dir().join(format!(
+            "delegateos-conform-test-{}-{n}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("vectors/fake")).unwrap();
+        let cases: Vec<Value> = cases
+            .iter()
+            .enumerate()
+            .map(|(i, (op, input, expect, req))| {
+                json!({
+                    "id": format!("fake-echo-{:04}", i + 1),
+                    "description": format!("case {} ({})", i + 1, input["mode"].as_str().unwrap_or("ok")),
+                    "requirements": [req],
+                    "flags": [],
+                    "op": op,
+                    "input": input,
+                    "expect": expect,
+                })
+            })
+            .collect();
+        let file = json!({
+            "schema": "delegateos-vectors/1",
+            "specVersion": "0.2",
+            "generator": {"name": "test", "version": "0"},
+            "area": "fake",
+            "group": "echo",
+            "description": "fake cases",
+            "keys": [],
+            "notes": {},
+            "numberOfCases": cases.len(),
+            "cases": cases,
+        });
+        std::fs::write(
+            dir.join("vectors/fake/echo.json"),
+            serde_json::to_string_pretty(&file).unwrap(),
+        )
+        .unwrap();
+        std::fs::write(
+            dir.join("requirements.md"),
+            "# R\n\n## §1 Fake one\n\n- **`FAKE-ONE`** MUST echo.\n\n## §2 Fake two\n\n\
+             - **`FAKE-TWO`** MUST also echo.\n- **`FAKE-UNTESTED`** MAY do nothing.\n",
+        )
+        .unwrap();
+        Self { dir }
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.join(name)
+    }
+
+    /// Runs `run` with this corpus plus `extra` args.
+    fn run(&self, implementation: &str, extra: &[&str]) -> Outcome {
+        let vectors = self.path("vectors");
+        let reqs = self.path("requirements.md");
+        let mut args: Vec<String> = vec![
+            "run".into(),
+            "--impl".into(),
+            implementation.into(),
+            "--vectors".into(),
+            vectors.display().to_string(),
+            "--requirements-md".into(),
+            reqs.display().to_string(),
+        ];
+        args.extend(extra.iter().map(|s| s.to_string()));
+        run_bin(&args)
+    }
+
+    /// Runs with `--format json` and returns the parsed report.
+    fn run_json(&self, implementation: &str, extra: &[&str]) -> (Outcome, Value) {
+        let mut args = vec!["--format", "json"];
+        args.extend_from_slice(extra);
+        let out = self.run(implementation, &args);
+        let report: Value = serde_json::from_str(&out.stdout)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}\nstderr: {}", out.stdout, out.stderr));
+        validate_report(&report);
+        (out, report)
+    }
+}
+
+impl Drop for Corpus {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+struct Outcome {
+    code: i32,
+    stdout: String,
+    stderr: String,
+    elapsed: Duration,
+}
+
+fn run_bin(args: &[String]) -> Outcome {
+    let start = Instant::now();
+    let out = Command::new(BIN).args(args).output().unwrap();
+    Outcome {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        elapsed: start.elapsed(),
+    }
+}
+
+fn validate_report(report: &Value) {
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/schemas/report.schema.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(report)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "report violates its schema: {errors:#?}");
+}
+
+fn ok(output: Value) -> (Value, Value) {
+    (
+        json!({"mode": "ok", "output": output}),
+        json!({"result": "valid", "output": output}),
+    )
+}
+
+fn mode(m: &str) -> Value {
+    json!({"mode": m})
+}
+
+fn valid_empty() -> Value {
+    json!({"result": "valid", "output": {}})
+}
+
+fn statuses(report: &Value) -> Vec<String> {
+    report["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            let s = c["status"].as_str().unwrap().to_owned();
+            match c.get("error_kind").and_then(Value::as_str) {
+                Some(k) => format!("{s}:{k}"),
+                None => s,
+            }
+        })
+        .collect()
+}
+
+fn standard_cases() -> Vec<(&'static str, Value, Value, &'static str)> {
+    let (i1, e1) = ok(json!({"a": 1}));
+    vec![
+        ("fake.echo", i1, e1, "FAKE-ONE"),
+        (
+            "fake.echo",
+            json!({"mode": "error", "code": "revoked"}),
+            json!({"result": "invalid", "code": "revoked", "stage": "10.1/2"}),
+            "FAKE-TWO",
+        ),
+        (
+            "fake.echo",
+            json!({"mode": "ok", "output": {"v": false}}),
+            json!({"result": "acceptable", "decision": "D1", "outcomes": [
+                {"result": "valid", "output": {"v": true}},
+                {"result": "valid", "output": {"v": false}}]}),
+            "FAKE-ONE",
+        ),
+    ]
+}
+
+#[test]
+fn all_pass_exits_0_and_json_report_validates() {
+    let corpus = Corpus::new(&standard_cases());
+    let (out, report) = corpus.run_json(&fake(""), &[]);
+    assert_eq!(out.code, 0, "stderr: {}", out.stderr);
+    assert_eq!(statuses(&report), ["passed", "passed", "acceptable"]);
+    assert_eq!(report["implementation"]["name"], "fake");
+    assert_eq!(report["totals"]["acceptable"], 1);
+    assert_eq!(report["coverage"]["total"], 3);
+    assert_eq!(report["coverage"]["executed"], 2);
+    assert_eq!(report["coverage"]["not_executed"], json!(["FAKE-UNTESTED"]));
+    assert_eq!(report["sections"][0]["section"], "§1 Fake one");
+    assert_eq!(report["exit_code"], 0);
+}
+
+#[test]
+fn failure_exits_1_with_a_diff_in_the_text_report() {
+    let mut cases = standard_cases();
+    cases.push((
+        "fake.echo",
+        json!({"mode": "error", "code": "expired"}),
+        json!({"result": "invalid", "code": "revoked"}),
+        "FAKE-TWO",
+    ));
+    let corpus = Corpus::new(&cases);
+    let out = corpus.run(&fake(""), &[]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert!(out.stdout.contains("Failures (1)"), "{}", out.stdout);
+    assert!(out.stdout.contains("fake-echo-0004"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("-  \"code\": \"revoked\""),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("+  \"code\": \"expired\""),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("Acceptable divergences (1)"));
+    assert!(out.stdout.contains("§2 Fake two"));
+    // No terminal: no progress bar escape codes on stderr.
+    assert!(!out.stderr.contains('\x1b'));
+}
+
+#[test]
+fn crash_mid_run_is_errored_and_the_adapter_restarted() {
+    let (i, e) = ok(json!({}));
+    let corpus = Corpus::new(&[
+        ("fake.echo", i.clone(), e.clone(), "FAKE-ONE"),
+        ("fake.echo", mode("crash"), valid_empty(), "FAKE-ONE"),
+        ("fake.echo", i.clone(), e.clone(), "FAKE-ONE"),
+        ("fake.echo", i, e, "FAKE-TWO"),
+    ]);
+    let (out, report) = corpus.run_json(&fake(""), &[]);
+    assert_eq!(out.code, 1);
+    assert_eq!(
+        statuses(&report),
+        ["passed", "errored:crash", "passed", "passed"]
+    );
+    assert_eq!(report["restarts"], 1);
+    let crashed = &report["cases"][1];
+    assert!(crashed["stderr_tail"]
+        .as_str()
+        .unwrap()
+        .contains("simulated crash <&>"));
+    assert_eq!(report["incidents"][0]["kind"], "crash");
+    assert_eq!(report["incidents"][0]["case_id"], "fake-echo-0002");
+}
+
+#[test]
+fn hang_on_one_case_times_out_and_the_run_continues() {
+    let (i, e) = ok(json!({}));
+    let corpus = Corpus::new(&[
+        ("fake.echo", mode("hang"), valid_empty(), "FAKE-ONE"),
+        ("fake.echo", i, e, "FAKE-ONE"),
+    ]);
+    let (out, report) = corpus.run_json(&fake(""), &["--timeout-ms", "700"]);
+    assert_eq!(out.code, 1);
+    assert_eq!(statuses(&report), ["errored:timeout", "passed"]);
+    assert!(out.elapsed < Duration::from_secs(20));
+    assert_eq!(report["incidents"][0]["kind"], "timeout");
+}
+
+#[test]
+fn garbage_wrong_seq_and_unknown_outcome_are_protocol_errors() {
+    let (i, e) = ok(json!({}));
+    let corpus = Corpus::new(&[
+        ("fake.echo", mode("garbage"), valid_empty(), "FAKE-ONE"),
+        ("fake.echo", mode("wrongseq"), valid_empty(), "FAKE-ONE"),
+        ("fake.echo", mode("badoutcome"), valid_empty(), "FAKE-ONE"),
+        ("fake.echo", i, e, "FAKE-ONE"),
+    ]);
+    let (out, report) = corpus.run_json(&fake(""), &[]);
+    assert_eq!(out.code, 1);
+    assert_eq!(
+        statuses(&report),
+        [
+            "errored:protocol_error",
+            "errored:protocol_error",
+            "errored:protocol_error",
+            "passed"
+        ]
+    );
+    let kinds: Vec<&str> = report["incidents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "protocol_error/not_json",
+            "protocol_error/wrong_seq",
+            "protocol_error/unknown_outcome"
+        ]
+    );
+    assert_eq!(report["restarts"], 3);
+}
+
+#[test]
+fn a_100_mb_line_is_cut_off_not_buffered() {
+    let (i, e) = ok(json!({}));
+    let corpus = Corpus::new(&[
+        ("fake.echo", mode("huge"), valid_empty(), "FAKE-ONE"),
+        ("fake.echo", i, e, "FAKE-ONE"),
+    ]);
+    let (out, report) = corpus.run_json(&fake(""), &["--timeout-ms", "30000"]);
+    assert_eq!(out.code, 1);
+    assert_eq!(statuses(&report), ["errored:protocol_error", "passed"]);
+    assert_eq!(
+        report["incidents"][0]["kind"],
+        "protocol_error/line_too_long"
+    );
+}
+
+#[test]
+fn unsupported_ops_and_adapter_skips_are_skipped_not_failed() {
+    let (i, e) = ok(json!({}));
+    let corpus = Corpus::new(&[
+        ("fake.echo", i.clone(), e.clone(), "FAKE-ONE"),
+        ("fake.other", i, e, "FAKE-ONE"),
+        ("fake.echo", mode("skip"), valid_empty(), "FAKE-TWO"),
+    ]);
+    let (out, report) = corpus.run_json(&fake("--ops fake.echo"), &[]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(statuses(&report), ["passed", "skipped", "skipped"]);
+    assert!(report["cases"][1]["message"]
+        .as_str()
+        .unwrap()
+        .contains("hello.operations"));
+    assert_eq!(report["cases"][2]["message"], "not implemented here");
+}
+
+#[test]
+fn adapter_reported_errored_counts_as_errored() {
+    let corpus = Corpus::new(&[("fake.echo", mode("errored"), valid_empty(), "FAKE-ONE")]);
+    let (out, report) = corpus.run_json(&fake(""), &[]);
+    assert_eq!(out.code, 1);
+    assert_eq!(statuses(&report), ["errored:adapter_errored"]);
+    assert_eq!(report["restarts"], 0);
+}
+
+fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // Field 3 is the state; a zombie is dead for our purposes.
+        Ok(stat) => !stat
+            .rsplit_once(')')
+            .map(|(_, rest)| rest.trim_start().starts_with('Z'))
+            .unwrap_or(false),
+        Err(_) => false,
+    }
+}
+
+#[test]
+fn no_orphans_after_crashes_timeouts_and_bye() {
+    let (i, e) = ok(json!({}));
+    let corpus = Corpus::new(&[
+        ("fake.echo", i.clone(), e.clone(), "FAKE-ONE"),
+        ("fake.echo", mode("crash"), valid_empty(), "FAKE-ONE"),
+        ("fake.echo", mode("hang"), valid_empty(), "FAKE-ONE"),
+        ("fake.echo", i, e, "FAKE-ONE"),
+    ]);
+    let pidfile = corpus.path("pids");
+    let out = corpus.run(
+        &fake(&format!("--spawn-child '{}'", pidfile.display())),
+        &["--timeout-ms", "700"],
+    );
+    assert_eq!(out.code, 1);
+    let pids: Vec<u32> = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
+    assert_eq!(pids.len(), 3, "one grandchild per adapter start");
+    std::thread::sleep(Duration::from_millis(200));
+    for pid in pids {
+        assert!(!alive(pid), "grandchild {pid} survived the run");
+    }
+}
+
+#[test]
+fn consecutive_failures_abandon_the_rest() {
+    let (i, e) = ok(json!({}));
+    let cases: Vec<_> = (0..6)
+        .map(|_| ("fake.echo", i.clone(), e.clone(), "FAKE-ONE"))
+        .collect();
+    let corpus = Corpus::new(&cases);
+    let (out, report) =
+        corpus.run_json(&fake("--crash-after 0"), &["--max-consecutive-errors", "2"]);
+    assert_eq!(out.code, 1);
+    assert_eq!(
+        statuses(&report),
+        [
+            "errored:crash",
+            "errored:crash",
+            "errored:abandoned",
+            "errored:abandoned",
+            "errored:abandoned",
+            "errored:abandoned"
+        ]
+    );
+}
+
+#[test]
+fn setup_errors_exit_3() {
+    let corpus = Corpus::new(&standard_cases());
+    for (imp, extra, needle) in [
+        (
+            fake("--hello hang"),
+            vec!["--hello-timeout-ms", "500"],
+            "no hello reply",
+        ),
+        (fake("--hello v2"), vec![], "unsupported_protocol"),
+        (fake("--hello garbage"), vec![], "not JSON"),
+        (
+            fake("--hello exit"),
+            vec![],
+            "cannot initialise the library",
+        ),
+        ("exit 1".to_owned(), vec![], "exited before replying"),
+    ] {
+        let out = corpus.run(&imp, &extra);
+        assert_eq!(out.code, 3, "{imp}: {}", out.stderr);
+        assert!(
+            out.stderr.contains(needle)
+                || (needle == "unsupported_protocol" && out.stderr.contains("protocol 2")),
+            "{imp}: {}",
+            out.stderr
+        );
+    }
+    let out = run_bin(&[
+        "run".into(),
+        "--impl".into(),
+        fake(""),
+        "--vectors".into(),
+        corpus.path("missing").display().to_string(),
+    ]);
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    std::fs::write(corpus.path("bad.txt"), "fake-echo-0001\n").unwrap();
+    let bad = corpus.path("bad.txt").display().to_string();
+    let out = corpus.run(&fake(""), &["--expected-failures", &bad]);
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    assert!(out.stderr.contains("has no reason"));
+}
+
+#[test]
+fn usage_errors_exit_64() {
+    let corpus = Corpus::new(&standard_cases());
+    assert_eq!(corpus.run(&fake(""), &["--id", "nothing-*"]).code, 64);
+    assert_eq!(corpus.run(&fake(""), &["--bogus"]).code, 64);
+    assert_eq!(corpus.run(&fake(""), &["--timeout-ms", "0"]).code, 64);
+    assert_eq!(run_bin(&[]).code, 64);
+    assert_eq!(run_bin(&["--help".into()]).code, 0);
+    assert!(run_bin(&["run".into(), "--help".into()])
+        .stdout
+        .contains("64  usage error"));
+}
+
+#[test]
+fn expected_failures_xfail_stale_and_unused() {
+    let mut cases = standard_cases();
+    cases.push((
+        "fake.echo",
+        json!({"mode": "error", "code": "expired"}),
+        json!({"result": "invalid", "code": "revoked"}),
+        "FAKE-TWO",
+    ));
+    cases.push(("fake.echo", mode("crash"), valid_empty(), "FAKE-TWO"));
+    let corpus = Corpus::new(&cases);
+    let write = |name: &str, text: &str| {
+        let p = corpus.path(name);
+        std::fs::write(&p, text).unwrap();
+        p.display().to_string()
+    };
+    // Both not-passing cases baselined: exit 0.
+    let xfail = write(
+        "xfail.txt",
+        "# baseline\nfake-echo-0004 wrong code, issue 1\nfake-echo-0005 crashes on this input\n",
+    );
+    let (out, report) = corpus.run_json(&fake(""), &["--expected-failures", &xfail]);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert_eq!(
+        statuses(&report),
+        ["passed", "passed", "acceptable", "xfail", "xfail:crash"]
+    );
+    assert_eq!(report["cases"][3]["raw_status"], "failed");
+    assert_eq!(
+        report["cases"][3]["expected_failure"],
+        "wrong code, issue 1"
+    );
+
+    // A baselined case that passes is stale: exit 2.
+    let stale = write(
+        "stale.txt",
+        "fake-echo-0001 fixed long ago\nfake-echo-000? everything else\nnever-0001 gone\n",
+    );
+    let out = corpus.run(&fake(""), &["--expected-failures", &stale]);
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    assert!(out.stdout.contains("Stale expected failures"));
+    assert!(out.stdout.contains("Unused expected-failure entries (1)"));
+
+    // An entry matching no case at all: exit 2 even with everything else fine.
+    let unused = write(
+        "unused.txt",
+        "fake-echo-0004 a\nfake-echo-0005 b\ngone-case-0001 removed case\n",
+    );
+    let (out, report) = corpus.run_json(&fake(""), &["--expected-failures", &unused]);
+    assert_eq!(out.code, 2);
+    assert_eq!(
+        report["expected_failures"]["unused"][0]["pattern"],
+        "gone-case-0001"
+    );
+
+    // Failures win over staleness: exit 1.
+    let partial = write("partial.txt", "fake-echo-0001 fixed long ago\n");
+    assert_eq!(
+        corpus
+            .run(&fake(""), &["--expected-failures", &partial])
+            .code,
+        1
+    );
+}
+
+#[test]
+fn filters_select_cases() {
+    let corpus = Corpus::new(&standard_cases());
+    let ids = |extra: &[&str]| -> Vec<String> {
+        let (_, report) = corpus.run_json(&fake(""), extra);
+        report["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(ids(&["--id", "*-0002"]), ["fake-echo-0002"]);
+    assert_eq!(ids(&["--requirement", "FAKE-TWO"]), ["fake-echo-0002"]);
+    assert_eq!(ids(&["--requirement", "FAKE"]).len(), 3);
+    assert_eq!(
+        ids(&["--op", "fake.*", "--id", "fake-echo-0001", "--id", "*-0003"]),
+        ["fake-echo-0001", "fake-echo-0003"]
+    );
+    assert_eq!(ids(&["--area", "fake", "--group", "echo"]).len(), 3);
+}
+
+#[test]
+fn junit_and_markdown_reports() {
+    let mut cases = standard_cases();
+    cases.push((
+        "fake.echo",
+        json!({"mode": "error", "code": "expired"}),
+        json!({"result": "invalid", "code": "revoked"}),
+        "FAKE-TWO",
+    ));
+    cases.push(("fake.echo", mode("crash"), valid_empty(), "FAKE-TWO"));
+    cases.push(("fake.echo", mode("noise"), valid_empty(), "FAKE-TWO"));
+    let corpus = Corpus::new(&cases);
+    let junit = corpus.path("out.xml").display().to_string();
+    let md = corpus.path("out.md").display().to_string();
+    let json_file = corpus.path("out.json").display().to_string();
+    let out = corpus.run(
+        &fake(""),
+        &[
+            "--format",
+            "junit",
+            "--report",
+            &format!("markdown={md}"),
+            "--report",
+            &format!("json={json_file}"),
+            "--output",
+            &junit,
+        ],
+    );
+    assert_eq!(out.code, 1);
+    assert!(out.stdout.is_empty(), "--output redirects the main report");
+    // Parse it back with an independent XML parser.
+    let check = Command::new("python3")
+        .arg("-c")
+        .arg(
+            "import sys, xml.etree.ElementTree as E\n\
+             r = E.parse(sys.argv[1]).getroot()\n\
+             s = r.find('testsuite')\n\
+             print(r.tag, r.get('tests'), r.get('failures'), r.get('errors'), s.get('name'),\n\
+                   len(s.findall('testcase')), len(s.findall('testcase/failure')),\n\
+                   len(s.findall('testcase/error')))\n\
+             print(s.findall('testcase/error')[0].text)",
+        )
+        .arg(&junit)
+        .output()
+        .unwrap();
+    let parsed = String::from_utf8_lossy(&check.stdout);
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stderr)
+    );
+    assert!(
+        parsed.starts_with("testsuites 6 1 1 fake/echo 6 1 1"),
+        "{parsed}"
+    );
+    assert!(parsed.contains("simulated crash <&>"), "{parsed}");
+    let markdown = std::fs::read_to_string(&md).unwrap();
+    assert!(markdown.contains("| §2 Fake two |"), "{markdown}");
+    assert!(markdown.contains("```diff"));
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(&json_file).unwrap()).unwrap();
+    validate_report(&report);
+}
+
+#[test]
+fn list_ops_prints_the_handshake() {
+    let out = run_bin(&[
+        "list-ops".into(),
+        "--impl".into(),
+        fake("--ops fake.echo,fake.other"),
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout, "fake 0.0.1 (python)\nfake.echo\nfake.other\n");
+}
