@@ -1,1 +1,308 @@
-//! TODO: module owned by the reference work; see lib.rs.
+//! Delegation chains: the §8.1 `Delegation` record and the §8.2 invariants.
+//!
+//! This module owns the question "is this root-to-leaf path of delegations consistent". The
+//! input is ordered: `delegations[0]` is the root, each next one is a child of the previous.
+//! Token verification itself is [`crate::verify`]; this module calls it for every DCT.
+//!
+//! Checks, in order (first failure wins):
+//! 0. structure, for every delegation (`malformed_delegation`): non-empty chain; `id`,
+//!    `parentId` `del_` + 12 lowercase hex; `from`, `to` principal ids; `contractId` `ct_`;
+//!    `createdAt`/`completedAt` in the D5 profile; `attestationId` `att_`; the DCT decodes
+//!    (`malformed_delegation` carries the token's reason); `depth` ≤ 2^53−1.
+//! 1. invariant 1 (`root_invalid`): root `parentId == "del_000000000000"`, `depth == 0`, its
+//!    DCT has no attenuations, `authority.chainDepth == 0`, `authority.issuer` is the trusted
+//!    root key, and `from == authority.issuer`.
+//! Then for each child, against its parent:
+//! 2. `child.parentId == parent.id` (`parent_mismatch`);
+//! 3. invariant 2 (`from_mismatch`): `child.from == parent.to`;
+//! 4. invariant 3 (`depth_mismatch`): `child.depth == parent.depth + 1`;
+//! 5. invariant 4 (`depth_exceeded`): `child.depth ≤ root DCT authority.maxChainDepth` (D4:
+//!    absolute);
+//! 6. invariant 5 (`not_attenuated`): the child DCT is the parent DCT plus at least one
+//!    attenuation: identical authority, the parent's attenuations a prefix of the child's, the
+//!    parent's signatures a prefix of the child's, and strictly more attenuations.
+//!
+//! Finally, for each delegation in order:
+//! 7. its DCT verifies (§10.1 steps 1–6 at `now`, nothing spent, under `root_public_key` and
+//!    `revocations`); the error carries the denial and uses its code;
+//! 8. the DCT describes this delegation (`dct_mismatch`) — **decision**: the DCT's effective
+//!    (last) `delegationId` equals `id`, its effective `contractId` equals `contractId`, its
+//!    last delegatee equals `to`, and the signer of its last block (authority issuer, or last
+//!    attenuator) equals `from`. Otherwise a record could claim a DCT minted for another hop.
+//!
+//! `status`, `completedAt` and `attestationId` are carried, not judged.
+
+use serde::{Deserialize, Serialize};
+
+use crate::encoding::{is_attestation_id, is_contract_id, is_delegation_id, is_principal_id};
+use crate::revocation::RevocationList;
+use crate::timestamp::Timestamp;
+use crate::token::{decode, SerializedDct, SignedJsonToken, ROOT_PARENT_DELEGATION_ID};
+use crate::verify::{evaluate, Denial};
+
+const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+
+/// §8.1 `Delegation.status`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DelegationStatus {
+    /// In progress.
+    Active,
+    /// Done.
+    Completed,
+    /// Failed.
+    Failed,
+    /// Revoked.
+    Revoked,
+}
+
+/// §8.1 `Delegation`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Delegation {
+    /// `del_` id.
+    pub id: String,
+    /// Parent's id, `del_000000000000` for the root.
+    pub parent_id: String,
+    /// Delegator principal id.
+    pub from: String,
+    /// Delegatee principal id.
+    pub to: String,
+    /// Contract id.
+    pub contract_id: String,
+    /// The delegated token.
+    pub dct: SerializedDct,
+    /// 0 for the root.
+    pub depth: u64,
+    /// Lifecycle status.
+    pub status: DelegationStatus,
+    /// Creation time.
+    pub created_at: String,
+    /// Completion time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub completed_at: Option<String>,
+    /// Attestation id, once completed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attestation_id: Option<String>,
+}
+
+/// Why a chain is refused; `index` is the offending delegation's position.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ChainError {
+    /// Step 0.
+    #[error("delegation {index} is malformed: {detail}")]
+    Malformed {
+        /// Position.
+        index: usize,
+        /// Why.
+        detail: String,
+    },
+    /// Invariant 1.
+    #[error("root delegation is invalid: {0}")]
+    RootInvalid(String),
+    /// `parentId` does not name the previous delegation.
+    #[error("delegation {index}: parentId does not name the previous delegation")]
+    ParentMismatch {
+        /// Position.
+        index: usize,
+    },
+    /// Invariant 2.
+    #[error("delegation {index}: from is not the parent's to")]
+    FromMismatch {
+        /// Position.
+        index: usize,
+    },
+    /// Invariant 3.
+    #[error("delegation {index}: depth is not parent depth + 1")]
+    DepthMismatch {
+        /// Position.
+        index: usize,
+    },
+    /// Invariant 4.
+    #[error("delegation {index}: depth {depth} exceeds the root's maxChainDepth {max}")]
+    DepthExceeded {
+        /// Position.
+        index: usize,
+        /// Its depth.
+        depth: u64,
+        /// Root DCT `authority.maxChainDepth`.
+        max: u64,
+    },
+    /// Invariant 5.
+    #[error("delegation {index}: DCT is not attenuated from the parent's: {detail}")]
+    NotAttenuated {
+        /// Position.
+        index: usize,
+        /// Which part differs.
+        detail: &'static str,
+    },
+    /// A DCT does not verify.
+    #[error("delegation {index}: DCT does not verify: {denial}")]
+    Denied {
+        /// Position.
+        index: usize,
+        /// The verify denial.
+        denial: Denial,
+    },
+    /// The DCT does not describe this delegation.
+    #[error("delegation {index}: DCT {detail} does not match the record")]
+    DctMismatch {
+        /// Position.
+        index: usize,
+        /// Which field.
+        detail: &'static str,
+    },
+}
+
+impl ChainError {
+    /// Stable code ([`ChainError::Denied`] uses the denial's code).
+    pub fn code(&self) -> &'static str {
+        match self {
+            ChainError::Malformed { .. } => "malformed_delegation",
+            ChainError::RootInvalid(_) => "root_invalid",
+            ChainError::ParentMismatch { .. } => "parent_mismatch",
+            ChainError::FromMismatch { .. } => "from_mismatch",
+            ChainError::DepthMismatch { .. } => "depth_mismatch",
+            ChainError::DepthExceeded { .. } => "depth_exceeded",
+            ChainError::NotAttenuated { .. } => "not_attenuated",
+            ChainError::Denied { denial, .. } => denial.code(),
+            ChainError::DctMismatch { .. } => "dct_mismatch",
+        }
+    }
+}
+
+fn structure(index: usize, d: &Delegation) -> Result<SignedJsonToken, ChainError> {
+    let bad = |detail: String| ChainError::Malformed { index, detail };
+    if !is_delegation_id(&d.id) || !is_delegation_id(&d.parent_id) {
+        return Err(bad("id and parentId must be del_ + 12 lowercase hex".into()));
+    }
+    if !is_principal_id(&d.from) || !is_principal_id(&d.to) {
+        return Err(bad("from and to must be principal ids".into()));
+    }
+    if !is_contract_id(&d.contract_id) {
+        return Err(bad("contractId must be ct_ + 12 lowercase hex".into()));
+    }
+    if d.depth > MAX_SAFE_INTEGER {
+        return Err(bad("depth must be ≤ 2^53−1".into()));
+    }
+    for t in std::iter::once(&d.created_at).chain(d.completed_at.as_ref()) {
+        Timestamp::parse(t).map_err(|e| bad(e.to_string()))?;
+    }
+    if d.attestation_id
+        .as_ref()
+        .is_some_and(|a| !is_attestation_id(a))
+    {
+        return Err(bad("attestationId must be att_ + 12 lowercase hex".into()));
+    }
+    decode(&d.dct).map_err(|e| bad(format!("dct: {}", e.detail)))
+}
+
+/// Checks the §8.2 invariants of a root-to-leaf chain (see the module doc for the order).
+pub fn verify_chain(
+    delegations: &[Delegation],
+    root_public_key: &str,
+    now: &str,
+    revocations: &RevocationList,
+) -> Result<(), ChainError> {
+    if delegations.is_empty() {
+        return Err(ChainError::Malformed {
+            index: 0,
+            detail: "empty chain".into(),
+        });
+    }
+    let tokens = delegations
+        .iter()
+        .enumerate()
+        .map(|(i, d)| structure(i, d))
+        .collect::<Result<Vec<_>, _>>()?;
+    let (Some(root), Some(root_token)) = (delegations.first(), tokens.first()) else {
+        return Err(ChainError::Malformed {
+            index: 0,
+            detail: "empty chain".into(),
+        });
+    };
+    let authority = &root_token.authority;
+    let root_fault = if root.parent_id != ROOT_PARENT_DELEGATION_ID {
+        Some("parentId is not del_000000000000")
+    } else if root.depth != 0 {
+        Some("depth is not 0")
+    } else if !root_token.attenuations.is_empty() {
+        Some("root DCT has attenuations")
+    } else if authority.chain_depth != 0 {
+        Some("root DCT authority.chainDepth is not 0")
+    } else if authority.issuer != root_public_key {
+        Some("root DCT is not issued by the trusted root")
+    } else if root.from != authority.issuer {
+        Some("from is not the root DCT's issuer")
+    } else {
+        None
+    };
+    if let Some(why) = root_fault {
+        return Err(ChainError::RootInvalid(why.into()));
+    }
+    let max = authority.max_chain_depth;
+    for i in 1..delegations.len() {
+        let (parent, child) = (&delegations[i - 1], &delegations[i]);
+        if child.parent_id != parent.id {
+            return Err(ChainError::ParentMismatch { index: i });
+        }
+        if child.from != parent.to {
+            return Err(ChainError::FromMismatch { index: i });
+        }
+        if Some(child.depth) != parent.depth.checked_add(1) {
+            return Err(ChainError::DepthMismatch { index: i });
+        }
+        if child.depth > max {
+            return Err(ChainError::DepthExceeded {
+                index: i,
+                depth: child.depth,
+                max,
+            });
+        }
+        attenuated_from(&tokens[i - 1], &tokens[i])
+            .map_err(|detail| ChainError::NotAttenuated { index: i, detail })?;
+    }
+    for (i, (d, t)) in delegations.iter().zip(&tokens).enumerate() {
+        let scope = evaluate(&d.dct, now, 0, root_public_key, revocations)
+            .map_err(|denial| ChainError::Denied { index: i, denial })?;
+        let mismatch = |detail| Err(ChainError::DctMismatch { index: i, detail });
+        let (signer, delegatee) = match t.attenuations.last() {
+            Some(a) => (&a.attenuator, &a.delegatee),
+            None => (&t.authority.issuer, &t.authority.delegatee),
+        };
+        if scope.delegation_id != d.id {
+            return mismatch("delegationId");
+        }
+        if scope.contract_id != d.contract_id {
+            return mismatch("contractId");
+        }
+        if delegatee != &d.to {
+            return mismatch("delegatee");
+        }
+        if signer != &d.from {
+            return mismatch("signer");
+        }
+    }
+    Ok(())
+}
+
+/// Invariant 5: `child` is `parent` plus at least one attenuation.
+pub fn attenuated_from(
+    parent: &SignedJsonToken,
+    child: &SignedJsonToken,
+) -> Result<(), &'static str> {
+    if child.authority != parent.authority {
+        return Err("authority differs");
+    }
+    if child.attenuations.len() <= parent.attenuations.len() {
+        return Err("no added attenuation");
+    }
+    if !child.attenuations.starts_with(&parent.attenuations) {
+        return Err("parent attenuations are not a prefix");
+    }
+    if !child.signatures.starts_with(&parent.signatures) {
+        return Err("parent signatures are not a prefix");
+    }
+    Ok(())
+}
