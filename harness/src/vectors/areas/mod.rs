@@ -7,9 +7,11 @@ pub mod dct;
 pub mod dct_attacks;
 pub mod dct_support;
 pub mod glob;
+pub mod primitives;
 
 /// Every area the generator builds, in output order.
 pub const AREAS: &[AreaDef] = &[
     AreaDef { name: "glob", build: glob::build },
     AreaDef { name: "dct", build: dct::build },
+    AreaDef { name: "primitives", build: primitives::build },
 ];
