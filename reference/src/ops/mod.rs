@@ -1,1 +1,114 @@
-//! TODO
+//! The adapter-protocol operations as pure JSON-in / JSON-out functions.
+//!
+//! This is the reference's side of `spec/operations.md`: [`run`] takes an operation name and
+//! its input object and returns an [`Outcome`] shaped like an adapter reply. It owns input
+//! decoding (strict: unknown or mistyped fields are `invalid_input`) and the mapping of each
+//! domain's errors onto the stable codes; the algorithms themselves live in the domain
+//! modules (`token`, `verify`, `glob`, …). Nothing here reads a clock, a file or randomness,
+//! and no input can make it panic.
+//!
+//! One submodule per area; an operation is registered by adding its name to the area's
+//! `OPERATIONS` list and a match arm to the area's `run`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::faults::Faults;
+
+mod glob;
+mod input;
+mod primitives;
+
+// Registration point for the MCP decision operations (`mcp.filter_tools`, `mcp.call`):
+// the MCP engineer adds `mod mcp;` here, its `OPERATIONS` to `AREAS` below and its arm to
+// `dispatch`.
+
+/// The result of one operation, serialised exactly as the adapter reply's outcome fields.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "lowercase")]
+pub enum Outcome {
+    /// The operation succeeded with this output object.
+    Ok {
+        /// The output object (`spec/operations.md`).
+        output: Value,
+    },
+    /// The operation failed with a stable code; `detail` is free text, never compared.
+    Error {
+        /// The stable error code.
+        code: String,
+        /// Human-readable explanation.
+        detail: String,
+    },
+    /// The operation is not implemented (an adapter reports this as `skipped`).
+    #[serde(rename = "skipped")]
+    Unsupported {
+        /// Why the operation cannot run.
+        reason: String,
+    },
+}
+
+/// An operation failure before it becomes an [`Outcome::Error`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct OpError {
+    pub(crate) code: String,
+    pub(crate) detail: String,
+}
+
+impl OpError {
+    pub(crate) fn new(code: impl Into<String>, detail: impl Into<String>) -> Self {
+        Self {
+            code: code.into(),
+            detail: detail.into(),
+        }
+    }
+}
+
+type OpResult = Result<Value, OpError>;
+
+/// Every operation area: its name prefix and operations, in catalogue order.
+const AREAS: &[&[&str]] = &[primitives::OPERATIONS, glob::OPERATIONS];
+
+/// Every operation the reference supports (the `operations` of the adapter's hello reply).
+pub static OPERATIONS: &[&str] = &concat_ops();
+
+const fn total_ops() -> usize {
+    let mut n = 0;
+    let mut i = 0;
+    while i < AREAS.len() {
+        n += AREAS[i].len();
+        i += 1;
+    }
+    n
+}
+
+const fn concat_ops() -> [&'static str; total_ops()] {
+    let mut out = [""; total_ops()];
+    let mut n = 0;
+    let mut i = 0;
+    while i < AREAS.len() {
+        let mut j = 0;
+        while j < AREAS[i].len() {
+            out[n] = AREAS[i][j];
+            n += 1;
+            j += 1;
+        }
+        i += 1;
+    }
+    out
+}
+
+/// Runs operation `op` on `input` with the given faults injected (none in normal use).
+pub fn run(op: &str, input: &Value, faults: &Faults) -> Outcome {
+    // Each area answers `None` for an operation it does not own.
+    let result = primitives::run(op, input, faults).or_else(|| glob::run(op, input, faults));
+    match result {
+        Some(Ok(output)) => Outcome::Ok { output },
+        Some(Err(e)) => Outcome::Error {
+            code: e.code,
+            detail: e.detail,
+        },
+        None => Outcome::Unsupported {
+            reason: format!("operation {op:?} is not supported by the reference"),
+        },
+    }
+}

@@ -1,0 +1,125 @@
+//! Every flag a case may carry, with its note (copied into each file's `notes`).
+//!
+//! A flag names *why* a case exists or why it is `acceptable`: the decision it pins, or the
+//! class of bug it catches. An area that needs a flag adds a row here (one line of the
+//! table) or, for a flag used by one group only, calls `Group::define_flag`.
+
+use super::format::Note;
+
+/// `(flag, bugType, clause, description, effect)`.
+type Row = (
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+);
+
+#[rustfmt::skip]
+const FLAGS: &[Row] = &[
+    ("SpecExample", "FUNCTIONALITY", "§10.2",
+     "An example given verbatim in the specification text.",
+     "The implementation contradicts the specification's own example."),
+    ("ScopeWidening", "SCOPE_WIDENING", "§10.2, D3",
+     "A child capability that matches resources its parent does not; a subset check must reject it.",
+     "A delegatee can mint an attenuation that grants more than it was given."),
+    ("GlobBareStar", "AMBIGUITY", "D1",
+     "The pattern that is exactly `*` matches every resource, including ones containing `/` and the empty string.",
+     "A bare-`*` capability grants less (or, in subset checks, more) than the issuer intended."),
+    ("GlobEmptySegment", "AMBIGUITY", "D1",
+     "A `*` segment does not match an empty segment (`/a/*` vs `/a/`); the other reading is acceptable.",
+     "Resources with empty segments are granted by one-segment wildcards."),
+    ("GlobPartialWildcard", "AMBIGUITY", "D1",
+     "A segment with `*` plus other characters (`*.md`) is literal text in v0.1; a partial-wildcard reading is acceptable for matching, never for subset.",
+     "A partial-wildcard matcher grants resources the reference does not."),
+    ("GlobLiteralMeta", "EDGE_CASE", "D1",
+     "`?`, `[...]`, `{a,b}` and `\\` are literal characters, not glob syntax.",
+     "A pattern grants resources it does not name."),
+    ("GlobDoubleStarZero", "AMBIGUITY", "D2",
+     "`/a/**` matches `/a` (zero segments); matchers such as globset's do not, which is acceptable.",
+     "A capability on a directory's subtree does or does not include the directory itself."),
+    ("GlobHostile", "DENIAL_OF_SERVICE", "D2",
+     "A pattern and resource built to make backtracking matchers take exponential time.",
+     "A verifier hangs on an attacker-chosen capability."),
+    ("SubsetConservative", "AMBIGUITY", "D3",
+     "A sound narrowing that a strictly-prefix subset check may reject (parent `/p/*`, child `/p/x`); rejecting is acceptable.",
+     "Legitimate attenuations are refused."),
+    ("DepthSemantics", "AMBIGUITY", "D4",
+     "Chain-depth arithmetic: maxChainDepth as an absolute maximum at the authority and as further attenuations allowed after an attenuation.",
+     "Chains are allowed deeper, or cut shorter, than the issuer intended."),
+    ("ExpiryBoundary", "EDGE_CASE", "D5",
+     "`now` equal to the effective expiry is not expired (the spec's `>` is strict).",
+     "Tokens live one instant too long or too short."),
+    ("TimestampOffset", "AMBIGUITY", "D5",
+     "Timestamps with a numeric UTC offset compare as instants; rejecting offsets is acceptable.",
+     "Expiry is computed on the wrong instant."),
+    ("TimestampFraction", "EDGE_CASE", "D5",
+     "Fractional seconds compare as instants, not as strings.",
+     "Expiry is computed on the wrong instant."),
+    ("RevocationWrongRevoker", "AUTH_BYPASS", "D6",
+     "A revocation entry signed by someone other than the revoked block's signer must not revoke.",
+     "Anyone who has seen a token can revoke it."),
+    ("RevocationScope", "EDGE_CASE", "D6",
+     "`block` and `chain` revocation scopes.",
+     "A revoked token keeps working, or an unrelated one stops."),
+    ("Precedence", "EDGE_CASE", "D7",
+     "Several faults at once: the first failing step of §10.1 determines the reported denial.",
+     "Denial reasons depend on the implementation, so callers cannot rely on them."),
+    ("SignatureStructure", "AUTH_BYPASS", "D8",
+     "The structure of `signatures[]`: count, `covers`, `signer`; a `malformed_token` answer is acceptable.",
+     "Signatures are checked against the wrong block or the wrong key."),
+    ("NonCanonicalToken", "MALLEABILITY", "D9",
+     "A token whose decoded JSON is not its RFC 8785 form; accepting it is acceptable.",
+     "Two encodings of one token get different revocation ids or signatures."),
+    ("UnknownField", "MALLEABILITY", "D9",
+     "A token with a field the format does not define; accepting it is acceptable.",
+     "Unsigned or ignored data rides along in a token."),
+    ("IdFormat", "EDGE_CASE", "D9",
+     "Identifier formats (`ct_`/`del_`/`att_` + 12 lowercase hex); accepting others is acceptable.",
+     "Identifiers collide or fail to round-trip."),
+    ("Ed25519Cofactored", "AMBIGUITY", "D10",
+     "A signature that RFC 8032 lets a cofactored verifier accept; the strict profile rejects it.",
+     "Verifiers disagree on which signatures are valid."),
+    ("BindingContractId", "AMBIGUITY", "D11",
+     "Contract binding uses the last contractId in the chain.",
+     "A token is bound to a contract it was not attenuated for."),
+    ("RegexDialect", "EDGE_CASE", "D12",
+     "ECMAScript regular-expression semantics in `regex_match`.",
+     "Checks pass or fail differently from the JavaScript reference."),
+    ("RegexUnsupported", "AMBIGUITY", "D12",
+     "Backreferences and lookaround are refused by a linear-time engine; evaluating them is acceptable.",
+     "A hostile pattern hangs the verifier."),
+    ("SchemaStrict", "AMBIGUITY", "D12",
+     "JSON Schema strict mode: unknown keywords or formats make the schema invalid.",
+     "Typos in schemas silently accept everything."),
+    ("Utf16Length", "EDGE_CASE", "D12",
+     "`string_length` counts UTF-16 code units, as JavaScript `.length` does.",
+     "Length limits differ for non-BMP text."),
+    ("AttenuationStripping", "PROTOCOL_LIMITATION", "D14",
+     "Dropping trailing attenuations yields a token with the parent's wider scope; advisory.",
+     "A holder can regain the scope its delegator had."),
+    ("McpStrictMode", "AMBIGUITY", "D15",
+     "`tools/call` without `_delegateos`: passed through in spec mode, denied in strict mode.",
+     "Unauthenticated calls reach the upstream server."),
+    ("McpBinding", "AUTH_BYPASS", "D17",
+     "`_delegateos` fields must agree with the token; spend is keyed by the token's delegation id.",
+     "Spend is recorded against the wrong delegation."),
+];
+
+/// The note of a known flag.
+pub fn note(flag: &str) -> Option<Note> {
+    FLAGS
+        .iter()
+        .find(|row| row.0 == flag)
+        .map(|&(_, bug_type, clause, description, effect)| Note {
+            bug_type: bug_type.to_owned(),
+            description: description.to_owned(),
+            clause: clause.to_owned(),
+            effect: effect.to_owned(),
+        })
+}
+
+/// Every known flag name.
+pub fn names() -> impl Iterator<Item = &'static str> {
+    FLAGS.iter().map(|row| row.0)
+}

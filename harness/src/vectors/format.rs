@@ -1,0 +1,192 @@
+//! The vector file format `delegateos-vectors/1` as serde types.
+//!
+//! One file holds one behaviour group (`vectors/<area>/<group>.json`). The JSON Schema of the
+//! same format is `spec/schemas/vector.schema.json`; `vectors/README.md` explains every field.
+//! Field order in these structs does not matter on disk: files are written with sorted keys.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The `schema` value of every file in this format.
+pub const SCHEMA_ID: &str = "delegateos-vectors/1";
+
+/// A whole vector file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct VectorFile {
+    /// Always [`SCHEMA_ID`].
+    pub schema: String,
+    /// The protocol specification revision the expectations follow.
+    pub spec_version: String,
+    /// The program that wrote the file.
+    pub generator: Generator,
+    /// The area (directory) of the group, e.g. `glob`.
+    pub area: String,
+    /// The group (file stem), e.g. `match`.
+    pub group: String,
+    /// What the group tests.
+    pub description: String,
+    /// The fixed keys, with their published seeds.
+    pub keys: Vec<KeyEntry>,
+    /// One entry for every flag used by a case of this file.
+    pub notes: BTreeMap<String, Note>,
+    /// `cases.len()`.
+    pub number_of_cases: usize,
+    /// The cases.
+    pub cases: Vec<Case>,
+}
+
+/// `generator` in the header.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Generator {
+    /// Program name.
+    pub name: String,
+    /// Program version.
+    pub version: String,
+}
+
+/// One fixed key: anyone can re-derive the keypair from `seed`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KeyEntry {
+    /// Role name used in case descriptions (`root`, `alice`, …).
+    pub name: String,
+    /// The 32-byte Ed25519 seed, lowercase hex.
+    pub seed: String,
+    /// The principal id (base64url public key).
+    pub principal: String,
+}
+
+/// The explanation of one flag (Wycheproof's `notes`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Note {
+    /// Class of bug a failing implementation has (e.g. `AUTH_BYPASS`, `AMBIGUITY`).
+    pub bug_type: String,
+    /// What the flagged cases exercise.
+    pub description: String,
+    /// The spec clause or decision (`§10.2`, `D1`).
+    pub clause: String,
+    /// What goes wrong in an implementation that fails these cases.
+    pub effect: String,
+}
+
+/// One case (see `spec/adapter-protocol.md`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Case {
+    /// `<area>-<group>-<NNNN>`: stable, never reused.
+    pub id: String,
+    /// What the case checks, in one sentence.
+    pub description: String,
+    /// Requirement ids from `spec/requirements.md`.
+    pub requirements: Vec<String>,
+    /// Flags, each explained in the file's `notes`.
+    pub flags: Vec<String>,
+    /// Operation name from `spec/operations.md`.
+    pub op: String,
+    /// The operation input object.
+    pub input: Value,
+    /// The expected outcome.
+    pub expect: Expectation,
+}
+
+/// A single expected outcome: success with an output, or an error code.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "result", rename_all = "lowercase", deny_unknown_fields)]
+pub enum Expected {
+    /// The operation succeeds; every key of `output` must equal the actual output's value.
+    Valid {
+        /// Expected output keys.
+        output: Value,
+    },
+    /// The operation fails with exactly `code`.
+    Invalid {
+        /// Expected error code.
+        code: String,
+        /// Spec step or stage the code belongs to (informational, e.g. `10.1/2`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        stage: Option<String>,
+    },
+}
+
+/// The expectation of a case.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "result", rename_all = "lowercase", deny_unknown_fields)]
+pub enum Expectation {
+    /// See [`Expected::Valid`].
+    Valid {
+        /// Expected output keys.
+        output: Value,
+    },
+    /// See [`Expected::Invalid`].
+    Invalid {
+        /// Expected error code.
+        code: String,
+        /// Spec step or stage (informational).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        stage: Option<String>,
+    },
+    /// The spec allows several outcomes; the first is the reference's reading.
+    Acceptable {
+        /// Allowed outcomes, the reference's first.
+        outcomes: Vec<Expected>,
+        /// The decision in `spec/decisions.md` that explains the alternatives.
+        decision: String,
+    },
+}
+
+impl Expected {
+    /// Success with `output`.
+    pub fn valid(output: Value) -> Self {
+        Self::Valid { output }
+    }
+
+    /// Failure with `code` at `stage`.
+    pub fn invalid(code: &str, stage: &str) -> Self {
+        Self::Invalid {
+            code: code.to_owned(),
+            stage: Some(stage.to_owned()),
+        }
+    }
+}
+
+impl Expectation {
+    /// Success with `output`.
+    pub fn valid(output: Value) -> Self {
+        Self::Valid { output }
+    }
+
+    /// Failure with `code` at `stage` (e.g. `invalid("revoked", "10.1/2")`).
+    pub fn invalid(code: &str, stage: &str) -> Self {
+        Self::Invalid {
+            code: code.to_owned(),
+            stage: Some(stage.to_owned()),
+        }
+    }
+
+    /// Several outcomes allowed by `decision`; `outcomes[0]` is the reference's reading.
+    pub fn acceptable(decision: &str, outcomes: Vec<Expected>) -> Self {
+        Self::Acceptable {
+            outcomes,
+            decision: decision.to_owned(),
+        }
+    }
+
+    /// The outcomes this expectation allows, the preferred one first.
+    pub fn outcomes(&self) -> Vec<Expected> {
+        match self {
+            Self::Valid { output } => vec![Expected::Valid {
+                output: output.clone(),
+            }],
+            Self::Invalid { code, stage } => vec![Expected::Invalid {
+                code: code.clone(),
+                stage: stage.clone(),
+            }],
+            Self::Acceptable { outcomes, .. } => outcomes.clone(),
+        }
+    }
+}

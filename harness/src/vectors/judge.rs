@@ -1,0 +1,315 @@
+//! The comparison rule of `spec/adapter-protocol.md`: one expectation, one actual outcome,
+//! one verdict, with a readable diff when they disagree.
+//!
+//! - `valid` passes iff the outcome is `ok` and every key of the expected output equals the
+//!   actual output's value under [`json_equal`] (keys the expectation does not list are
+//!   ignored, so implementations may add diagnostics);
+//! - `invalid` passes iff the outcome is `error` with exactly the expected code (`detail`
+//!   and `stage` are never compared);
+//! - `acceptable` passes iff the outcome satisfies one of the listed outcomes; matching the
+//!   first (the reference's reading) is [`Verdict::Passed`], any other is
+//!   [`Verdict::Acceptable`].
+//!
+//! `skipped` and `errored` outcomes are never a pass; the runner normally reports them before
+//! judging, and [`judge`] fails them so that nobody can mistake one for a pass.
+
+use serde_json::{json, Map, Value};
+use similar::TextDiff;
+
+use super::format::{Expectation, Expected};
+use delegateos_reference::ops::Outcome;
+
+/// Absolute tolerance for comparing non-integer numbers (scores, decision D12).
+pub const FLOAT_TOLERANCE: f64 = 1e-9;
+
+/// What an implementation answered for one case.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ActualOutcome {
+    /// `ok` with an output object.
+    Ok {
+        /// The output.
+        output: Value,
+    },
+    /// `error` with a code.
+    Error {
+        /// The code.
+        code: String,
+        /// Free text, never compared.
+        detail: Option<String>,
+    },
+    /// The adapter skipped the case.
+    Skipped {
+        /// Why.
+        reason: String,
+    },
+    /// The adapter failed.
+    Errored {
+        /// What went wrong.
+        message: String,
+    },
+}
+
+impl From<&Outcome> for ActualOutcome {
+    fn from(outcome: &Outcome) -> Self {
+        match outcome {
+            Outcome::Ok { output } => Self::Ok {
+                output: output.clone(),
+            },
+            Outcome::Error { code, detail } => Self::Error {
+                code: code.clone(),
+                detail: Some(detail.clone()),
+            },
+            Outcome::Unsupported { reason } => Self::Skipped {
+                reason: reason.clone(),
+            },
+        }
+    }
+}
+
+impl ActualOutcome {
+    /// The outcome as JSON, in the adapter reply's shape (without `seq`).
+    pub fn to_json(&self) -> Value {
+        match self {
+            Self::Ok { output } => json!({ "outcome": "ok", "output": output }),
+            Self::Error { code, detail } => match detail {
+                Some(detail) => json!({ "outcome": "error", "code": code, "detail": detail }),
+                None => json!({ "outcome": "error", "code": code }),
+            },
+            Self::Skipped { reason } => json!({ "outcome": "skipped", "reason": reason }),
+            Self::Errored { message } => json!({ "outcome": "errored", "message": message }),
+        }
+    }
+}
+
+/// The verdict on one case.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// The outcome is the expected one (for `acceptable`: the first listed outcome).
+    Passed,
+    /// An `acceptable` case matched outcome `matched` (≥ 1): the other reading of a decision.
+    Acceptable {
+        /// Index into the expectation's `outcomes`.
+        matched: usize,
+    },
+    /// The outcome violates the expectation.
+    Failed {
+        /// The expectation, pretty JSON.
+        expected: String,
+        /// The actual outcome, pretty JSON (adapter reply shape).
+        actual: String,
+        /// Unified diff from `expected` to `actual`.
+        diff: String,
+    },
+}
+
+impl Verdict {
+    /// True for [`Verdict::Passed`] and [`Verdict::Acceptable`].
+    pub fn is_success(&self) -> bool {
+        !matches!(self, Self::Failed { .. })
+    }
+}
+
+/// Judges `actual` against `expect`.
+pub fn judge(expect: &Expectation, actual: &ActualOutcome) -> Verdict {
+    let outcomes = expect.outcomes();
+    if let Some(matched) = outcomes.iter().position(|o| satisfies(o, actual)) {
+        return if matched == 0 {
+            Verdict::Passed
+        } else {
+            Verdict::Acceptable { matched }
+        };
+    }
+    let expected = pretty(&expectation_json(expect));
+    // Show the actual outcome restricted to what the expectation compares, so the diff
+    // highlights the disagreement rather than extra diagnostics the implementation returned.
+    let actual_json = comparable_actual(&outcomes, actual);
+    let actual = pretty(&actual_json);
+    let diff = unified_diff(&expected, &actual, "expected", "actual");
+    Verdict::Failed {
+        expected,
+        actual,
+        diff,
+    }
+}
+
+/// A unified diff of two texts, or an empty string if they are equal.
+pub fn unified_diff(old: &str, new: &str, old_name: &str, new_name: &str) -> String {
+    if old == new {
+        return String::new();
+    }
+    TextDiff::from_lines(old, new)
+        .unified_diff()
+        .context_radius(3)
+        .header(old_name, new_name)
+        .to_string()
+}
+
+fn satisfies(expected: &Expected, actual: &ActualOutcome) -> bool {
+    match (expected, actual) {
+        (Expected::Valid { output }, ActualOutcome::Ok { output: got }) => {
+            output_matches(output, got)
+        }
+        (Expected::Invalid { code, .. }, ActualOutcome::Error { code: got, .. }) => code == got,
+        _ => false,
+    }
+}
+
+/// Every key of `expected` is present in `actual` with a [`json_equal`] value.
+fn output_matches(expected: &Value, actual: &Value) -> bool {
+    match (expected.as_object(), actual.as_object()) {
+        (Some(want), Some(got)) => want
+            .iter()
+            .all(|(k, v)| got.get(k).is_some_and(|g| json_equal(v, g))),
+        _ => json_equal(expected, actual),
+    }
+}
+
+/// JSON equality where numbers compare as numbers: integers exactly, other numbers within
+/// [`FLOAT_TOLERANCE`] (so `1`, `1.0` and `0.9999999999` all equal a score of `1`).
+pub fn json_equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => {
+            if let (Some(x), Some(y)) = (x.as_i64(), y.as_i64()) {
+                return x == y;
+            }
+            if let (Some(x), Some(y)) = (x.as_u64(), y.as_u64()) {
+                return x == y;
+            }
+            match (x.as_f64(), y.as_f64()) {
+                (Some(x), Some(y)) => (x - y).abs() <= FLOAT_TOLERANCE,
+                _ => false,
+            }
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_equal(a, b))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w)))
+        }
+        _ => a == b,
+    }
+}
+
+fn expectation_json(expect: &Expectation) -> Value {
+    let outcomes: Vec<Value> = expect.outcomes().iter().map(expected_json).collect();
+    match expect {
+        Expectation::Acceptable { decision, .. } => {
+            json!({ "result": "acceptable", "decision": decision, "outcomes": outcomes })
+        }
+        _ => outcomes.into_iter().next().unwrap_or(Value::Null),
+    }
+}
+
+fn expected_json(expected: &Expected) -> Value {
+    match expected {
+        Expected::Valid { output } => json!({ "outcome": "ok", "output": output }),
+        Expected::Invalid { code, .. } => json!({ "outcome": "error", "code": code }),
+    }
+}
+
+fn comparable_actual(outcomes: &[Expected], actual: &ActualOutcome) -> Value {
+    match actual {
+        ActualOutcome::Ok { output } => {
+            // Restrict to the keys some expected output lists, when there is one; otherwise
+            // show everything.
+            let keys: Vec<&String> = outcomes
+                .iter()
+                .filter_map(|o| match o {
+                    Expected::Valid { output } => output.as_object(),
+                    Expected::Invalid { .. } => None,
+                })
+                .flat_map(|m| m.keys())
+                .collect();
+            let shown = match output.as_object() {
+                Some(map) if !keys.is_empty() => {
+                    let restricted: Map<String, Value> = map
+                        .iter()
+                        .filter(|(k, _)| keys.contains(k))
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect();
+                    Value::Object(restricted)
+                }
+                _ => output.clone(),
+            };
+            json!({ "outcome": "ok", "output": shown })
+        }
+        ActualOutcome::Error { code, .. } => json!({ "outcome": "error", "code": code }),
+        other => other.to_json(),
+    }
+}
+
+fn pretty(value: &Value) -> String {
+    let mut text = serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string());
+    text.push('\n');
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ok(v: Value) -> ActualOutcome {
+        ActualOutcome::Ok { output: v }
+    }
+
+    fn err(code: &str) -> ActualOutcome {
+        ActualOutcome::Error {
+            code: code.into(),
+            detail: Some("whatever".into()),
+        }
+    }
+
+    #[test]
+    fn valid_ignores_extra_keys_and_compares_numbers_as_numbers() {
+        let e = Expectation::valid(json!({"passed": true, "score": 1}));
+        assert_eq!(
+            judge(
+                &e,
+                &ok(json!({"passed": true, "score": 1.0, "details": "x"}))
+            ),
+            Verdict::Passed
+        );
+        assert!(!judge(&e, &ok(json!({"passed": true}))).is_success());
+        assert!(!judge(&e, &err("x")).is_success());
+    }
+
+    #[test]
+    fn invalid_compares_code_only() {
+        let e = Expectation::invalid("revoked", "10.1/2");
+        assert_eq!(judge(&e, &err("revoked")), Verdict::Passed);
+        let Verdict::Failed { diff, .. } = judge(&e, &err("expired")) else {
+            panic!("must fail")
+        };
+        assert!(diff.contains("-  \"code\": \"revoked\""), "{diff}");
+        assert!(diff.contains("+  \"code\": \"expired\""), "{diff}");
+        assert!(!judge(&e, &ok(json!({}))).is_success());
+    }
+
+    #[test]
+    fn acceptable_distinguishes_the_reference_reading() {
+        let e = Expectation::acceptable(
+            "D2",
+            vec![
+                Expected::valid(json!({"matches": true})),
+                Expected::valid(json!({"matches": false})),
+            ],
+        );
+        assert_eq!(judge(&e, &ok(json!({"matches": true}))), Verdict::Passed);
+        assert_eq!(
+            judge(&e, &ok(json!({"matches": false}))),
+            Verdict::Acceptable { matched: 1 }
+        );
+        assert!(!judge(&e, &err("invalid_input")).is_success());
+    }
+
+    #[test]
+    fn skipped_is_never_a_pass() {
+        let e = Expectation::valid(json!({}));
+        let skipped = ActualOutcome::Skipped {
+            reason: "n/a".into(),
+        };
+        assert!(!judge(&e, &skipped).is_success());
+    }
+}

@@ -1,0 +1,158 @@
+//! Reading vector files: schema validation, typed decoding and file-level invariants.
+//!
+//! Used by the runner (every file under `vectors/`) and by the per-file tests. Every error
+//! names the file, and for schema errors the JSON pointer of the offending value.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use serde_json::Value;
+
+use super::format::VectorFile;
+use super::generate::collect_json;
+
+/// The JSON Schema of vector files, embedded so the harness binary is self-contained.
+pub const VECTOR_SCHEMA: &str = include_str!("../../../spec/schemas/vector.schema.json");
+
+/// A vector file and where it came from.
+#[derive(Debug, Clone)]
+pub struct LoadedFile {
+    /// Path as given (directory joined with the relative path).
+    pub path: PathBuf,
+    /// The decoded file.
+    pub file: VectorFile,
+}
+
+/// A file could not be loaded; `problems` lists everything wrong with it.
+#[derive(Debug, Clone)]
+pub struct LoadError {
+    /// The file.
+    pub path: PathBuf,
+    /// One line per problem.
+    pub problems: Vec<String>,
+}
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for p in &self.problems {
+            writeln!(f, "{}: {p}", self.path.display())?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for LoadError {}
+
+fn validator() -> Result<&'static jsonschema::Validator, String> {
+    static VALIDATOR: OnceLock<Result<jsonschema::Validator, String>> = OnceLock::new();
+    VALIDATOR
+        .get_or_init(|| {
+            let schema: Value = serde_json::from_str(VECTOR_SCHEMA)
+                .map_err(|e| format!("vector.schema.json is not JSON: {e}"))?;
+            jsonschema::validator_for(&schema)
+                .map_err(|e| format!("vector.schema.json is not a valid schema: {e}"))
+        })
+        .as_ref()
+        .map_err(Clone::clone)
+}
+
+/// Schema problems of a parsed vector file (empty if it conforms).
+pub fn schema_problems(value: &Value) -> Vec<String> {
+    match validator() {
+        Ok(v) => v
+            .iter_errors(value)
+            .map(|e| format!("schema: at {:?}: {e}", e.instance_path().to_string()))
+            .collect(),
+        Err(e) => vec![e],
+    }
+}
+
+/// Validates and decodes one file's bytes.
+pub fn parse_file(path: &Path, bytes: &[u8]) -> Result<VectorFile, LoadError> {
+    let fail = |problems: Vec<String>| LoadError {
+        path: path.to_path_buf(),
+        problems,
+    };
+    let value: Value =
+        serde_json::from_slice(bytes).map_err(|e| fail(vec![format!("not JSON: {e}")]))?;
+    let problems = schema_problems(&value);
+    if !problems.is_empty() {
+        return Err(fail(problems));
+    }
+    let file: VectorFile =
+        serde_json::from_value(value).map_err(|e| fail(vec![format!("not a vector file: {e}")]))?;
+    let problems = invariant_problems(path, &file);
+    if problems.is_empty() {
+        Ok(file)
+    } else {
+        Err(fail(problems))
+    }
+}
+
+/// Invariants the schema cannot express: counts, id prefixes, flags explained, file name.
+pub fn invariant_problems(path: &Path, file: &VectorFile) -> Vec<String> {
+    let mut problems = Vec::new();
+    if file.number_of_cases != file.cases.len() {
+        problems.push(format!(
+            "numberOfCases is {} but there are {} cases",
+            file.number_of_cases,
+            file.cases.len()
+        ));
+    }
+    if path.file_stem().and_then(|s| s.to_str()) != Some(file.group.as_str()) {
+        problems.push(format!(
+            "group {:?} does not match the file name",
+            file.group
+        ));
+    }
+    let prefix = format!("{}-{}-", file.area, file.group);
+    let mut ids = std::collections::BTreeSet::new();
+    for case in &file.cases {
+        if !case.id.starts_with(&prefix) {
+            problems.push(format!("{}: id does not start with {prefix:?}", case.id));
+        }
+        if !ids.insert(case.id.as_str()) {
+            problems.push(format!("{}: duplicate id", case.id));
+        }
+        for flag in &case.flags {
+            if !file.notes.contains_key(flag) {
+                problems.push(format!("{}: flag {flag:?} has no entry in notes", case.id));
+            }
+        }
+    }
+    problems
+}
+
+/// Reads and validates one file.
+pub fn load_file(path: &Path) -> Result<VectorFile, LoadError> {
+    let bytes = std::fs::read(path).map_err(|e| LoadError {
+        path: path.to_path_buf(),
+        problems: vec![format!("cannot read: {e}")],
+    })?;
+    parse_file(path, &bytes)
+}
+
+/// Reads every `**/*.json` under `dir`, sorted by path; all failures are returned together.
+pub fn load_dir(dir: &Path) -> Result<Vec<LoadedFile>, Vec<LoadError>> {
+    let mut relative = Vec::new();
+    if let Err(e) = collect_json(dir, dir, &mut relative) {
+        return Err(vec![LoadError {
+            path: dir.to_path_buf(),
+            problems: vec![format!("cannot list: {e}")],
+        }]);
+    }
+    let mut files = Vec::new();
+    let mut errors = Vec::new();
+    for rel in relative {
+        let path = dir.join(rel);
+        match load_file(&path) {
+            Ok(file) => files.push(LoadedFile { path, file }),
+            Err(e) => errors.push(e),
+        }
+    }
+    if errors.is_empty() {
+        Ok(files)
+    } else {
+        Err(errors)
+    }
+}

@@ -1,0 +1,52 @@
+//! Every vector file: valid against `spec/schemas/vector.schema.json`, internally consistent,
+//! and every case agrees with the reference (run in-process through `ops::run` + `judge`).
+//!
+//! One test per file (datatest-stable), named by path, so `cargo nextest run -E
+//! 'test(/glob/)'` selects an area. A failing file lists *all* its failing case ids with a
+//! diff each, not just the first.
+
+use std::path::Path;
+
+use delegateos_conform::vectors::judge::{judge, ActualOutcome, Verdict};
+use delegateos_conform::vectors::load::parse_file;
+use delegateos_reference::faults::Faults;
+use delegateos_reference::ops;
+
+fn vector_file(path: &Path, bytes: Vec<u8>) -> datatest_stable::Result<()> {
+    let file = parse_file(path, &bytes).map_err(|e| e.to_string())?;
+    let faults = Faults::none();
+    let mut failures = Vec::new();
+    for case in &file.cases {
+        let outcome = ops::run(&case.op, &case.input, &faults);
+        match judge(&case.expect, &ActualOutcome::from(&outcome)) {
+            Verdict::Passed => {}
+            Verdict::Acceptable { matched } => failures.push(format!(
+                "{}: the reference matched acceptable outcome {matched} instead of its own \
+                 reading (outcome 0)",
+                case.id
+            )),
+            Verdict::Failed { diff, .. } => failures.push(format!("{}:\n{diff}", case.id)),
+        }
+    }
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        let ids: Vec<&str> = failures
+            .iter()
+            .filter_map(|f| f.split(':').next())
+            .collect();
+        Err(format!(
+            "{}: {} of {} cases disagree with the reference: {}\n\n{}",
+            path.display(),
+            failures.len(),
+            file.cases.len(),
+            ids.join(", "),
+            failures.join("\n")
+        )
+        .into())
+    }
+}
+
+datatest_stable::harness! {
+    { test = vector_file, root = "../vectors", pattern = r"^.*\.json$" },
+}
