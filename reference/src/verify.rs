@@ -8,7 +8,7 @@
 //! the payload of prefix i (D16) is hashed incrementally from the blocks' canonical texts.
 
 use blake2::Digest;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::crypto::{verify_lenient, verify_strict, Blake2b256};
@@ -42,7 +42,7 @@ pub struct VerificationContext<'a> {
 }
 
 /// The effective scope of a verified token (§10.1 step 8).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AuthorizedScope {
     /// Effective capabilities.
