@@ -1,8 +1,4128 @@
-//! Area `dct`: DCT creation, attenuation, inspection and verification (§3, §10.1).
+//! Area `dct`: DCT creation, attenuation, inspection, revocation ids and verification
+//! (spec §3, §10.1; decisions D4, D5, D7, D18, D20, D21, D23, D24).
+//!
+//! Construction rule: every negative case starts from a valid chain built with
+//! [`Chain`](super::dct_support::Chain), changes ONE thing (or, in `precedence`, adds faults
+//! one by one) and re-signs every block with the key its signer field names, so only the
+//! intended check can fail. Every expectation is written from the construction, the spec and
+//! `spec/decisions.md` — never recorded from the reference.
+//!
+//! The attack groups (forged, malformed, revoked) are in `dct_attacks.rs`.
 
-use crate::vectors::generate::Area;
+use serde_json::{json, Value};
 
-/// Builds the `dct` area.
+use delegateos_reference::attenuate::{sign_attenuation, sign_authority};
+use delegateos_reference::token::{Attenuation, Authority, Capability, MAX_SAFE_INTEGER};
+
+use super::dct_support::{
+    cap, caps_json, default_caps, delegatees, encode_bytes, revocation_entry, serialized,
+    verify_input, Chain, Ctx, Scope, BUDGET, EXPIRES_AT, MAX_DEPTH,
+};
+use crate::vectors::format::{Expectation, Expected};
+use crate::vectors::generate::{Area, Group};
+use crate::vectors::keys::{Key, Keys};
+
+const VERIFY: &str = "dct.verify";
+
+/// Builds the `dct` area: groups create, attenuate, inspect, revocation-ids, valid,
+/// expanded, expired, budget, capability, precedence, then the attack groups.
 pub fn build(area: &mut Area) {
+    let k = area.keys().clone();
+    build_create(
+        area.group(
+            "create",
+            "dct.create: exact token bytes for several parameter sets, and refusals (§3.3, D23).",
+        ),
+        &k,
+    );
+    build_attenuate(
+        area.group(
+            "attenuate",
+            "dct.attenuate: exact token bytes, and every refusal: attenuator, widening, depth (§3.4, D4, D23).",
+        ),
+        &k,
+    );
+    build_inspect(
+        area.group(
+            "inspect",
+            "dct.inspect: decoding only, no signature or chain checks (D24).",
+        ),
+        &k,
+    );
+    build_revids(
+        area.group(
+            "revocation-ids",
+            "dct.revocation_ids: exact revocation id of every block, authority first (§3.5).",
+        ),
+        &k,
+    );
+    build_valid(
+        area.group(
+            "valid",
+            "dct.verify: valid chains of length 0..8 and every capability shape, with the exact AuthorizedScope (§10.1 step 8, D4).",
+        ),
+        &k,
+    );
+    build_expanded(
+        area.group(
+            "expanded",
+            "dct.verify: an attenuation widening capabilities, budget, expiry or depth by one step at the first, a middle and the last position (§10.1 step 4, D3, D4, D5).",
+        ),
+        &k,
+    );
+    build_expired(
+        area.group(
+            "expired",
+            "dct.verify: expiry boundaries, offsets, fractions and string-compare traps (§10.1 step 5, D5).",
+        ),
+        &k,
+    );
+    build_budget(
+        area.group(
+            "budget",
+            "dct.verify: budget boundaries (§10.1 step 6, D21).",
+        ),
+        &k,
+    );
+    build_capability(
+        area.group(
+            "capability",
+            "dct.verify: the capability request of step 7 against the effective capabilities (§10.1 step 7, §10.2, D1, D2, D20).",
+        ),
+        &k,
+    );
+    build_precedence(
+        area.group(
+            "precedence",
+            "dct.verify: several faults at once; the first failing step of D7 decides the code.",
+        ),
+        &k,
+    );
     super::dct_attacks::build(area);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+fn deny(code: &str, step: &str) -> Expectation {
+    Expectation::invalid(code, &format!("10.1/{step}"))
+}
+
+fn deny_e(code: &str, step: &str) -> Expected {
+    Expected::invalid(code, &format!("10.1/{step}"))
+}
+
+/// The expected scope of `chain`: chainDepth and the last ids come from the chain's structure;
+/// capabilities, remaining budget and remaining depth are stated by the case author.
+fn scope(chain: &Chain, caps: Vec<Capability>, remaining_budget: u64, max_depth: u64) -> Scope {
+    Scope {
+        capabilities: caps,
+        remaining: remaining_budget,
+        chain_depth: chain.authority.chain_depth + chain.attenuations.len() as u64,
+        max_chain_depth: max_depth,
+        contract_id: chain.last_contract_id(),
+        delegation_id: chain.last_delegation_id(),
+    }
+}
+
+fn ok(s: &Scope) -> Expectation {
+    Expectation::valid(s.output())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn verify(
+    g: &mut Group,
+    n: u16,
+    desc: &str,
+    reqs: &[&str],
+    flags: &[&str],
+    chain: &Chain,
+    ctx: &Ctx,
+    expect: Expectation,
+) {
+    g.case(
+        n,
+        desc,
+        reqs,
+        flags,
+        VERIFY,
+        verify_input(chain.serialized(), ctx),
+        expect,
+    );
+}
+
+#[allow(clippy::too_many_arguments)]
+fn verify_token(
+    g: &mut Group,
+    n: u16,
+    desc: &str,
+    reqs: &[&str],
+    flags: &[&str],
+    token: Value,
+    ctx: &Ctx,
+    expect: Expectation,
+) {
+    g.case(
+        n,
+        desc,
+        reqs,
+        flags,
+        VERIFY,
+        verify_input(token, ctx),
+        expect,
+    );
+}
+
+/// Root, then attenuations alice→bob, bob→carol, carol→dave with `per(i, att)` applied.
+fn chain3(
+    k: &Keys,
+    root: impl FnOnce(&mut Authority),
+    per: impl Fn(usize, &mut Attenuation),
+) -> Chain {
+    let mut c = Chain::root(k).with_authority(root);
+    for (i, to) in [&k.bob, &k.carol, &k.dave].into_iter().enumerate() {
+        c = c.delegate(to, |a| per(i, a));
+    }
+    c
+}
+
+const POS: [&str; 3] = ["first", "middle", "last"];
+
+fn create_params(a: &Authority) -> Value {
+    json!({
+        "delegatee": a.delegatee,
+        "capabilities": caps_json(&a.capabilities),
+        "contractId": a.contract_id,
+        "delegationId": a.delegation_id,
+        "parentDelegationId": a.parent_delegation_id,
+        "chainDepth": a.chain_depth,
+        "maxChainDepth": a.max_chain_depth,
+        "maxBudgetMicrocents": a.max_budget_microcents,
+        "expiresAt": a.expires_at,
+        "issuedAt": a.issued_at,
+    })
+}
+
+fn attenuate_params(a: &Attenuation) -> Value {
+    let mut p = json!({
+        "delegatee": a.delegatee,
+        "delegationId": a.delegation_id,
+        "contractId": a.contract_id,
+    });
+    if let Some(caps) = &a.allowed_capabilities {
+        p["allowedCapabilities"] = caps_json(caps);
+    }
+    if let Some(b) = a.max_budget_microcents {
+        p["maxBudgetMicrocents"] = json!(b);
+    }
+    if let Some(t) = &a.expires_at {
+        p["expiresAt"] = json!(t);
+    }
+    if let Some(d) = a.max_chain_depth {
+        p["maxChainDepth"] = json!(d);
+    }
+    p
+}
+
+fn define_empty_caps(g: &mut Group) {
+    g.define_flag(
+        "EmptyCapabilities",
+        "AMBIGUITY",
+        "D18",
+        "An empty capability list is a valid token that grants nothing; `allowedCapabilities: []` restricts to nothing (never \"inherit\"). Reporting an empty authority list as malformed_token is acceptable.",
+        "An intended total restriction becomes a total grant, or valid tokens are refused.",
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// create
+
+fn build_create(g: &mut Group, k: &Keys) {
+    const R: &[&str] = &[
+        "DCT-CREATE-SHAPE",
+        "DCT-CREATE-PAYLOAD",
+        "DCT-CREATE-DETERMINISTIC",
+    ];
+    define_empty_caps(g);
+    let ok_case = |g: &mut Group,
+                   n: u16,
+                   desc: &str,
+                   reqs: &[&str],
+                   flags: &[&str],
+                   issuer: &Key,
+                   c: Chain| {
+        let input =
+            json!({ "issuerSeed": issuer.seed_hex(), "params": create_params(&c.authority) });
+        g.case(
+            n,
+            desc,
+            reqs,
+            flags,
+            "dct.create",
+            input,
+            Expectation::valid(json!({ "token": c.serialized() })),
+        );
+    };
+    let base = Chain::root(k);
+    ok_case(
+        g,
+        1,
+        "default root token: three capabilities, depth 0 of 8, budget 1000000",
+        R,
+        &[],
+        &k.root,
+        base.clone(),
+    );
+    ok_case(
+        g,
+        2,
+        "a single bare `*` resource capability",
+        R,
+        &["GlobBareStar"],
+        &k.root,
+        base.clone().caps(vec![cap("docs", "read", "*")]),
+    );
+    ok_case(
+        g,
+        3,
+        "a single `**` resource capability",
+        R,
+        &[],
+        &k.root,
+        base.clone().caps(vec![cap("docs", "read", "**")]),
+    );
+    ok_case(
+        g,
+        4,
+        "`/a/*` and `/a/**` capabilities",
+        R,
+        &[],
+        &k.root,
+        base.clone().caps(vec![
+            cap("docs", "read", "/a/*"),
+            cap("docs", "write", "/a/**"),
+        ]),
+    );
+    ok_case(
+        g,
+        5,
+        "non-ASCII resource (Cyrillic, CJK, emoji) is written as raw UTF-8 in canonical JSON",
+        R,
+        &[],
+        &k.root,
+        base.clone()
+            .caps(vec![cap("docs", "read", "/проект/日本語/😀.txt")]),
+    );
+    ok_case(
+        g,
+        6,
+        "empty resource string",
+        &["DCT-CREATE-SHAPE", "DCT-FORMAT-CAPABILITY"],
+        &[],
+        &k.root,
+        base.clone().caps(vec![cap("docs", "read", "")]),
+    );
+    ok_case(
+        g,
+        7,
+        "empty capability list is a valid token (grants nothing)",
+        &["DCT-CREATE-SHAPE", "DCT-FORMAT-EMPTY-CAPABILITIES"],
+        &["EmptyCapabilities"],
+        &k.root,
+        base.clone().caps(vec![]),
+    );
+    ok_case(
+        g,
+        8,
+        "duplicate capabilities are kept as given",
+        &["DCT-CREATE-SHAPE", "DCT-FORMAT-EMPTY-CAPABILITIES"],
+        &[],
+        &k.root,
+        base.clone()
+            .caps(vec![cap("docs", "read", "/x"), cap("docs", "read", "/x")]),
+    );
+    ok_case(
+        g,
+        9,
+        "chainDepth equal to maxChainDepth (3 of 3) is allowed",
+        &["DCT-CREATE-SHAPE", "DCT-CREATE-DEPTH"],
+        &["DepthSemantics"],
+        &k.root,
+        base.clone().with_authority(|a| {
+            a.chain_depth = 3;
+            a.max_chain_depth = 3;
+            a.parent_delegation_id = "del_0000000000aa".into();
+        }),
+    );
+    ok_case(
+        g,
+        10,
+        "zero budget and maxChainDepth 0",
+        R,
+        &[],
+        &k.root,
+        base.clone().with_authority(|a| {
+            a.max_budget_microcents = 0;
+            a.max_chain_depth = 0;
+        }),
+    );
+    ok_case(
+        g,
+        11,
+        "budget 2^53-1 (largest protocol integer)",
+        &["DCT-CREATE-SHAPE", "DCT-FORMAT-INTEGERS"],
+        &[],
+        &k.root,
+        base.clone()
+            .with_authority(|a| a.max_budget_microcents = MAX_SAFE_INTEGER),
+    );
+    ok_case(
+        g,
+        12,
+        "timestamps with an offset and 9 fraction digits are kept verbatim",
+        &["DCT-CREATE-SHAPE", "DCT-FORMAT-TIMESTAMPS"],
+        &["TimestampOffset", "TimestampFraction"],
+        &k.root,
+        base.clone().with_authority(|a| {
+            a.expires_at = "2026-03-01T17:30:00.123456789+05:30".into();
+            a.issued_at = "2026-02-28T23:00:00.5-01:00".into();
+        }),
+    );
+    ok_case(
+        g,
+        13,
+        "issuedAt later than expiresAt is not an error (D5)",
+        &["DCT-CREATE-SHAPE", "DCT-VERIFY-5-ISSUED-AT"],
+        &[],
+        &k.root,
+        base.clone()
+            .with_authority(|a| a.issued_at = "2026-03-02T00:00:00Z".into()),
+    );
+    ok_case(
+        g,
+        14,
+        "another issuer key (other_root)",
+        R,
+        &[],
+        &k.other_root,
+        base.clone()
+            .with_authority(|a| a.issuer = k.other_root.principal.clone()),
+    );
+    ok_case(
+        g,
+        15,
+        "capability strings with characters JSON must escape (`\"`, `\\`, U+0001)",
+        R,
+        &[],
+        &k.root,
+        base.clone()
+            .caps(vec![cap("docs", "read", "/a\"b\\c\u{1}d")]),
+    );
+    ok_case(
+        g,
+        16,
+        "capability action `*` is an ordinary string",
+        R,
+        &[],
+        &k.root,
+        base.clone().caps(vec![cap("docs", "*", "/project/**")]),
+    );
+
+    // Refusals (D23): each changes one parameter of the default set.
+    let mal = || Expectation::invalid("malformed_token", "3.3");
+    let refuse = |g: &mut Group,
+                  n: u16,
+                  desc: &str,
+                  reqs: &[&str],
+                  key: &str,
+                  value: Value,
+                  expect: Expectation| {
+        let mut params = create_params(&base.authority);
+        if key.starts_with('/') {
+            if let Some(slot) = params.pointer_mut(key) {
+                *slot = value;
+            }
+        } else {
+            params[key] = value;
+        }
+        let input = json!({ "issuerSeed": k.root.seed_hex(), "params": params });
+        g.case(n, desc, reqs, &[], "dct.create", input, expect);
+    };
+    const V: &[&str] = &["DCT-CREATE-VALIDATE"];
+    refuse(
+        g,
+        20,
+        "delegatee is not a principal id",
+        &["DCT-CREATE-VALIDATE", "DCT-FORMAT-PRINCIPALS"],
+        "delegatee",
+        json!("alice"),
+        mal(),
+    );
+    refuse(
+        g,
+        21,
+        "delegatee principal with one character too many",
+        &["DCT-CREATE-VALIDATE", "DCT-FORMAT-PRINCIPALS"],
+        "delegatee",
+        json!(format!("{}A", k.alice.principal)),
+        mal(),
+    );
+    refuse(
+        g,
+        22,
+        "contractId with uppercase hex",
+        &["DCT-CREATE-VALIDATE", "DCT-FORMAT-IDS"],
+        "contractId",
+        json!("ct_00000000C0DE"),
+        mal(),
+    );
+    refuse(
+        g,
+        23,
+        "delegationId with the wrong prefix",
+        &["DCT-CREATE-VALIDATE", "DCT-FORMAT-IDS"],
+        "delegationId",
+        json!("ct_000000000001"),
+        mal(),
+    );
+    refuse(
+        g,
+        24,
+        "parentDelegationId with 11 hex digits",
+        &["DCT-CREATE-VALIDATE", "DCT-FORMAT-IDS"],
+        "parentDelegationId",
+        json!("del_00000000000"),
+        mal(),
+    );
+    refuse(
+        g,
+        25,
+        "expiresAt without an offset",
+        &["DCT-CREATE-VALIDATE", "DCT-FORMAT-TIMESTAMPS"],
+        "expiresAt",
+        json!("2026-03-01T12:00:00"),
+        mal(),
+    );
+    refuse(
+        g,
+        26,
+        "expiresAt with a leap second",
+        &["DCT-CREATE-VALIDATE", "DCT-FORMAT-TIMESTAMPS"],
+        "expiresAt",
+        json!("2026-06-30T23:59:60Z"),
+        mal(),
+    );
+    refuse(
+        g,
+        27,
+        "issuedAt on an impossible date (2026-02-29)",
+        &["DCT-CREATE-VALIDATE", "DCT-FORMAT-TIMESTAMPS"],
+        "issuedAt",
+        json!("2026-02-29T00:00:00Z"),
+        mal(),
+    );
+    refuse(
+        g,
+        28,
+        "expiresAt with a lowercase `z`",
+        &["DCT-CREATE-VALIDATE", "DCT-FORMAT-TIMESTAMPS"],
+        "expiresAt",
+        json!("2026-03-01T12:00:00z"),
+        mal(),
+    );
+    refuse(
+        g,
+        29,
+        "expiresAt with 10 fraction digits",
+        &["DCT-CREATE-VALIDATE", "DCT-FORMAT-TIMESTAMPS"],
+        "expiresAt",
+        json!("2026-03-01T12:00:00.0000000001Z"),
+        mal(),
+    );
+    refuse(
+        g,
+        30,
+        "capability with an empty namespace",
+        &["DCT-CREATE-VALIDATE", "DCT-FORMAT-CAPABILITY"],
+        "/capabilities/0/namespace",
+        json!(""),
+        mal(),
+    );
+    refuse(
+        g,
+        31,
+        "capability with an empty action",
+        &["DCT-CREATE-VALIDATE", "DCT-FORMAT-CAPABILITY"],
+        "/capabilities/0/action",
+        json!(""),
+        mal(),
+    );
+    refuse(
+        g,
+        32,
+        "budget 2^53 is above the protocol integer range",
+        &["DCT-CREATE-VALIDATE", "DCT-FORMAT-INTEGERS"],
+        "maxBudgetMicrocents",
+        json!(MAX_SAFE_INTEGER + 1),
+        mal(),
+    );
+    refuse(
+        g,
+        33,
+        "chainDepth 9 above maxChainDepth 8",
+        &["DCT-CREATE-DEPTH"],
+        "chainDepth",
+        json!(9),
+        Expectation::invalid("chain_depth_exceeded", "3.3"),
+    );
+    refuse(
+        g,
+        34,
+        "expiresAt at 24:00:00",
+        V,
+        "expiresAt",
+        json!("2026-03-01T24:00:00Z"),
+        mal(),
+    );
+    refuse(
+        g,
+        35,
+        "expiresAt with a space separator",
+        V,
+        "expiresAt",
+        json!("2026-03-01 12:00:00Z"),
+        mal(),
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// attenuate
+
+fn build_attenuate(g: &mut Group, k: &Keys) {
+    let case = |g: &mut Group,
+                n: u16,
+                desc: &str,
+                reqs: &[&str],
+                flags: &[&str],
+                parent: &Chain,
+                seed: &Key,
+                att: &Attenuation,
+                expect: Expectation| {
+        let input = json!({ "token": parent.serialized(), "attenuatorSeed": seed.seed_hex(), "params": attenuate_params(att) });
+        g.case(n, desc, reqs, flags, "dct.attenuate", input, expect);
+    };
+    // A valid attenuation: parent + new block → the exact child token.
+    let valid = |g: &mut Group,
+                 n: u16,
+                 desc: &str,
+                 reqs: &[&str],
+                 flags: &[&str],
+                 parent: &Chain,
+                 seed: &Key,
+                 to: &Key,
+                 f: &dyn Fn(&mut Attenuation)| {
+        let child = parent.clone().delegate(to, f);
+        let att = child
+            .attenuations
+            .last()
+            .cloned()
+            .unwrap_or_else(|| unreachable_att());
+        let input = json!({ "token": parent.serialized(), "attenuatorSeed": seed.seed_hex(), "params": attenuate_params(&att) });
+        g.case(
+            n,
+            desc,
+            reqs,
+            flags,
+            "dct.attenuate",
+            input,
+            Expectation::valid(json!({ "token": child.serialized() })),
+        );
+    };
+    const A: &[&str] = &["DCT-ATTEN-APPEND", "DCT-ATTEN-PAYLOAD"];
+    let root = Chain::root(k);
+    let one = root.clone().delegate(&k.bob, |_| {});
+    valid(
+        g,
+        1,
+        "alice attenuates the root token to bob with no optional restriction (all absent)",
+        &["DCT-ATTEN-APPEND", "DCT-ATTEN-PAYLOAD", "DCT-ATTEN-OMITTED"],
+        &[],
+        &root,
+        &k.alice,
+        &k.bob,
+        &|_| {},
+    );
+    valid(
+        g,
+        2,
+        "narrowed capabilities `/project/**` → `/project/src/**`",
+        &["DCT-ATTEN-APPEND", "DCT-ATTEN-PAYLOAD", "SUBSET-NARROWING"],
+        &[],
+        &root,
+        &k.alice,
+        &k.bob,
+        &|a| a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/src/**")]),
+    );
+    valid(
+        g,
+        3,
+        "budget equal to the parent's",
+        &["DCT-ATTEN-APPEND", "DCT-ATTEN-NARROWING"],
+        &[],
+        &root,
+        &k.alice,
+        &k.bob,
+        &|a| a.max_budget_microcents = Some(BUDGET),
+    );
+    valid(
+        g,
+        4,
+        "budget below the parent's",
+        A,
+        &[],
+        &root,
+        &k.alice,
+        &k.bob,
+        &|a| a.max_budget_microcents = Some(1),
+    );
+    valid(
+        g,
+        5,
+        "expiry equal to the parent's",
+        &["DCT-ATTEN-APPEND", "DCT-ATTEN-NARROWING"],
+        &["ExpiryBoundary"],
+        &root,
+        &k.alice,
+        &k.bob,
+        &|a| a.expires_at = Some(EXPIRES_AT.into()),
+    );
+    valid(
+        g,
+        6,
+        "expiry one second before the parent's",
+        A,
+        &[],
+        &root,
+        &k.alice,
+        &k.bob,
+        &|a| a.expires_at = Some("2026-03-01T11:59:59Z".into()),
+    );
+    valid(
+        g,
+        7,
+        "maxChainDepth one below the remaining depth (7 of 8)",
+        &["DCT-ATTEN-APPEND", "DCT-ATTEN-DEPTH"],
+        &["DepthSemantics"],
+        &root,
+        &k.alice,
+        &k.bob,
+        &|a| a.max_chain_depth = Some(MAX_DEPTH - 1),
+    );
+    valid(
+        g,
+        8,
+        "maxChainDepth 0 (no further attenuation)",
+        &["DCT-ATTEN-APPEND", "DCT-ATTEN-DEPTH"],
+        &["DepthSemantics"],
+        &root,
+        &k.alice,
+        &k.bob,
+        &|a| a.max_chain_depth = Some(0),
+    );
+    valid(
+        g,
+        9,
+        "allowedCapabilities [] is written as an empty list (restriction to nothing)",
+        &["DCT-ATTEN-APPEND", "DCT-ATTEN-EMPTY-CAPS"],
+        &[],
+        &root,
+        &k.alice,
+        &k.bob,
+        &|a| a.allowed_capabilities = Some(vec![]),
+    );
+    valid(
+        g,
+        10,
+        "bob attenuates a one-attenuation token to carol: earlier blocks and signatures unchanged",
+        &[
+            "DCT-ATTEN-APPEND",
+            "DCT-ATTEN-PAYLOAD",
+            "DCT-ATTEN-ATTENUATOR",
+        ],
+        &[],
+        &one,
+        &k.bob,
+        &k.carol,
+        &|_| {},
+    );
+    valid(
+        g,
+        11,
+        "every restriction at once",
+        A,
+        &[],
+        &root,
+        &k.alice,
+        &k.bob,
+        &|a| {
+            a.allowed_capabilities = Some(vec![
+                cap("docs", "read", "/project/a.md"),
+                cap("web", "search", "/x"),
+            ]);
+            a.max_budget_microcents = Some(500);
+            a.expires_at = Some("2026-03-01T11:00:00.25Z".into());
+            a.max_chain_depth = Some(2);
+        },
+    );
+    {
+        // The parent's authority signature is mallory's; attenuate has no root key and does not
+        // check it (D23): the new block and signature are appended to the bytes as given.
+        let forged0 = || {
+            let mut s = sign_authority(&k.mallory.keypair(), &root.authority);
+            s.signer = k.root.principal.clone();
+            s
+        };
+        let mut psigs = root.signatures();
+        psigs[0] = forged0();
+        let child = root.clone().delegate(&k.bob, |_| {});
+        let mut csigs = child.signatures();
+        csigs[0] = forged0();
+        g.case(12, "attenuate does not verify signatures: a parent with a forged authority signature is extended (D23)",
+            &["DCT-ATTEN-APPEND"], &[], "dct.attenuate",
+            json!({ "token": serialized(&root.token_with(psigs)), "attenuatorSeed": k.alice.seed_hex(), "params": attenuate_params(&child.attenuations[0]) }),
+            Expectation::valid(json!({ "token": serialized(&child.token_with(csigs)) })));
+    }
+    valid(
+        g,
+        13,
+        "a non-ASCII exact resource narrowing `**`",
+        &["DCT-ATTEN-APPEND", "SUBSET-PARENT-EVERYTHING"],
+        &[],
+        &root.clone().caps(vec![cap("docs", "read", "**")]),
+        &k.alice,
+        &k.bob,
+        &|a| a.allowed_capabilities = Some(vec![cap("docs", "read", "/проект/日本語")]),
+    );
+    valid(
+        g,
+        14,
+        "expiry spelled with an offset, same instant as the parent's",
+        &["DCT-ATTEN-APPEND", "DCT-VERIFY-4D-EXPIRY"],
+        &["TimestampOffset"],
+        &root,
+        &k.alice,
+        &k.bob,
+        &|a| a.expires_at = Some("2026-03-01T13:00:00+01:00".into()),
+    );
+    valid(
+        g,
+        15,
+        "duplicate narrowed capabilities are kept",
+        &["DCT-ATTEN-APPEND", "DCT-FORMAT-EMPTY-CAPABILITIES"],
+        &[],
+        &root,
+        &k.alice,
+        &k.bob,
+        &|a| {
+            a.allowed_capabilities = Some(vec![
+                cap("docs", "read", "/project/x"),
+                cap("docs", "read", "/project/x"),
+            ])
+        },
+    );
+    // Sound but non-prefix narrowing: acceptable (D3).
+    {
+        let parent = root
+            .clone()
+            .caps(vec![cap("docs", "write", "/project/drafts/*")]);
+        let child = parent.clone().delegate(&k.bob, |a| {
+            a.allowed_capabilities = Some(vec![cap("docs", "write", "/project/drafts/x.md")])
+        });
+        let att = child.attenuations[0].clone();
+        case(g, 16, "`/project/drafts/*` narrowed to `/project/drafts/x.md` (sound; a prefix-only subset check may refuse)",
+            &["SUBSET-CONSERVATIVE", "DCT-ATTEN-NARROWING"], &["SubsetConservative"], &parent, &k.alice, &att,
+            Expectation::acceptable("D3", vec![
+                Expected::valid(json!({ "token": child.serialized() })),
+                Expected::invalid("attenuation_violation", "3.4/4"),
+            ]));
+    }
+
+    // Refusals.
+    let viol = |stage: &str| Expectation::invalid("attenuation_violation", stage);
+    let refuse = |g: &mut Group,
+                  n: u16,
+                  desc: &str,
+                  reqs: &[&str],
+                  flags: &[&str],
+                  parent: &Chain,
+                  seed: &Key,
+                  f: &dyn Fn(&mut Attenuation),
+                  expect: Expectation| {
+        let child = parent.clone().delegate(&k.carol, f);
+        let att = child
+            .attenuations
+            .last()
+            .cloned()
+            .unwrap_or_else(|| unreachable_att());
+        case(g, n, desc, reqs, flags, parent, seed, &att, expect);
+    };
+    // The attenuator is the seed's principal: the params never name it.
+    refuse(
+        g,
+        20,
+        "bob (not the current delegatee alice) attenuates the root token",
+        &["DCT-ATTEN-ATTENUATOR"],
+        &[],
+        &root,
+        &k.bob,
+        &|a| a.attenuator = k.bob.principal.clone(),
+        viol("3.4/2"),
+    );
+    refuse(
+        g,
+        21,
+        "mallory attenuates the root token",
+        &["DCT-ATTEN-ATTENUATOR"],
+        &[],
+        &root,
+        &k.mallory,
+        &|a| a.attenuator = k.mallory.principal.clone(),
+        viol("3.4/2"),
+    );
+    refuse(
+        g,
+        22,
+        "the root issuer attenuates its own token (the delegatee is alice)",
+        &["DCT-ATTEN-ATTENUATOR"],
+        &[],
+        &root,
+        &k.root,
+        &|a| a.attenuator = k.root.principal.clone(),
+        viol("3.4/2"),
+    );
+    refuse(
+        g,
+        23,
+        "alice attenuates a token already delegated on to bob",
+        &["DCT-ATTEN-ATTENUATOR"],
+        &[],
+        &one,
+        &k.alice,
+        &|a| a.attenuator = k.alice.principal.clone(),
+        viol("3.4/2"),
+    );
+    let narrowing: &[&str] = &["DCT-ATTEN-NARROWING", "SUBSET-SOUND"];
+    let widen = |g: &mut Group, n: u16, desc: &str, caps: Vec<Capability>, reqs: &[&str]| {
+        refuse(
+            g,
+            n,
+            desc,
+            reqs,
+            &["ScopeWidening"],
+            &root,
+            &k.alice,
+            &|a| a.allowed_capabilities = Some(caps.clone()),
+            viol("3.4/4"),
+        );
+    };
+    widen(
+        g,
+        24,
+        "an extra capability the parent does not have",
+        vec![
+            cap("docs", "read", "/project/**"),
+            cap("docs", "delete", "/project/**"),
+        ],
+        narrowing,
+    );
+    widen(
+        g,
+        25,
+        "another namespace",
+        vec![cap("files", "read", "/project/**")],
+        &["DCT-ATTEN-NARROWING", "SUBSET-NS-ACTION"],
+    );
+    widen(
+        g,
+        26,
+        "another action",
+        vec![cap("docs", "delete", "/project/**")],
+        &["DCT-ATTEN-NARROWING", "SUBSET-NS-ACTION"],
+    );
+    widen(
+        g,
+        27,
+        "action `*`",
+        vec![cap("docs", "*", "/project/**")],
+        &["DCT-ATTEN-NARROWING", "SUBSET-NS-ACTION"],
+    );
+    widen(
+        g,
+        28,
+        "`/project/drafts/*` widened to `/project/drafts/**`",
+        vec![cap("docs", "write", "/project/drafts/**")],
+        &[
+            "DCT-ATTEN-NARROWING",
+            "SUBSET-SOUND",
+            "SUBSET-CHILD-DOUBLE-STAR",
+        ],
+    );
+    widen(
+        g,
+        29,
+        "`/project/**` widened to `/projectX/**` (prefix without segment boundary)",
+        vec![cap("docs", "read", "/projectX/**")],
+        narrowing,
+    );
+    widen(
+        g,
+        30,
+        "`/project/**` widened to `**`",
+        vec![cap("docs", "read", "**")],
+        narrowing,
+    );
+    widen(
+        g,
+        31,
+        "`/project/drafts/*` widened to bare `*`",
+        vec![cap("docs", "write", "*")],
+        narrowing,
+    );
+    refuse(
+        g,
+        32,
+        "budget one above the parent's",
+        &["DCT-ATTEN-NARROWING"],
+        &[],
+        &root,
+        &k.alice,
+        &|a| a.max_budget_microcents = Some(BUDGET + 1),
+        viol("3.4/4"),
+    );
+    refuse(
+        g,
+        33,
+        "expiry one second after the parent's",
+        &["DCT-ATTEN-NARROWING"],
+        &["ExpiryBoundary"],
+        &root,
+        &k.alice,
+        &|a| a.expires_at = Some("2026-03-01T12:00:01Z".into()),
+        viol("3.4/4"),
+    );
+    refuse(
+        g,
+        34,
+        "expiry one millisecond after the parent's",
+        &["DCT-ATTEN-NARROWING"],
+        &["TimestampFraction"],
+        &root,
+        &k.alice,
+        &|a| a.expires_at = Some("2026-03-01T12:00:00.001Z".into()),
+        viol("3.4/4"),
+    );
+    refuse(
+        g,
+        35,
+        "expiry a later instant that sorts earlier as text (`11:00:00-01:30` = 12:30Z)",
+        &["DCT-ATTEN-NARROWING", "DCT-VERIFY-4D-EXPIRY"],
+        &["TimestampOffset"],
+        &root,
+        &k.alice,
+        &|a| a.expires_at = Some("2026-03-01T11:00:00-01:30".into()),
+        Expectation::acceptable(
+            "D5",
+            vec![
+                Expected::invalid("attenuation_violation", "3.4/4"),
+                Expected::invalid("malformed_token", "3.4/1"),
+            ],
+        ),
+    );
+    refuse(
+        g,
+        36,
+        "maxChainDepth equal to the remaining depth (8 of 8)",
+        &["DCT-ATTEN-DEPTH"],
+        &["DepthSemantics"],
+        &root,
+        &k.alice,
+        &|a| a.max_chain_depth = Some(MAX_DEPTH),
+        viol("3.4/4"),
+    );
+    refuse(
+        g,
+        37,
+        "maxChainDepth above the remaining depth",
+        &["DCT-ATTEN-DEPTH"],
+        &["DepthSemantics"],
+        &root,
+        &k.alice,
+        &|a| a.max_chain_depth = Some(MAX_DEPTH + 5),
+        viol("3.4/4"),
+    );
+    let zero_left = root
+        .clone()
+        .delegate(&k.bob, |a| a.max_chain_depth = Some(0));
+    {
+        let child = zero_left.clone().delegate(&k.carol, |_| {});
+        case(
+            g,
+            38,
+            "attenuating a token whose last attenuation set maxChainDepth 0",
+            &["DCT-ATTEN-DEPTH"],
+            &["DepthSemantics"],
+            &zero_left,
+            &k.bob,
+            &child.attenuations[1],
+            Expectation::invalid("chain_depth_exceeded", "3.4/4"),
+        );
+    }
+    refuse(
+        g,
+        39,
+        "attenuating a root token with maxChainDepth 0",
+        &["DCT-ATTEN-DEPTH", "DCT-VERIFY-4E-EXCEEDED"],
+        &["DepthSemantics"],
+        &root.clone().with_authority(|a| a.max_chain_depth = 0),
+        &k.alice,
+        &|_| {},
+        Expectation::invalid("chain_depth_exceeded", "3.4/4"),
+    );
+    refuse(
+        g,
+        40,
+        "attenuating a root token at chainDepth 2 of maxChainDepth 2",
+        &["DCT-ATTEN-DEPTH"],
+        &["DepthSemantics"],
+        &root.clone().with_authority(|a| {
+            a.chain_depth = 2;
+            a.max_chain_depth = 2;
+        }),
+        &k.alice,
+        &|_| {},
+        Expectation::invalid("chain_depth_exceeded", "3.4/4"),
+    );
+    {
+        // Root max 2, two unrestricted attenuations use it up without any maxChainDepth.
+        let parent = root
+            .clone()
+            .with_authority(|a| a.max_chain_depth = 2)
+            .delegate(&k.bob, |_| {})
+            .delegate(&k.carol, |_| {});
+        let child = parent.clone().delegate(&k.dave, |_| {});
+        case(
+            g,
+            41,
+            "a third attenuation under root maxChainDepth 2 with no maxChainDepth restated",
+            &["DCT-ATTEN-DEPTH", "DCT-VERIFY-4E-REMAINING"],
+            &["DepthSemantics"],
+            &parent,
+            &k.carol,
+            &child.attenuations[2],
+            Expectation::invalid("chain_depth_exceeded", "3.4/4"),
+        );
+    }
+    {
+        let parent = root
+            .clone()
+            .delegate(&k.bob, |a| a.allowed_capabilities = Some(vec![]));
+        let child = parent.clone().delegate(&k.carol, |a| {
+            a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/x")])
+        });
+        case(
+            g,
+            42,
+            "after `allowedCapabilities: []`, any capability is a widening",
+            &["DCT-ATTEN-EMPTY-CAPS", "DCT-ATTEN-NARROWING"],
+            &["ScopeWidening"],
+            &parent,
+            &k.bob,
+            &child.attenuations[1],
+            viol("3.4/4"),
+        );
+    }
+    {
+        let parent = root
+            .clone()
+            .delegate(&k.bob, |a| a.max_budget_microcents = Some(500));
+        let child = parent
+            .clone()
+            .delegate(&k.carol, |a| a.max_budget_microcents = Some(501));
+        case(
+            g,
+            43,
+            "budget above the narrowed parent budget (500) but below the root's",
+            &["DCT-ATTEN-NARROWING", "DCT-VERIFY-4C-BUDGET"],
+            &[],
+            &parent,
+            &k.bob,
+            &child.attenuations[1],
+            viol("3.4/4"),
+        );
+    }
+    widen(
+        g,
+        44,
+        "`/project/**` narrowed to `/projectreadme.md` (a string prefix, not a segment prefix)",
+        vec![cap("docs", "read", "/projectreadme.md")],
+        narrowing,
+    );
+    // Step-1 faults.
+    {
+        let att = one.attenuations[0].clone();
+        let bad = json!({ "token": "not base64url!", "format": "delegateos-sjt-v1" });
+        g.case(50, "the token is not base64url", &["DCT-VERIFY-1-MALFORMED"], &[], "dct.attenuate",
+            json!({ "token": bad, "attenuatorSeed": k.alice.seed_hex(), "params": attenuate_params(&att) }),
+            Expectation::invalid("malformed_token", "3.4/1"));
+    }
+    refuse(
+        g,
+        51,
+        "the new expiresAt is not a profile timestamp",
+        &["DCT-FORMAT-TIMESTAMPS"],
+        &[],
+        &root,
+        &k.alice,
+        &|a| a.expires_at = Some("2026-03-01T11:00:00".into()),
+        Expectation::invalid("malformed_token", "3.4/1"),
+    );
+    refuse(
+        g,
+        52,
+        "the new delegatee is not a principal id",
+        &["DCT-FORMAT-PRINCIPALS"],
+        &[],
+        &root,
+        &k.alice,
+        &|a| a.delegatee = "bob".into(),
+        Expectation::invalid("malformed_token", "3.4/1"),
+    );
+    refuse(
+        g,
+        53,
+        "the new delegationId has uppercase hex",
+        &["DCT-FORMAT-IDS"],
+        &[],
+        &root,
+        &k.alice,
+        &|a| a.delegation_id = "del_00000000ABCD".into(),
+        Expectation::invalid("malformed_token", "3.4/1"),
+    );
+    refuse(
+        g,
+        54,
+        "the new capability has an empty action",
+        &["DCT-FORMAT-CAPABILITY"],
+        &[],
+        &root,
+        &k.alice,
+        &|a| a.allowed_capabilities = Some(vec![cap("docs", "", "/project/x")]),
+        Expectation::invalid("malformed_token", "3.4/1"),
+    );
+}
+
+fn unreachable_att() -> Attenuation {
+    Attenuation {
+        attenuator: String::new(),
+        delegatee: String::new(),
+        delegation_id: String::new(),
+        contract_id: String::new(),
+        allowed_capabilities: None,
+        max_budget_microcents: None,
+        expires_at: None,
+        max_chain_depth: None,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// inspect and revocation ids
+
+fn build_inspect(g: &mut Group, k: &Keys) {
+    let ok_case = |g: &mut Group,
+                   n: u16,
+                   desc: &str,
+                   reqs: &[&str],
+                   token: Value,
+                   decoded: Value,
+                   ids: Vec<String>| {
+        g.case(
+            n,
+            desc,
+            reqs,
+            &[],
+            "dct.inspect",
+            json!({ "token": token }),
+            Expectation::valid(json!({ "decoded": decoded, "revocationIds": ids })),
+        );
+    };
+    let r: &[&str] = &["DCT-INSPECT-DECODE", "DCT-REVID-ORDER"];
+    let root = Chain::root(k);
+    ok_case(
+        g,
+        1,
+        "a root token",
+        r,
+        root.serialized(),
+        root.decoded(),
+        root.revocation_ids(),
+    );
+    let two = root
+        .clone()
+        .delegate(&k.bob, |a| a.max_budget_microcents = Some(10))
+        .delegate(&k.carol, |a| {
+            a.expires_at = Some("2026-03-01T11:00:00Z".into())
+        });
+    ok_case(
+        g,
+        2,
+        "a two-attenuation token",
+        r,
+        two.serialized(),
+        two.decoded(),
+        two.revocation_ids(),
+    );
+    let long = root.clone().delegate_n(8);
+    ok_case(
+        g,
+        3,
+        "an eight-attenuation token",
+        r,
+        long.serialized(),
+        long.decoded(),
+        long.revocation_ids(),
+    );
+    {
+        let forged = root
+            .clone()
+            .with_authority(|a| a.issuer = k.other_root.principal.clone());
+        ok_case(
+            g,
+            4,
+            "a token under an unrelated root is decoded (no signature check)",
+            r,
+            forged.serialized(),
+            forged.decoded(),
+            forged.revocation_ids(),
+        );
+    }
+    {
+        let c = root.clone().delegate(&k.bob, |_| {});
+        let mut sigs = c.signatures();
+        sigs[1] = sign_attenuation(&k.mallory.keypair(), &c.authority, &c.attenuations);
+        sigs[1].signer = k.alice.principal.clone();
+        let t = c.token_with(sigs);
+        ok_case(
+            g,
+            5,
+            "an attenuation signature by the wrong key is not checked",
+            r,
+            serialized(&t),
+            serde_json::to_value(&t).unwrap_or(Value::Null),
+            c.revocation_ids(),
+        );
+    }
+    {
+        let c = root.clone().delegate(&k.bob, |a| {
+            a.allowed_capabilities = Some(vec![cap("docs", "read", "**")])
+        });
+        ok_case(
+            g,
+            6,
+            "a widening attenuation is not checked",
+            r,
+            c.serialized(),
+            c.decoded(),
+            c.revocation_ids(),
+        );
+    }
+    {
+        let c = root
+            .clone()
+            .with_authority(|a| a.expires_at = "2020-01-01T00:00:00Z".into());
+        ok_case(
+            g,
+            7,
+            "an expired token is decoded (inspect has no clock)",
+            r,
+            c.serialized(),
+            c.decoded(),
+            c.revocation_ids(),
+        );
+    }
+    {
+        let c = root.clone().delegate(&k.bob, |_| {});
+        let mut sigs = c.signatures();
+        sigs.pop();
+        let t = c.token_with(sigs);
+        ok_case(
+            g,
+            8,
+            "a token with a missing signature entry (a step-3 fault) is decoded",
+            r,
+            serialized(&t),
+            serde_json::to_value(&t).unwrap_or(Value::Null),
+            c.revocation_ids(),
+        );
+    }
+    g.case(
+        9,
+        "not base64url",
+        &["DCT-INSPECT-DECODE"],
+        &[],
+        "dct.inspect",
+        json!({ "token": { "token": "a+b/", "format": "delegateos-sjt-v1" } }),
+        deny("malformed_token", "1"),
+    );
+    g.case(
+        10,
+        "wrong SerializedDCT format",
+        &["DCT-INSPECT-DECODE", "DCT-FORMAT-SERIALIZED"],
+        &[],
+        "dct.inspect",
+        json!({ "token": { "token": root.token_string(), "format": "delegateos-sjt-v2" } }),
+        deny("malformed_token", "1"),
+    );
+    {
+        let c = root
+            .clone()
+            .with_authority(|a| a.expires_at = "2026-03-01T12:00:00".into());
+        g.case(
+            11,
+            "a timestamp outside the profile is a step-1 fault",
+            &["DCT-INSPECT-DECODE", "DCT-FORMAT-TIMESTAMPS"],
+            &[],
+            "dct.inspect",
+            json!({ "token": c.serialized() }),
+            deny("malformed_token", "1"),
+        );
+    }
+}
+
+fn build_revids(g: &mut Group, k: &Keys) {
+    let ok_case = |g: &mut Group, n: u16, desc: &str, c: &Chain| {
+        g.case(
+            n,
+            desc,
+            &["DCT-REVID-BLOCK", "DCT-REVID-ORDER"],
+            &[],
+            "dct.revocation_ids",
+            json!({ "token": c.serialized() }),
+            Expectation::valid(json!({ "revocationIds": c.revocation_ids() })),
+        );
+    };
+    let root = Chain::root(k);
+    ok_case(g, 1, "root token: one id, of the authority", &root);
+    ok_case(
+        g,
+        2,
+        "one unrestricted attenuation",
+        &root.clone().delegate(&k.bob, |_| {}),
+    );
+    ok_case(
+        g,
+        3,
+        "three attenuations with different restrictions",
+        &chain3(
+            k,
+            |_| {},
+            |i, a| match i {
+                0 => a.max_budget_microcents = Some(100),
+                1 => a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/a")]),
+                _ => a.expires_at = Some("2026-03-01T11:00:00.5Z".into()),
+            },
+        ),
+    );
+    ok_case(
+        g,
+        4,
+        "an attenuation with every optional member present",
+        &root.clone().delegate(&k.bob, |a| {
+            a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/x")]);
+            a.max_budget_microcents = Some(7);
+            a.expires_at = Some("2026-03-01T11:00:00Z".into());
+            a.max_chain_depth = Some(1);
+        }),
+    );
+    ok_case(
+        g,
+        5,
+        "non-ASCII capability text hashed as raw UTF-8",
+        &root
+            .clone()
+            .caps(vec![cap("docs", "read", "/проект/日本語/😀")]),
+    );
+    ok_case(
+        g,
+        6,
+        "capability text with `\"`, `\\` and U+0001 (canonical escapes)",
+        &root
+            .clone()
+            .caps(vec![cap("docs", "read", "/a\"b\\c\u{1}d")]),
+    );
+    ok_case(g, 7, "eight attenuations", &root.clone().delegate_n(8));
+    ok_case(
+        g,
+        8,
+        "ids do not depend on signatures: token under an unrelated root",
+        &root
+            .clone()
+            .with_authority(|a| a.issuer = k.other_root.principal.clone()),
+    );
+    ok_case(
+        g,
+        9,
+        "timestamps with offset and fraction are hashed as written",
+        &root
+            .clone()
+            .with_authority(|a| a.expires_at = "2026-03-01T13:00:00.000+01:00".into()),
+    );
+    g.case(
+        10,
+        "malformed token",
+        &["DCT-REVID-BLOCK"],
+        &[],
+        "dct.revocation_ids",
+        json!({ "token": { "token": "", "format": "delegateos-sjt-v1" } }),
+        deny("malformed_token", "1"),
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// valid
+
+fn build_valid(g: &mut Group, k: &Keys) {
+    define_empty_caps(g);
+    let ctx = Ctx::new(k);
+    let root = Chain::root(k);
+    let s8: &[&str] = &[
+        "DCT-VERIFY-8-SCOPE",
+        "DCT-VERIFY-8-DEPTH",
+        "DCT-VERIFY-8-LAST-IDS",
+    ];
+    // Chains of length 0..8, no optional restriction anywhere.
+    for len in 0..=8usize {
+        let c = root.clone().delegate_n(len);
+        let s = scope(&c, default_caps(), BUDGET, MAX_DEPTH - len as u64);
+        let reqs: &[&str] = if len == 0 {
+            &[
+                "DCT-VERIFY-8-SCOPE",
+                "DCT-VERIFY-8-DEPTH",
+                "DCT-VERIFY-8-LAST-IDS",
+                "DCT-VERIFY-3A-ROOT-SIG",
+            ]
+        } else {
+            &[
+                "DCT-VERIFY-8-SCOPE",
+                "DCT-VERIFY-8-DEPTH",
+                "DCT-VERIFY-8-LAST-IDS",
+                "DCT-VERIFY-3B-ATTEN-SIG",
+                "DCT-VERIFY-4E-REMAINING",
+                "DCT-ATTEN-OMITTED",
+            ]
+        };
+        verify(
+            g,
+            1 + len as u16,
+            &format!(
+                "chain of {len} unrestricted attenuation(s): remaining depth {}",
+                MAX_DEPTH - len as u64
+            ),
+            reqs,
+            &["DepthSemantics"],
+            &c,
+            &ctx,
+            ok(&s),
+        );
+    }
+    // Capability shapes at the root.
+    let shape = |g: &mut Group,
+                 n: u16,
+                 desc: &str,
+                 reqs: &[&str],
+                 flags: &[&str],
+                 caps: Vec<Capability>,
+                 res: &str| {
+        let c = root.clone().caps(caps.clone());
+        verify(
+            g,
+            n,
+            desc,
+            reqs,
+            flags,
+            &c,
+            &ctx.clone().resource(res),
+            ok(&scope(&c, caps, BUDGET, MAX_DEPTH)),
+        );
+    };
+    shape(
+        g,
+        20,
+        "bare `*` grants a multi-segment resource",
+        &["GLOB-BARE-STAR", "DCT-VERIFY-7-CAPABILITY"],
+        &["GlobBareStar"],
+        vec![cap("docs", "read", "*")],
+        "/any/deep/path",
+    );
+    shape(
+        g,
+        21,
+        "bare `*` grants the empty resource",
+        &["GLOB-BARE-STAR"],
+        &["GlobBareStar"],
+        vec![cap("docs", "read", "*")],
+        "",
+    );
+    shape(
+        g,
+        22,
+        "`**` grants a deep resource",
+        &["GLOB-DOUBLE-STAR-ZERO"],
+        &[],
+        vec![cap("docs", "read", "**")],
+        "/a/b/c/d",
+    );
+    shape(
+        g,
+        23,
+        "`/a/*` grants `/a/b`",
+        &["GLOB-STAR-SEGMENT"],
+        &[],
+        vec![cap("docs", "read", "/a/*")],
+        "/a/b",
+    );
+    shape(
+        g,
+        24,
+        "`/a/**` grants `/a/b/c`",
+        &["GLOB-DOUBLE-STAR"],
+        &[],
+        vec![cap("docs", "read", "/a/**")],
+        "/a/b/c",
+    );
+    shape(
+        g,
+        25,
+        "an exact resource grants itself",
+        &["GLOB-EXACT"],
+        &[],
+        vec![cap("docs", "read", "/project/readme.md")],
+        "/project/readme.md",
+    );
+    shape(
+        g,
+        26,
+        "a non-ASCII exact resource grants itself",
+        &["GLOB-EXACT"],
+        &[],
+        vec![cap("docs", "read", "/проект/日本語/😀.txt")],
+        "/проект/日本語/😀.txt",
+    );
+    shape(
+        g,
+        27,
+        "the empty resource pattern grants the empty resource",
+        &["GLOB-EXACT", "DCT-FORMAT-CAPABILITY"],
+        &[],
+        vec![cap("docs", "read", "")],
+        "",
+    );
+    shape(
+        g,
+        28,
+        "several capabilities: the request matches the third",
+        &["DCT-VERIFY-7-CAPABILITY"],
+        &[],
+        vec![
+            cap("web", "search", "*"),
+            cap("docs", "write", "/project/**"),
+            cap("docs", "read", "/project/*"),
+        ],
+        "/project/readme.md",
+    );
+    shape(
+        g,
+        29,
+        "duplicate capabilities are kept in the scope",
+        &["DCT-FORMAT-EMPTY-CAPABILITIES"],
+        &[],
+        vec![
+            cap("docs", "read", "/project/**"),
+            cap("docs", "read", "/project/**"),
+        ],
+        "/project/readme.md",
+    );
+    shape(
+        g,
+        30,
+        "`/a/**/b` grants `/a/x/y/b`",
+        &["GLOB-DOUBLE-STAR"],
+        &[],
+        vec![cap("docs", "read", "/a/**/b")],
+        "/a/x/y/b",
+    );
+    {
+        let c = root.clone().caps(vec![]);
+        verify(
+            g,
+            31,
+            "empty capability list: valid token that grants nothing",
+            &["DCT-FORMAT-EMPTY-CAPABILITIES", "DCT-VERIFY-7-CAPABILITY"],
+            &["EmptyCapabilities"],
+            &c,
+            &ctx,
+            Expectation::acceptable(
+                "D18",
+                vec![
+                    deny_e("capability_not_granted", "7"),
+                    deny_e("malformed_token", "1"),
+                ],
+            ),
+        );
+        let c = root
+            .clone()
+            .delegate(&k.bob, |a| a.allowed_capabilities = Some(vec![]));
+        verify(
+            g,
+            32,
+            "`allowedCapabilities: []` grants nothing (not \"inherit\")",
+            &["DCT-ATTEN-EMPTY-CAPS", "DCT-VERIFY-7-CAPABILITY"],
+            &["EmptyCapabilities"],
+            &c,
+            &ctx,
+            deny("capability_not_granted", "7"),
+        );
+    }
+    // Effective values through attenuations.
+    {
+        let c = chain3(
+            k,
+            |_| {},
+            |i, a| match i {
+                0 => a.max_budget_microcents = Some(500),
+                1 => {}
+                _ => a.max_budget_microcents = Some(400),
+            },
+        );
+        verify(
+            g,
+            40,
+            "budgets 500, absent, 400: effective budget 400",
+            &["DCT-VERIFY-8-SCOPE", "DCT-ATTEN-OMITTED"],
+            &[],
+            &c,
+            &ctx.clone().spent(100),
+            ok(&scope(&c, default_caps(), 300, MAX_DEPTH - 3)),
+        );
+    }
+    {
+        let narrowed = vec![cap("docs", "read", "/project/src/**")];
+        let c = chain3(
+            k,
+            |_| {},
+            |i, a| {
+                if i == 0 {
+                    a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/**")])
+                } else if i == 1 {
+                    a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/src/**")])
+                }
+            },
+        );
+        verify(
+            g,
+            41,
+            "capabilities narrowed twice, then inherited by the last attenuation",
+            &[
+                "DCT-VERIFY-8-SCOPE",
+                "DCT-VERIFY-4B-NARROWED",
+                "SUBSET-NARROWING",
+            ],
+            &[],
+            &c,
+            &ctx.clone().resource("/project/src/main.rs"),
+            ok(&scope(&c, narrowed, BUDGET, MAX_DEPTH - 3)),
+        );
+    }
+    {
+        let c = chain3(
+            k,
+            |_| {},
+            |i, a| {
+                if i == 0 {
+                    a.max_chain_depth = Some(3)
+                }
+            },
+        );
+        verify(
+            g,
+            42,
+            "maxChainDepth 3 at the first attenuation, then two unrestricted: remaining 1",
+            &["DCT-VERIFY-8-DEPTH", "DCT-VERIFY-4E-REMAINING"],
+            &["DepthSemantics"],
+            &c,
+            &ctx,
+            ok(&scope(&c, default_caps(), BUDGET, 1)),
+        );
+    }
+    {
+        let c = Chain::root(k)
+            .with_authority(|a| {
+                a.chain_depth = 2;
+                a.max_chain_depth = 5;
+                a.parent_delegation_id = "del_0000000000aa".into();
+            })
+            .delegate(&k.bob, |_| {});
+        verify(
+            g,
+            43,
+            "authority chainDepth 2 of 5 plus one attenuation: chainDepth 3, remaining 2",
+            &["DCT-VERIFY-8-DEPTH"],
+            &["DepthSemantics"],
+            &c,
+            &ctx,
+            ok(&scope(&c, default_caps(), BUDGET, 2)),
+        );
+    }
+    {
+        let c = Chain::root(k)
+            .with_authority(|a| a.max_chain_depth = 3)
+            .delegate(&k.bob, |a| a.max_chain_depth = Some(1))
+            .delegate(&k.carol, |a| a.max_chain_depth = Some(0));
+        verify(
+            g,
+            44,
+            "architecture example depths 3 → 1 → 0",
+            &["DCT-VERIFY-8-DEPTH", "DCT-VERIFY-4E-DEPTH-EXPANSION"],
+            &["DepthSemantics"],
+            &c,
+            &ctx,
+            ok(&scope(&c, default_caps(), BUDGET, 0)),
+        );
+    }
+    {
+        let c = Chain::root(k)
+            .with_authority(|a| a.max_chain_depth = 2)
+            .delegate(&k.bob, |_| {})
+            .delegate(&k.carol, |_| {});
+        verify(
+            g,
+            45,
+            "root maxChainDepth 2 and exactly two attenuations: remaining 0 is still valid",
+            &["DCT-VERIFY-8-DEPTH", "DCT-VERIFY-4E-EXCEEDED"],
+            &["DepthSemantics"],
+            &c,
+            &ctx,
+            ok(&scope(&c, default_caps(), BUDGET, 0)),
+        );
+    }
+    {
+        let caps = vec![cap("docs", "read", "/project/a.md")];
+        let c = chain3(
+            k,
+            |_| {},
+            |i, a| {
+                a.contract_id = format!("ct_00000000a00{i}");
+                a.delegation_id = format!("del_00000000b00{i}");
+                if i == 2 {
+                    a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/a.md")]);
+                    a.max_budget_microcents = Some(BUDGET);
+                    a.expires_at = Some(EXPIRES_AT.into());
+                    a.max_chain_depth = Some(0);
+                }
+            },
+        );
+        verify(g, 46, "every restriction at its parent's value on the last attenuation; contract and delegation ids from the last block", s8, &["ExpiryBoundary"], &c,
+            &ctx.clone().resource("/project/a.md"), ok(&scope(&c, caps, BUDGET, 0)));
+    }
+    {
+        let c = root.clone().delegate(&k.bob, |a| {
+            a.expires_at = Some("2026-03-01T11:00:00.000000001Z".into())
+        });
+        verify(
+            g,
+            47,
+            "an attenuation expiry with 9 fraction digits before the root's",
+            &["DCT-VERIFY-4D-EXPIRY", "DCT-FORMAT-TIMESTAMPS"],
+            &["TimestampFraction"],
+            &c,
+            &ctx,
+            ok(&scope(&c, default_caps(), BUDGET, MAX_DEPTH - 1)),
+        );
+    }
+    {
+        let c = chain3(
+            k,
+            |a| a.delegatee = k.alice.principal.clone(),
+            |i, a| {
+                if i == 1 {
+                    a.delegatee = k.alice.principal.clone()
+                }
+            },
+        );
+        verify(
+            g,
+            48,
+            "a chain may return to an earlier principal (alice → bob → alice → dave)",
+            s8,
+            &[],
+            &c,
+            &ctx,
+            ok(&scope(&c, default_caps(), BUDGET, MAX_DEPTH - 3)),
+        );
+    }
+    {
+        let c = root.clone().delegate(&k.bob, |a| {
+            a.allowed_capabilities = Some(vec![cap("web", "search", "/q/**")])
+        });
+        verify(
+            g,
+            49,
+            "narrowing bare `*` to `/q/**`: request through the narrowed cap",
+            &["SUBSET-PARENT-EVERYTHING", "DCT-VERIFY-8-SCOPE"],
+            &[],
+            &c,
+            &ctx.clone().request("web", "search", "/q/rust"),
+            ok(&scope(
+                &c,
+                vec![cap("web", "search", "/q/**")],
+                BUDGET,
+                MAX_DEPTH - 1,
+            )),
+        );
+    }
+    {
+        let c = root.clone().caps(vec![cap("docs", "*", "/p/**")]);
+        verify(
+            g,
+            50,
+            "capability action `*` grants the literal action `*`",
+            &["DCT-VERIFY-7-EXACT-NS-ACTION"],
+            &[],
+            &c,
+            &ctx.clone().request("docs", "*", "/p/x"),
+            ok(&scope(
+                &c,
+                vec![cap("docs", "*", "/p/**")],
+                BUDGET,
+                MAX_DEPTH,
+            )),
+        );
+    }
+    {
+        let c = root.clone().delegate(&k.bob, |a| {
+            a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/src/*")])
+        });
+        verify(
+            g,
+            51,
+            "`/project/**` narrowed to `/project/src/*`",
+            &["SUBSET-NARROWING"],
+            &[],
+            &c,
+            &ctx.clone().resource("/project/src/lib.rs"),
+            ok(&scope(
+                &c,
+                vec![cap("docs", "read", "/project/src/*")],
+                BUDGET,
+                MAX_DEPTH - 1,
+            )),
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// expanded
+
+fn build_expanded(g: &mut Group, k: &Keys) {
+    let ctx = Ctx::new(k);
+    let v4 = |step: &str| deny("attenuation_violation", step);
+    // Capability widenings: (description, parent caps, child caps, request resource, extra requirement).
+    let p = |r: &str| vec![cap("docs", "read", r)];
+    let table: Vec<(&str, Vec<Capability>, Vec<Capability>, &str, &str)> = vec![
+        (
+            "an extra capability",
+            p("/project/**"),
+            vec![
+                cap("docs", "read", "/project/**"),
+                cap("docs", "write", "/project/**"),
+            ],
+            "/project/readme.md",
+            "SUBSET-SOUND",
+        ),
+        (
+            "another namespace",
+            p("/project/**"),
+            vec![cap("files", "read", "/project/**")],
+            "/project/readme.md",
+            "SUBSET-NS-ACTION",
+        ),
+        (
+            "another action",
+            p("/project/**"),
+            vec![cap("docs", "write", "/project/**")],
+            "/project/readme.md",
+            "SUBSET-NS-ACTION",
+        ),
+        (
+            "action `*`",
+            p("/project/**"),
+            vec![cap("docs", "*", "/project/**")],
+            "/project/readme.md",
+            "SUBSET-NS-ACTION",
+        ),
+        (
+            "`/project/drafts/*` → `/project/drafts/**`",
+            p("/project/drafts/*"),
+            p("/project/drafts/**"),
+            "/project/drafts/a.md",
+            "SUBSET-CHILD-DOUBLE-STAR",
+        ),
+        (
+            "`/project/**` → `/projectX/**`",
+            p("/project/**"),
+            p("/projectX/**"),
+            "/project/readme.md",
+            "SUBSET-SOUND",
+        ),
+        (
+            "`/project` → `/projectfoo`",
+            p("/project"),
+            p("/projectfoo"),
+            "/project",
+            "SUBSET-SOUND",
+        ),
+        (
+            "literal → bare `*`",
+            p("/project/readme.md"),
+            p("*"),
+            "/project/readme.md",
+            "SUBSET-SOUND",
+        ),
+        (
+            "`/project/a` → `/project/a/b` (a different resource, not a narrowing)",
+            p("/project/a"),
+            p("/project/a/b"),
+            "/project/a",
+            "SUBSET-SOUND",
+        ),
+        (
+            "`/project/**` → `**`",
+            p("/project/**"),
+            p("**"),
+            "/project/readme.md",
+            "SUBSET-SOUND",
+        ),
+        (
+            "`/project/*` → `/project/*/*`",
+            p("/project/*"),
+            p("/project/*/*"),
+            "/project/readme.md",
+            "SUBSET-SOUND",
+        ),
+        (
+            "namespace case `docs` → `Docs`",
+            p("/project/**"),
+            vec![cap("Docs", "read", "/project/**")],
+            "/project/readme.md",
+            "SUBSET-NS-ACTION",
+        ),
+        (
+            "resource case `/project/**` → `/Project/**`",
+            p("/project/**"),
+            p("/Project/**"),
+            "/project/readme.md",
+            "GLOB-EXACT",
+        ),
+        (
+            "literal `/project/*.md` → `/project/*`",
+            p("/project/*.md"),
+            p("/project/*"),
+            "/project/*.md",
+            "GLOB-PARTIAL-LITERAL",
+        ),
+        (
+            "`/project/*` → `/project/**`",
+            p("/project/*"),
+            p("/project/**"),
+            "/project/readme.md",
+            "SUBSET-CHILD-DOUBLE-STAR",
+        ),
+    ];
+    for (t, (what, parent, child, res, req)) in table.iter().enumerate() {
+        for (pos, posname) in POS.iter().enumerate() {
+            let c = chain3(
+                k,
+                |a| a.capabilities = parent.clone(),
+                |i, a| {
+                    a.allowed_capabilities = Some(if i == pos {
+                        child.clone()
+                    } else {
+                        parent.clone()
+                    });
+                },
+            );
+            let n = 1 + (t * 3 + pos) as u16;
+            verify(
+                g,
+                n,
+                &format!("capability widened at the {posname} attenuation: {what}"),
+                &["DCT-VERIFY-4B-CAPABILITIES", "DCT-ATTEN-NARROWING", req],
+                &["ScopeWidening"],
+                &c,
+                &ctx.clone().resource(res),
+                v4("4b"),
+            );
+        }
+    }
+    // Widening relative to an earlier narrowing (4B-NARROWED), and after an empty list.
+    {
+        let c = chain3(
+            k,
+            |_| {},
+            |i, a| match i {
+                0 => a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/src/**")]),
+                1 => a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/**")]),
+                _ => {}
+            },
+        );
+        verify(g, 60, "second attenuation re-grants the root's `/project/**` after the first narrowed to `/project/src/**`",
+            &["DCT-VERIFY-4B-NARROWED", "DCT-VERIFY-4B-CAPABILITIES"], &["ScopeWidening"], &c, &ctx.clone().resource("/project/src/a"), v4("4b"));
+        let c = chain3(
+            k,
+            |_| {},
+            |i, a| match i {
+                1 => a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/src/**")]),
+                2 => a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/**")]),
+                _ => {}
+            },
+        );
+        verify(
+            g,
+            61,
+            "last attenuation re-grants `/project/**` after the middle one narrowed",
+            &["DCT-VERIFY-4B-NARROWED"],
+            &["ScopeWidening"],
+            &c,
+            &ctx.clone().resource("/project/src/a"),
+            v4("4b"),
+        );
+        let c = chain3(
+            k,
+            |_| {},
+            |i, a| match i {
+                0 => a.allowed_capabilities = Some(vec![]),
+                1 => a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/**")]),
+                _ => {}
+            },
+        );
+        verify(
+            g,
+            62,
+            "a capability after `allowedCapabilities: []` is a widening",
+            &["DCT-VERIFY-4B-NARROWED", "DCT-ATTEN-EMPTY-CAPS"],
+            &["ScopeWidening"],
+            &c,
+            &ctx,
+            v4("4b"),
+        );
+        let c = chain3(
+            k,
+            |_| {},
+            |i, a| {
+                if i == 1 {
+                    a.allowed_capabilities = Some(vec![
+                        cap("docs", "read", "/project/**"),
+                        cap("docs", "read", "/etc/**"),
+                    ])
+                }
+            },
+        );
+        verify(
+            g,
+            63,
+            "one good and one widening capability in the same list",
+            &["DCT-VERIFY-4B-CAPABILITIES"],
+            &["ScopeWidening"],
+            &c,
+            &ctx,
+            v4("4b"),
+        );
+    }
+    // Budget +1 at each position.
+    for (pos, posname) in POS.iter().enumerate() {
+        let c = chain3(
+            k,
+            |_| {},
+            |i, a| a.max_budget_microcents = Some(if i == pos { BUDGET + 1 } else { BUDGET }),
+        );
+        verify(
+            g,
+            70 + pos as u16,
+            &format!(
+                "budget {} (root {BUDGET}) at the {posname} attenuation",
+                BUDGET + 1
+            ),
+            &["DCT-VERIFY-4C-BUDGET"],
+            &[],
+            &c,
+            &ctx,
+            v4("4c"),
+        );
+        let c = chain3(
+            k,
+            |_| {},
+            |i, a| {
+                a.max_budget_microcents = Some(if i == pos {
+                    501
+                } else if i < pos {
+                    500
+                } else {
+                    400
+                })
+            },
+        );
+        let extra = if pos == 0 {
+            "root-relative budget 501 is fine, so this is the valid control: "
+        } else {
+            ""
+        };
+        if pos == 0 {
+            verify(
+                g,
+                73,
+                &format!("{extra}budgets 501, 400, 400"),
+                &["DCT-VERIFY-4C-BUDGET", "DCT-VERIFY-8-SCOPE"],
+                &[],
+                &c,
+                &ctx,
+                ok(&scope(&c, default_caps(), 400, MAX_DEPTH - 3)),
+            );
+        } else {
+            verify(
+                g,
+                73 + pos as u16,
+                &format!(
+                    "budget 501 at the {posname} attenuation after an earlier one narrowed to 500"
+                ),
+                &["DCT-VERIFY-4C-BUDGET"],
+                &[],
+                &c,
+                &ctx,
+                v4("4c"),
+            );
+        }
+    }
+    // Expiry widenings at each position.
+    let exp_cases: [(&str, &str, u16); 3] = [
+        ("one second", "2026-03-01T12:00:01Z", 80),
+        ("one millisecond", "2026-03-01T12:00:00.001Z", 83),
+        (
+            "half a second, spelled `12:00:00.5Z` (sorts before `12:00:00Z` as text)",
+            "2026-03-01T12:00:00.5Z",
+            86,
+        ),
+    ];
+    for (what, later, base) in exp_cases {
+        for (pos, posname) in POS.iter().enumerate() {
+            let c = chain3(
+                k,
+                |_| {},
+                |i, a| {
+                    a.expires_at = Some(if i == pos {
+                        later.into()
+                    } else {
+                        EXPIRES_AT.into()
+                    })
+                },
+            );
+            verify(
+                g,
+                base + pos as u16,
+                &format!("expiry extended by {what} at the {posname} attenuation"),
+                &["DCT-VERIFY-4D-EXPIRY"],
+                &["TimestampFraction"],
+                &c,
+                &ctx,
+                v4("4d"),
+            );
+        }
+    }
+    for (pos, posname) in POS.iter().enumerate() {
+        let c = chain3(
+            k,
+            |_| {},
+            |i, a| {
+                a.expires_at = Some(if i == pos {
+                    "2026-03-01T12:00:00.000000001Z".into()
+                } else {
+                    EXPIRES_AT.into()
+                })
+            },
+        );
+        verify(g, 90 + pos as u16, &format!("expiry extended by one nanosecond at the {posname} attenuation (millisecond truncation accepts it)"),
+            &["DCT-VERIFY-4D-EXPIRY"], &["TimestampFraction"], &c, &ctx,
+            Expectation::acceptable("D5", vec![deny_e("attenuation_violation", "4d"), Expected::valid(scope(&c, default_caps(), BUDGET, MAX_DEPTH - 3).output())]));
+        let c = chain3(
+            k,
+            |_| {},
+            |i, a| {
+                a.expires_at = Some(if i == pos {
+                    "2026-03-01T11:00:00-01:30".into()
+                } else {
+                    EXPIRES_AT.into()
+                })
+            },
+        );
+        verify(g, 93 + pos as u16, &format!("expiry `11:00:00-01:30` (= 12:30Z, sorts before `12:00:00Z` as text) at the {posname} attenuation"),
+            &["DCT-VERIFY-4D-EXPIRY"], &["TimestampOffset"], &c, &ctx,
+            Expectation::acceptable("D5", vec![deny_e("attenuation_violation", "4d"), deny_e("malformed_token", "1")]));
+    }
+    {
+        let c = chain3(
+            k,
+            |_| {},
+            |i, a| match i {
+                0 => a.expires_at = Some("2026-03-01T11:00:00Z".into()),
+                1 => a.expires_at = Some("2026-03-01T11:30:00Z".into()),
+                _ => {}
+            },
+        );
+        verify(
+            g,
+            96,
+            "expiry 11:30 after an earlier attenuation set 11:00 (still before the root's 12:00)",
+            &["DCT-VERIFY-4D-EXPIRY"],
+            &[],
+            &c,
+            &ctx.clone().now("2026-03-01T10:00:00Z"),
+            v4("4d"),
+        );
+    }
+    // Depth.
+    let dp: &[&str] = &["DepthSemantics"];
+    let depth = |root_max: u64, per: &dyn Fn(usize) -> Option<u64>, n: usize| {
+        let mut c = Chain::root(k).with_authority(|a| a.max_chain_depth = root_max);
+        let ds = delegatees(k);
+        for i in 0..n {
+            c = c.delegate(&ds[i + 1], |a| a.max_chain_depth = per(i));
+        }
+        c
+    };
+    verify(
+        g,
+        100,
+        "first attenuation maxChainDepth 3 equals the remaining depth 3",
+        &["DCT-VERIFY-4E-DEPTH-EXPANSION"],
+        dp,
+        &depth(3, &|i| if i == 0 { Some(3) } else { None }, 3),
+        &ctx,
+        v4("4e"),
+    );
+    verify(
+        g,
+        101,
+        "middle attenuation maxChainDepth 2 equals the remaining 2",
+        &["DCT-VERIFY-4E-DEPTH-EXPANSION"],
+        dp,
+        &depth(3, &|i| if i <= 1 { Some(2) } else { None }, 3),
+        &ctx,
+        v4("4e"),
+    );
+    verify(
+        g,
+        102,
+        "last attenuation maxChainDepth 1 equals the remaining 1 (3 → none → none → 1)",
+        &["DCT-VERIFY-4E-DEPTH-EXPANSION", "DCT-VERIFY-4E-REMAINING"],
+        dp,
+        &depth(3, &|i| if i == 2 { Some(1) } else { None }, 3),
+        &ctx,
+        v4("4e"),
+    );
+    verify(
+        g,
+        103,
+        "first attenuation maxChainDepth 9 above the remaining 8",
+        &["DCT-VERIFY-4E-DEPTH-EXPANSION"],
+        dp,
+        &depth(8, &|i| if i == 0 { Some(9) } else { None }, 1),
+        &ctx,
+        v4("4e"),
+    );
+    verify(
+        g,
+        104,
+        "middle attenuation maxChainDepth 3 after the first set 2",
+        &["DCT-VERIFY-4E-DEPTH-EXPANSION"],
+        dp,
+        &depth(
+            8,
+            &|i| match i {
+                0 => Some(2),
+                1 => Some(3),
+                _ => None,
+            },
+            3,
+        ),
+        &ctx,
+        v4("4e"),
+    );
+    verify(
+        g,
+        105,
+        "an attenuation after maxChainDepth 0",
+        &["DCT-VERIFY-4E-EXCEEDED"],
+        dp,
+        &depth(8, &|i| if i == 0 { Some(0) } else { None }, 2),
+        &ctx,
+        deny("chain_depth_exceeded", "4e"),
+    );
+    verify(
+        g,
+        106,
+        "an attenuation after 1 then one unrestricted (remaining 0)",
+        &["DCT-VERIFY-4E-EXCEEDED", "DCT-VERIFY-4E-REMAINING"],
+        dp,
+        &depth(8, &|i| if i == 0 { Some(1) } else { None }, 3),
+        &ctx,
+        deny("chain_depth_exceeded", "4e"),
+    );
+    verify(
+        g,
+        107,
+        "root maxChainDepth 0 and one attenuation",
+        &["DCT-VERIFY-4E-EXCEEDED"],
+        dp,
+        &depth(0, &|_| None, 1),
+        &ctx,
+        deny("chain_depth_exceeded", "4e"),
+    );
+    verify(
+        g,
+        108,
+        "root maxChainDepth 2 and three unrestricted attenuations (no maxChainDepth anywhere)",
+        &["DCT-VERIFY-4E-EXCEEDED", "DCT-VERIFY-4E-REMAINING"],
+        dp,
+        &depth(2, &|_| None, 3),
+        &ctx,
+        deny("chain_depth_exceeded", "4e"),
+    );
+    verify(
+        g,
+        109,
+        "root maxChainDepth 7 and eight unrestricted attenuations",
+        &["DCT-VERIFY-4E-EXCEEDED"],
+        dp,
+        &depth(7, &|_| None, 8),
+        &ctx,
+        deny("chain_depth_exceeded", "4e"),
+    );
+    verify(g, 110, "an attenuation restating maxChainDepth 0 where nothing remains is chain_depth_exceeded, not a depth expansion", &["DCT-VERIFY-4E-EXCEEDED"], dp,
+        &depth(8, &|i| if i <= 1 { Some(0) } else { None }, 2), &ctx, deny("chain_depth_exceeded", "4e"));
+    {
+        let c = Chain::root(k).with_authority(|a| {
+            a.chain_depth = 3;
+            a.max_chain_depth = 2;
+        });
+        verify(
+            g,
+            111,
+            "authority chainDepth 3 above its maxChainDepth 2 (no attenuation)",
+            &["DCT-VERIFY-4E-EXCEEDED"],
+            dp,
+            &c,
+            &ctx,
+            deny("chain_depth_exceeded", "4e"),
+        );
+        let c = Chain::root(k)
+            .with_authority(|a| {
+                a.chain_depth = 2;
+                a.max_chain_depth = 2;
+            })
+            .delegate(&k.bob, |_| {});
+        verify(
+            g,
+            112,
+            "authority chainDepth 2 of 2 plus one attenuation",
+            &["DCT-VERIFY-4E-EXCEEDED"],
+            dp,
+            &c,
+            &ctx,
+            deny("chain_depth_exceeded", "4e"),
+        );
+    }
+    // Attenuator mismatch at each position (correctly signed by whoever claims to attenuate).
+    for (pos, posname) in POS.iter().enumerate() {
+        let c = chain3(
+            k,
+            |_| {},
+            |i, a| {
+                if i == pos {
+                    a.attenuator = k.mallory.principal.clone()
+                }
+            },
+        );
+        verify(
+            g,
+            120 + pos as u16,
+            &format!("mallory signs the {posname} attenuation as attenuator"),
+            &["DCT-VERIFY-4A-ATTENUATOR"],
+            &[],
+            &c,
+            &ctx,
+            v4("4a"),
+        );
+    }
+    {
+        let c = chain3(
+            k,
+            |_| {},
+            |i, a| {
+                if i == 1 {
+                    a.attenuator = k.alice.principal.clone()
+                }
+            },
+        );
+        verify(
+            g,
+            123,
+            "alice (two levels up) signs the middle attenuation instead of bob",
+            &["DCT-VERIFY-4A-ATTENUATOR"],
+            &[],
+            &c,
+            &ctx,
+            v4("4a"),
+        );
+        let c = chain3(
+            k,
+            |_| {},
+            |i, a| {
+                if i == 0 {
+                    a.attenuator = k.root.principal.clone()
+                }
+            },
+        );
+        verify(
+            g,
+            124,
+            "the root issuer signs the first attenuation instead of alice",
+            &["DCT-VERIFY-4A-ATTENUATOR"],
+            &[],
+            &c,
+            &ctx,
+            v4("4a"),
+        );
+        let c = chain3(
+            k,
+            |_| {},
+            |i, a| {
+                if i == 2 {
+                    a.attenuator = k.dave.principal.clone()
+                }
+            },
+        );
+        verify(
+            g,
+            125,
+            "the last attenuation is signed by its own delegatee dave instead of carol",
+            &["DCT-VERIFY-4A-ATTENUATOR"],
+            &[],
+            &c,
+            &ctx,
+            v4("4a"),
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// expired
+
+fn build_expired(g: &mut Group, k: &Keys) {
+    let ctx = Ctx::new(k);
+    let root = Chain::root(k);
+    let full = |c: &Chain, d: u64| ok(&scope(c, default_caps(), BUDGET, MAX_DEPTH - d));
+    let full_e = |c: &Chain, d: u64| {
+        Expected::valid(scope(c, default_caps(), BUDGET, MAX_DEPTH - d).output())
+    };
+    let r5: &[&str] = &["DCT-VERIFY-5-EXPIRED"];
+    let rb: &[&str] = &["DCT-VERIFY-5-BOUNDARY"];
+    verify(
+        g,
+        1,
+        "now equal to expiresAt is not expired",
+        rb,
+        &["ExpiryBoundary"],
+        &root,
+        &ctx.clone().now(EXPIRES_AT),
+        full(&root, 0),
+    );
+    verify(
+        g,
+        2,
+        "now one nanosecond after expiresAt (millisecond truncation misses it)",
+        r5,
+        &["ExpiryBoundary", "TimestampFraction"],
+        &root,
+        &ctx.clone().now("2026-03-01T12:00:00.000000001Z"),
+        Expectation::acceptable("D5", vec![deny_e("expired", "5"), full_e(&root, 0)]),
+    );
+    verify(
+        g,
+        3,
+        "now one millisecond after expiresAt",
+        r5,
+        &["ExpiryBoundary"],
+        &root,
+        &ctx.clone().now("2026-03-01T12:00:00.001Z"),
+        deny("expired", "5"),
+    );
+    verify(
+        g,
+        4,
+        "now one second after expiresAt",
+        r5,
+        &["ExpiryBoundary"],
+        &root,
+        &ctx.clone().now("2026-03-01T12:00:01Z"),
+        deny("expired", "5"),
+    );
+    verify(
+        g,
+        5,
+        "now one nanosecond before expiresAt",
+        rb,
+        &["ExpiryBoundary", "TimestampFraction"],
+        &root,
+        &ctx.clone().now("2026-03-01T11:59:59.999999999Z"),
+        full(&root, 0),
+    );
+    verify(
+        g,
+        6,
+        "now a year after expiresAt",
+        r5,
+        &[],
+        &root,
+        &ctx.clone().now("2027-03-01T12:00:00Z"),
+        deny("expired", "5"),
+    );
+    verify(
+        g,
+        7,
+        "now `.000Z` spelling of the expiry instant",
+        rb,
+        &["ExpiryBoundary", "TimestampFraction"],
+        &root,
+        &ctx.clone().now("2026-03-01T12:00:00.000Z"),
+        full(&root, 0),
+    );
+    {
+        let c = root
+            .clone()
+            .with_authority(|a| a.expires_at = "2026-03-01T12:00:00.000Z".into());
+        verify(
+            g,
+            8,
+            "expiresAt `.000Z`, now `Z` at the same instant",
+            rb,
+            &["ExpiryBoundary", "TimestampFraction"],
+            &c,
+            &ctx.clone().now(EXPIRES_AT),
+            ok(&scope(&c, default_caps(), BUDGET, MAX_DEPTH)),
+        );
+    }
+    // Attenuated expiry is the effective one.
+    {
+        let c = root.clone().delegate(&k.bob, |a| {
+            a.expires_at = Some("2026-03-01T11:00:00Z".into())
+        });
+        verify(
+            g,
+            10,
+            "attenuated expiry 11:00 (root 12:00), now 11:30: expired",
+            &["DCT-VERIFY-5-EXPIRED", "DCT-VERIFY-4D-EXPIRY"],
+            &[],
+            &c,
+            &ctx.clone().now("2026-03-01T11:30:00Z"),
+            deny("expired", "5"),
+        );
+        verify(
+            g,
+            11,
+            "attenuated expiry 11:00, now 11:00: not expired",
+            rb,
+            &["ExpiryBoundary"],
+            &c,
+            &ctx.clone().now("2026-03-01T11:00:00Z"),
+            full(&c, 1),
+        );
+        verify(
+            g,
+            12,
+            "attenuated expiry 11:00, now 11:00:00.001: expired",
+            r5,
+            &["ExpiryBoundary"],
+            &c,
+            &ctx.clone().now("2026-03-01T11:00:00.001Z"),
+            deny("expired", "5"),
+        );
+        let c3 = chain3(
+            k,
+            |_| {},
+            |i, a| match i {
+                0 => a.expires_at = Some("2026-03-01T11:00:00Z".into()),
+                2 => a.expires_at = Some("2026-03-01T10:30:00Z".into()),
+                _ => {}
+            },
+        );
+        verify(
+            g,
+            13,
+            "expiries 11:00, absent, 10:30: now 10:45 is expired",
+            r5,
+            &[],
+            &c3,
+            &ctx.clone().now("2026-03-01T10:45:00Z"),
+            deny("expired", "5"),
+        );
+        verify(
+            g,
+            14,
+            "expiries 11:00, absent, 10:30: now 10:30 is valid",
+            rb,
+            &["ExpiryBoundary"],
+            &c3,
+            &ctx.clone().now("2026-03-01T10:30:00Z"),
+            full(&c3, 3),
+        );
+        let c = chain3(
+            k,
+            |_| {},
+            |i, a| {
+                if i == 0 {
+                    a.expires_at = Some("2026-03-01T11:00:00Z".into())
+                }
+            },
+        );
+        verify(
+            g,
+            15,
+            "expiry set only on the first of three attenuations still applies",
+            r5,
+            &[],
+            &c,
+            &ctx.clone().now("2026-03-01T11:00:01Z"),
+            deny("expired", "5"),
+        );
+    }
+    // Offsets and string-compare traps.
+    let off = |reference: Expected| {
+        Expectation::acceptable("D5", vec![reference, deny_e("malformed_token", "1")])
+    };
+    {
+        let c = root
+            .clone()
+            .with_authority(|a| a.expires_at = "2026-03-01T13:00:00+01:00".into());
+        verify(g, 20, "expiresAt `13:00:00+01:00` (= 12:00Z), now 12:00:01Z: expired though `12:00:01Z` < `13:00…` as text", r5, &["TimestampOffset"], &c,
+            &ctx.clone().now("2026-03-01T12:00:01Z"), off(deny_e("expired", "5")));
+        verify(
+            g,
+            21,
+            "expiresAt `13:00:00+01:00`, now 12:00:00Z: the same instant, not expired",
+            rb,
+            &["TimestampOffset", "ExpiryBoundary"],
+            &c,
+            &ctx.clone().now("2026-03-01T12:00:00Z"),
+            off(Expected::valid(
+                scope(&c, default_caps(), BUDGET, MAX_DEPTH).output(),
+            )),
+        );
+        let c = root
+            .clone()
+            .with_authority(|a| a.expires_at = "2026-03-01T11:30:00-01:00".into());
+        verify(g, 22, "expiresAt `11:30:00-01:00` (= 12:30Z), now 12:00Z: not expired though `12:00Z` > `11:30…` as text", rb, &["TimestampOffset"], &c,
+            &ctx.clone().now("2026-03-01T12:00:00Z"), off(Expected::valid(scope(&c, default_caps(), BUDGET, MAX_DEPTH).output())));
+        verify(
+            g,
+            23,
+            "now `13:00:01+01:00` (= 12:00:01Z) after expiresAt 12:00Z",
+            r5,
+            &["TimestampOffset"],
+            &root,
+            &ctx.clone().now("2026-03-01T13:00:01+01:00"),
+            off(deny_e("expired", "5")),
+        );
+        verify(
+            g,
+            24,
+            "now `11:00:00-00:59` (= 11:59Z, offset with odd minutes) is before expiresAt 12:00Z",
+            rb,
+            &["TimestampOffset"],
+            &root,
+            &ctx.clone().now("2026-03-01T11:00:00-00:59"),
+            off(full_e(&root, 0)),
+        );
+        verify(g, 25, "now across a date boundary: `2026-03-02T00:30:00+12:00` (= 2026-03-01T12:30Z) is expired", r5, &["TimestampOffset"], &root,
+            &ctx.clone().now("2026-03-02T00:30:00+12:00"), off(deny_e("expired", "5")));
+        verify(
+            g,
+            26,
+            "now `-00:00` offset at the expiry instant",
+            rb,
+            &["TimestampOffset", "ExpiryBoundary"],
+            &root,
+            &ctx.clone().now("2026-03-01T12:00:00-00:00"),
+            off(full_e(&root, 0)),
+        );
+        let c = root.clone().delegate(&k.bob, |a| {
+            a.expires_at = Some("2026-03-01T12:30:00+01:00".into())
+        });
+        verify(g, 27, "attenuated expiry `12:30:00+01:00` (= 11:30Z), now 11:45Z: expired though it sorts earlier", r5, &["TimestampOffset"], &c,
+            &ctx.clone().now("2026-03-01T11:45:00Z"), off(deny_e("expired", "5")));
+    }
+    // Fraction digits 1..=9: `12:00:00.0…1Z` is after 12:00:00Z (and sorts before it as text).
+    for d in 1..=9u16 {
+        let now = format!("2026-03-01T12:00:00.{}1Z", "0".repeat(usize::from(d) - 1));
+        let expect = if d <= 3 {
+            deny("expired", "5")
+        } else {
+            Expectation::acceptable("D5", vec![deny_e("expired", "5"), full_e(&root, 0)])
+        };
+        verify(
+            g,
+            30 + d,
+            &format!("now {now}: {d} fraction digit(s), after the expiry instant"),
+            r5,
+            &["TimestampFraction"],
+            &root,
+            &ctx.clone().now(&now),
+            expect,
+        );
+        let zero = format!("2026-03-01T12:00:00.{}Z", "0".repeat(usize::from(d)));
+        verify(
+            g,
+            40 + d,
+            &format!("now {zero}: {d} zero fraction digit(s), exactly the expiry instant"),
+            rb,
+            &["TimestampFraction", "ExpiryBoundary"],
+            &root,
+            &ctx.clone().now(&zero),
+            full(&root, 0),
+        );
+        let nine = format!("2026-03-01T11:59:59.{}Z", "9".repeat(usize::from(d)));
+        verify(
+            g,
+            50 + d,
+            &format!("now {nine}: {d} nines, just before the expiry instant"),
+            rb,
+            &["TimestampFraction"],
+            &root,
+            &ctx.clone().now(&nine),
+            full(&root, 0),
+        );
+    }
+    {
+        let c = root
+            .clone()
+            .with_authority(|a| a.expires_at = "2026-03-01T12:00:00.123456789Z".into());
+        verify(
+            g,
+            60,
+            "expiresAt with 9 fraction digits, now the same instant",
+            rb,
+            &["TimestampFraction"],
+            &c,
+            &ctx.clone().now("2026-03-01T12:00:00.123456789Z"),
+            ok(&scope(&c, default_caps(), BUDGET, MAX_DEPTH)),
+        );
+        verify(
+            g,
+            61,
+            "expiresAt .123456789, now .12345679 (one nanosecond later, 8 digits)",
+            r5,
+            &["TimestampFraction"],
+            &c,
+            &ctx.clone().now("2026-03-01T12:00:00.12345679Z"),
+            Expectation::acceptable(
+                "D5",
+                vec![
+                    deny_e("expired", "5"),
+                    Expected::valid(scope(&c, default_caps(), BUDGET, MAX_DEPTH).output()),
+                ],
+            ),
+        );
+        verify(
+            g,
+            62,
+            "expiresAt .123456789, now .124 (after, 3 digits)",
+            r5,
+            &["TimestampFraction"],
+            &c,
+            &ctx.clone().now("2026-03-01T12:00:00.124Z"),
+            deny("expired", "5"),
+        );
+    }
+    // issuedAt is not checked (D5).
+    {
+        let c = root
+            .clone()
+            .with_authority(|a| a.issued_at = "2026-03-01T11:00:00Z".into());
+        verify(
+            g,
+            70,
+            "issuedAt one hour after now is not checked",
+            &["DCT-VERIFY-5-ISSUED-AT"],
+            &[],
+            &c,
+            &ctx,
+            ok(&scope(&c, default_caps(), BUDGET, MAX_DEPTH)),
+        );
+        let c = root
+            .clone()
+            .with_authority(|a| a.issued_at = "2027-01-01T00:00:00Z".into());
+        verify(
+            g,
+            71,
+            "issuedAt after expiresAt is not an error",
+            &["DCT-VERIFY-5-ISSUED-AT"],
+            &[],
+            &c,
+            &ctx,
+            ok(&scope(&c, default_caps(), BUDGET, MAX_DEPTH)),
+        );
+        let c = root
+            .clone()
+            .with_authority(|a| a.expires_at = "9999-12-31T23:59:59.999999999Z".into());
+        verify(
+            g,
+            72,
+            "expiresAt at the end of year 9999",
+            &["DCT-VERIFY-5-BOUNDARY"],
+            &[],
+            &c,
+            &ctx,
+            ok(&scope(&c, default_caps(), BUDGET, MAX_DEPTH)),
+        );
+    }
+    // Malformed `now` and malformed timestamps inside tokens.
+    let mal = || deny("malformed_token", "1");
+    let bad_now = [
+        ("a space separator", "2026-03-01 10:00:00Z"),
+        ("lowercase `t`", "2026-03-01t10:00:00Z"),
+        ("no offset", "2026-03-01T10:00:00"),
+        ("a leap second", "2026-06-30T23:59:60Z"),
+        ("February 30", "2026-02-30T10:00:00Z"),
+        ("hour 24", "2026-03-01T24:00:00Z"),
+        ("10 fraction digits", "2026-03-01T10:00:00.0000000001Z"),
+        ("an empty string", ""),
+        ("epoch seconds as text", "1772359200"),
+    ];
+    for (i, (what, now)) in bad_now.iter().enumerate() {
+        verify(
+            g,
+            80 + i as u16,
+            &format!("malformed now: {what}"),
+            &["DCT-VERIFY-1-MALFORMED"],
+            &[],
+            &root,
+            &ctx.clone().now(now),
+            mal(),
+        );
+    }
+    let bad_tok: [(&str, Chain); 6] = [
+        (
+            "authority expiresAt without an offset",
+            root.clone()
+                .with_authority(|a| a.expires_at = "2026-03-01T12:00:00".into()),
+        ),
+        (
+            "authority expiresAt with a leap second",
+            root.clone()
+                .with_authority(|a| a.expires_at = "2026-06-30T23:59:60Z".into()),
+        ),
+        (
+            "authority issuedAt on 2026-02-29 (not a leap year)",
+            root.clone()
+                .with_authority(|a| a.issued_at = "2026-02-29T00:00:00Z".into()),
+        ),
+        (
+            "attenuation expiresAt with 10 fraction digits",
+            root.clone().delegate(&k.bob, |a| {
+                a.expires_at = Some("2026-03-01T11:00:00.0000000001Z".into())
+            }),
+        ),
+        (
+            "attenuation expiresAt with lowercase `z`",
+            root.clone().delegate(&k.bob, |a| {
+                a.expires_at = Some("2026-03-01T11:00:00z".into())
+            }),
+        ),
+        (
+            "authority expiresAt with offset `+24:00`",
+            root.clone()
+                .with_authority(|a| a.expires_at = "2026-03-01T12:00:00+24:00".into()),
+        ),
+    ];
+    for (i, (what, c)) in bad_tok.iter().enumerate() {
+        verify(
+            g,
+            90 + i as u16,
+            &format!("correctly signed token with {what}"),
+            &["DCT-VERIFY-1-MALFORMED", "DCT-FORMAT-TIMESTAMPS"],
+            &[],
+            c,
+            &ctx,
+            mal(),
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// budget
+
+fn build_budget(g: &mut Group, k: &Keys) {
+    let ctx = Ctx::new(k);
+    let root = Chain::root(k);
+    let r6: &[&str] = &["DCT-VERIFY-6-BUDGET"];
+    let exceeded = || deny("budget_exceeded", "6");
+    verify(
+        g,
+        1,
+        "spent = budget − 1: valid, remaining 1",
+        &["DCT-VERIFY-6-BUDGET", "DCT-VERIFY-8-SCOPE"],
+        &[],
+        &root,
+        &ctx.clone().spent(BUDGET - 1),
+        ok(&scope(&root, default_caps(), 1, MAX_DEPTH)),
+    );
+    verify(
+        g,
+        2,
+        "spent = budget: exhausted (`>=`)",
+        r6,
+        &[],
+        &root,
+        &ctx.clone().spent(BUDGET),
+        exceeded(),
+    );
+    verify(
+        g,
+        3,
+        "spent = budget + 1",
+        r6,
+        &[],
+        &root,
+        &ctx.clone().spent(BUDGET + 1),
+        exceeded(),
+    );
+    verify(
+        g,
+        4,
+        "spent 0: remaining is the whole budget",
+        &["DCT-VERIFY-8-SCOPE"],
+        &[],
+        &root,
+        &ctx,
+        ok(&scope(&root, default_caps(), BUDGET, MAX_DEPTH)),
+    );
+    {
+        let c = root.clone().with_authority(|a| a.max_budget_microcents = 0);
+        verify(
+            g,
+            5,
+            "zero budget, spent 0: never authorizes",
+            r6,
+            &[],
+            &c,
+            &ctx,
+            exceeded(),
+        );
+        let c = root.clone().with_authority(|a| a.max_budget_microcents = 1);
+        verify(
+            g,
+            6,
+            "budget 1, spent 0: remaining 1",
+            r6,
+            &[],
+            &c,
+            &ctx,
+            ok(&scope(&c, default_caps(), 1, MAX_DEPTH)),
+        );
+        verify(
+            g,
+            7,
+            "budget 1, spent 1",
+            r6,
+            &[],
+            &c,
+            &ctx.clone().spent(1),
+            exceeded(),
+        );
+    }
+    {
+        let c = root
+            .clone()
+            .delegate(&k.bob, |a| a.max_budget_microcents = Some(500));
+        verify(
+            g,
+            10,
+            "attenuated budget 500 (root 1000000), spent 500",
+            &["DCT-VERIFY-6-BUDGET", "DCT-VERIFY-4C-BUDGET"],
+            &[],
+            &c,
+            &ctx.clone().spent(500),
+            exceeded(),
+        );
+        verify(
+            g,
+            11,
+            "attenuated budget 500, spent 499: remaining 1",
+            &["DCT-VERIFY-6-BUDGET", "DCT-VERIFY-8-SCOPE"],
+            &[],
+            &c,
+            &ctx.clone().spent(499),
+            ok(&scope(&c, default_caps(), 1, MAX_DEPTH - 1)),
+        );
+        let c = root
+            .clone()
+            .delegate(&k.bob, |a| a.max_budget_microcents = Some(0));
+        verify(
+            g,
+            12,
+            "attenuated budget 0, spent 0",
+            r6,
+            &[],
+            &c,
+            &ctx,
+            exceeded(),
+        );
+        let c = chain3(
+            k,
+            |_| {},
+            |i, a| {
+                if i == 0 {
+                    a.max_budget_microcents = Some(500)
+                }
+            },
+        );
+        verify(
+            g,
+            13,
+            "budget 500 on the first of three attenuations still applies (spent 600)",
+            r6,
+            &[],
+            &c,
+            &ctx.clone().spent(600),
+            exceeded(),
+        );
+        let c = chain3(
+            k,
+            |_| {},
+            |i, a| {
+                if i == 2 {
+                    a.max_budget_microcents = Some(BUDGET)
+                }
+            },
+        );
+        verify(
+            g,
+            14,
+            "last attenuation restates the root budget; spent budget − 1",
+            r6,
+            &[],
+            &c,
+            &ctx.clone().spent(BUDGET - 1),
+            ok(&scope(&c, default_caps(), 1, MAX_DEPTH - 3)),
+        );
+    }
+    {
+        let big = MAX_SAFE_INTEGER;
+        let c = root
+            .clone()
+            .with_authority(|a| a.max_budget_microcents = big);
+        verify(
+            g,
+            20,
+            "budget 2^53−1, spent 2^53−1",
+            r6,
+            &[],
+            &c,
+            &ctx.clone().spent(big),
+            exceeded(),
+        );
+        verify(
+            g,
+            21,
+            "budget 2^53−1, spent 2^53−2: remaining 1",
+            r6,
+            &[],
+            &c,
+            &ctx.clone().spent(big - 1),
+            ok(&scope(&c, default_caps(), 1, MAX_DEPTH)),
+        );
+        verify(
+            g,
+            22,
+            "budget 2^53−1, spent 0: remaining 2^53−1",
+            &["DCT-VERIFY-8-SCOPE"],
+            &[],
+            &c,
+            &ctx,
+            ok(&scope(&c, default_caps(), big, MAX_DEPTH)),
+        );
+        verify(
+            g,
+            23,
+            "budget 1000000, spent 2^53−1",
+            r6,
+            &[],
+            &root,
+            &ctx.clone().spent(big),
+            exceeded(),
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// capability
+
+fn build_capability(g: &mut Group, k: &Keys) {
+    let ctx = Ctx::new(k);
+    let root = Chain::root(k);
+    let cng = || deny("capability_not_granted", "7");
+    let r7: &[&str] = &["DCT-VERIFY-7-CAPABILITY"];
+    let rx: &[&str] = &["DCT-VERIFY-7-EXACT-NS-ACTION"];
+    {
+        let c = root.clone().delegate(&k.bob, |a| {
+            a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/src/**")])
+        });
+        verify(g, 1, "root grants `/project/**`; the attenuation narrowed to `/project/src/**`; request `/project/readme.md`",
+            &["DCT-VERIFY-7-CAPABILITY", "DCT-VERIFY-4B-CAPABILITIES"], &[], &c, &ctx, cng());
+        let c = root.clone().delegate(&k.bob, |a| {
+            a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/**")])
+        });
+        verify(
+            g,
+            2,
+            "root grants web:search; the attenuation kept only docs:read; request web:search",
+            r7,
+            &[],
+            &c,
+            &ctx.clone().request("web", "search", "/q"),
+            cng(),
+        );
+        let c = chain3(
+            k,
+            |_| {},
+            |i, a| {
+                if i == 1 {
+                    a.allowed_capabilities = Some(vec![cap("docs", "write", "/project/drafts/*")])
+                }
+            },
+        );
+        verify(
+            g,
+            3,
+            "the middle attenuation dropped docs:read; the last one inherits the narrowed set",
+            r7,
+            &[],
+            &c,
+            &ctx,
+            cng(),
+        );
+    }
+    verify(
+        g,
+        10,
+        "namespace mismatch (`files` vs `docs`)",
+        rx,
+        &[],
+        &root,
+        &ctx.clone().request("files", "read", "/project/readme.md"),
+        cng(),
+    );
+    verify(
+        g,
+        11,
+        "action mismatch (`delete` vs `read`)",
+        rx,
+        &[],
+        &root,
+        &ctx.clone().request("docs", "delete", "/project/readme.md"),
+        cng(),
+    );
+    verify(
+        g,
+        12,
+        "namespace case (`Docs`)",
+        rx,
+        &[],
+        &root,
+        &ctx.clone().request("Docs", "read", "/project/readme.md"),
+        cng(),
+    );
+    verify(
+        g,
+        13,
+        "action case (`READ`)",
+        rx,
+        &[],
+        &root,
+        &ctx.clone().request("docs", "READ", "/project/readme.md"),
+        cng(),
+    );
+    verify(
+        g,
+        14,
+        "resource case (`/Project/readme.md`)",
+        &["GLOB-EXACT"],
+        &[],
+        &root,
+        &ctx.clone().resource("/Project/readme.md"),
+        cng(),
+    );
+    verify(
+        g,
+        15,
+        "request action `*` is a literal, not a wildcard",
+        rx,
+        &[],
+        &root,
+        &ctx.clone().request("docs", "*", "/project/readme.md"),
+        cng(),
+    );
+    verify(
+        g,
+        16,
+        "request namespace `*` is a literal",
+        rx,
+        &[],
+        &root,
+        &ctx.clone().request("*", "read", "/project/readme.md"),
+        cng(),
+    );
+    {
+        let c = root.clone().caps(vec![cap("docs", "*", "/project/**")]);
+        verify(
+            g,
+            17,
+            "capability action `*` does not grant action `read`",
+            rx,
+            &[],
+            &c,
+            &ctx,
+            cng(),
+        );
+        let c = root.clone().caps(vec![cap("*", "read", "/project/**")]);
+        verify(
+            g,
+            18,
+            "capability namespace `*` does not grant namespace `docs`",
+            rx,
+            &[],
+            &c,
+            &ctx,
+            cng(),
+        );
+        verify(
+            g,
+            19,
+            "namespace with a trailing space (`docs `)",
+            rx,
+            &[],
+            &root,
+            &ctx.clone().request("docs ", "read", "/project/readme.md"),
+            cng(),
+        );
+    }
+    {
+        let caps = vec![
+            cap("web", "search", "*"),
+            cap("docs", "read", "/project/**"),
+        ];
+        let c = root.clone().caps(caps.clone());
+        verify(
+            g,
+            20,
+            "the request matches through the second capability",
+            r7,
+            &[],
+            &c,
+            &ctx,
+            ok(&scope(&c, caps, BUDGET, MAX_DEPTH)),
+        );
+        let caps = vec![
+            cap("docs", "read", "/other/**"),
+            cap("docs", "write", "/project/**"),
+            cap("web", "read", "/project/**"),
+        ];
+        let c = root.clone().caps(caps);
+        verify(
+            g,
+            21,
+            "each capability matches one of namespace/action/resource, none all three",
+            r7,
+            &[],
+            &c,
+            &ctx,
+            cng(),
+        );
+    }
+    // Glob traps.
+    let one = |pattern: &str| root.clone().caps(vec![cap("docs", "read", pattern)]);
+    let granted = |c: &Chain| {
+        ok(&scope(
+            c,
+            c.authority.capabilities.clone(),
+            BUDGET,
+            MAX_DEPTH,
+        ))
+    };
+    let c = one("/project/*");
+    verify(
+        g,
+        30,
+        "`/project/*` does not grant `/project/a/b`",
+        &["GLOB-STAR-SEGMENT"],
+        &[],
+        &c,
+        &ctx.clone().resource("/project/a/b"),
+        cng(),
+    );
+    verify(
+        g,
+        31,
+        "`/project/*` does not grant `/project`",
+        &["GLOB-STAR-SEGMENT"],
+        &[],
+        &c,
+        &ctx.clone().resource("/project"),
+        cng(),
+    );
+    verify(
+        g,
+        32,
+        "`/project/*` grants `/project/a`",
+        &["GLOB-STAR-SEGMENT"],
+        &[],
+        &c,
+        &ctx.clone().resource("/project/a"),
+        granted(&c),
+    );
+    verify(
+        g,
+        33,
+        "`/project/*` vs `/project/` (empty segment)",
+        &["GLOB-STAR-NONEMPTY"],
+        &["GlobEmptySegment"],
+        &c,
+        &ctx.clone().resource("/project/"),
+        Expectation::acceptable(
+            "D1",
+            vec![
+                deny_e("capability_not_granted", "7"),
+                Expected::valid(
+                    scope(&c, c.authority.capabilities.clone(), BUDGET, MAX_DEPTH).output(),
+                ),
+            ],
+        ),
+    );
+    let c = one("/project/**");
+    verify(
+        g,
+        34,
+        "`/project/**` does not grant `/projectX/a`",
+        &["GLOB-DOUBLE-STAR"],
+        &["ScopeWidening"],
+        &c,
+        &ctx.clone().resource("/projectX/a"),
+        cng(),
+    );
+    verify(
+        g,
+        35,
+        "`/project/**` does not grant `/projectfoo`",
+        &["GLOB-DOUBLE-STAR"],
+        &["ScopeWidening"],
+        &c,
+        &ctx.clone().resource("/projectfoo"),
+        cng(),
+    );
+    verify(
+        g,
+        36,
+        "`/project/**` vs `/project` (zero segments)",
+        &["GLOB-DOUBLE-STAR-ZERO"],
+        &["GlobDoubleStarZero"],
+        &c,
+        &ctx.clone().resource("/project"),
+        Expectation::acceptable(
+            "D2",
+            vec![
+                Expected::valid(
+                    scope(&c, c.authority.capabilities.clone(), BUDGET, MAX_DEPTH).output(),
+                ),
+                deny_e("capability_not_granted", "7"),
+            ],
+        ),
+    );
+    verify(
+        g,
+        37,
+        "`/project/**` grants `/project/a/b/c`",
+        &["GLOB-DOUBLE-STAR"],
+        &[],
+        &c,
+        &ctx.clone().resource("/project/a/b/c"),
+        granted(&c),
+    );
+    verify(
+        g,
+        38,
+        "`/project/**` does not grant the empty resource",
+        &["GLOB-DOUBLE-STAR"],
+        &[],
+        &c,
+        &ctx.clone().resource(""),
+        cng(),
+    );
+    verify(
+        g,
+        39,
+        "`/project/**` does not grant `project/a` (no leading `/`)",
+        &["GLOB-EXACT"],
+        &[],
+        &c,
+        &ctx.clone().resource("project/a"),
+        cng(),
+    );
+    let c = one("/project");
+    verify(
+        g,
+        40,
+        "exact `/project` does not grant `/project/a` (no prefix match)",
+        &["GLOB-EXACT"],
+        &["ScopeWidening"],
+        &c,
+        &ctx.clone().resource("/project/a"),
+        cng(),
+    );
+    verify(
+        g,
+        41,
+        "exact `/project` does not grant `/projectfoo`",
+        &["GLOB-EXACT"],
+        &["ScopeWidening"],
+        &c,
+        &ctx.clone().resource("/projectfoo"),
+        cng(),
+    );
+    verify(
+        g,
+        42,
+        "exact `/project` does not grant `/project/`",
+        &["GLOB-EXACT"],
+        &[],
+        &c,
+        &ctx.clone().resource("/project/"),
+        cng(),
+    );
+    let c = one("");
+    verify(
+        g,
+        43,
+        "empty pattern grants only the empty resource",
+        &["GLOB-EXACT"],
+        &[],
+        &c,
+        &ctx.clone().resource("/"),
+        cng(),
+    );
+    verify(
+        g,
+        44,
+        "empty pattern grants the empty resource",
+        &["GLOB-EXACT"],
+        &[],
+        &c,
+        &ctx.clone().resource(""),
+        granted(&c),
+    );
+    let c = one("/project/*");
+    verify(
+        g,
+        45,
+        "request resource `*` against `/project/*` (the request is matched, not subset-tested)",
+        &["DCT-VERIFY-7-CAPABILITY", "GLOB-STAR-SEGMENT"],
+        &[],
+        &c,
+        &ctx.clone().resource("*"),
+        cng(),
+    );
+    let c = one("*");
+    verify(
+        g,
+        46,
+        "request resource `*` against bare `*`",
+        &["GLOB-BARE-STAR"],
+        &["GlobBareStar"],
+        &c,
+        &ctx.clone().resource("*"),
+        granted(&c),
+    );
+    let c = one("/project/*.md");
+    verify(
+        g,
+        47,
+        "`/project/*.md` is literal: vs `/project/readme.md`",
+        &["GLOB-PARTIAL-LITERAL"],
+        &["GlobPartialWildcard"],
+        &c,
+        &ctx,
+        Expectation::acceptable(
+            "D1",
+            vec![
+                deny_e("capability_not_granted", "7"),
+                Expected::valid(
+                    scope(&c, c.authority.capabilities.clone(), BUDGET, MAX_DEPTH).output(),
+                ),
+            ],
+        ),
+    );
+    verify(
+        g,
+        48,
+        "`/project/*.md` grants the literal resource `/project/*.md`",
+        &["GLOB-PARTIAL-LITERAL"],
+        &[],
+        &c,
+        &ctx.clone().resource("/project/*.md"),
+        granted(&c),
+    );
+    let c = one("/project/?eadme.md");
+    verify(
+        g,
+        49,
+        "`?` is literal",
+        &["GLOB-OTHER-LITERAL"],
+        &["GlobLiteralMeta"],
+        &c,
+        &ctx,
+        cng(),
+    );
+    let c = one("/a/*/c");
+    verify(
+        g,
+        50,
+        "`/a/*/c` does not grant `/a/b/x/c`",
+        &["GLOB-STAR-SEGMENT"],
+        &[],
+        &c,
+        &ctx.clone().resource("/a/b/x/c"),
+        cng(),
+    );
+    verify(
+        g,
+        51,
+        "`/a/*/c` grants `/a/b/c`",
+        &["GLOB-STAR-SEGMENT"],
+        &[],
+        &c,
+        &ctx.clone().resource("/a/b/c"),
+        granted(&c),
+    );
+    let c = one("/project/readme.md");
+    verify(
+        g,
+        52,
+        "exact pattern vs the resource with a trailing `/`",
+        &["GLOB-EXACT"],
+        &[],
+        &c,
+        &ctx.clone().resource("/project/readme.md/"),
+        cng(),
+    );
+    verify(
+        g,
+        53,
+        "exact pattern vs a `./` spelling (no normalization)",
+        &["GLOB-EXACT"],
+        &[],
+        &c,
+        &ctx.clone().resource("/project/./readme.md"),
+        cng(),
+    );
+    {
+        let c = root.clone().delegate(&k.bob, |a| {
+            a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/a/*")])
+        });
+        verify(g, 60, "narrowed `/project/a/*` does not grant `/project/a/b/c` that the root's `/project/**` would", &["DCT-VERIFY-7-CAPABILITY", "GLOB-STAR-SEGMENT"], &[], &c,
+            &ctx.clone().resource("/project/a/b/c"), cng());
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// precedence
+
+fn build_precedence(g: &mut Group, k: &Keys) {
+    define_empty_caps(g);
+    let ctx = Ctx::new(k);
+    let root = Chain::root(k);
+    let pf: &[&str] = &["Precedence"];
+    let ro: &[&str] = &["DCT-VERIFY-ORDER"];
+    let revoke_root = |c: &Chain| revocation_entry(&k.root, &c.revocation_ids()[0], false);
+    let expired_now = "2026-03-01T12:00:01Z";
+    // 1 + 2: malformed and revoked.
+    {
+        let tok = json!({ "token": root.token_string(), "format": "delegateos-sjt-v2" });
+        verify_token(
+            g,
+            1,
+            "wrong SerializedDCT format (step 1) and the authority revoked (step 2)",
+            ro,
+            pf,
+            tok,
+            &ctx.clone().revoke(revoke_root(&root)),
+            deny("malformed_token", "1"),
+        );
+        let text = format!("{} ", super::dct_support::canonical_text(&root.signed()));
+        verify_token(
+            g,
+            2,
+            "trailing space after the JSON (not canonical) and the authority revoked",
+            &["DCT-VERIFY-ORDER", "DCT-FORMAT-CANONICAL"],
+            &["Precedence", "NonCanonicalToken"],
+            encode_bytes(text.as_bytes()),
+            &ctx.clone().revoke(revoke_root(&root)),
+            Expectation::acceptable(
+                "D9",
+                vec![deny_e("malformed_token", "1"), deny_e("revoked", "2")],
+            ),
+        );
+        let c = root
+            .clone()
+            .with_authority(|a| a.expires_at = "2026-03-01T12:00:00".into());
+        verify(
+            g,
+            3,
+            "malformed expiresAt (step 1) and the authority revoked",
+            ro,
+            pf,
+            &c,
+            &ctx.clone().revoke(revoke_root(&c)),
+            deny("malformed_token", "1"),
+        );
+    }
+    // 2 + 3: revoked and forged.
+    {
+        let mut sigs = root.signatures();
+        sigs[0] = sign_authority(&k.mallory.keypair(), &root.authority);
+        sigs[0].signer = k.root.principal.clone();
+        verify_token(
+            g,
+            10,
+            "authority signed by mallory (step 3a) and revoked by root (step 2)",
+            ro,
+            pf,
+            serialized(&root.token_with(sigs)),
+            &ctx.clone().revoke(revoke_root(&root)),
+            deny("revoked", "2"),
+        );
+        verify(
+            g,
+            11,
+            "context root key is other_root (step 3a) and the authority revoked",
+            ro,
+            pf,
+            &root,
+            &ctx.clone()
+                .root(&k.other_root.principal)
+                .revoke(revoke_root(&root)),
+            deny("revoked", "2"),
+        );
+        let c = root
+            .clone()
+            .delegate(&k.bob, |_| {})
+            .delegate(&k.carol, |_| {});
+        let mut sigs = c.signatures();
+        sigs[1] = sign_attenuation(&k.mallory.keypair(), &c.authority, &c.attenuations[..1]);
+        sigs[1].signer = k.alice.principal.clone();
+        let entry = revocation_entry(&k.bob, &c.revocation_ids()[2], false);
+        verify_token(g, 12, "first attenuation signature forged (3b) and the second attenuation revoked by bob (step 2)", &["DCT-VERIFY-ORDER", "DCT-VERIFY-2-EVERY-BLOCK"], pf,
+            serialized(&c.token_with(sigs)), &ctx.clone().revoke(entry), deny("revoked", "2"));
+        let c = root.clone().delegate(&k.bob, |a| {
+            a.allowed_capabilities = Some(vec![cap("docs", "read", "**")])
+        });
+        let entry = revocation_entry(&k.alice, &c.revocation_ids()[1], true);
+        verify(
+            g,
+            13,
+            "widening attenuation (4b) that is also revoked (step 2, chain scope)",
+            ro,
+            pf,
+            &c,
+            &ctx.clone().revoke(entry),
+            deny("revoked", "2"),
+        );
+        verify(
+            g,
+            14,
+            "revoked and expired",
+            ro,
+            pf,
+            &root,
+            &ctx.clone().now(expired_now).revoke(revoke_root(&root)),
+            deny("revoked", "2"),
+        );
+    }
+    // 3 + 4: forged and expanded.
+    {
+        let c = root.clone().delegate(&k.bob, |a| {
+            a.allowed_capabilities = Some(vec![cap("docs", "read", "**")])
+        });
+        let mut sigs = c.signatures();
+        sigs[1] = sign_attenuation(&k.mallory.keypair(), &c.authority, &c.attenuations);
+        sigs[1].signer = k.alice.principal.clone();
+        verify_token(
+            g,
+            20,
+            "widening attenuation (4b) signed by mallory in alice's name (3b)",
+            ro,
+            pf,
+            serialized(&c.token_with(sigs)),
+            &ctx,
+            deny("invalid_signature", "3b"),
+        );
+        let c = root.clone().with_authority(|a| {
+            a.chain_depth = 3;
+            a.max_chain_depth = 2;
+        });
+        verify(
+            g,
+            21,
+            "authority depth exceeded (4e) under the wrong root key (3a)",
+            ro,
+            pf,
+            &c,
+            &ctx.clone().root(&k.other_root.principal),
+            deny("invalid_signature", "3a"),
+        );
+        let mut sigs = root.signatures();
+        sigs[0] = sign_authority(&k.mallory.keypair(), &root.authority);
+        sigs[0].signer = k.root.principal.clone();
+        verify_token(
+            g,
+            22,
+            "forged authority signature (3a) and expired (5): the spec's own example",
+            ro,
+            pf,
+            serialized(&root.token_with(sigs)),
+            &ctx.clone().now(expired_now),
+            deny("invalid_signature", "3a"),
+        );
+        let c = root.clone().delegate(&k.bob, |_| {});
+        let mut sigs = c.signatures();
+        sigs[0] = sign_authority(&k.mallory.keypair(), &c.authority);
+        sigs[0].signer = k.root.principal.clone();
+        sigs[1] = sign_attenuation(&k.mallory.keypair(), &c.authority, &c.attenuations);
+        sigs[1].signer = k.alice.principal.clone();
+        verify_token(
+            g,
+            23,
+            "both the authority (3a) and the attenuation (3b) signatures forged: 3a first",
+            &["DCT-VERIFY-ORDER", "DCT-VERIFY-3A-ROOT-SIG"],
+            pf,
+            serialized(&c.token_with(sigs)),
+            &ctx,
+            deny("invalid_signature", "3a"),
+        );
+        let c = root
+            .clone()
+            .delegate(&k.bob, |a| a.attenuator = k.mallory.principal.clone());
+        let mut sigs = c.signatures();
+        sigs[1] = sign_attenuation(&k.alice.keypair(), &c.authority, &c.attenuations);
+        sigs[1].signer = k.mallory.principal.clone();
+        verify_token(g, 24, "attenuator mallory (4a) but the signature is alice's (3b): the signature under the named attenuator fails first",
+            &["DCT-VERIFY-ORDER", "DCT-VERIFY-3B-ATTEN-SIG"], pf, serialized(&c.token_with(sigs)), &ctx, deny("invalid_signature", "3b"));
+    }
+    // 4 + 5, 5 + 6, 6 + 7.
+    {
+        let c = root
+            .clone()
+            .delegate(&k.bob, |a| a.max_budget_microcents = Some(BUDGET + 1));
+        verify(
+            g,
+            30,
+            "budget widening (4c) and expired (5)",
+            ro,
+            pf,
+            &c,
+            &ctx.clone().now(expired_now),
+            deny("attenuation_violation", "4c"),
+        );
+        let c = root.clone().delegate(&k.bob, |a| {
+            a.expires_at = Some("2026-03-01T12:00:01Z".into())
+        });
+        verify(
+            g,
+            31,
+            "expiry extension (4d) with now between the two expiries (5 by the root's expiry)",
+            ro,
+            pf,
+            &c,
+            &ctx.clone().now("2026-03-01T12:00:00.5Z"),
+            deny("attenuation_violation", "4d"),
+        );
+        verify(
+            g,
+            32,
+            "expired (5) and over budget (6)",
+            ro,
+            pf,
+            &root,
+            &ctx.clone().now(expired_now).spent(BUDGET),
+            deny("expired", "5"),
+        );
+        verify(
+            g,
+            33,
+            "over budget (6) and capability not granted (7)",
+            ro,
+            pf,
+            &root,
+            &ctx.clone().spent(BUDGET).request("files", "read", "/x"),
+            deny("budget_exceeded", "6"),
+        );
+        verify(
+            g,
+            34,
+            "expired (5) and capability not granted (7)",
+            ro,
+            pf,
+            &root,
+            &ctx.clone().now(expired_now).request("files", "read", "/x"),
+            deny("expired", "5"),
+        );
+        let c = Chain::root(k)
+            .with_authority(|a| a.max_chain_depth = 0)
+            .delegate(&k.bob, |_| {});
+        verify(
+            g,
+            35,
+            "depth exceeded (4e) and over budget (6)",
+            ro,
+            pf,
+            &c,
+            &ctx.clone().spent(BUDGET),
+            deny("chain_depth_exceeded", "4e"),
+        );
+        let c = root.clone().caps(vec![]);
+        verify(
+            g,
+            36,
+            "empty capability list (7) and over budget (6)",
+            ro,
+            &["Precedence", "EmptyCapabilities"],
+            &c,
+            &ctx.clone().spent(BUDGET),
+            Expectation::acceptable(
+                "D18",
+                vec![
+                    deny_e("budget_exceeded", "6"),
+                    deny_e("malformed_token", "1"),
+                ],
+            ),
+        );
+    }
+    // Within step 4: 4a..4e on one attenuation.
+    let subs = &["DCT-VERIFY-4-SUBSTEP-ORDER", "DCT-VERIFY-ORDER"];
+    let wide_caps = || Some(vec![cap("docs", "read", "**")]);
+    let late = || Some("2026-03-01T12:00:01Z".to_owned());
+    {
+        let c = root.clone().delegate(&k.bob, |a| {
+            a.attenuator = k.mallory.principal.clone();
+            a.allowed_capabilities = wide_caps();
+        });
+        verify(
+            g,
+            40,
+            "attenuator mismatch (4a) and capability expansion (4b) on one attenuation",
+            subs,
+            pf,
+            &c,
+            &ctx,
+            deny("attenuation_violation", "4a"),
+        );
+        let c = root.clone().delegate(&k.bob, |a| {
+            a.allowed_capabilities = wide_caps();
+            a.max_budget_microcents = Some(BUDGET + 1);
+        });
+        verify(
+            g,
+            41,
+            "capability expansion (4b) and budget expansion (4c)",
+            subs,
+            pf,
+            &c,
+            &ctx,
+            deny("attenuation_violation", "4b"),
+        );
+        let c = root.clone().delegate(&k.bob, |a| {
+            a.max_budget_microcents = Some(BUDGET + 1);
+            a.expires_at = late();
+        });
+        verify(
+            g,
+            42,
+            "budget expansion (4c) and expiry extension (4d)",
+            subs,
+            pf,
+            &c,
+            &ctx,
+            deny("attenuation_violation", "4c"),
+        );
+        let c = root.clone().delegate(&k.bob, |a| {
+            a.expires_at = late();
+            a.max_chain_depth = Some(MAX_DEPTH);
+        });
+        verify(
+            g,
+            43,
+            "expiry extension (4d) and depth expansion (4e)",
+            subs,
+            pf,
+            &c,
+            &ctx,
+            deny("attenuation_violation", "4d"),
+        );
+        let c = Chain::root(k)
+            .with_authority(|a| a.max_chain_depth = 0)
+            .delegate(&k.bob, |a| a.expires_at = late());
+        verify(
+            g,
+            44,
+            "expiry extension (4d) and no depth left (4e chain_depth_exceeded)",
+            subs,
+            &["Precedence", "DepthSemantics"],
+            &c,
+            &ctx,
+            deny("attenuation_violation", "4d"),
+        );
+        let c = root.clone().delegate(&k.bob, |a| {
+            a.attenuator = k.mallory.principal.clone();
+            a.allowed_capabilities = wide_caps();
+            a.max_budget_microcents = Some(BUDGET + 1);
+            a.expires_at = late();
+            a.max_chain_depth = Some(MAX_DEPTH + 1);
+        });
+        verify(
+            g,
+            45,
+            "all five sub-steps fail on one attenuation: 4a",
+            subs,
+            pf,
+            &c,
+            &ctx,
+            deny("attenuation_violation", "4a"),
+        );
+        let c = root.clone().delegate(&k.bob, |a| {
+            a.allowed_capabilities = wide_caps();
+            a.max_chain_depth = Some(MAX_DEPTH + 1);
+        });
+        verify(
+            g,
+            46,
+            "capability expansion (4b) and depth expansion (4e)",
+            subs,
+            pf,
+            &c,
+            &ctx,
+            deny("attenuation_violation", "4b"),
+        );
+        let c = Chain::root(k)
+            .with_authority(|a| a.max_chain_depth = 0)
+            .delegate(&k.bob, |a| a.max_chain_depth = Some(5));
+        verify(g, 47, "no depth left and an explicit larger maxChainDepth on the same attenuation: chain_depth_exceeded first (D4)", subs, &["Precedence", "DepthSemantics"], &c, &ctx, deny("chain_depth_exceeded", "4e"));
+    }
+    // Earlier attenuation wins.
+    {
+        let c = chain3(
+            k,
+            |_| {},
+            |i, a| match i {
+                0 => a.max_budget_microcents = Some(BUDGET + 1),
+                1 => a.attenuator = k.mallory.principal.clone(),
+                _ => {}
+            },
+        );
+        verify(
+            g,
+            50,
+            "first attenuation widens the budget (4c), second has the wrong attenuator (4a): 4c",
+            subs,
+            pf,
+            &c,
+            &ctx,
+            deny("attenuation_violation", "4c"),
+        );
+        let c = chain3(
+            k,
+            |_| {},
+            |i, a| match i {
+                0 => a.expires_at = late(),
+                2 => a.allowed_capabilities = wide_caps(),
+                _ => {}
+            },
+        );
+        verify(
+            g,
+            51,
+            "first attenuation extends expiry (4d), last widens capabilities (4b): 4d",
+            subs,
+            pf,
+            &c,
+            &ctx,
+            deny("attenuation_violation", "4d"),
+        );
+        let c = chain3(
+            k,
+            |a| a.max_chain_depth = 1,
+            |i, a| {
+                if i == 2 {
+                    a.attenuator = k.mallory.principal.clone()
+                }
+            },
+        );
+        verify(g, 52, "second attenuation exceeds the depth (4e), third has the wrong attenuator (4a): chain_depth_exceeded", subs, &["Precedence", "DepthSemantics"], &c, &ctx, deny("chain_depth_exceeded", "4e"));
+        let c = chain3(
+            k,
+            |a| {
+                a.chain_depth = 3;
+                a.max_chain_depth = 2;
+            },
+            |i, a| {
+                if i == 0 {
+                    a.attenuator = k.mallory.principal.clone()
+                }
+            },
+        );
+        verify(g, 53, "authority depth exceeded is reported before the first attenuation's attenuator mismatch", subs, &["Precedence", "DepthSemantics"], &c, &ctx, deny("chain_depth_exceeded", "4e"));
+        let c = chain3(
+            k,
+            |_| {},
+            |i, a| match i {
+                1 => a.max_chain_depth = Some(MAX_DEPTH),
+                2 => a.max_budget_microcents = Some(BUDGET + 1),
+                _ => {}
+            },
+        );
+        verify(
+            g,
+            54,
+            "middle attenuation depth expansion (4e) before the last one's budget expansion (4c)",
+            subs,
+            pf,
+            &c,
+            &ctx,
+            deny("attenuation_violation", "4e"),
+        );
+    }
 }

@@ -17,8 +17,11 @@ use delegateos_reference::encoding::b64u_encode;
 use delegateos_reference::revocation::{create_entry, RevocationEntry, Scope as RevScope};
 use delegateos_reference::token::{
     canonical_of, encode, revocation_id_of_block, Attenuation, Authority, Capability,
-    SignedJsonToken, TokenSignature, FORMAT, ROOT_PARENT_DELEGATION_ID,
+    SignedJsonToken, TokenSignature, ROOT_PARENT_DELEGATION_ID,
 };
+
+/// The token format string, re-exported for the area files.
+pub use delegateos_reference::token::FORMAT;
 
 use crate::vectors::keys::{Key, Keys};
 
