@@ -1,6 +1,3596 @@
-//! Area `dct`, attack groups (forged, malformed, revoked): owned by helper-8.
+//! Area `dct`, attack groups: `forged`, `malformed`, `revoked` (spec §3, §4, §10.1 steps 1–3;
+//! decisions D5, D6, D8–D10, D14, D16, D19, D22, D33).
+//!
+//! The corpus is run against verifiers we have never seen, so every case is an attack a
+//! real implementation can fall for: forgeries accepted, signatures checked under the wrong
+//! key or over the wrong bytes, revocations ignored or honoured from the wrong party, and
+//! parsers that accept malleated encodings.
+//!
+//! Construction rule: every negative case starts from a valid token (built with
+//! [`super::dct_support::Chain`]), changes ONE thing, and re-signs every block with the key
+//! the spec names for it ([`Tok::resign`]) so that only the intended check can fail — a
+//! malformed field is re-signed so a lenient parser would otherwise accept the token. Expected
+//! verdicts come from the construction, the spec and `spec/decisions.md`, never from the
+//! reference; scopes of valid outcomes are spelled out by hand ([`scope`]).
 
-use crate::vectors::generate::Area;
+use serde_json::{json, Value};
+
+use delegateos_reference::canonical::canonicalize;
+use delegateos_reference::crypto::{blake2b256, Keypair};
+use delegateos_reference::encoding::b64u_encode;
+
+use super::dct_support::{
+    cap, ct, del, encode_bytes, encode_value, verify_input, Chain, Ctx, Scope, CONTRACT, DELEGATION,
+};
+use crate::vectors::format::{Expectation, Expected};
+use crate::vectors::generate::{Area, Group};
+use crate::vectors::keys::{Key, Keys};
+use delegateos_reference::token::FORMAT;
+
+const OP: &str = "dct.verify";
+const S1: &str = "10.1/1";
+const S2: &str = "10.1/2";
+const S3A: &str = "10.1/3a";
+const S3B: &str = "10.1/3b";
+const REVOKED_AT: &str = "2026-03-01T09:00:00Z";
+const MALFORMED: &str = "DCT-VERIFY-1-MALFORMED";
 
 /// Adds the attack groups to the `dct` area.
-pub fn build(_area: &mut Area) {}
+pub fn build(area: &mut Area) {
+    let keys = area.keys().clone();
+    build_forged(
+        area.group(
+            "forged",
+            "dct.verify on forged tokens: wrong keys, substituted issuer/signer/attenuator, \
+             swapped and spliced signatures, wrong payloads, Ed25519 edge cases, stripped and \
+             extended chains (§10.1 step 3, D8, D10, D14, D16, D19).",
+        ),
+        &keys,
+    );
+    build_malformed(
+        area.group(
+            "malformed",
+            "dct.verify on malformed tokens: missing, mistyped and unknown fields, numbers, ids, \
+             principals, signatures, timestamps, token-string encodings and decoded-JSON faults \
+             (§3, §10.1 step 1, D5, D9, D19, D23, D33). Every block is re-signed with the right \
+             key, so a lenient parser would accept the token.",
+        ),
+        &keys,
+    );
+    build_revoked(
+        area.group(
+            "revoked",
+            "dct.verify with revocation entries: every block and both scopes revoked by its \
+             signer, and entries that must not revoke (wrong revoker, bad signature, wrong \
+             payload, bad scope, wrong revocation id), plus revocation-specific step order \
+             (§4, §10.1 step 2, D6, D7, D22).",
+        ),
+        &keys,
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Construction helpers
+// ---------------------------------------------------------------------------------------------
+
+/// The base chains: root → alice (n = 0), alice → bob narrows to `docs:read:/project/**` with
+/// budget 500000 (n = 1), bob → carol narrows to `docs:read:/project/*` expiring 11:00
+/// (n = 2), carol → dave caps the budget at 1000 (n = 3).
+fn chain(k: &Keys, n: usize) -> Chain {
+    let mut c = Chain::root(k);
+    if n >= 1 {
+        c = c.delegate(&k.bob, |a| {
+            a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/**")]);
+            a.max_budget_microcents = Some(500_000);
+        });
+    }
+    if n >= 2 {
+        c = c.delegate(&k.carol, |a| {
+            a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/*")]);
+            a.expires_at = Some("2026-03-01T11:00:00Z".into());
+        });
+    }
+    if n >= 3 {
+        c = c.delegate(&k.dave, |a| a.max_budget_microcents = Some(1000));
+    }
+    c
+}
+
+/// The `AuthorizedScope` of [`chain`]`(n)` under the default context, spelled out from the
+/// construction (D4: root maxChainDepth 8, minus one per attenuation without a restriction).
+fn scope(n: usize) -> Scope {
+    let (capabilities, remaining, contract_id, delegation_id) = match n {
+        0 => (
+            vec![
+                cap("docs", "read", "/project/**"),
+                cap("docs", "write", "/project/drafts/*"),
+                cap("web", "search", "*"),
+            ],
+            1_000_000,
+            CONTRACT.to_owned(),
+            DELEGATION.to_owned(),
+        ),
+        1 => (
+            vec![cap("docs", "read", "/project/**")],
+            500_000,
+            ct(0x100),
+            del(0x100),
+        ),
+        2 => (
+            vec![cap("docs", "read", "/project/*")],
+            500_000,
+            ct(0x101),
+            del(0x101),
+        ),
+        _ => (
+            vec![cap("docs", "read", "/project/*")],
+            1000,
+            ct(0x102),
+            del(0x102),
+        ),
+    };
+    let n64 = n as u64;
+    Scope {
+        capabilities,
+        remaining,
+        chain_depth: n64,
+        max_chain_depth: 8 - n64,
+        contract_id,
+        delegation_id,
+    }
+}
+
+fn valid(n: usize) -> Expectation {
+    Expectation::valid(scope(n).output())
+}
+
+fn canon(v: &Value) -> String {
+    canonicalize(v).unwrap_or_default()
+}
+
+/// Ed25519 over BLAKE2b-256 of `payload`, base64url.
+fn sign_text(kp: &Keypair, payload: &str) -> String {
+    b64u_encode(&kp.sign_digest(&blake2b256(payload.as_bytes())))
+}
+
+fn authority_payload(auth: &Value) -> String {
+    canon(&json!({ "authority": auth }))
+}
+
+fn prefix_payload(auth: &Value, prefix: &[Value]) -> String {
+    canon(&json!({ "authority": auth, "attenuations": prefix }))
+}
+
+/// A token as a JSON value plus the keys that legitimately sign its blocks (authority first).
+#[derive(Clone)]
+struct Tok {
+    v: Value,
+    signers: Vec<Keypair>,
+}
+
+impl Tok {
+    fn of(c: &Chain) -> Self {
+        let mut signers = vec![c.key_of(&c.authority.issuer).keypair()];
+        signers.extend(
+            c.attenuations
+                .iter()
+                .map(|a| c.key_of(&a.attenuator).keypair()),
+        );
+        Self {
+            v: c.decoded(),
+            signers,
+        }
+    }
+
+    fn base(k: &Keys, n: usize) -> Self {
+        Self::of(&chain(k, n))
+    }
+
+    fn at(&mut self, ptr: &str) -> &mut Value {
+        self.v
+            .pointer_mut(ptr)
+            .unwrap_or_else(|| panic!("no {ptr}"))
+    }
+
+    fn set(mut self, ptr: &str, value: Value) -> Self {
+        *self.at(ptr) = value;
+        self
+    }
+
+    fn remove(mut self, ptr: &str) -> Self {
+        let (parent, key) = ptr.rsplit_once('/').unwrap_or(("", ptr));
+        match self.at(parent) {
+            Value::Object(m) => {
+                m.remove(key);
+            }
+            Value::Array(a) => {
+                if let Ok(i) = key.parse::<usize>() {
+                    a.remove(i);
+                }
+            }
+            _ => panic!("cannot remove {ptr}"),
+        }
+        self
+    }
+
+    fn insert(mut self, ptr: &str, key: &str, value: Value) -> Self {
+        if let Value::Object(m) = self.at(ptr) {
+            m.insert(key.to_owned(), value);
+        }
+        self
+    }
+
+    fn auth(&self) -> Value {
+        self.v["authority"].clone()
+    }
+
+    fn atts(&self) -> Vec<Value> {
+        self.v["attenuations"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    /// Re-signs every signature entry that exists with the legitimate key of its block, over
+    /// whatever the blocks now contain (so a content change is signed, D16 prefixes).
+    fn resign(mut self) -> Self {
+        let auth = self.auth();
+        let atts = self.atts();
+        let n = self.v["signatures"].as_array().map_or(0, Vec::len);
+        for j in 0..n {
+            let payload = if j == 0 {
+                authority_payload(&auth)
+            } else if j <= atts.len() {
+                prefix_payload(&auth, &atts[..j])
+            } else {
+                continue;
+            };
+            let Some(kp) = self.signers.get(j) else {
+                continue;
+            };
+            let sig = sign_text(kp, &payload);
+            if let Some(Value::Object(entry)) = self.v.pointer_mut(&format!("/signatures/{j}")) {
+                entry.insert("signature".into(), json!(sig));
+            }
+        }
+        self
+    }
+
+    fn ser(&self) -> Value {
+        encode_value(&self.v)
+    }
+
+    fn text(&self) -> String {
+        canon(&self.v)
+    }
+}
+
+/// Replaces exactly one occurrence of `from` (the generator panics if the construction is
+/// not what the author thought).
+fn replace1(text: &str, from: &str, to: &str) -> String {
+    assert_eq!(
+        text.matches(from).count(),
+        1,
+        "{from:?} must occur exactly once"
+    );
+    text.replacen(from, to, 1)
+}
+
+fn bad_sig(stage: &str) -> Expectation {
+    Expectation::invalid("invalid_signature", stage)
+}
+
+fn malformed() -> Expectation {
+    Expectation::invalid("malformed_token", S1)
+}
+
+/// D8: structural `signatures[]` mismatches may be reported as `malformed_token`.
+fn structural(stage: &str) -> Expectation {
+    Expectation::acceptable(
+        "D8",
+        vec![
+            Expected::invalid("invalid_signature", stage),
+            Expected::invalid("malformed_token", S1),
+        ],
+    )
+}
+
+/// D9: the reference rejects, a lenient decoder accepts with the scope of `chain(n)`
+/// (optionally with changed ids).
+fn lenient(s: &Scope) -> Expectation {
+    Expectation::acceptable(
+        "D9",
+        vec![
+            Expected::invalid("malformed_token", S1),
+            Expected::valid(s.output()),
+        ],
+    )
+}
+
+fn vcase(
+    g: &mut Group,
+    number: u16,
+    description: &str,
+    requirements: &[&str],
+    flags: &[&str],
+    token: Value,
+    ctx: &Ctx,
+    expect: Expectation,
+) {
+    g.case(
+        number,
+        description,
+        requirements,
+        flags,
+        OP,
+        verify_input(token, ctx),
+        expect,
+    );
+}
+
+/// A 256-bit little-endian addition (S + L for malleated signatures).
+fn add_le(a: &[u8], b: &[u8; 32]) -> [u8; 32] {
+    let mut out = [0u8; 32];
+    let mut carry = 0u16;
+    for i in 0..32 {
+        let s = u16::from(a[i]) + u16::from(b[i]) + carry;
+        out[i] = (s & 0xff) as u8;
+        carry = s >> 8;
+    }
+    out
+}
+
+/// The Ed25519 group order L, little-endian.
+const L: [u8; 32] = [
+    0xed, 0xd3, 0xf5, 0x5c, 0x1a, 0x63, 0x12, 0x58, 0xd6, 0x9c, 0xf7, 0xa2, 0xde, 0xf9, 0xde, 0x14,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10,
+];
+
+/// BLAKE2b (RFC 7693) with output length `out_len`, unkeyed. Only used to build wrong
+/// payloads (BLAKE2b-512 truncated to 32 bytes); checked against the reference's
+/// BLAKE2b-256 in [`blake2b_selfcheck`].
+fn blake2b(out_len: usize, data: &[u8]) -> Vec<u8> {
+    const IV: [u64; 8] = [
+        0x6a09e667f3bcc908,
+        0xbb67ae8584caa73b,
+        0x3c6ef372fe94f82b,
+        0xa54ff53a5f1d36f1,
+        0x510e527fade682d1,
+        0x9b05688c2b3e6c1f,
+        0x1f83d9abfb41bd6b,
+        0x5be0cd19137e2179,
+    ];
+    const SIGMA: [[usize; 16]; 10] = [
+        [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15],
+        [14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3],
+        [11, 8, 12, 0, 5, 2, 15, 13, 10, 14, 3, 6, 7, 1, 9, 4],
+        [7, 9, 3, 1, 13, 12, 11, 14, 2, 6, 5, 10, 4, 0, 15, 8],
+        [9, 0, 5, 7, 2, 4, 10, 15, 14, 1, 11, 12, 6, 8, 3, 13],
+        [2, 12, 6, 10, 0, 11, 8, 3, 4, 13, 7, 5, 15, 14, 1, 9],
+        [12, 5, 1, 15, 14, 13, 4, 10, 0, 7, 6, 3, 9, 2, 8, 11],
+        [13, 11, 7, 14, 12, 1, 3, 9, 5, 0, 15, 4, 8, 6, 2, 10],
+        [6, 15, 14, 9, 11, 3, 0, 8, 12, 2, 13, 7, 1, 4, 10, 5],
+        [10, 2, 8, 4, 7, 6, 1, 5, 15, 11, 9, 14, 3, 12, 13, 0],
+    ];
+    fn g(v: &mut [u64; 16], a: usize, b: usize, c: usize, d: usize, x: u64, y: u64) {
+        v[a] = v[a].wrapping_add(v[b]).wrapping_add(x);
+        v[d] = (v[d] ^ v[a]).rotate_right(32);
+        v[c] = v[c].wrapping_add(v[d]);
+        v[b] = (v[b] ^ v[c]).rotate_right(24);
+        v[a] = v[a].wrapping_add(v[b]).wrapping_add(y);
+        v[d] = (v[d] ^ v[a]).rotate_right(16);
+        v[c] = v[c].wrapping_add(v[d]);
+        v[b] = (v[b] ^ v[c]).rotate_right(63);
+    }
+    let mut h = IV;
+    h[0] ^= 0x0101_0000 ^ out_len as u64;
+    let blocks = data.len().div_ceil(128).max(1);
+    let mut t: u128 = 0;
+    for b in 0..blocks {
+        let chunk = &data[b * 128..data.len().min(b * 128 + 128)];
+        let mut block = [0u8; 128];
+        block[..chunk.len()].copy_from_slice(chunk);
+        t += chunk.len() as u128;
+        let mut m = [0u64; 16];
+        for (i, w) in m.iter_mut().enumerate() {
+            let mut bytes = [0u8; 8];
+            bytes.copy_from_slice(&block[i * 8..i * 8 + 8]);
+            *w = u64::from_le_bytes(bytes);
+        }
+        let mut v = [0u64; 16];
+        v[..8].copy_from_slice(&h);
+        v[8..].copy_from_slice(&IV);
+        v[12] ^= t as u64;
+        v[13] ^= (t >> 64) as u64;
+        if b == blocks - 1 {
+            v[14] = !v[14];
+        }
+        for r in 0..12 {
+            let s = SIGMA[r % 10];
+            g(&mut v, 0, 4, 8, 12, m[s[0]], m[s[1]]);
+            g(&mut v, 1, 5, 9, 13, m[s[2]], m[s[3]]);
+            g(&mut v, 2, 6, 10, 14, m[s[4]], m[s[5]]);
+            g(&mut v, 3, 7, 11, 15, m[s[6]], m[s[7]]);
+            g(&mut v, 0, 5, 10, 15, m[s[8]], m[s[9]]);
+            g(&mut v, 1, 6, 11, 12, m[s[10]], m[s[11]]);
+            g(&mut v, 2, 7, 8, 13, m[s[12]], m[s[13]]);
+            g(&mut v, 3, 4, 9, 14, m[s[14]], m[s[15]]);
+        }
+        for i in 0..8 {
+            h[i] ^= v[i] ^ v[i + 8];
+        }
+    }
+    h.iter()
+        .flat_map(|w| w.to_le_bytes())
+        .take(out_len)
+        .collect()
+}
+
+/// The local BLAKE2b must agree with the reference's BLAKE2b-256, or the "truncated
+/// BLAKE2b-512" cases would not be what they claim.
+fn blake2b_selfcheck() {
+    for data in [&b""[..], b"abc", &[7u8; 300][..]] {
+        assert_eq!(
+            blake2b(32, data),
+            blake2b256(data).to_vec(),
+            "local BLAKE2b disagrees with the reference"
+        );
+    }
+}
+
+/// 32 bytes as a principal id.
+fn principal_of(bytes: &[u8; 32]) -> String {
+    b64u_encode(bytes)
+}
+
+/// The identity point (small order), canonical encoding.
+fn identity() -> [u8; 32] {
+    let mut b = [0u8; 32];
+    b[0] = 1;
+    b
+}
+
+/// A 64-byte signature R ‖ S as base64url.
+fn sig_bytes(r: &[u8; 32], s: &[u8; 32]) -> String {
+    let mut out = Vec::with_capacity(64);
+    out.extend_from_slice(r);
+    out.extend_from_slice(s);
+    b64u_encode(&out)
+}
+
+fn sig_of(t: &Tok, j: usize) -> String {
+    t.v["signatures"][j]["signature"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+fn decode64(text: &str) -> Vec<u8> {
+    delegateos_reference::encoding::b64u_decode(text).unwrap_or_default()
+}
+
+// ---------------------------------------------------------------------------------------------
+// forged
+// ---------------------------------------------------------------------------------------------
+
+#[allow(clippy::too_many_lines)]
+fn build_forged(g: &mut Group, k: &Keys) {
+    blake2b_selfcheck();
+    let ctx = Ctx::new(k);
+    let root_kp = k.root.keypair();
+    let mallory = k.mallory.keypair();
+    const ROOT_SIG: &str = "DCT-VERIFY-3A-ROOT-SIG";
+    const ROOT_KEY: &str = "DCT-VERIFY-3A-ROOT-KEY";
+    const NOT_SIGNER_A: &str = "DCT-VERIFY-3A-NOT-SIGNER-FIELD";
+    const ATT_SIG: &str = "DCT-VERIFY-3B-ATTEN-SIG";
+    const NOT_SIGNER_B: &str = "DCT-VERIFY-3B-NOT-SIGNER-FIELD";
+    const PREFIX: &str = "DCT-VERIFY-3B-PREFIX";
+    const COUNT: &str = "DCT-VERIFY-3-COUNT";
+    const COVERS: &str = "DCT-VERIFY-3-COVERS";
+    const SPLICE: &str = "DCT-VERIFY-3-SPLICE";
+    const SS: &[&str] = &["SignatureStructure"];
+
+    let t0 = Tok::base(k, 0);
+    let t1 = Tok::base(k, 1);
+    let t2 = Tok::base(k, 2);
+    let t3 = Tok::base(k, 3);
+    let auth0 = t0.auth();
+
+    // --- 3a: the authority signature -------------------------------------------------------
+    let wrong_key = |t: &Tok, j: usize, kp: &Keypair| -> Value {
+        let auth = t.auth();
+        let atts = t.atts();
+        let payload = if j == 0 {
+            authority_payload(&auth)
+        } else {
+            prefix_payload(&auth, &atts[..j])
+        };
+        t.clone()
+            .set(
+                &format!("/signatures/{j}/signature"),
+                json!(sign_text(kp, &payload)),
+            )
+            .ser()
+    };
+    vcase(
+        g,
+        1,
+        "authority signed by mallory over the right payload (signer field still names root)",
+        &[ROOT_SIG, SPLICE],
+        &[],
+        wrong_key(&t0, 0, &mallory),
+        &ctx,
+        bad_sig(S3A),
+    );
+    vcase(
+        g,
+        2,
+        "authority signed by other_root (a different root key) over the right payload",
+        &[ROOT_SIG, SPLICE],
+        &[],
+        wrong_key(&t0, 0, &k.other_root.keypair()),
+        &ctx,
+        bad_sig(S3A),
+    );
+    vcase(
+        g,
+        3,
+        "authority signed by its own delegatee alice",
+        &[ROOT_SIG, SPLICE],
+        &[],
+        wrong_key(&t0, 0, &k.alice.keypair()),
+        &ctx,
+        bad_sig(S3A),
+    );
+    vcase(
+        g,
+        4,
+        "three-block chain whose authority signature is by mallory; attenuations correctly signed",
+        &[ROOT_SIG, SPLICE],
+        &[],
+        wrong_key(&t3, 0, &mallory),
+        &ctx,
+        bad_sig(S3A),
+    );
+
+    // Issuer substituted by an attacker who signs it himself: only the root-key check fails.
+    let self_issued = |n: usize| {
+        let c = chain(k, n).with_authority(|a| a.issuer = k.mallory.principal.clone());
+        Tok::of(&c).ser()
+    };
+    vcase(
+        g,
+        10,
+        "authority.issuer replaced by mallory, who signs it correctly (not the context's root key)",
+        &[ROOT_KEY],
+        &[],
+        self_issued(0),
+        &ctx,
+        bad_sig(S3A),
+    );
+    vcase(
+        g,
+        11,
+        "mallory-issued root with a two-attenuation chain, every block correctly signed",
+        &[ROOT_KEY],
+        &[],
+        self_issued(2),
+        &ctx,
+        bad_sig(S3A),
+    );
+    vcase(
+        g,
+        12,
+        "valid token verified with ctx.rootPublicKey = other_root",
+        &[ROOT_KEY],
+        &[],
+        t1.ser(),
+        &ctx.clone().root(&k.other_root.principal),
+        bad_sig(S3A),
+    );
+    vcase(
+        g,
+        13,
+        "valid token verified with ctx.rootPublicKey = alice (the delegatee)",
+        &[ROOT_KEY],
+        &[],
+        t1.ser(),
+        &ctx.clone().root(&k.alice.principal),
+        bad_sig(S3A),
+    );
+    {
+        let c = chain(k, 1).with_authority(|a| a.issuer = k.other_root.principal.clone());
+        vcase(g, 14, "token issued and correctly signed by other_root, presented to a verifier trusting root",
+            &[ROOT_KEY], &[], Tok::of(&c).ser(), &ctx, bad_sig(S3A));
+    }
+
+    // The signer field lies.
+    let signer_lies = |t: &Tok, j: usize, signer: &Key, kp: &Keypair| -> Value {
+        let auth = t.auth();
+        let atts = t.atts();
+        let payload = if j == 0 {
+            authority_payload(&auth)
+        } else {
+            prefix_payload(&auth, &atts[..j])
+        };
+        t.clone()
+            .set(&format!("/signatures/{j}/signer"), json!(signer.principal))
+            .set(
+                &format!("/signatures/{j}/signature"),
+                json!(sign_text(kp, &payload)),
+            )
+            .ser()
+    };
+    vcase(
+        g,
+        20,
+        "issuer is root but signatures[0] is mallory's own valid signature with signer = mallory \
+        (a verifier that uses `signer` as the key accepts)",
+        &[NOT_SIGNER_A, ROOT_SIG],
+        &[],
+        signer_lies(&t0, 0, &k.mallory, &mallory),
+        &ctx,
+        bad_sig(S3A),
+    );
+    vcase(
+        g,
+        21,
+        "as 20 on a three-attenuation chain (mallory mints the root of a valid-looking chain)",
+        &[NOT_SIGNER_A, ROOT_SIG],
+        &[],
+        signer_lies(&t3, 0, &k.mallory, &mallory),
+        &ctx,
+        bad_sig(S3A),
+    );
+    vcase(
+        g,
+        22,
+        "signatures[0].signer names root but the signature is mallory's",
+        &[ROOT_SIG],
+        &[],
+        signer_lies(&t0, 0, &k.root, &mallory),
+        &ctx,
+        bad_sig(S3A),
+    );
+    vcase(g, 23, "signatures[0] is root's valid signature but signer says mallory (signer must equal the issuer)",
+        &[NOT_SIGNER_A, COVERS], SS, signer_lies(&t0, 0, &k.mallory, &root_kp), &ctx, structural(S3A));
+    vcase(
+        g,
+        24,
+        "attenuation 0 (attenuator alice) signed by mallory with signer = mallory",
+        &[NOT_SIGNER_B, ATT_SIG],
+        &[],
+        signer_lies(&t1, 1, &k.mallory, &mallory),
+        &ctx,
+        bad_sig(S3B),
+    );
+    vcase(
+        g,
+        25,
+        "attenuation 0 (attenuator alice) signed by mallory with signer = alice",
+        &[ATT_SIG, SPLICE],
+        &[],
+        signer_lies(&t1, 1, &k.alice, &mallory),
+        &ctx,
+        bad_sig(S3B),
+    );
+    vcase(
+        g,
+        26,
+        "middle attenuation (attenuator bob) signed by mallory with signer = mallory",
+        &[NOT_SIGNER_B, ATT_SIG],
+        &[],
+        signer_lies(&t3, 2, &k.mallory, &mallory),
+        &ctx,
+        bad_sig(S3B),
+    );
+    vcase(
+        g,
+        27,
+        "last attenuation (attenuator carol) signed by mallory with signer = mallory",
+        &[NOT_SIGNER_B, ATT_SIG],
+        &[],
+        signer_lies(&t3, 3, &k.mallory, &mallory),
+        &ctx,
+        bad_sig(S3B),
+    );
+    vcase(
+        g,
+        28,
+        "last attenuation signed by its own delegatee dave with signer = dave",
+        &[NOT_SIGNER_B, ATT_SIG],
+        &[],
+        signer_lies(&t3, 3, &k.dave, &k.dave.keypair()),
+        &ctx,
+        bad_sig(S3B),
+    );
+    vcase(g, 29, "attenuation 0 correctly signed by alice but signer says bob (signer must equal the attenuator)",
+        &[NOT_SIGNER_B, COVERS], SS, signer_lies(&t1, 1, &k.bob, &k.alice.keypair()), &ctx, structural(S3B));
+    vcase(
+        g,
+        30,
+        "middle attenuation signed by the root issuer with signer = root",
+        &[NOT_SIGNER_B, ATT_SIG],
+        &[],
+        signer_lies(&t2, 2, &k.root, &root_kp),
+        &ctx,
+        bad_sig(S3B),
+    );
+
+    // Mallory appends attenuations to a token he merely holds a copy of.
+    {
+        // attenuator = the current delegatee (bob), signed by mallory, signer = mallory.
+        let c = chain(k, 1).delegate(&k.mallory, |_| {});
+        let t = Tok::of(&c);
+        vcase(
+            g,
+            40,
+            "mallory appends an attenuation naming the current delegatee bob as attenuator, \
+            signs it himself with signer = mallory (a verifier that uses `signer` accepts)",
+            &[NOT_SIGNER_B, ATT_SIG, SPLICE],
+            &[],
+            signer_lies(&t, 2, &k.mallory, &mallory),
+            &ctx,
+            bad_sig(S3B),
+        );
+        vcase(
+            g,
+            41,
+            "as 40 with signer = bob (signature by mallory)",
+            &[ATT_SIG, SPLICE],
+            &[],
+            signer_lies(&t, 2, &k.bob, &mallory),
+            &ctx,
+            bad_sig(S3B),
+        );
+        // attenuator = mallory, properly signed by mallory: 4a.
+        let c = chain(k, 1).delegate(&k.carol, |a| a.attenuator = k.mallory.principal.clone());
+        vcase(
+            g,
+            42,
+            "mallory appends an attenuation with attenuator = mallory, validly signed by mallory \
+            (not the current delegatee)",
+            &["DCT-VERIFY-4A-ATTENUATOR"],
+            &[],
+            Tok::of(&c).ser(),
+            &ctx,
+            Expectation::invalid("attenuation_violation", "10.1/4a"),
+        );
+    }
+
+    // Swapped and copied signatures.
+    {
+        let mut t = t2.clone();
+        let s1 = t.v["signatures"][1].clone();
+        let s2 = t.v["signatures"][2].clone();
+        t = t.set("/signatures/1", s2).set("/signatures/2", s1);
+        vcase(g, 50, "signature entries 1 and 2 swapped whole (covers and signer no longer match their positions)",
+            &[COVERS, ATT_SIG], SS, t.ser(), &ctx, structural(S3B));
+        let t = t2
+            .clone()
+            .set("/signatures/1/signature", json!(sig_of(&t2, 2)))
+            .set("/signatures/2/signature", json!(sig_of(&t2, 1)));
+        vcase(
+            g,
+            51,
+            "signature strings of attenuations 0 and 1 swapped (signer and covers left in place)",
+            &[ATT_SIG, SPLICE],
+            &[],
+            t.ser(),
+            &ctx,
+            bad_sig(S3B),
+        );
+        let t = t1
+            .clone()
+            .set("/signatures/0/signature", json!(sig_of(&t1, 1)))
+            .set("/signatures/1/signature", json!(sig_of(&t1, 0)));
+        vcase(
+            g,
+            52,
+            "signature strings of the authority and attenuation 0 swapped",
+            &[ROOT_SIG, SPLICE],
+            &[],
+            t.ser(),
+            &ctx,
+            bad_sig(S3A),
+        );
+        let t = t1
+            .clone()
+            .set("/signatures/1/signature", json!(sig_of(&t1, 0)));
+        vcase(
+            g,
+            53,
+            "the authority's signature copied into the attenuation's slot",
+            &[ATT_SIG, SPLICE],
+            &[],
+            t.ser(),
+            &ctx,
+            bad_sig(S3B),
+        );
+    }
+    {
+        // Another token of the same root: different delegation id.
+        let other = Tok::of(&chain(k, 1).with_authority(|a| a.delegation_id = del(0x99)));
+        let t = t1
+            .clone()
+            .set("/signatures/0/signature", json!(sig_of(&other, 0)));
+        vcase(
+            g,
+            54,
+            "authority signature copied from another token of the same root (same position)",
+            &[ROOT_SIG, SPLICE],
+            &[],
+            t.ser(),
+            &ctx,
+            bad_sig(S3A),
+        );
+        // Another token with the same authority, different attenuation 0 (delegatee carol).
+        let other = Tok::of(&chain(k, 0).delegate(&k.carol, |a| {
+            a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/**")]);
+            a.max_budget_microcents = Some(500_000);
+        }));
+        let t = t1
+            .clone()
+            .set("/signatures/1/signature", json!(sig_of(&other, 1)));
+        vcase(g, 55, "attenuation signature copied from a sibling token (same authority, alice delegating to carol)",
+            &[ATT_SIG, SPLICE], &[], t.ser(), &ctx, bad_sig(S3B));
+        // Sibling attenuation and its (valid) signature spliced onto a 3-chain's middle.
+        let t = t1
+            .clone()
+            .set("/attenuations/0/delegatee", json!(k.carol.principal));
+        vcase(
+            g,
+            56,
+            "attenuation 0's delegatee changed from bob to carol after signing (not re-signed)",
+            &[ATT_SIG, SPLICE],
+            &[],
+            t.ser(),
+            &ctx,
+            bad_sig(S3B),
+        );
+    }
+
+    // Chains spliced from two roots.
+    {
+        let other_root = |n: usize| {
+            Tok::of(&chain(k, n).with_authority(|a| a.issuer = k.other_root.principal.clone()))
+        };
+        let b2 = other_root(2);
+        // authority of root + attenuations and their signatures from other_root's token.
+        let mut t = t2.clone();
+        t = t.set("/attenuations", b2.v["attenuations"].clone());
+        t.v["signatures"][1] = b2.v["signatures"][1].clone();
+        t.v["signatures"][2] = b2.v["signatures"][2].clone();
+        vcase(g, 60, "root's authority + signature with the attenuations and signatures of an other_root token",
+            &[SPLICE, PREFIX], &[], t.ser(), &ctx, bad_sig(S3B));
+        let mut t = b2.clone();
+        t.v["signatures"][1] = t2.v["signatures"][1].clone();
+        t.v["signatures"][2] = t2.v["signatures"][2].clone();
+        vcase(g, 61, "other_root's authority with root-chain attenuation signatures, verified under other_root",
+            &[SPLICE, PREFIX], &[], t.ser(), &ctx.clone().root(&k.other_root.principal), bad_sig(S3B));
+        let mut t = t2.clone();
+        t = t.set("/authority", b2.auth());
+        t.v["signatures"][0] = b2.v["signatures"][0].clone();
+        vcase(g, 62, "other_root's authority and signature spliced onto root's attenuations, verified under root",
+            &[SPLICE, ROOT_KEY], &[], t.ser(), &ctx, bad_sig(S3A));
+        vcase(
+            g,
+            63,
+            "as 62, verified under other_root: the attenuation signatures cover root's authority",
+            &[SPLICE, PREFIX],
+            &[],
+            t.ser(),
+            &ctx.clone().root(&k.other_root.principal),
+            bad_sig(S3B),
+        );
+    }
+
+    // Signature count.
+    vcase(
+        g,
+        70,
+        "last signature dropped (two attenuations, two signatures)",
+        &[COUNT],
+        SS,
+        t2.clone().remove("/signatures/2").ser(),
+        &ctx,
+        structural(S3B),
+    );
+    vcase(
+        g,
+        71,
+        "signatures[] empty on a root token",
+        &[COUNT],
+        SS,
+        t0.clone().set("/signatures", json!([])).ser(),
+        &ctx,
+        structural(S3A),
+    );
+    vcase(
+        g,
+        72,
+        "only the authority signature on a two-attenuation token",
+        &[COUNT],
+        SS,
+        t2.clone()
+            .remove("/signatures/2")
+            .remove("/signatures/1")
+            .ser(),
+        &ctx,
+        structural(S3B),
+    );
+    {
+        let mut t = t1.clone();
+        let dup = t.v["signatures"][1].clone();
+        t.v["signatures"].as_array_mut().map(|a| a.push(dup));
+        vcase(
+            g,
+            73,
+            "surplus signature: attenuation 0's entry duplicated at the end",
+            &[COUNT],
+            SS,
+            t.ser(),
+            &ctx,
+            structural(S3B),
+        );
+        let mut t = t0.clone();
+        let extra = json!({"signer": k.root.principal, "covers": 0,
+            "signature": sign_text(&root_kp, &prefix_payload(&auth0, &[]))});
+        t.v["signatures"].as_array_mut().map(|a| a.push(extra));
+        vcase(g, 74, "surplus signature on a root token: a root-signed entry covering a non-existent attenuation 0",
+            &[COUNT], SS, t.ser(), &ctx, structural(S3B));
+        // Extended chain: attenuation appended without a signature.
+        let c2 = chain(k, 2);
+        let t = t1.clone().set(
+            "/attenuations",
+            serde_json::to_value(&c2.attenuations).unwrap_or_default(),
+        );
+        vcase(
+            g,
+            75,
+            "extended chain: bob's attenuation appended without a signature",
+            &[COUNT, ATT_SIG],
+            SS,
+            t.ser(),
+            &ctx,
+            structural(S3B),
+        );
+        let mut t = t1.clone().set(
+            "/attenuations",
+            serde_json::to_value(&c2.attenuations).unwrap_or_default(),
+        );
+        let forged = json!({"signer": k.bob.principal, "covers": 1,
+            "signature": sig_of(&t1, 1)});
+        t.v["signatures"].as_array_mut().map(|a| a.push(forged));
+        vcase(g, 76, "extended chain: bob's attenuation appended with a copy of alice's signature as its entry",
+            &[ATT_SIG, SPLICE], &[], t.ser(), &ctx, bad_sig(S3B));
+    }
+
+    // covers (D8 well-typed but wrong; D19 mistyped).
+    vcase(
+        g,
+        80,
+        "signatures[0].covers = 0 instead of \"authority\"",
+        &[COVERS],
+        SS,
+        t0.clone().set("/signatures/0/covers", json!(0)).ser(),
+        &ctx,
+        structural(S3A),
+    );
+    vcase(
+        g,
+        81,
+        "signatures[1].covers = \"authority\" (attenuation signature claims the authority)",
+        &[COVERS],
+        SS,
+        t1.clone()
+            .set("/signatures/1/covers", json!("authority"))
+            .ser(),
+        &ctx,
+        structural(S3B),
+    );
+    vcase(
+        g,
+        82,
+        "signatures[1].covers = 1 (off by one)",
+        &[COVERS],
+        SS,
+        t2.clone().set("/signatures/1/covers", json!(1)).ser(),
+        &ctx,
+        structural(S3B),
+    );
+    vcase(
+        g,
+        83,
+        "signatures[2].covers = 0 (off by one downwards)",
+        &[COVERS],
+        SS,
+        t2.clone().set("/signatures/2/covers", json!(0)).ser(),
+        &ctx,
+        structural(S3B),
+    );
+    vcase(
+        g,
+        84,
+        "signatures[3].covers = 7 (far out of range)",
+        &[COVERS],
+        SS,
+        t3.clone().set("/signatures/3/covers", json!(7)).ser(),
+        &ctx,
+        structural(S3B),
+    );
+    vcase(
+        g,
+        85,
+        "signatures[1].covers = \"0\" (a string, not coerced: D19)",
+        &["DCT-FORMAT-SIGNATURE-ENTRY", MALFORMED],
+        &[],
+        t1.clone().set("/signatures/1/covers", json!("0")).ser(),
+        &ctx,
+        malformed(),
+    );
+    vcase(
+        g,
+        86,
+        "signatures[1].covers = -1",
+        &["DCT-FORMAT-SIGNATURE-ENTRY", MALFORMED],
+        &[],
+        t1.clone().set("/signatures/1/covers", json!(-1)).ser(),
+        &ctx,
+        malformed(),
+    );
+    vcase(
+        g,
+        87,
+        "signatures[0].covers = \"Authority\" (case differs)",
+        &["DCT-FORMAT-SIGNATURE-ENTRY", MALFORMED],
+        &[],
+        t0.clone()
+            .set("/signatures/0/covers", json!("Authority"))
+            .ser(),
+        &ctx,
+        malformed(),
+    );
+    vcase(
+        g,
+        88,
+        "signatures[2].covers = \"1\" (a string, not coerced: D19)",
+        &["DCT-FORMAT-SIGNATURE-ENTRY", MALFORMED],
+        &[],
+        t2.clone().set("/signatures/2/covers", json!("1")).ser(),
+        &ctx,
+        malformed(),
+    );
+
+    // Signature over the wrong payload.
+    {
+        let auth = t2.auth();
+        let atts = t2.atts();
+        let alice = k.alice.keypair();
+        let bob = k.bob.keypair();
+        let with = |t: &Tok, j: usize, sig: String| {
+            t.clone()
+                .set(&format!("/signatures/{j}/signature"), json!(sig))
+                .ser()
+        };
+        vcase(g, 90, "attenuation 0 signed over the prefix excluding itself ({authority, attenuations: []}; D16 option b)",
+            &[PREFIX, ATT_SIG], &[], with(&t1, 1, sign_text(&alice, &prefix_payload(&auth, &[]))), &ctx, bad_sig(S3B));
+        vcase(
+            g,
+            91,
+            "attenuation 1 signed over the prefix excluding itself (attenuations[0..1])",
+            &[PREFIX, ATT_SIG],
+            &[],
+            with(&t2, 2, sign_text(&bob, &prefix_payload(&auth, &atts[..1]))),
+            &ctx,
+            bad_sig(S3B),
+        );
+        vcase(
+            g,
+            92,
+            "attenuation 0 signed over all attenuations (the whole chain) instead of its prefix",
+            &[PREFIX, ATT_SIG],
+            &[],
+            with(&t2, 1, sign_text(&alice, &prefix_payload(&auth, &atts))),
+            &ctx,
+            bad_sig(S3B),
+        );
+        vcase(
+            g,
+            93,
+            "attenuation 1 signed over {attenuations: [0..=1]} without the authority",
+            &[PREFIX, ATT_SIG],
+            &[],
+            with(
+                &t2,
+                2,
+                sign_text(&bob, &canon(&json!({"attenuations": &atts[..2]}))),
+            ),
+            &ctx,
+            bad_sig(S3B),
+        );
+        vcase(
+            g,
+            94,
+            "attenuation 1 signed over its own block only",
+            &[PREFIX, ATT_SIG],
+            &[],
+            with(&t2, 2, sign_text(&bob, &canon(&atts[1]))),
+            &ctx,
+            bad_sig(S3B),
+        );
+        vcase(
+            g,
+            95,
+            "authority signed over canonicalize(authority) without the {\"authority\": …} wrapper",
+            &[ROOT_SIG, "DCT-CREATE-PAYLOAD"],
+            &[],
+            with(&t0, 0, sign_text(&root_kp, &canon(&auth0))),
+            &ctx,
+            bad_sig(S3A),
+        );
+        vcase(
+            g,
+            96,
+            "authority signed over the canonical bytes directly (Ed25519 of the text, no BLAKE2b)",
+            &[ROOT_SIG, "DCT-CREATE-PAYLOAD"],
+            &[],
+            with(
+                &t0,
+                0,
+                b64u_encode(&root_kp.sign_message(authority_payload(&auth0).as_bytes())),
+            ),
+            &ctx,
+            bad_sig(S3A),
+        );
+        vcase(
+            g,
+            97,
+            "attenuation 0 signed over the canonical prefix bytes directly (no BLAKE2b)",
+            &[ATT_SIG, "DCT-ATTEN-PAYLOAD"],
+            &[],
+            with(
+                &t1,
+                1,
+                b64u_encode(&alice.sign_message(prefix_payload(&auth, &atts[..1]).as_bytes())),
+            ),
+            &ctx,
+            bad_sig(S3B),
+        );
+        let trunc512 = |payload: &str| -> [u8; 32] {
+            let mut d = [0u8; 32];
+            d.copy_from_slice(&blake2b(64, payload.as_bytes())[..32]);
+            d
+        };
+        vcase(
+            g,
+            98,
+            "authority signed over BLAKE2b-512 truncated to 32 bytes (not BLAKE2b-256)",
+            &[ROOT_SIG, "DCT-CREATE-PAYLOAD"],
+            &[],
+            with(
+                &t0,
+                0,
+                b64u_encode(&root_kp.sign_digest(&trunc512(&authority_payload(&auth0)))),
+            ),
+            &ctx,
+            bad_sig(S3A),
+        );
+        vcase(
+            g,
+            99,
+            "attenuation 0 signed over BLAKE2b-512 truncated to 32 bytes",
+            &[ATT_SIG, "DCT-ATTEN-PAYLOAD"],
+            &[],
+            with(
+                &t1,
+                1,
+                b64u_encode(&alice.sign_digest(&trunc512(&prefix_payload(&auth, &atts[..1])))),
+            ),
+            &ctx,
+            bad_sig(S3B),
+        );
+        // Non-canonical payload: JSON.stringify order (declaration order), not sorted keys.
+        let a = &t0.v["authority"];
+        let decl_order = [
+            "issuer",
+            "delegatee",
+            "capabilities",
+            "contractId",
+            "delegationId",
+            "parentDelegationId",
+            "chainDepth",
+            "maxChainDepth",
+            "maxBudgetMicrocents",
+            "expiresAt",
+            "issuedAt",
+        ];
+        let body: Vec<String> = decl_order
+            .iter()
+            .map(|key| format!("\"{key}\":{}", canon(&a[*key])))
+            .collect();
+        let stringify = format!("{{\"authority\":{{{}}}}}", body.join(","));
+        vcase(
+            g,
+            100,
+            "authority signed over JSON.stringify-order JSON (declaration order, not RFC 8785)",
+            &[ROOT_SIG, "DCT-CREATE-PAYLOAD"],
+            &[],
+            with(&t0, 0, sign_text(&root_kp, &stringify)),
+            &ctx,
+            bad_sig(S3A),
+        );
+        let unsorted = format!(
+            "{{\"authority\":{},\"attenuations\":[{}]}}",
+            canon(&auth),
+            canon(&atts[0])
+        );
+        vcase(g, 101, "attenuation 0 signed over {\"authority\",\"attenuations\"} in that (unsorted) key order",
+            &[ATT_SIG, "DCT-ATTEN-PAYLOAD"], &[], with(&t1, 1, sign_text(&alice, &unsorted)), &ctx, bad_sig(S3B));
+        let pretty = serde_json::to_string_pretty(&json!({"authority": auth0})).unwrap_or_default();
+        vcase(
+            g,
+            102,
+            "authority signed over pretty-printed JSON",
+            &[ROOT_SIG, "DCT-CREATE-PAYLOAD"],
+            &[],
+            with(&t0, 0, sign_text(&root_kp, &pretty)),
+            &ctx,
+            bad_sig(S3A),
+        );
+    }
+
+    // Blocks modified after signing (no re-signing).
+    let edited = |t: &Tok, ptr: &str, v: Value| t.clone().set(ptr, v).ser();
+    vcase(
+        g,
+        110,
+        "authority capabilities widened to `/**` after signing",
+        &[ROOT_SIG],
+        &[],
+        edited(&t0, "/authority/capabilities/0/resource", json!("/**")),
+        &ctx,
+        bad_sig(S3A),
+    );
+    vcase(
+        g,
+        111,
+        "authority budget raised after signing",
+        &[ROOT_SIG],
+        &[],
+        edited(&t0, "/authority/maxBudgetMicrocents", json!(9_000_000)),
+        &ctx,
+        bad_sig(S3A),
+    );
+    vcase(
+        g,
+        112,
+        "authority delegatee changed to mallory after signing",
+        &[ROOT_SIG],
+        &[],
+        edited(&t0, "/authority/delegatee", json!(k.mallory.principal)),
+        &ctx,
+        bad_sig(S3A),
+    );
+    vcase(
+        g,
+        113,
+        "authority expiry extended by a year after signing",
+        &[ROOT_SIG],
+        &[],
+        edited(&t0, "/authority/expiresAt", json!("2027-03-01T12:00:00Z")),
+        &ctx,
+        bad_sig(S3A),
+    );
+    vcase(
+        g,
+        114,
+        "authority maxChainDepth raised after signing",
+        &[ROOT_SIG],
+        &[],
+        edited(&t0, "/authority/maxChainDepth", json!(9)),
+        &ctx,
+        bad_sig(S3A),
+    );
+    vcase(g, 115, "authority capability narrowed after signing (the change is harmless, the signature still fails)",
+        &[ROOT_SIG], &[], edited(&t0, "/authority/capabilities", json!([{"namespace":"docs","action":"read","resource":"/project/**"}])), &ctx, bad_sig(S3A));
+    vcase(
+        g,
+        116,
+        "attenuation 0 allowedCapabilities changed (still a subset) after signing",
+        &[ATT_SIG],
+        &[],
+        edited(
+            &t1,
+            "/attenuations/0/allowedCapabilities/0/resource",
+            json!("/project/b/**"),
+        ),
+        &ctx,
+        bad_sig(S3B),
+    );
+    vcase(
+        g,
+        117,
+        "attenuation 0 budget lowered after signing",
+        &[ATT_SIG],
+        &[],
+        edited(&t1, "/attenuations/0/maxBudgetMicrocents", json!(400_000)),
+        &ctx,
+        bad_sig(S3B),
+    );
+    vcase(
+        g,
+        118,
+        "attenuation 0 restriction removed after signing (allowedCapabilities dropped)",
+        &[ATT_SIG],
+        &[],
+        t1.clone()
+            .remove("/attenuations/0/allowedCapabilities")
+            .ser(),
+        &ctx,
+        bad_sig(S3B),
+    );
+    vcase(
+        g,
+        119,
+        "attenuation 1 expiry removed after signing (inherits the later root expiry)",
+        &[ATT_SIG],
+        &[],
+        t2.clone().remove("/attenuations/1/expiresAt").ser(),
+        &ctx,
+        bad_sig(S3B),
+    );
+    {
+        // Middle block edited; the later block's signer (carol) re-signs over the edited prefix,
+        // so only bob's signature (attenuation 1) fails.
+        let mut t = t3.clone().set(
+            "/attenuations/1/allowedCapabilities/0/resource",
+            json!("/project/x/*"),
+        );
+        let auth = t.auth();
+        let atts = t.atts();
+        let carol_sig = sign_text(&k.carol.keypair(), &prefix_payload(&auth, &atts[..3]));
+        t = t.set("/signatures/3/signature", json!(carol_sig));
+        vcase(g, 120, "middle attenuation edited after signing; the next block re-signed over the edited prefix",
+            &[ATT_SIG, PREFIX], &[], t.ser(), &ctx, bad_sig(S3B));
+        vcase(
+            g,
+            121,
+            "attenuation 0 delegationId changed after signing (spend key swap)",
+            &[ATT_SIG],
+            &[],
+            edited(&t1, "/attenuations/0/delegationId", json!(del(0x555))),
+            &ctx,
+            bad_sig(S3B),
+        );
+    }
+
+    // Dropping / reordering attenuations.
+    {
+        // Drop attenuation 0 of a 2-chain, keep attenuation 1 and its signature with covers fixed.
+        let mut t = t2.clone().remove("/attenuations/0").remove("/signatures/1");
+        t = t.set("/signatures/1/covers", json!(0));
+        vcase(
+            g,
+            130,
+            "first attenuation and its signature removed, the second kept (covers renumbered)",
+            &[PREFIX, SPLICE],
+            &[],
+            t.ser(),
+            &ctx,
+            bad_sig(S3B),
+        );
+        let mut t = t2.clone();
+        let (a0, a1) = (
+            t.v["attenuations"][0].clone(),
+            t.v["attenuations"][1].clone(),
+        );
+        let (s1, s2) = (t.v["signatures"][1].clone(), t.v["signatures"][2].clone());
+        t = t
+            .set("/attenuations/0", a1)
+            .set("/attenuations/1", a0)
+            .set("/signatures/1", s2)
+            .set("/signatures/2", s1)
+            .set("/signatures/1/covers", json!(0))
+            .set("/signatures/2/covers", json!(1));
+        vcase(
+            g,
+            131,
+            "attenuations reordered with their signatures (covers renumbered)",
+            &[PREFIX, SPLICE],
+            &[],
+            t.ser(),
+            &ctx,
+            bad_sig(S3B),
+        );
+    }
+
+    // D14: stripping trailing attenuations is a protocol limitation (advisory, valid).
+    vcase(g, 140, "attenuation stripping: the last attenuation and its signature removed from a three-block chain \
+        (verifies with the parent's wider scope: a protocol limitation, D14)",
+        &["DCT-VERIFY-STRIPPING"], &["AttenuationStripping"],
+        t3.clone().remove("/attenuations/2").remove("/signatures/3").ser(), &ctx, valid(2));
+    vcase(
+        g,
+        141,
+        "attenuation stripping: every attenuation removed (the holder presents the root token)",
+        &["DCT-VERIFY-STRIPPING"],
+        &["AttenuationStripping"],
+        t3.clone()
+            .set("/attenuations", json!([]))
+            .remove("/signatures/3")
+            .remove("/signatures/2")
+            .remove("/signatures/1")
+            .ser(),
+        &ctx,
+        valid(0),
+    );
+
+    // Ed25519 edge cases (D10).
+    {
+        let raw0 = decode64(&sig_of(&t0, 0));
+        let raw1 = decode64(&sig_of(&t1, 1));
+        let malleate = |raw: &[u8]| -> String {
+            let mut r = [0u8; 32];
+            r.copy_from_slice(&raw[..32]);
+            sig_bytes(&r, &add_le(&raw[32..], &L))
+        };
+        vcase(
+            g,
+            150,
+            "authority signature malleated: S + L (same R; RFC 8032 requires S < L)",
+            &[ROOT_SIG, "PRIM-SIG-S-RANGE"],
+            &[],
+            t0.clone()
+                .set("/signatures/0/signature", json!(malleate(&raw0)))
+                .ser(),
+            &ctx,
+            bad_sig(S3A),
+        );
+        vcase(
+            g,
+            151,
+            "attenuation signature malleated: S + L",
+            &[ATT_SIG, "PRIM-SIG-S-RANGE"],
+            &[],
+            t1.clone()
+                .set("/signatures/1/signature", json!(malleate(&raw1)))
+                .ser(),
+            &ctx,
+            bad_sig(S3B),
+        );
+        let mut r0 = [0u8; 32];
+        r0.copy_from_slice(&raw0[..32]);
+        vcase(
+            g,
+            152,
+            "authority signature with S = L exactly",
+            &[ROOT_SIG, "PRIM-SIG-S-RANGE"],
+            &[],
+            t0.clone()
+                .set("/signatures/0/signature", json!(sig_bytes(&r0, &L)))
+                .ser(),
+            &ctx,
+            bad_sig(S3A),
+        );
+        let mut s_high = [0u8; 32];
+        s_high.copy_from_slice(&raw0[32..]);
+        s_high[31] |= 0xe0;
+        vcase(
+            g,
+            153,
+            "authority signature with the top three bits of S set (S ≥ 2^253)",
+            &[ROOT_SIG, "PRIM-SIG-S-RANGE"],
+            &[],
+            t0.clone()
+                .set("/signatures/0/signature", json!(sig_bytes(&r0, &s_high)))
+                .ser(),
+            &ctx,
+            bad_sig(S3A),
+        );
+        vcase(
+            g,
+            154,
+            "authority signature all zero bytes",
+            &[ROOT_SIG, "PRIM-SIG-SMALL-ORDER"],
+            &[],
+            t0.clone()
+                .set(
+                    "/signatures/0/signature",
+                    json!(sig_bytes(&[0; 32], &[0; 32])),
+                )
+                .ser(),
+            &ctx,
+            bad_sig(S3A),
+        );
+        vcase(
+            g,
+            155,
+            "attenuation signature all zero bytes",
+            &[ATT_SIG, "PRIM-SIG-SMALL-ORDER"],
+            &[],
+            t1.clone()
+                .set(
+                    "/signatures/1/signature",
+                    json!(sig_bytes(&[0; 32], &[0; 32])),
+                )
+                .ser(),
+            &ctx,
+            bad_sig(S3B),
+        );
+
+        // Small-order / non-canonical attenuator keys. The root delegates (validly signed) to
+        // the weird key; the weird key's "signature" is R = identity, S = 0, which satisfies
+        // both Ed25519 equations for a small-order A (k·A = identity).
+        let weird_attenuator = |a_bytes: [u8; 32], r_bytes: [u8; 32]| -> Value {
+            let p = principal_of(&a_bytes);
+            let c = chain(k, 0).with_authority(|a| a.delegatee = p.clone());
+            let base = Tok::of(&c);
+            let att = json!({
+                "attenuator": p,
+                "delegatee": k.bob.principal,
+                "delegationId": del(0x100),
+                "contractId": ct(0x100),
+                "allowedCapabilities": [{"namespace": "docs", "action": "read", "resource": "/project/**"}],
+                "maxBudgetMicrocents": 500_000,
+            });
+            let mut t = base.set("/attenuations", json!([att]));
+            t.v["signatures"].as_array_mut().map(|a| {
+                a.push(
+                    json!({"signer": p, "covers": 0, "signature": sig_bytes(&r_bytes, &[0; 32])}),
+                )
+            });
+            t.ser()
+        };
+        let mut noncanon_identity = identity();
+        noncanon_identity[31] = 0x80; // x = 0 with the sign bit set
+        let mut y_p_plus_1 = [0xffu8; 32]; // y = p + 1 (≡ 1): the identity, non-canonically
+        y_p_plus_1[0] = 0xee;
+        y_p_plus_1[31] = 0x7f;
+        let cofactored = Expectation::acceptable(
+            "D10",
+            vec![
+                Expected::invalid("invalid_signature", S3B),
+                Expected::valid(scope(1).output()),
+            ],
+        );
+        vcase(g, 160, "attenuator is the small-order identity point; R = identity, S = 0 satisfies the \
+            cofactorless equation (strict profile rejects small-order A; RFC 8032 lets a verifier accept)",
+            &[ATT_SIG, "PRIM-SIG-SMALL-ORDER", "PRIM-ID-PRINCIPAL-POINT"], &["Ed25519Cofactored"],
+            weird_attenuator(identity(), identity()), &ctx, cofactored);
+        vcase(
+            g,
+            161,
+            "attenuator key is a non-canonical encoding of the identity (sign bit set on x = 0); \
+            RFC 8032 decoding fails, lenient decoders accept",
+            &[ATT_SIG, "PRIM-SIG-NONCANONICAL", "PRIM-ID-PRINCIPAL-POINT"],
+            &[],
+            weird_attenuator(noncanon_identity, identity()),
+            &ctx,
+            bad_sig(S3B),
+        );
+        vcase(
+            g,
+            162,
+            "attenuator key encodes y = p + 1 (non-canonical identity); RFC 8032 decoding fails",
+            &[ATT_SIG, "PRIM-SIG-NONCANONICAL", "PRIM-ID-PRINCIPAL-POINT"],
+            &[],
+            weird_attenuator(y_p_plus_1, identity()),
+            &ctx,
+            bad_sig(S3B),
+        );
+        vcase(
+            g,
+            163,
+            "small-order attenuator with a non-canonical R (identity with the sign bit set)",
+            &[ATT_SIG, "PRIM-SIG-NONCANONICAL"],
+            &[],
+            weird_attenuator(identity(), noncanon_identity),
+            &ctx,
+            bad_sig(S3B),
+        );
+        // Small-order root key: the verifier itself is configured with it.
+        let p = principal_of(&identity());
+        let c = chain(k, 0).with_authority(|a| a.issuer = p.clone());
+        let t = Tok::of(&c).set(
+            "/signatures/0/signature",
+            json!(sig_bytes(&identity(), &[0; 32])),
+        );
+        vcase(
+            g,
+            164,
+            "issuer and ctx.rootPublicKey are the small-order identity point; R = identity, S = 0",
+            &[ROOT_SIG, "PRIM-SIG-SMALL-ORDER", "PRIM-ID-PRINCIPAL-POINT"],
+            &["Ed25519Cofactored"],
+            t.ser(),
+            &ctx.clone().root(&p),
+            Expectation::acceptable(
+                "D10",
+                vec![
+                    Expected::invalid("invalid_signature", S3A),
+                    Expected::valid(scope(0).output()),
+                ],
+            ),
+        );
+        let p = principal_of(&noncanon_identity);
+        let c = chain(k, 0).with_authority(|a| a.issuer = p.clone());
+        let t = Tok::of(&c).set(
+            "/signatures/0/signature",
+            json!(sig_bytes(&identity(), &[0; 32])),
+        );
+        vcase(g, 165, "issuer and ctx.rootPublicKey are a non-canonical identity encoding; R = identity, S = 0",
+            &[ROOT_SIG, "PRIM-SIG-NONCANONICAL", "PRIM-ID-PRINCIPAL-POINT"], &[],
+            t.ser(), &ctx.clone().root(&p), bad_sig(S3A));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// malformed
+// ---------------------------------------------------------------------------------------------
+
+#[derive(Clone, Copy, PartialEq)]
+enum Ty {
+    Str,
+    Int,
+    Arr,
+    Obj,
+    Covers,
+}
+
+fn wrong_values(ty: Ty, original: &Value) -> Vec<(&'static str, Value)> {
+    match ty {
+        Ty::Str => vec![
+            ("a number", json!(42)),
+            ("null", Value::Null),
+            ("true", json!(true)),
+            ("an array holding the original string", json!([original])),
+            ("an object", json!({})),
+        ],
+        Ty::Int => vec![
+            (
+                "the original number as a string",
+                json!(original.to_string()),
+            ),
+            ("null", Value::Null),
+            ("false", json!(false)),
+            ("an array holding the original number", json!([original])),
+            ("an object", json!({})),
+        ],
+        Ty::Arr => vec![
+            ("an object", json!({})),
+            ("a string", json!("[]")),
+            ("null", Value::Null),
+            ("a number", json!(0)),
+            ("true", json!(true)),
+        ],
+        Ty::Obj => vec![
+            ("an array", json!([])),
+            ("a string", json!("{}")),
+            ("null", Value::Null),
+            ("a number", json!(1)),
+            ("the object wrapped in an array", json!([original])),
+        ],
+        Ty::Covers => vec![
+            ("null", Value::Null),
+            ("true", json!(true)),
+            ("an array", json!([0])),
+            ("an object", json!({"index": 0})),
+            ("a fraction 0.5", json!(0.5)),
+        ],
+    }
+}
+
+#[allow(clippy::too_many_lines)]
+fn build_malformed(g: &mut Group, k: &Keys) {
+    const REQ: &str = "DCT-FORMAT-REQUIRED-FIELDS";
+    const ATT: &str = "DCT-FORMAT-ATTENUATION-FIELDS";
+    const CAP: &str = "DCT-FORMAT-CAPABILITY";
+    const SIG: &str = "DCT-FORMAT-SIGNATURE-ENTRY";
+    const INT: &str = "DCT-FORMAT-INTEGERS";
+    const TS: &str = "DCT-FORMAT-TIMESTAMPS";
+    const PRIN: &str = "DCT-FORMAT-PRINCIPALS";
+    const IDS: &str = "DCT-FORMAT-IDS";
+    const CANON: &str = "DCT-FORMAT-CANONICAL";
+    const UNKNOWN: &str = "DCT-FORMAT-UNKNOWN-FIELD";
+    const SER: &str = "DCT-FORMAT-SERIALIZED";
+    let ctx = Ctx::new(k);
+    // The malformed cases are built on a one-attenuation token; attenuation 0 gets every
+    // optional member (expiry, depth) so each can be mistyped.
+    let c1 = chain(k, 1).with_attenuation(0, |a| {
+        a.expires_at = Some("2026-03-01T11:30:00Z".into());
+        a.max_chain_depth = Some(5);
+    });
+    let base = Tok::of(&c1);
+    let s1 = Scope {
+        max_chain_depth: 5,
+        ..scope(1)
+    };
+    let block_edit = |ptr: &str| !ptr.starts_with("/signatures");
+    // Mutate, then re-sign if the mutation touched a signed block.
+    let mutate = |f: &dyn Fn(Tok) -> Tok, ptr: &str| -> Value {
+        let t = f(base.clone());
+        if block_edit(ptr) {
+            t.resign().ser()
+        } else {
+            t.ser()
+        }
+    };
+
+    // (pointer, type, requirement)
+    let fields: Vec<(&str, Ty, &str)> = vec![
+        ("/format", Ty::Str, "DCT-FORMAT-INNER-FORMAT"),
+        ("/authority", Ty::Obj, REQ),
+        ("/attenuations", Ty::Arr, REQ),
+        ("/signatures", Ty::Arr, REQ),
+        ("/authority/issuer", Ty::Str, REQ),
+        ("/authority/delegatee", Ty::Str, REQ),
+        ("/authority/capabilities", Ty::Arr, REQ),
+        ("/authority/contractId", Ty::Str, REQ),
+        ("/authority/delegationId", Ty::Str, REQ),
+        ("/authority/parentDelegationId", Ty::Str, REQ),
+        ("/authority/chainDepth", Ty::Int, REQ),
+        ("/authority/maxChainDepth", Ty::Int, REQ),
+        ("/authority/maxBudgetMicrocents", Ty::Int, REQ),
+        ("/authority/expiresAt", Ty::Str, REQ),
+        ("/authority/issuedAt", Ty::Str, REQ),
+        ("/attenuations/0", Ty::Obj, ATT),
+        ("/attenuations/0/attenuator", Ty::Str, ATT),
+        ("/attenuations/0/delegatee", Ty::Str, ATT),
+        ("/attenuations/0/delegationId", Ty::Str, ATT),
+        ("/attenuations/0/contractId", Ty::Str, ATT),
+        ("/attenuations/0/allowedCapabilities", Ty::Arr, ATT),
+        ("/attenuations/0/maxBudgetMicrocents", Ty::Int, ATT),
+        ("/attenuations/0/expiresAt", Ty::Str, ATT),
+        ("/attenuations/0/maxChainDepth", Ty::Int, ATT),
+        ("/authority/capabilities/0", Ty::Obj, CAP),
+        ("/authority/capabilities/0/namespace", Ty::Str, CAP),
+        ("/authority/capabilities/0/action", Ty::Str, CAP),
+        ("/authority/capabilities/0/resource", Ty::Str, CAP),
+        ("/attenuations/0/allowedCapabilities/0", Ty::Obj, CAP),
+        (
+            "/attenuations/0/allowedCapabilities/0/resource",
+            Ty::Str,
+            CAP,
+        ),
+        ("/signatures/0", Ty::Obj, SIG),
+        ("/signatures/0/signer", Ty::Str, SIG),
+        ("/signatures/0/signature", Ty::Str, SIG),
+        ("/signatures/1/signer", Ty::Str, SIG),
+        ("/signatures/1/signature", Ty::Str, SIG),
+        ("/signatures/1/covers", Ty::Covers, SIG),
+    ];
+    // Missing members: 1..=99 (required members only; optional ones may be absent).
+    let mut n = 1u16;
+    for (ptr, _, req) in &fields {
+        let optional = [
+            "allowedCapabilities",
+            "maxBudgetMicrocents",
+            "expiresAt",
+            "maxChainDepth",
+        ]
+        .iter()
+        .any(|o| ptr.starts_with("/attenuations/0/") && ptr.ends_with(o));
+        if optional || ptr.ends_with("/0") || ptr.ends_with("/signatures/1/covers") {
+            continue;
+        }
+        let ptr_s = (*ptr).to_owned();
+        let token = mutate(&|t: Tok| t.remove(&ptr_s), ptr);
+        vcase(
+            g,
+            n,
+            &format!(
+                "required member {} missing (blocks re-signed)",
+                &ptr[1..].replace('/', ".")
+            ),
+            &[req, MALFORMED],
+            &[],
+            token,
+            &ctx,
+            malformed(),
+        );
+        n += 1;
+    }
+    // A few more missing members.
+    vcase(
+        g,
+        60,
+        "signatures[1].covers missing",
+        &[SIG, MALFORMED],
+        &[],
+        base.clone().remove("/signatures/1/covers").ser(),
+        &ctx,
+        malformed(),
+    );
+    vcase(
+        g,
+        61,
+        "attenuations[0].allowedCapabilities[0].namespace missing (re-signed)",
+        &[CAP, MALFORMED],
+        &[],
+        base.clone()
+            .remove("/attenuations/0/allowedCapabilities/0/namespace")
+            .resign()
+            .ser(),
+        &ctx,
+        malformed(),
+    );
+    vcase(
+        g,
+        62,
+        "attenuations[0].allowedCapabilities[0].action missing (re-signed)",
+        &[CAP, MALFORMED],
+        &[],
+        base.clone()
+            .remove("/attenuations/0/allowedCapabilities/0/action")
+            .resign()
+            .ser(),
+        &ctx,
+        malformed(),
+    );
+    vcase(
+        g,
+        63,
+        "attenuations[0].allowedCapabilities[0].resource missing (re-signed)",
+        &[CAP, MALFORMED],
+        &[],
+        base.clone()
+            .remove("/attenuations/0/allowedCapabilities/0/resource")
+            .resign()
+            .ser(),
+        &ctx,
+        malformed(),
+    );
+
+    // Wrong JSON types: two per member, rotating through the alternatives, 100..=199.
+    let mut n = 100u16;
+    for (i, (ptr, ty, req)) in fields.iter().enumerate() {
+        let original = base.v.pointer(ptr).cloned().unwrap_or(Value::Null);
+        let alternatives = wrong_values(*ty, &original);
+        for pick in [i % 5, (i + 2) % 5] {
+            let (what, value) = alternatives[pick].clone();
+            let ptr_s = (*ptr).to_owned();
+            let token = mutate(&|t: Tok| t.set(&ptr_s, value.clone()), ptr);
+            let mut reqs = vec![*req, MALFORMED];
+            if *ty == Ty::Int {
+                reqs.push(INT);
+            }
+            vcase(
+                g,
+                n,
+                &format!(
+                    "{} is {what} (wrong JSON type; blocks re-signed)",
+                    &ptr[1..].replace('/', ".")
+                ),
+                &reqs,
+                &[],
+                token,
+                &ctx,
+                malformed(),
+            );
+            n += 1;
+        }
+    }
+    // null for optional attenuation members (D23: absent, never null).
+    for (j, key) in [
+        "allowedCapabilities",
+        "maxBudgetMicrocents",
+        "expiresAt",
+        "maxChainDepth",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let t = base
+            .clone()
+            .set(&format!("/attenuations/0/{key}"), Value::Null)
+            .resign();
+        vcase(
+            g,
+            200 + j as u16,
+            &format!("attenuations[0].{key} is null (unset restrictions must be absent, D23)"),
+            &[ATT, MALFORMED],
+            &[],
+            t.ser(),
+            &ctx,
+            malformed(),
+        );
+    }
+    vcase(
+        g,
+        204,
+        "authority capability with an empty namespace",
+        &[CAP, MALFORMED],
+        &[],
+        base.clone()
+            .set("/authority/capabilities/0/namespace", json!(""))
+            .resign()
+            .ser(),
+        &ctx,
+        malformed(),
+    );
+    vcase(
+        g,
+        205,
+        "attenuation capability with an empty action",
+        &[CAP, MALFORMED],
+        &[],
+        base.clone()
+            .set("/attenuations/0/allowedCapabilities/0/action", json!(""))
+            .resign()
+            .ser(),
+        &ctx,
+        malformed(),
+    );
+    vcase(
+        g,
+        206,
+        "signatures[1] is a string, not an object",
+        &[SIG, MALFORMED],
+        &[],
+        base.clone()
+            .set("/signatures/1", json!(sig_of(&base, 1)))
+            .ser(),
+        &ctx,
+        malformed(),
+    );
+
+    // Unknown members (D9: UnknownField acceptable).
+    let unk = |ptr: &str| base.clone().insert(ptr, "note", json!("x")).resign().ser();
+    let uf: &[&str] = &["UnknownField"];
+    vcase(
+        g,
+        300,
+        "unknown member at the top level of the decoded token (not covered by any signature)",
+        &[UNKNOWN, MALFORMED],
+        uf,
+        unk(""),
+        &ctx,
+        lenient(&s1),
+    );
+    vcase(
+        g,
+        301,
+        "unknown member in the authority (re-signed)",
+        &[UNKNOWN, MALFORMED],
+        uf,
+        unk("/authority"),
+        &ctx,
+        lenient(&s1),
+    );
+    vcase(
+        g,
+        302,
+        "unknown member in an attenuation (re-signed)",
+        &[UNKNOWN, MALFORMED],
+        uf,
+        unk("/attenuations/0"),
+        &ctx,
+        lenient(&s1),
+    );
+    vcase(
+        g,
+        303,
+        "unknown member in an authority capability (re-signed)",
+        &[UNKNOWN, MALFORMED],
+        uf,
+        unk("/authority/capabilities/1"),
+        &ctx,
+        lenient(&s1),
+    );
+    vcase(
+        g,
+        304,
+        "unknown member in a signature entry",
+        &[UNKNOWN, MALFORMED],
+        uf,
+        unk("/signatures/0"),
+        &ctx,
+        lenient(&s1),
+    );
+    vcase(g, 305, "unknown restriction `allowedResources` in an attenuation (a verifier ignoring it widens the scope)",
+        &[UNKNOWN, MALFORMED], uf, base.clone().insert("/attenuations/0", "allowedResources", json!(["/project/a"])).resign().ser(),
+        &ctx, lenient(&s1));
+    vcase(
+        g,
+        306,
+        "`__proto__` member in the authority (a plain unknown key, re-signed)",
+        &[UNKNOWN, MALFORMED],
+        uf,
+        base.clone()
+            .insert("/authority", "__proto__", json!({"admin": true}))
+            .resign()
+            .ser(),
+        &ctx,
+        lenient(&s1),
+    );
+
+    // Numbers.
+    let num = |ptr: &str, v: Value| base.clone().set(ptr, v).resign().ser();
+    vcase(
+        g,
+        320,
+        "authority.chainDepth = -1",
+        &[INT, "PRIM-INT-RANGE", MALFORMED],
+        &[],
+        num("/authority/chainDepth", json!(-1)),
+        &ctx,
+        malformed(),
+    );
+    vcase(
+        g,
+        321,
+        "authority.maxBudgetMicrocents = 1.5",
+        &[INT, "PRIM-INT-RANGE", MALFORMED],
+        &[],
+        num("/authority/maxBudgetMicrocents", json!(1.5)),
+        &ctx,
+        malformed(),
+    );
+    vcase(
+        g,
+        322,
+        "authority.maxBudgetMicrocents = 2^53 (one above the largest protocol integer)",
+        &[INT, "PRIM-INT-RANGE", MALFORMED],
+        &[],
+        num(
+            "/authority/maxBudgetMicrocents",
+            json!(9_007_199_254_740_992_u64),
+        ),
+        &ctx,
+        malformed(),
+    );
+    vcase(
+        g,
+        323,
+        "authority.maxBudgetMicrocents = 2^64 − 1",
+        &[INT, "PRIM-INT-RANGE", MALFORMED],
+        &[],
+        num("/authority/maxBudgetMicrocents", json!(u64::MAX)),
+        &ctx,
+        malformed(),
+    );
+    vcase(
+        g,
+        324,
+        "attenuations[0].maxChainDepth = -1",
+        &[INT, "PRIM-INT-RANGE", MALFORMED],
+        &[],
+        num("/attenuations/0/maxChainDepth", json!(-1)),
+        &ctx,
+        malformed(),
+    );
+    vcase(
+        g,
+        325,
+        "attenuations[0].maxBudgetMicrocents = 2^53 + 2",
+        &[INT, "PRIM-INT-RANGE", MALFORMED],
+        &[],
+        num(
+            "/attenuations/0/maxBudgetMicrocents",
+            json!(9_007_199_254_740_994_u64),
+        ),
+        &ctx,
+        malformed(),
+    );
+    vcase(
+        g,
+        326,
+        "authority.maxChainDepth = 8.5",
+        &[INT, "PRIM-INT-RANGE", MALFORMED],
+        &[],
+        num("/authority/maxChainDepth", json!(8.5)),
+        &ctx,
+        malformed(),
+    );
+    {
+        let c = chain(k, 0).with_authority(|a| a.max_budget_microcents = 9_007_199_254_740_991);
+        vcase(
+            g,
+            327,
+            "authority.maxBudgetMicrocents = 2^53 − 1 (the largest protocol integer) is valid",
+            &[INT, "PRIM-INT-RANGE"],
+            &[],
+            Tok::of(&c).ser(),
+            &ctx,
+            Expectation::valid(
+                Scope {
+                    remaining: 9_007_199_254_740_991,
+                    ..scope(0)
+                }
+                .output(),
+            ),
+        );
+    }
+    // Non-canonical number spellings of valid values (D9: NonCanonicalToken acceptable).
+    let text1 = base.text();
+    let nc: &[&str] = &["NonCanonicalToken"];
+    let spell = |from: &str, to: &str| encode_bytes(replace1(&text1, from, to).as_bytes());
+    vcase(
+        g,
+        330,
+        "authority.maxBudgetMicrocents written 1e6 (exponent form of a valid integer)",
+        &[CANON, INT, MALFORMED],
+        nc,
+        spell(
+            "\"maxBudgetMicrocents\":1000000",
+            "\"maxBudgetMicrocents\":1e6",
+        ),
+        &ctx,
+        lenient(&s1),
+    );
+    vcase(
+        g,
+        331,
+        "attenuations[0].maxBudgetMicrocents written 500000.0",
+        &[CANON, INT, MALFORMED],
+        nc,
+        spell(
+            "\"maxBudgetMicrocents\":500000",
+            "\"maxBudgetMicrocents\":500000.0",
+        ),
+        &ctx,
+        lenient(&s1),
+    );
+    vcase(
+        g,
+        332,
+        "authority.chainDepth written -0",
+        &[CANON, INT, MALFORMED],
+        nc,
+        spell("\"chainDepth\":0", "\"chainDepth\":-0"),
+        &ctx,
+        lenient(&s1),
+    );
+    vcase(
+        g,
+        333,
+        "authority.maxChainDepth written 8E0",
+        &[CANON, INT, MALFORMED],
+        nc,
+        spell("\"maxChainDepth\":8", "\"maxChainDepth\":8E0"),
+        &ctx,
+        lenient(&s1),
+    );
+    vcase(
+        g,
+        334,
+        "attenuations[0].maxChainDepth written 05 (leading zero: not JSON at all)",
+        &[INT, MALFORMED],
+        &[],
+        spell("\"maxChainDepth\":5", "\"maxChainDepth\":05"),
+        &ctx,
+        malformed(),
+    );
+    vcase(
+        g,
+        335,
+        "authority.maxBudgetMicrocents written 1e400 (outside IEEE double, D33)",
+        &["PRIM-JSON-NUMBER-RANGE", INT, MALFORMED],
+        &[],
+        spell(
+            "\"maxBudgetMicrocents\":1000000",
+            "\"maxBudgetMicrocents\":1e400",
+        ),
+        &ctx,
+        malformed(),
+    );
+
+    // Ids (D9: IdFormat acceptable).
+    let idf: &[&str] = &["IdFormat"];
+    let id_case = |g: &mut Group, n: u16, ptr: &str, v: &str, s: &Scope| {
+        let t = base.clone().set(ptr, json!(v)).resign();
+        vcase(
+            g,
+            n,
+            &format!(
+                "{} = {v:?} (not prefix + 12 lowercase hex)",
+                &ptr[1..].replace('/', ".")
+            ),
+            &[IDS, MALFORMED],
+            idf,
+            t.ser(),
+            &ctx,
+            lenient(s),
+        );
+    };
+    id_case(g, 340, "/authority/contractId", "ct_00000000C0DE", &s1);
+    id_case(g, 341, "/authority/contractId", "ct_00000000c0d", &s1);
+    id_case(g, 342, "/authority/contractId", "ct_00000000c0de0", &s1);
+    id_case(g, 343, "/authority/contractId", "contract-1", &s1);
+    id_case(g, 344, "/authority/delegationId", "del_00000000000g", &s1);
+    id_case(g, 345, "/authority/parentDelegationId", "del_0", &s1);
+    id_case(g, 346, "/authority/parentDelegationId", "", &s1);
+    id_case(
+        g,
+        347,
+        "/attenuations/0/delegationId",
+        "DEL_000000000100",
+        &Scope {
+            delegation_id: "DEL_000000000100".into(),
+            ..s1.clone()
+        },
+    );
+    id_case(
+        g,
+        348,
+        "/attenuations/0/contractId",
+        "ct_000000000100 ",
+        &Scope {
+            contract_id: "ct_000000000100 ".into(),
+            ..s1.clone()
+        },
+    );
+    id_case(
+        g,
+        349,
+        "/attenuations/0/delegationId",
+        "ct_000000000100",
+        &Scope {
+            delegation_id: "ct_000000000100".into(),
+            ..s1.clone()
+        },
+    );
+
+    // Principal ids (invalid: one encoding per key).
+    let variants = |p: &str| -> Vec<(&'static str, String)> {
+        let mut out = vec![
+            ("42 characters (last one dropped)", p[..42].to_owned()),
+            ("44 characters (an extra `A`)", format!("{p}A")),
+            ("with `=` padding", format!("{p}=")),
+        ];
+        let std = p.replace('-', "+").replace('_', "/");
+        if std != p {
+            out.push(("in the standard base64 alphabet", std));
+        }
+        // The last character carries 4 data bits and 2 zero bits: set a trailing bit.
+        let last = p.as_bytes()[42];
+        const ALPHA: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+        let idx = ALPHA.iter().position(|&c| c == last).unwrap_or(0);
+        out.push((
+            "with non-zero trailing bits",
+            format!("{}{}", &p[..42], ALPHA[idx | 1] as char),
+        ));
+        out.push(("with a trailing newline", format!("{p}\n")));
+        out
+    };
+    let mut n = 360u16;
+    // The issuer (and the verifier's configured root key, so only the encoding differs).
+    for (what, bad) in variants(&k.root.principal) {
+        let t = base.clone().set("/authority/issuer", json!(bad)).resign();
+        vcase(
+            g,
+            n,
+            &format!("authority.issuer {what} (ctx.rootPublicKey spelled the same way)"),
+            &[PRIN, "PRIM-B64-EXACT-LENGTH", MALFORMED],
+            &[],
+            t.ser(),
+            &ctx.clone().root(&bad),
+            malformed(),
+        );
+        n += 1;
+    }
+    let mut n = 370u16;
+    // The last delegatee (bob): compared with nothing, so only its encoding is wrong.
+    for (what, bad) in variants(&k.bob.principal) {
+        let t = base
+            .clone()
+            .set("/attenuations/0/delegatee", json!(bad))
+            .resign();
+        vcase(
+            g,
+            n,
+            &format!("attenuations[0].delegatee {what}"),
+            &[PRIN, "PRIM-B64-EXACT-LENGTH", MALFORMED],
+            &[],
+            t.ser(),
+            &ctx,
+            malformed(),
+        );
+        n += 1;
+    }
+    let mut n = 380u16;
+    // alice, spelled the bad way everywhere she appears (authority.delegatee, attenuator, signer).
+    for (what, bad) in variants(&k.alice.principal) {
+        let t = base
+            .clone()
+            .set("/authority/delegatee", json!(bad))
+            .set("/attenuations/0/attenuator", json!(bad))
+            .set("/signatures/1/signer", json!(bad))
+            .resign();
+        vcase(
+            g,
+            n,
+            &format!(
+                "alice's principal id {what} in authority.delegatee, the attenuator and the signer"
+            ),
+            &[PRIN, "PRIM-B64-EXACT-LENGTH", MALFORMED],
+            &[],
+            t.ser(),
+            &ctx,
+            malformed(),
+        );
+        n += 1;
+    }
+    let mut n = 390u16;
+    for (what, bad) in variants(&k.root.principal).into_iter().take(3) {
+        let t = base.clone().set("/signatures/0/signer", json!(bad));
+        vcase(
+            g,
+            n,
+            &format!("signatures[0].signer {what}"),
+            &[PRIN, SIG, MALFORMED],
+            &[],
+            t.ser(),
+            &ctx,
+            malformed(),
+        );
+        n += 1;
+    }
+    vcase(
+        g,
+        395,
+        "authority.issuer is the literal name \"root\"",
+        &[PRIN, MALFORMED],
+        &[],
+        base.clone()
+            .set("/authority/issuer", json!("root"))
+            .resign()
+            .ser(),
+        &ctx.clone().root("root"),
+        malformed(),
+    );
+
+    // Signature encodings.
+    let sig0 = sig_of(&base, 0);
+    let sig1 = sig_of(&base, 1);
+    let mut sig_variants: Vec<(String, String, usize)> = vec![
+        ("85 characters".into(), sig0[..85].to_owned(), 0),
+        ("87 characters".into(), format!("{sig0}A"), 0),
+        ("padded with `==`".into(), format!("{sig0}=="), 0),
+        ("as 128 hex digits".into(), hex::encode(decode64(&sig0)), 0),
+        (
+            "with a space in the middle".into(),
+            format!("{} {}", &sig0[..40], &sig0[40..]),
+            0,
+        ),
+    ];
+    for (j, s) in [(0usize, &sig0), (1, &sig1)] {
+        let std = s.replace('-', "+").replace('_', "/");
+        if &std != s {
+            sig_variants.push((
+                format!("of signatures[{j}] in the standard base64 alphabet"),
+                std,
+                j,
+            ));
+            break;
+        }
+    }
+    {
+        // 64 bytes = 86 characters whose last one carries 2 data bits and 4 zero bits.
+        const ALPHA: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+        let last = sig1.as_bytes()[85];
+        let idx = ALPHA.iter().position(|&c| c == last).unwrap_or(0);
+        sig_variants.push((
+            "of signatures[1] with non-zero trailing bits".into(),
+            format!("{}{}", &sig1[..85], ALPHA[idx | 1] as char),
+            1,
+        ));
+    }
+    for (i, (what, bad, j)) in sig_variants.into_iter().enumerate() {
+        let t = base
+            .clone()
+            .set(&format!("/signatures/{j}/signature"), json!(bad));
+        vcase(
+            g,
+            400 + i as u16,
+            &format!("signature {what}"),
+            &[SIG, "PRIM-B64-EXACT-LENGTH", MALFORMED],
+            &[],
+            t.ser(),
+            &ctx,
+            malformed(),
+        );
+    }
+
+    // Timestamps outside the D5 profile (each a spelling of a reasonable instant).
+    let bad_ts: &[(&str, &str, &str)] = &[
+        (
+            "/authority/expiresAt",
+            "2026-03-01t12:00:00z",
+            "lowercase t and z",
+        ),
+        ("/authority/expiresAt", "2026-03-01T12:00:00", "no offset"),
+        (
+            "/authority/expiresAt",
+            "2026-03-01T11:59:60Z",
+            "leap second :60",
+        ),
+        (
+            "/authority/expiresAt",
+            "2026-02-30T12:00:00Z",
+            "February 30",
+        ),
+        ("/authority/expiresAt", "2026-03-01T24:00:00Z", "hour 24"),
+        (
+            "/authority/expiresAt",
+            "2026-03-01T12:00:00.0000000000Z",
+            "10 fraction digits",
+        ),
+        (
+            "/authority/expiresAt",
+            "2026-03-01 12:00:00Z",
+            "a space separator",
+        ),
+        (
+            "/authority/expiresAt",
+            "2026-03-01T12:00:00+0000",
+            "offset without a colon",
+        ),
+        ("/authority/expiresAt", "2026-03-01", "a date without time"),
+        (
+            "/authority/expiresAt",
+            "1772366400",
+            "Unix seconds as a string",
+        ),
+        (
+            "/authority/issuedAt",
+            "2026-03-01T00:00:00",
+            "no offset (issuedAt)",
+        ),
+        (
+            "/authority/issuedAt",
+            "2026-02-29T00:00:00Z",
+            "February 29 of a non-leap year (issuedAt)",
+        ),
+        (
+            "/attenuations/0/expiresAt",
+            "2026-03-01T11:30:00z",
+            "lowercase z (attenuation expiry)",
+        ),
+        (
+            "/attenuations/0/expiresAt",
+            "2026-03-01T11:30Z",
+            "no seconds (attenuation expiry)",
+        ),
+        (
+            "/attenuations/0/expiresAt",
+            "+002026-03-01T11:30:00Z",
+            "expanded year (attenuation expiry)",
+        ),
+    ];
+    for (i, (ptr, v, what)) in bad_ts.iter().enumerate() {
+        let t = base.clone().set(ptr, json!(v)).resign();
+        vcase(
+            g,
+            420 + i as u16,
+            &format!("{} {v:?}: {what}", &ptr[1..].replace('/', ".")),
+            &[TS, "PRIM-TIME-PROFILE", MALFORMED],
+            &[],
+            t.ser(),
+            &ctx,
+            malformed(),
+        );
+    }
+
+    // The token string.
+    let token_str = |v: &Value| v["token"].as_str().unwrap_or_default().to_owned();
+    let wrap = |s: String| json!({"token": s, "format": FORMAT});
+    // A base whose text length is not a multiple of 4, so padding and trailing bits exist.
+    let (padded_base, pad_n) = [0usize, 1, 2, 3]
+        .iter()
+        .map(|&m| Tok::base(k, m))
+        .map(|t| token_str(&t.ser()))
+        .enumerate()
+        .find(|(_, s)| s.len() % 4 != 0)
+        .map(|(m, s)| (s, m))
+        .unwrap_or_default();
+    let ts1 = token_str(&base.ser());
+    let pad = "=".repeat((4 - padded_base.len() % 4) % 4);
+    let mut cases: Vec<(String, String)> = vec![
+        ("with `=` padding".into(), format!("{padded_base}{pad}")),
+        (
+            "with a space inside".into(),
+            format!("{} {}", &ts1[..64], &ts1[64..]),
+        ),
+        (
+            "wrapped with newlines every 76 characters (MIME style)".into(),
+            ts1.as_bytes()
+                .chunks(76)
+                .map(|c| String::from_utf8_lossy(c).into_owned())
+                .collect::<Vec<_>>()
+                .join("\n"),
+        ),
+        ("with a trailing newline".into(), format!("{ts1}\n")),
+        ("empty".into(), String::new()),
+        ("not base64 at all".into(), "%%%not-a-token%%%".into()),
+        (
+            "with a `.` appended (decoders that skip junk accept)".into(),
+            format!("{ts1}."),
+        ),
+        (
+            "the decoded JSON text itself instead of its base64url".into(),
+            base.text(),
+        ),
+        (
+            "with one extra character (length ≡ 1 mod 4 or a dangling symbol)".into(),
+            format!("{padded_base}A"),
+        ),
+    ];
+    let std = ts1.replace('-', "+").replace('_', "/");
+    if std != ts1 {
+        cases.push(("in the standard base64 alphabet".into(), std));
+    }
+    {
+        const ALPHA: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+        let last = *padded_base.as_bytes().last().unwrap_or(&b'A');
+        let idx = ALPHA.iter().position(|&c| c == last).unwrap_or(0);
+        let body = &padded_base[..padded_base.len().saturating_sub(1)];
+        cases.push((
+            "with non-zero trailing bits".into(),
+            format!("{body}{}", ALPHA[idx | 1] as char),
+        ));
+    }
+    let _ = pad_n;
+    for (i, (what, s)) in cases.into_iter().enumerate() {
+        vcase(
+            g,
+            440 + i as u16,
+            &format!("token string {what}"),
+            &[CANON, "PRIM-B64-STRICT-DECODE", MALFORMED],
+            &[],
+            wrap(s),
+            &ctx,
+            malformed(),
+        );
+    }
+    {
+        // A correctly signed token whose text exceeds 1 MiB (a huge resource pattern).
+        let big = "a".repeat(800_000);
+        let c = chain(k, 0).caps(vec![
+            cap("docs", "read", "/project/**"),
+            cap("docs", "read", &format!("/big/{big}")),
+        ]);
+        let t = Tok::of(&c).ser();
+        assert!(token_str(&t).len() > 1 << 20);
+        vcase(
+            g,
+            460,
+            "a correctly signed token whose token string is longer than 1 MiB",
+            &["DCT-FORMAT-SIZE", MALFORMED],
+            &[],
+            t,
+            &ctx,
+            malformed(),
+        );
+    }
+
+    // Decoded payload faults.
+    let bytes = |b: Vec<u8>| encode_bytes(&b);
+    let lenient1 = lenient(&s1);
+    vcase(
+        g,
+        470,
+        "decoded JSON with a space after every `:` (not canonical)",
+        &[CANON, MALFORMED],
+        nc,
+        encode_bytes(text1.replace("\":", "\": ").as_bytes()),
+        &ctx,
+        lenient1.clone(),
+    );
+    vcase(
+        g,
+        471,
+        "decoded JSON pretty-printed",
+        &[CANON, MALFORMED],
+        nc,
+        encode_bytes(
+            serde_json::to_string_pretty(&base.v)
+                .unwrap_or_default()
+                .as_bytes(),
+        ),
+        &ctx,
+        lenient1.clone(),
+    );
+    {
+        let v = &base.v;
+        let reordered = format!(
+            "{{\"signatures\":{},\"format\":{},\"authority\":{},\"attenuations\":{}}}",
+            canon(&v["signatures"]),
+            canon(&v["format"]),
+            canon(&v["authority"]),
+            canon(&v["attenuations"])
+        );
+        vcase(
+            g,
+            472,
+            "decoded JSON with top-level keys out of order",
+            &[CANON, MALFORMED],
+            nc,
+            encode_bytes(reordered.as_bytes()),
+            &ctx,
+            lenient1.clone(),
+        );
+    }
+    vcase(
+        g,
+        473,
+        "decoded JSON with `/` escaped as `\\/` in a resource",
+        &[CANON, MALFORMED],
+        nc,
+        spell(
+            "\"resource\":\"/project/drafts/*\"",
+            "\"resource\":\"\\/project\\/drafts\\/*\"",
+        ),
+        &ctx,
+        lenient1.clone(),
+    );
+    vcase(
+        g,
+        474,
+        "decoded JSON with a letter written as a \\u escape (JCS writes it raw)",
+        &[CANON, MALFORMED],
+        nc,
+        spell("\"namespace\":\"web\"", "\"namespace\":\"\\u0077eb\""),
+        &ctx,
+        lenient1.clone(),
+    );
+    vcase(
+        g,
+        475,
+        "decoded JSON followed by a newline",
+        &[CANON, MALFORMED],
+        nc,
+        encode_bytes(format!("{text1}\n").as_bytes()),
+        &ctx,
+        lenient1.clone(),
+    );
+    vcase(
+        g,
+        476,
+        "duplicate key with the same value (`format` twice)",
+        &[
+            "PRIM-JSON-DUPLICATE-KEY",
+            CANON,
+            MALFORMED,
+            "DCT-FORMAT-INNER-FORMAT",
+        ],
+        &[],
+        spell(
+            "\"format\":\"delegateos-sjt-v1\"",
+            "\"format\":\"delegateos-sjt-v1\",\"format\":\"delegateos-sjt-v1\"",
+        ),
+        &ctx,
+        malformed(),
+    );
+    {
+        // Duplicate `delegatee` in the authority: the first is mallory, the last (what
+        // last-wins parsers keep) is alice; root signed the last-wins reading.
+        let from = format!("\"delegatee\":\"{}\"", k.alice.principal);
+        let to = format!("\"delegatee\":\"{}\",{from}", k.mallory.principal);
+        vcase(
+            g,
+            477,
+            "duplicate key with different values (authority.delegatee: mallory, then alice)",
+            &["PRIM-JSON-DUPLICATE-KEY", CANON, REQ, MALFORMED],
+            &[],
+            spell(&from, &to),
+            &ctx,
+            malformed(),
+        );
+    }
+    vcase(
+        g,
+        478,
+        "UTF-8 byte order mark before the JSON",
+        &["PRIM-JSON-BOM", CANON, MALFORMED],
+        &[],
+        bytes([&[0xef, 0xbb, 0xbf][..], text1.as_bytes()].concat()),
+        &ctx,
+        malformed(),
+    );
+    {
+        let t = replace1(
+            &text1,
+            "\"/project/drafts/*\"",
+            "\"/project/drafts/\u{1}*\"",
+        );
+        let b: Vec<u8> = t.bytes().map(|c| if c == 1 { 0xff } else { c }).collect();
+        vcase(
+            g,
+            479,
+            "invalid UTF-8 (byte 0xFF) inside a resource string",
+            &["PRIM-JSON-UTF8", CANON, MALFORMED],
+            &[],
+            bytes(b),
+            &ctx,
+            malformed(),
+        );
+        let t = replace1(&text1, "\"/project/drafts/*\"", "\"\u{1}project/drafts/*\"");
+        let b: Vec<u8> = t
+            .bytes()
+            .flat_map(|c| if c == 1 { vec![0xc0, 0xaf] } else { vec![c] })
+            .collect();
+        vcase(
+            g,
+            480,
+            "overlong UTF-8 encoding of `/` (C0 AF) in a resource",
+            &["PRIM-JSON-UTF8", CANON, MALFORMED],
+            &[],
+            bytes(b),
+            &ctx,
+            malformed(),
+        );
+    }
+    vcase(
+        g,
+        481,
+        "lone surrogate escape \\ud800 in a resource",
+        &["PRIM-JSON-LONE-SURROGATE", CANON, MALFORMED],
+        &[],
+        spell(
+            "\"resource\":\"/project/drafts/*\"",
+            "\"resource\":\"/project/drafts/\\ud800\"",
+        ),
+        &ctx,
+        malformed(),
+    );
+    vcase(
+        g,
+        482,
+        "raw control character (U+0001) inside a string",
+        &[CANON, MALFORMED],
+        &[],
+        spell(
+            "\"resource\":\"/project/drafts/*\"",
+            "\"resource\":\"/project/drafts/\u{1}\"",
+        ),
+        &ctx,
+        malformed(),
+    );
+    {
+        let deep = |depth: usize| {
+            let inner = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+            let t = replace1(
+                &text1,
+                "{\"attenuations\":",
+                &format!("{{\"a\":{inner},\"attenuations\":"),
+            );
+            encode_bytes(t.as_bytes())
+        };
+        vcase(
+            g,
+            483,
+            "unknown member nested 32 arrays deep (total depth 33 > 32, D33)",
+            &["PRIM-JSON-DEPTH", MALFORMED, "DCT-FORMAT-UNKNOWN-FIELD"],
+            &[],
+            deep(32),
+            &ctx,
+            malformed(),
+        );
+        vcase(g, 484, "unknown member nested 31 arrays deep (total depth 32: only the unknown field is wrong)",
+            &[UNKNOWN, MALFORMED], uf, deep(31), &ctx, lenient1.clone());
+        vcase(
+            g,
+            485,
+            "unknown member nested 1000 arrays deep",
+            &["PRIM-JSON-DEPTH", MALFORMED, "DCT-FORMAT-UNKNOWN-FIELD"],
+            &[],
+            deep(1000),
+            &ctx,
+            malformed(),
+        );
+    }
+    vcase(
+        g,
+        486,
+        "trailing garbage after the JSON object",
+        &["PRIM-JSON-TRAILING", CANON, MALFORMED],
+        &[],
+        encode_bytes(format!("{text1}x").as_bytes()),
+        &ctx,
+        malformed(),
+    );
+    vcase(
+        g,
+        487,
+        "two JSON objects back to back (the token twice)",
+        &["PRIM-JSON-TRAILING", CANON, MALFORMED],
+        &[],
+        encode_bytes(format!("{text1}{text1}").as_bytes()),
+        &ctx,
+        malformed(),
+    );
+    vcase(
+        g,
+        488,
+        "decoded JSON is an array holding the token",
+        &[CANON, MALFORMED],
+        &[],
+        encode_bytes(format!("[{text1}]").as_bytes()),
+        &ctx,
+        malformed(),
+    );
+    vcase(
+        g,
+        489,
+        "decoded JSON is a string holding the token text",
+        &[CANON, MALFORMED],
+        &[],
+        encode_value(&json!(text1)),
+        &ctx,
+        malformed(),
+    );
+    vcase(
+        g,
+        490,
+        "decoded JSON is null",
+        &[CANON, MALFORMED],
+        &[],
+        encode_bytes(b"null"),
+        &ctx,
+        malformed(),
+    );
+    vcase(
+        g,
+        491,
+        "decoded JSON truncated by one byte",
+        &[CANON, MALFORMED],
+        &[],
+        encode_bytes(&text1.as_bytes()[..text1.len() - 1]),
+        &ctx,
+        malformed(),
+    );
+
+    // The SerializedDCT wrapper and the inner format.
+    let ser1 = base.ser();
+    let ts = token_str(&ser1);
+    let wcase = |g: &mut Group, n: u16, what: &str, v: Value, reqs: &[&str]| {
+        vcase(g, n, what, reqs, &[], v, &ctx, malformed());
+    };
+    wcase(
+        g,
+        500,
+        "SerializedDCT.format = \"delegateos-sjt-v2\"",
+        json!({"token": ts, "format": "delegateos-sjt-v2"}),
+        &[SER, MALFORMED],
+    );
+    wcase(
+        g,
+        501,
+        "SerializedDCT.format in uppercase",
+        json!({"token": ts, "format": "DELEGATEOS-SJT-V1"}),
+        &[SER, MALFORMED],
+    );
+    wcase(
+        g,
+        502,
+        "SerializedDCT without format",
+        json!({"token": ts}),
+        &[SER, MALFORMED],
+    );
+    wcase(
+        g,
+        503,
+        "SerializedDCT without token",
+        json!({"format": FORMAT}),
+        &[SER, MALFORMED],
+    );
+    wcase(
+        g,
+        504,
+        "SerializedDCT with an extra member",
+        json!({"token": ts, "format": FORMAT, "alg": "none"}),
+        &[SER, MALFORMED],
+    );
+    wcase(
+        g,
+        505,
+        "SerializedDCT.token is the decoded token object instead of a string",
+        json!({"token": base.v, "format": FORMAT}),
+        &[SER, MALFORMED],
+    );
+    wcase(
+        g,
+        506,
+        "SerializedDCT.token is a number",
+        json!({"token": 1, "format": FORMAT}),
+        &[SER, MALFORMED],
+    );
+    wcase(
+        g,
+        507,
+        "SerializedDCT is the bare token string",
+        json!(ts),
+        &[SER, MALFORMED],
+    );
+    wcase(
+        g,
+        508,
+        "SerializedDCT is null",
+        Value::Null,
+        &[SER, MALFORMED],
+    );
+    wcase(
+        g,
+        509,
+        "SerializedDCT.format is null",
+        json!({"token": ts, "format": null}),
+        &[SER, MALFORMED],
+    );
+    wcase(
+        g,
+        510,
+        "SerializedDCT is an array [token, format]",
+        json!([ts, FORMAT]),
+        &[SER, MALFORMED],
+    );
+    wcase(
+        g,
+        511,
+        "decoded token format = \"delegateos-sjt-v2\" (outer format v1)",
+        base.clone()
+            .set("/format", json!("delegateos-sjt-v2"))
+            .ser(),
+        &["DCT-FORMAT-INNER-FORMAT", MALFORMED],
+    );
+    {
+        let inner_v2 = base
+            .clone()
+            .set("/format", json!("delegateos-sjt-v2"))
+            .ser();
+        wcase(
+            g,
+            512,
+            "outer and inner format both \"delegateos-sjt-v2\" (consistent but unknown)",
+            json!({"token": inner_v2["token"], "format": "delegateos-sjt-v2"}),
+            &[SER, "DCT-FORMAT-INNER-FORMAT", MALFORMED],
+        );
+    }
+    wcase(
+        g,
+        513,
+        "outer format \"delegateos-sjt-v2\", inner format v1 (mismatch)",
+        json!({"token": ts, "format": "delegateos-sjt-v2"}),
+        &[SER, MALFORMED],
+    );
+    wcase(
+        g,
+        514,
+        "decoded token format is the empty string",
+        base.clone().set("/format", json!("")).ser(),
+        &["DCT-FORMAT-INNER-FORMAT", MALFORMED],
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// revoked
+// ---------------------------------------------------------------------------------------------
+
+/// A revocation entry built here (not by the reference): Ed25519 over BLAKE2b-256 of
+/// `canonicalize({revocationId, revokedBy, revokedAt, scope})` (§4.1).
+fn entry(kp: &Keypair, rid: &str, scope: &str) -> Value {
+    let by = kp.principal_id();
+    let payload = canon(
+        &json!({"revocationId": rid, "revokedBy": by, "revokedAt": REVOKED_AT, "scope": scope}),
+    );
+    json!({"revocationId": rid, "revokedBy": by, "revokedAt": REVOKED_AT, "scope": scope,
+        "signature": sign_text(kp, &payload)})
+}
+
+fn rid_of(block: &Value) -> String {
+    b64u_encode(&blake2b256(canon(block).as_bytes()))
+}
+
+#[allow(clippy::too_many_lines)]
+fn build_revoked(g: &mut Group, k: &Keys) {
+    const EVERY: &str = "DCT-VERIFY-2-EVERY-BLOCK";
+    const SCOPES: &str = "DCT-VERIFY-2-SCOPES";
+    const REVOKER: &str = "DCT-VERIFY-2-REVOKER";
+    const BAD: &str = "DCT-VERIFY-2-BAD-ENTRY";
+    const PAYLOAD: &str = "REV-ENTRY-PAYLOAD";
+    const SIGREQ: &str = "REV-ENTRY-SIGNATURE";
+    const SHAPE: &str = "REV-ENTRY-SHAPE";
+    const ORDER: &str = "DCT-VERIFY-ORDER";
+    const RS: &[&str] = &["RevocationScope"];
+    const WR: &[&str] = &["RevocationWrongRevoker"];
+    let revoked = || Expectation::invalid("revoked", S2);
+    let ctx = Ctx::new(k);
+    let t3 = Tok::base(k, 3);
+    let tok = t3.ser();
+    let auth = t3.auth();
+    let atts = t3.atts();
+    let rid_a = rid_of(&auth);
+    let rids: Vec<String> = atts.iter().map(rid_of).collect();
+    let signer_of = [&k.root, &k.alice, &k.bob, &k.carol];
+    let with = |entries: Vec<Value>| {
+        let mut c = ctx.clone();
+        for e in entries {
+            c = c.revoke(e);
+        }
+        c
+    };
+
+    // Every block, both scopes, revoked by its own signer.
+    let names = [
+        "the authority (by root)",
+        "attenuation 0 (by its attenuator alice)",
+        "the middle attenuation 1 (by its attenuator bob)",
+        "the last attenuation 2 (by its attenuator carol)",
+    ];
+    let all_rids: Vec<&String> = std::iter::once(&rid_a).chain(rids.iter()).collect();
+    for (i, name) in names.iter().enumerate() {
+        for (j, scope) in ["block", "chain"].iter().enumerate() {
+            let e = entry(&signer_of[i].keypair(), all_rids[i], scope);
+            vcase(
+                g,
+                1 + (i * 2 + j) as u16,
+                &format!("{name} revoked with scope {scope}"),
+                &[EVERY, SCOPES, PAYLOAD],
+                RS,
+                tok.clone(),
+                &with(vec![e]),
+                revoked(),
+            );
+        }
+    }
+    {
+        // The root token alone, authority revoked; and a one-attenuation token revoked at 0.
+        let t0 = Tok::base(k, 0);
+        let e = entry(&k.root.keypair(), &rid_of(&t0.auth()), "block");
+        vcase(
+            g,
+            9,
+            "root token (no attenuations) with its authority revoked by root",
+            &[EVERY, PAYLOAD],
+            RS,
+            t0.ser(),
+            &with(vec![e]),
+            revoked(),
+        );
+    }
+
+    // Entries that must not count: wrong revoker (D6 (c)).
+    let v3 = valid(3);
+    let wrong = |g: &mut Group, n: u16, desc: &str, kp: &Keypair, rid: &str| {
+        vcase(
+            g,
+            n,
+            desc,
+            &[REVOKER],
+            WR,
+            tok.clone(),
+            &with(vec![entry(kp, rid, "block")]),
+            v3.clone(),
+        );
+    };
+    wrong(
+        g,
+        20,
+        "the authority \"revoked\" by its delegatee alice (not its signer): ignored",
+        &k.alice.keypair(),
+        &rid_a,
+    );
+    wrong(
+        g,
+        21,
+        "the authority \"revoked\" by the final holder dave: ignored",
+        &k.dave.keypair(),
+        &rid_a,
+    );
+    wrong(
+        g,
+        22,
+        "the authority \"revoked\" by mallory: ignored",
+        &mallory_kp(k),
+        &rid_a,
+    );
+    wrong(
+        g,
+        23,
+        "attenuation 0 \"revoked\" by the root issuer, which did not sign it: ignored",
+        &k.root.keypair(),
+        &rids[0],
+    );
+    wrong(
+        g,
+        24,
+        "attenuation 1 \"revoked\" by alice (an upstream delegator, not its signer): ignored",
+        &k.alice.keypair(),
+        &rids[1],
+    );
+    wrong(
+        g,
+        25,
+        "attenuation 1 \"revoked\" by its delegatee carol: ignored",
+        &k.carol.keypair(),
+        &rids[1],
+    );
+    wrong(
+        g,
+        26,
+        "the last attenuation \"revoked\" by mallory: ignored",
+        &mallory_kp(k),
+        &rids[2],
+    );
+    wrong(
+        g,
+        27,
+        "the last attenuation \"revoked\" by its delegatee dave: ignored",
+        &k.dave.keypair(),
+        &rids[2],
+    );
+    wrong(
+        g,
+        28,
+        "the last attenuation \"revoked\" by other_root: ignored",
+        &k.other_root.keypair(),
+        &rids[2],
+    );
+    vcase(
+        g,
+        29,
+        "the authority \"revoked\" by mallory with scope chain: ignored",
+        &[REVOKER],
+        WR,
+        tok.clone(),
+        &with(vec![entry(&mallory_kp(k), &rid_a, "chain")]),
+        v3.clone(),
+    );
+
+    // Bad entries (refused by add, D6 (a)/(b)).
+    let root = k.root.keypair();
+    let alice = k.alice.keypair();
+    let tamper = |e: Value, key: &str, v: Value| {
+        let mut e = e;
+        e[key] = v;
+        e
+    };
+    let bad = |g: &mut Group, n: u16, desc: &str, reqs: &[&str], e: Value| {
+        vcase(
+            g,
+            n,
+            desc,
+            reqs,
+            &[],
+            tok.clone(),
+            &with(vec![e]),
+            v3.clone(),
+        );
+    };
+    let good_auth = entry(&root, &rid_a, "block");
+    let good_att0 = entry(&alice, &rids[0], "block");
+    bad(
+        g,
+        40,
+        "authority entry with revokedBy root but signed by mallory: ignored",
+        &[BAD, SIGREQ],
+        tamper(
+            good_auth.clone(),
+            "signature",
+            entry(&mallory_kp(k), &rid_a, "block")["signature"].clone(),
+        ),
+    );
+    bad(g, 41, "attenuation-0 entry whose signature is alice's signature of a different revocation id: ignored",
+        &[BAD, SIGREQ, PAYLOAD], tamper(good_att0.clone(), "signature", entry(&alice, &rids[1], "block")["signature"].clone()));
+    bad(
+        g,
+        42,
+        "authority entry whose revokedAt was changed after signing: ignored",
+        &[BAD, SIGREQ, PAYLOAD],
+        tamper(
+            good_auth.clone(),
+            "revokedAt",
+            json!("2026-03-01T09:30:00Z"),
+        ),
+    );
+    bad(
+        g,
+        43,
+        "authority entry signed with scope chain but presented with scope block: ignored",
+        &[BAD, SIGREQ, PAYLOAD],
+        tamper(entry(&root, &rid_a, "chain"), "scope", json!("block")),
+    );
+    {
+        let by = root.principal_id();
+        let payload =
+            canon(&json!({"revocationId": rid_a, "revokedAt": REVOKED_AT, "scope": "block"}));
+        bad(g, 44, "authority entry signed over {revocationId, revokedAt, scope} (revokedBy not covered): ignored",
+            &[BAD, SIGREQ, PAYLOAD], tamper(good_auth.clone(), "signature", json!(sign_text(&root, &payload))));
+        let payload = canon(
+            &json!({"revocationId": rid_a, "revokedBy": by, "revokedAt": REVOKED_AT, "scope": "block"}),
+        );
+        bad(
+            g,
+            45,
+            "authority entry signed over the canonical payload without BLAKE2b: ignored",
+            &[BAD, SIGREQ, PAYLOAD],
+            tamper(
+                good_auth.clone(),
+                "signature",
+                json!(b64u_encode(&root.sign_message(payload.as_bytes()))),
+            ),
+        );
+        let payload = canon(&json!({"revocationId": rid_a}));
+        bad(
+            g,
+            46,
+            "authority entry signed over the revocation id alone: ignored",
+            &[BAD, SIGREQ, PAYLOAD],
+            tamper(
+                good_auth.clone(),
+                "signature",
+                json!(sign_text(&root, &payload)),
+            ),
+        );
+    }
+    bad(
+        g,
+        47,
+        "authority entry signed over scope \"token\" (unknown scope, correctly signed): ignored",
+        &[BAD, "REV-ENTRY-SCOPE"],
+        entry(&root, &rid_a, "token"),
+    );
+    bad(
+        g,
+        48,
+        "authority entry with scope \"BLOCK\" (case differs, correctly signed): ignored",
+        &[BAD, "REV-ENTRY-SCOPE"],
+        entry(&root, &rid_a, "BLOCK"),
+    );
+    bad(
+        g,
+        49,
+        "authority entry with scope \"\" (correctly signed): ignored",
+        &[BAD, "REV-ENTRY-SCOPE"],
+        entry(&root, &rid_a, ""),
+    );
+    bad(
+        g,
+        50,
+        "authority entry with an extra member `reason`: ignored (malformed entry)",
+        &[BAD, SHAPE],
+        tamper(good_auth.clone(), "reason", json!("compromised")),
+    );
+    {
+        let mut e = good_auth.clone();
+        if let Some(m) = e.as_object_mut() {
+            m.remove("signature");
+        }
+        bad(
+            g,
+            51,
+            "authority entry without a signature (unsigned entry): ignored",
+            &[BAD, SHAPE],
+            e,
+        );
+        bad(g, 52, "authority entry whose revokedAt is outside the timestamp profile (correctly signed): ignored",
+            &[BAD, SHAPE], {
+                let by = root.principal_id();
+                let at = "2026-03-01 09:00:00Z";
+                let payload = canon(&json!({"revocationId": rid_a, "revokedBy": by, "revokedAt": at, "scope": "block"}));
+                json!({"revocationId": rid_a, "revokedBy": by, "revokedAt": at, "scope": "block", "signature": sign_text(&root, &payload)})
+            });
+        bad(
+            g,
+            53,
+            "revocation entry that is a string: ignored",
+            &[BAD, SHAPE],
+            json!(rid_a),
+        );
+    }
+
+    // Wrong revocation ids (correctly signed by the right revoker).
+    let rid_case = |g: &mut Group, n: u16, desc: &str, rid: String, kp: &Keypair| {
+        vcase(
+            g,
+            n,
+            desc,
+            &["DCT-REVID-BLOCK", EVERY],
+            &[],
+            tok.clone(),
+            &with(vec![entry(kp, &rid, "block")]),
+            v3.clone(),
+        );
+    };
+    {
+        let other = Tok::of(&chain(k, 0).with_authority(|a| a.delegation_id = del(0x99)));
+        rid_case(
+            g,
+            60,
+            "root revokes the authority of a different token of its own: this token is unaffected",
+            rid_of(&other.auth()),
+            &root,
+        );
+        let a = &auth;
+        let decl = [
+            "issuer",
+            "delegatee",
+            "capabilities",
+            "contractId",
+            "delegationId",
+            "parentDelegationId",
+            "chainDepth",
+            "maxChainDepth",
+            "maxBudgetMicrocents",
+            "expiresAt",
+            "issuedAt",
+        ];
+        let text = format!(
+            "{{{}}}",
+            decl.iter()
+                .map(|key| format!("\"{key}\":{}", canon(&a[*key])))
+                .collect::<Vec<_>>()
+                .join(",")
+        );
+        rid_case(g, 61, "revocation id computed over the authority in JSON.stringify order (not canonical): no match",
+            b64u_encode(&blake2b256(text.as_bytes())), &root);
+        rid_case(
+            g,
+            62,
+            "revocation id computed over the pretty-printed authority: no match",
+            b64u_encode(&blake2b256(
+                serde_json::to_string_pretty(a)
+                    .unwrap_or_default()
+                    .as_bytes(),
+            )),
+            &root,
+        );
+        rid_case(g, 63, "revocation id computed over the authority's signed payload {\"authority\": …}: no match",
+            b64u_encode(&blake2b256(authority_payload(a).as_bytes())), &root);
+        rid_case(
+            g,
+            64,
+            "revocation id computed over the whole decoded token: no match",
+            b64u_encode(&blake2b256(t3.text().as_bytes())),
+            &root,
+        );
+        rid_case(
+            g,
+            65,
+            "revocation id = truncated BLAKE2b-512 of the canonical authority: no match",
+            b64u_encode(&blake2b(64, canon(a).as_bytes())[..32]),
+            &root,
+        );
+        rid_case(
+            g,
+            66,
+            "revocation id of attenuation 0 computed over its prefix payload: no match",
+            b64u_encode(&blake2b256(prefix_payload(a, &atts[..1]).as_bytes())),
+            &alice,
+        );
+        rid_case(g, 67, "revocation id of attenuation 0 computed over attenuation 0 with its signature entry: no match",
+            {
+                let mut b = atts[0].clone();
+                b["signature"] = t3.v["signatures"][1].clone();
+                rid_of(&b)
+            }, &alice);
+        // Wrong encodings of the right digest: malformed entries (REV-ENTRY-SHAPE).
+        let digest = blake2b256(canon(a).as_bytes());
+        let enc = |g: &mut Group, n: u16, desc: &str, rid: String| {
+            vcase(
+                g,
+                n,
+                desc,
+                &[SHAPE, BAD],
+                &[],
+                tok.clone(),
+                &with(vec![entry(&root, &rid, "block")]),
+                v3.clone(),
+            );
+        };
+        enc(g, 70, "authority revocation id written as 64 hex digits (correctly signed): malformed entry, ignored",
+            hex::encode(digest));
+        enc(
+            g,
+            71,
+            "authority revocation id with `=` padding (correctly signed): ignored",
+            format!("{rid_a}="),
+        );
+        let std = rid_a.replace('-', "+").replace('_', "/");
+        let std = if std == rid_a {
+            format!("{}+", &rid_a[..42])
+        } else {
+            std
+        };
+        enc(
+            g,
+            72,
+            "authority revocation id in the standard base64 alphabet (correctly signed): ignored",
+            std,
+        );
+        enc(
+            g,
+            73,
+            "authority revocation id truncated to 42 characters (correctly signed): ignored",
+            rid_a[..42].to_owned(),
+        );
+    }
+
+    // Several entries.
+    vcase(
+        g,
+        80,
+        "several non-counting entries (wrong revokers, bad signature, bad scope) and one valid \
+        revocation of attenuation 1 by bob: revoked",
+        &[EVERY, REVOKER, BAD],
+        &[],
+        tok.clone(),
+        &with(vec![
+            entry(&mallory_kp(k), &rid_a, "block"),
+            entry(&root, &rids[0], "chain"),
+            tamper(
+                good_auth.clone(),
+                "revokedAt",
+                json!("2026-03-01T09:30:00Z"),
+            ),
+            entry(&root, &rid_a, "token"),
+            entry(&k.bob.keypair(), &rids[1], "block"),
+        ]),
+        revoked(),
+    );
+    vcase(
+        g,
+        81,
+        "several non-counting entries only: the token verifies",
+        &[REVOKER, BAD],
+        WR,
+        tok.clone(),
+        &with(vec![
+            entry(&mallory_kp(k), &rid_a, "block"),
+            entry(&root, &rids[0], "chain"),
+            entry(&alice, &rids[1], "block"),
+            entry(&k.dave.keypair(), &rids[2], "chain"),
+            tamper(
+                good_auth.clone(),
+                "revokedAt",
+                json!("2026-03-01T09:30:00Z"),
+            ),
+        ]),
+        v3.clone(),
+    );
+    vcase(
+        g,
+        82,
+        "mallory's entry for the authority comes first, root's own entry for it second: revoked \
+        (a pre-emptive wrong-revoker entry must not shadow the real revocation)",
+        &[EVERY, REVOKER, "REV-LIST-DUPLICATE"],
+        WR,
+        tok.clone(),
+        &with(vec![
+            entry(&mallory_kp(k), &rid_a, "block"),
+            entry(&root, &rid_a, "block"),
+        ]),
+        revoked(),
+    );
+    vcase(
+        g,
+        83,
+        "bob's tampered entry for attenuation 1 first, bob's valid entry second: revoked",
+        &[EVERY, BAD],
+        &[],
+        tok.clone(),
+        &with(vec![
+            tamper(
+                entry(&k.bob.keypair(), &rids[1], "block"),
+                "revokedAt",
+                json!("2026-03-01T09:30:00Z"),
+            ),
+            entry(&k.bob.keypair(), &rids[1], "block"),
+        ]),
+        revoked(),
+    );
+    vcase(
+        g,
+        84,
+        "both the authority (by root) and the last attenuation (by carol) revoked",
+        &[EVERY],
+        &[],
+        tok.clone(),
+        &with(vec![
+            entry(&root, &rid_a, "chain"),
+            entry(&k.carol.keypair(), &rids[2], "block"),
+        ]),
+        revoked(),
+    );
+
+    // Scope: a revoked block not contained in the presented token.
+    {
+        let t1 = Tok::base(k, 1);
+        vcase(
+            g,
+            90,
+            "attenuation 1 revoked with scope chain; the presented token stops at attenuation 0 \
+            (does not contain the block): verifies",
+            &[SCOPES, EVERY],
+            RS,
+            t1.ser(),
+            &with(vec![entry(&k.bob.keypair(), &rids[1], "chain")]),
+            valid(1),
+        );
+        vcase(g, 91, "attenuation 2 revoked with scope block; the presented token stops at attenuation 1: verifies",
+            &[SCOPES, EVERY], RS, Tok::base(k, 2).ser(), &with(vec![entry(&k.carol.keypair(), &rids[2], "block")]), valid(2));
+        // A sibling branch: alice delegates to carol instead of bob; bob's branch revoked.
+        let sibling = Tok::of(&chain(k, 0).delegate(&k.carol, |a| {
+            a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/**")]);
+            a.max_budget_microcents = Some(500_000);
+        }));
+        vcase(g, 92, "alice's attenuation to bob revoked with scope chain; alice's sibling attenuation to carol verifies",
+            &[SCOPES, EVERY], RS, sibling.ser(), &with(vec![entry(&alice, &rids[0], "chain")]), valid(1));
+    }
+
+    // Revocation-specific step order (D7).
+    let pr: &[&str] = &["Precedence"];
+    {
+        let forged = t3
+            .clone()
+            .set("/signatures/2/signature", json!(sig_of(&t3, 3)))
+            .ser();
+        vcase(g, 100, "revoked authority in a token whose attenuation signature is forged: revoked (step 2 before 3)",
+            &[ORDER, EVERY], pr, forged.clone(), &with(vec![entry(&root, &rid_a, "block")]), revoked());
+        vcase(g, 101, "forged token with only a wrong-revoker entry (mallory) for its authority: invalid_signature, not revoked",
+            &[ORDER, REVOKER], pr, forged, &with(vec![entry(&mallory_kp(k), &rid_a, "block")]), bad_sig(S3B));
+        vcase(
+            g,
+            102,
+            "revoked last attenuation of an expired token: revoked (step 2 before 5)",
+            &[ORDER, EVERY],
+            pr,
+            tok.clone(),
+            &with(vec![entry(&k.carol.keypair(), &rids[2], "block")]).now("2026-03-01T13:00:00Z"),
+            revoked(),
+        );
+        vcase(
+            g,
+            103,
+            "revoked authority verified under the wrong root key: revoked (step 2 before 3a)",
+            &[ORDER, EVERY],
+            pr,
+            tok.clone(),
+            &with(vec![entry(&root, &rid_a, "block")]).root(&k.other_root.principal),
+            revoked(),
+        );
+        vcase(
+            g,
+            104,
+            "revoked attenuation 0 with the budget exhausted and an ungranted request: revoked",
+            &[ORDER, EVERY],
+            pr,
+            tok.clone(),
+            &with(vec![entry(&alice, &rids[0], "block")])
+                .spent(1000)
+                .request("docs", "write", "/etc/passwd"),
+            revoked(),
+        );
+        // Mallory's self-issued token, revoked by mallory (its own issuer): step 2 precedes 3a.
+        let c = chain(k, 1).with_authority(|a| a.issuer = k.mallory.principal.clone());
+        let t = Tok::of(&c);
+        vcase(g, 105, "token self-issued by mallory and revoked by mallory (its issuer): revoked, step 2 precedes the root-key check",
+            &[ORDER, EVERY], pr, t.ser(), &with(vec![entry(&mallory_kp(k), &rid_of(&t.auth()), "block")]), revoked());
+        // A widening attenuation after a revoked block.
+        let c = chain(k, 2).with_attenuation(1, |a| {
+            a.allowed_capabilities = Some(vec![cap("docs", "write", "/**")]);
+        });
+        let t = Tok::of(&c);
+        vcase(
+            g,
+            106,
+            "revoked attenuation 0 followed by a widening attenuation 1: revoked (step 2 before 4)",
+            &[ORDER, EVERY],
+            pr,
+            t.ser(),
+            &with(vec![entry(&alice, &rid_of(&t.atts()[0]), "block")]),
+            revoked(),
+        );
+        // Malformed + revoked: step 1 first.
+        let t = t3
+            .clone()
+            .set("/authority/issuedAt", json!("2026-03-01T00:00:00"))
+            .resign();
+        vcase(g, 107, "malformed token (issuedAt without offset) whose authority is revoked: malformed_token (step 1 before 2)",
+            &[ORDER, MALFORMED], pr, t.ser(), &with(vec![entry(&root, &rid_of(&t.auth()), "block")]), malformed());
+    }
+}
+
+fn mallory_kp(k: &Keys) -> Keypair {
+    k.mallory.keypair()
+}
