@@ -71,7 +71,7 @@ pub enum Command {
     /// Run the vectors against an implementation through its adapter (default: the built-in
     /// reference).
     #[command(after_help = EXIT_CODES_HELP)]
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Requirement coverage of the vectors: id, section, number of cases. Fails if a
     /// requirement has no case or a case cites an unknown id.
     Coverage(CoverageArgs),

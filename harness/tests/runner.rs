@@ -2,6 +2,9 @@
 //! (`tests/fixtures/fake_adapter.py`): every fault is recorded as the right status, the run
 //! always finishes, no process outlives it, and the exit codes are the documented ones.
 
+// Test helpers outside `#[test]` functions may fail loudly: a panic here is a test failure.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
