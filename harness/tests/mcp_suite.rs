@@ -121,6 +121,12 @@ fn a_python_pass_through_proxy_is_caught() {
     o.strict_mode_cases = false;
     let report = run_suite(&o);
     let failed = failing_ids(&report);
+    eprintln!(
+        "python pass-through proxy: {} of {} cases failed:\n{}",
+        failed.len(),
+        report.cases.len(),
+        summary(&report)
+    );
     for id in ["mcp-call-allowed", "mcp-deny-expired", "mcp-list-filter"] {
         assert!(
             failed.contains(&id.to_owned()),

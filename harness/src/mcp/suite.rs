@@ -153,10 +153,11 @@ pub fn case_catalogue() -> Vec<(String, String, Vec<String>)> {
 /// Runs the suite.
 pub fn run_suite(opts: &SuiteOptions) -> SuiteReport {
     let started = Instant::now();
+    static RUNS: AtomicU64 = AtomicU64::new(0);
     let dir = std::env::temp_dir().join(format!(
         "delegateos-mcp-suite-{}-{}",
         std::process::id(),
-        started.elapsed().as_nanos()
+        RUNS.fetch_add(1, Ordering::SeqCst)
     ));
     let _ = std::fs::create_dir_all(&dir);
     let ctx = Arc::new(Ctx {
@@ -539,7 +540,7 @@ impl Session {
         let id = self.fresh_id();
         let resp = self.request(id, "ping", json!({}), T)?;
         if resp.get("result").is_none() {
-            return Err(format!("ping failed: {resp}"));
+            return Err(format!("ping failed: {}", short(&resp)));
         }
         Ok(())
     }
@@ -684,7 +685,10 @@ fn expect_denial(resp: &Value, id: &Value, ty: &str) -> Result<Value, String> {
         format!("denial carries id {:?}, expected {id}", resp.get("id"))
     })?;
     let Some(err) = resp.get("error") else {
-        return Err(format!("expected a -32001 {ty} denial, got {resp}"));
+        return Err(format!(
+            "expected a -32001 {ty} denial, got {}",
+            short(resp)
+        ));
     };
     ensure(err["code"] == json!(DENIAL_CODE), || {
         format!("denial code is {}, expected -32001", err["code"])
@@ -710,7 +714,20 @@ fn expect_denial(resp: &Value, id: &Value, ty: &str) -> Result<Value, String> {
 fn expect_result(resp: &Value) -> Result<&Value, String> {
     resp.get("result")
         .filter(|_| resp.get("error").is_none())
-        .ok_or_else(|| format!("expected a result, got {resp}"))
+        .ok_or_else(|| format!("expected a result, got {}", short(resp)))
+}
+
+/// A message abbreviated for reports (tokens and blobs make them long).
+fn short(v: &Value) -> String {
+    let text = v.to_string();
+    if text.len() <= 400 {
+        return text;
+    }
+    let mut cut = 400;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}… ({} bytes)", &text[..cut], text.len())
 }
 
 // ---------------------------------------------------------------------------------------
@@ -840,7 +857,7 @@ fn handshake(ctx: &Ctx) -> Result<(), String> {
     let resp = s.init()?;
     let result = expect_result(&resp)?;
     ensure(result["protocolVersion"] == "2025-11-25", || {
-        format!("protocolVersion changed: {resp}")
+        format!("protocolVersion changed: {}", short(&resp))
     })?;
     let upstream_answer = s
         .upstream_answer(&json!("init"))
@@ -895,7 +912,11 @@ fn pass_through(ctx: &Ctx) -> Result<(), String> {
             .upstream_answer(&id)
             .ok_or_else(|| format!("{method} never reached the upstream"))?;
         ensure(resp == upstream, || {
-            format!("{method}: client got {resp}, upstream sent {upstream}")
+            format!(
+                "{method}: client got {}, upstream sent {}",
+                short(&resp),
+                short(&upstream)
+            )
         })?;
         let got = s.upstream_requests_with_id(&id);
         ensure(got.len() == 1 && got[0]["params"] == *params, || {
@@ -920,7 +941,7 @@ fn id_preservation(ctx: &Ctx) -> Result<(), String> {
     for id in &ids {
         let resp = s.request(id.clone(), "ping", json!({}), T)?;
         ensure(resp.get("result").is_some(), || {
-            format!("ping with id {id} failed: {resp}")
+            format!("ping with id {id} failed: {}", short(&resp))
         })?;
         let up = s.upstream_requests_with_id(id);
         ensure(up.len() == 1, || {
@@ -969,7 +990,7 @@ fn list_all(s: &mut Session) -> Result<(Vec<Value>, Vec<Value>), String> {
             result["tools"]
                 .as_array()
                 .cloned()
-                .ok_or_else(|| format!("no tools array: {resp}"))?,
+                .ok_or_else(|| format!("no tools array: {}", short(&resp)))?,
         );
         responses.push(resp);
         match result.get("nextCursor") {
@@ -1058,7 +1079,13 @@ fn list_pagination(ctx: &Ctx) -> Result<(), String> {
             .ok_or("a page never reached the upstream")?;
         ensure(
             resp["result"].get("nextCursor") == upstream["result"].get("nextCursor"),
-            || format!("nextCursor changed: client {resp}, upstream {upstream}"),
+            || {
+                format!(
+                    "nextCursor changed: client {}, upstream {}",
+                    short(&resp),
+                    short(&upstream)
+                )
+            },
         )?;
         let text = resp.to_string();
         for hidden in ["search", "write_file", "unmapped_tool", "slow", "fail_rpc"] {
@@ -1148,7 +1175,11 @@ fn call_allowed(ctx: &Ctx) -> Result<(), String> {
         .upstream_answer(&id)
         .ok_or("the upstream never answered")?;
     ensure(resp == upstream, || {
-        format!("result changed: client {resp}, upstream {upstream}")
+        format!(
+            "result changed: client {}, upstream {}",
+            short(&resp),
+            short(&upstream)
+        )
     })?;
     s.finish()
 }
@@ -1205,7 +1236,11 @@ fn call_error_relayed(ctx: &Ctx) -> Result<(), String> {
             .upstream_answer(&id)
             .ok_or_else(|| format!("{tool} never reached the upstream"))?;
         ensure(resp == upstream, || {
-            format!("{tool}: client got {resp}, upstream sent {upstream}")
+            format!(
+                "{tool}: client got {}, upstream sent {}",
+                short(&resp),
+                short(&upstream)
+            )
         })?;
     }
     s.finish()
@@ -1817,7 +1852,10 @@ fn server_request(ctx: &Ctx) -> Result<(), String> {
     let resp = s.proxy.response(&id, T)?;
     let r = expect_result(&resp)?;
     ensure(r["structuredContent"]["client_response"] == answer, || {
-        format!("the client's answer did not reach the upstream intact: {resp}")
+        format!(
+            "the client's answer did not reach the upstream intact: {}",
+            short(&resp)
+        )
     })?;
     s.finish()
 }
@@ -1900,7 +1938,7 @@ fn malformed_lines(ctx: &Ctx) -> Result<(), String> {
             .response(&Value::Null, T)
             .map_err(|e| format!("no error reply to {line:?}: {e}"))?;
         ensure(resp["error"]["code"] == code, || {
-            format!("{line:?} should get {code}, got {resp}")
+            format!("{line:?} should get {code}, got {}", short(&resp))
         })?;
     }
     // A line delivered in two writes, and a CRLF-terminated line.
@@ -2075,7 +2113,7 @@ fn smoke_call(ctx: &Ctx) -> Result<(), String> {
     let resp = s.proxy.response(&id, Duration::from_secs(10))?;
     let r = expect_result(&resp)?;
     ensure(r["content"][0]["text"] == "Echo: hi ü", || {
-        format!("unexpected echo result: {resp}")
+        format!("unexpected echo result: {}", short(&resp))
     })?;
     let up = s.upstream_requests_with_id(&id);
     ensure(
