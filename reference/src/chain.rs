@@ -12,7 +12,9 @@
 //! 1. invariant 1 (`root_invalid`): root `parentId == "del_000000000000"`, `depth == 0`, its
 //!    DCT has no attenuations, `authority.chainDepth == 0`, `authority.issuer` is the trusted
 //!    root key, and `from == authority.issuer`.
+//!
 //! Then for each child, against its parent:
+//!
 //! 2. `child.parentId == parent.id` (`parent_mismatch`);
 //! 3. invariant 2 (`from_mismatch`): `child.from == parent.to`;
 //! 4. invariant 3 (`depth_mismatch`): `child.depth == parent.depth + 1`;
@@ -23,6 +25,7 @@
 //!    parent's signatures a prefix of the child's, and strictly more attenuations.
 //!
 //! Finally, for each delegation in order:
+//!
 //! 7. its DCT verifies (§10.1 steps 1–6 at `now`, nothing spent, under `root_public_key` and
 //!    `revocations`); the error carries the denial and uses its code;
 //! 8. the DCT describes this delegation (`dct_mismatch`) — **decision**: the DCT's effective

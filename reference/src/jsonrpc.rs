@@ -169,7 +169,7 @@ fn request_id(v: Option<&Value>) -> Result<RequestId, JsonRpcError> {
     }
 }
 
-fn params<'a>(msg: &'a Map<String, Value>) -> Result<&'a Map<String, Value>, JsonRpcError> {
+fn params(msg: &Map<String, Value>) -> Result<&Map<String, Value>, JsonRpcError> {
     msg.get("params")
         .and_then(Value::as_object)
         .ok_or_else(|| bad("params must be an object"))

@@ -1,5 +1,8 @@
 //! Built-in checks (§6.2, D12): semantics, parameter rules, ECMAScript regex divergences.
 
+// Test helpers unwrap: a panic is the failure report here.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::time::{Duration, Instant};
 
 use delegateos_reference::checks::ecma_regex::{EcmaRegex, MAX_PATTERN_UTF16, MAX_SUBJECT_BYTES};

@@ -1,5 +1,8 @@
 //! Contracts (§5, D11), attestations (§7, D13), delegation chains (§8.2), JSON-RPC (§9).
 
+// Test helpers unwrap: a panic is the failure report here.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use delegateos_reference::attenuate::{attenuate, create, AttenuateParams, CreateParams};
 use delegateos_reference::attestation::{
     create_attestation, output_hash, verify_attestation, verify_attestation_value,
