@@ -382,7 +382,7 @@ pub fn strip_delegateos_raw(line: &[u8]) -> Result<Vec<u8>, RawError> {
     if line[top.end..].iter().any(|b| !is_ws(*b)) {
         return Err(RawError::NotAnObject);
     }
-    check_unique(line, &top.members)?;
+    check_unique(&top.members)?;
     let mut out = Vec::with_capacity(line.len());
     let mut cursor = 0;
     for m in &top.members {
@@ -390,7 +390,7 @@ pub fn strip_delegateos_raw(line: &[u8]) -> Result<Vec<u8>, RawError> {
             continue;
         }
         let params = object_members(line, m.value_start).ok_or(RawError::NotAnObject)?;
-        check_unique(line, &params.members)?;
+        check_unique(&params.members)?;
         out.extend_from_slice(&line[cursor..m.value_start]);
         out.push(b'{');
         let kept: Vec<&[u8]> = params
@@ -430,8 +430,7 @@ fn skip_ws(s: &[u8], mut i: usize) -> usize {
     i
 }
 
-fn check_unique(line: &[u8], members: &[Member]) -> Result<(), RawError> {
-    let _ = line;
+fn check_unique(members: &[Member]) -> Result<(), RawError> {
     let mut seen = std::collections::BTreeSet::new();
     for m in members {
         if !seen.insert(m.key.as_str()) {
@@ -537,4 +536,315 @@ fn object_members(s: &[u8], start: usize) -> Option<Object> {
 /// Convenience for callers holding a parsed request: the `params` object, if any.
 pub fn params_of(request: &Value) -> Option<&Map<String, Value>> {
     request.get("params").and_then(Value::as_object)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::crypto::{blake2b256, sign_canonical, Keypair};
+    use crate::encoding::b64u_encode;
+    use crate::token::{
+        authority_payload, canonical_of, encode, Authority, Covers, SignedJsonToken,
+        TokenSignature, FORMAT, ROOT_PARENT_DELEGATION_ID,
+    };
+
+    const NOW: &str = "2030-01-01T00:00:00Z";
+
+    fn key(name: &str) -> Keypair {
+        Keypair::from_seed(&blake2b256(name.as_bytes()))
+    }
+
+    fn token(
+        issuer: &Keypair,
+        caps: Vec<Capability>,
+        budget: u64,
+        expires: &str,
+    ) -> SignedJsonToken {
+        let authority = Authority {
+            issuer: issuer.principal_id(),
+            delegatee: key("agent").principal_id(),
+            capabilities: caps,
+            contract_id: "ct_000000000001".into(),
+            delegation_id: "del_000000000001".into(),
+            parent_delegation_id: ROOT_PARENT_DELEGATION_ID.into(),
+            chain_depth: 0,
+            max_chain_depth: 2,
+            max_budget_microcents: budget,
+            expires_at: expires.into(),
+            issued_at: "2020-01-01T00:00:00Z".into(),
+        };
+        let sig = sign_canonical(issuer, &authority_payload(&canonical_of(&authority)));
+        SignedJsonToken {
+            format: FORMAT.into(),
+            authority,
+            attenuations: vec![],
+            signatures: vec![TokenSignature {
+                signer: issuer.principal_id(),
+                signature: b64u_encode(&sig),
+                covers: Covers::Authority,
+            }],
+        }
+    }
+
+    fn good() -> SignedJsonToken {
+        token(
+            &key("root"),
+            vec![Capability::new("docs", "read", "/p/**")],
+            250,
+            "2099-01-01T00:00:00Z",
+        )
+    }
+
+    fn envelope(t: &SignedJsonToken) -> Value {
+        let dct = encode(t);
+        json!({"dct": dct.token, "format": dct.format, "delegationId": "del_000000000001", "contractId": "ct_000000000001"})
+    }
+
+    fn config() -> McpConfig {
+        let tools: ToolCapabilityMap = serde_json::from_value(json!({
+            "read": {"namespace": "docs", "action": "read", "resource": {"argument": "path"}},
+            "write": {"namespace": "docs", "action": "write", "resource": {"argument": "path"}},
+        }))
+        .unwrap();
+        McpConfig {
+            trusted_roots: vec![key("root").principal_id()],
+            tools,
+            revocations: RevocationList::new(),
+            spend_per_call: 100,
+            strict: false,
+            session_token: None,
+        }
+    }
+
+    fn call(id: Value, tool: &str, path: &str, env: Option<Value>) -> Value {
+        let mut v = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": tool, "arguments": {"path": path}, "_meta": {"progressToken": 1}}});
+        if let Some(e) = env {
+            v["params"]["_delegateos"] = e;
+        }
+        v
+    }
+
+    fn denial_type(d: &CallDecision) -> Option<&str> {
+        match d {
+            CallDecision::Deny { response } => response["error"]["data"]["type"].as_str(),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn allowed_call_is_stripped_and_charged() {
+        let mut tracker = BudgetTracker::new();
+        let req = call(json!("x"), "read", "/p/a", Some(envelope(&good())));
+        match decide_call(&req, &config(), &mut tracker, NOW) {
+            CallDecision::Forward {
+                request,
+                delegation_id,
+                spend,
+            } => {
+                assert!(request["params"].get("_delegateos").is_none());
+                assert_eq!(request["params"]["_meta"], json!({"progressToken": 1}));
+                assert_eq!(delegation_id, "del_000000000001");
+                assert_eq!(spend, 100);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(tracker.spent("del_000000000001"), 100);
+    }
+
+    #[test]
+    fn budget_is_exhausted_across_calls() {
+        let mut tracker = BudgetTracker::new();
+        let cfg = config();
+        for _ in 0..3 {
+            let d = decide_call(
+                &call(json!(1), "read", "/p/a", Some(envelope(&good()))),
+                &cfg,
+                &mut tracker,
+                NOW,
+            );
+            assert!(matches!(d, CallDecision::Forward { .. }), "{d:?}");
+        }
+        let d = decide_call(
+            &call(json!(1), "read", "/p/a", Some(envelope(&good()))),
+            &cfg,
+            &mut tracker,
+            NOW,
+        );
+        assert_eq!(denial_type(&d), Some("budget_exceeded"));
+    }
+
+    #[test]
+    fn denials_keep_the_id_and_shape() {
+        let mut tracker = BudgetTracker::new();
+        let d = decide_call(
+            &call(json!(0), "read", "/etc", Some(envelope(&good()))),
+            &config(),
+            &mut tracker,
+            NOW,
+        );
+        let CallDecision::Deny { response } = d else {
+            panic!()
+        };
+        assert_eq!(response["id"], json!(0));
+        assert_eq!(response["error"]["code"], json!(DENIAL_CODE));
+        assert_eq!(response["error"]["message"], json!(DENIAL_MESSAGE));
+        assert_eq!(
+            response["error"]["data"]["requested"]["resource"],
+            json!("/etc")
+        );
+        assert_eq!(tracker.spent("del_000000000001"), 0);
+    }
+
+    #[test]
+    fn every_check_has_its_denial() {
+        let cfg = config();
+        let mut t = BudgetTracker::new();
+        let mut check = |req: Value, ty: &str| {
+            assert_eq!(
+                denial_type(&decide_call(&req, &cfg, &mut t, NOW)),
+                Some(ty),
+                "{req}"
+            );
+        };
+        check(
+            call(json!(1), "write", "/p/a", Some(envelope(&good()))),
+            "capability_not_granted",
+        );
+        check(
+            call(json!(1), "nope", "/p/a", Some(envelope(&good()))),
+            "capability_not_granted",
+        );
+        check(
+            call(json!(1), "read", "/p/a", Some(Value::Null)),
+            "malformed_token",
+        );
+        check(
+            call(json!(1), "read", "/p/a", Some(json!("x"))),
+            "malformed_token",
+        );
+        let mut e = envelope(&good());
+        e["extra"] = json!(1);
+        check(call(json!(1), "read", "/p/a", Some(e)), "malformed_token");
+        let mut e = envelope(&good());
+        e["delegationId"] = json!("del_999999999999");
+        check(call(json!(1), "read", "/p/a", Some(e)), "malformed_token");
+        let expired = token(
+            &key("root"),
+            vec![Capability::new("docs", "read", "/p/**")],
+            250,
+            "2001-01-01T00:00:00Z",
+        );
+        check(
+            call(json!(1), "read", "/p/a", Some(envelope(&expired))),
+            "expired",
+        );
+        let untrusted = token(
+            &key("other"),
+            vec![Capability::new("docs", "read", "/p/**")],
+            250,
+            "2099-01-01T00:00:00Z",
+        );
+        check(
+            call(json!(1), "read", "/p/a", Some(envelope(&untrusted))),
+            "invalid_signature",
+        );
+    }
+
+    #[test]
+    fn missing_delegateos_passes_through_unless_strict() {
+        let mut t = BudgetTracker::new();
+        let mut cfg = config();
+        let req = call(json!("s"), "write", "/x", None);
+        assert_eq!(
+            decide_call(&req, &cfg, &mut t, NOW),
+            CallDecision::PassThrough
+        );
+        cfg.strict = true;
+        assert_eq!(
+            denial_type(&decide_call(&req, &cfg, &mut t, NOW)),
+            Some("malformed_token")
+        );
+        let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+        assert_eq!(
+            decide_call(&ping, &cfg, &mut t, NOW),
+            CallDecision::PassThrough
+        );
+        let mut notification = call(json!(1), "read", "/x", None);
+        notification.as_object_mut().unwrap().remove("id");
+        assert!(matches!(
+            decide_call(&notification, &cfg, &mut t, NOW),
+            CallDecision::Drop { .. }
+        ));
+    }
+
+    #[test]
+    fn filtering_follows_the_session_token() {
+        let tools = vec![
+            json!({"name": "write", "x": 1}),
+            json!({"name": "read"}),
+            json!({"name": "unmapped"}),
+        ];
+        let mut cfg = config();
+        let t = BudgetTracker::new();
+        assert_eq!(filter_tools(&tools, &cfg, &t, NOW), tools);
+        cfg.session_token = Some(encode(&good()));
+        assert_eq!(
+            filter_tools(&tools, &cfg, &t, NOW),
+            vec![json!({"name": "read"})]
+        );
+        cfg.trusted_roots = vec![key("other").principal_id()];
+        assert!(filter_tools(&tools, &cfg, &t, NOW).is_empty());
+    }
+
+    #[test]
+    fn resources_come_from_dot_paths() {
+        let args = json!({"a": {"b": "/x"}, "n": 1});
+        let arg = |p: &str| ResourceSource::Argument(p.into());
+        assert_eq!(
+            extract_resource(Some(&arg("a.b")), Some(&args)).as_deref(),
+            Some("/x")
+        );
+        assert_eq!(extract_resource(Some(&arg("n")), Some(&args)), None);
+        assert_eq!(extract_resource(Some(&arg("a.c")), Some(&args)), None);
+        assert_eq!(extract_resource(None, None).as_deref(), Some("*"));
+        assert_eq!(
+            extract_resource(Some(&ResourceSource::Constant("k".into())), None).as_deref(),
+            Some("k")
+        );
+    }
+
+    #[test]
+    fn raw_strip_keeps_other_bytes() {
+        let line = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{ "_delegateos" : {"dct":"a,}"}, "name":"t","arguments":{ "b" :1,"a":[1, 2]} ,"_meta":{}}}"#;
+        let out = strip_delegateos_raw(line).unwrap();
+        assert_eq!(
+            std::str::from_utf8(&out).unwrap(),
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{ "b" :1,"a":[1, 2]},"_meta":{}}}"#
+        );
+        let escaped = br#"{"params":{"\u005fdelegateos":1,"name":"t"}}"#;
+        assert_eq!(
+            strip_delegateos_raw(escaped).unwrap(),
+            br#"{"params":{"name":"t"}}"#.to_vec()
+        );
+        assert_eq!(
+            strip_delegateos_raw(br#"{"params":{"a":1,"a":2}}"#),
+            Err(RawError::DuplicateKey)
+        );
+        assert_eq!(
+            strip_delegateos_raw(br#"{"params":{},"params":{}}"#),
+            Err(RawError::DuplicateKey)
+        );
+        assert_eq!(strip_delegateos_raw(b"[1]"), Err(RawError::NotAnObject));
+        assert_eq!(
+            strip_delegateos_raw(br#"{"a":1} x"#),
+            Err(RawError::NotAnObject)
+        );
+        let deep = format!(
+            "{{\"params\":{{\"a\":{}{}}}}}",
+            "[".repeat(100_000),
+            "]".repeat(100_000)
+        );
+        assert!(strip_delegateos_raw(deep.as_bytes()).is_ok());
+    }
 }

@@ -17,6 +17,7 @@ use crate::faults::Faults;
 
 mod glob;
 mod input;
+mod mcp;
 mod primitives;
 
 // Registration point for the MCP decision operations (`mcp.filter_tools`, `mcp.call`):
@@ -66,7 +67,7 @@ impl OpError {
 type OpResult = Result<Value, OpError>;
 
 /// Every operation area: its name prefix and operations, in catalogue order.
-const AREAS: &[&[&str]] = &[primitives::OPERATIONS, glob::OPERATIONS];
+const AREAS: &[&[&str]] = &[primitives::OPERATIONS, glob::OPERATIONS, mcp::OPERATIONS];
 
 /// Every operation the reference supports (the `operations` of the adapter's hello reply).
 pub static OPERATIONS: &[&str] = &concat_ops();
@@ -100,7 +101,9 @@ const fn concat_ops() -> [&'static str; total_ops()] {
 /// Runs operation `op` on `input` with the given faults injected (none in normal use).
 pub fn run(op: &str, input: &Value, faults: &Faults) -> Outcome {
     // Each area answers `None` for an operation it does not own.
-    let result = primitives::run(op, input, faults).or_else(|| glob::run(op, input, faults));
+    let result = primitives::run(op, input, faults)
+        .or_else(|| glob::run(op, input, faults))
+        .or_else(|| mcp::run(op, input, faults));
     match result {
         Some(Ok(output)) => Outcome::Ok { output },
         Some(Err(e)) => Outcome::Error {

@@ -1,0 +1,132 @@
+//! MCP plugin decisions as adapter operations (spec §11; decisions D15, D17, D32): the pure
+//! half of a proxy, so an implementation's plugin can be tested without processes.
+//!
+//! Both operations take a `config` object shaped like the launch config of
+//! `spec/mcp-proxy.md` without `upstream` (`trustedRoots`, `tools`, optional `revocations`,
+//! `spendPerCall`, `strict`, `sessionToken`), a `now`, and optional `spent`: a map from
+//! delegation id to microcents already recorded.
+
+use serde_json::{json, Value};
+
+use super::input::{invalid, Input};
+use super::OpResult;
+use crate::faults::Faults;
+use crate::mcp::{self, BudgetTracker, CallDecision, McpConfig, ToolCapabilityMap};
+use crate::revocation::{RevocationEntry, RevocationList};
+use crate::token::SerializedDct;
+
+/// Operations of this area, in catalogue order.
+pub(crate) const OPERATIONS: &[&str] = &["mcp.filter_tools", "mcp.call"];
+
+pub(crate) fn run(op: &str, input: &Value, _faults: &Faults) -> Option<OpResult> {
+    Some(match op {
+        "mcp.filter_tools" => filter_tools(input),
+        "mcp.call" => call(input),
+        _ => return None,
+    })
+}
+
+fn config(value: &Value) -> Result<McpConfig, super::OpError> {
+    let input = Input::new(
+        value,
+        &["trustedRoots", "tools"],
+        &["revocations", "spendPerCall", "strict", "sessionToken"],
+    )?;
+    let trusted_roots: Vec<String> = serde_json::from_value(input.value("trustedRoots")?.clone())
+        .map_err(|e| invalid(format!("trustedRoots: {e}")))?;
+    let tools: ToolCapabilityMap = serde_json::from_value(input.value("tools")?.clone())
+        .map_err(|e| invalid(format!("tools: {e}")))?;
+    let mut revocations = RevocationList::new();
+    if let Some(entries) = input.opt("revocations") {
+        let entries: Vec<RevocationEntry> = serde_json::from_value(entries.clone())
+            .map_err(|e| invalid(format!("revocations: {e}")))?;
+        for entry in entries {
+            revocations
+                .add(entry)
+                .map_err(|e| invalid(format!("revocation entry refused: {e}")))?;
+        }
+    }
+    let spend_per_call = match input.opt("spendPerCall") {
+        None => 0,
+        Some(v) => v
+            .as_u64()
+            .ok_or_else(|| invalid("spendPerCall must be a non-negative integer"))?,
+    };
+    let strict = match input.opt("strict") {
+        None => false,
+        Some(v) => v
+            .as_bool()
+            .ok_or_else(|| invalid("strict must be a boolean"))?,
+    };
+    let session_token = match input.opt("sessionToken") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(
+            serde_json::from_value::<SerializedDct>(v.clone())
+                .map_err(|e| invalid(format!("sessionToken: {e}")))?,
+        ),
+    };
+    Ok(McpConfig {
+        trusted_roots,
+        tools,
+        revocations,
+        spend_per_call,
+        strict,
+        session_token,
+    })
+}
+
+fn tracker(value: Option<&Value>) -> Result<BudgetTracker, super::OpError> {
+    let mut tracker = BudgetTracker::new();
+    if let Some(v) = value {
+        let map = v
+            .as_object()
+            .ok_or_else(|| invalid("spent must be an object of delegation id → microcents"))?;
+        for (id, n) in map {
+            let n = n
+                .as_u64()
+                .ok_or_else(|| invalid(format!("spent[{id:?}] must be a non-negative integer")))?;
+            tracker.record_spend(id, n);
+        }
+    }
+    Ok(tracker)
+}
+
+/// `{tools, config, now, spent?}` → `{tools}`.
+fn filter_tools(input: &Value) -> OpResult {
+    let input = Input::new(input, &["tools", "config", "now"], &["spent"])?;
+    let tools = input
+        .value("tools")?
+        .as_array()
+        .ok_or_else(|| invalid("tools must be an array"))?;
+    let config = config(input.value("config")?)?;
+    let tracker = tracker(input.opt("spent"))?;
+    let kept = mcp::filter_tools(tools, &config, &tracker, input.str("now")?);
+    Ok(json!({ "tools": kept }))
+}
+
+/// `{request, config, now, spent?}` → `{decision: "pass_through"}` |
+/// `{decision: "forward", request, delegationId, spend}` | `{decision: "deny", response}` |
+/// `{decision: "drop", data}`.
+fn call(input: &Value) -> OpResult {
+    let input = Input::new(input, &["request", "config", "now"], &["spent"])?;
+    let config = config(input.value("config")?)?;
+    let mut tracker = tracker(input.opt("spent"))?;
+    let decision = mcp::decide_call(
+        input.value("request")?,
+        &config,
+        &mut tracker,
+        input.str("now")?,
+    );
+    Ok(match decision {
+        CallDecision::PassThrough => json!({"decision": "pass_through"}),
+        CallDecision::Forward {
+            request,
+            delegation_id,
+            spend,
+        } => {
+            json!({"decision": "forward", "request": request, "delegationId": delegation_id, "spend": spend})
+        }
+        CallDecision::Deny { response } => json!({"decision": "deny", "response": response}),
+        CallDecision::Drop { data } => json!({"decision": "drop", "data": data}),
+    })
+}
