@@ -80,9 +80,10 @@ pub enum Command {
     /// Generate or check the committed vectors.
     #[command(subcommand)]
     Vectors(VectorsCommand),
+    /// Run the MCP proxy conformance suite (spec §11) against `--proxy CMD`.
+    Mcp(Box<crate::mcp::cli::Args>),
     // Subcommands added by other parts of the kit go here, each a variant with its own Args
     // struct and a match arm in `dispatch`:
-    //   `mcp --proxy CMD`   MCP proxy conformance suite (spec §11),
     //   `fuzz --impl CMD`   differential fuzzing against the reference,
     //   `lint`              vector and baseline lint.
 }
@@ -253,6 +254,16 @@ pub fn dispatch(cli: Cli) -> i32 {
         Command::ListOps(args) => list_ops_command(&args),
         Command::Vectors(VectorsCommand::Generate { out }) => vectors_generate(&out),
         Command::Vectors(VectorsCommand::Check { dir }) => vectors_check(dir),
+        Command::Mcp(args) => {
+            let (text, code) = crate::mcp::cli::run(&args);
+            let code = i32::from(code);
+            if code == ConformExitCode::SETUP_ERROR {
+                let _ = std::io::stderr().write_all(text.as_bytes());
+            } else {
+                let _ = write_output(None, &text);
+            }
+            code
+        }
     }
 }
 
