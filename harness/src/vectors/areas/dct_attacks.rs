@@ -1592,7 +1592,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
         // Small-order root key: the verifier itself is configured with it.
         let p = principal_of(&identity());
         let c = chain(k, 0).with_authority(|a| a.issuer = p.clone());
-        let t = Tok::of(&c).set(
+        let t = Tok::of(&c).set("/signatures/0/signer", json!(p)).set(
             "/signatures/0/signature",
             json!(sig_bytes(&identity(), &[0; 32])),
         );
@@ -1614,7 +1614,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
         );
         let p = principal_of(&noncanon_identity);
         let c = chain(k, 0).with_authority(|a| a.issuer = p.clone());
-        let t = Tok::of(&c).set(
+        let t = Tok::of(&c).set("/signatures/0/signer", json!(p)).set(
             "/signatures/0/signature",
             json!(sig_bytes(&identity(), &[0; 32])),
         );
@@ -3589,6 +3589,92 @@ fn build_revoked(g: &mut Group, k: &Keys) {
         vcase(g, 107, "malformed token (issuedAt without offset) whose authority is revoked: malformed_token (step 1 before 2)",
             &[ORDER, MALFORMED], pr, t.ser(), &with(vec![entry(&root, &rid_of(&t.auth()), "block")]), malformed());
     }
+
+    // Revocation ids are computed over the block's canonical form, whatever the token's
+    // spelling: a verifier that hashes raw or re-serialized text misses the revocation.
+    {
+        let spaced = encode_bytes(t3.text().replace("\":", "\": ").as_bytes());
+        vcase(
+            g,
+            110,
+            "non-canonical token (a space after every `:`) whose authority is revoked by root: \
+            revoked if accepted (the revocation id is over the canonical block)",
+            &[EVERY, "DCT-REVID-BLOCK", "DCT-FORMAT-CANONICAL"],
+            &["NonCanonicalToken"],
+            spaced,
+            &with(vec![entry(&root, &rid_a, "block")]),
+            Expectation::acceptable(
+                "D9",
+                vec![
+                    Expected::invalid("malformed_token", S1),
+                    Expected::invalid("revoked", S2),
+                ],
+            ),
+        );
+        let t = t3
+            .clone()
+            .insert("/attenuations/0", "note", json!("x"))
+            .resign();
+        let rid_with_note = rid_of(&t.atts()[0]);
+        vcase(
+            g,
+            111,
+            "attenuation 0 carries an unknown member (re-signed) and alice revokes that block: \
+            revoked if accepted (the revocation id covers the unknown member too)",
+            &[EVERY, "DCT-REVID-BLOCK", "DCT-FORMAT-UNKNOWN-FIELD"],
+            &["UnknownField"],
+            t.ser(),
+            &with(vec![entry(&alice, &rid_with_note, "block")]),
+            Expectation::acceptable(
+                "D9",
+                vec![
+                    Expected::invalid("malformed_token", S1),
+                    Expected::invalid("revoked", S2),
+                ],
+            ),
+        );
+        let flipped: String = rid_a
+            .chars()
+            .map(|c| {
+                if c.is_ascii_lowercase() {
+                    c.to_ascii_uppercase()
+                } else if c.is_ascii_uppercase() {
+                    c.to_ascii_lowercase()
+                } else {
+                    c
+                }
+            })
+            .collect();
+        vcase(g, 112, "authority revocation id with its letter case flipped (correctly signed by root): no match",
+            &["DCT-REVID-BLOCK", BAD], &[], tok.clone(), &with(vec![entry(&root, &flipped, "block")]), v3.clone());
+        let by = format!("{}=", root.principal_id());
+        let payload = canon(
+            &json!({"revocationId": rid_a, "revokedBy": by, "revokedAt": REVOKED_AT, "scope": "block"}),
+        );
+        let e = json!({"revocationId": rid_a, "revokedBy": by, "revokedAt": REVOKED_AT, "scope": "block",
+            "signature": sign_text(&root, &payload)});
+        vcase(g, 113, "authority entry whose revokedBy is root's id with `=` padding (signed over that text): ignored",
+            &[SHAPE, BAD, REVOKER], &[], tok.clone(), &with(vec![e]), v3.clone());
+        let e = tamper(
+            good_auth.clone(),
+            "signature",
+            json!(format!("{}==", sig_of_entry(&good_auth))),
+        );
+        vcase(
+            g,
+            114,
+            "authority entry whose signature carries `==` padding: ignored",
+            &[SHAPE, BAD],
+            &[],
+            tok.clone(),
+            &with(vec![e]),
+            v3.clone(),
+        );
+    }
+}
+
+fn sig_of_entry(e: &Value) -> String {
+    e["signature"].as_str().unwrap_or_default().to_owned()
 }
 
 fn mallory_kp(k: &Keys) -> Keypair {
