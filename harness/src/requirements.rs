@@ -38,6 +38,9 @@ fn is_keyword(w: &str) -> bool {
     )
 }
 
+/// The requirements this harness was built with, so an installed binary needs no source tree.
+pub const EMBEDDED: &str = include_str!("../../spec/requirements.md");
+
 /// The section used for case requirement ids not found in the spec.
 pub const UNKNOWN_SECTION: &str = "(unknown)";
 
@@ -103,8 +106,8 @@ impl Requirements {
         Ok(Self::parse(&text, &path.display().to_string()))
     }
 
-    /// Finds `spec/requirements.md` next to a `vectors/` directory, under the current
-    /// directory, or in the source tree the harness was built from; empty if none exists.
+    /// Finds `spec/requirements.md` next to a `vectors/` directory or under the current
+    /// directory; otherwise uses the copy embedded at build time ([`EMBEDDED`]).
     pub fn discover(vectors_dir: Option<&Path>) -> Self {
         let mut candidates: Vec<PathBuf> = Vec::new();
         if let Some(v) = vectors_dir {
@@ -113,13 +116,12 @@ impl Requirements {
             }
         }
         candidates.push(PathBuf::from("spec/requirements.md"));
-        candidates.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/requirements.md"));
         for c in candidates {
             if let Ok(r) = Self::load(&c) {
                 return r;
             }
         }
-        Self::default()
+        Self::parse(EMBEDDED, "spec/requirements.md (embedded)")
     }
 
     /// Looks up an id.

@@ -647,3 +647,39 @@ fn list_ops_prints_the_handshake() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert_eq!(out.stdout, "fake 0.0.1 (python)\nfake.echo\nfake.other\n");
 }
+
+#[test]
+fn coverage_reports_gaps_and_unknown_ids() {
+    let corpus = Corpus::new(&standard_cases());
+    let cov = |corpus: &Corpus| {
+        run_bin(&[
+            "coverage".into(),
+            "--vectors".into(),
+            corpus.path("vectors").display().to_string(),
+            "--requirements-md".into(),
+            corpus.path("requirements.md").display().to_string(),
+        ])
+    };
+    let out = cov(&corpus);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert!(out.stdout.contains("requirement FAKE-UNTESTED has no case"));
+    assert!(out.stdout.contains("FAKE-ONE"));
+    let (i, e) = ok(json!({}));
+    let full = Corpus::new(&[
+        ("fake.echo", i.clone(), e.clone(), "FAKE-ONE"),
+        ("fake.echo", i.clone(), e.clone(), "FAKE-TWO"),
+        ("fake.echo", i.clone(), e.clone(), "FAKE-UNTESTED"),
+    ]);
+    assert_eq!(cov(&full).code, 0);
+    let unknown = Corpus::new(&[
+        ("fake.echo", i.clone(), e.clone(), "FAKE-ONE"),
+        ("fake.echo", i.clone(), e.clone(), "FAKE-TWO"),
+        ("fake.echo", i.clone(), e.clone(), "FAKE-UNTESTED"),
+        ("fake.echo", i, e, "FAKE-NOPE"),
+    ]);
+    let out = cov(&unknown);
+    assert_eq!(out.code, 1);
+    assert!(out
+        .stdout
+        .contains("case fake-echo-0004 cites unknown requirement FAKE-NOPE"));
+}
