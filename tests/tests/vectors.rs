@@ -12,8 +12,26 @@ use delegateos_conform::vectors::load::parse_file;
 use delegateos_reference::faults::Faults;
 use delegateos_reference::ops;
 
+/// A failure message printed verbatim (datatest-stable shows errors with `Debug`, which
+/// would escape the newlines of the diffs).
+struct Report(String);
+
+impl std::fmt::Debug for Report {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::fmt::Display for Report {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Report {}
+
 fn vector_file(path: &Path, bytes: Vec<u8>) -> datatest_stable::Result<()> {
-    let file = parse_file(path, &bytes).map_err(|e| e.to_string())?;
+    let file = parse_file(path, &bytes).map_err(|e| Report(e.to_string()))?;
     let faults = Faults::none();
     let mut failures = Vec::new();
     for case in &file.cases {
@@ -35,14 +53,14 @@ fn vector_file(path: &Path, bytes: Vec<u8>) -> datatest_stable::Result<()> {
             .iter()
             .filter_map(|f| f.split(':').next())
             .collect();
-        Err(format!(
+        Err(Report(format!(
             "{}: {} of {} cases disagree with the reference: {}\n\n{}",
             path.display(),
             failures.len(),
             file.cases.len(),
             ids.join(", "),
             failures.join("\n")
-        )
+        ))
         .into())
     }
 }

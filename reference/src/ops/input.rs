@@ -75,10 +75,6 @@ impl<'a> Input<'a> {
             .as_array()
             .ok_or_else(|| invalid(format!("{key:?} must be an array")))
     }
-
-    pub(crate) fn uint(&self, key: &str) -> Result<u64, OpError> {
-        as_uint(self.value(key)?, key)
-    }
 }
 
 /// Refuses keys outside `required ∪ optional` and requires every key of `required`.

@@ -15,14 +15,21 @@ use serde_json::Value;
 
 use crate::faults::Faults;
 
+mod attestation;
+mod chain;
+mod checks;
+mod contract;
+mod dct;
 mod glob;
 mod input;
+mod jsonrpc;
 mod mcp;
 mod primitives;
+mod revocation;
 
-// Registration point for the MCP decision operations (`mcp.filter_tools`, `mcp.call`):
-// the MCP engineer adds `mod mcp;` here, its `OPERATIONS` to `AREAS` below and its arm to
-// `dispatch`.
+// MCP registration point: the decision operations `mcp.filter_tools` and `mcp.call` go in
+// `mod mcp;` (reference/src/ops/mcp.rs); add it here, its `OPERATIONS` to `AREAS` and its
+// `run` to the chain in [`run`] (each spot is marked "MCP registration point").
 
 /// The result of one operation, serialised exactly as the adapter reply's outcome fields.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -66,8 +73,26 @@ impl OpError {
 
 type OpResult = Result<Value, OpError>;
 
+/// Serializes a reference type into an output value. The types involved serialize infallibly
+/// (string keys only); the error arm exists so that nothing here can panic.
+pub(crate) fn to_output<T: Serialize>(value: &T) -> OpResult {
+    serde_json::to_value(value)
+        .map_err(|e| OpError::new("internal_error", format!("cannot serialize output: {e}")))
+}
+
 /// Every operation area: its name prefix and operations, in catalogue order.
-const AREAS: &[&[&str]] = &[primitives::OPERATIONS, glob::OPERATIONS, mcp::OPERATIONS];
+const AREAS: &[&[&str]] = &[
+    primitives::OPERATIONS,
+    dct::OPERATIONS,
+    glob::OPERATIONS,
+    revocation::OPERATIONS,
+    contract::OPERATIONS,
+    checks::OPERATIONS,
+    attestation::OPERATIONS,
+    chain::OPERATIONS,
+    jsonrpc::OPERATIONS,
+    mcp::OPERATIONS,
+];
 
 /// Every operation the reference supports (the `operations` of the adapter's hello reply).
 pub static OPERATIONS: &[&str] = &concat_ops();
@@ -102,7 +127,14 @@ const fn concat_ops() -> [&'static str; total_ops()] {
 pub fn run(op: &str, input: &Value, faults: &Faults) -> Outcome {
     // Each area answers `None` for an operation it does not own.
     let result = primitives::run(op, input, faults)
+        .or_else(|| dct::run(op, input, faults))
         .or_else(|| glob::run(op, input, faults))
+        .or_else(|| revocation::run(op, input, faults))
+        .or_else(|| contract::run(op, input, faults))
+        .or_else(|| checks::run(op, input, faults))
+        .or_else(|| attestation::run(op, input, faults))
+        .or_else(|| chain::run(op, input, faults))
+        .or_else(|| jsonrpc::run(op, input, faults))
         .or_else(|| mcp::run(op, input, faults));
     match result {
         Some(Ok(output)) => Outcome::Ok { output },

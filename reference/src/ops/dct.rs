@@ -1,0 +1,210 @@
+//! Delegation capability tokens: create, attenuate, verify, inspect, revocation ids (spec §3,
+//! §10.1; decisions D4–D9, D16, D23, D24).
+
+use serde_json::{json, Map, Value};
+
+use super::glob::capability;
+use super::input::{as_str, as_uint, check_keys, invalid, Input};
+use super::{to_output, OpError, OpResult};
+use crate::attenuate::{self, AttenuateParams, CreateParams};
+use crate::crypto::Keypair;
+use crate::faults::Faults;
+use crate::revocation::{entry_from_value, RevocationList};
+use crate::token::{self, Capability, SerializedDct};
+use crate::verify::{self, VerificationContext};
+
+/// Operations of this area, in catalogue order.
+pub(crate) const OPERATIONS: &[&str] = &[
+    "dct.create",
+    "dct.attenuate",
+    "dct.verify",
+    "dct.inspect",
+    "dct.revocation_ids",
+];
+
+pub(crate) fn run(op: &str, input: &Value, faults: &Faults) -> Option<OpResult> {
+    Some(match op {
+        "dct.create" => create(input),
+        "dct.attenuate" => attenuate_op(input),
+        "dct.verify" => verify_op(input, faults),
+        "dct.inspect" => inspect(input),
+        "dct.revocation_ids" => revocation_ids(input),
+        _ => return None,
+    })
+}
+
+/// A SerializedDCT passed as a JSON value: any shape fault is the token's, `malformed_token`.
+pub(crate) fn serialized(value: &Value) -> Result<SerializedDct, OpError> {
+    SerializedDct::from_value(value).map_err(|e| OpError::new("malformed_token", e.detail))
+}
+
+fn capabilities(value: &Value, what: &str) -> Result<Vec<Capability>, OpError> {
+    value
+        .as_array()
+        .ok_or_else(|| invalid(format!("{what:?} must be an array")))?
+        .iter()
+        .map(|c| {
+            c.as_object()
+                .ok_or_else(|| invalid(format!("{what:?} entries must be objects")))
+                .and_then(|m| capability(m, what))
+        })
+        .collect()
+}
+
+fn field<'a>(map: &'a Map<String, Value>, key: &str) -> Result<&'a Value, OpError> {
+    map.get(key)
+        .ok_or_else(|| invalid(format!("missing field {key:?} in params")))
+}
+
+fn string(map: &Map<String, Value>, key: &str) -> Result<String, OpError> {
+    as_str(field(map, key)?, key).map(str::to_owned)
+}
+
+fn create(input: &Value) -> OpResult {
+    let input = Input::new(input, &["issuerSeed", "params"], &[])?;
+    let issuer = Keypair::from_seed(&input.seed("issuerSeed")?);
+    let p = input.object("params")?;
+    check_keys(
+        p,
+        "params",
+        &[
+            "delegatee",
+            "capabilities",
+            "contractId",
+            "delegationId",
+            "parentDelegationId",
+            "chainDepth",
+            "maxChainDepth",
+            "maxBudgetMicrocents",
+            "expiresAt",
+            "issuedAt",
+        ],
+        &[],
+    )?;
+    let params = CreateParams {
+        delegatee: string(p, "delegatee")?,
+        capabilities: capabilities(field(p, "capabilities")?, "capabilities")?,
+        contract_id: string(p, "contractId")?,
+        delegation_id: string(p, "delegationId")?,
+        parent_delegation_id: string(p, "parentDelegationId")?,
+        chain_depth: as_uint(field(p, "chainDepth")?, "chainDepth")?,
+        max_chain_depth: as_uint(field(p, "maxChainDepth")?, "maxChainDepth")?,
+        max_budget_microcents: as_uint(field(p, "maxBudgetMicrocents")?, "maxBudgetMicrocents")?,
+        expires_at: string(p, "expiresAt")?,
+        issued_at: string(p, "issuedAt")?,
+    };
+    let token =
+        attenuate::create(&issuer, params).map_err(|e| OpError::new(e.code(), e.to_string()))?;
+    Ok(json!({ "token": to_output(&token::encode(&token))? }))
+}
+
+fn attenuate_op(input: &Value) -> OpResult {
+    let input = Input::new(input, &["token", "attenuatorSeed", "params"], &[])?;
+    let dct = serialized(input.value("token")?)?;
+    let attenuator = Keypair::from_seed(&input.seed("attenuatorSeed")?);
+    let p = input.object("params")?;
+    check_keys(
+        p,
+        "params",
+        &["delegatee", "delegationId", "contractId"],
+        &[
+            "allowedCapabilities",
+            "maxBudgetMicrocents",
+            "expiresAt",
+            "maxChainDepth",
+        ],
+    )?;
+    let params = AttenuateParams {
+        delegatee: string(p, "delegatee")?,
+        delegation_id: string(p, "delegationId")?,
+        contract_id: string(p, "contractId")?,
+        allowed_capabilities: p
+            .get("allowedCapabilities")
+            .map(|v| capabilities(v, "allowedCapabilities"))
+            .transpose()?,
+        max_budget_microcents: p
+            .get("maxBudgetMicrocents")
+            .map(|v| as_uint(v, "maxBudgetMicrocents"))
+            .transpose()?,
+        expires_at: p
+            .get("expiresAt")
+            .map(|v| as_str(v, "expiresAt").map(str::to_owned))
+            .transpose()?,
+        max_chain_depth: p
+            .get("maxChainDepth")
+            .map(|v| as_uint(v, "maxChainDepth"))
+            .transpose()?,
+    };
+    let token = attenuate::attenuate_serialized(&dct, &attenuator, params)
+        .map_err(|e| OpError::new(e.code(), e.to_string()))?;
+    Ok(json!({ "token": to_output(&token)? }))
+}
+
+/// Builds a revocation list by `add`ing each entry in order; entries `add` refuses are
+/// ignored (they must not revoke anything, D6).
+pub(crate) fn revocation_list(value: &Value) -> Result<RevocationList, OpError> {
+    let items = value
+        .as_array()
+        .ok_or_else(|| invalid("\"revocations\" must be an array"))?;
+    let mut list = RevocationList::new();
+    for item in items {
+        if let Ok(entry) = entry_from_value(item) {
+            // A refused entry is ignored by definition of this operation.
+            let _ = list.add(entry);
+        }
+    }
+    Ok(list)
+}
+
+fn verify_op(input: &Value, faults: &Faults) -> OpResult {
+    let input = Input::new(input, &["token", "context"], &[])?;
+    let ctx = input.object("context")?;
+    check_keys(
+        ctx,
+        "context",
+        &[
+            "namespace",
+            "action",
+            "resource",
+            "now",
+            "spentMicrocents",
+            "rootPublicKey",
+            "revocations",
+        ],
+        &[],
+    )?;
+    let text = |key: &str| -> Result<String, OpError> {
+        let value = ctx
+            .get(key)
+            .ok_or_else(|| invalid(format!("missing {key:?} in context")))?;
+        as_str(value, key).map(str::to_owned)
+    };
+    let revocations = revocation_list(field(ctx, "revocations")?)?;
+    let context = VerificationContext {
+        namespace: text("namespace")?,
+        operation: text("action")?,
+        resource: text("resource")?,
+        now: text("now")?,
+        spent_microcents: as_uint(field(ctx, "spentMicrocents")?, "spentMicrocents")?,
+        root_public_key: text("rootPublicKey")?,
+        revocations: &revocations,
+    };
+    let dct = serialized(input.value("token")?)?;
+    let scope = verify::verify_with_faults(&dct, &context, faults)
+        .map_err(|d| OpError::new(d.code(), d.to_string()))?;
+    Ok(json!({ "scope": to_output(&scope)? }))
+}
+
+fn inspect(input: &Value) -> OpResult {
+    let input = Input::new(input, &["token"], &[])?;
+    let dct = serialized(input.value("token")?)?;
+    let inspection = token::inspect(&dct).map_err(|e| OpError::new("malformed_token", e.detail))?;
+    to_output(&inspection)
+}
+
+fn revocation_ids(input: &Value) -> OpResult {
+    let input = Input::new(input, &["token"], &[])?;
+    let dct = serialized(input.value("token")?)?;
+    let inspection = token::inspect(&dct).map_err(|e| OpError::new("malformed_token", e.detail))?;
+    Ok(json!({ "revocationIds": inspection.revocation_ids }))
+}

@@ -1,0 +1,25 @@
+//! JSON-RPC 2.0 message schemas (spec §9; decision D31).
+
+use serde_json::{json, Value};
+
+use super::input::Input;
+use super::{OpError, OpResult};
+use crate::faults::Faults;
+use crate::jsonrpc::classify;
+
+/// Operations of this area, in catalogue order.
+pub(crate) const OPERATIONS: &[&str] = &["jsonrpc.classify"];
+
+pub(crate) fn run(op: &str, input: &Value, _faults: &Faults) -> Option<OpResult> {
+    Some(match op {
+        "jsonrpc.classify" => classify_op(input),
+        _ => return None,
+    })
+}
+
+fn classify_op(input: &Value) -> OpResult {
+    let input = Input::new(input, &["message"], &[])?;
+    let kind =
+        classify(input.value("message")?).map_err(|e| OpError::new(e.code(), e.to_string()))?;
+    Ok(json!({ "kind": kind.name() }))
+}
