@@ -1082,7 +1082,7 @@ fn list_pagination(ctx: &Ctx) -> Result<(), String> {
             || {
                 format!(
                     "nextCursor changed: client {}, upstream {}",
-                    short(&resp),
+                    short(resp),
                     short(&upstream)
                 )
             },

@@ -1,0 +1,121 @@
+//! Cost of the reference MCP proxy: added latency per forwarded `tools/call` (proxy → mock vs
+//! the mock alone) and throughput with 32 concurrent requests.
+//!
+//! Run: `cargo bench -p delegateos-conform --bench mcp_proxy`.
+
+// A benchmark whose set-up fails should abort loudly.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use serde_json::{json, Value};
+
+use delegateos_conform::mcp::client::ProxyProcess;
+use delegateos_conform::mcp::tokens::{self, cap, RootSpec};
+
+const MOCK: &str = env!("CARGO_BIN_EXE_delegateos-mock-upstream");
+const PROXY: &str = env!("CARGO_BIN_EXE_delegateos-reference-proxy");
+const T: Duration = Duration::from_secs(10);
+
+fn setup() -> (PathBuf, PathBuf) {
+    let dir = std::env::temp_dir().join(format!("delegateos-mcp-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("script.json");
+    std::fs::write(
+        &script,
+        json!({"tools": [{"name": "read_file"}]}).to_string(),
+    )
+    .unwrap();
+    let config = dir.join("config.json");
+    let cfg = json!({
+        "version": 1,
+        "trustedRoots": [tokens::root().principal_id()],
+        "tools": {"read_file": {"namespace": "docs", "action": "read", "resource": {"argument": "path"}}},
+        "spendPerCall": 0,
+        "upstream": {"command": MOCK, "args": ["--script", script.to_string_lossy()]},
+    });
+    std::fs::write(&config, cfg.to_string()).unwrap();
+    (script, config)
+}
+
+fn handshake(p: &mut ProxyProcess) {
+    p.send(&json!({"jsonrpc": "2.0", "id": "init", "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}}))
+        .unwrap();
+    p.response(&json!("init"), T).unwrap();
+    p.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .unwrap();
+}
+
+fn call(id: u64, envelope: Option<&Value>) -> Value {
+    let mut params = json!({"name": "read_file", "arguments": {"path": "/project/a.txt"}});
+    if let Some(e) = envelope {
+        params["_delegateos"] = e.clone();
+    }
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+}
+
+fn bench(c: &mut Criterion) {
+    let (script, config) = setup();
+    let token = RootSpec::new(vec![cap("docs", "read", "/project/**")]).sign(&tokens::root());
+    let env = tokens::envelope(&token);
+    let mut direct =
+        ProxyProcess::spawn(&format!("'{MOCK}' --script {{config}}"), &script).unwrap();
+    let mut proxy =
+        ProxyProcess::spawn(&format!("'{PROXY}' --config {{config}}"), &config).unwrap();
+    handshake(&mut direct);
+    handshake(&mut proxy);
+    let mut id = 0u64;
+
+    let mut g = c.benchmark_group("mcp_tools_call_latency");
+    g.measurement_time(Duration::from_secs(4)).sample_size(40);
+    g.bench_function("mock_direct", |b| {
+        b.iter(|| {
+            id += 1;
+            direct.send(&call(id, None)).unwrap();
+            direct.response(&json!(id), T).unwrap()
+        })
+    });
+    g.bench_function("proxy_passthrough_no_dct", |b| {
+        b.iter(|| {
+            id += 1;
+            proxy.send(&call(id, None)).unwrap();
+            proxy.response(&json!(id), T).unwrap()
+        })
+    });
+    g.bench_function("proxy_verified_call", |b| {
+        b.iter(|| {
+            id += 1;
+            proxy.send(&call(id, Some(&env))).unwrap();
+            proxy.response(&json!(id), T).unwrap()
+        })
+    });
+    g.finish();
+
+    let mut g = c.benchmark_group("mcp_tools_call_32_concurrent");
+    g.measurement_time(Duration::from_secs(5)).sample_size(20);
+    g.throughput(Throughput::Elements(32));
+    for (name, target, envelope) in [
+        ("mock_direct", &mut direct, None),
+        ("proxy_verified", &mut proxy, Some(&env)),
+    ] {
+        g.bench_function(name, |b| {
+            b.iter(|| {
+                let first = id + 1;
+                for _ in 0..32 {
+                    id += 1;
+                    target.send(&call(id, envelope)).unwrap();
+                }
+                for k in first..=id {
+                    target.response(&json!(k), T).unwrap();
+                }
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
