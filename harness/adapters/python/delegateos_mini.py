@@ -1,0 +1,638 @@
+"""A small, independent Python implementation of the DelegateOS v0.1 core.
+
+It is deliberately written from the spec (spec/operations.md, spec/decisions.md) and not from
+the Rust reference, so that running the conformance suite against it means something. Only
+the standard library and PyNaCl (libsodium) are used.
+
+Contents, in order:
+  1. strict JSON parsing and RFC 8785 canonical JSON       (D33, research §1)
+  2. strict base64url, BLAKE2b-256, Ed25519 strict profile  (D9, D10)
+  3. timestamps (RFC 3339 profile of D5), compared as instants
+  4. resource globs and capability subset                  (§10.2, D1-D3)
+  5. DCT decoding (step 1), revocation entries, and verification (§10.1, D4-D8, D16-D21)
+
+Errors are raised as `DelegateError(code, detail)` with the codes of spec/error-codes.md.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+from typing import Any
+
+import nacl.bindings
+import nacl.exceptions
+import nacl.signing
+
+TOKEN_FORMAT = "delegateos-sjt-v1"
+MAX_SAFE_INTEGER = 2**53 - 1
+MAX_JSON_DEPTH = 32
+MAX_TOKEN_CHARS = 1 << 20
+
+
+class DelegateError(Exception):
+    """A failure with a stable code from spec/error-codes.md."""
+
+    def __init__(self, code: str, detail: str = ""):
+        super().__init__(f"{code}: {detail}")
+        self.code = code
+        self.detail = detail
+
+
+# ---------------------------------------------------------------------------------------------
+# 1. JSON: strict parsing (D33) and RFC 8785 canonicalization
+# ---------------------------------------------------------------------------------------------
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    obj: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in obj:
+            raise ValueError(f"duplicate key {key!r}")
+        obj[key] = value
+    return obj
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise ValueError(f"number {text} is out of range")
+    return value
+
+
+_DECODER = json.JSONDecoder(
+    object_pairs_hook=_no_duplicates,
+    parse_constant=_reject_constant,
+    parse_float=_finite_float,
+)
+
+
+def _check_tree(value: Any, depth: int = 0) -> None:
+    """Depth <= 32 (top-level container is depth 1), no lone surrogates, finite numbers."""
+    if isinstance(value, (dict, list)):
+        depth += 1
+        if depth > MAX_JSON_DEPTH:
+            raise ValueError("nesting deeper than 32")
+        items = value.items() if isinstance(value, dict) else enumerate(value)
+        for key, item in items:
+            if isinstance(key, str):
+                key.encode("utf-8")  # raises on a lone surrogate
+            _check_tree(item, depth)
+    elif isinstance(value, str):
+        value.encode("utf-8")
+    elif isinstance(value, int) and not isinstance(value, bool):
+        float(value)  # OverflowError: outside the IEEE double range
+
+
+def parse_json(text: str) -> Any:
+    """Parses I-JSON text strictly (D33); raises ValueError on anything else."""
+    if text.startswith("\ufeff"):
+        raise ValueError("byte order mark")
+    try:
+        value = _DECODER.decode(text)
+        _check_tree(value)
+    except (ValueError, OverflowError, RecursionError, UnicodeEncodeError) as e:
+        raise ValueError(str(e)) from e
+    return value
+
+
+def _es6_number(x: float) -> str:
+    """ECMAScript Number.prototype.toString for a finite double (RFC 8785 §3.2.2.3)."""
+    if x == 0:
+        return "0"
+    if x < 0:
+        return "-" + _es6_number(-x)
+    # Python's repr is the shortest round-tripping decimal, as ECMAScript requires.
+    mantissa, _, exp = repr(x).partition("e")
+    int_part, _, frac_part = mantissa.partition(".")
+    digits = (int_part + frac_part).lstrip("0")
+    stripped = digits.rstrip("0")
+    scale = int(exp or 0) - len(frac_part) + (len(digits) - len(stripped))
+    digits = stripped
+    k = len(digits)
+    n = k + scale  # value = 0.<digits> * 10^n
+    if k <= n <= 21:
+        return digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return digits[:n] + "." + digits[n:]
+    if -6 < n <= 0:
+        return "0." + "0" * (-n) + digits
+    e = n - 1
+    sign = "+" if e >= 0 else "-"
+    head = digits[0] + ("." + digits[1:] if k > 1 else "")
+    return f"{head}e{sign}{abs(e)}"
+
+
+_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _jcs_string(s: str) -> str:
+    out = ['"']
+    for ch in s:
+        if ch in _ESCAPES:
+            out.append(_ESCAPES[ch])
+        elif ord(ch) < 0x20:
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def canonicalize(value: Any) -> str:
+    """RFC 8785 canonical JSON text of a parsed value."""
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return _es6_number(float(value))  # numbers are IEEE doubles in JCS
+    if isinstance(value, float):
+        return _es6_number(value)
+    if isinstance(value, str):
+        return _jcs_string(value)
+    if isinstance(value, list):
+        return "[" + ",".join(canonicalize(v) for v in value) + "]"
+    if isinstance(value, dict):
+        # Keys sort by their UTF-16 code units; big-endian UTF-16 bytes compare the same way.
+        keys = sorted(value, key=lambda k: k.encode("utf-16-be"))
+        return "{" + ",".join(_jcs_string(k) + ":" + canonicalize(value[k]) for k in keys) + "}"
+    raise TypeError(f"not a JSON value: {type(value).__name__}")
+
+
+def canonical_bytes(value: Any) -> bytes:
+    return canonicalize(value).encode("utf-8")
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. base64url, BLAKE2b-256, Ed25519
+# ---------------------------------------------------------------------------------------------
+
+_B64URL_RE = re.compile(r"[A-Za-z0-9_-]*")
+
+
+def b64url_encode(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).decode("ascii").rstrip("=")
+
+
+def b64url_decode(text: str) -> bytes:
+    """Strict base64url (D9): no padding, URL alphabet only, zero trailing bits."""
+    if not isinstance(text, str) or not _B64URL_RE.fullmatch(text) or len(text) % 4 == 1:
+        raise DelegateError("invalid_encoding", "not strict base64url")
+    data = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+    if b64url_encode(data) != text:
+        raise DelegateError("invalid_encoding", "non-zero trailing bits")
+    return data
+
+
+def blake2b256(data: bytes) -> bytes:
+    return hashlib.blake2b(data, digest_size=32).digest()
+
+
+_L = 2**252 + 27742317777372353535851937790883648493  # order of the prime-order subgroup
+
+
+def ed25519_public_key(seed: bytes) -> bytes:
+    return nacl.signing.SigningKey(seed).verify_key.encode()
+
+
+def ed25519_sign(seed: bytes, message: bytes) -> bytes:
+    return nacl.signing.SigningKey(seed).sign(message).signature
+
+
+def ed25519_verify(public_key: bytes, message: bytes, signature: bytes) -> bool:
+    """The strict profile of D10: canonical, torsion-free, not-small-order A and R; S < L;
+    then the cofactorless equation with R compared as bytes (libsodium)."""
+    if len(public_key) != 32 or len(signature) != 64:
+        return False
+    r_bytes, s_bytes = signature[:32], signature[32:]
+    if int.from_bytes(s_bytes, "little") >= _L:
+        return False
+    # libsodium's is_valid_point: canonical encoding, on the curve, not of small order, and in
+    # the prime-order subgroup (torsion-free).
+    for point in (public_key, r_bytes):
+        if not nacl.bindings.crypto_core_ed25519_is_valid_point(point):
+            return False
+    try:
+        nacl.bindings.crypto_sign_open(signature + message, public_key)
+    except (nacl.exceptions.BadSignatureError, nacl.exceptions.ValueError):
+        return False
+    return True
+
+
+_PRINCIPAL_RE = re.compile(r"[A-Za-z0-9_-]{43}")
+_SIGNATURE_RE = re.compile(r"[A-Za-z0-9_-]{86}")
+
+
+def principal_key(principal: Any) -> bytes | None:
+    """The 32-byte key of a well-formed principal id, else None."""
+    if not isinstance(principal, str) or not _PRINCIPAL_RE.fullmatch(principal):
+        return None
+    try:
+        return b64url_decode(principal)
+    except DelegateError:
+        return None
+
+
+def signature_bytes(text: Any) -> bytes | None:
+    if not isinstance(text, str) or not _SIGNATURE_RE.fullmatch(text):
+        return None
+    try:
+        return b64url_decode(text)
+    except DelegateError:
+        return None
+
+
+def principal_from_seed(seed: bytes) -> str:
+    return b64url_encode(ed25519_public_key(seed))
+
+
+# ---------------------------------------------------------------------------------------------
+# 3. Timestamps (D5): RFC 3339 profile, compared as instants (integer nanoseconds)
+# ---------------------------------------------------------------------------------------------
+
+_TIMESTAMP_RE = re.compile(
+    r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})"
+    r"(?:\.([0-9]{1,9}))?(Z|[+-][0-9]{2}:[0-9]{2})"
+)
+
+
+def _days_from_civil(y: int, m: int, d: int) -> int:
+    """Days since 1970-01-01 in the proleptic Gregorian calendar (H. Hinnant's algorithm)."""
+    y -= m <= 2
+    era = y // 400
+    yoe = y - era * 400
+    doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
+    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+    return era * 146097 + doe - 719468
+
+
+def _days_in_month(y: int, m: int) -> int:
+    if m == 2:
+        return 29 if (y % 4 == 0 and y % 100 != 0) or y % 400 == 0 else 28
+    return 30 if m in (4, 6, 9, 11) else 31
+
+
+def parse_timestamp(text: Any) -> int:
+    """Nanoseconds since the Unix epoch; raises DelegateError('invalid_timestamp')."""
+    match = _TIMESTAMP_RE.fullmatch(text) if isinstance(text, str) else None
+    if not match:
+        raise DelegateError("invalid_timestamp", f"not a profile timestamp: {text!r}")
+    y, mo, d, h, mi, s = (int(g) for g in match.groups()[:6])
+    fraction, offset = match.group(7), match.group(8)
+    if not (1 <= mo <= 12 and 1 <= d <= _days_in_month(y, mo) and h <= 23 and mi <= 59 and s <= 59):
+        raise DelegateError("invalid_timestamp", f"impossible date or time: {text!r}")
+    offset_seconds = 0
+    if offset != "Z":
+        oh, om = int(offset[1:3]), int(offset[4:6])
+        if oh > 23 or om > 59:
+            raise DelegateError("invalid_timestamp", f"bad offset: {text!r}")
+        offset_seconds = (oh * 3600 + om * 60) * (1 if offset[0] == "+" else -1)
+    seconds = _days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s - offset_seconds
+    nanos = int((fraction or "").ljust(9, "0"))
+    return seconds * 1_000_000_000 + nanos
+
+
+def compare_timestamps(a: str, b: str) -> int:
+    x, y = parse_timestamp(a), parse_timestamp(b)
+    return (x > y) - (x < y)
+
+
+# ---------------------------------------------------------------------------------------------
+# 4. Globs and capability subset (§10.2, D1-D3)
+# ---------------------------------------------------------------------------------------------
+
+
+def glob_match(pattern: str, resource: str) -> bool:
+    """D1/D2: bare `*` or `**` matches anything; inside a pattern a `*` segment is exactly one
+    non-empty segment, `**` zero or more segments, anything else literal. Segment-wise DP,
+    O(|pattern| x |resource|)."""
+    if pattern in ("*", "**"):
+        return True
+    pat, res = pattern.split("/"), resource.split("/")
+    # reach[j]: the pattern prefix processed so far matches res[:j]
+    reach = [True] + [False] * len(res)
+    for seg in pat:
+        nxt = [False] * (len(res) + 1)
+        if seg == "**":
+            seen = False
+            for j in range(len(res) + 1):
+                seen = seen or reach[j]
+                nxt[j] = seen
+        else:
+            for j in range(len(res)):
+                if reach[j] and (res[j] == seg or (seg == "*" and res[j] != "")):
+                    nxt[j + 1] = True
+        reach = nxt
+    return reach[len(res)]
+
+
+def resource_covers(parent: str, child: str) -> bool:
+    """D3: sound, conservative `every resource child matches, parent matches`."""
+    if parent in ("*", "**") or parent == child:
+        return True
+    if child in ("*", "**"):
+        return False  # a match-everything child needs a match-everything parent
+    par, chi = parent.split("/"), child.split("/")
+    reach = [True] + [False] * len(chi)
+    for seg in par:
+        nxt = [False] * (len(chi) + 1)
+        if seg == "**":
+            seen = False
+            for j in range(len(chi) + 1):
+                seen = seen or reach[j]
+                nxt[j] = seen
+        else:
+            for j in range(len(chi)):
+                c = chi[j]
+                if not reach[j]:
+                    continue
+                if seg == "*":
+                    ok = c != "" and c != "**"  # a non-empty literal or `*`
+                else:
+                    ok = c == seg and c not in ("*", "**")  # identical literal
+                if ok:
+                    nxt[j + 1] = True
+        reach = nxt
+    return reach[len(chi)]
+
+
+def capability_subset(child: dict, parent: dict) -> bool:
+    return (
+        child["namespace"] == parent["namespace"]
+        and child["action"] == parent["action"]
+        and resource_covers(parent["resource"], child["resource"])
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# 5. DCTs: decoding (step 1), revocation entries, verification (§10.1)
+# ---------------------------------------------------------------------------------------------
+
+_CONTRACT_ID_RE = re.compile(r"ct_[0-9a-f]{12}")
+_DELEGATION_ID_RE = re.compile(r"del_[0-9a-f]{12}")
+
+AUTHORITY_KEYS = {
+    "issuer", "delegatee", "capabilities", "contractId", "delegationId", "parentDelegationId",
+    "chainDepth", "maxChainDepth", "maxBudgetMicrocents", "expiresAt", "issuedAt",
+}
+ATTENUATION_REQUIRED = {"attenuator", "delegatee", "delegationId", "contractId"}
+ATTENUATION_OPTIONAL = {"allowedCapabilities", "maxBudgetMicrocents", "expiresAt", "maxChainDepth"}
+
+
+def is_protocol_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_SAFE_INTEGER
+
+
+def is_capability(v: Any) -> bool:
+    return (
+        isinstance(v, dict)
+        and set(v) == {"namespace", "action", "resource"}
+        and isinstance(v["namespace"], str) and v["namespace"] != ""
+        and isinstance(v["action"], str) and v["action"] != ""
+        and isinstance(v["resource"], str)
+    )
+
+
+def _is_timestamp(v: Any) -> bool:
+    try:
+        parse_timestamp(v)
+        return True
+    except DelegateError:
+        return False
+
+
+def _malformed(detail: str) -> DelegateError:
+    return DelegateError("malformed_token", detail)
+
+
+def _require(cond: bool, detail: str) -> None:
+    if not cond:
+        raise _malformed(detail)
+
+
+def _check_capabilities(caps: Any, where: str) -> None:
+    _require(isinstance(caps, list) and all(is_capability(c) for c in caps), f"{where}: bad capabilities")
+
+
+def _check_authority(a: Any) -> None:
+    _require(isinstance(a, dict) and set(a) == AUTHORITY_KEYS, "authority: wrong members")
+    _require(principal_key(a["issuer"]) is not None, "authority.issuer: bad principal id")
+    _require(principal_key(a["delegatee"]) is not None, "authority.delegatee: bad principal id")
+    _check_capabilities(a["capabilities"], "authority")
+    _require(isinstance(a["contractId"], str) and bool(_CONTRACT_ID_RE.fullmatch(a["contractId"])), "authority.contractId")
+    for key in ("delegationId", "parentDelegationId"):
+        _require(isinstance(a[key], str) and bool(_DELEGATION_ID_RE.fullmatch(a[key])), f"authority.{key}")
+    for key in ("chainDepth", "maxChainDepth", "maxBudgetMicrocents"):
+        _require(is_protocol_int(a[key]), f"authority.{key}: not a protocol integer")
+    for key in ("expiresAt", "issuedAt"):
+        _require(_is_timestamp(a[key]), f"authority.{key}: bad timestamp")
+
+
+def _check_attenuation(t: Any, i: int) -> None:
+    _require(isinstance(t, dict), f"attenuations[{i}]: not an object")
+    keys = set(t)
+    _require(ATTENUATION_REQUIRED <= keys <= ATTENUATION_REQUIRED | ATTENUATION_OPTIONAL, f"attenuations[{i}]: wrong members")
+    _require(principal_key(t["attenuator"]) is not None, f"attenuations[{i}].attenuator")
+    _require(principal_key(t["delegatee"]) is not None, f"attenuations[{i}].delegatee")
+    _require(isinstance(t["delegationId"], str) and bool(_DELEGATION_ID_RE.fullmatch(t["delegationId"])), f"attenuations[{i}].delegationId")
+    _require(isinstance(t["contractId"], str) and bool(_CONTRACT_ID_RE.fullmatch(t["contractId"])), f"attenuations[{i}].contractId")
+    if "allowedCapabilities" in t:
+        _check_capabilities(t["allowedCapabilities"], f"attenuations[{i}]")
+    for key in ("maxBudgetMicrocents", "maxChainDepth"):
+        if key in t:
+            _require(is_protocol_int(t[key]), f"attenuations[{i}].{key}")
+    if "expiresAt" in t:
+        _require(_is_timestamp(t["expiresAt"]), f"attenuations[{i}].expiresAt")
+
+
+def _check_signature_entry(s: Any, i: int) -> None:
+    _require(isinstance(s, dict) and set(s) == {"signer", "signature", "covers"}, f"signatures[{i}]: wrong members")
+    _require(principal_key(s["signer"]) is not None, f"signatures[{i}].signer")
+    _require(signature_bytes(s["signature"]) is not None, f"signatures[{i}].signature")
+    _require(s["covers"] == "authority" or is_protocol_int(s["covers"]), f"signatures[{i}].covers")
+
+
+def decode_token(serialized: Any) -> dict:
+    """§10.1 step 1 (D9, D19, D33): a SerializedDCT value → the decoded SignedJSONToken."""
+    _require(isinstance(serialized, dict) and set(serialized) == {"token", "format"}, "SerializedDCT must be {token, format}")
+    _require(serialized["format"] == TOKEN_FORMAT, "wrong format")
+    text = serialized["token"]
+    _require(isinstance(text, str) and len(text) <= MAX_TOKEN_CHARS, "token must be a string of at most 1 MiB")
+    try:
+        raw = b64url_decode(text)
+    except DelegateError as e:
+        raise _malformed(f"token: {e.detail}") from e
+    _require(not raw.startswith(b"\xef\xbb\xbf"), "byte order mark")
+    try:
+        json_text = raw.decode("utf-8")  # strict: invalid UTF-8 and encoded surrogates fail
+        token = parse_json(json_text)
+    except (UnicodeDecodeError, ValueError) as e:
+        raise _malformed(f"decoded token: {e}") from e
+    _require(isinstance(token, dict), "decoded token is not an object")
+    _require(canonicalize(token) == json_text, "decoded token is not canonical JSON (RFC 8785)")
+    _require(set(token) == {"format", "authority", "attenuations", "signatures"}, "token: wrong members")
+    _require(token["format"] == TOKEN_FORMAT, "token.format")
+    _check_authority(token["authority"])
+    _require(isinstance(token["attenuations"], list), "attenuations must be an array")
+    for i, t in enumerate(token["attenuations"]):
+        _check_attenuation(t, i)
+    _require(isinstance(token["signatures"], list), "signatures must be an array")
+    for i, s in enumerate(token["signatures"]):
+        _check_signature_entry(s, i)
+    return token
+
+
+def revocation_id(block: dict) -> str:
+    """§3.5: base64url(BLAKE2b-256(canonicalize(block)))."""
+    return b64url_encode(blake2b256(canonical_bytes(block)))
+
+
+def token_revocation_ids(token: dict) -> list[str]:
+    return [revocation_id(token["authority"])] + [revocation_id(t) for t in token["attenuations"]]
+
+
+ENTRY_KEYS = {"revocationId", "revokedBy", "revokedAt", "scope", "signature"}
+
+
+def check_revocation_entry(entry: Any) -> None:
+    """What RevocationList.add refuses (D6, D22): shape, then scope, then signature."""
+    if not isinstance(entry, dict) or set(entry) != ENTRY_KEYS:
+        raise DelegateError("malformed_entry", "entry must have exactly the §4.1 members")
+    rid = entry["revocationId"]
+    well_formed = (
+        isinstance(rid, str) and bool(_PRINCIPAL_RE.fullmatch(rid)) and principal_key(rid) is not None
+        and principal_key(entry["revokedBy"]) is not None
+        and _is_timestamp(entry["revokedAt"])
+        and isinstance(entry["scope"], str)
+        and signature_bytes(entry["signature"]) is not None
+    )
+    if not well_formed:
+        raise DelegateError("malformed_entry", "bad member value")
+    if entry["scope"] not in ("block", "chain"):
+        raise DelegateError("invalid_scope", f"scope {entry['scope']!r}")
+    signed = {k: entry[k] for k in ("revocationId", "revokedBy", "revokedAt", "scope")}
+    if not ed25519_verify(principal_key(entry["revokedBy"]), blake2b256(canonical_bytes(signed)), signature_bytes(entry["signature"])):
+        raise DelegateError("invalid_signature", "entry signature does not verify under revokedBy")
+
+
+def verify_dct(serialized: Any, ctx: dict) -> dict:
+    """§10.1 VERIFY_DCT with the decisions D4-D8, D16, D20, D21. Returns the AuthorizedScope.
+
+    `ctx` = {namespace, action, resource, now, spentMicrocents, rootPublicKey, revocations}
+    (already shape-checked by the adapter; revocations is a list of raw entries)."""
+    # Step 1: deserialize.
+    token = decode_token(serialized)
+    authority, attenuations, signatures = token["authority"], token["attenuations"], token["signatures"]
+
+    # Step 2: revocations. Only well-formed, well-signed entries count (add() refuses the rest),
+    # and only when revokedBy is the signer of the block they name (D6).
+    valid_entries = set()
+    for entry in ctx["revocations"]:
+        try:
+            check_revocation_entry(entry)
+        except DelegateError:
+            continue
+        valid_entries.add((entry["revocationId"], entry["revokedBy"]))
+    blocks = [(authority, authority["issuer"])] + [(t, t["attenuator"]) for t in attenuations]
+    for block, signer in blocks:
+        if (revocation_id(block), signer) in valid_entries:
+            raise DelegateError("revoked", "a block of the token is revoked by its signer")
+
+    # Step 3: signatures (D8, D16). Exactly one per block, covers/signer matching the block,
+    # always verified under the block's key, never under `signer`.
+    def bad_sig(detail: str) -> DelegateError:
+        return DelegateError("invalid_signature", detail)
+
+    if authority["issuer"] != ctx["rootPublicKey"]:
+        raise bad_sig("authority.issuer is not the root key")
+    if len(signatures) != 1 + len(attenuations):
+        raise bad_sig("signature count is not 1 + attenuations")
+    for i, sig in enumerate(signatures):
+        if i == 0:
+            key_id, covers = authority["issuer"], "authority"
+            payload = {"authority": authority}
+        else:
+            key_id, covers = attenuations[i - 1]["attenuator"], i - 1
+            payload = {"authority": authority, "attenuations": attenuations[:i]}
+        if sig["covers"] != covers or isinstance(sig["covers"], bool):
+            raise bad_sig(f"signatures[{i}].covers")
+        if sig["signer"] != key_id:
+            raise bad_sig(f"signatures[{i}].signer is not the block's signer")
+        digest = blake2b256(canonical_bytes(payload))
+        if not ed25519_verify(principal_key(key_id), digest, signature_bytes(sig["signature"])):
+            raise bad_sig(f"signatures[{i}] does not verify")
+
+    # Step 4: the attenuation chain, narrowing the effective values (D3, D4).
+    caps = authority["capabilities"]
+    budget = authority["maxBudgetMicrocents"]
+    expiry = parse_timestamp(authority["expiresAt"])
+    remaining = authority["maxChainDepth"] - authority["chainDepth"]
+    delegatee = authority["delegatee"]
+    if remaining < 0:
+        raise DelegateError("chain_depth_exceeded", "authority.chainDepth > authority.maxChainDepth")
+    for i, t in enumerate(attenuations):
+        violation = lambda why: DelegateError("attenuation_violation", f"attenuations[{i}]: {why}")  # noqa: E731
+        if t["attenuator"] != delegatee:
+            raise violation("attenuator is not the current delegatee")
+        if "allowedCapabilities" in t:
+            for cap in t["allowedCapabilities"]:
+                if not any(capability_subset(cap, p) for p in caps):
+                    raise violation("capability expansion")
+            caps = t["allowedCapabilities"]
+        if "maxBudgetMicrocents" in t:
+            if t["maxBudgetMicrocents"] > budget:
+                raise violation("budget expansion")
+            budget = t["maxBudgetMicrocents"]
+        if "expiresAt" in t:
+            exp = parse_timestamp(t["expiresAt"])
+            if exp > expiry:
+                raise violation("expiry extension")
+            expiry = exp
+        if remaining == 0:
+            raise DelegateError("chain_depth_exceeded", f"attenuations[{i}] goes deeper than allowed")
+        if "maxChainDepth" in t:
+            if t["maxChainDepth"] >= remaining:
+                raise violation("depth expansion")
+            remaining = t["maxChainDepth"]
+        else:
+            remaining -= 1
+        delegatee = t["delegatee"]
+
+    # Step 5: expiry (now == expiry is not expired).
+    try:
+        now = parse_timestamp(ctx["now"])
+    except DelegateError as e:
+        raise _malformed(f"context.now: {e.detail}") from e
+    if now > expiry:
+        raise DelegateError("expired", "now is after the effective expiry")
+
+    # Step 6: budget (D21).
+    if ctx["spentMicrocents"] >= budget:
+        raise DelegateError("budget_exceeded", "spent >= effective budget")
+
+    # Step 7: the requested capability (D20).
+    if not any(
+        c["namespace"] == ctx["namespace"] and c["action"] == ctx["action"] and glob_match(c["resource"], ctx["resource"])
+        for c in caps
+    ):
+        raise DelegateError("capability_not_granted", "no effective capability grants the request")
+
+    # Step 8: the authorized scope.
+    last = attenuations[-1] if attenuations else authority
+    return {
+        "capabilities": caps,
+        "remainingBudgetMicrocents": budget - ctx["spentMicrocents"],
+        "chainDepth": authority["chainDepth"] + len(attenuations),
+        "maxChainDepth": remaining,
+        "contractId": last["contractId"],
+        "delegationId": last["delegationId"],
+    }

@@ -1,0 +1,187 @@
+//! "The corpus has teeth": for every fault the reference adapter can inject
+//! (`delegateos-reference-adapter --list-faults`), running the whole vector corpus against the
+//! weakened adapter must produce at least one failing (or errored) case.
+//!
+//! The harness is driven as a user drives it: the built `delegateos-conform` binary runs
+//! `run --impl '<adapter> --fault NAME' --format json --output FILE` as a subprocess, and the
+//! JSON report is read back. The test prints a table fault → failing cases (+ 3 example ids).
+//!
+//! Locating the binaries. This package (`delegateos-tests`) is not the package that owns them,
+//! so `env!("CARGO_BIN_EXE_…")` is not available here (Cargo only sets it for integration
+//! tests of the same package). Instead:
+//! 1. the profile directory is derived from this test executable
+//!    (`target/<profile>/deps/fault_teeth-<hash>` → `target/<profile>/`);
+//! 2. the test then runs `cargo build -p delegateos-conform --bins` into that same target
+//!    directory and profile (Cargo releases its build lock before running tests, so the nested
+//!    build does not deadlock; when the binaries are up to date — always the case under
+//!    `cargo test --workspace`, which builds them for the harness's own integration tests —
+//!    it is a no-op taking well under a second). This keeps a fresh-clone
+//!    `cargo test -p delegateos-tests` working and never tests a stale binary.
+//!
+//! `DELEGATEOS_CONFORM_BIN_DIR` overrides the directory (then nothing is built).
+
+// Test helpers outside `#[test]` functions may fail loudly: a panic here is a test failure.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+const CONFORM: &str = "delegateos-conform";
+const ADAPTER: &str = "delegateos-reference-adapter";
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ has a parent")
+        .to_path_buf()
+}
+
+/// The directory holding the harness binaries, built if needed.
+fn bin_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("DELEGATEOS_CONFORM_BIN_DIR") {
+        return PathBuf::from(dir);
+    }
+    let exe = std::env::current_exe().expect("current_exe");
+    // target/<profile>/deps/fault_teeth-<hash>
+    let deps = exe.parent().expect("exe has a parent");
+    let profile_dir = if deps.file_name().is_some_and(|n| n == "deps") {
+        deps.parent().expect("deps has a parent").to_path_buf()
+    } else {
+        deps.to_path_buf()
+    };
+    let target_dir = profile_dir.parent().expect("profile dir has a parent");
+    let profile = profile_dir
+        .file_name()
+        .and_then(|n| n.to_str())
+        .expect("profile dir name")
+        .to_owned();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let mut cmd = Command::new(cargo);
+    cmd.current_dir(workspace_root())
+        .args(["build", "--quiet", "-p", "delegateos-conform", "--bins"])
+        .arg("--target-dir")
+        .arg(target_dir);
+    // `cargo test` builds with the dev profile into `debug/`; anything else is a named profile.
+    if profile != "debug" {
+        cmd.args(["--profile", &profile]);
+    }
+    let status = cmd.status().expect("spawn cargo build");
+    assert!(
+        status.success(),
+        "cargo build -p delegateos-conform --bins failed"
+    );
+    profile_dir
+}
+
+fn list_faults(adapter: &Path) -> Vec<String> {
+    let out = Command::new(adapter)
+        .arg("--list-faults")
+        .output()
+        .expect("run --list-faults");
+    assert!(out.status.success(), "--list-faults failed");
+    let text = String::from_utf8(out.stdout).expect("utf-8 fault list");
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+struct Outcome {
+    exit: Option<i32>,
+    failing: Vec<String>,
+    total: u64,
+}
+
+/// Runs the corpus against `impl_cmd`; returns the exit code and the ids of failed/errored cases.
+fn run_corpus(conform: &Path, impl_cmd: &str, report: &Path) -> Outcome {
+    let _ = std::fs::remove_file(report);
+    let out = Command::new(conform)
+        .current_dir(workspace_root())
+        .args(["run", "--no-progress", "--format", "json", "--output"])
+        .arg(report)
+        .arg("--impl")
+        .arg(impl_cmd)
+        .arg("--vectors")
+        .arg(workspace_root().join("vectors"))
+        .output()
+        .expect("run delegateos-conform");
+    let text = std::fs::read_to_string(report).unwrap_or_else(|e| {
+        panic!(
+            "no report from `{impl_cmd}` ({e}); exit {:?}; stderr:\n{}",
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    let json: Value = serde_json::from_str(&text).expect("report is JSON");
+    let failing = json["cases"]
+        .as_array()
+        .expect("cases array")
+        .iter()
+        .filter(|c| matches!(c["status"].as_str(), Some("failed" | "errored")))
+        .map(|c| c["id"].as_str().unwrap_or("?").to_owned())
+        .collect();
+    Outcome {
+        exit: out.status.code(),
+        failing,
+        total: json["totals"]["total"].as_u64().unwrap_or(0),
+    }
+}
+
+#[test]
+fn every_injected_fault_fails_at_least_one_vector() {
+    let bins = bin_dir();
+    let conform = bins.join(CONFORM);
+    let adapter = bins.join(ADAPTER);
+    assert!(conform.is_file(), "missing {}", conform.display());
+    assert!(adapter.is_file(), "missing {}", adapter.display());
+
+    let faults = list_faults(&adapter);
+    assert!(!faults.is_empty(), "the reference adapter lists no faults");
+
+    let scratch = std::env::temp_dir().join(format!("delegateos-fault-teeth-{}", std::process::id()));
+    std::fs::create_dir_all(&scratch).expect("scratch dir");
+
+    // Baseline: the unweakened reference passes everything, so every failure below is the fault's.
+    let clean = run_corpus(&conform, &format!("'{}'", adapter.display()), &scratch.join("clean.json"));
+    assert!(
+        clean.failing.is_empty() && clean.exit == Some(0),
+        "the reference itself fails {} case(s) (exit {:?}): {:?}",
+        clean.failing.len(),
+        clean.exit,
+        clean.failing.iter().take(10).collect::<Vec<_>>()
+    );
+
+    let mut rows = Vec::new();
+    let mut toothless = Vec::new();
+    for fault in &faults {
+        let cmd = format!("'{}' --fault {fault}", adapter.display());
+        let outcome = run_corpus(&conform, &cmd, &scratch.join(format!("{fault}.json")));
+        if outcome.failing.is_empty() {
+            toothless.push(fault.clone());
+        } else {
+            assert_eq!(outcome.exit, Some(1), "fault {fault}: failures must exit 1");
+        }
+        rows.push((fault.clone(), outcome));
+    }
+
+    let width = faults.iter().map(String::len).max().unwrap_or(5).max(5);
+    println!("\ncorpus: {} cases", clean.total);
+    println!("{:<width$}  {:>7}  examples", "fault", "failing");
+    for (fault, outcome) in &rows {
+        let examples: Vec<&str> = outcome.failing.iter().take(3).map(String::as_str).collect();
+        println!(
+            "{fault:<width$}  {:>7}  {}",
+            outcome.failing.len(),
+            examples.join(", ")
+        );
+    }
+    let _ = std::fs::remove_dir_all(&scratch);
+
+    assert!(
+        toothless.is_empty(),
+        "no vector catches these injected faults: {toothless:?}"
+    );
+}
