@@ -67,8 +67,22 @@ def seed(value: Any, name: str) -> bytes:
 
 
 def capability(value: Any, name: str) -> dict:
-    if not dos.is_capability(value):
-        raise InvalidInput(f"{name} is not a Capability")
+    """A Capability-shaped object (value rules such as non-empty names are the library's)."""
+    fields(value, ["namespace", "action", "resource"])
+    for key in ("namespace", "action", "resource"):
+        string(value[key], f"{name}.{key}")
+    return value
+
+
+def capabilities(value: Any, name: str) -> list:
+    if not isinstance(value, list):
+        raise InvalidInput(f"{name} must be an array")
+    return [capability(c, name) for c in value]
+
+
+def integer(value: Any, name: str) -> int:
+    if not dos.is_protocol_int(value):
+        raise InvalidInput(f"{name} must be an integer in 0..2^53-1")
     return value
 
 
@@ -143,6 +157,36 @@ def op_dct_verify(inp: dict) -> dict:
     return {"scope": dos.verify_dct(inp["token"], ctx)}
 
 
+CREATE_STRINGS = ["delegatee", "contractId", "delegationId", "parentDelegationId", "expiresAt", "issuedAt"]
+CREATE_INTS = ["chainDepth", "maxChainDepth", "maxBudgetMicrocents"]
+
+
+def op_dct_create(inp: dict) -> dict:
+    fields(inp, ["issuerSeed", "params"])
+    params = fields(inp["params"], CREATE_STRINGS + CREATE_INTS + ["capabilities"])
+    for key in CREATE_STRINGS:
+        string(params[key], key)
+    for key in CREATE_INTS:
+        integer(params[key], key)
+    capabilities(params["capabilities"], "capabilities")
+    return {"token": dos.create_dct(seed(inp["issuerSeed"], "issuerSeed"), params)}
+
+
+def op_dct_attenuate(inp: dict) -> dict:
+    fields(inp, ["token", "attenuatorSeed", "params"])
+    optional = ("allowedCapabilities", "maxBudgetMicrocents", "expiresAt", "maxChainDepth")
+    params = fields(inp["params"], ["delegatee", "delegationId", "contractId"], optional)
+    for key in ("delegatee", "delegationId", "contractId", "expiresAt"):
+        if key in params:
+            string(params[key], key)
+    for key in ("maxBudgetMicrocents", "maxChainDepth"):
+        if key in params:
+            integer(params[key], key)
+    if "allowedCapabilities" in params:
+        capabilities(params["allowedCapabilities"], "allowedCapabilities")
+    return {"token": dos.attenuate_dct(inp["token"], seed(inp["attenuatorSeed"], "attenuatorSeed"), params)}
+
+
 def op_dct_inspect(inp: dict) -> dict:
     token = dos.decode_token(fields(inp, ["token"])["token"])
     return {"decoded": token, "revocationIds": dos.token_revocation_ids(token)}
@@ -164,6 +208,8 @@ OPERATIONS: dict[str, Callable[[dict], dict]] = {
     "timestamp.compare": op_timestamp_compare,
     "glob.match": op_glob,
     "capability.subset": op_subset,
+    "dct.create": op_dct_create,
+    "dct.attenuate": op_dct_attenuate,
     "dct.verify": op_dct_verify,
     "dct.inspect": op_dct_inspect,
     "dct.revocation_ids": op_dct_revocation_ids,

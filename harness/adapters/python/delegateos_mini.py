@@ -524,6 +524,52 @@ def check_revocation_entry(entry: Any) -> None:
         raise DelegateError("invalid_signature", "entry signature does not verify under revokedBy")
 
 
+class ChainState:
+    """The effective values of §10.1 step 4 (also used by attenuate, §3.4)."""
+
+    def __init__(self, authority: dict):
+        self.caps = authority["capabilities"]
+        self.budget = authority["maxBudgetMicrocents"]
+        self.expiry = parse_timestamp(authority["expiresAt"])
+        self.delegatee = authority["delegatee"]
+        # D4: authority.maxChainDepth is absolute; what is left is counted down per attenuation.
+        self.remaining = authority["maxChainDepth"] - authority["chainDepth"]
+        if self.remaining < 0:
+            raise DelegateError("chain_depth_exceeded", "authority.chainDepth > authority.maxChainDepth")
+
+    def apply(self, t: dict, i: int) -> None:
+        """Steps 4a-4e for attenuation i, then narrow."""
+
+        def violation(why: str) -> DelegateError:
+            return DelegateError("attenuation_violation", f"attenuations[{i}]: {why}")
+
+        if t["attenuator"] != self.delegatee:
+            raise violation("attenuator is not the current delegatee")
+        if "allowedCapabilities" in t:
+            for cap in t["allowedCapabilities"]:
+                if not any(capability_subset(cap, p) for p in self.caps):
+                    raise violation("capability expansion")
+            self.caps = t["allowedCapabilities"]
+        if "maxBudgetMicrocents" in t:
+            if t["maxBudgetMicrocents"] > self.budget:
+                raise violation("budget expansion")
+            self.budget = t["maxBudgetMicrocents"]
+        if "expiresAt" in t:
+            expiry = parse_timestamp(t["expiresAt"])
+            if expiry > self.expiry:
+                raise violation("expiry extension")
+            self.expiry = expiry
+        if self.remaining == 0:
+            raise DelegateError("chain_depth_exceeded", f"attenuations[{i}] goes deeper than allowed")
+        if "maxChainDepth" in t:
+            if t["maxChainDepth"] >= self.remaining:
+                raise violation("depth expansion")
+            self.remaining = t["maxChainDepth"]
+        else:
+            self.remaining -= 1
+        self.delegatee = t["delegatee"]
+
+
 def verify_dct(serialized: Any, ctx: dict) -> dict:
     """§10.1 VERIFY_DCT with the decisions D4-D8, D16, D20, D21. Returns the AuthorizedScope.
 
@@ -572,67 +618,76 @@ def verify_dct(serialized: Any, ctx: dict) -> dict:
             raise bad_sig(f"signatures[{i}] does not verify")
 
     # Step 4: the attenuation chain, narrowing the effective values (D3, D4).
-    caps = authority["capabilities"]
-    budget = authority["maxBudgetMicrocents"]
-    expiry = parse_timestamp(authority["expiresAt"])
-    remaining = authority["maxChainDepth"] - authority["chainDepth"]
-    delegatee = authority["delegatee"]
-    if remaining < 0:
-        raise DelegateError("chain_depth_exceeded", "authority.chainDepth > authority.maxChainDepth")
+    chain = ChainState(authority)
     for i, t in enumerate(attenuations):
-        violation = lambda why: DelegateError("attenuation_violation", f"attenuations[{i}]: {why}")  # noqa: E731
-        if t["attenuator"] != delegatee:
-            raise violation("attenuator is not the current delegatee")
-        if "allowedCapabilities" in t:
-            for cap in t["allowedCapabilities"]:
-                if not any(capability_subset(cap, p) for p in caps):
-                    raise violation("capability expansion")
-            caps = t["allowedCapabilities"]
-        if "maxBudgetMicrocents" in t:
-            if t["maxBudgetMicrocents"] > budget:
-                raise violation("budget expansion")
-            budget = t["maxBudgetMicrocents"]
-        if "expiresAt" in t:
-            exp = parse_timestamp(t["expiresAt"])
-            if exp > expiry:
-                raise violation("expiry extension")
-            expiry = exp
-        if remaining == 0:
-            raise DelegateError("chain_depth_exceeded", f"attenuations[{i}] goes deeper than allowed")
-        if "maxChainDepth" in t:
-            if t["maxChainDepth"] >= remaining:
-                raise violation("depth expansion")
-            remaining = t["maxChainDepth"]
-        else:
-            remaining -= 1
-        delegatee = t["delegatee"]
+        chain.apply(t, i)
 
     # Step 5: expiry (now == expiry is not expired).
     try:
         now = parse_timestamp(ctx["now"])
     except DelegateError as e:
         raise _malformed(f"context.now: {e.detail}") from e
-    if now > expiry:
+    if now > chain.expiry:
         raise DelegateError("expired", "now is after the effective expiry")
 
     # Step 6: budget (D21).
-    if ctx["spentMicrocents"] >= budget:
+    if ctx["spentMicrocents"] >= chain.budget:
         raise DelegateError("budget_exceeded", "spent >= effective budget")
 
     # Step 7: the requested capability (D20).
     if not any(
         c["namespace"] == ctx["namespace"] and c["action"] == ctx["action"] and glob_match(c["resource"], ctx["resource"])
-        for c in caps
+        for c in chain.caps
     ):
         raise DelegateError("capability_not_granted", "no effective capability grants the request")
 
     # Step 8: the authorized scope.
     last = attenuations[-1] if attenuations else authority
     return {
-        "capabilities": caps,
-        "remainingBudgetMicrocents": budget - ctx["spentMicrocents"],
+        "capabilities": chain.caps,
+        "remainingBudgetMicrocents": chain.budget - ctx["spentMicrocents"],
         "chainDepth": authority["chainDepth"] + len(attenuations),
-        "maxChainDepth": remaining,
+        "maxChainDepth": chain.remaining,
         "contractId": last["contractId"],
         "delegationId": last["delegationId"],
     }
+
+
+def check_token_formats(token: dict) -> None:
+    """The structural rules of step 1 on an already-parsed token (used by create/attenuate)."""
+    _require(set(token) == {"format", "authority", "attenuations", "signatures"}, "token: wrong members")
+    _check_authority(token["authority"])
+    for i, t in enumerate(token["attenuations"]):
+        _check_attenuation(t, i)
+    for i, s in enumerate(token["signatures"]):
+        _check_signature_entry(s, i)
+
+
+def serialize(token: dict) -> dict:
+    return {"token": b64url_encode(canonical_bytes(token)), "format": TOKEN_FORMAT}
+
+
+def create_dct(issuer_seed: bytes, params: dict) -> dict:
+    """§3.3 CREATE_DCT with D23: refuse what verify would reject."""
+    authority = {"issuer": principal_from_seed(issuer_seed), **params}
+    check_token_formats({"format": TOKEN_FORMAT, "authority": authority, "attenuations": [], "signatures": []})
+    if authority["chainDepth"] > authority["maxChainDepth"]:
+        raise DelegateError("chain_depth_exceeded", "chainDepth > maxChainDepth")
+    digest = blake2b256(canonical_bytes({"authority": authority}))
+    signature = {"signer": authority["issuer"], "signature": b64url_encode(ed25519_sign(issuer_seed, digest)), "covers": "authority"}
+    return serialize({"format": TOKEN_FORMAT, "authority": authority, "attenuations": [], "signatures": [signature]})
+
+
+def attenuate_dct(serialized: Any, attenuator_seed: bytes, params: dict) -> dict:
+    """§3.4 ATTENUATE_DCT with D4/D23 (existing signatures are not re-checked)."""
+    token = decode_token(serialized)
+    chain = ChainState(token["authority"])
+    for i, t in enumerate(token["attenuations"]):
+        chain.apply(t, i)
+    attenuation = {"attenuator": principal_from_seed(attenuator_seed), **params}
+    attenuations = token["attenuations"] + [attenuation]
+    check_token_formats({**token, "attenuations": attenuations, "signatures": []})
+    chain.apply(attenuation, len(attenuations) - 1)
+    digest = blake2b256(canonical_bytes({"authority": token["authority"], "attenuations": attenuations}))
+    signature = {"signer": attenuation["attenuator"], "signature": b64url_encode(ed25519_sign(attenuator_seed, digest)), "covers": len(attenuations) - 1}
+    return serialize({**token, "attenuations": attenuations, "signatures": token["signatures"] + [signature]})

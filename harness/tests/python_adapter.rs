@@ -1,0 +1,123 @@
+//! The example Python adapter (`harness/adapters/python/`) runs the whole corpus through
+//! `delegateos-conform run` with its expected-failures baseline and must exit 0: every case
+//! of a declared operation passes (or is an accepted divergence, or is listed in
+//! `expected-failures.txt`), and no baseline entry is stale.
+//!
+//! The adapter's virtualenv is created by `harness/adapters/python/setup.sh` (idempotent;
+//! `.ci/run` calls it too). It needs `python3` (3.11) and PyPI.
+
+// Test helpers outside `#[test]` functions may fail loudly: a panic here is a test failure.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_delegateos-conform");
+
+fn adapter_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("adapters/python")
+}
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("harness/ has a parent")
+        .to_path_buf()
+}
+
+/// Creates the venv (no-op when it is current) and returns the adapter command.
+fn adapter_command() -> String {
+    let dir = adapter_dir();
+    let status = Command::new("bash")
+        .arg(dir.join("setup.sh"))
+        .status()
+        .expect("run harness/adapters/python/setup.sh");
+    assert!(status.success(), "setup.sh failed (needs python3 and PyPI)");
+    format!(
+        "'{}' '{}'",
+        dir.join(".venv/bin/python").display(),
+        dir.join("adapter.py").display()
+    )
+}
+
+#[test]
+fn python_adapter_passes_the_corpus_with_its_baseline() {
+    let command = adapter_command();
+    let report = std::env::temp_dir().join(format!(
+        "delegateos-python-adapter-{}.json",
+        std::process::id()
+    ));
+    let out = Command::new(BIN)
+        .current_dir(workspace_root())
+        .args(["run", "--no-progress", "--format", "json", "--output"])
+        .arg(&report)
+        .arg("--impl")
+        .arg(&command)
+        .arg("--vectors")
+        .arg(workspace_root().join("vectors"))
+        .arg("--expected-failures")
+        .arg(adapter_dir().join("expected-failures.txt"))
+        .output()
+        .expect("run delegateos-conform");
+    let text = std::fs::read_to_string(&report).unwrap_or_else(|e| {
+        panic!(
+            "no report ({e}); exit {:?}; stderr:\n{}",
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    let _ = std::fs::remove_file(&report);
+    let json: Value = serde_json::from_str(&text).expect("report is JSON");
+    let totals = &json["totals"];
+    println!("python adapter totals: {totals}");
+
+    let problems: Vec<String> = json["cases"]
+        .as_array()
+        .expect("cases")
+        .iter()
+        .filter(|c| matches!(c["status"].as_str(), Some("failed" | "errored" | "stale")))
+        .map(|c| {
+            format!(
+                "{} [{}] {}\n{}",
+                c["id"].as_str().unwrap_or("?"),
+                c["status"].as_str().unwrap_or("?"),
+                c["description"].as_str().unwrap_or(""),
+                c["diff"].as_str().or(c["message"].as_str()).unwrap_or("")
+            )
+        })
+        .collect();
+    assert!(
+        problems.is_empty(),
+        "{} case(s) failed, errored or are stale baseline entries:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "exit code (unused baseline entries give 2); stdout:\n{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    // The adapter must actually run something: every declared operation had cases.
+    assert!(
+        totals["passed"].as_u64().unwrap_or(0) > 300,
+        "suspiciously few passes"
+    );
+}
+
+#[test]
+fn python_adapter_handshake_lists_its_operations() {
+    let command = adapter_command();
+    let out = Command::new(BIN)
+        .current_dir(workspace_root())
+        .args(["list-ops", "--impl", &command])
+        .output()
+        .expect("run list-ops");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "list-ops failed: {stdout}");
+    for op in ["json.canonicalize", "ed25519.verify", "glob.match", "dct.verify"] {
+        assert!(stdout.contains(op), "{op} not declared:\n{stdout}");
+    }
+}
