@@ -8,10 +8,16 @@ pub mod dct_attacks;
 pub mod dct_support;
 pub mod glob;
 pub mod primitives;
+pub mod revocation;
+pub mod chain;
+pub mod jsonrpc;
 
 /// Every area the generator builds, in output order.
 pub const AREAS: &[AreaDef] = &[
     AreaDef { name: "glob", build: glob::build },
     AreaDef { name: "dct", build: dct::build },
     AreaDef { name: "primitives", build: primitives::build },
+    AreaDef { name: "revocation", build: revocation::build },
+    AreaDef { name: "chain", build: chain::build },
+    AreaDef { name: "jsonrpc", build: jsonrpc::build },
 ];
