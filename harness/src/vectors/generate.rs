@@ -38,8 +38,9 @@ use delegateos_reference::ops;
 use super::areas::AREAS;
 use super::flags;
 use super::format::{Case, Expectation, Generator, Note, VectorFile, SCHEMA_ID};
-use super::judge::{judge, unified_diff, ActualOutcome, Verdict};
+use super::judge::{judge, judge_reference, unified_diff, ActualOutcome, Verdict};
 use super::keys::Keys;
+use crate::requirements::{self, Requirements};
 
 /// `specVersion` of every file.
 pub const SPEC_VERSION: &str = "0.2-draft (DelegateOS v0.1)";
@@ -325,6 +326,7 @@ pub fn build_all() -> Result<Vec<VectorFile>, GenError> {
         }
     }
     check_ids(&files, &mut errors);
+    check_requirements(&files, &mut errors);
     if errors.is_empty() {
         Ok(files)
     } else {
@@ -352,6 +354,19 @@ fn check_ids(files: &[VectorFile], errors: &mut Vec<String>) {
     }
 }
 
+/// Every cited requirement id must exist in `spec/requirements.md` (the copy embedded at
+/// build time), so coverage reports never count a typo.
+fn check_requirements(files: &[VectorFile], errors: &mut Vec<String>) {
+    let known = Requirements::parse(requirements::EMBEDDED, "spec/requirements.md");
+    for case in files.iter().flat_map(|f| &f.cases) {
+        for id in &case.requirements {
+            if known.get(id).is_none() {
+                errors.push(format!("{}: unknown requirement id {id:?}", case.id));
+            }
+        }
+    }
+}
+
 /// Runs every case through the reference in-process and returns the disagreements.
 pub fn reference_disagreements(files: &[VectorFile]) -> Vec<Disagreement> {
     let faults = Faults::none();
@@ -359,19 +374,18 @@ pub fn reference_disagreements(files: &[VectorFile]) -> Vec<Disagreement> {
     for case in files.iter().flat_map(|f| &f.cases) {
         let outcome = ops::run(&case.op, &case.input, &faults);
         let actual = ActualOutcome::from(&outcome);
-        match judge(&case.expect, &actual) {
-            Verdict::Passed => {}
-            Verdict::Acceptable { matched } => out.push(Disagreement {
-                id: case.id.clone(),
-                diff: format!(
-                    "the reference matched acceptable outcome {matched}, not its own reading \
-                     (outcome 0)\n"
+        if let Verdict::Failed { diff, .. } = judge_reference(&case.expect, &actual) {
+            let note = match judge(&case.expect, &actual) {
+                Verdict::Acceptable { matched } => format!(
+                    "(the reference gives acceptable outcome {matched}, not its own reading, \
+                     outcome 0)\n"
                 ),
-            }),
-            Verdict::Failed { diff, .. } => out.push(Disagreement {
+                _ => String::new(),
+            };
+            out.push(Disagreement {
                 id: case.id.clone(),
-                diff,
-            }),
+                diff: format!("{note}{diff}"),
+            });
         }
     }
     out

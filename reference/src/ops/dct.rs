@@ -56,8 +56,23 @@ fn field<'a>(map: &'a Map<String, Value>, key: &str) -> Result<&'a Value, OpErro
         .ok_or_else(|| invalid(format!("missing field {key:?} in params")))
 }
 
+/// A string parameter of a token block; a present value of the wrong type is a token-format
+/// fault (`malformed_token`), a missing one an input-shape fault.
 fn string(map: &Map<String, Value>, key: &str) -> Result<String, OpError> {
-    as_str(field(map, key)?, key).map(str::to_owned)
+    as_str(field(map, key)?, key)
+        .map(str::to_owned)
+        .map_err(token_fault)
+}
+
+/// Re-labels a value-level decoding error of token parameters as `malformed_token`.
+fn token_fault(e: OpError) -> OpError {
+    OpError::new("malformed_token", e.detail)
+}
+
+/// An integer parameter of a token block; a present value that is not a protocol integer
+/// (negative, fractional, above 2^53−1, not a number) is a token-format fault (D19).
+fn param_uint(value: &Value, key: &str) -> Result<u64, OpError> {
+    as_uint(value, key).map_err(token_fault)
 }
 
 fn create(input: &Value) -> OpResult {
@@ -83,13 +98,14 @@ fn create(input: &Value) -> OpResult {
     )?;
     let params = CreateParams {
         delegatee: string(p, "delegatee")?,
-        capabilities: capabilities(field(p, "capabilities")?, "capabilities")?,
+        capabilities: capabilities(field(p, "capabilities")?, "capabilities")
+            .map_err(token_fault)?,
         contract_id: string(p, "contractId")?,
         delegation_id: string(p, "delegationId")?,
         parent_delegation_id: string(p, "parentDelegationId")?,
-        chain_depth: as_uint(field(p, "chainDepth")?, "chainDepth")?,
-        max_chain_depth: as_uint(field(p, "maxChainDepth")?, "maxChainDepth")?,
-        max_budget_microcents: as_uint(field(p, "maxBudgetMicrocents")?, "maxBudgetMicrocents")?,
+        chain_depth: param_uint(field(p, "chainDepth")?, "chainDepth")?,
+        max_chain_depth: param_uint(field(p, "maxChainDepth")?, "maxChainDepth")?,
+        max_budget_microcents: param_uint(field(p, "maxBudgetMicrocents")?, "maxBudgetMicrocents")?,
         expires_at: string(p, "expiresAt")?,
         issued_at: string(p, "issuedAt")?,
     };
@@ -121,18 +137,20 @@ fn attenuate_op(input: &Value) -> OpResult {
         allowed_capabilities: p
             .get("allowedCapabilities")
             .map(|v| capabilities(v, "allowedCapabilities"))
-            .transpose()?,
+            .transpose()
+            .map_err(token_fault)?,
         max_budget_microcents: p
             .get("maxBudgetMicrocents")
-            .map(|v| as_uint(v, "maxBudgetMicrocents"))
+            .map(|v| param_uint(v, "maxBudgetMicrocents"))
             .transpose()?,
         expires_at: p
             .get("expiresAt")
             .map(|v| as_str(v, "expiresAt").map(str::to_owned))
-            .transpose()?,
+            .transpose()
+            .map_err(token_fault)?,
         max_chain_depth: p
             .get("maxChainDepth")
-            .map(|v| as_uint(v, "maxChainDepth"))
+            .map(|v| param_uint(v, "maxChainDepth"))
             .transpose()?,
     };
     let token = attenuate::attenuate_serialized(&dct, &attenuator, params)

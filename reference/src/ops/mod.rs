@@ -147,3 +147,124 @@ pub fn run(op: &str, input: &Value, faults: &Faults) -> Outcome {
         },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{json, Map};
+
+    /// Every key any operation reads, so junk reaches past the first presence check.
+    const KEYS: &[&str] = &[
+        "text",
+        "hex",
+        "seed",
+        "message",
+        "publicKey",
+        "signature",
+        "a",
+        "b",
+        "issuerSeed",
+        "params",
+        "token",
+        "attenuatorSeed",
+        "context",
+        "pattern",
+        "resource",
+        "child",
+        "parent",
+        "revokerSeed",
+        "revocationId",
+        "revokedAt",
+        "scope",
+        "entry",
+        "add",
+        "query",
+        "json",
+        "contract",
+        "now",
+        "rootPublicKey",
+        "revocations",
+        "name",
+        "output",
+        "verification",
+        "principalSeed",
+        "attestation",
+        "delegations",
+    ];
+
+    fn junk() -> Vec<Value> {
+        vec![
+            Value::Null,
+            json!(true),
+            json!(-1),
+            json!(1.5),
+            json!(9_007_199_254_740_993u64),
+            json!(""),
+            json!("zz"),
+            json!("00"),
+            json!("0".repeat(64)),
+            json!([]),
+            json!([null, {}, "x"]),
+            json!({}),
+            json!({"token": "e30", "format": "delegateos-sjt-v1"}),
+            json!({"namespace": "a", "action": "b", "resource": "c"}),
+        ]
+    }
+
+    #[test]
+    fn every_operation_survives_junk_input() {
+        let faults = Faults::none();
+        for op in OPERATIONS {
+            for input in junk() {
+                let outcome = run(op, &input, &faults);
+                assert!(!matches!(outcome, Outcome::Unsupported { .. }), "{op}");
+            }
+            for value in junk() {
+                let input: Map<String, Value> = KEYS
+                    .iter()
+                    .map(|k| ((*k).to_owned(), value.clone()))
+                    .collect();
+                let _ = run(op, &Value::Object(input), &faults);
+                for key in KEYS {
+                    let _ = run(op, &json!({ *key: value.clone() }), &faults);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn unknown_operations_are_unsupported_and_lists_are_unique() {
+        assert!(matches!(
+            run("no.such_op", &json!({}), &Faults::none()),
+            Outcome::Unsupported { .. }
+        ));
+        let mut names: Vec<&str> = OPERATIONS.to_vec();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), OPERATIONS.len());
+    }
+
+    #[test]
+    fn unknown_input_fields_are_invalid_input() {
+        let outcome = run(
+            "glob.match",
+            &json!({"pattern": "*", "resource": "x", "extra": 1}),
+            &Faults::none(),
+        );
+        assert!(
+            matches!(&outcome, Outcome::Error { code, .. } if code == "invalid_input"),
+            "{outcome:?}"
+        );
+    }
+
+    #[test]
+    fn outcomes_serialize_as_adapter_replies() {
+        let ok = serde_json::to_value(Outcome::Ok {
+            output: json!({"a": 1}),
+        })
+        .ok();
+        assert_eq!(ok, Some(json!({"outcome": "ok", "output": {"a": 1}})));
+        let skipped = serde_json::to_value(Outcome::Unsupported { reason: "r".into() }).ok();
+        assert_eq!(skipped, Some(json!({"outcome": "skipped", "reason": "r"})));
+    }
+}
