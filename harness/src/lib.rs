@@ -25,3 +25,4 @@ pub mod report;
 pub mod requirements;
 pub mod runner;
 pub mod vectors;
+pub mod fuzz;

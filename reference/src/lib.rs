@@ -24,6 +24,7 @@
 //! | [`mcp`] | MCP plugin decisions: tools/list filtering, tools/call verdicts, spend (§11) |
 //! | [`ops`] | the adapter-protocol operations as pure JSON-in / JSON-out functions |
 //! | [`faults`] | named, opt-in weakenings used only to prove the corpus catches them |
+//! | [`fuzzing`] | fuzz entry points with oracles (cargo-fuzz targets and regression tests call these) |
 
 pub mod attenuate;
 pub mod attestation;
@@ -34,6 +35,7 @@ pub mod contract;
 pub mod crypto;
 pub mod encoding;
 pub mod faults;
+pub mod fuzzing;
 pub mod glob;
 pub mod json;
 pub mod jsonrpc;

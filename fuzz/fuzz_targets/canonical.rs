@@ -1,0 +1,2 @@
+#![no_main]
+libfuzzer_sys::fuzz_target!(|data: &[u8]| delegateos_reference::fuzzing::fuzz_canonical(data));

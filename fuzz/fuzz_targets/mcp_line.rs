@@ -1,0 +1,2 @@
+#![no_main]
+libfuzzer_sys::fuzz_target!(|data: &[u8]| delegateos_conform::fuzz::targets::fuzz_mcp_line(data));

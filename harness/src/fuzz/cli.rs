@@ -1,0 +1,130 @@
+//! `delegateos-conform fuzz`: arguments and entry point (the subcommand is wired in
+//! `crate::cli`).
+//!
+//! Exit codes: 0 no finding, 1 at least one finding, 3 the adapter could not be started or
+//! findings could not be written, 64 invalid arguments.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use super::diff::{self, DiffConfig};
+
+/// Arguments of `delegateos-conform fuzz`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct FuzzArgs {
+    /// Adapter command of the implementation under test (run with `sh -c`).
+    #[arg(long = "impl", value_name = "COMMAND")]
+    pub implementation: String,
+    /// How long to fuzz (`90s`, `5m`, `1h`, or plain seconds).
+    #[arg(long, default_value = "60s", value_parser = parse_duration)]
+    pub duration: Duration,
+    /// PRNG seed (default: derived from the clock; printed so a run can be repeated).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Directory for the minimized findings (`finding-NNNN.json`, vector format).
+    #[arg(long, default_value = "fuzz-findings")]
+    pub out: PathBuf,
+    /// Vector directory whose `dct/*.json` valid `dct.verify` cases seed the mutator
+    /// (default: `vectors/` if present; builtin chains are always used).
+    #[arg(long)]
+    pub vectors: Option<PathBuf>,
+    /// Cases per adapter session.
+    #[arg(long, default_value_t = 64)]
+    pub batch: usize,
+    /// Per-case timeout in milliseconds.
+    #[arg(long, default_value_t = 5_000)]
+    pub timeout_ms: u64,
+    /// Stop after this many distinct findings.
+    #[arg(long, default_value_t = 20)]
+    pub max_findings: usize,
+    /// Stop at the first finding (for time-to-detection measurements).
+    #[arg(long)]
+    pub stop_on_first: bool,
+}
+
+/// Parses `90s`, `5m`, `1h`, `250ms` or a plain number of seconds.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let t = text.trim();
+    let (num, unit) = t
+        .find(|c: char| !c.is_ascii_digit() && c != '.')
+        .map_or((t, "s"), |i| {
+            (t.get(..i).unwrap_or(t), t.get(i..).unwrap_or("s"))
+        });
+    let n: f64 = num
+        .parse()
+        .map_err(|_| format!("invalid duration {text:?}"))?;
+    let secs = match unit {
+        "ms" => n / 1000.0,
+        "s" => n,
+        "m" => n * 60.0,
+        "h" => n * 3600.0,
+        _ => return Err(format!("invalid duration unit in {text:?} (ms, s, m, h)")),
+    };
+    Duration::try_from_secs_f64(secs).map_err(|e| format!("invalid duration {text:?}: {e}"))
+}
+
+/// Runs the differential fuzzer and prints a summary; returns the documented exit code.
+pub fn main_fuzz(args: FuzzArgs) -> ExitCode {
+    let seed = args.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs())
+    });
+    let vectors = args.vectors.clone().or_else(|| {
+        let p = PathBuf::from("vectors");
+        p.is_dir().then_some(p)
+    });
+    let config = DiffConfig {
+        command: args.implementation.clone(),
+        duration: args.duration,
+        seed,
+        vectors,
+        batch: args.batch,
+        timeout: Duration::from_millis(args.timeout_ms),
+        max_findings: args.max_findings,
+        stop_on_first: args.stop_on_first,
+    };
+    println!(
+        "fuzzing `{}` for {:.0}s with seed {seed}",
+        config.command,
+        config.duration.as_secs_f64()
+    );
+    let report = match diff::run(&config, &mut |line| println!("{line}")) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::from(3);
+        }
+    };
+    println!(
+        "{} cases from {} seeds in {:.1}s: {} finding(s), {} repeat(s) of known signatures",
+        report.cases,
+        report.seeds,
+        report.duration.as_secs_f64(),
+        report.findings.len(),
+        report.duplicates
+    );
+    if report.findings.is_empty() {
+        return ExitCode::SUCCESS;
+    }
+    match diff::write_findings(&args.out, &report) {
+        Ok(paths) => {
+            for p in paths {
+                println!("  wrote {}", p.display());
+            }
+            println!(
+                "replay: delegateos-conform run --impl '<command>' --vectors {}",
+                args.out.display()
+            );
+            ExitCode::from(1)
+        }
+        Err(e) => {
+            eprintln!(
+                "error: cannot write findings to {}: {e}",
+                args.out.display()
+            );
+            ExitCode::from(3)
+        }
+    }
+}

@@ -1,0 +1,470 @@
+//! The differential fuzzing loop: mutate, re-sign, run both sides, compare, minimize, save.
+//!
+//! The reference runs in-process (`delegateos_reference::ops::run`); the implementation under
+//! test runs through the adapter protocol via [`crate::runner::run`], which owns process
+//! supervision (timeouts, crashes, restarts, protocol validation). Each batch of mutated cases
+//! becomes runner cases whose expectation is the reference's outcome, so the runner's own
+//! judge decides agreement: `failed` is a disagreement, `errored` a crash, hang, protocol
+//! violation or adapter error.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use delegateos_reference::faults::Faults;
+use delegateos_reference::ops::{self, Outcome};
+use serde_json::{json, Value};
+
+use super::mutate::{self, Mutation, Rng, Seed};
+use crate::expected::ExpectedFailures;
+use crate::runner::case::Case;
+use crate::runner::{self, ErrorKind, Quiet, RunConfig, SetupError, Status};
+use crate::vectors::format::{self as vf, Expectation, Generator, Note, VectorFile};
+use crate::vectors::keys::Keys;
+
+/// Settings of one differential run.
+#[derive(Debug, Clone)]
+pub struct DiffConfig {
+    /// Adapter command of the implementation under test (`sh -c`).
+    pub command: String,
+    /// Wall-clock budget.
+    pub duration: Duration,
+    /// PRNG seed (same seed, same seeds and mutations).
+    pub seed: u64,
+    /// Vector directory to take valid `dct.verify` cases from (`<dir>/dct/*.json`).
+    pub vectors: Option<PathBuf>,
+    /// Cases per adapter session.
+    pub batch: usize,
+    /// Per-case timeout.
+    pub timeout: Duration,
+    /// Stop after this many distinct findings.
+    pub max_findings: usize,
+    /// Stop at the first finding (time-to-detection measurements).
+    pub stop_on_first: bool,
+}
+
+/// What kind of problem a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FindingKind {
+    /// Different outcome (or different code) than the reference.
+    Disagreement,
+    /// The adapter exited during the case.
+    Crash,
+    /// No reply within the timeout.
+    Timeout,
+    /// The reply violated the adapter protocol.
+    ProtocolError,
+    /// The adapter replied `errored`, or could not be restarted.
+    Errored,
+}
+
+impl FindingKind {
+    /// snake_case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Disagreement => "disagreement",
+            Self::Crash => "crash",
+            Self::Timeout => "timeout",
+            Self::ProtocolError => "protocol_error",
+            Self::Errored => "errored",
+        }
+    }
+}
+
+/// One minimized finding.
+#[derive(Debug, Clone)]
+pub struct Finding {
+    /// Kind.
+    pub kind: FindingKind,
+    /// Seed case it was derived from.
+    pub origin: String,
+    /// Requirement ids of the seed case.
+    pub requirements: Vec<String>,
+    /// The minimized mutation list.
+    pub mutations: Vec<Mutation>,
+    /// The `dct.verify` input.
+    pub input: Value,
+    /// The reference's outcome.
+    pub reference: Outcome,
+    /// What the implementation answered (`{"outcome": …}`), if anything.
+    pub actual: Option<Value>,
+    /// Runner message (error text).
+    pub message: String,
+    /// Time from the start of the run to the first (unminimized) detection.
+    pub found_after: Duration,
+    /// Cases executed before it was found.
+    pub cases_before: usize,
+}
+
+/// Summary of a differential run.
+#[derive(Debug, Clone)]
+pub struct DiffReport {
+    /// Cases sent to the implementation (excluding minimization).
+    pub cases: usize,
+    /// Distinct findings (one per kind + reference code + actual code signature).
+    pub findings: Vec<Finding>,
+    /// Further cases that repeated an already reported signature.
+    pub duplicates: usize,
+    /// Seeds used.
+    pub seeds: usize,
+    /// Wall time.
+    pub duration: Duration,
+}
+
+/// Valid `dct.verify` cases of `<dir>/dct/*.json` as seeds, plus the builtin chains.
+pub fn load_seeds(vectors: Option<&Path>, keys: &Keys) -> Vec<Seed> {
+    let mut seeds = mutate::builtin_seeds(keys);
+    let Some(dir) = vectors.map(|d| d.join("dct")) else {
+        return seeds;
+    };
+    let Ok(entries) = std::fs::read_dir(&dir) else {
+        return seeds;
+    };
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    paths.sort();
+    for path in paths {
+        let Ok(file) = crate::vectors::load::load_file(&path) else {
+            continue;
+        };
+        for case in file.cases {
+            let valid = matches!(
+                case.expect.outcomes().first(),
+                Some(vf::Expected::Valid { .. })
+            );
+            if case.op == "dct.verify" && valid {
+                if let Some(seed) = Seed::from_input(&case.id, case.requirements, &case.input) {
+                    seeds.push(seed);
+                }
+            }
+        }
+    }
+    seeds
+}
+
+fn expectation_of(outcome: &Outcome) -> Option<Expectation> {
+    match outcome {
+        Outcome::Ok { output } => Some(Expectation::valid(output.clone())),
+        Outcome::Error { code, .. } => Some(Expectation::Invalid {
+            code: code.clone(),
+            stage: None,
+        }),
+        Outcome::Unsupported { .. } => None,
+    }
+}
+
+fn runner_case(id: String, input: Value, expectation: Expectation) -> Case {
+    Case {
+        id,
+        description: String::new(),
+        requirements: Vec::new(),
+        flags: Vec::new(),
+        op: "dct.verify".to_owned(),
+        input,
+        expect: serde_json::to_value(&expectation).unwrap_or(Value::Null),
+        expectation,
+        area: "fuzz".to_owned(),
+        group: "differential".to_owned(),
+        file: PathBuf::new(),
+    }
+}
+
+struct Candidate {
+    seed: usize,
+    mutations: Vec<Mutation>,
+    input: Value,
+    reference: Outcome,
+}
+
+fn candidate(seeds: &[Seed], seed: usize, mutations: Vec<Mutation>, keys: &Keys) -> Candidate {
+    let input = seeds
+        .get(seed)
+        .map_or(Value::Null, |s| mutate::build(s, &mutations, keys));
+    let reference = ops::run("dct.verify", &input, &Faults::none());
+    Candidate {
+        seed,
+        mutations,
+        input,
+        reference,
+    }
+}
+
+fn classify(result: &runner::CaseResult) -> Option<FindingKind> {
+    match result.raw_status {
+        Status::Failed => Some(FindingKind::Disagreement),
+        Status::Errored => Some(match result.error_kind {
+            Some(ErrorKind::Crash) => FindingKind::Crash,
+            Some(ErrorKind::Timeout) => FindingKind::Timeout,
+            Some(ErrorKind::ProtocolError) => FindingKind::ProtocolError,
+            _ => FindingKind::Errored,
+        }),
+        _ => None,
+    }
+}
+
+/// Per candidate: the finding kind (`None`: agreed or skipped), the actual reply, the message.
+type BatchResult = (Option<FindingKind>, Option<Value>, String);
+
+/// Runs candidates through the implementation; one kind (or `None`) per candidate.
+fn run_batch(cands: &[Candidate], config: &RunConfig) -> Result<Vec<BatchResult>, SetupError> {
+    let mut index = Vec::new();
+    let mut cases = Vec::new();
+    for (i, c) in cands.iter().enumerate() {
+        if let Some(e) = expectation_of(&c.reference) {
+            index.push(i);
+            cases.push(runner_case(format!("fuzz-case-{i:04}"), c.input.clone(), e));
+        }
+    }
+    let mut out = vec![(None, None, String::new()); cands.len()];
+    if cases.is_empty() {
+        return Ok(out);
+    }
+    let run = runner::run(&cases, &ExpectedFailures::default(), config, &mut Quiet)?;
+    for (r, &i) in run.results.iter().zip(&index) {
+        if let Some(slot) = out.get_mut(i) {
+            *slot = (
+                classify(r),
+                r.actual.clone(),
+                r.message.clone().unwrap_or_default(),
+            );
+        }
+    }
+    Ok(out)
+}
+
+/// Drops mutations one at a time while the same kind of finding persists.
+fn minimize(
+    seeds: &[Seed],
+    c: Candidate,
+    kind: FindingKind,
+    keys: &Keys,
+    config: &RunConfig,
+) -> Candidate {
+    let mut best = c;
+    for _round in 0..8 {
+        if best.mutations.len() <= 1 {
+            break;
+        }
+        let trials: Vec<Candidate> = (0..best.mutations.len())
+            .map(|i| {
+                let mut m = best.mutations.clone();
+                m.remove(i);
+                candidate(seeds, best.seed, m, keys)
+            })
+            .collect();
+        let Ok(results) = run_batch(&trials, config) else {
+            break;
+        };
+        let hit = trials
+            .into_iter()
+            .zip(results)
+            .find(|(_, (k, _, _))| *k == Some(kind));
+        match hit {
+            Some((t, _)) => best = t,
+            None => break,
+        }
+    }
+    best
+}
+
+fn code_of(v: Option<&Value>) -> String {
+    match v {
+        Some(v) => match v.get("outcome").and_then(Value::as_str) {
+            Some("error") => v
+                .get("code")
+                .and_then(Value::as_str)
+                .unwrap_or("?")
+                .to_owned(),
+            Some(o) => o.to_owned(),
+            None => "?".to_owned(),
+        },
+        None => "none".to_owned(),
+    }
+}
+
+fn reference_code(o: &Outcome) -> String {
+    match o {
+        Outcome::Ok { .. } => "ok".to_owned(),
+        Outcome::Error { code, .. } => code.clone(),
+        Outcome::Unsupported { .. } => "skipped".to_owned(),
+    }
+}
+
+/// Runs the differential fuzzer. `progress` receives one line per finding.
+pub fn run(config: &DiffConfig, progress: &mut dyn FnMut(&str)) -> Result<DiffReport, SetupError> {
+    let started = Instant::now();
+    let keys = Keys::fixed();
+    let seeds = load_seeds(config.vectors.as_deref(), &keys);
+    let mut rng = Rng::new(config.seed);
+    let run_config = RunConfig {
+        timeout: config.timeout,
+        ..RunConfig::new(config.command.clone())
+    };
+    let mut seen: BTreeMap<(FindingKind, String, String), usize> = BTreeMap::new();
+    let mut findings = Vec::new();
+    let mut duplicates = 0;
+    let mut cases = 0;
+    while started.elapsed() < config.duration && findings.len() < config.max_findings {
+        let batch: Vec<Candidate> = (0..config.batch.max(1))
+            .map(|_| {
+                let s = rng.below(seeds.len());
+                let n = 1 + rng.below(3);
+                let muts = seeds
+                    .get(s)
+                    .map(|seed| {
+                        (0..n)
+                            .map(|_| mutate::random(&mut rng, seed, &keys))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                candidate(&seeds, s, muts, &keys)
+            })
+            .collect();
+        let results = run_batch(&batch, &run_config)?;
+        for (c, (kind, actual, message)) in batch.into_iter().zip(results) {
+            cases += 1;
+            let Some(kind) = kind else { continue };
+            let sig = (kind, reference_code(&c.reference), code_of(actual.as_ref()));
+            let count = seen.entry(sig.clone()).or_insert(0);
+            *count += 1;
+            if *count > 1 || findings.len() >= config.max_findings {
+                duplicates += 1;
+                continue;
+            }
+            let found_after = started.elapsed();
+            let min = minimize(&seeds, c, kind, &keys, &run_config);
+            let (origin, requirements) = seeds
+                .get(min.seed)
+                .map(|s| (s.origin.clone(), s.requirements.clone()))
+                .unwrap_or_default();
+            progress(&format!(
+                "finding {}: {} after {:.1}s ({} cases): reference {} / implementation {}; {} mutation(s) of {origin}",
+                findings.len() + 1,
+                kind.name(),
+                found_after.as_secs_f64(),
+                cases,
+                sig.1,
+                sig.2,
+                min.mutations.len(),
+            ));
+            findings.push(Finding {
+                kind,
+                origin,
+                requirements,
+                mutations: min.mutations,
+                input: min.input,
+                reference: min.reference,
+                actual,
+                message,
+                found_after,
+                cases_before: cases,
+            });
+            if config.stop_on_first {
+                break;
+            }
+        }
+        if config.stop_on_first && !findings.is_empty() {
+            break;
+        }
+    }
+    Ok(DiffReport {
+        cases,
+        findings,
+        duplicates,
+        seeds: seeds.len(),
+        duration: started.elapsed(),
+    })
+}
+
+/// A finding as a replayable vector file (`area` `fuzz`, group = file stem `finding-NNNN`).
+/// The expectation is the reference's outcome; the case is flagged `DifferentialFinding`.
+pub fn finding_file(f: &Finding, n: usize, keys: &Keys) -> VectorFile {
+    let group = format!("finding-{n:04}");
+    let mut notes = BTreeMap::new();
+    notes.insert(
+        "DifferentialFinding".to_owned(),
+        Note {
+            bug_type: "DIFFERENTIAL".to_owned(),
+            description: "Found by `delegateos-conform fuzz`: a structurally mutated, re-signed \
+                          dct.verify case on which the implementation disagreed with the \
+                          reference (or crashed, hung, or broke the protocol). The expectation \
+                          is the reference's outcome, not a constructed verdict: this is a \
+                          finding to triage, not a corpus vector."
+                .to_owned(),
+            clause: "§10.1".to_owned(),
+            effect: "The implementation decides this token differently from the reference."
+                .to_owned(),
+        },
+    );
+    let mutations = serde_json::to_string(&f.mutations).unwrap_or_default();
+    let expect = expectation_of(&f.reference).unwrap_or(Expectation::Invalid {
+        code: "skipped".to_owned(),
+        stage: None,
+    });
+    let requirements = if f.requirements.is_empty() {
+        vec!["DCT-VERIFY-1-MALFORMED".to_owned()]
+    } else {
+        f.requirements.clone()
+    };
+    VectorFile {
+        schema: vf::SCHEMA_ID.to_owned(),
+        spec_version: crate::vectors::generate::SPEC_VERSION.to_owned(),
+        generator: Generator {
+            name: "delegateos-conform fuzz".to_owned(),
+            version: "1".to_owned(),
+        },
+        area: "fuzz".to_owned(),
+        group: group.clone(),
+        description: format!(
+            "DifferentialFinding ({}): reference {} vs implementation {}",
+            f.kind.name(),
+            reference_code(&f.reference),
+            code_of(f.actual.as_ref())
+        ),
+        keys: keys.header(),
+        notes,
+        number_of_cases: 1,
+        cases: vec![vf::Case {
+            id: format!("fuzz-{group}-0001"),
+            description: format!(
+                "DifferentialFinding ({}, after {:.1}s): {} mutated by {mutations}; implementation answered {}{}",
+                f.kind.name(),
+                f.found_after.as_secs_f64(),
+                f.origin,
+                f.actual
+                    .as_ref()
+                    .map_or_else(|| "nothing".to_owned(), Value::to_string),
+                if f.message.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", f.message)
+                },
+            ),
+            requirements,
+            flags: vec!["DifferentialFinding".to_owned()],
+            op: "dct.verify".to_owned(),
+            input: f.input.clone(),
+            expect,
+        }],
+    }
+}
+
+/// Writes every finding to `dir/finding-NNNN.json` (sorted-key pretty JSON); returns the paths.
+pub fn write_findings(dir: &Path, report: &DiffReport) -> std::io::Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir)?;
+    let keys = Keys::fixed();
+    let mut paths = Vec::new();
+    for (i, f) in report.findings.iter().enumerate() {
+        let file = finding_file(f, i + 1, &keys);
+        let value = serde_json::to_value(&file).unwrap_or_else(|_| json!({}));
+        let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
+        text.push('\n');
+        let path = dir.join(format!("{}.json", file.group));
+        std::fs::write(&path, text)?;
+        paths.push(path);
+    }
+    Ok(paths)
+}

@@ -1,0 +1,13 @@
+//! Fuzzing on the harness side: entry points for its parsers ([`targets`]) and the
+//! differential fuzzer `delegateos-conform fuzz` ([`diff`], [`mutate`], [`cli`]).
+//!
+//! The differential fuzzer takes valid `dct.verify` cases, mutates them structurally,
+//! re-signs them with the published test keys (so mutations reach the semantic checks of the
+//! implementation under test), runs the reference in-process and the implementation through
+//! the adapter protocol (via [`crate::runner`]), and reports crashes, timeouts and
+//! disagreements, each minimized and saved as a replayable vector-format case.
+
+pub mod cli;
+pub mod diff;
+pub mod mutate;
+pub mod targets;
