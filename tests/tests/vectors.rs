@@ -1,6 +1,9 @@
 //! Every vector file: valid against `spec/schemas/vector.schema.json`, internally consistent,
 //! and every case agrees with the reference (run in-process through `ops::run` + `judge`).
 //!
+//! Plus `regenerates_identically`: the committed files are byte-identical to a fresh
+//! generation (`delegateos-conform vectors check`).
+//!
 //! One test per file (datatest-stable), named by path, so `cargo nextest run -E
 //! 'test(/glob/)'` selects an area. A failing file lists *all* its failing case ids with a
 //! diff each, not just the first.
@@ -67,6 +70,18 @@ fn vector_file(path: &Path, bytes: Vec<u8>) -> datatest_stable::Result<()> {
     }
 }
 
+/// The committed corpus is exactly what the generator produces today (byte for byte, no
+/// missing or extra files), and the reference agrees with every generated case. Hooked to
+/// `RETIRED-IDS.txt` so it runs once, as one more datatest entry (this target has no libtest
+/// main of its own).
+fn regenerates_identically(path: &Path) -> datatest_stable::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("../vectors"));
+    delegateos_conform::vectors::check(dir)
+        .map(|_| ())
+        .map_err(|e| Report(e.to_string()).into())
+}
+
 datatest_stable::harness! {
     { test = vector_file, root = "../vectors", pattern = r"^.*\.json$" },
+    { test = regenerates_identically, root = "../vectors", pattern = r"^RETIRED-IDS\.txt$" },
 }
