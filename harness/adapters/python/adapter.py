@@ -197,6 +197,44 @@ def op_dct_revocation_ids(inp: dict) -> dict:
     return {"revocationIds": dos.token_revocation_ids(token)}
 
 
+def op_revocation_create(inp: dict) -> dict:
+    fields(inp, ["revokerSeed", "revocationId", "revokedAt", "scope"])
+    key = seed(inp["revokerSeed"], "revokerSeed")
+    args = [string(inp[k], k) for k in ("revocationId", "revokedAt", "scope")]
+    return {"entry": dos.create_revocation_entry(key, *args)}
+
+
+def op_revocation_verify(inp: dict) -> dict:
+    dos.check_revocation_entry(fields(inp, ["entry"])["entry"])
+    return {"valid": True}
+
+
+def op_revocation_list(inp: dict) -> dict:
+    fields(inp, ["add", "query"])
+    if not isinstance(inp["add"], list) or not isinstance(inp["query"], list):
+        raise InvalidInput("add and query must be arrays")
+    queries = [string(q, "query") for q in inp["query"]]
+    rl, added = dos.RevocationList(), []
+    for entry in inp["add"]:
+        try:
+            rl.add(entry)
+            added.append("ok")
+        except dos.DelegateError as e:
+            added.append(e.code)
+    roundtrip = dos.RevocationList.from_json(rl.to_json())
+    return {
+        "added": added,
+        "revoked": [rl.is_revoked(q) for q in queries],
+        "listed": [e["revocationId"] for e in rl.entries],
+        "roundtrip": [e["revocationId"] for e in roundtrip.entries],
+    }
+
+
+def op_revocation_from_json(inp: dict) -> dict:
+    rl = dos.RevocationList.from_json(string(fields(inp, ["json"])["json"], "json"))
+    return {"revocationIds": [e["revocationId"] for e in rl.entries]}
+
+
 OPERATIONS: dict[str, Callable[[dict], dict]] = {
     "json.canonicalize": op_canonicalize,
     "hash.blake2b256": op_blake2b,
@@ -213,6 +251,10 @@ OPERATIONS: dict[str, Callable[[dict], dict]] = {
     "dct.verify": op_dct_verify,
     "dct.inspect": op_dct_inspect,
     "dct.revocation_ids": op_dct_revocation_ids,
+    "revocation.create_entry": op_revocation_create,
+    "revocation.verify_entry": op_revocation_verify,
+    "revocation.list": op_revocation_list,
+    "revocation.from_json": op_revocation_from_json,
 }
 
 

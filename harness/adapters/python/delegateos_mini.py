@@ -691,3 +691,50 @@ def attenuate_dct(serialized: Any, attenuator_seed: bytes, params: dict) -> dict
     digest = blake2b256(canonical_bytes({"authority": token["authority"], "attenuations": attenuations}))
     signature = {"signer": attenuation["attenuator"], "signature": b64url_encode(ed25519_sign(attenuator_seed, digest)), "covers": len(attenuations) - 1}
     return serialize({**token, "attenuations": attenuations, "signatures": token["signatures"] + [signature]})
+
+
+# ---------------------------------------------------------------------------------------------
+# 6. Revocation entries and the revocation list (§4, D6, D22)
+# ---------------------------------------------------------------------------------------------
+
+
+def create_revocation_entry(revoker_seed: bytes, revocation_id_: str, revoked_at: str, scope: str) -> dict:
+    if scope not in ("block", "chain"):
+        raise DelegateError("invalid_scope", f"scope {scope!r}")
+    parse_timestamp(revoked_at)  # invalid_timestamp
+    body = {"revocationId": revocation_id_, "revokedBy": principal_from_seed(revoker_seed), "revokedAt": revoked_at, "scope": scope}
+    signature = b64url_encode(ed25519_sign(revoker_seed, blake2b256(canonical_bytes(body))))
+    entry = {**body, "signature": signature}
+    check_revocation_entry(entry)  # e.g. a revocationId that is not a 43-character digest
+    return entry
+
+
+class RevocationList:
+    """§4.2 with D22: add() re-verifies; a repeated (revocationId, revokedBy) is a no-op."""
+
+    def __init__(self) -> None:
+        self.entries: list[dict] = []
+
+    def add(self, entry: Any) -> None:
+        check_revocation_entry(entry)
+        if not any(e["revocationId"] == entry["revocationId"] and e["revokedBy"] == entry["revokedBy"] for e in self.entries):
+            self.entries.append(entry)
+
+    def is_revoked(self, revocation_id_: str) -> bool:
+        return any(e["revocationId"] == revocation_id_ for e in self.entries)
+
+    def to_json(self) -> str:
+        return canonicalize(self.entries)
+
+    @classmethod
+    def from_json(cls, text: str) -> "RevocationList":
+        try:
+            value = parse_json(text)
+        except ValueError as e:
+            raise DelegateError("invalid_json", str(e)) from e
+        if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+            raise DelegateError("malformed_entry", "fromJSON text must be an array of entries")
+        result = cls()
+        for entry in value:
+            result.add(entry)  # all or nothing: the first bad entry fails the whole list
+        return result
