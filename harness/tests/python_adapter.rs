@@ -117,7 +117,12 @@ fn python_adapter_handshake_lists_its_operations() {
         .expect("run list-ops");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "list-ops failed: {stdout}");
-    for op in ["json.canonicalize", "ed25519.verify", "glob.match", "dct.verify"] {
+    for op in [
+        "json.canonicalize",
+        "ed25519.verify",
+        "glob.match",
+        "dct.verify",
+    ] {
         assert!(stdout.contains(op), "{op} not declared:\n{stdout}");
     }
 }

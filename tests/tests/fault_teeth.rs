@@ -141,11 +141,16 @@ fn every_injected_fault_fails_at_least_one_vector() {
     let faults = list_faults(&adapter);
     assert!(!faults.is_empty(), "the reference adapter lists no faults");
 
-    let scratch = std::env::temp_dir().join(format!("delegateos-fault-teeth-{}", std::process::id()));
+    let scratch =
+        std::env::temp_dir().join(format!("delegateos-fault-teeth-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).expect("scratch dir");
 
     // Baseline: the unweakened reference passes everything, so every failure below is the fault's.
-    let clean = run_corpus(&conform, &format!("'{}'", adapter.display()), &scratch.join("clean.json"));
+    let clean = run_corpus(
+        &conform,
+        &format!("'{}'", adapter.display()),
+        &scratch.join("clean.json"),
+    );
     assert!(
         clean.failing.is_empty() && clean.exit == Some(0),
         "the reference itself fails {} case(s) (exit {:?}): {:?}",
