@@ -67,6 +67,60 @@ pub fn schema_problems(value: &Value) -> Vec<String> {
     }
 }
 
+/// Deserializes any JSON value, failing on the first object that repeats a key.
+struct NoDuplicateKeys;
+
+impl<'de> serde::Deserialize<'de> for NoDuplicateKeys {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(NoDuplicateKeysVisitor)
+    }
+}
+
+struct NoDuplicateKeysVisitor;
+
+impl<'de> serde::de::Visitor<'de> for NoDuplicateKeysVisitor {
+    type Value = NoDuplicateKeys;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(NoDuplicateKeys)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(NoDuplicateKeys)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(NoDuplicateKeys)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(NoDuplicateKeys)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(NoDuplicateKeys)
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(NoDuplicateKeys)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<NoDuplicateKeys>()?.is_some() {}
+        Ok(NoDuplicateKeys)
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut seen = std::collections::BTreeSet::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if !seen.insert(key.clone()) {
+                return Err(serde::de::Error::custom(format!("{key:?}")));
+            }
+            map.next_value::<NoDuplicateKeys>()?;
+        }
+        Ok(NoDuplicateKeys)
+    }
+}
+
 /// Validates and decodes one file's bytes.
 pub fn parse_file(path: &Path, bytes: &[u8]) -> Result<VectorFile, LoadError> {
     let fail = |problems: Vec<String>| LoadError {
@@ -75,6 +129,11 @@ pub fn parse_file(path: &Path, bytes: &[u8]) -> Result<VectorFile, LoadError> {
     };
     let value: Value =
         serde_json::from_slice(bytes).map_err(|e| fail(vec![format!("not JSON: {e}")]))?;
+    // serde_json keeps the last of two equal keys silently; a vector file with duplicate keys
+    // means different things to different loaders, so it is refused.
+    if let Err(e) = serde_json::from_slice::<NoDuplicateKeys>(bytes) {
+        return Err(fail(vec![format!("duplicate object key: {e}")]));
+    }
     let problems = schema_problems(&value);
     if !problems.is_empty() {
         return Err(fail(problems));
@@ -154,5 +213,22 @@ pub fn load_dir(dir: &Path) -> Result<Vec<LoadedFile>, Vec<LoadError>> {
         Ok(files)
     } else {
         Err(errors)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn duplicate_keys_are_refused_at_any_depth() {
+        let path = Path::new("x/y.json");
+        let err = parse_file(path, br#"{"a": [{"b": 1, "b": 2}]}"#).unwrap_err();
+        assert!(err.problems[0].contains("duplicate object key"), "{err}");
+        let err = parse_file(path, br#"{"schema": 1}"#).unwrap_err();
+        assert!(
+            err.problems.iter().all(|p| p.starts_with("schema:")),
+            "{err}"
+        );
     }
 }
