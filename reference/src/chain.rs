@@ -10,8 +10,9 @@
 //!    `createdAt`/`completedAt` in the D5 profile; `attestationId` `att_`; the DCT decodes
 //!    (`malformed_delegation` carries the token's reason); `depth` ≤ 2^53−1.
 //! 1. invariant 1 (`root_invalid`): root `parentId == "del_000000000000"`, `depth == 0`, its
-//!    DCT has no attenuations, `authority.chainDepth == 0`, `authority.issuer` is the trusted
-//!    root key, and `from == authority.issuer`.
+//!    DCT has no attenuations, `authority.chainDepth == 0`, and `from == authority.issuer`
+//!    (an issuer other than the trusted root key fails the DCT's verification in step 7 with
+//!    `invalid_signature`, 10.1/3a, D26).
 //!
 //! Then for each child, against its parent:
 //!
@@ -20,9 +21,9 @@
 //! 4. invariant 3 (`depth_mismatch`): `child.depth == parent.depth + 1`;
 //! 5. invariant 4 (`depth_exceeded`): `child.depth ≤ root DCT authority.maxChainDepth` (D4:
 //!    absolute);
-//! 6. invariant 5 (`not_attenuated`): the child DCT is the parent DCT plus at least one
-//!    attenuation: identical authority, the parent's attenuations a prefix of the child's, the
-//!    parent's signatures a prefix of the child's, and strictly more attenuations.
+//! 6. invariant 5 (`not_attenuated`): the child DCT is the parent DCT plus exactly one
+//!    attenuation (D26 (b)): identical authority, the parent's attenuations a prefix of the
+//!    child's, the parent's signatures a prefix of the child's, one more attenuation.
 //!
 //! Finally, for each delegation in order:
 //!
@@ -234,8 +235,6 @@ pub fn verify_chain(
         Some("root DCT has attenuations")
     } else if authority.chain_depth != 0 {
         Some("root DCT authority.chainDepth is not 0")
-    } else if authority.issuer != root_public_key {
-        Some("root DCT is not issued by the trusted root")
     } else if root.from != authority.issuer {
         Some("from is not the root DCT's issuer")
     } else {
@@ -290,7 +289,7 @@ pub fn verify_chain(
     Ok(())
 }
 
-/// Invariant 5: `child` is `parent` plus at least one attenuation.
+/// Invariant 5: `child` is `parent` plus exactly one attenuation (D26 (b)).
 pub fn attenuated_from(
     parent: &SignedJsonToken,
     child: &SignedJsonToken,
@@ -298,8 +297,9 @@ pub fn attenuated_from(
     if child.authority != parent.authority {
         return Err("authority differs");
     }
-    if child.attenuations.len() <= parent.attenuations.len() {
-        return Err("no added attenuation");
+    // D26 (b): one delegation hop is exactly one attenuation (a skipped hop is not allowed).
+    if child.attenuations.len() != parent.attenuations.len() + 1 {
+        return Err("not exactly one added attenuation");
     }
     if !child.attenuations.starts_with(&parent.attenuations) {
         return Err("parent attenuations are not a prefix");
