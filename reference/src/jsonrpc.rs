@@ -13,7 +13,7 @@
 //! `delegateos/complete` and `delegateos/revoke` are notifications (`id` forbidden). Params
 //! and results have exactly the §9 fields (unknown ones rejected): delegate `{contract, dct,
 //! dctFormat: "delegateos-sjt-v1", delegationId, parentDelegationId}` with `del_` ids, `dct`
-//! non-empty; accept `{accepted: true, delegationId, estimatedDurationMs?,
+//! non-empty strict base64url; accept `{accepted: true, delegationId, estimatedDurationMs?,
 //! estimatedCostMicrocents?}` (non-negative integers); reject `{accepted: false, reason,
 //! details?}` (`reason` non-empty); complete `{delegationId, attestation}` where
 //! `attestation.delegationId == delegationId`; revoke `{revocation}`. Error responses and other
@@ -224,6 +224,10 @@ fn delegate(msg: &Map<String, Value>) -> Result<MessageKind, JsonRpcError> {
     let dct = string(p, "dct", W)?;
     if dct.is_empty() {
         return Err(bad("params.dct is empty"));
+    }
+    // RPC-DELEGATE-PARAMS / D31: the token text is strict base64url (no padding, no `+`/`/`).
+    if crate::encoding::b64u_decode(dct).is_err() {
+        return Err(bad("params.dct is not strict base64url"));
     }
     if string(p, "dctFormat", W)? != DCT_FORMAT {
         return Err(bad("params.dctFormat must be delegateos-sjt-v1"));
