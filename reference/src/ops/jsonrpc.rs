@@ -21,5 +21,12 @@ fn classify_op(input: &Value) -> OpResult {
     let input = Input::new(input, &["message"], &[])?;
     let kind =
         classify(input.value("message")?).map_err(|e| OpError::new(e.code(), e.to_string()))?;
-    Ok(json!({ "kind": kind.name() }))
+    // Output names are those of `spec/operations.md` §10, not the module's short names.
+    let name = match kind.name() {
+        "delegate" => "delegate_request",
+        "accept" => "delegate_accept",
+        "reject" => "delegate_reject",
+        other => other,
+    };
+    Ok(json!({ "kind": name }))
 }
