@@ -81,8 +81,10 @@ def capabilities(value: Any, name: str) -> list:
 
 
 def integer(value: Any, name: str) -> int:
-    if not dos.is_protocol_int(value):
-        raise InvalidInput(f"{name} must be an integer in 0..2^53-1")
+    """A JSON integer. Its range is the token profile's business: create/attenuate refuse a
+    value outside 0..2^53-1 with `malformed_token` (D23), like any other bad parameter."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise InvalidInput(f"{name} must be an integer")
     return value
 
 
