@@ -17,15 +17,10 @@ use crate::vectors::format::Expectation;
 use crate::vectors::generate::{Area, Group};
 use crate::vectors::keys::{Key, Keys};
 
-/// Cases left out because the reference disagrees with them (reported, see the generator
-/// rule: a disagreement is never resolved by rewriting the expectation). Re-enable a number by
-/// deleting it once the reference is fixed.
-/// - 1, 2, 3, 10–17: the reference answers `kind` `delegate` / `accept` / `reject`;
-///   `spec/operations.md` §10 names them `delegate_request`, `delegate_accept`,
-///   `delegate_reject` (reference `jsonrpc::MessageKind::name`).
-/// - 54, 55: the reference accepts a padded or standard-alphabet `dct`; RPC-DELEGATE-PARAMS
-///   and D31 require strict base64url (the reference only checks that `dct` is non-empty).
-const KNOWN_DISAGREEMENTS: &[u16] = &[1, 2, 3, 10, 11, 12, 13, 14, 15, 16, 17, 54, 55];
+/// Cases left out because the reference disagrees with them (reported; never resolved by
+/// rewriting the expectation). Re-enable a number by deleting it once the reference is fixed.
+/// (None at present.)
+const KNOWN_DISAGREEMENTS: &[u16] = &[];
 
 /// Builds the `jsonrpc` area.
 pub fn build(area: &mut Area) {
