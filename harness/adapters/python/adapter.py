@@ -237,6 +237,14 @@ def op_revocation_from_json(inp: dict) -> dict:
     return {"revocationIds": [e["revocationId"] for e in rl.entries]}
 
 
+def op_chain_verify(inp: dict) -> dict:
+    fields(inp, ["delegations", "rootPublicKey", "now", "revocations"])
+    if not isinstance(inp["revocations"], list):
+        raise InvalidInput("revocations must be an array")
+    dos.verify_chain(inp["delegations"], string(inp["rootPublicKey"], "rootPublicKey"), string(inp["now"], "now"), inp["revocations"])
+    return {"valid": True}
+
+
 OPERATIONS: dict[str, Callable[[dict], dict]] = {
     "json.canonicalize": op_canonicalize,
     "hash.blake2b256": op_blake2b,
@@ -253,6 +261,7 @@ OPERATIONS: dict[str, Callable[[dict], dict]] = {
     "dct.verify": op_dct_verify,
     "dct.inspect": op_dct_inspect,
     "dct.revocation_ids": op_dct_revocation_ids,
+    "chain.verify": op_chain_verify,
     "revocation.create_entry": op_revocation_create,
     "revocation.verify_entry": op_revocation_verify,
     "revocation.list": op_revocation_list,

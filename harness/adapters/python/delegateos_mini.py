@@ -570,7 +570,7 @@ class ChainState:
         self.delegatee = t["delegatee"]
 
 
-def verify_dct(serialized: Any, ctx: dict) -> dict:
+def verify_dct(serialized: Any, ctx: dict, check_request: bool = True) -> dict:
     """§10.1 VERIFY_DCT with the decisions D4-D8, D16, D20, D21. Returns the AuthorizedScope.
 
     `ctx` = {namespace, action, resource, now, spentMicrocents, rootPublicKey, revocations}
@@ -634,8 +634,8 @@ def verify_dct(serialized: Any, ctx: dict) -> dict:
     if ctx["spentMicrocents"] >= chain.budget:
         raise DelegateError("budget_exceeded", "spent >= effective budget")
 
-    # Step 7: the requested capability (D20).
-    if not any(
+    # Step 7: the requested capability (D20). (Chains verify through step 6 only, D26.)
+    if check_request and not any(
         c["namespace"] == ctx["namespace"] and c["action"] == ctx["action"] and glob_match(c["resource"], ctx["resource"])
         for c in chain.caps
     ):
@@ -738,3 +738,71 @@ class RevocationList:
         for entry in value:
             result.add(entry)  # all or nothing: the first bad entry fails the whole list
         return result
+
+
+# ---------------------------------------------------------------------------------------------
+# 7. Delegation chains (§8, D26)
+# ---------------------------------------------------------------------------------------------
+
+ROOT_PARENT_ID = "del_000000000000"
+DELEGATION_REQUIRED = {"id", "parentId", "from", "to", "contractId", "dct", "depth", "status", "createdAt"}
+DELEGATION_OPTIONAL = {"completedAt", "attestationId"}
+_ATTESTATION_ID_RE = re.compile(r"att_[0-9a-f]{12}")
+
+
+def _check_delegation(d: Any) -> None:
+    def ok(cond: bool, what: str) -> None:
+        if not cond:
+            raise DelegateError("malformed_delegation", what)
+
+    ok(isinstance(d, dict) and DELEGATION_REQUIRED <= set(d) <= DELEGATION_REQUIRED | DELEGATION_OPTIONAL, "wrong members")
+    for key in ("id", "parentId"):
+        ok(isinstance(d[key], str) and bool(_DELEGATION_ID_RE.fullmatch(d[key])), key)
+    ok(principal_key(d["from"]) is not None and principal_key(d["to"]) is not None, "from/to")
+    ok(isinstance(d["contractId"], str) and bool(_CONTRACT_ID_RE.fullmatch(d["contractId"])), "contractId")
+    ok(isinstance(d["dct"], dict) and set(d["dct"]) == {"token", "format"}, "dct")
+    ok(is_protocol_int(d["depth"]), "depth")
+    ok(d["status"] in ("active", "completed", "failed", "revoked"), "status")
+    ok(_is_timestamp(d["createdAt"]), "createdAt")
+    if "completedAt" in d:
+        ok(_is_timestamp(d["completedAt"]), "completedAt")
+    if "attestationId" in d:
+        ok(isinstance(d["attestationId"], str) and bool(_ATTESTATION_ID_RE.fullmatch(d["attestationId"])), "attestationId")
+
+
+def verify_chain(delegations: Any, root_public_key: str, now: str, revocations: list) -> None:
+    """D26: per delegation, root first, the first failure of shape, root/parent link, from,
+    depth, depth bound, one-attenuation step, then the DCT through §10.1 steps 1-6."""
+    if not isinstance(delegations, list) or not delegations:
+        raise DelegateError("malformed_delegation", "the chain must be a non-empty array")
+    ctx = {"now": now, "spentMicrocents": 0, "rootPublicKey": root_public_key, "revocations": revocations}
+    parent, parent_token, root_max = None, None, None
+    for i, d in enumerate(delegations):
+        _check_delegation(d)
+        if parent is None:
+            if d["parentId"] != ROOT_PARENT_ID or d["depth"] != 0:
+                raise DelegateError("root_invalid", "root delegation needs parentId del_000000000000 and depth 0")
+        else:
+            if d["parentId"] != parent["id"]:
+                raise DelegateError("parent_mismatch", f"delegations[{i}].parentId")
+            if d["from"] != parent["to"]:
+                raise DelegateError("from_mismatch", f"delegations[{i}].from")
+            if d["depth"] != parent["depth"] + 1:
+                raise DelegateError("depth_mismatch", f"delegations[{i}].depth")
+        token = decode_token(d["dct"])
+        if root_max is None:
+            root_max = token["authority"]["maxChainDepth"]
+        if d["depth"] > root_max:
+            raise DelegateError("depth_exceeded", f"delegations[{i}].depth > root maxChainDepth")
+        if parent_token is not None:
+            n = len(parent_token["attenuations"])
+            attenuated = (
+                token["authority"] == parent_token["authority"]
+                and len(token["attenuations"]) == n + 1
+                and token["attenuations"][:n] == parent_token["attenuations"]
+                and token["signatures"][: n + 1] == parent_token["signatures"]
+            )
+            if not attenuated:
+                raise DelegateError("not_attenuated", f"delegations[{i}] is not its parent plus one attenuation")
+        verify_dct(d["dct"], ctx, check_request=False)
+        parent, parent_token = d, token
