@@ -10,12 +10,12 @@
 //!    `att_`, `contractId` `ct_`, `delegationId` `del_`, `childAttestations` entries `att_`
 //!    (each + 12 lowercase hex), `principal` a principal id, `createdAt` in the D5 profile,
 //!    `signature` 86 characters of strict base64url, numbers non-negative integers ≤ 2^53−1;
-//! 1. §7.3 step 1: the signature verifies under `principal` over
+//! 1. D25 step 2: if `result.outputHash` is present together with `result.output`,
+//!    `outputHash == output_hash(output)` (`output_hash_mismatch`); an `outputHash` without
+//!    `output` is allowed and unchecked;
+//! 2. §7.3 step 1: the signature verifies under `principal` over
 //!    `BLAKE2b-256(canonicalize(attestation JSON as received, without "signature"))`
-//!    (`invalid_signature`);
-//! 2. binding: `contractId == contract.id` (`contract_mismatch`); if `result.outputHash` is
-//!    present, `result.output` must be present and `outputHash == output_hash(output)`
-//!    (`output_hash_mismatch`);
+//!    (`invalid_signature`); then `contractId == contract.id` (`contract_mismatch`);
 //! 3. §7.3 step 2: only when `contract.verification.method` is `schema_match`, the output is
 //!    validated against `contract.task.outputSchema` (`schema_mismatch`);
 //! 4. §7.3 step 3: [`crate::checks::verify_output`] of `contract.verification`; `passed: false`
@@ -321,22 +321,24 @@ pub fn verify_attestation_value(
     contract: &TaskContract,
     registry: &Registry,
 ) -> Result<AttestationVerdict, AttestationError> {
+    // D25 order: shape, outputHash (when present WITH output), signature, contractId, ...
+    let parsed = parse_attestation(value)?;
+    let output = parsed.result.output.as_ref();
+    let hash = match output {
+        Some(o) => Some(output_hash(o)?),
+        None => None,
+    };
+    if let (Some(claimed), Some(actual)) = (&parsed.result.output_hash, &hash) {
+        if claimed != actual {
+            return Err(AttestationError::OutputHashMismatch);
+        }
+    }
     let a = verify_attestation_signature(value)?;
     if a.contract_id != contract.id {
         return Err(AttestationError::ContractMismatch {
             expected: contract.id.clone(),
             actual: a.contract_id,
         });
-    }
-    let output = a.result.output.as_ref();
-    let hash = match output {
-        Some(o) => Some(output_hash(o)?),
-        None => None,
-    };
-    if let Some(claimed) = &a.result.output_hash {
-        if hash.as_ref() != Some(claimed) {
-            return Err(AttestationError::OutputHashMismatch);
-        }
     }
     let (Some(output), Some(hash)) = (output, hash) else {
         return Err(

@@ -208,7 +208,7 @@ fn weighted_score_fallback_and_custom_checks() {
 #[test]
 fn nesting_limit() {
     let mut spec = regex("a");
-    for _ in 0..16 {
+    for _ in 0..32 {
         spec = json!({"method": "composite", "mode": "all_pass", "steps": [spec]});
     }
     assert!(verify(spec.clone(), json!("a")).unwrap().passed);

@@ -265,7 +265,8 @@ pub fn exit_code(output: &Value, params: Option<&Value>) -> Result<CheckResult, 
     let expected = obj
         .and_then(|o| o.get("expected"))
         .and_then(Value::as_f64)
-        .ok_or_else(|| invalid("exit_code: 'expected' must be a number"))?;
+        .filter(|f| f.fract() == 0.0)
+        .ok_or_else(|| invalid("exit_code: 'expected' must be an integer (D28)"))?;
     let Some(actual) = output
         .as_object()
         .and_then(|o| o.get("exitCode"))

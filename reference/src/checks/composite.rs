@@ -30,7 +30,7 @@ use super::{
 };
 
 /// Maximum composite nesting (a top-level composite is depth 1).
-pub const MAX_SPEC_DEPTH: usize = 16;
+pub const MAX_SPEC_DEPTH: usize = 32;
 
 /// Default `passThreshold` for `weighted`.
 pub const DEFAULT_PASS_THRESHOLD: f64 = 0.7;
@@ -64,6 +64,7 @@ fn verify_at(
     registry: &Registry,
     depth: usize,
 ) -> Result<CheckResult, CheckError> {
+    unused_members(spec)?;
     match spec.method {
         VerificationMethod::SchemaMatch => {
             let schema = spec
@@ -75,6 +76,33 @@ fn verify_at(
         VerificationMethod::DeterministicCheck => deterministic(spec, output, registry),
         VerificationMethod::Composite => composite(spec, output, registry, depth + 1),
     }
+}
+
+/// D30: members another method (or, for `weights`, another mode) uses are `invalid_spec`.
+fn unused_members(spec: &VerificationSpec) -> Result<(), CheckError> {
+    let schema = spec.schema.is_some();
+    let check =
+        spec.check_name.is_some() || spec.check_params.is_some() || spec.expected_result.is_some();
+    let comp = spec.steps.is_some()
+        || spec.mode.is_some()
+        || spec.weights.is_some()
+        || spec.pass_threshold.is_some();
+    let extra = match spec.method {
+        VerificationMethod::SchemaMatch => check || comp,
+        VerificationMethod::DeterministicCheck => schema || comp,
+        VerificationMethod::Composite => {
+            schema
+                || check
+                || (spec.mode.is_some_and(|m| m != CompositeMode::Weighted)
+                    && spec.weights.is_some())
+        }
+    };
+    if extra {
+        return Err(CheckError::InvalidSpec(
+            "member not used by this method or mode (D30)".into(),
+        ));
+    }
+    Ok(())
 }
 
 fn deterministic(
