@@ -66,6 +66,8 @@ pub struct ToolBehavior {
     /// A server→client request (`{"method":…, "params":…}`); the call is answered only when the
     /// client's response arrives, and the answer embeds it as `client_response`.
     pub ask_client: Option<Value>,
+    /// Write a line that is not JSON to stdout before answering (a misbehaving server).
+    pub stdout_garbage: bool,
 }
 
 /// Appends JSONL events to the record file, one flushed line each.
@@ -314,6 +316,11 @@ fn tools_call(
     }
     if b.hang {
         return;
+    }
+    if b.stdout_garbage {
+        let mut guard = lock(&out.stdout);
+        out.rec.raw("out", b"this line is not JSON");
+        let _ = wire::write_line(&mut *guard, b"this line is not JSON");
     }
     if let Some(ask) = &b.ask_client {
         let ask_id = {

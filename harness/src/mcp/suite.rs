@@ -320,6 +320,7 @@ const STANDARD_TOOLS: &[&str] = &[
     "ask",
     "big",
     "progress",
+    "noisy",
     "d1",
     "d2",
     "d3",
@@ -331,7 +332,8 @@ fn standard_script() -> Value {
     json!({
         "tools": STANDARD_TOOLS.iter().map(|n| tool_object(n)).collect::<Vec<_>>(),
         "behaviors": {
-            "slow": {"delayMs": 800},
+            "slow": {"delayMs": 1500},
+            "noisy": {"stdoutGarbage": true},
             "fail_result": {"isError": true},
             "fail_rpc": {"error": {"code": -32050, "message": "tool failed", "data": {"why": "scripted"}}},
             "crash": {"crash": true},
@@ -365,6 +367,7 @@ fn standard_tools() -> Value {
         "ask",
         "big",
         "progress",
+        "noisy",
         "d1",
         "d2",
         "d3",
@@ -833,6 +836,8 @@ fn cases() -> Vec<Case> {
             "non-JSON lines get -32700, non-request JSON gets -32600, partial and CRLF lines work, the proxy keeps serving", malformed_lines),
         case!("mcp-stdout-clean", Core, &["MCP-STDOUT-CLEAN"],
             "upstream stderr chatter never reaches the proxy's stdout", stdout_clean),
+        case!("mcp-upstream-garbage", Core, &["MCP-STDOUT-CLEAN"],
+            "a non-JSON line from the upstream never reaches the client; the call is still answered", upstream_garbage),
         case!("mcp-upstream-crash", Core, &["MCP-UPSTREAM-CRASH"],
             "when the upstream exits mid-call, in-flight requests get -32603 within 5 s (or the proxy exits)", upstream_crash),
         case!("mcp-upstream-hang", Core, &["MCP-CLIENT-EOF", "MCP-DENY-NON-BLOCKING"],
@@ -1628,12 +1633,18 @@ fn deny_non_blocking(ctx: &Ctx) -> Result<(), String> {
         json!({"path": "/etc/shadow"}),
         Some(env),
     ))?;
-    let denial = s.proxy.response(&json!("denied"), T)?;
+    // The first answer must be the denial: the slow call takes 1.5 s upstream.
+    let first = loop {
+        let m = s.proxy.next(T).ok_or("no answer to either call")?;
+        if m.get("method").is_none() {
+            break m;
+        }
+    };
     let elapsed = t0.elapsed();
-    expect_denial(&denial, &json!("denied"), "capability_not_granted")?;
-    ensure(elapsed < Duration::from_millis(700), || {
-        format!("the denial took {elapsed:?}: it waited for the slow call")
+    ensure(first["id"] == "denied", || {
+        format!("the denial came after the slow call ({elapsed:?}): denials must not wait for in-flight calls")
     })?;
+    expect_denial(&first, &json!("denied"), "capability_not_granted")?;
     let slow = s.proxy.response(&json!("slow"), T)?;
     expect_result(&slow)?;
     s.finish()
@@ -1815,7 +1826,7 @@ fn notify_client(ctx: &Ctx) -> Result<(), String> {
     })?;
     let late: Vec<Value> = s
         .proxy
-        .drain(Duration::from_millis(1200))
+        .drain(Duration::from_millis(1800))
         .into_iter()
         .filter(|m| m.get("method").is_none())
         .collect();
@@ -1965,6 +1976,19 @@ fn stdout_clean(ctx: &Ctx) -> Result<(), String> {
     for i in 0..5 {
         s.request(json!(i), "ping", json!({}), T)?;
     }
+    s.finish()
+}
+
+fn upstream_garbage(ctx: &Ctx) -> Result<(), String> {
+    let mut s = Session::start(ctx, &Setup::standard())?;
+    s.init()?;
+    let resp = s.call(
+        json!("noisy"),
+        "noisy",
+        json!({}),
+        Some(tokens::envelope(&good_token())),
+    )?;
+    expect_result(&resp)?;
     s.finish()
 }
 
