@@ -8,6 +8,9 @@ pub mod dct_attacks;
 pub mod dct_support;
 pub mod glob;
 pub mod primitives;
+pub mod contract;
+pub mod checks;
+pub mod attestation;
 pub mod revocation;
 pub mod chain;
 pub mod jsonrpc;
@@ -20,4 +23,7 @@ pub const AREAS: &[AreaDef] = &[
     AreaDef { name: "revocation", build: revocation::build },
     AreaDef { name: "chain", build: chain::build },
     AreaDef { name: "jsonrpc", build: jsonrpc::build },
+    AreaDef { name: "contract", build: contract::build },
+    AreaDef { name: "checks", build: checks::build },
+    AreaDef { name: "attestation", build: attestation::build },
 ];

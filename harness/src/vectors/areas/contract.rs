@@ -1,0 +1,1173 @@
+//! Area `contract`: task-contract creation, signature verification and DCT binding (spec §5,
+//! decisions D11, D13, D18, D27).
+//!
+//! Expectations are read off the spec and the decisions, never off the reference. Signed
+//! contracts are built here from the primitives (canonical JSON → BLAKE2b-256 → Ed25519 with
+//! the fixed keys); negative cases start from a valid contract, change ONE thing and re-sign
+//! with the issuer's key, so only the intended rule can fail.
+
+use serde_json::{json, Map, Value};
+
+use delegateos_reference::canonical::canonicalize;
+use delegateos_reference::crypto::sign_canonical;
+use delegateos_reference::encoding::b64u_encode;
+
+use super::dct_support::{cap, ct, revocation_entry, Chain, CONTRACT, EXPIRES_AT, ISSUED_AT, NOW};
+use crate::vectors::format::{Expectation, Expected};
+use crate::vectors::generate::{Area, Group};
+use crate::vectors::keys::{Key, Keys};
+
+/// Builds the `contract` area: groups `create`, `signature`, `binding`.
+pub fn build(area: &mut Area) {
+    let keys = area.keys().clone();
+    build_create(
+        area.group(
+            "create",
+            "contract.create: exact signed bytes of a task contract (§5.1, D13, D27).",
+        ),
+        &keys,
+    );
+    build_signature(
+        area.group(
+            "signature",
+            "contract.verify_signature: structure (D27) then the issuer's signature over every member except `signature` (§5.1).",
+        ),
+        &keys,
+    );
+    build_binding(
+        area.group(
+            "binding",
+            "contract.bind: the token verifies, its last contractId is the contract's id, and its effective capabilities cover requiredCapabilities (§5.2, D11, D18).",
+        ),
+        &keys,
+    );
+}
+
+/// The default verification spec of the contracts here.
+pub fn default_verification() -> Value {
+    json!({
+        "method": "schema_match",
+        "schema": {"type": "object", "required": ["summary"], "properties": {"summary": {"type": "string"}}}
+    })
+}
+
+/// An unsigned contract (no `signature`) issued by `issuer`.
+pub fn unsigned_contract(issuer: &Key) -> Value {
+    json!({
+        "id": CONTRACT,
+        "version": "0.1",
+        "issuer": issuer.principal,
+        "createdAt": ISSUED_AT,
+        "task": {
+            "title": "Summarise the project documents",
+            "description": "Read /project/** and write a summary.",
+            "inputs": {"root": "/project", "maxWords": 200},
+            "outputSchema": {"type": "object", "required": ["summary"], "properties": {"summary": {"type": "string"}}}
+        },
+        "verification": default_verification(),
+        "constraints": {
+            "maxBudgetMicrocents": 500_000,
+            "deadline": EXPIRES_AT,
+            "maxChainDepth": 3,
+            "requiredCapabilities": ["docs:read"]
+        }
+    })
+}
+
+/// `value` (without or with a stale `signature`) signed by `signer`: the signature is
+/// base64url(Ed25519(signer, BLAKE2b-256(canonical(value without signature)))).
+pub fn sign_with(value: &Value, signer: &Key) -> Value {
+    let mut obj = value.as_object().cloned().unwrap_or_default();
+    obj.remove("signature");
+    let payload = canonicalize(&Value::Object(obj.clone())).unwrap_or_default();
+    let sig = b64u_encode(&sign_canonical(&signer.keypair(), &payload));
+    obj.insert("signature".to_owned(), Value::String(sig));
+    Value::Object(obj)
+}
+
+/// The default contract issued and signed by `root`.
+pub fn signed_contract(keys: &Keys) -> Value {
+    sign_with(&unsigned_contract(&keys.root), &keys.root)
+}
+
+/// Applies `f` to a copy of `v`.
+fn with(v: &Value, f: impl FnOnce(&mut Map<String, Value>)) -> Value {
+    let mut obj = v.as_object().cloned().unwrap_or_default();
+    f(&mut obj);
+    Value::Object(obj)
+}
+
+/// Sets the member at `path` (object keys separated by `/`) of a copy of `v`.
+pub fn set(v: &Value, path: &str, new: Value) -> Value {
+    let mut out = v.clone();
+    let mut cur = &mut out;
+    let parts: Vec<&str> = path.split('/').collect();
+    for (i, p) in parts.iter().enumerate() {
+        if i + 1 == parts.len() {
+            if let Some(o) = cur.as_object_mut() {
+                o.insert((*p).to_owned(), new);
+            }
+            break;
+        }
+        cur = match cur.get_mut(*p) {
+            Some(next) => next,
+            None => return out,
+        };
+    }
+    out
+}
+
+/// Removes the member at `path` of a copy of `v`.
+pub fn remove(v: &Value, path: &str) -> Value {
+    let mut out = v.clone();
+    let mut cur = &mut out;
+    let parts: Vec<&str> = path.split('/').collect();
+    for (i, p) in parts.iter().enumerate() {
+        if i + 1 == parts.len() {
+            if let Some(o) = cur.as_object_mut() {
+                o.remove(*p);
+            }
+            break;
+        }
+        cur = match cur.get_mut(*p) {
+            Some(next) => next,
+            None => return out,
+        };
+    }
+    out
+}
+
+fn create_input(seed: &Key, contract: Value) -> Value {
+    json!({"issuerSeed": seed.seed_hex(), "contract": contract})
+}
+
+fn build_create(g: &mut Group, keys: &Keys) {
+    let req = &["CONTRACT-SIGN-PAYLOAD", "CONTRACT-SIGN-DETERMINISTIC"];
+    let base = unsigned_contract(&keys.root);
+    let signed = sign_with(&base, &keys.root);
+    g.case(
+        1,
+        "The default contract signed by root: signature over BLAKE2b-256 of the canonical contract without `signature` (deterministic Ed25519, exact bytes).",
+        req,
+        &[],
+        "contract.create",
+        create_input(&keys.root, base.clone()),
+        Expectation::valid(json!({ "contract": signed })),
+    );
+    g.case(
+        2,
+        "`issuer` omitted from the input: it is the seed's principal, and the signature covers it.",
+        req,
+        &[],
+        "contract.create",
+        create_input(&keys.root, remove(&base, "issuer")),
+        Expectation::valid(json!({ "contract": signed })),
+    );
+    let alice = unsigned_contract(&keys.alice);
+    g.case(
+        3,
+        "Issued by alice: the signature is alice's and differs from root's over the same task.",
+        req,
+        &[],
+        "contract.create",
+        create_input(&keys.alice, alice.clone()),
+        Expectation::valid(json!({ "contract": sign_with(&alice, &keys.alice) })),
+    );
+    g.case(
+        4,
+        "`issuer` present but not the seed's principal: the operation input is inconsistent (`invalid_input`).",
+        &["CONTRACT-SIGN-PAYLOAD"],
+        &[],
+        "contract.create",
+        create_input(&keys.mallory, base.clone()),
+        Expectation::invalid("invalid_input", "ops"),
+    );
+    // Variants whose exact bytes depend on canonicalization of the signed members.
+    let variants: Vec<(u16, &str, Value)> = vec![
+        (5, "Member order in the input is irrelevant: keys are sorted by RFC 8785 before signing (the output is a JSON object, compared as such).",
+         {
+             let mut m = Map::new();
+             for k in ["verification", "task", "constraints", "id", "createdAt", "version", "issuer"] {
+                 m.insert(k.to_owned(), base[k].clone());
+             }
+             Value::Object(m)
+         }),
+        (6, "Non-ASCII title and description (UTF-8 in canonical JSON, not escaped).",
+         set(&set(&base, "task/title", json!("Zusammenfassung — 要約 😀")), "task/description", json!("Ünïcödé\u{2028}line"))),
+        (7, "Free-form `inputs` with nested objects, arrays, numbers 1e21 and 0.1, and `null`.",
+         set(&base, "task/inputs", json!({"z": [3, 2, 1], "a": {"nested": {"deep": null}}, "big": 1e21, "small": 0.1, "neg": -5}))),
+        (8, "Empty `inputs` and an empty `outputSchema` object.",
+         set(&set(&base, "task/inputs", json!({})), "task/outputSchema", json!({}))),
+        (9, "Empty `requiredCapabilities`.",
+         set(&base, "constraints/requiredCapabilities", json!([]))),
+        (10, "Several required capabilities including a custom `org:ns:action` entry (valid: text on both sides of the first `:`).",
+         set(&base, "constraints/requiredCapabilities", json!(["docs:read", "web:search", "acme:crm:read"]))),
+        (11, "A deterministic_check verification spec with checkParams and expectedResult.",
+         set(&base, "verification", json!({"method": "deterministic_check", "checkName": "regex_match", "checkParams": {"pattern": "^ok", "field": "summary"}, "expectedResult": {"passed": true, "score": 1}}))),
+        (12, "A composite weighted verification spec with weights and passThreshold.",
+         set(&base, "verification", json!({"method": "composite", "mode": "weighted", "weights": [0.25, 0.75], "passThreshold": 0.5, "steps": [
+             {"method": "deterministic_check", "checkName": "field_exists", "checkParams": {"fields": ["summary"]}},
+             {"method": "schema_match", "schema": {"type": "object"}}]}))),
+        (13, "Budget and depth at their limits: maxBudgetMicrocents 2^53−1, maxChainDepth 0.",
+         set(&set(&base, "constraints/maxBudgetMicrocents", json!(9_007_199_254_740_991_u64)), "constraints/maxChainDepth", json!(0))),
+        (14, "Timestamps with fractional seconds (D5 profile).",
+         set(&set(&base, "createdAt", json!("2026-03-01T00:00:00.123Z")), "constraints/deadline", json!("2026-03-01T12:00:00.5Z"))),
+    ];
+    for (n, d, c) in variants {
+        let expected = sign_with(
+            &with(&c, |o| {
+                o.insert("issuer".to_owned(), json!(keys.root.principal));
+            }),
+            &keys.root,
+        );
+        g.case(
+            n,
+            d,
+            req,
+            &[],
+            "contract.create",
+            create_input(&keys.root, c),
+            Expectation::valid(json!({ "contract": expected })),
+        );
+    }
+    let bad: Vec<(u16, &str, &[&str], Value)> = vec![
+        (
+            20,
+            "Contract id with uppercase hex is not `ct_` + 12 lowercase hex.",
+            &["CONTRACT-ID"],
+            set(&base, "id", json!("ct_00000000C0DE")),
+        ),
+        (
+            21,
+            "Contract id with 11 hex characters.",
+            &["CONTRACT-ID"],
+            set(&base, "id", json!("ct_0000000c0de")),
+        ),
+        (
+            22,
+            "An unknown top-level member.",
+            &["CONTRACT-SHAPE"],
+            set(&base, "priority", json!("high")),
+        ),
+        (
+            23,
+            "`version` `0.2`.",
+            &["CONTRACT-SHAPE"],
+            set(&base, "version", json!("0.2")),
+        ),
+        (
+            24,
+            "`requiredCapabilities` entry without `:`.",
+            &["CONTRACT-CONSTRAINTS"],
+            set(
+                &base,
+                "constraints/requiredCapabilities",
+                json!(["docsread"]),
+            ),
+        ),
+        (
+            25,
+            "`deadline` outside the D5 timestamp profile (no zone).",
+            &["CONTRACT-CONSTRAINTS"],
+            set(&base, "constraints/deadline", json!("2026-03-01T12:00:00")),
+        ),
+        (
+            26,
+            "`task` without `outputSchema`.",
+            &["CONTRACT-TASK"],
+            remove(&base, "task/outputSchema"),
+        ),
+    ];
+    for (n, d, r, c) in bad {
+        g.case(
+            n,
+            d,
+            r,
+            &[],
+            "contract.create",
+            create_input(&keys.root, c),
+            Expectation::invalid("malformed_contract", "5.1"),
+        );
+    }
+}
+
+fn verify_input(contract: Value) -> Value {
+    json!({ "contract": contract })
+}
+
+fn build_signature(g: &mut Group, keys: &Keys) {
+    let base = unsigned_contract(&keys.root);
+    let good = sign_with(&base, &keys.root);
+    let ok = || Expectation::valid(json!({"valid": true}));
+    let bad_sig = || Expectation::invalid("invalid_signature", "5.1/signature");
+    let malformed = || Expectation::invalid("malformed_contract", "5.1");
+    let vs = "contract.verify_signature";
+    g.case(
+        1,
+        "A contract signed by its issuer verifies.",
+        &["CONTRACT-VERIFY-SIGNATURE", "CONTRACT-SIGN-PAYLOAD"],
+        &[],
+        vs,
+        verify_input(good.clone()),
+        ok(),
+    );
+    let alice_c = sign_with(&unsigned_contract(&keys.alice), &keys.alice);
+    g.case(2, "A contract issued and signed by alice verifies (the key is the contract's issuer, not a fixed root).", &["CONTRACT-VERIFY-SIGNATURE"], &[], vs, verify_input(alice_c), ok());
+    g.case(
+        3,
+        "Member order of the received JSON is irrelevant: the signature covers the canonical form.",
+        &["CONTRACT-VERIFY-SIGNATURE", "CONTRACT-SIGN-PAYLOAD"],
+        &[],
+        vs,
+        verify_input({
+            let mut m = Map::new();
+            for k in [
+                "signature",
+                "constraints",
+                "verification",
+                "task",
+                "createdAt",
+                "issuer",
+                "version",
+                "id",
+            ] {
+                m.insert(k.to_owned(), good[k].clone());
+            }
+            Value::Object(m)
+        }),
+        ok(),
+    );
+    // Tampered after signing: every signed member, each change leaves the contract well-formed.
+    let tampered: Vec<(u16, &str, Value)> = vec![
+        (10, "`id` changed after signing.", set(&good, "id", json!(ct(0xbad)))),
+        (11, "`issuer` changed to alice after root signed.", set(&good, "issuer", json!(keys.alice.principal))),
+        (12, "`createdAt` moved by one second after signing.", set(&good, "createdAt", json!("2026-03-01T00:00:01Z"))),
+        (13, "`createdAt` rewritten as the same instant with fractional `.000` (different bytes, same instant): still tampered.", set(&good, "createdAt", json!("2026-03-01T00:00:00.000Z"))),
+        (14, "`task.title` changed.", set(&good, "task/title", json!("Summarise everything"))),
+        (15, "`task.description` changed.", set(&good, "task/description", json!("Read / and write a summary."))),
+        (16, "A member added to `task.inputs`.", set(&good, "task/inputs/extra", json!(true))),
+        (17, "`task.outputSchema` loosened to `{}`.", set(&good, "task/outputSchema", json!({}))),
+        (18, "`verification` replaced by a different spec.", set(&good, "verification", json!({"method": "schema_match", "schema": {}}))),
+        (19, "`constraints.maxBudgetMicrocents` raised by one.", set(&good, "constraints/maxBudgetMicrocents", json!(500_001))),
+        (20, "`constraints.deadline` extended.", set(&good, "constraints/deadline", json!("2026-03-02T12:00:00Z"))),
+        (21, "`constraints.maxChainDepth` raised.", set(&good, "constraints/maxChainDepth", json!(4))),
+        (22, "A capability appended to `requiredCapabilities`.", set(&good, "constraints/requiredCapabilities", json!(["docs:read", "docs:write"]))),
+        (23, "`requiredCapabilities` emptied.", set(&good, "constraints/requiredCapabilities", json!([]))),
+        (24, "`task.inputs.maxWords` 200 → 200.5.", set(&good, "task/inputs/maxWords", json!(200.5))),
+    ];
+    for (n, d, c) in tampered {
+        g.case(
+            n,
+            d,
+            &["CONTRACT-VERIFY-SIGNATURE"],
+            &[],
+            vs,
+            verify_input(c),
+            bad_sig(),
+        );
+    }
+    g.case(
+        30,
+        "Signed by mallory while `issuer` names root.",
+        &["CONTRACT-VERIFY-SIGNATURE"],
+        &[],
+        vs,
+        verify_input(sign_with(&base, &keys.mallory)),
+        bad_sig(),
+    );
+    let mallory_issued = unsigned_contract(&keys.mallory);
+    g.case(
+        31,
+        "Signed by root while `issuer` names mallory.",
+        &["CONTRACT-VERIFY-SIGNATURE"],
+        &[],
+        vs,
+        verify_input(sign_with(&mallory_issued, &keys.root)),
+        bad_sig(),
+    );
+    g.case(
+        32,
+        "Signature of a different contract (root's signature over another id) transplanted.",
+        &["CONTRACT-VERIFY-SIGNATURE"],
+        &[],
+        vs,
+        verify_input(set(
+            &good,
+            "signature",
+            sign_with(&set(&base, "id", json!(ct(7))), &keys.root)["signature"].clone(),
+        )),
+        bad_sig(),
+    );
+    // One bit of the signature flipped, still 86 base64url characters.
+    let sig = good["signature"].as_str().unwrap_or_default().to_owned();
+    let flipped: String = {
+        let mut c: Vec<char> = sig.chars().collect();
+        c[10] = if c[10] == 'A' { 'B' } else { 'A' };
+        c.into_iter().collect()
+    };
+    g.case(
+        33,
+        "One character of the signature changed (still well-formed base64url).",
+        &["CONTRACT-VERIFY-SIGNATURE"],
+        &[],
+        vs,
+        verify_input(set(&good, "signature", json!(flipped))),
+        bad_sig(),
+    );
+    g.case(34, "A signature over the contract INCLUDING a `signature: \"\"` member does not verify (the payload excludes `signature`).", &["CONTRACT-SIGN-PAYLOAD", "CONTRACT-VERIFY-SIGNATURE"], &[], vs,
+        verify_input({
+            let with_empty = set(&base, "signature", json!(""));
+            let payload = canonicalize(&with_empty).unwrap_or_default();
+            set(&good, "signature", json!(b64u_encode(&sign_canonical(&keys.root.keypair(), &payload))))
+        }), bad_sig());
+
+    // Malformed contracts (D27), each re-signed by the issuer so only the shape is wrong.
+    let m = |c: Value| verify_input(sign_with(&c, &keys.root));
+    let shapes: Vec<(u16, &str, &[&str], Value)> = vec![
+        (
+            40,
+            "An unknown top-level member (signed): exact members only.",
+            &["CONTRACT-SHAPE"],
+            m(set(&base, "priority", json!("high"))),
+        ),
+        (
+            41,
+            "`version` missing.",
+            &["CONTRACT-SHAPE"],
+            m(remove(&base, "version")),
+        ),
+        (
+            42,
+            "`version` `\"0.2\"`.",
+            &["CONTRACT-SHAPE"],
+            m(set(&base, "version", json!("0.2"))),
+        ),
+        (
+            43,
+            "`version` as the number 0.1.",
+            &["CONTRACT-SHAPE"],
+            m(set(&base, "version", json!(0.1))),
+        ),
+        (
+            44,
+            "`verification` missing.",
+            &["CONTRACT-SHAPE"],
+            m(remove(&base, "verification")),
+        ),
+        (
+            45,
+            "`createdAt` missing.",
+            &["CONTRACT-SHAPE"],
+            m(remove(&base, "createdAt")),
+        ),
+        (
+            46,
+            "`signature` missing.",
+            &["CONTRACT-SHAPE"],
+            verify_input(base.clone()),
+        ),
+        (
+            47,
+            "`signature` not a string.",
+            &["CONTRACT-SHAPE"],
+            verify_input(set(&good, "signature", json!(42))),
+        ),
+        (
+            48,
+            "`signature` with base64 padding.",
+            &["CONTRACT-SHAPE"],
+            verify_input(set(&good, "signature", json!(format!("{sig}==")))),
+        ),
+        (
+            49,
+            "The contract is a JSON array.",
+            &["CONTRACT-SHAPE"],
+            verify_input(json!([good.clone()])),
+        ),
+        (
+            50,
+            "`issuer` is not a principal id.",
+            &["CONTRACT-SHAPE"],
+            verify_input(set(&good, "issuer", json!("root"))),
+        ),
+        (
+            51,
+            "`id` with prefix `contract_`.",
+            &["CONTRACT-ID"],
+            m(set(&base, "id", json!("contract_00000000c0de"))),
+        ),
+        (
+            52,
+            "`id` with uppercase hex.",
+            &["CONTRACT-ID"],
+            m(set(&base, "id", json!("ct_00000000C0DE"))),
+        ),
+        (
+            53,
+            "`id` with 13 hex characters.",
+            &["CONTRACT-ID"],
+            m(set(&base, "id", json!("ct_000000000c0de"))),
+        ),
+        (
+            54,
+            "`createdAt` outside the profile (space instead of `T`).",
+            &["CONTRACT-SHAPE"],
+            m(set(&base, "createdAt", json!("2026-03-01 00:00:00Z"))),
+        ),
+        (
+            55,
+            "`task` with an unknown member.",
+            &["CONTRACT-TASK"],
+            m(set(&base, "task/priority", json!(1))),
+        ),
+        (
+            56,
+            "`task.title` not a string.",
+            &["CONTRACT-TASK"],
+            m(set(&base, "task/title", json!(7))),
+        ),
+        (
+            57,
+            "`task.inputs` an array.",
+            &["CONTRACT-TASK"],
+            m(set(&base, "task/inputs", json!(["/project"]))),
+        ),
+        (
+            58,
+            "`task.description` missing.",
+            &["CONTRACT-TASK"],
+            m(remove(&base, "task/description")),
+        ),
+        (
+            59,
+            "`task` is `null`.",
+            &["CONTRACT-TASK"],
+            m(set(&base, "task", Value::Null)),
+        ),
+        (
+            60,
+            "`constraints` with an unknown member.",
+            &["CONTRACT-CONSTRAINTS"],
+            m(set(&base, "constraints/maxCost", json!(1))),
+        ),
+        (
+            61,
+            "`maxBudgetMicrocents` negative.",
+            &["CONTRACT-CONSTRAINTS"],
+            m(set(&base, "constraints/maxBudgetMicrocents", json!(-1))),
+        ),
+        (
+            62,
+            "`maxBudgetMicrocents` fractional.",
+            &["CONTRACT-CONSTRAINTS"],
+            m(set(&base, "constraints/maxBudgetMicrocents", json!(0.5))),
+        ),
+        (
+            63,
+            "`maxBudgetMicrocents` 2^53 (above the protocol integer range).",
+            &["CONTRACT-CONSTRAINTS"],
+            m(set(
+                &base,
+                "constraints/maxBudgetMicrocents",
+                json!(9_007_199_254_740_992_u64),
+            )),
+        ),
+        (
+            64,
+            "`maxChainDepth` a string.",
+            &["CONTRACT-CONSTRAINTS"],
+            m(set(&base, "constraints/maxChainDepth", json!("3"))),
+        ),
+        (
+            65,
+            "`deadline` an impossible date (February 30).",
+            &["CONTRACT-CONSTRAINTS"],
+            m(set(
+                &base,
+                "constraints/deadline",
+                json!("2026-02-30T00:00:00Z"),
+            )),
+        ),
+        (
+            66,
+            "`requiredCapabilities` entry with empty namespace (`:read`).",
+            &["CONTRACT-CONSTRAINTS"],
+            m(set(
+                &base,
+                "constraints/requiredCapabilities",
+                json!([":read"]),
+            )),
+        ),
+        (
+            67,
+            "`requiredCapabilities` entry with empty action (`docs:`).",
+            &["CONTRACT-CONSTRAINTS"],
+            m(set(
+                &base,
+                "constraints/requiredCapabilities",
+                json!(["docs:"]),
+            )),
+        ),
+        (
+            68,
+            "`requiredCapabilities` entry without `:`.",
+            &["CONTRACT-CONSTRAINTS"],
+            m(set(
+                &base,
+                "constraints/requiredCapabilities",
+                json!(["docs.read"]),
+            )),
+        ),
+        (
+            69,
+            "`requiredCapabilities` entry not a string.",
+            &["CONTRACT-CONSTRAINTS"],
+            m(set(
+                &base,
+                "constraints/requiredCapabilities",
+                json!([["docs", "read"]]),
+            )),
+        ),
+        (
+            70,
+            "`requiredCapabilities` a single string instead of an array.",
+            &["CONTRACT-CONSTRAINTS"],
+            m(set(
+                &base,
+                "constraints/requiredCapabilities",
+                json!("docs:read"),
+            )),
+        ),
+        (
+            71,
+            "`requiredCapabilities` missing.",
+            &["CONTRACT-CONSTRAINTS"],
+            m(remove(&base, "constraints/requiredCapabilities")),
+        ),
+        (
+            72,
+            "`verification` with an unknown member.",
+            &["CONTRACT-SHAPE"],
+            m(set(&base, "verification/rubric", json!("be nice"))),
+        ),
+        (
+            73,
+            "`verification.method` unknown (`llm_judge` is v0.2).",
+            &["CONTRACT-SHAPE"],
+            m(set(&base, "verification", json!({"method": "llm_judge"}))),
+        ),
+        (
+            74,
+            "`verification` not an object.",
+            &["CONTRACT-SHAPE"],
+            m(set(&base, "verification", json!("schema_match"))),
+        ),
+        (
+            75,
+            "A top-level member is `null` (`createdAt`).",
+            &["CONTRACT-SHAPE"],
+            m(set(&base, "createdAt", Value::Null)),
+        ),
+    ];
+    for (n, d, r, input) in shapes {
+        g.case(n, d, r, &[], vs, input, malformed());
+    }
+    g.case(
+        80,
+        "`requiredCapabilities` entry `acme:crm:read` (several colons) is well-formed.",
+        &["CONTRACT-CONSTRAINTS"],
+        &[],
+        vs,
+        m(set(
+            &base,
+            "constraints/requiredCapabilities",
+            json!(["acme:crm:read", "a:b"]),
+        )),
+        ok(),
+    );
+    g.case(
+        81,
+        "Free-form `task.inputs` may hold any JSON, including keys `__proto__` and `constructor`.",
+        &["CONTRACT-TASK"],
+        &[],
+        vs,
+        m(set(
+            &base,
+            "task/inputs",
+            json!({"__proto__": {"x": 1}, "constructor": null, "list": [1, "two", {"three": 3}]}),
+        )),
+        ok(),
+    );
+    g.case(82, "A malformed contract that is ALSO badly signed is `malformed_contract` (shape is checked first).", &["CONTRACT-SHAPE", "CONTRACT-VERIFY-SIGNATURE"], &[], vs,
+        verify_input(set(&good, "version", json!("0.2"))), malformed());
+}
+
+fn bind_input(contract: &Value, token: Value, root: &Key, revocations: Vec<Value>) -> Value {
+    json!({
+        "contract": contract,
+        "token": token,
+        "now": NOW,
+        "rootPublicKey": root.principal,
+        "revocations": revocations,
+    })
+}
+
+fn contract_for(keys: &Keys, id: &str, required: &[&str]) -> Value {
+    let c = set(&unsigned_contract(&keys.root), "id", json!(id));
+    let c = set(&c, "constraints/requiredCapabilities", json!(required));
+    sign_with(&c, &keys.root)
+}
+
+fn build_binding(g: &mut Group, keys: &Keys) {
+    g.define_flag(
+        "BindingColonSplit",
+        "AMBIGUITY",
+        "D11",
+        "A required capability `org:ns:action` is split at the FIRST `:` (namespace `org`); a last-colon split is acceptable.",
+        "A contract's custom-namespace requirement is satisfied, or not, depending on the implementation.",
+    );
+    let bound = || Expectation::valid(json!({"bound": true}));
+    let mismatch = || Expectation::invalid("contract_mismatch", "5.2/contract");
+    let capm = || Expectation::invalid("capability_mismatch", "5.2/capabilities");
+    let op = "contract.bind";
+    let root_chain = Chain::root(keys);
+    let one = Chain::root(keys).delegate(&keys.bob, |_| {});
+    let two = Chain::root(keys)
+        .delegate(&keys.bob, |_| {})
+        .delegate(&keys.carol, |_| {});
+    let r = &keys.root;
+    let last = &["BIND-CONTRACT-ID", "BIND-LAST-CONTRACT"];
+
+    g.case(
+        1,
+        "No attenuation: the authority's contractId equals contract.id and `docs:read` is granted.",
+        &["BIND-CONTRACT-ID", "BIND-REQUIRED-CAPS"],
+        &[],
+        op,
+        bind_input(
+            &contract_for(keys, CONTRACT, &["docs:read"]),
+            root_chain.serialized(),
+            r,
+            vec![],
+        ),
+        bound(),
+    );
+    g.case(
+        2,
+        "No attenuation, contract id differs from the authority's contractId.",
+        &["BIND-CONTRACT-ID"],
+        &[],
+        op,
+        bind_input(
+            &contract_for(keys, &ct(0xabc), &["docs:read"]),
+            root_chain.serialized(),
+            r,
+            vec![],
+        ),
+        mismatch(),
+    );
+    g.case(
+        3,
+        "One attenuation (contractId ct_000000000100): binding to that id succeeds.",
+        last,
+        &["BindingContractId"],
+        op,
+        bind_input(
+            &contract_for(keys, &ct(0x100), &["docs:read"]),
+            one.serialized(),
+            r,
+            vec![],
+        ),
+        bound(),
+    );
+    g.case(4, "One attenuation: the authority's contractId matches the contract but the last attenuation's differs → contract_mismatch.", last, &["BindingContractId"], op,
+        bind_input(&contract_for(keys, CONTRACT, &["docs:read"]), one.serialized(), r, vec![]), mismatch());
+    g.case(
+        5,
+        "Two attenuations: binding to the last one's contractId (ct_000000000101) succeeds.",
+        last,
+        &["BindingContractId"],
+        op,
+        bind_input(
+            &contract_for(keys, &ct(0x101), &["docs:read"]),
+            two.serialized(),
+            r,
+            vec![],
+        ),
+        bound(),
+    );
+    g.case(
+        6,
+        "Two attenuations: binding to the FIRST attenuation's contractId fails.",
+        last,
+        &["BindingContractId"],
+        op,
+        bind_input(
+            &contract_for(keys, &ct(0x100), &["docs:read"]),
+            two.serialized(),
+            r,
+            vec![],
+        ),
+        mismatch(),
+    );
+    g.case(
+        7,
+        "Two attenuations: binding to the authority's contractId fails.",
+        last,
+        &["BindingContractId"],
+        op,
+        bind_input(
+            &contract_for(keys, CONTRACT, &["docs:read"]),
+            two.serialized(),
+            r,
+            vec![],
+        ),
+        mismatch(),
+    );
+    let same = Chain::root(keys).delegate(&keys.bob, |a| a.contract_id = CONTRACT.to_owned());
+    g.case(
+        8,
+        "An attenuation that repeats the authority's contractId: binding to it succeeds.",
+        last,
+        &[],
+        op,
+        bind_input(
+            &contract_for(keys, CONTRACT, &["docs:read"]),
+            same.serialized(),
+            r,
+            vec![],
+        ),
+        bound(),
+    );
+    let back = Chain::root(keys)
+        .delegate(&keys.bob, |_| {})
+        .delegate(&keys.carol, |a| a.contract_id = CONTRACT.to_owned());
+    g.case(9, "Two attenuations, the last one switching back to the authority's contractId: binding to it succeeds, to the middle one fails (next case).", last, &["BindingContractId"], op,
+        bind_input(&contract_for(keys, CONTRACT, &["docs:read"]), back.serialized(), r, vec![]), bound());
+    g.case(
+        10,
+        "Same token: the middle attenuation's contractId is not the last one.",
+        last,
+        &["BindingContractId"],
+        op,
+        bind_input(
+            &contract_for(keys, &ct(0x100), &["docs:read"]),
+            back.serialized(),
+            r,
+            vec![],
+        ),
+        mismatch(),
+    );
+
+    // Capabilities.
+    g.case(
+        20,
+        "Every root capability required (`docs:read`, `docs:write`, `web:search`): bound.",
+        &["BIND-REQUIRED-CAPS"],
+        &[],
+        op,
+        bind_input(
+            &contract_for(keys, CONTRACT, &["docs:read", "docs:write", "web:search"]),
+            root_chain.serialized(),
+            r,
+            vec![],
+        ),
+        bound(),
+    );
+    g.case(
+        21,
+        "`docs:delete` is not granted → capability_mismatch.",
+        &["BIND-REQUIRED-CAPS"],
+        &[],
+        op,
+        bind_input(
+            &contract_for(keys, CONTRACT, &["docs:read", "docs:delete"]),
+            root_chain.serialized(),
+            r,
+            vec![],
+        ),
+        capm(),
+    );
+    g.case(
+        22,
+        "Namespace granted with another action only (`web:fetch` vs granted `web:search`).",
+        &["BIND-REQUIRED-CAPS"],
+        &[],
+        op,
+        bind_input(
+            &contract_for(keys, CONTRACT, &["web:fetch"]),
+            root_chain.serialized(),
+            r,
+            vec![],
+        ),
+        capm(),
+    );
+    g.case(
+        23,
+        "Case matters: `Docs:read` is not `docs:read`.",
+        &["BIND-REQUIRED-CAPS"],
+        &[],
+        op,
+        bind_input(
+            &contract_for(keys, CONTRACT, &["Docs:read"]),
+            root_chain.serialized(),
+            r,
+            vec![],
+        ),
+        capm(),
+    );
+    let narrowed = Chain::root(keys).delegate(&keys.bob, |a| {
+        a.allowed_capabilities = Some(vec![cap("web", "search", "*")])
+    });
+    g.case(24, "Root grants `docs:read` but the attenuation narrowed capabilities to `web:search` only: EFFECTIVE capabilities decide → capability_mismatch.", &["BIND-REQUIRED-CAPS", "BIND-LAST-CONTRACT"], &[], op,
+        bind_input(&contract_for(keys, &ct(0x100), &["docs:read"]), narrowed.serialized(), r, vec![]), capm());
+    g.case(
+        25,
+        "Same narrowed token, requiring only `web:search`: bound.",
+        &["BIND-REQUIRED-CAPS"],
+        &[],
+        op,
+        bind_input(
+            &contract_for(keys, &ct(0x100), &["web:search"]),
+            narrowed.serialized(),
+            r,
+            vec![],
+        ),
+        bound(),
+    );
+    let narrow_res = Chain::root(keys).delegate(&keys.bob, |a| {
+        a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/a.md")])
+    });
+    g.case(26, "Attenuation narrows `docs:read` to one resource: the namespace and action are still granted (any resource).", &["BIND-REQUIRED-CAPS"], &[], op,
+        bind_input(&contract_for(keys, &ct(0x100), &["docs:read"]), narrow_res.serialized(), r, vec![]), bound());
+    g.case(
+        27,
+        "Same token requiring `docs:write`: narrowed away → capability_mismatch.",
+        &["BIND-REQUIRED-CAPS"],
+        &[],
+        op,
+        bind_input(
+            &contract_for(keys, &ct(0x100), &["docs:write"]),
+            narrow_res.serialized(),
+            r,
+            vec![],
+        ),
+        capm(),
+    );
+    let two_narrow = Chain::root(keys)
+        .delegate(&keys.bob, |a| {
+            a.allowed_capabilities = Some(vec![
+                cap("docs", "read", "/project/**"),
+                cap("web", "search", "*"),
+            ])
+        })
+        .delegate(&keys.carol, |a| {
+            a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/x/**")])
+        });
+    g.case(28, "Two narrowing attenuations, the second drops `web:search`: requiring it → capability_mismatch.", &["BIND-REQUIRED-CAPS"], &[], op,
+        bind_input(&contract_for(keys, &ct(0x101), &["web:search"]), two_narrow.serialized(), r, vec![]), capm());
+    g.case(
+        29,
+        "Same token requiring `docs:read`: bound.",
+        &["BIND-REQUIRED-CAPS"],
+        &[],
+        op,
+        bind_input(
+            &contract_for(keys, &ct(0x101), &["docs:read"]),
+            two_narrow.serialized(),
+            r,
+            vec![],
+        ),
+        bound(),
+    );
+    let wild = Chain::root(keys).caps(vec![cap("docs", "*", "/project/**")]);
+    g.case(30, "A capability with action `*` does not cover required `docs:read` (namespace and action compare as strings, no wildcard in actions).", &["BIND-REQUIRED-CAPS"], &[], op,
+        bind_input(&contract_for(keys, CONTRACT, &["docs:read"]), wild.serialized(), r, vec![]), capm());
+
+    // Colon split.
+    let acme_ns = Chain::root(keys).caps(vec![cap("acme:crm", "read", "*")]);
+    g.case(40, "Token grants namespace `acme:crm`, action `read`; required `acme:crm:read` splits at the first `:` into `acme` / `crm:read` → capability_mismatch (last-colon split would bind).", &["BIND-SPLIT-FIRST-COLON"], &["BindingColonSplit"], op,
+        bind_input(&contract_for(keys, CONTRACT, &["acme:crm:read"]), acme_ns.serialized(), r, vec![]),
+        Expectation::acceptable("D11", vec![Expected::invalid("capability_mismatch", "5.2/capabilities"), Expected::valid(json!({"bound": true}))]));
+    let acme_act = Chain::root(keys).caps(vec![cap("acme", "crm:read", "*")]);
+    g.case(41, "Token grants namespace `acme`, action `crm:read`; required `acme:crm:read` at the first `:` is exactly that → bound (a last-colon split would not).", &["BIND-SPLIT-FIRST-COLON"], &["BindingColonSplit"], op,
+        bind_input(&contract_for(keys, CONTRACT, &["acme:crm:read"]), acme_act.serialized(), r, vec![]),
+        Expectation::acceptable("D11", vec![Expected::valid(json!({"bound": true})), Expected::invalid("capability_mismatch", "5.2/capabilities")]));
+    g.case(42, "Token grants `acme`/`crm`: required `acme:crm:read` (action `crm:read`) is not granted under either split.", &["BIND-SPLIT-FIRST-COLON", "BIND-REQUIRED-CAPS"], &[], op,
+        bind_input(&contract_for(keys, CONTRACT, &["acme:crm:read"]), Chain::root(keys).caps(vec![cap("acme", "crm", "*")]).serialized(), r, vec![]), capm());
+
+    // Empty requirements (D18).
+    let nocaps = Chain::root(keys).caps(vec![]);
+    g.case(
+        50,
+        "Empty requiredCapabilities and a token granting NO capability: bound (D18).",
+        &["BIND-EMPTY-REQUIRED"],
+        &[],
+        op,
+        bind_input(
+            &contract_for(keys, CONTRACT, &[]),
+            nocaps.serialized(),
+            r,
+            vec![],
+        ),
+        bound(),
+    );
+    g.case(
+        51,
+        "Empty requiredCapabilities, default token: bound.",
+        &["BIND-EMPTY-REQUIRED"],
+        &[],
+        op,
+        bind_input(
+            &contract_for(keys, CONTRACT, &[]),
+            root_chain.serialized(),
+            r,
+            vec![],
+        ),
+        bound(),
+    );
+    g.case(
+        52,
+        "Empty requiredCapabilities does not excuse a contract id mismatch.",
+        &["BIND-EMPTY-REQUIRED", "BIND-CONTRACT-ID"],
+        &[],
+        op,
+        bind_input(
+            &contract_for(keys, &ct(0x999), &[]),
+            nocaps.serialized(),
+            r,
+            vec![],
+        ),
+        mismatch(),
+    );
+    g.case(
+        53,
+        "No capability granted, `docs:read` required → capability_mismatch.",
+        &["BIND-REQUIRED-CAPS"],
+        &[],
+        op,
+        bind_input(
+            &contract_for(keys, CONTRACT, &["docs:read"]),
+            nocaps.serialized(),
+            r,
+            vec![],
+        ),
+        capm(),
+    );
+
+    // Verification first.
+    let c0 = contract_for(keys, CONTRACT, &["docs:read"]);
+    let expired =
+        Chain::root(keys).with_authority(|a| a.expires_at = "2026-03-01T09:00:00Z".to_owned());
+    g.case(
+        60,
+        "Token expired at `now`: the verify denial `expired` is reported.",
+        &["BIND-VERIFY-FIRST"],
+        &[],
+        op,
+        bind_input(&c0, expired.serialized(), r, vec![]),
+        Expectation::invalid("expired", "10.1/5"),
+    );
+    g.case(
+        61,
+        "Token issued by another root than `rootPublicKey`: invalid_signature.",
+        &["BIND-VERIFY-FIRST"],
+        &[],
+        op,
+        bind_input(&c0, root_chain.serialized(), &keys.other_root, vec![]),
+        Expectation::invalid("invalid_signature", "10.1/3a"),
+    );
+    g.case(
+        62,
+        "Token is not a SerializedDCT (`format` wrong): malformed_token.",
+        &["BIND-VERIFY-FIRST"],
+        &[],
+        op,
+        bind_input(
+            &c0,
+            json!({"token": root_chain.token_string(), "format": "biscuit"}),
+            r,
+            vec![],
+        ),
+        Expectation::invalid("malformed_token", "10.1/1"),
+    );
+    let rid = root_chain.revocation_ids()[0].clone();
+    g.case(
+        63,
+        "Token revoked by its issuer: revoked.",
+        &["BIND-VERIFY-FIRST"],
+        &[],
+        op,
+        bind_input(
+            &c0,
+            root_chain.serialized(),
+            r,
+            vec![revocation_entry(&keys.root, &rid, false)],
+        ),
+        Expectation::invalid("revoked", "10.1/2"),
+    );
+    let widened =
+        Chain::root(keys).delegate(&keys.bob, |a| a.max_budget_microcents = Some(2_000_000));
+    g.case(
+        64,
+        "Attenuation widening the budget: attenuation_violation.",
+        &["BIND-VERIFY-FIRST"],
+        &[],
+        op,
+        bind_input(
+            &contract_for(keys, &ct(0x100), &["docs:read"]),
+            widened.serialized(),
+            r,
+            vec![],
+        ),
+        Expectation::invalid("attenuation_violation", "10.1/4c"),
+    );
+    g.case(
+        65,
+        "Expired token whose contract id ALSO mismatches: the verify denial comes first.",
+        &["BIND-VERIFY-FIRST", "BIND-CONTRACT-ID"],
+        &["Precedence"],
+        op,
+        bind_input(
+            &contract_for(keys, &ct(0x999), &["docs:read"]),
+            expired.serialized(),
+            r,
+            vec![],
+        ),
+        Expectation::invalid("expired", "10.1/5"),
+    );
+    g.case(
+        66,
+        "Contract id mismatch AND a missing capability: contract_mismatch comes first.",
+        &["BIND-CONTRACT-ID", "BIND-REQUIRED-CAPS"],
+        &["Precedence"],
+        op,
+        bind_input(
+            &contract_for(keys, &ct(0x999), &["docs:delete"]),
+            root_chain.serialized(),
+            r,
+            vec![],
+        ),
+        mismatch(),
+    );
+    let forged =
+        Chain::root(keys).delegate(&keys.bob, |a| a.attenuator = keys.mallory.principal.clone());
+    g.case(67, "Attenuation by someone who is not the current delegatee (signed by that someone): attenuation_violation before any binding check.", &["BIND-VERIFY-FIRST"], &[], op,
+        bind_input(&contract_for(keys, &ct(0x100), &["docs:read"]), forged.serialized(), r, vec![]), Expectation::invalid("attenuation_violation", "10.1/4a"));
+    g.case(
+        68,
+        "Token expiring exactly at `now` is not expired (D5): bound.",
+        &["BIND-VERIFY-FIRST"],
+        &["ExpiryBoundary"],
+        op,
+        bind_input(
+            &c0,
+            Chain::root(keys)
+                .with_authority(|a| a.expires_at = NOW.to_owned())
+                .serialized(),
+            r,
+            vec![],
+        ),
+        bound(),
+    );
+}
