@@ -1624,6 +1624,19 @@ fn build_forged(g: &mut Group, k: &Keys) {
     }
 }
 
+/// The base64url requirement a malleated encoding violates, from its description.
+fn b64_req(what: &str) -> &'static str {
+    if what.contains("alphabet") {
+        "PRIM-B64-ALPHABET"
+    } else if what.contains("trailing bits") {
+        "PRIM-B64-TRAILING-BITS"
+    } else if what.contains("characters") {
+        "PRIM-B64-EXACT-LENGTH"
+    } else {
+        "PRIM-B64-STRICT-DECODE"
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // malformed
 // ---------------------------------------------------------------------------------------------
@@ -2261,7 +2274,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
             g,
             n,
             &format!("authority.issuer {what} (ctx.rootPublicKey spelled the same way)"),
-            &[PRIN, "PRIM-B64-EXACT-LENGTH", MALFORMED],
+            &[PRIN, b64_req(what), MALFORMED],
             &[],
             t.ser(),
             &ctx.clone().root(&bad),
@@ -2280,7 +2293,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
             g,
             n,
             &format!("attenuations[0].delegatee {what}"),
-            &[PRIN, "PRIM-B64-EXACT-LENGTH", MALFORMED],
+            &[PRIN, b64_req(what), MALFORMED],
             &[],
             t.ser(),
             &ctx,
@@ -2303,7 +2316,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
             &format!(
                 "alice's principal id {what} in authority.delegatee, the attenuator and the signer"
             ),
-            &[PRIN, "PRIM-B64-EXACT-LENGTH", MALFORMED],
+            &[PRIN, b64_req(what), MALFORMED],
             &[],
             t.ser(),
             &ctx,
@@ -2318,7 +2331,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
             g,
             n,
             &format!("signatures[0].signer {what}"),
-            &[PRIN, SIG, MALFORMED],
+            &[PRIN, SIG, b64_req(what), MALFORMED],
             &[],
             t.ser(),
             &ctx,
@@ -2384,7 +2397,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
             g,
             400 + i as u16,
             &format!("signature {what}"),
-            &[SIG, "PRIM-B64-EXACT-LENGTH", MALFORMED],
+            &[SIG, b64_req(&what), MALFORMED],
             &[],
             t.ser(),
             &ctx,
@@ -2460,11 +2473,18 @@ fn build_malformed(g: &mut Group, k: &Keys) {
     ];
     for (i, (ptr, v, what)) in bad_ts.iter().enumerate() {
         let t = base.clone().set(ptr, json!(v)).resign();
+        let specific = if what.contains("leap") {
+            "PRIM-TIME-LEAP-SECOND"
+        } else if what.contains("February") || what.contains("hour 24") {
+            "PRIM-TIME-CALENDAR"
+        } else {
+            "PRIM-TIME-REJECT-FORMS"
+        };
         vcase(
             g,
             420 + i as u16,
             &format!("{} {v:?}: {what}", &ptr[1..].replace('/', ".")),
-            &[TS, "PRIM-TIME-PROFILE", MALFORMED],
+            &[TS, "PRIM-TIME-PROFILE", specific, MALFORMED],
             &[],
             t.ser(),
             &ctx,
@@ -2536,7 +2556,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
             g,
             440 + i as u16,
             &format!("token string {what}"),
-            &[CANON, "PRIM-B64-STRICT-DECODE", MALFORMED],
+            &[CANON, b64_req(&what), MALFORMED],
             &[],
             wrap(s),
             &ctx,
