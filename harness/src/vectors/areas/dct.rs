@@ -580,8 +580,15 @@ fn build_create(g: &mut Group, k: &Keys) {
         json!(""),
         mal(),
     );
-    // Case 32 (maxBudgetMicrocents 2^53 → malformed_token per D23) is withheld: the reference
-    // operation layer answers `invalid_input` (reported to the ops owner); re-add when fixed.
+    refuse(
+        g,
+        32,
+        "budget 2^53 is above the protocol integer range",
+        &["DCT-CREATE-VALIDATE", "DCT-FORMAT-INTEGERS"],
+        "maxBudgetMicrocents",
+        json!(MAX_SAFE_INTEGER + 1),
+        mal(),
+    );
     refuse(
         g,
         33,
@@ -1969,6 +1976,39 @@ fn build_valid(g: &mut Group, k: &Keys) {
             ok(&scope(
                 &c,
                 vec![cap("docs", "read", "/project/src/*")],
+                BUDGET,
+                MAX_DEPTH - 1,
+            )),
+        );
+    }
+    {
+        let c = root
+            .clone()
+            .delegate(&k.bob, |a| a.allowed_capabilities = Some(default_caps()));
+        verify(
+            g,
+            52,
+            "allowedCapabilities identical to the parent's",
+            &["SUBSET-IDENTICAL", "DCT-VERIFY-8-SCOPE"],
+            &[],
+            &c,
+            &ctx,
+            ok(&scope(&c, default_caps(), BUDGET, MAX_DEPTH - 1)),
+        );
+        let c = root.clone().delegate(&k.bob, |a| {
+            a.allowed_capabilities = Some(vec![cap("docs", "write", "/project/drafts/*")])
+        });
+        verify(
+            g,
+            53,
+            "narrowed to one identical capability; request through it",
+            &["SUBSET-IDENTICAL", "DCT-VERIFY-7-CAPABILITY"],
+            &[],
+            &c,
+            &ctx.clone().request("docs", "write", "/project/drafts/a.md"),
+            ok(&scope(
+                &c,
+                vec![cap("docs", "write", "/project/drafts/*")],
                 BUDGET,
                 MAX_DEPTH - 1,
             )),
@@ -3454,6 +3494,39 @@ fn build_capability(g: &mut Group, k: &Keys) {
             21,
             "each capability matches one of namespace/action/resource, none all three",
             r7,
+            &[],
+            &c,
+            &ctx,
+            cng(),
+        );
+    }
+    {
+        let c = root.clone().caps(vec![cap("docs", "*", "/project/**")]);
+        verify(
+            g,
+            22,
+            "capability action `*` does not grant action `write`",
+            &["DCT-VERIFY-7-EXACT-NS-ACTION"],
+            &[],
+            &c,
+            &ctx.clone().request("docs", "write", "/project/a"),
+            cng(),
+        );
+        let c = root.clone().caps(vec![
+            cap("docs", "*", "/project/**"),
+            cap("docs", "read", "/other/**"),
+        ]);
+        verify(g, 23, "capability action `*` next to a `read` grant for another resource: `read` on `/project/a` is not granted", &["DCT-VERIFY-7-EXACT-NS-ACTION"], &[], &c,
+            &ctx.clone().resource("/project/a"), cng());
+        let c = root
+            .clone()
+            .caps(vec![cap("docs", "*", "/project/**")])
+            .delegate(&k.bob, |_| {});
+        verify(
+            g,
+            24,
+            "capability action `*` inherited through an attenuation does not grant `read`",
+            &["DCT-VERIFY-7-EXACT-NS-ACTION"],
             &[],
             &c,
             &ctx,
