@@ -179,6 +179,11 @@ pub fn check_structure(c: &TaskContract) -> Result<(), ContractError> {
     if !is_principal_id(&c.issuer) {
         return Err(malformed("issuer is not a principal id"));
     }
+    if !c.task.output_schema.is_object() {
+        return Err(malformed(
+            "task.outputSchema must be an object (CONTRACT-TASK)",
+        ));
+    }
     Timestamp::parse(&c.created_at).map_err(|e| malformed(format!("createdAt: {e}")))?;
     Timestamp::parse(&c.constraints.deadline).map_err(|e| malformed(format!("deadline: {e}")))?;
     if c.constraints.max_budget_microcents > MAX_SAFE_INTEGER
