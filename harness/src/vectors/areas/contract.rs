@@ -545,6 +545,18 @@ fn build_signature(g: &mut Group, keys: &Keys) {
             m(set(&base, "task", Value::Null)),
         ),
         (
+            76,
+            "`task.outputSchema` is the boolean schema `true`, not an object.",
+            &["CONTRACT-TASK"],
+            m(set(&base, "task/outputSchema", json!(true))),
+        ),
+        (
+            77,
+            "`task.outputSchema` is a string.",
+            &["CONTRACT-TASK"],
+            m(set(&base, "task/outputSchema", json!("object"))),
+        ),
+        (
             60,
             "`constraints` with an unknown member.",
             &["CONTRACT-CONSTRAINTS"],
