@@ -151,3 +151,59 @@ fn smoke_against_server_everything() {
     let report = run_suite(&o);
     assert_eq!(report.count(Status::Passed), 3, "{}", summary(&report));
 }
+
+fn cli_args(
+    extra: &str,
+    id: &str,
+    baseline: Option<PathBuf>,
+) -> delegateos_conform::mcp::cli::Args {
+    delegateos_conform::mcp::cli::Args {
+        proxy: format!(
+            "'{}' --config {{config}}{extra}",
+            env!("CARGO_BIN_EXE_delegateos-reference-proxy")
+        ),
+        strict_mode_cases: false,
+        format: delegateos_conform::mcp::cli::McpFormat::Json,
+        expected_failures: baseline,
+        id: Some(id.to_owned()),
+        mock_upstream: Some(PathBuf::from(env!(
+            "CARGO_BIN_EXE_delegateos-mock-upstream"
+        ))),
+        smoke_dir: Some(PathBuf::from("/nonexistent")),
+        case_timeout: 60,
+    }
+}
+
+/// The `mcp` subcommand's reports and exit codes, including the shared expected-failures
+/// baseline: a listed failure is xfail (exit 0), a listed pass is stale (exit 2).
+#[test]
+fn cli_exit_codes_and_baseline() {
+    use delegateos_conform::mcp::cli::run;
+    let (json_text, code) = run(&cli_args("", "mcp-handshake", None));
+    assert_eq!(code, 0, "{json_text}");
+    let report: serde_json::Value = serde_json::from_str(&json_text).unwrap();
+    assert_eq!(report["counts"]["passed"], 1);
+    assert_eq!(report["cases"][0]["result"], "passed");
+
+    let (text, code) = run(&cli_args(" --fault no-strip", "mcp-call-allowed", None));
+    assert_eq!(code, 1, "{text}");
+
+    let dir = std::env::temp_dir().join(format!("mcp-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let baseline = dir.join("expected.txt");
+    std::fs::write(
+        &baseline,
+        "mcp-call-allowed  our proxy forwards _delegateos (known bug)\n",
+    )
+    .unwrap();
+    let (text, code) = run(&cli_args(
+        " --fault no-strip",
+        "mcp-call-allowed",
+        Some(baseline.clone()),
+    ));
+    assert_eq!(code, 0, "{text}");
+    assert!(text.contains("\"xfail\""), "{text}");
+    let (text, code) = run(&cli_args("", "mcp-call-allowed", Some(baseline)));
+    assert_eq!(code, 2, "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
