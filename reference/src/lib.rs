@@ -22,6 +22,7 @@
 //! | [`chain`] | delegation-chain invariants (§8) |
 //! | [`jsonrpc`] | JSON-RPC message schemas (§9) |
 //! | [`mcp`] | MCP plugin decisions: tools/list filtering, tools/call verdicts, spend (§11) |
+//! | [`profiles`] | advisory lint rules: neighbouring systems' delegation invariants (`spec/neighbours.md`) |
 //! | [`ops`] | the adapter-protocol operations as pure JSON-in / JSON-out functions |
 //! | [`faults`] | named, opt-in weakenings used only to prove the corpus catches them |
 //! | [`fuzzing`] | fuzz entry points with oracles (cargo-fuzz targets and regression tests call these) |
@@ -41,6 +42,7 @@ pub mod json;
 pub mod jsonrpc;
 pub mod mcp;
 pub mod ops;
+pub mod profiles;
 pub mod revocation;
 pub mod timestamp;
 pub mod token;

@@ -25,6 +25,7 @@ mod input;
 mod jsonrpc;
 mod mcp;
 mod primitives;
+mod profiles;
 mod revocation;
 
 // MCP registration point: the decision operations `mcp.filter_tools` and `mcp.call` go in
@@ -92,6 +93,7 @@ const AREAS: &[&[&str]] = &[
     chain::OPERATIONS,
     jsonrpc::OPERATIONS,
     mcp::OPERATIONS,
+    profiles::OPERATIONS,
 ];
 
 /// Every operation the reference supports (the `operations` of the adapter's hello reply).
@@ -135,7 +137,8 @@ pub fn run(op: &str, input: &Value, faults: &Faults) -> Outcome {
         .or_else(|| attestation::run(op, input, faults))
         .or_else(|| chain::run(op, input, faults))
         .or_else(|| jsonrpc::run(op, input, faults))
-        .or_else(|| mcp::run(op, input, faults));
+        .or_else(|| mcp::run(op, input, faults))
+        .or_else(|| profiles::run(op, input, faults));
     match result {
         Some(Ok(output)) => Outcome::Ok { output },
         Some(Err(e)) => Outcome::Error {
