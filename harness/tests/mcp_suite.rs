@@ -207,3 +207,37 @@ fn cli_exit_codes_and_baseline() {
     assert_eq!(code, 2, "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Every `MCP-…` requirement in spec/requirements.md is checked by some case, and every case
+/// cites only known ids.
+#[test]
+fn every_mcp_requirement_has_a_case() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../spec/requirements.md"
+    ))
+    .unwrap();
+    let known: std::collections::BTreeSet<String> = text
+        .split("**`")
+        .skip(1)
+        .filter_map(|s| s.split('`').next())
+        .filter(|id| id.starts_with("MCP-"))
+        .map(str::to_owned)
+        .collect();
+    assert!(known.len() >= 30, "{known:?}");
+    let catalogue = delegateos_conform::mcp::suite::case_catalogue();
+    let cited: std::collections::BTreeSet<String> = catalogue
+        .iter()
+        .flat_map(|(_, _, r)| r.iter().cloned())
+        .collect();
+    let uncovered: Vec<_> = known.difference(&cited).collect();
+    let unknown: Vec<_> = cited.difference(&known).collect();
+    assert!(
+        uncovered.is_empty(),
+        "requirements without a case: {uncovered:?}"
+    );
+    assert!(
+        unknown.is_empty(),
+        "cases cite unknown requirements: {unknown:?}"
+    );
+}

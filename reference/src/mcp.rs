@@ -847,4 +847,48 @@ mod tests {
         );
         assert!(strip_delegateos_raw(deep.as_bytes()).is_ok());
     }
+
+    mod props {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        fn json_value() -> impl Strategy<Value = Value> {
+            let leaf = prop_oneof![
+                Just(Value::Null),
+                any::<bool>().prop_map(Value::Bool),
+                any::<i64>().prop_map(|n| json!(n)),
+                "[a-z\\\\\"\u{e9}\u{2028}_ ,:{}\\[\\]]{0,8}".prop_map(Value::String),
+            ];
+            leaf.prop_recursive(4, 32, 4, |inner| {
+                prop_oneof![
+                    prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                    prop::collection::btree_map("[a-z_]{1,4}", inner, 0..4)
+                        .prop_map(|m| Value::Object(m.into_iter().collect())),
+                ]
+            })
+        }
+
+        proptest! {
+            /// Stripping never panics on arbitrary bytes.
+            #[test]
+            fn never_panics(bytes in prop::collection::vec(any::<u8>(), 0..200)) {
+                let _ = strip_delegateos_raw(&bytes);
+            }
+
+            /// On valid JSON the result parses to the input minus `params._delegateos`.
+            #[test]
+            fn agrees_with_the_parsed_view(params in prop::collection::btree_map("[a-z_]{1,4}", json_value(), 0..5),
+                                          envelope in json_value(), pretty in any::<bool>()) {
+                let mut params: Map<String, Value> = params.into_iter().collect();
+                params.insert("_delegateos".into(), envelope);
+                let msg = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
+                let text = if pretty { serde_json::to_string_pretty(&msg).unwrap() } else { msg.to_string() };
+                let out = strip_delegateos_raw(text.as_bytes()).unwrap();
+                let parsed: Value = serde_json::from_slice(&out).unwrap();
+                let mut expected = msg.clone();
+                expected["params"].as_object_mut().unwrap().remove("_delegateos");
+                prop_assert_eq!(parsed, expected);
+            }
+        }
+    }
 }
