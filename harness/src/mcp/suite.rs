@@ -225,29 +225,9 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// `*` matches any run of characters; everything else is literal.
+/// Case selection by `--id`: the harness-wide glob (`*` any run, `?` one character).
 pub fn id_glob_match(pattern: &str, id: &str) -> bool {
-    let parts: Vec<&str> = pattern.split('*').collect();
-    if parts.len() == 1 {
-        return pattern == id;
-    }
-    let mut rest = id;
-    for (i, part) in parts.iter().enumerate() {
-        if i == 0 {
-            match rest.strip_prefix(part) {
-                Some(r) => rest = r,
-                None => return false,
-            }
-        } else if i == parts.len() - 1 {
-            return rest.ends_with(part);
-        } else {
-            match rest.find(part) {
-                Some(pos) => rest = &rest[pos + part.len()..],
-                None => return false,
-            }
-        }
-    }
-    true
+    crate::filter::glob_match(pattern, id)
 }
 
 fn run_one(ctx: &Arc<Ctx>, run: CaseFn, timeout: Duration) -> (Status, Option<String>) {
