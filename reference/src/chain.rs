@@ -4,17 +4,23 @@
 //! input is ordered: `delegations[0]` is the root, each next one is a child of the previous.
 //! Token verification itself is [`crate::verify`]; this module calls it for every DCT.
 //!
-//! Checks, in order (first failure wins):
-//! 0. structure, for every delegation (`malformed_delegation`): non-empty chain; `id`,
-//!    `parentId` `del_` + 12 lowercase hex; `from`, `to` principal ids; `contractId` `ct_`;
-//!    `createdAt`/`completedAt` in the D5 profile; `attestationId` `att_`; the DCT decodes
-//!    (`malformed_delegation` carries the token's reason); `depth` ≤ 2^53−1.
-//! 1. invariant 1 (`root_invalid`): root `parentId == "del_000000000000"`, `depth == 0`, its
-//!    DCT has no attenuations, `authority.chainDepth == 0`, and `from == authority.issuer`
-//!    (an issuer other than the trusted root key fails the DCT's verification in step 7 with
-//!    `invalid_signature`, 10.1/3a, D26).
+//! Checks (D26): the delegations are taken **one at a time, root first**, and each one goes
+//! through every step below before the next one is looked at; the first failure wins. So a
+//! later delegation's shape fault is never reported before an earlier delegation's DCT denial.
+//! An empty list is `malformed_delegation`.
 //!
-//! Then for each child, against its parent:
+//! For delegation *i*:
+//!
+//! 0. structure (`malformed_delegation`): `id`, `parentId` `del_` + 12 lowercase hex; `from`,
+//!    `to` principal ids; `contractId` `ct_`; `createdAt`/`completedAt` in the D5 profile;
+//!    `attestationId` `att_`; the DCT decodes (`malformed_delegation` carries the token's
+//!    reason); `depth` ≤ 2^53−1.
+//! 1. for the root, invariant 1 (`root_invalid`): `parentId == "del_000000000000"`,
+//!    `depth == 0`, its DCT has no attenuations, `authority.chainDepth == 0`, and
+//!    `from == authority.issuer` (an issuer other than the trusted root key fails the DCT's
+//!    verification in step 7 with `invalid_signature`, 10.1/3a, D26).
+//!
+//! For a child, against its parent (steps 2–6):
 //!
 //! 2. `child.parentId == parent.id` (`parent_mismatch`);
 //! 3. invariant 2 (`from_mismatch`): `child.from == parent.to`;
@@ -25,16 +31,23 @@
 //!    attenuation (D26 (b)): identical authority, the parent's attenuations a prefix of the
 //!    child's, the parent's signatures a prefix of the child's, one more attenuation.
 //!
-//! Finally, for each delegation in order:
+//! Then, for every delegation:
 //!
 //! 7. its DCT verifies (§10.1 steps 1–6 at `now`, nothing spent, under `root_public_key` and
 //!    `revocations`); the error carries the denial and uses its code;
-//! 8. the DCT describes this delegation (`dct_mismatch`) — **decision**: the DCT's effective
-//!    (last) `delegationId` equals `id`, its effective `contractId` equals `contractId`, its
-//!    last delegatee equals `to`, and the signer of its last block (authority issuer, or last
-//!    attenuator) equals `from`. Otherwise a record could claim a DCT minted for another hop.
+//! 8. the DCT describes this delegation (`dct_mismatch`, D26, `spec/error-codes.md` §8): the
+//!    DCT's effective (last) `delegationId` equals `id`, its effective `contractId` equals
+//!    `contractId`, its last delegatee equals `to`, and the signer of its last block
+//!    (authority issuer, or last attenuator) equals `from`. Otherwise a record could claim a
+//!    DCT minted for another hop.
+//!
+//! [`verify_chain_lazy`] takes the delegations as an iterator of already-deserialized records
+//! or shape errors, so the operation layer can deserialize delegation *i+1* only after
+//! delegation *i* passed.
 //!
 //! `status`, `completedAt` and `attestationId` are carried, not judged.
+
+use std::borrow::Borrow;
 
 use serde::{Deserialize, Serialize};
 
@@ -209,29 +222,66 @@ pub fn verify_chain(
     now: &str,
     revocations: &RevocationList,
 ) -> Result<(), ChainError> {
-    if delegations.is_empty() {
+    verify_chain_lazy(
+        delegations.iter().map(Ok),
+        root_public_key,
+        now,
+        revocations,
+    )
+}
+
+/// [`verify_chain`] over delegations produced one at a time, root first.
+///
+/// An `Err` item is the shape fault (step 0) of the delegation at that position; it is only
+/// reported when every earlier delegation passed all of its checks, so a caller may decode
+/// delegations lazily (D26: delegation *i* is checked completely, DCT included, before
+/// delegation *i+1* is looked at).
+pub fn verify_chain_lazy<I, D>(
+    delegations: I,
+    root_public_key: &str,
+    now: &str,
+    revocations: &RevocationList,
+) -> Result<(), ChainError>
+where
+    I: IntoIterator<Item = Result<D, ChainError>>,
+    D: Borrow<Delegation>,
+{
+    // (parent delegation, parent token, root maxChainDepth) once the root has passed.
+    let mut prev: Option<(D, SignedJsonToken, u64)> = None;
+    for (i, item) in delegations.into_iter().enumerate() {
+        let record = item?;
+        let d = record.borrow();
+        let token = structure(i, d)?;
+        let max = match &prev {
+            None => {
+                root_invariant(d, &token)?;
+                token.authority.max_chain_depth
+            }
+            Some((parent, parent_token, max)) => {
+                link(i, parent.borrow(), parent_token, d, &token, *max)?;
+                *max
+            }
+        };
+        dct_verifies(i, d, &token, root_public_key, now, revocations)?;
+        prev = Some((record, token, max));
+    }
+    if prev.is_none() {
         return Err(ChainError::Malformed {
             index: 0,
             detail: "empty chain".into(),
         });
     }
-    let tokens = delegations
-        .iter()
-        .enumerate()
-        .map(|(i, d)| structure(i, d))
-        .collect::<Result<Vec<_>, _>>()?;
-    let (Some(root), Some(root_token)) = (delegations.first(), tokens.first()) else {
-        return Err(ChainError::Malformed {
-            index: 0,
-            detail: "empty chain".into(),
-        });
-    };
-    let authority = &root_token.authority;
+    Ok(())
+}
+
+/// Invariant 1 for the root delegation.
+fn root_invariant(root: &Delegation, token: &SignedJsonToken) -> Result<(), ChainError> {
+    let authority = &token.authority;
     let root_fault = if root.parent_id != ROOT_PARENT_DELEGATION_ID {
         Some("parentId is not del_000000000000")
     } else if root.depth != 0 {
         Some("depth is not 0")
-    } else if !root_token.attenuations.is_empty() {
+    } else if !token.attenuations.is_empty() {
         Some("root DCT has attenuations")
     } else if authority.chain_depth != 0 {
         Some("root DCT authority.chainDepth is not 0")
@@ -240,51 +290,68 @@ pub fn verify_chain(
     } else {
         None
     };
-    if let Some(why) = root_fault {
-        return Err(ChainError::RootInvalid(why.into()));
+    match root_fault {
+        Some(why) => Err(ChainError::RootInvalid(why.into())),
+        None => Ok(()),
     }
-    let max = authority.max_chain_depth;
-    for i in 1..delegations.len() {
-        let (parent, child) = (&delegations[i - 1], &delegations[i]);
-        if child.parent_id != parent.id {
-            return Err(ChainError::ParentMismatch { index: i });
-        }
-        if child.from != parent.to {
-            return Err(ChainError::FromMismatch { index: i });
-        }
-        if Some(child.depth) != parent.depth.checked_add(1) {
-            return Err(ChainError::DepthMismatch { index: i });
-        }
-        if child.depth > max {
-            return Err(ChainError::DepthExceeded {
-                index: i,
-                depth: child.depth,
-                max,
-            });
-        }
-        attenuated_from(&tokens[i - 1], &tokens[i])
-            .map_err(|detail| ChainError::NotAttenuated { index: i, detail })?;
+}
+
+/// Steps 2–6 for a child against its parent.
+fn link(
+    i: usize,
+    parent: &Delegation,
+    parent_token: &SignedJsonToken,
+    child: &Delegation,
+    child_token: &SignedJsonToken,
+    max: u64,
+) -> Result<(), ChainError> {
+    if child.parent_id != parent.id {
+        return Err(ChainError::ParentMismatch { index: i });
     }
-    for (i, (d, t)) in delegations.iter().zip(&tokens).enumerate() {
-        let scope = evaluate(&d.dct, now, 0, root_public_key, revocations)
-            .map_err(|denial| ChainError::Denied { index: i, denial })?;
-        let mismatch = |detail| Err(ChainError::DctMismatch { index: i, detail });
-        let (signer, delegatee) = match t.attenuations.last() {
-            Some(a) => (&a.attenuator, &a.delegatee),
-            None => (&t.authority.issuer, &t.authority.delegatee),
-        };
-        if scope.delegation_id != d.id {
-            return mismatch("delegationId");
-        }
-        if scope.contract_id != d.contract_id {
-            return mismatch("contractId");
-        }
-        if delegatee != &d.to {
-            return mismatch("delegatee");
-        }
-        if signer != &d.from {
-            return mismatch("signer");
-        }
+    if child.from != parent.to {
+        return Err(ChainError::FromMismatch { index: i });
+    }
+    if Some(child.depth) != parent.depth.checked_add(1) {
+        return Err(ChainError::DepthMismatch { index: i });
+    }
+    if child.depth > max {
+        return Err(ChainError::DepthExceeded {
+            index: i,
+            depth: child.depth,
+            max,
+        });
+    }
+    attenuated_from(parent_token, child_token)
+        .map_err(|detail| ChainError::NotAttenuated { index: i, detail })
+}
+
+/// Steps 7 and 8: the delegation's DCT verifies and describes this delegation.
+fn dct_verifies(
+    i: usize,
+    d: &Delegation,
+    t: &SignedJsonToken,
+    root_public_key: &str,
+    now: &str,
+    revocations: &RevocationList,
+) -> Result<(), ChainError> {
+    let scope = evaluate(&d.dct, now, 0, root_public_key, revocations)
+        .map_err(|denial| ChainError::Denied { index: i, denial })?;
+    let mismatch = |detail| Err(ChainError::DctMismatch { index: i, detail });
+    let (signer, delegatee) = match t.attenuations.last() {
+        Some(a) => (&a.attenuator, &a.delegatee),
+        None => (&t.authority.issuer, &t.authority.delegatee),
+    };
+    if scope.delegation_id != d.id {
+        return mismatch("delegationId");
+    }
+    if scope.contract_id != d.contract_id {
+        return mismatch("contractId");
+    }
+    if delegatee != &d.to {
+        return mismatch("delegatee");
+    }
+    if signer != &d.from {
+        return mismatch("signer");
     }
     Ok(())
 }

@@ -1,11 +1,12 @@
 //! Delegation chains: the §8.2 invariants over a root-to-leaf list (decision D26).
 
+use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::dct::revocation_list;
 use super::input::Input;
 use super::{OpError, OpResult};
-use crate::chain::{verify_chain, Delegation};
+use crate::chain::{verify_chain_lazy, ChainError, Delegation};
 use crate::faults::Faults;
 
 /// Operations of this area, in catalogue order.
@@ -24,24 +25,21 @@ fn verify(input: &Value) -> OpResult {
         &["delegations", "rootPublicKey", "now", "revocations"],
         &[],
     )?;
-    // A delegation that does not even deserialize is malformed (stage 8.1), like one whose
-    // fields are present but ill-formed.
-    let delegations = input
-        .array("delegations")?
-        .iter()
-        .enumerate()
-        .map(|(i, d)| {
-            serde_json::from_value::<Delegation>(d.clone())
-                .map_err(|e| OpError::new("malformed_delegation", format!("delegation {i}: {e}")))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let raw = input.array("delegations")?;
     let revocations = revocation_list(input.value("revocations")?)?;
-    verify_chain(
-        &delegations,
-        input.str("rootPublicKey")?,
-        input.str("now")?,
-        &revocations,
-    )
-    .map_err(|e| OpError::new(e.code(), e.to_string()))?;
+    let root_public_key = input.str("rootPublicKey")?;
+    let now = input.str("now")?;
+    // A delegation that does not even deserialize is malformed (stage 8.1), like one whose
+    // fields are present but ill-formed. Delegations are deserialized lazily, one at a time
+    // (D26): delegation i+1's shape is only looked at once delegation i passed every check,
+    // its DCT included.
+    let delegations = raw.iter().enumerate().map(|(index, d)| {
+        Delegation::deserialize(d).map_err(|e| ChainError::Malformed {
+            index,
+            detail: e.to_string(),
+        })
+    });
+    verify_chain_lazy(delegations, root_public_key, now, &revocations)
+        .map_err(|e| OpError::new(e.code(), e.to_string()))?;
     Ok(json!({ "valid": true }))
 }

@@ -20,10 +20,9 @@ const CREATED: &str = "2026-03-01T00:30:00Z";
 
 /// Cases left out because the reference disagrees with them (reported; never resolved by
 /// rewriting the expectation). Re-enable a number by deleting it once the reference follows
-/// D26.
-/// - 106, 107: D26 checks delegation by delegation (shape … DCT verify, then the next one);
-///   the reference checks every shape first and every DCT last.
-const KNOWN_DISAGREEMENTS: &[u16] = &[106, 107];
+/// D26. Empty: 106 and 107 (delegation-by-delegation order) were re-enabled when the
+/// reference started checking each delegation completely, DCT included, before the next.
+const KNOWN_DISAGREEMENTS: &[u16] = &[];
 
 /// Builds the `chain` area.
 pub fn build(area: &mut Area) {
@@ -118,6 +117,7 @@ fn stage_of(code: &str) -> &'static str {
         "from_mismatch" => "8.2/2",
         "depth_mismatch" => "8.2/3",
         "depth_exceeded" => "8.2/4",
+        "dct_mismatch" => "8.2/dct",
         _ => "8.2/5",
     }
 }
@@ -858,4 +858,88 @@ fn invariants(g: &mut Group, k: &Keys) {
     )]);
     case(g, 107, "the root delegation's DCT is revoked and the child's from is wrong: the root's DCT denial comes first",
         ORD, &["Precedence"], rev_root, Expectation::invalid("revoked", "10.1/2"));
+    // The DCT describes its delegation record (D26 last step, `dct_mismatch`).
+    const DM: &[&str] = &["CHAIN-DCT-VERIFY"];
+    case(
+        g,
+        108,
+        "the leaf record's to is not its DCT's last delegatee: dct_mismatch",
+        DM,
+        &[],
+        input(k, &with_d(2, &|d| set(d, "to", json!(k.mallory.principal)))),
+        fail("dct_mismatch"),
+    );
+    case(
+        g,
+        109,
+        "the leaf record's contractId is not its DCT's effective contractId: dct_mismatch",
+        DM,
+        &[],
+        input(
+            k,
+            &with_d(2, &|d| set(d, "contractId", json!("ct_00000000beef"))),
+        ),
+        fail("dct_mismatch"),
+    );
+    case(
+        g,
+        110,
+        "the leaf record's id is not its DCT's effective delegationId: dct_mismatch",
+        DM,
+        &[],
+        input(k, &with_d(2, &|d| set(d, "id", json!("del_00000000beef")))),
+        fail("dct_mismatch"),
+    );
+    case(
+        g,
+        111,
+        "the root record's to is not its DCT's delegatee (the child's from follows the record): dct_mismatch",
+        DM,
+        &[],
+        input(k, &{
+            let mut v = d3.clone();
+            v[0] = set(v[0].clone(), "to", json!(k.mallory.principal));
+            v[1] = set(v[1].clone(), "from", json!(k.mallory.principal));
+            v
+        }),
+        fail("dct_mismatch"),
+    );
+    case(
+        g,
+        112,
+        "a child's dct_mismatch is reported before the next delegation's from_mismatch",
+        &["CHAIN-DCT-VERIFY", "CHAIN-ORDER"],
+        &["Precedence"],
+        input(k, &with_d(1, &|d| set(d, "to", json!(k.mallory.principal)))),
+        fail("dct_mismatch"),
+    );
+    case(
+        g,
+        113,
+        "a child's dct_mismatch is reported before the next delegation's shape fault",
+        &["CHAIN-DCT-VERIFY", "CHAIN-ORDER"],
+        &["Precedence"],
+        input(k, &{
+            let mut v = d3.clone();
+            v[1] = set(v[1].clone(), "contractId", json!("ct_00000000beef"));
+            v[2] = unset(v[2].clone(), "status");
+            v
+        }),
+        fail("dct_mismatch"),
+    );
+    let mut rev_child = input(k, &with_d(2, &|d| unset(d, "status")));
+    rev_child["revocations"] = json!([ds::revocation_entry(
+        &k.alice,
+        &t3[1].revocation_ids()[1],
+        false
+    )]);
+    case(
+        g,
+        114,
+        "a child's DCT denial is reported before the next delegation's shape fault",
+        ORD,
+        &["Precedence"],
+        rev_child,
+        Expectation::invalid("revoked", "10.1/2"),
+    );
 }
