@@ -3,6 +3,7 @@
 
 use super::generate::AreaDef;
 
+pub mod advisory;
 pub mod dct;
 pub mod dct_attacks;
 pub mod dct_support;
@@ -26,4 +27,5 @@ pub const AREAS: &[AreaDef] = &[
     AreaDef { name: "contract", build: contract::build },
     AreaDef { name: "checks", build: checks::build },
     AreaDef { name: "attestation", build: attestation::build },
+    AreaDef { name: "advisory", build: advisory::build },
 ];

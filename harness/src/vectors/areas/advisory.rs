@@ -1,0 +1,887 @@
+//! Area `advisory`: neighbouring delegation systems' invariants as advisory lint findings
+//! (`spec/neighbours.md`, requirement section §A, operation `profile.lint`).
+//!
+//! One group per neighbour (`vorion`, `oap`, `openclaw`) plus `delegateos` for the spec's own
+//! recommendations (§3.6). Every case carries the flag `Advisory` and one flag per rule it is
+//! about (note: neighbour + clause). Expected findings are written from the rule definitions
+//! in `spec/neighbours.md` and the construction of the case (which rules the construction
+//! triggers, in rule-table order); where a token case is normatively valid, a companion
+//! `dct.verify` case pins that the verdict stays `valid`: advisory findings never change it.
+//!
+//! The baseline token ([`clean`]) triggers no rule: capabilities without a bare `*`,
+//! `maxChainDepth` 4 (5 hops), lifetime exactly 600 s around [`NOW`].
+
+use serde_json::{json, Value};
+
+use delegateos_reference::profiles::{self as p, Rule};
+use delegateos_reference::token::Capability;
+
+use super::dct_support::{self as ds, cap, Chain, Ctx, Scope, NOW};
+use crate::vectors::format::Expectation;
+use crate::vectors::generate::{Area, Group};
+use crate::vectors::keys::{Key, Keys};
+
+const ISSUED: &str = "2026-03-01T09:55:00Z";
+const EXPIRES: &str = "2026-03-01T10:05:00Z";
+const CREATED: &str = "2026-03-01T09:56:00Z";
+const VERIFY_REQ: &str = "DCT-VERIFY-8-SCOPE";
+
+/// Builds the `advisory` area.
+pub fn build(area: &mut Area) {
+    let keys = area.keys().clone();
+    vorion(
+        area.group(
+            "vorion",
+            "profile.lint: Vorion's delegation-chain safety checks (no self-delegation, no \
+             circular delegation, maximum depth 5) as advisory findings.",
+        ),
+        &keys,
+    );
+    oap(
+        area.group(
+            "oap",
+            "profile.lint: OAP RFC 0004 (depth ceiling 5, short expiry, constrained sub-agent \
+             tokens) as advisory findings.",
+        ),
+        &keys,
+    );
+    openclaw(
+        area.group(
+            "openclaw",
+            "profile.lint: OpenClaw's CONFIRM / STOP / RECEIPT invariants as advisory findings.",
+        ),
+        &keys,
+    );
+    delegateos(
+        area.group(
+            "delegateos",
+            "profile.lint: the spec's own lifetime recommendations (§3.6) and issue-time sanity \
+             as advisory findings; malformed inputs.",
+        ),
+        &keys,
+    );
+}
+
+fn flag_name(rule: &Rule) -> String {
+    rule.id
+        .split('-')
+        .map(|part| {
+            let lower = part.to_ascii_lowercase();
+            let mut c = lower.chars();
+            c.next()
+                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// Defines `Advisory` and one flag per rule in `g`.
+fn define_flags(g: &mut Group, neighbour: &str) {
+    g.define_flag(
+        "Advisory",
+        "ADVISORY",
+        neighbour,
+        "An advisory case: a neighbouring system's invariant (or a spec recommendation) checked \
+         by profile.lint. Run only under `--profile strict`; reported in its own section.",
+        "None normatively (the dct.verify verdict is unchanged); the token or chain would be \
+         refused or flagged by the neighbour.",
+    );
+    for rule in p::RULES {
+        g.define_flag(
+            &flag_name(rule),
+            "ADVISORY",
+            &format!("{}: {}", rule.neighbour, rule.clause),
+            rule.summary,
+            &format!("Finding {} ({}).", rule.id, rule.severity.as_str()),
+        );
+    }
+}
+
+fn finding(rule: &Rule) -> Value {
+    json!({
+        "rule": rule.id,
+        "neighbour": rule.neighbour,
+        "clause": rule.clause,
+        "severity": rule.severity.as_str(),
+    })
+}
+
+fn findings(rules: &[Rule]) -> Expectation {
+    Expectation::valid(json!({ "findings": rules.iter().map(finding).collect::<Vec<_>>() }))
+}
+
+/// Adds a `profile.lint` case over `input` citing `about` (and flagged with each).
+fn lint(g: &mut Group, n: u16, desc: &str, about: &[Rule], input: Value, expect: &[Rule]) {
+    let mut reqs: Vec<&str> = about.iter().map(|r| r.id).collect();
+    reqs.dedup();
+    let flags: Vec<String> = std::iter::once("Advisory".to_owned())
+        .chain(about.iter().map(flag_name))
+        .collect();
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    g.case(
+        n,
+        desc,
+        &reqs,
+        &flags,
+        "profile.lint",
+        input,
+        findings(expect),
+    );
+}
+
+/// A `dct.verify` companion: the normative verdict stays `valid`.
+fn verify_valid(g: &mut Group, n: u16, desc: &str, about: &[Rule], chain: &Chain, keys: &Keys) {
+    let mut reqs: Vec<&str> = about.iter().map(|r| r.id).collect();
+    reqs.push(VERIFY_REQ);
+    let flags: Vec<String> = std::iter::once("Advisory".to_owned())
+        .chain(about.iter().map(flag_name))
+        .collect();
+    let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+    g.case(
+        n,
+        desc,
+        &reqs,
+        &flags,
+        "dct.verify",
+        ds::verify_input(chain.serialized(), &Ctx::new(keys)),
+        Expectation::valid(scope(chain)),
+    );
+}
+
+/// The AuthorizedScope of a chain whose every block is valid, from its construction (D4).
+fn scope(c: &Chain) -> Value {
+    let a = &c.authority;
+    let mut caps: Vec<Capability> = a.capabilities.clone();
+    let mut budget = a.max_budget_microcents;
+    let mut remaining = a.max_chain_depth - a.chain_depth;
+    for att in &c.attenuations {
+        if let Some(x) = &att.allowed_capabilities {
+            caps = x.clone();
+        }
+        if let Some(b) = att.max_budget_microcents {
+            budget = b;
+        }
+        remaining = att.max_chain_depth.unwrap_or(remaining - 1);
+    }
+    Scope {
+        capabilities: caps,
+        remaining: budget,
+        chain_depth: a.chain_depth + c.attenuations.len() as u64,
+        max_chain_depth: remaining,
+        contract_id: c.last_contract_id(),
+        delegation_id: c.last_delegation_id(),
+    }
+    .output()
+}
+
+/// The baseline token: no rule fires.
+fn clean(keys: &Keys) -> Chain {
+    Chain::root(keys)
+        .caps(vec![
+            cap("docs", "read", "/project/**"),
+            cap("docs", "write", "/project/drafts/*"),
+        ])
+        .with_authority(|a| {
+            a.max_chain_depth = 4;
+            a.issued_at = ISSUED.into();
+            a.expires_at = EXPIRES.into();
+        })
+}
+
+/// Narrows the budget by one (a real narrowing) on the way to `to`.
+fn hop(c: Chain, to: &Key) -> Chain {
+    let budget = c
+        .attenuations
+        .iter()
+        .rev()
+        .find_map(|a| a.max_budget_microcents)
+        .unwrap_or(c.authority.max_budget_microcents);
+    c.delegate(to, |a| a.max_budget_microcents = Some(budget - 1))
+}
+
+fn tok(c: &Chain) -> Value {
+    json!({ "token": c.serialized() })
+}
+
+/// Delegation records for the prefixes of `c` (record i holds the root plus i attenuations).
+fn delegations(c: &Chain, keys: &Keys) -> Vec<Value> {
+    let mut out: Vec<Value> = Vec::new();
+    for i in 0..=c.attenuations.len() {
+        let mut prefix = c.clone();
+        prefix.attenuations.truncate(i);
+        let (parent, from) = match out.last() {
+            None => ("del_000000000000".to_owned(), keys.root.principal.clone()),
+            Some(prev) => (
+                prev["id"].as_str().unwrap_or_default().to_owned(),
+                prev["to"].as_str().unwrap_or_default().to_owned(),
+            ),
+        };
+        out.push(json!({
+            "id": prefix.last_delegation_id(),
+            "parentId": parent,
+            "from": from,
+            "to": prefix.current_delegatee(),
+            "contractId": prefix.last_contract_id(),
+            "dct": prefix.serialized(),
+            "depth": i,
+            "status": "active",
+            "createdAt": CREATED,
+        }));
+    }
+    out
+}
+
+fn set(mut v: Value, k: &str, x: Value) -> Value {
+    if let Some(m) = v.as_object_mut() {
+        m.insert(k.to_owned(), x);
+    }
+    v
+}
+
+fn chain_input(ds_: Vec<Value>) -> Value {
+    json!({ "delegations": ds_ })
+}
+
+fn three(keys: &Keys) -> Chain {
+    let c = hop(clean(keys), &keys.bob);
+    hop(c, &keys.carol)
+}
+
+fn vorion(g: &mut Group, keys: &Keys) {
+    define_flags(
+        g,
+        "Vorion delegation chains (packages/a3i/src/delegation): safety checks 1-3",
+    );
+    let (sd, cy, md, oc) = (
+        p::SELF_DELEGATION,
+        p::CIRCULAR_DELEGATION,
+        p::VORION_MAX_DEPTH,
+        p::OAP_DEPTH_CEILING,
+    );
+    let c = clean(keys);
+    lint(
+        g,
+        1,
+        "the baseline token (root → alice, 5 hops allowed, 600 s) has no finding",
+        &[sd, cy, md],
+        tok(&c),
+        &[],
+    );
+    let self_root = clean(keys).with_authority(|a| a.delegatee = keys.root.principal.clone());
+    lint(
+        g,
+        2,
+        "a root token issued to its own issuer is a self-delegation",
+        &[sd],
+        tok(&self_root),
+        &[sd],
+    );
+    verify_valid(
+        g,
+        3,
+        "a root token issued to its own issuer still verifies (advisory only)",
+        &[sd],
+        &self_root,
+        keys,
+    );
+    let self_att = hop(clean(keys), &keys.alice);
+    lint(
+        g,
+        4,
+        "alice attenuates to alice: self-delegation in an attenuation, not a cycle",
+        &[sd, cy],
+        tok(&self_att),
+        &[sd],
+    );
+    verify_valid(g, 5, "alice → alice still verifies", &[sd], &self_att, keys);
+    let cyc = hop(hop(clean(keys), &keys.bob), &keys.alice);
+    lint(
+        g,
+        6,
+        "root → alice → bob → alice: alice appears twice (circular delegation)",
+        &[cy],
+        tok(&cyc),
+        &[cy],
+    );
+    verify_valid(
+        g,
+        7,
+        "root → alice → bob → alice still verifies",
+        &[cy],
+        &cyc,
+        keys,
+    );
+    let back = hop(clean(keys), &keys.root);
+    lint(
+        g,
+        8,
+        "root → alice → root: the chain returns to its issuer (circular)",
+        &[cy],
+        tok(&back),
+        &[cy],
+    );
+    let ds4 = ds::delegatees(keys);
+    let deep = |n: usize, max: u64| {
+        let mut c = clean(keys).with_authority(|a| a.max_chain_depth = max);
+        for k in ds4.iter().skip(1).take(n) {
+            c = hop(c, k);
+        }
+        c
+    };
+    let d4 = deep(4, 4);
+    lint(
+        g,
+        9,
+        "four attenuations: chainDepth 4 = 5 hops, at Vorion's default maximum (no finding)",
+        &[md],
+        tok(&d4),
+        &[],
+    );
+    verify_valid(
+        g,
+        10,
+        "chainDepth 4 with maxChainDepth 4 verifies",
+        &[md],
+        &d4,
+        keys,
+    );
+    let d5 = deep(5, 5);
+    lint(g, 11, "five attenuations: chainDepth 5 = 6 hops exceeds Vorion's maximum 5 (and maxChainDepth 5 exceeds OAP's ceiling)", &[md, oc], tok(&d5), &[md, oc]);
+    verify_valid(
+        g,
+        12,
+        "chainDepth 5 with maxChainDepth 5 still verifies (advisory only)",
+        &[md],
+        &d5,
+        keys,
+    );
+    let offset = clean(keys).with_authority(|a| {
+        a.chain_depth = 4;
+        a.max_chain_depth = 4;
+    });
+    let offset = hop(offset.with_authority(|a| a.max_chain_depth = 5), &keys.bob);
+    lint(
+        g,
+        13,
+        "authority.chainDepth 4 plus one attenuation: effective chainDepth 5 counts (6 hops)",
+        &[md, oc],
+        tok(&offset),
+        &[md, oc],
+    );
+    // Chains of §8.1 delegations.
+    let ch = delegations(&three(keys), keys);
+    lint(
+        g,
+        14,
+        "a three-delegation chain root → alice → bob → carol has no finding",
+        &[sd, cy, md],
+        chain_input(ch.clone()),
+        &[],
+    );
+    let mut selfd = ch.clone();
+    selfd[1] = set(selfd[1].clone(), "to", json!(keys.alice.principal));
+    lint(
+        g,
+        15,
+        "a delegation whose `to` equals its `from` is a self-delegation (chain input)",
+        &[sd],
+        chain_input(selfd),
+        &[sd],
+    );
+    let mut circ = ch.clone();
+    circ[2] = set(circ[2].clone(), "to", json!(keys.alice.principal));
+    lint(
+        g,
+        16,
+        "a chain whose delegations go alice → bob → alice is circular (chain input)",
+        &[cy],
+        chain_input(circ),
+        &[cy],
+    );
+    let long = delegations(&deep(5, 5), keys);
+    lint(
+        g,
+        17,
+        "six delegations (depth 0..5) exceed Vorion's maximum of 5 hops (chain input)",
+        &[md, oc],
+        chain_input(long),
+        &[md, oc],
+    );
+}
+
+fn oap(g: &mut Group, keys: &Keys) {
+    define_flags(
+        g,
+        "OAP RFC 0004 Sub Agent Delegation: §3.5 depth limits, §5 security considerations",
+    );
+    let (oc, se, noop) = (
+        p::OAP_DEPTH_CEILING,
+        p::OAP_SHORT_EXPIRY,
+        p::OAP_NOOP_ATTENUATION,
+    );
+    let (ld, lm) = (p::LIFETIME_DEFAULT, p::LIFETIME_MAX);
+    let m4 = clean(keys);
+    lint(
+        g,
+        1,
+        "maxChainDepth 4 allows 5 hops: at OAP's recommended ceiling (no finding)",
+        &[oc],
+        tok(&m4),
+        &[],
+    );
+    let m5 = clean(keys).with_authority(|a| a.max_chain_depth = 5);
+    lint(
+        g,
+        2,
+        "maxChainDepth 5 allows 6 hops: beyond OAP's ceiling of 5",
+        &[oc],
+        tok(&m5),
+        &[oc],
+    );
+    verify_valid(
+        g,
+        3,
+        "maxChainDepth 5 still verifies (advisory only)",
+        &[oc],
+        &m5,
+        keys,
+    );
+    let m8 = clean(keys).with_authority(|a| a.max_chain_depth = 8);
+    lint(
+        g,
+        4,
+        "maxChainDepth 8 (the kit's default root) is beyond OAP's ceiling",
+        &[oc],
+        tok(&m8),
+        &[oc],
+    );
+    let e601 = clean(keys).with_authority(|a| a.expires_at = "2026-03-01T10:05:01Z".into());
+    lint(
+        g,
+        5,
+        "a root block living 601 s exceeds OAP's 600 s recommendation (info)",
+        &[se],
+        tok(&e601),
+        &[se],
+    );
+    verify_valid(g, 6, "a 601 s token still verifies", &[se], &e601, keys);
+    let frac = clean(keys).with_authority(|a| a.expires_at = "2026-03-01T10:05:00.001Z".into());
+    lint(
+        g,
+        7,
+        "600.001 s is over 600 s: lifetimes compare as instants (D5)",
+        &[se],
+        tok(&frac),
+        &[se],
+    );
+    let off = clean(keys).with_authority(|a| a.expires_at = "2026-03-01T11:05:00+01:00".into());
+    lint(
+        g,
+        8,
+        "an expiry with a +01:00 offset equal to 600 s after issue is not over (D5 instants)",
+        &[se],
+        tok(&off),
+        &[],
+    );
+    let h12 = Chain::root(keys)
+        .caps(clean(keys).authority.capabilities.clone())
+        .with_authority(|a| a.max_chain_depth = 4);
+    lint(
+        g,
+        9,
+        "a 12 h root block: over OAP's 600 s and the 1 h default",
+        &[se, ld],
+        tok(&h12),
+        &[se, ld],
+    );
+    let n0 = clean(keys).delegate(&keys.bob, |_| {});
+    lint(
+        g,
+        10,
+        "an attenuation that sets no restriction narrows nothing",
+        &[noop],
+        tok(&n0),
+        &[noop],
+    );
+    verify_valid(
+        g,
+        11,
+        "an unrestricted attenuation still verifies",
+        &[noop],
+        &n0,
+        keys,
+    );
+    let caps = clean(keys).authority.capabilities.clone();
+    let mut rev = caps.clone();
+    rev.reverse();
+    let n1 = clean(keys).delegate(&keys.bob, |a| {
+        a.allowed_capabilities = Some(rev.clone());
+        a.max_budget_microcents = Some(ds::BUDGET);
+        a.expires_at = Some("2026-03-01T10:05:00.000Z".into());
+        a.max_chain_depth = Some(3);
+    });
+    lint(g, 12, "an attenuation restating every effective value (capabilities reordered, same budget, same expiry instant, maxChainDepth = remaining − 1) narrows nothing", &[noop], tok(&n1), &[noop]);
+    let n2 = clean(keys).delegate(&keys.bob, |a| a.max_chain_depth = Some(2));
+    lint(
+        g,
+        13,
+        "an attenuation lowering only maxChainDepth below remaining − 1 narrows something",
+        &[noop],
+        tok(&n2),
+        &[],
+    );
+    let n3 = clean(keys).delegate(&keys.bob, |a| {
+        a.allowed_capabilities = Some(vec![caps[0].clone()])
+    });
+    lint(
+        g,
+        14,
+        "an attenuation dropping one capability narrows something",
+        &[noop],
+        tok(&n3),
+        &[],
+    );
+    let n4 = clean(keys).delegate(&keys.bob, |a| {
+        a.expires_at = Some("2026-03-01T10:04:59Z".into())
+    });
+    lint(
+        g,
+        15,
+        "an attenuation moving expiry one second earlier narrows something",
+        &[noop],
+        tok(&n4),
+        &[],
+    );
+    let n5 = hop(clean(keys), &keys.bob).delegate(&keys.carol, |_| {});
+    lint(
+        g,
+        16,
+        "a narrowing attenuation followed by an unrestricted one: the second is a no-op",
+        &[noop],
+        tok(&n5),
+        &[noop],
+    );
+    let n6 = clean(keys).delegate(&keys.bob, |a| {
+        a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/a/**")])
+    });
+    let n6 = n6.delegate(&keys.carol, |a| {
+        a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/a/**")])
+    });
+    lint(
+        g,
+        17,
+        "restating the effective (already narrowed) capabilities narrows nothing",
+        &[noop],
+        tok(&n6),
+        &[noop],
+    );
+    let long = Chain::root(keys).caps(caps.clone()).with_authority(|a| {
+        a.max_chain_depth = 4;
+        a.expires_at = "2026-03-02T00:00:01Z".into();
+    });
+    lint(
+        g,
+        18,
+        "a 24 h + 1 s root block triggers OAP's expiry and both lifetime recommendations",
+        &[se, lm, ld],
+        tok(&long),
+        &[se, lm, ld],
+    );
+}
+
+fn openclaw(g: &mut Group, keys: &Keys) {
+    define_flags(
+        g,
+        "OpenClaw delegation invariants (draft): CONFIRM, STOP/TAKEOVER, RECEIPT",
+    );
+    let (es, ut, rm, sc) = (
+        p::EMPTY_SCOPE,
+        p::UNBOUNDED_TARGET,
+        p::RECEIPT_MISSING,
+        p::STOP_CHAIN,
+    );
+    let empty = clean(keys).caps(vec![]);
+    lint(
+        g,
+        1,
+        "a root token with no capabilities confirms nothing",
+        &[es],
+        tok(&empty),
+        &[es],
+    );
+    let empty_att = clean(keys).delegate(&keys.bob, |a| a.allowed_capabilities = Some(vec![]));
+    lint(
+        g,
+        2,
+        "an attenuation with an empty allowedCapabilities grants nothing",
+        &[es],
+        tok(&empty_att),
+        &[es],
+    );
+    let star = clean(keys).caps(vec![
+        cap("docs", "read", "/project/**"),
+        cap("web", "search", "*"),
+    ]);
+    lint(
+        g,
+        3,
+        "a root capability with the bare `*` resource names no target (info)",
+        &[ut],
+        tok(&star),
+        &[ut],
+    );
+    verify_valid(
+        g,
+        4,
+        "a bare `*` capability still verifies",
+        &[ut],
+        &star,
+        keys,
+    );
+    let dstar = clean(keys).caps(vec![cap("docs", "read", "**")]);
+    lint(
+        g,
+        5,
+        "`**` alone is not the bare `*` (the rule names exactly `*`)",
+        &[ut],
+        tok(&dstar),
+        &[],
+    );
+    let inner = clean(keys).caps(vec![cap("docs", "read", "/project/*")]);
+    lint(
+        g,
+        6,
+        "`*` as one segment of a longer pattern is bounded (no finding)",
+        &[ut],
+        tok(&inner),
+        &[],
+    );
+    let star_att = star.clone().delegate(&keys.bob, |a| {
+        a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/**")]);
+    });
+    lint(
+        g,
+        7,
+        "a bare `*` at the root is reported even when an attenuation drops it (stripping, D14)",
+        &[ut],
+        tok(&star_att),
+        &[ut],
+    );
+    let ch = delegations(&three(keys), keys);
+    let mut done = ch.clone();
+    done[2] = set(done[2].clone(), "status", json!("completed"));
+    done[2] = set(
+        done[2].clone(),
+        "completedAt",
+        json!("2026-03-01T09:58:00Z"),
+    );
+    lint(
+        g,
+        8,
+        "a completed delegation without attestationId has no receipt",
+        &[rm],
+        chain_input(done.clone()),
+        &[rm],
+    );
+    let mut with_att = done.clone();
+    with_att[2] = set(
+        with_att[2].clone(),
+        "attestationId",
+        json!("att_00000000a001"),
+    );
+    lint(
+        g,
+        9,
+        "a completed delegation naming its attestation has a receipt (no finding)",
+        &[rm],
+        chain_input(with_att),
+        &[],
+    );
+    let mut failed = ch.clone();
+    failed[1] = set(failed[1].clone(), "status", json!("failed"));
+    lint(
+        g,
+        10,
+        "a failed delegation without attestationId has no receipt either",
+        &[rm],
+        chain_input(failed),
+        &[rm],
+    );
+    let mut stop = ch.clone();
+    stop[1] = set(stop[1].clone(), "status", json!("revoked"));
+    lint(
+        g,
+        11,
+        "a delegation below a revoked one is still active: the stop did not cover the chain",
+        &[sc],
+        chain_input(stop.clone()),
+        &[sc],
+    );
+    let mut stopped = stop.clone();
+    stopped[2] = set(stopped[2].clone(), "status", json!("revoked"));
+    lint(
+        g,
+        12,
+        "every delegation below the revoked one is revoked too (no finding)",
+        &[sc],
+        chain_input(stopped),
+        &[],
+    );
+    let mut top = ch.clone();
+    top[2] = set(top[2].clone(), "status", json!("revoked"));
+    lint(
+        g,
+        13,
+        "revoking the leaf leaves its active ancestors alone (no finding: stop applies downward)",
+        &[sc],
+        chain_input(top),
+        &[],
+    );
+}
+
+fn delegateos(g: &mut Group, keys: &Keys) {
+    define_flags(g, "DelegateOS spec §3.6 lifecycle recommendations");
+    let (se, ld, lm, be, fut) = (
+        p::OAP_SHORT_EXPIRY,
+        p::LIFETIME_DEFAULT,
+        p::LIFETIME_MAX,
+        p::BORN_EXPIRED,
+        p::ISSUED_IN_FUTURE,
+    );
+    let life = |issued: &str, expires: &str| {
+        let (i, e) = (issued.to_owned(), expires.to_owned());
+        clean(keys).with_authority(move |a| {
+            a.issued_at = i;
+            a.expires_at = e;
+        })
+    };
+    let h1 = life("2026-03-01T09:30:00Z", "2026-03-01T10:30:00Z");
+    lint(
+        g,
+        1,
+        "exactly 1 h: not over the default (over OAP's 600 s)",
+        &[ld, se],
+        tok(&h1),
+        &[se],
+    );
+    let h1s = life("2026-03-01T09:30:00Z", "2026-03-01T10:30:01Z");
+    lint(
+        g,
+        2,
+        "1 h + 1 s: over the 1 h default (info)",
+        &[ld],
+        tok(&h1s),
+        &[se, ld],
+    );
+    verify_valid(
+        g,
+        3,
+        "a token over the default lifetime still verifies",
+        &[ld],
+        &h1s,
+        keys,
+    );
+    let h24 = life("2026-03-01T00:00:00Z", "2026-03-02T00:00:00Z");
+    lint(
+        g,
+        4,
+        "exactly 24 h: at the recommended maximum (default exceeded)",
+        &[lm, ld],
+        tok(&h24),
+        &[se, ld],
+    );
+    let h24s = life("2026-03-01T00:00:00Z", "2026-03-02T00:00:01Z");
+    lint(
+        g,
+        5,
+        "24 h + 1 s: over the recommended maximum (warning)",
+        &[lm],
+        tok(&h24s),
+        &[se, lm, ld],
+    );
+    verify_valid(
+        g,
+        6,
+        "a token over the recommended maximum still verifies",
+        &[lm],
+        &h24s,
+        keys,
+    );
+    let year = life("2026-01-01T00:00:00Z", "2027-01-01T00:00:00Z");
+    lint(
+        g,
+        7,
+        "a one-year root block",
+        &[lm],
+        tok(&year),
+        &[se, lm, ld],
+    );
+    let zero = life(NOW, NOW);
+    lint(
+        g,
+        8,
+        "expiresAt equal to issuedAt: born expired (usable only at that instant)",
+        &[be],
+        tok(&zero),
+        &[be],
+    );
+    verify_valid(
+        g,
+        9,
+        "expiresAt == issuedAt == now still verifies (expiry is strict, D5)",
+        &[be],
+        &zero,
+        keys,
+    );
+    let neg = life("2026-03-01T10:05:00Z", "2026-03-01T10:00:00Z");
+    lint(
+        g,
+        10,
+        "expiresAt before issuedAt: born expired",
+        &[be],
+        tok(&neg),
+        &[be],
+    );
+    let future = life("2026-03-01T10:01:00Z", "2026-03-01T10:05:00Z");
+    lint(
+        g,
+        11,
+        "issuedAt after `now`: issued in the future",
+        &[fut],
+        json!({"token": future.serialized(), "now": NOW}),
+        &[fut],
+    );
+    lint(
+        g,
+        12,
+        "the same token without `now`: the issue-time rule is not evaluated",
+        &[fut],
+        tok(&future),
+        &[],
+    );
+    lint(
+        g,
+        13,
+        "issuedAt equal to `now` is not in the future",
+        &[fut],
+        json!({"token": clean(keys).serialized(), "now": ISSUED}),
+        &[],
+    );
+    verify_valid(
+        g,
+        14,
+        "a token issued in the future still verifies (verify does not read issuedAt)",
+        &[fut],
+        &future,
+        keys,
+    );
+    g.case(
+        15,
+        "a token that does not decode is malformed_token, no findings",
+        &[p::SELF_DELEGATION.id],
+        &["Advisory"],
+        "profile.lint",
+        json!({"token": {"token": "e30", "format": ds::FORMAT}}),
+        Expectation::invalid("malformed_token", "10.1/1"),
+    );
+}
