@@ -772,7 +772,8 @@ def _check_delegation(d: Any) -> None:
 
 def verify_chain(delegations: Any, root_public_key: str, now: str, revocations: list) -> None:
     """D26: per delegation, root first, the first failure of shape, root/parent link, from,
-    depth, depth bound, one-attenuation step, then the DCT through §10.1 steps 1-6."""
+    depth, depth bound, one-attenuation step, the DCT through §10.1 steps 1-6, and whether
+    the DCT describes the record (id, contractId, to, from)."""
     if not isinstance(delegations, list) or not delegations:
         raise DelegateError("malformed_delegation", "the chain must be a non-empty array")
     ctx = {"now": now, "spentMicrocents": 0, "rootPublicKey": root_public_key, "revocations": revocations}
@@ -805,4 +806,15 @@ def verify_chain(delegations: Any, root_public_key: str, now: str, revocations: 
             if not attenuated:
                 raise DelegateError("not_attenuated", f"delegations[{i}] is not its parent plus one attenuation")
         verify_dct(d["dct"], ctx, check_request=False)
+        # The DCT must describe the record it sits in.
+        last = token["attenuations"][-1] if token["attenuations"] else token["authority"]
+        signer = last["attenuator"] if token["attenuations"] else last["issuer"]
+        described = (
+            last["delegationId"] == d["id"]
+            and last["contractId"] == d["contractId"]
+            and last["delegatee"] == d["to"]
+            and signer == d["from"]
+        )
+        if not described:
+            raise DelegateError("dct_mismatch", f"delegations[{i}]'s DCT does not describe the record")
         parent, parent_token = d, token
