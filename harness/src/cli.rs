@@ -82,10 +82,35 @@ pub enum Command {
     Vectors(VectorsCommand),
     /// Run the MCP proxy conformance suite (spec §11) against `--proxy CMD`.
     Mcp(Box<crate::mcp::cli::Args>),
+    /// Lint a token or a delegation chain: the normative verify steps 1–4 outcome, a decoded
+    /// summary and effective scope, and the advisory neighbour-profile findings
+    /// (spec/neighbours.md). Exit 0 when steps 1–4 pass (advisory findings never change it
+    /// unless --fail-on-advisory), 1 otherwise.
+    Lint(crate::lint::LintArgs),
     // Subcommands added by other parts of the kit go here, each a variant with its own Args
     // struct and a match arm in `dispatch`:
-    //   `fuzz --impl CMD`   differential fuzzing against the reference,
-    //   `lint`              vector and baseline lint.
+    //   `fuzz --impl CMD`   differential fuzzing against the reference.
+}
+
+/// `run --profile`: which cases a run includes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Profile {
+    /// The normative suite only: advisory cases are excluded.
+    #[default]
+    #[value(name = "delegateos-v0.1")]
+    DelegateosV01,
+    /// The normative suite plus the advisory neighbour-profile cases, in their own section.
+    Strict,
+}
+
+impl Profile {
+    /// The name on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::DelegateosV01 => "delegateos-v0.1",
+            Self::Strict => "strict",
+        }
+    }
 }
 
 /// `vectors …`
@@ -183,6 +208,15 @@ pub struct RunArgs {
     /// Never draw the progress bar (it is drawn only when stderr is a terminal anyway).
     #[arg(long)]
     pub no_progress: bool,
+    /// Profile: `delegateos-v0.1` runs the normative cases only; `strict` adds the advisory
+    /// neighbour-profile cases (area `advisory` or flag `Advisory`), reported in their own
+    /// section.
+    #[arg(long, value_enum, default_value = "delegateos-v0.1")]
+    pub profile: Profile,
+    /// Let failing or errored advisory cases fail the run (exit 1); without it advisory
+    /// results never change the exit code.
+    #[arg(long)]
+    pub fail_on_advisory: bool,
 }
 
 /// `coverage`
@@ -254,6 +288,7 @@ pub fn dispatch(cli: Cli) -> i32 {
         Command::ListOps(args) => list_ops_command(&args),
         Command::Vectors(VectorsCommand::Generate { out }) => vectors_generate(&out),
         Command::Vectors(VectorsCommand::Check { dir }) => vectors_check(dir),
+        Command::Lint(args) => crate::lint::run(&args),
         Command::Mcp(args) => {
             let (text, code) = crate::mcp::cli::run(&args);
             let code = i32::from(code);
@@ -390,9 +425,18 @@ pub fn run_command(args: &RunArgs) -> i32 {
         }
     };
     let filter = args.filter.to_filter();
-    let selected: Vec<Case> = all.iter().filter(|c| filter.selects(c)).cloned().collect();
+    let selected: Vec<Case> = all
+        .iter()
+        .filter(|c| filter.selects(c))
+        .filter(|c| args.profile == Profile::Strict || !c.is_advisory())
+        .cloned()
+        .collect();
     if selected.is_empty() {
-        error("no case matches the filters");
+        error(if args.profile == Profile::Strict {
+            "no case matches the filters"
+        } else {
+            "no case matches the filters (advisory cases run only with --profile strict)"
+        });
         return ConformExitCode::USAGE;
     }
     let config = RunConfig {
@@ -433,6 +477,8 @@ pub fn run_command(args: &RunArgs) -> i32 {
             baseline: &baseline,
             baseline_file: baseline_label.as_deref(),
             all_ids: &all_ids,
+            profile: args.profile.name(),
+            fail_on_advisory: args.fail_on_advisory,
         },
     );
     if let Err(e) = write_output(args.output.as_deref(), &report.render(args.format)) {

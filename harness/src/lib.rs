@@ -26,3 +26,4 @@ pub mod requirements;
 pub mod runner;
 pub mod vectors;
 pub mod fuzz;
+pub mod lint;

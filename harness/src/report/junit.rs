@@ -74,6 +74,32 @@ pub fn render(r: &Report) -> String {
         }
         out.push_str("  </testsuite>\n");
     }
+    // Advisory cases: their own suites, named `advisory: <area>/<group>`.
+    let mut advisory: BTreeMap<String, Vec<&CaseReport>> = BTreeMap::new();
+    for c in &r.advisory.cases {
+        advisory
+            .entry(format!("advisory: {}/{}", c.area, c.group))
+            .or_default()
+            .push(c);
+    }
+    for (name, cases) in &advisory {
+        let count = |s: Status| cases.iter().filter(|c| c.status == s).count();
+        let time: f64 = cases.iter().map(|c| c.duration_ms).sum();
+        let _ = writeln!(
+            out,
+            "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{}\">",
+            escape(name),
+            cases.len(),
+            count(Status::Failed) + count(Status::Stale),
+            count(Status::Errored),
+            count(Status::Skipped) + count(Status::Xfail),
+            secs(time)
+        );
+        for c in cases {
+            testcase(&mut out, c);
+        }
+        out.push_str("  </testsuite>\n");
+    }
     out.push_str("</testsuites>\n");
     out
 }

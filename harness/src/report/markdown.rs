@@ -106,6 +106,35 @@ pub fn render(r: &Report) -> String {
             );
         }
     }
+    let a = &r.advisory;
+    if a.totals.total > 0 {
+        let t = &a.totals;
+        let _ = writeln!(
+            out,
+            "\n### Advisory (neighbour profiles, profile `{}`)\n\n{} cases: {} passed, {} failed, {} skipped, {} errored — {}.\n",
+            r.profile,
+            t.total,
+            t.passed,
+            t.failed,
+            t.skipped,
+            t.errored,
+            if a.fail_on_advisory { "counted in the exit code (`--fail-on-advisory`)" } else { "not counted in the exit code" }
+        );
+        for c in a
+            .cases
+            .iter()
+            .filter(|c| matches!(c.status, Status::Failed | Status::Errored))
+            .take(MAX_DETAILED)
+        {
+            let _ = writeln!(
+                out,
+                "- `{}` {} — {}",
+                c.id,
+                c.status.name(),
+                cell(&c.description)
+            );
+        }
+    }
     let c = &r.coverage;
     if c.total > 0 {
         let _ = writeln!(

@@ -184,6 +184,17 @@ pub struct HarnessInfo {
     pub version: String,
 }
 
+/// Advisory cases (neighbour profiles): their own counts and cases, never in `totals`.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct AdvisoryReport {
+    /// Whether advisory failures change the exit code (`--fail-on-advisory`).
+    pub fail_on_advisory: bool,
+    /// Counts of the advisory cases run.
+    pub totals: Counts,
+    /// The advisory cases.
+    pub cases: Vec<CaseReport>,
+}
+
 /// A complete run report (the JSON report's shape).
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Report {
@@ -203,6 +214,10 @@ pub struct Report {
     pub vectors: String,
     /// The selection in force.
     pub filter: Filter,
+    /// The profile (`delegateos-v0.1` or `strict`).
+    pub profile: String,
+    /// Advisory cases, reported apart from the normative ones.
+    pub advisory: AdvisoryReport,
     /// Wall time of the run in milliseconds.
     pub duration_ms: f64,
     /// Adapter restarts.
@@ -240,6 +255,10 @@ pub struct ReportContext<'a> {
     pub baseline_file: Option<&'a str>,
     /// Every loaded case (before filtering), for unused-entry detection.
     pub all_ids: &'a [&'a str],
+    /// The profile name.
+    pub profile: &'a str,
+    /// `--fail-on-advisory`.
+    pub fail_on_advisory: bool,
 }
 
 fn ms(d: std::time::Duration) -> f64 {
@@ -255,6 +274,10 @@ impl Report {
         let mut case_reports = Vec::with_capacity(run.results.len());
         let mut executed_ids: BTreeSet<&str> = BTreeSet::new();
         let mut cited: BTreeSet<&str> = BTreeSet::new();
+        let mut advisory = AdvisoryReport {
+            fail_on_advisory: ctx.fail_on_advisory,
+            ..AdvisoryReport::default()
+        };
         for result in &run.results {
             let Some(case) = cases.get(result.index) else {
                 continue;
@@ -264,11 +287,16 @@ impl Report {
                 .first()
                 .map(|r| reqs.section_of(r))
                 .unwrap_or_else(|| crate::requirements::UNKNOWN_SECTION.to_owned());
-            totals.add(result.status);
-            by_section
-                .entry(section.clone())
-                .or_default()
-                .add(result.status);
+            let is_advisory = case.is_advisory();
+            if is_advisory {
+                advisory.totals.add(result.status);
+            } else {
+                totals.add(result.status);
+                by_section
+                    .entry(section.clone())
+                    .or_default()
+                    .add(result.status);
+            }
             let executed = matches!(
                 result.raw_status,
                 Status::Passed | Status::Failed | Status::Acceptable
@@ -283,7 +311,12 @@ impl Report {
                 result.status,
                 Status::Failed | Status::Acceptable | Status::Xfail | Status::Stale
             );
-            case_reports.push(CaseReport {
+            let target = if is_advisory {
+                &mut advisory.cases
+            } else {
+                &mut case_reports
+            };
+            target.push(CaseReport {
                 id: case.id.clone(),
                 description: case.description.clone(),
                 area: case.area.clone(),
@@ -366,6 +399,8 @@ impl Report {
             command: ctx.command.to_owned(),
             vectors: ctx.vectors.to_owned(),
             filter: ctx.filter.clone(),
+            profile: ctx.profile.to_owned(),
+            advisory,
             duration_ms: ms(run.duration),
             restarts: run.restarts,
             totals,
@@ -383,7 +418,9 @@ impl Report {
     /// The documented exit code: 1 if anything failed or errored, else 2 if the baseline is
     /// stale (a listed case passed, or an entry matches nothing), else 0.
     fn compute_exit_code(&self) -> i32 {
-        if self.totals.failed > 0 || self.totals.errored > 0 {
+        let advisory_failed = self.advisory.fail_on_advisory
+            && (self.advisory.totals.failed > 0 || self.advisory.totals.errored > 0);
+        if self.totals.failed > 0 || self.totals.errored > 0 || advisory_failed {
             ConformExitCode::FAILURES
         } else if self.totals.stale > 0 || !self.expected_failures.unused.is_empty() {
             ConformExitCode::STALE_EXPECTED_FAILURES

@@ -225,6 +225,8 @@ pub fn render(r: &Report) -> String {
         }
     }
 
+    advisory_section(&mut out, r);
+
     let cov = &r.coverage;
     if cov.total > 0 {
         let _ = writeln!(
@@ -263,4 +265,37 @@ pub fn render(r: &Report) -> String {
         r.exit_code, t.passed, t.failed, t.skipped, t.acceptable, t.xfail, t.stale, t.errored
     );
     out
+}
+
+/// The advisory (neighbour-profile) cases: their own counts and failures; they never count in
+/// the totals or the verdict unless `--fail-on-advisory`.
+fn advisory_section(out: &mut String, r: &Report) {
+    let a = &r.advisory;
+    if a.totals.total == 0 {
+        return;
+    }
+    let t = &a.totals;
+    let _ = writeln!(
+        out,
+        "\nAdvisory (neighbour profiles, profile {}{}): {} cases: {} passed, {} failed, {} skipped, {} errored",
+        r.profile,
+        if a.fail_on_advisory { ", --fail-on-advisory" } else { "; not in the verdict" },
+        t.total,
+        t.passed,
+        t.failed,
+        t.skipped,
+        t.errored
+    );
+    for c in a
+        .cases
+        .iter()
+        .filter(|c| matches!(c.status, Status::Failed | Status::Errored))
+    {
+        case_head(out, "△", c);
+        if let Some(diff) = &c.diff {
+            indent(out, diff, "    ", MAX_DIFF_LINES);
+        } else if let Some(m) = &c.message {
+            let _ = writeln!(out, "    {m}");
+        }
+    }
 }

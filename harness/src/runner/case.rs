@@ -39,6 +39,20 @@ pub struct Case {
     pub file: PathBuf,
 }
 
+impl Case {
+    /// An advisory case (neighbour profiles, `spec/neighbours.md`): its area is `advisory` or
+    /// it carries the flag `Advisory`. Excluded under `--profile delegateos-v0.1`, reported in
+    /// their own section under `strict`, and never part of the exit code unless
+    /// `--fail-on-advisory`.
+    pub fn is_advisory(&self) -> bool {
+        self.area == "advisory"
+            || self
+                .flags
+                .iter()
+                .any(|f| f.eq_ignore_ascii_case("advisory"))
+    }
+}
+
 /// The comparison of an adapter's outcome with a case's expectation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Judgement {
