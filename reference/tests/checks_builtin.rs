@@ -140,9 +140,55 @@ fn regex_unsupported_features() {
     ] {
         assert_eq!(re_err(p, ""), "unsupported_pattern", "{p}");
     }
-    assert_eq!(re_err("\\p{L}", "u"), "unsupported_pattern");
     // Without `u`, \p is an identity escape.
     assert!(re("\\p{2}", "", "pp"));
+}
+
+#[test]
+fn regex_unicode_property_escapes() {
+    // Answers confirmed with node v20.20.2.
+    assert!(re("^\\p{L}+$", "u", "é"));
+    assert!(!re("^\\p{L}+$", "u", "a1"));
+    assert!(re("^\\p{Lu}$", "u", "É"));
+    assert!(!re("^\\p{Lu}$", "u", "é"));
+    assert!(re("^\\P{L}$", "u", "1"));
+    assert!(!re("^\\P{L}$", "u", "x"));
+    assert!(re("^\\p{Script=Greek}+$", "u", "αβγ"));
+    assert!(re("^\\p{sc=Greek}$", "u", "α"));
+    assert!(!re("^\\p{sc=Greek}$", "u", "a"));
+    assert!(re("^\\p{General_Category=Letter}$", "u", "ж"));
+    assert!(re("^\\p{Letter}$", "u", "ж"));
+    assert!(re("^\\p{scx=Grek}$", "u", "α"));
+    assert!(re("^[\\p{L}\\d]+$", "u", "ab12"));
+    assert!(!re("^[^\\p{L}]$", "u", "é"));
+    assert!(re("^\\p{Lu}$", "ui", "é"));
+    assert!(re("^\\P{Lu}$", "ui", "A"));
+    assert!(!re("^[^\\p{Lu}]$", "ui", "a"));
+    assert!(re("^\\p{sc=Unknown}$", "u", "\u{E000}"));
+    assert!(!re("^\\p{scx=Zzzz}$", "u", "a"));
+    assert!(re("^\\p{Zl}$", "u", "\u{2028}"));
+    assert!(!re("^\\p{Cs}$", "u", "a"));
+    assert!(re("^\\p{Any}$", "u", "😀"));
+    // Without `u`: `\p{L}` is the text `p{L}`.
+    assert!(re("^\\p{L}$", "", "p{L}"));
+    assert!(!re("^\\p{L}$", "", "é"));
+    for p in [
+        "\\p{letter}",
+        "\\p{Letters}",
+        "\\p{Script=greek}",
+        "\\p{sc=Foo}",
+        "\\p{L",
+        "\\p",
+        "\\p{}",
+        "\\p{Greek}",
+        "[\\p{L}-z]",
+        "\\p{Script}",
+        "\\p{ Lu}",
+        "\\p{sc=Hrkt}",
+    ] {
+        assert_eq!(re_err(p, "u"), "invalid_params", "{p}");
+    }
+    assert_eq!(re_err("\\p{CWKCF}", "u"), "unsupported_pattern");
 }
 
 #[test]

@@ -18,9 +18,19 @@
 //! (`\1` when there is no group 1), `\u{61}` meaning `u` repeated 61 times, and `\c` followed by
 //! a non-letter meaning a literal backslash.
 //!
+//! Unicode property escapes `\p{…}` and `\P{…}` (complement), with `u` only: a
+//! `General_Category` value or alias alone (`\p{L}`, `\p{Letter}`, `\p{Lu}`), an ECMAScript
+//! binary property (`\p{Alphabetic}`, `\p{ASCII}`, `\p{Any}`, …), or `name=value` with
+//! `General_Category`/`gc`, `Script`/`sc`, `Script_Extensions`/`scx` (`\p{Script=Greek}`,
+//! `\p{sc=Grek}`). Names are matched exactly as spelt in ECMA-262 (V8 refuses `\p{letter}`);
+//! an unknown name or value is a syntax error ([`CheckError::InvalidParams`]). The tables are
+//! the `regex` crate's (Unicode 16); V8 uses its ICU's Unicode version, so code points assigned
+//! in between may differ. `\p{Changes_When_NFKC_Casefolded}` (`CWKCF`) has no table there
+//! and is refused with [`CheckError::UnsupportedPattern`]. `\p{Cs}` matches nothing (no
+//! surrogates in a Rust string). Without `u`, `\p` is the identity escape for `p` (Annex B).
+//!
 //! Refused with [`CheckError::UnsupportedPattern`]: backreferences (`\1` with a group 1,
-//! `\k<name>`), lookahead and lookbehind, and Unicode property escapes `\p{…}`/`\P{…}` under
-//! `u`. Pattern syntax errors (what `new RegExp` throws `SyntaxError` for) are
+//! `\k<name>`), lookahead and lookbehind. Pattern syntax errors (what `new RegExp` throws `SyntaxError` for) are
 //! [`CheckError::InvalidParams`]. Flags: each of `i`, `m`, `s`, `u` at most once; `g`, `y`, `d`,
 //! `v`, unknown or repeated flags are `InvalidParams`. Limits: a pattern longer than
 //! [`MAX_PATTERN_UTF16`] UTF-16 code units, a subject longer than [`MAX_SUBJECT_BYTES`] UTF-8
@@ -43,7 +53,7 @@
 //! - With `u` and `i`, JavaScript's `\w` also contains ſ and the Kelvin sign; this module
 //!   honours that for `\w`/`\W` but `\b` stays ASCII.
 
-use regex_syntax::hir::{Class, ClassUnicode, ClassUnicodeRange, Hir, Look, Repetition};
+use regex_syntax::hir::{Class, ClassUnicode, ClassUnicodeRange, Hir, HirKind, Look, Repetition};
 
 use super::CheckError;
 
@@ -55,6 +65,70 @@ pub const MAX_SUBJECT_BYTES: usize = 1 << 20;
 const MAX_NEST: usize = 128;
 /// Compiled program and lazy-DFA cache limits handed to the `regex` crate.
 const SIZE_LIMIT: usize = 2 << 20;
+
+/// ECMAScript `General_Category` values and aliases (ECMA-262 table
+/// `table-unicode-general-category-values`), space-separated.
+const GC_VALUES: &str = "\
+    Cased_Letter LC Close_Punctuation Pe Connector_Punctuation Pc Control Cc cntrl \
+    Currency_Symbol Sc Dash_Punctuation Pd Decimal_Number Nd digit Enclosing_Mark Me \
+    Final_Punctuation Pf Format Cf Initial_Punctuation Pi Letter L Letter_Number Nl \
+    Line_Separator Zl Lowercase_Letter Ll Mark M Combining_Mark Math_Symbol Sm \
+    Modifier_Letter Lm Modifier_Symbol Sk Nonspacing_Mark Mn Number N Open_Punctuation Ps \
+    Other C Other_Letter Lo Other_Number No Other_Punctuation Po Other_Symbol So \
+    Paragraph_Separator Zp Private_Use Co Punctuation P punct Separator Z Space_Separator Zs \
+    Spacing_Mark Mc Surrogate Cs Symbol S Titlecase_Letter Lt Unassigned Cn Uppercase_Letter \
+    Lu";
+
+/// ECMAScript binary Unicode properties and aliases (ECMA-262 table
+/// `table-binary-unicode-properties`), space-separated.
+const BINARY_PROPERTIES: &str = "\
+    ASCII ASCII_Hex_Digit AHex Alphabetic Alpha Any Assigned Bidi_Control Bidi_C \
+    Bidi_Mirrored Bidi_M Case_Ignorable CI Cased Changes_When_Casefolded CWCF \
+    Changes_When_Casemapped CWCM Changes_When_Lowercased CWL Changes_When_NFKC_Casefolded \
+    CWKCF Changes_When_Titlecased CWT Changes_When_Uppercased CWU Dash \
+    Default_Ignorable_Code_Point DI Deprecated Dep Diacritic Dia Emoji Emoji_Component EComp \
+    Emoji_Modifier EMod Emoji_Modifier_Base EBase Emoji_Presentation EPres \
+    Extended_Pictographic ExtPict Extender Ext Grapheme_Base Gr_Base Grapheme_Extend Gr_Ext \
+    Hex_Digit Hex IDS_Binary_Operator IDSB IDS_Trinary_Operator IDST ID_Continue IDC \
+    ID_Start IDS Ideographic Ideo Join_Control Join_C Logical_Order_Exception LOE Lowercase \
+    Lower Math Noncharacter_Code_Point NChar Pattern_Syntax Pat_Syn Pattern_White_Space \
+    Pat_WS Quotation_Mark QMark Radical Regional_Indicator RI Sentence_Terminal STerm \
+    Soft_Dotted SD Terminal_Punctuation Term Unified_Ideograph UIdeo Uppercase Upper \
+    Variation_Selector VS White_Space space XID_Continue XIDC XID_Start XIDS";
+
+/// ECMAScript `Script` / `Script_Extensions` values (long names and four-letter codes), from
+/// the Unicode `PropertyValueAliases` table as ECMA-262 accepts them (not `Katakana_Or_Hiragana`),
+/// space-separated.
+const SCRIPT_VALUES: &str = "\
+    Adlam Adlm Ahom Anatolian_Hieroglyphs Hluw Arabic Arab Armenian Armn Avestan Avst \
+    Balinese Bali Bamum Bamu Bassa_Vah Bass Batak Batk Bengali Beng Bhaiksuki Bhks Bopomofo \
+    Bopo Brahmi Brah Braille Brai Buginese Bugi Buhid Buhd Canadian_Aboriginal Cans Carian \
+    Cari Caucasian_Albanian Aghb Chakma Cakm Cham Cherokee Cher Chorasmian Chrs Common Zyyy \
+    Coptic Copt Qaac Cuneiform Xsux Cypriot Cprt Cypro_Minoan Cpmn Cyrillic Cyrl Deseret \
+    Dsrt Devanagari Deva Dives_Akuru Diak Dogra Dogr Duployan Dupl Egyptian_Hieroglyphs Egyp \
+    Elbasan Elba Elymaic Elym Ethiopic Ethi Garay Gara Georgian Geor Glagolitic Glag Gothic \
+    Goth Grantha Gran Greek Grek Gujarati Gujr Gunjala_Gondi Gong Gurmukhi Guru Gurung_Khema \
+    Gukh Han Hani Hangul Hang Hanifi_Rohingya Rohg Hanunoo Hano Hatran Hatr Hebrew Hebr \
+    Hiragana Hira Imperial_Aramaic Armi Inherited Qaai Zinh Inscriptional_Pahlavi Phli \
+    Inscriptional_Parthian Prti Javanese Java Kaithi Kthi Kannada Knda Katakana Kana \
+    Khmer Khmr Khojki Khoj Khudawadi Sind Kirat_Rai Krai Lao Laoo Latin Latn Lepcha Lepc \
+    Limbu Limb Linear_A Lina Linear_B Linb Lisu Lycian Lyci Lydian Lydi Mahajani Mahj \
+    Makasar Maka Malayalam Mlym Mandaic Mand Manichaean Mani Marchen Marc Masaram_Gondi Gonm \
+    Medefaidrin Medf Meetei_Mayek Mtei Mende_Kikakui Mend Meroitic_Cursive Merc \
+    Meroitic_Hieroglyphs Mero Miao Plrd Modi Mongolian Mong Mro Mroo Multani Mult Myanmar \
+    Mymr Nabataean Nbat Nag_Mundari Nagm Nandinagari Nand New_Tai_Lue Talu Newa Nko Nkoo \
+    Nushu Nshu Nyiakeng_Puachue_Hmong Hmnp Ogham Ogam Ol_Chiki Olck Ol_Onal Onao \
+    Old_Hungarian Hung Old_Italic Ital Old_North_Arabian Narb Old_Permic Perm Old_Persian \
+    Xpeo Old_Sogdian Sogo Old_South_Arabian Sarb Old_Turkic Orkh Old_Uyghur Ougr Oriya Orya \
+    Osage Osge Osmanya Osma Pahawh_Hmong Hmng Palmyrene Palm Pau_Cin_Hau Pauc Phags_Pa Phag \
+    Phoenician Phnx Psalter_Pahlavi Phlp Rejang Rjng Runic Runr Samaritan Samr Saurashtra \
+    Saur Sharada Shrd Shavian Shaw Siddham Sidd SignWriting Sgnw Sinhala Sinh Sogdian Sogd \
+    Sora_Sompeng Sora Soyombo Soyo Sundanese Sund Sunuwar Sunu Syloti_Nagri Sylo Syriac Syrc \
+    Tagalog Tglg Tagbanwa Tagb Tai_Le Tale Tai_Tham Lana Tai_Viet Tavt Takri Takr Tamil Taml \
+    Tangsa Tnsa Tangut Tang Telugu Telu Thaana Thaa Thai Tibetan Tibt Tifinagh Tfng Tirhuta \
+    Tirh Todhri Todr Toto Tulu_Tigalari Tutg Ugaritic Ugar Unknown Zzzz Vai Vaii Vithkuqi \
+    Vith Wancho Wcho Warang_Citi Wara Yezidi Yezi Yi Yiii Zanabazar_Square Zanb \
+";
 
 const LONG_S: u32 = 0x017F;
 const KELVIN: u32 = 0x212A;
@@ -633,14 +707,44 @@ impl Parser {
                     "backreferences need a backtracking engine".into(),
                 ))
             }
-            'p' | 'P' if self.flags.unicode => Err(CheckError::UnsupportedPattern(
-                "Unicode property escapes are not supported".into(),
-            )),
+            'p' | 'P' if self.flags.unicode => {
+                let set = self.property_escape()?;
+                self.class_hir(set, false)
+            }
             _ => match self.character_escape(false)? {
                 Some(unit) => self.unit_hir(unit),
                 None => self.unit_hir(u32::from('\\')),
             },
         }
+    }
+
+    /// `\p{…}` / `\P{…}` under `u`, positioned on the `p`/`P`. Returns the set of code points
+    /// the escape stands for (already complemented for `\P`, so case folding under `i` applies
+    /// to the complement, as in ECMAScript's CharacterClassEscape).
+    fn property_escape(&mut self) -> Result<ClassUnicode, CheckError> {
+        let complement = self.bump() == Some('P');
+        if !self.eat('{') {
+            return Err(self.syntax("invalid property name"));
+        }
+        let start = self.pos;
+        while self
+            .peek()
+            .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '=')
+        {
+            self.pos += 1;
+        }
+        let body: String = self.chars[start..self.pos].iter().collect();
+        if !self.eat('}') {
+            return Err(self.syntax("invalid property name"));
+        }
+        let Some(spec) = property_spec(&body) else {
+            return Err(self.syntax(&format!("invalid property name {body:?}")));
+        };
+        let mut set = property_set(&spec)?;
+        if complement {
+            set.negate();
+        }
+        Ok(set)
     }
 
     fn class_escape(&self, c: char) -> (ClassUnicode, bool) {
@@ -807,9 +911,7 @@ impl Parser {
                 Ok(ClassAtom::Unit(u32::from(e)))
             }
             '1'..='7' => Ok(ClassAtom::Unit(self.legacy_octal())),
-            'p' | 'P' if self.flags.unicode => Err(CheckError::UnsupportedPattern(
-                "Unicode property escapes are not supported".into(),
-            )),
+            'p' | 'P' if self.flags.unicode => Ok(ClassAtom::Set(self.property_escape()?)),
             'k' if self.flags.unicode => Err(self.syntax("invalid class escape")),
             _ => match self.character_escape(true)? {
                 Some(unit) => Ok(ClassAtom::Unit(unit)),
@@ -823,5 +925,122 @@ fn add_atom(set: &mut ClassUnicode, atom: ClassAtom) {
     match atom {
         ClassAtom::Unit(u) => push_units(set, u, u),
         ClassAtom::Set(s) => set.union(&s),
+    }
+}
+
+fn listed(list: &str, name: &str) -> bool {
+    list.split_ascii_whitespace().any(|v| v == name)
+}
+
+/// Maps the body of an ECMAScript `\p{…}` (exact spelling, as V8 requires) to a `regex`-crate
+/// property spec, or `None` when ECMAScript does not know the property (a `SyntaxError`).
+fn property_spec(body: &str) -> Option<String> {
+    match body.split_once('=') {
+        Some((name, value)) => {
+            let (kind, list) = match name {
+                "General_Category" | "gc" => ("gc", GC_VALUES),
+                "Script" | "sc" => ("sc", SCRIPT_VALUES),
+                "Script_Extensions" | "scx" => ("scx", SCRIPT_VALUES),
+                _ => return None,
+            };
+            listed(list, value).then(|| format!("{kind}={value}"))
+        }
+        None if listed(GC_VALUES, body) => Some(format!("gc={body}")),
+        None if listed(BINARY_PROPERTIES, body) => Some(body.to_owned()),
+        None => None,
+    }
+}
+
+/// The code points of a `regex`-crate property spec (`gc=Lu`, `sc=Greek`, `Alphabetic`).
+fn property_set(spec: &str) -> Result<ClassUnicode, CheckError> {
+    let unsupported =
+        || CheckError::UnsupportedPattern(format!("Unicode property {spec} is not available"));
+    if matches!(spec, "sc=Unknown" | "sc=Zzzz" | "scx=Unknown" | "scx=Zzzz") {
+        // Script `Unknown` is every unassigned, private-use or surrogate code point (UAX #24);
+        // the `regex` crate has no table for it.
+        let mut set = property_set("gc=Cn")?;
+        set.union(&property_set("gc=Co")?);
+        return Ok(set);
+    }
+    if spec == "gc=Cs" || spec == "gc=Surrogate" {
+        // Only surrogates; a Rust subject contains none (see the module doc).
+        return Ok(ClassUnicode::empty());
+    }
+    let hir = regex_syntax::ParserBuilder::new()
+        .build()
+        .parse(&format!("\\p{{{spec}}}"))
+        .map_err(|_| unsupported())?;
+    match hir.kind() {
+        HirKind::Class(Class::Unicode(set)) => Ok(set.clone()),
+        // A one-code-point property (e.g. `gc=Zl`) comes back as a literal.
+        HirKind::Literal(lit) => {
+            let text = std::str::from_utf8(&lit.0).map_err(|_| unsupported())?;
+            let mut set = ClassUnicode::empty();
+            for c in text.chars() {
+                set.push(ClassUnicodeRange::new(c, c));
+            }
+            Ok(set)
+        }
+        _ => Err(unsupported()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_listed_property_has_a_table() {
+        for v in GC_VALUES.split_ascii_whitespace() {
+            for body in [
+                v.to_owned(),
+                format!("gc={v}"),
+                format!("General_Category={v}"),
+            ] {
+                let spec = property_spec(&body).unwrap_or_else(|| panic!("{body}"));
+                property_set(&spec).unwrap_or_else(|e| panic!("{body}: {e}"));
+            }
+        }
+        for v in BINARY_PROPERTIES.split_ascii_whitespace() {
+            let spec = property_spec(v).unwrap_or_else(|| panic!("{v}"));
+            match property_set(&spec) {
+                // No table in the `regex` crate: refused, not guessed (module doc).
+                Err(CheckError::UnsupportedPattern(_))
+                    if v == "Changes_When_NFKC_Casefolded" || v == "CWKCF" => {}
+                other => {
+                    other.unwrap_or_else(|e| panic!("{v}: {e}"));
+                }
+            }
+        }
+        for v in SCRIPT_VALUES.split_ascii_whitespace() {
+            for body in [format!("sc={v}"), format!("Script_Extensions={v}")] {
+                let spec = property_spec(&body).unwrap_or_else(|| panic!("{body}"));
+                property_set(&spec).unwrap_or_else(|e| panic!("{body}: {e}"));
+            }
+        }
+    }
+
+    #[test]
+    fn unknown_or_misspelt_properties_are_refused() {
+        for body in [
+            "letter",
+            "Letters",
+            "lu",
+            "Script",
+            "General_Category",
+            "gc=Greek",
+            "Greek",
+            "sc=greek",
+            "sc=GREK",
+            "sc=L",
+            "Lu=Lu",
+            "Block=Basic_Latin",
+            "RGI_Emoji",
+            "sc=Katakana_Or_Hiragana",
+            "sc=Greek=x",
+            "",
+        ] {
+            assert_eq!(property_spec(body), None, "{body}");
+        }
     }
 }

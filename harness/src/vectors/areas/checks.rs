@@ -107,7 +107,7 @@ fn build_regex(g: &mut Group) {
     type Probe<'a> = (u16, &'a str, &'a [&'a str], &'a str, &'a str, &'a str, bool);
     // Left out because the reference disagrees with V8 (reported, not fixed here): non-`u`
     // matching of astral characters by UTF-16 code unit (`^.$`/`^..$`/`^[😀]$`/`\uD83D`/
-    // `^[^a]$` vs 😀 without `u`), and `\p{L}` with `u` (refused as unsupported_pattern).
+    // `^[^a]$` vs 😀 without `u`). (`\p{…}` with `u` is supported since; see 148–177.)
     let probes: Vec<Probe> = vec![
         (1, "`^\\d+$` vs Arabic-Indic digits `١٢٣`: `\\d` is ASCII only (V8: false).", cls, "^\\d+$", "", "١٢٣", false),
         (2, "`^\\d+$` vs `123` (V8: true).", cls, "^\\d+$", "", "123", true),
@@ -623,6 +623,99 @@ fn build_regex(g: &mut Group) {
         json!(42),
         err("invalid_params"),
     );
+
+    // Unicode property escapes (V8-confirmed on node v20.20.2).
+    let props: Vec<Probe> = vec![
+        (148, "`^\\p{L}+$` with `u` vs `é` (V8: true).", uni, "^\\p{L}+$", "u", "é", true),
+        (149, "`^\\p{L}+$` with `u` vs `a1` (V8: false).", uni, "^\\p{L}+$", "u", "a1", false),
+        (150, "`^\\p{Lu}$` with `u` vs `É` (V8: true).", uni, "^\\p{Lu}$", "u", "É", true),
+        (151, "`^\\p{Lu}$` with `u` vs `é` (V8: false).", uni, "^\\p{Lu}$", "u", "é", false),
+        (152, "`^\\P{L}$` with `u` vs `1` (V8: true).", uni, "^\\P{L}$", "u", "1", true),
+        (153, "`^\\P{L}$` with `u` vs `x` (V8: false).", uni, "^\\P{L}$", "u", "x", false),
+        (154, "`^\\p{Script=Greek}+$` with `u` vs `αβγ` (V8: true).", uni, "^\\p{Script=Greek}+$", "u", "αβγ", true),
+        (155, "`^\\p{sc=Greek}$` with `u` vs `a` (V8: false).", uni, "^\\p{sc=Greek}$", "u", "a", false),
+        (156, "`^\\p{General_Category=Letter}$` with `u` vs `ж` (V8: true).", uni, "^\\p{General_Category=Letter}$", "u", "ж", true),
+        (157, "`^\\p{Letter}$` (long General_Category name) with `u` vs `ж` (V8: true).", uni, "^\\p{Letter}$", "u", "ж", true),
+        (158, "`^\\p{gc=Nd}+$` with `u` vs `٣4` (V8: true).", uni, "^\\p{gc=Nd}+$", "u", "٣4", true),
+        (159, "`^[\\p{L}\\d]+$` with `u` vs `ab12`: a property escape inside a class (V8: true).", uni, "^[\\p{L}\\d]+$", "u", "ab12", true),
+        (160, "`^[^\\p{L}]$` with `u` vs `é` (V8: false).", uni, "^[^\\p{L}]$", "u", "é", false),
+        (161, "`^\\p{Lu}$` with `iu` vs `é`: case-insensitive property match (V8: true).", uni, "^\\p{Lu}$", "ui", "é", true),
+        (162, "`^\\P{Lu}$` with `iu` vs `A`: the complement is taken before case folding (V8: true).", uni, "^\\P{Lu}$", "ui", "A", true),
+        (163, "`^\\p{scx=Grek}$` with `u` vs `α`: Script_Extensions with a four-letter code (V8: true).", uni, "^\\p{scx=Grek}$", "u", "α", true),
+        (164, "`^\\p{L}$` with `u` vs 😀 (V8: false).", uni, "^\\p{L}$", "u", "😀", false),
+        (165, "`^\\p{Emoji}$` with `u` vs 😀: a binary property (V8: true).", uni, "^\\p{Emoji}$", "u", "😀", true),
+        (166, "`^\\p{L}$` without `u` vs `é`: `\\p` is the literal `p` (V8: false).", uni, "^\\p{L}$", "", "é", false),
+        (167, "`^[\\P{L}]$` with `u` vs `é` (V8: false).", uni, "^[\\P{L}]$", "u", "é", false),
+        (168, "`^\\p{Any}$` with `u` vs 😀 (V8: true).", uni, "^\\p{Any}$", "u", "😀", true),
+    ];
+    for (n, d, r, p, f, s, ans) in props {
+        run(
+            g,
+            n,
+            d,
+            r,
+            dia,
+            "regex_match",
+            Some(re(p, f)),
+            json!(s),
+            verdict(ans),
+        );
+    }
+    for (n, d, p) in [
+        (
+            169,
+            "`\\p{letter}` with `u`: property names are case-sensitive (V8: SyntaxError).",
+            "\\p{letter}",
+        ),
+        (
+            170,
+            "`\\p{Script=greek}` with `u` (V8: SyntaxError).",
+            "\\p{Script=greek}",
+        ),
+        (
+            171,
+            "`\\p{sc=Foo}` with `u`: unknown script (V8: SyntaxError).",
+            "\\p{sc=Foo}",
+        ),
+        (
+            172,
+            "`\\p{L` with `u`: unterminated (V8: SyntaxError).",
+            "\\p{L",
+        ),
+        (
+            173,
+            "`\\p` with `u` and no braces (V8: SyntaxError).",
+            "\\p",
+        ),
+        (
+            174,
+            "`\\p{Greek}` with `u`: a script needs `Script=` (V8: SyntaxError).",
+            "\\p{Greek}",
+        ),
+        (
+            175,
+            "`[\\p{L}-z]` with `u`: a property escape cannot bound a range (V8: SyntaxError).",
+            "[\\p{L}-z]",
+        ),
+        (
+            176,
+            "`\\p{Script}` with `u`: a name without a value (V8: SyntaxError).",
+            "\\p{Script}",
+        ),
+        (177, "`\\P{}` with `u` (V8: SyntaxError).", "\\P{}"),
+    ] {
+        run(
+            g,
+            n,
+            d,
+            &["CHECK-REGEX-SYNTAX", "CHECK-REGEX-UNICODE-FLAG"],
+            dia,
+            "regex_match",
+            Some(re(p, "u")),
+            json!("abc"),
+            err("invalid_params"),
+        );
+    }
 }
 
 fn schema_params(schema: Value) -> Option<Value> {
