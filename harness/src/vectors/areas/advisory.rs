@@ -79,7 +79,7 @@ fn flag_name(rule: &Rule) -> String {
 fn define_flags(g: &mut Group, neighbour: &str) {
     g.define_flag(
         "Advisory",
-        "ADVISORY",
+        "WEAK_PARAMS",
         neighbour,
         "An advisory case: a neighbouring system's invariant (or a spec recommendation) checked \
          by profile.lint. Run only under `--profile strict`; reported in its own section.",
@@ -89,7 +89,7 @@ fn define_flags(g: &mut Group, neighbour: &str) {
     for rule in p::RULES {
         g.define_flag(
             &flag_name(rule),
-            "ADVISORY",
+            "WEAK_PARAMS",
             &format!("{}: {}", rule.neighbour, rule.clause),
             rule.summary,
             &format!("Finding {} ({}).", rule.id, rule.severity.as_str()),
