@@ -57,6 +57,48 @@ fn call(id: u64, envelope: Option<&Value>) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
 }
 
+/// The pure decision alone (what the proxy adds on top of relaying), and steps 1–6 alone.
+fn bench_decision(c: &mut Criterion) {
+    use delegateos_reference::mcp::{decide_call, BudgetTracker, McpConfig};
+    let token = RootSpec::new(vec![cap("docs", "read", "/project/**")]).sign(&tokens::root());
+    let env = tokens::envelope(&token);
+    let config = McpConfig {
+        trusted_roots: vec![tokens::root().principal_id()],
+        tools: serde_json::from_value(json!({"read_file": {"namespace": "docs", "action": "read", "resource": {"argument": "path"}}})).unwrap(),
+        revocations: delegateos_reference::revocation::RevocationList::new(),
+        spend_per_call: 0,
+        strict: false,
+        session_token: None,
+    };
+    let request = call(1, Some(&env));
+    let raw = serde_json::to_vec(&request).unwrap();
+    let dct = tokens::serialize(&token);
+    let mut g = c.benchmark_group("mcp_decision");
+    g.bench_function("decide_call", |b| {
+        let mut tracker = BudgetTracker::new();
+        b.iter(|| decide_call(&request, &config, &mut tracker, "2030-01-01T00:00:00Z"))
+    });
+    g.bench_function("strip_delegateos_raw", |b| {
+        b.iter(|| delegateos_reference::mcp::strip_delegateos_raw(&raw).unwrap())
+    });
+    g.bench_function("verify_evaluate_steps_1_to_6", |b| {
+        b.iter(|| {
+            delegateos_reference::verify::evaluate(
+                &dct,
+                "2030-01-01T00:00:00Z",
+                0,
+                &tokens::root().principal_id(),
+                &config.revocations,
+            )
+            .unwrap()
+        })
+    });
+    g.bench_function("token_inspect", |b| {
+        b.iter(|| delegateos_reference::token::inspect(&dct).unwrap())
+    });
+    g.finish();
+}
+
 fn bench(c: &mut Criterion) {
     let (script, config) = setup();
     let token = RootSpec::new(vec![cap("docs", "read", "/project/**")]).sign(&tokens::root());
@@ -117,5 +159,5 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench);
+criterion_group!(benches, bench_decision, bench);
 criterion_main!(benches);
