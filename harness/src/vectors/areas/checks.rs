@@ -2690,6 +2690,7 @@ fn build_registry(g: &mut Group) {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn vo(
     g: &mut Group,
     n: u16,
