@@ -4,28 +4,58 @@
 use super::generate::AreaDef;
 
 pub mod advisory;
+pub mod attestation;
+pub mod chain;
+pub mod checks;
+pub mod contract;
 pub mod dct;
 pub mod dct_attacks;
 pub mod dct_support;
 pub mod glob;
-pub mod primitives;
-pub mod contract;
-pub mod checks;
-pub mod attestation;
-pub mod revocation;
-pub mod chain;
 pub mod jsonrpc;
+pub mod primitives;
+pub mod revocation;
 
 /// Every area the generator builds, in output order.
 pub const AREAS: &[AreaDef] = &[
-    AreaDef { name: "glob", build: glob::build },
-    AreaDef { name: "dct", build: dct::build },
-    AreaDef { name: "primitives", build: primitives::build },
-    AreaDef { name: "revocation", build: revocation::build },
-    AreaDef { name: "chain", build: chain::build },
-    AreaDef { name: "jsonrpc", build: jsonrpc::build },
-    AreaDef { name: "contract", build: contract::build },
-    AreaDef { name: "checks", build: checks::build },
-    AreaDef { name: "attestation", build: attestation::build },
-    AreaDef { name: "advisory", build: advisory::build },
+    AreaDef {
+        name: "glob",
+        build: glob::build,
+    },
+    AreaDef {
+        name: "dct",
+        build: dct::build,
+    },
+    AreaDef {
+        name: "primitives",
+        build: primitives::build,
+    },
+    AreaDef {
+        name: "revocation",
+        build: revocation::build,
+    },
+    AreaDef {
+        name: "chain",
+        build: chain::build,
+    },
+    AreaDef {
+        name: "jsonrpc",
+        build: jsonrpc::build,
+    },
+    AreaDef {
+        name: "contract",
+        build: contract::build,
+    },
+    AreaDef {
+        name: "checks",
+        build: checks::build,
+    },
+    AreaDef {
+        name: "attestation",
+        build: attestation::build,
+    },
+    AreaDef {
+        name: "advisory",
+        build: advisory::build,
+    },
 ];
