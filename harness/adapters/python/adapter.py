@@ -245,6 +245,16 @@ def op_chain_verify(inp: dict) -> dict:
     return {"valid": True}
 
 
+def op_output_hash(inp: dict) -> dict:
+    """D13: base64url(BLAKE2b-256(canonicalize(output)))."""
+    output = fields(inp, ["output"])["output"]
+    try:
+        canonical = dos.canonical_bytes(output)
+    except (TypeError, ValueError, OverflowError, UnicodeEncodeError) as e:
+        raise InvalidInput(f"output is not a JSON value: {e}") from e
+    return {"outputHash": dos.b64url_encode(dos.blake2b256(canonical))}
+
+
 OPERATIONS: dict[str, Callable[[dict], dict]] = {
     "json.canonicalize": op_canonicalize,
     "hash.blake2b256": op_blake2b,
@@ -261,6 +271,7 @@ OPERATIONS: dict[str, Callable[[dict], dict]] = {
     "dct.verify": op_dct_verify,
     "dct.inspect": op_dct_inspect,
     "dct.revocation_ids": op_dct_revocation_ids,
+    "attestation.output_hash": op_output_hash,
     "chain.verify": op_chain_verify,
     "revocation.create_entry": op_revocation_create,
     "revocation.verify_entry": op_revocation_verify,
