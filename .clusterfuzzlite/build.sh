@@ -1,0 +1,4 @@
+#!/bin/bash -eu
+# ClusterFuzzLite build: delegate to the OSS-Fuzz style script shared with OSS-Fuzz.
+cd "$SRC/delegateos-conformance"
+bash fuzz/oss-fuzz-build.sh

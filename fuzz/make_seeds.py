@@ -1,0 +1,39 @@
+#!/usr/bin/env python3
+"""Regenerates the curated seeds in fuzz/seeds/ (committed) through the reference adapter.
+
+    cargo build -p delegateos-conform --bins && python3 fuzz/make_seeds.py   # from the repo root
+
+Tokens are made with dct.create / dct.attenuate and the published test keys, so the seeds are
+valid inputs that reach deep into each target.
+"""
+import json, subprocess, base64, hashlib, os
+seed = lambda n: hashlib.blake2b(f"delegateos-conformance/key/{n}".encode(), digest_size=32).hexdigest()
+def call(reqs):
+    lines = [json.dumps({"cmd":"hello","seq":0,"protocol":1})] + [json.dumps({"cmd":"run","seq":i+1,"case":{"id":"x","op":op,"input":inp}}) for i,(op,inp) in enumerate(reqs)]
+    out = subprocess.run(["target/debug/delegateos-reference-adapter"], input=("\n".join(lines)+"\n").encode(), capture_output=True).stdout.decode().splitlines()
+    return [json.loads(l) for l in out[1:]]
+pr = {n: call([("principal.from_seed", {"seed": seed(n)})])[0] for n in ["root","alice","bob"]}
+print(pr["alice"])
+P = {n: v["output"]["principal"] for n, v in pr.items()}
+params = {"delegatee":P["alice"],"capabilities":[{"namespace":"web","action":"read","resource":"/project/**"},{"namespace":"docs","action":"write","resource":"*"}],
+  "contractId":"ct_0123456789ab","delegationId":"del_000000000001","parentDelegationId":"del_000000000000","chainDepth":0,"maxChainDepth":3,
+  "maxBudgetMicrocents":1000000,"expiresAt":"2030-01-01T00:00:00Z","issuedAt":"2026-01-01T00:00:00Z"}
+tok = call([("dct.create", {"issuerSeed": seed("root"), "params": params})])[0]["output"]["token"]
+att = call([("dct.attenuate", {"token": tok, "attenuatorSeed": seed("alice"), "params": {"delegatee": P["bob"], "delegationId":"del_000000000002","contractId":"ct_0123456789ab",
+   "allowedCapabilities":[{"namespace":"web","action":"read","resource":"/project/a/*"}],"maxBudgetMicrocents":5000,"expiresAt":"2029-01-01T00:00:00+01:00","maxChainDepth":1}})])[0]["output"]["token"]
+d = lambda t: base64.urlsafe_b64decode(t["token"] + "=" * (-len(t["token"]) % 4))
+os.makedirs("fuzz/seeds/token_decode", exist_ok=True)
+for name, t in [("root", tok), ("attenuated", att)]:
+    open(f"fuzz/seeds/token_decode/{name}.json","wb").write(d(t))
+    open(f"fuzz/seeds/canonical/{name}.json","wb").write(d(t))
+os.makedirs("fuzz/seeds/ops", exist_ok=True)
+ctx = {"namespace":"web","action":"read","resource":"/project/a/b","now":"2026-06-01T00:00:00Z","spentMicrocents":10,"rootPublicKey":P["root"],"revocations":[]}
+open("fuzz/seeds/ops/verify.bin","wb").write(bytes([10]) + json.dumps({"token": att, "context": ctx}).encode())
+os.makedirs("fuzz/seeds/adapter_line", exist_ok=True)
+open("fuzz/seeds/adapter_line/verify.json","w").write(json.dumps({"cmd":"run","seq":1,"case":{"id":"x","op":"dct.verify","input":{"token": att, "context": ctx}}}))
+open("fuzz/seeds/glob/doublestar.bin","wb").write(b"\x01/project/**/b/*\x00/project/a/x/b/c")
+open("fuzz/seeds/glob/structured.bin","wb").write(bytes([0,0,4,3,1,0xf0,0,2,1,1]))
+open("fuzz/seeds/checks/composite.json","wb").write(b"\x00" + json.dumps({"spec":{"method":"composite","mode":"weighted","weights":[0.5,0.5],"steps":[
+  {"method":"deterministic_check","checkName":"regex_match","checkParams":{"pattern":"^a+b$","flags":"i"}},
+  {"method":"schema_match","schema":{"type":"string","maxLength":10}}]},"output":"aaB"}).encode())
+open("fuzz/seeds/checks/regex.bin","wb").write(b"\x01(a|b)*c\\d{2,}\x00iu\x00xxabac12")
