@@ -11,6 +11,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
 
 use serde_json::Value;
 
@@ -27,14 +28,21 @@ fn workspace_root() -> PathBuf {
         .to_path_buf()
 }
 
-/// Creates the venv (no-op when it is current) and returns the adapter command.
+/// Creates the venv (no-op when it is current; once per test process, since the tests run
+/// in parallel threads) and returns the adapter command.
 fn adapter_command() -> String {
+    static SETUP: OnceLock<bool> = OnceLock::new();
     let dir = adapter_dir();
-    let status = Command::new("bash")
-        .arg(dir.join("setup.sh"))
-        .status()
-        .expect("run harness/adapters/python/setup.sh");
-    assert!(status.success(), "setup.sh failed (needs python3 and PyPI)");
+    let ok = *SETUP.get_or_init(|| {
+        Command::new("bash")
+            .arg(dir.join("setup.sh"))
+            .status()
+            .is_ok_and(|s| s.success())
+    });
+    assert!(
+        ok,
+        "harness/adapters/python/setup.sh failed (needs python3 and PyPI)"
+    );
     format!(
         "'{}' '{}'",
         dir.join(".venv/bin/python").display(),
