@@ -93,10 +93,8 @@ fn bench_glob(c: &mut Criterion) {
     g.finish();
 }
 
-type Check = fn(&Value, Option<&Value>) -> Result<
-    delegateos_reference::checks::CheckResult,
-    CheckError,
->;
+type Check =
+    fn(&Value, Option<&Value>) -> Result<delegateos_reference::checks::CheckResult, CheckError>;
 
 fn check(name: &str) -> Check {
     BUILTINS
