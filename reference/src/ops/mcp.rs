@@ -105,8 +105,10 @@ fn filter_tools(input: &Value) -> OpResult {
 }
 
 /// `{request, config, now, spent?}` → `{decision: "pass_through"}` |
-/// `{decision: "forward", request, delegationId, spend}` | `{decision: "deny", response}` |
-/// `{decision: "drop", data}`.
+/// `{decision: "forward", request, delegationId, spend}` | `{decision: "deny", response, id,
+/// error}` | `{decision: "drop", data}`. For `deny`, `id` is `response.id` and `error` is
+/// `response.error` without `data.detail` (free text), so vectors can pin the whole body of
+/// every denial type without pinning the reference's wording.
 fn call(input: &Value) -> OpResult {
     let input = Input::new(input, &["request", "config", "now"], &["spent"])?;
     let config = config(input.value("config")?)?;
@@ -126,7 +128,16 @@ fn call(input: &Value) -> OpResult {
         } => {
             json!({"decision": "forward", "request": request, "delegationId": delegation_id, "spend": spend})
         }
-        CallDecision::Deny { response } => json!({"decision": "deny", "response": response}),
+        CallDecision::Deny { response } => {
+            // `id` and `error` (with the free-text `data.detail` removed) repeat the response
+            // in a form vectors can compare exactly: `detail` is never compared (§6).
+            let mut error = response.get("error").cloned().unwrap_or(Value::Null);
+            if let Some(data) = error.get_mut("data").and_then(Value::as_object_mut) {
+                data.remove("detail");
+            }
+            let id = response.get("id").cloned().unwrap_or(Value::Null);
+            json!({"decision": "deny", "response": response, "id": id, "error": error})
+        }
         CallDecision::Drop { data } => json!({"decision": "drop", "data": data}),
     })
 }

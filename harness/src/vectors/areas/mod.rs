@@ -13,6 +13,7 @@ pub mod dct_attacks;
 pub mod dct_support;
 pub mod glob;
 pub mod jsonrpc;
+pub mod mcp;
 pub mod primitives;
 pub mod revocation;
 
@@ -57,5 +58,9 @@ pub const AREAS: &[AreaDef] = &[
     AreaDef {
         name: "advisory",
         build: advisory::build,
+    },
+    AreaDef {
+        name: "mcp",
+        build: mcp::build,
     },
 ];
