@@ -267,7 +267,9 @@ fn regex_escapes_and_anchors() {
     assert!(re("\\x41\\u0042\\t", "", "AB\t"));
     assert!(re("\\uD83D\\uDE00", "", "😀"));
     assert!(re("\\u{1F600}", "u", "😀"));
-    assert!(!re("\\uD83D", "", "😀"));
+    // Without `u` a surrogate escape matches one code unit of an astral character (V8: true).
+    assert!(re("\\uD83D", "", "😀"));
+    assert!(!re("\\uD83D", "u", "😀"));
     assert!(re("\\0", "", "\0"));
     assert!(re("\\101", "", "A"));
     assert!(re("\\8", "", "8"));
@@ -536,4 +538,110 @@ fn json_schema_validates_draft07_strictly() {
         code("json_schema", json!({}), json!({"schema": deep})),
         "limit_exceeded"
     );
+}
+
+/// Without `u`, ECMAScript matches UTF-16 code units (D12): astral characters are two units,
+/// in the subject and in the pattern. Every row was run on node v20.20.2
+/// (`new RegExp(pattern, flags).test(subject)`; `None` = SyntaxError).
+#[test]
+fn regex_non_unicode_mode_matches_utf16_code_units() {
+    let rows: &[(&str, &str, &str, Option<bool>)] = &[
+        ("^.$", "", "\u{1f600}", Some(false)),
+        ("^..$", "", "\u{1f600}", Some(true)),
+        ("^[\u{1f600}]$", "", "\u{1f600}", Some(false)),
+        ("\\uD83D", "", "\u{1f600}", Some(true)),
+        ("^[^a]$", "", "\u{1f600}", Some(false)),
+        ("^\\S$", "", "\u{1f600}", Some(false)),
+        ("^\u{1f600}{2}$", "", "\u{1f600}\u{1f600}", Some(false)),
+        ("^\\uD83D\\uDE00$", "", "\u{1f600}", Some(true)),
+        ("^[\\uD83D\\uDE00]$", "", "\u{1f600}", Some(false)),
+        ("^[\\uD83D\\uDE00]{2}$", "", "\u{1f600}", Some(true)),
+        ("^[\\uD83D\\uDE00]$", "u", "\u{1f600}", Some(true)),
+        ("^\\W\\W$", "", "\u{1f600}", Some(true)),
+        ("^\\W$", "", "\u{1f600}", Some(false)),
+        ("^\\D{2}$", "", "\u{1f600}", Some(true)),
+        ("^\\D$", "", "\u{1f600}", Some(false)),
+        ("^[\\uD800-\\uDFFF]{2}$", "", "\u{1f600}", Some(true)),
+        ("[\\uD800-\\uDFFF]", "u", "\u{1f600}", Some(false)),
+        ("^[\\uDC00-\\uDFFF]", "", "\u{1f600}", Some(false)),
+        ("[\\uDC00-\\uDFFF]$", "", "\u{1f600}", Some(true)),
+        ("^[\\u0000-\\uFFFF]{2}$", "", "\u{1f600}", Some(true)),
+        ("^[\\u0000-\\uFFFF]$", "u", "\u{1f600}", Some(false)),
+        ("^[\u{1f600}]{2}$", "", "\u{1f600}", Some(true)),
+        ("^[\u{1f600}]+$", "", "\u{1f600}\u{1f601}", Some(false)),
+        ("^[\u{1f600}]+$", "", "\u{1f601}", Some(false)),
+        ("\u{10400}", "i", "\u{10428}", Some(false)),
+        ("\u{10400}", "iu", "\u{10428}", Some(true)),
+        ("^[\u{10400}]{2}$", "i", "\u{10428}", Some(false)),
+        ("^[^\u{1f600}]$", "", "\u{1f601}", Some(false)),
+        ("^[^\u{1f600}]{2}$", "", "\u{1f601}", Some(false)),
+        ("\u{1f600}", "", "\u{1f600}", Some(true)),
+        ("\\uDE00", "", "\u{1f600}", Some(true)),
+        ("^\\uDE00", "", "\u{1f600}", Some(false)),
+        ("^.{3}$", "", "a\u{1f600}", Some(true)),
+        ("^.$", "s", "\u{1f600}", Some(false)),
+        ("^..$", "s", "\u{1f600}", Some(true)),
+        ("^.$", "iu", "\u{1f600}", Some(true)),
+        ("^\\S\\S$", "i", "\u{1f600}", Some(true)),
+        ("\\b", "", "\u{1f600}", Some(false)),
+        ("^[^\\uD83D]$", "", "\u{1f600}", Some(false)),
+        ("^[^\\uD83D]", "", "\u{1f600}", Some(false)),
+        ("^\u{1f600}*$", "", "\u{1f600}\u{1f600}", Some(false)),
+        ("^\u{1f600}+$", "", "\u{1f600}", Some(true)),
+        ("^\\ud83d[\\ude00-\\ude4f]$", "", "\u{1f601}", Some(true)),
+        ("^(?:\u{1f600}){2}$", "", "\u{1f600}\u{1f600}", Some(true)),
+        ("^\u{1f600}{2}$", "u", "\u{1f600}\u{1f600}", Some(true)),
+        ("^\\\u{1f600}$", "", "\u{1f600}", Some(true)),
+        ("^[\\uD83D]$", "", "\u{1f600}", Some(false)),
+        ("^[\\uD83D]", "", "\u{1f600}", Some(true)),
+        ("^a.b$", "", "a\u{1f600}b", Some(false)),
+        ("^a..b$", "", "a\u{1f600}b", Some(true)),
+        ("^a.b$", "u", "a\u{1f600}b", Some(true)),
+        ("^\\uD800$", "", "\u{f0000}", Some(false)),
+        ("^\\uDB80", "", "\u{f0000}", Some(true)),
+        ("^[\\uDB80][\\uDC00]$", "", "\u{f0000}", Some(true)),
+        ("^.$", "u", "\u{f0000}", Some(true)),
+        ("^\u{f0000}$", "", "\u{f0000}", Some(true)),
+        ("^\u{f0000}$", "u", "\u{f0000}", Some(true)),
+        ("^[\u{f0000}]$", "", "\u{f0000}", Some(false)),
+        ("^[\u{f0000}]$", "u", "\u{f0000}", Some(true)),
+        ("^[^\\uD800]+$", "", "\u{f0000}", Some(true)),
+        ("^.$", "m", "\u{1f600}", Some(false)),
+        ("^\\uDE00$", "m", "x\n\u{1f600}", Some(false)),
+        ("^(?<\u{1d465}>\u{1f600})$", "", "\u{1f600}", Some(true)),
+        ("(?<\u{1d465}>a)", "", "a", Some(true)),
+        ("^\\p{Cs}$", "u", "\u{1f600}", Some(false)),
+        ("^[\\s\\S]$", "", "\u{1f600}", Some(false)),
+        ("^[\\s\\S]{2}$", "", "\u{1f600}", Some(true)),
+        ("^[\\w\\W]$", "", "\u{1f600}", Some(false)),
+        ("^[^\\d]$", "", "\u{1f600}", Some(false)),
+        ("\u{1f600}", "i", "\u{1f600}", Some(true)),
+        ("^.\u{1f600}$", "i", "x\u{1f600}", Some(true)),
+        ("^[\u{1f600}-\u{1f602}]$", "", "\u{1f601}", None),
+        ("^[\u{1f600}-\u{1f602}]$", "u", "\u{1f601}", Some(true)),
+        ("^[\\uD83D-\\uDE00]+$", "", "\u{1f600}", Some(true)),
+        ("^\\u{1F600}$", "", "\u{1f600}", Some(false)),
+        ("\\uDE00\\uD83D", "", "\u{1f600}\u{1f600}", Some(true)),
+        ("^\u{1f600}\u{1f600}$", "", "\u{1f600}\u{1f600}", Some(true)),
+        (
+            "^[\u{1f600}\u{1f601}]{4}$",
+            "",
+            "\u{1f600}\u{1f601}",
+            Some(true),
+        ),
+    ];
+    for &(pattern, flags, subject, v8) in rows {
+        match v8 {
+            Some(want) => assert_eq!(
+                re(pattern, flags, subject),
+                want,
+                "/{pattern}/{flags} on {subject:?}"
+            ),
+            None => assert_eq!(
+                re_err(pattern, flags),
+                "invalid_params",
+                "/{pattern}/{flags}"
+            ),
+        }
+    }
 }

@@ -37,19 +37,19 @@
 //! bytes, group nesting deeper than 128, or a compiled program above the size limit is
 //! [`CheckError::LimitExceeded`].
 //!
+//! Code units (D12): without `u`, JavaScript matches UTF-16 code units, and so does this
+//! module. [`EcmaRegex::is_match`] re-encodes a subject that contains astral characters
+//! (U+10000 and above) as one `char` per UTF-16 code unit, a surrogate `D800 + k` becoming the
+//! private-use stand-in `U+F0000 + k` (see `SURROGATE_BASE`); the pattern is read as code
+//! units the same way. So `.`, `\D`/`\W`/`\S` and negated classes consume one surrogate, an
+//! astral character in a class contributes its two surrogates as separate members, a
+//! quantifier after an astral literal repeats its low surrogate, `\uD83D` matches the high
+//! surrogate (and `\uD83D\uDE00` is two units, joined into one code point only with `u`),
+//! class ranges over D800–DFFF cover the stand-ins, and case-insensitive matching never folds
+//! a surrogate (so `𐐀` with `i` does not match `𐐨`, as in V8). With `u`, matching is by code
+//! point and a lone surrogate escape never matches (a Rust string has no lone surrogates).
+//!
 //! Known divergences from V8 (vectors for them carry flag `RegexDialect`):
-//! - **Known defect** (D12): without `u`, JavaScript matches UTF-16 code units; this engine
-//!   matches code points. It only shows when the subject contains an astral character (U+10000
-//!   and above). So a negated class or `\D`/`\W`/`\S` or `.` consumes a whole astral
-//!   character, an astral character inside a class stands for itself (V8: its two surrogates,
-//!   each matching alone), a quantifier after an astral literal repeats the whole character,
-//!   and a lone surrogate escape never matches. V8 answers (node v20.20.2), all against the
-//!   subject "😀" without flags, where this module answers the opposite: `^.$` false, `^..$`
-//!   true, `^[😀]$` false, `\uD83D` true, `^[^a]$` false, `^\S$` false; and `^😀{2}$` vs
-//!   "😀😀" false. These cases are left out of the vectors (never expected with the code-point
-//!   answer); `\uD83D\uDE00` (a pair written as two escapes) agrees with V8.
-//! - Lone surrogates (e.g. `\uD800` not followed by a low-surrogate escape) never match, because
-//!   subjects are Rust strings, which cannot contain them.
 //! - With `m`, `^`/`$` treat `\r` and `\n` as line terminators (CRLF mode) but not U+2028 or
 //!   U+2029, and do not match between the `\r` and `\n` of a CRLF pair (V8 does).
 //! - With `i`, case-insensitive matching uses Unicode simple case folding. With `u` that is
@@ -137,6 +137,13 @@ const SCRIPT_VALUES: &str = "\
 ";
 
 const LONG_S: u32 = 0x017F;
+
+/// Without `u`, a UTF-16 surrogate code unit `D800 + k` is represented by the character
+/// `SURROGATE_BASE + k` (U+F0000–U+F07FF, plane-15 private use) in both the re-encoded subject
+/// and the translated pattern. No collision is possible: re-encoding splits every astral
+/// character (including real U+F0000–U+F07FF) into its two surrogates, so neither the
+/// re-encoded subject nor the re-encoded pattern contains a real astral character.
+const SURROGATE_BASE: u32 = 0xF0000;
 const KELVIN: u32 = 0x212A;
 
 /// The parsed `flags` string of a `regex_match` check.
@@ -190,6 +197,8 @@ impl Flags {
 pub struct EcmaRegex {
     regex: regex::Regex,
     translated: String,
+    /// `u` flag: code points; otherwise the subject is matched as UTF-16 code units.
+    unicode: bool,
 }
 
 impl EcmaRegex {
@@ -217,7 +226,11 @@ impl EcmaRegex {
                     "translated pattern rejected by the engine: {other}"
                 )),
             })?;
-        Ok(EcmaRegex { regex, translated })
+        Ok(EcmaRegex {
+            regex,
+            translated,
+            unicode: flags.unicode,
+        })
     }
 
     /// `RegExp.prototype.test(subject)` on a fresh object.
@@ -228,7 +241,12 @@ impl EcmaRegex {
                 subject.len()
             )));
         }
-        Ok(self.regex.is_match(subject))
+        if self.unicode || subject.chars().all(|c| u32::from(c) < 0x10000) {
+            return Ok(self.regex.is_match(subject));
+        }
+        Ok(self
+            .regex
+            .is_match(&code_units(subject).collect::<String>()))
     }
 
     /// The `regex`-crate syntax the pattern was translated to (for diagnostics and tests).
@@ -237,9 +255,40 @@ impl EcmaRegex {
     }
 }
 
-/// Translates an ECMAScript pattern to HIR with JavaScript meanings.
+/// The UTF-16 code units of `s`, one `char` each: a BMP character stands for itself and a
+/// surrogate unit for its stand-in in the `SURROGATE_BASE` range (non-`u` matching).
+fn code_units(s: &str) -> impl Iterator<Item = char> + '_ {
+    s.encode_utf16().map(|unit| {
+        let v = u32::from(unit);
+        let v = if (0xD800..=0xDFFF).contains(&v) {
+            SURROGATE_BASE + (v - 0xD800)
+        } else {
+            v
+        };
+        char::from_u32(v).unwrap_or(char::REPLACEMENT_CHARACTER)
+    })
+}
+
+/// The stand-in character of a surrogate code unit (`None` for any other value).
+fn surrogate_stand_in(unit: u32) -> Option<char> {
+    if (0xD800..=0xDFFF).contains(&unit) {
+        char::from_u32(SURROGATE_BASE + (unit - 0xD800))
+    } else {
+        None
+    }
+}
+
+/// Translates an ECMAScript pattern to HIR with JavaScript meanings. Without `u` the HIR
+/// matches the UTF-16 code units of the subject as [`EcmaRegex::is_match`] re-encodes it
+/// (surrogates as stand-ins, see `SURROGATE_BASE`), not the subject itself.
 pub fn translate(pattern: &str, flags: Flags) -> Result<Hir, CheckError> {
-    let chars: Vec<char> = pattern.chars().collect();
+    // Without `u` the pattern, too, is a sequence of UTF-16 code units: an astral literal is
+    // two units (a quantifier after it repeats the low one; in a class, each is a member).
+    let chars: Vec<char> = if flags.unicode {
+        pattern.chars().collect()
+    } else {
+        code_units(pattern).collect()
+    };
     let (group_count, has_named) = prescan(&chars);
     let mut p = Parser {
         chars,
@@ -314,8 +363,21 @@ fn range_set(ranges: &[(u32, u32)]) -> ClassUnicode {
     set
 }
 
-/// Adds the scalar values in `lo..=hi`, skipping the surrogate block (a Rust subject cannot
-/// contain surrogates, so they can never match).
+/// Adds the values in `lo..=hi`. The surrogate block D800–DFFF becomes the stand-in range
+/// when `units` (non-`u` matching by code unit); with `u` it is skipped, since a Rust subject
+/// cannot contain a lone surrogate, so surrogates can never match.
+fn push_units_mode(set: &mut ClassUnicode, lo: u32, hi: u32, units: bool) {
+    if units && lo <= 0xDFFF && hi >= 0xD800 {
+        let a = SURROGATE_BASE + (lo.max(0xD800) - 0xD800);
+        let b = SURROGATE_BASE + (hi.min(0xDFFF) - 0xD800);
+        if let (Some(a), Some(b)) = (char::from_u32(a), char::from_u32(b)) {
+            set.push(ClassUnicodeRange::new(a, b));
+        }
+    }
+    push_units(set, lo, hi);
+}
+
+/// Adds the scalar values in `lo..=hi`, skipping the surrogate block.
 fn push_units(set: &mut ClassUnicode, lo: u32, hi: u32) {
     let mut add = |a: u32, b: u32| {
         if a <= b {
@@ -424,13 +486,47 @@ impl Parser {
         Ok(Hir::class(Class::Unicode(set)))
     }
 
+    /// The code unit (without `u`) or code point a pattern character stands for: without `u`
+    /// a surrogate stand-in (see `SURROGATE_BASE`) is mapped back to its surrogate value.
+    fn unit_of(&self, c: char) -> u32 {
+        let v = u32::from(c);
+        if !self.flags.unicode && (SURROGATE_BASE..SURROGATE_BASE + 0x800).contains(&v) {
+            0xD800 + (v - SURROGATE_BASE)
+        } else {
+            v
+        }
+    }
+
+    /// Adds the code units (or code points, with `u`) `lo..=hi` to `set`.
+    fn push(&self, set: &mut ClassUnicode, lo: u32, hi: u32) {
+        push_units_mode(set, lo, hi, !self.flags.unicode);
+    }
+
+    fn add_atom(&self, set: &mut ClassUnicode, atom: ClassAtom) {
+        match atom {
+            ClassAtom::Unit(u) => self.push(set, u, u),
+            ClassAtom::Set(s) => set.union(&s),
+        }
+    }
+
     fn unit_hir(&self, unit: u32) -> Result<Hir, CheckError> {
-        let Some(c) = char::from_u32(unit) else {
-            // A lone surrogate: no Rust string contains one.
-            return Ok(Hir::fail());
+        let c = if self.flags.unicode {
+            match char::from_u32(unit) {
+                Some(c) => c,
+                // A lone surrogate with `u`: no Rust string contains one.
+                None => return Ok(Hir::fail()),
+            }
+        } else {
+            match surrogate_stand_in(unit).or_else(|| char::from_u32(unit)) {
+                Some(c) => c,
+                None => return Ok(Hir::fail()),
+            }
         };
         if self.flags.ignore_case {
-            self.class_hir(range_set(&[(unit, unit)]), false)
+            // Stand-ins are private-use characters: case folding leaves them alone.
+            let mut set = ClassUnicode::empty();
+            self.push(&mut set, unit, unit);
+            self.class_hir(set, false)
         } else {
             let mut buf = [0u8; 4];
             Ok(Hir::literal(c.encode_utf8(&mut buf).as_bytes()))
@@ -590,7 +686,7 @@ impl Parser {
             '}' | ']' if self.flags.unicode => Err(self.syntax("lone quantifier brackets")),
             _ => {
                 self.pos += 1;
-                self.unit_hir(u32::from(c))
+                self.unit_hir(self.unit_of(c))
             }
         }
     }
@@ -625,7 +721,7 @@ impl Parser {
     fn group_name(&mut self) -> Result<String, CheckError> {
         let mut name = String::new();
         loop {
-            match self.bump() {
+            match self.name_char() {
                 Some('>') if !name.is_empty() => return Ok(name),
                 Some(c)
                     if c == '$'
@@ -639,6 +735,24 @@ impl Parser {
                 _ => return Err(self.syntax("invalid capture group name")),
             }
         }
+    }
+
+    /// The next character of a group name: without `u` the pattern is code units, and an
+    /// astral character in a name (allowed by ES2020 in any mode) is re-joined from its two
+    /// surrogate stand-ins.
+    fn name_char(&mut self) -> Option<char> {
+        let c = self.bump()?;
+        let hi = self.unit_of(c);
+        if (0xD800..=0xDBFF).contains(&hi) {
+            if let Some(next) = self.peek() {
+                let lo = self.unit_of(next);
+                if (0xDC00..=0xDFFF).contains(&lo) {
+                    self.pos += 1;
+                    return char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00));
+                }
+            }
+        }
+        Some(c)
     }
 
     fn hex(&mut self, digits: usize) -> Option<u32> {
@@ -805,7 +919,10 @@ impl Parser {
             },
             'u' => {
                 if let Some(v) = self.hex(4) {
-                    if (0xD800..=0xDBFF).contains(&v)
+                    // `\uLead\uTrail` is one code point only with `u`; without it each
+                    // escape is one code unit.
+                    if self.flags.unicode
+                        && (0xD800..=0xDBFF).contains(&v)
                         && self.peek() == Some('\\')
                         && self.peek_at(1) == Some('u')
                     {
@@ -842,7 +959,7 @@ impl Parser {
             c if is_syntax_char(c) => u32::from(c),
             _ if self.flags.unicode => return Err(self.syntax("invalid escape")),
             'k' if self.has_named => return Err(self.syntax("invalid escape")),
-            c => u32::from(c),
+            c => self.unit_of(c),
         };
         Ok(Some(unit))
     }
@@ -869,20 +986,20 @@ impl Parser {
                         if a > b {
                             return Err(self.syntax("range out of order in character class"));
                         }
-                        push_units(&mut set, a, b);
+                        self.push(&mut set, a, b);
                     }
                     (a, b) => {
                         if self.flags.unicode {
                             return Err(self.syntax("invalid character class range"));
                         }
                         for atom in [a, b] {
-                            add_atom(&mut set, atom);
+                            self.add_atom(&mut set, atom);
                         }
                         push_units(&mut set, 0x2D, 0x2D);
                     }
                 }
             } else {
-                add_atom(&mut set, first);
+                self.add_atom(&mut set, first);
             }
         }
         self.class_hir(set, negated)
@@ -893,7 +1010,7 @@ impl Parser {
             return Err(self.syntax("unterminated character class"));
         };
         if c != '\\' {
-            return Ok(ClassAtom::Unit(u32::from(c)));
+            return Ok(ClassAtom::Unit(self.unit_of(c)));
         }
         let Some(e) = self.peek() else {
             return Err(self.syntax("\\ at end of pattern"));
@@ -924,13 +1041,6 @@ impl Parser {
                 None => Ok(ClassAtom::Unit(u32::from('\\'))),
             },
         }
-    }
-}
-
-fn add_atom(set: &mut ClassUnicode, atom: ClassAtom) {
-    match atom {
-        ClassAtom::Unit(u) => push_units(set, u, u),
-        ClassAtom::Set(s) => set.union(&s),
     }
 }
 
