@@ -105,9 +105,8 @@ fn build_regex(g: &mut Group) {
     let dia = &["RegexDialect"];
     // (number, description, requirements, pattern, flags, subject, V8 answer)
     type Probe<'a> = (u16, &'a str, &'a [&'a str], &'a str, &'a str, &'a str, bool);
-    // Left out because the reference disagrees with V8 (reported, not fixed here): non-`u`
-    // matching of astral characters by UTF-16 code unit (`^.$`/`^..$`/`^[😀]$`/`\uD83D`/
-    // `^[^a]$` vs 😀 without `u`). (`\p{…}` with `u` is supported since; see 148–177.)
+    // Non-`u` matching by UTF-16 code unit (astral characters as two units): 178–206.
+    // (`\p{…}` with `u`: 148–177.)
     let probes: Vec<Probe> = vec![
         (1, "`^\\d+$` vs Arabic-Indic digits `١٢٣`: `\\d` is ASCII only (V8: false).", cls, "^\\d+$", "", "١٢٣", false),
         (2, "`^\\d+$` vs `123` (V8: true).", cls, "^\\d+$", "", "123", true),
@@ -716,6 +715,65 @@ fn build_regex(g: &mut Group) {
             err("invalid_params"),
         );
     }
+
+    // Without `u`, matching is by UTF-16 code unit: an astral character (😀 = U+1F600 =
+    // D83D DE00) is two units in the subject and in the pattern (D12). V8-confirmed on node
+    // v20.20.2.
+    let ucls = &["CHECK-REGEX-UNICODE-FLAG", "CHECK-REGEX-ECMASCRIPT-CLASSES"];
+    let units: Vec<Probe> = vec![
+        (178, "`^.$` vs 😀 without `u`: `.` matches one UTF-16 unit and 😀 is two (V8: false).", ucls, "^.$", "", "😀", false),
+        (179, "`^..$` vs 😀 without `u`: two units (V8: true).", ucls, "^..$", "", "😀", true),
+        (180, "`^[😀]$` vs 😀 without `u`: the class holds the two surrogates as separate members (V8: false).", ucls, "^[😀]$", "", "😀", false),
+        (181, "`^[😀]{2}$` vs 😀 without `u`: each surrogate matches the class once (V8: true).", ucls, "^[😀]{2}$", "", "😀", true),
+        (182, "`\\uD83D` vs 😀 without `u`: a surrogate escape matches the high unit (V8: true).", uni, "\\uD83D", "", "😀", true),
+        (183, "`\\uDE00` vs 😀 without `u`: the low unit is found by the search (V8: true).", uni, "\\uDE00", "", "😀", true),
+        (184, "`^\\uDE00` vs 😀 without `u`: the low unit is not at the start (V8: false).", uni, "^\\uDE00", "", "😀", false),
+        (185, "`^[^a]$` vs 😀 without `u`: a negated class consumes one unit (V8: false).", ucls, "^[^a]$", "", "😀", false),
+        (186, "`^\\S$` vs 😀 without `u` (V8: false).", ucls, "^\\S$", "", "😀", false),
+        (187, "`^\\W\\W$` vs 😀 without `u`: each surrogate is a non-word unit (V8: true).", ucls, "^\\W\\W$", "", "😀", true),
+        (188, "`^\\D$` vs 😀 without `u` (V8: false).", ucls, "^\\D$", "", "😀", false),
+        (189, "`^😀{2}$` vs 😀😀 without `u`: the quantifier repeats the low surrogate only (V8: false).", uni, "^😀{2}$", "", "😀😀", false),
+        (190, "`^😀{2}$` vs 😀😀 with `u`: the quantifier repeats the code point (V8: true).", uni, "^😀{2}$", "u", "😀😀", true),
+        (191, "`^(?:😀){2}$` vs 😀😀 without `u`: a group repeats both units (V8: true).", uni, "^(?:😀){2}$", "", "😀😀", true),
+        (192, "`^[\\uD800-\\uDFFF]{2}$` vs 😀 without `u`: a surrogate range matches each unit (V8: true).", ucls, "^[\\uD800-\\uDFFF]{2}$", "", "😀", true),
+        (193, "`[\\uD800-\\uDFFF]` vs 😀 with `u`: a pair is never split (V8: false).", ucls, "[\\uD800-\\uDFFF]", "u", "😀", false),
+        (194, "`^[\\u0000-\\uFFFF]{2}$` vs 😀 without `u`: every unit is in the BMP range (V8: true).", ucls, "^[\\u0000-\\uFFFF]{2}$", "", "😀", true),
+        (195, "`^[\\uD83D\\uDE00]$` vs 😀 without `u`: two escapes in a class are two members (V8: false).", ucls, "^[\\uD83D\\uDE00]$", "", "😀", false),
+        (196, "`^[\\uD83D\\uDE00]$` vs 😀 with `u`: the escapes form one code point (V8: true).", ucls, "^[\\uD83D\\uDE00]$", "u", "😀", true),
+        (197, "`^a.b$` vs `a😀b` without `u` (V8: false).", ucls, "^a.b$", "", "a😀b", false),
+        (198, "`^a..b$` vs `a😀b` without `u` (V8: true).", ucls, "^a..b$", "", "a😀b", true),
+        (199, "`^.$` with `s` vs 😀 without `u`: dotAll does not join units (V8: false).", ucls, "^.$", "s", "😀", false),
+        (200, "`^[^😀]$` vs 😁 (D83D DE01) without `u`: the shared high surrogate is excluded (V8: false).", ucls, "^[^😀]$", "", "😁", false),
+        (201, "`𐐀` (U+10400) with `i` vs `𐐨` (U+10428) without `u`: surrogates are not case-folded (V8: false).", uni, "𐐀", "i", "𐐨", false),
+        (202, "`𐐀` (U+10400) with `iu` vs `𐐨` (U+10428): Unicode case folding of the code point (V8: true).", uni, "𐐀", "iu", "𐐨", true),
+        (203, "`^\\uDB80` vs U+F0000 (plane-15 private use) without `u`: its high unit (V8: true).", uni, "^\\uDB80", "", "\u{F0000}", true),
+        (204, "`^[…]$` with the literal character U+F0000 (plane-15 private use) in the class, vs U+F0000 without `u`: its two surrogates are separate members (V8: false).", ucls, "^[\u{F0000}]$", "", "\u{F0000}", false),
+        (205, "`^[😀-😂]$` vs 😁 with `u`: a range of astral code points (V8: true).", ucls, "^[😀-😂]$", "u", "😁", true),
+    ];
+    for (n, d, r, p, f, s, ans) in units {
+        run(
+            g,
+            n,
+            d,
+            r,
+            dia,
+            "regex_match",
+            Some(re(p, f)),
+            json!(s),
+            verdict(ans),
+        );
+    }
+    run(
+        g,
+        206,
+        "`^[😀-😂]$` without `u`: the range is DE00–D83D, out of order (V8: SyntaxError).",
+        &["CHECK-REGEX-SYNTAX", "CHECK-REGEX-UNICODE-FLAG"],
+        dia,
+        "regex_match",
+        Some(re("^[😀-😂]$", "")),
+        json!("😁"),
+        err("invalid_params"),
+    );
 }
 
 fn schema_params(schema: Value) -> Option<Value> {
