@@ -629,6 +629,10 @@ fn regex_non_unicode_mode_matches_utf16_code_units() {
             "\u{1f600}\u{1f601}",
             Some(true),
         ),
+        ("^[\u{1f600}-a]$", "", "a", None),
+        ("^[a-\u{1f600}]{2}$", "", "\u{1f600}", Some(true)),
+        ("^[a-\u{1f600}]$", "", "b", Some(true)),
+        ("^[a-\u{1f600}]$", "", "\u{f000}", Some(false)),
     ];
     for &(pattern, flags, subject, v8) in rows {
         match v8 {
