@@ -72,8 +72,9 @@ pub enum Command {
     /// reference).
     #[command(after_help = EXIT_CODES_HELP)]
     Run(Box<RunArgs>),
-    /// Requirement coverage of the vectors: id, section, number of cases. Fails if a
-    /// requirement has no case or a case cites an unknown id.
+    /// Requirement coverage of the vectors and the MCP proxy suite: id, section, number of
+    /// vector cases and of suite cases. Fails if a requirement is cited by neither or a case
+    /// cites an unknown id.
     Coverage(CoverageArgs),
     /// Print the implementation info and operations an adapter declares in `hello`.
     ListOps(ListOpsArgs),
@@ -515,8 +516,21 @@ pub fn coverage_command(args: &CoverageArgs) -> i32 {
             return ConformExitCode::SETUP_ERROR;
         }
     };
-    let table = coverage_table(&cases, &requirements);
     let mut out = String::new();
+    let mut suite = mcp_suite_catalogue();
+    // The suite is written against this kit's spec; a requirements file that shares none of
+    // its ids (a third-party corpus) is measured on its vectors alone.
+    if !suite
+        .iter()
+        .flat_map(|(_, r)| r)
+        .any(|id| requirements.get(id).is_some())
+    {
+        suite.clear();
+        out.push_str(
+            "note: the requirements file cites no MCP proxy suite id; suite not counted\n",
+        );
+    }
+    let table = coverage_table(&cases, &suite, &requirements);
     if !args.quiet {
         let w = requirements
             .list
@@ -525,27 +539,49 @@ pub fn coverage_command(args: &CoverageArgs) -> i32 {
             .max()
             .unwrap_or(2);
         out.push_str(&format!(
-            "{:<w$}  {:<8} {:>5}\n",
-            "requirement", "section", "cases"
+            "{:<w$}  {:<8} {:>7} {:>9}\n",
+            "requirement", "section", "vectors", "mcp-suite"
         ));
         for r in &requirements.list {
             let n = table.counts.get(r.id.as_str()).copied().unwrap_or(0);
-            out.push_str(&format!("{:<w$}  {:<8} {:>5}\n", r.id, r.section, n));
+            let m = table.suite_counts.get(r.id.as_str()).copied().unwrap_or(0);
+            out.push_str(&format!(
+                "{:<w$}  {:<8} {:>7} {:>9}\n",
+                r.id, r.section, n, m
+            ));
         }
     }
     for id in &table.uncovered {
-        out.push_str(&format!("error: requirement {id} has no case\n"));
+        out.push_str(&format!(
+            "error: requirement {id} has no case (no vector case, no MCP proxy suite case)\n"
+        ));
     }
     for (case, id) in &table.unknown {
         out.push_str(&format!(
             "error: case {case} cites unknown requirement {id}\n"
         ));
     }
+    let total = requirements.list.len();
+    let by_vectors = requirements
+        .list
+        .iter()
+        .filter(|r| table.counts.contains_key(r.id.as_str()))
+        .count();
+    let by_suite = requirements
+        .list
+        .iter()
+        .filter(|r| table.suite_counts.contains_key(r.id.as_str()))
+        .count();
     out.push_str(&format!(
-        "{}/{} requirements covered by {} cases; {} uncovered, {} unknown citations\n",
-        requirements.list.len() - table.uncovered.len(),
-        requirements.list.len(),
+        "{}/{} requirements covered: {} by {} vector cases, {} by {} MCP proxy suite cases \
+         (`delegateos-conform mcp`), {} by the suite only; {} uncovered, {} unknown citations\n",
+        total - table.uncovered.len(),
+        total,
+        by_vectors,
         cases.len(),
+        by_suite,
+        suite.len(),
+        total - table.uncovered.len() - by_vectors,
         table.uncovered.len(),
         table.unknown.len()
     ));
@@ -557,19 +593,36 @@ pub fn coverage_command(args: &CoverageArgs) -> i32 {
     }
 }
 
-/// Requirement → case count, uncovered ids, and (case, id) pairs citing unknown ids.
+/// The MCP proxy suite's static case catalogue as `(case id, requirement ids)`: the second
+/// source of requirement coverage (the transport-level `MCP-*` ids have no vector case).
+pub fn mcp_suite_catalogue() -> Vec<(String, Vec<String>)> {
+    crate::mcp::suite::case_catalogue()
+        .into_iter()
+        .map(|(id, _, requirements)| (id, requirements))
+        .collect()
+}
+
+/// Requirement → case counts (vector cases and MCP proxy suite cases), uncovered ids, and
+/// (case, id) pairs citing unknown ids.
 #[derive(Debug, Default)]
 pub struct CoverageTable<'a> {
-    /// Cases per cited id.
+    /// Vector cases per cited id.
     pub counts: BTreeMap<&'a str, usize>,
-    /// Spec ids with no case.
+    /// MCP proxy suite cases per cited id.
+    pub suite_counts: BTreeMap<&'a str, usize>,
+    /// Spec ids cited by no vector case and no suite case.
     pub uncovered: Vec<String>,
-    /// Case citations of ids absent from the spec.
+    /// Case citations (vector or suite case id, requirement id) of ids absent from the spec.
     pub unknown: Vec<(String, String)>,
 }
 
-/// Computes the coverage table.
-pub fn coverage_table<'a>(cases: &'a [Case], requirements: &Requirements) -> CoverageTable<'a> {
+/// Computes the coverage table from the vector cases and the MCP proxy suite catalogue
+/// (`(case id, requirement ids)`, see [`mcp_suite_catalogue`]).
+pub fn coverage_table<'a>(
+    cases: &'a [Case],
+    suite: &'a [(String, Vec<String>)],
+    requirements: &Requirements,
+) -> CoverageTable<'a> {
     let mut t = CoverageTable::default();
     for c in cases {
         for r in &c.requirements {
@@ -579,10 +632,20 @@ pub fn coverage_table<'a>(cases: &'a [Case], requirements: &Requirements) -> Cov
             }
         }
     }
+    for (id, reqs) in suite {
+        for r in reqs {
+            *t.suite_counts.entry(r.as_str()).or_default() += 1;
+            if requirements.get(r).is_none() {
+                t.unknown.push((id.clone(), r.clone()));
+            }
+        }
+    }
     t.uncovered = requirements
         .list
         .iter()
-        .filter(|r| !t.counts.contains_key(r.id.as_str()))
+        .filter(|r| {
+            !t.counts.contains_key(r.id.as_str()) && !t.suite_counts.contains_key(r.id.as_str())
+        })
         .map(|r| r.id.clone())
         .collect();
     t

@@ -139,8 +139,11 @@ pub fn render(r: &Report) -> String {
     if c.total > 0 {
         let _ = writeln!(
             out,
-            "\nRequirement coverage: **{}/{}** requirements executed.",
-            c.executed, c.total
+            "\nRequirement coverage: **{}/{}** requirements have an executed vector case; \
+             {} more are covered by the MCP proxy suite (`delegateos-conform mcp`).",
+            c.executed,
+            c.total,
+            c.mcp_suite.len()
         );
     }
     out

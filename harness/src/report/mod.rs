@@ -161,6 +161,20 @@ pub struct Coverage {
     pub not_executed: Vec<String>,
     /// Ids cited by cases but absent from the spec.
     pub unknown: Vec<String>,
+    /// Of [`Coverage::not_executed`], the ids the MCP proxy suite (`delegateos-conform mcp`)
+    /// cites: covered there, not by this run's vector cases.
+    pub mcp_suite: Vec<String>,
+}
+
+impl Coverage {
+    /// Spec ids covered neither by an executed vector case nor by the MCP proxy suite.
+    pub fn uncovered(&self) -> Vec<&str> {
+        self.not_executed
+            .iter()
+            .filter(|id| !self.mcp_suite.contains(id))
+            .map(String::as_str)
+            .collect()
+    }
 }
 
 /// Baseline bookkeeping.
@@ -367,6 +381,17 @@ impl Report {
                 .filter(|r| !executed_ids.contains(r.id.as_str()))
                 .map(|r| r.id.clone())
                 .collect(),
+            mcp_suite: {
+                let suite: BTreeSet<String> = crate::mcp::suite::case_catalogue()
+                    .into_iter()
+                    .flat_map(|(_, _, r)| r)
+                    .collect();
+                reqs.list
+                    .iter()
+                    .filter(|r| !executed_ids.contains(r.id.as_str()) && suite.contains(&r.id))
+                    .map(|r| r.id.clone())
+                    .collect()
+            },
             unknown: if reqs.list.is_empty() {
                 Vec::new()
             } else {

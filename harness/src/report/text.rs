@@ -231,13 +231,20 @@ pub fn render(r: &Report) -> String {
     if cov.total > 0 {
         let _ = writeln!(
             out,
-            "\nRequirement coverage: {}/{} requirements have at least one executed case ({:.1}%)",
+            "\nRequirement coverage: {}/{} requirements have an executed vector case ({:.1}%); \
+             {} more are covered by the MCP proxy suite (`delegateos-conform mcp`)",
             cov.executed,
             cov.total,
-            100.0 * cov.executed as f64 / cov.total as f64
+            100.0 * cov.executed as f64 / cov.total as f64,
+            cov.mcp_suite.len()
         );
-        if !cov.not_executed.is_empty() && cov.not_executed.len() <= 40 {
-            let _ = writeln!(out, "  not executed: {}", cov.not_executed.join(", "));
+        let uncovered = cov.uncovered();
+        if !uncovered.is_empty() && uncovered.len() <= 40 {
+            let _ = writeln!(
+                out,
+                "  covered by neither in this run: {}",
+                uncovered.join(", ")
+            );
         }
         if !cov.unknown.is_empty() {
             let _ = writeln!(
