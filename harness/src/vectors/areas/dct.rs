@@ -649,7 +649,7 @@ fn build_attenuate(g: &mut Group, k: &Keys) {
             .attenuations
             .last()
             .cloned()
-            .unwrap_or_else(|| unreachable_att());
+            .unwrap_or_else(unreachable_att);
         let input = json!({ "token": parent.serialized(), "attenuatorSeed": seed.seed_hex(), "params": attenuate_params(&att) });
         g.case(
             n,
@@ -897,7 +897,7 @@ fn build_attenuate(g: &mut Group, k: &Keys) {
             .attenuations
             .last()
             .cloned()
-            .unwrap_or_else(|| unreachable_att());
+            .unwrap_or_else(unreachable_att);
         case(g, n, desc, reqs, flags, parent, seed, &att, expect);
     };
     // The attenuator is the seed's principal: the params never name it.
@@ -2019,12 +2019,16 @@ fn build_valid(g: &mut Group, k: &Keys) {
 // ---------------------------------------------------------------------------------------------
 // expanded
 
+/// A capability widening: (description, parent caps, child caps, request resource, extra
+/// requirement id).
+type Widening = (&'static str, Vec<Capability>, Vec<Capability>, &'static str, &'static str);
+
 fn build_expanded(g: &mut Group, k: &Keys) {
     let ctx = Ctx::new(k);
     let v4 = |step: &str| deny("attenuation_violation", step);
     // Capability widenings: (description, parent caps, child caps, request resource, extra requirement).
     let p = |r: &str| vec![cap("docs", "read", r)];
-    let table: Vec<(&str, Vec<Capability>, Vec<Capability>, &str, &str)> = vec![
+    let table: Vec<Widening> = vec![
         (
             "an extra capability",
             p("/project/**"),
