@@ -43,6 +43,8 @@
 //   case-insensitive        namespace/action compared with toLowerCase()
 //   unsafe-integers         integers only checked with `typeof x === 'number'`
 //   root-key-bytes          issuer compared with rootPublicKey after lenient base64 decoding
+//                           (not enabled by any adapter: the root key is the verifier's own
+//                           configuration and a non-canonical issuer is refused at step 1)
 //   depth-no-count          no chain_depth_exceeded: only 4e's value comparison (§10.1 literal)
 //   caps-union              effective caps = union of the authority's and every allowed list
 //                           that passed 4b (a "merge" instead of a replace)
@@ -499,7 +501,7 @@ function verifyDct(ser, ctx) {
     const hasDepth = bug('depth-falsy') ? a.maxChainDepth : a.maxChainDepth !== undefined;
     if (bug('depth-no-count')) {
       if (hasDepth) {
-        if (a.maxChainDepth >= remaining) deny('attenuation_violation', 'depth');
+        if (bug('depth-le') ? a.maxChainDepth > remaining : a.maxChainDepth >= remaining) deny('attenuation_violation', 'depth');
         remaining = a.maxChainDepth;
       }
     } else {

@@ -21,11 +21,13 @@
 //   unsafe-integers         `typeof x === 'number'` for integers (1.5, 2^53, -1 accepted)
 //   subset-via-match        subset = glob-match the parent pattern against the child's text
 //   attenuator-vs-authority 4a accepts the previous delegatee OR authority.delegatee
+//   resource-normalize      path.posix.normalize() on pattern and resource
+//   resource-nfc            .normalize('NFC') on pattern and resource
 global.DEFAULT_BUGS = [
   'budget-falsy', 'depth-falsy', 'caps-empty-inherit', 'glob-regex-unescaped', 'glob-replace-first',
   'glob-star-empty', 'date-parse', 'b64-lenient', 'json-lenient', 'request-as-pattern',
   'revid-blake2b512', 'expiry-authority-only', 'unsafe-integers', 'subset-via-match',
-  'attenuator-vs-authority',
+  'attenuator-vs-authority', 'resource-normalize', 'resource-nfc',
 ];
 global.IMPLEMENTATION = { name: 'redteam js-hasty (deliberately defective)', version: '0.0.1', language: 'javascript', bugs: process.env.REDTEAM_BUGS ?? global.DEFAULT_BUGS.join(',') };
 require('../js-core/adapter.js');

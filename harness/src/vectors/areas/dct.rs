@@ -99,6 +99,7 @@ pub fn build(area: &mut Area) {
         &k,
     );
     super::dct_attacks::build(area);
+    super::dct_redteam::build(area);
 }
 
 // ---------------------------------------------------------------------------------------------

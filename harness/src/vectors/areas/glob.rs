@@ -19,6 +19,7 @@ pub fn build(area: &mut Area) {
         "subset",
         "capability.subset: the conservative, sound subset rule (§10.2, D3).",
     ));
+    super::glob_redteam::build(area);
 }
 
 fn matches(value: bool) -> Expectation {

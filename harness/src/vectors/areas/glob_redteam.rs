@@ -1,0 +1,352 @@
+//! Group `glob/redteam`: matching and subset cases found by running deliberately defective
+//! third-party matchers (`harness/adapters/redteam/`) against the corpus:
+//!
+//! - glob → RegExp translations that forget to escape one metacharacter (`|` `+` `$` `^` `(`
+//!   `{` `.`), each metacharacter on its own case so escaping "most" of them is not enough;
+//! - only the first `**` translated (`String.prototype.replace` with a string);
+//! - resources normalized before matching (Unicode NFC/NFKC, path `..`): decision D41.
+//!
+//! Expectations come from §10.2 and decisions D1–D3, D41; the generator checks that the
+//! reference agrees.
+
+use serde_json::{json, Value};
+
+use crate::vectors::format::{Expectation, Expected};
+use crate::vectors::generate::{Area, Group};
+
+/// Adds group `redteam` to area `glob`.
+pub fn build(area: &mut Area) {
+    let g = area.group(
+        "redteam",
+        "glob.match and capability.subset: defect classes found by red-team matchers (unescaped RegExp metacharacters, first-only `**` replacement, resource normalization; D1, D2, D3, D41).",
+    );
+    g.define_flag(
+        "ResourceNormalization",
+        "AMBIGUITY",
+        "D41",
+        "Resources and resource patterns are opaque strings: no Unicode normalization (NFC/NFKC), no case folding, no path normalization (`.`, `..`, `//`). A matcher that normalizes and thereby matches is wrong; where normalizing would only deny, the other reading is acceptable.",
+        "A normalizing matcher grants resources the pattern does not name (a different code point sequence, a different path).",
+    );
+    regex_metacharacters(g);
+    double_star(g);
+    normalization(g);
+}
+
+fn matches(value: bool) -> Expectation {
+    Expectation::valid(json!({ "matches": value }))
+}
+
+fn m(
+    g: &mut Group,
+    n: u16,
+    desc: &str,
+    reqs: &[&str],
+    flags: &[&str],
+    pattern: &str,
+    resource: &str,
+    expect: Expectation,
+) {
+    g.case(
+        n,
+        desc,
+        reqs,
+        flags,
+        "glob.match",
+        json!({ "pattern": pattern, "resource": resource }),
+        expect,
+    );
+}
+
+fn cap(resource: &str) -> Value {
+    json!({ "namespace": "docs", "action": "read", "resource": resource })
+}
+
+fn s(
+    g: &mut Group,
+    n: u16,
+    desc: &str,
+    flags: &[&str],
+    child: &str,
+    parent: &str,
+    expect: Expectation,
+) {
+    g.case(
+        n,
+        desc,
+        &["GLOB-EXACT"],
+        flags,
+        "capability.subset",
+        json!({ "child": cap(child), "parent": cap(parent) }),
+        expect,
+    );
+}
+
+fn subset(value: bool) -> Expectation {
+    Expectation::valid(json!({ "subset": value }))
+}
+
+// 1–39: every RegExp metacharacter is literal (D1: only whole `*` / `**` segments are wildcards)
+fn regex_metacharacters(g: &mut Group) {
+    let lit: &[&str] = &["GLOB-OTHER-LITERAL"];
+    // (number, pattern, resource, matches, why)
+    let cases: &[(u16, &str, &str, bool, &str)] = &[
+        (1, "/a|/b", "/a/x", false, "`|` is literal: `/a|/b` does not match `/a/x` (an unescaped, ungrouped alternation `^/a|/b$` does)"),
+        (2, "/a|/b", "/a|/b", true, "`|` is literal: `/a|/b` matches itself"),
+        (3, "/x/a|b", "/x/b", false, "`|` inside a segment is literal"),
+        (4, "/a+", "/aa", false, "`+` is literal: `/a+` does not match `/aa`"),
+        (5, "/a+", "/a+", true, "`+` is literal: `/a+` matches itself"),
+        (6, "/a$/b", "/a$/b", true, "`$` is literal: `/a$/b` matches itself"),
+        (7, "/a/^b", "/a/^b", true, "`^` is literal: `/a/^b` matches itself"),
+        (8, "/a(b", "/a(b", true, "an unbalanced `(` is literal (an unescaped RegExp throws)"),
+        (9, "/a/(b|c)", "/a/b", false, "`(b|c)` is literal, not a group"),
+        (10, "/a{2}", "/aa", false, "`{2}` is literal, not a quantifier"),
+        (11, "/a{2}", "/a{2}", true, "`{2}` is literal: matches itself"),
+        (12, "/a/b.md", "/a/bXmd", false, "`.` is literal: `/a/b.md` does not match `/a/bXmd`"),
+        (13, "/a/*.md", "/a/xXmd", false, "`.` is literal in `*.md`: no reading of D1 matches `/a/xXmd` (an unescaped `[^/]*.md` does)"),
+        (14, "/a/b?", "/a/b", false, "`?` is literal: `/a/b?` does not match `/a/b` (regex optional)"),
+        (15, "/a/\\d", "/a/5", false, "`\\d` is literal, not a digit class"),
+        (16, "/a/.*", "/a/xyz", false, "`.*` is a literal segment, not a wildcard"),
+        (17, "/a/[^/]*", "/a/x", false, "`[^/]*` is literal"),
+        (18, "/a/b)", "/a/b)", true, "an unbalanced `)` is literal (an unescaped RegExp throws)"),
+        (19, "/a/[", "/a/[", true, "an unbalanced `[` is literal (an unescaped RegExp throws)"),
+    ];
+    for &(n, p, r, v, why) in cases {
+        m(g, n, why, lit, &[], p, r, matches(v));
+    }
+    // Metacharacters next to real wildcards.
+    m(
+        g,
+        20,
+        "`*` next to a literal `|` segment: `/a|/*` does not match `/a/x` (`^/a|/[^/]+$` does)",
+        lit,
+        &[],
+        "/a|/*",
+        "/a/x",
+        matches(false),
+    );
+    m(g, 21, "`**` after a `.` segment: `/a/./**` does not match `/a/x` (the `.` segment is literal, resources are not normalized)", &["GLOB-EXACT"], &[], "/a/./**", "/a/x", matches(false));
+}
+
+// 40–49: `**` anywhere, several times (D2)
+fn double_star(g: &mut Group) {
+    let r: &[&str] = &["GLOB-DOUBLE-STAR"];
+    m(g, 40, "two `**` segments: `/a/**/b/**` matches `/a/x/b/y/z` (both are wildcards, not just the first)", r, &[], "/a/**/b/**", "/a/x/b/y/z", matches(true));
+    m(
+        g,
+        41,
+        "three `**` segments: `/**/a/**/b/**` matches `/q/a/r/s/b/t`",
+        r,
+        &[],
+        "/**/a/**/b/**",
+        "/q/a/r/s/b/t",
+        matches(true),
+    );
+    m(
+        g,
+        42,
+        "a second `**` is not a one-segment wildcard: `/a/**/b/**` matches `/a/b/c/d`",
+        r,
+        &[],
+        "/a/**/b/**",
+        "/a/b/c/d",
+        matches(true),
+    );
+    m(
+        g,
+        43,
+        "two `**` do not create a partial wildcard: `/a/**/b/**` does not match `/a/x/bb/y`",
+        r,
+        &[],
+        "/a/**/b/**",
+        "/a/x/bb/y",
+        matches(false),
+    );
+}
+
+// 50–79: resources are opaque (D41)
+fn normalization(g: &mut Group) {
+    let f: &[&str] = &["ResourceNormalization"];
+    let e: &[&str] = &["GLOB-EXACT"];
+    let nfc = "/docs/caf\u{e9}";
+    let nfd = "/docs/cafe\u{301}";
+    m(
+        g,
+        50,
+        "NFC pattern, NFD resource (U+00E9 vs e + U+0301): different strings, no match",
+        e,
+        f,
+        nfc,
+        nfd,
+        matches(false),
+    );
+    m(
+        g,
+        51,
+        "NFD pattern, NFC resource: no match",
+        e,
+        f,
+        nfd,
+        nfc,
+        matches(false),
+    );
+    m(
+        g,
+        52,
+        "`*` segment then NFC vs NFD: `/docs/*/caf\u{e9}` does not match `/docs/x/cafe\u{301}`",
+        e,
+        f,
+        "/docs/*/caf\u{e9}",
+        "/docs/x/cafe\u{301}",
+        matches(false),
+    );
+    m(
+        g,
+        53,
+        "FULLWIDTH DIGIT ONE is not `1` (NFKC would fold it)",
+        e,
+        f,
+        "/docs/file1",
+        "/docs/file\u{ff11}",
+        matches(false),
+    );
+    m(
+        g,
+        54,
+        "U+212B ANGSTROM SIGN is not U+00C5 (NFC would fold it)",
+        e,
+        f,
+        "/docs/\u{212b}",
+        "/docs/\u{c5}",
+        matches(false),
+    );
+    m(
+        g,
+        55,
+        "U+FB01 LATIN SMALL LIGATURE FI is not `fi` (NFKC would fold it)",
+        e,
+        f,
+        "/docs/fi",
+        "/docs/\u{fb01}",
+        matches(false),
+    );
+    m(
+        g,
+        56,
+        "`ß` is not `ss` (case folding would fold it)",
+        e,
+        f,
+        "/docs/strasse",
+        "/docs/stra\u{df}e",
+        matches(false),
+    );
+    m(
+        g,
+        57,
+        "control: identical non-ASCII text matches",
+        e,
+        f,
+        nfd,
+        nfd,
+        matches(true),
+    );
+    // Path normalization: widening direction is `invalid` (valid false), denying direction is
+    // acceptable.
+    m(
+        g,
+        60,
+        "`..` is not resolved: `/project/x` does not match `/etc/../project/x`",
+        e,
+        f,
+        "/project/x",
+        "/etc/../project/x",
+        matches(false),
+    );
+    m(
+        g,
+        61,
+        "`..` is not resolved: `/project/*` does not match `/project/a/../b` (three segments)",
+        e,
+        f,
+        "/project/*",
+        "/project/a/../b",
+        matches(false),
+    );
+    m(
+        g,
+        62,
+        "`..` is not resolved in a pattern: `/etc/../project/*` does not match `/project/x`",
+        e,
+        f,
+        "/etc/../project/*",
+        "/project/x",
+        matches(false),
+    );
+    m(
+        g,
+        63,
+        "`/project/**` matches the opaque string `/project/../etc/passwd` (a normalizing matcher denies: acceptable)",
+        &["GLOB-DOUBLE-STAR"],
+        f,
+        "/project/**",
+        "/project/../etc/passwd",
+        Expectation::acceptable(
+            "D41",
+            vec![
+                Expected::valid(json!({ "matches": true })),
+                Expected::valid(json!({ "matches": false })),
+            ],
+        ),
+    );
+    // Subset.
+    s(
+        g,
+        70,
+        "subset: NFD child under an NFC parent is not a subset",
+        f,
+        "/docs/cafe\u{301}/**",
+        "/docs/caf\u{e9}/**",
+        subset(false),
+    );
+    s(
+        g,
+        71,
+        "subset: child `/etc/../project/x` is not under parent `/project/**` (no `..` resolution)",
+        f,
+        "/etc/../project/x",
+        "/project/**",
+        subset(false),
+    );
+    s(
+        g,
+        72,
+        "subset: child `/project/./x` is not under parent `/project/x` (no `.` removal)",
+        f,
+        "/project/./x",
+        "/project/x",
+        subset(false),
+    );
+    s(
+        g,
+        73,
+        "subset: fullwidth child `/docs/file\u{ff11}` is not under parent `/docs/file1`",
+        f,
+        "/docs/file\u{ff11}",
+        "/docs/file1",
+        subset(false),
+    );
+    s(
+        g,
+        74,
+        "subset: child `/project/../etc/**` is covered by parent `/project/**` as opaque text (a normalizing implementation refuses: acceptable)",
+        f,
+        "/project/../etc/**",
+        "/project/**",
+        Expectation::acceptable(
+            "D41",
+            vec![
+                Expected::valid(json!({ "subset": true })),
+                Expected::valid(json!({ "subset": false })),
+            ],
+        ),
+    );
+}
