@@ -36,6 +36,7 @@ fn matches(value: bool) -> Expectation {
     Expectation::valid(json!({ "matches": value }))
 }
 
+#[allow(clippy::too_many_arguments)] // Mirrors the case's fields one for one.
 fn m(
     g: &mut Group,
     n: u16,
