@@ -44,13 +44,12 @@ fn hostile_line(rng: &mut Rng, env: &Value) -> Vec<u8> {
     ];
     let mut text = serde_json::to_string(rng.pick(&shapes)).unwrap_or_default();
     match rng.next() % 6 {
-        0 => {
-            // Mangle the token text.
-            if !dct.is_empty() {
-                let i = (rng.next() % dct.len() as u64) as usize;
-                dct.replace_range(i..=i, *rng.pick(&["A", "-", "_", "=", "+", "é"]));
-                text = text.replace(env["dct"].as_str().unwrap_or(""), &dct);
-            }
+        // Mangle the token text.
+        0 if !dct.is_empty() => {
+            let i = (rng.next() % dct.len() as u64) as usize;
+            let with: &&str = rng.pick(&["A", "-", "_", "=", "+", "é"]);
+            dct.replace_range(i..=i, with);
+            text = text.replace(env["dct"].as_str().unwrap_or(""), &dct);
         }
         1 => text.truncate((rng.next() % (text.len() as u64 + 1)) as usize),
         2 => {

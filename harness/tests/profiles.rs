@@ -1,6 +1,9 @@
 //! Profiles: `run --profile` / `--fail-on-advisory` plumbing and the `lint` subcommand.
 //! Golden-free: assertions name specific findings, counts and exit codes.
 
+// Test helpers: a failed unwrap is the test failing, with the error in the message.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

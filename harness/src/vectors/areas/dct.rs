@@ -2022,7 +2022,13 @@ fn build_valid(g: &mut Group, k: &Keys) {
 
 /// A capability widening: (description, parent caps, child caps, request resource, extra
 /// requirement id).
-type Widening = (&'static str, Vec<Capability>, Vec<Capability>, &'static str, &'static str);
+type Widening = (
+    &'static str,
+    Vec<Capability>,
+    Vec<Capability>,
+    &'static str,
+    &'static str,
+);
 
 fn build_expanded(g: &mut Group, k: &Keys) {
     let ctx = Ctx::new(k);

@@ -17,7 +17,11 @@
 // bug in this file, and panicking with its text is the clearest report (the generator run in
 // CI would fail at once). Case tables read best as explicit numbered loops and as `vcase`
 // calls that mirror a case's fields one for one.
-#![allow(clippy::panic, clippy::explicit_counter_loop, clippy::too_many_arguments)]
+#![allow(
+    clippy::panic,
+    clippy::explicit_counter_loop,
+    clippy::too_many_arguments
+)]
 
 use serde_json::{json, Value};
 
