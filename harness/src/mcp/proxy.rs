@@ -312,6 +312,20 @@ fn client_loop(shared: &Shared, upstream_in: ChildStdin) {
             continue;
         };
         let id = obj.get("id").cloned();
+        // D35: duplicate member names at the top level or in `params` are refused for EVERY
+        // method, not only `tools/call`: `{"method":"tools/call",…,"method":"ping"}` parses as
+        // `ping` here (last wins) but as an unverified `tools/call` in a first-wins upstream.
+        if matches!(
+            plugin::strip_delegateos_raw(&bytes),
+            Err(RawError::DuplicateKey)
+        ) {
+            let id = match id {
+                Some(v @ (Value::String(_) | Value::Number(_))) => v,
+                _ => Value::Null,
+            };
+            shared.to_client_json(&invalid_request(id, "Duplicate member names"));
+            continue;
+        }
         let method = obj.get("method").and_then(Value::as_str);
         let is_response = method.is_none()
             && id.is_some()

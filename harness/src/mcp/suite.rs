@@ -814,6 +814,8 @@ fn cases() -> Vec<Case> {
             "a 10 MiB result reaches the client intact", large_upstream_to_client),
         case!("mcp-malformed-lines", Core, &["MCP-MALFORMED-LINE", "MCP-STDOUT-CLEAN"],
             "non-JSON lines get -32700, non-request JSON gets -32600, partial and CRLF lines work, the proxy keeps serving", malformed_lines),
+        case!("mcp-duplicate-members", Core, &["MCP-MALFORMED-LINE", "MCP-DENY-NOT-FORWARDED"],
+            "lines with duplicate member names (top level, params, escaped keys) get -32600 and never reach the upstream (D35)", duplicate_members),
         case!("mcp-stdout-clean", Core, &["MCP-STDOUT-CLEAN"],
             "upstream stderr chatter never reaches the proxy's stdout", stdout_clean),
         case!("mcp-upstream-garbage", Core, &["MCP-STDOUT-CLEAN"],
@@ -1944,6 +1946,46 @@ fn malformed_lines(ctx: &Ctx) -> Result<(), String> {
     let batch_forwarded = s.upstream_raw().iter().any(|r| r.starts_with('['));
     ensure(!batch_forwarded, || {
         "a JSON array (batch) was forwarded to the upstream".into()
+    })?;
+    s.finish()
+}
+
+/// D35: a parser differential between the proxy and the upstream is a bypass. Each probe is a
+/// line whose members a last-wins parser and a first-wins parser read differently; the proxy
+/// must refuse all of them, whatever method the proxy's own parser sees.
+fn duplicate_members(ctx: &Ctx) -> Result<(), String> {
+    let mut s = Session::start(ctx, &Setup::standard())?;
+    s.init()?;
+    let env = serde_json::to_string(&tokens::envelope(&good_token())).unwrap_or_default();
+    let probes = [
+        // Last-wins sees `ping`; a first-wins upstream runs an unverified tools/call.
+        r#"{"jsonrpc":"2.0","id":"dup-1","method":"tools/call","params":{"name":"write_file","arguments":{"path":"/etc/x"}},"method":"ping"}"#.to_owned(),
+        // The same with the second key spelled with an escape.
+        r#"{"jsonrpc":"2.0","id":"dup-2","method":"tools/call","params":{"name":"write_file","arguments":{"path":"/etc/x"}},"method":"ping"}"#.to_owned(),
+        // Two `params`: the verified one allowed, the other one forbidden.
+        format!(r#"{{"jsonrpc":"2.0","id":"dup-3","method":"tools/call","params":{{"name":"write_file","arguments":{{"path":"/etc/x"}}}},"params":{{"_delegateos":{env},"name":"read_file","arguments":{{"path":"/project/a.txt"}}}}}}"#),
+        // Two `name`s inside params.
+        format!(r#"{{"jsonrpc":"2.0","id":"dup-4","method":"tools/call","params":{{"name":"write_file","_delegateos":{env},"arguments":{{"path":"/project/a.txt"}},"name":"read_file"}}}}"#),
+    ];
+    for (i, line) in probes.iter().enumerate() {
+        let id = json!(format!("dup-{}", i + 1));
+        s.proxy.send_raw(line.as_bytes())?;
+        let resp = s
+            .proxy
+            .response(&id, T)
+            .map_err(|e| format!("no reply to duplicate-member probe {id}: {e}"))?;
+        ensure(resp["error"]["code"] == -32600, || {
+            format!("probe {id} should get -32600, got {}", short(&resp))
+        })?;
+    }
+    s.sync()?;
+    let leaked: Vec<String> = s
+        .upstream_raw()
+        .into_iter()
+        .filter(|r| r.contains("\"dup-"))
+        .collect();
+    ensure(leaked.is_empty(), || {
+        format!("duplicate-member lines reached the upstream: {leaked:?}")
     })?;
     s.finish()
 }
