@@ -801,3 +801,47 @@ pub fn builtin_seeds(keys: &Keys) -> Vec<Seed> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use delegateos_reference::faults::Faults;
+    use delegateos_reference::ops::{run, Outcome};
+
+    #[test]
+    fn builtin_seeds_verify_and_resigning_keeps_them_valid() {
+        let keys = Keys::fixed();
+        for seed in builtin_seeds(&keys) {
+            let input = build(&seed, &[], &keys);
+            let out = run("dct.verify", &input, &Faults::none());
+            assert!(
+                matches!(out, Outcome::Ok { .. }),
+                "{}: {out:?}",
+                seed.origin
+            );
+        }
+    }
+
+    #[test]
+    fn widening_is_resigned_so_it_reaches_step_4() {
+        let keys = Keys::fixed();
+        let seeds = builtin_seeds(&keys);
+        let seed = &seeds[1];
+        let widen = Mutation::Set {
+            stage: Stage::Token,
+            path: vec![
+                Seg::Key("attenuations".into()),
+                Seg::Index(0),
+                Seg::Key("allowedCapabilities".into()),
+                Seg::Index(0),
+                Seg::Key("resource".into()),
+            ],
+            value: json!("**"),
+        };
+        let out = run("dct.verify", &build(seed, &[widen], &keys), &Faults::none());
+        assert!(
+            matches!(&out, Outcome::Error { code, .. } if code == "attenuation_violation"),
+            "{out:?}"
+        );
+    }
+}
