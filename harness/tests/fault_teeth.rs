@@ -6,19 +6,9 @@
 //! `run --impl '<adapter> --fault NAME' --format json --output FILE` as a subprocess, and the
 //! JSON report is read back. The test prints a table fault → failing cases (+ 3 example ids).
 //!
-//! Locating the binaries. This package (`delegateos-tests`) is not the package that owns them,
-//! so `env!("CARGO_BIN_EXE_…")` is not available here (Cargo only sets it for integration
-//! tests of the same package). Instead:
-//! 1. the profile directory is derived from this test executable
-//!    (`target/<profile>/deps/fault_teeth-<hash>` → `target/<profile>/`);
-//! 2. the test then runs `cargo build -p delegateos-conform --bins` into that same target
-//!    directory and profile (Cargo releases its build lock before running tests, so the nested
-//!    build does not deadlock; when the binaries are up to date — always the case under
-//!    `cargo test --workspace`, which builds them for the harness's own integration tests —
-//!    it is a no-op taking well under a second). This keeps a fresh-clone
-//!    `cargo test -p delegateos-tests` working and never tests a stale binary.
-//!
-//! `DELEGATEOS_CONFORM_BIN_DIR` overrides the directory (then nothing is built).
+//! The binaries are this package's own (`env!("CARGO_BIN_EXE_…")`), so Cargo builds them,
+//! with the same profile and features, before this test runs: a stale binary is never tested
+//! and no nested build is needed.
 //!
 //! Faults that *are* a documented other reading. Two faults weaken a check in exactly the way
 //! a decision explicitly permits: D9 makes "accepts a non-canonical token" and "accepts
@@ -35,58 +25,18 @@ use std::process::Command;
 
 use serde_json::Value;
 
-const CONFORM: &str = "delegateos-conform";
-
 /// Faults that implement the other reading of a decision whose vectors are `acceptable`
 /// (fault name, decision and flag).
 const ACCEPTABLE_READINGS: &[(&str, &str)] = &[
     ("accept-non-canonical-token", "D9 NonCanonicalToken"),
     ("accept-unknown-fields", "D9 UnknownField"),
 ];
-const ADAPTER: &str = "delegateos-reference-adapter";
 
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
-        .expect("tests/ has a parent")
+        .expect("harness/ has a parent")
         .to_path_buf()
-}
-
-/// The directory holding the harness binaries, built if needed.
-fn bin_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("DELEGATEOS_CONFORM_BIN_DIR") {
-        return PathBuf::from(dir);
-    }
-    let exe = std::env::current_exe().expect("current_exe");
-    // target/<profile>/deps/fault_teeth-<hash>
-    let deps = exe.parent().expect("exe has a parent");
-    let profile_dir = if deps.file_name().is_some_and(|n| n == "deps") {
-        deps.parent().expect("deps has a parent").to_path_buf()
-    } else {
-        deps.to_path_buf()
-    };
-    let target_dir = profile_dir.parent().expect("profile dir has a parent");
-    let profile = profile_dir
-        .file_name()
-        .and_then(|n| n.to_str())
-        .expect("profile dir name")
-        .to_owned();
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    let mut cmd = Command::new(cargo);
-    cmd.current_dir(workspace_root())
-        .args(["build", "--quiet", "-p", "delegateos-conform", "--bins"])
-        .arg("--target-dir")
-        .arg(target_dir);
-    // `cargo test` builds with the dev profile into `debug/`; anything else is a named profile.
-    if profile != "debug" {
-        cmd.args(["--profile", &profile]);
-    }
-    let status = cmd.status().expect("spawn cargo build");
-    assert!(
-        status.success(),
-        "cargo build -p delegateos-conform --bins failed"
-    );
-    profile_dir
 }
 
 fn list_faults(adapter: &Path) -> Vec<String> {
@@ -151,9 +101,8 @@ fn run_corpus(conform: &Path, impl_cmd: &str, report: &Path) -> Outcome {
 
 #[test]
 fn every_injected_fault_is_caught_by_the_corpus() {
-    let bins = bin_dir();
-    let conform = bins.join(CONFORM);
-    let adapter = bins.join(ADAPTER);
+    let conform = PathBuf::from(env!("CARGO_BIN_EXE_delegateos-conform"));
+    let adapter = PathBuf::from(env!("CARGO_BIN_EXE_delegateos-reference-adapter"));
     assert!(conform.is_file(), "missing {}", conform.display());
     assert!(adapter.is_file(), "missing {}", adapter.display());
 
