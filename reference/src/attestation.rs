@@ -31,7 +31,7 @@
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;
 
-use crate::canonical::canonicalize;
+use crate::canonical::{self, canonicalize};
 use crate::checks::{self, CheckError, CheckResult, Registry, VerificationMethod};
 use crate::contract::TaskContract;
 use crate::crypto::{blake2b256, sign_canonical, verify_canonical_principal, Keypair};
@@ -254,12 +254,9 @@ pub fn check_structure(a: &Attestation) -> Result<(), AttestationError> {
 
 /// The canonical signing payload: the attestation JSON without `signature`.
 pub fn signing_payload(attestation: &Value) -> Result<String, AttestationError> {
-    let mut obj = attestation
-        .as_object()
-        .cloned()
-        .ok_or_else(|| malformed("attestation is not an object"))?;
-    obj.remove("signature");
-    canonicalize(&Value::Object(obj)).map_err(|e| malformed(e.to_string()))
+    canonical::signing_payload(attestation)
+        .ok_or_else(|| malformed("attestation is not an object"))?
+        .map_err(|e| malformed(e.to_string()))
 }
 
 /// Creates and signs an attestation by `signer` (§7.2). Fields are signed as given; use

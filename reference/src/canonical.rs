@@ -28,6 +28,14 @@ pub fn canonicalize_serialize<T: serde::Serialize>(value: &T) -> Result<String, 
     serde_json_canonicalizer::to_string(value).map_err(|e| CanonError(e.to_string()))
 }
 
+/// The payload a signed object's `signature` covers: the canonical text of all its members
+/// except `signature` (contracts and attestations). `None` when `value` is not an object.
+pub fn signing_payload(value: &Value) -> Option<Result<String, CanonError>> {
+    let mut obj = value.as_object()?.clone();
+    obj.remove("signature");
+    Some(canonicalize(&Value::Object(obj)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

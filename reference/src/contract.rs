@@ -23,7 +23,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::canonical::canonicalize;
+use crate::canonical;
 use crate::checks::VerificationSpec;
 use crate::crypto::{sign_canonical, verify_canonical_principal, Keypair};
 use crate::encoding::{b64u_encode, decode_signature, is_contract_id, is_principal_id};
@@ -207,12 +207,9 @@ pub fn check_structure(c: &TaskContract) -> Result<(), ContractError> {
 
 /// The canonical signing payload: the contract JSON without `signature`.
 pub fn signing_payload(contract: &Value) -> Result<String, ContractError> {
-    let mut obj = contract
-        .as_object()
-        .cloned()
-        .ok_or_else(|| malformed("contract is not an object"))?;
-    obj.remove("signature");
-    canonicalize(&Value::Object(obj)).map_err(|e| malformed(e.to_string()))
+    canonical::signing_payload(contract)
+        .ok_or_else(|| malformed("contract is not an object"))?
+        .map_err(|e| malformed(e.to_string()))
 }
 
 /// Creates and signs a contract issued by `issuer`.
