@@ -30,6 +30,7 @@ use serde_json::{Map, Value};
 
 use super::ecma_regex::EcmaRegex;
 use super::{schema, CheckError, CheckFunction, CheckResult};
+use crate::canonical::{canonical_bytes, CanonError};
 
 /// Name and function of every built-in, in §6.2 order.
 pub const BUILTINS: &[(&str, CheckFunction)] = &[
@@ -297,8 +298,9 @@ pub fn output_equals(output: &Value, params: Option<&Value>) -> Result<CheckResu
 /// Equality of RFC 8785 canonical forms.
 pub fn canonical_eq(a: &Value, b: &Value) -> Result<bool, CheckError> {
     let enc = |v: &Value| {
-        serde_json_canonicalizer::to_vec(v)
-            .map_err(|e| CheckError::InvalidParams(format!("value cannot be canonicalized: {e}")))
+        canonical_bytes(v).map_err(|CanonError(e)| {
+            CheckError::InvalidParams(format!("value cannot be canonicalized: {e}"))
+        })
     };
     Ok(enc(a)? == enc(b)?)
 }
