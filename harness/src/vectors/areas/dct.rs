@@ -15,14 +15,12 @@ use delegateos_reference::attenuate::{sign_attenuation, sign_authority};
 use delegateos_reference::token::{Attenuation, Authority, Capability, MAX_SAFE_INTEGER};
 
 use super::dct_support::{
-    cap, caps_json, default_caps, delegatees, encode_bytes, revocation_entry, serialized,
-    verify_input, Chain, Ctx, Scope, BUDGET, EXPIRES_AT, MAX_DEPTH,
+    cap, caps_json, default_caps, delegatees, deny, encode_bytes, ok, revocation_entry, scope,
+    serialized, verify, verify_token, Chain, Ctx, BUDGET, EXPIRES_AT, MAX_DEPTH,
 };
 use crate::vectors::format::{Expectation, Expected};
 use crate::vectors::generate::{Area, Group};
 use crate::vectors::keys::{Key, Keys};
-
-const VERIFY: &str = "dct.verify";
 
 /// Builds the `dct` area: groups create, attenuate, inspect, revocation-ids, valid,
 /// expanded, expired, budget, capability, precedence, then the attack groups.
@@ -105,73 +103,8 @@ pub fn build(area: &mut Area) {
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
-fn deny(code: &str, step: &str) -> Expectation {
-    Expectation::invalid(code, &format!("10.1/{step}"))
-}
-
 fn deny_e(code: &str, step: &str) -> Expected {
     Expected::invalid(code, &format!("10.1/{step}"))
-}
-
-/// The expected scope of `chain`: chainDepth and the last ids come from the chain's structure;
-/// capabilities, remaining budget and remaining depth are stated by the case author.
-fn scope(chain: &Chain, caps: Vec<Capability>, remaining_budget: u64, max_depth: u64) -> Scope {
-    Scope {
-        capabilities: caps,
-        remaining: remaining_budget,
-        chain_depth: chain.authority.chain_depth + chain.attenuations.len() as u64,
-        max_chain_depth: max_depth,
-        contract_id: chain.last_contract_id(),
-        delegation_id: chain.last_delegation_id(),
-    }
-}
-
-fn ok(s: &Scope) -> Expectation {
-    Expectation::valid(s.output())
-}
-
-#[allow(clippy::too_many_arguments)]
-fn verify(
-    g: &mut Group,
-    n: u16,
-    desc: &str,
-    reqs: &[&str],
-    flags: &[&str],
-    chain: &Chain,
-    ctx: &Ctx,
-    expect: Expectation,
-) {
-    g.case(
-        n,
-        desc,
-        reqs,
-        flags,
-        VERIFY,
-        verify_input(chain.serialized(), ctx),
-        expect,
-    );
-}
-
-#[allow(clippy::too_many_arguments)]
-fn verify_token(
-    g: &mut Group,
-    n: u16,
-    desc: &str,
-    reqs: &[&str],
-    flags: &[&str],
-    token: Value,
-    ctx: &Ctx,
-    expect: Expectation,
-) {
-    g.case(
-        n,
-        desc,
-        reqs,
-        flags,
-        VERIFY,
-        verify_input(token, ctx),
-        expect,
-    );
 }
 
 /// Root, then attenuations alice→bob, bob→carol, carol→dave with `per(i, att)` applied.

@@ -30,14 +30,13 @@ use delegateos_reference::crypto::{blake2b256, Keypair};
 use delegateos_reference::encoding::b64u_encode;
 
 use super::dct_support::{
-    cap, ct, del, encode_bytes, encode_value, verify_input, Chain, Ctx, Scope, CONTRACT, DELEGATION,
+    cap, ct, del, encode_bytes, encode_value, verify_token, Chain, Ctx, Scope, CONTRACT, DELEGATION,
 };
 use crate::vectors::format::{Expectation, Expected};
 use crate::vectors::generate::{Area, Group};
 use crate::vectors::keys::{Key, Keys};
 use delegateos_reference::token::FORMAT;
 
-const OP: &str = "dct.verify";
 const S1: &str = "10.1/1";
 const S2: &str = "10.1/2";
 const S3A: &str = "10.1/3a";
@@ -317,27 +316,6 @@ fn lenient(s: &Scope) -> Expectation {
     )
 }
 
-fn vcase(
-    g: &mut Group,
-    number: u16,
-    description: &str,
-    requirements: &[&str],
-    flags: &[&str],
-    token: Value,
-    ctx: &Ctx,
-    expect: Expectation,
-) {
-    g.case(
-        number,
-        description,
-        requirements,
-        flags,
-        OP,
-        verify_input(token, ctx),
-        expect,
-    );
-}
-
 /// A 256-bit little-endian addition (S + L for malleated signatures).
 fn add_le(a: &[u8], b: &[u8; 32]) -> [u8; 32] {
     let mut out = [0u8; 32];
@@ -522,7 +500,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
             )
             .ser()
     };
-    vcase(
+    verify_token(
         g,
         1,
         "authority signed by mallory over the right payload (signer field still names root)",
@@ -532,7 +510,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
         &ctx,
         bad_sig(S3A),
     );
-    vcase(
+    verify_token(
         g,
         2,
         "authority signed by other_root (a different root key) over the right payload",
@@ -542,7 +520,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
         &ctx,
         bad_sig(S3A),
     );
-    vcase(
+    verify_token(
         g,
         3,
         "authority signed by its own delegatee alice",
@@ -552,7 +530,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
         &ctx,
         bad_sig(S3A),
     );
-    vcase(
+    verify_token(
         g,
         4,
         "three-block chain whose authority signature is by mallory; attenuations correctly signed",
@@ -568,7 +546,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
         let c = chain(k, n).with_authority(|a| a.issuer = k.mallory.principal.clone());
         Tok::of(&c).ser()
     };
-    vcase(
+    verify_token(
         g,
         10,
         "authority.issuer replaced by mallory, who signs it correctly (not the context's root key)",
@@ -578,7 +556,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
         &ctx,
         bad_sig(S3A),
     );
-    vcase(
+    verify_token(
         g,
         11,
         "mallory-issued root with a two-attenuation chain, every block correctly signed",
@@ -588,7 +566,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
         &ctx,
         bad_sig(S3A),
     );
-    vcase(
+    verify_token(
         g,
         12,
         "valid token verified with ctx.rootPublicKey = other_root",
@@ -598,7 +576,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
         &ctx.clone().root(&k.other_root.principal),
         bad_sig(S3A),
     );
-    vcase(
+    verify_token(
         g,
         13,
         "valid token verified with ctx.rootPublicKey = alice (the delegatee)",
@@ -610,7 +588,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
     );
     {
         let c = chain(k, 1).with_authority(|a| a.issuer = k.other_root.principal.clone());
-        vcase(g, 14, "token issued and correctly signed by other_root, presented to a verifier trusting root",
+        verify_token(g, 14, "token issued and correctly signed by other_root, presented to a verifier trusting root",
             &[ROOT_KEY], &[], Tok::of(&c).ser(), &ctx, bad_sig(S3A));
     }
 
@@ -631,7 +609,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
             )
             .ser()
     };
-    vcase(
+    verify_token(
         g,
         20,
         "issuer is root but signatures[0] is mallory's own valid signature with signer = mallory \
@@ -642,7 +620,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
         &ctx,
         bad_sig(S3A),
     );
-    vcase(
+    verify_token(
         g,
         21,
         "as 20 on a three-attenuation chain (mallory mints the root of a valid-looking chain)",
@@ -652,7 +630,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
         &ctx,
         bad_sig(S3A),
     );
-    vcase(
+    verify_token(
         g,
         22,
         "signatures[0].signer names root but the signature is mallory's",
@@ -662,9 +640,9 @@ fn build_forged(g: &mut Group, k: &Keys) {
         &ctx,
         bad_sig(S3A),
     );
-    vcase(g, 23, "signatures[0] is root's valid signature but signer says mallory (signer must equal the issuer)",
+    verify_token(g, 23, "signatures[0] is root's valid signature but signer says mallory (signer must equal the issuer)",
         &[NOT_SIGNER_A, COVERS], SS, signer_lies(&t0, 0, &k.mallory, &root_kp), &ctx, structural(S3A));
-    vcase(
+    verify_token(
         g,
         24,
         "attenuation 0 (attenuator alice) signed by mallory with signer = mallory",
@@ -674,7 +652,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
         &ctx,
         bad_sig(S3B),
     );
-    vcase(
+    verify_token(
         g,
         25,
         "attenuation 0 (attenuator alice) signed by mallory with signer = alice",
@@ -684,7 +662,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
         &ctx,
         bad_sig(S3B),
     );
-    vcase(
+    verify_token(
         g,
         26,
         "middle attenuation (attenuator bob) signed by mallory with signer = mallory",
@@ -694,7 +672,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
         &ctx,
         bad_sig(S3B),
     );
-    vcase(
+    verify_token(
         g,
         27,
         "last attenuation (attenuator carol) signed by mallory with signer = mallory",
@@ -704,7 +682,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
         &ctx,
         bad_sig(S3B),
     );
-    vcase(
+    verify_token(
         g,
         28,
         "last attenuation signed by its own delegatee dave with signer = dave",
@@ -714,9 +692,9 @@ fn build_forged(g: &mut Group, k: &Keys) {
         &ctx,
         bad_sig(S3B),
     );
-    vcase(g, 29, "attenuation 0 correctly signed by alice but signer says bob (signer must equal the attenuator)",
+    verify_token(g, 29, "attenuation 0 correctly signed by alice but signer says bob (signer must equal the attenuator)",
         &[NOT_SIGNER_B, COVERS], SS, signer_lies(&t1, 1, &k.bob, &k.alice.keypair()), &ctx, structural(S3B));
-    vcase(
+    verify_token(
         g,
         30,
         "middle attenuation signed by the root issuer with signer = root",
@@ -732,7 +710,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
         // attenuator = the current delegatee (bob), signed by mallory, signer = mallory.
         let c = chain(k, 1).delegate(&k.mallory, |_| {});
         let t = Tok::of(&c);
-        vcase(
+        verify_token(
             g,
             40,
             "mallory appends an attenuation naming the current delegatee bob as attenuator, \
@@ -743,7 +721,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
             &ctx,
             bad_sig(S3B),
         );
-        vcase(
+        verify_token(
             g,
             41,
             "as 40 with signer = bob (signature by mallory)",
@@ -755,7 +733,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
         );
         // attenuator = mallory, properly signed by mallory: 4a.
         let c = chain(k, 1).delegate(&k.carol, |a| a.attenuator = k.mallory.principal.clone());
-        vcase(
+        verify_token(
             g,
             42,
             "mallory appends an attenuation with attenuator = mallory, validly signed by mallory \
@@ -774,13 +752,13 @@ fn build_forged(g: &mut Group, k: &Keys) {
         let s1 = t.v["signatures"][1].clone();
         let s2 = t.v["signatures"][2].clone();
         t = t.set("/signatures/1", s2).set("/signatures/2", s1);
-        vcase(g, 50, "signature entries 1 and 2 swapped whole (covers and signer no longer match their positions)",
+        verify_token(g, 50, "signature entries 1 and 2 swapped whole (covers and signer no longer match their positions)",
             &[COVERS, ATT_SIG], SS, t.ser(), &ctx, structural(S3B));
         let t = t2
             .clone()
             .set("/signatures/1/signature", json!(sig_of(&t2, 2)))
             .set("/signatures/2/signature", json!(sig_of(&t2, 1)));
-        vcase(
+        verify_token(
             g,
             51,
             "signature strings of attenuations 0 and 1 swapped (signer and covers left in place)",
@@ -794,7 +772,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
             .clone()
             .set("/signatures/0/signature", json!(sig_of(&t1, 1)))
             .set("/signatures/1/signature", json!(sig_of(&t1, 0)));
-        vcase(
+        verify_token(
             g,
             52,
             "signature strings of the authority and attenuation 0 swapped",
@@ -807,7 +785,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
         let t = t1
             .clone()
             .set("/signatures/1/signature", json!(sig_of(&t1, 0)));
-        vcase(
+        verify_token(
             g,
             53,
             "the authority's signature copied into the attenuation's slot",
@@ -824,7 +802,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
         let t = t1
             .clone()
             .set("/signatures/0/signature", json!(sig_of(&other, 0)));
-        vcase(
+        verify_token(
             g,
             54,
             "authority signature copied from another token of the same root (same position)",
@@ -842,13 +820,13 @@ fn build_forged(g: &mut Group, k: &Keys) {
         let t = t1
             .clone()
             .set("/signatures/1/signature", json!(sig_of(&other, 1)));
-        vcase(g, 55, "attenuation signature copied from a sibling token (same authority, alice delegating to carol)",
+        verify_token(g, 55, "attenuation signature copied from a sibling token (same authority, alice delegating to carol)",
             &[ATT_SIG, SPLICE], &[], t.ser(), &ctx, bad_sig(S3B));
         // Sibling attenuation and its (valid) signature spliced onto a 3-chain's middle.
         let t = t1
             .clone()
             .set("/attenuations/0/delegatee", json!(k.carol.principal));
-        vcase(
+        verify_token(
             g,
             56,
             "attenuation 0's delegatee changed from bob to carol after signing (not re-signed)",
@@ -871,19 +849,19 @@ fn build_forged(g: &mut Group, k: &Keys) {
         t = t.set("/attenuations", b2.v["attenuations"].clone());
         t.v["signatures"][1] = b2.v["signatures"][1].clone();
         t.v["signatures"][2] = b2.v["signatures"][2].clone();
-        vcase(g, 60, "root's authority + signature with the attenuations and signatures of an other_root token",
+        verify_token(g, 60, "root's authority + signature with the attenuations and signatures of an other_root token",
             &[SPLICE, PREFIX], &[], t.ser(), &ctx, bad_sig(S3B));
         let mut t = b2.clone();
         t.v["signatures"][1] = t2.v["signatures"][1].clone();
         t.v["signatures"][2] = t2.v["signatures"][2].clone();
-        vcase(g, 61, "other_root's authority with root-chain attenuation signatures, verified under other_root",
+        verify_token(g, 61, "other_root's authority with root-chain attenuation signatures, verified under other_root",
             &[SPLICE, PREFIX], &[], t.ser(), &ctx.clone().root(&k.other_root.principal), bad_sig(S3B));
         let mut t = t2.clone();
         t = t.set("/authority", b2.auth());
         t.v["signatures"][0] = b2.v["signatures"][0].clone();
-        vcase(g, 62, "other_root's authority and signature spliced onto root's attenuations, verified under root",
+        verify_token(g, 62, "other_root's authority and signature spliced onto root's attenuations, verified under root",
             &[SPLICE, ROOT_KEY], &[], t.ser(), &ctx, bad_sig(S3A));
-        vcase(
+        verify_token(
             g,
             63,
             "as 62, verified under other_root: the attenuation signatures cover root's authority",
@@ -896,7 +874,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
     }
 
     // Signature count.
-    vcase(
+    verify_token(
         g,
         70,
         "last signature dropped (two attenuations, two signatures)",
@@ -906,7 +884,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
         &ctx,
         structural(S3B),
     );
-    vcase(
+    verify_token(
         g,
         71,
         "signatures[] empty on a root token",
@@ -916,7 +894,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
         &ctx,
         structural(S3A),
     );
-    vcase(
+    verify_token(
         g,
         72,
         "only the authority signature on a two-attenuation token",
@@ -935,7 +913,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
         if let Some(a) = t.v["signatures"].as_array_mut() {
             a.push(dup);
         }
-        vcase(
+        verify_token(
             g,
             73,
             "surplus signature: attenuation 0's entry duplicated at the end",
@@ -951,7 +929,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
         if let Some(a) = t.v["signatures"].as_array_mut() {
             a.push(extra);
         }
-        vcase(g, 74, "surplus signature on a root token: a root-signed entry covering a non-existent attenuation 0",
+        verify_token(g, 74, "surplus signature on a root token: a root-signed entry covering a non-existent attenuation 0",
             &[COUNT], SS, t.ser(), &ctx, structural(S3B));
         // Extended chain: attenuation appended without a signature.
         let c2 = chain(k, 2);
@@ -959,7 +937,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
             "/attenuations",
             serde_json::to_value(&c2.attenuations).unwrap_or_default(),
         );
-        vcase(
+        verify_token(
             g,
             75,
             "extended chain: bob's attenuation appended without a signature",
@@ -978,12 +956,12 @@ fn build_forged(g: &mut Group, k: &Keys) {
         if let Some(a) = t.v["signatures"].as_array_mut() {
             a.push(forged);
         }
-        vcase(g, 76, "extended chain: bob's attenuation appended with a copy of alice's signature as its entry",
+        verify_token(g, 76, "extended chain: bob's attenuation appended with a copy of alice's signature as its entry",
             &[ATT_SIG, SPLICE], &[], t.ser(), &ctx, bad_sig(S3B));
     }
 
     // covers (D8 well-typed but wrong; D19 mistyped).
-    vcase(
+    verify_token(
         g,
         80,
         "signatures[0].covers = 0 instead of \"authority\"",
@@ -993,7 +971,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
         &ctx,
         structural(S3A),
     );
-    vcase(
+    verify_token(
         g,
         81,
         "signatures[1].covers = \"authority\" (attenuation signature claims the authority)",
@@ -1005,7 +983,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
         &ctx,
         structural(S3B),
     );
-    vcase(
+    verify_token(
         g,
         82,
         "signatures[1].covers = 1 (off by one)",
@@ -1015,7 +993,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
         &ctx,
         structural(S3B),
     );
-    vcase(
+    verify_token(
         g,
         83,
         "signatures[2].covers = 0 (off by one downwards)",
@@ -1025,7 +1003,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
         &ctx,
         structural(S3B),
     );
-    vcase(
+    verify_token(
         g,
         84,
         "signatures[3].covers = 7 (far out of range)",
@@ -1035,7 +1013,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
         &ctx,
         structural(S3B),
     );
-    vcase(
+    verify_token(
         g,
         85,
         "signatures[1].covers = \"0\" (a string, not coerced: D19)",
@@ -1045,7 +1023,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
         &ctx,
         malformed(),
     );
-    vcase(
+    verify_token(
         g,
         86,
         "signatures[1].covers = -1",
@@ -1055,7 +1033,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
         &ctx,
         malformed(),
     );
-    vcase(
+    verify_token(
         g,
         87,
         "signatures[0].covers = \"Authority\" (case differs)",
@@ -1067,7 +1045,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
         &ctx,
         malformed(),
     );
-    vcase(
+    verify_token(
         g,
         88,
         "signatures[2].covers = \"1\" (a string, not coerced: D19)",
@@ -1089,9 +1067,9 @@ fn build_forged(g: &mut Group, k: &Keys) {
                 .set(&format!("/signatures/{j}/signature"), json!(sig))
                 .ser()
         };
-        vcase(g, 90, "attenuation 0 signed over the prefix excluding itself ({authority, attenuations: []}; D16 option b)",
+        verify_token(g, 90, "attenuation 0 signed over the prefix excluding itself ({authority, attenuations: []}; D16 option b)",
             &[PREFIX, ATT_SIG], &[], with(&t1, 1, sign_text(&alice, &prefix_payload(&auth, &[]))), &ctx, bad_sig(S3B));
-        vcase(
+        verify_token(
             g,
             91,
             "attenuation 1 signed over the prefix excluding itself (attenuations[0..1])",
@@ -1101,7 +1079,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
             &ctx,
             bad_sig(S3B),
         );
-        vcase(
+        verify_token(
             g,
             92,
             "attenuation 0 signed over all attenuations (the whole chain) instead of its prefix",
@@ -1111,7 +1089,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
             &ctx,
             bad_sig(S3B),
         );
-        vcase(
+        verify_token(
             g,
             93,
             "attenuation 1 signed over {attenuations: [0..=1]} without the authority",
@@ -1125,7 +1103,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
             &ctx,
             bad_sig(S3B),
         );
-        vcase(
+        verify_token(
             g,
             94,
             "attenuation 1 signed over its own block only",
@@ -1135,7 +1113,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
             &ctx,
             bad_sig(S3B),
         );
-        vcase(
+        verify_token(
             g,
             95,
             "authority signed over canonicalize(authority) without the {\"authority\": …} wrapper",
@@ -1145,7 +1123,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
             &ctx,
             bad_sig(S3A),
         );
-        vcase(
+        verify_token(
             g,
             96,
             "authority signed over the canonical bytes directly (Ed25519 of the text, no BLAKE2b)",
@@ -1159,7 +1137,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
             &ctx,
             bad_sig(S3A),
         );
-        vcase(
+        verify_token(
             g,
             97,
             "attenuation 0 signed over the canonical prefix bytes directly (no BLAKE2b)",
@@ -1178,7 +1156,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
             d.copy_from_slice(&blake2b(64, payload.as_bytes())[..32]);
             d
         };
-        vcase(
+        verify_token(
             g,
             98,
             "authority signed over BLAKE2b-512 truncated to 32 bytes (not BLAKE2b-256)",
@@ -1192,7 +1170,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
             &ctx,
             bad_sig(S3A),
         );
-        vcase(
+        verify_token(
             g,
             99,
             "attenuation 0 signed over BLAKE2b-512 truncated to 32 bytes",
@@ -1226,7 +1204,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
             .map(|key| format!("\"{key}\":{}", canon(&a[*key])))
             .collect();
         let stringify = format!("{{\"authority\":{{{}}}}}", body.join(","));
-        vcase(
+        verify_token(
             g,
             100,
             "authority signed over JSON.stringify-order JSON (declaration order, not RFC 8785)",
@@ -1241,10 +1219,10 @@ fn build_forged(g: &mut Group, k: &Keys) {
             canon(&auth),
             canon(&atts[0])
         );
-        vcase(g, 101, "attenuation 0 signed over {\"authority\",\"attenuations\"} in that (unsorted) key order",
+        verify_token(g, 101, "attenuation 0 signed over {\"authority\",\"attenuations\"} in that (unsorted) key order",
             &[ATT_SIG, "DCT-ATTEN-PAYLOAD"], &[], with(&t1, 1, sign_text(&alice, &unsorted)), &ctx, bad_sig(S3B));
         let pretty = serde_json::to_string_pretty(&json!({"authority": auth0})).unwrap_or_default();
-        vcase(
+        verify_token(
             g,
             102,
             "authority signed over pretty-printed JSON",
@@ -1258,7 +1236,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
 
     // Blocks modified after signing (no re-signing).
     let edited = |t: &Tok, ptr: &str, v: Value| t.clone().set(ptr, v).ser();
-    vcase(
+    verify_token(
         g,
         110,
         "authority capabilities widened to `/**` after signing",
@@ -1268,7 +1246,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
         &ctx,
         bad_sig(S3A),
     );
-    vcase(
+    verify_token(
         g,
         111,
         "authority budget raised after signing",
@@ -1278,7 +1256,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
         &ctx,
         bad_sig(S3A),
     );
-    vcase(
+    verify_token(
         g,
         112,
         "authority delegatee changed to mallory after signing",
@@ -1288,7 +1266,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
         &ctx,
         bad_sig(S3A),
     );
-    vcase(
+    verify_token(
         g,
         113,
         "authority expiry extended by a year after signing",
@@ -1298,7 +1276,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
         &ctx,
         bad_sig(S3A),
     );
-    vcase(
+    verify_token(
         g,
         114,
         "authority maxChainDepth raised after signing",
@@ -1308,9 +1286,9 @@ fn build_forged(g: &mut Group, k: &Keys) {
         &ctx,
         bad_sig(S3A),
     );
-    vcase(g, 115, "authority capability narrowed after signing (the change is harmless, the signature still fails)",
+    verify_token(g, 115, "authority capability narrowed after signing (the change is harmless, the signature still fails)",
         &[ROOT_SIG], &[], edited(&t0, "/authority/capabilities", json!([{"namespace":"docs","action":"read","resource":"/project/**"}])), &ctx, bad_sig(S3A));
-    vcase(
+    verify_token(
         g,
         116,
         "attenuation 0 allowedCapabilities changed (still a subset) after signing",
@@ -1324,7 +1302,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
         &ctx,
         bad_sig(S3B),
     );
-    vcase(
+    verify_token(
         g,
         117,
         "attenuation 0 budget lowered after signing",
@@ -1334,7 +1312,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
         &ctx,
         bad_sig(S3B),
     );
-    vcase(
+    verify_token(
         g,
         118,
         "attenuation 0 restriction removed after signing (allowedCapabilities dropped)",
@@ -1346,7 +1324,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
         &ctx,
         bad_sig(S3B),
     );
-    vcase(
+    verify_token(
         g,
         119,
         "attenuation 1 expiry removed after signing (inherits the later root expiry)",
@@ -1367,9 +1345,9 @@ fn build_forged(g: &mut Group, k: &Keys) {
         let atts = t.atts();
         let carol_sig = sign_text(&k.carol.keypair(), &prefix_payload(&auth, &atts[..3]));
         t = t.set("/signatures/3/signature", json!(carol_sig));
-        vcase(g, 120, "middle attenuation edited after signing; the next block re-signed over the edited prefix",
+        verify_token(g, 120, "middle attenuation edited after signing; the next block re-signed over the edited prefix",
             &[ATT_SIG, PREFIX], &[], t.ser(), &ctx, bad_sig(S3B));
-        vcase(
+        verify_token(
             g,
             121,
             "attenuation 0 delegationId changed after signing (spend key swap)",
@@ -1386,7 +1364,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
         // Drop attenuation 0 of a 2-chain, keep attenuation 1 and its signature with covers fixed.
         let mut t = t2.clone().remove("/attenuations/0").remove("/signatures/1");
         t = t.set("/signatures/1/covers", json!(0));
-        vcase(
+        verify_token(
             g,
             130,
             "first attenuation and its signature removed, the second kept (covers renumbered)",
@@ -1409,7 +1387,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
             .set("/signatures/2", s1)
             .set("/signatures/1/covers", json!(0))
             .set("/signatures/2/covers", json!(1));
-        vcase(
+        verify_token(
             g,
             131,
             "attenuations reordered with their signatures (covers renumbered)",
@@ -1422,11 +1400,11 @@ fn build_forged(g: &mut Group, k: &Keys) {
     }
 
     // D14: stripping trailing attenuations is a protocol limitation (advisory, valid).
-    vcase(g, 140, "attenuation stripping: the last attenuation and its signature removed from a three-block chain \
+    verify_token(g, 140, "attenuation stripping: the last attenuation and its signature removed from a three-block chain \
         (verifies with the parent's wider scope: a protocol limitation, D14)",
         &["DCT-VERIFY-STRIPPING"], &["AttenuationStripping"],
         t3.clone().remove("/attenuations/2").remove("/signatures/3").ser(), &ctx, valid(2));
-    vcase(
+    verify_token(
         g,
         141,
         "attenuation stripping: every attenuation removed (the holder presents the root token)",
@@ -1451,7 +1429,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
             r.copy_from_slice(&raw[..32]);
             sig_bytes(&r, &add_le(&raw[32..], &L))
         };
-        vcase(
+        verify_token(
             g,
             150,
             "authority signature malleated: S + L (same R; RFC 8032 requires S < L)",
@@ -1463,7 +1441,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
             &ctx,
             bad_sig(S3A),
         );
-        vcase(
+        verify_token(
             g,
             151,
             "attenuation signature malleated: S + L",
@@ -1477,7 +1455,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
         );
         let mut r0 = [0u8; 32];
         r0.copy_from_slice(&raw0[..32]);
-        vcase(
+        verify_token(
             g,
             152,
             "authority signature with S = L exactly",
@@ -1492,7 +1470,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
         let mut s_high = [0u8; 32];
         s_high.copy_from_slice(&raw0[32..]);
         s_high[31] |= 0xe0;
-        vcase(
+        verify_token(
             g,
             153,
             "authority signature with the top three bits of S set (S ≥ 2^253)",
@@ -1504,7 +1482,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
             &ctx,
             bad_sig(S3A),
         );
-        vcase(
+        verify_token(
             g,
             154,
             "authority signature all zero bytes",
@@ -1519,7 +1497,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
             &ctx,
             bad_sig(S3A),
         );
-        vcase(
+        verify_token(
             g,
             155,
             "attenuation signature all zero bytes",
@@ -1570,11 +1548,11 @@ fn build_forged(g: &mut Group, k: &Keys) {
                 Expected::valid(scope(1).output()),
             ],
         );
-        vcase(g, 160, "attenuator is the small-order identity point; R = identity, S = 0 satisfies the \
+        verify_token(g, 160, "attenuator is the small-order identity point; R = identity, S = 0 satisfies the \
             cofactorless equation (strict profile rejects small-order A; RFC 8032 lets a verifier accept)",
             &[ATT_SIG, "PRIM-SIG-SMALL-ORDER", "PRIM-ID-PRINCIPAL-POINT"], &["Ed25519Cofactored"],
             weird_attenuator(identity(), identity()), &ctx, cofactored);
-        vcase(
+        verify_token(
             g,
             161,
             "attenuator key is a non-canonical encoding of the identity (sign bit set on x = 0); \
@@ -1585,7 +1563,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
             &ctx,
             bad_sig(S3B),
         );
-        vcase(
+        verify_token(
             g,
             162,
             "attenuator key encodes y = p + 1 (non-canonical identity); RFC 8032 decoding fails",
@@ -1595,7 +1573,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
             &ctx,
             bad_sig(S3B),
         );
-        vcase(
+        verify_token(
             g,
             163,
             "small-order attenuator with a non-canonical R (identity with the sign bit set)",
@@ -1612,7 +1590,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
             "/signatures/0/signature",
             json!(sig_bytes(&identity(), &[0; 32])),
         );
-        vcase(
+        verify_token(
             g,
             164,
             "issuer and ctx.rootPublicKey are the small-order identity point; R = identity, S = 0",
@@ -1634,7 +1612,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
             "/signatures/0/signature",
             json!(sig_bytes(&identity(), &[0; 32])),
         );
-        vcase(g, 165, "issuer and ctx.rootPublicKey are a non-canonical identity encoding; R = identity, S = 0",
+        verify_token(g, 165, "issuer and ctx.rootPublicKey are a non-canonical identity encoding; R = identity, S = 0",
             &[ROOT_SIG, "PRIM-SIG-NONCANONICAL", "PRIM-ID-PRINCIPAL-POINT"], &[],
             t.ser(), &ctx.clone().root(&p), bad_sig(S3A));
     }
@@ -1804,7 +1782,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
         }
         let ptr_s = (*ptr).to_owned();
         let token = mutate(&|t: Tok| t.remove(&ptr_s), ptr);
-        vcase(
+        verify_token(
             g,
             n,
             &format!(
@@ -1820,7 +1798,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
         n += 1;
     }
     // A few more missing members.
-    vcase(
+    verify_token(
         g,
         60,
         "signatures[1].covers missing",
@@ -1830,7 +1808,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
         &ctx,
         malformed(),
     );
-    vcase(
+    verify_token(
         g,
         61,
         "attenuations[0].allowedCapabilities[0].namespace missing (re-signed)",
@@ -1843,7 +1821,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
         &ctx,
         malformed(),
     );
-    vcase(
+    verify_token(
         g,
         62,
         "attenuations[0].allowedCapabilities[0].action missing (re-signed)",
@@ -1856,7 +1834,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
         &ctx,
         malformed(),
     );
-    vcase(
+    verify_token(
         g,
         63,
         "attenuations[0].allowedCapabilities[0].resource missing (re-signed)",
@@ -1883,7 +1861,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
             if *ty == Ty::Int {
                 reqs.push(INT);
             }
-            vcase(
+            verify_token(
                 g,
                 n,
                 &format!(
@@ -1913,7 +1891,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
             .clone()
             .set(&format!("/attenuations/0/{key}"), Value::Null)
             .resign();
-        vcase(
+        verify_token(
             g,
             200 + j as u16,
             &format!("attenuations[0].{key} is null (unset restrictions must be absent, D23)"),
@@ -1924,7 +1902,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
             malformed(),
         );
     }
-    vcase(
+    verify_token(
         g,
         204,
         "authority capability with an empty namespace",
@@ -1937,7 +1915,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
         &ctx,
         malformed(),
     );
-    vcase(
+    verify_token(
         g,
         205,
         "attenuation capability with an empty action",
@@ -1950,7 +1928,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
         &ctx,
         malformed(),
     );
-    vcase(
+    verify_token(
         g,
         206,
         "signatures[1] is a string, not an object",
@@ -1966,7 +1944,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
     // Unknown members (D9: UnknownField acceptable).
     let unk = |ptr: &str| base.clone().insert(ptr, "note", json!("x")).resign().ser();
     let uf: &[&str] = &["UnknownField"];
-    vcase(
+    verify_token(
         g,
         300,
         "unknown member at the top level of the decoded token (not covered by any signature)",
@@ -1976,7 +1954,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
         &ctx,
         lenient(&s1),
     );
-    vcase(
+    verify_token(
         g,
         301,
         "unknown member in the authority (re-signed)",
@@ -1986,7 +1964,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
         &ctx,
         lenient(&s1),
     );
-    vcase(
+    verify_token(
         g,
         302,
         "unknown member in an attenuation (re-signed)",
@@ -1996,7 +1974,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
         &ctx,
         lenient(&s1),
     );
-    vcase(
+    verify_token(
         g,
         303,
         "unknown member in an authority capability (re-signed)",
@@ -2006,7 +1984,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
         &ctx,
         lenient(&s1),
     );
-    vcase(
+    verify_token(
         g,
         304,
         "unknown member in a signature entry",
@@ -2016,10 +1994,10 @@ fn build_malformed(g: &mut Group, k: &Keys) {
         &ctx,
         lenient(&s1),
     );
-    vcase(g, 305, "unknown restriction `allowedResources` in an attenuation (a verifier ignoring it widens the scope)",
+    verify_token(g, 305, "unknown restriction `allowedResources` in an attenuation (a verifier ignoring it widens the scope)",
         &[UNKNOWN, MALFORMED], uf, base.clone().insert("/attenuations/0", "allowedResources", json!(["/project/a"])).resign().ser(),
         &ctx, lenient(&s1));
-    vcase(
+    verify_token(
         g,
         306,
         "`__proto__` member in the authority (a plain unknown key, re-signed)",
@@ -2035,7 +2013,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
 
     // Numbers.
     let num = |ptr: &str, v: Value| base.clone().set(ptr, v).resign().ser();
-    vcase(
+    verify_token(
         g,
         320,
         "authority.chainDepth = -1",
@@ -2045,7 +2023,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
         &ctx,
         malformed(),
     );
-    vcase(
+    verify_token(
         g,
         321,
         "authority.maxBudgetMicrocents = 1.5",
@@ -2055,7 +2033,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
         &ctx,
         malformed(),
     );
-    vcase(
+    verify_token(
         g,
         322,
         "authority.maxBudgetMicrocents = 2^53 (one above the largest protocol integer)",
@@ -2068,7 +2046,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
         &ctx,
         malformed(),
     );
-    vcase(
+    verify_token(
         g,
         323,
         "authority.maxBudgetMicrocents = 2^64 − 1",
@@ -2078,7 +2056,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
         &ctx,
         malformed(),
     );
-    vcase(
+    verify_token(
         g,
         324,
         "attenuations[0].maxChainDepth = -1",
@@ -2088,7 +2066,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
         &ctx,
         malformed(),
     );
-    vcase(
+    verify_token(
         g,
         325,
         "attenuations[0].maxBudgetMicrocents = 2^53 + 2",
@@ -2101,7 +2079,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
         &ctx,
         malformed(),
     );
-    vcase(
+    verify_token(
         g,
         326,
         "authority.maxChainDepth = 8.5",
@@ -2113,7 +2091,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
     );
     {
         let c = chain(k, 0).with_authority(|a| a.max_budget_microcents = 9_007_199_254_740_991);
-        vcase(
+        verify_token(
             g,
             327,
             "authority.maxBudgetMicrocents = 2^53 − 1 (the largest protocol integer) is valid",
@@ -2134,7 +2112,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
     let text1 = base.text();
     let nc: &[&str] = &["NonCanonicalToken"];
     let spell = |from: &str, to: &str| encode_bytes(replace1(&text1, from, to).as_bytes());
-    vcase(
+    verify_token(
         g,
         330,
         "authority.maxBudgetMicrocents written 1e6 (exponent form of a valid integer)",
@@ -2147,7 +2125,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
         &ctx,
         lenient(&s1),
     );
-    vcase(
+    verify_token(
         g,
         331,
         "attenuations[0].maxBudgetMicrocents written 500000.0",
@@ -2160,7 +2138,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
         &ctx,
         lenient(&s1),
     );
-    vcase(
+    verify_token(
         g,
         332,
         "authority.chainDepth written -0",
@@ -2170,7 +2148,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
         &ctx,
         lenient(&s1),
     );
-    vcase(
+    verify_token(
         g,
         333,
         "authority.maxChainDepth written 8E0",
@@ -2180,7 +2158,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
         &ctx,
         lenient(&s1),
     );
-    vcase(
+    verify_token(
         g,
         334,
         "attenuations[0].maxChainDepth written 05 (leading zero: not JSON at all)",
@@ -2190,7 +2168,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
         &ctx,
         malformed(),
     );
-    vcase(
+    verify_token(
         g,
         335,
         "authority.maxBudgetMicrocents written 1e400 (outside IEEE double, D33)",
@@ -2208,7 +2186,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
     let idf: &[&str] = &["IdFormat"];
     let id_case = |g: &mut Group, n: u16, ptr: &str, v: &str, s: &Scope| {
         let t = base.clone().set(ptr, json!(v)).resign();
-        vcase(
+        verify_token(
             g,
             n,
             &format!(
@@ -2286,7 +2264,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
     // The issuer (and the verifier's configured root key, so only the encoding differs).
     for (what, bad) in variants(&k.root.principal) {
         let t = base.clone().set("/authority/issuer", json!(bad)).resign();
-        vcase(
+        verify_token(
             g,
             n,
             &format!("authority.issuer {what} (ctx.rootPublicKey spelled the same way)"),
@@ -2305,7 +2283,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
             .clone()
             .set("/attenuations/0/delegatee", json!(bad))
             .resign();
-        vcase(
+        verify_token(
             g,
             n,
             &format!("attenuations[0].delegatee {what}"),
@@ -2326,7 +2304,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
             .set("/attenuations/0/attenuator", json!(bad))
             .set("/signatures/1/signer", json!(bad))
             .resign();
-        vcase(
+        verify_token(
             g,
             n,
             &format!(
@@ -2343,7 +2321,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
     let mut n = 390u16;
     for (what, bad) in variants(&k.root.principal).into_iter().take(3) {
         let t = base.clone().set("/signatures/0/signer", json!(bad));
-        vcase(
+        verify_token(
             g,
             n,
             &format!("signatures[0].signer {what}"),
@@ -2355,7 +2333,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
         );
         n += 1;
     }
-    vcase(
+    verify_token(
         g,
         395,
         "authority.issuer is the literal name \"root\"",
@@ -2409,7 +2387,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
         let t = base
             .clone()
             .set(&format!("/signatures/{j}/signature"), json!(bad));
-        vcase(
+        verify_token(
             g,
             400 + i as u16,
             &format!("signature {what}"),
@@ -2496,7 +2474,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
         } else {
             "PRIM-TIME-REJECT-FORMS"
         };
-        vcase(
+        verify_token(
             g,
             420 + i as u16,
             &format!("{} {v:?}: {what}", &ptr[1..].replace('/', ".")),
@@ -2568,7 +2546,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
     }
     let _ = pad_n;
     for (i, (what, s)) in cases.into_iter().enumerate() {
-        vcase(
+        verify_token(
             g,
             440 + i as u16,
             &format!("token string {what}"),
@@ -2588,7 +2566,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
         ]);
         let t = Tok::of(&c).ser();
         assert!(token_str(&t).len() > 1 << 20);
-        vcase(
+        verify_token(
             g,
             460,
             "a correctly signed token whose token string is longer than 1 MiB",
@@ -2603,7 +2581,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
     // Decoded payload faults.
     let bytes = |b: Vec<u8>| encode_bytes(&b);
     let lenient1 = lenient(&s1);
-    vcase(
+    verify_token(
         g,
         470,
         "decoded JSON with a space after every `:` (not canonical)",
@@ -2613,7 +2591,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
         &ctx,
         lenient1.clone(),
     );
-    vcase(
+    verify_token(
         g,
         471,
         "decoded JSON pretty-printed",
@@ -2636,7 +2614,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
             canon(&v["authority"]),
             canon(&v["attenuations"])
         );
-        vcase(
+        verify_token(
             g,
             472,
             "decoded JSON with top-level keys out of order",
@@ -2647,7 +2625,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
             lenient1.clone(),
         );
     }
-    vcase(
+    verify_token(
         g,
         473,
         "decoded JSON with `/` escaped as `\\/` in a resource",
@@ -2660,7 +2638,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
         &ctx,
         lenient1.clone(),
     );
-    vcase(
+    verify_token(
         g,
         474,
         "decoded JSON with a letter written as a \\u escape (JCS writes it raw)",
@@ -2670,7 +2648,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
         &ctx,
         lenient1.clone(),
     );
-    vcase(
+    verify_token(
         g,
         475,
         "decoded JSON followed by a newline",
@@ -2680,7 +2658,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
         &ctx,
         lenient1.clone(),
     );
-    vcase(
+    verify_token(
         g,
         476,
         "duplicate key with the same value (`format` twice)",
@@ -2703,7 +2681,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
         // last-wins parsers keep) is alice; root signed the last-wins reading.
         let from = format!("\"delegatee\":\"{}\"", k.alice.principal);
         let to = format!("\"delegatee\":\"{}\",{from}", k.mallory.principal);
-        vcase(
+        verify_token(
             g,
             477,
             "duplicate key with different values (authority.delegatee: mallory, then alice)",
@@ -2714,7 +2692,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
             malformed(),
         );
     }
-    vcase(
+    verify_token(
         g,
         478,
         "UTF-8 byte order mark before the JSON",
@@ -2731,7 +2709,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
             "\"/project/drafts/\u{1}*\"",
         );
         let b: Vec<u8> = t.bytes().map(|c| if c == 1 { 0xff } else { c }).collect();
-        vcase(
+        verify_token(
             g,
             479,
             "invalid UTF-8 (byte 0xFF) inside a resource string",
@@ -2746,7 +2724,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
             .bytes()
             .flat_map(|c| if c == 1 { vec![0xc0, 0xaf] } else { vec![c] })
             .collect();
-        vcase(
+        verify_token(
             g,
             480,
             "overlong UTF-8 encoding of `/` (C0 AF) in a resource",
@@ -2757,7 +2735,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
             malformed(),
         );
     }
-    vcase(
+    verify_token(
         g,
         481,
         "lone surrogate escape \\ud800 in a resource",
@@ -2770,7 +2748,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
         &ctx,
         malformed(),
     );
-    vcase(
+    verify_token(
         g,
         482,
         "raw control character (U+0001) inside a string",
@@ -2793,7 +2771,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
             );
             encode_bytes(t.as_bytes())
         };
-        vcase(
+        verify_token(
             g,
             483,
             "unknown member nested 32 arrays deep (total depth 33 > 32, D33)",
@@ -2803,9 +2781,9 @@ fn build_malformed(g: &mut Group, k: &Keys) {
             &ctx,
             malformed(),
         );
-        vcase(g, 484, "unknown member nested 31 arrays deep (total depth 32: only the unknown field is wrong)",
+        verify_token(g, 484, "unknown member nested 31 arrays deep (total depth 32: only the unknown field is wrong)",
             &[UNKNOWN, MALFORMED], uf, deep(31), &ctx, lenient1.clone());
-        vcase(
+        verify_token(
             g,
             485,
             "unknown member nested 1000 arrays deep",
@@ -2816,7 +2794,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
             malformed(),
         );
     }
-    vcase(
+    verify_token(
         g,
         486,
         "trailing garbage after the JSON object",
@@ -2826,7 +2804,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
         &ctx,
         malformed(),
     );
-    vcase(
+    verify_token(
         g,
         487,
         "two JSON objects back to back (the token twice)",
@@ -2836,7 +2814,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
         &ctx,
         malformed(),
     );
-    vcase(
+    verify_token(
         g,
         488,
         "decoded JSON is an array holding the token",
@@ -2846,7 +2824,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
         &ctx,
         malformed(),
     );
-    vcase(
+    verify_token(
         g,
         489,
         "decoded JSON is a string holding the token text",
@@ -2856,7 +2834,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
         &ctx,
         malformed(),
     );
-    vcase(
+    verify_token(
         g,
         490,
         "decoded JSON is null",
@@ -2866,7 +2844,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
         &ctx,
         malformed(),
     );
-    vcase(
+    verify_token(
         g,
         491,
         "decoded JSON truncated by one byte",
@@ -2881,7 +2859,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
     let ser1 = base.ser();
     let ts = token_str(&ser1);
     let wcase = |g: &mut Group, n: u16, what: &str, v: Value, reqs: &[&str]| {
-        vcase(g, n, what, reqs, &[], v, &ctx, malformed());
+        verify_token(g, n, what, reqs, &[], v, &ctx, malformed());
     };
     wcase(
         g,
@@ -3057,7 +3035,7 @@ fn build_revoked(g: &mut Group, k: &Keys) {
     for (i, name) in names.iter().enumerate() {
         for (j, scope) in ["block", "chain"].iter().enumerate() {
             let e = entry(&signer_of[i].keypair(), all_rids[i], scope);
-            vcase(
+            verify_token(
                 g,
                 1 + (i * 2 + j) as u16,
                 &format!("{name} revoked with scope {scope}"),
@@ -3073,7 +3051,7 @@ fn build_revoked(g: &mut Group, k: &Keys) {
         // The root token alone, authority revoked; and a one-attenuation token revoked at 0.
         let t0 = Tok::base(k, 0);
         let e = entry(&k.root.keypair(), &rid_of(&t0.auth()), "block");
-        vcase(
+        verify_token(
             g,
             9,
             "root token (no attenuations) with its authority revoked by root",
@@ -3088,7 +3066,7 @@ fn build_revoked(g: &mut Group, k: &Keys) {
     // Entries that must not count: wrong revoker (D6 (c)).
     let v3 = valid(3);
     let wrong = |g: &mut Group, n: u16, desc: &str, kp: &Keypair, rid: &str| {
-        vcase(
+        verify_token(
             g,
             n,
             desc,
@@ -3162,7 +3140,7 @@ fn build_revoked(g: &mut Group, k: &Keys) {
         &k.other_root.keypair(),
         &rids[2],
     );
-    vcase(
+    verify_token(
         g,
         29,
         "the authority \"revoked\" by mallory with scope chain: ignored",
@@ -3182,7 +3160,7 @@ fn build_revoked(g: &mut Group, k: &Keys) {
         e
     };
     let bad = |g: &mut Group, n: u16, desc: &str, reqs: &[&str], e: Value| {
-        vcase(
+        verify_token(
             g,
             n,
             desc,
@@ -3317,7 +3295,7 @@ fn build_revoked(g: &mut Group, k: &Keys) {
 
     // Wrong revocation ids (correctly signed by the right revoker).
     let rid_case = |g: &mut Group, n: u16, desc: &str, rid: String, kp: &Keypair| {
-        vcase(
+        verify_token(
             g,
             n,
             desc,
@@ -3403,7 +3381,7 @@ fn build_revoked(g: &mut Group, k: &Keys) {
         // Wrong encodings of the right digest: malformed entries (REV-ENTRY-SHAPE).
         let digest = blake2b256(canon(a).as_bytes());
         let enc = |g: &mut Group, n: u16, desc: &str, rid: String| {
-            vcase(
+            verify_token(
                 g,
                 n,
                 desc,
@@ -3443,7 +3421,7 @@ fn build_revoked(g: &mut Group, k: &Keys) {
     }
 
     // Several entries.
-    vcase(
+    verify_token(
         g,
         80,
         "several non-counting entries (wrong revokers, bad signature, bad scope) and one valid \
@@ -3464,7 +3442,7 @@ fn build_revoked(g: &mut Group, k: &Keys) {
         ]),
         revoked(),
     );
-    vcase(
+    verify_token(
         g,
         81,
         "several non-counting entries only: the token verifies",
@@ -3484,7 +3462,7 @@ fn build_revoked(g: &mut Group, k: &Keys) {
         ]),
         v3.clone(),
     );
-    vcase(
+    verify_token(
         g,
         82,
         "mallory's entry for the authority comes first, root's own entry for it second: revoked \
@@ -3498,7 +3476,7 @@ fn build_revoked(g: &mut Group, k: &Keys) {
         ]),
         revoked(),
     );
-    vcase(
+    verify_token(
         g,
         83,
         "bob's tampered entry for attenuation 1 first, bob's valid entry second: revoked",
@@ -3515,7 +3493,7 @@ fn build_revoked(g: &mut Group, k: &Keys) {
         ]),
         revoked(),
     );
-    vcase(
+    verify_token(
         g,
         84,
         "both the authority (by root) and the last attenuation (by carol) revoked",
@@ -3532,7 +3510,7 @@ fn build_revoked(g: &mut Group, k: &Keys) {
     // Scope: a revoked block not contained in the presented token.
     {
         let t1 = Tok::base(k, 1);
-        vcase(
+        verify_token(
             g,
             90,
             "attenuation 1 revoked with scope chain; the presented token stops at attenuation 0 \
@@ -3543,14 +3521,14 @@ fn build_revoked(g: &mut Group, k: &Keys) {
             &with(vec![entry(&k.bob.keypair(), &rids[1], "chain")]),
             valid(1),
         );
-        vcase(g, 91, "attenuation 2 revoked with scope block; the presented token stops at attenuation 1: verifies",
+        verify_token(g, 91, "attenuation 2 revoked with scope block; the presented token stops at attenuation 1: verifies",
             &[SCOPES, EVERY], RS, Tok::base(k, 2).ser(), &with(vec![entry(&k.carol.keypair(), &rids[2], "block")]), valid(2));
         // A sibling branch: alice delegates to carol instead of bob; bob's branch revoked.
         let sibling = Tok::of(&chain(k, 0).delegate(&k.carol, |a| {
             a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/**")]);
             a.max_budget_microcents = Some(500_000);
         }));
-        vcase(g, 92, "alice's attenuation to bob revoked with scope chain; alice's sibling attenuation to carol verifies",
+        verify_token(g, 92, "alice's attenuation to bob revoked with scope chain; alice's sibling attenuation to carol verifies",
             &[SCOPES, EVERY], RS, sibling.ser(), &with(vec![entry(&alice, &rids[0], "chain")]), valid(1));
     }
 
@@ -3561,11 +3539,11 @@ fn build_revoked(g: &mut Group, k: &Keys) {
             .clone()
             .set("/signatures/2/signature", json!(sig_of(&t3, 3)))
             .ser();
-        vcase(g, 100, "revoked authority in a token whose attenuation signature is forged: revoked (step 2 before 3)",
+        verify_token(g, 100, "revoked authority in a token whose attenuation signature is forged: revoked (step 2 before 3)",
             &[ORDER, EVERY], pr, forged.clone(), &with(vec![entry(&root, &rid_a, "block")]), revoked());
-        vcase(g, 101, "forged token with only a wrong-revoker entry (mallory) for its authority: invalid_signature, not revoked",
+        verify_token(g, 101, "forged token with only a wrong-revoker entry (mallory) for its authority: invalid_signature, not revoked",
             &[ORDER, REVOKER], pr, forged, &with(vec![entry(&mallory_kp(k), &rid_a, "block")]), bad_sig(S3B));
-        vcase(
+        verify_token(
             g,
             102,
             "revoked last attenuation of an expired token: revoked (step 2 before 5)",
@@ -3575,7 +3553,7 @@ fn build_revoked(g: &mut Group, k: &Keys) {
             &with(vec![entry(&k.carol.keypair(), &rids[2], "block")]).now("2026-03-01T13:00:00Z"),
             revoked(),
         );
-        vcase(
+        verify_token(
             g,
             103,
             "revoked authority verified under the wrong root key: revoked (step 2 before 3a)",
@@ -3585,7 +3563,7 @@ fn build_revoked(g: &mut Group, k: &Keys) {
             &with(vec![entry(&root, &rid_a, "block")]).root(&k.other_root.principal),
             revoked(),
         );
-        vcase(
+        verify_token(
             g,
             104,
             "revoked attenuation 0 with the budget exhausted and an ungranted request: revoked",
@@ -3600,14 +3578,14 @@ fn build_revoked(g: &mut Group, k: &Keys) {
         // Mallory's self-issued token, revoked by mallory (its own issuer): step 2 precedes 3a.
         let c = chain(k, 1).with_authority(|a| a.issuer = k.mallory.principal.clone());
         let t = Tok::of(&c);
-        vcase(g, 105, "token self-issued by mallory and revoked by mallory (its issuer): revoked, step 2 precedes the root-key check",
+        verify_token(g, 105, "token self-issued by mallory and revoked by mallory (its issuer): revoked, step 2 precedes the root-key check",
             &[ORDER, EVERY], pr, t.ser(), &with(vec![entry(&mallory_kp(k), &rid_of(&t.auth()), "block")]), revoked());
         // A widening attenuation after a revoked block.
         let c = chain(k, 2).with_attenuation(1, |a| {
             a.allowed_capabilities = Some(vec![cap("docs", "write", "/**")]);
         });
         let t = Tok::of(&c);
-        vcase(
+        verify_token(
             g,
             106,
             "revoked attenuation 0 followed by a widening attenuation 1: revoked (step 2 before 4)",
@@ -3622,7 +3600,7 @@ fn build_revoked(g: &mut Group, k: &Keys) {
             .clone()
             .set("/authority/issuedAt", json!("2026-03-01T00:00:00"))
             .resign();
-        vcase(g, 107, "malformed token (issuedAt without offset) whose authority is revoked: malformed_token (step 1 before 2)",
+        verify_token(g, 107, "malformed token (issuedAt without offset) whose authority is revoked: malformed_token (step 1 before 2)",
             &[ORDER, MALFORMED], pr, t.ser(), &with(vec![entry(&root, &rid_of(&t.auth()), "block")]), malformed());
     }
 
@@ -3630,7 +3608,7 @@ fn build_revoked(g: &mut Group, k: &Keys) {
     // spelling: a verifier that hashes raw or re-serialized text misses the revocation.
     {
         let spaced = encode_bytes(t3.text().replace("\":", "\": ").as_bytes());
-        vcase(
+        verify_token(
             g,
             110,
             "non-canonical token (a space after every `:`) whose authority is revoked by root: \
@@ -3652,7 +3630,7 @@ fn build_revoked(g: &mut Group, k: &Keys) {
             .insert("/attenuations/0", "note", json!("x"))
             .resign();
         let rid_with_note = rid_of(&t.atts()[0]);
-        vcase(
+        verify_token(
             g,
             111,
             "attenuation 0 carries an unknown member (re-signed) and alice revokes that block: \
@@ -3681,7 +3659,7 @@ fn build_revoked(g: &mut Group, k: &Keys) {
                 }
             })
             .collect();
-        vcase(g, 112, "authority revocation id with its letter case flipped (correctly signed by root): no match",
+        verify_token(g, 112, "authority revocation id with its letter case flipped (correctly signed by root): no match",
             &["DCT-REVID-BLOCK", BAD], &[], tok.clone(), &with(vec![entry(&root, &flipped, "block")]), v3.clone());
         let by = format!("{}=", root.principal_id());
         let payload = canon(
@@ -3689,14 +3667,14 @@ fn build_revoked(g: &mut Group, k: &Keys) {
         );
         let e = json!({"revocationId": rid_a, "revokedBy": by, "revokedAt": REVOKED_AT, "scope": "block",
             "signature": sign_text(&root, &payload)});
-        vcase(g, 113, "authority entry whose revokedBy is root's id with `=` padding (signed over that text): ignored",
+        verify_token(g, 113, "authority entry whose revokedBy is root's id with `=` padding (signed over that text): ignored",
             &[SHAPE, BAD, REVOKER], &[], tok.clone(), &with(vec![e]), v3.clone());
         let e = tamper(
             good_auth.clone(),
             "signature",
             json!(format!("{}==", sig_of_entry(&good_auth))),
         );
-        vcase(
+        verify_token(
             g,
             114,
             "authority entry whose signature carries `==` padding: ignored",

@@ -17,12 +17,11 @@
 
 use delegateos_reference::token::{Attenuation, Capability};
 
-use super::dct_support::{cap, default_caps, verify_input, Chain, Ctx, Scope, BUDGET, MAX_DEPTH};
-use crate::vectors::format::Expectation;
+use super::dct_support::{
+    cap, default_caps, deny, ok, scope, verify, Chain, Ctx, BUDGET, MAX_DEPTH,
+};
 use crate::vectors::generate::{Area, Group};
 use crate::vectors::keys::Keys;
-
-const VERIFY: &str = "dct.verify";
 
 /// Adds group `redteam` to area `dct`.
 pub fn build(area: &mut Area) {
@@ -46,32 +45,6 @@ pub fn build(area: &mut Area) {
     normalization(g, &k);
 }
 
-fn deny(code: &str, step: &str) -> Expectation {
-    Expectation::invalid(code, &format!("10.1/{step}"))
-}
-
-#[allow(clippy::too_many_arguments)] // Mirrors the case's fields one for one.
-fn verify(
-    g: &mut Group,
-    n: u16,
-    desc: &str,
-    reqs: &[&str],
-    flags: &[&str],
-    chain: &Chain,
-    ctx: &Ctx,
-    expect: Expectation,
-) {
-    g.case(
-        n,
-        desc,
-        reqs,
-        flags,
-        VERIFY,
-        verify_input(chain.serialized(), ctx),
-        expect,
-    );
-}
-
 /// Root (alice), then attenuations alice→bob, bob→carol, carol→dave with `per(i, att)`.
 fn chain3(k: &Keys, per: impl Fn(usize, &mut Attenuation)) -> Chain {
     let mut c = Chain::root(k);
@@ -79,18 +52,6 @@ fn chain3(k: &Keys, per: impl Fn(usize, &mut Attenuation)) -> Chain {
         c = c.delegate(to, |a| per(i, a));
     }
     c
-}
-
-fn scope_of(chain: &Chain, caps: Vec<Capability>, remaining: u64, max_depth: u64) -> Expectation {
-    let s = Scope {
-        capabilities: caps,
-        remaining,
-        chain_depth: chain.authority.chain_depth + chain.attenuations.len() as u64,
-        max_chain_depth: max_depth,
-        contract_id: chain.last_contract_id(),
-        delegation_id: chain.last_delegation_id(),
-    };
-    Expectation::valid(s.output())
 }
 
 const POS: [&str; 3] = ["first", "middle", "last"];
@@ -180,7 +141,7 @@ fn zero_restrictions(g: &mut Group, k: &Keys) {
         &[],
         &c,
         &ctx,
-        scope_of(&c, default_caps(), 1, MAX_DEPTH - 3),
+        ok(&scope(&c, default_caps(), 1, MAX_DEPTH - 3)),
     );
 }
 
@@ -316,12 +277,12 @@ fn cross_product(g: &mut Group, k: &Keys) {
         &["SubsetConservative"],
         &c,
         &ctx.clone().request("docs", "write", "/project/drafts/a.md"),
-        scope_of(
+        ok(&scope(
             &c,
             vec![cap("docs", "write", "/project/drafts/a.md")],
             BUDGET,
             MAX_DEPTH - 3,
-        ),
+        )),
     );
 }
 
@@ -391,7 +352,7 @@ fn leap_years(g: &mut Group, k: &Keys) {
         &[],
         &c,
         &ctx,
-        scope_of(&c, default_caps(), BUDGET, MAX_DEPTH),
+        ok(&scope(&c, default_caps(), BUDGET, MAX_DEPTH)),
     );
     let c = Chain::root(k).with_authority(|a| a.issued_at = "2100-02-29T00:00:00Z".into());
     verify(
@@ -469,7 +430,12 @@ fn normalization(g: &mut Group, k: &Keys) {
         flags,
         &c,
         &ctx.clone().resource(nfc),
-        scope_of(&c, vec![cap("docs", "read", nfc)], BUDGET, MAX_DEPTH),
+        ok(&scope(
+            &c,
+            vec![cap("docs", "read", nfc)],
+            BUDGET,
+            MAX_DEPTH,
+        )),
     );
     // Attenuation: a child pattern in another normal form is not a subset.
     let c = Chain::root(k)

@@ -1,4 +1,5 @@
-//! Token-construction toolkit shared by the `dct` area generators (`dct.rs`, `dct_attacks.rs`).
+//! Token-construction toolkit shared by the `dct` area generators (`dct.rs`, `dct_attacks.rs`,
+//! `dct_redteam.rs`), and the `dct.verify` case helpers they all use.
 //!
 //! The rule every negative case follows: start from a valid [`Chain`], change ONE thing, and
 //! re-sign with the right key ([`Chain::signed`] signs each block with the key of the principal
@@ -23,6 +24,8 @@ use delegateos_reference::token::{
 /// The token format string, re-exported for the area files.
 pub use delegateos_reference::token::FORMAT;
 
+use crate::vectors::format::Expectation;
+use crate::vectors::generate::Group;
 use crate::vectors::keys::{Key, Keys};
 
 /// Default `issuedAt` of the root.
@@ -421,4 +424,69 @@ impl Scope {
             "delegationId": self.delegation_id,
         }})
     }
+}
+
+/// The op of every verification case.
+pub const VERIFY: &str = "dct.verify";
+
+/// The expected scope of `chain`: chainDepth and the last ids come from the chain's structure;
+/// capabilities, remaining budget and remaining depth are stated by the case author.
+pub fn scope(chain: &Chain, caps: Vec<Capability>, remaining_budget: u64, max_depth: u64) -> Scope {
+    Scope {
+        capabilities: caps,
+        remaining: remaining_budget,
+        chain_depth: chain.authority.chain_depth + chain.attenuations.len() as u64,
+        max_chain_depth: max_depth,
+        contract_id: chain.last_contract_id(),
+        delegation_id: chain.last_delegation_id(),
+    }
+}
+
+/// Expect `dct.verify` to grant `s`.
+pub fn ok(s: &Scope) -> Expectation {
+    Expectation::valid(s.output())
+}
+
+/// Expect `dct.verify` to deny with `code` at step `step` of §10.1.
+pub fn deny(code: &str, step: &str) -> Expectation {
+    Expectation::invalid(code, &format!("10.1/{step}"))
+}
+
+/// Adds a `dct.verify` case of `chain`'s token under `ctx`.
+#[allow(clippy::too_many_arguments)] // Mirrors the case's fields one for one.
+pub fn verify(
+    g: &mut Group,
+    n: u16,
+    desc: &str,
+    reqs: &[&str],
+    flags: &[&str],
+    chain: &Chain,
+    ctx: &Ctx,
+    expect: Expectation,
+) {
+    verify_token(g, n, desc, reqs, flags, chain.serialized(), ctx, expect);
+}
+
+/// Adds a `dct.verify` case of `token` (any JSON value, so malformed tokens can be written)
+/// under `ctx`.
+#[allow(clippy::too_many_arguments)] // Mirrors the case's fields one for one.
+pub fn verify_token(
+    g: &mut Group,
+    n: u16,
+    desc: &str,
+    reqs: &[&str],
+    flags: &[&str],
+    token: Value,
+    ctx: &Ctx,
+    expect: Expectation,
+) {
+    g.case(
+        n,
+        desc,
+        reqs,
+        flags,
+        VERIFY,
+        verify_input(token, ctx),
+        expect,
+    );
 }
