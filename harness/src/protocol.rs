@@ -117,32 +117,10 @@ pub struct HelloReply {
     pub operations: Vec<String>,
 }
 
-/// What the adapter said about one case.
-#[derive(Debug, Clone, PartialEq)]
-pub enum RunOutcome {
-    /// The operation succeeded with this output.
-    Ok {
-        /// The operation's output.
-        output: Value,
-    },
-    /// The operation returned a spec error/denial code.
-    Error {
-        /// The code (e.g. `revoked`).
-        code: String,
-        /// Free-form detail.
-        detail: Option<String>,
-    },
-    /// The adapter does not support this case.
-    Skipped {
-        /// Why.
-        reason: String,
-    },
-    /// The adapter itself failed on this case.
-    Errored {
-        /// What went wrong.
-        message: String,
-    },
-}
+/// What the adapter said about one case: the judge's
+/// [`ActualOutcome`](crate::vectors::ActualOutcome) under the protocol's name, so a parsed
+/// reply goes to the judge as it is.
+pub use crate::vectors::judge::ActualOutcome as RunOutcome;
 
 /// Requests the harness sends.
 #[derive(Debug, Clone, PartialEq)]

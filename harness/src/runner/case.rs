@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::protocol::RunOutcome;
-use crate::vectors::{self, ActualOutcome, Expectation, Verdict};
+use crate::vectors::{self, Expectation, Verdict};
 
 /// One runnable case.
 #[derive(Debug, Clone, PartialEq)]
@@ -118,24 +118,14 @@ pub fn load_corpus(dir: &Path) -> Result<Vec<Case>, CorpusError> {
 /// The adapter outcome as the JSON the reports show next to the expectation
 /// (the adapter reply's shape without `seq`).
 pub fn outcome_json(outcome: &RunOutcome) -> Value {
-    actual(outcome).to_json()
+    outcome.to_json()
 }
 
 /// Compares an outcome with the expectation (the rule lives in `crate::vectors::judge`).
 pub fn judge(expectation: &Expectation, outcome: &RunOutcome) -> Judgement {
-    match vectors::judge(expectation, &actual(outcome)) {
+    match vectors::judge(expectation, outcome) {
         Verdict::Passed => Judgement::Passed,
         Verdict::Acceptable { .. } => Judgement::Acceptable,
         Verdict::Failed { diff, .. } => Judgement::Failed { diff },
-    }
-}
-
-/// The protocol outcome in the vector layer's vocabulary.
-pub fn actual(outcome: &RunOutcome) -> ActualOutcome {
-    match outcome.clone() {
-        RunOutcome::Ok { output } => ActualOutcome::Ok { output },
-        RunOutcome::Error { code, detail } => ActualOutcome::Error { code, detail },
-        RunOutcome::Skipped { reason } => ActualOutcome::Skipped { reason },
-        RunOutcome::Errored { message } => ActualOutcome::Errored { message },
     }
 }
