@@ -98,6 +98,7 @@ pub fn build(area: &mut Area) {
     );
     super::dct_attacks::build(area);
     super::dct_redteam::build(area);
+    super::dct_redteam_py::build(area);
 }
 
 // ---------------------------------------------------------------------------------------------

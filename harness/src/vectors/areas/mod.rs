@@ -11,12 +11,14 @@ pub mod contract;
 pub mod dct;
 pub mod dct_attacks;
 pub mod dct_redteam;
+pub mod dct_redteam_py;
 pub mod dct_support;
 pub mod glob;
 pub mod glob_redteam;
 pub mod jsonrpc;
 pub mod mcp;
 pub mod primitives;
+pub mod primitives_redteam;
 pub mod revocation;
 
 /// Every area the generator builds, in output order.

@@ -49,6 +49,7 @@ pub fn build(area: &mut Area) {
         "principal",
         "principal.from_seed: base64url of the RFC 8032 public key of a seed (§2).",
     ));
+    super::primitives_redteam::build(area);
 }
 
 // ---------------------------------------------------------------------------------------
