@@ -387,7 +387,8 @@ pub fn finding_file(f: &Finding, n: usize, keys: &Keys) -> VectorFile {
     notes.insert(
         "DifferentialFinding".to_owned(),
         Note {
-            bug_type: "DIFFERENTIAL".to_owned(),
+            // The schema has no differential bug type: the case is a mutated (modified) parameter set.
+            bug_type: "MODIFIED_PARAMETER".to_owned(),
             description: "Found by `delegateos-conform fuzz`: a structurally mutated, re-signed \
                           dct.verify case on which the implementation disagreed with the \
                           reference (or crashed, hung, or broke the protocol). The expectation \
@@ -467,4 +468,48 @@ pub fn write_findings(dir: &Path, report: &DiffReport) -> std::io::Result<Vec<Pa
         paths.push(path);
     }
     Ok(paths)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_finding_is_a_valid_replayable_vector_file() {
+        let keys = Keys::fixed();
+        let seeds = mutate::builtin_seeds(&keys);
+        let mutations = vec![Mutation::Encode {
+            encoding: mutate::Encoding::Padding,
+        }];
+        let c = candidate(&seeds, 0, mutations.clone(), &keys);
+        let finding = Finding {
+            kind: FindingKind::Disagreement,
+            origin: "builtin-0".to_owned(),
+            requirements: Vec::new(),
+            mutations,
+            input: c.input,
+            reference: c.reference,
+            actual: Some(json!({"outcome": "ok", "output": {}})),
+            message: String::new(),
+            found_after: Duration::from_millis(1),
+            cases_before: 1,
+        };
+        let report = DiffReport {
+            cases: 1,
+            findings: vec![finding],
+            duplicates: 0,
+            seeds: seeds.len(),
+            duration: Duration::from_millis(1),
+        };
+        let dir = std::env::temp_dir().join(format!("dos-fuzz-findings-{}", std::process::id()));
+        let paths = write_findings(&dir, &report).unwrap();
+        assert_eq!(paths.len(), 1);
+        let file = crate::vectors::load::load_file(&paths[0]).unwrap();
+        assert_eq!(file.cases[0].flags, vec!["DifferentialFinding".to_owned()]);
+        assert!(matches!(
+            &file.cases[0].expect,
+            Expectation::Invalid { code, .. } if code == "malformed_token"
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
