@@ -87,6 +87,9 @@ fn every_target_has_an_entry_point() {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/fuzz_targets");
     for f in std::fs::read_dir(manifest).unwrap().flatten() {
         let name = f.path().file_stem().unwrap().to_string_lossy().into_owned();
-        assert!(entry_point(&name).is_some(), "fuzz target {name} is not replayed");
+        assert!(
+            entry_point(&name).is_some(),
+            "fuzz target {name} is not replayed"
+        );
     }
 }
