@@ -836,6 +836,11 @@ fn cases() -> Vec<Case> {
             "server-everything behind the proxy: an allowed echo call is stripped and relayed", smoke_call),
         case!("mcp-smoke-call-denied", Smoke, &["MCP-DENY-NOT-FORWARDED"],
             "server-everything behind the proxy: a call outside the grant is denied locally", smoke_deny),
+        // Red team (py-proxy): spend must be checked and charged together, at authorization.
+        case!("mcp-spend-concurrent-overdraw", Core, &["MCP-SPEND-CONCURRENT", "MCP-SPEND-BUDGET", "MCP-DENY-NOT-FORWARDED"],
+            "4 concurrent slow calls on a 250 budget (cost 100): the 4th is denied before any answer (spent 300), never forwarded", spend_concurrent_overdraw),
+        case!("mcp-spend-envelope-variants", Core, &["MCP-SPEND-PER-DELEGATION", "MCP-SPEND-BUDGET"],
+            "spend is keyed by the token's delegation, not by the optional _delegateos.delegationId: calls with and without it share one budget", spend_envelope_variants),
     ]
 }
 
@@ -2183,5 +2188,69 @@ fn smoke_deny(ctx: &Ctx) -> Result<(), String> {
     )?;
     expect_denial(&resp, &id, "capability_not_granted")?;
     s.assert_not_forwarded(&id)?;
+    s.finish()
+}
+
+/// Red team (py-proxy `spend-race`): a proxy that reads the spend at authorization but records
+/// it when the upstream answers lets concurrent calls overdraw the budget (D21: the cost is
+/// recorded at authorization, atomically with the check).
+fn spend_concurrent_overdraw(ctx: &Ctx) -> Result<(), String> {
+    let mut spec = RootSpec::new(standard_caps());
+    spec.budget = 250;
+    let token = spec.sign(&tokens::root());
+    let env = tokens::envelope(&token);
+    let mut s = Session::start(ctx, &Setup::standard())?;
+    s.init()?;
+    for i in 1..=4u64 {
+        s.send(&call_msg(
+            &json!(i),
+            "slow",
+            json!({"n": i}),
+            Some(env.clone()),
+        ))?;
+    }
+    // Calls 1-3 are authorized at spent 0, 100, 200 (< 250); call 4 sees 300 and is denied
+    // at once, while the three slow calls (1.5 s upstream) are still in flight.
+    let r4 = s
+        .proxy
+        .response(&json!(4), Duration::from_millis(1200))
+        .map_err(|e| {
+            format!(
+                "call 4 was not denied before the slow calls answered (spend recorded late?): {e}"
+            )
+        })?;
+    let data = expect_denial(&r4, &json!(4), "budget_exceeded")?;
+    ensure(data["limit"] == 250 && data["spent"] == 300, || {
+        format!("expected limit 250, spent 300 (three authorized calls of 100): {data}")
+    })?;
+    for i in 1..=3u64 {
+        expect_result(&s.proxy.response(&json!(i), T)?)?;
+    }
+    s.assert_not_forwarded(&json!(4))?;
+    s.finish()
+}
+
+/// Red team (py-proxy `spend-by-client-id`): the optional `_delegateos.delegationId` is a
+/// client claim (D17 only checks it when present); spend belongs to the token's effective
+/// delegationId, so leaving the claim out must not open a second budget.
+fn spend_envelope_variants(ctx: &Ctx) -> Result<(), String> {
+    let mut spec = RootSpec::new(standard_caps());
+    spec.budget = 250;
+    let token = spec.sign(&tokens::root());
+    let full = tokens::envelope(&token);
+    let bare = json!({"dct": full["dct"], "format": full["format"]});
+    let contract_only =
+        json!({"dct": full["dct"], "format": full["format"], "contractId": full["contractId"]});
+    let mut s = Session::start(ctx, &Setup::standard())?;
+    s.init()?;
+    expect_result(&s.call(json!(1), "read_file", read_args(), Some(full.clone()))?)?;
+    expect_result(&s.call(json!(2), "read_file", read_args(), Some(bare.clone()))?)?;
+    expect_result(&s.call(json!(3), "read_file", read_args(), Some(contract_only))?)?;
+    let r4 = s.call(json!(4), "read_file", read_args(), Some(bare))?;
+    let data = expect_denial(&r4, &json!(4), "budget_exceeded")?;
+    ensure(data["limit"] == 250 && data["spent"] == 300, || {
+        format!("calls with and without _delegateos.delegationId must share the delegation's budget (expected limit 250, spent 300): {data}")
+    })?;
+    s.assert_not_forwarded(&json!(4))?;
     s.finish()
 }
