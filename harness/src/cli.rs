@@ -88,9 +88,11 @@ pub enum Command {
     /// (spec/neighbours.md). Exit 0 when steps 1–4 pass (advisory findings never change it
     /// unless --fail-on-advisory), 1 otherwise.
     Lint(crate::lint::LintArgs),
-    // Subcommands added by other parts of the kit go here, each a variant with its own Args
-    // struct and a match arm in `dispatch`:
-    //   `fuzz --impl CMD`   differential fuzzing against the reference.
+    /// Differential fuzzing of an implementation against the reference: mutates valid
+    /// `dct.verify` cases structurally, re-signs them with the published test keys, and
+    /// writes every disagreement, crash or timeout as a minimized, replayable vector-format
+    /// case. Exit 0 no finding, 1 findings written, 3 setup error.
+    Fuzz(Box<crate::fuzz::cli::FuzzArgs>),
 }
 
 /// `run --profile`: which cases a run includes.
@@ -290,6 +292,7 @@ pub fn dispatch(cli: Cli) -> i32 {
         Command::Vectors(VectorsCommand::Generate { out }) => vectors_generate(&out),
         Command::Vectors(VectorsCommand::Check { dir }) => vectors_check(dir),
         Command::Lint(args) => crate::lint::run(&args),
+        Command::Fuzz(args) => crate::fuzz::cli::run_fuzz(*args),
         Command::Mcp(args) => {
             let (text, code) = crate::mcp::cli::run(&args);
             let code = i32::from(code);

@@ -5,7 +5,6 @@
 //! findings could not be written, 64 invalid arguments.
 
 use std::path::PathBuf;
-use std::process::ExitCode;
 use std::time::Duration;
 
 use super::diff::{self, DiffConfig};
@@ -64,8 +63,26 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     Duration::try_from_secs_f64(secs).map_err(|e| format!("invalid duration {text:?}: {e}"))
 }
 
-/// Runs the differential fuzzer and prints a summary; returns the documented exit code.
-pub fn main_fuzz(args: FuzzArgs) -> ExitCode {
+/// Runs the differential fuzzer and prints a summary; returns the documented exit code
+/// (0 no finding, 1 findings written, 3 setup error) for the CLI's dispatcher.
+pub fn run_fuzz(args: FuzzArgs) -> i32 {
+    match main_fuzz(args) {
+        Outcome::Clean => 0,
+        Outcome::Findings => 1,
+        Outcome::SetupError => 3,
+    }
+}
+
+/// What a fuzzing session ended with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    Clean,
+    Findings,
+    SetupError,
+}
+
+/// Runs the differential fuzzer and prints a summary.
+fn main_fuzz(args: FuzzArgs) -> Outcome {
     let seed = args.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -94,7 +111,7 @@ pub fn main_fuzz(args: FuzzArgs) -> ExitCode {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: {e}");
-            return ExitCode::from(3);
+            return Outcome::SetupError;
         }
     };
     println!(
@@ -106,7 +123,7 @@ pub fn main_fuzz(args: FuzzArgs) -> ExitCode {
         report.duplicates
     );
     if report.findings.is_empty() {
-        return ExitCode::SUCCESS;
+        return Outcome::Clean;
     }
     match diff::write_findings(&args.out, &report) {
         Ok(paths) => {
@@ -117,14 +134,14 @@ pub fn main_fuzz(args: FuzzArgs) -> ExitCode {
                 "replay: delegateos-conform run --impl '<command>' --vectors {}",
                 args.out.display()
             );
-            ExitCode::from(1)
+            Outcome::Findings
         }
         Err(e) => {
             eprintln!(
                 "error: cannot write findings to {}: {e}",
                 args.out.display()
             );
-            ExitCode::from(3)
+            Outcome::SetupError
         }
     }
 }
