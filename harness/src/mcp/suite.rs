@@ -841,6 +841,10 @@ fn cases() -> Vec<Case> {
             "4 concurrent slow calls on a 250 budget (cost 100): the 4th is denied before any answer (spent 300), never forwarded", spend_concurrent_overdraw),
         case!("mcp-spend-envelope-variants", Core, &["MCP-SPEND-PER-DELEGATION", "MCP-SPEND-BUDGET"],
             "spend is keyed by the token's delegation, not by the optional _delegateos.delegationId: calls with and without it share one budget", spend_envelope_variants),
+        case!("mcp-raw-line-separators", Core, &["MCP-PASS-THROUGH", "MCP-CALL-STRIP", "MCP-CALL-RELAY"],
+            "raw U+2028, U+2029 and U+0085 inside JSON strings do not end a message (only \\n does), both ways", raw_line_separators),
+        case!("mcp-denied-notification-silent", Core, &["MCP-NO-RESPONSE-TO-NOTIFICATION", "MCP-DENY-NOT-FORWARDED", "MCP-SPEND-BUDGET"],
+            "a denied tools/call notification is dropped without any answer; an authorized one is forwarded and charged", denied_notification_silent),
     ]
 }
 
@@ -2252,5 +2256,106 @@ fn spend_envelope_variants(ctx: &Ctx) -> Result<(), String> {
         format!("calls with and without _delegateos.delegationId must share the delegation's budget (expected limit 250, spent 300): {data}")
     })?;
     s.assert_not_forwarded(&json!(4))?;
+    s.finish()
+}
+
+/// Red team (py-proxy `splitlines`): MCP stdio messages end at `\n` only. JSON strings may hold
+/// raw U+2028, U+2029 and U+0085, which `str.splitlines()` (and some other line readers)
+/// treat as line ends, cutting the message in two.
+fn raw_line_separators(ctx: &Ctx) -> Result<(), String> {
+    let mut s = Session::start(ctx, &Setup::standard())?;
+    s.init()?;
+    let env = serde_json::to_string(&tokens::envelope(&good_token())).unwrap_or_default();
+    let args = "{\"path\":\"/project/a.txt\",\"u\":\"a\u{2028}b\u{2029}c\u{85}d\"}";
+    let line = format!(
+        r#"{{"jsonrpc":"2.0","id":"sep-1","method":"tools/call","params":{{"_delegateos":{env},"name":"read_file","arguments":{args}}}}}"#
+    );
+    s.proxy.send_raw(line.as_bytes())?;
+    let id = json!("sep-1");
+    let resp = s.proxy.response(&id, T)?;
+    let r = expect_result(&resp)?;
+    ensure(
+        r["structuredContent"]["received_params"]["arguments"]["u"] == "a\u{2028}b\u{2029}c\u{85}d",
+        || {
+            format!(
+                "the arguments did not survive the round trip: {}",
+                short(&resp)
+            )
+        },
+    )?;
+    let raw = s.upstream_raw();
+    let forwarded: Vec<&String> = raw.iter().filter(|r| r.contains("\"sep-1\"")).collect();
+    ensure(forwarded.len() == 1 && forwarded[0].contains(args), || {
+        format!("the call should reach the upstream once, arguments byte-identical: {forwarded:?}")
+    })?;
+    // Pass-through direction too: mock/fail echoes its params in the error data.
+    let line = "{\"jsonrpc\":\"2.0\",\"id\":\"sep-2\",\"method\":\"mock/fail\",\"params\":{\"s\":\"x\u{2028}y\u{85}z\"}}";
+    s.proxy.send_raw(line.as_bytes())?;
+    let resp = s.proxy.response(&json!("sep-2"), T)?;
+    let upstream = s
+        .upstream_answer(&json!("sep-2"))
+        .ok_or("mock/fail never reached the upstream")?;
+    ensure(resp == upstream, || {
+        format!(
+            "client got {}, upstream sent {}",
+            short(&resp),
+            short(&upstream)
+        )
+    })?;
+    s.finish()
+}
+
+/// Red team (py-proxy `deny-notification-reply`): a denied `tools/call` without an id has no
+/// one to answer (JSON-RPC: no response to a notification); an authorized one is forwarded
+/// and charged like a request (spec/mcp-proxy.md §3.5).
+fn denied_notification_silent(ctx: &Ctx) -> Result<(), String> {
+    let mut spec = RootSpec::new(standard_caps());
+    spec.budget = 150;
+    let token = spec.sign(&tokens::root());
+    let env = tokens::envelope(&token);
+    let mut s = Session::start(ctx, &Setup::standard())?;
+    s.init()?;
+    let note = |args: Value| {
+        let mut m = call_msg(&json!(0), "read_file", args, Some(env.clone()));
+        if let Some(o) = m.as_object_mut() {
+            o.remove("id");
+        }
+        m
+    };
+    // Denied (resource outside the grant): no answer at all.
+    s.send(&note(json!({"path": "/etc/shadow", "tag": "denied-note"})))?;
+    let resp = s.request(json!("after-1"), "ping", json!({}), T)?;
+    ensure(
+        resp["id"] == "after-1" && resp.get("result").is_some(),
+        || format!("expected the ping answer, got {}", short(&resp)),
+    )?;
+    // Authorized: forwarded once and charged 100.
+    s.send(&note(
+        json!({"path": "/project/a.txt", "tag": "allowed-note"}),
+    ))?;
+    s.sync()?;
+    let raw = s.upstream_raw();
+    ensure(!raw.iter().any(|r| r.contains("denied-note")), || {
+        "the denied notification reached the upstream".into()
+    })?;
+    let n = raw.iter().filter(|r| r.contains("allowed-note")).count();
+    ensure(n == 1, || {
+        format!("the authorized notification reached the upstream {n} times")
+    })?;
+    // 100 spent of 150: one more call is authorized (spent 100 < 150), the next is denied at 200.
+    expect_result(&s.call(json!(1), "read_file", read_args(), Some(env.clone()))?)?;
+    let r2 = s.call(json!(2), "read_file", read_args(), Some(env.clone()))?;
+    let data = expect_denial(&r2, &json!(2), "budget_exceeded")?;
+    ensure(data["limit"] == 150 && data["spent"] == 200, || {
+        format!(
+            "the authorized notification must be charged (expected limit 150, spent 200): {data}"
+        )
+    })?;
+    // Nothing was ever answered with id null.
+    while let Some(m) = s.proxy.next(Duration::from_millis(300)) {
+        ensure(m.get("id") != Some(&Value::Null), || {
+            format!("a message with id null reached the client: {}", short(&m))
+        })?;
+    }
     s.finish()
 }

@@ -30,6 +30,10 @@ BUG_NAMES = {
     "deny-id-null": "denials are answered with id null",
     "deny-id-string": "denials are answered with str(id)",
     "log-stdout": "log lines are printed to stdout",
+    "splitlines": "each stdin line is split again with str.splitlines() (U+2028, U+0085, \\x0b… end lines)",
+    "reserialize-forward": "an authorized call is forwarded as json.dumps(msg) without _delegateos (not byte-identical)",
+    "envelope-truthiness": "`if not params.get('_delegateos')`: a falsy envelope (null, {}, \"\", 0, []) passes through unverified",
+    "deny-notification-reply": "a denied tools/call notification is answered (with id null)",
     "no-kill-upstream": "on client EOF the upstream's stdin is closed and the proxy exits without waiting or killing",
 }
 __doc__ += "".join(f"  {k}: {v}\n" for k, v in BUG_NAMES.items())
@@ -221,6 +225,8 @@ def extract(spec: Any, arguments: Any) -> Any:
 def decide_call(config: dict, msg: dict) -> tuple[str, Any]:
     """('pass', None) | ('forward', (spend_key, cost)) | ('deny', data)."""
     params = msg.get("params")
+    if bug("envelope-truthiness") and isinstance(params, dict) and not params.get("_delegateos"):
+        params = None  # "no envelope"
     if not isinstance(params, dict) or "_delegateos" not in params:
         if config.get("strict"):
             return "deny", denial("malformed_token", "missing _delegateos")
@@ -368,8 +374,8 @@ def handle_line(config: dict, proc: subprocess.Popen, text: str) -> None:
             write_upstream(proc, strip_delegateos(text))
         verdict, info = decide_call(config, msg)
         if verdict == "deny":
-            if has_id:
-                id_ = msg["id"]
+            if has_id or bug("deny-notification-reply"):
+                id_ = msg.get("id")
                 if bug("deny-id-null"):
                     id_ = None
                 elif bug("deny-id-string"):
@@ -385,6 +391,9 @@ def handle_line(config: dict, proc: subprocess.Popen, text: str) -> None:
                 with STATE_LOCK:
                     SPENT[key] = SPENT.get(key, 0) + cost
             out = text if bug("forward-raw-line") else strip_delegateos(text)
+            if bug("reserialize-forward"):
+                fwd = {**msg, "params": {k: v for k, v in msg["params"].items() if k != "_delegateos"}}
+                out = json.dumps(fwd)
         else:
             out = text
         if has_id:
@@ -450,7 +459,9 @@ def main() -> None:
         if not text.strip():
             continue
         try:
-            handle_line(config, proc, text)
+            for part in text.splitlines() if bug("splitlines") else [text]:
+                if part.strip():
+                    handle_line(config, proc, part)
         except BrokenPipeError:
             break
         except Exception as e:  # keep going

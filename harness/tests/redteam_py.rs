@@ -1,0 +1,341 @@
+//! The corpus and the MCP suite keep their teeth against Python-typical defects: the
+//! deliberately defective Python verifier (`harness/adapters/redteam/py-hasty`) and the naive
+//! Python MCP proxy (`harness/adapters/redteam/py-proxy`) must fail, and every seeded bug must
+//! be caught by a named case.
+//!
+//! For every (bug, case) row the test checks, as `tests/redteam.rs` does:
+//! 1. with every bug enabled (`REDTEAM_BUGS` unset), the run exits 1 (a case may pass there:
+//!    seeded bugs can mask each other);
+//! 2. with ONLY that bug enabled (`REDTEAM_BUGS=<bug>`), the case fails — it catches that bug;
+//! 3. with no bug enabled (`REDTEAM_BUGS=`), the case passes — the careful path is sound.
+//!
+//! Needs `python3` (≥ 3.9, stdlib only). Without it the tests print a message and return.
+
+// Test helpers outside `#[test]` functions may fail loudly: a panic here is a test failure.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_delegateos-conform");
+const MOCK: &str = env!("CARGO_BIN_EXE_delegateos-mock-upstream");
+
+/// py-hasty: (bug, case id that must fail because of it).
+const PY_HASTY: &[(&str, &str)] = &[
+    ("json-nan", "primitives-canonicalization-0120"),
+    ("json-dupes-last", "primitives-canonicalization-0100"),
+    ("json-dupes-last", "revocation-from-json-0024"),
+    ("json-loads-token", "dct-malformed-0477"),
+    ("canon-json-dumps", "dct-redteam-0070"),
+    ("canon-json-dumps", "dct-valid-0026"),
+    ("b64-lenient", "dct-malformed-0364"),
+    ("b64-lenient", "primitives-base64url-0030"),
+    ("iso-timestamps", "dct-expired-0080"),
+    ("tz-naive", "dct-expired-0020"),
+    ("fnmatch-glob", "dct-capability-0030"),
+    ("subset-startswith", "dct-expanded-0013"),
+    ("bool-as-int", "dct-malformed-0121"),
+    ("bool-as-int", "dct-redteam-py-0030"),
+    ("bool-as-int", "dct-redteam-py-0031"),
+    ("float-ints", "dct-malformed-0321"),
+    ("int-range-unchecked", "dct-malformed-0322"),
+    ("missing-members-default", "dct-malformed-0010"),
+    ("extra-members-ignored", "dct-malformed-0504"),
+    ("or-defaults", "dct-redteam-0002"),
+    ("empty-resource-wildcard", "dct-redteam-py-0020"),
+    ("empty-resource-wildcard", "dct-redteam-py-0021"),
+    ("regex-dollar-newline", "dct-redteam-py-0001"),
+    ("regex-dollar-newline", "dct-redteam-py-0002"),
+    ("regex-dollar-newline", "primitives-timestamp-redteam-0001"),
+    ("regex-unicode-digits", "dct-redteam-py-0010"),
+    ("regex-unicode-digits", "dct-redteam-py-0011"),
+    ("regex-unicode-digits", "primitives-timestamp-redteam-0010"),
+    ("strptime-timestamps", "dct-expired-0002"),
+    ("strptime-timestamps", "primitives-timestamp-redteam-0020"),
+    ("jcs-codepoint-sort", "primitives-canonicalization-0002"),
+    ("pathlib-match", "dct-capability-0037"),
+    ("sigs-by-covers-dict", "dct-forged-0073"),
+    ("signer-key", "dct-forged-0020"),
+];
+
+/// py-proxy: (bug, MCP suite case id that must fail because of it).
+const PY_PROXY: &[(&str, &str)] = &[
+    ("forward-raw-line", "mcp-call-allowed"),
+    ("forward-before-verdict", "mcp-deny-expired"),
+    ("list-first-page-only", "mcp-list-pagination"),
+    ("spend-by-client-id", "mcp-spend-envelope-variants"),
+    ("spend-race", "mcp-spend-concurrent-overdraw"),
+    ("json-dupes-last", "mcp-duplicate-members"),
+    ("deny-id-null", "mcp-id-preservation"),
+    ("deny-id-string", "mcp-id-preservation"),
+    ("log-stdout", "mcp-stdout-clean"),
+    ("no-kill-upstream", "mcp-client-eof-stubborn-upstream"),
+    ("splitlines", "mcp-raw-line-separators"),
+    ("reserialize-forward", "mcp-call-allowed"),
+    ("envelope-truthiness", "mcp-deny-malformed-null"),
+    ("deny-notification-reply", "mcp-denied-notification-silent"),
+];
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("harness/ has a parent")
+        .to_path_buf()
+}
+
+fn python() -> Option<&'static str> {
+    ["python3", "python"].into_iter().find(|p| {
+        Command::new(p)
+            .args(["-c", "import sys; assert sys.version_info >= (3, 9)"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    })
+}
+
+fn is_failure(status: Option<&String>) -> bool {
+    matches!(status.map(String::as_str), Some("failed" | "errored"))
+}
+
+fn statuses(json: &Value) -> BTreeMap<String, String> {
+    json["cases"]
+        .as_array()
+        .expect("cases")
+        .iter()
+        .map(|c| {
+            (
+                c["id"].as_str().unwrap_or_default().to_owned(),
+                c["status"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// `run` of py-hasty on `ids` (every case when empty); returns (exit code, status per id).
+fn run_hasty(
+    py: &str,
+    bugs: Option<&str>,
+    ids: &[&str],
+    tag: &str,
+) -> (i32, BTreeMap<String, String>) {
+    let script = root().join("harness/adapters/redteam/py-hasty/adapter.py");
+    let report = std::env::temp_dir().join(format!(
+        "delegateos-redteam-py-hasty-{tag}-{}.json",
+        std::process::id()
+    ));
+    let mut cmd = Command::new(BIN);
+    cmd.current_dir(root())
+        .arg("run")
+        .arg("--impl")
+        .arg(format!("{py} '{}'", script.display()))
+        .args(["--format", "json", "--output"])
+        .arg(&report);
+    for id in ids {
+        cmd.args(["--id", id]);
+    }
+    match bugs {
+        Some(b) => cmd.env("REDTEAM_BUGS", b),
+        None => cmd.env_remove("REDTEAM_BUGS"),
+    };
+    let out = cmd.output().expect("runs delegateos-conform");
+    let text = std::fs::read_to_string(&report).unwrap_or_else(|e| {
+        panic!(
+            "no report from py-hasty ({e}); stderr:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    let _ = std::fs::remove_file(&report);
+    let json: Value = serde_json::from_str(&text).expect("report is JSON");
+    (out.status.code().unwrap_or(-1), statuses(&json))
+}
+
+/// `mcp` suite on one case id with py-proxy; returns (exit code, status of that case).
+fn run_proxy(py: &str, bugs: Option<&str>, id: &str) -> (i32, Option<String>) {
+    let script = root().join("harness/adapters/redteam/py-proxy/proxy.py");
+    let mut cmd = Command::new(BIN);
+    cmd.current_dir(root())
+        .arg("mcp")
+        .arg("--proxy")
+        .arg(format!("{py} '{}' --config {{config}}", script.display()))
+        .args(["--mock-upstream", MOCK, "--format", "json", "--id", id]);
+    match bugs {
+        Some(b) => cmd.env("REDTEAM_BUGS", b),
+        None => cmd.env_remove("REDTEAM_BUGS"),
+    };
+    let out = cmd.output().expect("runs delegateos-conform mcp");
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "no JSON report from the MCP suite ({e}); stderr:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    (out.status.code().unwrap_or(-1), statuses(&json).remove(id))
+}
+
+/// The seeded bug names listed in a source file between `start` and `end`, as `"name":` or
+/// `"name",` entries at the start of a line.
+fn seeded(file: &str, start: &str, end: &str) -> BTreeSet<String> {
+    let src = std::fs::read_to_string(root().join(file)).expect("red-team source");
+    let list = src
+        .split(start)
+        .nth(1)
+        .and_then(|s| s.split(end).next())
+        .expect("bug list");
+    list.lines()
+        .filter_map(|l| l.trim().strip_prefix('"'))
+        .filter_map(|l| l.split('"').next())
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn py_hasty_fails_with_every_seeded_bug_caught() {
+    let Some(py) = python() else {
+        eprintln!("SKIPPED: no python3 on PATH; the red-team adapter py-hasty cannot run");
+        return;
+    };
+    let mut problems = Vec::new();
+
+    // 1. Every bug on: the run fails. (Bugs can mask each other — e.g. `fromisoformat`
+    //    rejects what the `\d` regex would accept — so cases are attributed one bug at a time.)
+    let (code, all) = run_hasty(py, None, &[], "all");
+    if code != 1 {
+        problems.push(format!(
+            "py-hasty: expected exit 1 with all bugs, got {code}"
+        ));
+    }
+    for (bug, id) in PY_HASTY {
+        if !all.contains_key(*id) {
+            problems.push(format!("py-hasty/{bug}: case {id} is not in the corpus"));
+        }
+    }
+
+    // 3. Careful path: every mapped case passes without bugs.
+    let ids: Vec<&str> = PY_HASTY
+        .iter()
+        .map(|(_, id)| *id)
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let (_, clean) = run_hasty(py, Some(""), &ids, "clean");
+    for id in &ids {
+        if is_failure(clean.get(*id)) || !clean.contains_key(*id) {
+            problems.push(format!(
+                "py-hasty: case {id} is {:?} with NO bug enabled (the careful path must pass it)",
+                clean.get(*id)
+            ));
+        }
+    }
+
+    // 2. Attribution: each bug alone fails its cases.
+    let mut by_bug: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for (bug, id) in PY_HASTY {
+        by_bug.entry(bug).or_default().push(id);
+    }
+    for (bug, ids) in by_bug {
+        let (code, st) = run_hasty(py, Some(bug), &ids, bug);
+        if code != 1 {
+            problems.push(format!("py-hasty/{bug} alone: expected exit 1, got {code}"));
+        }
+        for id in ids {
+            if !is_failure(st.get(id)) {
+                problems.push(format!(
+                    "py-hasty/{bug} alone: case {id} is {:?} (the corpus no longer catches this bug with it)",
+                    st.get(id)
+                ));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn py_proxy_fails_with_every_seeded_bug_caught() {
+    let Some(py) = python() else {
+        eprintln!("SKIPPED: no python3 on PATH; the red-team proxy py-proxy cannot run");
+        return;
+    };
+    // Runs: (bugs, case id), each a separate suite run of one case, 4 at a time.
+    let mut runs: Vec<(Option<String>, &str)> = Vec::new();
+    let ids: BTreeSet<&str> = PY_PROXY.iter().map(|(_, id)| *id).collect();
+    for id in &ids {
+        runs.push((None, id));
+        runs.push((Some(String::new()), id));
+    }
+    for (bug, id) in PY_PROXY {
+        runs.push((Some((*bug).to_owned()), id));
+    }
+    let results: Vec<(i32, Option<String>)> = runs
+        .chunks(4)
+        .flat_map(|chunk| {
+            std::thread::scope(|s| {
+                let handles: Vec<_> = chunk
+                    .iter()
+                    .map(|(bugs, id)| s.spawn(move || run_proxy(py, bugs.as_deref(), id)))
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().expect("suite run thread"))
+                    .collect::<Vec<_>>()
+            })
+        })
+        .collect();
+
+    let mut problems = Vec::new();
+    for ((bugs, id), (code, status)) in runs.iter().zip(&results) {
+        let status = status.as_ref();
+        match bugs.as_deref() {
+            None => {
+                if code != &1 || !is_failure(status) {
+                    problems.push(format!(
+                        "py-proxy with all bugs: {id} is {status:?}, exit {code} (must fail, exit 1)"
+                    ));
+                }
+            }
+            Some("") => {
+                if status.map(String::as_str) != Some("passed") {
+                    problems.push(format!(
+                        "py-proxy with NO bug: {id} is {status:?} (the careful path must pass it)"
+                    ));
+                }
+            }
+            Some(bug) => {
+                if code != &1 || !is_failure(status) {
+                    problems.push(format!(
+                        "py-proxy/{bug} alone: {id} is {status:?}, exit {code} (the suite no longer catches this bug with it)"
+                    ));
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn every_seeded_python_bug_is_mapped() {
+    let hasty = seeded(
+        "harness/adapters/redteam/py-hasty/hasty_dos.py",
+        "BUG_NAMES = [",
+        "]\n",
+    );
+    let proxy = seeded(
+        "harness/adapters/redteam/py-proxy/proxy.py",
+        "BUG_NAMES = {",
+        "}\n",
+    );
+    assert!(
+        hasty.len() >= 20 && proxy.len() >= 10,
+        "{hasty:?} {proxy:?}"
+    );
+    for (name, seeded, table) in [("py-hasty", hasty, PY_HASTY), ("py-proxy", proxy, PY_PROXY)] {
+        let mapped: BTreeSet<String> = table.iter().map(|(b, _)| (*b).to_owned()).collect();
+        let unmapped: Vec<_> = seeded.difference(&mapped).collect();
+        let unknown: Vec<_> = mapped.difference(&seeded).collect();
+        assert!(
+            unmapped.is_empty() && unknown.is_empty(),
+            "{name}: seeded bugs without a catching case {unmapped:?}; mapped names that are not seeded {unknown:?}"
+        );
+    }
+}
