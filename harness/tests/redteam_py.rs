@@ -57,6 +57,10 @@ const PY_HASTY: &[(&str, &str)] = &[
     ("strptime-timestamps", "primitives-timestamp-redteam-0020"),
     ("jcs-codepoint-sort", "primitives-canonicalization-0002"),
     ("pathlib-match", "dct-capability-0037"),
+    ("revocations-by-id-dict", "dct-redteam-py-0040"),
+    ("revocations-by-id-dict", "dct-redteam-py-0041"),
+    ("expiry-min-string", "dct-redteam-py-0050"),
+    ("expiry-min-string", "dct-expired-0027"),
     ("sigs-by-covers-dict", "dct-forged-0073"),
     ("signer-key", "dct-forged-0020"),
 ];

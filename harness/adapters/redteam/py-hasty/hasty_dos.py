@@ -52,6 +52,8 @@ BUG_NAMES = [
     "strptime-timestamps",    # datetime.strptime("%Y-%m-%dT%H:%M:%S%z"): "2026-3-1T…", "+0000" accepted
     "jcs-codepoint-sort",     # JCS, but keys sorted by code point (sorted(dict)), not UTF-16 units
     "pathlib-match",          # PurePosixPath(resource).match(pattern): right-anchored, "//", "." collapsed
+    "revocations-by-id-dict",  # {e["revocationId"]: e["revokedBy"]}: a later entry for the same id hides an earlier one
+    "expiry-min-string",      # effective expiry = min(expiresAt strings): lexicographic, not by instant
     "sigs-by-covers-dict",    # {s["covers"]: s for s in signatures}: last duplicate wins, no count
     "signer-key",             # verifies each signature under signatures[i]["signer"]
 ]
@@ -818,6 +820,15 @@ def verify_dct(serialized: Any, ctx: dict, check_request: bool = True) -> dict:
         except DelegateError:
             continue
         valid_entries.add((entry["revocationId"], entry["revokedBy"]))
+    if bug("revocations-by-id-dict"):
+        by_id = {}
+        for entry in ctx["revocations"]:
+            try:
+                check_revocation_entry(entry)
+            except DelegateError:
+                continue
+            by_id[entry["revocationId"]] = entry["revokedBy"]  # the last entry per id wins
+        valid_entries = set(by_id.items())
     blocks = [(authority, authority["issuer"])] + [(t, t["attenuator"]) for t in attenuations]
     for block, signer in blocks:
         if (revocation_id(block), signer) in valid_entries:
@@ -866,6 +877,9 @@ def verify_dct(serialized: Any, ctx: dict, check_request: bool = True) -> dict:
         now = parse_timestamp(ctx["now"])
     except DelegateError as e:
         raise _malformed(f"context.now: {e.detail}") from e
+    if bug("expiry-min-string"):
+        texts = [authority["expiresAt"]] + [t["expiresAt"] for t in attenuations if "expiresAt" in t]
+        chain.expiry = parse_timestamp(min(texts))
     if now > chain.expiry:
         raise DelegateError("expired", "now is after the effective expiry")
 

@@ -10,7 +10,10 @@
 //! - `cap.get("resource") or "*"`: an empty resource pattern (allowed by D9, matching only the
 //!   empty resource) read as "anything" (20–29);
 //! - `True == 1` / `False == 0`: a boolean `covers` in a signature entry compared equal to the
-//!   block index (30–39). Signature entries are not signed, so no re-signing is needed.
+//!   block index (30–39). Signature entries are not signed, so no re-signing is needed;
+//! - revocations collected in a dict keyed by `revocationId`: a later, well-signed entry by
+//!   the wrong revoker hides the block signer's own entry for the same id (40–49, D6);
+//! - the effective expiry taken as `min()` of the `expiresAt` strings (50–59, D5).
 //!
 //! Construction rule as in `dct.rs`: start from a valid [`Chain`], change one thing, re-sign
 //! every block with the key its signer field names. Expectations come from the spec and
@@ -19,7 +22,8 @@
 use serde_json::{json, Value};
 
 use super::dct_support::{
-    cap, deny, encode_value, ok, scope, verify, verify_token, Chain, Ctx, BUDGET, MAX_DEPTH,
+    cap, deny, encode_value, ok, revocation_entry, scope, verify, verify_token, Chain, Ctx, BUDGET,
+    MAX_DEPTH,
 };
 use crate::vectors::generate::{Area, Group};
 use crate::vectors::keys::Keys;
@@ -35,6 +39,8 @@ pub fn build(area: &mut Area) {
     unicode_digits(g, &k);
     empty_resource(g, &k);
     bool_covers(g, &k);
+    revocation_collisions(g, &k);
+    expiry_min_string(g, &k);
 }
 
 const TS: &[&str] = &["DCT-FORMAT-TIMESTAMPS"];
@@ -230,5 +236,64 @@ fn bool_covers(g: &mut Group, k: &Keys) {
         with_covers(&c, 2, json!(true)),
         &ctx,
         deny("malformed_token", "1"),
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// 40–49: two entries for one revocation id (D6: only the block signer's counts)
+
+fn revocation_collisions(g: &mut Group, k: &Keys) {
+    let r: &[&str] = &["DCT-VERIFY-2-REVOKER"];
+    let c = Chain::root(k);
+    let rid = c.revocation_ids()[0].clone();
+    let ctx = Ctx::new(k)
+        .revoke(revocation_entry(&k.root, &rid, false))
+        .revoke(revocation_entry(&k.mallory, &rid, false));
+    verify(
+        g,
+        40,
+        "the authority is revoked by root, then the same id by mallory (well signed, wrong revoker): mallory's entry is ignored, it does not hide root's",
+        r,
+        &[],
+        &c,
+        &ctx,
+        deny("revoked", "2"),
+    );
+    let c = Chain::root(k).delegate(&k.bob, |_| {});
+    let rid = c.revocation_ids()[1].clone();
+    let ctx = Ctx::new(k)
+        .revoke(revocation_entry(&k.alice, &rid, false))
+        .revoke(revocation_entry(&k.bob, &rid, false));
+    verify(
+        g,
+        41,
+        "attenuation 0 is revoked by its attenuator alice, then the same id by bob (its delegatee): still revoked",
+        r,
+        &[],
+        &c,
+        &ctx,
+        deny("revoked", "2"),
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// 50–59: the effective expiry is the earliest instant, not the smallest string
+
+fn expiry_min_string(g: &mut Group, k: &Keys) {
+    let c = Chain::root(k)
+        .with_authority(|a| a.expires_at = "2026-03-01T12:00:00.500Z".into())
+        .delegate(&k.bob, |a| {
+            a.expires_at = Some("2026-03-01T12:00:00Z".into())
+        });
+    let ctx = Ctx::new(k).now("2026-03-01T12:00:00.200Z");
+    verify(
+        g,
+        50,
+        "authority expires 12:00:00.500Z, the attenuation 12:00:00Z (earlier, but the larger string); now 12:00:00.200Z is after the effective expiry",
+        &["DCT-VERIFY-5-EXPIRED", "DCT-VERIFY-4D-EXPIRY"],
+        &[],
+        &c,
+        &ctx,
+        deny("expired", "5"),
     );
 }
