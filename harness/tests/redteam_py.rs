@@ -81,6 +81,10 @@ const PY_PROXY: &[(&str, &str)] = &[
     ("reserialize-forward", "mcp-call-allowed"),
     ("envelope-truthiness", "mcp-deny-malformed-null"),
     ("deny-notification-reply", "mcp-denied-notification-silent"),
+    ("list-drop-members", "mcp-list-pagination"),
+    ("ignore-upstream-exit", "mcp-upstream-crash"),
+    ("no-signal-handler", "mcp-sigterm"),
+    ("resource-str-coerce", "mcp-resource-non-string"),
 ];
 
 fn root() -> PathBuf {

@@ -845,6 +845,8 @@ fn cases() -> Vec<Case> {
             "raw U+2028, U+2029 and U+0085 inside JSON strings do not end a message (only \\n does), both ways", raw_line_separators),
         case!("mcp-denied-notification-silent", Core, &["MCP-NO-RESPONSE-TO-NOTIFICATION", "MCP-DENY-NOT-FORWARDED", "MCP-SPEND-BUDGET"],
             "a denied tools/call notification is dropped without any answer; an authorized one is forwarded and charged", denied_notification_silent),
+        case!("mcp-resource-non-string", Core, &["MCP-CALL-VERIFY", "MCP-DENY-CAPABILITY-DATA", "MCP-DENY-NOT-FORWARDED"],
+            "under a bare `*` grant, a non-string resource argument (array, number, object, boolean) is still denied with requested.resource null (D36), never coerced to text", resource_non_string),
     ]
 }
 
@@ -2356,6 +2358,39 @@ fn denied_notification_silent(ctx: &Ctx) -> Result<(), String> {
         ensure(m.get("id") != Some(&Value::Null), || {
             format!("a message with id null reached the client: {}", short(&m))
         })?;
+    }
+    s.finish()
+}
+
+/// Red team (py-proxy `resource-str-coerce`): D36 denies a non-string resource argument with
+/// `requested.resource: null`. A proxy that coerces it to text (`str(value)`) matches it
+/// against a bare `*` grant and forwards an argument whose meaning only the upstream decides.
+fn resource_non_string(ctx: &Ctx) -> Result<(), String> {
+    let token = RootSpec::new(vec![cap("docs", "read", "*")]).sign(&tokens::root());
+    let env = tokens::envelope(&token);
+    let mut s = Session::start(ctx, &Setup::standard())?;
+    s.init()?;
+    expect_result(&s.call(json!(1), "read_file", read_args(), Some(env.clone()))?)?;
+    let odd = [
+        json!(["/etc/shadow"]),
+        json!(42),
+        json!({"path": "/etc/shadow"}),
+        json!(true),
+    ];
+    for (i, value) in odd.iter().enumerate() {
+        let id = json!(10 + i);
+        let r = s.call(
+            id.clone(),
+            "read_file",
+            json!({"path": value}),
+            Some(env.clone()),
+        )?;
+        let data = expect_denial(&r, &id, "capability_not_granted")?;
+        ensure(
+            data["requested"] == json!({"namespace": "docs", "action": "read", "resource": null}),
+            || format!("path {value}: requested.resource must be null: {data}"),
+        )?;
+        s.assert_not_forwarded(&id)?;
     }
     s.finish()
 }

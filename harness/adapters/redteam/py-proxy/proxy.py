@@ -34,6 +34,10 @@ BUG_NAMES = {
     "reserialize-forward": "an authorized call is forwarded as json.dumps(msg) without _delegateos (not byte-identical)",
     "envelope-truthiness": "`if not params.get('_delegateos')`: a falsy envelope (null, {}, \"\", 0, []) passes through unverified",
     "deny-notification-reply": "a denied tools/call notification is answered (with id null)",
+    "list-drop-members": "a filtered tools/list result is rebuilt as {\"tools\": [...]} (nextCursor and other members lost)",
+    "ignore-upstream-exit": "when the upstream exits, in-flight requests are not answered and the proxy keeps running",
+    "no-signal-handler": "no SIGTERM/SIGINT/SIGHUP handler: the proxy dies, its upstream (own session) lives on",
+    "resource-str-coerce": "a non-string resource argument is coerced with str() instead of being denied (M3)",
     "no-kill-upstream": "on client EOF the upstream's stdin is closed and the proxy exits without waiting or killing",
 }
 __doc__ += "".join(f"  {k}: {v}\n" for k, v in BUG_NAMES.items())
@@ -219,6 +223,8 @@ def extract(spec: Any, arguments: Any) -> Any:
         if not isinstance(value, dict) or part not in value:
             return None
         value = value[part]
+    if bug("resource-str-coerce") and value is not None:
+        return str(value)
     return value if isinstance(value, str) else None
 
 
@@ -286,6 +292,8 @@ def filter_tools(config: dict, result: Any) -> Any:
         m = tools.get(t.get("name")) if isinstance(t, dict) else None
         if m is not None and (m["namespace"], m["action"]) in held:
             keep.append(t)
+    if bug("list-drop-members"):
+        return {"tools": keep}
     return {**result, "tools": keep}
 
 
@@ -313,6 +321,9 @@ def upstream_reader(config: dict, proc: subprocess.Popen) -> None:
                 send(msg)
                 continue
         to_client(raw)
+    if bug("ignore-upstream-exit"):
+        log("upstream closed its stdout")
+        return
     if not SHUTTING_DOWN.is_set():
         code = proc.wait()
         with STATE_LOCK:
@@ -434,8 +445,9 @@ def main() -> None:
         kill_group(proc)
         os._exit(128 + signum)
 
-    for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(s, on_signal)
+    if not bug("no-signal-handler"):
+        for s in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            signal.signal(s, on_signal)
     reader = threading.Thread(target=upstream_reader, args=(config, proc), daemon=True)
     reader.start()
 
