@@ -61,6 +61,7 @@ const PY_HASTY: &[(&str, &str)] = &[
     ("revocations-by-id-dict", "dct-redteam-py-0041"),
     ("expiry-min-string", "dct-redteam-py-0050"),
     ("expiry-min-string", "dct-expired-0027"),
+    ("authority-or-defaults", "dct-budget-0005"),
     ("sigs-by-covers-dict", "dct-forged-0073"),
     ("signer-key", "dct-forged-0020"),
 ];

@@ -54,6 +54,7 @@ BUG_NAMES = [
     "pathlib-match",          # PurePosixPath(resource).match(pattern): right-anchored, "//", "." collapsed
     "revocations-by-id-dict",  # {e["revocationId"]: e["revokedBy"]}: a later entry for the same id hides an earlier one
     "expiry-min-string",      # effective expiry = min(expiresAt strings): lexicographic, not by instant
+    "authority-or-defaults",  # `authority.get(k) or UNLIMITED`: a zero budget / maxChainDepth in the authority means "no limit"
     "sigs-by-covers-dict",    # {s["covers"]: s for s in signatures}: last duplicate wins, no count
     "signer-key",             # verifies each signature under signatures[i]["signer"]
 ]
@@ -759,10 +760,14 @@ class ChainState:
         self.caps = authority["capabilities"]
         # missing-members-default: dict.get — a missing limit is "no limit"
         self.budget = authority.get("maxBudgetMicrocents", MAX_SAFE_INTEGER)
+        if bug("authority-or-defaults"):
+            self.budget = authority.get("maxBudgetMicrocents") or MAX_SAFE_INTEGER
         self.expiry = parse_timestamp(authority["expiresAt"])
         self.delegatee = authority["delegatee"]
         # D4: authority.maxChainDepth is absolute; what is left is counted down per attenuation.
         self.remaining = authority.get("maxChainDepth", 2**53) - authority.get("chainDepth", 0)
+        if bug("authority-or-defaults"):
+            self.remaining = (authority.get("maxChainDepth") or 2**53) - (authority.get("chainDepth") or 0)
         self.depth = authority.get("chainDepth", 0)
         if self.remaining < 0:
             raise DelegateError("chain_depth_exceeded", "authority.chainDepth > authority.maxChainDepth", max=authority["maxChainDepth"], actual=self.depth)
