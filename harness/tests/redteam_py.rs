@@ -86,6 +86,7 @@ const PY_PROXY: &[(&str, &str)] = &[
     ("ignore-upstream-exit", "mcp-upstream-crash"),
     ("no-signal-handler", "mcp-sigterm"),
     ("resource-str-coerce", "mcp-resource-non-string"),
+    ("raw-text-shortcut", "mcp-escaped-member-names"),
 ];
 
 fn root() -> PathBuf {

@@ -847,6 +847,8 @@ fn cases() -> Vec<Case> {
             "a denied tools/call notification is dropped without any answer; an authorized one is forwarded and charged", denied_notification_silent),
         case!("mcp-resource-non-string", Core, &["MCP-CALL-VERIFY", "MCP-DENY-CAPABILITY-DATA", "MCP-DENY-NOT-FORWARDED"],
             "under a bare `*` grant, a non-string resource argument (array, number, object, boolean) is still denied with requested.resource null (D36), never coerced to text", resource_non_string),
+        case!("mcp-escaped-member-names", Core, &["MCP-MALFORMED-LINE", "MCP-CALL-STRIP", "MCP-DENY-NOT-FORWARDED"],
+            "member names are compared after unescaping: `\\u`-spelled duplicates are refused, a `\\u`-spelled _delegateos is verified and stripped", escaped_member_names),
     ]
 }
 
@@ -2392,5 +2394,61 @@ fn resource_non_string(ctx: &Ctx) -> Result<(), String> {
         )?;
         s.assert_not_forwarded(&id)?;
     }
+    s.finish()
+}
+
+/// Red team (py-proxy `raw-text-shortcut`): JSON member names may be written with `\u`
+/// escapes. A proxy that looks for `"_delegateos"` or duplicate names in the raw text, rather
+/// than in the decoded names, forwards an escaped envelope unverified and unstripped, and
+/// misses escaped duplicates (D35).
+fn escaped_member_names(ctx: &Ctx) -> Result<(), String> {
+    let mut s = Session::start(ctx, &Setup::standard())?;
+    s.init()?;
+    let token = tokens::envelope(&good_token());
+    let env = serde_json::to_string(&token).unwrap_or_default();
+    let dups = [
+        r#"{"jsonrpc":"2.0","id":"esc-1","method":"tools/call","params":{"name":"write_file","arguments":{"path":"/etc/x"}},"m\u0065thod":"ping"}"#.to_owned(),
+        format!(r#"{{"jsonrpc":"2.0","id":"esc-2","method":"tools/call","params":{{"name":"write_file","_delegateos":{env},"arguments":{{"path":"/project/a.txt"}},"n\u0061me":"read_file"}}}}"#),
+    ];
+    for line in &dups {
+        s.proxy.send_raw(line.as_bytes())?;
+    }
+    for id in ["esc-1", "esc-2"] {
+        let resp = s.proxy.response(&json!(id), T)?;
+        ensure(resp["error"]["code"] == -32600, || {
+            format!(
+                "{id}: an escaped duplicate member name should get -32600, got {}",
+                short(&resp)
+            )
+        })?;
+    }
+    // An escaped `_delegateos` is the envelope: verified, and stripped when allowed.
+    let allowed = format!(
+        r#"{{"jsonrpc":"2.0","id":"esc-3","method":"tools/call","params":{{"_delegate\u006fs":{env},"name":"read_file","arguments":{{"path":"/project/a.txt"}}}}}}"#
+    );
+    s.proxy.send_raw(allowed.as_bytes())?;
+    expect_result(&s.proxy.response(&json!("esc-3"), T)?)?;
+    let denied = format!(
+        r#"{{"jsonrpc":"2.0","id":"esc-4","method":"tools/call","params":{{"_delegate\u006fs":{env},"name":"read_file","arguments":{{"path":"/etc/shadow"}}}}}}"#
+    );
+    s.proxy.send_raw(denied.as_bytes())?;
+    let resp = s.proxy.response(&json!("esc-4"), T)?;
+    expect_denial(&resp, &json!("esc-4"), "capability_not_granted")?;
+    for id in ["esc-1", "esc-2", "esc-4"] {
+        s.assert_not_forwarded(&json!(id))?;
+    }
+    let fwd = s.upstream_requests_with_id(&json!("esc-3"));
+    ensure(fwd.len() == 1, || {
+        format!("esc-3 reached the upstream {} times", fwd.len())
+    })?;
+    ensure(fwd[0]["params"].get("_delegateos").is_none(), || {
+        format!(
+            "the escaped _delegateos member was forwarded: {}",
+            short(&fwd[0])
+        )
+    })?;
+    let dct = token["dct"].as_str().unwrap_or_default();
+    let leaked = s.upstream_raw().iter().any(|r| r.contains(dct));
+    ensure(!leaked, || "the token reached the upstream".into())?;
     s.finish()
 }

@@ -38,6 +38,7 @@ BUG_NAMES = {
     "ignore-upstream-exit": "when the upstream exits, in-flight requests are not answered and the proxy keeps running",
     "no-signal-handler": "no SIGTERM/SIGINT/SIGHUP handler: the proxy dies, its upstream (own session) lives on",
     "resource-str-coerce": "a non-string resource argument is coerced with str() instead of being denied (M3)",
+    "raw-text-shortcut": "fast path: a tools/call whose raw text lacks '\"_delegateos\"' is forwarded as is (a \\u-escaped name slips by)",
     "no-kill-upstream": "on client EOF the upstream's stdin is closed and the proxy exits without waiting or killing",
 }
 __doc__ += "".join(f"  {k}: {v}\n" for k, v in BUG_NAMES.items())
@@ -379,6 +380,9 @@ def handle_line(config: dict, proc: subprocess.Popen, text: str) -> None:
         return
     method = msg.get("method")
     has_id = "id" in msg
+    if method == "tools/call" and bug("raw-text-shortcut") and '"_delegateos"' not in text and not config.get("strict"):
+        write_upstream(proc, text)  # "no envelope: nothing to verify"
+        return
     if method == "tools/call":
         early = bug("forward-before-verdict") and isinstance(msg.get("params"), dict) and "_delegateos" in msg["params"]
         if early:
