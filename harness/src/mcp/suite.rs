@@ -1974,7 +1974,7 @@ fn duplicate_members(ctx: &Ctx) -> Result<(), String> {
         // Last-wins sees `ping`; a first-wins upstream runs an unverified tools/call.
         r#"{"jsonrpc":"2.0","id":"dup-1","method":"tools/call","params":{"name":"write_file","arguments":{"path":"/etc/x"}},"method":"ping"}"#.to_owned(),
         // The same with the second key spelled with an escape.
-        r#"{"jsonrpc":"2.0","id":"dup-2","method":"tools/call","params":{"name":"write_file","arguments":{"path":"/etc/x"}},"method":"ping"}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":"dup-2","method":"tools/call","params":{"name":"write_file","arguments":{"path":"/etc/x"}},"m\u0065thod":"ping"}"#.to_owned(),
         // Two `params`: the verified one allowed, the other one forbidden.
         format!(r#"{{"jsonrpc":"2.0","id":"dup-3","method":"tools/call","params":{{"name":"write_file","arguments":{{"path":"/etc/x"}}}},"params":{{"_delegateos":{env},"name":"read_file","arguments":{{"path":"/project/a.txt"}}}}}}"#),
         // Two `name`s inside params.
