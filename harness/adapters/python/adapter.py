@@ -18,7 +18,10 @@ import sys
 import traceback
 from typing import Any, Callable
 
-import delegateos_mini as dos
+# The library behind the operations: `delegateos_mini` (beside this file) unless `main()` is
+# given another module with the same functions — the red-team adapter reuses this protocol
+# loop with its deliberately defective library (harness/adapters/redteam/py-hasty).
+dos: Any = None
 
 IMPLEMENTATION = {
     "name": "delegateos-mini (Python example adapter)",
@@ -298,13 +301,18 @@ def run_case(case: dict) -> dict:
         return {"outcome": "errored", "message": traceback.format_exc(limit=5)}
 
 
-def main() -> None:
+def main(library: Any = None, implementation: dict | None = None) -> None:
+    global dos
+    if library is None:
+        import delegateos_mini as library
+    dos = library
+    implementation = implementation or IMPLEMENTATION
     out = sys.stdout
     for line in sys.stdin:
         frame = json.loads(line)
         cmd, seq = frame.get("cmd"), frame.get("seq")
         if cmd == "hello":
-            reply = {"seq": seq, "protocol": 1, "implementation": IMPLEMENTATION, "operations": sorted(OPERATIONS)}
+            reply = {"seq": seq, "protocol": 1, "implementation": implementation, "operations": sorted(OPERATIONS)}
         elif cmd == "run":
             reply = {"seq": seq, **run_case(frame["case"])}
         elif cmd == "bye":
