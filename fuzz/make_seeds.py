@@ -10,7 +10,7 @@ import json, subprocess, base64, hashlib, os
 seed = lambda n: hashlib.blake2b(f"delegateos-conformance/key/{n}".encode(), digest_size=32).hexdigest()
 def call(reqs):
     lines = [json.dumps({"cmd":"hello","seq":0,"protocol":1})] + [json.dumps({"cmd":"run","seq":i+1,"case":{"id":"x","op":op,"input":inp}}) for i,(op,inp) in enumerate(reqs)]
-    out = subprocess.run(["target/debug/delegateos-reference-adapter"], input=("\n".join(lines)+"\n").encode(), capture_output=True).stdout.decode().splitlines()
+    out = subprocess.run(["target/debug/delegateos-conform", "reference-adapter"], input=("\n".join(lines)+"\n").encode(), capture_output=True).stdout.decode().splitlines()
     return [json.loads(l) for l in out[1:]]
 pr = {n: call([("principal.from_seed", {"seed": seed(n)})])[0] for n in ["root","alice","bob"]}
 print(pr["alice"])

@@ -34,11 +34,11 @@ def walk(v):
             yield from walk(x)
 
 def operations(root):
-    exe = os.path.join(root, "target", "debug", "delegateos-reference-adapter")
+    exe = os.path.join(root, "target", "debug", "delegateos-conform")
     if not os.path.exists(exe):
         return []
     try:
-        out = subprocess.run([exe], input=b'{"cmd":"hello","seq":0,"protocol":1}\n{"cmd":"bye","seq":1}\n',
+        out = subprocess.run([exe, "reference-adapter"], input=b'{"cmd":"hello","seq":0,"protocol":1}\n{"cmd":"bye","seq":1}\n',
                              capture_output=True, timeout=20).stdout.decode().splitlines()
         return json.loads(out[0])["operations"]
     except Exception:

@@ -15,9 +15,10 @@ fn main() {
     let limit: u64 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(60);
     let seed: u64 = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(1);
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    let adapter = root.join("target/debug/delegateos-reference-adapter");
+    let adapter = root.join("target/debug/delegateos-conform");
     let vectors = root.join("vectors");
-    let out = Command::new(&adapter).arg("--list-faults").output();
+    let out = Command::new(&adapter)
+        .args(["reference-adapter", "--list-faults"]).output();
     let faults: Vec<String> = match out {
         Ok(o) => String::from_utf8_lossy(&o.stdout)
             .lines()
@@ -32,9 +33,9 @@ fn main() {
     println!("|---|---|---|---|---|");
     for fault in std::iter::once("(none)".to_owned()).chain(faults) {
         let command = if fault == "(none)" {
-            adapter.display().to_string()
+            format!("{} reference-adapter", adapter.display())
         } else {
-            format!("{} --fault {fault}", adapter.display())
+            format!("{} reference-adapter --fault {fault}", adapter.display())
         };
         let config = DiffConfig {
             command,
@@ -50,7 +51,7 @@ fn main() {
             Ok(r) => match r.findings.first() {
                 Some(f) => {
                     let file =
-                        diff::finding_file(f, 1, &delegateos_conform::vectors::keys::Keys::fixed());
+                        diff::finding_file(f, 1, &delegateos_vectors::keys::Keys::fixed());
                     println!(
                         "| `{fault}` | {:.2} s | {} | {} | {} |",
                         f.found_after.as_secs_f64(),

@@ -8,7 +8,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::hint::black_box;
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, Criterion, Throughput};
@@ -18,12 +17,12 @@ use delegateos_conform::runner::case::{load_corpus, Case};
 use delegateos_conform::runner::{run, Quiet, RunConfig, Status};
 use delegateos_reference::faults::Faults;
 use delegateos_reference::ops;
+use delegateos_vectors::CorpusSource;
 
-const ADAPTER: &str = env!("CARGO_BIN_EXE_delegateos-reference-adapter");
+const CONFORM: &str = env!("CARGO_BIN_EXE_delegateos-conform");
 
 fn corpus() -> Vec<Case> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../vectors");
-    load_corpus(&dir).unwrap()
+    load_corpus(&CorpusSource::Embedded).unwrap()
 }
 
 fn in_process(cases: &[Case]) -> usize {
@@ -53,7 +52,7 @@ fn through_adapter(cases: &[Case], config: &RunConfig) -> usize {
 
 fn bench_corpus(c: &mut Criterion) {
     let cases = corpus();
-    let config = RunConfig::new(ADAPTER);
+    let config = RunConfig::new(format!("'{CONFORM}' reference-adapter"));
     through_adapter(&cases, &config);
     let mut g = c.benchmark_group("corpus");
     g.throughput(Throughput::Elements(cases.len() as u64));
@@ -66,7 +65,7 @@ fn bench_corpus(c: &mut Criterion) {
 /// prints the median per-round ratio.
 fn paired_ratio() {
     let cases = corpus();
-    let config = RunConfig::new(ADAPTER);
+    let config = RunConfig::new(format!("'{CONFORM}' reference-adapter"));
     let mut rounds = Vec::new();
     for _ in 0..7 {
         let t0 = Instant::now();

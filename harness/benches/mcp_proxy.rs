@@ -15,8 +15,7 @@ use serde_json::{json, Value};
 use delegateos_conform::mcp::client::ProxyProcess;
 use delegateos_conform::mcp::tokens::{self, cap, RootSpec};
 
-const MOCK: &str = env!("CARGO_BIN_EXE_delegateos-mock-upstream");
-const PROXY: &str = env!("CARGO_BIN_EXE_delegateos-reference-proxy");
+const CONFORM: &str = env!("CARGO_BIN_EXE_delegateos-conform");
 const T: Duration = Duration::from_secs(10);
 
 fn setup() -> (PathBuf, PathBuf) {
@@ -34,7 +33,7 @@ fn setup() -> (PathBuf, PathBuf) {
         "trustedRoots": [tokens::root().principal_id()],
         "tools": {"read_file": {"namespace": "docs", "action": "read", "resource": {"argument": "path"}}},
         "spendPerCall": 0,
-        "upstream": {"command": MOCK, "args": ["--script", script.to_string_lossy()]},
+        "upstream": {"command": CONFORM, "args": ["mock-upstream", "--script", script.to_string_lossy()]},
     });
     std::fs::write(&config, cfg.to_string()).unwrap();
     (script, config)
@@ -103,10 +102,16 @@ fn bench(c: &mut Criterion) {
     let (script, config) = setup();
     let token = RootSpec::new(vec![cap("docs", "read", "/project/**")]).sign(&tokens::root());
     let env = tokens::envelope(&token);
-    let mut direct =
-        ProxyProcess::spawn(&format!("'{MOCK}' --script {{config}}"), &script).unwrap();
-    let mut proxy =
-        ProxyProcess::spawn(&format!("'{PROXY}' --config {{config}}"), &config).unwrap();
+    let mut direct = ProxyProcess::spawn(
+        &format!("'{CONFORM}' mock-upstream --script {{config}}"),
+        &script,
+    )
+    .unwrap();
+    let mut proxy = ProxyProcess::spawn(
+        &format!("'{CONFORM}' reference-proxy --config {{config}}"),
+        &config,
+    )
+    .unwrap();
     handshake(&mut direct);
     handshake(&mut proxy);
     let mut id = 0u64;

@@ -12,43 +12,15 @@ use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
+pub use crate::exit::{ConformExitCode, EXIT_CODES_HELP};
 use crate::expected::ExpectedFailures;
 use crate::filter::Filter;
 use crate::report::progress::ProgressBar;
 use crate::report::{Format, Report, ReportContext};
-use crate::requirements::Requirements;
 use crate::runner::case::{load_corpus, Case};
 use crate::runner::{self, Observer, Quiet, RunConfig};
-
-/// Documented exit codes of `delegateos-conform`. Unknown or unexpected failures also use
-/// [`ConformExitCode::FAILURES`].
-#[derive(Debug)]
-pub enum ConformExitCode {}
-
-impl ConformExitCode {
-    /// Every selected case passed (acceptable, xfail and skipped allowed).
-    pub const OK: i32 = 0;
-    /// At least one case failed or errored (or `coverage`/`vectors check` found a problem).
-    pub const FAILURES: i32 = 1;
-    /// No failures, but the expected-failures baseline is stale: a listed case passed, or an
-    /// entry matches no case.
-    pub const STALE_EXPECTED_FAILURES: i32 = 2;
-    /// The adapter could not be started or failed the handshake, or the vectors, the baseline
-    /// or the requirements could not be read.
-    pub const SETUP_ERROR: i32 = 3;
-    /// Invalid command-line usage.
-    pub const USAGE: i32 = 64;
-}
-
-const EXIT_CODES_HELP: &str = "\
-Exit codes:
-  0   all selected cases passed (acceptable, xfail and skipped allowed)
-  1   at least one case failed or errored
-  2   no failures, but the expected-failures baseline is stale (a listed case passed,
-      or an entry matches no case)
-  3   setup error: the adapter would not start or failed the handshake, or the vectors,
-      baseline or requirements could not be read
-  64  usage error";
+use delegateos_vectors::requirements::Requirements;
+use delegateos_vectors::CorpusSource;
 
 /// DelegateOS conformance harness.
 #[derive(Debug, Parser)]
@@ -78,7 +50,9 @@ pub enum Command {
     Coverage(CoverageArgs),
     /// Print the implementation info and operations an adapter declares in `hello`.
     ListOps(ListOpsArgs),
-    /// Generate or check the committed vectors.
+    /// Generate or check the committed vectors (needs the `generator` feature:
+    /// `cargo run -p delegateos-conform --features generator -- vectors …`).
+    #[cfg(feature = "generator")]
     #[command(subcommand)]
     Vectors(VectorsCommand),
     /// Run the MCP proxy conformance suite (spec §11) against `--proxy CMD`.
@@ -93,6 +67,56 @@ pub enum Command {
     /// writes every disagreement, crash or timeout as a minimized, replayable vector-format
     /// case. Exit 0 no finding, 1 findings written, 3 setup error.
     Fuzz(Box<crate::fuzz::cli::FuzzArgs>),
+    /// Serve the built-in reference implementation over the adapter protocol on stdin and
+    /// stdout (what `run` starts when no --impl is given).
+    ReferenceAdapter(ReferenceAdapterArgs),
+    /// The reference DelegateOS MCP stdio proxy (spec/mcp-proxy.md).
+    ReferenceProxy(ReferenceProxyArgs),
+    /// The scripted, recording MCP upstream that `mcp` drives proxies against; `--tap` relays
+    /// to a real server and records both directions.
+    MockUpstream(MockUpstreamArgs),
+}
+
+/// `reference-adapter`
+#[derive(Debug, Clone, Args)]
+pub struct ReferenceAdapterArgs {
+    /// Inject a named weakening (repeatable), to prove the corpus catches it.
+    #[arg(long = "fault", value_name = "NAME")]
+    pub faults: Vec<String>,
+    /// Print the fault names and exit.
+    #[arg(long)]
+    pub list_faults: bool,
+}
+
+/// `reference-proxy`
+#[derive(Debug, Clone, Args)]
+pub struct ReferenceProxyArgs {
+    /// Launch config (spec/mcp-proxy.md).
+    #[arg(long)]
+    pub config: PathBuf,
+    /// Deny tools/call without _delegateos (decision D15), whatever the config says.
+    #[arg(long)]
+    pub strict: bool,
+    /// Deliberate defect for suite self-tests: no-strip, forward-denied, no-filter.
+    #[arg(long, hide = true)]
+    pub fault: Option<String>,
+}
+
+/// `mock-upstream`
+#[derive(Debug, Clone, Args)]
+pub struct MockUpstreamArgs {
+    /// JSON script describing tools and behaviours (see spec/mcp-proxy.md).
+    #[arg(long, conflicts_with = "tap")]
+    pub script: Option<PathBuf>,
+    /// JSONL file receiving every raw line and lifecycle event.
+    #[arg(long)]
+    pub record: Option<String>,
+    /// Relay to COMMAND transparently, recording both directions.
+    #[arg(long)]
+    pub tap: bool,
+    /// The real upstream command (tap mode).
+    #[arg(last = true)]
+    pub command: Vec<String>,
 }
 
 /// `run --profile`: which cases a run includes.
@@ -117,6 +141,7 @@ impl Profile {
 }
 
 /// `vectors …`
+#[cfg(feature = "generator")]
 #[derive(Debug, Subcommand)]
 pub enum VectorsCommand {
     /// Write every vector file into DIR (`<DIR>/<area>/<group>.json`).
@@ -127,9 +152,9 @@ pub enum VectorsCommand {
     },
     /// Regenerate in memory and compare with DIR; prints a unified diff and exits 1 if stale.
     Check {
-        /// The committed vectors (default: `vectors/` found as for `run`).
-        #[arg(long, value_name = "DIR")]
-        dir: Option<PathBuf>,
+        /// The committed vectors (default: the source tree's `vectors/`).
+        #[arg(long, value_name = "DIR", default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../vectors"))]
+        dir: PathBuf,
     },
 }
 
@@ -172,12 +197,12 @@ impl FilterArgs {
 /// `run`
 #[derive(Debug, Clone, Args)]
 pub struct RunArgs {
-    /// Adapter command, run with `sh -c`. Default: the `delegateos-reference-adapter` binary
-    /// next to this executable.
+    /// Adapter command, run with `sh -c`. Default: this executable's `reference-adapter`
+    /// subcommand (the built-in reference, driven through the adapter protocol).
     #[arg(long = "impl", value_name = "COMMAND")]
     pub implementation: Option<String>,
-    /// Vector directory. Default: `vectors/` in the current directory or an ancestor, else the
-    /// source tree's.
+    /// Vector directory. Default: the corpus embedded in this binary (no directory is
+    /// searched).
     #[arg(long, value_name = "DIR")]
     pub vectors: Option<PathBuf>,
     /// Selection.
@@ -204,8 +229,8 @@ pub struct RunArgs {
     /// Also write a report: FORMAT=FILE (e.g. `junit=out.xml`); repeatable.
     #[arg(long = "report", value_name = "FORMAT=FILE", value_parser = parse_report_target)]
     pub reports: Vec<(Format, PathBuf)>,
-    /// spec/requirements.md to map requirement ids to sections (default: found next to the
-    /// vectors, in the current directory, or in the source tree).
+    /// spec/requirements.md to map requirement ids to sections (default: the copy embedded in
+    /// this binary).
     #[arg(long = "requirements-md", value_name = "FILE")]
     pub requirements_md: Option<PathBuf>,
     /// Never draw the progress bar (it is drawn only when stderr is a terminal anyway).
@@ -225,10 +250,10 @@ pub struct RunArgs {
 /// `coverage`
 #[derive(Debug, Clone, Args)]
 pub struct CoverageArgs {
-    /// Vector directory (default as for `run`).
+    /// Vector directory (default: the embedded corpus).
     #[arg(long, value_name = "DIR")]
     pub vectors: Option<PathBuf>,
-    /// spec/requirements.md (default as for `run`).
+    /// spec/requirements.md (default: the embedded copy).
     #[arg(long = "requirements-md", value_name = "FILE")]
     pub requirements_md: Option<PathBuf>,
     /// Print only problems and the totals line.
@@ -289,8 +314,13 @@ pub fn dispatch(cli: Cli) -> i32 {
         Command::Run(args) => run_command(&args),
         Command::Coverage(args) => coverage_command(&args),
         Command::ListOps(args) => list_ops_command(&args),
+        #[cfg(feature = "generator")]
         Command::Vectors(VectorsCommand::Generate { out }) => vectors_generate(&out),
-        Command::Vectors(VectorsCommand::Check { dir }) => vectors_check(dir),
+        #[cfg(feature = "generator")]
+        Command::Vectors(VectorsCommand::Check { dir }) => vectors_check(&dir),
+        Command::ReferenceAdapter(args) => reference_adapter(&args),
+        Command::ReferenceProxy(args) => reference_proxy(args),
+        Command::MockUpstream(args) => mock_upstream(args),
         Command::Lint(args) => crate::lint::run(&args),
         Command::Fuzz(args) => crate::fuzz::cli::run_fuzz(*args),
         Command::Mcp(args) => {
@@ -315,56 +345,21 @@ fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
 }
 
-/// The command that runs the built-in reference adapter: the binary next to this executable.
+/// The command that runs the built-in reference adapter: this executable's
+/// `reference-adapter` subcommand (never a sibling binary looked up on disk).
 pub fn default_impl_command() -> Result<String, String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot locate own executable: {e}"))?;
-    let dir = exe
-        .parent()
-        .ok_or_else(|| "own executable has no directory".to_owned())?;
-    let candidates = [
-        dir.join(format!(
-            "delegateos-reference-adapter{}",
-            std::env::consts::EXE_SUFFIX
-        )),
-        // Test binaries live in target/<profile>/deps; the adapter is one level up.
-        dir.join("..").join(format!(
-            "delegateos-reference-adapter{}",
-            std::env::consts::EXE_SUFFIX
-        )),
-    ];
-    for c in candidates {
-        if c.is_file() {
-            return Ok(shell_quote(&c.display().to_string()));
-        }
-    }
-    Err(format!(
-        "the reference adapter `delegateos-reference-adapter` is not next to {} \
-         (build it with `cargo build -p delegateos-conform`, or pass --impl)",
-        exe.display()
+    Ok(format!(
+        "{} reference-adapter",
+        shell_quote(&exe.display().to_string())
     ))
 }
 
-/// The default vectors directory: `vectors/` in the current directory or an ancestor, else
-/// the one in the source tree this binary was built from.
-pub fn default_vectors_dir() -> PathBuf {
-    if let Ok(cwd) = std::env::current_dir() {
-        for dir in cwd.ancestors() {
-            let v = dir.join("vectors");
-            if v.is_dir() {
-                return v;
-            }
-        }
-    }
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../vectors")
-}
-
-fn load_requirements(
-    explicit: Option<&Path>,
-    vectors: &Path,
-) -> Result<Requirements, std::io::Error> {
+/// The requirement ids a run reports against: FILE if given, else the embedded copy.
+fn load_requirements(explicit: Option<&Path>) -> Result<Requirements, std::io::Error> {
     match explicit {
         Some(p) => Requirements::load(p),
-        None => Ok(Requirements::discover(Some(vectors))),
+        None => Ok(Requirements::embedded()),
     }
 }
 
@@ -403,8 +398,8 @@ pub fn run_command(args: &RunArgs) -> i32 {
         error("timeouts must be at least 1 ms");
         return ConformExitCode::USAGE;
     }
-    let vectors_dir = args.vectors.clone().unwrap_or_else(default_vectors_dir);
-    let all = match load_corpus(&vectors_dir) {
+    let source = CorpusSource::from_option(args.vectors.as_deref());
+    let all = match load_corpus(&source) {
         Ok(c) => c,
         Err(e) => {
             error(e);
@@ -421,7 +416,7 @@ pub fn run_command(args: &RunArgs) -> i32 {
         },
         None => ExpectedFailures::default(),
     };
-    let requirements = match load_requirements(args.requirements_md.as_deref(), &vectors_dir) {
+    let requirements = match load_requirements(args.requirements_md.as_deref()) {
         Ok(r) => r,
         Err(e) => {
             error(format!("cannot read requirements: {e}"));
@@ -465,7 +460,7 @@ pub fn run_command(args: &RunArgs) -> i32 {
         }
     };
     let all_ids: Vec<&str> = all.iter().map(|c| c.id.as_str()).collect();
-    let vectors_label = vectors_dir.display().to_string();
+    let vectors_label = source.label();
     let baseline_label = args
         .expected_failures
         .as_ref()
@@ -500,15 +495,15 @@ pub fn run_command(args: &RunArgs) -> i32 {
 
 /// `coverage`: returns the exit code.
 pub fn coverage_command(args: &CoverageArgs) -> i32 {
-    let vectors_dir = args.vectors.clone().unwrap_or_else(default_vectors_dir);
-    let cases = match load_corpus(&vectors_dir) {
+    let source = CorpusSource::from_option(args.vectors.as_deref());
+    let cases = match load_corpus(&source) {
         Ok(c) => c,
         Err(e) => {
             error(e);
             return ConformExitCode::SETUP_ERROR;
         }
     };
-    let requirements = match load_requirements(args.requirements_md.as_deref(), &vectors_dir) {
+    let requirements = match load_requirements(args.requirements_md.as_deref()) {
         Ok(r) if !r.list.is_empty() => r,
         Ok(_) => {
             error("spec/requirements.md not found or has no requirements (pass --requirements-md)");
@@ -693,8 +688,9 @@ fn list_ops_command(args: &ListOpsArgs) -> i32 {
     }
 }
 
+#[cfg(feature = "generator")]
 fn vectors_generate(out: &Path) -> i32 {
-    match crate::vectors::generate(out) {
+    match delegateos_vectors::generate(out) {
         Ok(summary) => {
             let _ = write_output(
                 None,
@@ -714,9 +710,13 @@ fn vectors_generate(out: &Path) -> i32 {
     }
 }
 
-fn vectors_check(dir: Option<PathBuf>) -> i32 {
-    let dir = dir.unwrap_or_else(default_vectors_dir);
-    match crate::vectors::check(&dir) {
+#[cfg(feature = "generator")]
+fn vectors_check(dir: &Path) -> i32 {
+    if !dir.is_dir() {
+        error(format!("{}: not a directory", dir.display()));
+        return ConformExitCode::SETUP_ERROR;
+    }
+    match delegateos_vectors::check(dir) {
         Ok(n) => {
             let _ = write_output(
                 None,
@@ -729,6 +729,84 @@ fn vectors_check(dir: Option<PathBuf>) -> i32 {
             ConformExitCode::FAILURES
         }
     }
+}
+
+/// `reference-adapter`: serves the reference on stdin/stdout until `bye` or end of input.
+fn reference_adapter(args: &ReferenceAdapterArgs) -> i32 {
+    use delegateos_reference::faults::{Fault, Faults};
+    if args.list_faults {
+        let names: String = Fault::ALL
+            .iter()
+            .map(|f| format!("{}\n", f.name()))
+            .collect();
+        let _ = write_output(None, &names);
+        return ConformExitCode::OK;
+    }
+    let mut faults = Faults::none();
+    for name in &args.faults {
+        match Fault::from_name(name) {
+            Some(f) => faults.insert(f),
+            None => {
+                error(format!("unknown fault {name:?} (see --list-faults)"));
+                return ConformExitCode::USAGE;
+            }
+        }
+    }
+    let stdin = std::io::stdin();
+    let stdout = std::io::stdout();
+    match crate::adapter_server::serve(
+        std::io::BufReader::new(stdin.lock()),
+        stdout.lock(),
+        &faults,
+    ) {
+        Ok(()) => ConformExitCode::OK,
+        Err(e) => {
+            error(format!("reference-adapter: {e}"));
+            ConformExitCode::FAILURES
+        }
+    }
+}
+
+/// `reference-proxy`: the reference MCP stdio proxy.
+fn reference_proxy(args: ReferenceProxyArgs) -> i32 {
+    use crate::mcp::proxy::{run_proxy, Fault, ProxyOptions};
+    let fault = match args.fault.as_deref() {
+        None => None,
+        Some(name) => match Fault::parse(name) {
+            Some(f) => Some(f),
+            None => {
+                error(format!("reference-proxy: unknown fault {name}"));
+                return ConformExitCode::USAGE;
+            }
+        },
+    };
+    run_proxy(&ProxyOptions {
+        config: args.config,
+        strict: args.strict,
+        fault,
+    })
+}
+
+/// `mock-upstream`: the scripted, recording MCP server, or a recording tap.
+fn mock_upstream(args: MockUpstreamArgs) -> i32 {
+    use crate::mcp::mock::{run_mock, run_tap, MockScript};
+    if args.tap {
+        return run_tap(&args.command, args.record.as_deref());
+    }
+    let script = match &args.script {
+        None => MockScript::default(),
+        Some(path) => match std::fs::read(path)
+            .map_err(|e| e.to_string())
+            .and_then(|b| serde_json::from_slice::<MockScript>(&b).map_err(|e| e.to_string()))
+        {
+            Ok(s) => s,
+            Err(e) => {
+                error(format!("mock-upstream: bad script {}: {e}", path.display()));
+                return ConformExitCode::USAGE;
+            }
+        },
+    };
+    run_mock(script, args.record.as_deref())
 }
 
 #[cfg(test)]

@@ -10,13 +10,18 @@
 //! | [`runner`] | adapter processes, timeouts, restarts, one result per case |
 //! | [`filter`] | case selection and the id glob |
 //! | [`expected`] | the expected-failures baseline |
-//! | [`requirements`] | requirement ids and sections from `spec/requirements.md` |
 //! | [`report`] | text, JSON, JUnit and Markdown reports |
-//! | [`cli`] | the command line and exit codes |
-//! | [`vectors`] | vector file format, loading, judging, the generator |
+//! | [`cli`] | the command line: every subcommand of the one binary |
+//! | [`exit`] | the documented exit codes |
+//! | [`mcp`] | the MCP proxy suite, the reference proxy and the recording mock upstream |
+//! | [`fuzz`] | differential fuzzing against the reference |
+//! | [`lint`] | `lint`: one token's normative steps and advisory findings |
+//!
+//! The corpus, its format and the judge live in `delegateos-vectors`.
 
 pub mod adapter_server;
 pub mod cli;
+pub mod exit;
 pub mod expected;
 pub mod filter;
 pub mod fuzz;
@@ -24,6 +29,4 @@ pub mod lint;
 pub mod mcp;
 pub mod protocol;
 pub mod report;
-pub mod requirements;
 pub mod runner;
-pub mod vectors;

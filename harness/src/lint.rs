@@ -24,7 +24,7 @@ use delegateos_reference::timestamp::Timestamp;
 use delegateos_reference::token::{self, SerializedDct, FORMAT};
 use delegateos_reference::verify::{evaluate, AuthorizedScope, Denial};
 
-use crate::cli::ConformExitCode;
+use crate::exit::ConformExitCode;
 
 /// The earliest instant of the timestamp profile: "before every token".
 const BEFORE_EVERYTHING: &str = "0000-01-01T00:00:00Z";

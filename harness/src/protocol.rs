@@ -118,9 +118,9 @@ pub struct HelloReply {
 }
 
 /// What the adapter said about one case: the judge's
-/// [`ActualOutcome`](crate::vectors::ActualOutcome) under the protocol's name, so a parsed
+/// [`ActualOutcome`](delegateos_vectors::ActualOutcome) under the protocol's name, so a parsed
 /// reply goes to the judge as it is.
-pub use crate::vectors::judge::ActualOutcome as RunOutcome;
+pub use delegateos_vectors::judge::ActualOutcome as RunOutcome;
 
 /// Requests the harness sends.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,5 +1,5 @@
 //! "The corpus has teeth": for every fault the reference adapter can inject
-//! (`delegateos-reference-adapter --list-faults`), running the whole vector corpus against the
+//! (`delegateos-conform reference-adapter --list-faults`), running the whole vector corpus against the
 //! weakened adapter must produce at least one failing (or errored) case.
 //!
 //! The harness is driven as a user drives it: the built `delegateos-conform` binary runs
@@ -41,6 +41,7 @@ fn workspace_root() -> PathBuf {
 
 fn list_faults(adapter: &Path) -> Vec<String> {
     let out = Command::new(adapter)
+        .arg("reference-adapter")
         .arg("--list-faults")
         .output()
         .expect("run --list-faults");
@@ -102,7 +103,8 @@ fn run_corpus(conform: &Path, impl_cmd: &str, report: &Path) -> Outcome {
 #[test]
 fn every_injected_fault_is_caught_by_the_corpus() {
     let conform = PathBuf::from(env!("CARGO_BIN_EXE_delegateos-conform"));
-    let adapter = PathBuf::from(env!("CARGO_BIN_EXE_delegateos-reference-adapter"));
+    // The reference adapter is the harness binary's own `reference-adapter` subcommand.
+    let adapter = conform.clone();
     assert!(conform.is_file(), "missing {}", conform.display());
     assert!(adapter.is_file(), "missing {}", adapter.display());
 
@@ -118,7 +120,7 @@ fn every_injected_fault_is_caught_by_the_corpus() {
     // fault below, so this test measures exactly what each fault changes.
     let clean = run_corpus(
         &conform,
-        &format!("'{}'", adapter.display()),
+        &format!("'{}' reference-adapter", adapter.display()),
         &scratch.join("clean.json"),
     );
     if !clean.failing.is_empty() {
@@ -132,7 +134,7 @@ fn every_injected_fault_is_caught_by_the_corpus() {
     let mut rows = Vec::new();
     let mut toothless = Vec::new();
     for fault in &faults {
-        let cmd = format!("'{}' --fault {fault}", adapter.display());
+        let cmd = format!("'{}' reference-adapter --fault {fault}", adapter.display());
         let mut outcome = run_corpus(&conform, &cmd, &scratch.join(format!("{fault}.json")));
         outcome.failing.retain(|id| !clean.failing.contains(id));
         outcome

@@ -82,12 +82,12 @@ fn hostile_input_never_kills_the_proxy() {
         "trustedRoots": [tokens::root().principal_id()],
         "tools": {"read_file": {"namespace": "docs", "action": "read", "resource": {"argument": "path"}}},
         "spendPerCall": 1,
-        "upstream": {"command": env!("CARGO_BIN_EXE_delegateos-mock-upstream"), "args": ["--script", script.to_string_lossy()]},
+        "upstream": {"command": env!("CARGO_BIN_EXE_delegateos-conform"), "args": ["mock-upstream", "--script", script.to_string_lossy()]},
     });
     std::fs::write(&config, cfg.to_string()).unwrap();
-    let proxy = PathBuf::from(env!("CARGO_BIN_EXE_delegateos-reference-proxy"));
+    let proxy = PathBuf::from(env!("CARGO_BIN_EXE_delegateos-conform"));
     let mut p = ProxyProcess::spawn(
-        &format!("'{}' --config {{config}}", proxy.display()),
+        &format!("'{}' reference-proxy --config {{config}}", proxy.display()),
         &config,
     )
     .unwrap();

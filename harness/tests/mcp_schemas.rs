@@ -88,7 +88,8 @@ fn every_recorded_event_validates() {
     let script = dir.join("s.json");
     std::fs::write(&script, json!({"tools": [{"name": "t"}]}).to_string()).unwrap();
     let record = dir.join("r.jsonl");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_delegateos-mock-upstream"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_delegateos-conform"))
+        .arg("mock-upstream")
         .args([
             "--script",
             script.to_str().unwrap(),

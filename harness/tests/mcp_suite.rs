@@ -5,13 +5,13 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use delegateos_conform::mcp::cli::find_smoke;
-use delegateos_conform::mcp::suite::{run_suite, Status, SuiteOptions, SuiteReport};
+use delegateos_conform::mcp::suite::{run_suite, MockCommand, Status, SuiteOptions, SuiteReport};
 
 fn opts(extra: &str, glob: Option<&str>) -> SuiteOptions {
-    let proxy = env!("CARGO_BIN_EXE_delegateos-reference-proxy");
+    let conform = env!("CARGO_BIN_EXE_delegateos-conform");
     SuiteOptions {
-        proxy: format!("'{proxy}' --config {{config}}{extra}"),
-        mock_upstream: PathBuf::from(env!("CARGO_BIN_EXE_delegateos-mock-upstream")),
+        proxy: format!("'{conform}' reference-proxy --config {{config}}{extra}"),
+        mock_upstream: MockCommand::subcommand_of(PathBuf::from(conform)),
         strict_mode_cases: true,
         id_glob: glob.map(str::to_owned),
         case_timeout: Duration::from_secs(120),
@@ -159,16 +159,14 @@ fn cli_args(
 ) -> delegateos_conform::mcp::cli::Args {
     delegateos_conform::mcp::cli::Args {
         proxy: format!(
-            "'{}' --config {{config}}{extra}",
-            env!("CARGO_BIN_EXE_delegateos-reference-proxy")
+            "'{}' reference-proxy --config {{config}}{extra}",
+            env!("CARGO_BIN_EXE_delegateos-conform")
         ),
         strict_mode_cases: false,
         format: delegateos_conform::mcp::cli::McpFormat::Json,
         expected_failures: baseline,
         id: Some(id.to_owned()),
-        mock_upstream: Some(PathBuf::from(env!(
-            "CARGO_BIN_EXE_delegateos-mock-upstream"
-        ))),
+        mock_upstream: None,
         smoke_dir: Some(PathBuf::from("/nonexistent")),
         case_timeout: 60,
     }

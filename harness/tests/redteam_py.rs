@@ -21,7 +21,6 @@ use std::process::Command;
 use serde_json::Value;
 
 const BIN: &str = env!("CARGO_BIN_EXE_delegateos-conform");
-const MOCK: &str = env!("CARGO_BIN_EXE_delegateos-mock-upstream");
 
 /// py-hasty: (bug, case id that must fail because of it).
 const PY_HASTY: &[(&str, &str)] = &[
@@ -169,7 +168,7 @@ fn run_proxy(py: &str, bugs: Option<&str>, id: &str) -> (i32, Option<String>) {
         .arg("mcp")
         .arg("--proxy")
         .arg(format!("{py} '{}' --config {{config}}", script.display()))
-        .args(["--mock-upstream", MOCK, "--format", "json", "--id", id]);
+        .args(["--format", "json", "--id", id]);
     match bugs {
         Some(b) => cmd.env("REDTEAM_BUGS", b),
         None => cmd.env_remove("REDTEAM_BUGS"),

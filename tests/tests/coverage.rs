@@ -8,8 +8,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use delegateos_conform::cli::{coverage_table, mcp_suite_catalogue};
-use delegateos_conform::requirements::Requirements;
-use delegateos_conform::vectors::load::parse_file;
+use delegateos_vectors::requirements::Requirements;
+use delegateos_vectors::CorpusSource;
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -18,31 +18,15 @@ fn root() -> PathBuf {
         .to_path_buf()
 }
 
-fn vector_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.expect("dir entry").path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            vector_files(&p, out);
-        } else if p.extension().is_some_and(|e| e == "json") {
-            out.push(p);
-        }
-    }
-}
-
 /// Case id → cited requirement ids, for every committed vector case.
 fn vector_citations() -> BTreeMap<String, Vec<String>> {
-    let mut files = Vec::new();
-    vector_files(&root().join("vectors"), &mut files);
+    let files = CorpusSource::Dir(root().join("vectors"))
+        .load()
+        .unwrap_or_else(|e| panic!("{e:?}"));
     assert!(!files.is_empty(), "no vector files found");
     let mut out = BTreeMap::new();
-    for path in files {
-        let bytes = std::fs::read(&path).expect("read vector file");
-        let file = parse_file(&path, &bytes).unwrap_or_else(|e| panic!("{e}"));
-        for case in file.cases {
+    for loaded in files {
+        for case in loaded.file.cases {
             out.insert(case.id, case.requirements);
         }
     }
@@ -117,8 +101,8 @@ fn mcp_transport_ids_are_covered_only_through_the_suite() {
     // The coverage command's table agrees with the direct count, and the transport-level ids
     // (which no adapter operation can exercise) are credited to the suite.
     let reqs = spec();
-    let dir = root().join("vectors");
-    let cases = delegateos_conform::runner::case::load_corpus(&dir).expect("load vectors");
+    let source = CorpusSource::Dir(root().join("vectors"));
+    let cases = delegateos_conform::runner::case::load_corpus(&source).expect("load vectors");
     let suite = mcp_suite_catalogue();
     let table = coverage_table(&cases, &suite, &reqs);
     assert!(table.uncovered.is_empty(), "{:?}", table.uncovered);

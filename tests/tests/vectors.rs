@@ -10,10 +10,10 @@
 
 use std::path::Path;
 
-use delegateos_conform::vectors::judge::{judge, judge_reference, ActualOutcome, Verdict};
-use delegateos_conform::vectors::load::parse_file;
 use delegateos_reference::faults::Faults;
 use delegateos_reference::ops;
+use delegateos_vectors::judge::{judge, judge_reference, ActualOutcome, Verdict};
+use delegateos_vectors::load::parse_file;
 
 /// A failure message printed verbatim (datatest-stable shows errors with `Debug`, which
 /// would escape the newlines of the diffs).
@@ -76,12 +76,12 @@ fn vector_file(path: &Path, bytes: Vec<u8>) -> datatest_stable::Result<()> {
 /// main of its own).
 fn regenerates_identically(path: &Path) -> datatest_stable::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("../vectors"));
-    delegateos_conform::vectors::check(dir)
+    delegateos_vectors::check(dir)
         .map(|_| ())
         .map_err(|e| Report(e.to_string()).into())
 }
 
 datatest_stable::harness! {
-    { test = vector_file, root = "../vectors", pattern = r"^.*\.json$" },
+    { test = vector_file, root = "../vectors", pattern = r"^[^/]+/[^/]+\.json$" },
     { test = regenerates_identically, root = "../vectors", pattern = r"^RETIRED-IDS\.txt$" },
 }

@@ -22,14 +22,14 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
-use delegateos_conform::vectors::format::{Case, Expectation, Expected};
-use delegateos_conform::vectors::load::parse_file;
 use delegateos_reference::encoding::b64u_decode;
 use delegateos_reference::faults::Faults;
 use delegateos_reference::ops::{self, Outcome};
 use delegateos_reference::revocation::{RevocationEntry, RevocationList};
 use delegateos_reference::token::{Capability, SerializedDct};
 use delegateos_reference::verify::{self, Denial, VerificationContext};
+use delegateos_vectors::format::{Case, Expectation, Expected};
+use delegateos_vectors::CorpusSource;
 
 const BASE: &str = "https://delegateos.dev/conformance/schemas/";
 const HARNESS_BASE: &str = "https://delegateos.invalid/conformance/";
@@ -150,34 +150,15 @@ impl Checker {
 }
 
 fn all_cases() -> Vec<Case> {
-    let mut files = Vec::new();
-    collect(&root().join("vectors"), &mut files);
+    let files = CorpusSource::Dir(root().join("vectors"))
+        .load()
+        .unwrap_or_else(|e| panic!("{e:?}"));
     let mut out = Vec::new();
-    for path in files {
-        let bytes = std::fs::read(&path).expect("read");
-        out.extend(
-            parse_file(&path, &bytes)
-                .unwrap_or_else(|e| panic!("{e}"))
-                .cases,
-        );
+    for loaded in files {
+        out.extend(loaded.file.cases);
     }
     assert!(out.len() > 1000, "only {} cases", out.len());
     out
-}
-
-fn collect(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
-        .expect("read_dir")
-        .map(|e| e.expect("entry").path())
-        .collect();
-    entries.sort();
-    for p in entries {
-        if p.is_dir() {
-            collect(&p, out);
-        } else if p.extension().is_some_and(|e| e == "json") {
-            out.push(p);
-        }
-    }
 }
 
 /// The expected output of a case whose expectation is `valid` (not `acceptable`: those may

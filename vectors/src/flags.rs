@@ -4,7 +4,7 @@
 //! class of bug it catches. An area that needs a flag adds a row here (one line of the
 //! table) or, for a flag used by one group only, calls `Group::define_flag`.
 
-use super::format::Note;
+use crate::format::Note;
 
 /// `(flag, bugType, clause, description, effect)`.
 type Row = (

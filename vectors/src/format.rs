@@ -9,6 +9,9 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+/// The specification revision the expectations follow (every file's `specVersion`).
+pub const SPEC_VERSION: &str = "0.2-draft (DelegateOS v0.1)";
+
 /// The `schema` value of every file in this format.
 pub const SCHEMA_ID: &str = "delegateos-vectors/1";
 

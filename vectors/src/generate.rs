@@ -35,22 +35,23 @@ use serde_json::{Map, Value};
 use delegateos_reference::faults::Faults;
 use delegateos_reference::ops;
 
-use super::areas::AREAS;
-use super::flags;
-use super::format::{Case, Expectation, Generator, Note, VectorFile, SCHEMA_ID};
-use super::judge::{judge, judge_reference, unified_diff, ActualOutcome, Verdict};
-use super::keys::Keys;
+use crate::areas::AREAS;
+use crate::flags;
+use crate::format::{Case, Expectation, Generator, Note, VectorFile, SCHEMA_ID};
+use crate::judge::{judge, judge_reference, unified_diff, ActualOutcome, Verdict};
+use crate::keys::Keys;
+use crate::load::collect_json;
 use crate::requirements::{self, Requirements};
 
 /// `specVersion` of every file.
-pub const SPEC_VERSION: &str = "0.2-draft (DelegateOS v0.1)";
+pub use crate::format::SPEC_VERSION;
 /// `generator.name` of every file.
 pub const GENERATOR_NAME: &str = "delegateos-conform vectors generate";
 /// `generator.version` of every file: bump when the output of an unchanged area changes.
 pub const GENERATOR_VERSION: &str = "1";
 
 /// Ids that were published once and removed; they may never be used again.
-const RETIRED_IDS: &str = include_str!("../../../vectors/RETIRED-IDS.txt");
+const RETIRED_IDS: &str = include_str!("../RETIRED-IDS.txt");
 
 /// One area generator: its directory name and its build function.
 #[derive(Debug, Clone, Copy)]
@@ -567,23 +568,4 @@ pub fn check(dir: &Path) -> Result<usize, CheckError> {
     } else {
         Err(CheckError::Stale(stale))
     }
-}
-
-/// Every `*.json` under `dir`, relative to `root`, sorted.
-pub(crate) fn collect_json(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
-    if !dir.exists() {
-        return Ok(());
-    }
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
-        .map(|e| e.map(|e| e.path()))
-        .collect::<Result<_, _>>()?;
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            collect_json(root, &path, out)?;
-        } else if path.extension().is_some_and(|e| e == "json") {
-            out.push(path.strip_prefix(root).unwrap_or(&path).to_path_buf());
-        }
-    }
-    Ok(())
 }

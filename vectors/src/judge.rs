@@ -16,7 +16,7 @@
 use serde_json::{json, Map, Value};
 use similar::TextDiff;
 
-use super::format::{Expectation, Expected};
+use crate::format::{Expectation, Expected};
 use delegateos_reference::ops::Outcome;
 
 /// Absolute tolerance for comparing non-integer numbers (scores, decision D12).

@@ -6,7 +6,7 @@
 
 use delegateos_reference::crypto::{blake2b256, Keypair};
 
-use super::format::KeyEntry;
+use crate::format::KeyEntry;
 
 /// Domain-separation prefix of the seed derivation.
 pub const SEED_PREFIX: &str = "delegateos-conformance/key/";

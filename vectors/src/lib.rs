@@ -1,24 +1,36 @@
-//! Test vectors: the file format, loading and validation, the comparison rule, and the
-//! generator that writes `vectors/`.
+//! DelegateOS conformance vectors: what "correct" means, as data.
 //!
-//! - [`format`]: serde types of `delegateos-vectors/1` files;
-//! - [`load`]: reading files, JSON Schema validation (`spec/schemas/vector.schema.json`);
-//! - [`judge`]: expectation × actual outcome → verdict with a unified diff;
-//! - [`generate`]: the generator framework, [`generate::generate`] and [`generate::check`];
-//! - [`keys`], [`flags`]: the fixed keys and the flag notes shared by all files;
-//! - [`areas`]: one generator file per area, registered in [`areas::AREAS`].
+//! The middle layer of the kit: `delegateos-reference` (algorithms) → this crate (the corpus
+//! and how to read and judge it) → `delegateos-conform` (driving implementations, reports,
+//! MCP, fuzzing, CLI). Another tool that wants the corpus needs only this crate.
+//!
+//! | module | owns |
+//! |---|---|
+//! | [`corpus`] | the committed corpus embedded at build time; corpus sources and digest |
+//! | [`format`] | serde types of `delegateos-vectors/1` files |
+//! | [`load`] | reading files, JSON Schema validation (`spec/schemas/vector.schema.json`) |
+//! | [`judge`] | expectation × actual outcome → verdict with a unified diff |
+//! | [`keys`], [`flags`] | the fixed published keys; every flag's note |
+//! | [`requirements`] | requirement ids and sections from `spec/requirements.md` (embedded) |
+//! | `generate`, `areas` | (feature `generator`) the generator framework and one module per area |
 //!
 //! The generator runs the reference in-process only to *assert agreement*; running an
-//! implementation under test goes through the adapter protocol (the runner), never here.
+//! implementation under test goes through the adapter protocol (the harness), never here.
 
+#[cfg(feature = "generator")]
 pub mod areas;
+pub mod corpus;
 pub mod flags;
 pub mod format;
+#[cfg(feature = "generator")]
 pub mod generate;
 pub mod judge;
 pub mod keys;
 pub mod load;
+pub mod requirements;
 
+pub use corpus::CorpusSource;
 pub use format::{Case, Expectation, Expected, VectorFile};
+#[cfg(feature = "generator")]
 pub use generate::{check, generate, Area, AreaDef, Group};
 pub use judge::{judge, ActualOutcome, Verdict};

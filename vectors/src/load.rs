@@ -8,11 +8,10 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
-use super::format::VectorFile;
-use super::generate::collect_json;
+use crate::format::VectorFile;
 
 /// The JSON Schema of vector files, embedded so the harness binary is self-contained.
-pub const VECTOR_SCHEMA: &str = include_str!("../../../spec/schemas/vector.schema.json");
+pub const VECTOR_SCHEMA: &str = include_str!("../../spec/schemas/vector.schema.json");
 
 /// A vector file and where it came from.
 #[derive(Debug, Clone)]
@@ -214,6 +213,29 @@ pub fn load_dir(dir: &Path) -> Result<Vec<LoadedFile>, Vec<LoadError>> {
     } else {
         Err(errors)
     }
+}
+
+/// Every `*.json` under `dir`, relative to `root`, sorted. The crate's own `src/` directory
+/// at the root (generator sources and data) is not part of a corpus and is skipped.
+pub fn collect_json(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    if !dir.exists() {
+        return Ok(());
+    }
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()?;
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            if dir == root && path.file_name().is_some_and(|n| n == "src") {
+                continue;
+            }
+            collect_json(root, &path, out)?;
+        } else if path.extension().is_some_and(|e| e == "json") {
+            out.push(path.strip_prefix(root).unwrap_or(&path).to_path_buf());
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 //! id → (section, level, text) so reports can group results by section and measure coverage;
 //! it does not judge the prose.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// One requirement.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -106,21 +106,8 @@ impl Requirements {
         Ok(Self::parse(&text, &path.display().to_string()))
     }
 
-    /// Finds `spec/requirements.md` next to a `vectors/` directory or under the current
-    /// directory; otherwise uses the copy embedded at build time ([`EMBEDDED`]).
-    pub fn discover(vectors_dir: Option<&Path>) -> Self {
-        let mut candidates: Vec<PathBuf> = Vec::new();
-        if let Some(v) = vectors_dir {
-            if let Some(parent) = v.parent() {
-                candidates.push(parent.join("spec/requirements.md"));
-            }
-        }
-        candidates.push(PathBuf::from("spec/requirements.md"));
-        for c in candidates {
-            if let Ok(r) = Self::load(&c) {
-                return r;
-            }
-        }
+    /// The requirements embedded in this build (`spec/requirements.md`).
+    pub fn embedded() -> Self {
         Self::parse(EMBEDDED, "spec/requirements.md (embedded)")
     }
 

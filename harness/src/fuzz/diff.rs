@@ -19,8 +19,8 @@ use super::mutate::{self, Mutation, Rng, Seed};
 use crate::expected::ExpectedFailures;
 use crate::runner::case::Case;
 use crate::runner::{self, ErrorKind, Quiet, RunConfig, SetupError, Status};
-use crate::vectors::format::{self as vf, Expectation, Generator, Note, VectorFile};
-use crate::vectors::keys::Keys;
+use delegateos_vectors::format::{self as vf, Expectation, Generator, Note, VectorFile};
+use delegateos_vectors::keys::Keys;
 
 /// Settings of one differential run.
 #[derive(Debug, Clone)]
@@ -127,7 +127,7 @@ pub fn load_seeds(vectors: Option<&Path>, keys: &Keys) -> Vec<Seed> {
         .collect();
     paths.sort();
     for path in paths {
-        let Ok(file) = crate::vectors::load::load_file(&path) else {
+        let Ok(file) = delegateos_vectors::load::load_file(&path) else {
             continue;
         };
         for case in file.cases {
@@ -412,7 +412,7 @@ pub fn finding_file(f: &Finding, n: usize, keys: &Keys) -> VectorFile {
     };
     VectorFile {
         schema: vf::SCHEMA_ID.to_owned(),
-        spec_version: crate::vectors::generate::SPEC_VERSION.to_owned(),
+        spec_version: delegateos_vectors::format::SPEC_VERSION.to_owned(),
         generator: Generator {
             name: "delegateos-conform fuzz".to_owned(),
             version: "1".to_owned(),
@@ -504,7 +504,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("dos-fuzz-findings-{}", std::process::id()));
         let paths = write_findings(&dir, &report).unwrap();
         assert_eq!(paths.len(), 1);
-        let file = crate::vectors::load::load_file(&paths[0]).unwrap();
+        let file = delegateos_vectors::load::load_file(&paths[0]).unwrap();
         assert_eq!(file.cases[0].flags, vec!["DifferentialFinding".to_owned()]);
         assert!(matches!(
             &file.cases[0].expect,

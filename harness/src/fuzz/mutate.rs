@@ -17,7 +17,7 @@ use delegateos_reference::token::{attenuation_payload, authority_payload, revoca
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::vectors::keys::{Key, Keys};
+use delegateos_vectors::keys::{Key, Keys};
 
 /// A small deterministic PRNG (SplitMix64): the same `--seed` gives the same run.
 #[derive(Debug, Clone)]

@@ -13,7 +13,9 @@ use std::time::Duration;
 use clap::{Args as ClapArgs, ValueEnum};
 use serde_json::json;
 
-use super::suite::{run_suite, CaseResult, SmokeUpstream, Status, SuiteOptions, SuiteReport};
+use super::suite::{
+    run_suite, CaseResult, MockCommand, SmokeUpstream, Status, SuiteOptions, SuiteReport,
+};
 use crate::expected::ExpectedFailures;
 
 /// Exit status: every selected case passed.
@@ -56,7 +58,8 @@ pub struct Args {
     /// Only cases whose id matches this glob.
     #[arg(long)]
     pub id: Option<String>,
-    /// The recording mock upstream (default: `delegateos-mock-upstream` next to this binary).
+    /// A standalone recording mock upstream executable (default: this binary's own
+    /// `mock-upstream` subcommand).
     #[arg(long)]
     pub mock_upstream: Option<PathBuf>,
     /// Directory containing `node_modules/@modelcontextprotocol/server-everything` for the
@@ -89,12 +92,6 @@ pub fn find_smoke(dir: Option<&Path>) -> Option<SmokeUpstream> {
         node: "node".into(),
         entry,
     })
-}
-
-fn default_mock() -> Option<PathBuf> {
-    let exe = std::env::current_exe().ok()?;
-    let candidate = exe.parent()?.join("delegateos-mock-upstream");
-    candidate.is_file().then_some(candidate)
 }
 
 /// Applies the baseline: returns (final statuses per case, stale messages).
@@ -280,11 +277,12 @@ fn xml(s: &str) -> String {
 
 /// Runs the suite and returns the exit status (see the module docs).
 pub fn run(args: &Args) -> (String, u8) {
-    let Some(mock) = args.mock_upstream.clone().or_else(default_mock) else {
-        return (
-            "delegateos-conform mcp: cannot find delegateos-mock-upstream next to this binary; pass --mock-upstream\n".into(),
-            EXIT_SETUP,
-        );
+    let mock = match &args.mock_upstream {
+        Some(p) => MockCommand::standalone(p.clone()),
+        None => match MockCommand::own_executable() {
+            Ok(m) => m,
+            Err(e) => return (format!("delegateos-conform mcp: {e}\n"), EXIT_SETUP),
+        },
     };
     let baseline = match &args.expected_failures {
         None => None,

@@ -38,13 +38,48 @@ pub struct SmokeUpstream {
     pub entry: PathBuf,
 }
 
+/// How to start the recording mock upstream.
+#[derive(Debug, Clone)]
+pub struct MockCommand {
+    /// The executable.
+    pub program: PathBuf,
+    /// Arguments placed before the mock's own (`--script …`, `--tap …`).
+    pub leading_args: Vec<String>,
+}
+
+impl MockCommand {
+    /// This executable's `mock-upstream` subcommand (the one-binary default).
+    pub fn own_executable() -> Result<Self, String> {
+        let program =
+            std::env::current_exe().map_err(|e| format!("cannot locate own executable: {e}"))?;
+        Ok(Self::subcommand_of(program))
+    }
+
+    /// `<program> mock-upstream`: a `delegateos-conform` executable given by path.
+    pub fn subcommand_of(program: PathBuf) -> Self {
+        Self {
+            program,
+            leading_args: vec!["mock-upstream".to_owned()],
+        }
+    }
+
+    /// A standalone mock executable taking the mock's arguments directly.
+    pub fn standalone(program: PathBuf) -> Self {
+        Self {
+            program,
+            leading_args: Vec::new(),
+        }
+    }
+}
+
 /// What to run.
 #[derive(Debug, Clone)]
 pub struct SuiteOptions {
     /// Proxy command template; `{config}` is replaced by the launch config path.
     pub proxy: String,
-    /// The `delegateos-mock-upstream` executable.
-    pub mock_upstream: PathBuf,
+    /// The recording mock upstream: an executable and the arguments that select the mock
+    /// (`[delegateos-conform, mock-upstream]` by default: the harness's own executable).
+    pub mock_upstream: MockCommand,
     /// Run the strict-mode cases (the proxy is launched with `strict: true`).
     pub strict_mode_cases: bool,
     /// Only cases whose id matches this glob (`*` wildcards).
@@ -421,25 +456,34 @@ impl Session {
         let record = dir.join("upstream-record.jsonl");
         let script = dir.join("script.json");
         write_json(&script, &setup.script)?;
-        let mock = ctx.opts.mock_upstream.to_string_lossy().into_owned();
+        let mock = ctx
+            .opts
+            .mock_upstream
+            .program
+            .to_string_lossy()
+            .into_owned();
+        let lead = ctx.opts.mock_upstream.leading_args.iter().cloned();
         let upstream = match &setup.real_upstream {
             None => UpstreamCommand {
                 command: mock,
-                args: vec![
-                    "--script".into(),
-                    script.to_string_lossy().into_owned(),
-                    "--record".into(),
-                    record.to_string_lossy().into_owned(),
-                ],
+                args: lead
+                    .chain([
+                        "--script".into(),
+                        script.to_string_lossy().into_owned(),
+                        "--record".into(),
+                        record.to_string_lossy().into_owned(),
+                    ])
+                    .collect(),
                 env: Default::default(),
             },
             Some(real) => {
-                let mut args = vec![
+                let mut args: Vec<String> = lead.collect();
+                args.extend([
                     "--tap".into(),
                     "--record".into(),
                     record.to_string_lossy().into_owned(),
                     "--".into(),
-                ];
+                ]);
                 args.extend(real.iter().cloned());
                 UpstreamCommand {
                     command: mock,

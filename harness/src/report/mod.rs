@@ -13,13 +13,13 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::Value;
 
-use crate::cli::ConformExitCode;
+use crate::exit::ConformExitCode;
 use crate::expected::{Entry, ExpectedFailures};
 use crate::filter::Filter;
 use crate::protocol::{Implementation, PROTOCOL_VERSION};
-use crate::requirements::Requirements;
 use crate::runner::case::Case;
 use crate::runner::{ErrorKind, Incident, RunOutput, Status};
+use delegateos_vectors::requirements::Requirements;
 
 /// The `schema` value of JSON reports.
 pub const REPORT_SCHEMA: &str = "delegateos-conform-report/1";
@@ -300,7 +300,7 @@ impl Report {
                 .requirements
                 .first()
                 .map(|r| reqs.section_of(r))
-                .unwrap_or_else(|| crate::requirements::UNKNOWN_SECTION.to_owned());
+                .unwrap_or_else(|| delegateos_vectors::requirements::UNKNOWN_SECTION.to_owned());
             let is_advisory = case.is_advisory();
             if is_advisory {
                 advisory.totals.add(result.status);

@@ -2,15 +2,15 @@
 //!
 //! The runner, filters and reports need only a handful of fields per case, so they work on
 //! [`Case`] (a flat, owned projection of one vector case plus its file header's area and
-//! group). Loading and judging belong to the vector layer (`crate::vectors`); the functions
+//! group). Loading and judging belong to the vector layer (`delegateos_vectors`); the functions
 //! here are the single place that calls into it.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::Value;
 
 use crate::protocol::RunOutcome;
-use crate::vectors::{self, Expectation, Verdict};
+use delegateos_vectors::{CorpusSource, Expectation, Verdict};
 
 /// One runnable case.
 #[derive(Debug, Clone, PartialEq)]
@@ -79,19 +79,21 @@ pub enum CorpusError {
     Empty(String),
 }
 
-/// Loads and schema-validates every vector file under `dir` (in path order).
-pub fn load_corpus(dir: &Path) -> Result<Vec<Case>, CorpusError> {
-    if !dir.is_dir() {
-        return Err(CorpusError::Invalid(format!(
-            "{}: not a directory",
-            dir.display()
-        )));
+/// Loads and schema-validates every vector file of `source` (in path order).
+pub fn load_corpus(source: &CorpusSource) -> Result<Vec<Case>, CorpusError> {
+    if let CorpusSource::Dir(dir) = source {
+        if !dir.is_dir() {
+            return Err(CorpusError::Invalid(format!(
+                "{}: not a directory",
+                dir.display()
+            )));
+        }
     }
-    let files = vectors::load::load_dir(dir).map_err(|errors| {
+    let files = source.load().map_err(|errors| {
         CorpusError::Invalid(errors.iter().map(ToString::to_string).collect::<String>())
     })?;
     if files.is_empty() {
-        return Err(CorpusError::Empty(dir.display().to_string()));
+        return Err(CorpusError::Empty(source.label()));
     }
     let mut cases = Vec::new();
     for loaded in files {
@@ -121,9 +123,9 @@ pub fn outcome_json(outcome: &RunOutcome) -> Value {
     outcome.to_json()
 }
 
-/// Compares an outcome with the expectation (the rule lives in `crate::vectors::judge`).
+/// Compares an outcome with the expectation (the rule lives in `delegateos_vectors::judge`).
 pub fn judge(expectation: &Expectation, outcome: &RunOutcome) -> Judgement {
-    match vectors::judge(expectation, outcome) {
+    match delegateos_vectors::judge(expectation, outcome) {
         Verdict::Passed => Judgement::Passed,
         Verdict::Acceptable { .. } => Judgement::Acceptable,
         Verdict::Failed { diff, .. } => Judgement::Failed { diff },

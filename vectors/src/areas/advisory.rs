@@ -17,9 +17,9 @@ use delegateos_reference::profiles::{self as p, Rule};
 use delegateos_reference::token::Capability;
 
 use super::dct_support::{self as ds, cap, Chain, Ctx, Scope, NOW};
-use crate::vectors::format::Expectation;
-use crate::vectors::generate::{Area, Group};
-use crate::vectors::keys::{Key, Keys};
+use crate::format::Expectation;
+use crate::generate::{Area, Group};
+use crate::keys::{Key, Keys};
 
 const ISSUED: &str = "2026-03-01T09:55:00Z";
 const EXPIRES: &str = "2026-03-01T10:05:00Z";

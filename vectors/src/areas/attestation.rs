@@ -14,9 +14,9 @@ use delegateos_reference::encoding::b64u_encode;
 
 use super::contract::{remove, set, sign_with, unsigned_contract};
 use super::dct_support::{ct, CONTRACT, DELEGATION};
-use crate::vectors::format::Expectation;
-use crate::vectors::generate::{Area, Group};
-use crate::vectors::keys::{Key, Keys};
+use crate::format::Expectation;
+use crate::generate::{Area, Group};
+use crate::keys::{Key, Keys};
 
 /// Builds the `attestation` area: groups `create`, `output-hash`, `verify`.
 pub fn build(area: &mut Area) {

@@ -11,9 +11,9 @@ use serde_json::{json, Value};
 use delegateos_reference::ops::OPERATIONS;
 
 use super::dct_support::{self as ds, Chain, NOW};
-use crate::vectors::format::Expectation;
-use crate::vectors::generate::{Area, Group};
-use crate::vectors::keys::Keys;
+use crate::format::Expectation;
+use crate::generate::{Area, Group};
+use crate::keys::Keys;
 
 /// `createdAt` of every delegation.
 const CREATED: &str = "2026-03-01T00:30:00Z";

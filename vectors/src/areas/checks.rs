@@ -7,8 +7,8 @@
 
 use serde_json::{json, Value};
 
-use crate::vectors::format::{Expectation, Expected};
-use crate::vectors::generate::{Area, Group};
+use crate::format::{Expectation, Expected};
+use crate::generate::{Area, Group};
 
 /// Builds the `checks` area: one group per built-in, `registry`, `output-verification`.
 pub fn build(area: &mut Area) {

@@ -13,9 +13,9 @@ use delegateos_reference::crypto::sign_canonical;
 use delegateos_reference::encoding::b64u_encode;
 
 use super::dct_support::{cap, ct, revocation_entry, Chain, CONTRACT, EXPIRES_AT, ISSUED_AT, NOW};
-use crate::vectors::format::{Expectation, Expected};
-use crate::vectors::generate::{Area, Group};
-use crate::vectors::keys::{Key, Keys};
+use crate::format::{Expectation, Expected};
+use crate::generate::{Area, Group};
+use crate::keys::{Key, Keys};
 
 /// Builds the `contract` area: groups `create`, `signature`, `binding`.
 pub fn build(area: &mut Area) {

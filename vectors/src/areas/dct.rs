@@ -18,9 +18,9 @@ use super::dct_support::{
     cap, caps_json, default_caps, delegatees, deny, encode_bytes, ok, revocation_entry, scope,
     serialized, verify, verify_token, Chain, Ctx, BUDGET, EXPIRES_AT, MAX_DEPTH,
 };
-use crate::vectors::format::{Expectation, Expected};
-use crate::vectors::generate::{Area, Group};
-use crate::vectors::keys::{Key, Keys};
+use crate::format::{Expectation, Expected};
+use crate::generate::{Area, Group};
+use crate::keys::{Key, Keys};
 
 /// Builds the `dct` area: groups create, attenuate, inspect, revocation-ids, valid,
 /// expanded, expired, budget, capability, precedence, then the attack groups.

@@ -32,9 +32,9 @@ use delegateos_reference::encoding::b64u_encode;
 use super::dct_support::{
     cap, ct, del, encode_bytes, encode_value, verify_token, Chain, Ctx, Scope, CONTRACT, DELEGATION,
 };
-use crate::vectors::format::{Expectation, Expected};
-use crate::vectors::generate::{Area, Group};
-use crate::vectors::keys::{Key, Keys};
+use crate::format::{Expectation, Expected};
+use crate::generate::{Area, Group};
+use crate::keys::{Key, Keys};
 use delegateos_reference::token::FORMAT;
 
 const S1: &str = "10.1/1";

@@ -20,8 +20,8 @@ use delegateos_reference::token::{Attenuation, Capability};
 use super::dct_support::{
     cap, default_caps, deny, ok, scope, verify, Chain, Ctx, BUDGET, MAX_DEPTH,
 };
-use crate::vectors::generate::{Area, Group};
-use crate::vectors::keys::Keys;
+use crate::generate::{Area, Group};
+use crate::keys::Keys;
 
 /// Adds group `redteam` to area `dct`.
 pub fn build(area: &mut Area) {

@@ -25,8 +25,8 @@ use super::dct_support::{
     cap, deny, encode_value, ok, revocation_entry, scope, verify, verify_token, Chain, Ctx, BUDGET,
     MAX_DEPTH,
 };
-use crate::vectors::generate::{Area, Group};
-use crate::vectors::keys::Keys;
+use crate::generate::{Area, Group};
+use crate::keys::Keys;
 
 /// Adds group `redteam-py` to area `dct`.
 pub fn build(area: &mut Area) {

@@ -24,9 +24,9 @@ use delegateos_reference::token::{
 /// The token format string, re-exported for the area files.
 pub use delegateos_reference::token::FORMAT;
 
-use crate::vectors::format::Expectation;
-use crate::vectors::generate::Group;
-use crate::vectors::keys::{Key, Keys};
+use crate::format::Expectation;
+use crate::generate::Group;
+use crate::keys::{Key, Keys};
 
 /// Default `issuedAt` of the root.
 pub const ISSUED_AT: &str = "2026-03-01T00:00:00Z";

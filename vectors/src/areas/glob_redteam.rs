@@ -11,8 +11,8 @@
 
 use serde_json::{json, Value};
 
-use crate::vectors::format::{Expectation, Expected};
-use crate::vectors::generate::{Area, Group};
+use crate::format::{Expectation, Expected};
+use crate::generate::{Area, Group};
 
 /// Adds group `redteam` to area `glob`.
 pub fn build(area: &mut Area) {

@@ -13,9 +13,9 @@ use delegateos_reference::encoding::b64u_encode;
 use delegateos_reference::ops::OPERATIONS;
 
 use super::dct_support::{self as ds, Chain};
-use crate::vectors::format::Expectation;
-use crate::vectors::generate::{Area, Group};
-use crate::vectors::keys::{Key, Keys};
+use crate::format::Expectation;
+use crate::generate::{Area, Group};
+use crate::keys::{Key, Keys};
 
 /// Cases left out because the reference disagrees with them (reported; never resolved by
 /// rewriting the expectation). Re-enable a number by deleting it once the reference is fixed.

@@ -17,9 +17,9 @@ use delegateos_reference::token::Capability;
 use super::dct_support::{
     cap, caps_json, default_caps, revocation_entry, Chain, BUDGET, CONTRACT, DELEGATION, NOW,
 };
-use crate::vectors::format::Expectation;
-use crate::vectors::generate::{Area, Group};
-use crate::vectors::keys::Keys;
+use crate::format::Expectation;
+use crate::generate::{Area, Group};
+use crate::keys::Keys;
 
 const FILTER: &str = "mcp.filter_tools";
 const CALL: &str = "mcp.call";

@@ -18,8 +18,8 @@
 
 use serde_json::{json, Value};
 
-use crate::vectors::format::{Expectation, Expected};
-use crate::vectors::generate::{Area, Group};
+use crate::format::{Expectation, Expected};
+use crate::generate::{Area, Group};
 
 const EDGE: &str = include_str!("../data/ed25519_edge.json");
 

@@ -13,8 +13,8 @@
 
 use serde_json::json;
 
-use crate::vectors::format::Expectation;
-use crate::vectors::generate::{Area, Group};
+use crate::format::Expectation;
+use crate::generate::{Area, Group};
 
 /// Adds group `timestamp-redteam` to area `primitives`.
 pub fn build(area: &mut Area) {

@@ -16,9 +16,9 @@ use delegateos_reference::crypto::blake2b256;
 use delegateos_reference::encoding::b64u_encode;
 use delegateos_reference::ops::OPERATIONS;
 
-use crate::vectors::format::Expectation;
-use crate::vectors::generate::{Area, Group};
-use crate::vectors::keys::{Key, Keys};
+use crate::format::Expectation;
+use crate::generate::{Area, Group};
+use crate::keys::{Key, Keys};
 
 /// `revokedAt` of most entries.
 const AT: &str = "2026-03-01T09:00:00Z";

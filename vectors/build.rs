@@ -1,0 +1,61 @@
+//! Embeds the committed corpus: every `<area>/<group>.json` next to this manifest becomes an
+//! entry of `FILES` in `$OUT_DIR/corpus.rs`, so an installed binary needs no source tree.
+//! The crate's own `src/` (generator sources and data) is not corpus and is skipped.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+fn main() {
+    let root = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default());
+    let mut files = Vec::new();
+    let mut areas: Vec<PathBuf> = std::fs::read_dir(&root)
+        .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    areas.sort();
+    for area in areas {
+        let skip = area
+            .file_name()
+            .is_some_and(|n| n == "src" || n == "target");
+        if !area.is_dir() || skip {
+            continue;
+        }
+        // A directory added later must re-run this script.
+        println!("cargo:rerun-if-changed={}", area.display());
+        collect(&root, &area, &mut files);
+    }
+    files.sort();
+    let mut out =
+        String::from("/// The embedded corpus: `(relative path, bytes)`, sorted by path.\n");
+    out.push_str("pub static FILES: &[(&str, &[u8])] = &[\n");
+    for rel in &files {
+        let rel = rel.to_string_lossy().replace('\\', "/");
+        let _ = writeln!(
+            out,
+            "    ({rel:?}, include_bytes!(concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/\", {rel:?}))),"
+        );
+    }
+    out.push_str("];\n");
+    let dest = PathBuf::from(std::env::var_os("OUT_DIR").unwrap_or_default()).join("corpus.rs");
+    if let Err(e) = std::fs::write(&dest, out) {
+        println!("cargo:warning=cannot write {}: {e}", dest.display());
+        std::process::exit(1);
+    }
+    println!("cargo:rerun-if-changed=build.rs");
+}
+
+fn collect(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in rd.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            println!("cargo:rerun-if-changed={}", path.display());
+            collect(root, &path, out);
+        } else if path.extension().is_some_and(|e| e == "json") {
+            if let Ok(rel) = path.strip_prefix(root) {
+                out.push(rel.to_path_buf());
+            }
+        }
+    }
+}
