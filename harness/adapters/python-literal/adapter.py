@@ -46,6 +46,30 @@ lib.MAX_TOKEN_CHARS = 10**12
 sys.setrecursionlimit(20000)
 
 
+# --- D9: lenient base64url -----------------------------------------------------------------------
+# D9 decodes base64url strictly (no padding, zero trailing bits). RFC 4648 §3.5 lets a decoder
+# accept non-zero pad bits, and padding is only excluded by the spec for principal ids (§2, whose
+# 43-character rule the careful library still checks). Literal: accept `=` padding and non-zero
+# trailing bits; characters outside the URL alphabet are still refused.
+def b64url_decode(text: str) -> bytes:
+    import base64
+    import binascii
+    import re
+
+    if not isinstance(text, str) or not re.fullmatch(r"[A-Za-z0-9_-]*={0,2}", text):
+        raise DelegateError("invalid_encoding", "not base64url")
+    body = text.rstrip("=")
+    if len(body) % 4 == 1 or (text != body and len(text) % 4 != 0):
+        raise DelegateError("invalid_encoding", "bad length")
+    try:
+        return base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
+    except (binascii.Error, ValueError) as e:
+        raise DelegateError("invalid_encoding", str(e)) from e
+
+
+lib.b64url_decode = b64url_decode
+
+
 # --- D2: `/a/**` does not match `/a` -------------------------------------------------------------
 # D2 reads "** matches zero or more path segments" so that `/a/**` matches `/a`. The other
 # reading (globset, and most path-glob libraries): a trailing `/**` needs the `/`, so it matches
@@ -116,7 +140,9 @@ _careful_decode_token = lib.decode_token
 
 
 def decode_token(serialized: Any) -> dict:
-    """Step 1 as the careful library does it, minus the canonical-form and closed-member rules."""
+    """Step 1 as the careful library does it, minus the canonical-form and closed-member rules:
+    the typed structure of the known members is checked on a copy without the unknown ones;
+    the token itself keeps them (they are covered by the signatures and revocation ids)."""
     lib._require(isinstance(serialized, dict) and {"token", "format"} <= set(serialized), "SerializedDCT must have token and format")
     lib._require(serialized["format"] == lib.TOKEN_FORMAT, "wrong format")
     text = serialized["token"]
@@ -126,18 +152,22 @@ def decode_token(serialized: Any) -> dict:
         token = lib.parse_json(raw.decode("utf-8"))
     except (DelegateError, UnicodeDecodeError, ValueError) as e:
         raise lib._malformed(f"token: {e}") from e
-    token = _strip_unknown(token)
-    # Re-encode canonically and let the careful decoder check the (typed) structure.
-    return _careful_decode_token({"token": lib.b64url_encode(lib.canonical_bytes(token)), "format": lib.TOKEN_FORMAT})
+    known = _strip_unknown(token)
+    _careful_decode_token({"token": lib.b64url_encode(lib.canonical_bytes(known)), "format": lib.TOKEN_FORMAT})
+    return token
 
 
 lib.decode_token = decode_token
 
 
 # --- D4: spec-literal depth (§10.1 step 4e and step 8) -------------------------------------------
-# D4 counts attenuations against a remaining depth and returns the remaining depth. §10.1 step 4e
-# literally only compares a *set* attenuation maxChainDepth with effectiveMaxDepth (< required)
-# and step 8 returns `maxChainDepth: effectiveMaxDepth`; chain_depth_exceeded is never produced.
+# D4 reads an attenuation's maxChainDepth as "further attenuations allowed", counts every
+# attenuation down from it and returns the remaining depth. §10.1 step 4e literally only compares
+# a *set* attenuation maxChainDepth with effectiveMaxDepth (< required, else
+# attenuation_violation) and step 8 returns `maxChainDepth: effectiveMaxDepth`. The one count the
+# text does state is §8.2 invariant 4 (depth <= the root DCT's maxChainDepth, with depth =
+# authority.chainDepth + attenuations as in step 8) and the DenialReason chain_depth_exceeded
+# {max, actual} of architecture §2.5: that absolute bound is kept.
 class LiteralChainState:
     def __init__(self, authority: dict):
         self.caps = authority["capabilities"]
@@ -146,6 +176,10 @@ class LiteralChainState:
         self.delegatee = authority["delegatee"]
         self.max_depth = authority["maxChainDepth"]  # effectiveMaxDepth
         self.remaining = self.max_depth  # what step 8 reports (the careful code reads .remaining)
+        self.root_max = authority["maxChainDepth"]
+        self.depth = authority["chainDepth"]
+        if self.depth > self.root_max:
+            raise DelegateError("chain_depth_exceeded", "authority.chainDepth > authority.maxChainDepth (§8.2/4)")
 
     def apply(self, t: dict, i: int) -> None:
         def violation(why: str) -> DelegateError:
@@ -167,6 +201,9 @@ class LiteralChainState:
             if expiry > self.expiry:
                 raise violation("expiry extension")
             self.expiry = expiry
+        self.depth += 1
+        if self.depth > self.root_max:
+            raise DelegateError("chain_depth_exceeded", f"attenuations[{i}] is deeper than the root maxChainDepth (§8.2/4)")
         if "maxChainDepth" in t:
             if not t["maxChainDepth"] < self.max_depth:
                 raise violation("depth expansion")
@@ -317,6 +354,20 @@ def op_output_hash(inp: dict) -> dict:
 
 
 example.OPERATIONS["attestation.output_hash"] = op_output_hash
+
+# D33 again: without a depth limit, Python's own recursion limit is the parser's limit. Input
+# nested beyond it is refused as invalid_json (a JavaScript implementation has a limit too).
+_careful_canonicalize_op = example.OPERATIONS["json.canonicalize"]
+
+
+def op_canonicalize(inp: dict) -> dict:
+    try:
+        return _careful_canonicalize_op(inp)
+    except RecursionError as e:
+        raise DelegateError("invalid_json", "nesting beyond the parser's recursion limit") from e
+
+
+example.OPERATIONS["json.canonicalize"] = op_canonicalize
 
 
 if __name__ == "__main__":
