@@ -1,0 +1,382 @@
+#!/usr/bin/env python3
+"""Spec-literal variant of the example Python adapter (issue 12).
+
+It follows the TEXT of the DelegateOS protocol spec v0.2 and architecture v0.2, but none of
+our decisions (spec/decisions.md) where the text is silent: at every such point it takes the
+*other* reasonable reading. Against it, a default run of the suite must fail only on real spec
+violations; every other difference must show as `acceptable` or as a hardening finding.
+
+How it is built: a private copy of the careful library (harness/adapters/python/
+delegateos_mini.py) is loaded and a handful of its functions / constants are overridden below,
+each with a comment naming the decision it takes the other side of. The protocol loop, input
+decoding and error mapping are the example adapter's (harness/adapters/python/adapter.py).
+Needs the example adapter's venv (PyNaCl): `bash harness/adapters/python/setup.sh`, then
+    delegateos-conform run --impl 'harness/adapters/python/.venv/bin/python harness/adapters/python-literal/adapter.py'
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from typing import Any
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+EXAMPLE_DIR = os.path.join(HERE, "..", "python")
+
+
+def _load(name: str, path: str) -> Any:
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# A private copy, so the overrides below never touch the careful library's own module.
+lib = _load("delegateos_literal", os.path.join(EXAMPLE_DIR, "delegateos_mini.py"))
+example = _load("example_adapter", os.path.join(EXAMPLE_DIR, "adapter.py"))
+DelegateError = lib.DelegateError
+
+# --- D33 / D9: no resource limits ----------------------------------------------------------------
+# D33 (nesting depth <= 32) and D9 (token text <= 1 MiB) are hardening: the spec states no limit.
+# A literal implementation parses whatever its JSON parser parses (Python's recursive decoder:
+# about 1000 levels; deeper input is a parse error, i.e. invalid_json / malformed_token).
+lib.MAX_JSON_DEPTH = 10**9
+lib.MAX_TOKEN_CHARS = 10**12
+sys.setrecursionlimit(20000)
+
+
+# --- D9: lenient base64url -----------------------------------------------------------------------
+# D9 decodes base64url strictly (no padding, zero trailing bits). RFC 4648 §3.5 lets a decoder
+# accept non-zero pad bits, and padding is only excluded by the spec for principal ids (§2, whose
+# 43-character rule the careful library still checks). Literal: accept `=` padding and non-zero
+# trailing bits; characters outside the URL alphabet are still refused.
+def b64url_decode(text: str) -> bytes:
+    import base64
+    import binascii
+    import re
+
+    if not isinstance(text, str) or not re.fullmatch(r"[A-Za-z0-9_-]*={0,2}", text):
+        raise DelegateError("invalid_encoding", "not base64url")
+    body = text.rstrip("=")
+    if len(body) % 4 == 1 or (text != body and len(text) % 4 != 0):
+        raise DelegateError("invalid_encoding", "bad length")
+    try:
+        return base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
+    except (binascii.Error, ValueError) as e:
+        raise DelegateError("invalid_encoding", str(e)) from e
+
+
+lib.b64url_decode = b64url_decode
+
+
+# --- D2: `/a/**` does not match `/a` -------------------------------------------------------------
+# D2 reads "** matches zero or more path segments" so that `/a/**` matches `/a`. The other
+# reading (globset, and most path-glob libraries): a trailing `/**` needs the `/`, so it matches
+# `/a/` and `/a/x/...` but not `/a`. Subset (D3) agrees with the matcher.
+def _trailing_double_star(pattern: str) -> bool:
+    return pattern not in ("*", "**") and pattern.endswith("/**")
+
+
+_careful_glob_match = lib.glob_match
+_careful_resource_covers = lib.resource_covers
+
+
+def glob_match(pattern: str, resource: str) -> bool:
+    if _careful_glob_match(pattern, resource) and _trailing_double_star(pattern):
+        # zero segments for the trailing `**`: the resource is exactly the prefix before `/**`
+        return resource != pattern[: -len("/**")]
+    return _careful_glob_match(pattern, resource)
+
+
+def resource_covers(parent: str, child: str) -> bool:
+    if not _careful_resource_covers(parent, child):
+        return False
+    if _trailing_double_star(parent) and not _trailing_double_star(child):
+        # the child names the bare prefix (or ends in it) which the parent no longer matches
+        prefix = parent[: -len("/**")]
+        return child != prefix
+    return True
+
+
+lib.glob_match = glob_match
+lib.resource_covers = resource_covers
+
+
+# --- D9: lenient decoding of the token JSON ------------------------------------------------------
+# D9 requires the decoded JSON to be exactly its RFC 8785 form and refuses unknown members. The
+# spec says the token *is* base64url of canonical JSON but never that a verifier must refuse
+# other spellings, and its TypeScript interfaces are open. Literal: accept non-canonical JSON
+# and ignore unknown members (signatures are computed over re-canonicalized blocks anyway).
+_careful_canonicalize = lib.canonicalize
+_KNOWN = {
+    "token": {"format", "authority", "attenuations", "signatures"},
+    "authority": set(lib.AUTHORITY_KEYS),
+    "attenuation": lib.ATTENUATION_REQUIRED | lib.ATTENUATION_OPTIONAL,
+    "signature": {"signer", "signature", "covers"},
+}
+
+
+def _strip_unknown(token: Any) -> Any:
+    if not isinstance(token, dict):
+        return token
+    out = {k: v for k, v in token.items() if k in _KNOWN["token"]}
+    if isinstance(out.get("authority"), dict):
+        out["authority"] = {k: v for k, v in out["authority"].items() if k in _KNOWN["authority"]}
+    if isinstance(out.get("attenuations"), list):
+        out["attenuations"] = [
+            {k: v for k, v in t.items() if k in _KNOWN["attenuation"]} if isinstance(t, dict) else t
+            for t in out["attenuations"]
+        ]
+    if isinstance(out.get("signatures"), list):
+        out["signatures"] = [
+            {k: v for k, v in s.items() if k in _KNOWN["signature"]} if isinstance(s, dict) else s
+            for s in out["signatures"]
+        ]
+    return out
+
+
+_careful_decode_token = lib.decode_token
+
+
+def decode_token(serialized: Any) -> dict:
+    """Step 1 as the careful library does it, minus the canonical-form and closed-member rules:
+    the typed structure of the known members is checked on a copy without the unknown ones;
+    the token itself keeps them (they are covered by the signatures and revocation ids)."""
+    lib._require(isinstance(serialized, dict) and {"token", "format"} <= set(serialized), "SerializedDCT must have token and format")
+    lib._require(serialized["format"] == lib.TOKEN_FORMAT, "wrong format")
+    text = serialized["token"]
+    lib._require(isinstance(text, str), "token must be a string")
+    try:
+        raw = lib.b64url_decode(text)
+        token = lib.parse_json(raw.decode("utf-8"))
+    except (DelegateError, UnicodeDecodeError, ValueError) as e:
+        raise lib._malformed(f"token: {e}") from e
+    known = _strip_unknown(token)
+    _careful_decode_token({"token": lib.b64url_encode(lib.canonical_bytes(known)), "format": lib.TOKEN_FORMAT})
+    return token
+
+
+lib.decode_token = decode_token
+
+
+# --- D4: spec-literal depth (§10.1 step 4e and step 8) -------------------------------------------
+# D4 reads an attenuation's maxChainDepth as "further attenuations allowed", counts every
+# attenuation down from it and returns the remaining depth. §10.1 step 4e literally only compares
+# a *set* attenuation maxChainDepth with effectiveMaxDepth (< required, else
+# attenuation_violation) and step 8 returns `maxChainDepth: effectiveMaxDepth`. The one count the
+# text does state is §8.2 invariant 4 (depth <= the root DCT's maxChainDepth, with depth =
+# authority.chainDepth + attenuations as in step 8) and the DenialReason chain_depth_exceeded
+# {max, actual} of architecture §2.5: that absolute bound is kept.
+class LiteralChainState:
+    def __init__(self, authority: dict):
+        self.caps = authority["capabilities"]
+        self.budget = authority["maxBudgetMicrocents"]
+        self.expiry = lib.parse_timestamp(authority["expiresAt"])
+        self.delegatee = authority["delegatee"]
+        self.max_depth = authority["maxChainDepth"]  # effectiveMaxDepth
+        self.remaining = self.max_depth  # what step 8 reports (the careful code reads .remaining)
+        self.root_max = authority["maxChainDepth"]
+        self.depth = authority["chainDepth"]
+        if self.depth > self.root_max:
+            raise DelegateError("chain_depth_exceeded", "authority.chainDepth > authority.maxChainDepth (§8.2/4)")
+
+    def apply(self, t: dict, i: int) -> None:
+        def violation(why: str) -> DelegateError:
+            return DelegateError("attenuation_violation", f"attenuations[{i}]: {why}")
+
+        if t["attenuator"] != self.delegatee:
+            raise violation("attenuator mismatch")
+        if "allowedCapabilities" in t:
+            for cap in t["allowedCapabilities"]:
+                if not any(lib.capability_subset(cap, p) for p in self.caps):
+                    raise violation("capability expansion")
+            self.caps = t["allowedCapabilities"]
+        if "maxBudgetMicrocents" in t:
+            if t["maxBudgetMicrocents"] > self.budget:
+                raise violation("budget expansion")
+            self.budget = t["maxBudgetMicrocents"]
+        if "expiresAt" in t:
+            expiry = lib.parse_timestamp(t["expiresAt"])
+            if expiry > self.expiry:
+                raise violation("expiry extension")
+            self.expiry = expiry
+        self.depth += 1
+        if self.depth > self.root_max:
+            raise DelegateError("chain_depth_exceeded", f"attenuations[{i}] is deeper than the root maxChainDepth (§8.2/4)")
+        if "maxChainDepth" in t:
+            if not t["maxChainDepth"] < self.max_depth:
+                raise violation("depth expansion")
+            self.max_depth = t["maxChainDepth"]
+            self.remaining = self.max_depth
+        self.delegatee = t["delegatee"]
+
+
+lib.ChainState = LiteralChainState
+
+# dct.create: §3.3 builds the authority "from params" and validates nothing about depth
+# (D23 refuses chainDepth > maxChainDepth with chain_depth_exceeded).
+_careful_create_dct = lib.create_dct
+
+
+def create_dct(issuer_seed: bytes, params: dict) -> dict:
+    authority = {"issuer": lib.principal_from_seed(issuer_seed), **params}
+    lib.check_token_formats({"format": lib.TOKEN_FORMAT, "authority": authority, "attenuations": [], "signatures": []})
+    digest = lib.blake2b256(lib.canonical_bytes({"authority": authority}))
+    signature = {"signer": authority["issuer"], "signature": lib.b64url_encode(lib.ed25519_sign(issuer_seed, digest)), "covers": "authority"}
+    return lib.serialize({"format": lib.TOKEN_FORMAT, "authority": authority, "attenuations": [], "signatures": [signature]})
+
+
+lib.create_dct = create_dct
+
+
+# --- D8: `signatures[]` exactly as §10.1 step 3 reads ---------------------------------------------
+# D8 requires exactly 1 + attenuations entries, `covers` = position and `signer` = the block's
+# key. Step 3 literally verifies signatures[0] (which must cover 'authority') under
+# authority.issuer and signatures[i+1] under attenuations[i].attenuator; it never reads
+# `signer`, never reads the `covers` of later entries and ignores surplus entries. Every
+# signature is still verified under the key the spec names, never under `signer`.
+_careful_verify_dct = lib.verify_dct
+
+
+def verify_dct(serialized: Any, ctx: dict, check_request: bool = True) -> dict:
+    token = lib.decode_token(serialized)
+    authority, attenuations, signatures = token["authority"], token["attenuations"], token["signatures"]
+    n = 1 + len(attenuations)
+    if len(signatures) >= n:
+        fixed = []
+        for i, sig in enumerate(signatures[:n]):
+            key = authority["issuer"] if i == 0 else attenuations[i - 1]["attenuator"]
+            covers = sig["covers"] if i == 0 else i - 1
+            fixed.append({**sig, "signer": key, "covers": covers})
+        token = {**token, "signatures": fixed}
+        serialized = {"token": lib.b64url_encode(lib.canonical_bytes(token)), "format": lib.TOKEN_FORMAT}
+    return _careful_verify_dct(serialized, ctx, check_request)
+
+
+lib.verify_dct = verify_dct
+
+
+# --- D6 / D22: revocation entries without codes ---------------------------------------------------
+# §4.2 `add(entry): Result<void, string>` defines no error codes: a literal list has one generic
+# error. It maps every refusal to `malformed_entry` (D22 distinguishes invalid_scope and
+# invalid_signature — finer codes are hardening). `fromJSON` (D6: all or nothing) skips entries
+# that do not verify and loads the rest; text that is not a JSON array still fails.
+_careful_check_entry = lib.check_revocation_entry
+
+
+def check_revocation_entry(entry: Any) -> None:
+    try:
+        _careful_check_entry(entry)
+    except DelegateError as e:
+        raise DelegateError("malformed_entry", e.detail) from e
+
+
+lib.check_revocation_entry = check_revocation_entry
+
+
+def _from_json(cls: Any, text: str) -> Any:
+    try:
+        value = lib.parse_json(text)
+    except ValueError as e:
+        raise DelegateError("invalid_json", str(e)) from e
+    if not isinstance(value, list):
+        raise DelegateError("malformed_entry", "fromJSON text must be an array of entries")
+    result = cls()
+    for entry in value:
+        try:
+            result.add(entry)
+        except DelegateError:
+            continue
+    return result
+
+
+lib.RevocationList.from_json = classmethod(_from_json)
+
+
+# --- D26: delegation chains with §8.2 only --------------------------------------------------------
+# §8.2 lists five invariants and no codes; D26 adds the parentId link, "exactly one more
+# attenuation" and "the DCT describes the record", each with its own code. Literal: the five
+# invariants only ("attenuated from" = the parent's token plus at least one attenuation), every
+# invariant failure reported with one code (root_invalid), the DCT itself still verified
+# (steps 1-6, its own denial codes).
+def verify_chain(delegations: Any, root_public_key: str, now: str, revocations: list) -> None:
+    if not isinstance(delegations, list) or not delegations:
+        raise DelegateError("malformed_delegation", "the chain must be a non-empty array")
+    ctx = {"now": now, "spentMicrocents": 0, "rootPublicKey": root_public_key, "revocations": revocations}
+
+    def broken(why: str) -> DelegateError:
+        return DelegateError("root_invalid", why)  # one code for every §8.2 invariant
+
+    parent, parent_token, root_max = None, None, None
+    for i, d in enumerate(delegations):
+        lib._check_delegation(d)
+        if parent is None:
+            if d["parentId"] != lib.ROOT_PARENT_ID or d["depth"] != 0:
+                raise broken("8.2/1 root")
+        else:
+            if d["from"] != parent["to"]:
+                raise broken(f"8.2/2 delegations[{i}].from")
+            if d["depth"] != parent["depth"] + 1:
+                raise broken(f"8.2/3 delegations[{i}].depth")
+        token = lib.decode_token(d["dct"])
+        if root_max is None:
+            root_max = token["authority"]["maxChainDepth"]
+        if d["depth"] > root_max:
+            raise broken(f"8.2/4 delegations[{i}].depth")
+        if parent_token is not None:
+            k = len(parent_token["attenuations"])
+            attenuated = (
+                token["authority"] == parent_token["authority"]
+                and len(token["attenuations"]) > k
+                and token["attenuations"][:k] == parent_token["attenuations"]
+            )
+            if not attenuated:
+                raise broken(f"8.2/5 delegations[{i}]")
+        lib.verify_dct(d["dct"], ctx, check_request=False)
+        parent, parent_token = d, token
+
+
+lib.verify_chain = verify_chain
+
+
+# --- D13: outputHash encoding ---------------------------------------------------------------------
+# Architecture §5.1: "BLAKE2b-256 of JSON.stringify(output)", encoding unstated. D13 picks
+# base64url of canonical JSON; the other reading is the hex digest (blakejs `blake2bHex`) of
+# JSON.stringify, which for the suite's sorted-key inputs is the same text as the canonical form.
+def op_output_hash(inp: dict) -> dict:
+    output = example.fields(inp, ["output"])["output"]
+    try:
+        text = lib.canonical_bytes(output)
+    except (TypeError, ValueError, OverflowError, UnicodeEncodeError) as e:
+        raise example.InvalidInput(f"output is not a JSON value: {e}") from e
+    return {"outputHash": lib.blake2b256(text).hex()}
+
+
+example.OPERATIONS["attestation.output_hash"] = op_output_hash
+
+# D33 again: without a depth limit, Python's own recursion limit is the parser's limit. Input
+# nested beyond it is refused as invalid_json (a JavaScript implementation has a limit too).
+_careful_canonicalize_op = example.OPERATIONS["json.canonicalize"]
+
+
+def op_canonicalize(inp: dict) -> dict:
+    try:
+        return _careful_canonicalize_op(inp)
+    except RecursionError as e:
+        raise DelegateError("invalid_json", "nesting beyond the parser's recursion limit") from e
+
+
+example.OPERATIONS["json.canonicalize"] = op_canonicalize
+
+
+if __name__ == "__main__":
+    example.main(
+        lib,
+        {
+            "name": "delegateos-mini, spec-literal variant (issue 12)",
+            "version": "0.1.0",
+            "language": "python",
+            "homepage": "harness/adapters/python-literal/README.md",
+        },
+    )
