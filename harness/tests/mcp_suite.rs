@@ -166,7 +166,7 @@ fn cli_args(
         format: delegateos_conform::mcp::cli::McpFormat::Json,
         expected_failures: baseline,
         id: Some(id.to_owned()),
-        mock_upstream: None,
+        mock_upstream: Some(PathBuf::from(env!("CARGO_BIN_EXE_delegateos-conform"))),
         smoke_dir: Some(PathBuf::from("/nonexistent")),
         case_timeout: 60,
     }

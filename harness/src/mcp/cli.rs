@@ -58,8 +58,8 @@ pub struct Args {
     /// Only cases whose id matches this glob.
     #[arg(long)]
     pub id: Option<String>,
-    /// A standalone recording mock upstream executable (default: this binary's own
-    /// `mock-upstream` subcommand).
+    /// A `delegateos-conform` executable whose `mock-upstream` subcommand serves as the
+    /// recording upstream (default: this executable).
     #[arg(long)]
     pub mock_upstream: Option<PathBuf>,
     /// Directory containing `node_modules/@modelcontextprotocol/server-everything` for the
@@ -278,7 +278,7 @@ fn xml(s: &str) -> String {
 /// Runs the suite and returns the exit status (see the module docs).
 pub fn run(args: &Args) -> (String, u8) {
     let mock = match &args.mock_upstream {
-        Some(p) => MockCommand::standalone(p.clone()),
+        Some(p) => MockCommand::subcommand_of(p.clone()),
         None => match MockCommand::own_executable() {
             Ok(m) => m,
             Err(e) => return (format!("delegateos-conform mcp: {e}\n"), EXIT_SETUP),

@@ -62,14 +62,6 @@ impl MockCommand {
             leading_args: vec!["mock-upstream".to_owned()],
         }
     }
-
-    /// A standalone mock executable taking the mock's arguments directly.
-    pub fn standalone(program: PathBuf) -> Self {
-        Self {
-            program,
-            leading_args: Vec::new(),
-        }
-    }
 }
 
 /// What to run.
