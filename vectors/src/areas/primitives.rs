@@ -21,7 +21,7 @@ use serde_json::{json, Value};
 use crate::format::{Expectation, Expected};
 use crate::generate::{Area, Group};
 
-const EDGE: &str = include_str!("../data/ed25519_edge.json");
+const EDGE: &str = include_str!("data/ed25519_edge.json");
 
 /// Builds the `primitives` area.
 pub fn build(area: &mut Area) {
