@@ -180,7 +180,7 @@ impl<W: Write> SuiteObserver for Progress<W> {
             let _ = writeln!(self.out, "{status} {}: {first}", result.id);
         }
         if self.done == self.total {
-            let _ = write!(self.out, "{} cases done\n", self.done);
+            let _ = writeln!(self.out, "{} cases done", self.done);
         }
         let _ = self.out.flush();
     }
