@@ -323,16 +323,7 @@ pub fn dispatch(cli: Cli) -> i32 {
         Command::MockUpstream(args) => mock_upstream(args),
         Command::Lint(args) => crate::lint::run(&args),
         Command::Fuzz(args) => crate::fuzz::cli::run_fuzz(*args),
-        Command::Mcp(args) => {
-            let (text, code) = crate::mcp::cli::run(&args);
-            let code = i32::from(code);
-            if code == ConformExitCode::SETUP_ERROR {
-                let _ = std::io::stderr().write_all(text.as_bytes());
-            } else {
-                let _ = write_output(None, &text);
-            }
-            code
-        }
+        Command::Mcp(args) => crate::mcp::cli::dispatch(&args),
     }
 }
 

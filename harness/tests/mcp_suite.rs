@@ -1,6 +1,8 @@
 //! The MCP proxy suite against the reference proxy (must pass completely) and against
 //! deliberately broken variants of it (each must be caught).
 
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -13,7 +15,7 @@ fn opts(extra: &str, glob: Option<&str>) -> SuiteOptions {
         proxy: format!("'{conform}' reference-proxy --config {{config}}{extra}"),
         mock_upstream: MockCommand::subcommand_of(PathBuf::from(conform)),
         strict_mode_cases: true,
-        id_glob: glob.map(str::to_owned),
+        ids: glob.map(str::to_owned).into_iter().collect(),
         case_timeout: Duration::from_secs(120),
         smoke: None,
     }
@@ -165,11 +167,20 @@ fn cli_args(
         strict_mode_cases: false,
         format: delegateos_conform::mcp::cli::McpFormat::Json,
         expected_failures: baseline,
-        id: Some(id.to_owned()),
+        id: vec![id.to_owned()],
+        output: None,
+        report: Vec::new(),
+        no_progress: true,
         mock_upstream: Some(PathBuf::from(env!("CARGO_BIN_EXE_delegateos-conform"))),
         smoke_dir: Some(PathBuf::from("/nonexistent")),
         case_timeout: 60,
     }
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("mcp-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
 }
 
 /// The `mcp` subcommand's reports and exit codes, including the shared expected-failures
@@ -177,33 +188,269 @@ fn cli_args(
 #[test]
 fn cli_exit_codes_and_baseline() {
     use delegateos_conform::mcp::cli::run;
-    let (json_text, code) = run(&cli_args("", "mcp-handshake", None));
-    assert_eq!(code, 0, "{json_text}");
-    let report: serde_json::Value = serde_json::from_str(&json_text).unwrap();
+    let out = run(&cli_args("", "mcp-handshake", None));
+    assert_eq!(out.code, 0, "{out:?}");
+    let report: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
     assert_eq!(report["counts"]["passed"], 1);
     assert_eq!(report["cases"][0]["result"], "passed");
 
-    let (text, code) = run(&cli_args(" --fault no-strip", "mcp-call-allowed", None));
-    assert_eq!(code, 1, "{text}");
+    let out = run(&cli_args(" --fault no-strip", "mcp-call-allowed", None));
+    assert_eq!(out.code, 1, "{out:?}");
 
-    let dir = std::env::temp_dir().join(format!("mcp-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = temp_dir("cli");
     let baseline = dir.join("expected.txt");
     std::fs::write(
         &baseline,
         "mcp-call-allowed  our proxy forwards _delegateos (known bug)\n",
     )
     .unwrap();
-    let (text, code) = run(&cli_args(
+    let out = run(&cli_args(
         " --fault no-strip",
         "mcp-call-allowed",
         Some(baseline.clone()),
     ));
-    assert_eq!(code, 0, "{text}");
-    assert!(text.contains("\"xfail\""), "{text}");
-    let (text, code) = run(&cli_args("", "mcp-call-allowed", Some(baseline)));
-    assert_eq!(code, 2, "{text}");
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout.contains("\"xfail\""), "{out:?}");
+    let out = run(&cli_args("", "mcp-call-allowed", Some(baseline)));
+    assert_eq!(out.code, 2, "{out:?}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn report_validator() -> jsonschema::Validator {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../spec/schemas/mcp-report.schema.json"
+    ))
+    .unwrap();
+    jsonschema::validator_for(&serde_json::from_str(&text).unwrap()).unwrap()
+}
+
+fn assert_schema_valid(v: &jsonschema::Validator, doc: &serde_json::Value) {
+    let errors: Vec<String> = v
+        .iter_errors(doc)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}\n{doc:#}");
+}
+
+/// Every member name of the JSON report is camelCase (no `duration_ms` beside `durationMs`).
+fn assert_camel_case(v: &serde_json::Value) {
+    match v {
+        serde_json::Value::Object(o) => {
+            for (k, x) in o {
+                assert!(
+                    !k.contains('_') && !k.contains('-'),
+                    "member {k:?} is not camelCase"
+                );
+                assert_camel_case(x);
+            }
+        }
+        serde_json::Value::Array(a) => a.iter().for_each(assert_camel_case),
+        _ => {}
+    }
+}
+
+/// Issue 16 item 5: a proxy that cannot start is ONE setup error (exit 3) carrying its stderr,
+/// and every requested report is still written (JSON with `setupError`, JUnit with one error).
+#[test]
+fn mcp_proxy_that_cannot_start_is_one_setup_error_with_its_stderr() {
+    use delegateos_conform::mcp::cli::{parse_report_spec, run};
+    let dir = temp_dir("setup");
+    let mut args = cli_args("", "mcp-*", None);
+    args.proxy = "sh -c 'echo proxy-cannot-start: missing libfoo >&2; exit 7' {config}".into();
+    args.output = Some(dir.join("report.json"));
+    args.report =
+        vec![parse_report_spec(&format!("junit={}", dir.join("r.xml").display())).unwrap()];
+    let out = run(&args);
+    assert_eq!(out.code, 3, "{out:?}");
+    assert!(
+        out.stderr.contains("proxy-cannot-start: missing libfoo"),
+        "{out:?}"
+    );
+    assert_eq!(
+        out.stderr.matches("delegateos-conform mcp:").count(),
+        1,
+        "{out:?}"
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
+    assert_schema_valid(&report_validator(), &doc);
+    assert_camel_case(&doc);
+    assert!(
+        doc["setupError"]["stderrTail"]
+            .as_str()
+            .unwrap()
+            .contains("proxy-cannot-start"),
+        "{doc:#}"
+    );
+    assert_eq!(doc["cases"].as_array().unwrap().len(), 0);
+    let junit = std::fs::read_to_string(dir.join("r.xml")).unwrap();
+    assert_eq!(junit.matches("<error").count(), 1, "{junit}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 16 item 5: usage errors (exit 64) for a `--proxy` without `{config}` and for an
+/// `--id` that selects nothing; both say what is wrong and run nothing.
+#[test]
+fn mcp_usage_errors_for_missing_config_placeholder_and_empty_selection() {
+    use delegateos_conform::mcp::cli::run;
+    let mut args = cli_args("", "mcp-handshake", None);
+    args.proxy = "my-proxy --config".into();
+    let out = run(&args);
+    assert_eq!(out.code, 64, "{out:?}");
+    assert!(
+        out.stderr.contains("{config}") && out.stdout.is_empty(),
+        "{out:?}"
+    );
+
+    let out = run(&cli_args("", "mcp-no-such-case-*", None));
+    assert_eq!(out.code, 64, "{out:?}");
+    assert!(out.stderr.contains("mcp-no-such-case-*"), "{out:?}");
+
+    // Through the binary too: clap rejects a malformed --report with the usage status.
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_delegateos-conform"))
+        .args(["mcp", "--proxy", "x {config}", "--report", "html"])
+        .output()
+        .unwrap();
+    assert_eq!(status.status.code(), Some(64), "{status:?}");
+}
+
+/// Issue 16 item 5: `--id` is repeatable, `--output` and `--report FORMAT=FILE` write every
+/// format, the JSON validates against spec/schemas/mcp-report.schema.json and is camelCase,
+/// and live progress reports each case.
+#[test]
+fn mcp_repeatable_ids_report_files_schema_and_progress() {
+    use delegateos_conform::mcp::cli::{
+        parse_report_spec, progress_enabled, run_observed, McpFormat, Progress,
+    };
+    let dir = temp_dir("reports");
+    let mut args = cli_args("", "mcp-handshake", None);
+    args.id.push("mcp-stdout-clean".into());
+    args.format = McpFormat::Text;
+    args.output = Some(dir.join("out.txt"));
+    for f in ["json", "junit", "markdown", "text"] {
+        args.report.push(
+            parse_report_spec(&format!("{f}={}", dir.join(format!("r.{f}")).display())).unwrap(),
+        );
+    }
+    let mut progress = Progress::new(Vec::new());
+    let out = run_observed(&args, &mut progress);
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        out.stdout.is_empty(),
+        "--output takes the --format report: {out:?}"
+    );
+    let drawn = String::from_utf8(progress.into_inner()).unwrap();
+    assert!(
+        drawn.contains("[1/2] mcp-handshake") && drawn.contains("[2/2] mcp-stdout-clean"),
+        "{drawn:?}"
+    );
+    assert!(drawn.contains("2 cases done"), "{drawn:?}");
+    let text = std::fs::read_to_string(dir.join("out.txt")).unwrap();
+    assert!(text.contains("2 passed"), "{text}");
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("r.json")).unwrap()).unwrap();
+    assert_schema_valid(&report_validator(), &doc);
+    assert_camel_case(&doc);
+    let ids: Vec<&str> = doc["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["mcp-handshake", "mcp-stdout-clean"]);
+    assert!(std::fs::read_to_string(dir.join("r.junit"))
+        .unwrap()
+        .contains("tests=\"2\""));
+    assert!(std::fs::read_to_string(dir.join("r.markdown"))
+        .unwrap()
+        .contains("| `mcp-stdout-clean` | passed |"));
+    assert!(std::fs::read_to_string(dir.join("r.text"))
+        .unwrap()
+        .contains("2 passed"));
+    // Progress only on a terminal, and never with --no-progress.
+    assert!(progress_enabled(false, true));
+    assert!(!progress_enabled(true, true));
+    assert!(!progress_enabled(false, false));
+    assert!(parse_report_spec("html=x").is_err() && parse_report_spec("json").is_err());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 13: the split kept the catalogue: the same case ids with the same requirement ids,
+/// in the same order, as the single-file suite had (frozen in tests/fixtures).
+#[test]
+fn the_split_suite_keeps_every_case_and_requirement_id() {
+    let frozen: Vec<(String, Vec<String>)> = include_str!("fixtures/mcp-catalogue.txt")
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.is_empty())
+        .map(|l| {
+            let mut parts = l.split(' ').map(str::to_owned);
+            let id = parts.next().unwrap();
+            (id, parts.collect())
+        })
+        .collect();
+    let now: Vec<(String, Vec<String>)> = delegateos_conform::mcp::suite::case_catalogue()
+        .into_iter()
+        .map(|(id, _, reqs)| (id, reqs))
+        .collect();
+    assert_eq!(now, frozen);
+}
+
+/// Issue 13: the suite is a module directory split by concern; no file is a monolith, and the
+/// modules form layers (judge/fixtures/context → session → case modules → mod.rs, the
+/// catalogue and runner): every `super::` path names a module of a lower layer, so there is
+/// no import cycle and no case module depends on another.
+#[test]
+fn the_suite_is_split_by_concern_without_cycles() {
+    let root = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/src/mcp"));
+    assert!(
+        !root.join("suite.rs").exists(),
+        "suite.rs is still one file"
+    );
+    let layer = |name: &str| match name {
+        "judge" | "fixtures" | "context" => 0,
+        "session" => 1,
+        "mod" => 3,
+        _ => 2,
+    };
+    let mut seen = Vec::new();
+    for entry in std::fs::read_dir(root.join("suite")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines = text.lines().count();
+        assert!(lines <= 700, "{name}.rs has {lines} lines");
+        if name != "mod" {
+            for (_, rest) in text
+                .match_indices("super::")
+                .map(|(i, _)| ((), &text[i + 7..]))
+            {
+                let target: String = rest
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                assert!(
+                    root.join("suite").join(format!("{target}.rs")).exists(),
+                    "{name}.rs uses super::{target}, which is not a sibling module"
+                );
+                assert!(
+                    layer(&target) < layer(&name),
+                    "{name}.rs imports {target} (same or higher layer)"
+                );
+            }
+        }
+        seen.push(name);
+    }
+    for m in [
+        "handshake",
+        "listing",
+        "calls_denials",
+        "spend",
+        "transport",
+        "smoke",
+    ] {
+        assert!(seen.iter().any(|n| n == m), "no {m}.rs");
+    }
 }
 
 /// Every `MCP-…` requirement in spec/requirements.md is checked by some case, and every case

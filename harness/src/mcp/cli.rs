@@ -2,10 +2,17 @@
 //!
 //! Exit codes are those of `delegateos-conform run`: 0 all selected cases passed (skips and
 //! expected failures allowed), 1 a case failed or errored, 2 the expected-failures baseline is
-//! stale, 3 setup error (mock upstream missing, baseline unreadable), 64 usage.
+//! stale, 3 setup error (the proxy does not start or never answers `initialize`, mock
+//! upstream missing, baseline unreadable: one error with the proxy's stderr tail, not one
+//! failure per case), 64 usage (no `{config}` in `--proxy`, `--id` selecting nothing).
 //! The baseline format is the shared one (`crate::expected`).
+//!
+//! Reports: `--format` goes to stdout, or to `--output FILE`; each `--report FORMAT=FILE`
+//! writes one more (also on a setup error). Live progress goes to stderr when it is a
+//! terminal, unless `--no-progress`.
 
 use std::fmt::Write as _;
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -14,7 +21,8 @@ use clap::{Args as ClapArgs, ValueEnum};
 use serde_json::json;
 
 use super::suite::{
-    run_suite, CaseResult, MockCommand, SmokeUpstream, Status, SuiteOptions, SuiteReport,
+    run_suite_checked, select_ids, CaseResult, MockCommand, SetupError, SmokeUpstream, Status,
+    SuiteObserver, SuiteOptions, SuiteReport,
 };
 use crate::expected::ExpectedFailures;
 
@@ -26,6 +34,11 @@ pub const EXIT_FAILURES: u8 = 1;
 pub const EXIT_STALE: u8 = 2;
 /// Exit status: the suite could not be set up.
 pub const EXIT_SETUP: u8 = 3;
+/// Exit status: invalid usage.
+pub const EXIT_USAGE: u8 = 64;
+
+/// Identifies the JSON report format (`spec/schemas/mcp-report.schema.json`).
+pub const REPORT_SCHEMA: &str = "delegateos-mcp-report/1";
 
 /// Report formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -55,9 +68,18 @@ pub struct Args {
     /// Expected-failures baseline (`<id-or-glob> <reason>` per line).
     #[arg(long)]
     pub expected_failures: Option<PathBuf>,
-    /// Only cases whose id matches this glob.
+    /// Only cases whose id matches this glob (repeatable: a case matching any is selected).
     #[arg(long)]
-    pub id: Option<String>,
+    pub id: Vec<String>,
+    /// Write the `--format` report to FILE instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Also write a report in FORMAT (text, json, junit, markdown) to FILE (repeatable).
+    #[arg(long, value_name = "FORMAT=FILE", value_parser = parse_report_spec)]
+    pub report: Vec<ReportSpec>,
+    /// No live progress on stderr (it is drawn only when stderr is a terminal anyway).
+    #[arg(long)]
+    pub no_progress: bool,
     /// A `delegateos-conform` executable whose `mock-upstream` subcommand serves as the
     /// recording upstream (default: this executable).
     #[arg(long)]
@@ -69,6 +91,104 @@ pub struct Args {
     /// Deadline of one case, in seconds.
     #[arg(long, default_value_t = 120)]
     pub case_timeout: u64,
+}
+
+/// One `--report FORMAT=FILE`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReportSpec {
+    /// The format.
+    pub format: McpFormat,
+    /// Where to write it.
+    pub path: PathBuf,
+}
+
+/// Parses `FORMAT=FILE`.
+pub fn parse_report_spec(s: &str) -> Result<ReportSpec, String> {
+    let (format, path) = s
+        .split_once('=')
+        .ok_or_else(|| format!("expected FORMAT=FILE, got {s:?}"))?;
+    let format = McpFormat::from_str(format, true)
+        .map_err(|_| format!("unknown report format {format:?} (text, json, junit, markdown)"))?;
+    if path.is_empty() {
+        return Err(format!("no file in {s:?}"));
+    }
+    Ok(ReportSpec {
+        format,
+        path: PathBuf::from(path),
+    })
+}
+
+/// Live progress on a writer (stderr when it is a terminal): the running case on one
+/// redrawn line, a persistent line per case that does not pass.
+pub struct Progress<W: Write> {
+    out: W,
+    total: usize,
+    done: usize,
+}
+
+impl<W: Write> std::fmt::Debug for Progress<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Progress({}/{})", self.done, self.total)
+    }
+}
+
+impl<W: Write> Progress<W> {
+    /// Progress written to `out`.
+    pub fn new(out: W) -> Self {
+        Self {
+            out,
+            total: 0,
+            done: 0,
+        }
+    }
+
+    /// The writer (tests read what was drawn).
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+}
+
+impl<W: Write> SuiteObserver for Progress<W> {
+    fn start(&mut self, total: usize) {
+        self.total = total;
+    }
+
+    fn case_started(&mut self, id: &str) {
+        let _ = write!(
+            self.out,
+            "\r\x1b[2K[{}/{}] {id} …",
+            self.done + 1,
+            self.total
+        );
+        let _ = self.out.flush();
+    }
+
+    fn case_done(&mut self, result: &CaseResult) {
+        self.done += 1;
+        let _ = write!(self.out, "\r\x1b[2K");
+        if matches!(result.status, Status::Failed | Status::Errored) {
+            let first = result
+                .message
+                .as_deref()
+                .and_then(|m| m.lines().next())
+                .unwrap_or("");
+            let status = if result.status == Status::Failed {
+                "FAILED "
+            } else {
+                "ERRORED"
+            };
+            let _ = writeln!(self.out, "{status} {}: {first}", result.id);
+        }
+        if self.done == self.total {
+            let _ = writeln!(self.out, "{} cases done", self.done);
+        }
+        let _ = self.out.flush();
+    }
+}
+
+/// Whether to draw progress: stderr is a terminal and `--no-progress` was not given.
+pub fn progress_enabled(no_progress: bool, stderr_is_terminal: bool) -> bool {
+    !no_progress && stderr_is_terminal
 }
 
 /// Finds server-everything under `dir` and a `node` on PATH.
@@ -131,6 +251,33 @@ fn apply_baseline(
     (labels, stale)
 }
 
+/// Renders a setup error as a report in `format` (one errored entry with the reason).
+pub fn render_setup_error(proxy: &str, error: &SetupError, format: McpFormat) -> String {
+    let text = error.to_string();
+    match format {
+        McpFormat::Json => {
+            let doc = json!({
+                "schema": REPORT_SCHEMA,
+                "proxy": proxy,
+                "durationMs": 0.0,
+                "setupError": {"message": error.message, "stderrTail": error.stderr_tail},
+                "counts": {"total": 0, "passed": 0, "failed": 0, "errored": 0, "skipped": 0, "xfail": 0, "stale": 0},
+                "stale": [],
+                "cases": [],
+            });
+            serde_json::to_string_pretty(&doc).unwrap_or_default()
+        }
+        McpFormat::Junit => format!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"delegateos-mcp\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\" time=\"0.000\">\n  <testcase classname=\"mcp\" name=\"setup\"><error message=\"{}\"/></testcase>\n</testsuite>\n",
+            xml(&text)
+        ),
+        McpFormat::Markdown => format!(
+            "## MCP proxy conformance\n\n`{proxy}`: **setup error**\n\n```\n{text}\n```\n"
+        ),
+        McpFormat::Text => format!("MCP proxy conformance: {proxy}\nSETUP ERROR {text}\n"),
+    }
+}
+
 /// Renders the report.
 pub fn render(
     report: &SuiteReport,
@@ -157,7 +304,7 @@ pub fn render(
                 })
                 .collect();
             let doc = json!({
-                "schema": "delegateos-mcp-report/1",
+                "schema": REPORT_SCHEMA,
                 "proxy": report.proxy,
                 "durationMs": report.duration_ms,
                 "counts": {"total": labels.len(), "passed": count("passed"), "failed": count("failed"),
@@ -275,33 +422,126 @@ fn xml(s: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// Runs the suite and returns the exit status (see the module docs).
-pub fn run(args: &Args) -> (String, u8) {
+/// What `mcp` prints and returns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    /// For stdout (the `--format` report unless `--output` is given).
+    pub stdout: String,
+    /// For stderr (errors).
+    pub stderr: String,
+    /// The exit status (module docs).
+    pub code: u8,
+}
+
+impl Outcome {
+    fn error(message: impl std::fmt::Display, code: u8) -> Self {
+        Self {
+            stdout: String::new(),
+            stderr: format!("delegateos-conform mcp: {message}\n"),
+            code,
+        }
+    }
+}
+
+/// Writes `text` to `path`.
+fn write_file(path: &Path, text: &str) -> Result<(), String> {
+    std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+}
+
+/// Writes every requested report file; the `--format` one goes to stdout unless `--output`.
+fn emit(args: &Args, render_as: &dyn Fn(McpFormat) -> String, outcome: &mut Outcome) {
+    let main = render_as(args.format);
+    match &args.output {
+        Some(p) => {
+            if let Err(e) = write_file(p, &main) {
+                outcome
+                    .stderr
+                    .push_str(&format!("delegateos-conform mcp: {e}\n"));
+                outcome.code = outcome.code.max(EXIT_SETUP);
+            }
+        }
+        None => outcome.stdout = main,
+    }
+    for spec in &args.report {
+        if let Err(e) = write_file(&spec.path, &render_as(spec.format)) {
+            outcome
+                .stderr
+                .push_str(&format!("delegateos-conform mcp: {e}\n"));
+            outcome.code = outcome.code.max(EXIT_SETUP);
+        }
+    }
+}
+
+/// Runs the suite with live progress on stderr when it is a terminal (see the module docs).
+pub fn run(args: &Args) -> Outcome {
+    if progress_enabled(args.no_progress, std::io::stderr().is_terminal()) {
+        run_observed(args, &mut Progress::new(std::io::stderr()))
+    } else {
+        run_observed(args, &mut super::suite::NoObserver)
+    }
+}
+
+/// Runs the suite, reporting progress to `observer`.
+pub fn run_observed(args: &Args, observer: &mut dyn SuiteObserver) -> Outcome {
+    if !args.proxy.contains("{config}") {
+        return Outcome::error(
+            format!(
+                "--proxy {:?} does not contain {{config}}: the proxy would never see its launch \
+                 config (spec/mcp-proxy.md §2), e.g. --proxy 'my-proxy --config {{config}}'",
+                args.proxy
+            ),
+            EXIT_USAGE,
+        );
+    }
+    if select_ids(&args.id).is_empty() {
+        return Outcome::error(
+            format!(
+                "--id {} selects no case (case ids look like mcp-handshake, mcp-deny-*; \
+                 `delegateos-conform coverage` lists them)",
+                args.id.join(" --id ")
+            ),
+            EXIT_USAGE,
+        );
+    }
     let mock = match &args.mock_upstream {
         Some(p) => MockCommand::subcommand_of(p.clone()),
         None => match MockCommand::own_executable() {
             Ok(m) => m,
-            Err(e) => return (format!("delegateos-conform mcp: {e}\n"), EXIT_SETUP),
+            Err(e) => return Outcome::error(e, EXIT_SETUP),
         },
     };
     let baseline = match &args.expected_failures {
         None => None,
         Some(p) => match ExpectedFailures::load(p) {
             Ok(b) => Some(b),
-            Err(e) => return (format!("delegateos-conform mcp: {e}\n"), EXIT_SETUP),
+            Err(e) => return Outcome::error(e, EXIT_SETUP),
         },
     };
     let opts = SuiteOptions {
         proxy: args.proxy.clone(),
         mock_upstream: mock,
         strict_mode_cases: args.strict_mode_cases,
-        id_glob: args.id.clone(),
+        ids: args.id.clone(),
         case_timeout: Duration::from_secs(args.case_timeout.max(1)),
         smoke: find_smoke(args.smoke_dir.as_deref()),
     };
-    let report = run_suite(&opts);
+    let report = match run_suite_checked(&opts, observer) {
+        Ok(r) => r,
+        Err(e) => {
+            let mut outcome = Outcome::error(&e, EXIT_SETUP);
+            emit(
+                args,
+                &|f| render_setup_error(&args.proxy, &e, f),
+                &mut outcome,
+            );
+            // The setup error is on stderr; stdout stays empty unless a report is asked for.
+            if args.output.is_none() && args.format == McpFormat::Text {
+                outcome.stdout.clear();
+            }
+            return outcome;
+        }
+    };
     let (labels, stale) = apply_baseline(&report, baseline.as_ref());
-    let text = render(&report, &labels, &stale, args.format);
     let failed = labels
         .iter()
         .any(|(_, l)| *l == "failed" || *l == "errored");
@@ -312,12 +552,25 @@ pub fn run(args: &Args) -> (String, u8) {
     } else {
         EXIT_OK
     };
-    (text, code)
+    let mut outcome = Outcome {
+        stdout: String::new(),
+        stderr: String::new(),
+        code,
+    };
+    emit(args, &|f| render(&report, &labels, &stale, f), &mut outcome);
+    outcome
 }
 
-/// Entry point for the `mcp` subcommand: prints the report to stdout.
+/// Runs `mcp`, prints, and returns the exit status (for the command-line dispatcher).
+pub fn dispatch(args: &Args) -> i32 {
+    let outcome = run(args);
+    let _ = std::io::stdout().write_all(outcome.stdout.as_bytes());
+    let _ = std::io::stdout().flush();
+    let _ = std::io::stderr().write_all(outcome.stderr.as_bytes());
+    i32::from(outcome.code)
+}
+
+/// Entry point for the `mcp` subcommand.
 pub fn main_mcp(args: &Args) -> ExitCode {
-    let (text, code) = run(args);
-    print!("{text}");
-    ExitCode::from(code)
+    ExitCode::from(u8::try_from(dispatch(args)).unwrap_or(EXIT_FAILURES))
 }

@@ -35,6 +35,8 @@ pub struct ProxyProcess {
     /// Stdout lines that were not JSON (each is a `MCP-STDOUT-CLEAN` violation).
     pub garbage: Vec<String>,
     stderr: Arc<Mutex<Vec<u8>>>,
+    /// Set when the proxy's stderr reached EOF (everything it wrote is in `stderr`).
+    stderr_closed: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl std::fmt::Debug for Event {
@@ -86,6 +88,8 @@ impl ProxyProcess {
         });
         let stderr = Arc::new(Mutex::new(Vec::new()));
         let sink = Arc::clone(&stderr);
+        let stderr_closed = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let closed = Arc::clone(&stderr_closed);
         thread::spawn(move || {
             let mut pipe = stderr_pipe;
             let mut buf = [0u8; 8192];
@@ -97,6 +101,7 @@ impl ProxyProcess {
                 let room = STDERR_CAP.saturating_sub(kept.len());
                 kept.extend_from_slice(&buf[..n.min(room)]);
             }
+            closed.store(true, std::sync::atomic::Ordering::SeqCst);
         });
         Ok(ProxyProcess {
             child,
@@ -106,6 +111,7 @@ impl ProxyProcess {
             eof: false,
             garbage: Vec::new(),
             stderr,
+            stderr_closed,
         })
     }
 
@@ -118,6 +124,18 @@ impl ProxyProcess {
     pub fn stderr_text(&self) -> String {
         let kept = self.stderr.lock().unwrap_or_else(|e| e.into_inner());
         String::from_utf8_lossy(&kept).into_owned()
+    }
+
+    /// What the proxy wrote to stderr, after waiting up to `timeout` for it to close its
+    /// stderr (so a proxy that exited is reported with its last words).
+    pub fn stderr_text_settled(&self, timeout: Duration) -> String {
+        let deadline = Instant::now() + timeout;
+        while !self.stderr_closed.load(std::sync::atomic::Ordering::SeqCst)
+            && Instant::now() < deadline
+        {
+            thread::sleep(Duration::from_millis(10));
+        }
+        self.stderr_text()
     }
 
     /// Writes `bytes` plus `\n`.

@@ -1,0 +1,77 @@
+//! What every case sees: the suite's options (public, re-exported by `suite`) and the shared
+//! state of one run (scratch directory, live processes to reap, the last proxy stderr).
+
+use std::path::PathBuf;
+use std::sync::atomic::AtomicU64;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// A real MCP server to run behind the recording tap (smoke cases).
+#[derive(Debug, Clone)]
+pub struct SmokeUpstream {
+    /// The `node` executable.
+    pub node: String,
+    /// `…/@modelcontextprotocol/server-everything/dist/index.js`.
+    pub entry: PathBuf,
+}
+
+/// How to start the recording mock upstream.
+#[derive(Debug, Clone)]
+pub struct MockCommand {
+    /// The executable.
+    pub program: PathBuf,
+    /// Arguments placed before the mock's own (`--script …`, `--tap …`).
+    pub leading_args: Vec<String>,
+}
+
+impl MockCommand {
+    /// This executable's `mock-upstream` subcommand (the one-binary default).
+    pub fn own_executable() -> Result<Self, String> {
+        let program =
+            std::env::current_exe().map_err(|e| format!("cannot locate own executable: {e}"))?;
+        Ok(Self::subcommand_of(program))
+    }
+
+    /// `<program> mock-upstream`: a `delegateos-conform` executable given by path.
+    pub fn subcommand_of(program: PathBuf) -> Self {
+        Self {
+            program,
+            leading_args: vec!["mock-upstream".to_owned()],
+        }
+    }
+}
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct SuiteOptions {
+    /// Proxy command template; `{config}` is replaced by the launch config path.
+    pub proxy: String,
+    /// The recording mock upstream: an executable and the arguments that select the mock
+    /// (`[delegateos-conform, mock-upstream]` by default: the harness's own executable).
+    pub mock_upstream: MockCommand,
+    /// Run the strict-mode cases (the proxy is launched with `strict: true`).
+    pub strict_mode_cases: bool,
+    /// Only cases whose id matches one of these globs (`*` any run, `?` one character);
+    /// empty selects every case.
+    pub ids: Vec<String>,
+    /// Deadline of one case.
+    pub case_timeout: Duration,
+    /// Run the smoke cases against a real upstream.
+    pub smoke: Option<SmokeUpstream>,
+}
+
+/// Shared state of one suite run.
+pub(super) struct Ctx {
+    pub opts: SuiteOptions,
+    pub dir: PathBuf,
+    pub counter: AtomicU64,
+    /// Processes of the running case: (proxy pid, mock record path).
+    pub live: Mutex<Vec<(u32, PathBuf)>>,
+    /// Last proxy stderr of the running case.
+    pub stderr: Arc<Mutex<Option<String>>>,
+}
+
+/// Locks `m`, ignoring poisoning (a panicking case must not wedge the suite).
+pub(super) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}

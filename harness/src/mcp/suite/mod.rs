@@ -1,0 +1,486 @@
+//! The MCP proxy conformance suite (`delegateos-conform mcp`).
+//!
+//! Each case launches the proxy under test with a fresh launch config whose upstream is the
+//! recording mock (`delegateos-mock-upstream`), drives it with raw JSON-RPC, and judges both
+//! what the client received and what the mock recorded. Cases are independent, have a
+//! deadline, and reap every process they start (the proxy's process group, and the mock by
+//! the pid it records). Case ids are stable (`mcp-<name>`); requirement ids are the `MCP-…`
+//! ids of `spec/requirements.md`.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use super::client::signal_pid;
+
+mod calls_denials;
+mod context;
+mod fixtures;
+mod handshake;
+mod judge;
+mod listing;
+mod session;
+mod smoke;
+mod spend;
+mod transport;
+
+use calls_denials::DenyProbe;
+use context::{lock, Ctx};
+pub use context::{MockCommand, SmokeUpstream, SuiteOptions};
+use session::mock_pid;
+
+/// Outcome of one case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// The proxy behaved as specified.
+    Passed,
+    /// The proxy violated a requirement.
+    Failed,
+    /// Not run (with a reason).
+    Skipped,
+    /// The case could not be judged (deadline, harness trouble).
+    Errored,
+}
+
+/// One case's result (JSON: camelCase, `spec/schemas/mcp-report.schema.json`).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CaseResult {
+    /// Stable case id.
+    pub id: String,
+    /// What the case checks.
+    pub description: String,
+    /// Requirement ids.
+    pub requirements: Vec<String>,
+    /// Outcome.
+    pub status: Status,
+    /// Why it failed, errored or was skipped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// Proxy stderr tail for failures.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stderr_tail: Option<String>,
+    /// Wall time.
+    pub duration_ms: f64,
+}
+
+/// The suite's result.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SuiteReport {
+    /// The proxy command template.
+    pub proxy: String,
+    /// Results in suite order.
+    pub cases: Vec<CaseResult>,
+    /// Total wall time.
+    pub duration_ms: f64,
+}
+
+impl SuiteReport {
+    /// Number of cases with `status`.
+    pub fn count(&self, status: Status) -> usize {
+        self.cases.iter().filter(|c| c.status == status).count()
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Core,
+    Strict,
+    Smoke,
+}
+
+type CaseFn = fn(&Ctx) -> Result<(), String>;
+
+/// How a case runs: a hand-written scenario, or a single-call denial described as data.
+#[derive(Clone, Copy)]
+enum Run {
+    Scenario(CaseFn),
+    Deny(&'static DenyProbe),
+}
+
+struct Case {
+    id: &'static str,
+    description: &'static str,
+    requirements: &'static [&'static str],
+    kind: Kind,
+    run: Run,
+}
+
+/// The ids, descriptions and requirements of every case, in order (for listings and coverage).
+pub fn case_catalogue() -> Vec<(String, String, Vec<String>)> {
+    CASES
+        .iter()
+        .map(|c| {
+            (
+                c.id.to_owned(),
+                c.description.to_owned(),
+                c.requirements.iter().map(|r| (*r).to_owned()).collect(),
+            )
+        })
+        .collect()
+}
+
+/// The suite could not be set up: the proxy did not start, or never answered `initialize`.
+/// Reported once instead of as one identical failure per case.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SetupError {
+    /// What went wrong.
+    pub message: String,
+    /// The end of what the proxy wrote to stderr.
+    pub stderr_tail: Option<String>,
+}
+
+impl std::fmt::Display for SetupError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.message)?;
+        if let Some(t) = &self.stderr_tail {
+            write!(f, "\nproxy stderr (tail):\n{}", t.trim_end())?;
+        }
+        Ok(())
+    }
+}
+
+/// Live notifications while the suite runs (progress display).
+pub trait SuiteObserver {
+    /// Before the first case: how many cases are selected.
+    fn start(&mut self, _total: usize) {}
+    /// A case is about to run.
+    fn case_started(&mut self, _id: &str) {}
+    /// A case ended.
+    fn case_done(&mut self, _result: &CaseResult) {}
+}
+
+/// Observes nothing.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NoObserver;
+
+impl SuiteObserver for NoObserver {}
+
+fn selected(opts: &SuiteOptions) -> impl Iterator<Item = &'static Case> + '_ {
+    CASES
+        .iter()
+        .filter(move |c| opts.ids.is_empty() || opts.ids.iter().any(|g| id_glob_match(g, c.id)))
+}
+
+/// The ids `globs` select (every id when `globs` is empty), in suite order.
+pub fn select_ids(globs: &[String]) -> Vec<String> {
+    CASES
+        .iter()
+        .filter(|c| globs.is_empty() || globs.iter().any(|g| id_glob_match(g, c.id)))
+        .map(|c| c.id.to_owned())
+        .collect()
+}
+
+fn skip_reason(case: &Case, opts: &SuiteOptions) -> Option<&'static str> {
+    match case.kind {
+        Kind::Strict if !opts.strict_mode_cases => {
+            Some("strict-mode case: pass --strict-mode-cases")
+        }
+        Kind::Smoke if opts.smoke.is_none() => {
+            Some("smoke case: node or @modelcontextprotocol/server-everything not available")
+        }
+        _ => None,
+    }
+}
+
+fn new_ctx(opts: &SuiteOptions) -> Arc<Ctx> {
+    static RUNS: AtomicU64 = AtomicU64::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "delegateos-mcp-suite-{}-{}",
+        std::process::id(),
+        RUNS.fetch_add(1, Ordering::SeqCst)
+    ));
+    let _ = std::fs::create_dir_all(&dir);
+    Arc::new(Ctx {
+        opts: opts.clone(),
+        dir,
+        counter: AtomicU64::new(0),
+        live: Mutex::new(Vec::new()),
+        stderr: Arc::new(Mutex::new(None)),
+    })
+}
+
+/// Runs the selected cases (no set-up check: a proxy that cannot start fails every case).
+pub fn run_suite(opts: &SuiteOptions) -> SuiteReport {
+    let started = Instant::now();
+    let ctx = new_ctx(opts);
+    let report = run_cases(&ctx, started, &mut NoObserver);
+    let _ = std::fs::remove_dir_all(&ctx.dir);
+    report
+}
+
+/// Runs the selected cases after checking, once, that the proxy starts and answers
+/// `initialize`; if it does not, that is one [`SetupError`] (with the proxy's stderr tail).
+pub fn run_suite_checked(
+    opts: &SuiteOptions,
+    observer: &mut dyn SuiteObserver,
+) -> Result<SuiteReport, SetupError> {
+    let started = Instant::now();
+    let ctx = new_ctx(opts);
+    let needs_proxy = selected(opts).any(|c| skip_reason(c, opts).is_none());
+    if needs_proxy {
+        let (status, message) = run_one(&ctx, Run::Scenario(preflight), opts.case_timeout);
+        if status != Status::Passed {
+            let stderr_tail = lock(&ctx.stderr).take().map(|s| tail(&s, 2000));
+            let _ = std::fs::remove_dir_all(&ctx.dir);
+            return Err(SetupError {
+                message: format!(
+                    "the proxy did not start or did not answer initialize: {}",
+                    message.unwrap_or_default()
+                ),
+                stderr_tail: stderr_tail.filter(|t| !t.trim().is_empty()),
+            });
+        }
+        *lock(&ctx.stderr) = None;
+    }
+    let report = run_cases(&ctx, started, observer);
+    let _ = std::fs::remove_dir_all(&ctx.dir);
+    Ok(report)
+}
+
+/// The set-up check: one proxy, standard config, the handshake answered (with anything).
+fn preflight(ctx: &Ctx) -> Result<(), String> {
+    let mut s = session::Session::start(ctx, &session::Setup::standard())?;
+    let answered = s.init();
+    if answered.is_err() {
+        *lock(&ctx.stderr) = Some(s.proxy.stderr_text_settled(Duration::from_secs(1)));
+    }
+    answered.map(|_| ())
+}
+
+fn run_cases(ctx: &Arc<Ctx>, started: Instant, observer: &mut dyn SuiteObserver) -> SuiteReport {
+    let opts = &ctx.opts;
+    observer.start(selected(opts).count());
+    let mut results = Vec::new();
+    for case in selected(opts) {
+        observer.case_started(case.id);
+        let t0 = Instant::now();
+        let (status, message) = match skip_reason(case, opts) {
+            Some(why) => (Status::Skipped, Some(why.to_owned())),
+            None => run_one(ctx, case.run, opts.case_timeout),
+        };
+        let stderr_tail = if status == Status::Failed || status == Status::Errored {
+            lock(&ctx.stderr).take().map(|s| tail(&s, 2000))
+        } else {
+            None
+        };
+        *lock(&ctx.stderr) = None;
+        let result = CaseResult {
+            id: case.id.to_owned(),
+            description: case.description.to_owned(),
+            requirements: case.requirements.iter().map(|r| (*r).to_owned()).collect(),
+            status,
+            message,
+            stderr_tail,
+            duration_ms: t0.elapsed().as_secs_f64() * 1000.0,
+        };
+        observer.case_done(&result);
+        results.push(result);
+    }
+    SuiteReport {
+        proxy: opts.proxy.clone(),
+        cases: results,
+        duration_ms: started.elapsed().as_secs_f64() * 1000.0,
+    }
+}
+
+fn tail(s: &str, n: usize) -> String {
+    let start = s.len().saturating_sub(n);
+    let mut i = start;
+    while !s.is_char_boundary(i) {
+        i += 1;
+    }
+    s[i..].to_owned()
+}
+
+/// Case selection by `--id`: the harness-wide glob (`*` any run, `?` one character).
+pub fn id_glob_match(pattern: &str, id: &str) -> bool {
+    crate::filter::glob_match(pattern, id)
+}
+
+fn run_one(ctx: &Arc<Ctx>, run: Run, timeout: Duration) -> (Status, Option<String>) {
+    let (tx, rx) = mpsc::channel();
+    let c = Arc::clone(ctx);
+    let handle = thread::spawn(move || {
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match run {
+            Run::Scenario(f) => f(&c),
+            Run::Deny(probe) => calls_denials::run_probe(&c, probe),
+        }));
+        let _ = tx.send(result);
+    });
+    let outcome = match rx.recv_timeout(timeout) {
+        Ok(Ok(Ok(()))) => (Status::Passed, None),
+        Ok(Ok(Err(msg))) => (Status::Failed, Some(msg)),
+        Ok(Err(_)) => (
+            Status::Errored,
+            Some("the case panicked (harness bug)".into()),
+        ),
+        Err(_) => (
+            Status::Errored,
+            Some(format!("case deadline of {timeout:?} exceeded")),
+        ),
+    };
+    // Reap whatever the case left running (always, so a timed-out case cannot leak).
+    let live = std::mem::take(&mut *lock(&ctx.live));
+    for (proxy_pid, record) in live {
+        kill_group(proxy_pid);
+        if let Some(pid) = mock_pid(&record) {
+            signal_pid(pid, rustix::process::Signal::KILL);
+        }
+    }
+    if outcome.0 != Status::Errored {
+        let _ = handle.join();
+    }
+    outcome
+}
+
+fn kill_group(pid: u32) {
+    if let Some(p) = rustix::process::Pid::from_raw(i32::try_from(pid).unwrap_or(0)) {
+        let _ = rustix::process::kill_process_group(p, rustix::process::Signal::KILL);
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The catalogue: ids, kinds, requirement ids, descriptions and how each case runs
+// ---------------------------------------------------------------------------------------
+
+macro_rules! case {
+    ($id:literal, $kind:expr, $reqs:expr, $desc:literal, $f:expr) => {
+        Case {
+            id: $id,
+            description: $desc,
+            requirements: $reqs,
+            kind: $kind,
+            run: $f,
+        }
+    };
+}
+
+use Kind::{Core, Smoke, Strict};
+
+/// The catalogue, in suite order.
+static CASES: &[Case] = &[
+        case!("mcp-handshake", Core, &["MCP-INITIALIZE", "MCP-INITIALIZED-ONCE"],
+            "initialize is forwarded unchanged and answered with the same id; initialized reaches the upstream once", Run::Scenario(handshake::handshake)),
+        case!("mcp-pass-through", Core, &["MCP-PASS-THROUGH"],
+            "ping, resources/list, prompts/list, unknown methods and upstream errors pass through unchanged", Run::Scenario(handshake::pass_through)),
+        case!("mcp-id-preservation", Core, &["MCP-ID-PRESERVE", "MCP-NO-RESPONSE-TO-NOTIFICATION"],
+            "string, integer, 0, large, negative and unicode ids come back identical, also on denials; notifications get no response", Run::Scenario(handshake::id_preservation)),
+        case!("mcp-list-unfiltered", Core, &["MCP-LIST-UNFILTERED", "MCP-LIST-PRESERVE"],
+            "without a session DCT tools/list is relayed unfiltered", Run::Scenario(listing::list_unfiltered)),
+        case!("mcp-list-filter", Core, &["MCP-LIST-FILTER", "MCP-LIST-UNMAPPED-HIDDEN", "MCP-LIST-PRESERVE"],
+            "with a session DCT only mapped, granted tools are listed, unchanged and in order", Run::Scenario(listing::list_filter)),
+        case!("mcp-list-pagination", Core, &["MCP-LIST-PAGINATION", "MCP-LIST-FILTER"],
+            "every page is filtered (also to empty), nextCursor is relayed, hidden names never leak", Run::Scenario(listing::list_pagination)),
+        case!("mcp-list-invalid-session-token", Core, &["MCP-LIST-INVALID-SESSION-TOKEN"],
+            "an expired or untrusted session DCT lists no tools", Run::Scenario(listing::list_invalid_session)),
+        case!("mcp-call-allowed", Core, &["MCP-CALL-VERIFY", "MCP-CALL-STRIP", "MCP-CALL-RELAY"],
+            "an allowed call reaches the upstream once, without _delegateos, with arguments byte-identical and _meta/unknown members intact; the result is relayed", Run::Scenario(calls_denials::call_allowed)),
+        case!("mcp-call-nested-resource", Core, &["MCP-CALL-VERIFY"],
+            "the resource comes from a dot-path argument; a missing argument is denied", Run::Scenario(calls_denials::call_nested_resource)),
+        case!("mcp-call-error-relayed", Core, &["MCP-CALL-RELAY"],
+            "isError results and JSON-RPC errors of allowed calls are relayed unchanged", Run::Scenario(calls_denials::call_error_relayed)),
+        case!("mcp-missing-delegateos-pass-through", Core, &["MCP-MISSING-DELEGATEOS"],
+            "a tools/call without _delegateos is forwarded byte-for-byte in the default mode", Run::Scenario(calls_denials::missing_delegateos)),
+        case!("mcp-strict-missing-delegateos", Strict, &["MCP-STRICT-MODE", "MCP-DENY-NOT-FORWARDED"],
+            "strict mode denies a tools/call without _delegateos with malformed_token and forwards nothing", Run::Scenario(calls_denials::strict_missing)),
+        case!("mcp-strict-allowed-call", Strict, &["MCP-STRICT-MODE", "MCP-CALL-STRIP"],
+            "strict mode still forwards a verified call", Run::Scenario(calls_denials::strict_allowed)),
+        case!("mcp-deny-expired", Core, &["MCP-DENY-EVERY-TYPE", "MCP-DENY-SHAPE", "MCP-DENY-NOT-FORWARDED"],
+            "an expired token is denied with expired", Run::Deny(&calls_denials::EXPIRED)),
+        case!("mcp-deny-revoked", Core, &["MCP-DENY-EVERY-TYPE", "MCP-DENY-SHAPE", "MCP-DENY-NOT-FORWARDED"],
+            "a token whose authority is revoked is denied with revoked and its revocationId", Run::Deny(&calls_denials::REVOKED)),
+        case!("mcp-deny-capability-resource", Core, &["MCP-DENY-EVERY-TYPE", "MCP-DENY-CAPABILITY-DATA", "MCP-DENY-NOT-FORWARDED"],
+            "a resource outside the grant is capability_not_granted with requested and granted", Run::Deny(&calls_denials::CAPABILITY_RESOURCE)),
+        case!("mcp-deny-capability-action", Core, &["MCP-DENY-EVERY-TYPE", "MCP-DENY-CAPABILITY-DATA", "MCP-DENY-NOT-FORWARDED"],
+            "an action not granted is capability_not_granted", Run::Deny(&calls_denials::CAPABILITY_ACTION)),
+        case!("mcp-deny-unmapped-tool", Core, &["MCP-DENY-UNMAPPED-TOOL", "MCP-DENY-NOT-FORWARDED"],
+            "a tool absent from the tool map is capability_not_granted", Run::Deny(&calls_denials::UNMAPPED_TOOL)),
+        case!("mcp-deny-hidden-tool", Core, &["MCP-LIST-FILTER", "MCP-DENY-EVERY-TYPE", "MCP-DENY-NOT-FORWARDED"],
+            "a tool hidden from tools/list is denied when called", Run::Scenario(calls_denials::deny_hidden)),
+        case!("mcp-deny-budget-zero", Core, &["MCP-DENY-EVERY-TYPE", "MCP-SPEND-BUDGET", "MCP-DENY-NOT-FORWARDED"],
+            "a zero budget never authorizes: budget_exceeded with limit and spent", Run::Deny(&calls_denials::BUDGET_ZERO)),
+        case!("mcp-deny-chain-depth", Core, &["MCP-DENY-EVERY-TYPE", "MCP-DENY-NOT-FORWARDED"],
+            "an authority deeper than its maxChainDepth is chain_depth_exceeded", Run::Deny(&calls_denials::CHAIN_DEPTH)),
+        case!("mcp-deny-untrusted-root", Core, &["MCP-DENY-UNTRUSTED-ROOT", "MCP-DENY-NOT-FORWARDED"],
+            "a token issued by an untrusted key is invalid_signature", Run::Deny(&calls_denials::UNTRUSTED_ROOT)),
+        case!("mcp-deny-forged-signature", Core, &["MCP-DENY-EVERY-TYPE", "MCP-DENY-NOT-FORWARDED"],
+            "a token whose authority was widened after signing is invalid_signature", Run::Deny(&calls_denials::FORGED_SIGNATURE)),
+        case!("mcp-deny-attenuation-expansion", Core, &["MCP-DENY-EVERY-TYPE", "MCP-DENY-NOT-FORWARDED"],
+            "a correctly signed attenuation that widens capabilities is attenuation_violation", Run::Deny(&calls_denials::ATTENUATION_EXPANSION)),
+        case!("mcp-deny-malformed-base64", Core, &["MCP-DENY-EVERY-TYPE", "MCP-DENY-NOT-FORWARDED"],
+            "a dct that is not base64url is malformed_token", Run::Deny(&calls_denials::MALFORMED_BASE64)),
+        case!("mcp-deny-malformed-format", Core, &["MCP-DELEGATEOS-MALFORMED", "MCP-DENY-NOT-FORWARDED"],
+            "a _delegateos.format other than delegateos-sjt-v1 is malformed_token", Run::Deny(&calls_denials::MALFORMED_FORMAT)),
+        case!("mcp-deny-malformed-missing-dct", Core, &["MCP-DELEGATEOS-MALFORMED", "MCP-DENY-NOT-FORWARDED"],
+            "a _delegateos without dct is malformed_token", Run::Deny(&calls_denials::MALFORMED_MISSING_DCT)),
+        case!("mcp-deny-malformed-null", Core, &["MCP-DELEGATEOS-MALFORMED", "MCP-DENY-NOT-FORWARDED"],
+            "_delegateos: null is malformed_token", Run::Deny(&calls_denials::MALFORMED_NULL)),
+        case!("mcp-deny-malformed-non-object", Core, &["MCP-DELEGATEOS-MALFORMED", "MCP-DENY-NOT-FORWARDED"],
+            "a string or array _delegateos is malformed_token", Run::Deny(&calls_denials::MALFORMED_NON_OBJECT)),
+        case!("mcp-deny-malformed-unknown-member", Core, &["MCP-DELEGATEOS-MALFORMED", "MCP-DENY-NOT-FORWARDED"],
+            "a _delegateos with an unknown member is malformed_token", Run::Deny(&calls_denials::MALFORMED_UNKNOWN_MEMBER)),
+        case!("mcp-deny-inconsistent-delegation-id", Core, &["MCP-DELEGATEOS-CONSISTENT", "MCP-DENY-NOT-FORWARDED"],
+            "_delegateos.delegationId differing from the token's is malformed_token", Run::Deny(&calls_denials::INCONSISTENT_DELEGATION_ID)),
+        case!("mcp-deny-inconsistent-contract-id", Core, &["MCP-DELEGATEOS-CONSISTENT", "MCP-DENY-NOT-FORWARDED"],
+            "_delegateos.contractId differing from the token's is malformed_token", Run::Deny(&calls_denials::INCONSISTENT_CONTRACT_ID)),
+        case!("mcp-deny-non-blocking", Core, &["MCP-DENY-NON-BLOCKING"],
+            "a denial is answered while an allowed slow call is still in flight", Run::Scenario(calls_denials::deny_non_blocking)),
+        case!("mcp-spend-concurrent", Core, &["MCP-SPEND-PER-DELEGATION", "MCP-SPEND-CONCURRENT", "MCP-SPEND-BUDGET"],
+            "8 concurrent out-of-order calls on two delegations: each answer reaches its id, spend is charged per delegation", Run::Scenario(spend::spend_concurrent)),
+        case!("mcp-spend-budget-exhaustion", Core, &["MCP-SPEND-BUDGET", "MCP-SPEND-PER-DELEGATION"],
+            "spend accumulates across calls (upstream errors included) until budget_exceeded", Run::Scenario(spend::spend_exhaustion)),
+        case!("mcp-notify-upstream-to-client", Core, &["MCP-NOTIFY-UPSTREAM-TO-CLIENT"],
+            "upstream notifications (list_changed, message, progress) reach the client in order, before the response", Run::Scenario(handshake::notify_upstream)),
+        case!("mcp-notify-client-to-upstream", Core, &["MCP-NOTIFY-CLIENT-TO-UPSTREAM", "MCP-NO-RESPONSE-TO-NOTIFICATION"],
+            "client notifications, including cancellation of an in-flight call, reach the upstream", Run::Scenario(handshake::notify_client)),
+        case!("mcp-server-request", Core, &["MCP-SERVER-REQUESTS"],
+            "an upstream roots/list request reaches the client and its answer reaches the upstream", Run::Scenario(handshake::server_request)),
+        case!("mcp-large-client-to-upstream", Core, &["MCP-LARGE-MESSAGE", "MCP-CALL-STRIP"],
+            "1 MiB and 10 MiB calls (escaped newlines, non-ASCII, U+2028) reach the upstream intact", Run::Scenario(transport::large_client_to_upstream)),
+        case!("mcp-large-upstream-to-client", Core, &["MCP-LARGE-MESSAGE"],
+            "a 10 MiB result reaches the client intact", Run::Scenario(transport::large_upstream_to_client)),
+        case!("mcp-malformed-lines", Core, &["MCP-MALFORMED-LINE", "MCP-STDOUT-CLEAN"],
+            "non-JSON lines get -32700, non-request JSON gets -32600, partial and CRLF lines work, the proxy keeps serving", Run::Scenario(transport::malformed_lines)),
+        case!("mcp-duplicate-members", Core, &["MCP-MALFORMED-LINE", "MCP-DENY-NOT-FORWARDED"],
+            "lines with duplicate member names (top level, params, escaped keys) get -32600 and never reach the upstream (D35)", Run::Scenario(transport::duplicate_members)),
+        case!("mcp-stdout-clean", Core, &["MCP-STDOUT-CLEAN"],
+            "upstream stderr chatter never reaches the proxy's stdout", Run::Scenario(transport::stdout_clean)),
+        case!("mcp-upstream-garbage", Core, &["MCP-STDOUT-CLEAN"],
+            "a non-JSON line from the upstream never reaches the client; the call is still answered", Run::Scenario(transport::upstream_garbage)),
+        case!("mcp-upstream-crash", Core, &["MCP-UPSTREAM-CRASH"],
+            "when the upstream exits mid-call, in-flight requests get -32603 within 5 s (or the proxy exits)", Run::Scenario(transport::upstream_crash)),
+        case!("mcp-upstream-hang", Core, &["MCP-CLIENT-EOF", "MCP-DENY-NON-BLOCKING"],
+            "a call the upstream never answers does not block others; client EOF still ends everything", Run::Scenario(transport::upstream_hang)),
+        case!("mcp-client-eof", Core, &["MCP-CLIENT-EOF"],
+            "client EOF closes the upstream's stdin and both exit within 5 s", Run::Scenario(transport::client_eof)),
+        case!("mcp-client-eof-stubborn-upstream", Core, &["MCP-CLIENT-EOF"],
+            "an upstream that ignores EOF is terminated: no orphan", Run::Scenario(transport::client_eof_stubborn)),
+        case!("mcp-sigterm", Core, &["MCP-CLIENT-EOF"],
+            "SIGTERM to the proxy terminates the upstream too: no orphan", Run::Scenario(transport::sigterm)),
+        case!("mcp-smoke-list-filter", Smoke, &["MCP-LIST-FILTER"],
+            "server-everything behind the proxy: tools/list shows only the granted tool", Run::Scenario(smoke::smoke_list)),
+        case!("mcp-smoke-call-allowed", Smoke, &["MCP-CALL-STRIP", "MCP-CALL-RELAY"],
+            "server-everything behind the proxy: an allowed echo call is stripped and relayed", Run::Scenario(smoke::smoke_call)),
+        case!("mcp-smoke-call-denied", Smoke, &["MCP-DENY-NOT-FORWARDED"],
+            "server-everything behind the proxy: a call outside the grant is denied locally", Run::Scenario(smoke::smoke_deny)),
+        // Red team (py-proxy): spend must be checked and charged together, at authorization.
+        case!("mcp-spend-concurrent-overdraw", Core, &["MCP-SPEND-CONCURRENT", "MCP-SPEND-BUDGET", "MCP-DENY-NOT-FORWARDED"],
+            "4 concurrent slow calls on a 250 budget (cost 100): the 4th is denied before any answer (spent 300), never forwarded", Run::Scenario(spend::spend_concurrent_overdraw)),
+        case!("mcp-spend-envelope-variants", Core, &["MCP-SPEND-PER-DELEGATION", "MCP-SPEND-BUDGET"],
+            "spend is keyed by the token's delegation, not by the optional _delegateos.delegationId: calls with and without it share one budget", Run::Scenario(spend::spend_envelope_variants)),
+        case!("mcp-raw-line-separators", Core, &["MCP-PASS-THROUGH", "MCP-CALL-STRIP", "MCP-CALL-RELAY"],
+            "raw U+2028, U+2029 and U+0085 inside JSON strings do not end a message (only \\n does), both ways", Run::Scenario(transport::raw_line_separators)),
+        case!("mcp-denied-notification-silent", Core, &["MCP-NO-RESPONSE-TO-NOTIFICATION", "MCP-DENY-NOT-FORWARDED", "MCP-SPEND-BUDGET"],
+            "a denied tools/call notification is dropped without any answer; an authorized one is forwarded and charged", Run::Scenario(calls_denials::denied_notification_silent)),
+        case!("mcp-resource-non-string", Core, &["MCP-CALL-VERIFY", "MCP-DENY-CAPABILITY-DATA", "MCP-DENY-NOT-FORWARDED"],
+            "under a bare `*` grant, a non-string resource argument (array, number, object, boolean) is still denied with requested.resource null (D36), never coerced to text", Run::Scenario(calls_denials::resource_non_string)),
+        case!("mcp-escaped-member-names", Core, &["MCP-MALFORMED-LINE", "MCP-CALL-STRIP", "MCP-DENY-NOT-FORWARDED"],
+            "member names are compared after unescaping: `\\u`-spelled duplicates are refused, a `\\u`-spelled _delegateos is verified and stripped", Run::Scenario(transport::escaped_member_names)),
+];

@@ -1,0 +1,340 @@
+//! One running proxy with its recording mock: launch-config construction, the handshake,
+//! request helpers, what the upstream recorded, and the end-of-case checks (clean stdout,
+//! exit within 5 s of EOF, no orphaned upstream).
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use delegateos_reference::token::SignedJsonToken;
+
+use super::context::{lock, Ctx};
+use super::fixtures::{standard_script, standard_tools, T};
+use super::judge::{call_msg, expect_result, short};
+use crate::mcp::client::{process_alive, ProxyProcess};
+use crate::mcp::config::{LaunchConfig, UpstreamCommand, LAUNCH_CONFIG_VERSION};
+use crate::mcp::tokens;
+
+/// Everything a session's launch config and mock script depend on.
+#[derive(Clone)]
+pub(super) struct Setup {
+    pub script: Value,
+    pub tools: Value,
+    pub session_token: Option<Value>,
+    pub revocations: Vec<Value>,
+    pub spend_per_call: u64,
+    pub strict: bool,
+    pub trusted_roots: Vec<String>,
+    /// Smoke: run this real server behind the tap instead of the mock.
+    pub real_upstream: Option<Vec<String>>,
+}
+
+impl Setup {
+    pub(super) fn standard() -> Self {
+        Setup {
+            script: standard_script(),
+            tools: standard_tools(),
+            session_token: None,
+            revocations: Vec::new(),
+            spend_per_call: 100,
+            strict: false,
+            trusted_roots: vec![tokens::root().principal_id()],
+            real_upstream: None,
+        }
+    }
+
+    pub(super) fn with_session(mut self, token: &SignedJsonToken) -> Self {
+        self.session_token = serde_json::to_value(tokens::serialize(token)).ok();
+        self
+    }
+}
+
+/// One running proxy with its mock.
+pub(super) struct Session {
+    pub proxy: ProxyProcess,
+    pub record: PathBuf,
+    next_id: u64,
+    stderr_sink: Arc<Mutex<Option<String>>>,
+}
+
+impl Session {
+    pub(super) fn start(ctx: &Ctx, setup: &Setup) -> Result<Session, String> {
+        let n = ctx.counter.fetch_add(1, Ordering::SeqCst);
+        let dir = ctx.dir.join(format!("s{n}"));
+        std::fs::create_dir_all(&dir).map_err(|e| format!("harness: {e}"))?;
+        let record = dir.join("upstream-record.jsonl");
+        let script = dir.join("script.json");
+        write_json(&script, &setup.script)?;
+        let mock = ctx
+            .opts
+            .mock_upstream
+            .program
+            .to_string_lossy()
+            .into_owned();
+        let lead = ctx.opts.mock_upstream.leading_args.iter().cloned();
+        let upstream = match &setup.real_upstream {
+            None => UpstreamCommand {
+                command: mock,
+                args: lead
+                    .chain([
+                        "--script".into(),
+                        script.to_string_lossy().into_owned(),
+                        "--record".into(),
+                        record.to_string_lossy().into_owned(),
+                    ])
+                    .collect(),
+                env: Default::default(),
+            },
+            Some(real) => {
+                let mut args: Vec<String> = lead.collect();
+                args.extend([
+                    "--tap".into(),
+                    "--record".into(),
+                    record.to_string_lossy().into_owned(),
+                    "--".into(),
+                ]);
+                args.extend(real.iter().cloned());
+                UpstreamCommand {
+                    command: mock,
+                    args,
+                    env: Default::default(),
+                }
+            }
+        };
+        let tools = serde_json::from_value(setup.tools.clone())
+            .map_err(|e| format!("harness: bad tool map: {e}"))?;
+        let config = LaunchConfig {
+            version: LAUNCH_CONFIG_VERSION,
+            trusted_roots: setup.trusted_roots.clone(),
+            tools,
+            revocations: setup.revocations.clone(),
+            spend_per_call: setup.spend_per_call,
+            strict: setup.strict,
+            session_token: setup.session_token.clone(),
+            upstream,
+        };
+        let config_path = dir.join("launch-config.json");
+        write_json(
+            &config_path,
+            &serde_json::to_value(&config).unwrap_or(Value::Null),
+        )?;
+        let proxy = ProxyProcess::spawn(&ctx.opts.proxy, &config_path)?;
+        lock(&ctx.live).push((proxy.pid(), record.clone()));
+        Ok(Session {
+            proxy,
+            record,
+            next_id: 0,
+            stderr_sink: Arc::clone(&ctx.stderr),
+        })
+    }
+
+    pub(super) fn fresh_id(&mut self) -> Value {
+        self.next_id += 1;
+        json!(format!("h-{}", self.next_id))
+    }
+
+    pub(super) fn send(&mut self, msg: &Value) -> Result<(), String> {
+        self.proxy.send(msg)
+    }
+
+    pub(super) fn request(
+        &mut self,
+        id: Value,
+        method: &str,
+        params: Value,
+        timeout: Duration,
+    ) -> Result<Value, String> {
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))?;
+        self.proxy.response(&id, timeout)
+    }
+
+    /// The legacy handshake: `initialize` then `notifications/initialized`.
+    pub(super) fn init(&mut self) -> Result<Value, String> {
+        let params = json!({
+            "protocolVersion": "2025-11-25",
+            "capabilities": {"roots": {"listChanged": true}},
+            "clientInfo": {"name": "delegateos-conform", "version": env!("CARGO_PKG_VERSION")},
+        });
+        let resp = self.request(json!("init"), "initialize", params, Duration::from_secs(15))?;
+        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
+        Ok(resp)
+    }
+
+    pub(super) fn call(
+        &mut self,
+        id: Value,
+        name: &str,
+        args: Value,
+        envelope: Option<Value>,
+    ) -> Result<Value, String> {
+        self.send(&call_msg(&id, name, args, envelope))?;
+        self.proxy.response(&id, T)
+    }
+
+    /// A ping round trip: afterwards the upstream has seen every earlier forwarded line.
+    pub(super) fn sync(&mut self) -> Result<(), String> {
+        let id = self.fresh_id();
+        let resp = self.request(id, "ping", json!({}), T)?;
+        if resp.get("result").is_none() {
+            return Err(format!("ping failed: {}", short(&resp)));
+        }
+        Ok(())
+    }
+
+    pub(super) fn events(&self) -> Vec<Value> {
+        read_events(&self.record)
+    }
+
+    /// Messages the upstream received, parsed, in order (unparseable lines skipped).
+    pub(super) fn upstream_msgs(&self) -> Vec<Value> {
+        self.events()
+            .iter()
+            .filter(|e| e["event"] == "in")
+            .filter_map(|e| e["raw"].as_str().and_then(|r| serde_json::from_str(r).ok()))
+            .collect()
+    }
+
+    /// Raw lines the upstream received.
+    pub(super) fn upstream_raw(&self) -> Vec<String> {
+        self.events()
+            .iter()
+            .filter(|e| e["event"] == "in")
+            .filter_map(|e| e["raw"].as_str().map(str::to_owned))
+            .collect()
+    }
+
+    pub(super) fn upstream_requests_with_id(&self, id: &Value) -> Vec<Value> {
+        self.upstream_msgs()
+            .into_iter()
+            .filter(|m| m.get("method").is_some() && m.get("id") == Some(id))
+            .collect()
+    }
+
+    /// What the upstream answered to `id`.
+    pub(super) fn upstream_answer(&self, id: &Value) -> Option<Value> {
+        self.events()
+            .iter()
+            .filter(|e| e["event"] == "out")
+            .filter_map(|e| {
+                e["raw"]
+                    .as_str()
+                    .and_then(|r| serde_json::from_str::<Value>(r).ok())
+            })
+            .find(|m| m.get("method").is_none() && m.get("id") == Some(id))
+    }
+
+    pub(super) fn assert_not_forwarded(&mut self, id: &Value) -> Result<(), String> {
+        self.sync()?;
+        let n = self.upstream_requests_with_id(id).len();
+        if n > 0 {
+            return Err(format!(
+                "the denied call {id} reached the upstream ({n} time(s))"
+            ));
+        }
+        Ok(())
+    }
+
+    pub(super) fn save_stderr(&self) {
+        *lock(&self.stderr_sink) = Some(self.proxy.stderr_text());
+    }
+
+    /// Client EOF, then: proxy exits within 5 s, the upstream is gone, stdout stayed clean.
+    pub(super) fn finish(mut self) -> Result<(), String> {
+        let extra = self.proxy.drain(Duration::from_millis(50));
+        self.save_stderr();
+        self.check_clean()?;
+        let unexpected: Vec<&Value> = extra
+            .iter()
+            .filter(|m| m.get("method").is_none() && m.get("id").map_or(true, Value::is_null))
+            .collect();
+        if let Some(m) = unexpected.first() {
+            return Err(format!("unexpected message without id: {m}"));
+        }
+        self.proxy.close_stdin();
+        if self.proxy.wait_exit(Duration::from_secs(5)).is_none() {
+            return Err("the proxy did not exit within 5 s of client EOF".into());
+        }
+        self.assert_upstream_gone(Duration::from_secs(1))
+    }
+
+    pub(super) fn check_clean(&self) -> Result<(), String> {
+        if let Some(g) = self.proxy.garbage.first() {
+            return Err(format!("the proxy wrote a non-JSON line to stdout: {g:?}"));
+        }
+        Ok(())
+    }
+
+    pub(super) fn assert_upstream_gone(&self, within: Duration) -> Result<(), String> {
+        let Some(pid) = mock_pid(&self.record) else {
+            return Err("the upstream never started (no start event in its record)".into());
+        };
+        let deadline = Instant::now() + within;
+        while process_alive(pid) {
+            if Instant::now() >= deadline {
+                return Err(format!(
+                    "the upstream (pid {pid}) is still running: orphaned"
+                ));
+            }
+            thread::sleep(Duration::from_millis(20));
+        }
+        Ok(())
+    }
+}
+
+pub(super) fn write_json(path: &Path, v: &Value) -> Result<(), String> {
+    std::fs::write(path, serde_json::to_vec_pretty(v).unwrap_or_default())
+        .map_err(|e| format!("harness: cannot write {}: {e}", path.display()))
+}
+
+pub(super) fn read_events(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+pub(super) fn mock_pid(record: &Path) -> Option<u32> {
+    let text = std::fs::read_to_string(record).ok()?;
+    let first: Value = serde_json::from_str(text.lines().next()?).ok()?;
+    first["pid"].as_u64().and_then(|p| u32::try_from(p).ok())
+}
+
+pub(super) fn list_all(s: &mut Session) -> Result<(Vec<Value>, Vec<Value>), String> {
+    // Returns (responses, all tools).
+    let mut responses = Vec::new();
+    let mut tools = Vec::new();
+    let mut cursor: Option<Value> = None;
+    for _ in 0..50 {
+        let id = s.fresh_id();
+        let params = match &cursor {
+            Some(c) => json!({"cursor": c}),
+            None => json!({}),
+        };
+        let resp = s.request(id, "tools/list", params, T)?;
+        let result = expect_result(&resp)?.clone();
+        tools.extend(
+            result["tools"]
+                .as_array()
+                .cloned()
+                .ok_or_else(|| format!("no tools array: {}", short(&resp)))?,
+        );
+        responses.push(resp);
+        match result.get("nextCursor") {
+            Some(c) if !c.is_null() => cursor = Some(c.clone()),
+            _ => return Ok((responses, tools)),
+        }
+    }
+    Err("more than 50 tools/list pages".into())
+}
+
+pub(super) fn names(tools: &[Value]) -> Vec<String> {
+    tools
+        .iter()
+        .map(|t| t["name"].as_str().unwrap_or("?").to_owned())
+        .collect()
+}
