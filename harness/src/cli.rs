@@ -329,8 +329,7 @@ pub fn dispatch(cli: Cli) -> i32 {
     match runner::interrupt::interrupted() {
         Some(sig) => {
             error(format!(
-                "interrupted by {}: every adapter process was killed; reports written with \
-                 the unfinished cases marked interrupted (exit {})",
+                "interrupted by {}: every adapter process was killed (exit {})",
                 runner::interrupt::signal_name(sig),
                 ConformExitCode::INTERRUPTED
             ));
@@ -485,6 +484,18 @@ pub fn run_command(args: &RunArgs) -> i32 {
         Ok(o) => o,
         Err(e) => return setup_failure(args, &command, e),
     };
+    if let Some(signal) = &output.interrupted {
+        let unfinished = output
+            .results
+            .iter()
+            .filter(|r| r.error_kind == Some(runner::ErrorKind::Abandoned))
+            .count();
+        error(format!(
+            "interrupted by {signal}: the reports list the {unfinished} unfinished of {} cases \
+             as errored (interrupted)",
+            output.results.len()
+        ));
+    }
     if let (Some(path), Some(signal)) = (&args.write_baseline, &output.interrupted) {
         error(format!(
             "--write-baseline: {} not written, the run was interrupted by {signal}",

@@ -215,7 +215,7 @@ pub enum SetupError {
         stderr_tail: String,
     },
     /// A signal arrived before the adapter was handshaken ([`interrupt`]).
-    #[error("interrupted by {signal} before the adapter answered hello")]
+    #[error("interrupted by {signal}; no further case was run")]
     Interrupted {
         /// `SIGINT`, `SIGTERM`, `SIGHUP`.
         signal: String,
