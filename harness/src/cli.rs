@@ -50,6 +50,9 @@ pub enum Command {
     Coverage(CoverageArgs),
     /// Print the implementation info and operations an adapter declares in `hello`.
     ListOps(ListOpsArgs),
+    /// List what the corpus offers to the filters: areas, groups, flags, requirements, cases
+    /// or ops (with case counts), narrowed by the same filters as `run`.
+    List(crate::list::ListArgs),
     /// Generate or check the committed vectors (needs the `generator` feature:
     /// `cargo run -p delegateos-conform --features generator -- vectors …`).
     #[cfg(feature = "generator")]
@@ -182,7 +185,8 @@ pub struct FilterArgs {
 }
 
 impl FilterArgs {
-    fn to_filter(&self) -> Filter {
+    /// The selection as a [`Filter`].
+    pub fn to_filter(&self) -> Filter {
         Filter {
             ids: self.ids.clone(),
             requirements: self.requirements.clone(),
@@ -211,6 +215,10 @@ pub struct RunArgs {
     /// Baseline of expected failures: lines `<id-or-glob> <reason>`, `#` comments.
     #[arg(long, value_name = "FILE")]
     pub expected_failures: Option<PathBuf>,
+    /// Write an expected-failures file (`<id> <reason>` lines, see `--expected-failures`)
+    /// listing every case that failed or errored in this run, to start or refresh a baseline.
+    #[arg(long, value_name = "FILE")]
+    pub write_baseline: Option<PathBuf>,
     /// Per-case timeout in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = runner::DEFAULT_TIMEOUT_MS)]
     pub timeout_ms: u64,
@@ -310,10 +318,33 @@ where
 
 /// Runs a parsed command line.
 pub fn dispatch(cli: Cli) -> i32 {
+    if matches!(cli.command, Command::Run(_) | Command::Fuzz(_)) {
+        // Ctrl-C, SIGTERM, SIGHUP: kill the adapters, write the partial reports, exit 130.
+        if let Err(e) = runner::interrupt::install() {
+            error(e);
+        }
+        runner::interrupt::become_subreaper();
+    }
+    let code = dispatch_command(cli);
+    match runner::interrupt::interrupted() {
+        Some(sig) => {
+            error(format!(
+                "interrupted by {}: every adapter process was killed (exit {})",
+                runner::interrupt::signal_name(sig),
+                ConformExitCode::INTERRUPTED
+            ));
+            ConformExitCode::INTERRUPTED
+        }
+        None => code,
+    }
+}
+
+fn dispatch_command(cli: Cli) -> i32 {
     match cli.command {
         Command::Run(args) => run_command(&args),
         Command::Coverage(args) => coverage_command(&args),
         Command::ListOps(args) => list_ops_command(&args),
+        Command::List(args) => crate::list::run(&args),
         #[cfg(feature = "generator")]
         Command::Vectors(VectorsCommand::Generate { out }) => vectors_generate(&out),
         #[cfg(feature = "generator")]
@@ -379,10 +410,7 @@ pub fn run_command(args: &RunArgs) -> i32 {
         Some(c) => c.clone(),
         None => match default_impl_command() {
             Ok(c) => c,
-            Err(e) => {
-                error(e);
-                return ConformExitCode::SETUP_ERROR;
-            }
+            Err(e) => return setup_failure(args, "", e),
         },
     };
     if args.timeout_ms == 0 || args.hello_timeout_ms == 0 {
@@ -392,26 +420,19 @@ pub fn run_command(args: &RunArgs) -> i32 {
     let source = CorpusSource::from_option(args.vectors.as_deref());
     let all = match load_corpus(&source) {
         Ok(c) => c,
-        Err(e) => {
-            error(e);
-            return ConformExitCode::SETUP_ERROR;
-        }
+        Err(e) => return setup_failure(args, &command, e),
     };
     let baseline = match &args.expected_failures {
         Some(p) => match ExpectedFailures::load(p) {
             Ok(b) => b,
-            Err(e) => {
-                error(e);
-                return ConformExitCode::SETUP_ERROR;
-            }
+            Err(e) => return setup_failure(args, &command, e),
         },
         None => ExpectedFailures::default(),
     };
     let requirements = match load_requirements(args.requirements_md.as_deref()) {
         Ok(r) => r,
         Err(e) => {
-            error(format!("cannot read requirements: {e}"));
-            return ConformExitCode::SETUP_ERROR;
+            return setup_failure(args, &command, format!("cannot read requirements: {e}"));
         }
     };
     let filter = args.filter.to_filter();
@@ -422,11 +443,18 @@ pub fn run_command(args: &RunArgs) -> i32 {
         .cloned()
         .collect();
     if selected.is_empty() {
-        error(if args.profile == Profile::Strict {
-            "no case matches the filters"
-        } else {
-            "no case matches the filters (advisory cases run only with --profile strict)"
-        });
+        let unknown = crate::filter::unmatched_values(&filter, &all);
+        for m in &unknown {
+            error(m);
+        }
+        if unknown.is_empty() {
+            error(if args.profile == Profile::Strict {
+                "no case matches all the filters together (each matches some case on its own)"
+            } else {
+                "no case matches all the filters together (each matches some case on its own; \
+                 advisory cases run only with --profile strict)"
+            });
+        }
         return ConformExitCode::USAGE;
     }
     let config = RunConfig {
@@ -445,11 +473,31 @@ pub fn run_command(args: &RunArgs) -> i32 {
     };
     let output = match runner::run(&selected, &baseline, &config, observer) {
         Ok(o) => o,
-        Err(e) => {
+        Err(e) => return setup_failure(args, &command, e),
+    };
+    if let Some(signal) = &output.interrupted {
+        let unfinished = output
+            .results
+            .iter()
+            .filter(|r| r.error_kind == Some(runner::ErrorKind::Abandoned))
+            .count();
+        error(format!(
+            "interrupted by {signal}: the reports list the {unfinished} unfinished of {} cases \
+             as errored (interrupted)",
+            output.results.len()
+        ));
+    }
+    if let (Some(path), Some(signal)) = (&args.write_baseline, &output.interrupted) {
+        error(format!(
+            "--write-baseline: {} not written, the run was interrupted by {signal}",
+            path.display()
+        ));
+    } else if let Some(path) = &args.write_baseline {
+        if let Err(e) = write_baseline(path, &selected, &output) {
             error(e);
             return ConformExitCode::SETUP_ERROR;
         }
-    };
+    }
     let all_ids: Vec<&str> = all.iter().map(|c| c.id.as_str()).collect();
     let vectors_label = source.label();
     let baseline_label = args
@@ -482,6 +530,78 @@ pub fn run_command(args: &RunArgs) -> i32 {
         }
     }
     report.exit_code()
+}
+
+/// A setup error of `run`: prints it, writes every requested report file (and a non-text
+/// `--format` report to stdout) with one errored entry giving the reason
+/// ([`crate::setup_report`]), and returns exit code 3.
+fn setup_failure(args: &RunArgs, command: &str, reason: impl std::fmt::Display) -> i32 {
+    let reason = reason.to_string();
+    error(&reason);
+    let vectors = CorpusSource::from_option(args.vectors.as_deref()).label();
+    let render = |format: Format| {
+        let name = clap::ValueEnum::to_possible_value(&format)
+            .map(|v| v.get_name().to_owned())
+            .unwrap_or_default();
+        (
+            name.clone(),
+            crate::setup_report::render(&name, command, &vectors, &reason),
+        )
+    };
+    let (name, text) = render(args.format);
+    if args.output.is_some() || name != "text" {
+        if let Err(e) = write_output(args.output.as_deref(), &text) {
+            error(e);
+        }
+    }
+    for (format, path) in &args.reports {
+        if let Err(e) = write_output(Some(path), &render(*format).1) {
+            error(e);
+        }
+    }
+    ConformExitCode::SETUP_ERROR
+}
+
+/// `run --write-baseline`: every case of the run that failed or errored (before any
+/// baseline), with the reason it did.
+fn write_baseline(path: &Path, cases: &[Case], output: &runner::RunOutput) -> Result<(), String> {
+    let entries: Vec<(String, String)> = output
+        .results
+        .iter()
+        .filter_map(|r| {
+            let case = cases.get(r.index)?;
+            let reason = match r.raw_status {
+                runner::Status::Failed => format!(
+                    "failed: the adapter answered {}",
+                    r.actual
+                        .as_ref()
+                        .map(ToString::to_string)
+                        .unwrap_or_default()
+                ),
+                runner::Status::Errored => format!(
+                    "errored ({}): {}",
+                    r.error_kind.map(|k| k.name()).unwrap_or("errored"),
+                    r.message.as_deref().unwrap_or_default()
+                ),
+                _ => return None,
+            };
+            Some((case.id.clone(), reason))
+        })
+        .collect();
+    let i = &output.implementation;
+    let header = format!(
+        "Expected failures of {} {}: the {} of {} cases that failed or errored, written by\n\
+         `delegateos-conform run --write-baseline`. Format: `<case-id-or-glob> <reason>`\n\
+         (spec/adapter-protocol.md §6); replace the reasons with why each case fails.",
+        i.name,
+        i.version,
+        entries.len(),
+        output.results.len()
+    );
+    write_output(
+        Some(path),
+        &crate::expected::render_baseline(&header, &entries),
+    )
 }
 
 /// `coverage`: returns the exit code.

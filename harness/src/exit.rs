@@ -19,6 +19,10 @@ impl ConformExitCode {
     pub const SETUP_ERROR: i32 = 3;
     /// Invalid command-line usage.
     pub const USAGE: i32 = 64;
+    /// `run` or `fuzz` was interrupted by SIGINT, SIGTERM or SIGHUP: every adapter process
+    /// group was killed and the partial reports were written (unfinished cases `errored`,
+    /// "interrupted"). 128 + SIGINT, as shells report a Ctrl-C.
+    pub const INTERRUPTED: i32 = 130;
 }
 
 /// The exit-code table printed by `--help`.
@@ -30,4 +34,5 @@ Exit codes:
       or an entry matches no case)
   3   setup error: the adapter would not start or failed the handshake, or the vectors,
       baseline or requirements could not be read
-  64  usage error";
+  64  usage error
+  130 interrupted (SIGINT, SIGTERM or SIGHUP): adapters killed, partial reports written";

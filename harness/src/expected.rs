@@ -11,8 +11,10 @@
 //! ```
 //!
 //! Semantics (mirrors the MCP conformance baseline): a listed case that fails or errors is
-//! `xfail` and does not fail the run; a listed case that passes (or matches an acceptable
-//! outcome) is `stale` and the run exits 2; an entry that matches no case in the loaded corpus is
+//! `xfail` and does not fail the run; a case listed by its exact id that passes (or matches an
+//! acceptable outcome) is `stale` and the run exits 2; a glob entry applies only to the
+//! failing cases it matches, and is stale (one `stale` case naming the entry as too broad)
+//! only when it matches no failing case of the run; an entry that matches no case in the loaded corpus is
 //! reported as unused and also exits 2, because a baseline nobody can check rots silently.
 //! The first matching entry wins; a case listed twice is a usage error only if the patterns are
 //! identical (a duplicate line).
@@ -30,6 +32,43 @@ pub struct Entry {
     pub reason: String,
     /// 1-based line in the file.
     pub line: usize,
+}
+
+impl Entry {
+    /// Whether the pattern is a glob (`*` or `?`). A glob applies only to the failing cases
+    /// it matches: a passing case it also matches stays `passed`, and the entry is stale only
+    /// when it matches no failing case of the run.
+    pub fn is_glob(&self) -> bool {
+        self.pattern.contains(['*', '?'])
+    }
+}
+
+/// The text of a baseline listing `entries` (`(case id, reason)`), as written by
+/// `run --write-baseline`: a comment header, then one `<id> <reason>` line each, reasons on
+/// one line.
+pub fn render_baseline(header: &str, entries: &[(String, String)]) -> String {
+    let mut out = String::new();
+    for line in header.lines() {
+        out.push_str("# ");
+        out.push_str(line);
+        out.push('\n');
+    }
+    for (id, reason) in entries {
+        let reason: String = reason
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .chars()
+            .take(200)
+            .collect();
+        let reason = if reason.is_empty() {
+            "fails".to_owned()
+        } else {
+            reason
+        };
+        out.push_str(&format!("{id} {reason}\n"));
+    }
+    out
 }
 
 /// A parsed baseline.
@@ -150,6 +189,22 @@ mod tests {
         assert_eq!(b.lookup("dct-verify-0001").unwrap().line, 3);
         assert!(b.lookup("other-0001").is_none());
         assert_eq!(b.unused(&["glob-0001"]).len(), 1);
+    }
+
+    #[test]
+    fn written_baselines_parse_back() {
+        let text = render_baseline(
+            "written by a test\nsecond line",
+            &[
+                ("a-0001".into(), "failed:\n  expected x".into()),
+                ("a-0002".into(), "  ".into()),
+            ],
+        );
+        let b = ExpectedFailures::parse(&text, "t").unwrap();
+        assert_eq!(b.entries.len(), 2);
+        assert_eq!(b.entries[0].reason, "failed: expected x");
+        assert_eq!(b.entries[1].reason, "fails");
+        assert!(b.entries[0].line > 2);
     }
 
     #[test]

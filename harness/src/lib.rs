@@ -11,10 +11,12 @@
 //! | [`filter`] | case selection and the id glob |
 //! | [`expected`] | the expected-failures baseline |
 //! | [`report`] | text, JSON, JUnit and Markdown reports |
+//! | [`setup_report`] | the report files of a run that could not start |
 //! | [`cli`] | the command line: every subcommand of the one binary |
 //! | [`exit`] | the documented exit codes |
 //! | [`mcp`] | the MCP proxy suite, the reference proxy and the recording mock upstream |
 //! | [`fuzz`] | differential fuzzing against the reference |
+//! | [`list`] | `list`: the corpus's areas, groups, flags, requirements, cases and ops |
 //! | [`lint`] | `lint`: one token's normative steps and advisory findings |
 //!
 //! The corpus, its format and the judge live in `delegateos-vectors`.
@@ -26,7 +28,9 @@ pub mod expected;
 pub mod filter;
 pub mod fuzz;
 pub mod lint;
+pub mod list;
 pub mod mcp;
 pub mod protocol;
 pub mod report;
 pub mod runner;
+pub mod setup_report;

@@ -82,7 +82,33 @@ fn read_input(arg: &str) -> Result<String, String> {
         return std::fs::read_to_string(&path)
             .map_err(|e| format!("cannot read {}: {e}", path.display()));
     }
+    if looks_like_path(arg) {
+        return Err(if path.exists() {
+            format!("{arg}: not a regular file")
+        } else {
+            format!(
+                "{arg}: no such file (an argument that looks like a path is read as a file, \
+                 never linted as a token; pass the token text itself or `-` for stdin)"
+            )
+        });
+    }
     Ok(arg.to_owned())
+}
+
+/// Whether a positional argument is meant as a file: it has a path separator or starts with
+/// `.` or `~` (characters a base64url token never has), or ends in a file extension a token
+/// or chain is kept under. JSON text (`{`, `[`, `"`) never is.
+fn looks_like_path(arg: &str) -> bool {
+    let t = arg.trim();
+    if t.is_empty() || t.starts_with(['{', '[', '"']) || t.contains(char::is_whitespace) {
+        return false;
+    }
+    let lower = t.to_ascii_lowercase();
+    t.contains(['/', '\\'])
+        || t.starts_with(['.', '~'])
+        || [".json", ".txt", ".dct", ".token", ".tok", ".jsonl"]
+            .iter()
+            .any(|ext| lower.ends_with(ext))
 }
 
 /// Classifies input text.

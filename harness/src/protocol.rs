@@ -93,6 +93,23 @@ impl ProtocolError {
     }
 }
 
+/// How many bytes of an offending adapter line a protocol error quotes.
+pub const QUOTE_BYTES: usize = 200;
+
+/// The first [`QUOTE_BYTES`] of `line`, lossily decoded and escaped (quotes, control
+/// characters, non-UTF-8 bytes shown as U+FFFD), with the total length when cut: what an error
+/// message shows of the line an adapter printed.
+pub fn quote_line(line: &[u8]) -> String {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let shown = line.get(..QUOTE_BYTES).unwrap_or(line);
+    let text = String::from_utf8_lossy(shown);
+    if shown.len() < line.len() {
+        format!("{text:?}… ({} bytes in all)", line.len())
+    } else {
+        format!("{text:?}")
+    }
+}
+
 /// `implementation` in the hello reply.
 #[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
 pub struct Implementation {
@@ -432,6 +449,16 @@ mod tests {
                 .kind(),
             "wrong_type"
         );
+    }
+
+    #[test]
+    fn quoted_lines_are_bounded_and_escaped() {
+        assert_eq!(quote_line(b"Welcome!\r"), r#""Welcome!""#);
+        let q = quote_line(b"a\x1b[1m\"b\xff");
+        assert!(q.contains(r"\u{1b}") && q.contains(r#"\"b"#), "{q}");
+        let long = quote_line(&[b'x'; 5000]);
+        assert!(long.len() < 260, "{long}");
+        assert!(long.ends_with("(5000 bytes in all)"), "{long}");
     }
 
     #[test]

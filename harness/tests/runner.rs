@@ -683,3 +683,391 @@ fn coverage_reports_gaps_and_unknown_ids() {
         .stdout
         .contains("case fake-echo-0004 cites unknown requirement FAKE-NOPE"));
 }
+
+// ---- issue 16: interrupts, crash detection, orphans, protocol quotes, list, baselines,
+// ---- lint paths, diffs, setup reports.
+
+fn pids_in(path: &Path) -> Vec<u32> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.trim().trim_start_matches("adapter ").parse().ok())
+        .collect()
+}
+
+/// Waits (hang guard only: no duration is asserted) until `pred` holds.
+fn wait_until(what: &str, mut pred: impl FnMut() -> bool) {
+    let guard = Instant::now() + Duration::from_secs(120);
+    while !pred() {
+        assert!(Instant::now() < guard, "gave up waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn assert_all_dead(pids: &[u32]) {
+    // Killed processes may take a moment to be reaped by whoever inherited them.
+    for &pid in pids {
+        wait_until(&format!("pid {pid} to die"), || !alive(pid));
+    }
+}
+
+#[test]
+fn signals_kill_every_adapter_write_partial_reports_and_exit_130() {
+    for signal in ["INT", "TERM", "HUP"] {
+        let (i, e) = ok(json!({}));
+        let corpus = Corpus::new(&[
+            ("fake.echo", i.clone(), e.clone(), "FAKE-ONE"),
+            ("fake.echo", mode("hang"), valid_empty(), "FAKE-ONE"),
+            ("fake.echo", i, e, "FAKE-TWO"),
+        ]);
+        let mark = corpus.path("mark");
+        let pids = corpus.path("pids");
+        let report = corpus.path("partial.json");
+        let junit = corpus.path("partial.xml");
+        let mut child = Command::new(BIN)
+            .args([
+                "run",
+                "--impl",
+                &fake(&format!(
+                    "--spawn-child '{p}' --spawn-setsid-child '{p}' --mark '{m}'",
+                    p = pids.display(),
+                    m = mark.display()
+                )),
+                "--vectors",
+                &corpus.path("vectors").display().to_string(),
+                "--requirements-md",
+                &corpus.path("requirements.md").display().to_string(),
+                "--timeout-ms",
+                "600000",
+                "--report",
+                &format!("json={}", report.display()),
+                "--report",
+                &format!("junit={}", junit.display()),
+            ])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        wait_until("the adapter to hang", || {
+            std::fs::read_to_string(&mark).is_ok_and(|m| m.contains("hang"))
+        });
+        let status = Command::new("kill")
+            .args([format!("-{signal}"), child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let guard = Instant::now() + Duration::from_secs(120);
+        let code = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s.code();
+            }
+            if Instant::now() > guard {
+                let _ = child.kill();
+                panic!("SIG{signal}: the harness did not exit");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let mut stderr = String::new();
+        std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+        assert_eq!(code, Some(130), "SIG{signal}: {stderr}");
+        assert!(
+            stderr.contains(&format!("interrupted by SIG{signal}")),
+            "{stderr}"
+        );
+        let json: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+        validate_report(&json);
+        assert_eq!(
+            statuses(&json),
+            ["passed", "errored:abandoned", "errored:abandoned"]
+        );
+        assert!(json["cases"][1]["message"]
+            .as_str()
+            .unwrap()
+            .contains("interrupted"));
+        assert!(json["incidents"].as_array().unwrap().is_empty());
+        assert!(std::fs::read_to_string(&junit)
+            .unwrap()
+            .contains("interrupted"));
+        let mut all = pids_in(&pids);
+        all.extend(pids_in(&mark));
+        assert_eq!(all.len(), 3, "adapter, grandchild, setsid grandchild");
+        assert_all_dead(&all);
+    }
+}
+
+#[test]
+fn an_adapter_exiting_or_closing_stdout_is_a_crash_even_if_a_grandchild_holds_the_pipe() {
+    let (i, e) = ok(json!({}));
+    let corpus = Corpus::new(&[
+        ("fake.echo", mode("crash"), valid_empty(), "FAKE-ONE"),
+        ("fake.echo", mode("exit"), valid_empty(), "FAKE-ONE"),
+        ("fake.echo", i.clone(), e.clone(), "FAKE-ONE"),
+    ]);
+    let pids = corpus.path("pids");
+    // The grandchild inherits stdout, so no end of file comes while it lives. The timeout is
+    // only a hang guard: a crash must be reported as a crash, not as a timeout.
+    let (out, report) = corpus.run_json(
+        &fake(&format!("--spawn-child '{}'", pids.display())),
+        &["--timeout-ms", "120000"],
+    );
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert_eq!(
+        statuses(&report),
+        ["errored:crash", "errored:crash", "passed"]
+    );
+    assert_all_dead(&pids_in(&pids));
+    // An adapter that closes stdout and keeps running (no other process holds the pipe).
+    let closing = Corpus::new(&[
+        ("fake.echo", mode("closeout"), valid_empty(), "FAKE-ONE"),
+        ("fake.echo", i, e, "FAKE-ONE"),
+    ]);
+    let (out, report) = closing.run_json(&fake(""), &["--timeout-ms", "120000"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert_eq!(statuses(&report), ["errored:crash", "passed"]);
+}
+
+#[test]
+fn a_grandchild_that_calls_setsid_does_not_outlive_the_run() {
+    let (i, e) = ok(json!({}));
+    let corpus = Corpus::new(&[
+        ("fake.echo", i.clone(), e.clone(), "FAKE-ONE"),
+        ("fake.echo", mode("crash"), valid_empty(), "FAKE-ONE"),
+        ("fake.echo", i, e, "FAKE-ONE"),
+    ]);
+    let pids = corpus.path("pids");
+    let out = corpus.run(
+        &fake(&format!("--spawn-setsid-child '{}'", pids.display())),
+        &[],
+    );
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let pids = pids_in(&pids);
+    assert_eq!(pids.len(), 2, "one per adapter start");
+    assert_all_dead(&pids);
+}
+
+#[test]
+fn protocol_errors_quote_the_line_and_hello_timeouts_suggest_flushing() {
+    let (i, e) = ok(json!({}));
+    let corpus = Corpus::new(&[
+        ("fake.echo", mode("garbage"), valid_empty(), "FAKE-ONE"),
+        ("fake.echo", i, e, "FAKE-ONE"),
+    ]);
+    let (_, report) = corpus.run_json(&fake(""), &[]);
+    let message = report["incidents"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains(r#""this is not json at all""#),
+        "{message}"
+    );
+    let out = corpus.run(&fake("--hello garbage"), &[]);
+    assert_eq!(out.code, 3);
+    assert!(
+        out.stderr.contains("Welcome to my adapter!"),
+        "{}",
+        out.stderr
+    );
+    let out = corpus.run(&fake("--hello hang"), &["--hello-timeout-ms", "300"]);
+    assert_eq!(out.code, 3);
+    assert!(
+        out.stderr.contains("flush") && out.stderr.contains("python3 -u"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn list_shows_the_corpus_and_unknown_filter_values_get_suggestions() {
+    let corpus = Corpus::new(&standard_cases());
+    let vectors = corpus.path("vectors").display().to_string();
+    let list = |args: &[&str]| {
+        let mut a: Vec<String> = vec!["list".into()];
+        a.extend(args.iter().map(|s| s.to_string()));
+        run_bin(&a)
+    };
+    let out = list(&["areas", "--vectors", &vectors]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout, "fake  3 cases\n");
+    let out = list(&["cases", "--vectors", &vectors, "--requirement", "FAKE-TWO"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout
+            .starts_with("fake-echo-0002  fake.echo  fake/echo"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(out.stdout.lines().count(), 1);
+    for topic in ["groups", "flags", "requirements", "ops"] {
+        let out = list(&[topic, "--vectors", &vectors]);
+        assert_eq!(out.code, 0, "{topic}: {}", out.stderr);
+    }
+    // The embedded corpus.
+    let out = list(&["flags"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(out.stdout.contains("Precedence"), "{}", out.stdout);
+    assert!(list(&["areas"]).stdout.contains("dct"));
+    // Unknown values: named, with the nearest valid ones.
+    let out = list(&["cases", "--flag", "precedence"]);
+    assert_eq!(out.code, 64);
+    assert!(
+        out.stderr.contains("--flag \"precedence\"")
+            && out.stderr.contains("did you mean `Precedence`"),
+        "{}",
+        out.stderr
+    );
+    let out = corpus.run(&fake(""), &["--area", "fak", "--op", "fake.echo"]);
+    assert_eq!(out.code, 64);
+    assert!(
+        out.stderr
+            .contains("--area \"fak\" matches no case; did you mean `fake`?"),
+        "{}",
+        out.stderr
+    );
+    assert!(!out.stderr.contains("--op"), "{}", out.stderr);
+}
+
+#[test]
+fn write_baseline_and_globs_apply_only_to_failing_cases() {
+    let mut cases = standard_cases();
+    cases.push((
+        "fake.echo",
+        json!({"mode": "error", "code": "expired"}),
+        json!({"result": "invalid", "code": "revoked"}),
+        "FAKE-TWO",
+    ));
+    cases.push(("fake.echo", mode("crash"), valid_empty(), "FAKE-TWO"));
+    let corpus = Corpus::new(&cases);
+    let written = corpus.path("written.txt");
+    let w = written.display().to_string();
+    let out = corpus.run(&fake(""), &["--write-baseline", &w]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    let text = std::fs::read_to_string(&written).unwrap();
+    let ids: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert_eq!(ids, ["fake-echo-0004", "fake-echo-0005"], "{text}");
+    assert!(text.contains("errored (crash)"), "{text}");
+    let (out, report) = corpus.run_json(&fake(""), &["--expected-failures", &w]);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert_eq!(
+        statuses(&report),
+        ["passed", "passed", "acceptable", "xfail", "xfail:crash"]
+    );
+
+    // A glob matching failing and passing cases: the passing ones are not stale.
+    let glob = corpus.path("glob.txt");
+    std::fs::write(&glob, "fake-echo-* known broken\n").unwrap();
+    let g = glob.display().to_string();
+    let (out, report) = corpus.run_json(&fake(""), &["--expected-failures", &g]);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert_eq!(
+        statuses(&report),
+        ["passed", "passed", "acceptable", "xfail", "xfail:crash"]
+    );
+
+    // A glob matching only passing cases: stale once, naming the entry as too broad.
+    let passing = Corpus::new(&standard_cases());
+    let broad = passing.path("broad.txt");
+    std::fs::write(&broad, "# x\nfake-echo-000? flaky\n").unwrap();
+    let b = broad.display().to_string();
+    let out = passing.run(&fake(""), &["--expected-failures", &b]);
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("Stale expected failures: listed, but now passing (1)"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("entry `fake-echo-000?` (line 2) is too broad"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn lint_of_a_missing_file_says_so() {
+    let out = run_bin(&["lint".into(), "./missing-file".into()]);
+    assert_eq!(out.code, 3, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stderr.contains("./missing-file: no such file"),
+        "{}",
+        out.stderr
+    );
+    let out = run_bin(&["lint".into(), "tokens/missing.json".into()]);
+    assert_eq!(out.code, 3, "{}", out.stderr);
+}
+
+#[test]
+fn a_diff_shows_keys_the_expectation_does_not_name() {
+    let corpus = Corpus::new(&[(
+        "fake.echo",
+        json!({"mode": "ok", "output": {"unexpected": 2}}),
+        json!({"result": "valid", "output": {"a": 1}}),
+        "FAKE-ONE",
+    )]);
+    let (out, report) = corpus.run_json(&fake(""), &[]);
+    assert_eq!(out.code, 1);
+    let diff = report["cases"][0]["diff"].as_str().unwrap();
+    assert!(diff.contains("\"unexpected\": 2"), "{diff}");
+    assert!(!diff.contains("\"output\": {}"), "{diff}");
+}
+
+#[test]
+fn setup_errors_write_every_requested_report_file() {
+    let corpus = Corpus::new(&standard_cases());
+    let junit = corpus.path("setup.xml");
+    let json_file = corpus.path("setup.json");
+    let md = corpus.path("setup.md");
+    let out = corpus.run(
+        &fake("--hello garbage"),
+        &[
+            "--report",
+            &format!("junit={}", junit.display()),
+            "--report",
+            &format!("json={}", json_file.display()),
+            "--format",
+            "markdown",
+            "--output",
+            &md.display().to_string(),
+        ],
+    );
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(&json_file).unwrap()).unwrap();
+    validate_report(&report);
+    assert_eq!(statuses(&report), ["errored"]);
+    assert!(report["cases"][0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("Welcome to my adapter!"));
+    let check = Command::new("python3")
+        .arg("-c")
+        .arg(
+            "import sys, xml.etree.ElementTree as E\n\
+             r = E.parse(sys.argv[1]).getroot()\n\
+             e = r.find('testsuite/testcase/error')\n\
+             print(r.get('errors'), e.get('type'), e.text)",
+        )
+        .arg(&junit)
+        .output()
+        .unwrap();
+    let parsed = String::from_utf8_lossy(&check.stdout);
+    assert!(parsed.starts_with("1 setup_error "), "{parsed}");
+    assert!(parsed.contains("Welcome to my adapter!"), "{parsed}");
+    let markdown = std::fs::read_to_string(&md).unwrap();
+    assert!(markdown.contains("setup error"), "{markdown}");
+    // The vectors cannot be read: the same.
+    let out = run_bin(&[
+        "run".into(),
+        "--vectors".into(),
+        corpus.path("missing").display().to_string(),
+        "--report".into(),
+        format!("junit={}", junit.display()),
+    ]);
+    assert_eq!(out.code, 3);
+    assert!(std::fs::read_to_string(&junit)
+        .unwrap()
+        .contains("not a directory"));
+}

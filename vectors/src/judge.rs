@@ -232,8 +232,9 @@ fn expected_json(expected: &Expected) -> Value {
 fn comparable_actual(outcomes: &[Expected], actual: &ActualOutcome) -> Value {
     match actual {
         ActualOutcome::Ok { output } => {
-            // Restrict to the keys some expected output lists, when there is one; otherwise
-            // show everything.
+            // Restrict to the keys some expected output lists, when there is one and the
+            // reply has all of them; otherwise show everything, so a reply whose keys are
+            // misnamed or all unexpected never shows as an empty `{}`.
             let keys: Vec<&String> = outcomes
                 .iter()
                 .filter_map(|o| match o {
@@ -243,7 +244,7 @@ fn comparable_actual(outcomes: &[Expected], actual: &ActualOutcome) -> Value {
                 .flat_map(|m| m.keys())
                 .collect();
             let shown = match output.as_object() {
-                Some(map) if !keys.is_empty() => {
+                Some(map) if !keys.is_empty() && keys.iter().all(|k| map.contains_key(*k)) => {
                     let restricted: Map<String, Value> = map
                         .iter()
                         .filter(|(k, _)| keys.contains(k))

@@ -7,6 +7,7 @@
 //! to `crate::report`.
 
 pub mod case;
+pub mod interrupt;
 pub mod process;
 
 use std::collections::BTreeSet;
@@ -188,6 +189,9 @@ pub struct RunOutput {
     pub restarts: usize,
     /// Total wall time.
     pub duration: Duration,
+    /// The signal that stopped the run early (`SIGINT`, …), if one did: the case in flight
+    /// and the unsent ones are `errored` (`abandoned`) with an "interrupted" message.
+    pub interrupted: Option<String>,
 }
 
 /// Why a run could not start.
@@ -209,6 +213,12 @@ pub enum SetupError {
         message: String,
         /// Adapter stderr.
         stderr_tail: String,
+    },
+    /// A signal arrived before the adapter was handshaken ([`interrupt`]).
+    #[error("interrupted by {signal}; no further case was run")]
+    Interrupted {
+        /// `SIGINT`, `SIGTERM`, `SIGHUP`.
+        signal: String,
     },
 }
 
@@ -271,12 +281,21 @@ fn start(config: &RunConfig) -> Result<(Live, protocol::HelloReply), SetupError>
                 },
                 hello,
             )),
-            Err(e) => Err(fail(&mut process, format!("invalid hello reply: {e}"))),
+            Err(e) => Err(fail(
+                &mut process,
+                format!(
+                    "invalid hello reply: {e}; the adapter printed {}",
+                    protocol::quote_line(&line)
+                ),
+            )),
         },
         Err(ReadFailure::Timeout) => Err(fail(
             &mut process,
             format!(
-                "no hello reply within {} ms",
+                "no hello reply within {} ms. If the adapter is running, it may not flush \
+                 stdout: flush after every reply or line-buffer stdout (python3 -u or \
+                 PYTHONUNBUFFERED=1, fflush(stdout) or setvbuf in C, System.out.flush() in \
+                 Java, stdbuf -oL for a wrapped command)",
                 config.hello_timeout.as_millis()
             ),
         )),
@@ -302,7 +321,18 @@ pub fn run(
     observer: &mut dyn Observer,
 ) -> Result<RunOutput, SetupError> {
     let started = Instant::now();
-    let (first, hello) = start(config)?;
+    let interrupted_setup = || {
+        interrupt::interrupted().map(|sig| SetupError::Interrupted {
+            signal: interrupt::signal_name(sig),
+        })
+    };
+    if let Some(e) = interrupted_setup() {
+        return Err(e);
+    }
+    let (first, hello) = match start(config) {
+        Ok(started) => started,
+        Err(e) => return Err(interrupted_setup().unwrap_or(e)),
+    };
     let mut live = Some(first);
     let supported: BTreeSet<String> = hello.operations.iter().cloned().collect();
     let mut results = Vec::with_capacity(cases.len());
@@ -325,7 +355,13 @@ pub fn run(
             expected_failure: None,
             duration: Duration::ZERO,
         };
-        if !supported.contains(&case.op) {
+        if let Some(sig) = interrupt::interrupted() {
+            result.error_kind = Some(ErrorKind::Abandoned);
+            result.message = Some(format!(
+                "not run: interrupted by {}",
+                interrupt::signal_name(sig)
+            ));
+        } else if !supported.contains(&case.op) {
             result.raw_status = Status::Skipped;
             result.message = Some(format!(
                 "operation `{}` not in the adapter's hello.operations",
@@ -343,7 +379,9 @@ pub fn run(
                     Ok((l, _)) => live = Some(l),
                     Err(e) => {
                         let (kind, tail) = match &e {
-                            SetupError::Spawn { .. } => ("spawn_failed", String::new()),
+                            SetupError::Spawn { .. } | SetupError::Interrupted { .. } => {
+                                ("spawn_failed", String::new())
+                            }
                             SetupError::Handshake { stderr_tail, .. } => {
                                 ("handshake_failed", stderr_tail.clone())
                             }
@@ -351,6 +389,9 @@ pub fn run(
                         let message = match &e {
                             SetupError::Spawn { message, .. }
                             | SetupError::Handshake { message, .. } => message.clone(),
+                            SetupError::Interrupted { signal } => {
+                                format!("interrupted by {signal}")
+                            }
                         };
                         incidents.push(Incident {
                             case_id: Some(case.id.clone()),
@@ -364,12 +405,24 @@ pub fn run(
                     }
                 }
             }
+            let incidents_before = incidents.len();
             if let Some(l) = live.as_mut() {
                 let keep = run_one(l, case, config, &mut result, &mut incidents);
                 if !keep {
                     if let Some(mut dead) = live.take() {
                         dead.process.kill();
                     }
+                }
+            }
+            if let Some(sig) = interrupt::interrupted() {
+                if result.raw_status == Status::Errored {
+                    // The signal killed the adapter: not a crash of the implementation.
+                    incidents.truncate(incidents_before);
+                    result.error_kind = Some(ErrorKind::Abandoned);
+                    result.message = Some(format!(
+                        "interrupted by {} while the case was in flight",
+                        interrupt::signal_name(sig)
+                    ));
                 }
             }
             if result.raw_status == Status::Errored
@@ -386,8 +439,16 @@ pub fn run(
         results.push(result);
     }
 
+    let interrupted = interrupt::interrupted().map(interrupt::signal_name);
     if let Some(mut l) = live.take() {
-        say_bye(&mut l, config, &mut incidents);
+        if interrupted.is_some() {
+            l.process.kill();
+        } else {
+            say_bye(&mut l, config, &mut incidents);
+        }
+    }
+    if interrupted.is_none() {
+        stale_globs(cases, &mut results, baseline);
     }
     observer.finish();
     Ok(RunOutput {
@@ -397,6 +458,7 @@ pub fn run(
         incidents,
         restarts,
         duration: started.elapsed(),
+        interrupted,
     })
 }
 
@@ -424,7 +486,11 @@ fn run_one(
                 record_outcome(case, outcome, result);
                 return true;
             }
-            Err(e) => (ErrorKind::ProtocolError, e.to_string(), Some(e)),
+            Err(e) => (
+                ErrorKind::ProtocolError,
+                format!("{e}; the adapter printed {}", protocol::quote_line(&line)),
+                Some(e),
+            ),
         },
         Err(ReadFailure::Timeout) => (
             ErrorKind::Timeout,
@@ -495,12 +561,66 @@ fn apply_baseline(result: &mut CaseResult, baseline: &ExpectedFailures, id: &str
     let Some(entry) = baseline.lookup(id) else {
         return;
     };
+    let passing = matches!(result.raw_status, Status::Passed | Status::Acceptable);
+    if passing && entry.is_glob() {
+        // A glob applies to the failing cases it matches only; whether the entry as a whole
+        // is stale is decided once every case has run (`stale_globs`).
+        return;
+    }
     result.expected_failure = Some(entry.reason.clone());
     result.status = match result.raw_status {
         Status::Failed | Status::Errored => Status::Xfail,
         Status::Passed | Status::Acceptable => Status::Stale,
         other => other,
     };
+}
+
+/// A glob entry that matched cases of this run but no failing or errored one is stale: the
+/// first passing case it matches is marked `stale`, its baseline reason naming the entry as too
+/// broad (or fixed), and the other passing cases stay `passed`, so one entry gives one stale
+/// line. Globs that matched some failing case are fine whatever else they match.
+fn stale_globs(cases: &[Case], results: &mut [CaseResult], baseline: &ExpectedFailures) {
+    for entry in baseline.entries.iter().filter(|e| e.is_glob()) {
+        let matched: Vec<usize> = results
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| {
+                cases
+                    .get(r.index)
+                    .and_then(|c| baseline.lookup(&c.id))
+                    .is_some_and(|e| e.line == entry.line)
+            })
+            .map(|(i, _)| i)
+            .collect();
+        let failing = matched.iter().any(|&i| {
+            results
+                .get(i)
+                .is_some_and(|r| matches!(r.raw_status, Status::Failed | Status::Errored))
+        });
+        if failing {
+            continue;
+        }
+        let passing: Vec<usize> = matched
+            .into_iter()
+            .filter(|&i| {
+                results
+                    .get(i)
+                    .is_some_and(|r| matches!(r.raw_status, Status::Passed | Status::Acceptable))
+            })
+            .collect();
+        if let Some(first) = passing.first().and_then(|&i| results.get_mut(i)) {
+            first.status = Status::Stale;
+            first.expected_failure = Some(format!(
+                "{} [entry `{}` (line {}) is too broad or fixed: the glob matches no failing \
+                 case, only {} passing case{}; narrow it or remove it]",
+                entry.reason,
+                entry.pattern,
+                entry.line,
+                passing.len(),
+                if passing.len() == 1 { "" } else { "s" }
+            ));
+        }
+    }
 }
 
 fn say_bye(live: &mut Live, config: &RunConfig, incidents: &mut Vec<Incident>) {

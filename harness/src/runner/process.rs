@@ -57,7 +57,7 @@ impl AdapterProcess {
     pub fn spawn(command: &str, max_line: usize) -> std::io::Result<Self> {
         let mut cmd = Command::new("sh");
         cmd.arg("-c")
-            .arg(command)
+            .arg(shell_command(command))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -68,6 +68,9 @@ impl AdapterProcess {
         }
         let mut child = cmd.spawn()?;
         let pgid = Some(child.id());
+        if let Ok(p) = i32::try_from(child.id()) {
+            super::interrupt::register(p);
+        }
         let stdin = child.stdin.take();
         let stdout = child.stdout.take();
         let stderr_pipe = child.stderr.take();
@@ -122,19 +125,49 @@ impl AdapterProcess {
         }
     }
 
-    /// Waits for the next line until `deadline`.
+    /// Waits for the next line until `deadline`. The adapter's exit is noticed at once even
+    /// when a grandchild still holds its stdout open (so no end of file comes): the wait polls
+    /// the adapter process, and once it has exited only what it already wrote is read.
     pub fn recv_line(&mut self, deadline: Instant) -> Result<Vec<u8>, ReadFailure> {
-        let wait = deadline.saturating_duration_since(Instant::now());
-        match self.stdout_rx.recv_timeout(wait) {
-            Ok(StdoutEvent::Line(line)) => Ok(line),
-            Ok(StdoutEvent::TooLong) => Err(ReadFailure::Protocol(ProtocolError::LineTooLong {
+        loop {
+            let wait = deadline
+                .saturating_duration_since(Instant::now())
+                .min(EXIT_POLL);
+            match self.stdout_rx.recv_timeout(wait) {
+                Ok(event) => return self.event(event),
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(ReadFailure::Exited(
+                        self.exit_status(Duration::from_millis(500)),
+                    ))
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+            }
+            if let Ok(Some(status)) = self.child.try_wait() {
+                // Exited: a reply written just before exiting may still be in the pipe or the
+                // reader; anything else will never come.
+                return match self.stdout_rx.recv_timeout(EXIT_DRAIN) {
+                    Ok(StdoutEvent::Eof) | Err(_) => {
+                        Err(ReadFailure::Exited(Some(describe_status(status))))
+                    }
+                    Ok(event) => self.event(event),
+                };
+            }
+            if Instant::now() >= deadline {
+                return Err(ReadFailure::Timeout);
+            }
+        }
+    }
+
+    fn event(&mut self, event: StdoutEvent) -> Result<Vec<u8>, ReadFailure> {
+        match event {
+            StdoutEvent::Line(line) => Ok(line),
+            StdoutEvent::TooLong => Err(ReadFailure::Protocol(ProtocolError::LineTooLong {
                 limit: self.max_line,
             })),
-            Ok(StdoutEvent::Truncated) => Err(ReadFailure::Protocol(ProtocolError::TruncatedLine)),
-            Ok(StdoutEvent::Eof) | Err(RecvTimeoutError::Disconnected) => Err(ReadFailure::Exited(
+            StdoutEvent::Truncated => Err(ReadFailure::Protocol(ProtocolError::TruncatedLine)),
+            StdoutEvent::Eof => Err(ReadFailure::Exited(
                 self.exit_status(Duration::from_millis(500)),
             )),
-            Err(RecvTimeoutError::Timeout) => Err(ReadFailure::Timeout),
         }
     }
 
@@ -194,6 +227,11 @@ impl AdapterProcess {
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
+        if let Ok(p) = i32::try_from(self.child.id()) {
+            super::interrupt::unregister(p);
+        }
+        // Descendants that left the group were re-parented to us (when a subreaper).
+        super::interrupt::sweep_orphans();
     }
 
     /// The OS process id (also the process-group id).
@@ -205,6 +243,61 @@ impl AdapterProcess {
 impl Drop for AdapterProcess {
     fn drop(&mut self) {
         self.kill();
+    }
+}
+
+/// How often a wait for a reply checks whether the adapter is still running.
+const EXIT_POLL: Duration = Duration::from_millis(50);
+/// After the adapter exited: how long a reply it wrote before exiting may take to be read.
+const EXIT_DRAIN: Duration = Duration::from_millis(250);
+
+/// The script given to `sh -c`: `exec <command>` when the command is one simple command (so
+/// the adapter replaces the shell, is the process the harness watches, and no shell holds its
+/// stdout), else the command as it is (`a && b`, `cd x; y`, `VAR=1 cmd`, builtins, …), whose
+/// shell then exits when its last command does.
+pub fn shell_command(command: &str) -> String {
+    let t = command.trim();
+    let first = t.split_whitespace().next().unwrap_or_default();
+    let compound = t.contains([';', '&', '|', '\n', '(', ')', '{', '}'])
+        || first.contains('=')
+        || matches!(
+            first,
+            "exec"
+                | "exit"
+                | "cd"
+                | "export"
+                | "set"
+                | "unset"
+                | "eval"
+                | "."
+                | "source"
+                | "if"
+                | "for"
+                | "while"
+                | "until"
+                | "case"
+                | "!"
+                | "trap"
+                | "ulimit"
+                | "umask"
+                | "readonly"
+                | "shift"
+                | "wait"
+                | "return"
+                | "break"
+                | "continue"
+                | "alias"
+                | "local"
+                | "read"
+                | "command"
+                | "times"
+                | "type"
+                | "hash"
+        );
+    if compound || t.is_empty() {
+        command.to_owned()
+    } else {
+        format!("exec {t}")
     }
 }
 
@@ -305,6 +398,27 @@ fn stderr_ring(mut pipe: impl Read, ring: Arc<Mutex<VecDeque<u8>>>) {
                 ring.pop_front();
             }
             ring.push_back(*b);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shell_command;
+
+    #[test]
+    fn simple_commands_are_execed_compound_ones_are_not() {
+        assert_eq!(shell_command("python3 -u a.py"), "exec python3 -u a.py");
+        assert_eq!(shell_command("./x 2>/dev/null"), "exec ./x 2>/dev/null");
+        for c in [
+            "cd x && ./a",
+            "a; b",
+            "FOO=1 a",
+            "exit 1",
+            "a | b",
+            "exec a",
+        ] {
+            assert_eq!(shell_command(c), c);
         }
     }
 }

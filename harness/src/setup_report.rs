@@ -1,0 +1,146 @@
+//! The report files of a run that could not start (a setup error, exit 3), or was interrupted
+//! before its adapter answered `hello`: every file the command line asked for (`--output`,
+//! `--report FORMAT=FILE`) is still written, with one errored entry giving the reason, so a CI
+//! test tab shows the failure instead of nothing or the previous run.
+//!
+//! The contents are deliberately minimal and independent of `crate::report` (which renders
+//! real runs): JSON valid against `spec/schemas/report.schema.json` (one `errored` case
+//! `setup-error`; its `exit_code` is 1, the schema's value for "a case errored", while the
+//! process exits 3), JUnit XML with one `<error type="setup_error">`, Markdown, HTML and text.
+
+use serde_json::{json, Value};
+
+/// The id of the one errored entry.
+pub const SETUP_CASE_ID: &str = "setup-error";
+
+/// The report of a failed setup in the format named `format` (`text`, `json`, `junit`,
+/// `markdown`, `html`; an unknown name gets text).
+pub fn render(format: &str, command: &str, vectors: &str, reason: &str) -> String {
+    match format {
+        "json" => {
+            let mut s = serde_json::to_string_pretty(&json_report(command, vectors, reason))
+                .unwrap_or_default();
+            s.push('\n');
+            s
+        }
+        "junit" => junit(reason),
+        "markdown" => format!(
+            "# DelegateOS conformance: setup error\n\n**Verdict: setup error (exit 3)**: no case \
+             ran.\n\n- Adapter command: `{}`\n- Vectors: `{}`\n\n```text\n{}\n```\n",
+            command.replace('`', "'"),
+            vectors.replace('`', "'"),
+            reason.replace("```", "'''")
+        ),
+        "html" => format!(
+            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+             <title>DelegateOS conformance: setup error</title></head>\n<body>\
+             <h1>DelegateOS conformance: setup error</h1>\n<p><strong>Verdict: setup error \
+             (exit 3)</strong>: no case ran.</p>\n<p>Adapter command: <code>{}</code></p>\n\
+             <pre>{}</pre>\n</body></html>\n",
+            xml_escape(command),
+            xml_escape(reason)
+        ),
+        _ => format!(
+            "DelegateOS conformance: setup error (exit 3), no case ran\nadapter command: \
+             {command}\nvectors: {vectors}\n\n{reason}\n"
+        ),
+    }
+}
+
+/// The JSON report (schema `delegateos-conform-report/1`) of a failed setup.
+pub fn json_report(command: &str, vectors: &str, reason: &str) -> Value {
+    let counts = json!({
+        "total": 1, "passed": 0, "failed": 0, "skipped": 0, "acceptable": 0, "xfail": 0,
+        "stale": 0, "errored": 1
+    });
+    let empty = json!({
+        "total": 0, "passed": 0, "failed": 0, "skipped": 0, "acceptable": 0, "xfail": 0,
+        "stale": 0, "errored": 0
+    });
+    json!({
+        "schema": "delegateos-conform-report/1",
+        "harness": {"name": "delegateos-conform", "version": env!("CARGO_PKG_VERSION")},
+        "protocol": crate::protocol::PROTOCOL_VERSION,
+        "implementation": {"name": "(not started)", "version": "(unknown)"},
+        "operations": [],
+        "command": command,
+        "vectors": vectors,
+        "filter": {"ids": [], "requirements": [], "areas": [], "groups": [], "flags": [], "ops": []},
+        "profile": "delegateos-v0.1",
+        "advisory": {"fail_on_advisory": false, "totals": empty, "cases": []},
+        "duration_ms": 0,
+        "restarts": 0,
+        "totals": counts,
+        "sections": [{"section": "(setup)", "counts": counts}],
+        "cases": [{
+            "id": SETUP_CASE_ID,
+            "description": "the run could not start",
+            "area": "setup",
+            "group": "setup",
+            "file": "",
+            "op": "",
+            "requirements": [],
+            "flags": [],
+            "section": "(setup)",
+            "status": "errored",
+            "raw_status": "errored",
+            "message": format!("setup error: {reason}"),
+            "duration_ms": 0
+        }],
+        "incidents": [],
+        "expected_failures": {"entries": 0, "unused": []},
+        "coverage": {"total": 0, "executed": 0, "not_executed": [], "unknown": []},
+        "exit_code": 1
+    })
+}
+
+fn junit(reason: &str) -> String {
+    let first = reason.lines().next().unwrap_or_default();
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"delegateos-conform\" \
+         tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\">\n  <testsuite name=\"setup\" \
+         tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\">\n    <testcase \
+         classname=\"setup\" name=\"{SETUP_CASE_ID}\">\n      <error type=\"setup_error\" \
+         message=\"setup error: {}\">{}</error>\n    </testcase>\n  </testsuite>\n\
+         </testsuites>\n",
+        xml_escape(first),
+        xml_escape(reason)
+    )
+}
+
+/// Escapes text for XML/HTML content and attributes; drops characters XML 1.0 forbids.
+pub fn xml_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\n' | '\t' | '\r' => out.push(ch),
+            c if (c as u32) < 0x20 || c == '\u{fffe}' || c == '\u{ffff}' => {
+                out.push_str(&format!("\\u{{{:x}}}", c as u32));
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escaping() {
+        assert_eq!(xml_escape("a<&>\"\x01"), "a&lt;&amp;&gt;&quot;\\u{1}");
+    }
+
+    #[test]
+    fn every_format_names_the_reason() {
+        for f in ["text", "json", "junit", "markdown", "html", "other"] {
+            assert!(render(f, "cmd", "v", "boom <x>").contains("boom"), "{f}");
+        }
+    }
+}
