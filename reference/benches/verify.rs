@@ -15,8 +15,8 @@
 //! * `attenuate/chain/N`: appending one block to a token that already has N.
 //! * `revocation/lookup/N`: `entries_for` on a list of N verified entries (hit and miss).
 //!
-//! After criterion, a paired measurement alternates verify (warm and cold), floor and old-strict
-//! rounds and prints the median per-round ratios, which are robust to the load changes of a
+//! After criterion, a paired measurement interleaves verify (warm and cold), floor, old-strict,
+//! decode and validated-key calls and prints the median per-round ratios, which are robust to the load changes of a
 //! shared machine. Then, when `node` is on the PATH, the same tokens are verified by the Node
 //! verifier in `benches/node/` (on @noble/ed25519) in alternating rounds with the reference.
 
@@ -31,7 +31,7 @@ use criterion::{criterion_group, BenchmarkId, Criterion};
 use curve25519_dalek::edwards::CompressedEdwardsY;
 use curve25519_dalek::scalar::Scalar;
 use delegateos_reference::attenuate::{attenuate, create, AttenuateParams, CreateParams};
-use delegateos_reference::crypto::{blake2b256, KeyCache, Keypair};
+use delegateos_reference::crypto::{blake2b256, KeyCache, Keypair, ValidatedKey};
 use delegateos_reference::encoding::{decode_principal, decode_signature};
 use delegateos_reference::faults::Faults;
 use delegateos_reference::revocation::{create_entry, RevocationList, Scope};
@@ -349,9 +349,44 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-/// Alternates rounds of verify (warm key cache), verify (cold), the dalek floor and the old
-/// strict function for each chain length and prints the medians of the per-round ratios (the
-/// parts of a round see nearly the same machine load).
+/// The fast strict path alone: `ValidatedKey::verify` with keys validated ahead of time.
+fn validated(inputs: &[(ValidatedKey, [u8; 32], [u8; 64])]) {
+    for (k, d, s) in inputs {
+        black_box(k.verify(black_box(d), black_box(s))).unwrap();
+    }
+}
+
+/// Times `part` and `floor` alternately, call by call, and returns (median part call, median
+/// floor call, ratio of the medians, median over rounds of the ratio of summed times).
+fn pair(rounds: usize, reps: usize, part: &mut dyn FnMut(), floor: &mut dyn FnMut()) -> [f64; 4] {
+    let (mut p_calls, mut f_calls, mut round_ratios) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        let (mut p_sum, mut f_sum) = (0f64, 0f64);
+        for _ in 0..reps {
+            let t0 = Instant::now();
+            part();
+            let t1 = Instant::now();
+            floor();
+            let t2 = Instant::now();
+            let (p, f) = ((t1 - t0).as_secs_f64(), (t2 - t1).as_secs_f64());
+            p_sum += p;
+            f_sum += f;
+            p_calls.push(p);
+            f_calls.push(f);
+        }
+        round_ratios.push(p_sum / f_sum);
+    }
+    let (p, f) = (median(p_calls), median(f_calls));
+    [p, f, p / f, median(round_ratios)]
+}
+
+/// For each chain length and each part (verify with a warm key cache, verify cold, the old
+/// strict function, decode, the validated-key signature checks alone), alternates the part and
+/// the floor call by call ({ROUNDS} rounds of ~300 signature checks per side) and prints the
+/// ratio of the median call times: a call preempted by another process on the shared machine
+/// is an outlier that the median ignores, and both sides of a pair run in the same cache
+/// state. For verify/floor it also prints the median over rounds of the ratio of summed times,
+/// which counts preemptions.
 fn paired_ratios() {
     const ROUNDS: usize = 15;
     let empty = RevocationList::new();
@@ -359,47 +394,65 @@ fn paired_ratios() {
     let fx = fixtures();
     let mut keys = KeyCache::default();
     println!(
-        "\npaired ratios to the floor = (N+1) x dalek VerifyingKey::verify_strict (median of {ROUNDS} \
-         alternating rounds, ~300 signature checks per part)"
+        "\npaired ratios to the floor = (N+1) x dalek VerifyingKey::verify_strict: ratio of median \
+         call times, each part alternated call by call with the floor ({ROUNDS} rounds x ~300 \
+         signature checks per side)"
     );
     println!(
-        "{:>6} {:>10} {:>13} {:>12} {:>12} {:>12}",
-        "chain", "floor µs", "verify/floor", "cold/floor", "old/floor", "decode/floor"
+        "{:>6} {:>10} {:>13} {:>12} {:>12} {:>13} {:>11} {:>20}",
+        "chain",
+        "floor µs",
+        "verify/floor",
+        "cold/floor",
+        "old/floor",
+        "decode/floor",
+        "sigs/floor",
+        "verify (round sums)"
     );
     for f in &fx {
         let reps = (300 / (f.n + 1)).max(1);
-        let time = |body: &mut dyn FnMut()| {
-            let t = Instant::now();
-            for _ in 0..reps {
-                body();
-            }
-            t.elapsed().as_secs_f64()
-        };
-        let mut rows: Vec<[f64; 5]> = Vec::new();
-        for _ in 0..ROUNDS {
-            let warm = time(&mut || {
+        let vkeys: Vec<(ValidatedKey, [u8; 32], [u8; 64])> = f
+            .raw
+            .iter()
+            .map(|(k, d, s)| (ValidatedKey::from_bytes(k).unwrap(), *d, *s))
+            .collect();
+        let mut fl = || floor(&f.floor);
+        let warm = pair(
+            ROUNDS,
+            reps,
+            &mut || {
                 verify_with_keys(black_box(&f.dct), &ctx, &mut keys).unwrap();
-            });
-            let fl = time(&mut || floor(&f.floor));
-            let cold = time(&mut || {
+            },
+            &mut fl,
+        );
+        let cold = pair(
+            ROUNDS,
+            reps,
+            &mut || {
                 verify(black_box(&f.dct), &ctx).unwrap();
-            });
-            let old = time(&mut || old_strict(&f.raw));
-            let dec = time(&mut || {
+            },
+            &mut fl,
+        );
+        let old = pair(ROUNDS, reps, &mut || old_strict(&f.raw), &mut fl);
+        let dec = pair(
+            ROUNDS,
+            reps,
+            &mut || {
                 decode_with_faults(black_box(&f.dct), &Faults::none()).unwrap();
-            });
-            rows.push([warm, fl, cold, old, dec]);
-        }
-        let col = |i: usize| median(rows.iter().map(|r| r[i] / r[1]).collect());
-        let floor_us = median(rows.iter().map(|r| r[1] * 1e6 / reps as f64).collect());
+            },
+            &mut fl,
+        );
+        let sigs = pair(ROUNDS, reps, &mut || validated(&vkeys), &mut fl);
         println!(
-            "{:>6} {:>10.1} {:>13.3} {:>12.3} {:>12.3} {:>12.3}",
+            "{:>6} {:>10.1} {:>13.3} {:>12.3} {:>12.3} {:>13.3} {:>11.3} {:>20.3}",
             f.n,
-            floor_us,
-            col(0),
-            col(2),
-            col(3),
-            col(4)
+            warm[1] * 1e6,
+            warm[2],
+            cold[2],
+            old[2],
+            dec[2],
+            sigs[2],
+            warm[3]
         );
     }
 }
