@@ -88,25 +88,35 @@ fn write_fast(value: &Value, out: &mut String) -> bool {
     true
 }
 
-/// Appends `s` as a JSON string with ES6 `JSON.stringify` escaping.
+/// Appends `s` as a JSON string with ES6 `JSON.stringify` escaping. Runs of bytes that need no
+/// escape are copied at once; every byte that needs one is ASCII, so the runs end on char
+/// boundaries.
 fn push_json_string(s: &str, out: &mut String) {
     out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{08}' => out.push_str("\\b"),
-            '\t' => out.push_str("\\t"),
-            '\n' => out.push_str("\\n"),
-            '\u{0c}' => out.push_str("\\f"),
-            '\r' => out.push_str("\\r"),
-            c if u32::from(c) < 0x20 => {
-                use std::fmt::Write;
-                let _ = write!(out, "\\u{:04x}", u32::from(c));
-            }
-            c => out.push(c),
+    let mut run_start = 0;
+    for (i, b) in s.bytes().enumerate() {
+        let escape = match b {
+            b'"' => "\\\"",
+            b'\\' => "\\\\",
+            0x08 => "\\b",
+            b'\t' => "\\t",
+            b'\n' => "\\n",
+            0x0c => "\\f",
+            b'\r' => "\\r",
+            0x00..=0x1f => "",
+            _ => continue,
+        };
+        out.push_str(s.get(run_start..i).unwrap_or_default());
+        run_start = i + 1;
+        if escape.is_empty() {
+            use std::fmt::Write;
+            // Writing to a String cannot fail.
+            let _ = write!(out, "\\u{b:04x}");
+        } else {
+            out.push_str(escape);
         }
     }
+    out.push_str(s.get(run_start..).unwrap_or_default());
     out.push('"');
 }
 
