@@ -2,17 +2,23 @@
 //!
 //! Run: `cargo bench -p delegateos-reference --bench verify` (see BENCHMARKS.md).
 //!
-//! * `verify/chain/N`: `verify::verify` of a valid token with N attenuations (N+1 signatures).
-//! * `floor/chain/N`: only the N+1 `crypto::verify_strict` calls the verifier makes for that
-//!   token, with the same keys, signatures and BLAKE2b-256 digests (precomputed), i.e. the cost
-//!   no verifier following the strict profile (D10) can avoid.
+//! * `verify/chain/N`: `verify::verify_with_keys` of a valid token with N attenuations (N+1
+//!   signatures) with a warm `KeyCache`, as a long-lived verifier (adapter, proxy) runs it.
+//! * `verify_cold/chain/N`: `verify::verify`, which validates every signer's key per call.
+//! * `floor/chain/N`: N+1 calls of ed25519-dalek's own `VerifyingKey::verify_strict` (keys
+//!   decompressed outside the loop) over the same digests and signatures the verifier checks:
+//!   the Ed25519 floor.
+//! * `old_strict/chain/N`: the N+1 calls of the previous `crypto::verify_strict` (copied below
+//!   as `old_verify_strict`, for the comparison only).
 //! * `decode/chain/N`: step 1 alone (base64url, strict JSON, structure, canonical-form check,
 //!   per-block canonical texts, typed decode, formats).
 //! * `attenuate/chain/N`: appending one block to a token that already has N.
 //! * `revocation/lookup/N`: `entries_for` on a list of N verified entries (hit and miss).
 //!
-//! After criterion, a paired measurement alternates verify and floor rounds and prints the
-//! median per-round ratio, which is robust to the load changes of a shared machine.
+//! After criterion, a paired measurement interleaves verify (warm and cold), floor, old-strict,
+//! decode and validated-key calls and prints the median per-round ratios, which are robust to the load changes of a
+//! shared machine. Then, when `node` is on the PATH, the same tokens are verified by the Node
+//! verifier in `benches/node/` (on @noble/ed25519) in alternating rounds with the reference.
 
 // A benchmark whose set-up fails should abort loudly; these are not library code paths.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -22,8 +28,10 @@ use std::time::{Duration, Instant};
 
 use criterion::{criterion_group, BenchmarkId, Criterion};
 
+use curve25519_dalek::edwards::CompressedEdwardsY;
+use curve25519_dalek::scalar::Scalar;
 use delegateos_reference::attenuate::{attenuate, create, AttenuateParams, CreateParams};
-use delegateos_reference::crypto::{blake2b256, verify_strict, Keypair};
+use delegateos_reference::crypto::{blake2b256, KeyCache, Keypair, ValidatedKey};
 use delegateos_reference::encoding::{decode_principal, decode_signature};
 use delegateos_reference::faults::Faults;
 use delegateos_reference::revocation::{create_entry, RevocationList, Scope};
@@ -31,9 +39,10 @@ use delegateos_reference::token::{
     attenuation_payload, authority_payload, canonical_of, decode_with_faults, encode,
     revocation_id_of_canonical, Capability, SerializedDct, SignedJsonToken,
 };
-use delegateos_reference::verify::{verify, VerificationContext};
+use delegateos_reference::verify::{verify, verify_with_keys, VerificationContext};
+use ed25519_dalek::{Signature, VerifyingKey};
 
-const CHAINS: [usize; 5] = [0, 1, 2, 4, 8];
+const CHAINS: [usize; 9] = [0, 1, 2, 3, 4, 5, 6, 7, 8];
 const NOW: &str = "2026-06-01T00:00:00Z";
 
 fn key(i: u8) -> Keypair {
@@ -111,9 +120,42 @@ fn floor_inputs(t: &SignedJsonToken) -> Vec<([u8; 32], [u8; 32], [u8; 64])> {
     out
 }
 
-fn floor(inputs: &[([u8; 32], [u8; 32], [u8; 64])]) {
+/// The floor: dalek's `verify_strict` with keys decoded ahead of time.
+fn floor(inputs: &[(VerifyingKey, [u8; 32], Signature)]) {
     for (k, d, s) in inputs {
-        black_box(verify_strict(black_box(k), black_box(d), black_box(s))).unwrap();
+        black_box(k.verify_strict(black_box(d), black_box(s))).unwrap();
+    }
+}
+
+/// The previous `crypto::verify_strict` (before the validated-key fast path), for comparison.
+fn old_verify_strict(public_key: &[u8; 32], message: &[u8], sig: &[u8; 64]) -> Result<(), ()> {
+    fn check_point(bytes: &[u8; 32]) -> Result<(), ()> {
+        let point = CompressedEdwardsY(*bytes).decompress().ok_or(())?;
+        if point.compress().to_bytes() != *bytes || point.is_small_order() {
+            return Err(());
+        }
+        if !point.is_torsion_free() {
+            return Err(());
+        }
+        Ok(())
+    }
+    let mut r = [0u8; 32];
+    let mut s = [0u8; 32];
+    r.copy_from_slice(&sig[..32]);
+    s.copy_from_slice(&sig[32..]);
+    if Option::<Scalar>::from(Scalar::from_canonical_bytes(s)).is_none() {
+        return Err(());
+    }
+    check_point(public_key)?;
+    check_point(&r)?;
+    let vk = VerifyingKey::from_bytes(public_key).map_err(|_| ())?;
+    vk.verify_strict(message, &Signature::from_bytes(sig))
+        .map_err(|_| ())
+}
+
+fn old_strict(inputs: &[([u8; 32], [u8; 32], [u8; 64])]) {
+    for (k, d, s) in inputs {
+        black_box(old_verify_strict(black_box(k), black_box(d), black_box(s))).unwrap();
     }
 }
 
@@ -133,7 +175,8 @@ struct Fixture {
     n: usize,
     token: SignedJsonToken,
     dct: SerializedDct,
-    floor: Vec<([u8; 32], [u8; 32], [u8; 64])>,
+    raw: Vec<([u8; 32], [u8; 32], [u8; 64])>,
+    floor: Vec<(VerifyingKey, [u8; 32], Signature)>,
 }
 
 fn fixtures() -> Vec<Fixture> {
@@ -142,12 +185,23 @@ fn fixtures() -> Vec<Fixture> {
         .map(|&n| {
             let token = token(n);
             let dct = encode(&token);
-            let floor = floor_inputs(&token);
-            assert_eq!(floor.len(), n + 1);
+            let raw = floor_inputs(&token);
+            assert_eq!(raw.len(), n + 1);
+            let floor = raw
+                .iter()
+                .map(|(k, d, s)| {
+                    (
+                        VerifyingKey::from_bytes(k).unwrap(),
+                        *d,
+                        Signature::from_bytes(s),
+                    )
+                })
+                .collect();
             Fixture {
                 n,
                 token,
                 dct,
+                raw,
                 floor,
             }
         })
@@ -158,11 +212,21 @@ fn bench_verify(c: &mut Criterion) {
     let empty = RevocationList::new();
     let ctx = ctx(&empty);
     let fx = fixtures();
+    let mut keys = KeyCache::default();
     for f in &fx {
         verify(&f.dct, &ctx).unwrap();
+        verify_with_keys(&f.dct, &ctx, &mut keys).unwrap();
         floor(&f.floor);
+        old_strict(&f.raw);
     }
     let mut g = c.benchmark_group("verify");
+    for f in &fx {
+        g.bench_with_input(BenchmarkId::new("chain", f.n), f, |b, f| {
+            b.iter(|| verify_with_keys(black_box(&f.dct), &ctx, &mut keys).unwrap());
+        });
+    }
+    g.finish();
+    let mut g = c.benchmark_group("verify_cold");
     for f in &fx {
         g.bench_with_input(BenchmarkId::new("chain", f.n), f, |b, f| {
             b.iter(|| verify(black_box(&f.dct), &ctx).unwrap());
@@ -173,6 +237,13 @@ fn bench_verify(c: &mut Criterion) {
     for f in &fx {
         g.bench_with_input(BenchmarkId::new("chain", f.n), f, |b, f| {
             b.iter(|| floor(&f.floor));
+        });
+    }
+    g.finish();
+    let mut g = c.benchmark_group("old_strict");
+    for f in &fx {
+        g.bench_with_input(BenchmarkId::new("chain", f.n), f, |b, f| {
+            b.iter(|| old_strict(&f.raw));
         });
     }
     g.finish();
@@ -273,46 +344,227 @@ fn bench_revocation(c: &mut Criterion) {
     g.finish();
 }
 
-/// Alternates rounds of verify and floor for each chain length and prints the median of the
-/// per-round ratios (both halves of a round see nearly the same machine load).
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// The fast strict path alone: `ValidatedKey::verify` with keys validated ahead of time.
+fn validated(inputs: &[(ValidatedKey, [u8; 32], [u8; 64])]) {
+    for (k, d, s) in inputs {
+        black_box(k.verify(black_box(d), black_box(s))).unwrap();
+    }
+}
+
+/// Times `part` and `floor` alternately, call by call, and returns (median part call, median
+/// floor call, ratio of the medians, median over rounds of the ratio of summed times).
+fn pair(rounds: usize, reps: usize, part: &mut dyn FnMut(), floor: &mut dyn FnMut()) -> [f64; 4] {
+    let (mut p_calls, mut f_calls, mut round_ratios) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        let (mut p_sum, mut f_sum) = (0f64, 0f64);
+        for _ in 0..reps {
+            let t0 = Instant::now();
+            part();
+            let t1 = Instant::now();
+            floor();
+            let t2 = Instant::now();
+            let (p, f) = ((t1 - t0).as_secs_f64(), (t2 - t1).as_secs_f64());
+            p_sum += p;
+            f_sum += f;
+            p_calls.push(p);
+            f_calls.push(f);
+        }
+        round_ratios.push(p_sum / f_sum);
+    }
+    let (p, f) = (median(p_calls), median(f_calls));
+    [p, f, p / f, median(round_ratios)]
+}
+
+/// For each chain length and each part (verify with a warm key cache, verify cold, the old
+/// strict function, decode, the validated-key signature checks alone), alternates the part and
+/// the floor call by call ({ROUNDS} rounds of ~300 signature checks per side) and prints the
+/// ratio of the median call times: a call preempted by another process on the shared machine
+/// is an outlier that the median ignores, and both sides of a pair run in the same cache
+/// state. For verify/floor it also prints the median over rounds of the ratio of summed times,
+/// which counts preemptions.
 fn paired_ratios() {
+    const ROUNDS: usize = 15;
     let empty = RevocationList::new();
     let ctx = ctx(&empty);
     let fx = fixtures();
-    println!("\npaired verify/floor ratio (median of 15 alternating rounds, 400 signature checks per side)");
+    let mut keys = KeyCache::default();
     println!(
-        "{:>6} {:>12} {:>12} {:>8}",
-        "chain", "verify µs", "floor µs", "ratio"
+        "\npaired ratios to the floor = (N+1) x dalek VerifyingKey::verify_strict: ratio of median \
+         call times, each part alternated call by call with the floor ({ROUNDS} rounds x ~300 \
+         signature checks per side)"
+    );
+    println!(
+        "{:>6} {:>10} {:>13} {:>12} {:>12} {:>13} {:>11} {:>20}",
+        "chain",
+        "floor µs",
+        "verify/floor",
+        "cold/floor",
+        "old/floor",
+        "decode/floor",
+        "sigs/floor",
+        "verify (round sums)"
     );
     for f in &fx {
-        let reps = 400 / (f.n + 1);
-        let mut rounds = Vec::new();
-        for _ in 0..15 {
-            let t0 = Instant::now();
-            for _ in 0..reps {
-                verify(black_box(&f.dct), &ctx).unwrap();
-            }
-            let v = t0.elapsed();
-            let t1 = Instant::now();
-            for _ in 0..reps {
-                floor(&f.floor);
-            }
-            let fl = t1.elapsed();
-            rounds.push((v, fl));
-        }
-        let per = |d: Duration| d.as_secs_f64() * 1e6 / reps as f64;
-        let mut ratios: Vec<f64> = rounds
+        let reps = (300 / (f.n + 1)).max(1);
+        let vkeys: Vec<(ValidatedKey, [u8; 32], [u8; 64])> = f
+            .raw
             .iter()
-            .map(|(v, fl)| v.as_secs_f64() / fl.as_secs_f64())
+            .map(|(k, d, s)| (ValidatedKey::from_bytes(k).unwrap(), *d, *s))
             .collect();
-        ratios.sort_by(f64::total_cmp);
-        let mut vs: Vec<f64> = rounds.iter().map(|r| per(r.0)).collect();
-        let mut fs: Vec<f64> = rounds.iter().map(|r| per(r.1)).collect();
-        vs.sort_by(f64::total_cmp);
-        fs.sort_by(f64::total_cmp);
+        let mut fl = || floor(&f.floor);
+        let warm = pair(
+            ROUNDS,
+            reps,
+            &mut || {
+                verify_with_keys(black_box(&f.dct), &ctx, &mut keys).unwrap();
+            },
+            &mut fl,
+        );
+        let cold = pair(
+            ROUNDS,
+            reps,
+            &mut || {
+                verify(black_box(&f.dct), &ctx).unwrap();
+            },
+            &mut fl,
+        );
+        let old = pair(ROUNDS, reps, &mut || old_strict(&f.raw), &mut fl);
+        let dec = pair(
+            ROUNDS,
+            reps,
+            &mut || {
+                decode_with_faults(black_box(&f.dct), &Faults::none()).unwrap();
+            },
+            &mut fl,
+        );
+        let sigs = pair(ROUNDS, reps, &mut || validated(&vkeys), &mut fl);
         println!(
-            "{:>6} {:>12.1} {:>12.1} {:>8.3}",
-            f.n, vs[7], fs[7], ratios[7]
+            "{:>6} {:>10.1} {:>13.3} {:>12.3} {:>12.3} {:>13.3} {:>11.3} {:>20.3}",
+            f.n,
+            warm[1] * 1e6,
+            warm[2],
+            cold[2],
+            old[2],
+            dec[2],
+            sigs[2],
+            warm[3]
+        );
+    }
+}
+
+/// The tokens as the Node verifier reads them.
+fn node_fixture_json(fx: &[Fixture]) -> String {
+    let tokens: Vec<serde_json::Value> = fx
+        .iter()
+        .map(|f| serde_json::json!({ "n": f.n, "token": f.dct.token }))
+        .collect();
+    serde_json::json!({ "root": key(0).principal_id(), "tokens": tokens }).to_string()
+}
+
+/// Runs the Node verifier (benches/node/verify.mjs) on the same tokens, alternating with the
+/// reference in the same process run, and prints per-token times and the Node/reference ratio.
+fn node_side_by_side() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/node");
+    let node_ok = std::process::Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !node_ok {
+        println!("\nnode not found: skipping the side-by-side with the Node verifier");
+        return;
+    }
+    if !dir.join("node_modules/@noble/ed25519").exists() {
+        let ok = std::process::Command::new("npm")
+            .args(["ci", "--no-audit", "--no-fund", "--silent"])
+            .current_dir(&dir)
+            .status()
+            .is_ok_and(|s| s.success());
+        if !ok {
+            println!("\n`npm ci` failed in {dir:?}: skipping the Node side-by-side");
+            return;
+        }
+    }
+    let empty = RevocationList::new();
+    let ctx = ctx(&empty);
+    let fx = fixtures();
+    let fixture_path =
+        std::env::temp_dir().join(format!("dos-node-bench-{}.json", std::process::id()));
+    std::fs::write(&fixture_path, node_fixture_json(&fx)).unwrap();
+    const ROUNDS: usize = 3;
+    // per chain: (rust warm µs, rust cold µs, node strict µs, node cached-keys µs) per round
+    let mut per: Vec<Vec<[f64; 4]>> = vec![Vec::new(); fx.len()];
+    let mut keys = KeyCache::default();
+    for _ in 0..ROUNDS {
+        let rust: Vec<(f64, f64)> = fx
+            .iter()
+            .map(|f| {
+                let reps = (90 / (f.n + 1)).max(5);
+                let t = Instant::now();
+                for _ in 0..reps {
+                    verify_with_keys(black_box(&f.dct), &ctx, &mut keys).unwrap();
+                }
+                let warm = t.elapsed().as_secs_f64() * 1e6 / reps as f64;
+                let t = Instant::now();
+                for _ in 0..reps {
+                    verify(black_box(&f.dct), &ctx).unwrap();
+                }
+                (warm, t.elapsed().as_secs_f64() * 1e6 / reps as f64)
+            })
+            .collect();
+        let out = std::process::Command::new("node")
+            .arg(dir.join("verify.mjs"))
+            .arg(&fixture_path)
+            .output()
+            .unwrap();
+        if !out.status.success() {
+            println!(
+                "\nNode verifier failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let _ = std::fs::remove_file(&fixture_path);
+            return;
+        }
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        for (i, r) in report["results"].as_array().unwrap().iter().enumerate() {
+            per[i].push([
+                rust[i].0,
+                rust[i].1,
+                r["strictUs"].as_f64().unwrap(),
+                r["cachedKeysUs"].as_f64().unwrap(),
+            ]);
+        }
+    }
+    let _ = std::fs::remove_file(&fixture_path);
+    println!(
+        "\nNode (@noble/ed25519, strict profile) vs reference on the same tokens (median of {ROUNDS} alternating rounds)"
+    );
+    println!(
+        "{:>6} {:>12} {:>12} {:>14} {:>16} {:>14} {:>18}",
+        "chain",
+        "ref warm µs",
+        "ref cold µs",
+        "node strict µs",
+        "node cached µs",
+        "strict/warm",
+        "cached/warm"
+    );
+    for (f, rows) in fx.iter().zip(&per) {
+        let m = |i: usize| median(rows.iter().map(|r| r[i]).collect());
+        let ratio = |i: usize| median(rows.iter().map(|r| r[i] / r[0]).collect());
+        println!(
+            "{:>6} {:>12.1} {:>12.1} {:>14.1} {:>16.1} {:>14.1} {:>18.1}",
+            f.n,
+            m(0),
+            m(1),
+            m(2),
+            m(3),
+            ratio(2),
+            ratio(3)
         );
     }
 }
@@ -331,5 +583,8 @@ fn main() {
     Criterion::default().configure_from_args().final_summary();
     if bench_mode() && std::env::var_os("DOS_BENCH_NO_PAIRED").is_none() {
         paired_ratios();
+    }
+    if bench_mode() && std::env::var_os("DOS_BENCH_NO_NODE").is_none() {
+        node_side_by_side();
     }
 }

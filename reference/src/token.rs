@@ -414,15 +414,32 @@ pub fn decode_with_faults(dct: &SerializedDct, faults: &Faults) -> Result<Decode
 
 fn decode_parsed(bytes: &[u8], value: Value, faults: &Faults) -> Result<Decoded, Malformed> {
     check_structure(&value, faults)?;
-    if !faults.has(Fault::AcceptNonCanonicalToken) && canon(&value)?.as_bytes() != bytes {
-        return Err(Malformed::new("token JSON is not in canonical form"));
-    }
+    // Each block is canonicalized once; the whole token's canonical text is then assembled from
+    // the block texts (RFC 8785 sorts the top-level keys "attenuations" < "authority" <
+    // "format" < "signatures") and compared with the input bytes piece by piece.
     let authority_canonical = canon(&value["authority"])?;
     let attenuation_canonical = value["attenuations"]
         .as_array()
         .map(|a| a.iter().map(canon).collect::<Result<Vec<_>, _>>())
         .transpose()?
         .unwrap_or_default();
+    if !faults.has(Fault::AcceptNonCanonicalToken) {
+        let canonical = match value.as_object() {
+            // check_structure has required the four keys; exactly four means no others.
+            Some(top) if top.len() == TOP_KEYS.len() => is_assembled_canonical(
+                bytes,
+                &authority_canonical,
+                &attenuation_canonical,
+                &canon(&value["format"])?,
+                &canon(&value["signatures"])?,
+            ),
+            // Unknown top-level fields (only under the accept-unknown-fields fault).
+            _ => canon(&value)?.as_bytes() == bytes,
+        };
+        if !canonical {
+            return Err(Malformed::new("token JSON is not in canonical form"));
+        }
+    }
     let token: SignedJsonToken =
         serde_json::from_value(value).map_err(|e| Malformed::new(e.to_string()))?;
     check_formats(&token)?;
@@ -431,6 +448,38 @@ fn decode_parsed(bytes: &[u8], value: Value, faults: &Faults) -> Result<Decoded,
         authority_canonical,
         attenuation_canonical,
     })
+}
+
+/// True if `bytes` is exactly `{"attenuations":[a0,…],"authority":A,"format":F,"signatures":S}`
+/// built from the given canonical texts, i.e. the RFC 8785 text of the whole token.
+fn is_assembled_canonical(
+    bytes: &[u8],
+    authority: &str,
+    attenuations: &[String],
+    format: &str,
+    signatures: &str,
+) -> bool {
+    let mut rest = bytes;
+    let mut take = |piece: &[u8]| match rest.strip_prefix(piece) {
+        Some(r) => {
+            rest = r;
+            true
+        }
+        None => false,
+    };
+    let mut ok = take(b"{\"attenuations\":[");
+    for (i, att) in attenuations.iter().enumerate() {
+        ok = ok && (i == 0 || take(b",")) && take(att.as_bytes());
+    }
+    ok = ok
+        && take(b"],\"authority\":")
+        && take(authority.as_bytes())
+        && take(b",\"format\":")
+        && take(format.as_bytes())
+        && take(b",\"signatures\":")
+        && take(signatures.as_bytes())
+        && take(b"}");
+    ok && rest.is_empty()
 }
 
 /// Decodes and validates a serialized token (D9). Signatures are not checked.

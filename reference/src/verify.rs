@@ -11,7 +11,7 @@ use blake2::Digest;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::crypto::{verify_lenient, verify_strict, Blake2b256};
+use crate::crypto::{verify_lenient, Blake2b256, KeyCache};
 use crate::encoding::{decode_principal, decode_signature};
 use crate::faults::{Fault, Faults};
 use crate::glob::{capability_matches_with_faults, capability_subset_with_faults};
@@ -374,6 +374,10 @@ fn check_revocations(
     revocations: &RevocationList,
     faults: &Faults,
 ) -> Result<(), Denial> {
+    if revocations.is_empty() {
+        // No entry can match: skip hashing every block for its revocation id.
+        return Ok(());
+    }
     let t = &d.token;
     let blocks = std::iter::once((&d.authority_canonical, &t.authority.issuer)).chain(
         d.attenuation_canonical
@@ -408,6 +412,7 @@ fn check_signature(
     covers: Covers,
     index: Option<u64>,
     faults: &Faults,
+    keys: &mut KeyCache,
 ) -> Result<(), Denial> {
     let sig = sig.ok_or_else(|| Denial::signature("missing signature", index))?;
     let use_signer_field = faults.has(Fault::VerifyWithSignerField);
@@ -430,13 +435,18 @@ fn check_signature(
     let result = if faults.has(Fault::LenientSignature) {
         verify_lenient(&key, digest, &bytes)
     } else {
-        verify_strict(&key, digest, &bytes)
+        keys.verify(&key, digest, &bytes)
     };
     result.map_err(|e| Denial::signature(e.to_string(), index))
 }
 
 /// Step 3 (D8, D16).
-fn check_signatures(d: &Decoded, root: &str, faults: &Faults) -> Result<(), Denial> {
+fn check_signatures(
+    d: &Decoded,
+    root: &str,
+    faults: &Faults,
+    keys: &mut KeyCache,
+) -> Result<(), Denial> {
     let t = &d.token;
     let a = &t.authority;
     // 3a
@@ -451,6 +461,7 @@ fn check_signatures(d: &Decoded, root: &str, faults: &Faults) -> Result<(), Deni
         Covers::Authority,
         None,
         faults,
+        keys,
     )?;
     // 3b: hash `{"attenuations":[c0,…,ci],"authority":cA}` incrementally.
     let mut prefix = Blake2b256::new();
@@ -481,6 +492,7 @@ fn check_signatures(d: &Decoded, root: &str, faults: &Faults) -> Result<(), Deni
             Covers::Index(idx(i)),
             index,
             faults,
+            keys,
         )?;
     }
     // A surplus entry belongs to no block; error-codes.md files it under 3b, after all blocks.
@@ -499,6 +511,7 @@ fn steps_1_to_6(
     root: &str,
     revocations: &RevocationList,
     faults: &Faults,
+    keys: &mut KeyCache,
 ) -> Result<(Decoded, ChainState), Denial> {
     let now = Timestamp::parse(now).map_err(|e| Denial::malformed(format!("ctx.now: {e}")))?;
     // 1
@@ -506,7 +519,7 @@ fn steps_1_to_6(
     // 2
     check_revocations(&d, revocations, faults)?;
     // 3
-    check_signatures(&d, root, faults)?;
+    check_signatures(&d, root, faults, keys)?;
     // 4
     let mut state = ChainState::from_authority(&d.token.authority, faults)?;
     for att in &d.token.attenuations {
@@ -551,12 +564,27 @@ fn scope_of(d: &Decoded, state: ChainState, spent: u64) -> AuthorizedScope {
     }
 }
 
-/// `VERIFY_DCT` (§10.1), steps 1–7.
+/// Keys validated while verifying one token when the caller keeps no [`KeyCache`]: enough for
+/// every signer of a deep chain.
+const PER_CALL_KEYS: usize = 64;
+
+/// `VERIFY_DCT` (§10.1), steps 1–7. Validates every signer's key; a long-lived verifier uses
+/// [`verify_with_keys`] to validate each key once.
 pub fn verify(
     token: &SerializedDct,
     ctx: &VerificationContext<'_>,
 ) -> Result<AuthorizedScope, Denial> {
-    verify_with_faults(token, ctx, &Faults::none())
+    verify_with_keys(token, ctx, &mut KeyCache::new(PER_CALL_KEYS))
+}
+
+/// [`verify`] reusing (and filling) `keys`: a key validated once is not validated again. The
+/// result is the same as [`verify`]'s for every input and every cache content.
+pub fn verify_with_keys(
+    token: &SerializedDct,
+    ctx: &VerificationContext<'_>,
+    keys: &mut KeyCache,
+) -> Result<AuthorizedScope, Denial> {
+    verify_inner(token, ctx, &Faults::none(), keys)
 }
 
 /// [`verify`] with faults injected.
@@ -565,6 +593,15 @@ pub fn verify_with_faults(
     ctx: &VerificationContext<'_>,
     faults: &Faults,
 ) -> Result<AuthorizedScope, Denial> {
+    verify_inner(token, ctx, faults, &mut KeyCache::new(PER_CALL_KEYS))
+}
+
+fn verify_inner(
+    token: &SerializedDct,
+    ctx: &VerificationContext<'_>,
+    faults: &Faults,
+    keys: &mut KeyCache,
+) -> Result<AuthorizedScope, Denial> {
     let (d, state) = steps_1_to_6(
         token,
         &ctx.now,
@@ -572,6 +609,7 @@ pub fn verify_with_faults(
         &ctx.root_public_key,
         ctx.revocations,
         faults,
+        keys,
     )?;
     // 7
     let granted = state.capabilities.iter().any(|c| {
@@ -595,14 +633,35 @@ pub fn evaluate(
     root_public_key: &str,
     revocations: &RevocationList,
 ) -> Result<AuthorizedScope, Denial> {
-    evaluate_with_faults(
+    evaluate_with_keys(
+        token,
+        now,
+        spent_microcents,
+        root_public_key,
+        revocations,
+        &mut KeyCache::new(PER_CALL_KEYS),
+    )
+}
+
+/// [`evaluate`] reusing (and filling) `keys` (see [`verify_with_keys`]).
+pub fn evaluate_with_keys(
+    token: &SerializedDct,
+    now: &str,
+    spent_microcents: u64,
+    root_public_key: &str,
+    revocations: &RevocationList,
+    keys: &mut KeyCache,
+) -> Result<AuthorizedScope, Denial> {
+    let (d, state) = steps_1_to_6(
         token,
         now,
         spent_microcents,
         root_public_key,
         revocations,
         &Faults::none(),
-    )
+        keys,
+    )?;
+    Ok(scope_of(&d, state, spent_microcents))
 }
 
 /// [`evaluate`] with faults injected.
@@ -621,6 +680,7 @@ pub fn evaluate_with_faults(
         root_public_key,
         revocations,
         faults,
+        &mut KeyCache::new(PER_CALL_KEYS),
     )?;
     Ok(scope_of(&d, state, spent_microcents))
 }
