@@ -4,7 +4,7 @@
 //! same `SignatureError` kind: the fast path re-derives the R diagnosis on rejection.
 //!
 //! Inputs: every case of the Ed25519 edge-case data the generator uses
-//! (`harness/src/vectors/data/ed25519_edge.json`), every `ed25519.verify` case of
+//! (`vectors/src/areas/data/ed25519_edge.json`), every `ed25519.verify` case of
 //! `vectors/primitives/ed25519*.json`, a grid of hostile encodings for A and R (every small-order
 //! point, every non-canonical y encoding, mixed-order points, points off the curve) against
 //! several S values (0, S ≥ L, …), ground signatures where the cofactorless equation holds
@@ -130,7 +130,7 @@ fn repo_file(rel: &str) -> serde_json::Value {
 
 #[test]
 fn edge_case_data_of_the_generator() {
-    let data = repo_file("harness/src/vectors/data/ed25519_edge.json");
+    let data = repo_file("vectors/src/areas/data/ed25519_edge.json");
     let mut cache = KeyCache::new(8);
     let cases = data["cases"].as_array().unwrap();
     assert!(cases.len() >= 30);

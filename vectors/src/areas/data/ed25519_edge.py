@@ -3,7 +3,7 @@
 
 Independent of the Rust reference: the curve arithmetic is the RFC 8032 §6 Python reference
 code (re-typed), hashing is Python's hashlib. Run `python3 ed25519_edge.py > ed25519_edge.json`;
-the JSON is committed and read by harness/src/vectors/areas/primitives.rs.
+the JSON is committed and read by vectors/src/areas/primitives.rs.
 
 Each case records how it was built and the verdict of the two RFC 8032 verification equations:
   cofactorless:  [S]B == R + [k]A
