@@ -14,7 +14,7 @@ use clap::{Args, Parser, Subcommand};
 
 pub use crate::exit::{ConformExitCode, EXIT_CODES_HELP};
 use crate::expected::ExpectedFailures;
-use crate::filter::Filter;
+pub use crate::filter::FilterArgs;
 use crate::report::progress::ProgressBar;
 use crate::report::{Format, Report, ReportContext};
 use crate::runner::case::{load_corpus, Case};
@@ -159,43 +159,6 @@ pub enum VectorsCommand {
         #[arg(long, value_name = "DIR", default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../vectors"))]
         dir: PathBuf,
     },
-}
-
-/// Case selection flags shared by `run` and `coverage`.
-#[derive(Debug, Clone, Default, Args)]
-pub struct FilterArgs {
-    /// Only case ids matching GLOB (`*`, `?`); repeatable.
-    #[arg(long = "id", value_name = "GLOB")]
-    pub ids: Vec<String>,
-    /// Only cases citing requirement ID, or an id starting with `ID-`; repeatable.
-    #[arg(long = "requirement", value_name = "ID")]
-    pub requirements: Vec<String>,
-    /// Only cases of vector area AREA (e.g. `dct`); repeatable.
-    #[arg(long = "area", value_name = "AREA")]
-    pub areas: Vec<String>,
-    /// Only cases of vector group GROUP; repeatable.
-    #[arg(long = "group", value_name = "GROUP")]
-    pub groups: Vec<String>,
-    /// Only cases carrying FLAG; repeatable.
-    #[arg(long = "flag", value_name = "FLAG")]
-    pub flags: Vec<String>,
-    /// Only cases of operation OP (glob, e.g. `dct.*`); repeatable.
-    #[arg(long = "op", value_name = "OP")]
-    pub ops: Vec<String>,
-}
-
-impl FilterArgs {
-    /// The selection as a [`Filter`].
-    pub fn to_filter(&self) -> Filter {
-        Filter {
-            ids: self.ids.clone(),
-            requirements: self.requirements.clone(),
-            areas: self.areas.clone(),
-            groups: self.groups.clone(),
-            flags: self.flags.clone(),
-            ops: self.ops.clone(),
-        }
-    }
 }
 
 /// `run`

@@ -257,6 +257,43 @@ fn requirement_matches(filter: &str, id: &str) -> bool {
         || glob_match(filter, id)
 }
 
+/// Case selection flags shared by `run` and `coverage`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct FilterArgs {
+    /// Only case ids matching GLOB (`*`, `?`); repeatable.
+    #[arg(long = "id", value_name = "GLOB")]
+    pub ids: Vec<String>,
+    /// Only cases citing requirement ID, or an id starting with `ID-`; repeatable.
+    #[arg(long = "requirement", value_name = "ID")]
+    pub requirements: Vec<String>,
+    /// Only cases of vector area AREA (e.g. `dct`); repeatable.
+    #[arg(long = "area", value_name = "AREA")]
+    pub areas: Vec<String>,
+    /// Only cases of vector group GROUP; repeatable.
+    #[arg(long = "group", value_name = "GROUP")]
+    pub groups: Vec<String>,
+    /// Only cases carrying FLAG; repeatable.
+    #[arg(long = "flag", value_name = "FLAG")]
+    pub flags: Vec<String>,
+    /// Only cases of operation OP (glob, e.g. `dct.*`); repeatable.
+    #[arg(long = "op", value_name = "OP")]
+    pub ops: Vec<String>,
+}
+
+impl FilterArgs {
+    /// The selection as a [`Filter`].
+    pub fn to_filter(&self) -> Filter {
+        Filter {
+            ids: self.ids.clone(),
+            requirements: self.requirements.clone(),
+            areas: self.areas.clone(),
+            groups: self.groups.clone(),
+            flags: self.flags.clone(),
+            ops: self.ops.clone(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

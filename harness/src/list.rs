@@ -9,9 +9,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use crate::cli::FilterArgs;
 use crate::exit::ConformExitCode;
 use crate::filter::unmatched_values;
+use crate::filter::FilterArgs;
 use crate::runner::case::{load_corpus, Case};
 use delegateos_vectors::CorpusSource;
 

@@ -410,3 +410,18 @@ pub fn verify_canonical_principal(
     let pk = decode_principal(principal).map_err(|_| SignatureError::NonCanonicalA)?;
     verify_canonical(&pk, canonical_payload, sig)
 }
+
+/// Ed25519 verification of a raw message as the reference adapter runs it: the strict profile
+/// (D10), or dalek's lenient `verify` when the `lenient-signature` fault is injected.
+pub fn verify_with_faults(
+    faults: &crate::faults::Faults,
+    public_key: &[u8; 32],
+    message: &[u8],
+    sig: &[u8; 64],
+) -> Result<(), SignatureError> {
+    if faults.has(crate::faults::Fault::LenientSignature) {
+        verify_lenient(public_key, message, sig)
+    } else {
+        verify_strict(public_key, message, sig)
+    }
+}

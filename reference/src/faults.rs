@@ -8,9 +8,6 @@
 
 use std::collections::BTreeSet;
 
-use crate::token::{Capability, SerializedDct};
-use crate::verify::{AuthorizedScope, Denial, VerificationContext};
-
 macro_rules! faults {
     ($( $(#[$doc:meta])* $variant:ident = $name:literal, )*) => {
         /// One weakening; see each variant for the check it disables.
@@ -146,49 +143,5 @@ impl Faults {
 impl FromIterator<Fault> for Faults {
     fn from_iter<I: IntoIterator<Item = Fault>>(iter: I) -> Self {
         Self(iter.into_iter().collect())
-    }
-}
-
-/// `verify` with faults injected.
-pub fn verify_with_faults(
-    token: &SerializedDct,
-    ctx: &VerificationContext<'_>,
-    faults: &Faults,
-) -> Result<AuthorizedScope, Denial> {
-    crate::verify::verify_with_faults(token, ctx, faults)
-}
-
-/// `glob::matches` with faults injected.
-pub fn matches_with_faults(pattern: &str, resource: &str, faults: &Faults) -> bool {
-    crate::glob::matches_with_faults(pattern, resource, faults)
-}
-
-/// `glob::covers` with faults injected.
-pub fn covers_with_faults(parent: &str, child: &str, faults: &Faults) -> bool {
-    crate::glob::covers_with_faults(parent, child, faults)
-}
-
-/// Argument-order alias used by `ops`: `glob::matches` with faults.
-pub fn glob_matches(faults: &Faults, pattern: &str, resource: &str) -> bool {
-    crate::glob::matches_with_faults(pattern, resource, faults)
-}
-
-/// Argument-order alias used by `ops`: `glob::capability_subset` with faults.
-pub fn capability_subset(faults: &Faults, child: &Capability, parent: &Capability) -> bool {
-    crate::glob::capability_subset_with_faults(child, parent, faults)
-}
-
-/// Ed25519 verification of a raw message: strict profile, or dalek's lenient `verify` under
-/// the `lenient-signature` fault.
-pub fn verify_signature(
-    faults: &Faults,
-    public_key: &[u8; 32],
-    message: &[u8],
-    sig: &[u8; 64],
-) -> Result<(), crate::crypto::SignatureError> {
-    if faults.has(Fault::LenientSignature) {
-        crate::crypto::verify_lenient(public_key, message, sig)
-    } else {
-        crate::crypto::verify_strict(public_key, message, sig)
     }
 }

@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 
 use super::input::Input;
 use super::{OpError, OpResult};
-use crate::faults::{Fault, Faults};
+use crate::faults::Faults;
 use crate::timestamp::Timestamp;
 use crate::{canonical, crypto, encoding, json};
 
@@ -85,11 +85,7 @@ fn ed25519_verify(input: &Value, faults: &Faults) -> OpResult {
     ) else {
         return Ok(json!({ "valid": false }));
     };
-    let valid = if faults.has(Fault::LenientSignature) {
-        crypto::verify_lenient(&public_key, &message, &signature).is_ok()
-    } else {
-        crypto::verify_strict(&public_key, &message, &signature).is_ok()
-    };
+    let valid = crypto::verify_with_faults(faults, &public_key, &message, &signature).is_ok();
     Ok(json!({ "valid": valid }))
 }
 
