@@ -11,6 +11,7 @@
 //! | [`load`] | reading files, JSON Schema validation (`spec/schemas/vector.schema.json`) |
 //! | [`judge`] | expectation × actual outcome → verdict with a unified diff |
 //! | [`keys`], [`flags`] | the fixed published keys; every flag's note |
+//! | [`operations`] | the operation catalogue of `spec/operations.md` (embedded) |
 //! | [`requirements`] | requirement ids and sections from `spec/requirements.md` (embedded) |
 //! | `generate`, `areas` | (feature `generator`) the generator framework and one module per area |
 //!
@@ -19,6 +20,8 @@
 
 #[cfg(feature = "generator")]
 pub mod areas;
+#[cfg(feature = "generator")]
+pub mod audit;
 pub mod corpus;
 pub mod flags;
 pub mod format;
@@ -27,6 +30,7 @@ pub mod generate;
 pub mod judge;
 pub mod keys;
 pub mod load;
+pub mod operations;
 pub mod requirements;
 
 pub use corpus::CorpusSource;

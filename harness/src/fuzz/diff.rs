@@ -19,7 +19,9 @@ use super::mutate::{self, Mutation, Rng, Seed};
 use crate::expected::ExpectedFailures;
 use crate::runner::case::Case;
 use crate::runner::{self, ErrorKind, Quiet, RunConfig, SetupError, Status};
-use delegateos_vectors::format::{self as vf, Expectation, Generator, Note, VectorFile};
+use delegateos_vectors::format::{
+    self as vf, Expectation, Generator, Level, Note, Severity, VectorFile,
+};
 use delegateos_vectors::keys::Keys;
 
 /// Settings of one differential run.
@@ -95,6 +97,10 @@ pub struct Finding {
     pub found_after: Duration,
     /// Cases executed before it was found.
     pub cases_before: usize,
+    /// The level of the disagreement (the seed's, or hardening for a same-family code).
+    pub level: Level,
+    /// Its severity.
+    pub severity: Severity,
 }
 
 /// Summary of a differential run.
@@ -162,6 +168,7 @@ fn runner_case(id: String, input: Value, expectation: Expectation) -> Case {
         description: String::new(),
         requirements: Vec::new(),
         flags: Vec::new(),
+        level: Level::Normative,
         op: "dct.verify".to_owned(),
         input,
         expect: serde_json::to_value(&expectation).unwrap_or(Value::Null),
@@ -361,6 +368,8 @@ pub fn run(config: &DiffConfig, progress: &mut dyn FnMut(&str)) -> Result<DiffRe
                 message,
                 found_after,
                 cases_before: cases,
+                level: Level::Normative,
+                severity: Severity::High,
             });
             if config.stop_on_first {
                 break;
@@ -398,6 +407,8 @@ pub fn finding_file(f: &Finding, n: usize, keys: &Keys) -> VectorFile {
             clause: "§10.1".to_owned(),
             effect: "The implementation decides this token differently from the reference."
                 .to_owned(),
+            level: f.level,
+            severity: f.severity,
         },
     );
     let mutations = serde_json::to_string(&f.mutations).unwrap_or_default();
@@ -446,6 +457,7 @@ pub fn finding_file(f: &Finding, n: usize, keys: &Keys) -> VectorFile {
             ),
             requirements,
             flags: vec!["DifferentialFinding".to_owned()],
+            level: f.level,
             op: "dct.verify".to_owned(),
             input: f.input.clone(),
             expect,
@@ -493,6 +505,8 @@ mod tests {
             message: String::new(),
             found_after: Duration::from_millis(1),
             cases_before: 1,
+            level: Level::Normative,
+            severity: Severity::High,
         };
         let report = DiffReport {
             cases: 1,

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use crate::protocol::RunOutcome;
+use delegateos_vectors::format::Level;
 use delegateos_vectors::{CorpusSource, Expectation, Verdict};
 
 /// One runnable case.
@@ -23,6 +24,8 @@ pub struct Case {
     pub requirements: Vec<String>,
     /// Flags (defined in the file's notes).
     pub flags: Vec<String>,
+    /// `normative`, `decision` or `hardening`.
+    pub level: Level,
     /// Operation name.
     pub op: String,
     /// Operation input.
@@ -104,6 +107,7 @@ pub fn load_corpus(source: &CorpusSource) -> Result<Vec<Case>, CorpusError> {
                 description: c.description,
                 requirements: c.requirements,
                 flags: c.flags,
+                level: c.level,
                 op: c.op,
                 input: c.input,
                 expect: serde_json::to_value(&c.expect).unwrap_or(Value::Null),
