@@ -7,6 +7,7 @@
 //! | module | owns |
 //! |---|---|
 //! | [`corpus`] | the committed corpus embedded at build time; corpus sources and digest |
+//! | [`families`] | code families of `spec/error-codes.md` §11 (embedded, parsed) |
 //! | [`format`] | serde types of `delegateos-vectors/1` files |
 //! | [`load`] | reading files, JSON Schema validation (`spec/schemas/vector.schema.json`) |
 //! | [`judge`] | expectation × actual outcome → verdict with a unified diff |
@@ -23,6 +24,7 @@ pub mod areas;
 #[cfg(feature = "generator")]
 pub mod audit;
 pub mod corpus;
+pub mod families;
 pub mod flags;
 pub mod format;
 #[cfg(feature = "generator")]

@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use crate::protocol::RunOutcome;
 use delegateos_vectors::format::Level;
+use delegateos_vectors::judge::FailureKind;
 use delegateos_vectors::{CorpusSource, Expectation, Verdict};
 
 /// One runnable case.
@@ -67,6 +68,15 @@ pub enum Judgement {
     Failed {
         /// Unified diff, expected (`-`) vs actual (`+`).
         diff: String,
+        /// Wrong verdict, wrong code or output mismatch.
+        kind: FailureKind,
+    },
+    /// Rejected with another code of the expected code's family.
+    OtherCode {
+        /// Unified diff, expected (`-`) vs actual (`+`).
+        diff: String,
+        /// The family (`spec/error-codes.md` §11).
+        family: String,
     },
 }
 
@@ -128,10 +138,11 @@ pub fn outcome_json(outcome: &RunOutcome) -> Value {
 }
 
 /// Compares an outcome with the expectation (the rule lives in `delegateos_vectors::judge`).
-pub fn judge(expectation: &Expectation, outcome: &RunOutcome) -> Judgement {
-    match delegateos_vectors::judge(expectation, outcome) {
+pub fn judge(case: &Case, outcome: &RunOutcome) -> Judgement {
+    match delegateos_vectors::judge::judge_case(&case.op, &case.flags, &case.expectation, outcome) {
         Verdict::Passed => Judgement::Passed,
         Verdict::Acceptable { .. } => Judgement::Acceptable,
-        Verdict::Failed { diff, .. } => Judgement::Failed { diff },
+        Verdict::Failed { diff, kind, .. } => Judgement::Failed { diff, kind },
+        Verdict::OtherCode { diff, family, .. } => Judgement::OtherCode { diff, family },
     }
 }
