@@ -250,6 +250,11 @@ pub struct RunArgs {
     /// `--profile strict`) and/or `advisory`. Repeatable or comma-separated.
     #[arg(long = "fail-on", value_enum, value_delimiter = ',')]
     pub fail_on: Vec<FailOn>,
+    /// Operation names beyond `spec/operations.md` that an extension adapter and its own
+    /// vectors use (comma-separated); any other unknown name in `hello` or in a vector's `op`
+    /// is a setup error (exit 3).
+    #[arg(long = "extra-ops", value_name = "OPS", value_delimiter = ',')]
+    pub extra_ops: Vec<String>,
 }
 
 /// `run --fail-on`: findings outside the default exit code that should fail the run.
@@ -262,7 +267,11 @@ pub enum FailOn {
 }
 
 /// Why a run could not fail (a setup error, exit 3, naming the problem), or `None`.
-pub fn cannot_fail(operations: &[String], results: &[runner::CaseResult]) -> Option<String> {
+pub fn cannot_fail(
+    operations: &[String],
+    extra_ops: &[String],
+    results: &[runner::CaseResult],
+) -> Option<String> {
     if operations.is_empty() {
         return Some(
             "the adapter's hello declares no operations: every case would be skipped".to_owned(),
@@ -271,7 +280,9 @@ pub fn cannot_fail(operations: &[String], results: &[runner::CaseResult]) -> Opt
     let unknown: Vec<&str> = operations
         .iter()
         .map(String::as_str)
-        .filter(|op| !delegateos_vectors::operations::is_known(op))
+        .filter(|op| {
+            !delegateos_vectors::operations::is_known(op) && !extra_ops.iter().any(|x| x == op)
+        })
         .collect();
     if !unknown.is_empty() {
         return Some(format!(
@@ -472,7 +483,10 @@ pub fn run_command(args: &RunArgs) -> i32 {
     };
     let unknown_ops: Vec<String> = all
         .iter()
-        .filter(|c| !delegateos_vectors::operations::is_known(&c.op))
+        .filter(|c| {
+            !delegateos_vectors::operations::is_known(&c.op)
+                && !args.extra_ops.iter().any(|x| *x == c.op)
+        })
         .map(|c| format!("{} uses unknown operation {:?}", c.id, c.op))
         .collect();
     if !unknown_ops.is_empty() {
@@ -518,7 +532,7 @@ pub fn run_command(args: &RunArgs) -> i32 {
             return ConformExitCode::SETUP_ERROR;
         }
     };
-    if let Some(problem) = cannot_fail(&output.operations, &output.results) {
+    if let Some(problem) = cannot_fail(&output.operations, &args.extra_ops, &output.results) {
         error(format!("setup error: {problem}"));
         return ConformExitCode::SETUP_ERROR;
     }
