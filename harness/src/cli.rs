@@ -484,8 +484,7 @@ pub fn run_command(args: &RunArgs) -> i32 {
     let unknown_ops: Vec<String> = all
         .iter()
         .filter(|c| {
-            !delegateos_vectors::operations::is_known(&c.op)
-                && !args.extra_ops.iter().any(|x| *x == c.op)
+            !delegateos_vectors::operations::is_known(&c.op) && !args.extra_ops.contains(&c.op)
         })
         .map(|c| format!("{} uses unknown operation {:?}", c.id, c.op))
         .collect();

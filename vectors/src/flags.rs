@@ -213,6 +213,11 @@ pub fn note(flag: &str) -> Option<Note> {
         })
 }
 
+/// Every known flag name.
+pub fn names() -> impl Iterator<Item = &'static str> {
+    FLAGS.iter().map(|row| row.0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -248,9 +253,4 @@ mod tests {
             (Level::Hardening, Severity::Critical)
         );
     }
-}
-
-/// Every known flag name.
-pub fn names() -> impl Iterator<Item = &'static str> {
-    FLAGS.iter().map(|row| row.0)
 }
