@@ -333,8 +333,12 @@ pub fn render(r: &Report) -> String {
     };
     let _ = writeln!(
         out,
-        "\n{verdict} (exit {}): {} passed, {} failed, {} skipped, {} acceptable, {} xfail, {} stale, {} errored",
-        r.exit_code, t.passed, t.failed, t.skipped, t.acceptable, t.xfail, t.stale, t.errored
+        "\n{verdict} (exit {}): {} passed, {} failed, {} skipped, {} acceptable, {} xfail, {} stale, {} errored; {} rejected with another code; hardening: {} of {} failed{}",
+        r.exit_code, t.passed, t.failed, t.skipped, t.acceptable, t.xfail, t.stale, t.errored,
+        t.other_code + r.hardening.totals.other_code,
+        r.hardening.totals.failed + r.hardening.totals.errored,
+        r.hardening.totals.total,
+        if r.hardening.fail_on_hardening { " (counted)" } else { " (not counted)" }
     );
     out
 }
