@@ -45,6 +45,7 @@ fn main() {
             batch: 32,
             timeout: Duration::from_secs(5),
             max_findings: 1,
+            max_cases: None,
             stop_on_first: true,
         };
         match diff::run(&config, &mut |_| {}) {

@@ -213,9 +213,67 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value = "delegateos-v0.1")]
     pub profile: Profile,
     /// Let failing or errored advisory cases fail the run (exit 1); without it advisory
-    /// results never change the exit code.
+    /// results never change the exit code. Same as `--fail-on advisory`.
     #[arg(long)]
     pub fail_on_advisory: bool,
+    /// Let these findings fail the run (exit 1), besides normative and decision failures:
+    /// `hardening` (hardening-level cases and "rejected with another code"; implied by
+    /// `--profile strict`) and/or `advisory`. Repeatable or comma-separated.
+    #[arg(long = "fail-on", value_enum, value_delimiter = ',')]
+    pub fail_on: Vec<FailOn>,
+    /// Operation names beyond `spec/operations.md` that an extension adapter and its own
+    /// vectors use (comma-separated); any other unknown name in `hello` or in a vector's `op`
+    /// is a setup error (exit 3).
+    #[arg(long = "extra-ops", value_name = "OPS", value_delimiter = ',')]
+    pub extra_ops: Vec<String>,
+}
+
+/// `run --fail-on`: findings outside the default exit code that should fail the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FailOn {
+    /// Hardening-level failures and rejections with another code of the family.
+    Hardening,
+    /// Advisory (neighbour-profile) failures.
+    Advisory,
+}
+
+/// Why a run could not fail (a setup error, exit 3, naming the problem), or `None`.
+pub fn cannot_fail(
+    operations: &[String],
+    extra_ops: &[String],
+    results: &[runner::CaseResult],
+) -> Option<String> {
+    if operations.is_empty() {
+        return Some(
+            "the adapter's hello declares no operations: every case would be skipped".to_owned(),
+        );
+    }
+    let unknown: Vec<&str> = operations
+        .iter()
+        .map(String::as_str)
+        .filter(|op| {
+            !delegateos_vectors::operations::is_known(op) && !extra_ops.iter().any(|x| x == op)
+        })
+        .collect();
+    if !unknown.is_empty() {
+        return Some(format!(
+            "the adapter's hello declares unknown operation(s) {} (spec/operations.md lists {})",
+            unknown.join(", "),
+            delegateos_vectors::operations::names().join(", ")
+        ));
+    }
+    if !results.is_empty()
+        && results
+            .iter()
+            .all(|r| r.raw_status == runner::Status::Skipped)
+    {
+        return Some(format!(
+            "all {} selected case(s) were skipped: the run cannot fail (check the adapter's \
+             operations and the filters)",
+            results.len()
+        ));
+    }
+    None
 }
 
 /// `coverage`
@@ -398,6 +456,20 @@ pub fn run_command(args: &RunArgs) -> i32 {
             return setup_failure(args, &command, format!("cannot read requirements: {e}"));
         }
     };
+    let unknown_ops: Vec<String> = all
+        .iter()
+        .filter(|c| {
+            !delegateos_vectors::operations::is_known(&c.op) && !args.extra_ops.contains(&c.op)
+        })
+        .map(|c| format!("{} uses unknown operation {:?}", c.id, c.op))
+        .collect();
+    if !unknown_ops.is_empty() {
+        error(format!(
+            "setup error: vectors use operations spec/operations.md does not define:\n  {}",
+            unknown_ops.join("\n  ")
+        ));
+        return ConformExitCode::SETUP_ERROR;
+    }
     let filter = args.filter.to_filter();
     let selected: Vec<Case> = all
         .iter()
@@ -461,6 +533,11 @@ pub fn run_command(args: &RunArgs) -> i32 {
             return ConformExitCode::SETUP_ERROR;
         }
     }
+    if output.interrupted.is_none() {
+        if let Some(problem) = cannot_fail(&output.operations, &args.extra_ops, &output.results) {
+            return setup_failure(args, &command, format!("setup error: {problem}"));
+        }
+    }
     let all_ids: Vec<&str> = all.iter().map(|c| c.id.as_str()).collect();
     let vectors_label = source.label();
     let baseline_label = args
@@ -479,7 +556,9 @@ pub fn run_command(args: &RunArgs) -> i32 {
             baseline_file: baseline_label.as_deref(),
             all_ids: &all_ids,
             profile: args.profile.name(),
-            fail_on_advisory: args.fail_on_advisory,
+            fail_on_advisory: args.fail_on_advisory || args.fail_on.contains(&FailOn::Advisory),
+            fail_on_hardening: args.profile == Profile::Strict
+                || args.fail_on.contains(&FailOn::Hardening),
         },
     );
     if let Err(e) = write_output(args.output.as_deref(), &report.render(args.format)) {

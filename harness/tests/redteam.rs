@@ -26,7 +26,7 @@ const BIN: &str = env!("CARGO_BIN_EXE_delegateos-conform");
 const JS_HASTY: &[(&str, &str)] = &[
     ("budget-falsy", "dct-redteam-0002"),
     ("budget-falsy", "dct-budget-0012"),
-    ("depth-falsy", "dct-redteam-0006"),
+    ("depth-falsy", "dct-expanded-0110"),
     ("caps-empty-inherit", "dct-redteam-0008"),
     ("glob-regex-unescaped", "glob-redteam-0001"),
     ("glob-regex-unescaped", "glob-match-0052"),
@@ -60,10 +60,10 @@ const JS_CHAIN: &[(&str, &str)] = &[
     ("attenuator-first-only", "dct-expanded-0121"),
     ("attenuator-first-only", "dct-redteam-0022"),
     ("last-signature-only", "dct-forged-0092"),
-    ("covers-ignored", "dct-forged-0023"),
-    ("depth-ignores-chaindepth", "dct-valid-0043"),
+    ("covers-ignored", "dct-forged-0080"),
+    ("depth-ignores-chaindepth", "dct-expanded-0111"),
     ("case-insensitive", "dct-capability-0012"),
-    ("depth-no-count", "dct-expanded-0105"),
+    ("depth-no-count", "dct-expanded-0107"),
     ("caps-union", "dct-capability-0001"),
     ("glob-doublestar-dotstar", "glob-match-0044"),
     ("narrow-vs-authority", "dct-expanded-0060"),
@@ -110,7 +110,8 @@ fn run(
         .arg("run")
         .arg("--impl")
         .arg(format!("node '{}'", script.display()))
-        .args(["--format", "json", "--output"])
+        // Hardening findings (hostile globs, …) count: the bugs must be caught.
+        .args(["--fail-on", "hardening", "--format", "json", "--output"])
         .arg(&report);
     if ids.is_empty() {
         cmd.args(["--area", "dct", "--area", "glob"]);
@@ -131,10 +132,12 @@ fn run(
     });
     let _ = std::fs::remove_file(&report);
     let json: Value = serde_json::from_str(&text).expect("report is JSON");
+    // Hardening-level cases are reported in their own section (issue 12).
     let statuses = json["cases"]
         .as_array()
         .expect("cases")
         .iter()
+        .chain(json["hardening"]["cases"].as_array().into_iter().flatten())
         .map(|c| {
             (
                 c["id"].as_str().unwrap_or_default().to_owned(),

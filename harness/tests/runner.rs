@@ -50,6 +50,7 @@ impl Corpus {
                     "description": format!("case {} ({})", i + 1, input["mode"].as_str().unwrap_or("ok")),
                     "requirements": [req],
                     "flags": [],
+                    "level": "normative",
                     "op": op,
                     "input": input,
                     "expect": expect,
@@ -98,6 +99,8 @@ impl Corpus {
             vectors.display().to_string(),
             "--requirements-md".into(),
             reqs.display().to_string(),
+            "--extra-ops".into(),
+            "fake.echo,fake.other".into(),
         ];
         args.extend(extra.iter().map(|s| s.to_string()));
         run_bin(&args)
@@ -233,8 +236,23 @@ fn failure_exits_1_with_a_diff_in_the_text_report() {
     let corpus = Corpus::new(&cases);
     let out = corpus.run(&fake(""), &[]);
     assert_eq!(out.code, 1, "{}", out.stdout);
-    assert!(out.stdout.contains("Failures (1)"), "{}", out.stdout);
+    assert!(
+        out.stdout.starts_with("Critical findings: none"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout.contains("Failures by severity (1)"),
+        "{}",
+        out.stdout
+    );
     assert!(out.stdout.contains("fake-echo-0004"), "{}", out.stdout);
+    assert!(
+        out.stdout
+            .contains("wrong code: invalid expired where invalid revoked expected"),
+        "{}",
+        out.stdout
+    );
     assert!(
         out.stdout.contains("-  \"code\": \"revoked\""),
         "{}",
@@ -471,6 +489,41 @@ fn setup_errors_exit_3() {
     let out = corpus.run(&fake(""), &["--expected-failures", &bad]);
     assert_eq!(out.code, 3, "{}", out.stderr);
     assert!(out.stderr.contains("has no reason"));
+}
+
+/// A run that cannot fail is a setup error (exit 3) naming the problem (issue 12).
+#[test]
+fn a_run_that_cannot_fail_exits_3() {
+    let corpus = Corpus::new(&standard_cases());
+    for (imp, needle) in [
+        (fake("--ops ''"), "declares no operations"),
+        (
+            fake("--ops fake.echo,dct.verfy"),
+            "unknown operation(s) dct.verfy",
+        ),
+        (fake("--ops fake.other"), "were skipped"),
+    ] {
+        let out = corpus.run(&imp, &[]);
+        assert_eq!(out.code, 3, "{imp}: {}", out.stderr);
+        assert!(out.stderr.contains(needle), "{imp}: {}", out.stderr);
+    }
+    // Without --extra-ops, the vectors' `fake.echo` is not in spec/operations.md.
+    let out = run_bin(&[
+        "run".into(),
+        "--impl".into(),
+        fake(""),
+        "--vectors".into(),
+        corpus.path("vectors").display().to_string(),
+        "--requirements-md".into(),
+        corpus.path("requirements.md").display().to_string(),
+    ]);
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("fake-echo-0001 uses unknown operation \"fake.echo\""),
+        "{}",
+        out.stderr
+    );
 }
 
 #[test]

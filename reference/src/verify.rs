@@ -51,8 +51,14 @@ pub struct AuthorizedScope {
     pub remaining_budget_microcents: u64,
     /// `authority.chainDepth + attenuations.len()`.
     pub chain_depth: u64,
-    /// Remaining further attenuations after the last block (D4).
+    /// §10.1 step 8's `effectiveMaxDepth`: the last `maxChainDepth` set by an attenuation,
+    /// else `authority.maxChainDepth` (D4, as corrected by the issue-12 audit).
     pub max_chain_depth: u64,
+    /// Further attenuations still allowed after the last block (D4's countdown). Not
+    /// serialized: the vectors compare `scope` as a whole, so the wire output keeps §10.1's
+    /// six members.
+    #[serde(skip)]
+    pub remaining_chain_depth: u64,
     /// Last contract id in the chain.
     pub contract_id: String,
     /// Last delegation id in the chain.
@@ -558,7 +564,16 @@ fn scope_of(d: &Decoded, state: ChainState, spent: u64) -> AuthorizedScope {
             .authority
             .chain_depth
             .saturating_add(idx(d.token.attenuations.len())),
-        max_chain_depth: state.remaining,
+        // §10.1 step 8: `maxChainDepth: effectiveMaxDepth` (the text wins over D4's countdown,
+        // which is reported as `remainingChainDepth`).
+        max_chain_depth: d
+            .token
+            .attenuations
+            .iter()
+            .rev()
+            .find_map(|a| a.max_chain_depth)
+            .unwrap_or(d.token.authority.max_chain_depth),
+        remaining_chain_depth: state.remaining,
         contract_id: state.contract_id,
         delegation_id: state.delegation_id,
     }

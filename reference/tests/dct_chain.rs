@@ -125,6 +125,7 @@ fn architecture_three_level_chain() {
     assert_eq!(scope.remaining_budget_microcents, 50_000_000);
     assert_eq!(scope.chain_depth, 2);
     assert_eq!(scope.max_chain_depth, 0);
+    assert_eq!(scope.remaining_chain_depth, 0);
     assert_eq!(scope.delegation_id, "del_000000000003");
     let d = run(&t, &ctx(&revs, "docs:read:/project/a")).unwrap_err();
     assert_eq!((d.code(), d.step()), ("capability_not_granted", "7"));
@@ -412,7 +413,9 @@ fn verification_is_linear_in_chain_length() {
     let start = std::time::Instant::now();
     let scope = run(&t, &ctx(&revs, "web:search:x")).unwrap();
     assert_eq!(scope.chain_depth, 150);
-    assert_eq!(scope.max_chain_depth, 850);
+    // §10.1 step 8: effectiveMaxDepth (no attenuation sets one); D4's countdown apart.
+    assert_eq!(scope.max_chain_depth, 1000);
+    assert_eq!(scope.remaining_chain_depth, 850);
     assert!(start.elapsed() < std::time::Duration::from_secs(20));
 }
 

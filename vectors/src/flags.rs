@@ -4,7 +4,82 @@
 //! class of bug it catches. An area that needs a flag adds a row here (one line of the
 //! table) or, for a flag used by one group only, calls `Group::define_flag`.
 
-use crate::format::Note;
+use crate::format::{Level, Note, Severity};
+
+/// `spec/decisions.md`, embedded: its "Flag index" table is the single source of every
+/// flag's level and severity (parsed by [`index`]; nothing here repeats those columns).
+pub const DECISIONS: &str = include_str!("../../spec/decisions.md");
+
+/// One row of the "Flag index" table of `spec/decisions.md`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IndexRow {
+    /// Flag name.
+    pub flag: String,
+    /// Decision (`D3`), clause (`§10.2`) or `neighbours`.
+    pub decision: String,
+    /// Level of a case carrying the flag (unless the audit overrides the case).
+    pub level: Level,
+    /// Severity of a failure on such a case.
+    pub severity: Severity,
+    /// Why.
+    pub reason: String,
+}
+
+/// Parses the "Flag index" table of a `decisions.md` text. Rows that do not parse are
+/// returned as errors (one line each), so a typo in the table cannot go unnoticed.
+pub fn parse_index(text: &str) -> (Vec<IndexRow>, Vec<String>) {
+    let mut rows = Vec::new();
+    let mut errors = Vec::new();
+    let mut in_index = false;
+    for line in text.lines() {
+        if line.starts_with("## ") {
+            in_index = line.trim() == "## Flag index";
+            continue;
+        }
+        if !in_index || !line.starts_with('|') {
+            continue;
+        }
+        let cells: Vec<&str> = line
+            .trim()
+            .trim_matches('|')
+            .split('|')
+            .map(str::trim)
+            .collect();
+        if cells
+            .first()
+            .is_some_and(|c| *c == "flag" || c.starts_with("---"))
+        {
+            continue;
+        }
+        match cells.as_slice() {
+            [flag, decision, level, severity, reason, ..] => {
+                match (Level::parse(level), Severity::parse(severity)) {
+                    (Some(level), Some(severity)) => rows.push(IndexRow {
+                        flag: (*flag).to_owned(),
+                        decision: (*decision).to_owned(),
+                        level,
+                        severity,
+                        reason: (*reason).to_owned(),
+                    }),
+                    _ => errors.push(format!("flag index row {flag:?}: bad level or severity")),
+                }
+            }
+            _ => errors.push(format!("flag index: malformed row {line:?}")),
+        }
+    }
+    (rows, errors)
+}
+
+/// The flag index of the embedded `spec/decisions.md` (parsed once).
+pub fn index() -> &'static [IndexRow] {
+    static INDEX: std::sync::OnceLock<Vec<IndexRow>> = std::sync::OnceLock::new();
+    INDEX.get_or_init(|| parse_index(DECISIONS).0)
+}
+
+/// The index row of `flag`, if the table lists it.
+pub fn index_row(flag: &str) -> Option<IndexRow> {
+    index().iter().find(|r| r.flag == flag).cloned()
+}
 
 /// `(flag, bugType, clause, description, effect)`.
 type Row = (
@@ -101,25 +176,81 @@ const FLAGS: &[Row] = &[
     ("McpStrictMode", "AMBIGUITY", "D15",
      "`tools/call` without `_delegateos`: passed through in spec mode, denied in strict mode.",
      "Unauthenticated calls reach the upstream server."),
+    ("ExpectedResultDetails", "AMBIGUITY", "D28",
+     "§10.3 compares `deepEqual(result, expectedResult)`, which includes `details`; D28 compares `passed` and `score` only. Both readings are acceptable.",
+     "An expected result with details passes or fails depending on the reading."),
+    ("SchemaDialect", "AMBIGUITY", "D29",
+     "§6.2 names ajv: ajv 8's answers (`$ref` siblings applied, float `multipleOf` by division) are acceptable next to strict draft-07's.",
+     "A schema check passes under one validator and fails under another."),
+    ("OutputHashEncoding", "AMBIGUITY", "D13",
+     "Architecture §5.1 gives BLAKE2b-256 of the output but no text encoding; lowercase hex is acceptable next to our base64url.",
+     "Output hashes computed by two implementations do not compare equal."),
+    ("RevocationListAtomic", "AMBIGUITY", "D6",
+     "`fromJSON` with a bad entry: refusing the whole list is ours; skipping entries that could never revoke is acceptable.",
+     "A corrupted revocation list loads differently in two implementations."),
+    ("ChainAttenuationCount", "AMBIGUITY", "D26",
+     "§8.2/5 \"attenuated from parent\": exactly one attenuation per hop (ours) or at least one (acceptable).",
+     "A chain record skipping a hop is accepted by one verifier and refused by another."),
     ("McpBinding", "AUTH_BYPASS", "D17",
      "`_delegateos` fields must agree with the token; spend is keyed by the token's delegation id.",
      "Spend is recorded against the wrong delegation."),
 ];
 
-/// The note of a known flag.
+/// The note of a known flag (its level and severity from the flag index; `None` if the flag
+/// is unknown or the index does not list it).
 pub fn note(flag: &str) -> Option<Note> {
+    let row = index_row(flag)?;
     FLAGS
         .iter()
-        .find(|row| row.0 == flag)
+        .find(|r| r.0 == flag)
         .map(|&(_, bug_type, clause, description, effect)| Note {
             bug_type: bug_type.to_owned(),
             description: description.to_owned(),
             clause: clause.to_owned(),
             effect: effect.to_owned(),
+            level: row.level,
+            severity: row.severity,
         })
 }
 
 /// Every known flag name.
 pub fn names() -> impl Iterator<Item = &'static str> {
     FLAGS.iter().map(|row| row.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_flag_index_parses_and_lists_every_shared_flag() {
+        let (rows, errors) = parse_index(DECISIONS);
+        assert!(errors.is_empty(), "{errors:?}");
+        assert!(rows.len() >= FLAGS.len());
+        for name in names() {
+            assert!(
+                rows.iter().any(|r| r.flag == name),
+                "flag {name} has no row in spec/decisions.md's Flag index"
+            );
+            assert!(note(name).is_some(), "{name}");
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        for r in &rows {
+            assert!(seen.insert(r.flag.as_str()), "flag {} listed twice", r.flag);
+        }
+    }
+
+    #[test]
+    fn index_cells_are_read_as_written() {
+        let row = index_row("ScopeWidening").expect("row");
+        assert_eq!(
+            (row.level, row.severity),
+            (Level::Normative, Severity::Critical)
+        );
+        let row = index_row("GlobHostile").expect("row");
+        assert_eq!(
+            (row.level, row.severity),
+            (Level::Hardening, Severity::Critical)
+        );
+    }
 }

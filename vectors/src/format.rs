@@ -63,6 +63,90 @@ pub struct KeyEntry {
     pub principal: String,
 }
 
+/// How binding a case's expectation is (issue 12; `vectors/README.md` "Levels").
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    /// The spec text requires this outcome.
+    #[default]
+    Normative,
+    /// The spec is ambiguous or silent: every reasonable outcome is `acceptable`, ours first
+    /// (or the case pins an outcome every reading of the decision shares).
+    Decision,
+    /// Safe behaviour beyond the spec text (resource limits, parameter validation, finer
+    /// codes, strict envelopes, stricter dialects): reported apart, never in the default exit
+    /// code.
+    Hardening,
+}
+
+impl Level {
+    /// The lowercase name (`normative`, `decision`, `hardening`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Normative => "normative",
+            Self::Decision => "decision",
+            Self::Hardening => "hardening",
+        }
+    }
+
+    /// Parses the lowercase name.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s.trim() {
+            "normative" => Some(Self::Normative),
+            "decision" => Some(Self::Decision),
+            "hardening" => Some(Self::Hardening),
+            _ => None,
+        }
+    }
+}
+
+/// How bad a failure of a flagged case is (issue 12): critical = forgery accepted, scope,
+/// budget, expiry or depth widened, revocation bypassed, crash or hang on untrusted input;
+/// low = code granularity, diagnostics.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Code granularity, diagnostics.
+    #[default]
+    Low,
+    /// Interoperability problems without a security consequence.
+    Medium,
+    /// Security-relevant, not directly exploitable.
+    High,
+    /// Forgery accepted, authority widened, revocation bypassed, crash or hang.
+    Critical,
+}
+
+impl Severity {
+    /// The lowercase name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Low => "low",
+            Self::Medium => "medium",
+            Self::High => "high",
+            Self::Critical => "critical",
+        }
+    }
+
+    /// Parses the lowercase name.
+    pub fn parse(s: &str) -> Option<Self> {
+        match s.trim() {
+            "low" => Some(Self::Low),
+            "medium" => Some(Self::Medium),
+            "high" => Some(Self::High),
+            "critical" => Some(Self::Critical),
+            _ => None,
+        }
+    }
+
+    /// Every severity, most severe first (report order).
+    pub const ORDER: [Severity; 4] = [Self::Critical, Self::High, Self::Medium, Self::Low];
+}
+
 /// The explanation of one flag (Wycheproof's `notes`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -75,6 +159,10 @@ pub struct Note {
     pub clause: String,
     /// What goes wrong in an implementation that fails these cases.
     pub effect: String,
+    /// The flag's level (`spec/decisions.md` "Flag index").
+    pub level: Level,
+    /// The severity of a failure on a case carrying the flag (same table).
+    pub severity: Severity,
 }
 
 /// One case (see `spec/adapter-protocol.md`).
@@ -89,6 +177,9 @@ pub struct Case {
     pub requirements: Vec<String>,
     /// Flags, each explained in the file's `notes`.
     pub flags: Vec<String>,
+    /// `normative`, `decision` or `hardening` (derived by the generator from the flags'
+    /// levels and the expectation, with the audit's per-case overrides).
+    pub level: Level,
     /// Operation name from `spec/operations.md`.
     pub op: String,
     /// The operation input object.

@@ -36,8 +36,9 @@ use delegateos_reference::faults::Faults;
 use delegateos_reference::ops;
 
 use crate::areas::AREAS;
+use crate::audit;
 use crate::flags;
-use crate::format::{Case, Expectation, Generator, Note, VectorFile, SCHEMA_ID};
+use crate::format::{Case, Expectation, Generator, Level, Note, VectorFile, SCHEMA_ID};
 use crate::judge::{judge, judge_reference, unified_diff, ActualOutcome, Verdict};
 use crate::keys::Keys;
 use crate::load::collect_json;
@@ -142,19 +143,27 @@ impl Group {
             self.errors
                 .push(format!("{id}: case numbers are 1..=9999, got {number}"));
         }
-        self.cases.push(Case {
+        let mut case = Case {
             id,
             description: description.to_owned(),
             requirements: requirements.iter().map(|s| (*s).to_owned()).collect(),
             flags: flags.iter().map(|s| (*s).to_owned()).collect(),
+            level: Level::Normative,
             op: op.to_owned(),
             input,
             expect,
-        });
+        };
+        // The audit's case changes (spec/audit-v0.2.md §2), then the derived level.
+        if let Err(e) = audit::amend(&mut case) {
+            self.errors.push(e);
+        }
+        case.level = audit::level_of(&case);
+        self.cases.push(case);
         self
     }
 
-    /// Defines a flag used only by this group (shared flags belong in [`flags`]).
+    /// Defines a flag used only by this group (shared flags belong in [`flags`]). Its level
+    /// and severity come from the flag index of `spec/decisions.md`, which must list it.
     pub fn define_flag(
         &mut self,
         flag: &str,
@@ -163,15 +172,25 @@ impl Group {
         description: &str,
         effect: &str,
     ) -> &mut Self {
-        self.local_notes.insert(
-            flag.to_owned(),
-            Note {
-                bug_type: bug_type.to_owned(),
-                description: description.to_owned(),
-                clause: clause.to_owned(),
-                effect: effect.to_owned(),
-            },
-        );
+        match flags::index_row(flag) {
+            Some(row) => {
+                self.local_notes.insert(
+                    flag.to_owned(),
+                    Note {
+                        bug_type: bug_type.to_owned(),
+                        description: description.to_owned(),
+                        clause: clause.to_owned(),
+                        effect: effect.to_owned(),
+                        level: row.level,
+                        severity: row.severity,
+                    },
+                );
+            }
+            None => self.errors.push(format!(
+                "flag {flag:?} (group {}) has no row in spec/decisions.md's Flag index",
+                self.name
+            )),
+        }
         self
     }
 
@@ -328,6 +347,7 @@ pub fn build_all() -> Result<Vec<VectorFile>, GenError> {
     }
     check_ids(&files, &mut errors);
     check_requirements(&files, &mut errors);
+    check_audit(&files, &mut errors);
     if errors.is_empty() {
         Ok(files)
     } else {
@@ -350,6 +370,30 @@ fn check_ids(files: &[VectorFile], errors: &mut Vec<String>) {
             errors.push(format!(
                 "{}: id is retired (vectors/RETIRED-IDS.txt)",
                 case.id
+            ));
+        }
+    }
+}
+
+/// Every case the audit names must exist (a renumbered case must not lose its change), and
+/// every case uses an operation of `spec/operations.md`.
+fn check_audit(files: &[VectorFile], errors: &mut Vec<String>) {
+    let ids: BTreeSet<&str> = files
+        .iter()
+        .flat_map(|f| &f.cases)
+        .map(|c| c.id.as_str())
+        .collect();
+    for id in audit::listed_ids() {
+        if !ids.contains(id.as_str()) {
+            errors.push(format!("{id}: listed by the audit but not built"));
+        }
+    }
+    let ops = crate::operations::names();
+    for case in files.iter().flat_map(|f| &f.cases) {
+        if !ops.contains(&case.op.as_str()) {
+            errors.push(format!(
+                "{}: unknown operation {:?} (spec/operations.md)",
+                case.id, case.op
             ));
         }
     }

@@ -91,6 +91,19 @@ pub enum Verdict {
         /// Index into the expectation's `outcomes`.
         matched: usize,
     },
+    /// A correct rejection with another code of the expected code's family
+    /// (`spec/error-codes.md` §11): a hardening-level, low-severity finding, never a wrong
+    /// verdict and never an acceptance. Only [`judge_case`] returns it.
+    OtherCode {
+        /// The family.
+        family: String,
+        /// The code the expectation names.
+        expected_code: String,
+        /// The code the implementation gave.
+        actual_code: String,
+        /// Unified diff from the expectation to the actual outcome.
+        diff: String,
+    },
     /// The outcome violates the expectation.
     Failed {
         /// The expectation, pretty JSON.
@@ -99,14 +112,128 @@ pub enum Verdict {
         actual: String,
         /// Unified diff from `expected` to `actual`.
         diff: String,
+        /// What kind of violation.
+        kind: FailureKind,
     },
+}
+
+/// What a failed case's implementation did wrong.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureKind {
+    /// Wrong verdict: succeeded where every allowed outcome is a rejection.
+    AcceptedInvalid,
+    /// Wrong verdict: rejected where every allowed outcome is a success.
+    RejectedValid,
+    /// Rejected as expected, with a code outside the expected code's family.
+    WrongCode,
+    /// Succeeded as expected, with an output that differs (the verdict is right).
+    OutputMismatch,
+    /// No verdict: skipped or errored.
+    NoAnswer,
+}
+
+impl FailureKind {
+    /// True for a wrong verdict (accepted where it must reject, or vice versa).
+    pub fn is_wrong_verdict(self) -> bool {
+        matches!(self, Self::AcceptedInvalid | Self::RejectedValid)
+    }
+
+    /// Human name used by the reports.
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::AcceptedInvalid => "wrong verdict: accepted",
+            Self::RejectedValid => "wrong verdict: rejected",
+            Self::WrongCode => "wrong code",
+            Self::OutputMismatch => "output mismatch",
+            Self::NoAnswer => "no answer",
+        }
+    }
 }
 
 impl Verdict {
     /// True for [`Verdict::Passed`] and [`Verdict::Acceptable`].
     pub fn is_success(&self) -> bool {
-        !matches!(self, Self::Failed { .. })
+        matches!(self, Self::Passed | Self::Acceptable { .. })
     }
+}
+
+fn failure_kind(outcomes: &[Expected], actual: &ActualOutcome) -> FailureKind {
+    let any_valid = outcomes.iter().any(|o| matches!(o, Expected::Valid { .. }));
+    let any_invalid = outcomes
+        .iter()
+        .any(|o| matches!(o, Expected::Invalid { .. }));
+    match actual {
+        ActualOutcome::Ok { .. } if any_valid => FailureKind::OutputMismatch,
+        ActualOutcome::Ok { .. } => FailureKind::AcceptedInvalid,
+        ActualOutcome::Error { .. } if any_invalid => FailureKind::WrongCode,
+        ActualOutcome::Error { .. } => FailureKind::RejectedValid,
+        ActualOutcome::Skipped { .. } | ActualOutcome::Errored { .. } => FailureKind::NoAnswer,
+    }
+}
+
+/// Judges `actual` for a case of operation `op` carrying `flags`: [`judge`], except that a
+/// rejection with another code of the expected code's family (`spec/error-codes.md` §11,
+/// within the family's operations and stages) is [`Verdict::OtherCode`].
+pub fn judge_case(
+    op: &str,
+    flags: &[String],
+    expect: &Expectation,
+    actual: &ActualOutcome,
+) -> Verdict {
+    let verdict = judge(expect, actual);
+    // An output that differs only in per-entry codes of one family (revocation.list's
+    // `added`): the same finding as a rejection with another code.
+    if let (
+        Verdict::Failed {
+            diff,
+            kind: FailureKind::OutputMismatch,
+            ..
+        },
+        ActualOutcome::Ok { output: got },
+    ) = (&verdict, actual)
+    {
+        for o in expect.outcomes() {
+            let Expected::Valid { output: want } = o else {
+                continue;
+            };
+            for f in crate::families::all() {
+                if f.ops.iter().any(|x| x == op) && output_matches_with(&want, got, &f.codes) {
+                    return Verdict::OtherCode {
+                        family: f.name.clone(),
+                        expected_code: "(in output)".to_owned(),
+                        actual_code: "(in output)".to_owned(),
+                        diff: diff.clone(),
+                    };
+                }
+            }
+        }
+        return verdict;
+    }
+    let Verdict::Failed {
+        diff,
+        kind: FailureKind::WrongCode,
+        ..
+    } = &verdict
+    else {
+        return verdict;
+    };
+    let ActualOutcome::Error { code: got, .. } = actual else {
+        return verdict;
+    };
+    for o in expect.outcomes() {
+        if let Expected::Invalid { code, stage } = o {
+            if let Some(f) = crate::families::family_for(op, stage.as_deref(), flags, &code, got) {
+                return Verdict::OtherCode {
+                    family: f.name.clone(),
+                    expected_code: code,
+                    actual_code: got.clone(),
+                    diff: diff.clone(),
+                };
+            }
+        }
+    }
+    verdict
 }
 
 /// Judges `actual` against `expect`.
@@ -123,11 +250,12 @@ pub fn judge(expect: &Expectation, actual: &ActualOutcome) -> Verdict {
     // Show the actual outcome restricted to what the expectation compares, so the diff
     // highlights the disagreement rather than extra diagnostics the implementation returned.
     let actual_json = comparable_actual(&outcomes, actual);
-    let actual = pretty(&actual_json);
-    let diff = unified_diff(&expected, &actual, "expected", "actual");
+    let actual_text = pretty(&actual_json);
+    let diff = unified_diff(&expected, &actual_text, "expected", "actual");
     Verdict::Failed {
+        kind: failure_kind(&outcomes, actual),
         expected,
-        actual,
+        actual: actual_text,
         diff,
     }
 }
@@ -181,6 +309,32 @@ fn output_matches(expected: &Value, actual: &Value) -> bool {
             .iter()
             .all(|(k, v)| got.get(k).is_some_and(|g| json_equal(v, g))),
         _ => json_equal(expected, actual),
+    }
+}
+
+/// [`output_matches`], where two strings that are both codes of `family` compare equal.
+fn output_matches_with(expected: &Value, actual: &Value, family: &[String]) -> bool {
+    fn eq(a: &Value, b: &Value, family: &[String]) -> bool {
+        match (a, b) {
+            (Value::String(x), Value::String(y)) => {
+                x == y || (family.contains(x) && family.contains(y))
+            }
+            (Value::Array(x), Value::Array(y)) => {
+                x.len() == y.len() && x.iter().zip(y).all(|(a, b)| eq(a, b, family))
+            }
+            (Value::Object(x), Value::Object(y)) => {
+                x.len() == y.len()
+                    && x.iter()
+                        .all(|(k, v)| y.get(k).is_some_and(|w| eq(v, w, family)))
+            }
+            _ => json_equal(a, b),
+        }
+    }
+    match (expected.as_object(), actual.as_object()) {
+        (Some(want), Some(got)) => want
+            .iter()
+            .all(|(k, v)| got.get(k).is_some_and(|g| eq(v, g, family))),
+        _ => eq(expected, actual, family),
     }
 }
 

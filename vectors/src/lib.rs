@@ -7,10 +7,12 @@
 //! | module | owns |
 //! |---|---|
 //! | [`corpus`] | the committed corpus embedded at build time; corpus sources and digest |
+//! | [`families`] | code families of `spec/error-codes.md` §11 (embedded, parsed) |
 //! | [`format`] | serde types of `delegateos-vectors/1` files |
 //! | [`load`] | reading files, JSON Schema validation (`spec/schemas/vector.schema.json`) |
 //! | [`judge`] | expectation × actual outcome → verdict with a unified diff |
 //! | [`keys`], [`flags`] | the fixed published keys; every flag's note |
+//! | [`operations`] | the operation catalogue of `spec/operations.md` (embedded) |
 //! | [`requirements`] | requirement ids and sections from `spec/requirements.md` (embedded) |
 //! | `generate`, `areas` | (feature `generator`) the generator framework and one module per area |
 //!
@@ -19,7 +21,10 @@
 
 #[cfg(feature = "generator")]
 pub mod areas;
+#[cfg(feature = "generator")]
+pub mod audit;
 pub mod corpus;
+pub mod families;
 pub mod flags;
 pub mod format;
 #[cfg(feature = "generator")]
@@ -27,6 +32,7 @@ pub mod generate;
 pub mod judge;
 pub mod keys;
 pub mod load;
+pub mod operations;
 pub mod requirements;
 
 pub use corpus::CorpusSource;

@@ -211,6 +211,11 @@ class LiteralChainState:
             self.remaining = self.max_depth
         self.delegatee = t["delegatee"]
 
+    @property
+    def effective_max_depth(self) -> int:
+        # What step 8 reports (the example library now reads this, as the text does).
+        return self.max_depth
+
 
 lib.ChainState = LiteralChainState
 

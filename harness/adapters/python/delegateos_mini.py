@@ -534,6 +534,8 @@ class ChainState:
         self.delegatee = authority["delegatee"]
         # D4: authority.maxChainDepth is absolute; what is left is counted down per attenuation.
         self.remaining = authority["maxChainDepth"] - authority["chainDepth"]
+        # §10.1 step 8 reports effectiveMaxDepth: the last value set, else the authority's.
+        self.effective_max_depth = authority["maxChainDepth"]
         if self.remaining < 0:
             raise DelegateError("chain_depth_exceeded", "authority.chainDepth > authority.maxChainDepth")
 
@@ -565,6 +567,7 @@ class ChainState:
             if t["maxChainDepth"] >= self.remaining:
                 raise violation("depth expansion")
             self.remaining = t["maxChainDepth"]
+            self.effective_max_depth = t["maxChainDepth"]
         else:
             self.remaining -= 1
         self.delegatee = t["delegatee"]
@@ -647,7 +650,7 @@ def verify_dct(serialized: Any, ctx: dict, check_request: bool = True) -> dict:
         "capabilities": chain.caps,
         "remainingBudgetMicrocents": chain.budget - ctx["spentMicrocents"],
         "chainDepth": authority["chainDepth"] + len(attenuations),
-        "maxChainDepth": chain.remaining,
+        "maxChainDepth": chain.effective_max_depth,
         "contractId": last["contractId"],
         "delegationId": last["delegationId"],
     }

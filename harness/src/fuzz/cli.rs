@@ -34,9 +34,13 @@ pub struct FuzzArgs {
     /// Per-case timeout in milliseconds.
     #[arg(long, default_value_t = 5_000)]
     pub timeout_ms: u64,
-    /// Stop after this many distinct findings.
+    /// Minimize and write at most this many distinct findings; later ones are counted, and
+    /// the run still lasts the whole `--duration`.
     #[arg(long, default_value_t = 20)]
     pub max_findings: usize,
+    /// Stop after this many cases (a fixed budget; with `--seed`, a reproducible run).
+    #[arg(long)]
+    pub max_cases: Option<usize>,
     /// Stop at the first finding (for time-to-detection measurements).
     #[arg(long)]
     pub stop_on_first: bool,
@@ -100,6 +104,7 @@ fn main_fuzz(args: FuzzArgs) -> Outcome {
         batch: args.batch,
         timeout: Duration::from_millis(args.timeout_ms),
         max_findings: args.max_findings,
+        max_cases: args.max_cases,
         stop_on_first: args.stop_on_first,
     };
     println!(
@@ -114,17 +119,28 @@ fn main_fuzz(args: FuzzArgs) -> Outcome {
             return Outcome::SetupError;
         }
     };
+    let hardening = report
+        .findings
+        .iter()
+        .filter(|f| f.level == delegateos_vectors::format::Level::Hardening)
+        .count();
     println!(
-        "{} cases from {} seeds in {:.1}s: {} finding(s), {} repeat(s) of known signatures",
+        "{} cases from {} seeds in {:.1}s: {} finding(s) ({} hardening), {} more past \
+         --max-findings, {} repeat(s) of known signatures",
         report.cases,
         report.seeds,
         report.duration.as_secs_f64(),
         report.findings.len(),
+        hardening,
+        report.suppressed,
         report.duplicates
     );
     if report.findings.is_empty() {
         return Outcome::Clean;
     }
+    // Hardening findings (another code of the family, hardening seeds) are written and
+    // reported, but only normative and decision findings fail the run.
+    let failing = report.findings.len() - hardening + report.suppressed;
     match diff::write_findings(&args.out, &report) {
         Ok(paths) => {
             for p in paths {
@@ -134,7 +150,11 @@ fn main_fuzz(args: FuzzArgs) -> Outcome {
                 "replay: delegateos-conform run --impl '<command>' --vectors {}",
                 args.out.display()
             );
-            Outcome::Findings
+            if failing > 0 {
+                Outcome::Findings
+            } else {
+                Outcome::Clean
+            }
         }
         Err(e) => {
             eprintln!(

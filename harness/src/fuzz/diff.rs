@@ -19,7 +19,9 @@ use super::mutate::{self, Mutation, Rng, Seed};
 use crate::expected::ExpectedFailures;
 use crate::runner::case::Case;
 use crate::runner::{self, ErrorKind, Quiet, RunConfig, SetupError, Status};
-use delegateos_vectors::format::{self as vf, Expectation, Generator, Note, VectorFile};
+use delegateos_vectors::format::{
+    self as vf, Expectation, Generator, Level, Note, Severity, VectorFile,
+};
 use delegateos_vectors::keys::Keys;
 
 /// Settings of one differential run.
@@ -37,8 +39,12 @@ pub struct DiffConfig {
     pub batch: usize,
     /// Per-case timeout.
     pub timeout: Duration,
-    /// Stop after this many distinct findings.
+    /// Keep (minimize and write) at most this many distinct findings; later distinct
+    /// findings are counted in [`DiffReport::suppressed`], and the run goes on for the whole
+    /// duration.
     pub max_findings: usize,
+    /// Stop after this many cases (a fixed budget: with a fixed seed, a reproducible run).
+    pub max_cases: Option<usize>,
     /// Stop at the first finding (time-to-detection measurements).
     pub stop_on_first: bool,
 }
@@ -57,6 +63,9 @@ pub enum FindingKind {
     ProtocolError,
     /// The adapter replied `errored`, or could not be restarted.
     Errored,
+    /// Rejected as the reference does, with another code of the family
+    /// (`spec/error-codes.md` §11): a hardening finding.
+    OtherCode,
 }
 
 impl FindingKind {
@@ -68,6 +77,7 @@ impl FindingKind {
             Self::Timeout => "timeout",
             Self::ProtocolError => "protocol_error",
             Self::Errored => "errored",
+            Self::OtherCode => "other_code",
         }
     }
 }
@@ -95,6 +105,10 @@ pub struct Finding {
     pub found_after: Duration,
     /// Cases executed before it was found.
     pub cases_before: usize,
+    /// The level of the disagreement (the seed's, or hardening for a same-family code).
+    pub level: Level,
+    /// Its severity.
+    pub severity: Severity,
 }
 
 /// Summary of a differential run.
@@ -106,6 +120,8 @@ pub struct DiffReport {
     pub findings: Vec<Finding>,
     /// Further cases that repeated an already reported signature.
     pub duplicates: usize,
+    /// Distinct findings past `max_findings` (counted, not minimized or written).
+    pub suppressed: usize,
     /// Seeds used.
     pub seeds: usize,
     /// Wall time.
@@ -136,7 +152,13 @@ pub fn load_seeds(vectors: Option<&Path>, keys: &Keys) -> Vec<Seed> {
                 Some(vf::Expected::Valid { .. })
             );
             if case.op == "dct.verify" && valid {
-                if let Some(seed) = Seed::from_input(&case.id, case.requirements, &case.input) {
+                if let Some(mut seed) = Seed::from_input(&case.id, case.requirements, &case.input) {
+                    seed.flags = case.flags.clone();
+                    seed.level = case.level;
+                    if let Expectation::Acceptable { outcomes, decision } = &case.expect {
+                        seed.alternatives = outcomes.iter().skip(1).cloned().collect();
+                        seed.decision = Some(decision.clone());
+                    }
                     seeds.push(seed);
                 }
             }
@@ -156,12 +178,19 @@ fn expectation_of(outcome: &Outcome) -> Option<Expectation> {
     }
 }
 
-fn runner_case(id: String, input: Value, expectation: Expectation) -> Case {
+fn runner_case(
+    id: String,
+    input: Value,
+    expectation: Expectation,
+    flags: Vec<String>,
+    level: Level,
+) -> Case {
     Case {
         id,
         description: String::new(),
         requirements: Vec::new(),
-        flags: Vec::new(),
+        flags,
+        level,
         op: "dct.verify".to_owned(),
         input,
         expect: serde_json::to_value(&expectation).unwrap_or(Value::Null),
@@ -177,6 +206,73 @@ struct Candidate {
     mutations: Vec<Mutation>,
     input: Value,
     reference: Outcome,
+    /// The outcomes an implementation may give: the reference's first.
+    expectation: Option<Expectation>,
+}
+
+fn expected_of(outcome: &Outcome) -> Option<vf::Expected> {
+    match outcome {
+        Outcome::Ok { output } => Some(vf::Expected::valid(output.clone())),
+        Outcome::Error { code, .. } => Some(vf::Expected::Invalid {
+            code: code.clone(),
+            stage: None,
+        }),
+        Outcome::Unsupported { .. } => None,
+    }
+}
+
+/// The expectation of a mutated case. The reference's outcome comes first. Two more readings
+/// are allowed:
+/// - if the reference still accepts, the seed's other `acceptable` outcomes (the mutation did
+///   not settle the seed's decision);
+/// - if the context's `now` is not a profile timestamp, which fault is reported first is
+///   settled by no spec text (D7 orders the token's steps, not the context's validation):
+///   `malformed_token` for `now` and the token fault the reference reports with the seed's
+///   own `now` are both acceptable.
+fn candidate_expectation(seed: &Seed, input: &Value, reference: &Outcome) -> Option<Expectation> {
+    let first = expected_of(reference)?;
+    let mut outcomes = vec![first.clone()];
+    let mut decision = None;
+    if matches!(first, vf::Expected::Valid { .. }) && !seed.alternatives.is_empty() {
+        outcomes.extend(seed.alternatives.iter().cloned());
+        decision = seed.decision.clone();
+    }
+    let now = input
+        .get("context")
+        .and_then(|c| c.get("now"))
+        .and_then(Value::as_str);
+    let now_malformed =
+        now.is_some_and(|n| delegateos_reference::timestamp::Timestamp::parse(n).is_err());
+    if now_malformed {
+        if let Some(seed_now) = seed.context.get("now") {
+            let mut fixed = input.clone();
+            if let Some(ctx) = fixed.get_mut("context").and_then(Value::as_object_mut) {
+                ctx.insert("now".to_owned(), seed_now.clone());
+            }
+            let token_fault = ops::run("dct.verify", &fixed, &Faults::none());
+            if let Some(e @ vf::Expected::Invalid { .. }) = expected_of(&token_fault) {
+                outcomes.push(e);
+            }
+        }
+        outcomes.push(vf::Expected::Invalid {
+            code: "malformed_token".to_owned(),
+            stage: None,
+        });
+        decision = decision.or_else(|| Some("D7".to_owned()));
+    }
+    let mut unique: Vec<vf::Expected> = Vec::new();
+    for o in outcomes {
+        if !unique.contains(&o) {
+            unique.push(o);
+        }
+    }
+    if unique.len() == 1 {
+        return expectation_of(reference);
+    }
+    Some(Expectation::Acceptable {
+        outcomes: unique,
+        decision: decision.unwrap_or_else(|| "D7".to_owned()),
+    })
 }
 
 fn candidate(seeds: &[Seed], seed: usize, mutations: Vec<Mutation>, keys: &Keys) -> Candidate {
@@ -184,17 +280,22 @@ fn candidate(seeds: &[Seed], seed: usize, mutations: Vec<Mutation>, keys: &Keys)
         .get(seed)
         .map_or(Value::Null, |s| mutate::build(s, &mutations, keys));
     let reference = ops::run("dct.verify", &input, &Faults::none());
+    let expectation = seeds
+        .get(seed)
+        .and_then(|s| candidate_expectation(s, &input, &reference));
     Candidate {
         seed,
         mutations,
         input,
         reference,
+        expectation,
     }
 }
 
 fn classify(result: &runner::CaseResult) -> Option<FindingKind> {
     match result.raw_status {
         Status::Failed => Some(FindingKind::Disagreement),
+        Status::OtherCode => Some(FindingKind::OtherCode),
         Status::Errored => Some(match result.error_kind {
             Some(ErrorKind::Crash) => FindingKind::Crash,
             Some(ErrorKind::Timeout) => FindingKind::Timeout,
@@ -209,13 +310,27 @@ fn classify(result: &runner::CaseResult) -> Option<FindingKind> {
 type BatchResult = (Option<FindingKind>, Option<Value>, String);
 
 /// Runs candidates through the implementation; one kind (or `None`) per candidate.
-fn run_batch(cands: &[Candidate], config: &RunConfig) -> Result<Vec<BatchResult>, SetupError> {
+fn run_batch(
+    seeds: &[Seed],
+    cands: &[Candidate],
+    config: &RunConfig,
+) -> Result<Vec<BatchResult>, SetupError> {
     let mut index = Vec::new();
     let mut cases = Vec::new();
     for (i, c) in cands.iter().enumerate() {
-        if let Some(e) = expectation_of(&c.reference) {
+        if let Some(e) = &c.expectation {
+            let (flags, level) = seeds
+                .get(c.seed)
+                .map(|s| (s.flags.clone(), s.level))
+                .unwrap_or_default();
             index.push(i);
-            cases.push(runner_case(format!("fuzz-case-{i:04}"), c.input.clone(), e));
+            cases.push(runner_case(
+                format!("fuzz-case-{i:04}"),
+                c.input.clone(),
+                e.clone(),
+                flags,
+                level,
+            ));
         }
     }
     let mut out = vec![(None, None, String::new()); cands.len()];
@@ -235,15 +350,17 @@ fn run_batch(cands: &[Candidate], config: &RunConfig) -> Result<Vec<BatchResult>
     Ok(out)
 }
 
-/// Drops mutations one at a time while the same kind of finding persists.
+/// Drops mutations one at a time while the same disagreement persists (same signature:
+/// kind, step and codes on both sides; the mutation kinds may only shrink).
 fn minimize(
     seeds: &[Seed],
     c: Candidate,
-    kind: FindingKind,
+    sig: &Signature,
     keys: &Keys,
     config: &RunConfig,
-) -> Candidate {
+) -> (Candidate, Option<Value>) {
     let mut best = c;
+    let mut actual = None;
     for _round in 0..8 {
         if best.mutations.len() <= 1 {
             break;
@@ -255,19 +372,100 @@ fn minimize(
                 candidate(seeds, best.seed, m, keys)
             })
             .collect();
-        let Ok(results) = run_batch(&trials, config) else {
+        let Ok(results) = run_batch(seeds, &trials, config) else {
             break;
         };
-        let hit = trials
-            .into_iter()
-            .zip(results)
-            .find(|(_, (k, _, _))| *k == Some(kind));
+        let hit = trials.into_iter().zip(results).find(|(t, (k, a, _))| {
+            k.is_some_and(|k| {
+                let s = signature(k, t, a.as_ref());
+                s.kind == sig.kind
+                    && s.step == sig.step
+                    && s.reference == sig.reference
+                    && s.actual == sig.actual
+            })
+        });
         match hit {
-            Some((t, _)) => best = t,
+            Some((t, (_, a, _))) => {
+                best = t;
+                actual = a;
+            }
             None => break,
         }
     }
-    best
+    (best, actual)
+}
+
+/// A defect signature: what kind of finding, at which §10.1 step, with which codes, reached
+/// by which kinds of mutation. Findings are deduplicated by it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Signature {
+    kind: FindingKind,
+    step: &'static str,
+    reference: String,
+    actual: String,
+    mutations: Vec<String>,
+}
+
+/// The §10.1 step a reference outcome belongs to (codes are one per step except 4's two).
+fn step_of(code: &str) -> &'static str {
+    match code {
+        "malformed_token" => "1",
+        "revoked" => "2",
+        "invalid_signature" => "3",
+        "attenuation_violation" | "chain_depth_exceeded" => "4",
+        "expired" => "5",
+        "budget_exceeded" => "6",
+        "capability_not_granted" => "7",
+        "ok" => "8",
+        _ => "?",
+    }
+}
+
+fn signature(kind: FindingKind, c: &Candidate, actual: Option<&Value>) -> Signature {
+    let reference = reference_code(&c.reference);
+    let mut mutations: Vec<String> = c.mutations.iter().map(Mutation::signature).collect();
+    mutations.sort();
+    mutations.dedup();
+    Signature {
+        kind,
+        step: step_of(&reference),
+        reference,
+        actual: code_of(actual),
+        mutations,
+    }
+}
+
+/// The level and severity of a finding on a mutation of `seed`: a code of the same family is
+/// hardening/low; a crash or hang is critical; accepting a token the reference rejects is a
+/// forgery or widening accepted (critical); otherwise the seed's level and its flags'
+/// severity (high without a flag).
+fn grade(
+    kind: FindingKind,
+    seed: Option<&Seed>,
+    reference: &Outcome,
+    actual: Option<&Value>,
+) -> (Level, Severity) {
+    let level = seed.map_or(Level::Normative, |s| s.level);
+    let flag_max = seed
+        .into_iter()
+        .flat_map(|s| &s.flags)
+        .filter_map(|f| delegateos_vectors::flags::index_row(f))
+        .map(|r| r.severity)
+        .max();
+    match kind {
+        FindingKind::OtherCode => (Level::Hardening, Severity::Low),
+        FindingKind::Crash | FindingKind::Timeout => (level, Severity::Critical),
+        FindingKind::Disagreement
+            if matches!(reference, Outcome::Error { .. })
+                && actual
+                    .and_then(|a| a.get("outcome"))
+                    .and_then(Value::as_str)
+                    == Some("ok") =>
+        {
+            (level, Severity::Critical)
+        }
+        _ => (level, flag_max.unwrap_or(Severity::High)),
+    }
 }
 
 fn code_of(v: Option<&Value>) -> String {
@@ -303,12 +501,17 @@ pub fn run(config: &DiffConfig, progress: &mut dyn FnMut(&str)) -> Result<DiffRe
         timeout: config.timeout,
         ..RunConfig::new(config.command.clone())
     };
-    let mut seen: BTreeMap<(FindingKind, String, String), usize> = BTreeMap::new();
+    let mut seen: BTreeMap<Signature, usize> = BTreeMap::new();
     let mut findings = Vec::new();
     let mut duplicates = 0;
+    let mut suppressed = 0;
     let mut cases = 0;
-    while started.elapsed() < config.duration && findings.len() < config.max_findings {
-        let batch: Vec<Candidate> = (0..config.batch.max(1))
+    let budget_left = |cases: usize| config.max_cases.map_or(true, |m| cases < m);
+    while started.elapsed() < config.duration && budget_left(cases) {
+        let size = config
+            .max_cases
+            .map_or(config.batch.max(1), |m| config.batch.max(1).min(m - cases));
+        let batch: Vec<Candidate> = (0..size)
             .map(|_| {
                 let s = rng.below(seeds.len());
                 let n = 1 + rng.below(3);
@@ -323,32 +526,43 @@ pub fn run(config: &DiffConfig, progress: &mut dyn FnMut(&str)) -> Result<DiffRe
                 candidate(&seeds, s, muts, &keys)
             })
             .collect();
-        let results = run_batch(&batch, &run_config)?;
+        let results = run_batch(&seeds, &batch, &run_config)?;
         for (c, (kind, actual, message)) in batch.into_iter().zip(results) {
             cases += 1;
             let Some(kind) = kind else { continue };
-            let sig = (kind, reference_code(&c.reference), code_of(actual.as_ref()));
+            let sig = signature(kind, &c, actual.as_ref());
             let count = seen.entry(sig.clone()).or_insert(0);
             *count += 1;
-            if *count > 1 || findings.len() >= config.max_findings {
+            if *count > 1 {
                 duplicates += 1;
                 continue;
             }
+            if findings.len() >= config.max_findings {
+                suppressed += 1;
+                continue;
+            }
             let found_after = started.elapsed();
-            let min = minimize(&seeds, c, kind, &keys, &run_config);
+            let (min, min_actual) = minimize(&seeds, c, &sig, &keys, &run_config);
+            let actual = min_actual.or(actual);
+            let (level, severity) =
+                grade(kind, seeds.get(min.seed), &min.reference, actual.as_ref());
             let (origin, requirements) = seeds
                 .get(min.seed)
                 .map(|s| (s.origin.clone(), s.requirements.clone()))
                 .unwrap_or_default();
             progress(&format!(
-                "finding {}: {} after {:.1}s ({} cases): reference {} / implementation {}; {} mutation(s) of {origin}",
+                "finding {} [{}, {}]: {} after {:.1}s ({} cases): step {}: reference {} / implementation {}; {} mutation(s) of {origin} ({})",
                 findings.len() + 1,
+                level.as_str(),
+                severity.as_str(),
                 kind.name(),
                 found_after.as_secs_f64(),
                 cases,
-                sig.1,
-                sig.2,
+                sig.step,
+                sig.reference,
+                sig.actual,
                 min.mutations.len(),
+                sig.mutations.join(", "),
             ));
             findings.push(Finding {
                 kind,
@@ -361,6 +575,8 @@ pub fn run(config: &DiffConfig, progress: &mut dyn FnMut(&str)) -> Result<DiffRe
                 message,
                 found_after,
                 cases_before: cases,
+                level,
+                severity,
             });
             if config.stop_on_first {
                 break;
@@ -374,6 +590,7 @@ pub fn run(config: &DiffConfig, progress: &mut dyn FnMut(&str)) -> Result<DiffRe
         cases,
         findings,
         duplicates,
+        suppressed,
         seeds: seeds.len(),
         duration: started.elapsed(),
     })
@@ -398,6 +615,8 @@ pub fn finding_file(f: &Finding, n: usize, keys: &Keys) -> VectorFile {
             clause: "§10.1".to_owned(),
             effect: "The implementation decides this token differently from the reference."
                 .to_owned(),
+            level: f.level,
+            severity: f.severity,
         },
     );
     let mutations = serde_json::to_string(&f.mutations).unwrap_or_default();
@@ -446,6 +665,7 @@ pub fn finding_file(f: &Finding, n: usize, keys: &Keys) -> VectorFile {
             ),
             requirements,
             flags: vec!["DifferentialFinding".to_owned()],
+            level: f.level,
             op: "dct.verify".to_owned(),
             input: f.input.clone(),
             expect,
@@ -474,6 +694,38 @@ pub fn write_findings(dir: &Path, report: &DiffReport) -> std::io::Result<Vec<Pa
 mod tests {
     use super::*;
 
+    /// A malformed `now` together with a token fault: no spec text orders them, so both
+    /// `malformed_token` and the token fault's code are acceptable (D7, issue 12).
+    #[test]
+    fn malformed_now_with_a_token_fault_accepts_both_codes() {
+        let keys = Keys::fixed();
+        let seeds = mutate::builtin_seeds(&keys);
+        let mutations = vec![
+            Mutation::Set {
+                stage: mutate::Stage::Context,
+                path: vec![mutate::Seg::Key("now".to_owned())],
+                value: json!("2026-02-30T00:00:00Z"),
+            },
+            Mutation::Forge {
+                block: 0,
+                key: "mallory".to_owned(),
+            },
+        ];
+        let c = candidate(&seeds, 0, mutations, &keys);
+        let Some(Expectation::Acceptable { outcomes, .. }) = &c.expectation else {
+            panic!("expected acceptable, got {:?}", c.expectation);
+        };
+        let codes: Vec<&str> = outcomes
+            .iter()
+            .filter_map(|o| match o {
+                vf::Expected::Invalid { code, .. } => Some(code.as_str()),
+                vf::Expected::Valid { .. } => None,
+            })
+            .collect();
+        assert!(codes.contains(&"malformed_token"), "{codes:?}");
+        assert!(codes.contains(&"invalid_signature"), "{codes:?}");
+    }
+
     #[test]
     fn a_finding_is_a_valid_replayable_vector_file() {
         let keys = Keys::fixed();
@@ -493,11 +745,14 @@ mod tests {
             message: String::new(),
             found_after: Duration::from_millis(1),
             cases_before: 1,
+            level: Level::Normative,
+            severity: Severity::High,
         };
         let report = DiffReport {
             cases: 1,
             findings: vec![finding],
             duplicates: 0,
+            suppressed: 0,
             seeds: seeds.len(),
             duration: Duration::from_millis(1),
         };

@@ -17,6 +17,7 @@ use delegateos_reference::token::{attenuation_payload, authority_payload, revoca
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
+use delegateos_vectors::format::{Expected, Level};
 use delegateos_vectors::keys::{Key, Keys};
 
 /// A small deterministic PRNG (SplitMix64): the same `--seed` gives the same run.
@@ -146,6 +147,48 @@ pub enum Mutation {
     },
 }
 
+impl Mutation {
+    /// The mutation's kind for defect signatures: the variant, plus the document and the last
+    /// path member for structural edits (`set:context:now`, `forge`, `encode:padding`).
+    pub fn signature(&self) -> String {
+        let last = |path: &[Seg]| {
+            path.iter()
+                .rev()
+                .find_map(|s| match s {
+                    Seg::Key(k) => Some(k.clone()),
+                    Seg::Index(_) => None,
+                })
+                .unwrap_or_default()
+        };
+        let stage = |s: &Stage| {
+            serde_json::to_value(s)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default()
+        };
+        match self {
+            Self::Set {
+                stage: st, path, ..
+            } => format!("set:{}:{}", stage(st), last(path)),
+            Self::Remove { stage: st, path } => format!("remove:{}:{}", stage(st), last(path)),
+            Self::Insert {
+                stage: st, path, ..
+            } => {
+                format!("insert:{}:{}", stage(st), last(path))
+            }
+            Self::Forge { .. } => "forge".to_owned(),
+            Self::Revoke { .. } => "revoke".to_owned(),
+            Self::Encode { encoding } => format!(
+                "encode:{}",
+                serde_json::to_value(encoding)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_default()
+            ),
+        }
+    }
+}
+
 /// A `dct.verify` case taken apart.
 #[derive(Debug, Clone)]
 pub struct Seed {
@@ -157,6 +200,15 @@ pub struct Seed {
     pub token: Value,
     /// The verification context.
     pub context: Value,
+    /// The seed case's flags (judging uses them, e.g. for code families).
+    pub flags: Vec<String>,
+    /// The seed case's level; findings on its mutations inherit it.
+    pub level: Level,
+    /// The seed case's other `acceptable` outcomes (beyond the reference's reading) and the
+    /// decision naming them.
+    pub alternatives: Vec<Expected>,
+    /// That decision (`D…`), if the seed was `acceptable`.
+    pub decision: Option<String>,
 }
 
 impl Seed {
@@ -170,6 +222,10 @@ impl Seed {
             requirements,
             token,
             context: input.get("context")?.clone(),
+            flags: Vec::new(),
+            level: Level::Normative,
+            alternatives: Vec::new(),
+            decision: None,
         })
     }
 }
@@ -797,6 +853,10 @@ pub fn builtin_seeds(keys: &Keys) -> Vec<Seed> {
                 requirements: Vec::new(),
                 token,
                 context,
+                flags: Vec::new(),
+                level: Level::Normative,
+                alternatives: Vec::new(),
+                decision: None,
             }
         })
         .collect()

@@ -10,6 +10,7 @@ use std::fmt::Write as _;
 
 use super::{CaseReport, Report};
 use crate::runner::Status;
+use delegateos_vectors::format::Level;
 
 /// Escapes text for XML attribute values and character data, replacing characters that XML
 /// 1.0 cannot represent at all (most C0 controls, U+FFFE/U+FFFF) with U+FFFD.
@@ -43,9 +44,25 @@ pub fn render(r: &Report) -> String {
             .or_default()
             .push(c);
     }
+    for c in &r.hardening.cases {
+        suites
+            .entry(format!("hardening/{}/{}", c.area, c.group))
+            .or_default()
+            .push(c);
+    }
     let t = &r.totals;
     let mut out = String::new();
     out.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    // Opens with the critical findings, one line each.
+    for c in &r.critical {
+        let _ = writeln!(
+            out,
+            "<!-- CRITICAL {} ({}): {} -->",
+            escape(&c.id).replace("--", "- -"),
+            c.level.as_str(),
+            escape(&c.did).replace("--", "- -")
+        );
+    }
     let _ = writeln!(
         out,
         "<testsuites name=\"delegateos-conform: {}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{}\">",
@@ -70,7 +87,7 @@ pub fn render(r: &Report) -> String {
             secs(time)
         );
         for c in cases {
-            testcase(&mut out, c);
+            testcase(&mut out, c, r.hardening.fail_on_hardening);
         }
         out.push_str("  </testsuite>\n");
     }
@@ -96,7 +113,7 @@ pub fn render(r: &Report) -> String {
             secs(time)
         );
         for c in cases {
-            testcase(&mut out, c);
+            testcase(&mut out, c, r.hardening.fail_on_hardening);
         }
         out.push_str("  </testsuite>\n");
     }
@@ -104,7 +121,7 @@ pub fn render(r: &Report) -> String {
     out
 }
 
-fn testcase(out: &mut String, c: &CaseReport) {
+fn testcase(out: &mut String, c: &CaseReport, fail_on_hardening: bool) {
     let _ = write!(
         out,
         "    <testcase name=\"{}\" classname=\"{}.{}\" time=\"{}\"",
@@ -115,7 +132,16 @@ fn testcase(out: &mut String, c: &CaseReport) {
     );
     let msg = c.message.as_deref().unwrap_or("");
     let reason = c.expected_failure.as_deref().unwrap_or("");
+    let hardening_finding = matches!(c.status, Status::Failed | Status::OtherCode)
+        && (c.level == Level::Hardening || c.status == Status::OtherCode);
     let body = match c.status {
+        _ if hardening_finding && !fail_on_hardening => Some(format!(
+            "      <skipped message=\"{}\"/>\n",
+            escape(&format!(
+                "hardening finding (not counted): {}",
+                c.did.as_deref().unwrap_or("")
+            ))
+        )),
         Status::Passed => None,
         Status::Acceptable => Some(format!(
             "      <system-out>{}</system-out>\n",
@@ -131,6 +157,11 @@ fn testcase(out: &mut String, c: &CaseReport) {
                 c.description,
                 c.requirements.join(", ")
             )),
+            escape(c.diff.as_deref().unwrap_or(""))
+        )),
+        Status::OtherCode => Some(format!(
+            "      <failure type=\"other_code\" message=\"{}\">{}</failure>\n",
+            escape(c.did.as_deref().unwrap_or("rejected with another code")),
             escape(c.diff.as_deref().unwrap_or(""))
         )),
         Status::Stale => Some(format!(

@@ -16,6 +16,22 @@ fn cell(s: &str) -> String {
 /// Renders the Markdown summary.
 pub fn render(r: &Report) -> String {
     let mut out = String::new();
+    // Opens with the critical findings, one line each.
+    if r.critical.is_empty() {
+        out.push_str("**Critical findings: none**\n\n");
+    } else {
+        let _ = writeln!(out, "**Critical findings ({})**\n", r.critical.len());
+        for c in &r.critical {
+            let _ = writeln!(
+                out,
+                "- 🛑 `{}` ({}): {}",
+                c.id,
+                c.level.as_str(),
+                cell(&c.did)
+            );
+        }
+        out.push('\n');
+    }
     let t = &r.totals;
     let icon = if r.exit_code == 0 { "✅" } else { "❌" };
     let _ = writeln!(
@@ -46,11 +62,13 @@ pub fn render(r: &Report) -> String {
         out.push('\n');
     }
 
-    let problems: Vec<_> = r
+    let mut problems: Vec<_> = r
         .cases
         .iter()
         .filter(|c| matches!(c.status, Status::Failed | Status::Errored | Status::Stale))
         .collect();
+    // Failures by severity, most severe first.
+    problems.sort_by(|a, b| b.severity.cmp(&a.severity).then_with(|| a.id.cmp(&b.id)));
     if !problems.is_empty() {
         let _ = writeln!(
             out,
@@ -60,9 +78,10 @@ pub fn render(r: &Report) -> String {
         for c in problems.iter().take(MAX_DETAILED) {
             let _ = writeln!(
                 out,
-                "<details><summary><code>{}</code> — {} — {}</summary>\n",
+                "<details><summary><code>{}</code> — {} — {} — {}</summary>\n",
                 c.id,
-                c.status.name(),
+                c.severity.map_or(c.status.name(), |s| s.as_str()),
+                cell(c.did.as_deref().unwrap_or(c.status.name())),
                 cell(&c.description)
             );
             let _ = writeln!(out, "Requirements: {}\n", c.requirements.join(", "));
@@ -81,6 +100,34 @@ pub fn render(r: &Report) -> String {
                 problems.len() - MAX_DETAILED
             );
         }
+    }
+    let hardening: Vec<_> = r
+        .findings()
+        .into_iter()
+        .filter(|c| {
+            c.status != Status::Xfail
+                && (c.level == delegateos_vectors::format::Level::Hardening
+                    || c.status == Status::OtherCode)
+        })
+        .collect();
+    let _ = writeln!(
+        out,
+        "\n### Hardening findings ({}) — {}\n",
+        hardening.len(),
+        if r.hardening.fail_on_hardening {
+            "counted in the exit code"
+        } else {
+            "not counted in the exit code (`--fail-on hardening` to count them)"
+        }
+    );
+    for c in hardening.iter().take(MAX_DETAILED) {
+        let _ = writeln!(
+            out,
+            "- `{}` {} — {}",
+            c.id,
+            c.severity.map_or("?", |s| s.as_str()),
+            cell(c.did.as_deref().unwrap_or(""))
+        );
     }
     if !r.incidents.is_empty() {
         let _ = writeln!(out, "\n### Adapter incidents ({})\n", r.incidents.len());

@@ -18,7 +18,10 @@ use crate::expected::{Entry, ExpectedFailures};
 use crate::filter::Filter;
 use crate::protocol::{Implementation, PROTOCOL_VERSION};
 use crate::runner::case::Case;
-use crate::runner::{ErrorKind, Incident, RunOutput, Status};
+use crate::runner::{CaseResult, ErrorKind, Incident, RunOutput, Status};
+use delegateos_vectors::flags;
+use delegateos_vectors::format::{Level, Severity};
+use delegateos_vectors::judge::FailureKind;
 use delegateos_vectors::requirements::Requirements;
 
 /// The `schema` value of JSON reports.
@@ -50,6 +53,8 @@ pub struct Counts {
     pub skipped: usize,
     /// Acceptable divergences.
     pub acceptable: usize,
+    /// Rejected with another code of the expected code's family (hardening findings).
+    pub other_code: usize,
     /// Expected failures that failed.
     pub xfail: usize,
     /// Expected failures that passed.
@@ -69,6 +74,7 @@ impl Counts {
         match status {
             Status::Passed => &mut self.passed,
             Status::Failed => &mut self.failed,
+            Status::OtherCode => &mut self.other_code,
             Status::Skipped => &mut self.skipped,
             Status::Acceptable => &mut self.acceptable,
             Status::Xfail => &mut self.xfail,
@@ -82,6 +88,7 @@ impl Counts {
         match status {
             Status::Passed => self.passed,
             Status::Failed => self.failed,
+            Status::OtherCode => self.other_code,
             Status::Skipped => self.skipped,
             Status::Acceptable => self.acceptable,
             Status::Xfail => self.xfail,
@@ -121,8 +128,22 @@ pub struct CaseReport {
     pub flags: Vec<String>,
     /// Section of the first requirement.
     pub section: String,
+    /// `normative`, `decision` or `hardening`.
+    pub level: Level,
     /// Final status.
     pub status: Status,
+    /// For a failure: wrong verdict (accepted / rejected), wrong code, output mismatch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure: Option<FailureKind>,
+    /// For `other_code`: the code family (`spec/error-codes.md` §11).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub family: Option<String>,
+    /// Severity of a finding (failed, other_code, errored).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub severity: Option<Severity>,
+    /// What the implementation did, in one line (findings only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub did: Option<String>,
     /// Status before the baseline.
     pub raw_status: Status,
     /// Why it errored.
@@ -209,9 +230,35 @@ pub struct AdvisoryReport {
     pub cases: Vec<CaseReport>,
 }
 
+/// Hardening-level cases (safe behaviour beyond the spec text): their own counts and cases,
+/// never in `totals`; `other_code` results of any level are hardening findings too.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct HardeningReport {
+    /// Whether hardening findings change the exit code (`--fail-on hardening`, `--profile
+    /// strict`).
+    pub fail_on_hardening: bool,
+    /// Counts of the hardening-level cases run.
+    pub totals: Counts,
+    /// The hardening-level cases.
+    pub cases: Vec<CaseReport>,
+}
+
+/// One line of the report's opening: a critical finding.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct CriticalFinding {
+    /// Case id.
+    pub id: String,
+    /// The case's level.
+    pub level: Level,
+    /// What the implementation did.
+    pub did: String,
+}
+
 /// A complete run report (the JSON report's shape).
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Report {
+    /// Critical findings first (normative, decision and hardening), one per case.
+    pub critical: Vec<CriticalFinding>,
     /// [`REPORT_SCHEMA`].
     pub schema: String,
     /// Harness name and version.
@@ -232,6 +279,8 @@ pub struct Report {
     pub profile: String,
     /// Advisory cases, reported apart from the normative ones.
     pub advisory: AdvisoryReport,
+    /// Hardening-level cases, reported apart.
+    pub hardening: HardeningReport,
     /// Wall time of the run in milliseconds.
     pub duration_ms: f64,
     /// Adapter restarts.
@@ -271,8 +320,146 @@ pub struct ReportContext<'a> {
     pub all_ids: &'a [&'a str],
     /// The profile name.
     pub profile: &'a str,
-    /// `--fail-on-advisory`.
+    /// `--fail-on-advisory` / `--fail-on advisory`.
     pub fail_on_advisory: bool,
+    /// `--fail-on hardening` or `--profile strict`.
+    pub fail_on_hardening: bool,
+}
+
+/// The severity of a finding (`None` for passed, acceptable, skipped and stale cases).
+///
+/// `other_code` is always low. A crash or timeout is critical (crash or hang on untrusted
+/// input). Otherwise the flags' severities (flag index of `spec/decisions.md`) decide, with a
+/// floor by what the implementation did: accepting where a rejection was required is
+/// critical on an authorization operation (a forgery, a widening or a bypass accepted) and
+/// high elsewhere; a wrong rejection is at most high; a wrong code at most medium; an output
+/// mismatch medium unless a flag says otherwise. Hardening-level cases without a flag are low.
+pub fn severity_of(case: &Case, result: &CaseResult) -> Option<Severity> {
+    let flag_max = case
+        .flags
+        .iter()
+        .filter_map(|f| flags::index_row(f))
+        .map(|r| r.severity)
+        .max();
+    match result.raw_status {
+        Status::OtherCode => Some(Severity::Low),
+        Status::Errored => Some(match result.error_kind {
+            Some(ErrorKind::Crash | ErrorKind::Timeout) => Severity::Critical,
+            _ => flag_max.unwrap_or(Severity::High).max(Severity::Medium),
+        }),
+        Status::Failed => {
+            let hardening = case.level == Level::Hardening;
+            Some(match result.failure_kind {
+                Some(FailureKind::AcceptedInvalid) => {
+                    let floor = if hardening {
+                        Severity::Low
+                    } else if AUTHORIZATION_OPS.contains(&case.op.as_str()) {
+                        Severity::Critical
+                    } else {
+                        Severity::High
+                    };
+                    flag_max.map_or(floor, |f| f.max(floor))
+                }
+                Some(FailureKind::RejectedValid) => flag_max
+                    .unwrap_or(if hardening {
+                        Severity::Low
+                    } else {
+                        Severity::High
+                    })
+                    .min(Severity::High),
+                Some(FailureKind::WrongCode) => flag_max
+                    .unwrap_or(if hardening {
+                        Severity::Low
+                    } else {
+                        Severity::Medium
+                    })
+                    .min(Severity::Medium),
+                Some(FailureKind::OutputMismatch | FailureKind::NoAnswer) | None => flag_max
+                    .unwrap_or(if hardening {
+                        Severity::Low
+                    } else {
+                        Severity::Medium
+                    }),
+            })
+        }
+        _ => None,
+    }
+}
+
+/// Operations whose success grants authority: accepting a case that must be rejected is a
+/// forgery, widening or bypass accepted (critical).
+pub const AUTHORIZATION_OPS: &[&str] = &[
+    "dct.verify",
+    "dct.attenuate",
+    "chain.verify",
+    "contract.bind",
+    "contract.verify_signature",
+    "attestation.verify",
+    "revocation.verify_entry",
+    "mcp.call",
+];
+
+fn code_list(case: &Case) -> String {
+    let codes: Vec<String> = case
+        .expectation
+        .outcomes()
+        .iter()
+        .map(|o| match o {
+            delegateos_vectors::Expected::Valid { .. } => "valid".to_owned(),
+            delegateos_vectors::Expected::Invalid { code, .. } => format!("invalid {code}"),
+        })
+        .collect();
+    codes.join(" or ")
+}
+
+/// What the implementation did, in one line (e.g. "valid where invalid revoked expected").
+pub fn did_of(case: &Case, result: &CaseResult) -> Option<String> {
+    let actual = result.actual.as_ref();
+    let code = actual
+        .and_then(|a| a.get("code"))
+        .and_then(Value::as_str)
+        .unwrap_or("?");
+    let expected = code_list(case);
+    Some(match result.raw_status {
+        Status::OtherCode => format!(
+            "rejected with another code: {code} where invalid {} expected (family {})",
+            match case.expectation.outcomes().first() {
+                Some(delegateos_vectors::Expected::Invalid { code, .. }) => code.clone(),
+                _ => "?".to_owned(),
+            },
+            result.family.as_deref().unwrap_or("?")
+        ),
+        Status::Errored => format!(
+            "{} ({})",
+            result.error_kind.map_or("errored", ErrorKind::name),
+            result
+                .message
+                .as_deref()
+                .unwrap_or("")
+                .lines()
+                .next()
+                .unwrap_or("")
+        ),
+        Status::Failed => match result.failure_kind {
+            Some(FailureKind::AcceptedInvalid) => {
+                format!(
+                    "accepted: valid where {expected} expected — {}",
+                    case.description
+                )
+            }
+            Some(FailureKind::RejectedValid) => {
+                format!("rejected: invalid {code} where {expected} expected")
+            }
+            Some(FailureKind::WrongCode) => {
+                format!("wrong code: invalid {code} where {expected} expected")
+            }
+            Some(FailureKind::OutputMismatch) => {
+                "output mismatch: the verdict is right, the output differs".to_owned()
+            }
+            Some(FailureKind::NoAnswer) | None => "no answer".to_owned(),
+        },
+        _ => return None,
+    })
 }
 
 fn ms(d: std::time::Duration) -> f64 {
@@ -292,6 +479,10 @@ impl Report {
             fail_on_advisory: ctx.fail_on_advisory,
             ..AdvisoryReport::default()
         };
+        let mut hardening = HardeningReport {
+            fail_on_hardening: ctx.fail_on_hardening,
+            ..HardeningReport::default()
+        };
         for result in &run.results {
             let Some(case) = cases.get(result.index) else {
                 continue;
@@ -302,8 +493,11 @@ impl Report {
                 .map(|r| reqs.section_of(r))
                 .unwrap_or_else(|| delegateos_vectors::requirements::UNKNOWN_SECTION.to_owned());
             let is_advisory = case.is_advisory();
+            let is_hardening = !is_advisory && case.level == Level::Hardening;
             if is_advisory {
                 advisory.totals.add(result.status);
+            } else if is_hardening {
+                hardening.totals.add(result.status);
             } else {
                 totals.add(result.status);
                 by_section
@@ -323,13 +517,23 @@ impl Report {
             }
             let show_expected = matches!(
                 result.status,
-                Status::Failed | Status::Acceptable | Status::Xfail | Status::Stale
+                Status::Failed
+                    | Status::OtherCode
+                    | Status::Acceptable
+                    | Status::Xfail
+                    | Status::Stale
             );
             let target = if is_advisory {
                 &mut advisory.cases
+            } else if is_hardening {
+                &mut hardening.cases
             } else {
                 &mut case_reports
             };
+            let finding = matches!(
+                result.status,
+                Status::Failed | Status::OtherCode | Status::Errored
+            );
             target.push(CaseReport {
                 id: case.id.clone(),
                 description: case.description.clone(),
@@ -340,7 +544,16 @@ impl Report {
                 requirements: case.requirements.clone(),
                 flags: case.flags.clone(),
                 section,
+                level: case.level,
                 status: result.status,
+                failure: result.failure_kind.filter(|_| finding),
+                family: result.family.clone().filter(|_| finding),
+                severity: if finding {
+                    severity_of(case, result)
+                } else {
+                    None
+                },
+                did: if finding { did_of(case, result) } else { None },
                 raw_status: result.raw_status,
                 error_kind: result.error_kind,
                 message: result.message.clone(),
@@ -412,7 +625,19 @@ impl Report {
                 .cloned()
                 .collect(),
         };
+        let critical = case_reports
+            .iter()
+            .chain(&hardening.cases)
+            .chain(&advisory.cases)
+            .filter(|c| c.severity == Some(Severity::Critical))
+            .map(|c| CriticalFinding {
+                id: c.id.clone(),
+                level: c.level,
+                did: c.did.clone().unwrap_or_default(),
+            })
+            .collect();
         let mut report = Report {
+            critical,
             schema: REPORT_SCHEMA.to_owned(),
             harness: HarnessInfo {
                 name: env!("CARGO_PKG_NAME").to_owned(),
@@ -426,6 +651,7 @@ impl Report {
             filter: ctx.filter.clone(),
             profile: ctx.profile.to_owned(),
             advisory,
+            hardening,
             duration_ms: ms(run.duration),
             restarts: run.restarts,
             totals,
@@ -440,12 +666,19 @@ impl Report {
         report
     }
 
-    /// The documented exit code: 1 if anything failed or errored, else 2 if the baseline is
-    /// stale (a listed case passed, or an entry matches nothing), else 0.
+    /// The documented exit code: 1 if a normative or decision case failed or errored (or a
+    /// hardening finding, with `--fail-on hardening` / `--profile strict`; an advisory
+    /// failure with `--fail-on advisory`), else 2 if the baseline is stale (a listed case
+    /// passed, or an entry matches nothing), else 0. `other_code` results are hardening
+    /// findings whatever the case's level.
     fn compute_exit_code(&self) -> i32 {
         let advisory_failed = self.advisory.fail_on_advisory
             && (self.advisory.totals.failed > 0 || self.advisory.totals.errored > 0);
-        if self.totals.failed > 0 || self.totals.errored > 0 || advisory_failed {
+        let h = &self.hardening.totals;
+        let hardening_failed = self.hardening.fail_on_hardening
+            && (h.failed > 0 || h.errored > 0 || h.other_code > 0 || self.totals.other_code > 0);
+        if self.totals.failed > 0 || self.totals.errored > 0 || advisory_failed || hardening_failed
+        {
             ConformExitCode::FAILURES
         } else if self.totals.stale > 0 || !self.expected_failures.unused.is_empty() {
             ConformExitCode::STALE_EXPECTED_FAILURES
@@ -457,6 +690,19 @@ impl Report {
     /// The process exit code for this report.
     pub fn exit_code(&self) -> i32 {
         self.exit_code
+    }
+
+    /// Findings (failed, other_code, errored) of the main and hardening sections, most
+    /// severe first, then by id.
+    pub fn findings(&self) -> Vec<&CaseReport> {
+        let mut out: Vec<&CaseReport> = self
+            .cases
+            .iter()
+            .chain(&self.hardening.cases)
+            .filter(|c| c.severity.is_some())
+            .collect();
+        out.sort_by(|a, b| b.severity.cmp(&a.severity).then_with(|| a.id.cmp(&b.id)));
+        out
     }
 
     /// Cases with a given status.

@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 
 use super::{CaseReport, Report};
 use crate::runner::Status;
+use delegateos_vectors::format::{Level, Severity};
 
 /// Longest diff printed per failure; the JSON report always has the whole diff.
 const MAX_DIFF_LINES: usize = 80;
@@ -43,9 +44,40 @@ fn case_head(out: &mut String, mark: &str, c: &CaseReport) {
     let _ = writeln!(out, "    {}", c.description);
 }
 
+fn finding(out: &mut String, c: &CaseReport) {
+    let _ = writeln!(
+        out,
+        "✗ {} [{}, {}] {}",
+        c.id,
+        c.level.as_str(),
+        c.severity.map_or("?", |s| s.as_str()),
+        c.did.as_deref().unwrap_or("")
+    );
+    let _ = writeln!(
+        out,
+        "    {}  [{}]  ({})",
+        c.description,
+        c.requirements.join(", "),
+        c.op
+    );
+    if let Some(diff) = &c.diff {
+        indent(out, diff, "    ", MAX_DIFF_LINES);
+    }
+}
+
 /// Renders the text report.
 pub fn render(r: &Report) -> String {
     let mut out = String::new();
+    // The report opens with the critical findings, one line each.
+    if r.critical.is_empty() {
+        let _ = writeln!(out, "Critical findings: none");
+    } else {
+        let _ = writeln!(out, "Critical findings ({}):", r.critical.len());
+        for c in &r.critical {
+            let _ = writeln!(out, "CRITICAL {} [{}]: {}", c.id, c.level.as_str(), c.did);
+        }
+    }
+    out.push('\n');
     let imp = &r.implementation;
     let _ = writeln!(
         out,
@@ -96,15 +128,48 @@ pub fn render(r: &Report) -> String {
     }
     out.push('\n');
 
-    let failed: Vec<&CaseReport> = r.with_status(Status::Failed).collect();
+    let findings = r.findings();
+    let is_hardening_finding =
+        |c: &CaseReport| c.level == Level::Hardening || c.status == Status::OtherCode;
+    let failed: Vec<&CaseReport> = findings
+        .iter()
+        .copied()
+        .filter(|c| c.status == Status::Failed && !is_hardening_finding(c))
+        .collect();
     if !failed.is_empty() {
-        let _ = writeln!(out, "\nFailures ({})", failed.len());
-        for c in failed {
-            case_head(&mut out, "✗", c);
-            if let Some(diff) = &c.diff {
-                indent(&mut out, diff, "    ", MAX_DIFF_LINES);
+        let _ = writeln!(out, "\nFailures by severity ({})", failed.len());
+        for sev in Severity::ORDER {
+            let these: Vec<&&CaseReport> =
+                failed.iter().filter(|c| c.severity == Some(sev)).collect();
+            if these.is_empty() {
+                continue;
+            }
+            let _ = writeln!(out, "\n{} ({})", sev.as_str().to_uppercase(), these.len());
+            for c in these {
+                finding(&mut out, c);
             }
         }
+    }
+    let hardening: Vec<&CaseReport> = findings
+        .iter()
+        .copied()
+        .filter(|c| c.status != Status::Xfail && is_hardening_finding(c))
+        .collect();
+    let _ = writeln!(
+        out,
+        "\nHardening findings ({}; {} the exit code): {} hardening-level case(s) run, {} rejected \
+         with another code of the family",
+        hardening.len(),
+        if r.hardening.fail_on_hardening {
+            "counted in"
+        } else {
+            "not counted in"
+        },
+        r.hardening.totals.total,
+        r.totals.other_code + r.hardening.totals.other_code
+    );
+    for c in hardening {
+        finding(&mut out, c);
     }
 
     let stale: Vec<&CaseReport> = r.with_status(Status::Stale).collect();
@@ -268,8 +333,12 @@ pub fn render(r: &Report) -> String {
     };
     let _ = writeln!(
         out,
-        "\n{verdict} (exit {}): {} passed, {} failed, {} skipped, {} acceptable, {} xfail, {} stale, {} errored",
-        r.exit_code, t.passed, t.failed, t.skipped, t.acceptable, t.xfail, t.stale, t.errored
+        "\n{verdict} (exit {}): {} passed, {} failed, {} skipped, {} acceptable, {} xfail, {} stale, {} errored; {} rejected with another code; hardening: {} of {} failed{}",
+        r.exit_code, t.passed, t.failed, t.skipped, t.acceptable, t.xfail, t.stale, t.errored,
+        t.other_code + r.hardening.totals.other_code,
+        r.hardening.totals.failed + r.hardening.totals.errored,
+        r.hardening.totals.total,
+        if r.hardening.fail_on_hardening { " (counted)" } else { " (not counted)" }
     );
     out
 }

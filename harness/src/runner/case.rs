@@ -10,6 +10,8 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use crate::protocol::RunOutcome;
+use delegateos_vectors::format::Level;
+use delegateos_vectors::judge::FailureKind;
 use delegateos_vectors::{CorpusSource, Expectation, Verdict};
 
 /// One runnable case.
@@ -23,6 +25,8 @@ pub struct Case {
     pub requirements: Vec<String>,
     /// Flags (defined in the file's notes).
     pub flags: Vec<String>,
+    /// `normative`, `decision` or `hardening`.
+    pub level: Level,
     /// Operation name.
     pub op: String,
     /// Operation input.
@@ -64,6 +68,15 @@ pub enum Judgement {
     Failed {
         /// Unified diff, expected (`-`) vs actual (`+`).
         diff: String,
+        /// Wrong verdict, wrong code or output mismatch.
+        kind: FailureKind,
+    },
+    /// Rejected with another code of the expected code's family.
+    OtherCode {
+        /// Unified diff, expected (`-`) vs actual (`+`).
+        diff: String,
+        /// The family (`spec/error-codes.md` §11).
+        family: String,
     },
 }
 
@@ -104,6 +117,7 @@ pub fn load_corpus(source: &CorpusSource) -> Result<Vec<Case>, CorpusError> {
                 description: c.description,
                 requirements: c.requirements,
                 flags: c.flags,
+                level: c.level,
                 op: c.op,
                 input: c.input,
                 expect: serde_json::to_value(&c.expect).unwrap_or(Value::Null),
@@ -124,10 +138,11 @@ pub fn outcome_json(outcome: &RunOutcome) -> Value {
 }
 
 /// Compares an outcome with the expectation (the rule lives in `delegateos_vectors::judge`).
-pub fn judge(expectation: &Expectation, outcome: &RunOutcome) -> Judgement {
-    match delegateos_vectors::judge(expectation, outcome) {
+pub fn judge(case: &Case, outcome: &RunOutcome) -> Judgement {
+    match delegateos_vectors::judge::judge_case(&case.op, &case.flags, &case.expectation, outcome) {
         Verdict::Passed => Judgement::Passed,
         Verdict::Acceptable { .. } => Judgement::Acceptable,
-        Verdict::Failed { diff, .. } => Judgement::Failed { diff },
+        Verdict::Failed { diff, kind, .. } => Judgement::Failed { diff, kind },
+        Verdict::OtherCode { diff, family, .. } => Judgement::OtherCode { diff, family },
     }
 }

@@ -68,6 +68,9 @@ pub enum Status {
     Acceptable,
     /// Did not match.
     Failed,
+    /// Rejected as expected, with another code of the expected code's family
+    /// (`spec/error-codes.md` §11): a hardening finding, never an acceptance.
+    OtherCode,
     /// Not run: op unsupported or the adapter replied `skipped`.
     Skipped,
     /// Failed or errored, and listed in the expected-failures file.
@@ -80,9 +83,10 @@ pub enum Status {
 
 impl Status {
     /// Every status, in report order.
-    pub const ALL: [Status; 7] = [
+    pub const ALL: [Status; 8] = [
         Status::Passed,
         Status::Failed,
+        Status::OtherCode,
         Status::Skipped,
         Status::Acceptable,
         Status::Xfail,
@@ -96,6 +100,7 @@ impl Status {
             Status::Passed => "passed",
             Status::Acceptable => "acceptable",
             Status::Failed => "failed",
+            Status::OtherCode => "other_code",
             Status::Skipped => "skipped",
             Status::Xfail => "xfail",
             Status::Stale => "stale",
@@ -147,6 +152,10 @@ pub struct CaseResult {
     pub raw_status: Status,
     /// Unified diff for failures (and xfails that failed).
     pub diff: Option<String>,
+    /// For a failed case: what kind of violation (wrong verdict, wrong code, output mismatch).
+    pub failure_kind: Option<delegateos_vectors::judge::FailureKind>,
+    /// For an `other_code` case: the family.
+    pub family: Option<String>,
     /// What the adapter answered, as `{"result":…}` JSON.
     pub actual: Option<Value>,
     /// Skip reason, error message, or baseline reason.
@@ -348,6 +357,8 @@ pub fn run(
             status: Status::Errored,
             raw_status: Status::Errored,
             diff: None,
+            failure_kind: None,
+            family: None,
             actual: None,
             message: None,
             error_kind: None,
@@ -543,16 +554,20 @@ fn record_outcome(case: &Case, outcome: RunOutcome, result: &mut CaseResult) {
             result.error_kind = Some(ErrorKind::AdapterErrored);
             result.message = Some(message.clone());
         }
-        RunOutcome::Ok { .. } | RunOutcome::Error { .. } => {
-            match case::judge(&case.expectation, &outcome) {
-                Judgement::Passed => result.raw_status = Status::Passed,
-                Judgement::Acceptable => result.raw_status = Status::Acceptable,
-                Judgement::Failed { diff } => {
-                    result.raw_status = Status::Failed;
-                    result.diff = Some(diff);
-                }
+        RunOutcome::Ok { .. } | RunOutcome::Error { .. } => match case::judge(case, &outcome) {
+            Judgement::Passed => result.raw_status = Status::Passed,
+            Judgement::Acceptable => result.raw_status = Status::Acceptable,
+            Judgement::Failed { diff, kind } => {
+                result.raw_status = Status::Failed;
+                result.failure_kind = Some(kind);
+                result.diff = Some(diff);
             }
-        }
+            Judgement::OtherCode { diff, family } => {
+                result.raw_status = Status::OtherCode;
+                result.family = Some(family);
+                result.diff = Some(diff);
+            }
+        },
     }
 }
 
@@ -569,7 +584,7 @@ fn apply_baseline(result: &mut CaseResult, baseline: &ExpectedFailures, id: &str
     }
     result.expected_failure = Some(entry.reason.clone());
     result.status = match result.raw_status {
-        Status::Failed | Status::Errored => Status::Xfail,
+        Status::Failed | Status::OtherCode | Status::Errored => Status::Xfail,
         Status::Passed | Status::Acceptable => Status::Stale,
         other => other,
     };

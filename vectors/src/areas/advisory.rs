@@ -167,7 +167,14 @@ fn scope(c: &Chain) -> Value {
         capabilities: caps,
         remaining: budget,
         chain_depth: a.chain_depth + c.attenuations.len() as u64,
-        max_chain_depth: remaining,
+        // §10.1 step 8: effectiveMaxDepth, the last value set, else the authority's.
+        max_chain_depth: c
+            .attenuations
+            .iter()
+            .rev()
+            .find_map(|att| att.max_chain_depth)
+            .unwrap_or(a.max_chain_depth),
+        remaining_chain_depth: remaining,
         contract_id: c.last_contract_id(),
         delegation_id: c.last_delegation_id(),
     }

@@ -106,7 +106,8 @@ fn chain(k: &Keys, n: usize) -> Chain {
 }
 
 /// The `AuthorizedScope` of [`chain`]`(n)` under the default context, spelled out from the
-/// construction (D4: root maxChainDepth 8, minus one per attenuation without a restriction).
+/// construction: no attenuation sets `maxChainDepth`, so §10.1 step 8's effectiveMaxDepth is
+/// the root's 8 (D4's countdown, 8 minus one per attenuation, is not pinned).
 fn scope(n: usize) -> Scope {
     let (capabilities, remaining, contract_id, delegation_id) = match n {
         0 => (
@@ -143,7 +144,8 @@ fn scope(n: usize) -> Scope {
         capabilities,
         remaining,
         chain_depth: n64,
-        max_chain_depth: 8 - n64,
+        max_chain_depth: 8,
+        remaining_chain_depth: 8 - n64,
         contract_id,
         delegation_id,
     }
@@ -1710,6 +1712,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
     let base = Tok::of(&c1);
     let s1 = Scope {
         max_chain_depth: 5,
+        remaining_chain_depth: 5,
         ..scope(1)
     };
     let block_edit = |ptr: &str| !ptr.starts_with("/signatures");

@@ -404,8 +404,13 @@ pub struct Scope {
     pub remaining: u64,
     /// authority.chainDepth + attenuations.
     pub chain_depth: u64,
-    /// Remaining depth after the last block (D4).
+    /// §10.1 step 8 `effectiveMaxDepth`: the last `maxChainDepth` an attenuation sets, else
+    /// `authority.maxChainDepth` (D4 as corrected by the issue-12 audit: the text wins).
     pub max_chain_depth: u64,
+    /// D4's countdown (further attenuations allowed), as the case author states it. Not part
+    /// of the expected output: the reference reports it as `remainingChainDepth`, which
+    /// vectors do not pin.
+    pub remaining_chain_depth: u64,
     /// Last contract id.
     pub contract_id: String,
     /// Last delegation id.
@@ -429,14 +434,26 @@ impl Scope {
 /// The op of every verification case.
 pub const VERIFY: &str = "dct.verify";
 
-/// The expected scope of `chain`: chainDepth and the last ids come from the chain's structure;
-/// capabilities, remaining budget and remaining depth are stated by the case author.
-pub fn scope(chain: &Chain, caps: Vec<Capability>, remaining_budget: u64, max_depth: u64) -> Scope {
+/// The expected scope of `chain`: chainDepth, `maxChainDepth` (§10.1 step 8's
+/// effectiveMaxDepth) and the last ids come from the chain's structure; capabilities,
+/// remaining budget and the countdown's remaining depth are stated by the case author.
+pub fn scope(
+    chain: &Chain,
+    caps: Vec<Capability>,
+    remaining_budget: u64,
+    remaining_depth: u64,
+) -> Scope {
     Scope {
         capabilities: caps,
         remaining: remaining_budget,
         chain_depth: chain.authority.chain_depth + chain.attenuations.len() as u64,
-        max_chain_depth: max_depth,
+        max_chain_depth: chain
+            .attenuations
+            .iter()
+            .rev()
+            .find_map(|a| a.max_chain_depth)
+            .unwrap_or(chain.authority.max_chain_depth),
+        remaining_chain_depth: remaining_depth,
         contract_id: chain.last_contract_id(),
         delegation_id: chain.last_delegation_id(),
     }

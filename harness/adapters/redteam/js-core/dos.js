@@ -467,6 +467,8 @@ function verifyDct(ser, ctx) {
   let budget = A.maxBudgetMicrocents;
   let expiry = parseTime(A.expiresAt);
   let remaining = bug('depth-ignores-chaindepth') ? A.maxChainDepth : A.maxChainDepth - A.chainDepth;
+  // §10.1 step 8 reports effectiveMaxDepth: the last maxChainDepth set, else the authority's.
+  let effectiveMaxDepth = A.maxChainDepth;
   if (remaining < 0 && !bug('depth-no-count')) deny('chain_depth_exceeded');
   let current = A.delegatee;
   for (let i = 0; i < atts.length; i++) {
@@ -503,12 +505,14 @@ function verifyDct(ser, ctx) {
       if (hasDepth) {
         if (bug('depth-le') ? a.maxChainDepth > remaining : a.maxChainDepth >= remaining) deny('attenuation_violation', 'depth');
         remaining = a.maxChainDepth;
+        effectiveMaxDepth = a.maxChainDepth;
       }
     } else {
       if (remaining <= 0) deny('chain_depth_exceeded');
       if (hasDepth) {
         if (bug('depth-le') ? a.maxChainDepth > remaining : a.maxChainDepth >= remaining) deny('attenuation_violation', 'depth');
         remaining = a.maxChainDepth;
+        effectiveMaxDepth = a.maxChainDepth;
       } else remaining -= 1;
     }
     current = a.delegatee;
@@ -535,7 +539,7 @@ function verifyDct(ser, ctx) {
     capabilities: caps,
     remainingBudgetMicrocents: budget - spent,
     chainDepth: A.chainDepth + atts.length,
-    maxChainDepth: remaining,
+    maxChainDepth: effectiveMaxDepth,
     contractId: last.contractId,
     delegationId: last.delegationId,
   };

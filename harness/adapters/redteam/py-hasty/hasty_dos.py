@@ -769,6 +769,8 @@ class ChainState:
         if bug("authority-or-defaults"):
             self.remaining = (authority.get("maxChainDepth") or 2**53) - (authority.get("chainDepth") or 0)
         self.depth = authority.get("chainDepth", 0)
+        # §10.1 step 8 reports effectiveMaxDepth: the last maxChainDepth set, else the authority's.
+        self.effective_max_depth = authority.get("maxChainDepth", 2**53)
         if self.remaining < 0:
             raise DelegateError("chain_depth_exceeded", "authority.chainDepth > authority.maxChainDepth", max=authority["maxChainDepth"], actual=self.depth)
 
@@ -801,6 +803,7 @@ class ChainState:
             if t["maxChainDepth"] >= self.remaining:
                 raise violation("depth expansion")
             self.remaining = t["maxChainDepth"]
+            self.effective_max_depth = t["maxChainDepth"]
         else:
             self.remaining -= 1
         self.delegatee = t["delegatee"]
@@ -905,7 +908,7 @@ def verify_dct(serialized: Any, ctx: dict, check_request: bool = True) -> dict:
         "capabilities": chain.caps,
         "remainingBudgetMicrocents": chain.budget - ctx["spentMicrocents"],
         "chainDepth": authority.get("chainDepth", 0) + len(attenuations),
-        "maxChainDepth": chain.remaining,
+        "maxChainDepth": chain.effective_max_depth,
         "contractId": last["contractId"],
         "delegationId": last["delegationId"],
     }

@@ -1,0 +1,92 @@
+//! Issue 12's bar: the spec-literal variant of the Python example adapter
+//! (`harness/adapters/python-literal/`: the spec text, none of our decisions) passes a default
+//! run — exit 0, no normative or decision failure. Its other readings show as `acceptable`,
+//! as "rejected with another code" of a family, or as hardening findings, all reported apart.
+//!
+//! Needs the example adapter's venv (`bash harness/adapters/python/setup.sh`, which `.ci/run`
+//! runs); without it the test is skipped with a message.
+
+// Test helpers outside `#[test]` functions may fail loudly: a panic here is a test failure.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_delegateos-conform");
+
+#[test]
+fn spec_literal_adapter_has_no_normative_or_decision_failure() {
+    let adapters = Path::new(env!("CARGO_MANIFEST_DIR")).join("adapters");
+    let python = adapters.join("python/.venv/bin/python");
+    if !python.exists() {
+        eprintln!(
+            "SKIPPED: {} is absent; run `bash harness/adapters/python/setup.sh` to run the \
+             spec-literal adapter test",
+            python.display()
+        );
+        return;
+    }
+    let command = format!(
+        "'{}' '{}'",
+        python.display(),
+        adapters.join("python-literal/adapter.py").display()
+    );
+    let out = Command::new(BIN)
+        .args([
+            "run",
+            "--no-progress",
+            "--format",
+            "json",
+            "--impl",
+            &command,
+        ])
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}); stderr: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    let failing: Vec<String> = report["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["status"] == "failed" || c["status"] == "errored")
+        .map(|c| format!("{} {}", c["id"], c["did"]))
+        .collect();
+    assert!(
+        failing.is_empty(),
+        "normative/decision failures: {failing:#?}"
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(report["critical"].as_array().map(Vec::len), Some(0));
+    // The other readings are visible, not hidden: acceptable outcomes, family codes and
+    // hardening findings are all present and reported apart from the totals' failures.
+    assert!(report["totals"]["acceptable"].as_u64().unwrap() > 0);
+    assert!(report["totals"]["other_code"].as_u64().unwrap() > 0);
+    assert!(report["hardening"]["totals"]["failed"].as_u64().unwrap() > 0);
+    // Hardening findings do count when asked.
+    let strict = Command::new(BIN)
+        .args([
+            "run",
+            "--no-progress",
+            "--fail-on",
+            "hardening",
+            "--impl",
+            &command,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(strict.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&strict.stdout);
+    assert!(text.starts_with("Critical findings: none"), "{text}");
+    assert!(text.contains("Hardening findings ("), "{text}");
+}

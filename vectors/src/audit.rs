@@ -1,0 +1,305 @@
+//! The case changes of `spec/audit-v0.2.md` §2 (issue 12) and the level rules, applied by
+//! the generator framework to the cases the areas build (so no area call site repeats them).
+//!
+//! A case's `level` is derived in [`level_of`]:
+//! 1. an explicit override of the audit ([`LEVEL_OVERRIDES`]) wins;
+//! 2. else `hardening` if a flag of the case is hardening-level in the flag index
+//!    (`spec/decisions.md`), or the case expects a parameter / shape code
+//!    ([`HARDENING_CODES`]: D12/D28/D30 parameter validation, D25–D27 shape rules);
+//! 3. else `decision` if the expectation is `acceptable`;
+//! 4. else `normative`.
+//!
+//! [`amend`] turns the cases the audit lists into `acceptable` ones: the reference's reading
+//! stays outcome 0 (the generator still asserts the reference gives it), and the other
+//! reading is added as written by the audit. Where the other reading is a success whose exact
+//! output the spec does not determine (a depth countdown the literal text does not apply, a
+//! list without the entries that could never revoke), the added outcome is a success with an
+//! empty `output` object: it pins the verdict, not the output.
+
+use serde_json::json;
+
+use crate::flags;
+use crate::format::{Case, Expectation, Expected, Level};
+
+/// Expected codes that make an `invalid` case hardening-level: parameter validation of
+/// checks and verification specs (D12, D28, D30) and the shape rules of contracts,
+/// attestations and chain records (D25–D27). §6.4's weights rules are the normative exception.
+pub const HARDENING_CODES: &[&str] = &[
+    "invalid_params",
+    "invalid_spec",
+    "limit_exceeded",
+    "unsupported_pattern",
+    "malformed_contract",
+    "malformed_attestation",
+    "malformed_delegation",
+];
+
+/// Explicit per-case levels from `spec/audit-v0.2.md` §2.
+pub const LEVEL_OVERRIDES: &[(&str, Level)] = &[
+    // D23: §3.3 validates no parameter.
+    ("dct-create-0033", Level::Hardening),
+    // D9: padding / non-zero trailing bits; the 1 MiB limit. D33: depth 32.
+    ("dct-malformed-0364", Level::Hardening),
+    ("dct-malformed-0374", Level::Hardening),
+    ("dct-malformed-0383", Level::Hardening),
+    ("dct-malformed-0406", Level::Hardening),
+    ("dct-malformed-0440", Level::Hardening),
+    ("dct-malformed-0449", Level::Hardening),
+    ("dct-malformed-0460", Level::Hardening),
+    ("dct-malformed-0483", Level::Hardening),
+    ("dct-malformed-0485", Level::Hardening),
+    // D9 strict base64url.
+    ("primitives-base64url-0030", Level::Hardening),
+    ("primitives-base64url-0031", Level::Hardening),
+    ("primitives-base64url-0038", Level::Hardening),
+    ("primitives-base64url-0042", Level::Hardening),
+    ("primitives-base64url-0045", Level::Hardening),
+    ("primitives-base64url-0046", Level::Hardening),
+    ("primitives-base64url-0047", Level::Hardening),
+    ("primitives-base64url-0053", Level::Hardening),
+    // D33 depth 32 (canonicalization-0094, 10000 levels without a crash, stays normative).
+    ("primitives-canonicalization-0091", Level::Hardening),
+    ("primitives-canonicalization-0093", Level::Hardening),
+    ("primitives-canonicalization-0097", Level::Hardening),
+    ("revocation-from-json-0035", Level::Hardening),
+    // D26: the parentId link and "the DCT describes the record" are not §8.2 invariants.
+    ("chain-invariants-0040", Level::Hardening),
+    ("chain-invariants-0041", Level::Hardening),
+    ("chain-invariants-0108", Level::Hardening),
+    ("chain-invariants-0109", Level::Hardening),
+    ("chain-invariants-0110", Level::Hardening),
+    ("chain-invariants-0111", Level::Hardening),
+    ("chain-invariants-0113", Level::Hardening),
+    // D31/D34/D35: strict JSON-RPC member sets are ours (the "2.0" and id rules stay).
+    ("jsonrpc-messages-0041", Level::Hardening),
+    ("jsonrpc-messages-0042", Level::Hardening),
+    ("jsonrpc-messages-0043", Level::Hardening),
+    ("jsonrpc-messages-0053", Level::Hardening),
+    ("jsonrpc-messages-0062", Level::Hardening),
+    ("jsonrpc-messages-0070", Level::Hardening),
+    ("jsonrpc-messages-0078", Level::Hardening),
+    ("jsonrpc-messages-0084", Level::Hardening),
+    ("jsonrpc-messages-0095", Level::Hardening),
+    ("jsonrpc-messages-0101", Level::Hardening),
+    ("jsonrpc-messages-0103", Level::Hardening),
+    // D15/D17: a strict `_delegateos` envelope (an unknown member) is ours.
+    ("mcp-call-0066", Level::Hardening),
+    // §6.4 weights length and sum are normative (exceptions to HARDENING_CODES).
+    ("checks-output-verification-0057", Level::Normative),
+    ("checks-output-verification-0058", Level::Normative),
+    ("checks-output-verification-0060", Level::Normative),
+    ("checks-output-verification-0061", Level::Normative),
+    ("checks-output-verification-0062", Level::Normative),
+    ("checks-output-verification-0063", Level::Normative),
+];
+
+/// How the audit turns a case into an `acceptable` one.
+#[derive(Debug, Clone, Copy)]
+enum Amend {
+    /// Add the other outcome `Expected` (built by the function from outcome 0), the flag
+    /// naming the decision, under decision `D…`.
+    Add {
+        decision: &'static str,
+        flag: &'static str,
+        other: fn(&Expected) -> Option<Expected>,
+    },
+}
+
+fn success(_: &Expected) -> Option<Expected> {
+    Some(Expected::valid(json!({})))
+}
+
+fn subset_rejects(_: &Expected) -> Option<Expected> {
+    Some(Expected::invalid("attenuation_violation", "10.1/4b"))
+}
+
+fn check_fails(_: &Expected) -> Option<Expected> {
+    Some(Expected::valid(json!({"passed": false, "score": 0})))
+}
+
+fn chain_valid(_: &Expected) -> Option<Expected> {
+    Some(Expected::valid(json!({"valid": true})))
+}
+
+/// D13: the same BLAKE2b-256 digest, lowercase hex instead of base64url.
+fn hex_digest(first: &Expected) -> Option<Expected> {
+    let Expected::Valid { output } = first else {
+        return None;
+    };
+    let b64 = output.get("outputHash")?.as_str()?;
+    let bytes = delegateos_reference::encoding::b64u_decode(b64).ok()?;
+    Some(Expected::valid(json!({ "outputHash": hex::encode(bytes) })))
+}
+
+/// D11: the other reading of `contract.bind` flips the contract-id verdict.
+fn other_binding(first: &Expected) -> Option<Expected> {
+    match first {
+        Expected::Valid { .. } => Some(Expected::invalid("contract_mismatch", "5.2/contract")),
+        Expected::Invalid { code, .. } if code == "contract_mismatch" => {
+            Some(Expected::valid(json!({"bound": true})))
+        }
+        Expected::Invalid { .. } => None,
+    }
+}
+
+fn amendment(id: &str) -> Option<Amend> {
+    let add = |decision, flag, other| {
+        Some(Amend::Add {
+            decision,
+            flag,
+            other,
+        })
+    };
+    let n = |prefix: &str| -> Option<u32> { id.strip_prefix(prefix)?.parse().ok() };
+    if id == "dct-redteam-0043" {
+        return add("D3", "SubsetConservative", subset_rejects);
+    }
+    if id == "checks-output-verification-0027" {
+        return add("D28", "ExpectedResultDetails", check_fails);
+    }
+    if matches!(
+        id,
+        "checks-json_schema-0030"
+            | "checks-json_schema-0031"
+            | "checks-json_schema-0032"
+            | "checks-output-verification-0006"
+    ) {
+        return add("D29", "SchemaDialect", check_fails);
+    }
+    if matches!(
+        id,
+        "dct-attenuate-0038"
+            | "dct-expanded-0102"
+            | "dct-expanded-0105"
+            | "dct-expanded-0106"
+            | "dct-redteam-0005"
+            | "dct-redteam-0006"
+    ) {
+        return add("D4", "DepthSemantics", success);
+    }
+    if let Some(k) = n("dct-forged-") {
+        if matches!(k, 23 | 29 | 73 | 74 | 81 | 82 | 83 | 84) {
+            return add("D8", "SignatureStructure", success);
+        }
+    }
+    if id == "dct-malformed-0504" {
+        return add("D9", "UnknownField", success);
+    }
+    if let Some(k) = n("revocation-from-json-") {
+        if (10..=16).contains(&k) || (31..=34).contains(&k) {
+            return add("D6", "RevocationListAtomic", success);
+        }
+    }
+    if id == "chain-invariants-0081" {
+        return add("D26", "ChainAttenuationCount", chain_valid);
+    }
+    if let Some(k) = n("attestation-output-hash-") {
+        if (1..=15).contains(&k) || k == 20 || k == 21 {
+            return add("D13", "OutputHashEncoding", hex_digest);
+        }
+    }
+    if let Some(k) = n("contract-binding-") {
+        if matches!(k, 3..=7 | 9 | 10) {
+            return add("D11", "BindingContractId", other_binding);
+        }
+    }
+    None
+}
+
+/// Applies the audit's expectation changes to `case` (no-op for cases it does not list).
+/// Returns an error line if the audit names a case whose expectation it cannot amend.
+pub fn amend(case: &mut Case) -> Result<(), String> {
+    let Some(Amend::Add {
+        decision,
+        flag,
+        other,
+    }) = amendment(&case.id)
+    else {
+        return Ok(());
+    };
+    let mut outcomes = case.expect.outcomes();
+    let Some(first) = outcomes.first().cloned() else {
+        return Err(format!(
+            "{}: the audit amends a case without outcomes",
+            case.id
+        ));
+    };
+    let Some(extra) = other(&first) else {
+        return Err(format!(
+            "{}: the audit's other reading does not apply to outcome 0",
+            case.id
+        ));
+    };
+    if !outcomes.contains(&extra) {
+        outcomes.push(extra);
+    }
+    let decision = match &case.expect {
+        Expectation::Acceptable { decision, .. } => decision.clone(),
+        _ => decision.to_owned(),
+    };
+    case.expect = Expectation::Acceptable { outcomes, decision };
+    if !case.flags.iter().any(|f| f == flag) {
+        case.flags.push(flag.to_owned());
+    }
+    Ok(())
+}
+
+/// The level of `case` (see the module documentation).
+pub fn level_of(case: &Case) -> Level {
+    if let Some((_, level)) = LEVEL_OVERRIDES.iter().find(|(id, _)| *id == case.id) {
+        return *level;
+    }
+    let flag_hardening = case
+        .flags
+        .iter()
+        .filter_map(|f| flags::index_row(f))
+        .any(|r| r.level == Level::Hardening);
+    let code_hardening = matches!(&case.expect, Expectation::Invalid { code, .. }
+        if HARDENING_CODES.contains(&code.as_str()));
+    if flag_hardening || code_hardening {
+        Level::Hardening
+    } else if matches!(case.expect, Expectation::Acceptable { .. }) {
+        Level::Decision
+    } else {
+        Level::Normative
+    }
+}
+
+/// The audit's ids that must exist in the corpus (a renamed case must not silently lose its
+/// override).
+pub fn listed_ids() -> Vec<String> {
+    let mut out: Vec<String> = LEVEL_OVERRIDES
+        .iter()
+        .map(|(id, _)| (*id).to_owned())
+        .collect();
+    let mut push = |prefix: &str, nums: &[u32]| {
+        for k in nums {
+            out.push(format!("{prefix}{k:04}"));
+        }
+    };
+    push("dct-forged-", &[23, 29, 73, 74, 81, 82, 83, 84]);
+    push(
+        "revocation-from-json-",
+        &[10, 11, 12, 13, 14, 15, 16, 31, 32, 33, 34],
+    );
+    push(
+        "attestation-output-hash-",
+        &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 20, 21],
+    );
+    push("contract-binding-", &[3, 4, 5, 6, 7, 9, 10]);
+    push("dct-expanded-", &[102, 105, 106]);
+    push("dct-redteam-", &[5, 6, 43]);
+    for id in [
+        "dct-attenuate-0038",
+        "dct-malformed-0504",
+        "chain-invariants-0081",
+        "checks-output-verification-0027",
+        "checks-json_schema-0030",
+        "checks-json_schema-0031",
+        "checks-json_schema-0032",
+        "checks-output-verification-0006",
+    ] {
+        out.push(id.to_owned());
+    }
+    out
+}
