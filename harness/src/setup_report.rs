@@ -51,14 +51,16 @@ pub fn render(format: &str, command: &str, vectors: &str, reason: &str) -> Strin
 pub fn json_report(command: &str, vectors: &str, reason: &str) -> Value {
     let counts = json!({
         "total": 1, "passed": 0, "failed": 0, "skipped": 0, "acceptable": 0, "xfail": 0,
-        "stale": 0, "errored": 1
+        "stale": 0, "errored": 1, "other_code": 0
     });
     let empty = json!({
         "total": 0, "passed": 0, "failed": 0, "skipped": 0, "acceptable": 0, "xfail": 0,
-        "stale": 0, "errored": 0
+        "stale": 0, "errored": 0, "other_code": 0
     });
     json!({
         "schema": "delegateos-conform-report/1",
+        "critical": [],
+        "hardening": {"fail_on_hardening": false, "totals": empty, "cases": []},
         "harness": {"name": "delegateos-conform", "version": env!("CARGO_PKG_VERSION")},
         "protocol": crate::protocol::PROTOCOL_VERSION,
         "implementation": {"name": "(not started)", "version": "(unknown)"},
@@ -84,13 +86,14 @@ pub fn json_report(command: &str, vectors: &str, reason: &str) -> Value {
             "section": "(setup)",
             "status": "errored",
             "raw_status": "errored",
+            "level": "normative",
             "message": format!("setup error: {reason}"),
             "duration_ms": 0
         }],
         "incidents": [],
         "expected_failures": {"entries": 0, "unused": []},
         "coverage": {"total": 0, "executed": 0, "not_executed": [], "unknown": []},
-        "exit_code": 1
+        "exit_code": crate::exit::ConformExitCode::SETUP_ERROR
     })
 }
 
