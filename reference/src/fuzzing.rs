@@ -317,7 +317,7 @@ pub fn fuzz_revocation(data: &[u8]) {
 // Checks
 
 fn score_ok(score: Option<f64>) -> bool {
-    score.map_or(true, |s| (0.0..=1.0).contains(&s))
+    score.is_none_or(|s| (0.0..=1.0).contains(&s))
 }
 
 /// Check params and composite specs, and the ECMAScript regex translation.
@@ -701,17 +701,17 @@ mod chain {
         let mut every_block_grants = grants(&caps);
         for (a, aspec) in atts.iter().zip(&spec.attenuations) {
             let Some(rem) = remaining else { break };
-            let narrower = a.allowed_capabilities.as_ref().map_or(true, |cs| {
+            let narrower = a.allowed_capabilities.as_ref().is_none_or(|cs| {
                 cs.iter()
                     .all(|c| caps.iter().any(|p| capability_subset(c, p)))
             });
             let a_exp = aspec.expiry.map(u32::from);
             let ok = a.attenuator == delegatee
                 && narrower
-                && a.max_budget_microcents.map_or(true, |b| b <= budget)
-                && a_exp.map_or(true, |e| e <= expiry)
+                && a.max_budget_microcents.is_none_or(|b| b <= budget)
+                && a_exp.is_none_or(|e| e <= expiry)
                 && rem != 0
-                && a.max_chain_depth.map_or(true, |m| m < rem);
+                && a.max_chain_depth.is_none_or(|m| m < rem);
             if !ok {
                 model_ok = false;
                 break;

@@ -203,15 +203,15 @@ fn is_noop(att: &Attenuation, eff: &Effective<'_>) -> bool {
     let caps_same = att
         .allowed_capabilities
         .as_deref()
-        .map_or(true, |c| cap_set(c) == cap_set(eff.caps));
-    let budget_same = att.max_budget_microcents.map_or(true, |b| b == eff.budget);
+        .is_none_or(|c| cap_set(c) == cap_set(eff.caps));
+    let budget_same = att.max_budget_microcents.is_none_or(|b| b == eff.budget);
     let expiry_same = att
         .expires_at
         .as_deref()
-        .map_or(true, |t| same_instant(t, eff.expiry));
+        .is_none_or(|t| same_instant(t, eff.expiry));
     let depth_same = att
         .max_chain_depth
-        .map_or(true, |m| m == eff.remaining.saturating_sub(1));
+        .is_none_or(|m| m == eff.remaining.saturating_sub(1));
     caps_same && budget_same && expiry_same && depth_same
 }
 

@@ -127,7 +127,7 @@ impl Family {
         let flag_ok = self
             .only_flag
             .as_ref()
-            .map_or(true, |f| flags.iter().any(|x| x == f));
+            .is_none_or(|f| flags.iter().any(|x| x == f));
         expected != actual
             && has(expected)
             && has(actual)

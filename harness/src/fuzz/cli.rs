@@ -25,7 +25,7 @@ pub struct FuzzArgs {
     #[arg(long, default_value = "fuzz-findings")]
     pub out: PathBuf,
     /// Vector directory whose `dct/*.json` valid `dct.verify` cases seed the mutator
-    /// (default: `vectors/` if present; builtin chains are always used).
+    /// (default: the embedded corpus; the builtin chains are always used).
     #[arg(long)]
     pub vectors: Option<PathBuf>,
     /// Cases per adapter session.
@@ -92,10 +92,9 @@ fn main_fuzz(args: FuzzArgs) -> Outcome {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs())
     });
-    let vectors = args.vectors.clone().or_else(|| {
-        let p = PathBuf::from("vectors");
-        p.is_dir().then_some(p)
-    });
+    // The embedded corpus unless --vectors names a directory: never a `vectors/` folder found
+    // in the working directory.
+    let vectors = args.vectors.clone();
     let config = DiffConfig {
         command: args.implementation.clone(),
         duration: args.duration,

@@ -128,24 +128,18 @@ pub struct DiffReport {
     pub duration: Duration,
 }
 
-/// Valid `dct.verify` cases of `<dir>/dct/*.json` as seeds, plus the builtin chains.
+/// Valid `dct.verify` cases of the corpus's `dct` area as seeds (the embedded corpus, or
+/// `<dir>/dct/*.json` when a directory is given), plus the builtin chains.
 pub fn load_seeds(vectors: Option<&Path>, keys: &Keys) -> Vec<Seed> {
     let mut seeds = mutate::builtin_seeds(keys);
-    let Some(dir) = vectors.map(|d| d.join("dct")) else {
+    let Ok(files) = delegateos_vectors::CorpusSource::from_option(vectors).load() else {
         return seeds;
     };
-    let Ok(entries) = std::fs::read_dir(&dir) else {
-        return seeds;
-    };
-    let mut paths: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    paths.sort();
-    for path in paths {
-        let Ok(file) = delegateos_vectors::load::load_file(&path) else {
+    for loaded in files {
+        let file = loaded.file;
+        if file.area != "dct" {
             continue;
-        };
+        }
         for case in file.cases {
             let valid = matches!(
                 case.expect.outcomes().first(),
@@ -506,7 +500,7 @@ pub fn run(config: &DiffConfig, progress: &mut dyn FnMut(&str)) -> Result<DiffRe
     let mut duplicates = 0;
     let mut suppressed = 0;
     let mut cases = 0;
-    let budget_left = |cases: usize| config.max_cases.map_or(true, |m| cases < m);
+    let budget_left = |cases: usize| config.max_cases.is_none_or(|m| cases < m);
     while started.elapsed() < config.duration && budget_left(cases) {
         let size = config
             .max_cases
