@@ -56,8 +56,8 @@ BUG_NAMES = [
     "expiry-min-string",      # effective expiry = min(expiresAt strings): lexicographic, not by instant
     "authority-or-defaults",  # `authority.get(k) or UNLIMITED`: a zero budget / maxChainDepth in the authority means "no limit"
     "sigs-by-covers-dict",    # {s["covers"]: s for s in signatures}: last duplicate wins, no count
-    "signer-key",             # verifies each signature under signatures[i]["signer"]
     "sig-any-key",            # verify{Attestation,Contract}Signature(obj, key): true under the key passed OR the object's principal/issuer
+    "signer-key",             # verifies each signature under signatures[i]["signer"]
 ]
 DEFAULT_BUGS = list(BUG_NAMES)
 _env = os.environ.get("REDTEAM_BUGS")
