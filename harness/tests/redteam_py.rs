@@ -70,6 +70,8 @@ const PY_HASTY: &[(&str, &str)] = &[
     ("authority-or-defaults", "dct-budget-0005"),
     ("sigs-by-covers-dict", "dct-forged-0050"),
     ("signer-key", "dct-forged-0020"),
+    ("sig-any-key", "attestation-signature-key-0002"),
+    ("sig-any-key", "contract-signature-key-0002"),
 ];
 
 /// py-proxy: (bug, MCP suite case id that must fail because of it).

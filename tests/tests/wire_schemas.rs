@@ -436,7 +436,21 @@ fn protocol_objects_match_the_wire_schemas() {
                     c.check("check-result", &format!("{id} actual"), &pick(a));
                 }
             }
-            "chain.verify" if expected["valid"] == Value::Bool(true) => {
+            "contract.verify_signature_with_key" if expected["valid"] == Value::Bool(true) => {
+                c.check(
+                    "task-contract",
+                    &format!("{id} input contract"),
+                    &case.input["contract"],
+                );
+            }
+            "attestation.verify_signature" if expected["valid"] == Value::Bool(true) => {
+                c.check(
+                    "attestation",
+                    &format!("{id} input attestation"),
+                    &case.input["attestation"],
+                );
+            }
+            "chain.verify" | "chain.verify_store" if expected["valid"] == Value::Bool(true) => {
                 for (i, d) in case.input["delegations"]
                     .as_array()
                     .into_iter()

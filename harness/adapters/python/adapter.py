@@ -248,6 +248,33 @@ def op_chain_verify(inp: dict) -> dict:
     return {"valid": True}
 
 
+def op_chain_verify_store(inp: dict) -> dict:
+    fields(inp, ["delegations", "leafId", "rootPublicKey", "now", "revocations"])
+    if not isinstance(inp["revocations"], list):
+        raise InvalidInput("revocations must be an array")
+    if not isinstance(inp["delegations"], list):
+        raise InvalidInput("delegations must be an array")
+    args = [string(inp[k], k) for k in ("leafId", "rootPublicKey", "now")]
+    dos.verify_chain_store(inp["delegations"], *args, inp["revocations"])
+    return {"valid": True}
+
+
+def op_attestation_verify_signature(inp: dict) -> dict:
+    fields(inp, ["attestation", "publicKey"])
+    return {"valid": dos.verify_signature_under(inp["attestation"], string(inp["publicKey"], "publicKey"))}
+
+
+def op_contract_verify_signature_with_key(inp: dict) -> dict:
+    fields(inp, ["contract", "publicKey"])
+    return {"valid": dos.verify_signature_under(inp["contract"], string(inp["publicKey"], "publicKey"))}
+
+
+def op_contract_check_binding(inp: dict) -> dict:
+    fields(inp, ["contract", "token"])
+    dos.check_binding(inp["contract"], inp["token"])
+    return {"bound": True}
+
+
 def op_output_hash(inp: dict) -> dict:
     """D13: base64url(BLAKE2b-256(canonicalize(output)))."""
     output = fields(inp, ["output"])["output"]
@@ -276,6 +303,10 @@ OPERATIONS: dict[str, Callable[[dict], dict]] = {
     "dct.revocation_ids": op_dct_revocation_ids,
     "attestation.output_hash": op_output_hash,
     "chain.verify": op_chain_verify,
+    "chain.verify_store": op_chain_verify_store,
+    "attestation.verify_signature": op_attestation_verify_signature,
+    "contract.verify_signature_with_key": op_contract_verify_signature_with_key,
+    "contract.check_binding": op_contract_check_binding,
     "revocation.create_entry": op_revocation_create,
     "revocation.verify_entry": op_revocation_verify,
     "revocation.list": op_revocation_list,

@@ -6,12 +6,13 @@ use super::contract::complete_unsigned;
 use super::input::Input;
 use super::{to_output, OpError, OpResult};
 use crate::attestation::{
-    create_attestation, output_hash, verify_attestation_value, Attestation, AttestationFields,
-    ATTESTATION_VERSION,
+    create_attestation, output_hash, parse_attestation, signing_payload, verify_attestation_value,
+    Attestation, AttestationFields, ATTESTATION_VERSION,
 };
 use crate::checks::default_registry;
 use crate::contract::parse_contract;
-use crate::crypto::Keypair;
+use crate::crypto::{verify_canonical_principal, Keypair};
+use crate::encoding::decode_signature;
 use crate::faults::Faults;
 
 /// Operations of this area, in catalogue order.
@@ -19,6 +20,7 @@ pub(crate) const OPERATIONS: &[&str] = &[
     "attestation.create",
     "attestation.output_hash",
     "attestation.verify",
+    "attestation.verify_signature",
 ];
 
 pub(crate) fn run(op: &str, input: &Value, _faults: &Faults) -> Option<OpResult> {
@@ -26,6 +28,7 @@ pub(crate) fn run(op: &str, input: &Value, _faults: &Faults) -> Option<OpResult>
         "attestation.create" => create(input),
         "attestation.output_hash" => hash(input),
         "attestation.verify" => verify(input),
+        "attestation.verify_signature" => verify_signature_with_key(input),
         _ => return None,
     })
 }
@@ -80,4 +83,19 @@ fn verify(input: &Value) -> OpResult {
     verify_attestation_value(input.value("attestation")?, &contract, &default_registry())
         .map_err(|e| code(&e))?;
     Ok(json!({ "valid": true }))
+}
+
+/// `verifyAttestationSignature(attestation, signerPublicKey)` (architecture §5.1): structure
+/// (D25 step 1), then whether the signature verifies under the CALLER-GIVEN key (D42). The
+/// key is not compared with `principal`; a key that is no principal id verifies nothing.
+fn verify_signature_with_key(input: &Value) -> OpResult {
+    let input = Input::new(input, &["attestation", "publicKey"], &[])?;
+    let key = input.str("publicKey")?;
+    let value = input.value("attestation")?;
+    let parsed = parse_attestation(value).map_err(|e| code(&e))?;
+    let payload = signing_payload(value).map_err(|e| code(&e))?;
+    let sig = decode_signature(&parsed.signature)
+        .map_err(|e| OpError::new("malformed_attestation", format!("signature: {e}")))?;
+    let valid = verify_canonical_principal(key, &payload, &sig).is_ok();
+    Ok(json!({ "valid": valid }))
 }

@@ -6,17 +6,21 @@ use super::dct::{revocation_list, serialized};
 use super::input::{invalid, Input};
 use super::{to_output, OpError, OpResult};
 use crate::contract::{
-    bind as bind_contract, create_contract, parse_contract, verify_contract_value, ContractFields,
-    TaskContract, CONTRACT_VERSION,
+    bind as bind_contract, create_contract, parse_contract, signing_payload, split_required,
+    verify_contract_value, ContractFields, TaskContract, CONTRACT_VERSION,
 };
-use crate::crypto::Keypair;
+use crate::crypto::{verify_canonical_principal, Keypair};
+use crate::encoding::decode_signature;
 use crate::faults::Faults;
+use crate::token;
 
 /// Operations of this area, in catalogue order.
 pub(crate) const OPERATIONS: &[&str] = &[
     "contract.create",
     "contract.verify_signature",
     "contract.bind",
+    "contract.verify_signature_with_key",
+    "contract.check_binding",
 ];
 
 pub(crate) fn run(op: &str, input: &Value, _faults: &Faults) -> Option<OpResult> {
@@ -24,6 +28,8 @@ pub(crate) fn run(op: &str, input: &Value, _faults: &Faults) -> Option<OpResult>
         "contract.create" => create(input),
         "contract.verify_signature" => verify_signature(input),
         "contract.bind" => bind(input),
+        "contract.verify_signature_with_key" => verify_signature_with_key(input),
+        "contract.check_binding" => check_binding(input),
         _ => return None,
     })
 }
@@ -117,5 +123,60 @@ fn bind(input: &Value) -> OpResult {
         &revocations,
     )
     .map_err(|e| OpError::new(e.code(), e.to_string()))?;
+    Ok(json!({ "bound": true }))
+}
+
+/// `verifyContractSignature(contract, issuerPublicKey)` (architecture §8): structure (D27),
+/// then whether the signature verifies under the CALLER-GIVEN key (D42). The key is not
+/// compared with `issuer`; a key that is no principal id verifies nothing.
+fn verify_signature_with_key(input: &Value) -> OpResult {
+    let input = Input::new(input, &["contract", "publicKey"], &[])?;
+    let key = input.str("publicKey")?;
+    let value = input.value("contract")?;
+    let parsed = parse_contract(value).map_err(|e| code(&e))?;
+    let payload = signing_payload(value).map_err(|e| code(&e))?;
+    let sig = decode_signature(&parsed.signature)
+        .map_err(|e| OpError::new("malformed_contract", format!("signature: {e}")))?;
+    let valid = verify_canonical_principal(key, &payload, &sig).is_ok();
+    Ok(json!({ "valid": valid }))
+}
+
+/// §5.2 binding exactly as the spec states it (D11, D43): the token is decoded, not verified
+/// (that is `dct.verify`'s job, and `contract.bind` is the combined check); its last
+/// `contractId` must be `contract.id` (`contract_mismatch`) and its effective capabilities
+/// must cover every `requiredCapabilities` entry (`capability_mismatch`).
+fn check_binding(input: &Value) -> OpResult {
+    let input = Input::new(input, &["contract", "token"], &[])?;
+    let contract = parse_contract(input.value("contract")?).map_err(|e| code(&e))?;
+    let dct = serialized(input.value("token")?)?;
+    let inspection = token::inspect(&dct).map_err(|e| OpError::new("malformed_token", e.detail))?;
+    if inspection.contract_id != contract.id {
+        return Err(OpError::new(
+            "contract_mismatch",
+            format!(
+                "token is bound to {}, not {}",
+                inspection.contract_id, contract.id
+            ),
+        ));
+    }
+    let missing: Vec<&str> = contract
+        .constraints
+        .required_capabilities
+        .iter()
+        .filter(|req| match split_required(req) {
+            Some((ns, action)) => !inspection
+                .capabilities
+                .iter()
+                .any(|c| c.namespace == ns && c.action == action),
+            None => true,
+        })
+        .map(String::as_str)
+        .collect();
+    if !missing.is_empty() {
+        return Err(OpError::new(
+            "capability_mismatch",
+            format!("required capabilities not granted: {}", missing.join(", ")),
+        ));
+    }
     Ok(json!({ "bound": true }))
 }

@@ -193,6 +193,7 @@ mod tests {
         "principalSeed",
         "attestation",
         "delegations",
+        "leafId",
     ];
 
     fn junk() -> Vec<Value> {

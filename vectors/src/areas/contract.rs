@@ -41,6 +41,7 @@ pub fn build(area: &mut Area) {
         ),
         &keys,
     );
+    super::signature_keys::contract(area);
 }
 
 /// The default verification spec of the contracts here.

@@ -5,7 +5,9 @@ use super::generate::AreaDef;
 
 pub mod advisory;
 pub mod attestation;
+pub mod binding_spec;
 pub mod chain;
+pub mod chain_store;
 pub mod checks;
 pub mod contract;
 pub mod dct;
@@ -20,6 +22,7 @@ pub mod mcp;
 pub mod primitives;
 pub mod primitives_redteam;
 pub mod revocation;
+pub mod signature_keys;
 
 /// Every area the generator builds, in output order.
 pub const AREAS: &[AreaDef] = &[

@@ -56,6 +56,7 @@ BUG_NAMES = [
     "expiry-min-string",      # effective expiry = min(expiresAt strings): lexicographic, not by instant
     "authority-or-defaults",  # `authority.get(k) or UNLIMITED`: a zero budget / maxChainDepth in the authority means "no limit"
     "sigs-by-covers-dict",    # {s["covers"]: s for s in signatures}: last duplicate wins, no count
+    "sig-any-key",            # verify{Attestation,Contract}Signature(obj, key): true under the key passed OR the object's principal/issuer
     "signer-key",             # verifies each signature under signatures[i]["signer"]
 ]
 DEFAULT_BUGS = list(BUG_NAMES)
@@ -1079,3 +1080,87 @@ def verify_chain(delegations: Any, root_public_key: str, now: str, revocations: 
         if not described:
             raise DelegateError("dct_mismatch", f"delegations[{i}]'s DCT does not describe the record")
         parent, parent_token = d, token
+
+
+def verify_chain_store(delegations: Any, leaf_id: str, root_public_key: str, now: str, revocations: list) -> None:
+    """D44: the chain ending at `leaf_id` in a store keyed by id (architecture §7 ChainStore),
+    whatever the order of `delegations`: follow parentId from the leaf while the parent is
+    stored and not yet on the path, then verify that path root first (D26)."""
+    if not isinstance(delegations, list):
+        raise DelegateError("malformed_delegation", "the store must be an array")
+    store: dict[str, Any] = {}
+    for d in delegations:
+        key = d.get("id") if isinstance(d, dict) else None
+        if isinstance(key, str):
+            if key in store:
+                raise DelegateError("malformed_delegation", f"two delegations with id {key!r}")
+            store[key] = d
+    path, seen, current = [], set(), leaf_id
+    while isinstance(current, str) and current in store and current not in seen:
+        seen.add(current)
+        record = store[current]
+        path.append(record)
+        current = record.get("parentId")
+        if current == ROOT_PARENT_ID:
+            break
+    verify_chain(list(reversed(path)), root_public_key, now, revocations)
+
+
+# ---------------------------------------------------------------------------------------------
+# Contracts and attestations: the spec-shaped functions only (architecture §5.1, §8)
+# ---------------------------------------------------------------------------------------------
+def verify_signature_under(obj: Any, public_key: Any) -> bool:
+    """`verifyAttestationSignature(a, key)` / `verifyContractSignature(c, key)`: the signature
+    over canonicalize(obj without signature) → BLAKE2b-256 → Ed25519, under the key PASSED
+    (D42). Anything that cannot verify is False."""
+    if not isinstance(obj, dict):
+        return False
+    key, sig = principal_key(public_key), signature_bytes(obj.get("signature"))
+    if key is None or sig is None:
+        return False
+    payload = {k: v for k, v in obj.items() if k != "signature"}
+    try:
+        digest = blake2b256(canonical_bytes(payload))
+    except (TypeError, ValueError, OverflowError, UnicodeEncodeError):
+        return False
+    if ed25519_verify(key, digest, sig):
+        return True
+    if bug("sig-any-key"):
+        # "Whichever key verifies": also try the key the object names for itself.
+        for field in ("principal", "issuer"):
+            own = principal_key(obj.get(field))
+            if own is not None and ed25519_verify(own, digest, sig):
+                return True
+    return False
+
+
+def check_contract_shape(contract: Any) -> None:
+    """The parts of the contract shape (D27) that binding reads."""
+    ok = (
+        isinstance(contract, dict)
+        and isinstance(contract.get("id"), str)
+        and _CONTRACT_ID_RE.fullmatch(contract["id"]) is not None
+        and isinstance(contract.get("constraints"), dict)
+        and isinstance(contract["constraints"].get("requiredCapabilities"), list)
+        and all(isinstance(r, str) for r in contract["constraints"]["requiredCapabilities"])
+    )
+    if not ok:
+        raise DelegateError("malformed_contract", "contract id or requiredCapabilities")
+
+
+def check_binding(contract: Any, serialized: Any) -> None:
+    """§5.2 as written (D43, D11): on the decoded token, last contractId = contract.id and
+    every required `ns:action` (split at the first `:`) has an effective capability."""
+    check_contract_shape(contract)
+    token = decode_token(serialized)
+    last = token["attenuations"][-1] if token["attenuations"] else token["authority"]
+    if last["contractId"] != contract["id"]:
+        raise DelegateError("contract_mismatch", "token is bound to another contract")
+    caps = token["authority"]["capabilities"]
+    for t in token["attenuations"]:
+        if "allowedCapabilities" in t:
+            caps = t["allowedCapabilities"]
+    for req in contract["constraints"]["requiredCapabilities"]:
+        ns, _, action = req.partition(":")
+        if not ns or not action or not any(c["namespace"] == ns and c["action"] == action for c in caps):
+            raise DelegateError("capability_mismatch", f"{req} not granted")
