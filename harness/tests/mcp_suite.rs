@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use delegateos_conform::mcp::cli::find_smoke;
+use delegateos_conform::mcp::config::Transport;
 use delegateos_conform::mcp::suite::{run_suite, MockCommand, Status, SuiteOptions, SuiteReport};
 
 fn opts(extra: &str, glob: Option<&str>) -> SuiteOptions {
@@ -18,6 +19,7 @@ fn opts(extra: &str, glob: Option<&str>) -> SuiteOptions {
         ids: glob.map(str::to_owned).into_iter().collect(),
         case_timeout: Duration::from_secs(120),
         smoke: None,
+        transport: Transport::Stdio,
     }
 }
 
