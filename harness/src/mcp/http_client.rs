@@ -108,6 +108,47 @@ pub fn exchange(
     })
 }
 
+impl Exchange {
+    /// The JSON-RPC messages in the body: one JSON body, or every SSE `message` event.
+    pub fn messages(&self) -> Vec<serde_json::Value> {
+        let ctype = self.header("content-type").unwrap_or_default();
+        if ctype.starts_with("text/event-stream") {
+            let out = Mutex::new(Vec::new());
+            read_sse(&self.body[..], &|d| {
+                if let Delivery::Message(b) = d {
+                    if let Ok(v) = serde_json::from_slice(&b) {
+                        lock(&out).push(v);
+                    }
+                }
+            });
+            return out.into_inner().unwrap_or_else(|e| e.into_inner());
+        }
+        serde_json::from_slice(&self.body).into_iter().collect()
+    }
+}
+
+/// Sends a request and returns its status and content type without reading the body (for
+/// streams that may never end, such as a GET SSE stream).
+pub fn status_only(
+    method: &str,
+    url: &str,
+    headers: &[(&str, &str)],
+) -> Result<(u16, String), String> {
+    let agent = agent();
+    let mut req = match method {
+        "GET" => agent.get(url),
+        other => return Err(format!("harness: unsupported method {other}")),
+    };
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let resp = req
+        .call()
+        .map_err(|e| format!("HTTP {method} {url} failed: {e}"))?;
+    let ctype = header_map(&resp).remove("content-type").unwrap_or_default();
+    Ok((resp.status().as_u16(), ctype))
+}
+
 /// The standard headers of a client POST.
 pub const POST_HEADERS: &[(&str, &str)] = &[
     ("content-type", "application/json"),

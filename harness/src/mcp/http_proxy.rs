@@ -6,7 +6,8 @@
 //! and client responses get 202. `initialize` creates a session: its own upstream process
 //! and its own [`Decider`] (spend tracker), so nothing is shared across sessions; the id is
 //! returned in `Mcp-Session-Id` and required on every later request. DELETE ends a session
-//! (its upstream is terminated); GET is 405 (no standalone server stream). The decisions are
+//! (its upstream is terminated); GET is 405 (no standalone server stream: upstream messages
+//! that arrive while no request stream is open wait for the next one). The decisions are
 //! those of the stdio proxy ([`Decider::route`]); only the framing differs.
 //!
 //! Shutdown: stdin EOF or SIGTERM/SIGINT/SIGHUP terminate every upstream and exit (0 or
@@ -54,7 +55,13 @@ struct Routes {
     by_id: HashMap<String, (UnboundedSender<Item>, bool)>,
     /// Open request streams, oldest first, for upstream notifications and requests.
     streams: Vec<(u64, UnboundedSender<Item>)>,
+    /// Upstream notifications and requests that arrived while no request stream was open
+    /// (there is no GET stream): delivered first on the session's next request stream.
+    parked: Vec<Vec<u8>>,
 }
+
+/// At most this many upstream messages wait for a request stream; older ones are dropped.
+const MAX_PARKED: usize = 1024;
 
 #[derive(Debug)]
 struct Session {
@@ -412,6 +419,9 @@ async fn dispatch(app: &Arc<App>, session: &Arc<Session>, bytes: Vec<u8>) -> Res
     let stream_no = app.streams.fetch_add(1, Ordering::SeqCst);
     {
         let mut routes = lock(&session.routes);
+        for parked in std::mem::take(&mut routes.parked) {
+            let _ = tx.send((parked, false));
+        }
         routes.by_id.insert(id_key(&id), (tx.clone(), list));
         routes.streams.push((stream_no, tx));
     }
@@ -544,7 +554,13 @@ fn relay_one(session: &Session, bytes: Vec<u8>) {
                 Some((_, tx)) => {
                     let _ = tx.send((bytes, false));
                 }
-                None => log("dropped an upstream message: no open request stream"),
+                None => {
+                    if routes.parked.len() >= MAX_PARKED {
+                        routes.parked.remove(0);
+                        log("dropped an upstream message: too many waiting for a request stream");
+                    }
+                    routes.parked.push(bytes);
+                }
             }
         }
     }
