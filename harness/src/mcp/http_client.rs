@@ -315,3 +315,31 @@ fn read_sse(reader: impl Read, deliver: &impl Fn(Delivery)) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn events(text: &str) -> Vec<String> {
+        let out = Mutex::new(Vec::new());
+        read_sse(text.as_bytes(), &|d| {
+            if let Delivery::Message(b) = d {
+                lock(&out).push(String::from_utf8(b).unwrap());
+            }
+        });
+        out.into_inner().unwrap()
+    }
+
+    #[test]
+    fn sse_events_comments_crlf_and_multiline_data() {
+        let got = events(
+            ": keep-alive\n\nevent: message\ndata: {\"a\":1}\n\r\ndata:{\"b\"\ndata: :2}\r\n\r\nevent: other\ndata: x\n\nid: 7\ndata: last\n\n",
+        );
+        assert_eq!(got, ["{\"a\":1}", "{\"b\"\n:2}", "last"]);
+    }
+
+    #[test]
+    fn an_unterminated_event_is_not_delivered() {
+        assert!(events("data: {\"a\":1}\n").is_empty());
+    }
+}

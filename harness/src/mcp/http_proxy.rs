@@ -312,11 +312,7 @@ async fn handle_delete(State(app): State<Arc<App>>, headers: HeaderMap) -> Respo
 }
 
 async fn handle_post(State(app): State<Arc<App>>, headers: HeaderMap, body: Body) -> Response {
-    if !accepts(
-        &media_types(&headers, header::CONTENT_TYPE),
-        "application/json",
-    ) || media_types(&headers, header::CONTENT_TYPE).len() != 1
-    {
+    if media_types(&headers, header::CONTENT_TYPE) != ["application/json"] {
         return plain(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "Content-Type must be application/json",
