@@ -301,6 +301,9 @@ async fn handle_get() -> Response {
 }
 
 async fn handle_delete(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
+    if foreign_origin(&headers) {
+        return plain(StatusCode::FORBIDDEN, "Origin is not a loopback origin");
+    }
     let Some(id) = session_id(&headers) else {
         return plain(StatusCode::BAD_REQUEST, "missing Mcp-Session-Id");
     };
@@ -311,7 +314,34 @@ async fn handle_delete(State(app): State<Arc<App>>, headers: HeaderMap) -> Respo
     StatusCode::NO_CONTENT.into_response()
 }
 
+/// MCP Streamable HTTP: servers MUST validate `Origin` (DNS rebinding). A request may omit
+/// it (non-browser clients); when present its host must be loopback.
+fn foreign_origin(headers: &HeaderMap) -> bool {
+    let Some(origin) = headers.get(header::ORIGIN) else {
+        return false;
+    };
+    let Ok(origin) = origin.to_str() else {
+        return true;
+    };
+    let rest = origin
+        .strip_prefix("http://")
+        .or_else(|| origin.strip_prefix("https://"))
+        .unwrap_or_default();
+    let host = if let Some(v6) = rest.strip_prefix('[') {
+        v6.split(']').next().unwrap_or_default()
+    } else {
+        rest.split([':', '/']).next().unwrap_or_default()
+    };
+    !(host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback()))
+}
+
 async fn handle_post(State(app): State<Arc<App>>, headers: HeaderMap, body: Body) -> Response {
+    if foreign_origin(&headers) {
+        return plain(StatusCode::FORBIDDEN, "Origin is not a loopback origin");
+    }
     if media_types(&headers, header::CONTENT_TYPE) != ["application/json"] {
         return plain(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,

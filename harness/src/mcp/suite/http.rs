@@ -102,7 +102,8 @@ pub(super) fn session_ids(ctx: &Ctx) -> Result<(), String> {
     s.finish()
 }
 
-/// Wrong Content-Type is 415; an Accept without both JSON and SSE is 406; nothing forwarded.
+/// Wrong Content-Type is 415; an Accept without both JSON and SSE is 406; a non-loopback
+/// `Origin` is 403 (DNS rebinding) while a loopback one is served; nothing refused is forwarded.
 pub(super) fn content_negotiation(ctx: &Ctx) -> Result<(), String> {
     let mut s = Session::start(ctx, &Setup::standard())?;
     s.init()?;
@@ -146,8 +147,22 @@ pub(super) fn content_negotiation(ctx: &Ctx) -> Result<(), String> {
         &ping_bytes("accept-sse"),
     )?;
     status_is(&ex, 406, "Accept: text/event-stream only")?;
+    let mut foreign: Vec<(&str, &str)> = POST_HEADERS.to_vec();
+    foreign.push(("origin", "http://rebind.example"));
+    let ex = post(&url, Some(&real), &foreign, &ping_bytes("origin-foreign"))?;
+    status_is(&ex, 403, "Origin: http://rebind.example (DNS rebinding)")?;
+    let mut local: Vec<(&str, &str)> = POST_HEADERS.to_vec();
+    local.push(("origin", "http://127.0.0.1"));
+    let ex = post(&url, Some(&real), &local, &ping_bytes("origin-local"))?;
+    status_is(&ex, 200, "Origin: http://127.0.0.1")?;
     s.sync()?;
-    for id in ["ct-text", "ct-form", "accept-json", "accept-sse"] {
+    for id in [
+        "ct-text",
+        "ct-form",
+        "accept-json",
+        "accept-sse",
+        "origin-foreign",
+    ] {
         ensure(s.upstream_requests_with_id(&json!(id)).is_empty(), || {
             format!("the rejected request {id} reached the upstream")
         })?;

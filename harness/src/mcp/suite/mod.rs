@@ -502,7 +502,7 @@ static CASES: &[Case] = &[
         case!("mcp-http-session-id", Http, &["MCP-HTTP-SESSION"],
             "after initialize, a request without Mcp-Session-Id is 400, an unknown one 404 (POST and DELETE); GET is 405 or an SSE stream; nothing reaches the upstream", Run::Scenario(http::session_ids)),
         case!("mcp-http-content-negotiation", Http, &["MCP-HTTP-NEGOTIATION"],
-            "a Content-Type other than application/json is 415; an Accept without both application/json and text/event-stream is 406; nothing forwarded", Run::Scenario(http::content_negotiation)),
+            "a Content-Type other than application/json is 415; an Accept without both application/json and text/event-stream is 406; a non-loopback Origin is 403; nothing forwarded", Run::Scenario(http::content_negotiation)),
         case!("mcp-http-body-limits", Http, &["MCP-HTTP-BODY", "MCP-MALFORMED-LINE"],
             "over http.maxBodyBytes is 413, truncated JSON 400 (-32700), a batch 400; none forwarded; the session goes on", Run::Scenario(http::body_limits)),
         case!("mcp-http-concurrent-sessions", Http, &["MCP-HTTP-SESSION-ISOLATION", "MCP-SPEND-PER-DELEGATION"],
