@@ -100,7 +100,12 @@ pub struct ReferenceProxyArgs {
     /// Deny tools/call without _delegateos (decision D15), whatever the config says.
     #[arg(long)]
     pub strict: bool,
-    /// Deliberate defect for suite self-tests: no-strip, forward-denied, no-filter.
+    /// Serve MCP Streamable HTTP (as `"transport": "http"` in the config does): the endpoint
+    /// URL is printed as the first stdout line.
+    #[arg(long)]
+    pub http: bool,
+    /// Deliberate defect for suite self-tests: no-strip, forward-denied, no-filter,
+    /// shared-state (HTTP: one spend tracker for all sessions).
     #[arg(long, hide = true)]
     pub fault: Option<String>,
 }
@@ -937,6 +942,7 @@ fn reference_proxy(args: ReferenceProxyArgs) -> i32 {
         config: args.config,
         strict: args.strict,
         fault,
+        http: args.http,
     })
 }
 

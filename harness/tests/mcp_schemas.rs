@@ -8,7 +8,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use delegateos_conform::mcp::config::{LaunchConfig, UpstreamCommand, LAUNCH_CONFIG_VERSION};
+use delegateos_conform::mcp::config::{
+    HttpSettings, LaunchConfig, Transport, UpstreamCommand, LAUNCH_CONFIG_VERSION,
+};
 use delegateos_conform::mcp::mock::MockScript;
 use delegateos_conform::mcp::tokens::{self, cap, RootSpec};
 use serde_json::{json, Value};
@@ -53,11 +55,19 @@ fn launch_config_validates() {
             args: vec!["--script".into()],
             env: [("K".to_owned(), "V".to_owned())].into_iter().collect(),
         },
+        transport: Transport::Http,
+        http: Some(HttpSettings {
+            listen: "127.0.0.1:0".into(),
+            max_body_bytes: Some(1 << 20),
+        }),
     };
     let v = schema("mcp-launch-config.schema.json");
     assert_valid(&v, &serde_json::to_value(&config).unwrap());
     assert!(!v.is_valid(&json!({"version": 1, "trustedRoots": [], "tools": {"a": {"namespace": "n"}}, "upstream": {"command": "x"}})));
     assert!(!v.is_valid(&json!({"version": 1, "trustedRoots": [], "tools": {}, "upstream": {"command": "x"}, "extra": 1})));
+    assert!(v.is_valid(&json!({"version": 1, "trustedRoots": [], "tools": {}, "upstream": {"command": "x"}, "transport": "http"})));
+    assert!(!v.is_valid(&json!({"version": 1, "trustedRoots": [], "tools": {}, "upstream": {"command": "x"}, "transport": "ws"})));
+    assert!(!v.is_valid(&json!({"version": 1, "trustedRoots": [], "tools": {}, "upstream": {"command": "x"}, "http": {"listen": "127.0.0.1:0", "x": 1}})));
 }
 
 fn full_script() -> Value {

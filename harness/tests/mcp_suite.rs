@@ -7,9 +7,14 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use delegateos_conform::mcp::cli::find_smoke;
+use delegateos_conform::mcp::config::Transport;
 use delegateos_conform::mcp::suite::{run_suite, MockCommand, Status, SuiteOptions, SuiteReport};
 
 fn opts(extra: &str, glob: Option<&str>) -> SuiteOptions {
+    opts_on(Transport::Stdio, extra, glob)
+}
+
+fn opts_on(transport: Transport, extra: &str, glob: Option<&str>) -> SuiteOptions {
     let conform = env!("CARGO_BIN_EXE_delegateos-conform");
     SuiteOptions {
         proxy: format!("'{conform}' reference-proxy --config {{config}}{extra}"),
@@ -18,6 +23,7 @@ fn opts(extra: &str, glob: Option<&str>) -> SuiteOptions {
         ids: glob.map(str::to_owned).into_iter().collect(),
         case_timeout: Duration::from_secs(120),
         smoke: None,
+        transport,
     }
 }
 
@@ -45,7 +51,11 @@ fn reference_proxy_passes_every_case() {
     let not_passed: Vec<_> = report
         .cases
         .iter()
-        .filter(|c| c.status != Status::Passed && !c.id.starts_with("mcp-smoke-"))
+        .filter(|c| {
+            c.status != Status::Passed
+                && !(c.id.starts_with("mcp-smoke-")
+                    || (c.status == Status::Skipped && c.id.starts_with("mcp-http-")))
+        })
         .collect();
     assert!(not_passed.is_empty(), "{}", summary(&report));
     assert!(
@@ -53,6 +63,80 @@ fn reference_proxy_passes_every_case() {
         "{}",
         report.count(Status::Passed)
     );
+}
+
+/// Issue 18: the same suite over MCP Streamable HTTP (`--transport http`): every case that is
+/// meaningful over HTTP passes against the reference proxy's HTTP mode, the HTTP-only cases
+/// included; only the stdio-framing case (and the smoke cases) skip.
+#[test]
+fn reference_proxy_passes_every_case_over_http() {
+    let report = run_suite(&opts_on(Transport::Http, "", None));
+    let skipped: Vec<&str> = report
+        .cases
+        .iter()
+        .filter(|c| c.status == Status::Skipped)
+        .map(|c| c.id.as_str())
+        .collect();
+    let not_passed: Vec<_> = report
+        .cases
+        .iter()
+        .filter(|c| c.status != Status::Passed && c.status != Status::Skipped)
+        .collect();
+    assert!(not_passed.is_empty(), "{}", summary(&report));
+    for id in &skipped {
+        assert!(
+            *id == "mcp-malformed-lines" || id.starts_with("mcp-smoke-"),
+            "{id} skipped over HTTP"
+        );
+    }
+    let http_cases = report
+        .cases
+        .iter()
+        .filter(|c| c.id.starts_with("mcp-http-") && c.status == Status::Passed)
+        .count();
+    assert_eq!(http_cases, 6, "{}", summary(&report));
+}
+
+/// Issue 18: broken HTTP variants of the reference proxy are each caught by a named case.
+#[test]
+fn broken_http_proxies_are_caught_by_named_cases() {
+    for (fault, glob, must_fail) in [
+        ("no-strip", "mcp-call-allowed", "mcp-call-allowed"),
+        (
+            "forward-denied",
+            "mcp-deny-capability-resource",
+            "mcp-deny-capability-resource",
+        ),
+        (
+            "forward-denied",
+            "mcp-http-header-smuggling",
+            "mcp-http-header-smuggling",
+        ),
+        (
+            "shared-state",
+            "mcp-http-concurrent-sessions",
+            "mcp-http-concurrent-sessions",
+        ),
+    ] {
+        let report = run_suite(&opts_on(
+            Transport::Http,
+            &format!(" --fault {fault}"),
+            Some(glob),
+        ));
+        let failed = failing_ids(&report);
+        assert_eq!(
+            failed,
+            vec![must_fail.to_owned()],
+            "--fault {fault} over HTTP\n{}",
+            summary(&report)
+        );
+    }
+    // The stdio proxy has no sessions: `shared-state` changes nothing there.
+    let report = run_suite(&opts(
+        " --fault shared-state",
+        Some("mcp-spend-budget-exhaustion"),
+    ));
+    assert!(failing_ids(&report).is_empty(), "{}", summary(&report));
 }
 
 fn failing_ids(report: &SuiteReport) -> Vec<String> {
@@ -174,6 +258,7 @@ fn cli_args(
         mock_upstream: Some(PathBuf::from(env!("CARGO_BIN_EXE_delegateos-conform"))),
         smoke_dir: Some(PathBuf::from("/nonexistent")),
         case_timeout: 60,
+        transport: delegateos_conform::mcp::cli::TransportArg::Stdio,
     }
 }
 

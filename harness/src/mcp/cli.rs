@@ -91,6 +91,20 @@ pub struct Args {
     /// Deadline of one case, in seconds.
     #[arg(long, default_value_t = 120)]
     pub case_timeout: u64,
+    /// How the suite talks to the proxy: `stdio`, or `http` (MCP Streamable HTTP: the launch
+    /// config says `"transport": "http"` and the proxy prints its URL on its first stdout line).
+    #[arg(long, value_enum, default_value = "stdio")]
+    pub transport: TransportArg,
+}
+
+/// `--transport`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum TransportArg {
+    /// Newline-delimited JSON-RPC over the proxy's stdin/stdout.
+    #[default]
+    Stdio,
+    /// MCP Streamable HTTP.
+    Http,
 }
 
 /// One `--report FORMAT=FILE`.
@@ -524,6 +538,10 @@ pub fn run_observed(args: &Args, observer: &mut dyn SuiteObserver) -> Outcome {
         ids: args.id.clone(),
         case_timeout: Duration::from_secs(args.case_timeout.max(1)),
         smoke: find_smoke(args.smoke_dir.as_deref()),
+        transport: match args.transport {
+            TransportArg::Stdio => crate::mcp::config::Transport::Stdio,
+            TransportArg::Http => crate::mcp::config::Transport::Http,
+        },
     };
     let report = match run_suite_checked(&opts, observer) {
         Ok(r) => r,

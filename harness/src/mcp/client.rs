@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use super::http_client::{Delivery, HttpLink};
 use super::wire::{self, Line, MAX_LINE};
 
 /// Kept proxy stderr (diagnostics), at most this many bytes.
@@ -21,6 +22,8 @@ const STDERR_CAP: usize = 64 * 1024;
 
 enum Event {
     Line(Vec<u8>),
+    /// Something the proxy sent that is not a message (HTTP mode).
+    Garbage(String),
     Eof,
 }
 
@@ -37,12 +40,15 @@ pub struct ProxyProcess {
     stderr: Arc<Mutex<Vec<u8>>>,
     /// Set when the proxy's stderr reached EOF (everything it wrote is in `stderr`).
     stderr_closed: Arc<std::sync::atomic::AtomicBool>,
+    /// HTTP mode: the Streamable HTTP session (messages go out as POSTs).
+    pub http: Option<HttpLink>,
 }
 
 impl std::fmt::Debug for Event {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Event::Line(b) => write!(f, "Line({} bytes)", b.len()),
+            Event::Garbage(g) => write!(f, "Garbage({g})"),
             Event::Eof => write!(f, "Eof"),
         }
     }
@@ -51,6 +57,17 @@ impl std::fmt::Debug for Event {
 impl ProxyProcess {
     /// Starts `template` through `sh -c` with `{config}` replaced by `config`.
     pub fn spawn(template: &str, config: &Path) -> Result<Self, String> {
+        Self::spawn_with(template, config, false)
+    }
+
+    /// Starts the proxy in HTTP mode: its first stdout line is its endpoint URL (waited for up
+    /// to 15 s); messages then go out as POSTs and come back as JSON bodies or SSE events.
+    /// Any later stdout line is a violation.
+    pub fn spawn_http(template: &str, config: &Path) -> Result<Self, String> {
+        Self::spawn_with(template, config, true)
+    }
+
+    fn spawn_with(template: &str, config: &Path, http: bool) -> Result<Self, String> {
         let quoted = shell_quote(&config.to_string_lossy());
         let command = template.replace("{config}", &quoted);
         let mut cmd = Command::new("sh");
@@ -67,10 +84,25 @@ impl ProxyProcess {
         let stderr_pipe = child.stderr.take().ok_or("no proxy stderr")?;
         let stdin = child.stdin.take();
         let (tx, rx) = mpsc::channel();
+        let (url_tx, url_rx) = mpsc::channel::<Option<String>>();
+        let events = tx.clone();
         thread::spawn(move || {
             let mut reader = BufReader::with_capacity(1 << 16, stdout);
+            if http {
+                let first = match wire::read_line(&mut reader, 64 * 1024) {
+                    Ok(Line::Data(b)) => Some(String::from_utf8_lossy(&b).trim().to_owned()),
+                    _ => None,
+                };
+                let _ = url_tx.send(first);
+            }
             loop {
                 match wire::read_line(&mut reader, MAX_LINE) {
+                    Ok(Line::Data(b)) if http => {
+                        let shown: String = String::from_utf8_lossy(&b).chars().take(200).collect();
+                        let _ = tx.send(Event::Garbage(format!(
+                            "stdout after the URL line: {shown}"
+                        )));
+                    }
                     Ok(Line::Data(b)) => {
                         if tx.send(Event::Line(b)).is_err() {
                             return;
@@ -103,7 +135,7 @@ impl ProxyProcess {
             }
             closed.store(true, std::sync::atomic::Ordering::SeqCst);
         });
-        Ok(ProxyProcess {
+        let mut proxy = ProxyProcess {
             child,
             stdin,
             rx,
@@ -112,7 +144,32 @@ impl ProxyProcess {
             garbage: Vec::new(),
             stderr,
             stderr_closed,
-        })
+            http: None,
+        };
+        if http {
+            let url = match url_rx.recv_timeout(Duration::from_secs(15)) {
+                Ok(Some(u)) if u.starts_with("http://") => u,
+                Ok(Some(u)) => {
+                    return Err(format!(
+                        "the proxy's first stdout line is not an http:// URL: {u:?}"
+                    ))
+                }
+                Ok(None) | Err(RecvTimeoutError::Disconnected) => {
+                    return Err("the proxy closed stdout without printing its URL".into())
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    return Err("the proxy printed no URL within 15 s".into())
+                }
+            };
+            let deliver = move |d: Delivery| {
+                let _ = events.send(match d {
+                    Delivery::Message(b) => Event::Line(b),
+                    Delivery::Violation(v) => Event::Garbage(v),
+                });
+            };
+            proxy.http = Some(HttpLink::new(url, deliver));
+        }
+        Ok(proxy)
     }
 
     /// The proxy's process id.
@@ -138,8 +195,11 @@ impl ProxyProcess {
         self.stderr_text()
     }
 
-    /// Writes `bytes` plus `\n`.
+    /// Writes `bytes` plus `\n` (HTTP mode: POSTs `bytes`).
     pub fn send_raw(&mut self, bytes: &[u8]) -> Result<(), String> {
+        if let Some(link) = &self.http {
+            return link.send(bytes);
+        }
         let stdin = self.stdin.as_mut().ok_or("proxy stdin already closed")?;
         wire::write_line(stdin, bytes).map_err(|e| format!("writing to the proxy failed: {e}"))
     }
@@ -151,6 +211,9 @@ impl ProxyProcess {
 
     /// Writes bytes without a newline (partial lines).
     pub fn send_partial(&mut self, bytes: &[u8]) -> Result<(), String> {
+        if self.http.is_some() {
+            return Err("harness: partial writes are a stdio-only check".into());
+        }
         let stdin = self.stdin.as_mut().ok_or("proxy stdin already closed")?;
         stdin
             .write_all(bytes)
@@ -179,6 +242,7 @@ impl ProxyProcess {
                         self.garbage.push(shown);
                     }
                 },
+                Ok(Event::Garbage(g)) => self.garbage.push(g),
                 Ok(Event::Eof) | Err(RecvTimeoutError::Disconnected) => {
                     self.eof = true;
                     return None;

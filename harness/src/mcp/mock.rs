@@ -84,7 +84,14 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 impl Recorder {
     fn new(path: Option<&str>) -> io::Result<Self> {
         let file = match path {
-            Some(p) => Some(File::create(p)?),
+            // Append, not truncate: behind an HTTP proxy several sessions' upstreams share one
+            // record (each event is one `write` on an O_APPEND file, so lines never interleave).
+            Some(p) => Some(
+                std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(p)?,
+            ),
             None => None,
         };
         Ok(Recorder {
@@ -99,9 +106,10 @@ impl Recorder {
             if let Some(obj) = event.as_object_mut() {
                 obj.insert("tMs".into(), json!(self.start.elapsed().as_millis() as u64));
             }
-            let text = serde_json::to_string(&event).unwrap_or_default();
+            let mut line = serde_json::to_vec(&event).unwrap_or_default();
+            line.push(b'\n');
             // A failing record file must not change the mock's MCP behaviour.
-            let _ = wire::write_line(file, text.as_bytes());
+            let _ = file.write_all(&line).and_then(|()| file.flush());
         }
     }
 

@@ -7,6 +7,8 @@
 pub mod cli;
 pub mod client;
 pub mod config;
+pub mod http_client;
+pub mod http_proxy;
 pub mod mock;
 pub mod proxy;
 pub mod suite;

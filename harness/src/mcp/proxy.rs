@@ -45,6 +45,8 @@ pub enum Fault {
     ForwardDenied,
     /// Relay `tools/list` unfiltered.
     NoFilter,
+    /// HTTP: one spend tracker for every session (stdio: no effect).
+    SharedState,
 }
 
 impl Fault {
@@ -54,6 +56,7 @@ impl Fault {
             "no-strip" => Some(Self::NoStrip),
             "forward-denied" => Some(Self::ForwardDenied),
             "no-filter" => Some(Self::NoFilter),
+            "shared-state" => Some(Self::SharedState),
             _ => None,
         }
     }
@@ -68,13 +71,15 @@ pub struct ProxyOptions {
     pub strict: bool,
     /// A deliberate defect (tests only).
     pub fault: Option<Fault>,
+    /// Serve MCP Streamable HTTP whatever the config's `transport` says.
+    pub http: bool,
 }
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn log(msg: &str) {
+pub(crate) fn log(msg: &str) {
     let _ = writeln!(io::stderr(), "delegateos-reference-proxy: {msg}");
 }
 
@@ -129,13 +134,11 @@ struct Pending {
 
 #[derive(Debug)]
 struct Shared {
-    config: McpConfig,
-    tracker: Mutex<BudgetTracker>,
+    decider: Decider,
     pending: Mutex<Pending>,
     client_out: Mutex<io::Stdout>,
     child: Mutex<Child>,
     shutting_down: AtomicBool,
-    fault: Option<Fault>,
 }
 
 impl Shared {
@@ -153,53 +156,56 @@ impl Shared {
 
     /// Terminates the upstream's process group: SIGTERM, a short grace, then SIGKILL.
     fn terminate_upstream(&self, grace: Duration) -> Option<i32> {
-        let mut child = lock(&self.child);
-        if let Ok(Some(status)) = child.try_wait() {
-            return status.code();
-        }
-        let pid = rustix::process::Pid::from_raw(i32::try_from(child.id()).unwrap_or(0));
-        if let Some(pid) = pid {
-            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::TERM);
-        }
-        let deadline = Instant::now() + grace;
-        while Instant::now() < deadline {
-            if let Ok(Some(status)) = child.try_wait() {
-                return status.code();
-            }
-            thread::sleep(Duration::from_millis(10));
-        }
-        if let Some(pid) = pid {
-            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
-        }
-        let _ = child.kill();
-        child.wait().ok().and_then(|s| s.code())
+        terminate_group(&mut lock(&self.child), grace)
     }
 
     /// Waits up to `grace` for the upstream to exit by itself.
     fn wait_upstream(&self, grace: Duration) -> bool {
-        let deadline = Instant::now() + grace;
-        loop {
-            if let Ok(Some(_)) = lock(&self.child).try_wait() {
-                return true;
-            }
-            if Instant::now() >= deadline {
-                return false;
-            }
-            thread::sleep(Duration::from_millis(10));
-        }
+        wait_child(&self.child, grace)
     }
 }
 
-/// Runs the proxy until the client closes stdin (exit 0), a signal arrives (128 + signal),
-/// or the upstream dies (exit [`EXIT_UPSTREAM_GONE`]).
-pub fn run_proxy(opts: &ProxyOptions) -> i32 {
-    let (config, launch) = match load_config(&opts.config, opts.strict) {
-        Ok(c) => c,
-        Err(e) => {
-            log(&e);
-            return EXIT_CONFIG;
+/// Terminates `child`'s process group: SIGTERM, `grace`, then SIGKILL; reaps it.
+pub(crate) fn terminate_group(child: &mut Child, grace: Duration) -> Option<i32> {
+    if let Ok(Some(status)) = child.try_wait() {
+        return status.code();
+    }
+    let pid = rustix::process::Pid::from_raw(i32::try_from(child.id()).unwrap_or(0));
+    if let Some(pid) = pid {
+        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::TERM);
+    }
+    let deadline = Instant::now() + grace;
+    while Instant::now() < deadline {
+        if let Ok(Some(status)) = child.try_wait() {
+            return status.code();
         }
-    };
+        thread::sleep(Duration::from_millis(10));
+    }
+    if let Some(pid) = pid {
+        let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+    }
+    let _ = child.kill();
+    child.wait().ok().and_then(|s| s.code())
+}
+
+/// Waits up to `grace` for `child` to exit by itself.
+pub(crate) fn wait_child(child: &Mutex<Child>, grace: Duration) -> bool {
+    let deadline = Instant::now() + grace;
+    loop {
+        if let Ok(Some(_)) = lock(child).try_wait() {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Starts the configured upstream in its own process group, stdin/stdout piped.
+pub(crate) fn spawn_upstream(
+    launch: &LaunchConfig,
+) -> Result<(Child, ChildStdin, ChildStdout), String> {
     let mut command = Command::new(&launch.upstream.command);
     command
         .args(&launch.upstream.args)
@@ -208,30 +214,44 @@ pub fn run_proxy(opts: &ProxyOptions) -> i32 {
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit());
     std::os::unix::process::CommandExt::process_group(&mut command, 0);
-    let mut child = match command.spawn() {
+    let mut child = command
+        .spawn()
+        .map_err(|e| format!("cannot start upstream {}: {e}", launch.upstream.command))?;
+    let (Some(upstream_in), Some(upstream_out)) = (child.stdin.take(), child.stdout.take()) else {
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err("upstream pipes unavailable".into());
+    };
+    Ok((child, upstream_in, upstream_out))
+}
+
+/// Runs the proxy until the client closes stdin (exit 0), a signal arrives (128 + signal),
+/// or the upstream dies (exit [`EXIT_UPSTREAM_GONE`]). With `"transport": "http"` in the
+/// config it serves MCP Streamable HTTP instead (`http_proxy`).
+pub fn run_proxy(opts: &ProxyOptions) -> i32 {
+    let (config, launch) = match load_config(&opts.config, opts.strict) {
         Ok(c) => c,
         Err(e) => {
-            log(&format!(
-                "cannot start upstream {}: {e}",
-                launch.upstream.command
-            ));
+            log(&e);
             return EXIT_CONFIG;
         }
     };
-    let (Some(upstream_in), Some(upstream_out)) = (child.stdin.take(), child.stdout.take()) else {
-        log("upstream pipes unavailable");
-        let _ = child.kill();
-        let _ = child.wait();
-        return EXIT_CONFIG;
+    if launch.transport == super::config::Transport::Http || opts.http {
+        return super::http_proxy::run_http_proxy(config, launch, opts);
+    }
+    let (child, upstream_in, upstream_out) = match spawn_upstream(&launch) {
+        Ok(c) => c,
+        Err(e) => {
+            log(&e);
+            return EXIT_CONFIG;
+        }
     };
     let shared = Arc::new(Shared {
-        config,
-        tracker: Mutex::new(BudgetTracker::new()),
+        decider: Decider::new(config, opts.fault),
         pending: Mutex::new(Pending::default()),
         client_out: Mutex::new(io::stdout()),
         child: Mutex::new(child),
         shutting_down: AtomicBool::new(false),
-        fault: opts.fault,
     });
     spawn_signal_thread(Arc::clone(&shared));
     let (done_tx, done_rx) = mpsc::channel::<()>();
@@ -274,8 +294,179 @@ fn spawn_signal_thread(shared: Arc<Shared>) {
     });
 }
 
-fn invalid_request(id: Value, message: &str) -> Value {
+pub(crate) fn invalid_request(id: Value, message: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32600, "message": message}})
+}
+
+/// What to do with one client message: the transport-independent part of the proxy, shared
+/// by the stdio loop below and the Streamable HTTP mode (`http_proxy`).
+#[derive(Debug)]
+pub enum Routed {
+    /// Nothing to send anywhere (a blank line, a denied `tools/call` notification).
+    Ignore,
+    /// Answer the client with this message; nothing reaches the upstream.
+    Reply(Value),
+    /// Forward these bytes to the upstream.
+    Forward {
+        /// The bytes to forward (with `_delegateos` cut out for an authorized call).
+        bytes: Vec<u8>,
+        /// The id of a request (a response is expected); `None` for notifications and for
+        /// the client's responses to upstream requests.
+        request_id: Option<Value>,
+        /// A `tools/list` request, whose response must be filtered.
+        list: bool,
+    },
+}
+
+/// The proxy's decision state: the plugin configuration, the spend recorded so far, and the
+/// deliberate defect (tests only). One per stdio proxy; one per HTTP session.
+#[derive(Debug)]
+pub struct Decider {
+    /// The plugin configuration.
+    pub config: McpConfig,
+    /// Spend recorded per delegation.
+    pub tracker: Mutex<BudgetTracker>,
+    /// A deliberate defect (tests only).
+    pub fault: Option<Fault>,
+}
+
+impl Decider {
+    /// A decider with no spend recorded.
+    pub fn new(config: McpConfig, fault: Option<Fault>) -> Self {
+        Decider {
+            config,
+            tracker: Mutex::new(BudgetTracker::new()),
+            fault,
+        }
+    }
+
+    /// Decides what happens to one client message (`bytes`: one JSON text, no framing).
+    pub fn route(&self, bytes: Vec<u8>) -> Routed {
+        if bytes.iter().all(|b| wire_ws(*b)) {
+            return Routed::Ignore;
+        }
+        let msg: Value = match serde_json::from_slice(&bytes) {
+            Ok(v) => v,
+            Err(_) => {
+                return Routed::Reply(json!({"jsonrpc": "2.0", "id": null,
+                    "error": {"code": -32700, "message": "Parse error"}}));
+            }
+        };
+        let Some(obj) = msg.as_object() else {
+            let why = if msg.is_array() {
+                "Batches are not supported"
+            } else {
+                "Invalid Request"
+            };
+            return Routed::Reply(invalid_request(Value::Null, why));
+        };
+        let id = obj.get("id").cloned();
+        // D35: duplicate member names at the top level or in `params` are refused for EVERY
+        // method, not only `tools/call`: `{"method":"tools/call",…,"method":"ping"}` parses as
+        // `ping` here (last wins) but as an unverified `tools/call` in a first-wins upstream.
+        if matches!(
+            plugin::strip_delegateos_raw(&bytes),
+            Err(RawError::DuplicateKey)
+        ) {
+            let id = match id {
+                Some(v @ (Value::String(_) | Value::Number(_))) => v,
+                _ => Value::Null,
+            };
+            return Routed::Reply(invalid_request(id, "Duplicate member names"));
+        }
+        let method = obj.get("method").and_then(Value::as_str);
+        let is_response = method.is_none()
+            && id.is_some()
+            && (obj.contains_key("result") || obj.contains_key("error"));
+        if method.is_none() && !is_response {
+            let id = match id {
+                Some(v @ (Value::String(_) | Value::Number(_))) => v,
+                _ => Value::Null,
+            };
+            return Routed::Reply(invalid_request(id, "Invalid Request"));
+        }
+        let request_id = if method.is_some() { id } else { None };
+        match method {
+            Some("tools/call") => match self.decide(&msg, &bytes) {
+                Ok(bytes) => Routed::Forward {
+                    bytes,
+                    request_id,
+                    list: false,
+                },
+                Err(Some(reply)) => Routed::Reply(reply),
+                Err(None) => Routed::Ignore,
+            },
+            Some("tools/list") => Routed::Forward {
+                bytes,
+                request_id,
+                list: true,
+            },
+            _ => Routed::Forward {
+                bytes,
+                request_id,
+                list: false,
+            },
+        }
+    }
+
+    /// Handles a `tools/call`: the bytes to forward, or the local answer (`None`: no answer).
+    fn decide(&self, msg: &Value, raw: &[u8]) -> Result<Vec<u8>, Option<Value>> {
+        let stripped = match plugin::strip_delegateos_raw(raw) {
+            Ok(s) => s,
+            Err(RawError::DuplicateKey) => {
+                return Err(msg
+                    .get("id")
+                    .map(|id| invalid_request(id.clone(), "Duplicate member names")));
+            }
+            Err(RawError::NotAnObject) => raw.to_vec(),
+        };
+        let decision = {
+            let mut tracker = lock(&self.tracker);
+            plugin::decide_call(msg, &self.config, &mut tracker, &now_rfc3339())
+        };
+        match decision {
+            CallDecision::PassThrough => Ok(raw.to_vec()),
+            CallDecision::Forward { .. } if self.fault == Some(Fault::NoStrip) => Ok(raw.to_vec()),
+            CallDecision::Forward { .. } => Ok(stripped),
+            CallDecision::Deny { .. } | CallDecision::Drop { .. }
+                if self.fault == Some(Fault::ForwardDenied) =>
+            {
+                Ok(stripped)
+            }
+            CallDecision::Deny { response } => Err(Some(response)),
+            CallDecision::Drop { data } => {
+                log(&format!("dropped a denied tools/call notification: {data}"));
+                Err(None)
+            }
+        }
+    }
+
+    /// The client's copy of the upstream's answer to a `tools/list` request: `result.tools`
+    /// filtered (D32), everything else unchanged; the original bytes when there is nothing
+    /// to filter.
+    pub fn filter_list_response(&self, bytes: Vec<u8>) -> Vec<u8> {
+        if self.fault == Some(Fault::NoFilter) {
+            return bytes;
+        }
+        let Ok(mut msg) = serde_json::from_slice::<Value>(&bytes) else {
+            return bytes;
+        };
+        let Some(tools) = msg
+            .pointer("/result/tools")
+            .and_then(Value::as_array)
+            .cloned()
+        else {
+            return bytes;
+        };
+        let filtered = {
+            let tracker = lock(&self.tracker);
+            plugin::filter_tools(&tools, &self.config, &tracker, &now_rfc3339())
+        };
+        if let Some(slot) = msg.pointer_mut("/result/tools") {
+            *slot = Value::Array(filtered);
+        }
+        serde_json::to_vec(&msg).unwrap_or(bytes)
+    }
 }
 
 /// Reads client lines until EOF, forwarding or answering each.
@@ -291,70 +482,24 @@ fn client_loop(shared: &Shared, upstream_in: ChildStdin) {
             }
             Ok(Line::Eof) | Err(_) => break,
         };
-        if bytes.iter().all(|b| wire_ws(*b)) {
-            continue;
-        }
-        let msg: Value = match serde_json::from_slice(&bytes) {
-            Ok(v) => v,
-            Err(_) => {
-                shared.to_client_json(&json!({"jsonrpc": "2.0", "id": null,
-                    "error": {"code": -32700, "message": "Parse error"}}));
+        let (line, request_id, list) = match shared.decider.route(bytes) {
+            Routed::Ignore => continue,
+            Routed::Reply(msg) => {
+                shared.to_client_json(&msg);
                 continue;
             }
+            Routed::Forward {
+                bytes,
+                request_id,
+                list,
+            } => (bytes, request_id, list),
         };
-        let Some(obj) = msg.as_object() else {
-            let why = if msg.is_array() {
-                "Batches are not supported"
-            } else {
-                "Invalid Request"
-            };
-            shared.to_client_json(&invalid_request(Value::Null, why));
-            continue;
-        };
-        let id = obj.get("id").cloned();
-        // D35: duplicate member names at the top level or in `params` are refused for EVERY
-        // method, not only `tools/call`: `{"method":"tools/call",…,"method":"ping"}` parses as
-        // `ping` here (last wins) but as an unverified `tools/call` in a first-wins upstream.
-        if matches!(
-            plugin::strip_delegateos_raw(&bytes),
-            Err(RawError::DuplicateKey)
-        ) {
-            let id = match id {
-                Some(v @ (Value::String(_) | Value::Number(_))) => v,
-                _ => Value::Null,
-            };
-            shared.to_client_json(&invalid_request(id, "Duplicate member names"));
-            continue;
-        }
-        let method = obj.get("method").and_then(Value::as_str);
-        let is_response = method.is_none()
-            && id.is_some()
-            && (obj.contains_key("result") || obj.contains_key("error"));
-        if method.is_none() && !is_response {
-            let id = match id {
-                Some(v @ (Value::String(_) | Value::Number(_))) => v,
-                _ => Value::Null,
-            };
-            shared.to_client_json(&invalid_request(id, "Invalid Request"));
-            continue;
-        }
-        let forward = match method {
-            Some("tools/call") => decide(shared, &msg, &bytes),
-            Some("tools/list") => {
-                if let Some(id) = &id {
-                    lock(&shared.pending).lists.insert(id_key(id));
-                }
-                Some(bytes)
+        if let Some(id) = &request_id {
+            let mut pending = lock(&shared.pending);
+            if list {
+                pending.lists.insert(id_key(id));
             }
-            _ => Some(bytes),
-        };
-        let Some(line) = forward else { continue };
-        if method.is_some() {
-            if let Some(id) = &id {
-                lock(&shared.pending)
-                    .inflight
-                    .insert(id_key(id), id.clone());
-            }
+            pending.inflight.insert(id_key(id), id.clone());
         }
         if let Some(up) = upstream.as_mut() {
             if wire::write_line(up, &line).is_err() {
@@ -368,42 +513,6 @@ fn client_loop(shared: &Shared, upstream_in: ChildStdin) {
 
 fn wire_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\r' | b'\n')
-}
-
-/// Handles a `tools/call`: returns the bytes to forward, or `None` when answered locally.
-fn decide(shared: &Shared, msg: &Value, raw: &[u8]) -> Option<Vec<u8>> {
-    let stripped = match plugin::strip_delegateos_raw(raw) {
-        Ok(s) => s,
-        Err(RawError::DuplicateKey) => {
-            if let Some(id) = msg.get("id") {
-                shared.to_client_json(&invalid_request(id.clone(), "Duplicate member names"));
-            }
-            return None;
-        }
-        Err(RawError::NotAnObject) => raw.to_vec(),
-    };
-    let decision = {
-        let mut tracker = lock(&shared.tracker);
-        plugin::decide_call(msg, &shared.config, &mut tracker, &now_rfc3339())
-    };
-    match decision {
-        CallDecision::PassThrough => Some(raw.to_vec()),
-        CallDecision::Forward { .. } if shared.fault == Some(Fault::NoStrip) => Some(raw.to_vec()),
-        CallDecision::Forward { .. } => Some(stripped),
-        CallDecision::Deny { .. } | CallDecision::Drop { .. }
-            if shared.fault == Some(Fault::ForwardDenied) =>
-        {
-            Some(stripped)
-        }
-        CallDecision::Deny { response } => {
-            shared.to_client_json(&response);
-            None
-        }
-        CallDecision::Drop { data } => {
-            log(&format!("dropped a denied tools/call notification: {data}"));
-            None
-        }
-    }
 }
 
 /// Relays upstream lines to the client until the upstream's stdout closes.
@@ -443,7 +552,7 @@ fn relay_upstream(shared: &Shared, upstream_out: ChildStdout) {
 }
 
 fn relay_one(shared: &Shared, bytes: Vec<u8>) {
-    let Ok(mut msg) = serde_json::from_slice::<Value>(&bytes) else {
+    let Ok(msg) = serde_json::from_slice::<Value>(&bytes) else {
         log("dropped a non-JSON upstream line");
         return;
     };
@@ -458,24 +567,9 @@ fn relay_one(shared: &Shared, bytes: Vec<u8>) {
         pending.inflight.remove(&key);
         pending.lists.remove(&key)
     };
-    if !is_list || shared.fault == Some(Fault::NoFilter) {
+    if !is_list {
         shared.to_client(&bytes);
         return;
     }
-    let Some(tools) = msg
-        .pointer("/result/tools")
-        .and_then(Value::as_array)
-        .cloned()
-    else {
-        shared.to_client(&bytes);
-        return;
-    };
-    let filtered = {
-        let tracker = lock(&shared.tracker);
-        plugin::filter_tools(&tools, &shared.config, &tracker, &now_rfc3339())
-    };
-    if let Some(slot) = msg.pointer_mut("/result/tools") {
-        *slot = Value::Array(filtered);
-    }
-    shared.to_client_json(&msg);
+    shared.to_client(&shared.decider.filter_list_response(bytes));
 }

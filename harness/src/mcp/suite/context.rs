@@ -58,6 +58,8 @@ pub struct SuiteOptions {
     pub case_timeout: Duration,
     /// Run the smoke cases against a real upstream.
     pub smoke: Option<SmokeUpstream>,
+    /// How the suite talks to the proxy: stdio (default) or MCP Streamable HTTP.
+    pub transport: crate::mcp::config::Transport,
 }
 
 /// Shared state of one suite run.

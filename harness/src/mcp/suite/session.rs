@@ -16,7 +16,9 @@ use super::context::{lock, Ctx};
 use super::fixtures::{standard_script, standard_tools, T};
 use super::judge::{call_msg, expect_result, short};
 use crate::mcp::client::{process_alive, ProxyProcess};
-use crate::mcp::config::{LaunchConfig, UpstreamCommand, LAUNCH_CONFIG_VERSION};
+use crate::mcp::config::{
+    HttpSettings, LaunchConfig, Transport, UpstreamCommand, LAUNCH_CONFIG_VERSION,
+};
 use crate::mcp::tokens;
 
 /// Everything a session's launch config and mock script depend on.
@@ -31,6 +33,8 @@ pub(super) struct Setup {
     pub trusted_roots: Vec<String>,
     /// Smoke: run this real server behind the tap instead of the mock.
     pub real_upstream: Option<Vec<String>>,
+    /// HTTP: the proxy's body limit (`http.maxBodyBytes`; default 64 MiB).
+    pub max_body_bytes: Option<u64>,
 }
 
 impl Setup {
@@ -44,6 +48,7 @@ impl Setup {
             strict: false,
             trusted_roots: vec![tokens::root().principal_id()],
             real_upstream: None,
+            max_body_bytes: None,
         }
     }
 
@@ -116,13 +121,21 @@ impl Session {
             strict: setup.strict,
             session_token: setup.session_token.clone(),
             upstream,
+            transport: ctx.opts.transport,
+            http: (ctx.opts.transport == Transport::Http).then(|| HttpSettings {
+                max_body_bytes: setup.max_body_bytes,
+                ..HttpSettings::default()
+            }),
         };
         let config_path = dir.join("launch-config.json");
         write_json(
             &config_path,
             &serde_json::to_value(&config).unwrap_or(Value::Null),
         )?;
-        let proxy = ProxyProcess::spawn(&ctx.opts.proxy, &config_path)?;
+        let proxy = match ctx.opts.transport {
+            Transport::Stdio => ProxyProcess::spawn(&ctx.opts.proxy, &config_path)?,
+            Transport::Http => ProxyProcess::spawn_http(&ctx.opts.proxy, &config_path)?,
+        };
         lock(&ctx.live).push((proxy.pid(), record.clone()));
         Ok(Session {
             proxy,
@@ -253,6 +266,14 @@ impl Session {
             .collect();
         if let Some(m) = unexpected.first() {
             return Err(format!("unexpected message without id: {m}"));
+        }
+        if let Some(link) = &self.proxy.http {
+            // HTTP: DELETE ends the session and its upstream (the proxy keeps serving).
+            let status = link.delete()?;
+            if !(200..300).contains(&status) {
+                return Err(format!("DELETE of the session answered HTTP {status}"));
+            }
+            self.assert_upstream_gone(Duration::from_secs(3))?;
         }
         self.proxy.close_stdin();
         if self.proxy.wait_exit(Duration::from_secs(5)).is_none() {
