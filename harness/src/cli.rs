@@ -305,8 +305,9 @@ fn parse_report_target(s: &str) -> Result<(Format, PathBuf), String> {
     let (format, file) = s
         .split_once('=')
         .ok_or_else(|| format!("expected FORMAT=FILE, got `{s}`"))?;
-    let format = <Format as clap::ValueEnum>::from_str(format, true)
-        .map_err(|_| format!("unknown format `{format}` (text, json, junit, markdown)"))?;
+    let format = <Format as clap::ValueEnum>::from_str(format, true).map_err(|_| {
+        format!("unknown format `{format}` (text, json, junit, markdown, html, badge)")
+    })?;
     if file.is_empty() {
         return Err("empty FILE in FORMAT=FILE".to_owned());
     }
