@@ -340,8 +340,12 @@ where
 
 /// Runs a parsed command line.
 pub fn dispatch(cli: Cli) -> i32 {
-    if matches!(cli.command, Command::Run(_) | Command::Fuzz(_)) {
-        // Ctrl-C, SIGTERM, SIGHUP: kill the adapters, write the partial reports, exit 130.
+    if matches!(
+        cli.command,
+        Command::Run(_) | Command::Fuzz(_) | Command::Mcp(_)
+    ) {
+        // Ctrl-C, SIGTERM, SIGHUP: kill the adapters (for `mcp` the proxies; their upstreams
+        // are swept as orphans), write the partial reports, exit 130.
         if let Err(e) = runner::interrupt::install() {
             error(e);
         }

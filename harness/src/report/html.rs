@@ -41,8 +41,8 @@ pre{background:#fff;border:1px solid #ddd;padding:6px 8px;overflow:auto;max-heig
 .critical{border:2px solid var(--bad);background:#fdecea;padding:8px 12px;border-radius:6px}\
 .critical.none{border-color:var(--ok);background:#e8f5e9}\
 table{border-collapse:collapse;margin:6px 0}td,th{padding:3px 8px;border-bottom:1px solid #e5e5e5;text-align:left;vertical-align:top}\
-th{background:#f0f0f0}td.n{text-align:right;font-variant-numeric:tabular-nums}\
-.bar{display:flex;width:320px;height:14px;border-radius:3px;overflow:hidden;background:#eee}\
+th{background:#f0f0f0;font-size:12px}td:first-child{white-space:nowrap}table{font-size:13px}td.n{text-align:right;font-variant-numeric:tabular-nums}\
+.bar{display:flex;width:200px;height:14px;border-radius:3px;overflow:hidden;background:#eee}\
 .bar span{display:block;height:100%}\
 .s-passed{background:#43a047}.s-acceptable{background:#7cb342}.s-other_code{background:#fbc02d}\
 .s-skipped{background:#bdbdbd}.s-xfail{background:#8d6e63}.s-stale{background:#ef6c00}\
