@@ -506,7 +506,7 @@ pub fn run(config: &DiffConfig, progress: &mut dyn FnMut(&str)) -> Result<DiffRe
     let mut duplicates = 0;
     let mut suppressed = 0;
     let mut cases = 0;
-    let budget_left = |cases: usize| config.max_cases.map_or(true, |m| cases < m);
+    let budget_left = |cases: usize| config.max_cases.is_none_or(|m| cases < m);
     while started.elapsed() < config.duration && budget_left(cases) {
         let size = config
             .max_cases

@@ -420,7 +420,11 @@ fn encode(token: &Value, encodings: &[Encoding]) -> (String, String) {
     let mut b64 = b64u_encode(&bytes);
     for e in post {
         match e {
-            Encoding::Padding => b64.push_str(if b64.len() % 4 == 0 { "====" } else { "=" }),
+            Encoding::Padding => b64.push_str(if b64.len().is_multiple_of(4) {
+                "===="
+            } else {
+                "="
+            }),
             _ => b64 = b64.replace('-', "+").replace('_', "/"),
         }
     }

@@ -317,17 +317,17 @@ pub fn render(r: &Report) -> String {
         r.exit_code
     );
     if let Some(sig) = interrupted(r) {
-        let _ = write!(
+        let _ = writeln!(
             out,
             "<p class=\"critical\" id=\"interrupted\"><strong>Interrupted by {}</strong>: \
-             unfinished cases are listed as errored.</p>\n",
+             unfinished cases are listed as errored.</p>",
             esc(&sig)
         );
     }
-    let _ = write!(
+    let _ = writeln!(
         out,
         "<p class=\"muted\">{} cases: {} passed, {} failed, {} other code, {} skipped, {} \
-         acceptable, {} xfail, {} stale, {} errored · profile {} · {:.1} s · {} restart(s)</p>\n",
+         acceptable, {} xfail, {} stale, {} errored · profile {} · {:.1} s · {} restart(s)</p>",
         t.total,
         t.passed,
         t.failed,
@@ -365,9 +365,9 @@ pub fn render(r: &Report) -> String {
         .filter(|c| matches!(c.status, Status::Failed | Status::Errored | Status::Stale))
         .collect();
     problems.sort_by(|a, b| b.severity.cmp(&a.severity).then_with(|| a.id.cmp(&b.id)));
-    let _ = write!(
+    let _ = writeln!(
         out,
-        "<h2 id=\"failures\">Failures, errors and stale entries ({})</h2>\n",
+        "<h2 id=\"failures\">Failures, errors and stale entries ({})</h2>",
         problems.len()
     );
     if problems.is_empty() {
@@ -378,9 +378,9 @@ pub fn render(r: &Report) -> String {
         if current != Some(c.severity) {
             current = Some(c.severity);
             let n = problems.iter().filter(|p| p.severity == c.severity).count();
-            let _ = write!(
+            let _ = writeln!(
                 out,
-                "<h3>{} ({n})</h3>\n",
+                "<h3>{} ({n})</h3>",
                 esc(c.severity.map_or("stale", |s| s.as_str()))
             );
         }
@@ -431,9 +431,9 @@ pub fn render(r: &Report) -> String {
     }
 
     // 6. Incidents.
-    let _ = write!(
+    let _ = writeln!(
         out,
-        "<h2 id=\"incidents\">Adapter incidents ({})</h2>\n",
+        "<h2 id=\"incidents\">Adapter incidents ({})</h2>",
         r.incidents.len()
     );
     if r.incidents.is_empty() {
@@ -512,11 +512,11 @@ pub fn render(r: &Report) -> String {
             errored: c.uncovered().len(),
             ..Counts::default()
         };
-        let _ = write!(
+        let _ = writeln!(
             out,
             "<p><span id=\"coverage-executed\">{}</span>/{} requirements have an executed vector \
              case; {} more are covered by the MCP proxy suite (<code>delegateos-conform \
-             mcp</code>).</p>{}\n",
+             mcp</code>).</p>{}",
             c.executed,
             c.total,
             c.mcp_suite.len(),
@@ -524,9 +524,9 @@ pub fn render(r: &Report) -> String {
         );
         let uncovered = c.uncovered();
         if !uncovered.is_empty() {
-            let _ = write!(
+            let _ = writeln!(
                 out,
-                "<details><summary>Not executed in this run ({})</summary><p>{}</p></details>\n",
+                "<details><summary>Not executed in this run ({})</summary><p>{}</p></details>",
                 uncovered.len(),
                 uncovered
                     .iter()
@@ -539,9 +539,9 @@ pub fn render(r: &Report) -> String {
         out.push_str("<p>No requirements file.</p>\n");
     }
     if !c.unknown.is_empty() {
-        let _ = write!(
+        let _ = writeln!(
             out,
-            "<p>Cited but not in the spec: {}</p>\n",
+            "<p>Cited but not in the spec: {}</p>",
             esc(&c.unknown.join(", "))
         );
     }

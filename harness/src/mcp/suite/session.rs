@@ -249,7 +249,7 @@ impl Session {
         self.check_clean()?;
         let unexpected: Vec<&Value> = extra
             .iter()
-            .filter(|m| m.get("method").is_none() && m.get("id").map_or(true, Value::is_null))
+            .filter(|m| m.get("method").is_none() && m.get("id").is_none_or(Value::is_null))
             .collect();
         if let Some(m) = unexpected.first() {
             return Err(format!("unexpected message without id: {m}"));
