@@ -4,7 +4,8 @@
 //! expected failures allowed), 1 a case failed or errored, 2 the expected-failures baseline is
 //! stale, 3 setup error (the proxy does not start or never answers `initialize`, mock
 //! upstream missing, baseline unreadable: one error with the proxy's stderr tail, not one
-//! failure per case), 64 usage (no `{config}` in `--proxy`, `--id` selecting nothing).
+//! failure per case), 64 usage (no `{config}` in `--proxy`, `--id` selecting nothing), 130
+//! interrupted (below).
 //! The baseline format is the shared one (`crate::expected`).
 //!
 //! Interrupts: SIGINT, SIGTERM and SIGHUP (handled by `crate::runner::interrupt`, installed by
