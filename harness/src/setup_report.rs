@@ -65,13 +65,14 @@ pub fn render(format: &str, command: &str, vectors: &str, reason: &str) -> Strin
 pub fn json_report(command: &str, vectors: &str, reason: &str) -> Value {
     let counts = json!({
         "total": 1, "passed": 0, "failed": 0, "skipped": 0, "acceptable": 0, "xfail": 0,
-        "stale": 0, "errored": 1
+        "stale": 0, "errored": 1, "other_code": 0
     });
     let empty = json!({
         "total": 0, "passed": 0, "failed": 0, "skipped": 0, "acceptable": 0, "xfail": 0,
-        "stale": 0, "errored": 0
+        "stale": 0, "errored": 0, "other_code": 0
     });
     json!({
+        "critical": [],
         "schema": "delegateos-conform-report/1",
         "harness": {"name": "delegateos-conform", "version": env!("CARGO_PKG_VERSION")},
         "protocol": crate::protocol::PROTOCOL_VERSION,
@@ -82,6 +83,7 @@ pub fn json_report(command: &str, vectors: &str, reason: &str) -> Value {
         "filter": {"ids": [], "requirements": [], "areas": [], "groups": [], "flags": [], "ops": []},
         "profile": "delegateos-v0.1",
         "advisory": {"fail_on_advisory": false, "totals": empty, "cases": []},
+        "hardening": {"fail_on_hardening": false, "totals": empty, "cases": []},
         "duration_ms": 0,
         "restarts": 0,
         "totals": counts,
@@ -96,6 +98,7 @@ pub fn json_report(command: &str, vectors: &str, reason: &str) -> Value {
             "requirements": [],
             "flags": [],
             "section": "(setup)",
+            "level": "normative",
             "status": "errored",
             "raw_status": "errored",
             "message": format!("setup error: {reason}"),
