@@ -790,6 +790,8 @@ fn signals_kill_every_adapter_write_partial_reports_and_exit_130() {
                 &corpus.path("vectors").display().to_string(),
                 "--requirements-md",
                 &corpus.path("requirements.md").display().to_string(),
+                "--extra-ops",
+                "fake.echo",
                 "--timeout-ms",
                 "600000",
                 "--report",
