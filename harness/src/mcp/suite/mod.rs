@@ -366,6 +366,8 @@ fn run_one(ctx: &Arc<Ctx>, run: Run, timeout: Duration) -> (Status, Option<Strin
             signal_pid(pid, rustix::process::Signal::KILL);
         }
     }
+    // `mcp` makes the harness a child subreaper: reap (and kill) what dead proxies left to it.
+    crate::runner::interrupt::sweep_orphans();
     if outcome.0 != Status::Errored {
         let _ = handle.join();
     }
