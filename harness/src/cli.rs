@@ -310,8 +310,9 @@ fn parse_report_target(s: &str) -> Result<(Format, PathBuf), String> {
     let (format, file) = s
         .split_once('=')
         .ok_or_else(|| format!("expected FORMAT=FILE, got `{s}`"))?;
-    let format = <Format as clap::ValueEnum>::from_str(format, true)
-        .map_err(|_| format!("unknown format `{format}` (text, json, junit, markdown)"))?;
+    let format = <Format as clap::ValueEnum>::from_str(format, true).map_err(|_| {
+        format!("unknown format `{format}` (text, json, junit, markdown, html, badge)")
+    })?;
     if file.is_empty() {
         return Err("empty FILE in FORMAT=FILE".to_owned());
     }
@@ -344,8 +345,12 @@ where
 
 /// Runs a parsed command line.
 pub fn dispatch(cli: Cli) -> i32 {
-    if matches!(cli.command, Command::Run(_) | Command::Fuzz(_)) {
-        // Ctrl-C, SIGTERM, SIGHUP: kill the adapters, write the partial reports, exit 130.
+    if matches!(
+        cli.command,
+        Command::Run(_) | Command::Fuzz(_) | Command::Mcp(_)
+    ) {
+        // Ctrl-C, SIGTERM, SIGHUP: kill the adapters (for `mcp` the proxies; their upstreams
+        // are swept as orphans), write the partial reports, exit 130.
         if let Err(e) = runner::interrupt::install() {
             error(e);
         }

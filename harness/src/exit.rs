@@ -23,8 +23,8 @@ impl ConformExitCode {
     pub const SETUP_ERROR: i32 = 3;
     /// Invalid command-line usage.
     pub const USAGE: i32 = 64;
-    /// `run` or `fuzz` was interrupted by SIGINT, SIGTERM or SIGHUP: every adapter process
-    /// group was killed and the partial reports were written (unfinished cases `errored`,
+    /// `run`, `fuzz` or `mcp` was interrupted by SIGINT, SIGTERM or SIGHUP: every adapter (or
+    /// proxy) process group was killed and the partial reports were written (unfinished cases `errored`,
     /// "interrupted"). 128 + SIGINT, as shells report a Ctrl-C.
     pub const INTERRUPTED: i32 = 130;
 }

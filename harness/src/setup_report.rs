@@ -5,8 +5,8 @@
 //!
 //! The contents are deliberately minimal and independent of `crate::report` (which renders
 //! real runs): JSON valid against `spec/schemas/report.schema.json` (one `errored` case
-//! `setup-error`; its `exit_code` is 1, the schema's value for "a case errored", while the
-//! process exits 3), JUnit XML with one `<error type="setup_error">`, Markdown, HTML and text.
+//! `setup-error`, `exit_code` 3 as the process), JUnit XML with one `<error type="setup_error">`, Markdown, HTML (escaped,
+//! no script, no network), a red shields.io badge ("setup error") and text.
 
 use serde_json::{json, Value};
 
@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 pub const SETUP_CASE_ID: &str = "setup-error";
 
 /// The report of a failed setup in the format named `format` (`text`, `json`, `junit`,
-/// `markdown`, `html`; an unknown name gets text).
+/// `markdown`, `html`, `badge`; an unknown name gets text).
 pub fn render(format: &str, command: &str, vectors: &str, reason: &str) -> String {
     match format {
         "json" => {
@@ -24,6 +24,17 @@ pub fn render(format: &str, command: &str, vectors: &str, reason: &str) -> Strin
             s
         }
         "junit" => junit(reason),
+        "badge" => {
+            let mut s = serde_json::to_string_pretty(&json!({
+                "schemaVersion": 1,
+                "label": "DelegateOS conformance",
+                "message": "setup error",
+                "color": "red",
+            }))
+            .unwrap_or_default();
+            s.push('\n');
+            s
+        }
         "markdown" => format!(
             "# DelegateOS conformance: setup error\n\n**Verdict: setup error (exit 3)**: no case \
              ran.\n\n- Adapter command: `{}`\n- Vectors: `{}`\n\n```text\n{}\n```\n",
@@ -33,6 +44,8 @@ pub fn render(format: &str, command: &str, vectors: &str, reason: &str) -> Strin
         ),
         "html" => format!(
             "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+             <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; \
+             style-src 'unsafe-inline'\">\
              <title>DelegateOS conformance: setup error</title></head>\n<body>\
              <h1>DelegateOS conformance: setup error</h1>\n<p><strong>Verdict: setup error \
              (exit 3)</strong>: no case ran.</p>\n<p>Adapter command: <code>{}</code></p>\n\
@@ -84,9 +97,9 @@ pub fn json_report(command: &str, vectors: &str, reason: &str) -> Value {
             "requirements": [],
             "flags": [],
             "section": "(setup)",
+            "level": "normative",
             "status": "errored",
             "raw_status": "errored",
-            "level": "normative",
             "message": format!("setup error: {reason}"),
             "duration_ms": 0
         }],
@@ -145,5 +158,18 @@ mod tests {
         for f in ["text", "json", "junit", "markdown", "html", "other"] {
             assert!(render(f, "cmd", "v", "boom <x>").contains("boom"), "{f}");
         }
+        let badge: Value = serde_json::from_str(&render("badge", "c", "v", "boom")).unwrap();
+        assert_eq!(badge["schemaVersion"], 1);
+        assert_eq!(badge["message"], "setup error");
+        let html = render(
+            "html",
+            "<script>x</script>",
+            "v",
+            "</pre><img src=x onerror=alert(1)>",
+        );
+        assert!(
+            !html.contains("<script>x") && !html.contains("<img"),
+            "{html}"
+        );
     }
 }

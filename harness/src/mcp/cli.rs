@@ -4,8 +4,15 @@
 //! expected failures allowed), 1 a case failed or errored, 2 the expected-failures baseline is
 //! stale, 3 setup error (the proxy does not start or never answers `initialize`, mock
 //! upstream missing, baseline unreadable: one error with the proxy's stderr tail, not one
-//! failure per case), 64 usage (no `{config}` in `--proxy`, `--id` selecting nothing).
+//! failure per case), 64 usage (no `{config}` in `--proxy`, `--id` selecting nothing), 130
+//! interrupted (below).
 //! The baseline format is the shared one (`crate::expected`).
+//!
+//! Interrupts: SIGINT, SIGTERM and SIGHUP (handled by `crate::runner::interrupt`, installed by
+//! the dispatcher) kill every proxy process group; the case in flight and the unrun ones are
+//! `errored` ("interrupted by …"), the harness (a child subreaper) kills the upstreams and any
+//! other process left behind, the requested reports are written (the JSON one with
+//! `"interrupted": "SIGTERM"`) and the command exits 130.
 //!
 //! Reports: `--format` goes to stdout, or to `--output FILE`; each `--report FORMAT=FILE`
 //! writes one more (also on a setup error). Live progress goes to stderr when it is a
@@ -275,6 +282,7 @@ pub fn render_setup_error(proxy: &str, error: &SetupError, format: McpFormat) ->
                 "proxy": proxy,
                 "durationMs": 0.0,
                 "setupError": {"message": error.message, "stderrTail": error.stderr_tail},
+                "interrupted": interrupted_by(),
                 "counts": {"total": 0, "passed": 0, "failed": 0, "errored": 0, "skipped": 0, "xfail": 0, "stale": 0},
                 "stale": [],
                 "cases": [],
@@ -317,7 +325,7 @@ pub fn render(
                     v
                 })
                 .collect();
-            let doc = json!({
+            let mut doc = json!({
                 "schema": REPORT_SCHEMA,
                 "proxy": report.proxy,
                 "durationMs": report.duration_ms,
@@ -326,6 +334,9 @@ pub fn render(
                 "stale": stale,
                 "cases": cases,
             });
+            if let Some(signal) = interrupted_by() {
+                doc["interrupted"] = json!(signal);
+            }
             serde_json::to_string_pretty(&doc).unwrap_or_default()
         }
         McpFormat::Junit => {
@@ -414,6 +425,9 @@ pub fn render(
             for s in stale {
                 let _ = writeln!(out, "  STALE {s}");
             }
+            if let Some(signal) = interrupted_by() {
+                let _ = writeln!(out, "INTERRUPTED by {signal}: unfinished cases are errored");
+            }
             let _ = writeln!(
                 out,
                 "{} passed, {} failed, {} errored, {} skipped, {} xfail ({:.1} s)",
@@ -427,6 +441,11 @@ pub fn render(
             out
         }
     }
+}
+
+/// The signal that interrupted this process, by name (`crate::runner::interrupt`).
+fn interrupted_by() -> Option<String> {
+    crate::runner::interrupt::interrupted().map(crate::runner::interrupt::signal_name)
 }
 
 fn xml(s: &str) -> String {
@@ -543,7 +562,12 @@ pub fn run_observed(args: &Args, observer: &mut dyn SuiteObserver) -> Outcome {
             TransportArg::Http => crate::mcp::config::Transport::Http,
         },
     };
-    let report = match run_suite_checked(&opts, observer) {
+    let checked = run_suite_checked(&opts, observer);
+    if crate::runner::interrupt::interrupted().is_some() {
+        // Every proxy is dead and reaped: kill what they left behind (their upstreams).
+        crate::runner::interrupt::sweep_orphans();
+    }
+    let report = match checked {
         Ok(r) => r,
         Err(e) => {
             let mut outcome = Outcome::error(&e, EXIT_SETUP);

@@ -80,6 +80,15 @@ impl ProxyProcess {
         let mut child = cmd
             .spawn()
             .map_err(|e| format!("cannot start proxy: {e}"))?;
+        // Killed with every other group the harness started on SIGINT/SIGTERM/SIGHUP; a
+        // signal that came before the registration still reaches it.
+        let pgid = i32::try_from(child.id()).unwrap_or(0);
+        crate::runner::interrupt::register(pgid);
+        if crate::runner::interrupt::interrupted().is_some() {
+            if let Some(pid) = rustix::process::Pid::from_raw(pgid) {
+                let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+            }
+        }
         let stdout = child.stdout.take().ok_or("no proxy stdout")?;
         let stderr_pipe = child.stderr.take().ok_or("no proxy stderr")?;
         let stdin = child.stdin.take();
@@ -322,16 +331,15 @@ impl ProxyProcess {
 impl Drop for ProxyProcess {
     fn drop(&mut self) {
         self.stdin = None;
-        if let Ok(Some(_)) = self.child.try_wait() {
-            return;
+        let pgid = i32::try_from(self.child.id()).unwrap_or(0);
+        if !matches!(self.child.try_wait(), Ok(Some(_))) {
+            if let Some(pid) = rustix::process::Pid::from_raw(pgid) {
+                let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
+            }
+            let _ = self.child.kill();
+            let _ = self.child.wait();
         }
-        if let Some(pid) =
-            rustix::process::Pid::from_raw(i32::try_from(self.child.id()).unwrap_or(0))
-        {
-            let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        crate::runner::interrupt::unregister(pgid);
     }
 }
 

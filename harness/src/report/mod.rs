@@ -1,9 +1,11 @@
-//! Reports: one [`Report`] value built from a run, rendered as text, JSON, JUnit or Markdown.
+//! Reports: one [`Report`] value built from a run, rendered as text, JSON, JUnit, Markdown,
+//! HTML or a shields.io badge.
 //!
 //! The [`Report`] is the JSON report (schema `spec/schemas/report.schema.json`); the other
 //! formats are views of it, so every format agrees on every count. This module also owns the
 //! mapping from a report to the process exit code ([`Report::exit_code`]).
 
+pub mod html;
 pub mod junit;
 pub mod markdown;
 pub mod progress;
@@ -38,6 +40,10 @@ pub enum Format {
     Junit,
     /// Markdown for CI summary pages.
     Markdown,
+    /// One self-contained HTML page (no script, no network).
+    Html,
+    /// shields.io endpoint badge JSON (`{"schemaVersion":1,"label":…,"message":…,"color":…}`).
+    Badge,
 }
 
 /// Counts per status.
@@ -721,6 +727,8 @@ impl Report {
             }
             Format::Junit => junit::render(self),
             Format::Markdown => markdown::render(self),
+            Format::Html => html::render(self),
+            Format::Badge => html::render_badge(self),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Interrupts and the no-orphans guarantee.
 //!
-//! [`install`] (called by the `run` and `fuzz` subcommands, never by the library on its own)
+//! [`install`] (called by the `run`, `fuzz` and `mcp` subcommands, never by the library on its
+//! own; `mcp` registers its proxies' process groups like adapters)
 //! handles SIGINT, SIGTERM and SIGHUP on a signal-hook thread: the first one records the
 //! signal and kills (SIGKILL) every adapter process group the harness started, so the runner
 //! stops at once, marks the case in flight and the unsent ones `errored` ("interrupted"), and

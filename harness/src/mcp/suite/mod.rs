@@ -276,9 +276,13 @@ fn run_cases(ctx: &Arc<Ctx>, started: Instant, observer: &mut dyn SuiteObserver)
     for case in selected(opts) {
         observer.case_started(case.id);
         let t0 = Instant::now();
-        let (status, message) = match skip_reason(case, opts) {
-            Some(why) => (Status::Skipped, Some(why.to_owned())),
-            None => run_one(ctx, case.run, opts.case_timeout),
+        let (status, message) = match (interrupted_by(), skip_reason(case, opts)) {
+            (Some(signal), _) => (
+                Status::Errored,
+                Some(format!("not run: interrupted by {signal}")),
+            ),
+            (None, Some(why)) => (Status::Skipped, Some(why.to_owned())),
+            (None, None) => run_one(ctx, case.run, opts.case_timeout),
         };
         let stderr_tail = if status == Status::Failed || status == Status::Errored {
             lock(&ctx.stderr).take().map(|s| tail(&s, 2000))
@@ -329,14 +333,42 @@ fn run_one(ctx: &Arc<Ctx>, run: Run, timeout: Duration) -> (Status, Option<Strin
         }));
         let _ = tx.send(result);
     });
-    let outcome = match rx.recv_timeout(timeout) {
+    // Waits in slices so that a signal (`crate::runner::interrupt`) ends the case at once.
+    let deadline = Instant::now() + timeout;
+    let received = loop {
+        if let Some(signal) = interrupted_by() {
+            break Err(Some(signal));
+        }
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            break Err(None);
+        }
+        match rx.recv_timeout(left.min(Duration::from_millis(50))) {
+            Ok(r) => break Ok(r),
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => break Err(None),
+        }
+    };
+    // A case that failed once the signal killed its proxy was interrupted, not failed.
+    let received = match (received, interrupted_by()) {
+        (Ok(Ok(Ok(()))), _) => Ok(Ok(Ok(()))),
+        (_, Some(signal)) => Err(Some(signal)),
+        (r, None) => r,
+    };
+    let outcome = match received {
+        Err(Some(signal)) => (
+            Status::Errored,
+            Some(format!(
+                "interrupted by {signal} while the case was in flight"
+            )),
+        ),
         Ok(Ok(Ok(()))) => (Status::Passed, None),
         Ok(Ok(Err(msg))) => (Status::Failed, Some(msg)),
         Ok(Err(_)) => (
             Status::Errored,
             Some("the case panicked (harness bug)".into()),
         ),
-        Err(_) => (
+        Err(None) => (
             Status::Errored,
             Some(format!("case deadline of {timeout:?} exceeded")),
         ),
@@ -349,10 +381,17 @@ fn run_one(ctx: &Arc<Ctx>, run: Run, timeout: Duration) -> (Status, Option<Strin
             signal_pid(pid, rustix::process::Signal::KILL);
         }
     }
+    // `mcp` makes the harness a child subreaper: reap (and kill) what dead proxies left to it.
+    crate::runner::interrupt::sweep_orphans();
     if outcome.0 != Status::Errored {
         let _ = handle.join();
     }
     outcome
+}
+
+/// The signal that interrupted this process, by name, if one did.
+fn interrupted_by() -> Option<String> {
+    crate::runner::interrupt::interrupted().map(crate::runner::interrupt::signal_name)
 }
 
 fn kill_group(pid: u32) {

@@ -1,0 +1,601 @@
+//! The HTML report: one self-contained file (inline CSS, no script, no network: a
+//! Content-Security-Policy forbids scripts and every external load) that opens with the critical
+//! findings, then the verdict, per-section bars, failures by severity with side-by-side
+//! expected/actual and the diff, the hardening section, adapter incidents with stderr tails,
+//! advisory cases and requirement coverage. Also the shields.io endpoint badge ([`badge`]).
+//!
+//! Everything that comes from a case or an adapter is hostile: every string goes through
+//! [`esc`]; no attribute takes case data except `id`-free `class`/`style` values computed here.
+
+use std::fmt::Write as _;
+
+use serde_json::{json, Value};
+
+use super::{CaseReport, Counts, Report};
+use crate::runner::Status;
+use delegateos_vectors::format::{Level, Severity};
+
+/// At most this many findings get a detailed, expandable entry; the rest are one line each.
+const MAX_DETAILED: usize = 200;
+/// Longest diff or stderr tail shown per entry (lines); the JSON report has everything.
+const MAX_LINES: usize = 120;
+
+/// The badge label.
+pub const BADGE_LABEL: &str = "DelegateOS conformance";
+
+/// Escapes text for HTML content and attribute values.
+pub fn esc(s: &str) -> String {
+    crate::setup_report::xml_escape(s)
+}
+
+const CSS: &str = "\
+:root{--ok:#2e7d32;--bad:#c62828;--warn:#ef6c00;--muted:#666;--bg:#fafafa}\
+body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:0;background:var(--bg);color:#222}\
+main{max-width:1200px;margin:0 auto;padding:16px 24px}\
+h1{font-size:22px;margin:8px 0}h2{font-size:18px;margin:24px 0 8px;border-bottom:1px solid #ddd}\
+h3{font-size:15px;margin:16px 0 6px}\
+code,pre{font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}\
+pre{background:#fff;border:1px solid #ddd;padding:6px 8px;overflow:auto;max-height:480px;margin:4px 0;white-space:pre-wrap;word-break:break-all}\
+.verdict{padding:12px 16px;border-radius:6px;color:#fff;font-size:18px;font-weight:600}\
+.verdict.pass{background:var(--ok)}.verdict.fail{background:var(--bad)}.verdict.stale{background:var(--warn)}\
+.critical{border:2px solid var(--bad);background:#fdecea;padding:8px 12px;border-radius:6px}\
+.critical.none{border-color:var(--ok);background:#e8f5e9}\
+table{border-collapse:collapse;margin:6px 0}td,th{padding:3px 5px;border-bottom:1px solid #e5e5e5;text-align:left;vertical-align:top}\
+th{background:#f0f0f0;font-size:12px}td:first-child{white-space:nowrap}table{font-size:13px}td.n{text-align:right;font-variant-numeric:tabular-nums}\
+.bar{display:flex;width:160px;height:14px;border-radius:3px;overflow:hidden;background:#eee}\
+.bar span{display:block;height:100%}\
+.s-passed{background:#43a047}.s-acceptable{background:#7cb342}.s-other_code{background:#fbc02d}\
+.s-skipped{background:#bdbdbd}.s-xfail{background:#8d6e63}.s-stale{background:#ef6c00}\
+.s-failed{background:#e53935}.s-errored{background:#8e24aa}\
+.legend span{display:inline-block;margin-right:12px}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px;vertical-align:middle}\
+.sev{display:inline-block;padding:0 6px;border-radius:3px;color:#fff;font-size:12px;font-weight:600}\
+.sev-critical{background:#b71c1c}.sev-high{background:#e53935}.sev-medium{background:#ef6c00}.sev-low{background:#757575}\
+details{background:#fff;border:1px solid #ddd;border-radius:4px;margin:6px 0;padding:4px 8px}\
+summary{cursor:pointer}.desc{color:var(--muted)}\
+.sbs{display:grid;grid-template-columns:1fr 1fr;gap:8px}.sbs h4{margin:4px 0;font-size:13px}\
+.d-add{background:#e6ffed}.d-del{background:#ffeef0}.d-hunk{color:#6a737d}\
+.muted{color:var(--muted)}footer{margin:24px 0;color:var(--muted);font-size:12px}";
+
+fn severity_tag(s: Option<Severity>, fallback: &str) -> String {
+    match s {
+        Some(s) => format!("<span class=\"sev sev-{0}\">{0}</span>", esc(s.as_str())),
+        None => format!("<span class=\"sev sev-low\">{}</span>", esc(fallback)),
+    }
+}
+
+/// A stacked bar of `counts`, widths in per cent of the total.
+fn bar(counts: &Counts) -> String {
+    let mut out = String::from("<div class=\"bar\">");
+    if counts.total > 0 {
+        for st in Status::ALL {
+            let n = counts.get(st);
+            if n == 0 {
+                continue;
+            }
+            // Cast is exact enough for a width (counts are far below 2^52).
+            #[allow(clippy::cast_precision_loss)]
+            let pct = n as f64 * 100.0 / counts.total as f64;
+            let _ = write!(
+                out,
+                "<span class=\"s-{0}\" style=\"width:{pct:.3}%\" title=\"{0}: {n}\"></span>",
+                st.name()
+            );
+        }
+    }
+    out.push_str("</div>");
+    out
+}
+
+fn legend() -> String {
+    let mut out = String::from("<p class=\"legend\">");
+    for st in Status::ALL {
+        let _ = write!(out, "<span><i class=\"s-{0}\"></i>{0}</span>", st.name());
+    }
+    out.push_str("</p>");
+    out
+}
+
+fn pre_lines(text: &str, from_end: bool) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let (shown, note) = if lines.len() <= MAX_LINES {
+        (lines, String::new())
+    } else if from_end {
+        let skipped = lines.len() - MAX_LINES;
+        (
+            lines[skipped..].to_vec(),
+            format!("… {skipped} earlier lines (see the JSON report)\n"),
+        )
+    } else {
+        let more = lines.len() - MAX_LINES;
+        (
+            lines[..MAX_LINES].to_vec(),
+            format!("\n… {more} more lines (see the JSON report)"),
+        )
+    };
+    if from_end {
+        format!("<pre>{}{}</pre>", esc(&note), esc(&shown.join("\n")))
+    } else {
+        format!("<pre>{}{}</pre>", esc(&shown.join("\n")), esc(&note))
+    }
+}
+
+fn diff_block(diff: &str) -> String {
+    let mut out = String::from("<pre class=\"diff\">");
+    let lines: Vec<&str> = diff.lines().collect();
+    for line in lines.iter().take(MAX_LINES) {
+        let class = if line.starts_with("+++") || line.starts_with("---") || line.starts_with("@@")
+        {
+            "d-hunk"
+        } else if line.starts_with('+') {
+            "d-add"
+        } else if line.starts_with('-') {
+            "d-del"
+        } else {
+            ""
+        };
+        if class.is_empty() {
+            let _ = writeln!(out, "{}", esc(line));
+        } else {
+            let _ = writeln!(out, "<span class=\"{class}\">{}</span>", esc(line));
+        }
+    }
+    if lines.len() > MAX_LINES {
+        let _ = write!(
+            out,
+            "… {} more lines (see the JSON report)",
+            lines.len() - MAX_LINES
+        );
+    }
+    out.push_str("</pre>");
+    out
+}
+
+fn pretty(v: Option<&Value>) -> String {
+    match v {
+        Some(v) => serde_json::to_string_pretty(v).unwrap_or_default(),
+        None => "(no answer)".to_owned(),
+    }
+}
+
+fn case_detail(out: &mut String, c: &CaseReport, open: bool) {
+    let _ =
+        write!(
+        out,
+        "<details{}><summary>{} <code>{}</code> [{}] {} <span class=\"desc\">{}</span></summary>",
+        if open { " open" } else { "" },
+        severity_tag(c.severity, c.status.name()),
+        esc(&c.id),
+        esc(c.level.as_str()),
+        esc(c.did.as_deref().unwrap_or(c.status.name())),
+        // `did` already ends with the description for an accepted-invalid case.
+        if c.did.as_deref().is_some_and(|d| d.ends_with(c.description.as_str())) {
+            String::new()
+        } else {
+            format!("— {}", esc(&c.description))
+        }
+    );
+    let _ = write!(
+        out,
+        "<p class=\"muted\">status {} · op <code>{}</code> · requirements {} · flags {} · {}</p>",
+        esc(c.status.name()),
+        esc(&c.op),
+        esc(&c.requirements.join(", ")),
+        esc(&if c.flags.is_empty() {
+            "none".to_owned()
+        } else {
+            c.flags.join(", ")
+        }),
+        esc(&c.file)
+    );
+    if c.expected.is_some() || c.actual.is_some() {
+        let _ = write!(
+            out,
+            "<div class=\"sbs\"><div><h4>expected</h4>{}</div><div><h4>actual</h4>{}</div></div>",
+            pre_lines(&pretty(c.expected.as_ref()), false),
+            pre_lines(&pretty(c.actual.as_ref()), false)
+        );
+    }
+    if let Some(diff) = &c.diff {
+        out.push_str("<h4>diff</h4>");
+        out.push_str(&diff_block(diff));
+    }
+    if let Some(m) = &c.message {
+        out.push_str("<h4>message</h4>");
+        out.push_str(&pre_lines(m, false));
+    }
+    if let Some(t) = &c.stderr_tail {
+        if !t.trim().is_empty() {
+            out.push_str("<h4>adapter stderr (tail)</h4>");
+            out.push_str(&pre_lines(t, true));
+        }
+    }
+    if let Some(x) = &c.expected_failure {
+        let _ = write!(out, "<p>baseline: {}</p>", esc(x));
+    }
+    out.push_str("</details>\n");
+}
+
+fn counts_row(out: &mut String, name: &str, counts: &Counts) {
+    let _ = write!(out, "<tr><td>{}</td><td>{}</td>", esc(name), bar(counts));
+    let _ = write!(out, "<td class=\"n\">{}</td>", counts.total);
+    for st in Status::ALL {
+        let _ = write!(out, "<td class=\"n\">{}</td>", counts.get(st));
+    }
+    out.push_str("</tr>\n");
+}
+
+fn counts_head(out: &mut String, first: &str) {
+    let _ = write!(
+        out,
+        "<table><tr><th>{}</th><th></th><th>total</th>",
+        esc(first)
+    );
+    for st in Status::ALL {
+        let _ = write!(out, "<th>{}</th>", st.name());
+    }
+    out.push_str("</tr>\n");
+}
+
+/// The signal named by an interrupted run's case messages, if the run was interrupted.
+fn interrupted(r: &Report) -> Option<String> {
+    r.cases
+        .iter()
+        .chain(&r.hardening.cases)
+        .chain(&r.advisory.cases)
+        .filter(|c| c.status == Status::Errored)
+        .filter_map(|c| c.message.as_deref())
+        .find_map(|m| {
+            let rest = &m[m.find("interrupted by ")? + "interrupted by ".len()..];
+            Some(
+                rest.split_whitespace()
+                    .next()
+                    .unwrap_or("a signal")
+                    .to_owned(),
+            )
+        })
+}
+
+/// Renders the HTML report.
+pub fn render(r: &Report) -> String {
+    let mut out = String::with_capacity(64 * 1024);
+    let imp = &r.implementation;
+    let title = format!(
+        "DelegateOS conformance: {} {}",
+        imp.name.as_str(),
+        imp.version.as_str()
+    );
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; \
+         style-src 'unsafe-inline'; img-src data:\">\
+         <meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\
+         <title>{}</title><style>{CSS}</style></head>\n<body><main>\n",
+        esc(&title)
+    );
+
+    // 1. Critical findings first.
+    if r.critical.is_empty() {
+        out.push_str(
+            "<section id=\"critical\" class=\"critical none\"><strong>Critical findings: \
+             none</strong></section>\n",
+        );
+    } else {
+        let _ = write!(
+            out,
+            "<section id=\"critical\" class=\"critical\"><strong>Critical findings ({})</strong><ul>",
+            r.critical.len()
+        );
+        for c in &r.critical {
+            let _ = write!(
+                out,
+                "<li><code>{}</code> ({}): {}</li>",
+                esc(&c.id),
+                esc(c.level.as_str()),
+                esc(&c.did)
+            );
+        }
+        out.push_str("</ul></section>\n");
+    }
+
+    // 2. Verdict.
+    let t = &r.totals;
+    let (class, word) = match r.exit_code {
+        0 => ("pass", "PASS"),
+        2 => ("stale", "STALE BASELINE"),
+        _ => ("fail", "FAIL"),
+    };
+    let _ = write!(
+        out,
+        "<h1>{}{}</h1>\n<div id=\"verdict\" class=\"verdict {class}\">{word}: \
+         <span id=\"passed\">{}</span>/<span id=\"total\">{}</span> passed, \
+         <span id=\"failed\">{}</span> failed, <span id=\"errored\">{}</span> errored \
+         — exit {}</div>\n",
+        esc(&title),
+        imp.language
+            .as_deref()
+            .map(|l| format!(" ({})", esc(l)))
+            .unwrap_or_default(),
+        t.passed,
+        t.total,
+        t.failed,
+        t.errored,
+        r.exit_code
+    );
+    if let Some(sig) = interrupted(r) {
+        let _ = writeln!(
+            out,
+            "<p class=\"critical\" id=\"interrupted\"><strong>Interrupted by {}</strong>: \
+             unfinished cases are listed as errored.</p>",
+            esc(&sig)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "<p class=\"muted\">{} cases: {} passed, {} failed, {} other code, {} skipped, {} \
+         acceptable, {} xfail, {} stale, {} errored · profile {} · {:.1} s · {} restart(s)</p>",
+        t.total,
+        t.passed,
+        t.failed,
+        t.other_code,
+        t.skipped,
+        t.acceptable,
+        t.xfail,
+        t.stale,
+        t.errored,
+        esc(&r.profile),
+        r.duration_ms / 1000.0,
+        r.restarts
+    );
+
+    // 3. Sections.
+    out.push_str("<h2 id=\"sections\">Sections</h2>\n");
+    out.push_str(&legend());
+    counts_head(&mut out, "section");
+    for s in &r.sections {
+        counts_row(&mut out, &s.section, &s.counts);
+    }
+    counts_row(&mut out, "all (normative and decision)", &r.totals);
+    if r.hardening.totals.total > 0 {
+        counts_row(&mut out, "hardening level", &r.hardening.totals);
+    }
+    if r.advisory.totals.total > 0 {
+        counts_row(&mut out, "advisory", &r.advisory.totals);
+    }
+    out.push_str("</table>\n");
+
+    // 4. Failures by severity.
+    let mut problems: Vec<&CaseReport> = r
+        .cases
+        .iter()
+        .filter(|c| matches!(c.status, Status::Failed | Status::Errored | Status::Stale))
+        .collect();
+    problems.sort_by(|a, b| b.severity.cmp(&a.severity).then_with(|| a.id.cmp(&b.id)));
+    let _ = writeln!(
+        out,
+        "<h2 id=\"failures\">Failures, errors and stale entries ({})</h2>",
+        problems.len()
+    );
+    if problems.is_empty() {
+        out.push_str("<p>None.</p>\n");
+    }
+    let mut current: Option<Option<Severity>> = None;
+    for (i, c) in problems.iter().enumerate() {
+        if current != Some(c.severity) {
+            current = Some(c.severity);
+            let n = problems.iter().filter(|p| p.severity == c.severity).count();
+            let _ = writeln!(
+                out,
+                "<h3>{} ({n})</h3>",
+                esc(c.severity.map_or("stale", |s| s.as_str()))
+            );
+        }
+        if i < MAX_DETAILED {
+            case_detail(&mut out, c, i < 10 && c.severity >= Some(Severity::High));
+        } else {
+            let _ = writeln!(
+                out,
+                "<p>{} <code>{}</code> {}</p>",
+                severity_tag(c.severity, c.status.name()),
+                esc(&c.id),
+                esc(c.did.as_deref().unwrap_or(""))
+            );
+        }
+    }
+
+    // 5. Hardening.
+    let hardening: Vec<&CaseReport> = r
+        .findings()
+        .into_iter()
+        .filter(|c| {
+            c.status != Status::Xfail
+                && (c.level == Level::Hardening || c.status == Status::OtherCode)
+        })
+        .collect();
+    let _ = write!(
+        out,
+        "<h2 id=\"hardening\">Hardening findings ({})</h2>\n<p class=\"muted\">{}</p>\n",
+        hardening.len(),
+        if r.hardening.fail_on_hardening {
+            "Counted in the exit code."
+        } else {
+            "Not counted in the exit code (<code>--fail-on hardening</code> to count them)."
+        }
+    );
+    for (i, c) in hardening.iter().enumerate() {
+        if i < MAX_DETAILED {
+            case_detail(&mut out, c, false);
+        } else {
+            let _ = writeln!(
+                out,
+                "<p>{} <code>{}</code> {}</p>",
+                severity_tag(c.severity, c.status.name()),
+                esc(&c.id),
+                esc(c.did.as_deref().unwrap_or(""))
+            );
+        }
+    }
+
+    // 6. Incidents.
+    let _ = writeln!(
+        out,
+        "<h2 id=\"incidents\">Adapter incidents ({})</h2>",
+        r.incidents.len()
+    );
+    if r.incidents.is_empty() {
+        out.push_str("<p>None: no crash, timeout or protocol error.</p>\n");
+    }
+    for (i, inc) in r.incidents.iter().enumerate().take(MAX_DETAILED) {
+        let _ = write!(
+            out,
+            "<details{}><summary><strong>{}</strong> <code>{}</code> <span class=\"desc\">{}</span></summary>{}",
+            if i < 5 { " open" } else { "" },
+            esc(&inc.kind),
+            esc(inc.case_id.as_deref().unwrap_or("-")),
+            esc(inc.message.lines().next().unwrap_or("")),
+            pre_lines(&inc.message, false)
+        );
+        if !inc.stderr_tail.trim().is_empty() {
+            out.push_str("<h4>adapter stderr (tail)</h4>");
+            out.push_str(&pre_lines(&inc.stderr_tail, true));
+        }
+        out.push_str("</details>\n");
+    }
+    if r.incidents.len() > MAX_DETAILED {
+        let _ = writeln!(
+            out,
+            "<p>…and {} more (see the JSON report).</p>",
+            r.incidents.len() - MAX_DETAILED
+        );
+    }
+
+    // 7. Baseline, advisory.
+    if !r.expected_failures.unused.is_empty() {
+        out.push_str("<h2 id=\"baseline\">Unused baseline entries</h2><ul>");
+        for e in &r.expected_failures.unused {
+            let _ = write!(
+                out,
+                "<li>line {}: <code>{}</code> — {}</li>",
+                e.line,
+                esc(&e.pattern),
+                esc(&e.reason)
+            );
+        }
+        out.push_str("</ul>\n");
+    }
+    let a = &r.advisory;
+    if a.totals.total > 0 {
+        let _ = write!(
+            out,
+            "<h2 id=\"advisory\">Advisory (neighbour profiles)</h2>\n<p class=\"muted\">{} \
+             cases, {} failed — {}.</p>\n",
+            a.totals.total,
+            a.totals.failed,
+            if a.fail_on_advisory {
+                "counted in the exit code"
+            } else {
+                "not counted in the exit code"
+            }
+        );
+        for c in a
+            .cases
+            .iter()
+            .filter(|c| matches!(c.status, Status::Failed | Status::Errored))
+            .take(MAX_DETAILED)
+        {
+            case_detail(&mut out, c, false);
+        }
+    }
+
+    // 8. Coverage.
+    let c = &r.coverage;
+    out.push_str("<h2 id=\"coverage\">Requirement coverage</h2>\n");
+    if c.total > 0 {
+        let cov = Counts {
+            total: c.total,
+            passed: c.executed,
+            acceptable: c.mcp_suite.len(),
+            errored: c.uncovered().len(),
+            ..Counts::default()
+        };
+        let _ = writeln!(
+            out,
+            "<p><span id=\"coverage-executed\">{}</span>/{} requirements have an executed vector \
+             case; {} more are covered by the MCP proxy suite (<code>delegateos-conform \
+             mcp</code>).</p>{}",
+            c.executed,
+            c.total,
+            c.mcp_suite.len(),
+            bar(&cov)
+        );
+        let uncovered = c.uncovered();
+        if !uncovered.is_empty() {
+            let _ = writeln!(
+                out,
+                "<details><summary>Not executed in this run ({})</summary><p>{}</p></details>",
+                uncovered.len(),
+                uncovered
+                    .iter()
+                    .map(|id| format!("<code>{}</code>", esc(id)))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            );
+        }
+    } else {
+        out.push_str("<p>No requirements file.</p>\n");
+    }
+    if !c.unknown.is_empty() {
+        let _ = writeln!(
+            out,
+            "<p>Cited but not in the spec: {}</p>",
+            esc(&c.unknown.join(", "))
+        );
+    }
+
+    // Footer.
+    let _ = write!(
+        out,
+        "<footer>{} {} · adapter protocol {} · adapter <code>{}</code> · vectors {} · \
+         operations {}</footer>\n</main></body></html>\n",
+        esc(&r.harness.name),
+        esc(&r.harness.version),
+        r.protocol,
+        esc(&r.command),
+        esc(&r.vectors),
+        esc(&r.operations.join(", "))
+    );
+    out
+}
+
+/// The shields.io endpoint badge (`https://shields.io/badges/endpoint-badge`): "N/M passed"
+/// over the counted cases (normative and decision, skipped ones excluded; an acceptable
+/// divergence counts as passed), green when the exit code is 0, yellow for a stale baseline,
+/// red otherwise.
+pub fn badge(r: &Report) -> Value {
+    let t = &r.totals;
+    let counted = t.total.saturating_sub(t.skipped);
+    let passed = t.passed + t.acceptable;
+    let failing = t.failed + t.errored;
+    let message = if failing > 0 {
+        format!("{passed}/{counted} passed, {failing} failing")
+    } else {
+        format!("{passed}/{counted} passed")
+    };
+    json!({
+        "schemaVersion": 1,
+        "label": BADGE_LABEL,
+        "message": message,
+        "color": match r.exit_code {
+            0 => "brightgreen",
+            2 => "yellow",
+            _ => "red",
+        },
+    })
+}
+
+/// [`badge`] as pretty JSON with a final newline.
+pub fn render_badge(r: &Report) -> String {
+    let mut s = serde_json::to_string_pretty(&badge(r)).unwrap_or_else(|_| "{}".into());
+    s.push('\n');
+    s
+}

@@ -1,0 +1,338 @@
+//! The HTML report and the badge in a real headless browser (issue 16 item 10): `run --format
+//! html` against the built-in reference and against a failing fake adapter whose case data is
+//! hostile; Chromium loads each page, its DOM shows the right counts, and no injected markup
+//! became an element or ran. Skips (printing `SKIPPED:`) when no Chromium is installed.
+
+// Test helpers outside `#[test]` functions may fail loudly: a panic here is a test failure.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::{json, Value};
+
+const BIN: &str = env!("CARGO_BIN_EXE_delegateos-conform");
+
+/// Hostile case data: closes any script or pre, and tries to run code two ways.
+const PAYLOAD: &str = "</script></pre><img src=x onerror=\"document.body.setAttribute('data-pwned','img')\"><script>document.body.setAttribute('data-pwned','script')</script>";
+
+fn chromium() -> Option<String> {
+    ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|b| {
+            Command::new(b)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+        .map(str::to_owned)
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("delegateos-html-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn browser_args(dir: &Path) -> Vec<String> {
+    vec![
+        "--headless".into(),
+        "--disable-gpu".into(),
+        "--no-sandbox".into(),
+        "--no-first-run".into(),
+        "--disable-dev-shm-usage".into(),
+        "--disable-extensions".into(),
+        format!("--user-data-dir={}", dir.join("profile").display()),
+    ]
+}
+
+/// The DOM of `page` after Chromium loaded it (scripts, if any ran, have run).
+fn dump_dom(browser: &str, page: &Path) -> String {
+    let out = Command::new(browser)
+        .args(browser_args(page.parent().unwrap()))
+        .arg("--dump-dom")
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "chromium failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dom = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(dom.contains("</html>"), "no DOM: {dom}");
+    dom
+}
+
+fn screenshot(browser: &str, page: &Path, png: &Path) {
+    let out = Command::new(browser)
+        .args(browser_args(page.parent().unwrap()))
+        .arg(format!("--screenshot={}", png.display()))
+        .arg("--window-size=1200,900")
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bytes = std::fs::read(png).unwrap();
+    assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"), "not a PNG");
+}
+
+fn span(dom: &str, id: &str) -> u64 {
+    let key = format!("<span id=\"{id}\">");
+    let start = dom
+        .find(&key)
+        .unwrap_or_else(|| panic!("no #{id} in {dom}"))
+        + key.len();
+    dom[start..]
+        .split('<')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap_or_else(|e| panic!("#{id}: {e}"))
+}
+
+fn run(args: &[String]) -> (i32, String) {
+    let out = Command::new(BIN).args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn assert_inert(dom: &str) {
+    // The payload shows as text; only code that ran can set the attribute.
+    assert!(!dom.contains("data-pwned=\""), "injected code ran");
+    assert!(!dom.contains("<img"), "injected markup became an element");
+    // One <script> would be ours; the report has none.
+    assert!(!dom.contains("<script"), "a script element exists");
+}
+
+#[test]
+fn the_browser_runs_injected_code_in_an_unescaped_page() {
+    // The control: proves the checks below would see an executed payload.
+    let Some(browser) = chromium() else {
+        println!("SKIPPED: no chromium, chromium-browser or google-chrome on PATH");
+        return;
+    };
+    let dir = scratch("control");
+    let page = dir.join("control.html");
+    std::fs::write(
+        &page,
+        format!("<!DOCTYPE html><html><body><pre>{PAYLOAD}</pre></body></html>"),
+    )
+    .unwrap();
+    let dom = dump_dom(&browser, &page);
+    assert!(dom.contains("data-pwned=\""), "{dom}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn reference_run_html_and_badge_show_the_counts_in_a_browser() {
+    let dir = scratch("reference");
+    let html = dir.join("report.html");
+    let json = dir.join("report.json");
+    let badge = dir.join("badge.json");
+    let (code, stderr) = run(&[
+        "run".into(),
+        "--area".into(),
+        "glob".into(),
+        "--no-progress".into(),
+        "--format".into(),
+        "html".into(),
+        "--output".into(),
+        html.display().to_string(),
+        "--report".into(),
+        format!("json={}", json.display()),
+        "--report".into(),
+        format!("badge={}", badge.display()),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let total = report["totals"]["total"].as_u64().unwrap();
+    let passed = report["totals"]["passed"].as_u64().unwrap();
+    assert!(total > 0);
+    let badge: Value = serde_json::from_str(&std::fs::read_to_string(&badge).unwrap()).unwrap();
+    assert_eq!(
+        badge,
+        json!({"schemaVersion": 1, "label": "DelegateOS conformance",
+               "message": format!("{passed}/{total} passed"), "color": "brightgreen"})
+    );
+    let text = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        !text.contains("http://") && !text.contains("https://"),
+        "no network"
+    );
+    let Some(browser) = chromium() else {
+        println!("SKIPPED: no chromium, chromium-browser or google-chrome on PATH");
+        return;
+    };
+    let dom = dump_dom(&browser, &html);
+    assert_eq!(span(&dom, "total"), total);
+    assert_eq!(span(&dom, "passed"), passed);
+    assert_eq!(span(&dom, "failed"), 0);
+    assert!(dom.contains("Critical findings: none"));
+    assert!(dom.contains("verdict pass"));
+    screenshot(&browser, &html, &dir.join("shot.png"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A one-file corpus for `fake_adapter.py` whose descriptions carry [`PAYLOAD`].
+fn hostile_corpus(dir: &Path) {
+    std::fs::create_dir_all(dir.join("vectors/fake")).unwrap();
+    let hostile = json!({"x": PAYLOAD});
+    let cases = [
+        (
+            json!({"mode": "ok", "output": {"x": 1}}),
+            json!({"result": "valid", "output": {"x": 1}}),
+        ),
+        (
+            json!({"mode": "ok", "output": hostile}),
+            json!({"result": "valid", "output": {"x": "benign"}}),
+        ),
+        (
+            json!({"mode": "crash"}),
+            json!({"result": "valid", "output": {}}),
+        ),
+        (
+            json!({"mode": "ok", "output": {}}),
+            json!({"result": "invalid", "code": "expired"}),
+        ),
+    ];
+    let cases: Vec<Value> = cases
+        .iter()
+        .enumerate()
+        .map(|(i, (input, expect))| {
+            json!({
+                "id": format!("fake-echo-{:04}", i + 1),
+                "description": format!("case {} {PAYLOAD}", i + 1),
+                "requirements": ["FAKE-ONE"],
+                "flags": [],
+                "level": "normative",
+                "op": "fake.echo",
+                "input": input,
+                "expect": expect,
+            })
+        })
+        .collect();
+    let file = json!({
+        "schema": "delegateos-vectors/1",
+        "specVersion": "0.2",
+        "generator": {"name": "test", "version": "0"},
+        "area": "fake",
+        "group": "echo",
+        "description": "fake cases",
+        "keys": [],
+        "notes": {},
+        "numberOfCases": cases.len(),
+        "cases": cases,
+    });
+    std::fs::write(
+        dir.join("vectors/fake/echo.json"),
+        serde_json::to_string_pretty(&file).unwrap(),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("requirements.md"),
+        "# R\n\n## §1 Fake <b>one</b>\n\n- **`FAKE-ONE`** MUST echo.\n",
+    )
+    .unwrap();
+}
+
+#[test]
+fn failing_run_with_hostile_data_renders_inert_with_the_right_counts() {
+    let dir = scratch("hostile");
+    hostile_corpus(&dir);
+    let html = dir.join("report.html");
+    let badge = dir.join("badge.json");
+    let adapter = format!(
+        "python3 '{}'",
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/fake_adapter.py")
+            .display()
+    );
+    let (code, stderr) = run(&[
+        "run".into(),
+        "--impl".into(),
+        adapter,
+        "--vectors".into(),
+        dir.join("vectors").display().to_string(),
+        "--requirements-md".into(),
+        dir.join("requirements.md").display().to_string(),
+        "--extra-ops".into(),
+        "fake.echo".into(),
+        "--no-progress".into(),
+        "--report".into(),
+        format!("html={}", html.display()),
+        "--report".into(),
+        format!("badge={}", badge.display()),
+    ]);
+    assert_eq!(code, 1, "{stderr}");
+    let badge: Value = serde_json::from_str(&std::fs::read_to_string(&badge).unwrap()).unwrap();
+    assert_eq!(badge["message"], "1/4 passed, 3 failing");
+    assert_eq!(badge["color"], "red");
+    let text = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        !text.contains("<img") && !text.contains("<script"),
+        "unescaped"
+    );
+    assert!(text.contains("Content-Security-Policy"));
+    // The crash's stderr tail and the hostile output are shown (escaped).
+    assert!(
+        text.contains("Traceback: simulated crash &lt;&amp;&gt;"),
+        "{text}"
+    );
+    assert!(text.contains("onerror=&quot;document.body"), "{text}");
+    let Some(browser) = chromium() else {
+        println!("SKIPPED: no chromium, chromium-browser or google-chrome on PATH");
+        return;
+    };
+    let dom = dump_dom(&browser, &html);
+    assert_inert(&dom);
+    assert_eq!(span(&dom, "total"), 4);
+    assert_eq!(span(&dom, "passed"), 1);
+    assert_eq!(span(&dom, "failed"), 2);
+    assert_eq!(span(&dom, "errored"), 1);
+    assert!(dom.contains("verdict fail"));
+    // The payload is visible as text in the page.
+    assert!(dom.contains("&lt;img src=x onerror="), "{dom}");
+    assert!(dom.contains("fake-echo-0002"));
+    screenshot(&browser, &html, &dir.join("shot.png"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn setup_error_html_is_valid_and_inert_in_a_browser() {
+    let dir = scratch("setup");
+    let html = dir.join("setup.html");
+    let badge = dir.join("badge.json");
+    let script = dir.join("garbage.sh");
+    std::fs::write(&script, format!("cat <<'EOF'\n{PAYLOAD}\nEOF\n")).unwrap();
+    let (code, _) = run(&[
+        "run".into(),
+        "--impl".into(),
+        format!("sh '{}'", script.display()),
+        "--no-progress".into(),
+        "--hello-timeout-ms".into(),
+        "60000".into(),
+        "--report".into(),
+        format!("html={}", html.display()),
+        "--report".into(),
+        format!("badge={}", badge.display()),
+    ]);
+    assert_eq!(code, 3);
+    let badge: Value = serde_json::from_str(&std::fs::read_to_string(&badge).unwrap()).unwrap();
+    assert_eq!(badge["message"], "setup error");
+    let Some(browser) = chromium() else {
+        println!("SKIPPED: no chromium, chromium-browser or google-chrome on PATH");
+        return;
+    };
+    let dom = dump_dom(&browser, &html);
+    assert_inert(&dom);
+    assert!(dom.contains("setup error"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
