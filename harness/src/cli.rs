@@ -932,7 +932,7 @@ fn reference_adapter(args: &ReferenceAdapterArgs) -> i32 {
 
 /// `reference-proxy`: the reference MCP stdio proxy.
 fn reference_proxy(args: ReferenceProxyArgs) -> i32 {
-    use crate::mcp::proxy::{run_proxy, Fault, ProxyOptions};
+    use crate::mcp::proxy::{Fault, ProxyOptions};
     let fault = match args.fault.as_deref() {
         None => None,
         Some(name) => match Fault::parse(name) {
@@ -943,7 +943,7 @@ fn reference_proxy(args: ReferenceProxyArgs) -> i32 {
             }
         },
     };
-    run_proxy(&ProxyOptions {
+    crate::mcp::run_reference_proxy(&ProxyOptions {
         config: args.config,
         strict: args.strict,
         fault,

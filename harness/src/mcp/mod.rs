@@ -14,3 +14,21 @@ pub mod proxy;
 pub mod suite;
 pub mod tokens;
 pub mod wire;
+
+/// Runs the reference proxy (`delegateos-conform reference-proxy`): reads the launch config and
+/// serves stdio, or MCP Streamable HTTP when the config says `"transport": "http"` or `--http`
+/// is given. Both transports decide through [`proxy::Decider`].
+pub fn run_reference_proxy(opts: &proxy::ProxyOptions) -> i32 {
+    let (config, launch) = match proxy::load_config(&opts.config, opts.strict) {
+        Ok(c) => c,
+        Err(e) => {
+            proxy::log(&e);
+            return proxy::EXIT_CONFIG;
+        }
+    };
+    if launch.transport == config::Transport::Http || opts.http {
+        http_proxy::run_http_proxy(config, launch, opts)
+    } else {
+        proxy::run_stdio_proxy(config, launch, opts)
+    }
+}

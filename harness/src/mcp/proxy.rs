@@ -225,20 +225,10 @@ pub(crate) fn spawn_upstream(
     Ok((child, upstream_in, upstream_out))
 }
 
-/// Runs the proxy until the client closes stdin (exit 0), a signal arrives (128 + signal),
-/// or the upstream dies (exit [`EXIT_UPSTREAM_GONE`]). With `"transport": "http"` in the
-/// config it serves MCP Streamable HTTP instead (`http_proxy`).
-pub fn run_proxy(opts: &ProxyOptions) -> i32 {
-    let (config, launch) = match load_config(&opts.config, opts.strict) {
-        Ok(c) => c,
-        Err(e) => {
-            log(&e);
-            return EXIT_CONFIG;
-        }
-    };
-    if launch.transport == super::config::Transport::Http || opts.http {
-        return super::http_proxy::run_http_proxy(config, launch, opts);
-    }
+/// Runs the stdio proxy until the client closes stdin (exit 0), a signal arrives
+/// (128 + signal), or the upstream dies (exit [`EXIT_UPSTREAM_GONE`]). The transport is chosen
+/// by [`super::run_reference_proxy`].
+pub fn run_stdio_proxy(config: McpConfig, launch: LaunchConfig, opts: &ProxyOptions) -> i32 {
     let (child, upstream_in, upstream_out) = match spawn_upstream(&launch) {
         Ok(c) => c,
         Err(e) => {

@@ -39,7 +39,6 @@ pub fn build(area: &mut Area) {
         ),
         &keys,
     );
-    super::signature_keys::attestation(area);
 }
 
 /// D13 output hash, computed from the primitives.

@@ -36,7 +36,6 @@ pub fn build(area: &mut Area) {
             &keys,
         );
     }
-    super::chain_store::build(area);
 }
 
 /// The tokens of an n-level chain: index i has i attenuations (alice → bob → carol → dave).

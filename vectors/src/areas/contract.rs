@@ -41,7 +41,6 @@ pub fn build(area: &mut Area) {
         ),
         &keys,
     );
-    super::signature_keys::contract(area);
 }
 
 /// The default verification spec of the contracts here.

@@ -1,7 +1,7 @@
 //! Area generators, one file each. To add an area: write `areas/<name>.rs` with
 //! `pub fn build(area: &mut Area)` and add one line to [`AREAS`].
 
-use super::generate::AreaDef;
+use super::generate::{Area, AreaDef};
 
 pub mod advisory;
 pub mod attestation;
@@ -44,7 +44,7 @@ pub const AREAS: &[AreaDef] = &[
     },
     AreaDef {
         name: "chain",
-        build: chain::build,
+        build: chain_area,
     },
     AreaDef {
         name: "jsonrpc",
@@ -52,7 +52,7 @@ pub const AREAS: &[AreaDef] = &[
     },
     AreaDef {
         name: "contract",
-        build: contract::build,
+        build: contract_area,
     },
     AreaDef {
         name: "checks",
@@ -60,7 +60,7 @@ pub const AREAS: &[AreaDef] = &[
     },
     AreaDef {
         name: "attestation",
-        build: attestation::build,
+        build: attestation_area,
     },
     AreaDef {
         name: "advisory",
@@ -71,3 +71,22 @@ pub const AREAS: &[AreaDef] = &[
         build: mcp::build,
     },
 ];
+
+/// The chain area: ordered-list verification, then the same chains from a store (any order).
+fn chain_area(area: &mut Area) {
+    chain::build(area);
+    chain_store::build(area);
+}
+
+/// The contract area: contract groups, keyed signature verification, binding as §5.2 states it.
+fn contract_area(area: &mut Area) {
+    contract::build(area);
+    signature_keys::contract(area);
+    binding_spec::build(area);
+}
+
+/// The attestation area: attestation groups, then keyed signature verification.
+fn attestation_area(area: &mut Area) {
+    attestation::build(area);
+    signature_keys::attestation(area);
+}

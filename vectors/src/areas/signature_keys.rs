@@ -190,7 +190,6 @@ pub fn contract(area: &mut Area) {
             tamper: ("constraints/maxBudgetMicrocents", json!(500_001)),
         },
     );
-    super::binding_spec::build(area);
 }
 
 /// What differs between the attestation and the contract variant.
