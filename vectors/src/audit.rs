@@ -38,6 +38,12 @@ pub const HARDENING_CODES: &[&str] = &[
 pub const LEVEL_OVERRIDES: &[(&str, Level)] = &[
     // D23: §3.3 validates no parameter.
     ("dct-create-0033", Level::Hardening),
+    // Linear-time regex (D12): §6.2 specifies ECMAScript `new RegExp(…).test(…)`, which
+    // backtracks; answering these hostile patterns promptly is safe behaviour beyond the text.
+    ("checks-regex_match-0103", Level::Hardening),
+    ("checks-regex_match-0104", Level::Hardening),
+    ("checks-regex_match-0105", Level::Hardening),
+    ("checks-regex_match-0106", Level::Hardening),
     // D9: padding / non-zero trailing bits; the 1 MiB limit. D33: depth 32.
     ("dct-malformed-0364", Level::Hardening),
     ("dct-malformed-0374", Level::Hardening),
