@@ -855,15 +855,20 @@ fn list_ops_command(args: &ListOpsArgs) -> i32 {
 fn vectors_generate(out: &Path) -> i32 {
     match delegateos_vectors::generate(out) {
         Ok(summary) => {
-            let _ = write_output(
-                None,
-                &format!(
-                    "wrote {} files ({} cases) to {}\n",
-                    summary.files.len(),
-                    summary.cases,
-                    out.display()
-                ),
-            );
+            let mut text = String::new();
+            for removed in &summary.removed {
+                text.push_str(&format!(
+                    "removed {} (a group the generator no longer writes)\n",
+                    removed.display()
+                ));
+            }
+            text.push_str(&format!(
+                "wrote {} files ({} cases) to {}\n",
+                summary.files.len(),
+                summary.cases,
+                out.display()
+            ));
+            let _ = write_output(None, &text);
             ConformExitCode::OK
         }
         Err(e) => {

@@ -12,6 +12,7 @@
 //! | [`expected`] | the expected-failures baseline |
 //! | [`report`] | text, JSON, JUnit and Markdown reports |
 //! | [`setup_report`] | the report files of a run that could not start |
+//! | [`html_page`] | the skeleton, stylesheet and escaping every HTML report shares |
 //! | [`cli`] | the command line: every subcommand of the one binary |
 //! | [`exit`] | the documented exit codes |
 //! | [`mcp`] | the MCP proxy suite, the reference proxy and the recording mock upstream |
@@ -27,6 +28,7 @@ pub mod exit;
 pub mod expected;
 pub mod filter;
 pub mod fuzz;
+pub mod html_page;
 pub mod lint;
 pub mod list;
 pub mod mcp;

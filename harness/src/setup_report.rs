@@ -84,6 +84,7 @@ pub fn json_report(command: &str, vectors: &str, reason: &str) -> Value {
         "profile": "delegateos-v0.1",
         "advisory": {"fail_on_advisory": false, "totals": empty, "cases": []},
         "duration_ms": 0,
+        "interrupted": crate::runner::interrupt::interrupted().map(crate::runner::interrupt::signal_name),
         "restarts": 0,
         "totals": counts,
         "sections": [{"section": "(setup)", "counts": counts}],

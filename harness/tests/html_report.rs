@@ -1,7 +1,10 @@
 //! The HTML report and the badge in a real headless browser (issue 16 item 10): `run --format
 //! html` against the built-in reference and against a failing fake adapter whose case data is
-//! hostile; Chromium loads each page, its DOM shows the right counts, and no injected markup
-//! became an element or ran. Skips (printing `SKIPPED:`) when no Chromium is installed.
+//! hostile, and `mcp --format html` against the reference proxy and a broken one; Chromium loads
+//! each page, its DOM shows the right counts, no injected markup became an element or ran, and
+//! the page logged nothing to the console (no error, no CSP violation: Chromium's
+//! `--enable-logging=stderr` prints every console message as a `:CONSOLE` line, and the control
+//! test proves such lines are seen). Skips (printing `SKIPPED:`) when no Chromium is installed.
 
 // Test helpers outside `#[test]` functions may fail loudly: a panic here is a test failure.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
@@ -47,10 +50,24 @@ fn browser_args(dir: &Path) -> Vec<String> {
     ]
 }
 
-/// The DOM of `page` after Chromium loaded it (scripts, if any ran, have run).
+/// The DOM of `page` after Chromium loaded it (scripts, if any ran, have run), after checking
+/// that the page logged nothing to the console.
 fn dump_dom(browser: &str, page: &Path) -> String {
+    let (dom, console) = load(browser, page);
+    assert!(
+        console.is_empty(),
+        "the page logged to the console:\n{}",
+        console.join("\n")
+    );
+    dom
+}
+
+/// The DOM of `page` and every console message it produced (errors, CSP violations, logs).
+fn load(browser: &str, page: &Path) -> (String, Vec<String>) {
     let out = Command::new(browser)
         .args(browser_args(page.parent().unwrap()))
+        .arg("--enable-logging=stderr")
+        .arg("--v=0")
         .arg("--dump-dom")
         .arg(format!("file://{}", page.display()))
         .output()
@@ -62,7 +79,12 @@ fn dump_dom(browser: &str, page: &Path) -> String {
     );
     let dom = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(dom.contains("</html>"), "no DOM: {dom}");
-    dom
+    let console = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter(|l| l.contains(":CONSOLE"))
+        .map(str::to_owned)
+        .collect();
+    (dom, console)
 }
 
 fn screenshot(browser: &str, page: &Path, png: &Path) {
@@ -126,8 +148,36 @@ fn the_browser_runs_injected_code_in_an_unescaped_page() {
         format!("<!DOCTYPE html><html><body><pre>{PAYLOAD}</pre></body></html>"),
     )
     .unwrap();
-    let dom = dump_dom(&browser, &page);
+    let (dom, _) = load(&browser, &page);
     assert!(dom.contains("data-pwned=\""), "{dom}");
+    // And the console check sees what a broken page logs: an uncaught error, and a script or
+    // a network load that the report's own Content-Security-Policy blocks.
+    let errors = dir.join("errors.html");
+    std::fs::write(
+        &errors,
+        "<!DOCTYPE html><html><body><script>undefinedFunction()</script></body></html>",
+    )
+    .unwrap();
+    let (_, console) = load(&browser, &errors);
+    assert!(
+        console.iter().any(|l| l.contains("undefinedFunction")),
+        "{console:?}"
+    );
+    let blocked = dir.join("blocked.html");
+    std::fs::write(
+        &blocked,
+        "<!DOCTYPE html><html><head><meta http-equiv=\"Content-Security-Policy\" \
+         content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\"></head>\
+         <body><script>1</script><img src=\"http://example.invalid/x.png\"></body></html>",
+    )
+    .unwrap();
+    let (_, console) = load(&browser, &blocked);
+    assert!(
+        console
+            .iter()
+            .any(|l| l.contains("Content Security Policy")),
+        "{console:?}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -334,5 +384,84 @@ fn setup_error_html_is_valid_and_inert_in_a_browser() {
     let dom = dump_dom(&browser, &html);
     assert_inert(&dom);
     assert!(dom.contains("setup error"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `mcp --format html` (and `--report html=FILE`) against the reference proxy: one page with
+/// the suite's counts; against a proxy that forwards denied calls, the page opens with the
+/// findings. Both load in Chromium without console messages.
+#[test]
+fn mcp_html_report_shows_the_counts_and_the_findings_first() {
+    let dir = scratch("mcp");
+    let html = dir.join("mcp.html");
+    let json = dir.join("mcp.json");
+    let ids = [
+        "mcp-call-allowed",
+        "mcp-deny-capability-resource",
+        "mcp-handshake",
+    ];
+    let mut args: Vec<String> = vec![
+        "mcp".into(),
+        "--proxy".into(),
+        format!("{BIN} reference-proxy --config {{config}}"),
+        "--format".into(),
+        "html".into(),
+        "--output".into(),
+        html.display().to_string(),
+        "--report".into(),
+        format!("json={}", json.display()),
+    ];
+    for id in ids {
+        args.extend(["--id".into(), id.into()]);
+    }
+    let (code, stderr) = run(&args);
+    assert_eq!(code, 0, "{stderr}");
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let total = report["counts"]["total"].as_u64().unwrap();
+    let passed = report["counts"]["passed"].as_u64().unwrap();
+    assert_eq!(total, passed);
+    assert!(total >= 2, "{report}");
+    let text = std::fs::read_to_string(&html).unwrap();
+    assert!(text.contains("Content-Security-Policy"));
+    assert!(!text.contains("http://") && !text.contains("https://"));
+
+    // The broken proxy: forwards calls the token denies.
+    let broken_html = dir.join("broken.html");
+    let mut broken: Vec<String> = vec![
+        "mcp".into(),
+        "--proxy".into(),
+        format!("{BIN} reference-proxy --fault forward-denied --config {{config}}"),
+        "--report".into(),
+        format!("html={}", broken_html.display()),
+        "--format".into(),
+        "json".into(),
+    ];
+    for id in ids {
+        broken.extend(["--id".into(), id.into()]);
+    }
+    let (code, stderr) = run(&broken);
+    assert_eq!(code, 1, "{stderr}");
+    let broken_text = std::fs::read_to_string(&broken_html).unwrap();
+    let findings = broken_text.find("id=\"findings\"").unwrap();
+    let all = broken_text.find("<h2>All cases</h2>").unwrap();
+    let first_finding = broken_text.find("mcp-deny-capability-resource").unwrap();
+    assert!(
+        findings < first_finding && first_finding < all,
+        "the denied-but-forwarded case is listed among the findings, before the table"
+    );
+
+    let Some(browser) = chromium() else {
+        println!("SKIPPED: no chromium, chromium-browser or google-chrome on PATH");
+        return;
+    };
+    let dom = dump_dom(&browser, &html);
+    assert_eq!(span(&dom, "total"), total);
+    assert_eq!(span(&dom, "passed"), passed);
+    assert_eq!(span(&dom, "failed"), 0);
+    assert!(dom.contains("verdict pass"));
+    let dom = dump_dom(&browser, &broken_html);
+    assert!(span(&dom, "failed") >= 1);
+    assert!(dom.contains("verdict fail"));
+    screenshot(&browser, &broken_html, &dir.join("shot.png"));
     let _ = std::fs::remove_dir_all(&dir);
 }

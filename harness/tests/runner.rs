@@ -114,6 +114,10 @@ impl Corpus {
         let report: Value = serde_json::from_str(&out.stdout)
             .unwrap_or_else(|e| panic!("not JSON ({e}): {}\nstderr: {}", out.stdout, out.stderr));
         validate_report(&report);
+        assert!(
+            report["interrupted"].is_null(),
+            "a finished run says interrupted: null"
+        );
         (out, report)
     }
 }
@@ -831,6 +835,11 @@ fn signals_kill_every_adapter_write_partial_reports_and_exit_130() {
         );
         let json: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
         validate_report(&json);
+        assert_eq!(
+            json["interrupted"],
+            format!("SIG{signal}"),
+            "top-level field"
+        );
         assert_eq!(
             statuses(&json),
             ["passed", "errored:abandoned", "errored:abandoned"]

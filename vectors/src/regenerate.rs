@@ -50,6 +50,9 @@ pub enum GenError {
     },
     /// A file could not be serialized.
     Serialize(String),
+    /// The output directory holds `.json` files that are not vector files, which a corpus
+    /// loader would read (and reject): nothing is deleted that the generator did not write.
+    Foreign(Vec<PathBuf>),
 }
 
 impl fmt::Display for GenError {
@@ -77,6 +80,18 @@ impl fmt::Display for GenError {
             }
             Self::Io { path, source } => write!(f, "{}: {source}", path.display()),
             Self::Serialize(e) => write!(f, "cannot serialize a vector file: {e}"),
+            Self::Foreign(paths) => {
+                writeln!(
+                    f,
+                    "the output directory holds {} .json file(s) that are not vector files; \
+                     a corpus loader would read and reject them. Move them elsewhere:",
+                    paths.len()
+                )?;
+                for p in paths {
+                    writeln!(f, "  {}", p.display())?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -101,6 +116,8 @@ pub struct Summary {
     pub files: Vec<PathBuf>,
     /// Total number of cases.
     pub cases: usize,
+    /// Vector files of groups the generator no longer produces, removed (relative paths).
+    pub removed: Vec<PathBuf>,
 }
 
 /// Builds every registered area into vector files, without checking the reference.
@@ -255,11 +272,32 @@ pub fn render_all() -> Result<Vec<Rendered>, GenError> {
 
 /// Generates every vector file into `out_dir` (`<out_dir>/<area>/<group>.json`).
 ///
-/// Files are written only if every case passes the reference; files of groups that no
-/// longer exist are not deleted (run [`check`] to find them).
+/// Files are written only if every case passes the reference. Afterwards the directory holds
+/// exactly the generated corpus: vector files (`"schema": "delegateos-vectors/1"`) of groups
+/// the generator no longer produces are removed, so a loader never reads a stale group. A
+/// `.json` file that is not a vector file is never deleted: if one sits where a loader would
+/// read it, nothing is written and [`GenError::Foreign`] lists it.
 pub fn generate(out_dir: &Path) -> Result<Summary, GenError> {
     let rendered = render_all()?;
     let mut summary = Summary::default();
+    let expected: BTreeSet<&Path> = rendered.iter().map(|f| f.relative_path.as_path()).collect();
+    let mut on_disk = Vec::new();
+    collect_json(out_dir, out_dir, &mut on_disk).map_err(|source| GenError::Io {
+        path: out_dir.to_path_buf(),
+        source,
+    })?;
+    let (stale_vectors, foreign): (Vec<PathBuf>, Vec<PathBuf>) = on_disk
+        .into_iter()
+        .filter(|p| !expected.contains(p.as_path()))
+        .partition(|p| is_vector_file(&out_dir.join(p)));
+    if !foreign.is_empty() {
+        return Err(GenError::Foreign(foreign));
+    }
+    for stale in stale_vectors {
+        let path = out_dir.join(&stale);
+        std::fs::remove_file(&path).map_err(|source| GenError::Io { path, source })?;
+        summary.removed.push(stale);
+    }
     for file in rendered {
         let path = out_dir.join(&file.relative_path);
         if let Some(parent) = path.parent() {
@@ -279,6 +317,15 @@ pub fn generate(out_dir: &Path) -> Result<Summary, GenError> {
         summary.files.push(file.relative_path);
     }
     Ok(summary)
+}
+
+/// True if `path` is a file of the vector format (its top-level `schema` names it), the only
+/// kind of file [`generate`] may delete.
+fn is_vector_file(path: &Path) -> bool {
+    std::fs::read(path)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<Value>(&bytes).ok())
+        .is_some_and(|v| v.get("schema").and_then(Value::as_str) == Some(crate::format::SCHEMA_ID))
 }
 
 /// How a directory differs from what the generator produces.

@@ -58,6 +58,8 @@ pub enum McpFormat {
     Junit,
     /// Markdown table for CI pages.
     Markdown,
+    /// One self-contained HTML page (no script, no network), like `run --format html`.
+    Html,
 }
 
 /// Arguments of `delegateos-conform mcp`.
@@ -81,7 +83,7 @@ pub struct Args {
     /// Write the `--format` report to FILE instead of stdout.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Also write a report in FORMAT (text, json, junit, markdown) to FILE (repeatable).
+    /// Also write a report in FORMAT (text, json, junit, markdown, html) to FILE (repeatable).
     #[arg(long, value_name = "FORMAT=FILE", value_parser = parse_report_spec)]
     pub report: Vec<ReportSpec>,
     /// No live progress on stderr (it is drawn only when stderr is a terminal anyway).
@@ -128,8 +130,9 @@ pub fn parse_report_spec(s: &str) -> Result<ReportSpec, String> {
     let (format, path) = s
         .split_once('=')
         .ok_or_else(|| format!("expected FORMAT=FILE, got {s:?}"))?;
-    let format = McpFormat::from_str(format, true)
-        .map_err(|_| format!("unknown report format {format:?} (text, json, junit, markdown)"))?;
+    let format = McpFormat::from_str(format, true).map_err(|_| {
+        format!("unknown report format {format:?} (text, json, junit, markdown, html)")
+    })?;
     if path.is_empty() {
         return Err(format!("no file in {s:?}"));
     }
@@ -297,6 +300,18 @@ pub fn render_setup_error(proxy: &str, error: &SetupError, format: McpFormat) ->
             "## MCP proxy conformance\n\n`{proxy}`: **setup error**\n\n```\n{text}\n```\n"
         ),
         McpFormat::Text => format!("MCP proxy conformance: {proxy}\nSETUP ERROR {text}\n"),
+        McpFormat::Html => {
+            use crate::html_page::{esc, page_end, page_start};
+            format!(
+                "{}<h1>DelegateOS MCP proxy conformance</h1>\n<p><code>{}</code></p>\n\
+                 <div id=\"verdict\" class=\"verdict fail\">SETUP ERROR</div>\n\
+                 <pre id=\"setup-error\">{}</pre>\n{}",
+                page_start("DelegateOS MCP proxy conformance"),
+                esc(proxy),
+                esc(&text),
+                page_end(&esc(env!("CARGO_PKG_NAME")))
+            )
+        }
     }
 }
 
@@ -399,6 +414,7 @@ pub fn render(
             }
             out
         }
+        McpFormat::Html => super::html::render(report, labels, stale, interrupted_by().as_deref()),
         McpFormat::Text => {
             let mut out = format!("MCP proxy conformance: {}\n", report.proxy);
             for c in &report.cases {

@@ -7,6 +7,7 @@
 pub mod cli;
 pub mod client;
 pub mod config;
+pub mod html;
 pub mod http_client;
 pub mod http_proxy;
 pub mod mock;

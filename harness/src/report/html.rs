@@ -12,6 +12,8 @@ use std::fmt::Write as _;
 use serde_json::{json, Value};
 
 use super::{CaseReport, Counts, Report};
+pub use crate::html_page::esc;
+use crate::html_page::{page_end, page_start};
 use crate::runner::Status;
 use delegateos_vectors::format::{Level, Severity};
 
@@ -22,39 +24,6 @@ const MAX_LINES: usize = 120;
 
 /// The badge label.
 pub const BADGE_LABEL: &str = "DelegateOS conformance";
-
-/// Escapes text for HTML content and attribute values.
-pub fn esc(s: &str) -> String {
-    crate::setup_report::xml_escape(s)
-}
-
-const CSS: &str = "\
-:root{--ok:#2e7d32;--bad:#c62828;--warn:#ef6c00;--muted:#666;--bg:#fafafa}\
-body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:0;background:var(--bg);color:#222}\
-main{max-width:1200px;margin:0 auto;padding:16px 24px}\
-h1{font-size:22px;margin:8px 0}h2{font-size:18px;margin:24px 0 8px;border-bottom:1px solid #ddd}\
-h3{font-size:15px;margin:16px 0 6px}\
-code,pre{font:12px/1.4 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}\
-pre{background:#fff;border:1px solid #ddd;padding:6px 8px;overflow:auto;max-height:480px;margin:4px 0;white-space:pre-wrap;word-break:break-all}\
-.verdict{padding:12px 16px;border-radius:6px;color:#fff;font-size:18px;font-weight:600}\
-.verdict.pass{background:var(--ok)}.verdict.fail{background:var(--bad)}.verdict.stale{background:var(--warn)}\
-.critical{border:2px solid var(--bad);background:#fdecea;padding:8px 12px;border-radius:6px}\
-.critical.none{border-color:var(--ok);background:#e8f5e9}\
-table{border-collapse:collapse;margin:6px 0}td,th{padding:3px 5px;border-bottom:1px solid #e5e5e5;text-align:left;vertical-align:top}\
-th{background:#f0f0f0;font-size:12px}td:first-child{white-space:nowrap}table{font-size:13px}td.n{text-align:right;font-variant-numeric:tabular-nums}\
-.bar{display:flex;width:160px;height:14px;border-radius:3px;overflow:hidden;background:#eee}\
-.bar span{display:block;height:100%}\
-.s-passed{background:#43a047}.s-acceptable{background:#7cb342}.s-other_code{background:#fbc02d}\
-.s-skipped{background:#bdbdbd}.s-xfail{background:#8d6e63}.s-stale{background:#ef6c00}\
-.s-failed{background:#e53935}.s-errored{background:#8e24aa}\
-.legend span{display:inline-block;margin-right:12px}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px;vertical-align:middle}\
-.sev{display:inline-block;padding:0 6px;border-radius:3px;color:#fff;font-size:12px;font-weight:600}\
-.sev-critical{background:#b71c1c}.sev-high{background:#e53935}.sev-medium{background:#ef6c00}.sev-low{background:#757575}\
-details{background:#fff;border:1px solid #ddd;border-radius:4px;margin:6px 0;padding:4px 8px}\
-summary{cursor:pointer}.desc{color:var(--muted)}\
-.sbs{display:grid;grid-template-columns:1fr 1fr;gap:8px}.sbs h4{margin:4px 0;font-size:13px}\
-.d-add{background:#e6ffed}.d-del{background:#ffeef0}.d-hunk{color:#6a737d}\
-.muted{color:var(--muted)}footer{margin:24px 0;color:var(--muted);font-size:12px}";
 
 fn severity_tag(s: Option<Severity>, fallback: &str) -> String {
     match s {
@@ -236,25 +205,6 @@ fn counts_head(out: &mut String, first: &str) {
     out.push_str("</tr>\n");
 }
 
-/// The signal named by an interrupted run's case messages, if the run was interrupted.
-fn interrupted(r: &Report) -> Option<String> {
-    r.cases
-        .iter()
-        .chain(&r.hardening.cases)
-        .chain(&r.advisory.cases)
-        .filter(|c| c.status == Status::Errored)
-        .filter_map(|c| c.message.as_deref())
-        .find_map(|m| {
-            let rest = &m[m.find("interrupted by ")? + "interrupted by ".len()..];
-            Some(
-                rest.split_whitespace()
-                    .next()
-                    .unwrap_or("a signal")
-                    .to_owned(),
-            )
-        })
-}
-
 /// Renders the HTML report.
 pub fn render(r: &Report) -> String {
     let mut out = String::with_capacity(64 * 1024);
@@ -264,15 +214,7 @@ pub fn render(r: &Report) -> String {
         imp.name.as_str(),
         imp.version.as_str()
     );
-    let _ = write!(
-        out,
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; \
-         style-src 'unsafe-inline'; img-src data:\">\
-         <meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\
-         <title>{}</title><style>{CSS}</style></head>\n<body><main>\n",
-        esc(&title)
-    );
+    out.push_str(&page_start(&title));
 
     // 1. Critical findings first.
     if r.critical.is_empty() {
@@ -322,12 +264,12 @@ pub fn render(r: &Report) -> String {
         t.errored,
         r.exit_code
     );
-    if let Some(sig) = interrupted(r) {
+    if let Some(sig) = &r.interrupted {
         let _ = writeln!(
             out,
             "<p class=\"critical\" id=\"interrupted\"><strong>Interrupted by {}</strong>: \
              unfinished cases are listed as errored.</p>",
-            esc(&sig)
+            esc(sig)
         );
     }
     let _ = writeln!(
@@ -553,17 +495,15 @@ pub fn render(r: &Report) -> String {
     }
 
     // Footer.
-    let _ = write!(
-        out,
-        "<footer>{} {} · adapter protocol {} · adapter <code>{}</code> · vectors {} · \
-         operations {}</footer>\n</main></body></html>\n",
+    out.push_str(&page_end(&format!(
+        "{} {} · adapter protocol {} · adapter <code>{}</code> · vectors {} · operations {}",
         esc(&r.harness.name),
         esc(&r.harness.version),
         r.protocol,
         esc(&r.command),
         esc(&r.vectors),
         esc(&r.operations.join(", "))
-    );
+    )));
     out
 }
 

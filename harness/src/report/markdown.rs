@@ -45,6 +45,12 @@ pub fn render(r: &Report) -> String {
         "**{} cases**: {} passed, {} failed, {} skipped, {} acceptable, {} xfail, {} stale, {} errored — exit {}\n",
         t.total, t.passed, t.failed, t.skipped, t.acceptable, t.xfail, t.stale, t.errored, r.exit_code
     );
+    if let Some(sig) = &r.interrupted {
+        let _ = writeln!(
+            out,
+            "**⚠️ Interrupted by {sig}**: partial results; unfinished cases are errored.\n"
+        );
+    }
     out.push_str("| section |");
     for s in Status::ALL {
         let _ = write!(out, " {} |", s.name());

@@ -289,6 +289,10 @@ pub struct Report {
     pub hardening: HardeningReport,
     /// Wall time of the run in milliseconds.
     pub duration_ms: f64,
+    /// The signal (`SIGINT`, `SIGTERM`, `SIGHUP`) that stopped the run early, `null` for a run
+    /// that finished: the adapter was killed, the case in flight and the unsent ones are
+    /// `errored` ("interrupted"), and the totals count only what ran.
+    pub interrupted: Option<String>,
     /// Adapter restarts.
     pub restarts: usize,
     /// Totals.
@@ -659,6 +663,7 @@ impl Report {
             advisory,
             hardening,
             duration_ms: ms(run.duration),
+            interrupted: run.interrupted.clone(),
             restarts: run.restarts,
             totals,
             sections,

@@ -326,10 +326,11 @@ pub fn render(r: &Report) -> String {
     }
 
     let t = &r.totals;
-    let verdict = match r.exit_code {
-        0 => "PASSED",
-        2 => "STALE BASELINE",
-        _ => "FAILED",
+    let verdict = match (&r.interrupted, r.exit_code) {
+        (Some(sig), _) => format!("INTERRUPTED by {sig}, partial"),
+        (None, 0) => "PASSED".to_owned(),
+        (None, 2) => "STALE BASELINE".to_owned(),
+        (None, _) => "FAILED".to_owned(),
     };
     let _ = writeln!(
         out,
