@@ -106,7 +106,7 @@ pub fn json_report(command: &str, vectors: &str, reason: &str) -> Value {
         }],
         "incidents": [],
         "expected_failures": {"entries": 0, "unused": []},
-        "coverage": {"total": 0, "executed": 0, "not_executed": [], "unknown": []},
+        "coverage": {"total": 0, "executed": 0, "not_executed": [], "unknown": [], "skipped_operations": []},
         "exit_code": crate::exit::ConformExitCode::SETUP_ERROR
     })
 }

@@ -381,6 +381,37 @@ fn unsupported_ops_and_adapter_skips_are_skipped_not_failed() {
         .unwrap()
         .contains("hello.operations"));
     assert_eq!(report["cases"][2]["message"], "not implemented here");
+    // What the skips cost (issue 19): FAKE-ONE is also checked by the case that ran, so the
+    // skipped `fake.other` case leaves nothing unchecked; FAKE-TWO is cited only by a skip.
+    assert_eq!(
+        report["coverage"]["skipped_operations"],
+        json!([
+            {"op": "fake.echo", "cases": 1, "unchecked_requirements": ["FAKE-TWO"]},
+            {"op": "fake.other", "cases": 1, "unchecked_requirements": []},
+        ])
+    );
+    let text = corpus.run(&fake("--ops fake.echo"), &[]);
+    assert!(
+        text.stdout
+            .contains("- fake.echo: 1 case(s) skipped; 1 unchecked: FAKE-TWO"),
+        "{}",
+        text.stdout
+    );
+    let md = corpus.run(&fake("--ops fake.echo"), &["--format", "markdown"]);
+    assert!(
+        md.stdout.contains("| `fake.echo` | 1 | FAKE-TWO |"),
+        "{}",
+        md.stdout
+    );
+    let html = corpus.run(&fake("--ops fake.echo"), &["--format", "html"]);
+    assert!(
+        html.stdout.contains("id=\"skip-cost\"")
+            && html
+                .stdout
+                .contains("<td><code>fake.echo</code></td><td class=\"n\">1</td><td><code>FAKE-TWO</code></td>"),
+        "{}",
+        html.stdout
+    );
 }
 
 #[test]

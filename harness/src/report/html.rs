@@ -486,6 +486,30 @@ pub fn render(r: &Report) -> String {
     } else {
         out.push_str("<p>No requirements file.</p>\n");
     }
+    if !c.skipped_operations.is_empty() {
+        out.push_str(
+            "<h3 id=\"skip-cost\">What the skips cost</h3>\n<table><tr><th>operation</th>\
+             <th>skipped cases</th><th>requirement ids no executed case checked</th></tr>\n",
+        );
+        for s in &c.skipped_operations {
+            let _ = writeln!(
+                out,
+                "<tr><td><code>{}</code></td><td class=\"n\">{}</td><td>{}</td></tr>",
+                esc(&s.op),
+                s.cases,
+                if s.unchecked_requirements.is_empty() {
+                    "none".to_owned()
+                } else {
+                    s.unchecked_requirements
+                        .iter()
+                        .map(|id| format!("<code>{}</code>", esc(id)))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                }
+            );
+        }
+        out.push_str("</table>\n");
+    }
     if !c.unknown.is_empty() {
         let _ = writeln!(
             out,

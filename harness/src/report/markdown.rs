@@ -199,5 +199,23 @@ pub fn render(r: &Report) -> String {
             c.mcp_suite.len()
         );
     }
+    if !c.skipped_operations.is_empty() {
+        out.push_str(
+            "\n**What the skips cost**\n\n| operation | skipped cases | requirement ids no executed case checked |\n|---|---:|---|\n",
+        );
+        for s in &c.skipped_operations {
+            let _ = writeln!(
+                out,
+                "| `{}` | {} | {} |",
+                cell(&s.op),
+                s.cases,
+                if s.unchecked_requirements.is_empty() {
+                    "none".to_owned()
+                } else {
+                    cell(&s.unchecked_requirements.join(", "))
+                }
+            );
+        }
+    }
     out
 }

@@ -191,6 +191,22 @@ pub struct Coverage {
     /// Of [`Coverage::not_executed`], the ids the MCP proxy suite (`delegateos-conform mcp`)
     /// cites: covered there, not by this run's vector cases.
     pub mcp_suite: Vec<String>,
+    /// What the skips cost: per operation with skipped cases (not declared by the adapter, or
+    /// answered `skipped`), how many cases and which requirement ids no executed case checked.
+    /// Most cases first.
+    pub skipped_operations: Vec<SkippedOperation>,
+}
+
+/// The cost of one skipped operation (see [`Coverage::skipped_operations`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct SkippedOperation {
+    /// The operation, e.g. `contract.bind`.
+    pub op: String,
+    /// Skipped cases of this operation (every level).
+    pub cases: usize,
+    /// Requirement ids those cases cite that no executed case of this run checked: implementing
+    /// the operation is the only way this run would check them.
+    pub unchecked_requirements: Vec<String>,
 }
 
 impl Coverage {
@@ -485,6 +501,8 @@ impl Report {
         let mut case_reports = Vec::with_capacity(run.results.len());
         let mut executed_ids: BTreeSet<&str> = BTreeSet::new();
         let mut cited: BTreeSet<&str> = BTreeSet::new();
+        // op -> (skipped cases, ids they cite)
+        let mut skipped_ops: BTreeMap<&str, (usize, BTreeSet<&str>)> = BTreeMap::new();
         let mut advisory = AdvisoryReport {
             fail_on_advisory: ctx.fail_on_advisory,
             ..AdvisoryReport::default()
@@ -524,6 +542,11 @@ impl Report {
                 if executed {
                     executed_ids.insert(r);
                 }
+            }
+            if result.raw_status == Status::Skipped {
+                let entry = skipped_ops.entry(case.op.as_str()).or_default();
+                entry.0 += 1;
+                entry.1.extend(case.requirements.iter().map(String::as_str));
             }
             let show_expected = matches!(
                 result.status,
@@ -614,6 +637,22 @@ impl Report {
                     .filter(|r| !executed_ids.contains(r.id.as_str()) && suite.contains(&r.id))
                     .map(|r| r.id.clone())
                     .collect()
+            },
+            skipped_operations: {
+                let mut ops: Vec<SkippedOperation> = skipped_ops
+                    .into_iter()
+                    .map(|(op, (n, ids))| SkippedOperation {
+                        op: op.to_owned(),
+                        cases: n,
+                        unchecked_requirements: ids
+                            .into_iter()
+                            .filter(|id| !executed_ids.contains(id))
+                            .map(str::to_owned)
+                            .collect(),
+                    })
+                    .collect();
+                ops.sort_by(|a, b| b.cases.cmp(&a.cases).then_with(|| a.op.cmp(&b.op)));
+                ops
             },
             unknown: if reqs.list.is_empty() {
                 Vec::new()

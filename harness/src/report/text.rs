@@ -289,6 +289,27 @@ pub fn render(r: &Report) -> String {
             let _ = writeln!(out, "- {n} × {reason}");
         }
     }
+    let costs = &r.coverage.skipped_operations;
+    if !costs.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nWhat the skips cost (requirement ids no executed case checked):"
+        );
+        for s in costs {
+            let ids = if s.unchecked_requirements.is_empty() {
+                "none (all checked by other cases)".to_owned()
+            } else {
+                s.unchecked_requirements.join(", ")
+            };
+            let _ = writeln!(
+                out,
+                "- {}: {} case(s) skipped; {} unchecked: {ids}",
+                s.op,
+                s.cases,
+                s.unchecked_requirements.len()
+            );
+        }
+    }
 
     advisory_section(&mut out, r);
 
