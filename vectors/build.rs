@@ -8,6 +8,9 @@ use std::path::{Path, PathBuf};
 fn main() {
     let root = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default());
     let mut files = Vec::new();
+    // A new area directory must re-run this script too (cargo scans a watched directory; the
+    // crate's own sources change the crate anyway).
+    println!("cargo:rerun-if-changed={}", root.display());
     let mut areas: Vec<PathBuf> = std::fs::read_dir(&root)
         .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
         .unwrap_or_default();

@@ -72,6 +72,13 @@ const PY_HASTY: &[(&str, &str)] = &[
     ("signer-key", "dct-forged-0020"),
     ("sig-any-key", "attestation-signature-key-0002"),
     ("sig-any-key", "contract-signature-key-0002"),
+    // The spec-shaped companions (issue 19): the same bugs caught through dct.verify alone,
+    // for a library that has no timestamp.compare or capability.subset of its own.
+    ("tz-naive", "companions-timestamp-0023"),
+    ("iso-timestamps", "companions-timestamp-0010"),
+    ("regex-dollar-newline", "companions-timestamp-redteam-0001"),
+    ("subset-startswith", "companions-subset-0032"),
+    ("fnmatch-glob", "companions-subset-0039"),
 ];
 
 /// py-proxy: (bug, MCP suite case id that must fail because of it).

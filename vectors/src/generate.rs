@@ -71,6 +71,17 @@ impl Area {
         }
     }
 
+    /// An area built only to read its cases: companion groups derive their cases from another
+    /// area's (e.g. `companions` from `primitives` and `glob`), so both stay one table.
+    pub(crate) fn scratch(name: &'static str, keys: Keys) -> Self {
+        Self::new(name, keys)
+    }
+
+    /// Every case added so far, group by group.
+    pub(crate) fn cases(&self) -> impl Iterator<Item = &Case> {
+        self.groups.iter().flat_map(|g| g.cases.iter())
+    }
+
     /// The fixed key set.
     pub fn keys(&self) -> &Keys {
         &self.keys

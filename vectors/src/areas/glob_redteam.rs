@@ -20,6 +20,14 @@ pub fn build(area: &mut Area) {
         "redteam",
         "glob.match and capability.subset: defect classes found by red-team matchers (unescaped RegExp metacharacters, first-only `**` replacement, resource normalization; D1, D2, D3, D41).",
     );
+    define_flags(g);
+    regex_metacharacters(g);
+    double_star(g);
+    normalization(g);
+}
+
+/// The flags local to this group (also used by the `companions` area's copies of its cases).
+pub(crate) fn define_flags(g: &mut Group) {
     g.define_flag(
         "ResourceNormalization",
         "AMBIGUITY",
@@ -27,9 +35,6 @@ pub fn build(area: &mut Area) {
         "Resources and resource patterns are opaque strings: no Unicode normalization (NFC/NFKC), no case folding, no path normalization (`.`, `..`, `//`). A matcher that normalizes and thereby matches is wrong; where normalizing would only deny, the other reading is acceptable.",
         "A normalizing matcher grants resources the pattern does not name (a different code point sequence, a different path).",
     );
-    regex_metacharacters(g);
-    double_star(g);
-    normalization(g);
 }
 
 fn matches(value: bool) -> Expectation {

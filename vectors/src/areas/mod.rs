@@ -9,6 +9,7 @@ pub mod binding_spec;
 pub mod chain;
 pub mod chain_store;
 pub mod checks;
+pub mod companions;
 pub mod contract;
 pub mod dct;
 pub mod dct_attacks;
@@ -69,6 +70,10 @@ pub const AREAS: &[AreaDef] = &[
     AreaDef {
         name: "mcp",
         build: mcp::build,
+    },
+    AreaDef {
+        name: "companions",
+        build: companions::build,
     },
 ];
 
