@@ -79,6 +79,11 @@ const PY_HASTY: &[(&str, &str)] = &[
     ("regex-dollar-newline", "companions-timestamp-redteam-0001"),
     ("subset-startswith", "companions-subset-0032"),
     ("fnmatch-glob", "companions-subset-0039"),
+    // Effect of acceptance (issue 15): a null restriction accepted as "no limit" is an expiry,
+    // budget and depth bypass, not a harmless leniency.
+    ("null-means-unlimited", "dct-acceptance-effects-0001"),
+    ("null-means-unlimited", "dct-acceptance-effects-0041"),
+    ("null-means-unlimited", "dct-acceptance-effects-0081"),
 ];
 
 /// py-proxy: (bug, MCP suite case id that must fail because of it).

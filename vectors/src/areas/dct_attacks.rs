@@ -30,7 +30,8 @@ use delegateos_reference::crypto::{blake2b256, Keypair};
 use delegateos_reference::encoding::b64u_encode;
 
 use super::dct_support::{
-    cap, ct, del, encode_bytes, encode_value, verify_token, Chain, Ctx, Scope, CONTRACT, DELEGATION,
+    cap, ct, del, encode_bytes, encode_value, verify_token, Chain, Ctx, Scope, BUDGET, CONTRACT,
+    DELEGATION,
 };
 use crate::format::{Expectation, Expected};
 use crate::generate::{Area, Group};
@@ -73,6 +74,13 @@ pub fn build(area: &mut Area) {
              signer, and entries that must not revoke (wrong revoker, bad signature, wrong \
              payload, bad scope, wrong revocation id), plus revocation-specific step order \
              (§4, §10.1 step 2, D6, D7, D22).",
+        ),
+        &keys,
+    );
+    build_effects(
+        area.group(
+            "acceptance-effects",
+            "dct.verify on malformed tokens placed where the malformed field's check is at              stake (expiry passed, budget overspent, chain too deep, request outside the scope):              `malformed_token` is the answer; another denial is a hardening finding, `valid` is              the bypass a lenient parser opens (§3, §10.1 steps 1 and 4–7, D23, issue 15).",
         ),
         &keys,
     );
@@ -3696,4 +3704,280 @@ fn sig_of_entry(e: &Value) -> String {
 
 fn mallory_kp(k: &Keys) -> Keypair {
     k.mallory.keypair()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Group `acceptance-effects` (issue 15)
+// ---------------------------------------------------------------------------------------------
+
+/// What accepting a malformed field would do. Each case is a `malformed` case (the field is
+/// outside §3's format, the token is re-signed, the spec answer is `malformed_token` at step 1)
+/// placed in a context where the check the field feeds is at stake: `now` after every expiry,
+/// spend far above the root budget, a chain deeper than the root allows, a request outside the
+/// root's scope. An implementation that accepts the field but still enforces the check answers
+/// another denial code — a hardening finding ("rejected with another code"); one whose
+/// acceptance disables the check answers `valid` — a wrong verdict carrying the case's
+/// critical `Malformed*Bypass` flag. The malformed cases alone cannot tell these apart.
+#[allow(clippy::too_many_lines)] // One table per check.
+fn build_effects(g: &mut Group, k: &Keys) {
+    const ATT: &str = "DCT-FORMAT-ATTENUATION-FIELDS";
+    const REQ: &str = "DCT-FORMAT-REQUIRED-FIELDS";
+    const CAP: &str = "DCT-FORMAT-CAPABILITY";
+    const INT: &str = "DCT-FORMAT-INTEGERS";
+    const TS: &str = "DCT-FORMAT-TIMESTAMPS";
+    const MAL: &str = "DCT-VERIFY-1-MALFORMED";
+    let ctx = Ctx::new(k);
+    // One attenuation (bob) with every optional restriction present, like `malformed`'s base.
+    let c1 = chain(k, 1).with_attenuation(0, |a| {
+        a.expires_at = Some("2026-03-01T11:30:00Z".into());
+        a.max_chain_depth = Some(5);
+    });
+    let base = Tok::of(&c1);
+    let case =
+        |g: &mut Group, n: u16, desc: String, reqs: &[&str], flag: &str, t: Tok, ctx: &Ctx| {
+            verify_token(
+                g,
+                n,
+                &desc,
+                reqs,
+                &[flag],
+                t.resign().ser(),
+                ctx,
+                malformed(),
+            );
+        };
+
+    // 1..: expiry. `now` is a day after the root's expiry (12:00) and the attenuation's (11:30).
+    let late = ctx.clone().now("2026-03-02T12:00:00Z");
+    let bad_times: [(&str, Value, &str); 8] = [
+        ("null", Value::Null, ATT),
+        ("true", json!(true), ATT),
+        (
+            "a number (Unix seconds of 2030)",
+            json!(1_893_456_000_u64),
+            ATT,
+        ),
+        ("an object", json!({}), ATT),
+        (
+            "an array holding the original string",
+            json!(["2026-03-01T11:30:00Z"]),
+            ATT,
+        ),
+        ("the empty string", json!(""), TS),
+        ("\"never\"", json!("never"), TS),
+        (
+            "a far-future time without an offset",
+            json!("2099-01-01T00:00:00"),
+            TS,
+        ),
+    ];
+    for (i, (what, v, req)) in bad_times.iter().enumerate() {
+        case(
+            g,
+            1 + i as u16,
+            format!(
+                "attenuations[0].expiresAt is {what}, verified a day after every expiry: \
+                 accepting it must not lift the root's expiry"
+            ),
+            &[req, MAL, "DCT-VERIFY-5-EXPIRED"],
+            "MalformedExpiryBypass",
+            base.clone().set("/attenuations/0/expiresAt", v.clone()),
+            &late,
+        );
+    }
+    let bad_root_times: [(&str, Value, &str); 5] = [
+        ("null", Value::Null, REQ),
+        ("0 (a number)", json!(0), REQ),
+        ("true", json!(true), REQ),
+        ("the empty string", json!(""), TS),
+        ("\"never\"", json!("never"), TS),
+    ];
+    for (i, (what, v, req)) in bad_root_times.iter().enumerate() {
+        // The attenuation's own expiry (11:30) still bounds the token.
+        case(
+            g,
+            20 + i as u16,
+            format!(
+                "authority.expiresAt is {what}, verified a day after the attenuation's expiry: \
+                 accepting it must not lift the attenuation's expiry"
+            ),
+            &[req, MAL, "DCT-VERIFY-5-EXPIRED"],
+            "MalformedExpiryBypass",
+            base.clone().set("/authority/expiresAt", v.clone()),
+            &late,
+        );
+    }
+
+    // 40..: budget. Spend is ten times the root budget (and twenty times the attenuation's).
+    let overspent = ctx.clone().spent(BUDGET * 10);
+    let bad_budgets: [(&str, Value); 8] = [
+        ("the number as a string", json!("500000")),
+        ("null", Value::Null),
+        ("true", json!(true)),
+        ("-1", json!(-1)),
+        ("a fraction 1.5", json!(1.5)),
+        (
+            "2^53 (above the I-JSON bound)",
+            json!(9_007_199_254_740_992_u64),
+        ),
+        ("an object", json!({})),
+        ("an array holding the number", json!([500_000])),
+    ];
+    for (i, (what, v)) in bad_budgets.iter().enumerate() {
+        case(
+            g,
+            40 + i as u16,
+            format!(
+                "attenuations[0].maxBudgetMicrocents is {what}, with spend ten times the root \
+                 budget: accepting it must not lift the root's budget"
+            ),
+            &[ATT, INT, MAL, "DCT-VERIFY-6-BUDGET"],
+            "MalformedBudgetBypass",
+            base.clone()
+                .set("/attenuations/0/maxBudgetMicrocents", v.clone()),
+            &overspent,
+        );
+    }
+    // The root budget malformed: spend at the I-JSON maximum, above the attenuation's 500000.
+    let max_spent = ctx.clone().spent(9_007_199_254_740_991);
+    for (i, (what, v)) in bad_budgets.iter().take(6).enumerate() {
+        case(
+            g,
+            60 + i as u16,
+            format!(
+                "authority.maxBudgetMicrocents is {what}, with spend 2^53−1: accepting it must \
+                 not lift the attenuation's budget"
+            ),
+            &[REQ, INT, MAL, "DCT-VERIFY-6-BUDGET"],
+            "MalformedBudgetBypass",
+            base.clone()
+                .set("/authority/maxBudgetMicrocents", v.clone()),
+            &max_spent,
+        );
+    }
+
+    // 80..: depth. The root allows one attenuation (maxChainDepth 1); the token has two.
+    let deep = Chain::root(k)
+        .with_authority(|a| a.max_chain_depth = 1)
+        .delegate(&k.bob, |a| a.max_chain_depth = Some(0))
+        .delegate(&k.carol, |_| {});
+    let deep_tok = Tok::of(&deep);
+    let bad_depths: [(&str, Value); 6] = [
+        ("the number 5 as a string", json!("5")),
+        ("null", Value::Null),
+        ("true", json!(true)),
+        ("a fraction 0.5", json!(0.5)),
+        ("-1", json!(-1)),
+        ("an object", json!({})),
+    ];
+    for (i, (what, v)) in bad_depths.iter().enumerate() {
+        case(
+            g,
+            80 + i as u16,
+            format!(
+                "attenuations[0].maxChainDepth is {what} in a two-attenuation token whose root \
+                 allows one: accepting it must not lift the root's depth limit"
+            ),
+            &[ATT, INT, MAL, "DCT-VERIFY-4E-EXCEEDED"],
+            "MalformedDepthBypass",
+            deep_tok
+                .clone()
+                .set("/attenuations/0/maxChainDepth", v.clone()),
+            &ctx,
+        );
+    }
+    for (i, (what, v)) in bad_depths.iter().enumerate() {
+        case(
+            g,
+            90 + i as u16,
+            format!(
+                "authority.maxChainDepth is {what} in a two-attenuation token whose first \
+                 attenuation allows none after it: accepting it must not lift that limit"
+            ),
+            &[REQ, INT, MAL, "DCT-VERIFY-4E-EXCEEDED"],
+            "MalformedDepthBypass",
+            deep_tok.clone().set("/authority/maxChainDepth", v.clone()),
+            &ctx,
+        );
+    }
+
+    // 100..: scope. The request is outside the root's capabilities.
+    let outside = ctx.clone().request("docs", "read", "/etc/passwd");
+    let bad_resources: [(&str, Value); 5] = [
+        ("null", Value::Null),
+        ("a number", json!(5)),
+        ("an array holding `/**`", json!(["/**"])),
+        ("an object", json!({"glob": "**"})),
+        ("true", json!(true)),
+    ];
+    for (i, (what, v)) in bad_resources.iter().enumerate() {
+        case(
+            g,
+            100 + i as u16,
+            format!(
+                "attenuations[0].allowedCapabilities[0].resource is {what}, request \
+                 `/etc/passwd` outside the root's scope: accepting it must not widen the scope"
+            ),
+            &[CAP, MAL, "DCT-VERIFY-7-CAPABILITY"],
+            "MalformedScopeBypass",
+            base.clone()
+                .set("/attenuations/0/allowedCapabilities/0/resource", v.clone()),
+            &outside,
+        );
+    }
+    let bad_cap_lists: [(&str, Value); 5] = [
+        ("null", Value::Null),
+        (
+            "an object",
+            json!({"namespace": "docs", "action": "read", "resource": "**"}),
+        ),
+        ("the string `*`", json!("*")),
+        ("true", json!(true)),
+        ("a list holding null", json!([null])),
+    ];
+    for (i, (what, v)) in bad_cap_lists.iter().enumerate() {
+        case(
+            g,
+            110 + i as u16,
+            format!(
+                "attenuations[0].allowedCapabilities is {what}, request `/etc/passwd` outside \
+                 the root's scope: accepting it must not widen the scope"
+            ),
+            &[ATT, MAL, "DCT-VERIFY-7-CAPABILITY"],
+            "MalformedScopeBypass",
+            base.clone()
+                .set("/attenuations/0/allowedCapabilities", v.clone()),
+            &outside,
+        );
+    }
+    let bad_root_caps: [(&str, Value); 3] = [
+        (
+            "a capability whose resource is null",
+            json!([{"namespace": "docs", "action": "read", "resource": null}]),
+        ),
+        (
+            "an object, not a list",
+            json!({"namespace": "docs", "action": "read", "resource": "**"}),
+        ),
+        (
+            "a capability whose action is null",
+            json!([{"namespace": "docs", "action": null, "resource": "/**"}]),
+        ),
+    ];
+    for (i, (what, v)) in bad_root_caps.iter().enumerate() {
+        // Only the root: no attenuation narrows the malformed capability list.
+        let root = Tok::of(&Chain::root(k)).set("/authority/capabilities", v.clone());
+        case(
+            g,
+            120 + i as u16,
+            format!(
+                "authority.capabilities is {what}, request `/etc/passwd`: accepting it must \
+                 not grant an unnamed resource"
+            ),
+            &[CAP, MAL, "DCT-VERIFY-7-CAPABILITY"],
+            "MalformedScopeBypass",
+            root,
+            &outside,
+        );
+    }
 }

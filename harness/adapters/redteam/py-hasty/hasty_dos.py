@@ -55,6 +55,7 @@ BUG_NAMES = [
     "revocations-by-id-dict",  # {e["revocationId"]: e["revokedBy"]}: a later entry for the same id hides an earlier one
     "expiry-min-string",      # effective expiry = min(expiresAt strings): lexicographic, not by instant
     "authority-or-defaults",  # `authority.get(k) or UNLIMITED`: a zero budget / maxChainDepth in the authority means "no limit"
+    "null-means-unlimited",   # an attenuation restriction set to null passes the type check and means "no limit" (replacing the parent's)
     "sigs-by-covers-dict",    # {s["covers"]: s for s in signatures}: last duplicate wins, no count
     "sig-any-key",            # verify{Attestation,Contract}Signature(obj, key): true under the key passed OR the object's principal/issuer
     "signer-key",             # verifies each signature under signatures[i]["signer"]
@@ -676,10 +677,11 @@ def _check_attenuation(t: Any, i: int) -> None:
     _require(isinstance(t["contractId"], str) and bool(_CONTRACT_ID_RE.fullmatch(t["contractId"])), f"attenuations[{i}].contractId")
     if "allowedCapabilities" in t:
         _check_capabilities(t["allowedCapabilities"], f"attenuations[{i}]")
+    nulls_pass = bug("null-means-unlimited")
     for key in ("maxBudgetMicrocents", "maxChainDepth"):
-        if key in t:
+        if key in t and not (nulls_pass and t[key] is None):
             _require(is_protocol_int(t[key]), f"attenuations[{i}].{key}")
-    if "expiresAt" in t:
+    if "expiresAt" in t and not (nulls_pass and t["expiresAt"] is None):
         _require(_is_timestamp(t["expiresAt"]), f"attenuations[{i}].expiresAt")
 
 
@@ -784,6 +786,17 @@ class ChainState:
         if t["attenuator"] != self.delegatee:
             raise violation("attenuator is not the current delegatee")
         lenient = bug("or-defaults")
+        if bug("null-means-unlimited"):
+            # `None` is "no limit": it replaces the parent's value instead of narrowing it.
+            if "maxBudgetMicrocents" in t and t["maxBudgetMicrocents"] is None:
+                self.budget = MAX_SAFE_INTEGER
+                t = {k: v for k, v in t.items() if k != "maxBudgetMicrocents"}
+            if "expiresAt" in t and t["expiresAt"] is None:
+                self.expiry = None
+                t = {k: v for k, v in t.items() if k != "expiresAt"}
+            if "maxChainDepth" in t and t["maxChainDepth"] is None:
+                self.remaining = 2**53
+                t = {k: v for k, v in t.items() if k != "maxChainDepth"}
         if t.get("allowedCapabilities") if lenient else "allowedCapabilities" in t:
             for cap in t["allowedCapabilities"]:
                 if not any(capability_subset(cap, p) for p in self.caps):
@@ -795,7 +808,7 @@ class ChainState:
             self.budget = t["maxBudgetMicrocents"]
         if "expiresAt" in t:
             expiry = parse_timestamp(t["expiresAt"])
-            if expiry > self.expiry:
+            if self.expiry is not None and expiry > self.expiry:
                 raise violation("expiry extension")
             self.expiry = expiry
         if self.remaining == 0:
@@ -889,7 +902,7 @@ def verify_dct(serialized: Any, ctx: dict, check_request: bool = True) -> dict:
     if bug("expiry-min-string"):
         texts = [authority["expiresAt"]] + [t["expiresAt"] for t in attenuations if "expiresAt" in t]
         chain.expiry = parse_timestamp(min(texts))
-    if now > chain.expiry:
+    if chain.expiry is not None and now > chain.expiry:
         raise DelegateError("expired", "now is after the effective expiry")
 
     # Step 6: budget (D21).
