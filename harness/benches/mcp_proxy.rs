@@ -2,14 +2,20 @@
 //! the mock alone) and throughput with 32 concurrent requests.
 //!
 //! Run: `cargo bench -p delegateos-conform --bench mcp_proxy`.
+//!
+//! After criterion, a paired measurement (issue 17) alternates, round by round, a verified
+//! `tools/call` through the proxy, the same call without `_delegateos` (pure relay), and one
+//! in-process token verification (steps 1–6, cold: a fresh key cache, as a library call
+//! without state) — so the proxy's added latency per verified call is compared with one
+//! verify measured in the same rounds, under the same load. `DOS_BENCH_NO_PAIRED=1` skips it.
 
 // A benchmark whose set-up fails should abort loudly.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::{criterion_group, Criterion, Throughput};
 use serde_json::{json, Value};
 
 use delegateos_conform::mcp::client::ProxyProcess;
@@ -164,5 +170,84 @@ fn bench(c: &mut Criterion) {
     g.finish();
 }
 
+/// Median of `xs` (sorted in place).
+fn median(xs: &mut [f64]) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
+}
+
+/// Median wall time of `n` runs of `f`, in microseconds.
+fn median_us(n: usize, mut f: impl FnMut()) -> f64 {
+    let mut t: Vec<f64> = (0..n)
+        .map(|_| {
+            let s = Instant::now();
+            f();
+            s.elapsed().as_secs_f64() * 1e6
+        })
+        .collect();
+    median(&mut t)
+}
+
+fn paired_added_latency() {
+    const ROUNDS: usize = 15;
+    const CALLS: usize = 200;
+    let (_, config) = setup();
+    let token = RootSpec::new(vec![cap("docs", "read", "/project/**")]).sign(&tokens::root());
+    let env = tokens::envelope(&token);
+    let dct = tokens::serialize(&token);
+    let root = tokens::root().principal_id();
+    let empty = delegateos_reference::revocation::RevocationList::new();
+    let mut proxy = ProxyProcess::spawn(
+        &format!("'{CONFORM}' reference-proxy --config {{config}}"),
+        &config,
+    )
+    .unwrap();
+    handshake(&mut proxy);
+    let mut id = 1_000_000u64;
+    let mut ratios = Vec::new();
+    let mut added = Vec::new();
+    let mut verify_us = Vec::new();
+    for _ in 0..ROUNDS {
+        let relay = median_us(CALLS, || {
+            id += 1;
+            proxy.send(&call(id, None)).unwrap();
+            proxy.response(&json!(id), T).unwrap();
+        });
+        let verified = median_us(CALLS, || {
+            id += 1;
+            proxy.send(&call(id, Some(&env))).unwrap();
+            proxy.response(&json!(id), T).unwrap();
+        });
+        let verify = median_us(CALLS, || {
+            delegateos_reference::verify::evaluate(&dct, "2030-01-01T00:00:00Z", 0, &root, &empty)
+                .unwrap();
+        });
+        added.push(verified - relay);
+        verify_us.push(verify);
+        ratios.push((verified - relay) / verify);
+    }
+    println!(
+        "\npaired (issue 17): proxy added latency per verified tools/call vs one in-process token \
+         verify (steps 1-6, cold key cache), {ROUNDS} rounds x {CALLS} calls per side, medians"
+    );
+    println!(
+        "  added latency {:.1} µs (verified minus relay), one verify {:.1} µs, ratio {:.3} \
+         (median of per-round ratios; min {:.3}, max {:.3})",
+        median(&mut added),
+        median(&mut verify_us),
+        median(&mut ratios.clone()),
+        ratios.iter().copied().fold(f64::INFINITY, f64::min),
+        ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+    );
+}
+
 criterion_group!(benches, bench_decision, bench);
-criterion_main!(benches);
+
+fn main() {
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+    let bench_mode = std::env::args().any(|a| a == "--bench");
+    if bench_mode && std::env::var_os("DOS_BENCH_NO_PAIRED").is_none() {
+        paired_added_latency();
+    }
+}

@@ -457,7 +457,11 @@ fn mcp_repeatable_ids_report_files_schema_and_progress() {
     assert!(progress_enabled(false, true));
     assert!(!progress_enabled(true, true));
     assert!(!progress_enabled(false, false));
-    assert!(parse_report_spec("html=x").is_err() && parse_report_spec("json").is_err());
+    assert!(
+        parse_report_spec("pdf=x").is_err()
+            && parse_report_spec("html=x").is_ok()
+            && parse_report_spec("json").is_err()
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

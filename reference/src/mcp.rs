@@ -21,6 +21,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
+use crate::crypto::KeyCache;
 use crate::glob;
 use crate::revocation::RevocationList;
 use crate::token::{self, Capability, SerializedDct};
@@ -193,6 +194,7 @@ fn evaluate_for_roots(
     config: &McpConfig,
     tracker: &BudgetTracker,
     now: &str,
+    keys: &mut KeyCache,
 ) -> Result<AuthorizedScope, Denial> {
     // The delegation id used for the spend lookup comes from the token itself (D17); an
     // undecodable token fails verification step 1 anyway.
@@ -215,12 +217,13 @@ fn evaluate_for_roots(
             index: None,
         });
     };
-    verify::evaluate(
+    verify::evaluate_with_keys(
         dct,
         now,
         tracker.spent(&delegation_id),
         &root,
         &config.revocations,
+        keys,
     )
 }
 
@@ -239,10 +242,28 @@ pub fn filter_tools(
     tracker: &BudgetTracker,
     now: &str,
 ) -> Vec<Value> {
+    filter_tools_with_keys(
+        tools,
+        config,
+        tracker,
+        now,
+        &mut KeyCache::new(PER_CALL_KEYS),
+    )
+}
+
+/// [`filter_tools`] reusing (and filling) `keys`: a long-lived proxy validates each signer's
+/// key once (see [`verify::verify_with_keys`]); the decisions are the same.
+pub fn filter_tools_with_keys(
+    tools: &[Value],
+    config: &McpConfig,
+    tracker: &BudgetTracker,
+    now: &str,
+    keys: &mut KeyCache,
+) -> Vec<Value> {
     let Some(dct) = &config.session_token else {
         return tools.to_vec();
     };
-    let Ok(scope) = evaluate_for_roots(dct, config, tracker, now) else {
+    let Ok(scope) = evaluate_for_roots(dct, config, tracker, now, keys) else {
         return Vec::new();
     };
     tools
@@ -272,6 +293,27 @@ pub fn decide_call(
     tracker: &mut BudgetTracker,
     now: &str,
 ) -> CallDecision {
+    decide_call_with_keys(
+        request,
+        config,
+        tracker,
+        now,
+        &mut KeyCache::new(PER_CALL_KEYS),
+    )
+}
+
+/// Keys one decision validates at most (a chain of depth 8 has at most 9 signers).
+const PER_CALL_KEYS: usize = 16;
+
+/// [`decide_call`] reusing (and filling) `keys`: a long-lived proxy validates each signer's
+/// key once (see [`verify::verify_with_keys`]); the decisions are the same.
+pub fn decide_call_with_keys(
+    request: &Value,
+    config: &McpConfig,
+    tracker: &mut BudgetTracker,
+    now: &str,
+    keys: &mut KeyCache,
+) -> CallDecision {
     if request.get("method").and_then(Value::as_str) != Some("tools/call") {
         return CallDecision::PassThrough;
     }
@@ -297,7 +339,7 @@ pub fn decide_call(
         token: envelope.dct.clone(),
         format: envelope.format.clone(),
     };
-    let scope = match evaluate_for_roots(&dct, config, tracker, now) {
+    let scope = match evaluate_for_roots(&dct, config, tracker, now, keys) {
         Ok(s) => s,
         Err(d) => return deny(d.to_json()),
     };

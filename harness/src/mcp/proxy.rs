@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+use delegateos_reference::crypto::KeyCache;
 use delegateos_reference::mcp::{self as plugin, BudgetTracker, CallDecision, McpConfig, RawError};
 use delegateos_reference::revocation::{RevocationEntry, RevocationList};
 use delegateos_reference::token::SerializedDct;
@@ -316,6 +317,8 @@ pub struct Decider {
     pub config: McpConfig,
     /// Spend recorded per delegation.
     pub tracker: Mutex<BudgetTracker>,
+    /// Signer keys validated once and reused for every call (bounded; locked after `tracker`).
+    pub keys: Mutex<KeyCache>,
     /// A deliberate defect (tests only).
     pub fault: Option<Fault>,
 }
@@ -326,6 +329,7 @@ impl Decider {
         Decider {
             config,
             tracker: Mutex::new(BudgetTracker::new()),
+            keys: Mutex::new(KeyCache::default()),
             fault,
         }
     }
@@ -412,7 +416,14 @@ impl Decider {
         };
         let decision = {
             let mut tracker = lock(&self.tracker);
-            plugin::decide_call(msg, &self.config, &mut tracker, &now_rfc3339())
+            let mut keys = lock(&self.keys);
+            plugin::decide_call_with_keys(
+                msg,
+                &self.config,
+                &mut tracker,
+                &now_rfc3339(),
+                &mut keys,
+            )
         };
         match decision {
             CallDecision::PassThrough => Ok(raw.to_vec()),
@@ -450,7 +461,14 @@ impl Decider {
         };
         let filtered = {
             let tracker = lock(&self.tracker);
-            plugin::filter_tools(&tools, &self.config, &tracker, &now_rfc3339())
+            let mut keys = lock(&self.keys);
+            plugin::filter_tools_with_keys(
+                &tools,
+                &self.config,
+                &tracker,
+                &now_rfc3339(),
+                &mut keys,
+            )
         };
         if let Some(slot) = msg.pointer_mut("/result/tools") {
             *slot = Value::Array(filtered);
