@@ -5,8 +5,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use serde_json::json;
-
 use delegateos_conform::mcp::soak;
 use delegateos_conform::mcp::tokens::{self, cap, RootSpec};
 
@@ -15,28 +13,7 @@ const BIN: &str = env!("CARGO_BIN_EXE_delegateos-conform");
 #[test]
 fn two_thousand_calls_from_eight_sessions_are_each_answered_once() {
     let dir = std::env::temp_dir().join(format!("delegateos-soak-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let script = dir.join("script.json");
-    std::fs::write(
-        &script,
-        json!({"tools": [{"name": "read_file"}]}).to_string(),
-    )
-    .unwrap();
-    let config = dir.join("config.json");
-    std::fs::write(
-        &config,
-        json!({
-            "version": 1,
-            "transport": "http",
-            "http": {"listen": "127.0.0.1:0"},
-            "trustedRoots": [tokens::root().principal_id()],
-            "tools": {"read_file": {"namespace": "docs", "action": "read", "resource": {"argument": "path"}}},
-            "spendPerCall": 0,
-            "upstream": {"command": BIN, "args": ["mock-upstream", "--script", script.to_string_lossy()]},
-        })
-        .to_string(),
-    )
-    .unwrap();
+    let config = soak::write_mock_http_config(&dir, BIN).unwrap();
     let token = RootSpec::new(vec![cap("docs", "read", "/project/**")]).sign(&tokens::root());
     let report = soak::run(
         &format!("'{BIN}' reference-proxy --config {{config}}"),

@@ -133,6 +133,32 @@ fn session(
     (answers, errors, problem)
 }
 
+/// Writes, into `dir`, a launch config for a proxy in HTTP mode (loopback, port 0) whose
+/// upstream is `conform_bin mock-upstream` answering every `read_file` call, with the suite's
+/// `root` trusted and `read_file` mapped to `docs:read` on its `path` argument; returns its path.
+pub fn write_mock_http_config(dir: &Path, conform_bin: &str) -> Result<std::path::PathBuf, String> {
+    let io = |e: std::io::Error| format!("{}: {e}", dir.display());
+    std::fs::create_dir_all(dir).map_err(io)?;
+    let script = dir.join("script.json");
+    std::fs::write(
+        &script,
+        json!({"tools": [{"name": "read_file"}]}).to_string(),
+    )
+    .map_err(io)?;
+    let config = dir.join("config.json");
+    let launch = json!({
+        "version": 1,
+        "transport": "http",
+        "http": {"listen": "127.0.0.1:0"},
+        "trustedRoots": [super::tokens::root().principal_id()],
+        "tools": {"read_file": {"namespace": "docs", "action": "read", "resource": {"argument": "path"}}},
+        "spendPerCall": 0,
+        "upstream": {"command": conform_bin, "args": ["mock-upstream", "--script", script.to_string_lossy()]},
+    });
+    std::fs::write(&config, launch.to_string()).map_err(io)?;
+    Ok(config)
+}
+
 /// Runs the soak against `proxy_command config_path` (the command is run with `sh -c`; the
 /// config must select `"transport": "http"` and a mock upstream that answers every
 /// `tools/call`). `envelope` is the `_delegateos` member every call carries.
