@@ -122,6 +122,10 @@ pub struct MockUpstreamArgs {
     /// Relay to COMMAND transparently, recording both directions.
     #[arg(long)]
     pub tap: bool,
+    /// Puppet mode: write to stdout exactly the messages received on this Unix socket (the
+    /// harness listens on it), one per line, acknowledging each (spec/mcp-proxy.md §4).
+    #[arg(long, value_name = "SOCKET", conflicts_with_all = ["script", "tap"])]
+    pub puppet: Option<String>,
     /// The real upstream command (tap mode).
     #[arg(last = true)]
     pub command: Vec<String>,
@@ -958,9 +962,12 @@ fn reference_proxy(args: ReferenceProxyArgs) -> i32 {
 
 /// `mock-upstream`: the scripted, recording MCP server, or a recording tap.
 fn mock_upstream(args: MockUpstreamArgs) -> i32 {
-    use crate::mcp::mock::{run_mock, run_tap, MockScript};
+    use crate::mcp::mock::{run_mock, run_puppet, run_tap, MockScript};
     if args.tap {
         return run_tap(&args.command, args.record.as_deref());
+    }
+    if let Some(control) = &args.puppet {
+        return run_puppet(control, args.record.as_deref());
     }
     let script = match &args.script {
         None => MockScript::default(),

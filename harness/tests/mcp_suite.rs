@@ -24,6 +24,7 @@ fn opts_on(transport: Transport, extra: &str, glob: Option<&str>) -> SuiteOption
         case_timeout: Duration::from_secs(120),
         smoke: None,
         transport,
+        session_vectors: None,
     }
 }
 
@@ -259,6 +260,7 @@ fn cli_args(
         smoke_dir: Some(PathBuf::from("/nonexistent")),
         case_timeout: 60,
         transport: delegateos_conform::mcp::cli::TransportArg::Stdio,
+        session_vectors: None,
     }
 }
 

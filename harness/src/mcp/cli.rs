@@ -104,6 +104,10 @@ pub struct Args {
     /// config says `"transport": "http"` and the proxy prints its URL on its first stdout line).
     #[arg(long, value_enum, default_value = "stdio")]
     pub transport: TransportArg,
+    /// Take the session scripts (`mcp.session` cases, spec/mcp-proxy.md §6.2) from the vector
+    /// files under DIR instead of the embedded corpus.
+    #[arg(long, value_name = "DIR")]
+    pub session_vectors: Option<PathBuf>,
 }
 
 /// `--transport`.
@@ -542,7 +546,10 @@ pub fn run_observed(args: &Args, observer: &mut dyn SuiteObserver) -> Outcome {
             EXIT_USAGE,
         );
     }
-    if select_ids(&args.id).is_empty() {
+    if let Err(e) = super::suite::load_session_cases(args.session_vectors.as_deref()) {
+        return Outcome::error(e, EXIT_SETUP);
+    }
+    if select_ids(&args.id, args.session_vectors.as_deref()).is_empty() {
         return Outcome::error(
             format!(
                 "--id {} selects no case (case ids look like mcp-handshake, mcp-deny-*; \
@@ -577,6 +584,7 @@ pub fn run_observed(args: &Args, observer: &mut dyn SuiteObserver) -> Outcome {
             TransportArg::Stdio => crate::mcp::config::Transport::Stdio,
             TransportArg::Http => crate::mcp::config::Transport::Http,
         },
+        session_vectors: args.session_vectors.clone(),
     };
     let checked = run_suite_checked(&opts, observer);
     if crate::runner::interrupt::interrupted().is_some() {

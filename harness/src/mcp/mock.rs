@@ -9,6 +9,13 @@
 //!
 //! Tap mode (`--tap --record FILE -- CMD ARGS…`) runs a real server behind the same recorder
 //! and relays both directions unchanged.
+//!
+//! Puppet mode (`--puppet SOCKET --record FILE`) answers nothing by itself: it connects to the
+//! Unix socket `SOCKET` (created and listened on by the harness) and writes to its stdout
+//! exactly the messages the harness sends there, one per line, acknowledging each with
+//! `ok\n` once it is written and flushed (`error <reason>\n` for a control line that is not
+//! one JSON value; nothing is written then). It records stdin like the scripted mock and exits
+//! on stdin EOF. Session scripts (`spec/mcp-proxy.md` §6.2) drive the upstream side this way.
 
 use std::collections::{BTreeMap, HashSet};
 use std::fs::File;
@@ -132,9 +139,14 @@ struct Out {
 impl Out {
     fn send(&self, msg: &Value) {
         let text = serde_json::to_string(msg).unwrap_or_default();
+        self.send_raw(text.as_bytes());
+    }
+
+    /// Writes `bytes` plus `\n` to stdout, recorded as an `out` event; exits if stdout closed.
+    fn send_raw(&self, bytes: &[u8]) {
         let mut guard = lock(&self.stdout);
-        self.rec.raw("out", text.as_bytes());
-        if wire::write_line(&mut *guard, text.as_bytes()).is_err() {
+        self.rec.raw("out", bytes);
+        if wire::write_line(&mut *guard, bytes).is_err() {
             self.rec
                 .event(json!({"event": "exit", "code": 0, "reason": "stdout closed"}));
             std::process::exit(0);
@@ -387,6 +399,86 @@ fn tools_call(
         thread::spawn(answer);
     } else {
         answer();
+    }
+}
+
+/// The longest control line the puppet accepts (the stdio line limit).
+const PUPPET_MAX_LINE: usize = MAX_LINE;
+
+/// Puppet mode: connect to the harness's Unix socket `control`, write every message received
+/// there to stdout (acknowledged with `ok`), record stdin like the scripted mock, and exit on
+/// stdin EOF. Returns the exit status (2 when the socket cannot be reached).
+pub fn run_puppet(control: &str, record: Option<&str>) -> i32 {
+    let rec = match Recorder::new(record) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("mock-upstream --puppet: cannot create record file: {e}");
+            return 2;
+        }
+    };
+    rec.event(json!({"event": "start", "pid": std::process::id(), "mode": "puppet"}));
+    let stream = match std::os::unix::net::UnixStream::connect(control) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("mock-upstream --puppet: cannot connect to {control}: {e}");
+            rec.event(json!({"event": "exit", "code": 2, "reason": "control socket unreachable"}));
+            return 2;
+        }
+    };
+    eprintln!("mock-upstream: puppet started (this stderr line is deliberate chatter)");
+    let out = Out {
+        stdout: Arc::new(Mutex::new(io::stdout())),
+        rec: rec.clone(),
+    };
+    let control_rec = rec.clone();
+    thread::spawn(move || puppet_control(stream, &out, &control_rec));
+    let mut stdin = BufReader::with_capacity(1 << 16, io::stdin());
+    loop {
+        match wire::read_line(&mut stdin, MAX_LINE) {
+            Ok(Line::Data(bytes)) => {
+                rec.raw("in", &bytes);
+                if serde_json::from_slice::<Value>(&bytes).is_err() {
+                    rec.event(json!({"event": "unparsed"}));
+                }
+            }
+            Ok(Line::TooLong) => rec.event(json!({"event": "tooLong"})),
+            Ok(Line::Eof) | Err(_) => break,
+        }
+    }
+    rec.event(json!({"event": "eof"}));
+    rec.event(json!({"event": "exit", "code": 0, "reason": "stdin eof"}));
+    // The control thread may be blocked reading the socket: end the process, not the thread.
+    let _ = io::stdout().flush();
+    std::process::exit(0)
+}
+
+/// The control loop: one message per line in, `ok` / `error …` per line back. Ends at the
+/// socket's EOF (the mock keeps recording stdin until its own EOF).
+fn puppet_control(stream: std::os::unix::net::UnixStream, out: &Out, rec: &Recorder) {
+    let Ok(mut ack) = stream.try_clone() else {
+        return;
+    };
+    let mut reader = BufReader::with_capacity(1 << 16, stream);
+    loop {
+        let reply: &[u8] = match wire::read_line(&mut reader, PUPPET_MAX_LINE) {
+            Ok(Line::Data(bytes)) => {
+                if serde_json::from_slice::<Value>(&bytes).is_ok() {
+                    out.send_raw(&bytes);
+                    b"ok\n"
+                } else {
+                    rec.event(json!({"event": "puppetRefused", "reason": "not one JSON value"}));
+                    b"error control line is not one JSON value\n"
+                }
+            }
+            Ok(Line::TooLong) => {
+                rec.event(json!({"event": "puppetRefused", "reason": "too long"}));
+                b"error control line too long\n"
+            }
+            Ok(Line::Eof) | Err(_) => return,
+        };
+        if ack.write_all(reply).and_then(|()| ack.flush()).is_err() {
+            return;
+        }
     }
 }
 

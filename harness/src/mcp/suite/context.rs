@@ -60,6 +60,9 @@ pub struct SuiteOptions {
     pub smoke: Option<SmokeUpstream>,
     /// How the suite talks to the proxy: stdio (default) or MCP Streamable HTTP.
     pub transport: crate::mcp::config::Transport,
+    /// Where the session scripts (`mcp.session` cases, spec/mcp-proxy.md §6.2) come from:
+    /// every vector file under this directory, or the embedded corpus when `None`.
+    pub session_vectors: Option<PathBuf>,
 }
 
 /// Shared state of one suite run.

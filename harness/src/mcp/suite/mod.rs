@@ -25,6 +25,7 @@ mod handshake;
 mod http;
 mod judge;
 mod listing;
+mod scripts;
 mod session;
 mod smoke;
 mod spend;
@@ -33,6 +34,9 @@ mod transport;
 use calls_denials::DenyProbe;
 use context::{lock, Ctx};
 pub use context::{MockCommand, SmokeUpstream, SuiteOptions};
+pub use scripts::{
+    from_vector_cases as session_cases_from, load as load_session_cases, ScriptCase,
+};
 use session::mock_pid;
 
 /// Outcome of one case.
@@ -99,15 +103,21 @@ enum Kind {
     StdioOnly,
     /// Streamable HTTP only.
     Http,
+    /// A session script from the corpus (`mcp.session`).
+    Script,
 }
 
 type CaseFn = fn(&Ctx) -> Result<(), String>;
 
-/// How a case runs: a hand-written scenario, or a single-call denial described as data.
-#[derive(Clone, Copy)]
+/// How a case runs: a hand-written scenario, a single-call denial described as data, or a
+/// session script of the corpus.
+#[derive(Clone)]
 enum Run {
     Scenario(CaseFn),
     Deny(&'static DenyProbe),
+    Script(Arc<ScriptCase>),
+    /// The session vectors could not be loaded: the case fails with this message.
+    Broken(String),
 }
 
 struct Case {
@@ -168,22 +178,67 @@ pub struct NoObserver;
 
 impl SuiteObserver for NoObserver {}
 
-fn selected(opts: &SuiteOptions) -> impl Iterator<Item = &'static Case> + '_ {
-    CASES
-        .iter()
-        .filter(move |c| opts.ids.is_empty() || opts.ids.iter().any(|g| id_glob_match(g, c.id)))
+/// One case of a run: a catalogue case or a session script.
+#[derive(Clone)]
+struct Planned {
+    id: String,
+    description: String,
+    requirements: Vec<String>,
+    kind: Kind,
+    run: Run,
 }
 
-/// The ids `globs` select (every id when `globs` is empty), in suite order.
-pub fn select_ids(globs: &[String]) -> Vec<String> {
-    CASES
+/// Every case of a run, in order: the catalogue, then the corpus's session scripts (from
+/// `opts.session_vectors`, default the embedded corpus). A corpus that cannot be loaded is one
+/// failing case, `mcp-session-vectors`.
+fn plan(session_vectors: Option<&std::path::Path>) -> Vec<Planned> {
+    let mut out: Vec<Planned> = CASES
         .iter()
-        .filter(|c| globs.is_empty() || globs.iter().any(|g| id_glob_match(g, c.id)))
-        .map(|c| c.id.to_owned())
+        .map(|c| Planned {
+            id: c.id.to_owned(),
+            description: c.description.to_owned(),
+            requirements: c.requirements.iter().map(|r| (*r).to_owned()).collect(),
+            kind: c.kind,
+            run: c.run.clone(),
+        })
+        .collect();
+    match scripts::load(session_vectors) {
+        Ok(cases) => out.extend(cases.into_iter().map(|c| Planned {
+            id: c.id.clone(),
+            description: c.description.clone(),
+            requirements: c.requirements.clone(),
+            kind: Kind::Script,
+            run: Run::Script(Arc::new(c)),
+        })),
+        Err(e) => out.push(Planned {
+            id: "mcp-session-vectors".into(),
+            description: "the session scripts (mcp.session vectors) load".into(),
+            requirements: Vec::new(),
+            kind: Kind::Script,
+            run: Run::Broken(e),
+        }),
+    }
+    out
+}
+
+fn selected(opts: &SuiteOptions) -> Vec<Planned> {
+    plan(opts.session_vectors.as_deref())
+        .into_iter()
+        .filter(|c| opts.ids.is_empty() || opts.ids.iter().any(|g| id_glob_match(g, &c.id)))
         .collect()
 }
 
-fn skip_reason(case: &Case, opts: &SuiteOptions) -> Option<&'static str> {
+/// The ids `globs` select (every id when `globs` is empty), in suite order: the catalogue and
+/// the session scripts of `session_vectors` (default: the embedded corpus).
+pub fn select_ids(globs: &[String], session_vectors: Option<&std::path::Path>) -> Vec<String> {
+    plan(session_vectors)
+        .into_iter()
+        .filter(|c| globs.is_empty() || globs.iter().any(|g| id_glob_match(g, &c.id)))
+        .map(|c| c.id)
+        .collect()
+}
+
+fn skip_reason(case: &Planned, opts: &SuiteOptions) -> Option<&'static str> {
     match case.kind {
         Kind::Strict if !opts.strict_mode_cases => {
             Some("strict-mode case: pass --strict-mode-cases")
@@ -200,6 +255,7 @@ fn skip_reason(case: &Case, opts: &SuiteOptions) -> Option<&'static str> {
         Kind::Http if opts.transport == Transport::Stdio => {
             Some("HTTP-only case: run with --transport http")
         }
+        Kind::Script => scripts::skip_reason(opts.transport),
         _ => None,
     }
 }
@@ -238,7 +294,9 @@ pub fn run_suite_checked(
 ) -> Result<SuiteReport, SetupError> {
     let started = Instant::now();
     let ctx = new_ctx(opts);
-    let needs_proxy = selected(opts).any(|c| skip_reason(c, opts).is_none());
+    let needs_proxy = selected(opts)
+        .iter()
+        .any(|c| skip_reason(c, opts).is_none());
     if needs_proxy {
         let (status, message) = run_one(&ctx, Run::Scenario(preflight), opts.case_timeout);
         if status != Status::Passed {
@@ -271,18 +329,19 @@ fn preflight(ctx: &Ctx) -> Result<(), String> {
 
 fn run_cases(ctx: &Arc<Ctx>, started: Instant, observer: &mut dyn SuiteObserver) -> SuiteReport {
     let opts = &ctx.opts;
-    observer.start(selected(opts).count());
+    let cases = selected(opts);
+    observer.start(cases.len());
     let mut results = Vec::new();
-    for case in selected(opts) {
-        observer.case_started(case.id);
+    for case in cases {
+        observer.case_started(&case.id);
         let t0 = Instant::now();
-        let (status, message) = match (interrupted_by(), skip_reason(case, opts)) {
+        let (status, message) = match (interrupted_by(), skip_reason(&case, opts)) {
             (Some(signal), _) => (
                 Status::Errored,
                 Some(format!("not run: interrupted by {signal}")),
             ),
             (None, Some(why)) => (Status::Skipped, Some(why.to_owned())),
-            (None, None) => run_one(ctx, case.run, opts.case_timeout),
+            (None, None) => run_one(ctx, case.run.clone(), opts.case_timeout),
         };
         let stderr_tail = if status == Status::Failed || status == Status::Errored {
             lock(&ctx.stderr).take().map(|s| tail(&s, 2000))
@@ -291,9 +350,9 @@ fn run_cases(ctx: &Arc<Ctx>, started: Instant, observer: &mut dyn SuiteObserver)
         };
         *lock(&ctx.stderr) = None;
         let result = CaseResult {
-            id: case.id.to_owned(),
-            description: case.description.to_owned(),
-            requirements: case.requirements.iter().map(|r| (*r).to_owned()).collect(),
+            id: case.id,
+            description: case.description,
+            requirements: case.requirements,
             status,
             message,
             stderr_tail,
@@ -330,6 +389,8 @@ fn run_one(ctx: &Arc<Ctx>, run: Run, timeout: Duration) -> (Status, Option<Strin
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match run {
             Run::Scenario(f) => f(&c),
             Run::Deny(probe) => calls_denials::run_probe(&c, probe),
+            Run::Script(script) => scripts::run(&c, &script),
+            Run::Broken(message) => Err(message),
         }));
         let _ = tx.send(result);
     });

@@ -35,6 +35,8 @@ pub(super) struct Setup {
     pub real_upstream: Option<Vec<String>>,
     /// HTTP: the proxy's body limit (`http.maxBodyBytes`; default 64 MiB).
     pub max_body_bytes: Option<u64>,
+    /// Session scripts: run the mock as a puppet controlled through this Unix socket.
+    pub puppet: Option<PathBuf>,
 }
 
 impl Setup {
@@ -49,6 +51,7 @@ impl Setup {
             trusted_roots: vec![tokens::root().principal_id()],
             real_upstream: None,
             max_body_bytes: None,
+            puppet: None,
         }
     }
 
@@ -81,13 +84,17 @@ impl Session {
             .to_string_lossy()
             .into_owned();
         let lead = ctx.opts.mock_upstream.leading_args.iter().cloned();
+        let (mode, control) = match &setup.puppet {
+            Some(socket) => ("--puppet", socket),
+            None => ("--script", &script),
+        };
         let upstream = match &setup.real_upstream {
             None => UpstreamCommand {
                 command: mock,
                 args: lead
                     .chain([
-                        "--script".into(),
-                        script.to_string_lossy().into_owned(),
+                        mode.into(),
+                        control.to_string_lossy().into_owned(),
                         "--record".into(),
                         record.to_string_lossy().into_owned(),
                     ])
