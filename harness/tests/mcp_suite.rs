@@ -577,3 +577,329 @@ fn every_mcp_requirement_has_a_case() {
         "cases cite unknown requirements: {unknown:?}"
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// Session scripts (issue 15, spec/mcp-proxy.md §6.1–§6.2): a development fixture in exactly
+// the vector format, until `vectors/mcp/session.json` is generated; its scripts are the
+// proposed vector twins of the red-team cases and of migrated scenario cases.
+// ---------------------------------------------------------------------------------------
+
+mod session_fixture {
+    use serde_json::{json, Value};
+
+    use delegateos_conform::mcp::tokens::{self, cap, RootSpec};
+    use delegateos_reference::crypto::blake2b256;
+
+    pub const DIR: &str = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/session-vectors"
+    );
+    pub const FILE: &str = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/fixtures/session-vectors/mcp/session.json"
+    );
+
+    fn token(delegation: &str, contract: &str, budget: u64, caps: &[(&str, &str, &str)]) -> Value {
+        let mut spec = RootSpec::new(caps.iter().map(|(n, a, r)| cap(n, a, r)).collect());
+        spec.delegation_id = delegation.into();
+        spec.contract_id = contract.into();
+        spec.budget = budget;
+        tokens::envelope(&spec.sign(&tokens::root()))
+    }
+
+    fn call(id: Value, tool: &str, path: &str, env: &Value) -> Value {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": tool, "arguments": {"path": path}, "_delegateos": env}})
+    }
+
+    fn stripped(msg: &Value) -> Value {
+        let mut m = msg.clone();
+        m["params"].as_object_mut().unwrap().remove("_delegateos");
+        m
+    }
+
+    fn answer(id: &Value, text: &str) -> Value {
+        json!({"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": text}]}})
+    }
+
+    fn budget_denial(id: &Value, limit: u64, spent: u64) -> Value {
+        json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32001, "message": "DCT verification failed",
+            "data": {"type": "budget_exceeded", "limit": limit, "spent": spent}}})
+    }
+
+    /// A script as (step, expected output) pairs.
+    struct Script(Vec<(Value, Value)>);
+
+    impl Script {
+        fn client(&mut self, msg: Value, to_client: Vec<Value>, to_upstream: Vec<Value>) {
+            self.0.push((
+                json!({"client": msg}),
+                json!({"toClient": to_client, "toUpstream": to_upstream}),
+            ));
+        }
+        fn forwarded(&mut self, msg: Value) {
+            let up = stripped(&msg);
+            self.client(msg, vec![], vec![up]);
+        }
+        fn relayed(&mut self, msg: Value) {
+            self.client(msg.clone(), vec![], vec![msg]);
+        }
+        fn upstream(&mut self, msg: Value) {
+            self.0.push((
+                json!({"upstream": msg.clone()}),
+                json!({"toClient": [msg], "toUpstream": []}),
+            ));
+        }
+        fn upstream_as(&mut self, msg: Value, to_client: Value) {
+            self.0.push((
+                json!({"upstream": msg}),
+                json!({"toClient": [to_client], "toUpstream": []}),
+            ));
+        }
+        fn spent(&mut self, spent: Value) {
+            let ids: Vec<String> = spent.as_object().unwrap().keys().cloned().collect();
+            self.0
+                .push((json!({"spent": ids}), json!({"spent": spent})));
+        }
+        fn split(self) -> (Vec<Value>, Vec<Value>) {
+            self.0.into_iter().unzip()
+        }
+    }
+
+    fn config(extra: Value) -> Value {
+        let mut c = json!({
+            "trustedRoots": [tokens::root().principal_id()],
+            "tools": {
+                "read_file": {"namespace": "docs", "action": "read", "resource": {"argument": "path"}},
+                "delete_file": {"namespace": "docs", "action": "delete", "resource": {"argument": "path"}},
+                "search": {"namespace": "web", "action": "search"},
+            },
+            "spendPerCall": 100,
+        });
+        for (k, v) in extra.as_object().unwrap() {
+            c[k] = v.clone();
+        }
+        c
+    }
+
+    const READ: &[(&str, &str, &str)] = &[("docs", "read", "/project/**"), ("web", "search", "*")];
+    const NOW: &str = "2026-03-01T10:00:00Z";
+
+    #[allow(clippy::too_many_arguments)]
+    fn case(
+        n: u32,
+        description: &str,
+        requirements: &[&str],
+        flags: &[&str],
+        level: &str,
+        config: Value,
+        script: Script,
+        alternative: Option<(&str, Script)>,
+    ) -> Value {
+        let (steps, out) = script.split();
+        let expect = match alternative {
+            None => json!({"result": "valid", "output": {"steps": out}}),
+            Some((decision, alt)) => {
+                let (_, alt_out) = alt.split();
+                json!({"result": "acceptable", "decision": decision, "outcomes": [
+                    {"result": "valid", "output": {"steps": out}},
+                    {"result": "valid", "output": {"steps": alt_out}},
+                ]})
+            }
+        };
+        json!({
+            "id": format!("mcp-session-{n:04}"),
+            "description": description,
+            "requirements": requirements,
+            "flags": flags,
+            "level": level,
+            "op": "mcp.session",
+            "input": {"config": config, "now": NOW, "steps": steps},
+            "expect": expect,
+        })
+    }
+
+    /// Interleaved calls of two delegations answered in reverse order, then calls that reveal
+    /// each delegation's spend through allow/deny (catches `last-authorized-spend`).
+    fn interleaved() -> Value {
+        let a = token("del_5e5500000001", "ct_5e5500000001", 200, READ);
+        let b = token("del_5e5500000002", "ct_5e5500000002", 200, READ);
+        let mut s = Script(Vec::new());
+        let (a1, b1) = (
+            call(json!("a-1"), "read_file", "/project/a.md", &a),
+            call(json!("b-1"), "read_file", "/project/b.md", &b),
+        );
+        s.forwarded(a1);
+        s.forwarded(b1);
+        s.upstream(answer(&json!("b-1"), "contents of b"));
+        s.upstream(answer(&json!("a-1"), "contents of a"));
+        s.spent(json!({"del_5e5500000001": 100, "del_5e5500000002": 100}));
+        s.forwarded(call(json!("b-2"), "read_file", "/project/b.md", &b));
+        s.upstream(answer(&json!("b-2"), "contents of b"));
+        s.forwarded(call(json!("a-2"), "read_file", "/project/a.md", &a));
+        s.upstream(answer(&json!("a-2"), "contents of a"));
+        s.spent(json!({"del_5e5500000001": 200, "del_5e5500000002": 200}));
+        s.client(
+            call(json!("a-3"), "read_file", "/project/a.md", &a),
+            vec![budget_denial(&json!("a-3"), 200, 200)],
+            vec![],
+        );
+        s.client(
+            call(json!("b-3"), "read_file", "/project/b.md", &b),
+            vec![budget_denial(&json!("b-3"), 200, 200)],
+            vec![],
+        );
+        case(1, "calls of two delegations (budget 200, cost 100) in flight together and answered in reverse order are each charged to their own delegation: one more call of each is allowed, the third of each is budget_exceeded with spent 200",
+            &["MCP-SPEND-PER-DELEGATION", "MCP-SPEND-BUDGET", "MCP-CALL-RELAY"], &["McpSessionState"], "normative", config(json!({})), s, None)
+    }
+
+    /// A tools/list whose response arrives after a tools/call was sent is still filtered
+    /// (by its id), and the call's result is never filtered (catches `list-filter-last-method`).
+    fn list_after_call() -> Value {
+        let a = token("del_5e5500000003", "ct_5e5500000003", 1_000_000, READ);
+        let session = tokens::serialize(&{
+            let mut spec = RootSpec::new(vec![cap("docs", "read", "/project/**")]);
+            spec.delegation_id = "del_5e5500000004".into();
+            spec.sign(&tokens::root())
+        });
+        let tool = |name: &str| json!({"name": name, "description": format!("the {name} tool"), "inputSchema": {"type": "object"}});
+        let mut s = Script(Vec::new());
+        s.relayed(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}));
+        s.forwarded(call(json!(2), "read_file", "/project/a.md", &a));
+        s.upstream_as(
+            json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [tool("search"), tool("read_file"), tool("delete_file"), tool("mystery")], "nextCursor": "page-2"}}),
+            json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [tool("read_file")], "nextCursor": "page-2"}}),
+        );
+        s.upstream(json!({"jsonrpc": "2.0", "id": 2, "result": {"content": [{"type": "text", "text": "contents of a"}], "tools": [tool("search")]}}));
+        s.relayed(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {"cursor": "page-2"}}));
+        s.forwarded(call(json!(4), "read_file", "/project/b.md", &a));
+        s.upstream(json!({"jsonrpc": "2.0", "id": 4, "result": {"content": [{"type": "text", "text": "contents of b"}]}}));
+        s.upstream_as(
+            json!({"jsonrpc": "2.0", "id": 3, "result": {"tools": [tool("delete_file"), tool("read_file")]}}),
+            json!({"jsonrpc": "2.0", "id": 3, "result": {"tools": [tool("read_file")]}}),
+        );
+        case(2, "with a session DCT, a tools/list response is filtered because its id is a pending tools/list request, also when a tools/call was sent after it or answered before it; a tools/call result carrying a tools member is relayed unchanged",
+            &["MCP-LIST-FILTER", "MCP-LIST-PRESERVE", "MCP-LIST-PAGINATION", "MCP-CALL-RELAY"], &["McpSessionState"], "normative",
+            config(json!({"sessionToken": session})), s, None)
+    }
+
+    /// Pass-through both ways: a request and its answer, notifications from either side, a
+    /// server→client request and the client's answer, cancellation, an unknown method.
+    fn pass_through() -> Value {
+        let a = token("del_5e5500000005", "ct_5e5500000005", 1_000_000, READ);
+        let mut s = Script(Vec::new());
+        s.relayed(json!({"jsonrpc": "2.0", "id": "p", "method": "ping"}));
+        s.upstream(json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "hello"}}));
+        s.upstream(json!({"jsonrpc": "2.0", "id": "p", "result": {}}));
+        s.relayed(json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}));
+        s.upstream(json!({"jsonrpc": "2.0", "id": "s-1", "method": "roots/list", "params": {}}));
+        s.relayed(json!({"jsonrpc": "2.0", "id": "s-1", "result": {"roots": [{"uri": "file:///project", "name": "project"}]}}));
+        let mut c = call(json!("c-1"), "read_file", "/project/a.md", &a);
+        c["params"]["_meta"] = json!({"progressToken": "tok-1"});
+        s.forwarded(c);
+        s.upstream(json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "tok-1", "progress": 1, "total": 2}}));
+        s.relayed(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "c-1", "reason": "user"}}));
+        s.relayed(
+            json!({"jsonrpc": "2.0", "id": 7, "method": "x/unknown", "params": {"k": [1, 2]}}),
+        );
+        s.upstream(json!({"jsonrpc": "2.0", "id": 7, "error": {"code": -32601, "message": "Method not found", "data": {"method": "x/unknown"}}}));
+        case(3, "requests, responses, notifications both ways, a server→client request with the client's answer, a cancellation and an unknown method pass through unchanged, in order",
+            &["MCP-PASS-THROUGH", "MCP-NOTIFY-UPSTREAM-TO-CLIENT", "MCP-NOTIFY-CLIENT-TO-UPSTREAM", "MCP-SERVER-REQUESTS", "MCP-ID-PRESERVE", "MCP-NO-RESPONSE-TO-NOTIFICATION"],
+            &[], "normative", config(json!({})), s, None)
+    }
+
+    /// Three calls in flight on a 250 budget (cost 100): a fourth is denied at authorization
+    /// (D32) or, under the reading that records spend when the answer arrives, forwarded.
+    fn overdraw() -> Value {
+        let c = token("del_5e5500000006", "ct_5e5500000006", 250, READ);
+        let build = |at_authorization: bool| {
+            let mut s = Script(Vec::new());
+            for i in 1..=3 {
+                s.forwarded(call(
+                    json!(format!("o-{i}")),
+                    "read_file",
+                    "/project/a.md",
+                    &c,
+                ));
+            }
+            let fourth = call(json!("o-4"), "read_file", "/project/a.md", &c);
+            if at_authorization {
+                s.client(fourth, vec![budget_denial(&json!("o-4"), 250, 300)], vec![]);
+            } else {
+                s.forwarded(fourth);
+            }
+            for i in 1..=3 {
+                s.upstream(answer(&json!(format!("o-{i}")), "ok"));
+            }
+            s.spent(json!({"del_5e5500000006": 300}));
+            s.client(
+                call(json!("o-5"), "read_file", "/project/a.md", &c),
+                vec![budget_denial(&json!("o-5"), 250, 300)],
+                vec![],
+            );
+            s
+        };
+        case(4, "three calls in flight on a 250 budget (cost 100): a fourth is budget_exceeded with spent 300 when spend is recorded at authorization (D32), or forwarded when it is recorded as answers arrive; after the answers a fifth is budget_exceeded with spent 300 either way",
+            &["MCP-SPEND-CONCURRENT", "MCP-SPEND-BUDGET"], &["McpSpendAtAuthorization"], "hardening",
+            config(json!({})), build(true), Some(("D32", build(false))))
+    }
+
+    fn key_entry(name: &str) -> Value {
+        let seed = blake2b256(format!("delegateos-mcp-suite/{name}").as_bytes());
+        json!({"name": name, "seed": hex::encode(seed), "principal": tokens::key(name).principal_id()})
+    }
+
+    pub fn file() -> Value {
+        let cases = vec![interleaved(), list_after_call(), pass_through(), overdraw()];
+        json!({
+            "schema": "delegateos-vectors/1",
+            "specVersion": delegateos_vectors::format::SPEC_VERSION,
+            "generator": {"name": "harness/tests/mcp_suite.rs (session fixture)", "version": "1"},
+            "area": "mcp",
+            "group": "session",
+            "description": "DEVELOPMENT FIXTURE (issue 15): session scripts (mcp.session) in the vector format, for the proxy suite's session runner until vectors/mcp/session.json exists",
+            "keys": [key_entry("root"), key_entry("agent")],
+            "notes": {
+                "McpSessionState": {"bugType": "AUTH_BYPASS", "description": "state kept between requests (spend per delegation, pending tools/list ids) must follow each message, not the last one seen",
+                    "clause": "§13.4, D32", "effect": "spend charged to the wrong delegation, or tools/list responses relayed unfiltered", "level": "normative", "severity": "critical"},
+                "McpSpendAtAuthorization": {"bugType": "AMBIGUITY", "description": "spend is recorded at authorization, atomically with the budget check",
+                    "clause": "D32", "effect": "concurrent calls overdraw a budget", "level": "hardening", "severity": "high"},
+            },
+            "numberOfCases": cases.len(),
+            "cases": cases,
+        })
+    }
+}
+
+/// The committed session fixture is what its generator writes (`REGENERATE_SESSION_FIXTURE=1`
+/// rewrites it).
+#[test]
+fn session_fixture_is_generated() {
+    let text = serde_json::to_string_pretty(&session_fixture::file()).unwrap() + "\n";
+    if std::env::var_os("REGENERATE_SESSION_FIXTURE").is_some() {
+        std::fs::create_dir_all(
+            std::path::Path::new(session_fixture::FILE)
+                .parent()
+                .unwrap(),
+        )
+        .unwrap();
+        std::fs::write(session_fixture::FILE, &text).unwrap();
+    }
+    let committed = std::fs::read_to_string(session_fixture::FILE).unwrap_or_default();
+    assert!(committed == text, "{} is stale: REGENERATE_SESSION_FIXTURE=1 cargo test -p delegateos-conform --test mcp_suite session_fixture", session_fixture::FILE);
+    let cases = delegateos_conform::mcp::suite::load_session_cases(Some(std::path::Path::new(
+        session_fixture::DIR,
+    )))
+    .unwrap();
+    assert_eq!(cases.len(), 4);
+}
+
+/// The session scripts run against the reference proxy (stdio) and pass.
+#[test]
+fn reference_proxy_passes_the_session_scripts() {
+    let mut o = opts("", Some("mcp-session-*"));
+    o.session_vectors = Some(PathBuf::from(session_fixture::DIR));
+    let report = run_suite(&o);
+    assert_eq!(report.cases.len(), 4, "{}", summary(&report));
+    assert_eq!(report.count(Status::Passed), 4, "{}", summary(&report));
+}

@@ -352,8 +352,7 @@ pub(super) fn run(ctx: &Ctx, case: &ScriptCase) -> Result<(), String> {
     };
     let result = play(&mut wire, &mut puppet, case, deadline);
     wire.session.save_stderr();
-    result?;
-    finish(wire, deadline)
+    finish(wire, result?, deadline)
 }
 
 /// The legacy handshake with the puppet answering `initialize`.
@@ -436,15 +435,19 @@ fn wait_upstream(
     }
 }
 
+/// Plays the steps; returns how many client and upstream messages they accounted for.
 fn play(
     w: &mut Wire,
     puppet: &mut Puppet,
     case: &ScriptCase,
     deadline: Instant,
-) -> Result<(), String> {
+) -> Result<(usize, usize), String> {
     handshake(w, puppet, deadline)?;
     let total = case.steps.len();
     let mut candidates: Vec<usize> = (0..case.outcomes.len()).collect();
+    // What earlier steps accounted for, counted before this step's input leaves (a fast
+    // proxy may answer before the harness looks).
+    let (mut c0, mut u0) = (w.client.len(), w.upstream().len());
     for (i, raw_step) in case.steps.iter().enumerate() {
         let step = parse_step(raw_step)?;
         let what = match step {
@@ -459,7 +462,6 @@ fn play(
             }
         };
         let expected = expectations(case, i)?;
-        let (c0, u0) = (w.client.len(), w.upstream().len());
         loop {
             let up = w.upstream();
             let got_c = &w.client[c0..];
@@ -475,13 +477,14 @@ fn play(
                 .collect();
             if !complete.is_empty() {
                 candidates = complete;
+                (c0, u0) = (w.client.len(), up.len());
                 break;
             }
             let still: Vec<usize> = candidates.iter().copied().filter(fits).collect();
             let failure = if still.is_empty() {
                 Some("")
             } else if Instant::now() >= deadline {
-                Some(" (before the deadline)")
+                Some(" by the deadline")
             } else if w.session.proxy.saw_eof() {
                 Some(" (the proxy closed stdout)")
             } else {
@@ -510,14 +513,16 @@ fn play(
             w.pull_client(deadline);
         }
     }
-    Ok(())
+    Ok((c0, u0))
 }
 
 /// Client EOF (HTTP: DELETE first); then nothing more may reach either side, the proxy exits
 /// within 5 s, the upstream is gone, stdout stayed clean.
-fn finish(mut w: Wire, deadline: Instant) -> Result<(), String> {
-    let upstream_seen = w.upstream().len();
-    let client_seen = w.client.len();
+fn finish(
+    mut w: Wire,
+    (client_seen, upstream_seen): (usize, usize),
+    deadline: Instant,
+) -> Result<(), String> {
     let s = &mut w.session;
     if let Some(link) = &s.proxy.http {
         let status = link.delete()?;
