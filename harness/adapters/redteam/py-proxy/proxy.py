@@ -40,6 +40,8 @@ BUG_NAMES = {
     "resource-str-coerce": "a non-string resource argument is coerced with str() instead of being denied (M3)",
     "raw-text-shortcut": "fast path: a tools/call whose raw text lacks '\"_delegateos\"' is forwarded as is (a \\u-escaped name slips by)",
     "no-kill-upstream": "on client EOF the upstream's stdin is closed and the proxy exits without waiting or killing",
+    "last-authorized-spend": "spend is recorded when a call's answer arrives, charged to the delegation of the LAST authorized call (one shared variable)",
+    "list-filter-last-method": "an upstream response is filtered as a tools/list page when the last client request was tools/list, not because its id is a pending tools/list",
 }
 __doc__ += "".join(f"  {k}: {v}\n" for k, v in BUG_NAMES.items())
 _env = os.environ.get("REDTEAM_BUGS")
@@ -63,6 +65,9 @@ SPENT: dict[str, int] = {}
 IN_FLIGHT: dict[str, Any] = {}  # json.dumps(id) -> id, forwarded client requests
 LIST_IDS: dict[str, bool] = {}  # json.dumps(id) -> filter this page?
 CALL_IDS: dict[str, tuple[str, int]] = {}  # spend-race: charge when answered
+ANSWER_CHARGES: set[str] = set()  # last-authorized-spend: answered calls charge LAST_AUTHORIZED
+LAST_AUTHORIZED: list = [None]  # last-authorized-spend: (spend key, cost) of the last authorized call
+LAST_REQUEST_METHOD: list = [None]  # list-filter-last-method
 
 
 def log(msg: str) -> None:
@@ -313,7 +318,12 @@ def upstream_reader(config: dict, proc: subprocess.Popen) -> None:
             with STATE_LOCK:
                 IN_FLIGHT.pop(key, None)
                 filt = LIST_IDS.pop(key, None)
+                if bug("list-filter-last-method"):
+                    filt = LAST_REQUEST_METHOD[0] == "tools/list"
                 charge = CALL_IDS.pop(key, None)
+                if key in ANSWER_CHARGES:
+                    ANSWER_CHARGES.discard(key)
+                    charge = LAST_AUTHORIZED[0]
             if charge is not None:
                 with STATE_LOCK:
                     SPENT[charge[0]] = SPENT.get(charge[0], 0) + charge[1]
@@ -380,6 +390,8 @@ def handle_line(config: dict, proc: subprocess.Popen, text: str) -> None:
         return
     method = msg.get("method")
     has_id = "id" in msg
+    if method is not None and has_id:
+        LAST_REQUEST_METHOD[0] = method
     if method == "tools/call" and bug("raw-text-shortcut") and '"_delegateos"' not in text and not config.get("strict"):
         write_upstream(proc, text)  # "no envelope: nothing to verify"
         return
@@ -402,6 +414,10 @@ def handle_line(config: dict, proc: subprocess.Popen, text: str) -> None:
             if bug("spend-race") and has_id:
                 with STATE_LOCK:
                     CALL_IDS[json.dumps(msg["id"])] = (key, cost)
+            elif bug("last-authorized-spend") and has_id:
+                with STATE_LOCK:
+                    LAST_AUTHORIZED[0] = (key, cost)
+                    ANSWER_CHARGES.add(json.dumps(msg["id"]))
             else:
                 with STATE_LOCK:
                     SPENT[key] = SPENT.get(key, 0) + cost
