@@ -903,3 +903,126 @@ fn reference_proxy_passes_the_session_scripts() {
     assert_eq!(report.cases.len(), 4, "{}", summary(&report));
     assert_eq!(report.count(Status::Passed), 4, "{}", summary(&report));
 }
+
+/// The session scripts over MCP Streamable HTTP: upstream notifications and requests that
+/// wait for a request stream (§2.1) are checked in their own order, then delivered by a ping.
+#[test]
+fn reference_proxy_passes_the_session_scripts_over_http() {
+    let mut o = opts_on(Transport::Http, "", Some("mcp-session-*"));
+    o.session_vectors = Some(PathBuf::from(session_fixture::DIR));
+    let report = run_suite(&o);
+    assert_eq!(report.count(Status::Passed), 4, "{}", summary(&report));
+}
+
+/// Puppet mode of the mock (spec/mcp-proxy.md §4): writes exactly what it is told, refuses a
+/// control line that is not JSON without writing anything, records stdin like the scripted
+/// mock, and exits on stdin EOF.
+#[test]
+fn puppet_mock_writes_what_it_is_told_and_exits_on_stdin_eof() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::os::unix::net::UnixListener;
+    use std::process::{Command, Stdio};
+    use std::time::Instant;
+
+    let dir = std::env::temp_dir().join(format!("delegateos-puppet-test-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let sock = dir.join("c.sock");
+    let record = dir.join("record.jsonl");
+    let listener = UnixListener::bind(&sock).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_delegateos-conform"))
+        .arg("mock-upstream")
+        .arg("--puppet")
+        .arg(&sock)
+        .arg("--record")
+        .arg(&record)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    let control = loop {
+        match listener.accept() {
+            Ok((s, _)) => break s,
+            Err(_) if started.elapsed() < Duration::from_secs(15) => {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            Err(e) => panic!("the puppet never connected: {e}"),
+        }
+    };
+    control.set_nonblocking(false).unwrap();
+    control
+        .set_read_timeout(Some(Duration::from_secs(15)))
+        .unwrap();
+    let mut acks = BufReader::new(control.try_clone().unwrap());
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut tell = |line: &str| {
+        (&control).write_all(line.as_bytes()).unwrap();
+        let mut ack = String::new();
+        acks.read_line(&mut ack).unwrap();
+        ack
+    };
+    // Exact bytes: member order, spacing and number spelling are the harness's.
+    let msg = "{\"method\":\"notifications/message\", \"jsonrpc\":\"2.0\",\"params\":{\"n\":1e3}}";
+    assert_eq!(tell(&format!("{msg}\n")), "ok\n");
+    let mut line = String::new();
+    out.read_line(&mut line).unwrap();
+    assert_eq!(line, format!("{msg}\n"));
+    assert!(tell("not json\n").starts_with("error "));
+    assert_eq!(
+        tell("{\"id\":2,\"jsonrpc\":\"2.0\",\"result\":{}}\n"),
+        "ok\n"
+    );
+    line.clear();
+    out.read_line(&mut line).unwrap();
+    assert_eq!(
+        line, "{\"id\":2,\"jsonrpc\":\"2.0\",\"result\":{}}\n",
+        "the refused line was written"
+    );
+    {
+        let mut stdin = child.stdin.take().unwrap();
+        stdin.write_all(b"{\"b\":1, \"a\":2}\ngarbage\n").unwrap();
+    }
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the puppet did not exit on stdin EOF"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    assert!(status.success());
+    let events: Vec<serde_json::Value> = std::fs::read_to_string(&record)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let kinds: Vec<&str> = events
+        .iter()
+        .map(|e| e["event"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "start",
+            "out",
+            "puppetRefused",
+            "out",
+            "in",
+            "in",
+            "unparsed",
+            "eof",
+            "exit"
+        ],
+        "{events:?}"
+    );
+    assert_eq!(events[0]["mode"], "puppet");
+    assert_eq!(events[4]["raw"], "{\"b\":1, \"a\":2}");
+    assert_eq!(events[5]["raw"], "garbage");
+    let _ = std::fs::remove_dir_all(&dir);
+}

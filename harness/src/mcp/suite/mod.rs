@@ -103,7 +103,7 @@ enum Kind {
     StdioOnly,
     /// Streamable HTTP only.
     Http,
-    /// A session script from the corpus (`mcp.session`).
+    /// A session script from the corpus (`mcp.session`): both transports.
     Script,
 }
 
@@ -255,7 +255,6 @@ fn skip_reason(case: &Planned, opts: &SuiteOptions) -> Option<&'static str> {
         Kind::Http if opts.transport == Transport::Stdio => {
             Some("HTTP-only case: run with --transport http")
         }
-        Kind::Script => scripts::skip_reason(opts.transport),
         _ => None,
     }
 }

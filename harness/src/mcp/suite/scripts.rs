@@ -31,7 +31,6 @@ use delegateos_vectors::format::{Case as VectorCase, Expected};
 use super::context::Ctx;
 use super::judge::short;
 use super::session::{Session, Setup};
-use crate::mcp::config::Transport;
 
 /// The operation whose cases are session scripts.
 pub const SESSION_OP: &str = "mcp.session";
@@ -352,7 +351,7 @@ pub(super) fn run(ctx: &Ctx, case: &ScriptCase) -> Result<(), String> {
     };
     let result = play(&mut wire, &mut puppet, case, deadline);
     wire.session.save_stderr();
-    finish(wire, result?, deadline)
+    finish(wire, &mut puppet, &result?, deadline)
 }
 
 /// The legacy handshake with the puppet answering `initialize`.
@@ -435,19 +434,35 @@ fn wait_upstream(
     }
 }
 
-/// Plays the steps; returns how many client and upstream messages they accounted for.
+/// Over HTTP an upstream notification or request may wait for the next request stream
+/// (§2.1): such messages are checked as one ordered stream of their own, not per step.
+fn deferrable(http: bool, m: &Value) -> bool {
+    http && m.get("method").is_some()
+}
+
+/// Where the steps left off: client and upstream messages accounted for, and (HTTP) the
+/// server-initiated messages the client must receive in order.
+struct Played {
+    client_seen: usize,
+    upstream_seen: usize,
+    expected_deferred: Vec<Value>,
+}
+
+/// Plays the steps.
 fn play(
     w: &mut Wire,
     puppet: &mut Puppet,
     case: &ScriptCase,
     deadline: Instant,
-) -> Result<(usize, usize), String> {
+) -> Result<Played, String> {
     handshake(w, puppet, deadline)?;
+    let http = w.session.proxy.http.is_some();
     let total = case.steps.len();
     let mut candidates: Vec<usize> = (0..case.outcomes.len()).collect();
     // What earlier steps accounted for, counted before this step's input leaves (a fast
     // proxy may answer before the harness looks).
     let (mut c0, mut u0) = (w.client.len(), w.upstream().len());
+    let mut expected_deferred: Vec<Value> = Vec::new();
     for (i, raw_step) in case.steps.iter().enumerate() {
         let step = parse_step(raw_step)?;
         let what = match step {
@@ -461,21 +476,41 @@ fn play(
                 format!("upstream → proxy: {}", short(msg))
             }
         };
-        let expected = expectations(case, i)?;
+        let expected: Vec<(Vec<Value>, Vec<Value>, Vec<Value>)> = expectations(case, i)?
+            .into_iter()
+            .map(|(ec, eu)| {
+                let (deferred, now): (Vec<Value>, Vec<Value>) =
+                    ec.into_iter().partition(|m| deferrable(http, m));
+                let mut all_deferred = expected_deferred.clone();
+                all_deferred.extend(deferred);
+                (now, eu, all_deferred)
+            })
+            .collect();
         loop {
             let up = w.upstream();
-            let got_c = &w.client[c0..];
+            let got_c: Vec<Value> = w.client[c0..]
+                .iter()
+                .filter(|m| !deferrable(http, m))
+                .cloned()
+                .collect();
+            let got_d: Vec<Value> = w
+                .client
+                .iter()
+                .filter(|m| deferrable(http, m))
+                .cloned()
+                .collect();
             let got_u = &up[u0.min(up.len())..];
             let fits = |k: &usize| {
-                let (ec, eu) = &expected[*k];
-                ec.starts_with(got_c) && eu.starts_with(got_u)
+                let (ec, eu, ed) = &expected[*k];
+                ec.starts_with(&got_c) && eu.starts_with(got_u) && ed.starts_with(&got_d)
             };
             let complete: Vec<usize> = candidates
                 .iter()
                 .copied()
-                .filter(|k| expected[*k].0 == got_c && expected[*k].1 == got_u)
+                .filter(|k| fits(k) && expected[*k].0 == got_c && expected[*k].1 == got_u)
                 .collect();
-            if !complete.is_empty() {
+            if let Some(first) = complete.first() {
+                expected_deferred.clone_from(&expected[*first].2);
                 candidates = complete;
                 (c0, u0) = (w.client.len(), up.len());
                 break;
@@ -491,7 +526,7 @@ fn play(
                 None
             };
             if let Some(when) = failure {
-                let (ec, eu) = &expected[candidates[0]];
+                let (ec, eu, ed) = &expected[candidates[0]];
                 let alternatives = if candidates.len() > 1 {
                     format!(
                         " (or one of {} other acceptable outcomes)",
@@ -500,12 +535,21 @@ fn play(
                 } else {
                     String::new()
                 };
+                let deferred = if http && (!ed.is_empty() || !got_d.is_empty()) {
+                    format!(
+                        "; server-initiated messages so far (HTTP, in their own order): expected [{}], arrived [{}]",
+                        list(ed),
+                        list(&got_d)
+                    )
+                } else {
+                    String::new()
+                };
                 return Err(format!(
-                    "step {} of {total} ({what}): expected toClient [{}] and toUpstream [{}]{alternatives}; arrived{when} toClient [{}] and toUpstream [{}]",
+                    "step {} of {total} ({what}): expected toClient [{}] and toUpstream [{}]{alternatives}; arrived{when} toClient [{}] and toUpstream [{}]{deferred}",
                     i + 1,
                     list(ec),
                     list(eu),
-                    list(got_c),
+                    list(&got_c),
                     list(got_u),
                 ));
             }
@@ -513,16 +557,99 @@ fn play(
             w.pull_client(deadline);
         }
     }
-    Ok((c0, u0))
+    Ok(Played {
+        client_seen: c0,
+        upstream_seen: u0,
+        expected_deferred,
+    })
+}
+
+/// The id of the request that opens a request stream at the end of an HTTP session script.
+const FLUSH_ID: &str = "delegateos-conform-flush";
+
+/// HTTP: server-initiated messages still owed to the client wait for a request stream (§2.1);
+/// a `ping` (answered by the puppet) opens one. Returns once they all arrived (or one that
+/// was not expected did, or the deadline passed).
+fn deliver_deferred(
+    w: &mut Wire,
+    puppet: &mut Puppet,
+    played: &Played,
+    deadline: Instant,
+) -> Result<bool, String> {
+    let count = |w: &Wire| w.client.iter().filter(|m| deferrable(true, m)).count();
+    let want = played.expected_deferred.len();
+    let mut flushed = false;
+    if count(w) < want {
+        flushed = true;
+        let id = json!(FLUSH_ID);
+        w.session
+            .send(&json!({"jsonrpc": "2.0", "id": id, "method": "ping"}))?;
+        loop {
+            let up = w.upstream();
+            if let Some(ping) = up[played.upstream_seen.min(up.len())..]
+                .iter()
+                .find(|m| m.get("id") == Some(&id))
+            {
+                let ping_id = ping.get("id").cloned().unwrap_or(Value::Null);
+                puppet.write(
+                    &json!({"jsonrpc": "2.0", "id": ping_id, "result": {}}),
+                    deadline,
+                )?;
+                break;
+            }
+            if Instant::now() >= deadline {
+                return Err("after the last step (HTTP): a ping sent to deliver the owed server-initiated messages never reached the upstream".into());
+            }
+            w.pull_client(deadline);
+        }
+        loop {
+            if let Some(pos) = w
+                .client
+                .iter()
+                .position(|m| m.get("method").is_none() && m.get("id") == Some(&id))
+            {
+                w.client.remove(pos);
+                break;
+            }
+            if Instant::now() >= deadline || w.session.proxy.saw_eof() {
+                return Err("after the last step (HTTP): the ping sent to deliver the owed server-initiated messages was never answered".into());
+            }
+            w.pull_client(deadline);
+        }
+    }
+    while count(w) < want && Instant::now() < deadline && !w.session.proxy.saw_eof() {
+        w.pull_client(deadline);
+    }
+    let got: Vec<Value> = w
+        .client
+        .iter()
+        .filter(|m| deferrable(true, m))
+        .cloned()
+        .collect();
+    if got.len() < want || got[..want] != played.expected_deferred[..] {
+        return Err(format!(
+            "the server-initiated messages the client received over HTTP (in their own order) were [{}], expected [{}]",
+            list(&got),
+            list(&played.expected_deferred)
+        ));
+    }
+    Ok(flushed)
 }
 
 /// Client EOF (HTTP: DELETE first); then nothing more may reach either side, the proxy exits
 /// within 5 s, the upstream is gone, stdout stayed clean.
 fn finish(
     mut w: Wire,
-    (client_seen, upstream_seen): (usize, usize),
+    puppet: &mut Puppet,
+    played: &Played,
     deadline: Instant,
 ) -> Result<(), String> {
+    let http = w.session.proxy.http.is_some();
+    let flushed = if http {
+        deliver_deferred(&mut w, puppet, played, deadline)?
+    } else {
+        false
+    };
     let s = &mut w.session;
     if let Some(link) = &s.proxy.http {
         let status = link.delete()?;
@@ -543,7 +670,18 @@ fn finish(
         .map(without_detail)
         .collect();
     s.save_stderr();
-    let mut extra_client: Vec<Value> = w.client[client_seen..].to_vec();
+    let mut extra_client: Vec<Value> = w.client[played.client_seen..]
+        .iter()
+        .filter(|m| !deferrable(http, m))
+        .cloned()
+        .collect();
+    extra_client.extend(
+        w.client
+            .iter()
+            .filter(|m| deferrable(http, m))
+            .skip(played.expected_deferred.len())
+            .cloned(),
+    );
     extra_client.extend(rest);
     if !extra_client.is_empty() {
         return Err(format!(
@@ -553,11 +691,19 @@ fn finish(
         ));
     }
     let up = w.upstream();
-    if up.len() > upstream_seen {
+    let flush_id = json!(FLUSH_ID);
+    let extra_up: Vec<Value> = up[played.upstream_seen.min(up.len())..]
+        .iter()
+        .filter(|m| {
+            !(flushed && m.get("id") == Some(&flush_id) && m.get("method") == Some(&json!("ping")))
+        })
+        .cloned()
+        .collect();
+    if !extra_up.is_empty() {
         return Err(format!(
             "after the last step the upstream received {} unexpected message(s): {}",
-            up.len() - upstream_seen,
-            list(&up[upstream_seen..])
+            extra_up.len(),
+            list(&extra_up)
         ));
     }
     let s = &w.session;
@@ -566,11 +712,4 @@ fn finish(
         return Err("the proxy did not exit within 5 s of client EOF".into());
     }
     s.assert_upstream_gone(Duration::from_secs(1))
-}
-
-/// Why a session case does not run on `transport`, if it does not.
-pub(super) fn skip_reason(transport: Transport) -> Option<&'static str> {
-    match transport {
-        Transport::Stdio | Transport::Http => None,
-    }
 }
