@@ -272,8 +272,18 @@ fn expected_list(entry: &Value, member: &str, client: bool) -> Result<Vec<Value>
         .collect())
 }
 
-/// The expected (toClient, toUpstream) of step `i` in every candidate outcome.
-fn expectations(case: &ScriptCase, i: usize) -> Result<Vec<(Vec<Value>, Vec<Value>)>, String> {
+/// Expected messages of one step (or, for `deferred`, of the case so far).
+struct Expect {
+    /// To the client, in this step.
+    client: Vec<Value>,
+    /// To the upstream, in this step.
+    upstream: Vec<Value>,
+    /// HTTP: server-initiated messages to the client so far, in order.
+    deferred: Vec<Value>,
+}
+
+/// The expected toClient and toUpstream of step `i` in every candidate outcome.
+fn expectations(case: &ScriptCase, i: usize) -> Result<Vec<Expect>, String> {
     case.outcomes
         .iter()
         .map(|steps| {
@@ -284,10 +294,11 @@ fn expectations(case: &ScriptCase, i: usize) -> Result<Vec<(Vec<Value>, Vec<Valu
                     case.steps.len()
                 )
             })?;
-            Ok((
-                expected_list(entry, "toClient", true)?,
-                expected_list(entry, "toUpstream", false)?,
-            ))
+            Ok(Expect {
+                client: expected_list(entry, "toClient", true)?,
+                upstream: expected_list(entry, "toUpstream", false)?,
+                deferred: Vec::new(),
+            })
         })
         .collect()
 }
@@ -476,14 +487,18 @@ fn play(
                 format!("upstream → proxy: {}", short(msg))
             }
         };
-        let expected: Vec<(Vec<Value>, Vec<Value>, Vec<Value>)> = expectations(case, i)?
+        let expected: Vec<Expect> = expectations(case, i)?
             .into_iter()
-            .map(|(ec, eu)| {
+            .map(|e| {
                 let (deferred, now): (Vec<Value>, Vec<Value>) =
-                    ec.into_iter().partition(|m| deferrable(http, m));
+                    e.client.into_iter().partition(|m| deferrable(http, m));
                 let mut all_deferred = expected_deferred.clone();
                 all_deferred.extend(deferred);
-                (now, eu, all_deferred)
+                Expect {
+                    client: now,
+                    upstream: e.upstream,
+                    deferred: all_deferred,
+                }
             })
             .collect();
         loop {
@@ -501,16 +516,20 @@ fn play(
                 .collect();
             let got_u = &up[u0.min(up.len())..];
             let fits = |k: &usize| {
-                let (ec, eu, ed) = &expected[*k];
-                ec.starts_with(&got_c) && eu.starts_with(got_u) && ed.starts_with(&got_d)
+                let e = &expected[*k];
+                e.client.starts_with(&got_c)
+                    && e.upstream.starts_with(got_u)
+                    && e.deferred.starts_with(&got_d)
             };
             let complete: Vec<usize> = candidates
                 .iter()
                 .copied()
-                .filter(|k| fits(k) && expected[*k].0 == got_c && expected[*k].1 == got_u)
+                .filter(|k| {
+                    fits(k) && expected[*k].client == got_c && expected[*k].upstream == got_u
+                })
                 .collect();
             if let Some(first) = complete.first() {
-                expected_deferred.clone_from(&expected[*first].2);
+                expected_deferred.clone_from(&expected[*first].deferred);
                 candidates = complete;
                 (c0, u0) = (w.client.len(), up.len());
                 break;
@@ -526,7 +545,11 @@ fn play(
                 None
             };
             if let Some(when) = failure {
-                let (ec, eu, ed) = &expected[candidates[0]];
+                let Expect {
+                    client: ec,
+                    upstream: eu,
+                    deferred: ed,
+                } = &expected[candidates[0]];
                 let alternatives = if candidates.len() > 1 {
                     format!(
                         " (or one of {} other acceptable outcomes)",
