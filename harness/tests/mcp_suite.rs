@@ -585,10 +585,15 @@ fn every_mcp_requirement_has_a_case() {
 // ---------------------------------------------------------------------------------------
 
 mod session_fixture {
+    use std::collections::BTreeSet;
+
     use serde_json::{json, Value};
 
     use delegateos_conform::mcp::tokens::{self, cap, RootSpec};
     use delegateos_reference::crypto::blake2b256;
+    use delegateos_reference::mcp::{
+        decide_call, filter_tools, BudgetTracker, CallDecision, McpConfig,
+    };
 
     pub const DIR: &str = concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -598,71 +603,139 @@ mod session_fixture {
         env!("CARGO_MANIFEST_DIR"),
         "/tests/fixtures/session-vectors/mcp/session.json"
     );
+    const NOW: &str = "2026-03-01T10:00:00Z";
 
-    fn token(delegation: &str, contract: &str, budget: u64, caps: &[(&str, &str, &str)]) -> Value {
+    type Caps<'a> = &'a [(&'a str, &'a str, &'a str)];
+
+    fn spec(delegation: &str, budget: u64, caps: Caps) -> RootSpec {
         let mut spec = RootSpec::new(caps.iter().map(|(n, a, r)| cap(n, a, r)).collect());
         spec.delegation_id = delegation.into();
-        spec.contract_id = contract.into();
+        spec.contract_id = format!("ct_{}", &delegation[4..]);
         spec.budget = budget;
-        tokens::envelope(&spec.sign(&tokens::root()))
+        spec
     }
 
-    fn call(id: Value, tool: &str, path: &str, env: &Value) -> Value {
-        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
-            "params": {"name": tool, "arguments": {"path": path}, "_delegateos": env}})
+    fn token(delegation: &str, budget: u64, caps: Caps) -> Value {
+        tokens::envelope(&spec(delegation, budget, caps).sign(&tokens::root()))
     }
 
-    fn stripped(msg: &Value) -> Value {
-        let mut m = msg.clone();
-        m["params"].as_object_mut().unwrap().remove("_delegateos");
+    fn call(id: Value, tool: &str, args: Value, env: Option<&Value>) -> Value {
+        let mut m = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": tool, "arguments": args}});
+        if let Some(env) = env {
+            m["params"]["_delegateos"] = env.clone();
+        }
         m
+    }
+
+    fn read(id: Value, path: &str, env: &Value) -> Value {
+        call(id, "read_file", json!({"path": path}), Some(env))
     }
 
     fn answer(id: &Value, text: &str) -> Value {
         json!({"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": text}]}})
     }
 
-    fn budget_denial(id: &Value, limit: u64, spent: u64) -> Value {
-        json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32001, "message": "DCT verification failed",
-            "data": {"type": "budget_exceeded", "limit": limit, "spent": spent}}})
+    fn tool(name: &str) -> Value {
+        json!({"name": name, "description": format!("the {name} tool"), "inputSchema": {"type": "object"}})
     }
 
-    /// A script as (step, expected output) pairs.
-    struct Script(Vec<(Value, Value)>);
+    fn no_detail(mut m: Value) -> Value {
+        if let Some(d) = m.pointer_mut("/error/data").and_then(Value::as_object_mut) {
+            d.remove("detail");
+        }
+        m
+    }
+
+    /// The expected outputs, from the reference plugin (`decide_call`, `filter_tools`) with
+    /// the §6.1 rules: a tools/list response is filtered because its id is pending.
+    struct Script {
+        config: McpConfig,
+        tracker: BudgetTracker,
+        lists: BTreeSet<String>,
+        pairs: Vec<(Value, Value)>,
+    }
 
     impl Script {
-        fn client(&mut self, msg: Value, to_client: Vec<Value>, to_upstream: Vec<Value>) {
-            self.0.push((
+        fn new(config: &Value) -> Self {
+            let mut launch = config.clone();
+            launch["version"] = json!(1);
+            launch["upstream"] = json!({"command": "unused"});
+            let path = std::env::temp_dir().join(format!(
+                "delegateos-session-fixture-{}-{}.json",
+                std::process::id(),
+                blake2b256(launch.to_string().as_bytes())[0]
+            ));
+            std::fs::write(&path, launch.to_string()).unwrap();
+            let (config, _) = delegateos_conform::mcp::proxy::load_config(&path, false).unwrap();
+            let _ = std::fs::remove_file(&path);
+            Script {
+                config,
+                tracker: BudgetTracker::new(),
+                lists: BTreeSet::new(),
+                pairs: Vec::new(),
+            }
+        }
+
+        fn client(&mut self, msg: Value) -> &mut Self {
+            let method = msg.get("method").and_then(Value::as_str);
+            let (to_client, to_upstream) = if method == Some("tools/call") {
+                match decide_call(&msg, &self.config, &mut self.tracker, NOW) {
+                    CallDecision::PassThrough => (vec![], vec![msg.clone()]),
+                    CallDecision::Forward { request, .. } => (vec![], vec![request]),
+                    CallDecision::Deny { response } => (vec![no_detail(response)], vec![]),
+                    CallDecision::Drop { .. } => (vec![], vec![]),
+                }
+            } else {
+                if method == Some("tools/list") {
+                    if let Some(id) = msg.get("id") {
+                        self.lists.insert(id.to_string());
+                    }
+                }
+                (vec![], vec![msg.clone()])
+            };
+            self.pairs.push((
                 json!({"client": msg}),
                 json!({"toClient": to_client, "toUpstream": to_upstream}),
             ));
+            self
         }
-        fn forwarded(&mut self, msg: Value) {
-            let up = stripped(&msg);
-            self.client(msg, vec![], vec![up]);
-        }
-        fn relayed(&mut self, msg: Value) {
-            self.client(msg.clone(), vec![], vec![msg]);
-        }
-        fn upstream(&mut self, msg: Value) {
-            self.0.push((
-                json!({"upstream": msg.clone()}),
-                json!({"toClient": [msg], "toUpstream": []}),
-            ));
-        }
-        fn upstream_as(&mut self, msg: Value, to_client: Value) {
-            self.0.push((
+
+        fn upstream(&mut self, msg: Value) -> &mut Self {
+            let mut out = msg.clone();
+            let is_response = msg.get("method").is_none();
+            let pending = msg
+                .get("id")
+                .map(Value::to_string)
+                .filter(|k| is_response && self.lists.remove(k));
+            if let (Some(_), Some(tools)) = (
+                pending,
+                msg.pointer("/result/tools").and_then(Value::as_array),
+            ) {
+                if self.config.session_token.is_some() {
+                    out["result"]["tools"] =
+                        json!(filter_tools(tools, &self.config, &self.tracker, NOW));
+                }
+            }
+            self.pairs.push((
                 json!({"upstream": msg}),
-                json!({"toClient": [to_client], "toUpstream": []}),
+                json!({"toClient": [out], "toUpstream": []}),
             ));
+            self
         }
-        fn spent(&mut self, spent: Value) {
-            let ids: Vec<String> = spent.as_object().unwrap().keys().cloned().collect();
-            self.0
+
+        fn spent(&mut self, ids: &[&str]) -> &mut Self {
+            let spent: serde_json::Map<String, Value> = ids
+                .iter()
+                .map(|d| ((*d).to_owned(), json!(self.tracker.spent(d))))
+                .collect();
+            self.pairs
                 .push((json!({"spent": ids}), json!({"spent": spent})));
+            self
         }
-        fn split(self) -> (Vec<Value>, Vec<Value>) {
-            self.0.into_iter().unzip()
+
+        fn steps(&self) -> (Vec<Value>, Vec<Value>) {
+            self.pairs.iter().cloned().unzip()
         }
     }
 
@@ -671,8 +744,10 @@ mod session_fixture {
             "trustedRoots": [tokens::root().principal_id()],
             "tools": {
                 "read_file": {"namespace": "docs", "action": "read", "resource": {"argument": "path"}},
+                "nested": {"namespace": "docs", "action": "read", "resource": {"argument": "target.path"}},
                 "delete_file": {"namespace": "docs", "action": "delete", "resource": {"argument": "path"}},
                 "search": {"namespace": "web", "action": "search"},
+                "run": {"namespace": "compute", "action": "execute", "resource": {"constant": "*"}, "spend": 500},
             },
             "spendPerCall": 100,
         });
@@ -682,175 +757,536 @@ mod session_fixture {
         c
     }
 
-    const READ: &[(&str, &str, &str)] = &[("docs", "read", "/project/**"), ("web", "search", "*")];
-    const NOW: &str = "2026-03-01T10:00:00Z";
+    const READ: Caps = &[("docs", "read", "/project/**"), ("web", "search", "*")];
+    const BIG: u64 = 1_000_000;
 
-    #[allow(clippy::too_many_arguments)]
+    struct Meta<'a> {
+        description: &'a str,
+        requirements: &'a [&'a str],
+        flags: &'a [&'a str],
+        level: &'a str,
+        /// The Rust scenario case this script is the twin of.
+        twin: &'a str,
+    }
+
     fn case(
         n: u32,
-        description: &str,
-        requirements: &[&str],
-        flags: &[&str],
-        level: &str,
-        config: Value,
-        script: Script,
-        alternative: Option<(&str, Script)>,
+        meta: &Meta,
+        config: &Value,
+        script: &Script,
+        alternative: Option<(&str, Vec<Value>)>,
     ) -> Value {
-        let (steps, out) = script.split();
+        let (steps, out) = script.steps();
         let expect = match alternative {
             None => json!({"result": "valid", "output": {"steps": out}}),
             Some((decision, alt)) => {
-                let (_, alt_out) = alt.split();
                 json!({"result": "acceptable", "decision": decision, "outcomes": [
                     {"result": "valid", "output": {"steps": out}},
-                    {"result": "valid", "output": {"steps": alt_out}},
+                    {"result": "valid", "output": {"steps": alt}},
                 ]})
             }
+        };
+        let description = if meta.twin.is_empty() {
+            meta.description.to_owned()
+        } else {
+            format!("{} (twin of {})", meta.description, meta.twin)
         };
         json!({
             "id": format!("mcp-session-{n:04}"),
             "description": description,
-            "requirements": requirements,
-            "flags": flags,
-            "level": level,
+            "requirements": meta.requirements,
+            "flags": meta.flags,
+            "level": meta.level,
             "op": "mcp.session",
             "input": {"config": config, "now": NOW, "steps": steps},
             "expect": expect,
         })
     }
 
-    /// Interleaved calls of two delegations answered in reverse order, then calls that reveal
-    /// each delegation's spend through allow/deny (catches `last-authorized-spend`).
-    fn interleaved() -> Value {
-        let a = token("del_5e5500000001", "ct_5e5500000001", 200, READ);
-        let b = token("del_5e5500000002", "ct_5e5500000002", 200, READ);
-        let mut s = Script(Vec::new());
-        let (a1, b1) = (
-            call(json!("a-1"), "read_file", "/project/a.md", &a),
-            call(json!("b-1"), "read_file", "/project/b.md", &b),
-        );
-        s.forwarded(a1);
-        s.forwarded(b1);
-        s.upstream(answer(&json!("b-1"), "contents of b"));
-        s.upstream(answer(&json!("a-1"), "contents of a"));
-        s.spent(json!({"del_5e5500000001": 100, "del_5e5500000002": 100}));
-        s.forwarded(call(json!("b-2"), "read_file", "/project/b.md", &b));
-        s.upstream(answer(&json!("b-2"), "contents of b"));
-        s.forwarded(call(json!("a-2"), "read_file", "/project/a.md", &a));
-        s.upstream(answer(&json!("a-2"), "contents of a"));
-        s.spent(json!({"del_5e5500000001": 200, "del_5e5500000002": 200}));
-        s.client(
-            call(json!("a-3"), "read_file", "/project/a.md", &a),
-            vec![budget_denial(&json!("a-3"), 200, 200)],
-            vec![],
-        );
-        s.client(
-            call(json!("b-3"), "read_file", "/project/b.md", &b),
-            vec![budget_denial(&json!("b-3"), 200, 200)],
-            vec![],
-        );
-        case(1, "calls of two delegations (budget 200, cost 100) in flight together and answered in reverse order are each charged to their own delegation: one more call of each is allowed, the third of each is budget_exceeded with spent 200",
-            &["MCP-SPEND-PER-DELEGATION", "MCP-SPEND-BUDGET", "MCP-CALL-RELAY"], &["McpSessionState"], "normative", config(json!({})), s, None)
-    }
+    fn cases() -> Vec<Value> {
+        let mut out = Vec::new();
+        let plain = config(json!({}));
 
-    /// A tools/list whose response arrives after a tools/call was sent is still filtered
-    /// (by its id), and the call's result is never filtered (catches `list-filter-last-method`).
-    fn list_after_call() -> Value {
-        let a = token("del_5e5500000003", "ct_5e5500000003", 1_000_000, READ);
-        let session = tokens::serialize(&{
-            let mut spec = RootSpec::new(vec![cap("docs", "read", "/project/**")]);
-            spec.delegation_id = "del_5e5500000004".into();
-            spec.sign(&tokens::root())
-        });
-        let tool = |name: &str| json!({"name": name, "description": format!("the {name} tool"), "inputSchema": {"type": "object"}});
-        let mut s = Script(Vec::new());
-        s.relayed(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}));
-        s.forwarded(call(json!(2), "read_file", "/project/a.md", &a));
-        s.upstream_as(
-            json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [tool("search"), tool("read_file"), tool("delete_file"), tool("mystery")], "nextCursor": "page-2"}}),
-            json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [tool("read_file")], "nextCursor": "page-2"}}),
+        // 1. Red team `last-authorized-spend`.
+        let (a, b) = (
+            token("del_5e5500000001", 200, READ),
+            token("del_5e5500000002", 200, READ),
         );
-        s.upstream(json!({"jsonrpc": "2.0", "id": 2, "result": {"content": [{"type": "text", "text": "contents of a"}], "tools": [tool("search")]}}));
-        s.relayed(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {"cursor": "page-2"}}));
-        s.forwarded(call(json!(4), "read_file", "/project/b.md", &a));
-        s.upstream(json!({"jsonrpc": "2.0", "id": 4, "result": {"content": [{"type": "text", "text": "contents of b"}]}}));
-        s.upstream_as(
-            json!({"jsonrpc": "2.0", "id": 3, "result": {"tools": [tool("delete_file"), tool("read_file")]}}),
-            json!({"jsonrpc": "2.0", "id": 3, "result": {"tools": [tool("read_file")]}}),
-        );
-        case(2, "with a session DCT, a tools/list response is filtered because its id is a pending tools/list request, also when a tools/call was sent after it or answered before it; a tools/call result carrying a tools member is relayed unchanged",
-            &["MCP-LIST-FILTER", "MCP-LIST-PRESERVE", "MCP-LIST-PAGINATION", "MCP-CALL-RELAY"], &["McpSessionState"], "normative",
-            config(json!({"sessionToken": session})), s, None)
-    }
+        let ids = ["del_5e5500000001", "del_5e5500000002"];
+        let mut s = Script::new(&plain);
+        s.client(read(json!("a-1"), "/project/a.md", &a))
+            .client(read(json!("b-1"), "/project/b.md", &b))
+            .upstream(answer(&json!("b-1"), "contents of b"))
+            .upstream(answer(&json!("a-1"), "contents of a"))
+            .spent(&ids)
+            .client(read(json!("b-2"), "/project/b.md", &b))
+            .upstream(answer(&json!("b-2"), "contents of b"))
+            .client(read(json!("a-2"), "/project/a.md", &a))
+            .upstream(answer(&json!("a-2"), "contents of a"))
+            .spent(&ids)
+            .client(read(json!("a-3"), "/project/a.md", &a))
+            .client(read(json!("b-3"), "/project/b.md", &b));
+        out.push(case(1, &Meta {
+            description: "calls of two delegations (budget 200, cost 100) in flight together and answered in reverse order are each charged to their own delegation: one more call of each is allowed, the third of each is budget_exceeded with spent 200",
+            requirements: &["MCP-SPEND-PER-DELEGATION", "MCP-SPEND-BUDGET", "MCP-CALL-RELAY"], flags: &["McpSessionState"], level: "normative", twin: "" }, &plain, &s, None));
 
-    /// Pass-through both ways: a request and its answer, notifications from either side, a
-    /// server→client request and the client's answer, cancellation, an unknown method.
-    fn pass_through() -> Value {
-        let a = token("del_5e5500000005", "ct_5e5500000005", 1_000_000, READ);
-        let mut s = Script(Vec::new());
-        s.relayed(json!({"jsonrpc": "2.0", "id": "p", "method": "ping"}));
-        s.upstream(json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "hello"}}));
-        s.upstream(json!({"jsonrpc": "2.0", "id": "p", "result": {}}));
-        s.relayed(json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}));
-        s.upstream(json!({"jsonrpc": "2.0", "id": "s-1", "method": "roots/list", "params": {}}));
-        s.relayed(json!({"jsonrpc": "2.0", "id": "s-1", "result": {"roots": [{"uri": "file:///project", "name": "project"}]}}));
-        let mut c = call(json!("c-1"), "read_file", "/project/a.md", &a);
+        // 2. Red team `list-filter-last-method`.
+        let session = tokens::serialize(
+            &spec("del_5e5500000004", BIG, &[("docs", "read", "/project/**")])
+                .sign(&tokens::root()),
+        );
+        let cfg = config(json!({"sessionToken": session}));
+        let a = token("del_5e5500000003", BIG, READ);
+        let mut s = Script::new(&cfg);
+        s.client(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}))
+            .client(read(json!(2), "/project/a.md", &a))
+            .upstream(json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [tool("search"), tool("read_file"), tool("delete_file"), tool("mystery")], "nextCursor": "page-2"}}))
+            .upstream(json!({"jsonrpc": "2.0", "id": 2, "result": {"content": [{"type": "text", "text": "contents of a"}], "tools": [tool("search")]}}))
+            .client(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {"cursor": "page-2"}}))
+            .client(read(json!(4), "/project/b.md", &a))
+            .upstream(answer(&json!(4), "contents of b"))
+            .upstream(json!({"jsonrpc": "2.0", "id": 3, "result": {"tools": [tool("delete_file"), tool("read_file")]}}));
+        out.push(case(2, &Meta {
+            description: "with a session DCT, a tools/list response is filtered because its id is a pending tools/list request, also when a tools/call was sent after it or answered before it; a tools/call result carrying a tools member is relayed unchanged",
+            requirements: &["MCP-LIST-FILTER", "MCP-LIST-PRESERVE", "MCP-LIST-PAGINATION", "MCP-CALL-RELAY"], flags: &["McpSessionState"], level: "normative", twin: "" }, &cfg, &s, None));
+
+        // 3. Pass-through both ways.
+        let a = token("del_5e5500000005", BIG, READ);
+        let mut c = read(json!("c-1"), "/project/a.md", &a);
         c["params"]["_meta"] = json!({"progressToken": "tok-1"});
-        s.forwarded(c);
-        s.upstream(json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "tok-1", "progress": 1, "total": 2}}));
-        s.relayed(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "c-1", "reason": "user"}}));
-        s.relayed(
-            json!({"jsonrpc": "2.0", "id": 7, "method": "x/unknown", "params": {"k": [1, 2]}}),
-        );
-        s.upstream(json!({"jsonrpc": "2.0", "id": 7, "error": {"code": -32601, "message": "Method not found", "data": {"method": "x/unknown"}}}));
-        case(3, "requests, responses, notifications both ways, a server→client request with the client's answer, a cancellation and an unknown method pass through unchanged, in order",
-            &["MCP-PASS-THROUGH", "MCP-NOTIFY-UPSTREAM-TO-CLIENT", "MCP-NOTIFY-CLIENT-TO-UPSTREAM", "MCP-SERVER-REQUESTS", "MCP-ID-PRESERVE", "MCP-NO-RESPONSE-TO-NOTIFICATION"],
-            &[], "normative", config(json!({})), s, None)
+        let mut s = Script::new(&plain);
+        s.client(json!({"jsonrpc": "2.0", "id": "p", "method": "ping"}))
+            .upstream(json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "hello"}}))
+            .upstream(json!({"jsonrpc": "2.0", "id": "p", "result": {}}))
+            .client(json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}))
+            .upstream(json!({"jsonrpc": "2.0", "id": "s-1", "method": "roots/list", "params": {}}))
+            .client(json!({"jsonrpc": "2.0", "id": "s-1", "result": {"roots": [{"uri": "file:///project", "name": "project"}]}}))
+            .client(c)
+            .upstream(json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "tok-1", "progress": 1, "total": 2}}))
+            .client(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "c-1", "reason": "user"}}))
+            .client(json!({"jsonrpc": "2.0", "id": 7, "method": "x/unknown", "params": {"k": [1, 2]}}))
+            .upstream(json!({"jsonrpc": "2.0", "id": 7, "error": {"code": -32601, "message": "Method not found", "data": {"method": "x/unknown"}}}));
+        out.push(case(3, &Meta {
+            description: "requests, responses, notifications both ways, a server→client request with the client's answer, a cancellation and an unknown method pass through unchanged, in order",
+            requirements: &["MCP-PASS-THROUGH", "MCP-NOTIFY-UPSTREAM-TO-CLIENT", "MCP-NOTIFY-CLIENT-TO-UPSTREAM", "MCP-SERVER-REQUESTS", "MCP-ID-PRESERVE", "MCP-NO-RESPONSE-TO-NOTIFICATION"],
+            flags: &[], level: "normative", twin: "" }, &plain, &s, None));
+
+        // 4. Overdraw: acceptable (D32).
+        let c = token("del_5e5500000006", 250, READ);
+        let mut s = Script::new(&plain);
+        for i in 1..=4 {
+            s.client(read(json!(format!("o-{i}")), "/project/a.md", &c));
+        }
+        for i in 1..=3 {
+            s.upstream(answer(&json!(format!("o-{i}")), "ok"));
+        }
+        s.spent(&["del_5e5500000006"])
+            .client(read(json!("o-5"), "/project/a.md", &c));
+        let (_, mut alt) = s.steps();
+        // Recorded as answers arrive: the fourth call is authorized (spent 0) and forwarded.
+        let mut fourth = read(json!("o-4"), "/project/a.md", &c);
+        fourth["params"]
+            .as_object_mut()
+            .unwrap()
+            .remove("_delegateos");
+        alt[3] = json!({"toClient": [], "toUpstream": [fourth]});
+        out.push(case(4, &Meta {
+            description: "three calls in flight on a 250 budget (cost 100): a fourth is budget_exceeded with spent 300 when spend is recorded at authorization (D32), or forwarded when it is recorded as answers arrive; after the three answers a fifth is budget_exceeded with spent 300 either way",
+            requirements: &["MCP-SPEND-CONCURRENT", "MCP-SPEND-BUDGET"], flags: &["McpSpendAtAuthorization"], level: "hardening", twin: "mcp-spend-concurrent-overdraw" }, &plain, &s, Some(("D32", alt))));
+
+        out.extend(migrated());
+        out
     }
 
-    /// Three calls in flight on a 250 budget (cost 100): a fourth is denied at authorization
-    /// (D32) or, under the reading that records spend when the answer arrives, forwarded.
-    fn overdraw() -> Value {
-        let c = token("del_5e5500000006", "ct_5e5500000006", 250, READ);
-        let build = |at_authorization: bool| {
-            let mut s = Script(Vec::new());
-            for i in 1..=3 {
-                s.forwarded(call(
-                    json!(format!("o-{i}")),
-                    "read_file",
-                    "/project/a.md",
-                    &c,
-                ));
+    /// Twins of the proxy suite's scenario cases (issue 15: "migrate where they fit").
+    fn migrated() -> Vec<Value> {
+        let mut out = Vec::new();
+        let plain = config(json!({}));
+        let a = token("del_5e5500000010", BIG, READ);
+        let ping = |id: Value| json!({"jsonrpc": "2.0", "id": id, "method": "ping", "params": {}});
+        let empty = |id: Value| json!({"jsonrpc": "2.0", "id": id, "result": {}});
+
+        // 5. mcp-pass-through
+        let mut s = Script::new(&plain);
+        s.client(ping(json!(1))).upstream(empty(json!(1)))
+            .client(json!({"jsonrpc": "2.0", "id": 2, "method": "resources/list", "params": {}}))
+            .upstream(json!({"jsonrpc": "2.0", "id": 2, "result": {"resources": [{"uri": "file:///project/readme.md", "name": "readme"}]}}))
+            .client(json!({"jsonrpc": "2.0", "id": 3, "method": "prompts/list", "params": {}}))
+            .upstream(json!({"jsonrpc": "2.0", "id": 3, "result": {"prompts": [{"name": "summarize"}]}}))
+            .client(json!({"jsonrpc": "2.0", "id": 4, "method": "no/such/method", "params": {"x": 1}}))
+            .upstream(json!({"jsonrpc": "2.0", "id": 4, "error": {"code": -32601, "message": "Method not found", "data": {"method": "no/such/method"}}}))
+            .client(json!({"jsonrpc": "2.0", "id": 5, "method": "mock/fail", "params": {"why": "scripted"}}))
+            .upstream(json!({"jsonrpc": "2.0", "id": 5, "error": {"code": -32042, "message": "scripted failure", "data": {"echo": {"why": "scripted"}}}}));
+        out.push(case(5, &Meta { description: "ping, resources/list, prompts/list, an unknown method (-32601 with data) and an upstream error (-32042 with data) pass through unchanged both ways",
+            requirements: &["MCP-PASS-THROUGH"], flags: &[], level: "normative", twin: "mcp-pass-through" }, &plain, &s, None));
+
+        // 6. mcp-id-preservation
+        let mut s = Script::new(&plain);
+        for id in [
+            json!("abc"),
+            json!(7),
+            json!(0),
+            json!(9_007_199_254_740_993_u64),
+            json!(-3),
+            json!("ü✓😀"),
+            json!(""),
+        ] {
+            s.client(ping(id.clone())).upstream(empty(id));
+        }
+        let narrow = token("del_5e5500000011", BIG, &[("docs", "read", "/project/**")]);
+        for id in [json!(0), json!("ü✓😀"), json!(9_007_199_254_740_993_u64)] {
+            s.client(call(id, "search", json!({"q": "x"}), Some(&narrow)));
+        }
+        s.client(json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}));
+        out.push(case(6, &Meta { description: "string, integer, 0, 2^53+1, negative, unicode and empty-string ids come back identical on pass-through, and 0, unicode and 2^53+1 on proxy-built denials; a notification gets no response",
+            requirements: &["MCP-ID-PRESERVE", "MCP-NO-RESPONSE-TO-NOTIFICATION"], flags: &[], level: "normative", twin: "mcp-id-preservation" }, &plain, &s, None));
+
+        // 7. mcp-notify-upstream-to-client
+        let mut c = read(json!("n-1"), "/project/a.md", &a);
+        c["params"]["_meta"] = json!({"progressToken": "pt-7"});
+        let mut s = Script::new(&plain);
+        s.client(c)
+            .upstream(json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}))
+            .upstream(json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "working"}}));
+        for i in 1..=3 {
+            s.upstream(json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": "pt-7", "progress": i, "total": 3}}));
+        }
+        s.upstream(answer(&json!("n-1"), "done"));
+        out.push(case(7, &Meta { description: "upstream notifications (tools/list_changed, message, three progress) reach the client in order, before the response of the call they belong to",
+            requirements: &["MCP-NOTIFY-UPSTREAM-TO-CLIENT"], flags: &[], level: "normative", twin: "mcp-notify-upstream-to-client" }, &plain, &s, None));
+
+        // 8. mcp-notify-client-to-upstream
+        let mut s = Script::new(&plain);
+        s.client(read(json!("slow"), "/project/a.md", &a))
+            .client(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "slow", "reason": "changed my mind"}}))
+            .client(json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}));
+        out.push(case(8, &Meta { description: "client notifications, including the cancellation of an in-flight call, reach the upstream unchanged; nothing answers them",
+            requirements: &["MCP-NOTIFY-CLIENT-TO-UPSTREAM", "MCP-NO-RESPONSE-TO-NOTIFICATION"], flags: &[], level: "normative", twin: "mcp-notify-client-to-upstream" }, &plain, &s, None));
+
+        // 9. mcp-server-request
+        let mut s = Script::new(&plain);
+        s.client(read(json!("ask"), "/project/a.md", &a))
+            .upstream(json!({"jsonrpc": "2.0", "id": "mock-ask-1", "method": "roots/list", "params": {}}))
+            .client(json!({"jsonrpc": "2.0", "id": "mock-ask-1", "result": {"roots": [{"uri": "file:///project"}]}}))
+            .upstream(answer(&json!("ask"), "asked the client"));
+        out.push(case(9, &Meta { description: "an upstream roots/list request reaches the client, the client's answer reaches the upstream, then the call is answered",
+            requirements: &["MCP-SERVER-REQUESTS"], flags: &[], level: "normative", twin: "mcp-server-request" }, &plain, &s, None));
+
+        // 10–13. Listing.
+        let tools = json!([
+            tool("read_file"),
+            tool("search"),
+            tool("delete_file"),
+            tool("nested"),
+            tool("unmapped")
+        ]);
+        let list = |id: i64, cursor: Option<&str>| json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": cursor.map_or(json!({}), |c| json!({"cursor": c}))});
+        let page = |id: i64, tools: Value, next: Option<&str>| {
+            let mut r = json!({"jsonrpc": "2.0", "id": id, "result": {"tools": tools}});
+            if let Some(n) = next {
+                r["result"]["nextCursor"] = json!(n);
             }
-            let fourth = call(json!("o-4"), "read_file", "/project/a.md", &c);
-            if at_authorization {
-                s.client(fourth, vec![budget_denial(&json!("o-4"), 250, 300)], vec![]);
-            } else {
-                s.forwarded(fourth);
-            }
-            for i in 1..=3 {
-                s.upstream(answer(&json!(format!("o-{i}")), "ok"));
-            }
-            s.spent(json!({"del_5e5500000006": 300}));
-            s.client(
-                call(json!("o-5"), "read_file", "/project/a.md", &c),
-                vec![budget_denial(&json!("o-5"), 250, 300)],
-                vec![],
-            );
-            s
+            r
         };
-        case(4, "three calls in flight on a 250 budget (cost 100): a fourth is budget_exceeded with spent 300 when spend is recorded at authorization (D32), or forwarded when it is recorded as answers arrive; after the answers a fifth is budget_exceeded with spent 300 either way",
-            &["MCP-SPEND-CONCURRENT", "MCP-SPEND-BUDGET"], &["McpSpendAtAuthorization"], "hardening",
-            config(json!({})), build(true), Some(("D32", build(false))))
+        let mut s = Script::new(&plain);
+        s.client(list(1, None))
+            .upstream(page(1, tools.clone(), None));
+        out.push(case(
+            10,
+            &Meta {
+                description: "without a session DCT tools/list is relayed unfiltered",
+                requirements: &["MCP-LIST-UNFILTERED", "MCP-LIST-PRESERVE"],
+                flags: &[],
+                level: "normative",
+                twin: "mcp-list-unfiltered",
+            },
+            &plain,
+            &s,
+            None,
+        ));
+
+        let session = |caps: Caps, expires: Option<&str>, issuer: &str| {
+            let mut sp = spec("del_5e5500000012", BIG, caps);
+            if let Some(e) = expires {
+                sp.expires_at = e.into();
+            }
+            tokens::serialize(&sp.sign(&tokens::key(issuer)))
+        };
+        // The resource is ignored: a grant on /elsewhere/** still lists read_file.
+        let cfg = config(
+            json!({"sessionToken": session(&[("docs", "read", "/elsewhere/**"), ("web", "search", "*")], None, "root")}),
+        );
+        let mut s = Script::new(&cfg);
+        s.client(list(1, None))
+            .upstream(page(1, tools.clone(), None));
+        out.push(case(11, &Meta { description: "with a session DCT only mapped, granted tools are listed (namespace and action; the resource is ignored), tool objects unchanged and in order",
+            requirements: &["MCP-LIST-FILTER", "MCP-LIST-UNMAPPED-HIDDEN", "MCP-LIST-PRESERVE"], flags: &[], level: "normative", twin: "mcp-list-filter" }, &cfg, &s, None));
+
+        let cfg = config(json!({"sessionToken": session(&[("web", "search", "*")], None, "root")}));
+        let mut s = Script::new(&cfg);
+        s.client(list(1, None))
+            .upstream(page(
+                1,
+                json!([tool("read_file"), tool("delete_file")]),
+                Some("page-2"),
+            ))
+            .client(list(2, Some("page-2")))
+            .upstream(page(
+                2,
+                json!([tool("search"), tool("unmapped")]),
+                Some("page-4"),
+            ))
+            .client(list(3, Some("page-4")))
+            .upstream(page(3, json!([tool("nested")]), None));
+        out.push(case(12, &Meta { description: "every page is filtered, the first to empty; nextCursor is relayed unchanged; hidden names appear on no page",
+            requirements: &["MCP-LIST-PAGINATION", "MCP-LIST-FILTER"], flags: &[], level: "normative", twin: "mcp-list-pagination" }, &cfg, &s, None));
+
+        for (n, (expires, issuer, what)) in [
+            (Some(tokens::PAST), "root", "an expired"),
+            (None, "other-root", "an untrusted"),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let cfg = config(json!({"sessionToken": session(READ, expires, issuer)}));
+            let mut s = Script::new(&cfg);
+            s.client(list(1, None))
+                .upstream(page(1, tools.clone(), None));
+            out.push(case(
+                13 + n as u32,
+                &Meta {
+                    description: &format!("{what} session DCT lists no tools"),
+                    requirements: &["MCP-LIST-INVALID-SESSION-TOKEN"],
+                    flags: &[],
+                    level: "normative",
+                    twin: "mcp-list-invalid-session-token",
+                },
+                &cfg,
+                &s,
+                None,
+            ));
+        }
+
+        // 15. mcp-call-nested-resource
+        let mut s = Script::new(&plain);
+        s.client(call(
+            json!(1),
+            "nested",
+            json!({"target": {"path": "/project/x.md"}}),
+            Some(&a),
+        ))
+        .upstream(answer(&json!(1), "nested ok"))
+        .client(call(json!(2), "nested", json!({"target": {}}), Some(&a)))
+        .client(call(
+            json!(3),
+            "nested",
+            json!({"target": {"path": 5}}),
+            Some(&a),
+        ))
+        .client(call(
+            json!(4),
+            "nested",
+            json!({"target": {"path": "/secret/x"}}),
+            Some(&a),
+        ));
+        out.push(case(15, &Meta { description: "the resource comes from a dot-path argument: allowed inside the grant; a missing or non-string argument is capability_not_granted with requested.resource null; a path outside the grant is capability_not_granted",
+            requirements: &["MCP-CALL-VERIFY", "MCP-DENY-CAPABILITY-DATA"], flags: &[], level: "normative", twin: "mcp-call-nested-resource" }, &plain, &s, None));
+
+        // 16. mcp-call-error-relayed
+        let mut s = Script::new(&plain);
+        s.client(read(json!(1), "/project/a.md", &a))
+            .upstream(json!({"jsonrpc": "2.0", "id": 1, "result": {"content": [{"type": "text", "text": "tool failed"}], "isError": true}}))
+            .client(read(json!(2), "/project/b.md", &a))
+            .upstream(json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32000, "message": "upstream broke", "data": {"why": [1, 2]}}}));
+        out.push(case(16, &Meta { description: "an isError result and a JSON-RPC error answering allowed calls are relayed unchanged",
+            requirements: &["MCP-CALL-RELAY"], flags: &[], level: "normative", twin: "mcp-call-error-relayed" }, &plain, &s, None));
+
+        // 17. mcp-missing-delegateos-pass-through
+        let mut s = Script::new(&plain);
+        s.client(call(
+            json!(1),
+            "delete_file",
+            json!({"path": "/etc/passwd"}),
+            None,
+        ))
+        .upstream(answer(&json!(1), "deleted"));
+        out.push(case(
+            17,
+            &Meta {
+                description:
+                    "a tools/call without _delegateos is forwarded unchanged in the default mode",
+                requirements: &["MCP-MISSING-DELEGATEOS"],
+                flags: &[],
+                level: "normative",
+                twin: "mcp-missing-delegateos-pass-through",
+            },
+            &plain,
+            &s,
+            None,
+        ));
+
+        // 18. mcp-strict-missing-delegateos + mcp-strict-allowed-call
+        let strict = config(json!({"strict": true}));
+        let mut s = Script::new(&strict);
+        s.client(call(
+            json!(1),
+            "read_file",
+            json!({"path": "/project/a.md"}),
+            None,
+        ))
+        .client(read(json!(2), "/project/a.md", &a))
+        .upstream(answer(&json!(2), "ok"));
+        out.push(case(18, &Meta { description: "strict mode denies a tools/call without _delegateos with malformed_token and forwards nothing; a verified call is still forwarded",
+            requirements: &["MCP-STRICT-MODE", "MCP-DENY-NOT-FORWARDED", "MCP-CALL-STRIP"], flags: &[], level: "normative", twin: "mcp-strict-missing-delegateos, mcp-strict-allowed-call" }, &strict, &s, None));
+
+        // 19. mcp-deny-hidden-tool
+        let cfg = config(
+            json!({"sessionToken": tokens::serialize(&spec("del_5e5500000013", BIG, READ).sign(&tokens::root()))}),
+        );
+        let mut s = Script::new(&cfg);
+        s.client(list(1, None))
+            .upstream(page(1, tools.clone(), None))
+            .client(call(
+                json!(2),
+                "delete_file",
+                json!({"path": "/project/a.md"}),
+                Some(&a),
+            ));
+        out.push(case(
+            19,
+            &Meta {
+                description: "a tool hidden from tools/list is denied when called anyway",
+                requirements: &[
+                    "MCP-LIST-FILTER",
+                    "MCP-DENY-EVERY-TYPE",
+                    "MCP-DENY-NOT-FORWARDED",
+                ],
+                flags: &[],
+                level: "normative",
+                twin: "mcp-deny-hidden-tool",
+            },
+            &cfg,
+            &s,
+            None,
+        ));
+
+        // 20. mcp-deny-non-blocking
+        let mut s = Script::new(&plain);
+        s.client(read(json!("slow"), "/project/a.md", &a))
+            .client(read(json!("denied"), "/secret/a.md", &a))
+            .upstream(answer(&json!("slow"), "finally"));
+        out.push(case(
+            20,
+            &Meta {
+                description:
+                    "a denial is answered while an allowed call sent before it is still unanswered",
+                requirements: &["MCP-DENY-NON-BLOCKING"],
+                flags: &[],
+                level: "normative",
+                twin: "mcp-deny-non-blocking",
+            },
+            &plain,
+            &s,
+            None,
+        ));
+
+        // 21. mcp-denied-notification-silent
+        let one = token("del_5e5500000014", 100, READ);
+        let mut s = Script::new(&plain);
+        let mut denied = read(json!(0), "/secret/a.md", &one);
+        denied.as_object_mut().unwrap().remove("id");
+        let mut allowed = read(json!(0), "/project/a.md", &one);
+        allowed.as_object_mut().unwrap().remove("id");
+        s.client(denied)
+            .client(allowed)
+            .spent(&["del_5e5500000014"])
+            .client(read(json!(1), "/project/a.md", &one));
+        out.push(case(21, &Meta { description: "a denied tools/call notification is dropped without an answer; an authorized one is forwarded and charged (the next call on the 100 budget is budget_exceeded)",
+            requirements: &["MCP-NO-RESPONSE-TO-NOTIFICATION", "MCP-DENY-NOT-FORWARDED", "MCP-SPEND-BUDGET"], flags: &[], level: "normative", twin: "mcp-denied-notification-silent" }, &plain, &s, None));
+
+        // 22. mcp-resource-non-string
+        let star = token("del_5e5500000015", BIG, &[("docs", "read", "*")]);
+        let mut s = Script::new(&plain);
+        for (i, v) in [
+            json!(["/project/a.md"]),
+            json!(42),
+            json!({"p": "/project/a.md"}),
+            json!(true),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            s.client(call(json!(i), "read_file", json!({"path": v}), Some(&star)));
+        }
+        out.push(case(22, &Meta { description: "under a bare * grant, a non-string resource argument (array, number, object, boolean) is capability_not_granted with requested.resource null (D36), never coerced to text",
+            requirements: &["MCP-CALL-VERIFY", "MCP-DENY-CAPABILITY-DATA", "MCP-DENY-NOT-FORWARDED"], flags: &[], level: "normative", twin: "mcp-resource-non-string" }, &plain, &s, None));
+
+        // 23. mcp-spend-concurrent
+        let (ta, tb) = (
+            token("del_5e5500000016", 400, READ),
+            token("del_5e5500000017", BIG, READ),
+        );
+        let mut s = Script::new(&plain);
+        for i in 0..8 {
+            let (t, who) = if i % 2 == 0 { (&ta, "a") } else { (&tb, "b") };
+            s.client(read(
+                json!(format!("{who}-{i}")),
+                &format!("/project/{i}.md"),
+                t,
+            ));
+        }
+        for i in (0..8).rev() {
+            let who = if i % 2 == 0 { "a" } else { "b" };
+            s.upstream(answer(
+                &json!(format!("{who}-{i}")),
+                &format!("/project/{i}.md"),
+            ));
+        }
+        s.spent(&["del_5e5500000016", "del_5e5500000017"])
+            .client(read(json!("a-8"), "/project/8.md", &ta))
+            .client(read(json!("b-8"), "/project/8.md", &tb))
+            .upstream(answer(&json!("b-8"), "/project/8.md"));
+        out.push(case(23, &Meta { description: "8 calls on two delegations in flight together, answered in reverse order: each answer reaches its own id; delegation A (budget 400) is then budget_exceeded with limit 400 and spent 400 while B still works",
+            requirements: &["MCP-SPEND-PER-DELEGATION", "MCP-SPEND-CONCURRENT", "MCP-SPEND-BUDGET"], flags: &["McpSessionState"], level: "normative", twin: "mcp-spend-concurrent" }, &plain, &s, None));
+
+        // 24. mcp-spend-budget-exhaustion
+        let t = token("del_5e5500000018", 250, READ);
+        let mut s = Script::new(&plain);
+        s.client(read(json!(1), "/project/1.md", &t)).upstream(answer(&json!(1), "1"))
+            .client(read(json!(2), "/project/2.md", &t))
+            .upstream(json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32000, "message": "failed upstream"}}))
+            .client(read(json!(3), "/project/3.md", &t)).upstream(answer(&json!(3), "3"))
+            .spent(&["del_5e5500000018"])
+            .client(read(json!(4), "/project/4.md", &t));
+        out.push(case(24, &Meta { description: "spend accumulates across calls, an upstream error included, until budget_exceeded: budget 250, cost 100, the fourth call is denied with spent 300",
+            requirements: &["MCP-SPEND-BUDGET", "MCP-SPEND-PER-DELEGATION"], flags: &[], level: "normative", twin: "mcp-spend-budget-exhaustion" }, &plain, &s, None));
+
+        // 25. mcp-spend-envelope-variants
+        let full = token("del_5e5500000019", 250, READ);
+        let mut bare = full.clone();
+        bare.as_object_mut().unwrap().remove("delegationId");
+        bare.as_object_mut().unwrap().remove("contractId");
+        let mut s = Script::new(&plain);
+        s.client(read(json!(1), "/project/1.md", &full))
+            .upstream(answer(&json!(1), "1"))
+            .client(read(json!(2), "/project/2.md", &bare))
+            .upstream(answer(&json!(2), "2"))
+            .client(read(json!(3), "/project/3.md", &full))
+            .upstream(answer(&json!(3), "3"))
+            .spent(&["del_5e5500000019"])
+            .client(read(json!(4), "/project/4.md", &bare));
+        out.push(case(25, &Meta { description: "spend is keyed by the token's delegation, not by the optional _delegateos.delegationId: calls with and without it share one budget (250: the fourth is budget_exceeded with spent 300)",
+            requirements: &["MCP-SPEND-PER-DELEGATION", "MCP-SPEND-BUDGET"], flags: &["McpSessionState"], level: "normative", twin: "mcp-spend-envelope-variants" }, &plain, &s, None));
+        out
     }
 
     fn key_entry(name: &str) -> Value {
         let seed = blake2b256(format!("delegateos-mcp-suite/{name}").as_bytes());
-        json!({"name": name, "seed": hex::encode(seed), "principal": tokens::key(name).principal_id()})
+        json!({"name": name.replace('-', "_"), "seed": hex::encode(seed), "principal": tokens::key(name).principal_id()})
     }
 
     pub fn file() -> Value {
-        let cases = vec![interleaved(), list_after_call(), pass_through(), overdraw()];
+        let cases = cases();
         json!({
             "schema": "delegateos-vectors/1",
             "specVersion": delegateos_vectors::format::SPEC_VERSION,
@@ -858,7 +1294,7 @@ mod session_fixture {
             "area": "mcp",
             "group": "session",
             "description": "DEVELOPMENT FIXTURE (issue 15): session scripts (mcp.session) in the vector format, for the proxy suite's session runner until vectors/mcp/session.json exists",
-            "keys": [key_entry("root"), key_entry("agent")],
+            "keys": [key_entry("root"), key_entry("agent"), key_entry("other-root")],
             "notes": {
                 "McpSessionState": {"bugType": "AUTH_BYPASS", "description": "state kept between requests (spend per delegation, pending tools/list ids) must follow each message, not the last one seen",
                     "clause": "§13.4, D32", "effect": "spend charged to the wrong delegation, or tools/list responses relayed unfiltered", "level": "normative", "severity": "critical"},
@@ -891,7 +1327,7 @@ fn session_fixture_is_generated() {
         session_fixture::DIR,
     )))
     .unwrap();
-    assert_eq!(cases.len(), 4);
+    assert_eq!(cases.len(), 25);
 }
 
 /// The session scripts run against the reference proxy (stdio) and pass.
@@ -900,8 +1336,8 @@ fn reference_proxy_passes_the_session_scripts() {
     let mut o = opts("", Some("mcp-session-*"));
     o.session_vectors = Some(PathBuf::from(session_fixture::DIR));
     let report = run_suite(&o);
-    assert_eq!(report.cases.len(), 4, "{}", summary(&report));
-    assert_eq!(report.count(Status::Passed), 4, "{}", summary(&report));
+    assert_eq!(report.cases.len(), 25, "{}", summary(&report));
+    assert_eq!(report.count(Status::Passed), 25, "{}", summary(&report));
 }
 
 /// The session scripts over MCP Streamable HTTP: upstream notifications and requests that
@@ -911,7 +1347,7 @@ fn reference_proxy_passes_the_session_scripts_over_http() {
     let mut o = opts_on(Transport::Http, "", Some("mcp-session-*"));
     o.session_vectors = Some(PathBuf::from(session_fixture::DIR));
     let report = run_suite(&o);
-    assert_eq!(report.count(Status::Passed), 4, "{}", summary(&report));
+    assert_eq!(report.count(Status::Passed), 25, "{}", summary(&report));
 }
 
 /// Puppet mode of the mock (spec/mcp-proxy.md §4): writes exactly what it is told, refuses a

@@ -12,6 +12,7 @@ pub mod http_client;
 pub mod http_proxy;
 pub mod mock;
 pub mod proxy;
+pub mod puppet;
 pub mod soak;
 pub mod suite;
 pub mod tokens;

@@ -488,7 +488,13 @@ fn client_loop(shared: &Shared, upstream_in: ChildStdin) {
                 shared.to_client_json(&invalid_request(Value::Null, "Message too large"));
                 continue;
             }
-            Ok(Line::Eof) | Err(_) => break,
+            Ok(Line::Eof) | Err(_) => {
+                // Client EOF (M6): from here the upstream's exit is the shutdown, not a crash
+                // to report, so in-flight requests are dropped. The flag is set before the
+                // upstream's stdin is dropped (below), or the relay could see its EOF first.
+                shared.shutting_down.store(true, Ordering::SeqCst);
+                break;
+            }
         };
         let (line, request_id, list) = match shared.decider.route(bytes) {
             Routed::Ignore => continue,

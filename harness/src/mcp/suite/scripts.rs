@@ -16,11 +16,8 @@
 //! message that cannot belong to any candidate), never for a fixed time. A step that expects
 //! nothing is not waited for: the next step follows at once.
 
-use std::io::{BufRead, BufReader, Write};
-use std::os::unix::net::{UnixListener, UnixStream};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::Ordering;
-use std::thread;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -31,6 +28,7 @@ use delegateos_vectors::format::{Case as VectorCase, Expected};
 use super::context::Ctx;
 use super::judge::short;
 use super::session::{Session, Setup};
+use crate::mcp::puppet::Puppet;
 
 /// The operation whose cases are session scripts.
 pub const SESSION_OP: &str = "mcp.session";
@@ -96,108 +94,6 @@ pub fn load(dir: Option<&Path>) -> Result<Vec<ScriptCase>, String> {
         )
     })?;
     Ok(from_vector_cases(files.iter().flat_map(|f| &f.file.cases)))
-}
-
-// ---------------------------------------------------------------------------------------
-// The puppet's control channel
-// ---------------------------------------------------------------------------------------
-
-/// The harness side of the puppet's Unix socket.
-struct Puppet {
-    listener: UnixListener,
-    path: PathBuf,
-    conn: Option<(UnixStream, BufReader<UnixStream>)>,
-}
-
-impl Puppet {
-    fn bind(dir: &Path) -> Result<Self, String> {
-        let path = dir.join("puppet.sock");
-        let listener = UnixListener::bind(&path).map_err(|e| {
-            format!(
-                "harness: cannot listen on {} ({e}); a shorter TMPDIR helps",
-                path.display()
-            )
-        })?;
-        listener
-            .set_nonblocking(true)
-            .map_err(|e| format!("harness: {e}"))?;
-        Ok(Puppet {
-            listener,
-            path,
-            conn: None,
-        })
-    }
-
-    /// The connected puppet (accepted on first use, within `deadline`).
-    fn conn(
-        &mut self,
-        deadline: Instant,
-    ) -> Result<&mut (UnixStream, BufReader<UnixStream>), String> {
-        if self.conn.is_none() {
-            let stream = loop {
-                match self.listener.accept() {
-                    Ok((s, _)) => break s,
-                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                        if Instant::now() >= deadline {
-                            return Err("the proxy never started its upstream (the puppet mock did not connect)".into());
-                        }
-                        thread::sleep(Duration::from_millis(5));
-                    }
-                    Err(e) => return Err(format!("harness: accepting the puppet failed: {e}")),
-                }
-            };
-            let setup = |s: &UnixStream| {
-                s.set_nonblocking(false)?;
-                s.set_read_timeout(Some(Duration::from_millis(100)))
-            };
-            setup(&stream).map_err(|e| format!("harness: {e}"))?;
-            let reader = BufReader::new(stream.try_clone().map_err(|e| format!("harness: {e}"))?);
-            self.conn = Some((stream, reader));
-        }
-        self.conn
-            .as_mut()
-            .ok_or_else(|| "harness: no puppet".to_owned())
-    }
-
-    /// Makes the upstream write `msg`; returns once the puppet has written and flushed it.
-    fn write(&mut self, msg: &Value, deadline: Instant) -> Result<(), String> {
-        let (stream, reader) = self.conn(deadline)?;
-        let mut line = serde_json::to_vec(msg).unwrap_or_default();
-        line.push(b'\n');
-        stream
-            .write_all(&line)
-            .and_then(|()| stream.flush())
-            .map_err(|e| format!("the upstream (puppet) is gone: {e}"))?;
-        let mut ack = String::new();
-        loop {
-            match reader.read_line(&mut ack) {
-                Ok(0) => return Err("the upstream (puppet) exited before writing a message".into()),
-                Ok(_) if ack.ends_with('\n') => break,
-                Ok(_) => {}
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                    ) =>
-                {
-                    if Instant::now() >= deadline {
-                        return Err("the upstream (puppet) did not acknowledge a message before the deadline".into());
-                    }
-                }
-                Err(e) => return Err(format!("the upstream (puppet) is gone: {e}")),
-            }
-        }
-        match ack.trim_end() {
-            "ok" => Ok(()),
-            other => Err(format!("harness: the puppet refused a message: {other}")),
-        }
-    }
-}
-
-impl Drop for Puppet {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.path);
-    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -353,7 +249,7 @@ pub(super) fn run(ctx: &Ctx, case: &ScriptCase) -> Result<(), String> {
     std::fs::create_dir_all(&dir).map_err(|e| format!("harness: {e}"))?;
     let mut puppet = Puppet::bind(&dir)?;
     let mut setup = setup_from(&case.config)?;
-    setup.puppet = Some(puppet.path.clone());
+    setup.puppet = Some(puppet.path().to_path_buf());
     let session = Session::start(ctx, &setup)?;
     let mut wire = Wire {
         session,
@@ -686,11 +582,23 @@ fn finish(
     let window = deadline
         .saturating_duration_since(Instant::now())
         .min(Duration::from_secs(2));
+    // A request still in flight at EOF may get the upstream_exited error (M5) instead of
+    // being dropped (M6), depending on which end the proxy sees close first: how a proxy
+    // ends is the business of the lifecycle cases (mcp-client-eof*), never of a script.
+    let answered = |id: &Value| {
+        w.client
+            .iter()
+            .any(|m| m.get("method").is_none() && m.get("id") == Some(id))
+    };
     let rest: Vec<Value> = s
         .proxy
         .drain(window)
         .into_iter()
         .map(without_detail)
+        .filter(|m| {
+            let exited = m.pointer("/error/data/type") == Some(&json!("upstream_exited"));
+            !(exited && m.get("id").is_some_and(|id| !id.is_null() && !answered(id)))
+        })
         .collect();
     s.save_stderr();
     let mut extra_client: Vec<Value> = w.client[played.client_seen..]
