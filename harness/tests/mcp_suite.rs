@@ -640,9 +640,15 @@ mod session_fixture {
         json!({"name": name, "description": format!("the {name} tool"), "inputSchema": {"type": "object"}})
     }
 
+    /// §6.1: a denial's `error.data` is reduced to `type`; other errors lose `detail`.
     fn no_detail(mut m: Value) -> Value {
+        let denial = m.pointer("/error/code") == Some(&json!(-32001));
         if let Some(d) = m.pointer_mut("/error/data").and_then(Value::as_object_mut) {
-            d.remove("detail");
+            if denial {
+                d.retain(|k, _| k == "type");
+            } else {
+                d.remove("detail");
+            }
         }
         m
     }

@@ -6,7 +6,8 @@
 //! socket (acknowledged per message). The harness performs the handshake (telling the puppet to
 //! answer `initialize`), then plays the steps in order: a `client` message is sent to the
 //! proxy, an `upstream` message is written by the puppet, and the step's expected `toClient`
-//! messages (as the client received them, `error.data.detail` removed) and `toUpstream`
+//! messages (as the client received them, normalized as §6.1 says: a denial's `error.data`
+//! reduced to `type`, any other error without `error.data.detail`) and `toUpstream`
 //! messages (as the puppet recorded them, parsed) must arrive, in order, before the case
 //! deadline; `spent` steps are skipped. After client EOF, any further message to either side
 //! is a failure. For an `acceptable` expectation the proxy passes when it follows any listed
@@ -145,14 +146,20 @@ fn parse_step(step: &Value) -> Result<Step<'_>, String> {
     }
 }
 
-/// `error.data.detail` removed (free text is never compared, §6.1).
-fn without_detail(mut msg: Value) -> Value {
+/// A client-bound message as §6.1 compares it: in a -32001 denial `error.data` is reduced to
+/// its `type` (the denial bodies are `mcp.call`'s cases), in any other error the free-text
+/// `error.data.detail` is removed.
+fn normalized(mut msg: Value) -> Value {
+    let denial = msg.pointer("/error/code") == Some(&json!(-32001));
     if let Some(data) = msg
-        .get_mut("error")
-        .and_then(|e| e.get_mut("data"))
+        .pointer_mut("/error/data")
         .and_then(Value::as_object_mut)
     {
-        data.remove("detail");
+        if denial {
+            data.retain(|k, _| k == "type");
+        } else {
+            data.remove("detail");
+        }
     }
     msg
 }
@@ -164,7 +171,7 @@ fn expected_list(entry: &Value, member: &str, client: bool) -> Result<Vec<Value>
     Ok(list
         .iter()
         .cloned()
-        .map(|m| if client { without_detail(m) } else { m })
+        .map(|m| if client { normalized(m) } else { m })
         .collect())
 }
 
@@ -209,7 +216,7 @@ fn list(msgs: &[Value]) -> String {
 /// Both sides of a running session script: the proxy (client side) and the puppet's record.
 struct Wire {
     session: Session,
-    /// Every message the client received after the handshake (`detail` removed).
+    /// Every message the client received after the handshake (normalized).
     client: Vec<Value>,
     /// Index of the first upstream `in` event after the handshake.
     upstream_base: usize,
@@ -230,7 +237,7 @@ impl Wire {
             .saturating_duration_since(Instant::now())
             .min(Duration::from_millis(10));
         if let Some(m) = self.session.proxy.next(slice) {
-            self.client.push(without_detail(m));
+            self.client.push(normalized(m));
         }
     }
 }
@@ -594,7 +601,7 @@ fn finish(
         .proxy
         .drain(window)
         .into_iter()
-        .map(without_detail)
+        .map(normalized)
         .filter(|m| {
             let exited = m.pointer("/error/data/type") == Some(&json!("upstream_exited"));
             !(exited && m.get("id").is_some_and(|id| !id.is_null() && !answered(id)))
