@@ -20,6 +20,7 @@ pub mod glob;
 pub mod glob_redteam;
 pub mod jsonrpc;
 pub mod mcp;
+pub mod mcp_session;
 pub mod primitives;
 pub mod primitives_redteam;
 pub mod revocation;
