@@ -87,7 +87,7 @@ fn forwarded(request: &Value) -> Value {
 }
 
 fn relayed(message: &Value) -> Value {
-    out(&[message.clone()], &[])
+    out(std::slice::from_ref(message), &[])
 }
 
 fn spent(pairs: &[(&str, u64)]) -> Value {

@@ -25,6 +25,7 @@ pub mod primitives;
 pub mod primitives_redteam;
 pub mod revocation;
 pub mod signature_keys;
+pub mod stateful;
 
 /// Every area the generator builds, in output order.
 pub const AREAS: &[AreaDef] = &[
@@ -75,6 +76,10 @@ pub const AREAS: &[AreaDef] = &[
     AreaDef {
         name: "companions",
         build: companions::build,
+    },
+    AreaDef {
+        name: "stateful",
+        build: stateful::build,
     },
 ];
 
