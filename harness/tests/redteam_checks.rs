@@ -91,7 +91,9 @@ fn js_checks_fails_with_every_seeded_bug_caught_by_a_stateful_case() {
     }
     let (code, clean) = run(Some(""));
     if code != 0 {
-        problems.push(format!("careful path: expected exit 0, got {code}: {clean:?}"));
+        problems.push(format!(
+            "careful path: expected exit 0, got {code}: {clean:?}"
+        ));
     }
     for (bug, id) in JS_CHECKS {
         if clean.get(*id).map(String::as_str) != Some("passed") {
