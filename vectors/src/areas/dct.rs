@@ -1390,7 +1390,11 @@ fn build_inspect(g: &mut Group, k: &Keys) {
             12,
             "a chain whose later attenuation expires earlier than the earlier one (12:00, \
              11:00, then 10:00): expiresAt is the earliest, 10:00",
-            &["DCT-INSPECT-EXPIRY", "DCT-INSPECT-DECODE", "DCT-REVID-ORDER"],
+            &[
+                "DCT-INSPECT-EXPIRY",
+                "DCT-INSPECT-DECODE",
+                "DCT-REVID-ORDER",
+            ],
             &[],
             "dct.inspect",
             json!({ "token": c.serialized() }),

@@ -2667,7 +2667,11 @@ fn build_malformed(g: &mut Group, k: &Keys) {
         let n = probe + want - bytes_of(probe);
         let c = chain(k, 0).caps(caps_of(n));
         let t = Tok::of(&c).ser();
-        assert_eq!(token_str(&t).len(), LIMIT, "the token must be exactly 1 MiB");
+        assert_eq!(
+            token_str(&t).len(),
+            LIMIT,
+            "the token must be exactly 1 MiB"
+        );
         verify_token(
             g,
             461,
