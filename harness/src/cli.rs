@@ -485,9 +485,21 @@ pub fn run_command(args: &RunArgs) -> i32 {
         return ConformExitCode::SETUP_ERROR;
     }
     let filter = args.filter.to_filter();
-    let selected: Vec<Case> = all
+    // A stateful group runs whole (vectors/README.md "Stateful groups"): selecting one of its
+    // cases selects the cases before and after it, since the order is what the group tests.
+    let whole_groups: std::collections::BTreeSet<&str> = all
         .iter()
         .filter(|c| filter.selects(c))
+        .filter_map(|c| c.sequence.as_deref())
+        .collect();
+    let selected: Vec<Case> = all
+        .iter()
+        .filter(|c| {
+            filter.selects(c)
+                || c.sequence
+                    .as_deref()
+                    .is_some_and(|s| whole_groups.contains(s))
+        })
         .filter(|c| args.profile == Profile::Strict || !c.is_advisory())
         .cloned()
         .collect();

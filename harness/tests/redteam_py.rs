@@ -72,6 +72,10 @@ const PY_HASTY: &[(&str, &str)] = &[
     ("signer-key", "dct-forged-0020"),
     ("sig-any-key", "attestation-signature-key-0002"),
     ("sig-any-key", "contract-signature-key-0002"),
+    // Stateful groups (issue 15): state kept between requests in one process. Selecting the
+    // case selects its whole group, which runs in order.
+    ("verify-memo", "stateful-verify-0002"),
+    ("revocations-accumulate", "stateful-verify-0003"),
     // The spec-shaped companions (issue 19): the same bugs caught through dct.verify alone,
     // for a library that has no timestamp.compare or capability.subset of its own.
     ("tz-naive", "companions-timestamp-0023"),

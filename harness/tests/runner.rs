@@ -34,6 +34,15 @@ static COUNTER: AtomicUsize = AtomicUsize::new(0);
 impl Corpus {
     /// `cases`: (op, input, expect, requirement).
     fn new(cases: &[(&str, Value, Value, &str)]) -> Self {
+        Self::with_groups(cases, &[])
+    }
+
+    /// Like [`Corpus::new`], plus `stateful` cases in a second file `fake/state.json` marked
+    /// `"stateful": true` (ids `fake-state-NNNN`; it sorts after `echo.json`).
+    fn with_groups(
+        cases: &[(&str, Value, Value, &str)],
+        stateful: &[(&str, Value, Value, &str)],
+    ) -> Self {
         let n = COUNTER.fetch_add(1, Ordering::SeqCst);
         let dir = std::env::temp_dir().join(format!(
             "delegateos-conform-test-{}-{n}",
@@ -74,6 +83,32 @@ impl Corpus {
             serde_json::to_string_pretty(&file).unwrap(),
         )
         .unwrap();
+        if !stateful.is_empty() {
+            let cases: Vec<Value> = stateful
+                .iter()
+                .enumerate()
+                .map(|(i, (op, input, expect, req))| {
+                    json!({
+                        "id": format!("fake-state-{:04}", i + 1),
+                        "description": format!("stateful case {}", i + 1),
+                        "requirements": [req], "flags": [], "level": "normative",
+                        "op": op, "input": input, "expect": expect,
+                    })
+                })
+                .collect();
+            let file = json!({
+                "schema": "delegateos-vectors/1", "specVersion": "0.2",
+                "generator": {"name": "test", "version": "0"},
+                "area": "fake", "group": "state", "description": "stateful fake cases",
+                "stateful": true, "keys": [], "notes": {},
+                "numberOfCases": cases.len(), "cases": cases,
+            });
+            std::fs::write(
+                dir.join("vectors/fake/state.json"),
+                serde_json::to_string_pretty(&file).unwrap(),
+            )
+            .unwrap();
+        }
         std::fs::write(
             dir.join("requirements.md"),
             "# R\n\n## §1 Fake one\n\n- **`FAKE-ONE`** MUST echo.\n\n## §2 Fake two\n\n\
@@ -1165,4 +1200,62 @@ fn setup_errors_write_every_requested_report_file() {
     assert!(std::fs::read_to_string(&junit)
         .unwrap()
         .contains("not a directory"));
+}
+
+#[test]
+fn stateful_groups_run_in_a_fresh_process_in_order_then_replay_after_a_restart() {
+    let count = |n: u64| {
+        (
+            "fake.echo",
+            json!({"mode": "count"}),
+            json!({"result": "valid", "output": {"n": n}}),
+            "FAKE-ONE",
+        )
+    };
+    // Two ordinary cases first: without a fresh process the stateful group would count 3, 4, 5.
+    let plain = [count(1), count(2)];
+    let marker = std::env::temp_dir().join(format!(
+        "delegateos-conform-once-{}-{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::SeqCst)
+    ));
+    let _ = std::fs::remove_file(&marker);
+    let stateful = [
+        count(1),
+        count(2),
+        count(3),
+        (
+            "fake.echo",
+            json!({"mode": "once", "file": marker.display().to_string()}),
+            json!({"result": "valid", "output": {"first": true}}),
+            "FAKE-TWO",
+        ),
+    ];
+    let corpus = Corpus::with_groups(&plain, &stateful);
+    let (out, report) = corpus.run_json(&fake(""), &[]);
+    let _ = std::fs::remove_file(&marker);
+    assert_eq!(
+        out.code, 1,
+        "the replay failure fails the run: {}",
+        out.stderr
+    );
+    let st = statuses(&report);
+    // echo 1–2 pass in the first process; the group's counts start again at 1 (fresh process)
+    // in file order, and again on the replay; the `once` case holds the first time only.
+    assert_eq!(
+        st,
+        ["passed", "passed", "passed", "passed", "passed", "failed"],
+        "{report:#}"
+    );
+    let last = &report["cases"][5];
+    assert_eq!(last["id"], "fake-state-0004");
+    let message = last["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("replay after a restart"),
+        "the failure names the replay: {last:#}"
+    );
+    assert_eq!(
+        report["restarts"], 0,
+        "deliberate fresh starts are not restarts: {report:#}"
+    );
 }

@@ -41,6 +41,7 @@ pub mod glob;
 pub mod json;
 pub mod jsonrpc;
 pub mod mcp;
+pub mod mcp_session;
 pub mod ops;
 pub mod profiles;
 pub mod revocation;

@@ -31,6 +31,12 @@ pub struct VectorFile {
     pub group: String,
     /// What the group tests.
     pub description: String,
+    /// A stateful group: its cases run in file order in one fresh adapter process, then are
+    /// replayed in another (vectors/README.md "Stateful groups"). Every case's expectation
+    /// still follows from its own input; the order is what exposes state an implementation
+    /// keeps between requests. Absent (false) for every other group.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stateful: bool,
     /// The fixed keys, with their published seeds.
     pub keys: Vec<KeyEntry>,
     /// One entry for every flag used by a case of this file.

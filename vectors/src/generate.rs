@@ -96,6 +96,7 @@ impl Area {
             cases: Vec::new(),
             local_notes: BTreeMap::new(),
             errors: Vec::new(),
+            stateful: false,
         };
         if self.groups.iter().any(|g| g.name == name) {
             let mut dup = group;
@@ -121,9 +122,18 @@ pub struct Group {
     cases: Vec<Case>,
     local_notes: BTreeMap<String, Note>,
     errors: Vec<String>,
+    stateful: bool,
 }
 
 impl Group {
+    /// Marks the group stateful: its cases run in file order in one fresh adapter process and
+    /// are replayed after a restart (vectors/README.md "Stateful groups"). Each case's
+    /// expectation must still follow from its own input alone.
+    pub fn stateful(&mut self) -> &mut Self {
+        self.stateful = true;
+        self
+    }
+
     /// Adds case number `number` (1..=9999): id `<area>-<group>-<NNNN>`.
     ///
     /// `requirements` are ids from `spec/requirements.md`; `flags` must be known (see
@@ -244,6 +254,7 @@ impl Group {
             area: self.area,
             group: self.name,
             description: self.description,
+            stateful: self.stateful,
             keys: keys.header(),
             notes,
             number_of_cases: self.cases.len(),

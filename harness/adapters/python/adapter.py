@@ -194,7 +194,16 @@ def op_dct_attenuate(inp: dict) -> dict:
 
 def op_dct_inspect(inp: dict) -> dict:
     token = dos.decode_token(fields(inp, ["token"])["token"])
-    return {"decoded": token, "revocationIds": dos.token_revocation_ids(token)}
+    # The effective expiry: the earliest instant among the authority's and every attenuation's
+    # expiresAt, reported in its original text (operations.md, D24).
+    expiries = [token["authority"]["expiresAt"]] + [
+        a["expiresAt"] for a in token["attenuations"] if a.get("expiresAt") is not None
+    ]
+    earliest = expiries[0]
+    for e in expiries[1:]:
+        if dos.compare_timestamps(e, earliest) < 0:
+            earliest = e
+    return {"decoded": token, "revocationIds": dos.token_revocation_ids(token), "expiresAt": earliest}
 
 
 def op_dct_revocation_ids(inp: dict) -> dict:

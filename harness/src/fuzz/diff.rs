@@ -192,6 +192,7 @@ fn runner_case(
         area: "fuzz".to_owned(),
         group: "differential".to_owned(),
         file: PathBuf::new(),
+        sequence: None,
     }
 }
 
@@ -632,6 +633,7 @@ pub fn finding_file(f: &Finding, n: usize, keys: &Keys) -> VectorFile {
         },
         area: "fuzz".to_owned(),
         group: group.clone(),
+        stateful: false,
         description: format!(
             "DifferentialFinding ({}): reference {} vs implementation {}",
             f.kind.name(),

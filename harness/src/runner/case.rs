@@ -41,6 +41,10 @@ pub struct Case {
     pub group: String,
     /// Vector file it came from.
     pub file: PathBuf,
+    /// For a case of a stateful group (`"stateful": true` in its file), the group's
+    /// `area/group`: the runner runs such cases in file order in a fresh adapter process, then
+    /// replays them after a restart.
+    pub sequence: Option<String>,
 }
 
 impl Case {
@@ -125,6 +129,9 @@ pub fn load_corpus(source: &CorpusSource) -> Result<Vec<Case>, CorpusError> {
                 area: file.area.clone(),
                 group: file.group.clone(),
                 file: loaded.path.clone(),
+                sequence: file
+                    .stateful
+                    .then(|| format!("{}/{}", file.area, file.group)),
             });
         }
     }

@@ -342,113 +342,61 @@ pub fn run(
         Ok(started) => started,
         Err(e) => return Err(interrupted_setup().unwrap_or(e)),
     };
-    let mut live = Some(first);
-    let supported: BTreeSet<String> = hello.operations.iter().cloned().collect();
+    let mut driver = Driver {
+        config,
+        live: Some(first),
+        supported: hello.operations.iter().cloned().collect(),
+        incidents: Vec::new(),
+        restarts: 0,
+        consecutive: 0,
+        fresh: false,
+    };
     let mut results = Vec::with_capacity(cases.len());
-    let mut incidents = Vec::new();
-    let mut restarts = 0usize;
-    let mut consecutive = 0usize;
     observer.start(cases.len());
 
-    for (index, case) in cases.iter().enumerate() {
-        let case_start = Instant::now();
-        let mut result = CaseResult {
-            index,
-            status: Status::Errored,
-            raw_status: Status::Errored,
-            diff: None,
-            failure_kind: None,
-            family: None,
-            actual: None,
-            message: None,
-            error_kind: None,
-            stderr_tail: None,
-            expected_failure: None,
-            duration: Duration::ZERO,
-        };
-        if let Some(sig) = interrupt::interrupted() {
-            result.error_kind = Some(ErrorKind::Abandoned);
-            result.message = Some(format!(
-                "not run: interrupted by {}",
-                interrupt::signal_name(sig)
-            ));
-        } else if !supported.contains(&case.op) {
-            result.raw_status = Status::Skipped;
-            result.message = Some(format!(
-                "operation `{}` not in the adapter's hello.operations",
-                case.op
-            ));
-        } else if consecutive >= config.max_consecutive_errors {
-            result.error_kind = Some(ErrorKind::Abandoned);
-            result.message = Some(format!(
-                "not sent: the adapter failed {consecutive} cases in a row"
-            ));
-        } else {
-            if live.is_none() {
-                restarts += 1;
-                match start(config) {
-                    Ok((l, _)) => live = Some(l),
-                    Err(e) => {
-                        let (kind, tail) = match &e {
-                            SetupError::Spawn { .. } | SetupError::Interrupted { .. } => {
-                                ("spawn_failed", String::new())
-                            }
-                            SetupError::Handshake { stderr_tail, .. } => {
-                                ("handshake_failed", stderr_tail.clone())
-                            }
-                        };
-                        let message = match &e {
-                            SetupError::Spawn { message, .. }
-                            | SetupError::Handshake { message, .. } => message.clone(),
-                            SetupError::Interrupted { signal } => {
-                                format!("interrupted by {signal}")
-                            }
-                        };
-                        incidents.push(Incident {
-                            case_id: Some(case.id.clone()),
-                            kind: kind.to_owned(),
-                            message: message.clone(),
-                            stderr_tail: tail.clone(),
-                        });
-                        result.error_kind = Some(ErrorKind::RestartFailed);
-                        result.message = Some(format!("adapter restart failed: {message}"));
-                        result.stderr_tail = Some(tail);
-                    }
-                }
-            }
-            let incidents_before = incidents.len();
-            if let Some(l) = live.as_mut() {
-                let keep = run_one(l, case, config, &mut result, &mut incidents);
-                if !keep {
-                    if let Some(mut dead) = live.take() {
-                        dead.process.kill();
-                    }
-                }
-            }
-            if let Some(sig) = interrupt::interrupted() {
-                if result.raw_status == Status::Errored {
-                    // The signal killed the adapter: not a crash of the implementation.
-                    incidents.truncate(incidents_before);
-                    result.error_kind = Some(ErrorKind::Abandoned);
-                    result.message = Some(format!(
-                        "interrupted by {} while the case was in flight",
-                        interrupt::signal_name(sig)
-                    ));
-                }
-            }
-            if result.raw_status == Status::Errored
-                && result.error_kind != Some(ErrorKind::AdapterErrored)
-            {
-                consecutive += 1;
-            } else {
-                consecutive = 0;
-            }
-        }
+    let mut finish_case = |mut result: CaseResult, case: &Case, elapsed: Duration| {
         apply_baseline(&mut result, baseline, &case.id);
-        result.duration = case_start.elapsed();
+        result.duration = elapsed;
         observer.case_done(case, &result);
         results.push(result);
+    };
+    let mut index = 0;
+    while index < cases.len() {
+        let Some(sequence) = cases[index].sequence.as_deref() else {
+            let case_start = Instant::now();
+            let result = driver.case(index, &cases[index]);
+            finish_case(result, &cases[index], case_start.elapsed());
+            index += 1;
+            continue;
+        };
+        // A stateful group (vectors/README.md "Stateful groups"): its cases run in file order
+        // in a fresh adapter process, then once more in another fresh process (the replay
+        // after a restart). A case passes only if it passes both times.
+        let end = index
+            + cases[index..]
+                .iter()
+                .take_while(|c| c.sequence.as_deref() == Some(sequence))
+                .count();
+        let sequence_start = Instant::now();
+        driver.fresh_process();
+        let first: Vec<CaseResult> = (index..end).map(|i| driver.case(i, &cases[i])).collect();
+        driver.fresh_process();
+        let replay: Vec<CaseResult> = (index..end).map(|i| driver.case(i, &cases[i])).collect();
+        driver.fresh_process();
+        let per_case = sequence_start.elapsed() / u32::try_from(end - index).unwrap_or(1).max(1);
+        for (k, (first, replay)) in first.into_iter().zip(replay).enumerate() {
+            finish_case(merge_replay(first, replay), &cases[index + k], per_case);
+        }
+        index = end;
     }
+    let Driver {
+        live,
+        incidents,
+        restarts,
+        ..
+    } = driver;
+    let mut live = live;
+    let mut incidents = incidents;
 
     let interrupted = interrupt::interrupted().map(interrupt::signal_name);
     if let Some(mut l) = live.take() {
@@ -471,6 +419,156 @@ pub fn run(
         duration: started.elapsed(),
         interrupted,
     })
+}
+
+/// The adapter process and the bookkeeping shared by every case of a run.
+struct Driver<'a> {
+    config: &'a RunConfig,
+    live: Option<Live>,
+    supported: BTreeSet<String>,
+    incidents: Vec<Incident>,
+    restarts: usize,
+    consecutive: usize,
+    /// The next start is deliberate ([`Driver::fresh_process`]), not a restart after a fault.
+    fresh: bool,
+}
+
+impl Driver<'_> {
+    /// Ends the current adapter process (if any) so the next case starts a fresh one. Used
+    /// around stateful groups; such deliberate restarts are not counted in `restarts`.
+    fn fresh_process(&mut self) {
+        if let Some(mut l) = self.live.take() {
+            say_bye(&mut l, self.config, &mut self.incidents);
+        }
+        self.fresh = true;
+    }
+
+    /// Runs one case (starting the adapter first if needed) and returns its raw result.
+    fn case(&mut self, index: usize, case: &Case) -> CaseResult {
+        let config = self.config;
+        let mut result = CaseResult {
+            index,
+            status: Status::Errored,
+            raw_status: Status::Errored,
+            diff: None,
+            failure_kind: None,
+            family: None,
+            actual: None,
+            message: None,
+            error_kind: None,
+            stderr_tail: None,
+            expected_failure: None,
+            duration: Duration::ZERO,
+        };
+        if let Some(sig) = interrupt::interrupted() {
+            result.error_kind = Some(ErrorKind::Abandoned);
+            result.message = Some(format!(
+                "not run: interrupted by {}",
+                interrupt::signal_name(sig)
+            ));
+            return result;
+        }
+        if !self.supported.contains(&case.op) {
+            result.raw_status = Status::Skipped;
+            result.message = Some(format!(
+                "operation `{}` not in the adapter's hello.operations",
+                case.op
+            ));
+            return result;
+        }
+        if self.consecutive >= config.max_consecutive_errors {
+            result.error_kind = Some(ErrorKind::Abandoned);
+            result.message = Some(format!(
+                "not sent: the adapter failed {} cases in a row",
+                self.consecutive
+            ));
+            return result;
+        }
+        if self.live.is_none() {
+            if !std::mem::take(&mut self.fresh) {
+                self.restarts += 1;
+            }
+            match start(config) {
+                Ok((l, _)) => self.live = Some(l),
+                Err(e) => {
+                    let (kind, tail) = match &e {
+                        SetupError::Spawn { .. } | SetupError::Interrupted { .. } => {
+                            ("spawn_failed", String::new())
+                        }
+                        SetupError::Handshake { stderr_tail, .. } => {
+                            ("handshake_failed", stderr_tail.clone())
+                        }
+                    };
+                    let message = match &e {
+                        SetupError::Spawn { message, .. }
+                        | SetupError::Handshake { message, .. } => message.clone(),
+                        SetupError::Interrupted { signal } => format!("interrupted by {signal}"),
+                    };
+                    self.incidents.push(Incident {
+                        case_id: Some(case.id.clone()),
+                        kind: kind.to_owned(),
+                        message: message.clone(),
+                        stderr_tail: tail.clone(),
+                    });
+                    result.error_kind = Some(ErrorKind::RestartFailed);
+                    result.message = Some(format!("adapter restart failed: {message}"));
+                    result.stderr_tail = Some(tail);
+                }
+            }
+        }
+        let incidents_before = self.incidents.len();
+        if let Some(l) = self.live.as_mut() {
+            let keep = run_one(l, case, config, &mut result, &mut self.incidents);
+            if !keep {
+                if let Some(mut dead) = self.live.take() {
+                    dead.process.kill();
+                }
+            }
+        }
+        if let Some(sig) = interrupt::interrupted() {
+            if result.raw_status == Status::Errored {
+                // The signal killed the adapter: not a crash of the implementation.
+                self.incidents.truncate(incidents_before);
+                result.error_kind = Some(ErrorKind::Abandoned);
+                result.message = Some(format!(
+                    "interrupted by {} while the case was in flight",
+                    interrupt::signal_name(sig)
+                ));
+            }
+        }
+        if result.raw_status == Status::Errored
+            && result.error_kind != Some(ErrorKind::AdapterErrored)
+        {
+            self.consecutive += 1;
+        } else {
+            self.consecutive = 0;
+        }
+        result
+    }
+}
+
+/// Whether a raw status counts as a pass for the replay rule (not failed, not errored).
+fn holds(status: Status) -> bool {
+    matches!(
+        status,
+        Status::Passed | Status::Acceptable | Status::OtherCode | Status::Skipped
+    )
+}
+
+/// A stateful case's result from its first run and its replay after a restart: the first
+/// run's, unless the first run held and the replay did not (then the replay's, saying so).
+fn merge_replay(first: CaseResult, replay: CaseResult) -> CaseResult {
+    if !holds(first.raw_status) || holds(replay.raw_status) {
+        return first;
+    }
+    let mut out = replay;
+    let what = out.message.take().unwrap_or_default();
+    out.message = Some(if what.is_empty() {
+        "on the replay after a restart (the first run in file order held)".to_owned()
+    } else {
+        format!("on the replay after a restart (the first run in file order held): {what}")
+    });
+    out
 }
 
 /// Sends one case and records its result. Returns false when the adapter must be restarted.

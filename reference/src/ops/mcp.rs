@@ -12,16 +12,18 @@ use super::input::{invalid, Input};
 use super::OpResult;
 use crate::faults::Faults;
 use crate::mcp::{self, BudgetTracker, CallDecision, McpConfig, ToolCapabilityMap};
+use crate::mcp_session::{Effects, Session};
 use crate::revocation::{RevocationEntry, RevocationList};
 use crate::token::SerializedDct;
 
 /// Operations of this area, in catalogue order.
-pub(crate) const OPERATIONS: &[&str] = &["mcp.filter_tools", "mcp.call"];
+pub(crate) const OPERATIONS: &[&str] = &["mcp.filter_tools", "mcp.call", "mcp.session"];
 
 pub(crate) fn run(op: &str, input: &Value, _faults: &Faults) -> Option<OpResult> {
     Some(match op {
         "mcp.filter_tools" => filter_tools(input),
         "mcp.call" => call(input),
+        "mcp.session" => session(input),
         _ => return None,
     })
 }
@@ -140,4 +142,82 @@ fn call(input: &Value) -> OpResult {
         }
         CallDecision::Drop { data } => json!({"decision": "drop", "data": data}),
     })
+}
+
+/// Longest script `mcp.session` runs (a resource bound, like the other operations' limits).
+const MAX_SESSION_STEPS: usize = 10_000;
+
+/// `{config, now, steps}` → `{steps}` (`spec/mcp-proxy.md` §6.1): each `{client: MESSAGE}` or
+/// `{upstream: MESSAGE}` step yields `{toClient, toUpstream}`, each `{spent: [ids]}` step
+/// `{spent: {id: microcents}}`. Messages the client receives are compared as [`without_detail`]
+/// leaves them.
+fn session(input: &Value) -> OpResult {
+    let input = Input::new(input, &["config", "now", "steps"], &[])?;
+    let config = config(input.value("config")?)?;
+    let steps = input
+        .value("steps")?
+        .as_array()
+        .ok_or_else(|| invalid("steps must be an array"))?;
+    if steps.len() > MAX_SESSION_STEPS {
+        return Err(invalid(format!(
+            "steps: at most {MAX_SESSION_STEPS} steps per session"
+        )));
+    }
+    let mut session = Session::new(config, input.str("now")?);
+    let mut out = Vec::with_capacity(steps.len());
+    for (i, step) in steps.iter().enumerate() {
+        let obj = step
+            .as_object()
+            .filter(|o| o.len() == 1)
+            .ok_or_else(|| invalid(format!("steps[{i}] must be an object with one member")))?;
+        let (kind, value) = obj.iter().next().ok_or_else(|| invalid("empty step"))?;
+        out.push(match kind.as_str() {
+            "client" => effects_json(session.client(value)),
+            "upstream" => effects_json(session.upstream(value)),
+            "spent" => {
+                let ids = value.as_array().ok_or_else(|| {
+                    invalid(format!(
+                        "steps[{i}].spent must be an array of delegation ids"
+                    ))
+                })?;
+                let mut spent = serde_json::Map::new();
+                for id in ids {
+                    let id = id
+                        .as_str()
+                        .ok_or_else(|| invalid(format!("steps[{i}].spent must hold strings")))?;
+                    spent.insert(id.to_owned(), json!(session.spent(id)));
+                }
+                json!({ "spent": spent })
+            }
+            other => {
+                return Err(invalid(format!(
+                    "steps[{i}]: unknown step `{other}` (client, upstream or spent)"
+                )))
+            }
+        });
+    }
+    Ok(json!({ "steps": out }))
+}
+
+fn effects_json(effects: Effects) -> Value {
+    let to_client: Vec<Value> = effects.to_client.into_iter().map(without_detail).collect();
+    json!({ "toClient": to_client, "toUpstream": effects.to_upstream })
+}
+
+/// The message as §6.1 compares it: the `error.data` of a -32001 denial reduced to its
+/// `type` (the denial bodies are `mcp.call`'s cases; sessions test what happens between
+/// messages), and the free-text `error.data.detail` of any other error removed.
+fn without_detail(mut message: Value) -> Value {
+    let Some(error) = message.get_mut("error") else {
+        return message;
+    };
+    let denial = error.get("code").and_then(Value::as_i64) == Some(mcp::DENIAL_CODE);
+    if let Some(data) = error.get_mut("data").and_then(Value::as_object_mut) {
+        if denial {
+            data.retain(|k, _| k == "type");
+        } else {
+            data.remove("detail");
+        }
+    }
+    message
 }

@@ -3595,4 +3595,59 @@ fn build_verify(g: &mut Group) {
         out.clone(),
         spec_err("limit_exceeded"),
     );
+
+    // Effect of acceptance (issue 15): weighted specs that a lenient implementation accepts,
+    // built so that accepting them turns failing steps into a passed verification with a score
+    // outside [0, 1]. The expectation is the refusal; the description says what acceptance does.
+    g.define_flag(
+        "ScoreRangeBypass",
+        "AUTH_BYPASS",
+        "§6.4, D30",
+        "A weighted composite whose weights or threshold a lenient implementation accepts, built \
+         so that accepting it passes a verification whose steps fail (or reports a score outside \
+         [0, 1]).",
+        "An output that fails its contract's checks is attested as verified.",
+    );
+    let wsp2 = |w: Value, steps: Vec<Value>, th: Option<f64>| {
+        let mut s = comp("weighted", steps);
+        s["weights"] = w;
+        if let Some(t) = th {
+            s["passThreshold"] = json!(t);
+        }
+        s
+    };
+    vo(
+        g,
+        95,
+        "Weights [1.0, 1.0] (sum 2, not 1 ± 0.001) on a passing and a failing step → \
+         invalid_spec; accepting them scores 1.0 ≥ 0.7 and passes an output that fails half \
+         its checks (with weights summing to 1 the best split is 0.5 or 0.5 → failed).",
+        &["VERIFY-OUTPUT-WEIGHTS"],
+        &["ScoreRangeBypass"],
+        wsp2(json!([1.0, 1.0]), vec![t1.clone(), f1.clone()], None),
+        out.clone(),
+        spec_err("invalid_spec"),
+    );
+    vo(
+        g,
+        96,
+        "Weights [1.5, -0.5] (sum 1, one negative, D30) on a passing and a failing step → \
+         invalid_spec; accepting them scores 1.5: a score above 1 that passes any threshold.",
+        &["VERIFY-OUTPUT-WEIGHTS"],
+        &["ScoreRangeBypass"],
+        wsp2(json!([1.5, -0.5]), vec![t1.clone(), f2.clone()], None),
+        out.clone(),
+        spec_err("invalid_spec"),
+    );
+    vo(
+        g,
+        97,
+        "passThreshold -0.5 (outside [0, 1], D30) with every step failing → invalid_spec; \
+         accepting it passes the verification with score 0.",
+        &["VERIFY-OUTPUT-EMPTY-STEPS"],
+        &["ScoreRangeBypass"],
+        wsp2(json!([0.5, 0.5]), vec![f1.clone(), f2.clone()], Some(-0.5)),
+        out.clone(),
+        spec_err("invalid_spec"),
+    );
 }

@@ -1373,6 +1373,38 @@ fn build_inspect(g: &mut Group, k: &Keys) {
             deny("malformed_token", "1"),
         );
     }
+    {
+        // The authority expires at 12:00; attenuation 0 narrows to 11:00 and attenuation 1,
+        // the later one, to 10:00 (each ≤ the effective expiry before it, a valid chain). The
+        // token's expiry is the earliest, 10:00: neither the authority's nor the first one set.
+        let c = root
+            .clone()
+            .with_authority(|a| a.expires_at = "2026-03-01T12:00:00Z".into())
+            .delegate(&k.bob, |a| {
+                a.expires_at = Some("2026-03-01T11:00:00Z".into())
+            })
+            .delegate(&k.carol, |a| {
+                a.expires_at = Some("2026-03-01T10:00:00Z".into())
+            });
+        g.case(
+            12,
+            "a chain whose later attenuation expires earlier than the earlier one (12:00, \
+             11:00, then 10:00): expiresAt is the earliest, 10:00",
+            &[
+                "DCT-INSPECT-EXPIRY",
+                "DCT-INSPECT-DECODE",
+                "DCT-REVID-ORDER",
+            ],
+            &[],
+            "dct.inspect",
+            json!({ "token": c.serialized() }),
+            Expectation::valid(json!({
+                "decoded": c.decoded(),
+                "revocationIds": c.revocation_ids(),
+                "expiresAt": "2026-03-01T10:00:00Z",
+            })),
+        );
+    }
 }
 
 fn build_revids(g: &mut Group, k: &Keys) {

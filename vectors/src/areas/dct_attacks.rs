@@ -1065,6 +1065,37 @@ fn build_forged(g: &mut Group, k: &Keys) {
         &ctx,
         malformed(),
     );
+    // `covers` outside the protocol integer range (D19: the string `authority` or a protocol
+    // integer, PRIM-INT-RANGE: ≤ 2^53 − 1). `covers` is the one number of a token that no
+    // typed bound sees: only the every-number walk of step 1 rejects it. An implementation
+    // without that walk reads a well-typed but wrong `covers` and answers `invalid_signature`
+    // at step 3 (or accepts, for a later entry the text never reads), not `malformed_token`.
+    verify_token(
+        g,
+        89,
+        "signatures[1].covers = 2^53 (one above the largest protocol integer): step 1, not a \
+         wrong covers value",
+        &["DCT-FORMAT-SIGNATURE-ENTRY", "PRIM-INT-RANGE", MALFORMED],
+        &[],
+        t1.clone()
+            .set("/signatures/1/covers", json!(9_007_199_254_740_992_u64))
+            .ser(),
+        &ctx,
+        malformed(),
+    );
+    verify_token(
+        g,
+        166,
+        "signatures[0].covers = 2^53 (one above the largest protocol integer) instead of \
+         \"authority\": step 1, not a wrong covers value",
+        &["DCT-FORMAT-SIGNATURE-ENTRY", "PRIM-INT-RANGE", MALFORMED],
+        &[],
+        t0.clone()
+            .set("/signatures/0/covers", json!(9_007_199_254_740_992_u64))
+            .ser(),
+        &ctx,
+        malformed(),
+    );
 
     // Signature over the wrong payload.
     {
@@ -2119,6 +2150,35 @@ fn build_malformed(g: &mut Group, k: &Keys) {
             ),
         );
     }
+    {
+        // The same bound on an attenuation's number: 2^53 − 1 is a protocol integer, so a
+        // root with that budget narrowed to the same budget (≤ effectiveBudget, step 4c) is
+        // valid with all of it remaining.
+        const MAX: u64 = 9_007_199_254_740_991;
+        let c = Chain::root(k)
+            .with_authority(|a| a.max_budget_microcents = MAX)
+            .delegate(&k.bob, |a| {
+                a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/**")]);
+                a.max_budget_microcents = Some(MAX);
+            });
+        verify_token(
+            g,
+            328,
+            "attenuations[0].maxBudgetMicrocents = 2^53 − 1 (the largest protocol integer) \
+             under a root budget of 2^53 − 1 is valid",
+            &[INT, "PRIM-INT-RANGE", "DCT-VERIFY-4C-BUDGET"],
+            &[],
+            Tok::of(&c).ser(),
+            &ctx,
+            Expectation::valid(
+                Scope {
+                    remaining: MAX,
+                    ..scope(1)
+                }
+                .output(),
+            ),
+        );
+    }
     // Non-canonical number spellings of valid values (D9: NonCanonicalToken acceptable).
     let text1 = base.text();
     let nc: &[&str] = &["NonCanonicalToken"];
@@ -2586,6 +2646,48 @@ fn build_malformed(g: &mut Group, k: &Keys) {
             t,
             &ctx,
             malformed(),
+        );
+    }
+    {
+        // The boundary: a correctly signed token whose token string is exactly 1 MiB
+        // (1,048,576 characters = base64url of 786,432 canonical bytes). The text sets no
+        // limit and D9's limit is "at most 1 MiB", so it is valid. The padding capability's
+        // resource is sized so the canonical JSON has exactly that many bytes (ASCII only, so
+        // one resource character is one byte).
+        const LIMIT: usize = 1 << 20;
+        let caps_of = |n: usize| {
+            vec![
+                cap("docs", "read", "/project/**"),
+                cap("docs", "read", &format!("/big/{}", "a".repeat(n))),
+            ]
+        };
+        let bytes_of = |n: usize| Tok::of(&chain(k, 0).caps(caps_of(n))).text().len();
+        let probe = 700_000;
+        let want = LIMIT / 4 * 3;
+        let n = probe + want - bytes_of(probe);
+        let c = chain(k, 0).caps(caps_of(n));
+        let t = Tok::of(&c).ser();
+        assert_eq!(
+            token_str(&t).len(),
+            LIMIT,
+            "the token must be exactly 1 MiB"
+        );
+        verify_token(
+            g,
+            461,
+            "a correctly signed token whose token string is exactly 1 MiB (1,048,576 \
+             characters) is valid",
+            &["DCT-FORMAT-SIZE", "DCT-VERIFY-8-SCOPE"],
+            &[],
+            t,
+            &ctx,
+            Expectation::valid(
+                Scope {
+                    capabilities: caps_of(n),
+                    ..scope(0)
+                }
+                .output(),
+            ),
         );
     }
 

@@ -792,6 +792,35 @@ fn build_subset(g: &mut Group) {
             ],
         ),
     );
+    // A parent `*` segment kept as `*` in the child: the child is the parent's text up to its
+    // `**` plus a literal, a literal prefix-narrowing (and sound: `*` still stands for one
+    // non-empty segment on both sides).
+    s(
+        g,
+        25,
+        "`/a/*/**` contains `/a/*/b` (the `*` segment kept, the `**` narrowed to a literal)",
+        &["SUBSET-NARROWING", "GLOB-STAR-SEGMENT"],
+        &[],
+        res("/a/*/b", "/a/*/**"),
+        subset(true),
+    );
+    // The same parent against an empty child segment where its `*` stands: the child matches
+    // only `/a//b`, which `/a/*/**` matches only if `*` may match an empty segment (D1).
+    s(
+        g,
+        26,
+        "`/a/*/**` contains `/a//b` only if `*` matches an empty segment",
+        &["SUBSET-SOUND", "GLOB-STAR-NONEMPTY"],
+        &["GlobEmptySegment"],
+        res("/a//b", "/a/*/**"),
+        Expectation::acceptable(
+            "D1",
+            vec![
+                Expected::valid(json!({ "subset": false })),
+                Expected::valid(json!({ "subset": true })),
+            ],
+        ),
+    );
     s(
         g,
         24,

@@ -23,7 +23,7 @@ use crate::keys::Keys;
 
 const FILTER: &str = "mcp.filter_tools";
 const CALL: &str = "mcp.call";
-const DENIAL_MESSAGE: &str = "DCT verification failed";
+pub(super) const DENIAL_MESSAGE: &str = "DCT verification failed";
 /// One second after the default root expiry (`dct_support::EXPIRES_AT`).
 const LATER: &str = "2026-03-01T12:00:01Z";
 
@@ -46,10 +46,20 @@ pub fn build(area: &mut Area) {
         ),
         &keys,
     );
+    super::mcp_session::build(
+        area.group(
+            "session",
+            "mcp.session: ordered scripts of client and upstream messages — interleaved and \
+             out-of-order responses, notifications, server requests, cancellation — with what the \
+             client receives, what reaches the upstream and the spend per delegation after each \
+             step (spec/mcp-proxy.md §6.1; the proxy suite runs the same scripts, §6.2).",
+        ),
+        &keys,
+    );
 }
 
 /// The tool capability map shared by every case.
-fn tools_map() -> Value {
+pub(super) fn tools_map() -> Value {
     json!({
         "read_file": {"namespace": "docs", "action": "read", "resource": {"argument": "path"}},
         "nested": {"namespace": "docs", "action": "read", "resource": {"argument": "target.path"}},
@@ -62,7 +72,7 @@ fn tools_map() -> Value {
 }
 
 /// A config trusting `root`, spendPerCall 100.
-fn config(keys: &Keys) -> Value {
+pub(super) fn config(keys: &Keys) -> Value {
     json!({
         "trustedRoots": [keys.root.principal],
         "tools": tools_map(),
@@ -371,7 +381,7 @@ fn build_filter(g: &mut Group, keys: &Keys) {
 // tools/call
 
 /// The `_delegateos` envelope of a chain, with both binding ids.
-fn envelope(chain: &Chain) -> Value {
+pub(super) fn envelope(chain: &Chain) -> Value {
     json!({
         "dct": chain.token_string(),
         "format": "delegateos-sjt-v1",
@@ -381,7 +391,7 @@ fn envelope(chain: &Chain) -> Value {
 }
 
 /// A tools/call request; `_delegateos` is added when `env` is given.
-fn call_msg(id: Value, tool: &str, arguments: Value, env: Option<Value>) -> Value {
+pub(super) fn call_msg(id: Value, tool: &str, arguments: Value, env: Option<Value>) -> Value {
     let mut params = json!({"name": tool, "arguments": arguments});
     if let Some(e) = env {
         params["_delegateos"] = e;
@@ -389,7 +399,7 @@ fn call_msg(id: Value, tool: &str, arguments: Value, env: Option<Value>) -> Valu
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
 }
 
-fn read(path: &str) -> Value {
+pub(super) fn read(path: &str) -> Value {
     json!({ "path": path })
 }
 
@@ -397,7 +407,7 @@ fn call_input(request: Value, config: Value, now: &str) -> Value {
     json!({"request": request, "config": config, "now": now})
 }
 
-fn stripped(request: &Value) -> Value {
+pub(super) fn stripped(request: &Value) -> Value {
     let mut r = request.clone();
     if let Some(p) = r.get_mut("params").and_then(Value::as_object_mut) {
         p.remove("_delegateos");

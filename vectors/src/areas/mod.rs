@@ -20,10 +20,12 @@ pub mod glob;
 pub mod glob_redteam;
 pub mod jsonrpc;
 pub mod mcp;
+pub mod mcp_session;
 pub mod primitives;
 pub mod primitives_redteam;
 pub mod revocation;
 pub mod signature_keys;
+pub mod stateful;
 
 /// Every area the generator builds, in output order.
 pub const AREAS: &[AreaDef] = &[
@@ -74,6 +76,10 @@ pub const AREAS: &[AreaDef] = &[
     AreaDef {
         name: "companions",
         build: companions::build,
+    },
+    AreaDef {
+        name: "stateful",
+        build: stateful::build,
     },
 ];
 

@@ -713,6 +713,32 @@ fn entry(g: &mut Group, k: &Keys) {
         with(&good, "revocationId", json!(1)),
         sig("malformed_entry"),
     );
+    // The id-length faults again, with the entry signed by its revoker over the bad id: the
+    // signature verifies, so only the shape rule (a revocation id is base64url of a 32-byte
+    // BLAKE2b-256 digest, §10.1 step 2) refuses them. (0070/0071 are also refused by their
+    // signature, which was made over another id.)
+    let id33 = b64u_encode(&[7u8; 33]);
+    let id31 = b64u_encode(&[7u8; 31]);
+    ve(
+        g,
+        46,
+        "revocationId of 44 characters (decodes to 33 bytes), the entry signed over it: \
+         refused for its shape",
+        &["REV-ENTRY-SHAPE", "PRIM-B64-EXACT-LENGTH"],
+        &[],
+        entry_by(&k.alice, &id33, AT, "block"),
+        sig("malformed_entry"),
+    );
+    ve(
+        g,
+        47,
+        "revocationId of 42 characters (strict base64url of 31 bytes), the entry signed over \
+         it: refused for its shape",
+        &["REV-ENTRY-SHAPE", "PRIM-B64-EXACT-LENGTH"],
+        &[],
+        entry_by(&k.alice, &id31, AT, "block"),
+        sig("malformed_entry"),
+    );
     let alice = &k.alice.principal;
     ve(
         g,

@@ -58,6 +58,8 @@ BUG_NAMES = [
     "null-means-unlimited",   # an attenuation restriction set to null passes the type check and means "no limit" (replacing the parent's)
     "sigs-by-covers-dict",    # {s["covers"]: s for s in signatures}: last duplicate wins, no count
     "sig-any-key",            # verify{Attestation,Contract}Signature(obj, key): true under the key passed OR the object's principal/issuer
+    "verify-memo",            # verification results cached by token text ("verifying is expensive"): context ignored on a hit
+    "revocations-accumulate",  # one process-wide revocation list: every context's entries are added to it, never removed
     "signer-key",             # verifies each signature under signatures[i]["signer"]
 ]
 DEFAULT_BUGS = list(BUG_NAMES)
@@ -824,7 +826,30 @@ class ChainState:
         self.depth += 1
 
 
+_VERIFY_MEMO: dict = {}
+_ALL_REVOCATIONS: list = []
+
+
 def verify_dct(serialized: Any, ctx: dict, check_request: bool = True) -> dict:
+    """verify_dct_uncached, behind a result cache keyed by the token text under `verify-memo`."""
+    if not (bug("verify-memo") and check_request):
+        return verify_dct_uncached(serialized, ctx, check_request)
+    key = json.dumps(serialized, sort_keys=True)
+    if key in _VERIFY_MEMO:
+        ok, value = _VERIFY_MEMO[key]
+        if ok:
+            return value
+        raise value
+    try:
+        scope = verify_dct_uncached(serialized, ctx, check_request)
+    except DelegateError as e:
+        _VERIFY_MEMO[key] = (False, e)
+        raise
+    _VERIFY_MEMO[key] = (True, scope)
+    return scope
+
+
+def verify_dct_uncached(serialized: Any, ctx: dict, check_request: bool = True) -> dict:
     """§10.1 VERIFY_DCT with the decisions D4-D8, D16, D20, D21. Returns the AuthorizedScope.
 
     `ctx` = {namespace, action, resource, now, spentMicrocents, rootPublicKey, revocations}
@@ -836,7 +861,11 @@ def verify_dct(serialized: Any, ctx: dict, check_request: bool = True) -> dict:
     # Step 2: revocations. Only well-formed, well-signed entries count (add() refuses the rest),
     # and only when revokedBy is the signer of the block they name (D6).
     valid_entries = set()
-    for entry in ctx["revocations"]:
+    entries = ctx["revocations"]
+    if bug("revocations-accumulate"):
+        _ALL_REVOCATIONS.extend(entries)
+        entries = _ALL_REVOCATIONS
+    for entry in entries:
         try:
             check_revocation_entry(entry)
         except DelegateError:

@@ -1,0 +1,519 @@
+//! Group `mcp/session`: ordered MCP session scripts (`spec/mcp-proxy.md` §6.1, issue 15).
+//!
+//! One `mcp.call` case judges one request, so a plugin that keeps state *between* messages
+//! the wrong way passes them all: spend charged when a response arrives to the delegation of
+//! the last authorized call (one shared variable), a `tools/list` response filtered only when
+//! the last request was `tools/list`, pending ids keyed by their text (`1` and `"1"` merged).
+//! Each case here is a script of client and upstream messages; the expectation is written from
+//! the construction and the rules of §3 applied message by message:
+//! - a client `tools/call` is decided as `mcp.call` decides it with the spend recorded so far;
+//!   an authorized one is forwarded with `_delegateos` removed, a denied one answered -32001;
+//! - an upstream response whose id is a pending client `tools/list` id is filtered (§11.3
+//!   step 4, D32); every other message is relayed unchanged, in both directions;
+//! - spend is recorded per delegationId (§13.4), each call against its own token's delegation.
+//!
+//! Timing. §11.3 step 5 records spend after forwarding ("record spend, return response");
+//! D32 records at authorization. Unless a case carries `McpSpendAtAuthorization`, every
+//! verdict and every `spent` step comes when no call is in flight on the delegation it
+//! concerns, so both readings give the same output. Denials are compared by `type` only (the
+//! op reduces `error.data` of -32001 answers to `type`; the bodies are `mcp/call`'s business).
+//!
+//! Clock. Tokens expire in 2099 (or, for an expired one, in 2024), so a proxy that uses its
+//! own clock instead of `now` reaches the same verdicts (§6.2).
+
+use serde_json::{json, Value};
+
+use super::dct_support::{Chain, NOW};
+use super::mcp::{call_msg, config, envelope, read, stripped, DENIAL_MESSAGE};
+use crate::format::{Expectation, Expected};
+use crate::generate::Group;
+use crate::keys::Keys;
+
+const SESSION: &str = "mcp.session";
+/// Expiry of every live token: after any date a proxy's clock will show (§6.2).
+const FAR: &str = "2099-01-01T00:00:00Z";
+/// Expiry of the expired token: before any date a proxy's clock will show.
+const PAST: &str = "2024-01-01T00:00:00Z";
+const DEL_A: &str = "del_00000000000a";
+const DEL_B: &str = "del_00000000000b";
+const DEL_C: &str = "del_00000000000c";
+const STATE: &str = "McpSessionState";
+const TIMING: &str = "McpSpendAtAuthorization";
+
+/// A root token of `root` for `alice` with delegation `id`, budget `budget`, expiring in 2099.
+fn delegation(keys: &Keys, id: &str, budget: u64) -> Chain {
+    Chain::root(keys).with_authority(|a| {
+        a.delegation_id = id.to_owned();
+        a.max_budget_microcents = budget;
+        a.expires_at = FAR.to_owned();
+    })
+}
+
+fn client(message: Value) -> Value {
+    json!({ "client": message })
+}
+
+fn upstream(message: Value) -> Value {
+    json!({ "upstream": message })
+}
+
+fn spent_query(ids: &[&str]) -> Value {
+    json!({ "spent": ids })
+}
+
+/// A `tools/call` of `read_file` on `path` carrying `chain`'s envelope.
+fn call(id: Value, path: &str, chain: &Chain) -> Value {
+    call_msg(id, "read_file", read(path), Some(envelope(chain)))
+}
+
+/// The upstream's answer to request `id`.
+fn answer(id: &Value, text: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "result": {"content": [{"type": "text", "text": text}]}})
+}
+
+/// The -32001 answer of a denial, `error.data` reduced to `type` (§6.1).
+fn denial(id: &Value, ty: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id,
+           "error": {"code": -32001, "message": DENIAL_MESSAGE, "data": {"type": ty}}})
+}
+
+/// A step's output: what the client received and what reached the upstream.
+fn out(to_client: &[Value], to_upstream: &[Value]) -> Value {
+    json!({ "toClient": to_client, "toUpstream": to_upstream })
+}
+
+fn forwarded(request: &Value) -> Value {
+    out(&[], &[stripped(request)])
+}
+
+fn relayed(message: &Value) -> Value {
+    out(std::slice::from_ref(message), &[])
+}
+
+fn spent(pairs: &[(&str, u64)]) -> Value {
+    let map: serde_json::Map<String, Value> = pairs
+        .iter()
+        .map(|(id, n)| ((*id).to_owned(), json!(n)))
+        .collect();
+    json!({ "spent": map })
+}
+
+fn input(config: Value, steps: Vec<Value>) -> Value {
+    json!({"config": config, "now": NOW, "steps": steps})
+}
+
+fn outcome(steps: Vec<Value>) -> Expectation {
+    Expectation::valid(json!({ "steps": steps }))
+}
+
+/// A script: (step, expected output) pairs.
+struct Script(Vec<(Value, Value)>);
+
+impl Script {
+    fn new() -> Self {
+        Self(Vec::new())
+    }
+
+    fn step(mut self, step: Value, expected: Value) -> Self {
+        self.0.push((step, expected));
+        self
+    }
+
+    fn split(self) -> (Vec<Value>, Vec<Value>) {
+        self.0.into_iter().unzip()
+    }
+}
+
+/// Upstream tool objects for the list cases.
+fn tool(name: &str) -> Value {
+    json!({"name": name, "inputSchema": {"type": "object"}})
+}
+
+fn list_request(id: &Value) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": {}})
+}
+
+fn list_answer(id: &Value, names: &[&str]) -> Value {
+    let tools: Vec<Value> = names.iter().map(|n| tool(n)).collect();
+    json!({"jsonrpc": "2.0", "id": id, "result": {"tools": tools}})
+}
+
+/// Builds the group.
+pub fn build(g: &mut Group, keys: &Keys) {
+    g.define_flag(
+        STATE,
+        "AUTH_BYPASS",
+        "§11.3, §13.4",
+        "A session script whose messages interleave (responses out of order, a tools/list \
+         answered after a later call, ids that differ only in JSON type): each message must be \
+         handled by its own id and delegation.",
+        "A plugin that keeps cross-request state in one variable or keys it loosely charges \
+         spend to the wrong delegation (one budget is never exhausted) or relays an unfiltered \
+         tool list.",
+    );
+    g.define_flag(
+        TIMING,
+        "AUTH_BYPASS",
+        "§11.3 step 5, D32",
+        "Calls authorized while others on the same delegation are still in flight: D32 records \
+         spend at authorization; §11.3 step 5 lists 'record spend' after forwarding.",
+        "Recording spend when the response arrives lets concurrent calls overdraw a budget.",
+    );
+    let a = delegation(keys, DEL_A, 200);
+    let b = delegation(keys, DEL_B, 1_000_000);
+    let cfg = config(keys);
+
+    // 1. Two delegations, responses in reverse order; then A's budget shows through verdicts.
+    let (c1, c2, c3, c4, c5) = (
+        call(json!(1), "/project/a.md", &a),
+        call(json!(2), "/project/b.md", &b),
+        call(json!(3), "/project/a.md", &a),
+        call(json!(4), "/project/a.md", &a),
+        call(json!(5), "/project/b.md", &b),
+    );
+    let (r1, r2, r3, r5) = (
+        answer(&json!(1), "one"),
+        answer(&json!(2), "two"),
+        answer(&json!(3), "three"),
+        answer(&json!(5), "five"),
+    );
+    let (steps, expected) = Script::new()
+        .step(client(c1.clone()), forwarded(&c1))
+        .step(client(c2.clone()), forwarded(&c2))
+        .step(upstream(r2.clone()), relayed(&r2))
+        .step(upstream(r1.clone()), relayed(&r1))
+        .step(
+            spent_query(&[DEL_A, DEL_B]),
+            spent(&[(DEL_A, 100), (DEL_B, 100)]),
+        )
+        .step(client(c3.clone()), forwarded(&c3))
+        .step(upstream(r3.clone()), relayed(&r3))
+        .step(
+            client(c4.clone()),
+            out(&[denial(&json!(4), "budget_exceeded")], &[]),
+        )
+        .step(client(c5.clone()), forwarded(&c5))
+        .step(upstream(r5.clone()), relayed(&r5))
+        .step(
+            spent_query(&[DEL_A, DEL_B]),
+            spent(&[(DEL_A, 200), (DEL_B, 200)]),
+        )
+        .split();
+    g.case(
+        1,
+        "two delegations (A budget 200, B ample; 100 per call) whose responses arrive in reverse \
+         order: each call is charged to its own delegation (A 100, B 100), so A's third call \
+         after two answered ones is budget_exceeded while B goes on",
+        &[
+            "MCP-SESSION-SPEND-ROUTING",
+            "MCP-SPEND-BUDGET",
+            "MCP-CALL-STRIP",
+            "MCP-CALL-RELAY",
+        ],
+        &[STATE],
+        SESSION,
+        input(cfg.clone(), steps),
+        outcome(expected),
+    );
+
+    // 2. Notifications and a server request between two in-flight calls.
+    let (c1, c2) = (
+        call(json!(1), "/project/a.md", &a),
+        call(json!(2), "/project/b.md", &b),
+    );
+    let progress = json!({"jsonrpc": "2.0", "method": "notifications/progress",
+                          "params": {"progressToken": "p1", "progress": 1, "total": 2}});
+    let roots = json!({"jsonrpc": "2.0", "id": "srv-1", "method": "roots/list"});
+    let roots_answer = json!({"jsonrpc": "2.0", "id": "srv-1", "result": {"roots": []}});
+    let (r1, r2) = (answer(&json!(1), "one"), answer(&json!(2), "two"));
+    let (steps, expected) = Script::new()
+        .step(client(c1.clone()), forwarded(&c1))
+        .step(client(c2.clone()), forwarded(&c2))
+        .step(upstream(progress.clone()), relayed(&progress))
+        .step(upstream(roots.clone()), relayed(&roots))
+        .step(client(roots_answer.clone()), out(&[], &[roots_answer]))
+        .step(upstream(r1.clone()), relayed(&r1))
+        .step(upstream(r2.clone()), relayed(&r2))
+        .step(
+            spent_query(&[DEL_A, DEL_B]),
+            spent(&[(DEL_A, 100), (DEL_B, 100)]),
+        )
+        .split();
+    g.case(
+        2,
+        "an upstream progress notification and a roots/list server request arrive while calls \
+         of delegations A and B are in flight: both reach the client, the client's answer \
+         reaches the upstream, the responses are relayed, and A and B are charged 100 each",
+        &[
+            "MCP-SESSION-SPEND-ROUTING",
+            "MCP-NOTIFY-UPSTREAM-TO-CLIENT",
+            "MCP-SERVER-REQUESTS",
+            "MCP-CALL-RELAY",
+        ],
+        &[STATE],
+        SESSION,
+        input(cfg.clone(), steps),
+        outcome(expected),
+    );
+
+    // 3. A tools/list answered after a later tools/call was sent.
+    let session_token = Chain::root(keys).with_authority(|a| a.expires_at = FAR.to_owned());
+    let mut listing = cfg.clone();
+    listing["sessionToken"] = session_token.serialized();
+    let list = list_request(&json!(7));
+    let c8 = call(json!(8), "/project/a.md", &a);
+    let r8 = answer(&json!(8), "eight");
+    let upstream_list = list_answer(&json!(7), &["read_file", "run", "search", "delete_file"]);
+    let filtered = list_answer(&json!(7), &["read_file", "search"]);
+    let (steps, expected) = Script::new()
+        .step(client(list.clone()), forwarded(&list))
+        .step(client(c8.clone()), forwarded(&c8))
+        .step(upstream(r8.clone()), relayed(&r8))
+        .step(upstream(upstream_list), relayed(&filtered))
+        .split();
+    g.case(
+        3,
+        "tools/list (id 7) is sent, then a tools/call (id 8); the call is answered first, then \
+         the list: the list is still filtered by the session token (docs read/write, web \
+         search: read_file and search stay, run and delete_file go), because its id is a \
+         pending tools/list id",
+        &["MCP-LIST-FILTER-BY-ID", "MCP-LIST-FILTER", "MCP-CALL-RELAY"],
+        &[STATE],
+        SESSION,
+        input(listing.clone(), steps),
+        outcome(expected),
+    );
+
+    // 4. Two lists answered in reverse order, and a call result that happens to hold `tools`.
+    let (la, lb) = (list_request(&json!("a")), list_request(&json!("b")));
+    let c9 = call(json!(9), "/project/a.md", &a);
+    let r9 = json!({"jsonrpc": "2.0", "id": 9,
+                    "result": {"content": [], "tools": [tool("run"), tool("delete_file")]}});
+    let (steps, expected) = Script::new()
+        .step(client(la.clone()), forwarded(&la))
+        .step(client(lb.clone()), forwarded(&lb))
+        .step(client(c9.clone()), forwarded(&c9))
+        .step(
+            upstream(list_answer(&json!("b"), &["run", "search"])),
+            relayed(&list_answer(&json!("b"), &["search"])),
+        )
+        .step(upstream(r9.clone()), relayed(&r9))
+        .step(
+            upstream(list_answer(&json!("a"), &["delete_file", "read_file"])),
+            relayed(&list_answer(&json!("a"), &["read_file"])),
+        )
+        .split();
+    g.case(
+        4,
+        "two tools/list requests answered in reverse order are each filtered; a tools/call \
+         result that carries a `tools` member is not a list response and is relayed unchanged",
+        &[
+            "MCP-LIST-FILTER-BY-ID",
+            "MCP-LIST-FILTER",
+            "MCP-CALL-RELAY",
+            "MCP-ID-PRESERVE",
+        ],
+        &[STATE],
+        SESSION,
+        input(listing, steps),
+        outcome(expected),
+    );
+
+    // 5. A denied call between an allowed call and its answer.
+    let expired = Chain::root(keys).with_authority(|a| {
+        a.delegation_id = DEL_C.to_owned();
+        a.issued_at = "2023-01-01T00:00:00Z".to_owned();
+        a.expires_at = PAST.to_owned();
+    });
+    let c1 = call(json!(1), "/project/a.md", &a);
+    let c2 = call(json!(2), "/project/a.md", &expired);
+    let r1 = answer(&json!(1), "one");
+    let (steps, expected) = Script::new()
+        .step(client(c1.clone()), forwarded(&c1))
+        .step(
+            client(c2.clone()),
+            out(&[denial(&json!(2), "expired")], &[]),
+        )
+        .step(upstream(r1.clone()), relayed(&r1))
+        .step(
+            spent_query(&[DEL_A, DEL_C]),
+            spent(&[(DEL_A, 100), (DEL_C, 0)]),
+        )
+        .split();
+    g.case(
+        5,
+        "a call with an expired token, sent while an allowed call is in flight, is answered \
+         `expired` at once and forwards nothing; the allowed call's answer is relayed; only A \
+         is charged",
+        &[
+            "MCP-DENY-NOT-FORWARDED",
+            "MCP-DENY-NON-BLOCKING",
+            "MCP-SESSION-SPEND-ROUTING",
+        ],
+        &[STATE],
+        SESSION,
+        input(cfg.clone(), steps),
+        outcome(expected),
+    );
+
+    // 6. A server request whose id equals a pending client request's id.
+    let c1 = call(json!(1), "/project/a.md", &a);
+    let srv = json!({"jsonrpc": "2.0", "id": 1, "method": "roots/list"});
+    let srv_answer =
+        json!({"jsonrpc": "2.0", "id": 1, "result": {"roots": [{"uri": "file:///project"}]}});
+    let r1 = answer(&json!(1), "one");
+    let c2 = call(json!(2), "/project/a.md", &a);
+    let r2 = answer(&json!(2), "two");
+    let (steps, expected) = Script::new()
+        .step(client(c1.clone()), forwarded(&c1))
+        .step(upstream(srv.clone()), relayed(&srv))
+        .step(client(srv_answer.clone()), out(&[], &[srv_answer]))
+        .step(upstream(r1.clone()), relayed(&r1))
+        .step(client(c2.clone()), forwarded(&c2))
+        .step(upstream(r2.clone()), relayed(&r2))
+        .step(spent_query(&[DEL_A]), spent(&[(DEL_A, 200)]))
+        .split();
+    g.case(
+        6,
+        "the upstream sends a roots/list request with id 1 while the client's call 1 is in \
+         flight: the request reaches the client, the client's answer (id 1) reaches the \
+         upstream and is not taken for the call's response; A's two calls exhaust its budget \
+         of 200 exactly",
+        &[
+            "MCP-SERVER-REQUESTS",
+            "MCP-ID-PRESERVE",
+            "MCP-SESSION-SPEND-ROUTING",
+        ],
+        &[STATE],
+        SESSION,
+        input(cfg.clone(), steps),
+        outcome(expected),
+    );
+
+    // 7. Ids 1 and "1" on two delegations.
+    let c_num = call(json!(1), "/project/a.md", &a);
+    let c_str = call(json!("1"), "/project/b.md", &b);
+    let (r_num, r_str) = (answer(&json!(1), "number"), answer(&json!("1"), "string"));
+    let c3 = call(json!(3), "/project/a.md", &a);
+    let r3 = answer(&json!(3), "three");
+    let c4 = call(json!(4), "/project/a.md", &a);
+    let (steps, expected) = Script::new()
+        .step(client(c_num.clone()), forwarded(&c_num))
+        .step(client(c_str.clone()), forwarded(&c_str))
+        .step(upstream(r_str.clone()), relayed(&r_str))
+        .step(upstream(r_num.clone()), relayed(&r_num))
+        .step(client(c3.clone()), forwarded(&c3))
+        .step(upstream(r3.clone()), relayed(&r3))
+        .step(
+            client(c4.clone()),
+            out(&[denial(&json!(4), "budget_exceeded")], &[]),
+        )
+        .step(
+            spent_query(&[DEL_A, DEL_B]),
+            spent(&[(DEL_A, 200), (DEL_B, 100)]),
+        )
+        .split();
+    g.case(
+        7,
+        "calls with ids 1 (delegation A) and \"1\" (delegation B) are two requests: each \
+         answer is relayed with its own id and type, each call charged to its own delegation, \
+         so A is exhausted after its second answered call",
+        &[
+            "MCP-ID-PRESERVE",
+            "MCP-SESSION-SPEND-ROUTING",
+            "MCP-SPEND-BUDGET",
+        ],
+        &[STATE],
+        SESSION,
+        input(cfg.clone(), steps),
+        outcome(expected),
+    );
+
+    // 8. A denied tools/call notification is dropped; the session goes on.
+    let mut note = call(json!(0), "/project/a.md", &expired);
+    if let Some(obj) = note.as_object_mut() {
+        obj.remove("id");
+    }
+    let c1 = call(json!(1), "/project/a.md", &a);
+    let r1 = answer(&json!(1), "one");
+    let (steps, expected) = Script::new()
+        .step(client(note), out(&[], &[]))
+        .step(client(c1.clone()), forwarded(&c1))
+        .step(upstream(r1.clone()), relayed(&r1))
+        .step(
+            spent_query(&[DEL_A, DEL_C]),
+            spent(&[(DEL_A, 100), (DEL_C, 0)]),
+        )
+        .split();
+    g.case(
+        8,
+        "a tools/call notification (no id) with an expired token gets no answer and forwards \
+         nothing; the next call is served",
+        &["MCP-NO-RESPONSE-TO-NOTIFICATION", "MCP-DENY-NOT-FORWARDED"],
+        &[STATE],
+        SESSION,
+        input(cfg.clone(), steps),
+        outcome(expected),
+    );
+
+    // 9. Budget 200, three calls in flight before any answer (D32: reserved at authorization).
+    let (c1, c2, c3) = (
+        call(json!(1), "/project/a.md", &a),
+        call(json!(2), "/project/a.md", &a),
+        call(json!(3), "/project/a.md", &a),
+    );
+    let (r1, r2) = (answer(&json!(1), "one"), answer(&json!(2), "two"));
+    let (steps, expected) = Script::new()
+        .step(client(c1.clone()), forwarded(&c1))
+        .step(client(c2.clone()), forwarded(&c2))
+        .step(
+            client(c3.clone()),
+            out(&[denial(&json!(3), "budget_exceeded")], &[]),
+        )
+        .step(upstream(r1.clone()), relayed(&r1))
+        .step(upstream(r2.clone()), relayed(&r2))
+        .step(spent_query(&[DEL_A]), spent(&[(DEL_A, 200)]))
+        .split();
+    g.case(
+        9,
+        "delegation A (budget 200, 100 per call) sends three calls before any answer: the \
+         third is budget_exceeded, because spend is recorded when a call is authorized (D32); \
+         recording it when the answer arrives would let all three through",
+        &["MCP-SPEND-CONCURRENT", "MCP-SPEND-BUDGET"],
+        &[TIMING],
+        SESSION,
+        input(cfg.clone(), steps),
+        outcome(expected),
+    );
+
+    // 10. A cancelled call never answered: charged under D32, not under the other reading.
+    let c1 = call(json!(1), "/project/a.md", &a);
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                        "params": {"requestId": 1, "reason": "user"}});
+    let c2 = call(json!(2), "/project/a.md", &a);
+    let r2 = answer(&json!(2), "two");
+    let (steps, common) = Script::new()
+        .step(client(c1.clone()), forwarded(&c1))
+        .step(client(cancel.clone()), out(&[], &[cancel]))
+        .step(client(c2.clone()), forwarded(&c2))
+        .step(upstream(r2.clone()), relayed(&r2))
+        .split();
+    let with = |n: u64| {
+        let mut v = common.clone();
+        v.push(spent(&[(DEL_A, n)]));
+        Expected::valid(json!({ "steps": v }))
+    };
+    let mut steps = steps;
+    steps.push(spent_query(&[DEL_A]));
+    g.case(
+        10,
+        "a call is cancelled by the client (notifications/cancelled reaches the upstream) and \
+         never answered; a second call is answered: spend is 200 when recorded at \
+         authorization (D32) and 100 when recorded on the answer (§11.3 step 5 read literally)",
+        &["MCP-NOTIFY-CLIENT-TO-UPSTREAM", "MCP-SPEND-CONCURRENT"],
+        &[TIMING],
+        SESSION,
+        input(cfg, steps),
+        Expectation::acceptable("D32", vec![with(200), with(100)]),
+    );
+}
