@@ -561,10 +561,14 @@ fn every_mcp_requirement_has_a_case() {
         .map(str::to_owned)
         .collect();
     assert!(known.len() >= 30, "{known:?}");
+    // The catalogue and the session scripts of the embedded corpus (spec/mcp-proxy.md §6.2),
+    // which the suite runs after the catalogue.
     let catalogue = delegateos_conform::mcp::suite::case_catalogue();
+    let scripts = delegateos_conform::mcp::suite::load_session_cases(None).unwrap();
     let cited: std::collections::BTreeSet<String> = catalogue
         .iter()
         .flat_map(|(_, _, r)| r.iter().cloned())
+        .chain(scripts.iter().flat_map(|c| c.requirements.iter().cloned()))
         .collect();
     let uncovered: Vec<_> = known.difference(&cited).collect();
     let unknown: Vec<_> = cited.difference(&known).collect();
@@ -579,9 +583,10 @@ fn every_mcp_requirement_has_a_case() {
 }
 
 // ---------------------------------------------------------------------------------------
-// Session scripts (issue 15, spec/mcp-proxy.md §6.1–§6.2): a development fixture in exactly
-// the vector format, until `vectors/mcp/session.json` is generated; its scripts are the
-// proposed vector twins of the red-team cases and of migrated scenario cases.
+// Session scripts (issue 15, spec/mcp-proxy.md §6.1–§6.2): a fixture in exactly the vector
+// format (ids 0101+), expectations from the reference plugin; its scripts test the runner
+// (acceptable outcomes, HTTP delivery) and are the proposed vector twins of the suite's Rust
+// scenario cases.
 // ---------------------------------------------------------------------------------------
 
 mod session_fixture {
@@ -798,7 +803,8 @@ mod session_fixture {
             format!("{} (twin of {})", meta.description, meta.twin)
         };
         json!({
-            "id": format!("mcp-session-{n:04}"),
+            // 0101+: never the ids of vectors/mcp/session.json.
+            "id": format!("mcp-session-{:04}", 100 + n),
             "description": description,
             "requirements": meta.requirements,
             "flags": meta.flags,
@@ -1299,7 +1305,7 @@ mod session_fixture {
             "generator": {"name": "harness/tests/mcp_suite.rs (session fixture)", "version": "1"},
             "area": "mcp",
             "group": "session",
-            "description": "DEVELOPMENT FIXTURE (issue 15): session scripts (mcp.session) in the vector format, for the proxy suite's session runner until vectors/mcp/session.json exists",
+            "description": "FIXTURE (issue 15): session scripts (mcp.session) in the vector format for the proxy suite's session runner tests (acceptable outcomes, HTTP delivery) and the proposed vector twins of the suite's Rust scenario cases; ids 0101+ do not collide with vectors/mcp/session.json",
             "keys": [key_entry("root"), key_entry("agent"), key_entry("other-root")],
             "notes": {
                 "McpSessionState": {"bugType": "AUTH_BYPASS", "description": "state kept between requests (spend per delegation, pending tools/list ids) must follow each message, not the last one seen",

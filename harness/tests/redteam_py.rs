@@ -111,15 +111,11 @@ const PY_PROXY: &[(&str, &str)] = &[
     ("no-signal-handler", "mcp-sigterm"),
     ("resource-str-coerce", "mcp-resource-non-string"),
     ("raw-text-shortcut", "mcp-escaped-member-names"),
-    // Session scripts (issue 15, spec/mcp-proxy.md §6.2): state kept between requests.
+    // Session scripts of vectors/mcp/session.json (issue 15, spec/mcp-proxy.md §6.2), run by
+    // the suite against the proxy: state kept between requests.
     ("last-authorized-spend", "mcp-session-0001"),
-    ("list-filter-last-method", "mcp-session-0002"),
+    ("list-filter-last-method", "mcp-session-0003"),
 ];
-
-/// Where the `mcp-session-*` rows come from: the development fixture until
-/// `vectors/mcp/session.json` is generated (then `None`: the embedded corpus, and the rows
-/// name that file's ids).
-const SESSION_VECTORS: Option<&str> = Some("harness/tests/fixtures/session-vectors");
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -205,9 +201,6 @@ fn run_proxy(py: &str, bugs: Option<&str>, id: &str) -> (i32, Option<String>) {
         .arg("--proxy")
         .arg(format!("{py} '{}' --config {{config}}", script.display()))
         .args(["--format", "json", "--id", id]);
-    if let (true, Some(dir)) = (id.starts_with("mcp-session-"), SESSION_VECTORS) {
-        cmd.arg("--session-vectors").arg(root().join(dir));
-    }
     match bugs {
         Some(b) => cmd.env("REDTEAM_BUGS", b),
         None => cmd.env_remove("REDTEAM_BUGS"),
