@@ -456,6 +456,117 @@ pub fn build(g: &mut Group, keys: &Keys) {
         outcome(expected),
     );
 
+    // 11. Pass-through in both directions: methods the plugin does not intercept.
+    let ping = json!({"jsonrpc": "2.0", "id": "p", "method": "ping"});
+    let pong = json!({"jsonrpc": "2.0", "id": "p", "result": {}});
+    let res =
+        json!({"jsonrpc": "2.0", "id": 12, "method": "resources/list", "params": {"cursor": "c1"}});
+    let res_answer = json!({"jsonrpc": "2.0", "id": 12,
+                            "result": {"resources": [{"uri": "file:///a", "name": "a"}], "nextCursor": "c2"}});
+    let unknown =
+        json!({"jsonrpc": "2.0", "id": 13, "method": "x/unknown", "params": {"k": [1, null]}});
+    let unknown_answer = json!({"jsonrpc": "2.0", "id": 13,
+                                "error": {"code": -32601, "message": "Method not found", "data": {"method": "x/unknown"}}});
+    let bare = call_msg(json!(14), "read_file", read("/project/a.md"), None);
+    let bare_answer = answer(&json!(14), "no envelope");
+    let log = json!({"jsonrpc": "2.0", "method": "notifications/message",
+                     "params": {"level": "info", "data": "hello"}});
+    let (steps, expected) = Script::new()
+        .step(client(ping.clone()), forwarded(&ping))
+        .step(client(res.clone()), forwarded(&res))
+        .step(client(unknown.clone()), forwarded(&unknown))
+        .step(client(bare.clone()), forwarded(&bare))
+        .step(upstream(log.clone()), relayed(&log))
+        .step(upstream(unknown_answer.clone()), relayed(&unknown_answer))
+        .step(upstream(bare_answer.clone()), relayed(&bare_answer))
+        .step(upstream(res_answer.clone()), relayed(&res_answer))
+        .step(upstream(pong.clone()), relayed(&pong))
+        .split();
+    g.case(
+        11,
+        "ping, resources/list, an unknown method and a tools/call without `_delegateos` \
+         (default mode, D15) are forwarded unchanged; a log notification, the -32601 error with \
+         its data, and the answers are relayed unchanged, in the order the upstream sends them",
+        &[
+            "MCP-PASS-THROUGH",
+            "MCP-MISSING-DELEGATEOS",
+            "MCP-NOTIFY-UPSTREAM-TO-CLIENT",
+            "MCP-ID-PRESERVE",
+        ],
+        &[STATE],
+        SESSION,
+        input(cfg.clone(), steps),
+        outcome(expected),
+    );
+
+    // 12. Paged tools/list: every page filtered on its own, nextCursor relayed unchanged.
+    let mut paged = cfg.clone();
+    paged["sessionToken"] = Chain::root(keys)
+        .with_authority(|a| a.expires_at = FAR.to_owned())
+        .serialized();
+    let page = |id: u64, names: &[&str], cursor: Option<&str>| {
+        let mut v = list_answer(&json!(id), names);
+        if let Some(c) = cursor {
+            v["result"]["nextCursor"] = json!(c);
+        }
+        v
+    };
+    let l1 = list_request(&json!(21));
+    let mut l2 = list_request(&json!(22));
+    l2["params"] = json!({"cursor": "page-2"});
+    let (steps, expected) = Script::new()
+        .step(client(l1.clone()), forwarded(&l1))
+        .step(
+            upstream(page(21, &["run", "delete_file"], Some("page-2"))),
+            relayed(&page(21, &[], Some("page-2"))),
+        )
+        .step(client(l2.clone()), forwarded(&l2))
+        .step(
+            upstream(page(22, &["search", "run", "read_file"], None)),
+            relayed(&page(22, &["search", "read_file"], None)),
+        )
+        .split();
+    g.case(
+        12,
+        "a paged tools/list: the first page filters to empty but keeps its nextCursor, the \
+         second page keeps only the granted tools in upstream order",
+        &[
+            "MCP-LIST-PAGINATION",
+            "MCP-LIST-FILTER",
+            "MCP-LIST-FILTER-BY-ID",
+        ],
+        &[STATE],
+        SESSION,
+        input(paged, steps),
+        outcome(expected),
+    );
+
+    // 13. Strict mode (D15): a call without `_delegateos` is denied; a verified one works.
+    let mut strict = cfg.clone();
+    strict["strict"] = json!(true);
+    let bare = call_msg(json!(31), "read_file", read("/project/a.md"), None);
+    let c32 = call(json!(32), "/project/a.md", &a);
+    let r32 = answer(&json!(32), "ok");
+    let (steps, expected) = Script::new()
+        .step(
+            client(bare.clone()),
+            out(&[denial(&json!(31), "malformed_token")], &[]),
+        )
+        .step(client(c32.clone()), forwarded(&c32))
+        .step(upstream(r32.clone()), relayed(&r32))
+        .step(spent_query(&[DEL_A]), spent(&[(DEL_A, 100)]))
+        .split();
+    g.case(
+        13,
+        "strict mode (D15): a tools/call without `_delegateos` is denied malformed_token and \
+         forwards nothing; the next, verified call is forwarded and charged",
+        &["MCP-STRICT-MODE", "MCP-SESSION-SPEND-ROUTING"],
+        &[STATE, "McpStrictMode"],
+        SESSION,
+        input(strict, steps),
+        outcome(expected),
+    );
+
     // 9. Budget 200, three calls in flight before any answer (D32: reserved at authorization).
     let (c1, c2, c3) = (
         call(json!(1), "/project/a.md", &a),
