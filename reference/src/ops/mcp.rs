@@ -10,7 +10,6 @@ use serde_json::{json, Value};
 
 use super::input::{invalid, Input};
 use super::OpResult;
-use crate::faults::Faults;
 use crate::mcp::{self, BudgetTracker, CallDecision, McpConfig, ToolCapabilityMap};
 use crate::revocation::{RevocationEntry, RevocationList};
 use crate::token::SerializedDct;
@@ -18,7 +17,7 @@ use crate::token::SerializedDct;
 /// Operations of this area, in catalogue order.
 pub(crate) const OPERATIONS: &[&str] = &["mcp.filter_tools", "mcp.call"];
 
-pub(crate) fn run(op: &str, input: &Value, _faults: &Faults) -> Option<OpResult> {
+pub(crate) fn run(op: &str, input: &Value) -> Option<OpResult> {
     Some(match op {
         "mcp.filter_tools" => filter_tools(input),
         "mcp.call" => call(input),
