@@ -33,9 +33,16 @@ pub fn matches(pattern: &str, resource: &str) -> bool {
                     *n = any;
                 }
             }
+            // `*` matches exactly one non-empty segment.
+            "*" => {
+                for ((n, r), s) in next.iter_mut().skip(1).zip(&row).zip(&res) {
+                    *n = *r && !s.is_empty();
+                }
+            }
+            // Any other segment (`a*`, `?`, `[x]` included) matches only itself.
             _ => {
                 for ((n, r), s) in next.iter_mut().skip(1).zip(&row).zip(&res) {
-                    *n = *r && if seg == "*" { !s.is_empty() } else { *s == seg };
+                    *n = *r && *s == seg;
                 }
             }
         }
@@ -87,18 +94,25 @@ pub fn covers(parent: &str, child: &str) -> bool {
     row.last().copied().unwrap_or(false)
 }
 
-/// D3: same namespace, same action (byte equality: an action `*` is not a wildcard), and
-/// `covers(parent.resource, child.resource)`.
+/// Actions are compared byte for byte: an action `*` is an action like any other, not a
+/// wildcard (D3).
+fn same_action(granted: &str, wanted: &str) -> bool {
+    granted == wanted
+}
+
+/// D3: same namespace, same action, and `covers(parent.resource, child.resource)`.
 pub fn capability_subset(child: &Capability, parent: &Capability) -> bool {
     child.namespace == parent.namespace
-        && child.action == parent.action
+        && same_action(&parent.action, &child.action)
         && covers(&parent.resource, &child.resource)
 }
 
 /// True if `cap` grants `(namespace, action, resource)` (§10.1 step 7): same namespace, same
-/// action (byte equality), and `matches(cap.resource, resource)`.
+/// action, and `matches(cap.resource, resource)`.
 pub fn capability_matches(cap: &Capability, namespace: &str, action: &str, resource: &str) -> bool {
-    cap.namespace == namespace && cap.action == action && matches(&cap.resource, resource)
+    cap.namespace == namespace
+        && same_action(&cap.action, action)
+        && matches(&cap.resource, resource)
 }
 
 #[cfg(test)]

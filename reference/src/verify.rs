@@ -317,7 +317,8 @@ impl ChainState {
         let expiry = match &att.expires_at {
             Some(t) => {
                 let t = Timestamp::parse(t).map_err(|e| Denial::malformed(e.to_string()))?;
-                if t > self.expiry {
+                // No later than the effective expiry (instants, D5).
+                if self.expiry < t {
                     return violation(AttenuationFault::ExpiryExtension);
                 }
                 Some(t)
@@ -403,11 +404,10 @@ fn check_signature(
         .map_err(|e| Denial::signature(e.to_string(), index))
 }
 
-/// Step 3 (D8, D16).
-fn check_signatures(d: &Decoded, root: &str, keys: &mut KeyCache) -> Result<(), Denial> {
+/// Step 3a (D8): the authority is issued by the trusted root and signed by it.
+fn check_authority_signature(d: &Decoded, root: &str, keys: &mut KeyCache) -> Result<(), Denial> {
     let t = &d.token;
     let a = &t.authority;
-    // 3a
     if a.issuer != root {
         return Err(Denial::signature("issuer is not the root key", None));
     }
@@ -419,20 +419,25 @@ fn check_signatures(d: &Decoded, root: &str, keys: &mut KeyCache) -> Result<(), 
         Covers::Authority,
         None,
         keys,
-    )?;
-    // 3b: hash `{"attenuations":[c0,…,ci],"authority":cA}` incrementally.
+    )
+}
+
+/// Step 3b (D8, D16): attenuation i is signed by its attenuator over the token prefix up to
+/// and including it, `{"attenuations":[c0,…,ci],"authority":cA}`, hashed incrementally.
+fn check_attenuation_signatures(d: &Decoded, keys: &mut KeyCache) -> Result<(), Denial> {
+    let t = &d.token;
     let mut prefix = Blake2b256::new();
     prefix.update(b"{\"attenuations\":[");
+    let mut separator: &[u8] = b"";
     for (i, (att, canonical)) in t
         .attenuations
         .iter()
         .zip(&d.attenuation_canonical)
         .enumerate()
     {
-        if i > 0 {
-            prefix.update(b",");
-        }
+        prefix.update(separator);
         prefix.update(canonical.as_bytes());
+        separator = b",";
         let mut h = prefix.clone();
         h.update(b"],\"authority\":");
         h.update(d.authority_canonical.as_bytes());
@@ -471,7 +476,8 @@ fn steps_1_to_6(
     // 2
     check_revocations(&d, revocations)?;
     // 3
-    check_signatures(&d, root, keys)?;
+    check_authority_signature(&d, root, keys)?;
+    check_attenuation_signatures(&d, keys)?;
     // 4
     let mut state = ChainState::from_authority(&d.token.authority)?;
     for att in &d.token.attenuations {
