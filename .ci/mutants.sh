@@ -19,7 +19,10 @@ MUTANTS_VERSION="27.1.0"
 JOBS="${MUTANTS_JOBS:-2}"
 # --baseline=skip: cargo-mutants 27 runs the unmutated baseline in the mutated package, where the
 # corpus test does not live (see .cargo/mutants.toml); the unmutated corpus passes in `cargo test`.
-common=(--baseline=skip -j "$JOBS" --timeout 90 --build-timeout 600 -f 'reference/src/**/*.rs')
+# Each build directory starts cold (no --copy-target: target/ is many GB), so the first mutant of
+# each job builds the corpus test's dependencies; on a loaded 2-core machine that can exceed 600 s.
+BUILD_TIMEOUT="${MUTANTS_BUILD_TIMEOUT:-600}"
+common=(--baseline=skip -j "$JOBS" --timeout 90 --build-timeout "$BUILD_TIMEOUT" -f 'reference/src/**/*.rs')
 
 if ! cargo mutants --version >/dev/null 2>&1; then
     echo "==> installing cargo-mutants $MUTANTS_VERSION"
@@ -28,8 +31,9 @@ fi
 echo "==> $(cargo mutants --version)"
 
 # Judges an outcomes.json: prints every mutant with its outcome; with a list file (NAME REGEX per
-# line), also each entry's mutants. Fails on any missed mutant, and on an entry without a viable
-# mutant. A timeout counts as caught: an implementation that hangs fails its case.
+# line), also each entry's mutants. Fails on any missed mutant, on a mutant whose build timed out
+# (not judged), and on an entry without a viable mutant. A timeout of the corpus test counts as
+# caught: an implementation that hangs fails its case.
 judge() {
     python3 - "$@" <<'PY'
 import json, re, sys
@@ -42,7 +46,11 @@ summary = {}
 for o in data.get("outcomes", []):
     sc = o.get("scenario")
     if isinstance(sc, dict) and "Mutant" in sc:
-        summary[sc["Mutant"]["name"]] = o.get("summary")
+        s = o.get("summary")
+        phases = [p.get("phase") for p in o.get("phase_results") or [] if isinstance(p, dict)]
+        if s == "Timeout" and phases and phases[-1] != "Test":
+            s = "BuildTimeout"
+        summary[sc["Mutant"]["name"]] = s
 CAUGHT = {"CaughtMutant", "Timeout"}
 bad = []
 if list_path:
@@ -68,6 +76,10 @@ else:
         print(f"{s:14} {m}")
     missed = [m for m, s in summary.items() if s == "MissedMutant"]
     bad.extend(missed)
+unjudged = [m for m, s in summary.items() if s == "BuildTimeout"]
+bad.extend(unjudged)
+for m in unjudged:
+    print("BUILD TIMED OUT (not judged; raise MUTANTS_BUILD_TIMEOUT):", m)
 counts = {}
 for s in summary.values():
     counts[s] = counts.get(s, 0) + 1
@@ -110,7 +122,7 @@ done <"$list"
 out_a="$root/target/mutants-teeth"
 rm -rf "$out_a"
 mkdir -p "$out_a"
-echo "==> curated teeth mutants (${#res[@]} entries)"
+echo "==> curated teeth mutants ($((${#res[@]} / 2)) entries)"
 start=$(date +%s)
 run_mutants "${res[@]}" --output "$out_a"
 echo "curated set: $(($(date +%s) - start)) s"
