@@ -15,7 +15,6 @@ use criterion::{criterion_group, Criterion, Throughput};
 use delegateos_conform::expected::ExpectedFailures;
 use delegateos_conform::runner::case::{load_corpus, Case};
 use delegateos_conform::runner::{run, Quiet, RunConfig, Status};
-use delegateos_reference::faults::Faults;
 use delegateos_reference::ops;
 use delegateos_vectors::CorpusSource;
 
@@ -26,12 +25,11 @@ fn corpus() -> Vec<Case> {
 }
 
 fn in_process(cases: &[Case]) -> usize {
-    let none = Faults::none();
     cases
         .iter()
         .filter(|c| {
             matches!(
-                black_box(ops::run(&c.op, &c.input, &none)),
+                black_box(ops::run(&c.op, &c.input)),
                 ops::Outcome::Ok { .. }
             )
         })

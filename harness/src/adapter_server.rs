@@ -14,7 +14,6 @@ use std::io::{self, BufRead, Write};
 
 use serde_json::{json, Map, Value};
 
-use delegateos_reference::faults::Faults;
 use delegateos_reference::ops::{self, Outcome, OPERATIONS};
 
 /// The protocol version served.
@@ -33,14 +32,12 @@ pub enum Step {
 }
 
 /// The `implementation` object of the hello reply.
-pub fn implementation(faults: &Faults) -> Value {
-    let names: Vec<&str> = faults.iter().map(|f| f.name()).collect();
+pub fn implementation() -> Value {
     json!({
         "name": "delegateos-reference",
         "version": env!("CARGO_PKG_VERSION"),
         "language": "rust",
         "homepage": "https://example.invalid/delegateos-conformance",
-        "faults": names,
     })
 }
 
@@ -49,7 +46,7 @@ fn errored(seq: Value, message: impl Into<String>) -> Value {
 }
 
 /// Answers one request line.
-pub fn handle_line(line: &[u8], faults: &Faults) -> Step {
+pub fn handle_line(line: &[u8]) -> Step {
     let value: Value = match serde_json::from_slice(line) {
         Ok(v) => v,
         Err(e) => return Step::Continue(errored(Value::Null, format!("frame is not JSON: {e}"))),
@@ -65,20 +62,20 @@ pub fn handle_line(line: &[u8], faults: &Faults) -> Step {
         None => return Step::Continue(errored(Value::Null, "frame lacks `seq`")),
     };
     match frame.get("cmd").and_then(Value::as_str) {
-        Some("hello") => Step::Continue(hello(frame, seq, faults)),
-        Some("run") => Step::Continue(run(frame, seq, faults)),
+        Some("hello") => Step::Continue(hello(frame, seq)),
+        Some("run") => Step::Continue(run(frame, seq)),
         Some("bye") => Step::Exit(json!({ "seq": seq, "outcome": "ok" })),
         Some(other) => Step::Continue(errored(seq, format!("unknown cmd {other:?}"))),
         None => Step::Continue(errored(seq, "frame lacks a string `cmd`")),
     }
 }
 
-fn hello(frame: &Map<String, Value>, seq: Value, faults: &Faults) -> Value {
+fn hello(frame: &Map<String, Value>, seq: Value) -> Value {
     match frame.get("protocol").and_then(Value::as_u64) {
         Some(PROTOCOL_VERSION) => json!({
             "seq": seq,
             "protocol": PROTOCOL_VERSION,
-            "implementation": implementation(faults),
+            "implementation": implementation(),
             "operations": OPERATIONS,
         }),
         Some(other) => errored(seq, format!("unsupported protocol version {other}")),
@@ -86,7 +83,7 @@ fn hello(frame: &Map<String, Value>, seq: Value, faults: &Faults) -> Value {
     }
 }
 
-fn run(frame: &Map<String, Value>, seq: Value, faults: &Faults) -> Value {
+fn run(frame: &Map<String, Value>, seq: Value) -> Value {
     let Some(case) = frame.get("case").and_then(Value::as_object) else {
         return errored(seq, "run lacks a `case` object");
     };
@@ -96,7 +93,7 @@ fn run(frame: &Map<String, Value>, seq: Value, faults: &Faults) -> Value {
     let Some(input) = case.get("input") else {
         return errored(seq, "case lacks `input`");
     };
-    let mut reply = match ops::run(op, input, faults) {
+    let mut reply = match ops::run(op, input) {
         Outcome::Ok { output } => json!({ "outcome": "ok", "output": output }),
         Outcome::Error { code, detail } => {
             json!({ "outcome": "error", "code": code, "detail": detail })
@@ -165,25 +162,20 @@ pub fn read_line<R: BufRead>(reader: &mut R, max: usize) -> io::Result<Option<Li
 }
 
 /// Serves the protocol until `bye` or end of input.
-pub fn serve<R: BufRead, W: Write>(
-    mut reader: R,
-    mut writer: W,
-    faults: &Faults,
-) -> io::Result<()> {
-    serve_with_limit(&mut reader, &mut writer, faults, MAX_LINE_BYTES)
+pub fn serve<R: BufRead, W: Write>(mut reader: R, mut writer: W) -> io::Result<()> {
+    serve_with_limit(&mut reader, &mut writer, MAX_LINE_BYTES)
 }
 
 /// [`serve`] with an explicit line limit (tests use a small one).
 pub fn serve_with_limit<R: BufRead, W: Write>(
     reader: &mut R,
     writer: &mut W,
-    faults: &Faults,
     max_line: usize,
 ) -> io::Result<()> {
     while let Some(line) = read_line(reader, max_line)? {
         let step = match line {
             Line::Complete(bytes) if bytes.iter().all(u8::is_ascii_whitespace) => continue,
-            Line::Complete(bytes) => handle_line(&bytes, faults),
+            Line::Complete(bytes) => handle_line(&bytes),
             Line::TooLong => Step::Continue(errored(
                 Value::Null,
                 format!("frame longer than {max_line} bytes"),
@@ -210,7 +202,7 @@ mod tests {
 
     fn session(input: &str, max: usize) -> Vec<Value> {
         let mut out = Vec::new();
-        serve_with_limit(&mut input.as_bytes(), &mut out, &Faults::none(), max).unwrap();
+        serve_with_limit(&mut input.as_bytes(), &mut out, max).unwrap();
         String::from_utf8(out)
             .unwrap()
             .lines()

@@ -72,23 +72,12 @@ pub enum Command {
     Fuzz(Box<crate::fuzz::cli::FuzzArgs>),
     /// Serve the built-in reference implementation over the adapter protocol on stdin and
     /// stdout (what `run` starts when no --impl is given).
-    ReferenceAdapter(ReferenceAdapterArgs),
+    ReferenceAdapter,
     /// The reference DelegateOS MCP stdio proxy (spec/mcp-proxy.md).
     ReferenceProxy(ReferenceProxyArgs),
     /// The scripted, recording MCP upstream that `mcp` drives proxies against; `--tap` relays
     /// to a real server and records both directions.
     MockUpstream(MockUpstreamArgs),
-}
-
-/// `reference-adapter`
-#[derive(Debug, Clone, Args)]
-pub struct ReferenceAdapterArgs {
-    /// Inject a named weakening (repeatable), to prove the corpus catches it.
-    #[arg(long = "fault", value_name = "NAME")]
-    pub faults: Vec<String>,
-    /// Print the fault names and exit.
-    #[arg(long)]
-    pub list_faults: bool,
 }
 
 /// `reference-proxy`
@@ -384,7 +373,7 @@ fn dispatch_command(cli: Cli) -> i32 {
         Command::Vectors(VectorsCommand::Generate { out }) => vectors_generate(&out),
         #[cfg(feature = "generator")]
         Command::Vectors(VectorsCommand::Check { dir }) => vectors_check(&dir),
-        Command::ReferenceAdapter(args) => reference_adapter(&args),
+        Command::ReferenceAdapter => reference_adapter(),
         Command::ReferenceProxy(args) => reference_proxy(args),
         Command::MockUpstream(args) => mock_upstream(args),
         Command::Lint(args) => crate::lint::run(&args),
@@ -916,33 +905,10 @@ fn vectors_check(dir: &Path) -> i32 {
 }
 
 /// `reference-adapter`: serves the reference on stdin/stdout until `bye` or end of input.
-fn reference_adapter(args: &ReferenceAdapterArgs) -> i32 {
-    use delegateos_reference::faults::{Fault, Faults};
-    if args.list_faults {
-        let names: String = Fault::ALL
-            .iter()
-            .map(|f| format!("{}\n", f.name()))
-            .collect();
-        let _ = write_output(None, &names);
-        return ConformExitCode::OK;
-    }
-    let mut faults = Faults::none();
-    for name in &args.faults {
-        match Fault::from_name(name) {
-            Some(f) => faults.insert(f),
-            None => {
-                error(format!("unknown fault {name:?} (see --list-faults)"));
-                return ConformExitCode::USAGE;
-            }
-        }
-    }
+fn reference_adapter() -> i32 {
     let stdin = std::io::stdin();
     let stdout = std::io::stdout();
-    match crate::adapter_server::serve(
-        std::io::BufReader::new(stdin.lock()),
-        stdout.lock(),
-        &faults,
-    ) {
+    match crate::adapter_server::serve(std::io::BufReader::new(stdin.lock()), stdout.lock()) {
         Ok(()) => ConformExitCode::OK,
         Err(e) => {
             error(format!("reference-adapter: {e}"));

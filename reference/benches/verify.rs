@@ -33,10 +33,9 @@ use curve25519_dalek::scalar::Scalar;
 use delegateos_reference::attenuate::{attenuate, create, AttenuateParams, CreateParams};
 use delegateos_reference::crypto::{blake2b256, KeyCache, Keypair, ValidatedKey};
 use delegateos_reference::encoding::{decode_principal, decode_signature};
-use delegateos_reference::faults::Faults;
 use delegateos_reference::revocation::{create_entry, RevocationList, Scope};
 use delegateos_reference::token::{
-    attenuation_payload, authority_payload, canonical_of, decode_with_faults, encode,
+    attenuation_payload, authority_payload, canonical_of, decode_blocks, encode,
     revocation_id_of_canonical, Capability, SerializedDct, SignedJsonToken,
 };
 use delegateos_reference::verify::{verify, verify_with_keys, VerificationContext};
@@ -250,7 +249,7 @@ fn bench_verify(c: &mut Criterion) {
     let mut g = c.benchmark_group("decode");
     for f in &fx {
         g.bench_with_input(BenchmarkId::new("chain", f.n), f, |b, f| {
-            b.iter(|| decode_with_faults(black_box(&f.dct), &Faults::none()).unwrap());
+            b.iter(|| decode_blocks(black_box(&f.dct)).unwrap());
         });
     }
     g.finish();
@@ -438,7 +437,7 @@ fn paired_ratios() {
             ROUNDS,
             reps,
             &mut || {
-                decode_with_faults(black_box(&f.dct), &Faults::none()).unwrap();
+                decode_blocks(black_box(&f.dct)).unwrap();
             },
             &mut fl,
         );

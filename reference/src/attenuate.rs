@@ -8,7 +8,6 @@
 
 use crate::crypto::{sign_canonical, Keypair};
 use crate::encoding::b64u_encode;
-use crate::faults::Faults;
 use crate::token::{
     attenuation_payload, authority_payload, canonical_of, check_formats, Attenuation, Authority,
     Capability, Covers, SignedJsonToken, TokenSignature, FORMAT,
@@ -221,10 +220,9 @@ pub fn attenuate(
     p: AttenuateParams,
 ) -> Result<SignedJsonToken, AttenuateError> {
     check_formats(token).map_err(|e| AttenuateError::Malformed(e.detail))?;
-    let none = Faults::none();
-    let mut state = ChainState::from_authority(&token.authority, &none)?;
+    let mut state = ChainState::from_authority(&token.authority)?;
     for att in &token.attenuations {
-        state.apply(att, &none)?;
+        state.apply(att)?;
     }
     let att = Attenuation {
         attenuator: attenuator.principal_id(),
@@ -242,7 +240,7 @@ pub fn attenuate(
     let mut probe = out.clone();
     probe.signatures.truncate(0);
     check_formats(&probe).map_err(|e| AttenuateError::Malformed(e.detail))?;
-    state.apply(&att, &none)?;
+    state.apply(&att)?;
     let sig = sign_attenuation(attenuator, &out.authority, &out.attenuations);
     out.signatures.push(sig);
     Ok(out)

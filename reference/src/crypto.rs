@@ -13,7 +13,7 @@ use std::collections::HashMap;
 
 use curve25519_dalek::edwards::{CompressedEdwardsY, EdwardsPoint};
 use curve25519_dalek::scalar::Scalar;
-use ed25519_dalek::{Signature, Signer, SigningKey, Verifier, VerifyingKey};
+use ed25519_dalek::{Signer, SigningKey};
 use sha2::Sha512;
 
 use crate::encoding::{b64u_encode, decode_principal};
@@ -378,20 +378,6 @@ pub fn verify_strict(
     ValidatedKey::from_bytes(public_key)?.verify(message, sig)
 }
 
-/// dalek's plain (non-strict) `verify`, with none of the profile's point checks.
-///
-/// Exists only for the `lenient-signature` fault (see [`crate::faults`]); never call it to
-/// decide a protocol verdict.
-pub fn verify_lenient(
-    public_key: &[u8; 32],
-    message: &[u8],
-    sig: &[u8; 64],
-) -> Result<(), SignatureError> {
-    let vk = VerifyingKey::from_bytes(public_key).map_err(|_| SignatureError::NonCanonicalA)?;
-    vk.verify(message, &Signature::from_bytes(sig))
-        .map_err(|_| SignatureError::Mismatch)
-}
-
 /// Verifies a protocol signature: strict Ed25519 over BLAKE2b-256(`canonical_payload`).
 pub fn verify_canonical(
     public_key: &[u8; 32],
@@ -409,19 +395,4 @@ pub fn verify_canonical_principal(
 ) -> Result<(), SignatureError> {
     let pk = decode_principal(principal).map_err(|_| SignatureError::NonCanonicalA)?;
     verify_canonical(&pk, canonical_payload, sig)
-}
-
-/// Ed25519 verification of a raw message as the reference adapter runs it: the strict profile
-/// (D10), or dalek's lenient `verify` when the `lenient-signature` fault is injected.
-pub fn verify_with_faults(
-    faults: &crate::faults::Faults,
-    public_key: &[u8; 32],
-    message: &[u8],
-    sig: &[u8; 64],
-) -> Result<(), SignatureError> {
-    if faults.has(crate::faults::Fault::LenientSignature) {
-        verify_lenient(public_key, message, sig)
-    } else {
-        verify_strict(public_key, message, sig)
-    }
 }

@@ -6,7 +6,6 @@
 //! [`matches`] and [`covers`] are segment-wise dynamic programs, O(|pattern| × |resource|)
 //! segments with one row of state, so hostile patterns (`/**/**/…`) cannot blow up.
 
-use crate::faults::{Fault, Faults};
 use crate::token::Capability;
 
 fn is_match_all(pattern: &str) -> bool {
@@ -15,25 +14,9 @@ fn is_match_all(pattern: &str) -> bool {
 
 /// True if `pattern` matches `resource` (D1, D2).
 pub fn matches(pattern: &str, resource: &str) -> bool {
-    matches_with_faults(pattern, resource, &Faults::none())
-}
-
-/// The text before the first `*`, the naive "prefix" that the string-prefix faults use.
-fn text_before_star(pattern: &str) -> Option<&str> {
-    pattern.find('*').and_then(|i| pattern.get(..i))
-}
-
-/// [`matches`] with faults injected.
-pub fn matches_with_faults(pattern: &str, resource: &str, faults: &Faults) -> bool {
     if is_match_all(pattern) {
         return true;
     }
-    if faults.has(Fault::GlobPrefixNoBoundary) {
-        if let Some(prefix) = text_before_star(pattern) {
-            return resource.starts_with(prefix.trim_end_matches('/'));
-        }
-    }
-    let star_crosses = faults.has(Fault::GlobStarCrossesSegments);
     let res: Vec<&str> = resource.split('/').collect();
     // row[j]: the pattern segments seen so far match the first j resource segments.
     let mut row = vec![false; res.len() + 1];
@@ -50,16 +33,16 @@ pub fn matches_with_faults(pattern: &str, resource: &str, faults: &Faults) -> bo
                     *n = any;
                 }
             }
-            "*" if star_crosses => {
-                let mut any = false;
-                for (n, r) in next.iter_mut().skip(1).zip(&row) {
-                    any |= *r;
-                    *n = any;
+            // `*` matches exactly one non-empty segment.
+            "*" => {
+                for ((n, r), s) in next.iter_mut().skip(1).zip(&row).zip(&res) {
+                    *n = *r && !s.is_empty();
                 }
             }
+            // Any other segment (`a*`, `?`, `[x]` included) matches only itself.
             _ => {
                 for ((n, r), s) in next.iter_mut().skip(1).zip(&row).zip(&res) {
-                    *n = *r && if seg == "*" { !s.is_empty() } else { *s == seg };
+                    *n = *r && *s == seg;
                 }
             }
         }
@@ -71,18 +54,8 @@ pub fn matches_with_faults(pattern: &str, resource: &str, faults: &Faults) -> bo
 /// True if every resource matched by `child` is matched by `parent` under the conservative,
 /// sound rule of D3.
 pub fn covers(parent: &str, child: &str) -> bool {
-    covers_with_faults(parent, child, &Faults::none())
-}
-
-/// [`covers`] with faults injected.
-pub fn covers_with_faults(parent: &str, child: &str, faults: &Faults) -> bool {
     if is_match_all(parent) || parent == child {
         return true;
-    }
-    if faults.has(Fault::SubsetStringPrefix) {
-        if let Some(prefix) = text_before_star(parent) {
-            return child.starts_with(prefix);
-        }
     }
     if is_match_all(child) {
         return false;
@@ -121,42 +94,25 @@ pub fn covers_with_faults(parent: &str, child: &str, faults: &Faults) -> bool {
     row.last().copied().unwrap_or(false)
 }
 
-fn action_eq(granted: &str, wanted: &str, faults: &Faults) -> bool {
-    granted == wanted || (faults.has(Fault::ActionWildcard) && granted == "*")
+/// Actions are compared byte for byte: an action `*` is an action like any other, not a
+/// wildcard (D3).
+fn same_action(granted: &str, wanted: &str) -> bool {
+    granted == wanted
 }
 
-/// D3: same namespace, same action (byte equality), and `covers(parent.resource, child.resource)`.
+/// D3: same namespace, same action, and `covers(parent.resource, child.resource)`.
 pub fn capability_subset(child: &Capability, parent: &Capability) -> bool {
-    capability_subset_with_faults(child, parent, &Faults::none())
-}
-
-/// [`capability_subset`] with faults injected.
-pub fn capability_subset_with_faults(
-    child: &Capability,
-    parent: &Capability,
-    faults: &Faults,
-) -> bool {
     child.namespace == parent.namespace
-        && action_eq(&parent.action, &child.action, faults)
-        && covers_with_faults(&parent.resource, &child.resource, faults)
+        && same_action(&parent.action, &child.action)
+        && covers(&parent.resource, &child.resource)
 }
 
-/// True if `cap` grants `(namespace, action, resource)` (§10.1 step 7).
+/// True if `cap` grants `(namespace, action, resource)` (§10.1 step 7): same namespace, same
+/// action, and `matches(cap.resource, resource)`.
 pub fn capability_matches(cap: &Capability, namespace: &str, action: &str, resource: &str) -> bool {
-    capability_matches_with_faults(cap, namespace, action, resource, &Faults::none())
-}
-
-/// [`capability_matches`] with faults injected.
-pub fn capability_matches_with_faults(
-    cap: &Capability,
-    namespace: &str,
-    action: &str,
-    resource: &str,
-    faults: &Faults,
-) -> bool {
     cap.namespace == namespace
-        && action_eq(&cap.action, action, faults)
-        && matches_with_faults(&cap.resource, resource, faults)
+        && same_action(&cap.action, action)
+        && matches(&cap.resource, resource)
 }
 
 #[cfg(test)]
@@ -216,26 +172,6 @@ mod tests {
             assert!(covers(&pattern, &resource));
         }
         assert!(start.elapsed() < std::time::Duration::from_secs(2));
-    }
-
-    #[test]
-    fn faults_change_answers() {
-        let f = |x| Faults::one(x);
-        assert!(matches_with_faults(
-            "/project/**",
-            "/projectX/a",
-            &f(Fault::GlobPrefixNoBoundary)
-        ));
-        assert!(matches_with_faults(
-            "/a/*",
-            "/a/b/c",
-            &f(Fault::GlobStarCrossesSegments)
-        ));
-        assert!(covers_with_faults(
-            "/a/*",
-            "/a/**",
-            &f(Fault::SubsetStringPrefix)
-        ));
     }
 
     fn seg() -> impl Strategy<Value = &'static str> {

@@ -24,7 +24,6 @@
 //! | [`mcp`] | MCP plugin decisions: tools/list filtering, tools/call verdicts, spend (§11) |
 //! | [`profiles`] | advisory lint rules: neighbouring systems' delegation invariants (`spec/neighbours.md`) |
 //! | [`ops`] | the adapter-protocol operations as pure JSON-in / JSON-out functions |
-//! | [`faults`] | named, opt-in weakenings used only to prove the corpus catches them |
 //! | [`fuzzing`] | fuzz entry points with oracles (cargo-fuzz targets and regression tests call these) |
 
 pub mod attenuate;
@@ -35,7 +34,6 @@ pub mod checks;
 pub mod contract;
 pub mod crypto;
 pub mod encoding;
-pub mod faults;
 pub mod fuzzing;
 pub mod glob;
 pub mod json;

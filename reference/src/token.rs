@@ -15,7 +15,6 @@ use crate::crypto::blake2b256;
 use crate::encoding::{
     b64u_decode, b64u_encode, decode_principal, decode_signature, is_contract_id, is_delegation_id,
 };
-use crate::faults::{Fault, Faults};
 use crate::json::parse_strict;
 use crate::timestamp::Timestamp;
 
@@ -233,14 +232,12 @@ fn as_array<'a>(v: &'a Value, what: &str) -> Result<&'a Vec<Value>, Malformed> {
         .ok_or_else(|| Malformed::new(format!("{what} must be an array")))
 }
 
-/// Field presence: required present, optional not `null`, and (unless the
-/// `accept-unknown-fields` fault is on) nothing else.
+/// Field presence: required present, optional not `null`, and nothing else (D9).
 fn check_keys(
     obj: &Map<String, Value>,
     what: &str,
     required: &[&str],
     optional: &[&str],
-    faults: &Faults,
 ) -> Result<(), Malformed> {
     for key in required {
         if !obj.contains_key(*key) {
@@ -252,20 +249,18 @@ fn check_keys(
             return Err(Malformed::new(format!("{what}: {key} must not be null")));
         }
     }
-    if !faults.has(Fault::AcceptUnknownFields) {
-        if let Some(k) = obj
-            .keys()
-            .find(|k| !required.contains(&k.as_str()) && !optional.contains(&k.as_str()))
-        {
-            return Err(Malformed::new(format!("{what}: unknown field {k}")));
-        }
+    if let Some(k) = obj
+        .keys()
+        .find(|k| !required.contains(&k.as_str()) && !optional.contains(&k.as_str()))
+    {
+        return Err(Malformed::new(format!("{what}: unknown field {k}")));
     }
     Ok(())
 }
 
-fn check_capabilities(v: &Value, what: &str, faults: &Faults) -> Result<(), Malformed> {
+fn check_capabilities(v: &Value, what: &str) -> Result<(), Malformed> {
     for cap in as_array(v, what)? {
-        check_keys(as_object(cap, what)?, what, CAPABILITY_KEYS, &[], faults)?;
+        check_keys(as_object(cap, what)?, what, CAPABILITY_KEYS, &[])?;
     }
     Ok(())
 }
@@ -285,12 +280,12 @@ fn check_numbers(v: &Value) -> Result<(), Malformed> {
     }
 }
 
-fn check_structure(v: &Value, faults: &Faults) -> Result<(), Malformed> {
+fn check_structure(v: &Value) -> Result<(), Malformed> {
     let top = as_object(v, "token")?;
-    check_keys(top, "token", TOP_KEYS, &[], faults)?;
+    check_keys(top, "token", TOP_KEYS, &[])?;
     let auth = as_object(&top["authority"], "authority")?;
-    check_keys(auth, "authority", AUTHORITY_KEYS, &[], faults)?;
-    check_capabilities(&auth["capabilities"], "authority.capabilities", faults)?;
+    check_keys(auth, "authority", AUTHORITY_KEYS, &[])?;
+    check_capabilities(&auth["capabilities"], "authority.capabilities")?;
     for att in as_array(&top["attenuations"], "attenuations")? {
         let att = as_object(att, "attenuation")?;
         check_keys(
@@ -298,10 +293,9 @@ fn check_structure(v: &Value, faults: &Faults) -> Result<(), Malformed> {
             "attenuation",
             ATTENUATION_REQUIRED,
             ATTENUATION_OPTIONAL,
-            faults,
         )?;
         if let Some(caps) = att.get("allowedCapabilities") {
-            check_capabilities(caps, "attenuation.allowedCapabilities", faults)?;
+            check_capabilities(caps, "attenuation.allowedCapabilities")?;
         }
     }
     for sig in as_array(&top["signatures"], "signatures")? {
@@ -310,7 +304,6 @@ fn check_structure(v: &Value, faults: &Faults) -> Result<(), Malformed> {
             "signature",
             SIGNATURE_KEYS,
             &[],
-            faults,
         )?;
     }
     check_numbers(v)
@@ -399,8 +392,10 @@ fn canon(v: &Value) -> Result<String, Malformed> {
     canonicalize(v).map_err(|e| Malformed::new(e.to_string()))
 }
 
-/// Decodes with faults (see [`crate::faults`]); [`decode`] is this with none.
-pub fn decode_with_faults(dct: &SerializedDct, faults: &Faults) -> Result<Decoded, Malformed> {
+/// Step 1 of §10.1 (D9): decodes and validates a serialized token, keeping the canonical text
+/// of each block for the signature payloads and revocation ids. Signatures are not checked.
+/// [`decode`] is this without the block texts.
+pub fn decode_blocks(dct: &SerializedDct) -> Result<Decoded, Malformed> {
     if dct.format != FORMAT {
         return Err(Malformed::new(format!("unknown format {:?}", dct.format)));
     }
@@ -409,11 +404,11 @@ pub fn decode_with_faults(dct: &SerializedDct, faults: &Faults) -> Result<Decode
     }
     let bytes = b64u_decode(&dct.token).map_err(|e| Malformed::new(format!("token: {e}")))?;
     let value = parse_strict(&bytes).map_err(|e| Malformed::new(e.to_string()))?;
-    decode_parsed(&bytes, value, faults)
+    decode_parsed(&bytes, value)
 }
 
-fn decode_parsed(bytes: &[u8], value: Value, faults: &Faults) -> Result<Decoded, Malformed> {
-    check_structure(&value, faults)?;
+fn decode_parsed(bytes: &[u8], value: Value) -> Result<Decoded, Malformed> {
+    check_structure(&value)?;
     // Each block is canonicalized once; the whole token's canonical text is then assembled from
     // the block texts (RFC 8785 sorts the top-level keys "attenuations" < "authority" <
     // "format" < "signatures") and compared with the input bytes piece by piece.
@@ -423,22 +418,16 @@ fn decode_parsed(bytes: &[u8], value: Value, faults: &Faults) -> Result<Decoded,
         .map(|a| a.iter().map(canon).collect::<Result<Vec<_>, _>>())
         .transpose()?
         .unwrap_or_default();
-    if !faults.has(Fault::AcceptNonCanonicalToken) {
-        let canonical = match value.as_object() {
-            // check_structure has required the four keys; exactly four means no others.
-            Some(top) if top.len() == TOP_KEYS.len() => is_assembled_canonical(
-                bytes,
-                &authority_canonical,
-                &attenuation_canonical,
-                &canon(&value["format"])?,
-                &canon(&value["signatures"])?,
-            ),
-            // Unknown top-level fields (only under the accept-unknown-fields fault).
-            _ => canon(&value)?.as_bytes() == bytes,
-        };
-        if !canonical {
-            return Err(Malformed::new("token JSON is not in canonical form"));
-        }
+    // check_structure has required exactly the four top-level keys.
+    let canonical = is_assembled_canonical(
+        bytes,
+        &authority_canonical,
+        &attenuation_canonical,
+        &canon(&value["format"])?,
+        &canon(&value["signatures"])?,
+    );
+    if !canonical {
+        return Err(Malformed::new("token JSON is not in canonical form"));
     }
     let token: SignedJsonToken =
         serde_json::from_value(value).map_err(|e| Malformed::new(e.to_string()))?;
@@ -484,13 +473,13 @@ fn is_assembled_canonical(
 
 /// Decodes and validates a serialized token (D9). Signatures are not checked.
 pub fn decode(dct: &SerializedDct) -> Result<SignedJsonToken, Malformed> {
-    decode_with_faults(dct, &Faults::none()).map(|d| d.token)
+    decode_blocks(dct).map(|d| d.token)
 }
 
 /// Decodes a token already parsed as JSON (must still be in canonical form and well-formed).
 pub fn decode_value(value: &Value) -> Result<SignedJsonToken, Malformed> {
     let bytes = canon(value)?;
-    decode_parsed(bytes.as_bytes(), value.clone(), &Faults::none()).map(|d| d.token)
+    decode_parsed(bytes.as_bytes(), value.clone()).map(|d| d.token)
 }
 
 /// Canonical JSON of a typed token or block. Serializing these types cannot fail (string keys,
@@ -573,8 +562,7 @@ pub struct Inspection {
 
 /// Decodes a token and summarizes it without verifying signatures or narrowing.
 pub fn inspect(dct: &SerializedDct) -> Result<Inspection, Malformed> {
-    let d = decode_with_faults(dct, &Faults::none())?;
-    let t = &d.token;
+    let t = decode(dct)?;
     let a = &t.authority;
     let last = t.attenuations.last();
     let capabilities = t
@@ -595,13 +583,7 @@ pub fn inspect(dct: &SerializedDct) -> Result<Inspection, Malformed> {
         }
     }
     let n = u64::try_from(t.attenuations.len()).unwrap_or(u64::MAX);
-    let revocation_ids = std::iter::once(revocation_id_of_canonical(&d.authority_canonical))
-        .chain(
-            d.attenuation_canonical
-                .iter()
-                .map(|c| revocation_id_of_canonical(c)),
-        )
-        .collect();
+    let revocation_ids = revocation_ids(&t);
     Ok(Inspection {
         issuer: a.issuer.clone(),
         delegatee: last.map_or(&a.delegatee, |x| &x.delegatee).clone(),
@@ -611,7 +593,7 @@ pub fn inspect(dct: &SerializedDct) -> Result<Inspection, Malformed> {
         expires_at: expiry.as_str().to_owned(),
         chain_depth: a.chain_depth.saturating_add(n),
         revocation_ids,
-        decoded: t.clone(),
+        decoded: t,
     })
 }
 
@@ -620,13 +602,7 @@ impl SerializedDct {
     /// format value itself is checked by [`decode`].
     pub fn from_value(value: &Value) -> Result<Self, Malformed> {
         let obj = as_object(value, "SerializedDCT")?;
-        check_keys(
-            obj,
-            "SerializedDCT",
-            &["format", "token"],
-            &[],
-            &Faults::none(),
-        )?;
+        check_keys(obj, "SerializedDCT", &["format", "token"], &[])?;
         serde_json::from_value(value.clone()).map_err(|e| Malformed::new(e.to_string()))
     }
 }

@@ -11,14 +11,13 @@ use blake2::Digest;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::crypto::{verify_lenient, Blake2b256, KeyCache};
+use crate::crypto::{Blake2b256, KeyCache};
 use crate::encoding::{decode_principal, decode_signature};
-use crate::faults::{Fault, Faults};
-use crate::glob::{capability_matches_with_faults, capability_subset_with_faults};
+use crate::glob::{capability_matches, capability_subset};
 use crate::revocation::RevocationList;
 use crate::timestamp::Timestamp;
 use crate::token::{
-    authority_payload, decode_with_faults, revocation_id_of_canonical, Attenuation, Authority,
+    authority_payload, decode_blocks, revocation_id_of_canonical, Attenuation, Authority,
     Capability, Covers, Decoded, SerializedDct,
 };
 
@@ -247,15 +246,6 @@ fn idx(i: usize) -> u64 {
     u64::try_from(i).unwrap_or(u64::MAX)
 }
 
-/// True if `a` is later than `b`; the `expiry-string-compare` fault compares the texts.
-fn later(a: &Timestamp, b: &Timestamp, faults: &Faults) -> bool {
-    if faults.has(Fault::ExpiryStringCompare) {
-        a.as_str() > b.as_str()
-    } else {
-        a > b
-    }
-}
-
 /// The effective values while walking the chain (§10.1 step 4).
 #[derive(Debug, Clone)]
 pub struct ChainState {
@@ -280,18 +270,14 @@ pub struct ChainState {
 impl ChainState {
     /// The state after the authority block; `chain_depth_exceeded` if `maxChainDepth <
     /// chainDepth` (D4).
-    pub fn from_authority(a: &Authority, faults: &Faults) -> Result<Self, Denial> {
+    pub fn from_authority(a: &Authority) -> Result<Self, Denial> {
         let expiry =
             Timestamp::parse(&a.expires_at).map_err(|e| Denial::malformed(e.to_string()))?;
-        let remaining = match a.max_chain_depth.checked_sub(a.chain_depth) {
-            Some(r) => r,
-            None if faults.has(Fault::SkipDepthCheck) => 0,
-            None => {
-                return Err(Denial::ChainDepthExceeded {
-                    max: a.max_chain_depth,
-                    actual: a.chain_depth,
-                })
-            }
+        let Some(remaining) = a.max_chain_depth.checked_sub(a.chain_depth) else {
+            return Err(Denial::ChainDepthExceeded {
+                max: a.max_chain_depth,
+                actual: a.chain_depth,
+            });
         };
         Ok(Self {
             capabilities: a.capabilities.clone(),
@@ -306,26 +292,24 @@ impl ChainState {
     }
 
     /// Applies one attenuation: checks 4a–4e in order, then narrows the state.
-    pub fn apply(&mut self, att: &Attenuation, faults: &Faults) -> Result<(), Denial> {
+    pub fn apply(&mut self, att: &Attenuation) -> Result<(), Denial> {
         let violation = |detail| Err(Denial::AttenuationViolation { detail });
         // 4a
-        if att.attenuator != self.delegatee && !faults.has(Fault::SkipAttenuatorCheck) {
+        if att.attenuator != self.delegatee {
             return violation(AttenuationFault::AttenuatorMismatch);
         }
         // 4b
         if let Some(caps) = &att.allowed_capabilities {
-            let narrower = caps.iter().all(|c| {
-                self.capabilities
-                    .iter()
-                    .any(|p| capability_subset_with_faults(c, p, faults))
-            });
-            if !narrower && !faults.has(Fault::SkipCapabilityNarrowing) {
+            let narrower = caps
+                .iter()
+                .all(|c| self.capabilities.iter().any(|p| capability_subset(c, p)));
+            if !narrower {
                 return violation(AttenuationFault::CapabilityExpansion);
             }
         }
         // 4c
         if let Some(b) = att.max_budget_microcents {
-            if b > self.budget && !faults.has(Fault::SkipBudgetNarrowing) {
+            if b > self.budget {
                 return violation(AttenuationFault::BudgetExpansion);
             }
         }
@@ -333,7 +317,8 @@ impl ChainState {
         let expiry = match &att.expires_at {
             Some(t) => {
                 let t = Timestamp::parse(t).map_err(|e| Denial::malformed(e.to_string()))?;
-                if later(&t, &self.expiry, faults) && !faults.has(Fault::SkipExpiryNarrowing) {
+                // No later than the effective expiry (instants, D5).
+                if self.expiry < t {
                     return violation(AttenuationFault::ExpiryExtension);
                 }
                 Some(t)
@@ -342,14 +327,14 @@ impl ChainState {
         };
         // 4e (D4): no depth left is `chain_depth_exceeded`; a non-decreasing explicit
         // maxChainDepth is a depth expansion.
-        if self.remaining == 0 && !faults.has(Fault::SkipDepthCheck) {
+        if self.remaining == 0 {
             return Err(Denial::ChainDepthExceeded {
                 max: self.depth,
                 actual: self.depth.saturating_add(1),
             });
         }
         if let Some(m) = att.max_chain_depth {
-            if m >= self.remaining && !faults.has(Fault::SkipDepthNarrowing) {
+            if m >= self.remaining {
                 return violation(AttenuationFault::DepthExpansion);
             }
         }
@@ -375,11 +360,7 @@ impl ChainState {
 }
 
 /// Step 2 (D6): a block is revoked only by an entry whose `revokedBy` is that block's signer.
-fn check_revocations(
-    d: &Decoded,
-    revocations: &RevocationList,
-    faults: &Faults,
-) -> Result<(), Denial> {
+fn check_revocations(d: &Decoded, revocations: &RevocationList) -> Result<(), Denial> {
     if revocations.is_empty() {
         // No entry can match: skip hashing every block for its revocation id.
         return Ok(());
@@ -390,20 +371,9 @@ fn check_revocations(
             .iter()
             .zip(t.attenuations.iter().map(|a| &a.attenuator)),
     );
-    let n = t.attenuations.len();
-    for (i, (canonical, signer)) in blocks.enumerate() {
-        if i > 0 && faults.has(Fault::IgnoreAttenuationRevocations) {
-            break;
-        }
-        if i < n && faults.has(Fault::LastBlockRevocationOnly) {
-            continue;
-        }
+    for (canonical, signer) in blocks {
         let rid = revocation_id_of_canonical(canonical);
-        let revoked = revocations
-            .entries_for(&rid)
-            .iter()
-            .any(|e| faults.has(Fault::RevocationIgnoresRevoker) || e.revoked_by == *signer);
-        if revoked {
+        if revocations.is_revoked_by(&rid, signer) {
             return Err(Denial::Revoked { revocation_id: rid });
         }
     }
@@ -417,46 +387,28 @@ fn check_signature(
     sig: Option<&crate::token::TokenSignature>,
     covers: Covers,
     index: Option<u64>,
-    faults: &Faults,
     keys: &mut KeyCache,
 ) -> Result<(), Denial> {
     let sig = sig.ok_or_else(|| Denial::signature("missing signature", index))?;
-    let use_signer_field = faults.has(Fault::VerifyWithSignerField);
-    if !faults.has(Fault::SkipSignatureStructure) {
-        if sig.covers != covers {
-            return Err(Denial::signature("wrong covers value", index));
-        }
-        if sig.signer != block_signer && !use_signer_field {
-            return Err(Denial::signature("signer is not the block's signer", index));
-        }
+    if sig.covers != covers {
+        return Err(Denial::signature("wrong covers value", index));
     }
-    let key_id = if use_signer_field {
-        &sig.signer
-    } else {
-        block_signer
-    };
-    let key = decode_principal(key_id).map_err(|_| Denial::signature("bad key", index))?;
+    if sig.signer != block_signer {
+        return Err(Denial::signature("signer is not the block's signer", index));
+    }
+    // D8: the key is the block's signer (`issuer` / `attenuator`), never `signatures[i].signer`.
+    let key = decode_principal(block_signer).map_err(|_| Denial::signature("bad key", index))?;
     let bytes =
         decode_signature(&sig.signature).map_err(|_| Denial::signature("bad signature", index))?;
-    let result = if faults.has(Fault::LenientSignature) {
-        verify_lenient(&key, digest, &bytes)
-    } else {
-        keys.verify(&key, digest, &bytes)
-    };
-    result.map_err(|e| Denial::signature(e.to_string(), index))
+    keys.verify(&key, digest, &bytes)
+        .map_err(|e| Denial::signature(e.to_string(), index))
 }
 
-/// Step 3 (D8, D16).
-fn check_signatures(
-    d: &Decoded,
-    root: &str,
-    faults: &Faults,
-    keys: &mut KeyCache,
-) -> Result<(), Denial> {
+/// Step 3a (D8): the authority is issued by the trusted root and signed by it.
+fn check_authority_signature(d: &Decoded, root: &str, keys: &mut KeyCache) -> Result<(), Denial> {
     let t = &d.token;
     let a = &t.authority;
-    // 3a
-    if a.issuer != root && !faults.has(Fault::SkipRootKeyCheck) {
+    if a.issuer != root {
         return Err(Denial::signature("issuer is not the root key", None));
     }
     let digest: [u8; 32] = Blake2b256::digest(authority_payload(&d.authority_canonical)).into();
@@ -466,25 +418,26 @@ fn check_signatures(
         t.signatures.first(),
         Covers::Authority,
         None,
-        faults,
         keys,
-    )?;
-    // 3b: hash `{"attenuations":[c0,…,ci],"authority":cA}` incrementally.
+    )
+}
+
+/// Step 3b (D8, D16): attenuation i is signed by its attenuator over the token prefix up to
+/// and including it, `{"attenuations":[c0,…,ci],"authority":cA}`, hashed incrementally.
+fn check_attenuation_signatures(d: &Decoded, keys: &mut KeyCache) -> Result<(), Denial> {
+    let t = &d.token;
     let mut prefix = Blake2b256::new();
     prefix.update(b"{\"attenuations\":[");
+    let mut separator: &[u8] = b"";
     for (i, (att, canonical)) in t
         .attenuations
         .iter()
         .zip(&d.attenuation_canonical)
         .enumerate()
     {
-        if i > 0 {
-            prefix.update(b",");
-        }
+        prefix.update(separator);
         prefix.update(canonical.as_bytes());
-        if faults.has(Fault::SkipAttenuationSignatures) {
-            continue;
-        }
+        separator = b",";
         let mut h = prefix.clone();
         h.update(b"],\"authority\":");
         h.update(d.authority_canonical.as_bytes());
@@ -497,13 +450,12 @@ fn check_signatures(
             t.signatures.get(i + 1),
             Covers::Index(idx(i)),
             index,
-            faults,
             keys,
         )?;
     }
     // A surplus entry belongs to no block; error-codes.md files it under 3b, after all blocks.
     let n = t.attenuations.len();
-    if t.signatures.len() > n + 1 && !faults.has(Fault::SkipSignatureStructure) {
+    if t.signatures.len() > n + 1 {
         return Err(Denial::signature("surplus signature entry", Some(idx(n))));
     }
     Ok(())
@@ -516,37 +468,27 @@ fn steps_1_to_6(
     spent: u64,
     root: &str,
     revocations: &RevocationList,
-    faults: &Faults,
     keys: &mut KeyCache,
 ) -> Result<(Decoded, ChainState), Denial> {
     let now = Timestamp::parse(now).map_err(|e| Denial::malformed(format!("ctx.now: {e}")))?;
     // 1
-    let d = decode_with_faults(token, faults).map_err(|e| Denial::malformed(e.detail))?;
+    let d = decode_blocks(token).map_err(|e| Denial::malformed(e.detail))?;
     // 2
-    check_revocations(&d, revocations, faults)?;
+    check_revocations(&d, revocations)?;
     // 3
-    check_signatures(&d, root, faults, keys)?;
+    check_authority_signature(&d, root, keys)?;
+    check_attenuation_signatures(&d, keys)?;
     // 4
-    let mut state = ChainState::from_authority(&d.token.authority, faults)?;
+    let mut state = ChainState::from_authority(&d.token.authority)?;
     for att in &d.token.attenuations {
-        state.apply(att, faults)?;
+        state.apply(att)?;
     }
-    // 5
-    let expired = if faults.has(Fault::ExpiryInclusive) {
-        !later(&state.expiry, &now, faults)
-    } else {
-        later(&now, &state.expiry, faults)
-    };
-    if expired && !faults.has(Fault::SkipExpiry) {
+    // 5: expired strictly after the effective expiry (an instant comparison, D5).
+    if now > state.expiry {
         return Err(Denial::Expired);
     }
-    // 6
-    let exhausted = if faults.has(Fault::BudgetInclusive) {
-        spent > state.budget
-    } else {
-        spent >= state.budget
-    };
-    if exhausted && !faults.has(Fault::SkipBudgetCheck) {
+    // 6: exhausted once spent reaches the effective budget.
+    if spent >= state.budget {
         return Err(Denial::BudgetExceeded {
             limit: state.budget,
             spent,
@@ -599,37 +541,19 @@ pub fn verify_with_keys(
     ctx: &VerificationContext<'_>,
     keys: &mut KeyCache,
 ) -> Result<AuthorizedScope, Denial> {
-    verify_inner(token, ctx, &Faults::none(), keys)
-}
-
-/// [`verify`] with faults injected.
-pub fn verify_with_faults(
-    token: &SerializedDct,
-    ctx: &VerificationContext<'_>,
-    faults: &Faults,
-) -> Result<AuthorizedScope, Denial> {
-    verify_inner(token, ctx, faults, &mut KeyCache::new(PER_CALL_KEYS))
-}
-
-fn verify_inner(
-    token: &SerializedDct,
-    ctx: &VerificationContext<'_>,
-    faults: &Faults,
-    keys: &mut KeyCache,
-) -> Result<AuthorizedScope, Denial> {
     let (d, state) = steps_1_to_6(
         token,
         &ctx.now,
         ctx.spent_microcents,
         &ctx.root_public_key,
         ctx.revocations,
-        faults,
         keys,
     )?;
     // 7
-    let granted = state.capabilities.iter().any(|c| {
-        capability_matches_with_faults(c, &ctx.namespace, &ctx.operation, &ctx.resource, faults)
-    });
+    let granted = state
+        .capabilities
+        .iter()
+        .any(|c| capability_matches(c, &ctx.namespace, &ctx.operation, &ctx.resource));
     if !granted {
         return Err(Denial::CapabilityNotGranted {
             requested: Capability::new(&ctx.namespace, &ctx.operation, &ctx.resource),
@@ -673,29 +597,7 @@ pub fn evaluate_with_keys(
         spent_microcents,
         root_public_key,
         revocations,
-        &Faults::none(),
         keys,
-    )?;
-    Ok(scope_of(&d, state, spent_microcents))
-}
-
-/// [`evaluate`] with faults injected.
-pub fn evaluate_with_faults(
-    token: &SerializedDct,
-    now: &str,
-    spent_microcents: u64,
-    root_public_key: &str,
-    revocations: &RevocationList,
-    faults: &Faults,
-) -> Result<AuthorizedScope, Denial> {
-    let (d, state) = steps_1_to_6(
-        token,
-        now,
-        spent_microcents,
-        root_public_key,
-        revocations,
-        faults,
-        &mut KeyCache::new(PER_CALL_KEYS),
     )?;
     Ok(scope_of(&d, state, spent_microcents))
 }

@@ -8,7 +8,6 @@
 
 use std::collections::BTreeSet;
 
-use delegateos_reference::faults::Faults;
 use delegateos_reference::ops::{self, Outcome};
 use delegateos_vectors::corpus::load_embedded;
 use serde_json::{json, Value};
@@ -46,7 +45,6 @@ fn verdict(o: &Outcome) -> String {
 #[test]
 fn store_order_never_changes_a_chain_verify_verdict() {
     let files = load_embedded().expect("embedded corpus loads");
-    let faults = Faults::none();
     let mut checked = 0;
     let mut problems = Vec::new();
     for f in &files {
@@ -55,7 +53,7 @@ fn store_order_never_changes_a_chain_verify_verdict() {
                 continue;
             };
             let Some(ids) = linked(list) else { continue };
-            let ordered = verdict(&ops::run("chain.verify", &case.input, &faults));
+            let ordered = verdict(&ops::run("chain.verify", &case.input));
             let n = list.len();
             let orders: Vec<Vec<usize>> = vec![
                 (0..n).rev().collect(),
@@ -68,7 +66,7 @@ fn store_order_never_changes_a_chain_verify_verdict() {
                 let mut input = case.input.clone();
                 input["delegations"] = json!(store);
                 input["leafId"] = json!(ids[n - 1]);
-                let got = verdict(&ops::run("chain.verify_store", &input, &faults));
+                let got = verdict(&ops::run("chain.verify_store", &input));
                 if got != ordered {
                     problems.push(format!(
                         "{} order {order:?}: store {got}, list {ordered}",

@@ -10,7 +10,6 @@
 
 use std::path::Path;
 
-use delegateos_reference::faults::Faults;
 use delegateos_reference::ops;
 use delegateos_vectors::judge::{judge, judge_reference, ActualOutcome, Verdict};
 use delegateos_vectors::load::parse_file;
@@ -35,10 +34,9 @@ impl std::error::Error for Report {}
 
 fn vector_file(path: &Path, bytes: Vec<u8>) -> datatest_stable::Result<()> {
     let file = parse_file(path, &bytes).map_err(|e| Report(e.to_string()))?;
-    let faults = Faults::none();
     let mut failures = Vec::new();
     for case in &file.cases {
-        let outcome = ops::run(&case.op, &case.input, &faults);
+        let outcome = ops::run(&case.op, &case.input);
         let actual = ActualOutcome::from(&outcome);
         // The reference must give its own reading (outcome 0 of an `acceptable` case).
         if let Verdict::Failed { diff, .. } = judge_reference(&case.expect, &actual) {

@@ -23,7 +23,6 @@ use std::sync::OnceLock;
 use serde_json::Value;
 
 use delegateos_reference::encoding::b64u_decode;
-use delegateos_reference::faults::Faults;
 use delegateos_reference::ops::{self, Outcome};
 use delegateos_reference::revocation::{RevocationEntry, RevocationList};
 use delegateos_reference::token::{Capability, SerializedDct};
@@ -172,7 +171,7 @@ fn valid_output(case: &Case) -> Option<&Value> {
 
 /// The reference's output for a case, if it succeeds.
 fn actual_output(case: &Case) -> Option<Value> {
-    match ops::run(&case.op, &case.input, &Faults::none()) {
+    match ops::run(&case.op, &case.input) {
         Outcome::Ok { output } => Some(output),
         _ => None,
     }

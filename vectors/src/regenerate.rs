@@ -12,7 +12,6 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use delegateos_reference::faults::Faults;
 use delegateos_reference::ops;
 
 use crate::areas::AREAS;
@@ -201,10 +200,9 @@ fn check_requirements(files: &[VectorFile], errors: &mut Vec<String>) {
 
 /// Runs every case through the reference in-process and returns the disagreements.
 pub fn reference_disagreements(files: &[VectorFile]) -> Vec<Disagreement> {
-    let faults = Faults::none();
     let mut out = Vec::new();
     for case in files.iter().flat_map(|f| &f.cases) {
-        let outcome = ops::run(&case.op, &case.input, &faults);
+        let outcome = ops::run(&case.op, &case.input);
         let actual = ActualOutcome::from(&outcome);
         if let Verdict::Failed { diff, .. } = judge_reference(&case.expect, &actual) {
             let note = match judge(&case.expect, &actual) {

@@ -7,7 +7,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use delegateos_reference::faults::Faults;
 use delegateos_reference::ops;
 use delegateos_vectors::corpus::load_embedded;
 use delegateos_vectors::format::Level;
@@ -16,7 +15,6 @@ use delegateos_vectors::judge::{judge_case, ActualOutcome, Verdict};
 #[test]
 fn the_reference_passes_every_counted_case() {
     let files = load_embedded().unwrap_or_else(|e| panic!("corpus does not load: {e:?}"));
-    let faults = Faults::none();
     let mut failed = Vec::new();
     let mut counted = 0usize;
     for file in &files {
@@ -25,7 +23,7 @@ fn the_reference_passes_every_counted_case() {
                 continue;
             }
             counted += 1;
-            let outcome = ops::run(&case.op, &case.input, &faults);
+            let outcome = ops::run(&case.op, &case.input);
             let actual = ActualOutcome::from(&outcome);
             match judge_case(&case.op, &case.flags, &case.expect, &actual) {
                 Verdict::Passed | Verdict::Acceptable { .. } | Verdict::OtherCode { .. } => {}

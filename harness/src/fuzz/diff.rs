@@ -11,7 +11,6 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use delegateos_reference::faults::Faults;
 use delegateos_reference::ops::{self, Outcome};
 use serde_json::{json, Value};
 
@@ -244,7 +243,7 @@ fn candidate_expectation(seed: &Seed, input: &Value, reference: &Outcome) -> Opt
             if let Some(ctx) = fixed.get_mut("context").and_then(Value::as_object_mut) {
                 ctx.insert("now".to_owned(), seed_now.clone());
             }
-            let token_fault = ops::run("dct.verify", &fixed, &Faults::none());
+            let token_fault = ops::run("dct.verify", &fixed);
             if let Some(e @ vf::Expected::Invalid { .. }) = expected_of(&token_fault) {
                 outcomes.push(e);
             }
@@ -274,7 +273,7 @@ fn candidate(seeds: &[Seed], seed: usize, mutations: Vec<Mutation>, keys: &Keys)
     let input = seeds
         .get(seed)
         .map_or(Value::Null, |s| mutate::build(s, &mutations, keys));
-    let reference = ops::run("dct.verify", &input, &Faults::none());
+    let reference = ops::run("dct.verify", &input);
     let expectation = seeds
         .get(seed)
         .and_then(|s| candidate_expectation(s, &input, &reference));

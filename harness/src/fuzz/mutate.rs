@@ -869,7 +869,6 @@ pub fn builtin_seeds(keys: &Keys) -> Vec<Seed> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use delegateos_reference::faults::Faults;
     use delegateos_reference::ops::{run, Outcome};
 
     #[test]
@@ -877,7 +876,7 @@ mod tests {
         let keys = Keys::fixed();
         for seed in builtin_seeds(&keys) {
             let input = build(&seed, &[], &keys);
-            let out = run("dct.verify", &input, &Faults::none());
+            let out = run("dct.verify", &input);
             assert!(
                 matches!(out, Outcome::Ok { .. }),
                 "{}: {out:?}",
@@ -902,7 +901,7 @@ mod tests {
             ],
             value: json!("**"),
         };
-        let out = run("dct.verify", &build(seed, &[widen], &keys), &Faults::none());
+        let out = run("dct.verify", &build(seed, &[widen], &keys));
         assert!(
             matches!(&out, Outcome::Error { code, .. } if code == "attenuation_violation"),
             "{out:?}"

@@ -13,7 +13,6 @@
 
 use std::io::{BufReader, Cursor};
 
-use delegateos_reference::faults::Faults;
 use serde_json::{json, Value};
 
 use crate::adapter_server::{handle_line, Step};
@@ -22,7 +21,7 @@ use crate::protocol::{parse_bye_reply, parse_hello_reply, parse_run_reply, RunOu
 
 /// One request line through the reference adapter's frame handler.
 pub fn fuzz_adapter_line(data: &[u8]) {
-    let (Step::Continue(reply) | Step::Exit(reply)) = handle_line(data, &Faults::none());
+    let (Step::Continue(reply) | Step::Exit(reply)) = handle_line(data);
     let Some(map) = reply.as_object() else {
         panic!("reply is not an object: {reply}");
     };

@@ -13,7 +13,6 @@ use crate::checks::default_registry;
 use crate::contract::parse_contract;
 use crate::crypto::{verify_canonical_principal, Keypair};
 use crate::encoding::decode_signature;
-use crate::faults::Faults;
 
 /// Operations of this area, in catalogue order.
 pub(crate) const OPERATIONS: &[&str] = &[
@@ -23,7 +22,7 @@ pub(crate) const OPERATIONS: &[&str] = &[
     "attestation.verify_signature",
 ];
 
-pub(crate) fn run(op: &str, input: &Value, _faults: &Faults) -> Option<OpResult> {
+pub(crate) fn run(op: &str, input: &Value) -> Option<OpResult> {
     Some(match op {
         "attestation.create" => create(input),
         "attestation.output_hash" => hash(input),

@@ -9,12 +9,11 @@ use super::dct::revocation_list;
 use super::input::Input;
 use super::{OpError, OpResult};
 use crate::chain::{verify_chain_lazy, ChainError, Delegation};
-use crate::faults::Faults;
 
 /// Operations of this area, in catalogue order.
 pub(crate) const OPERATIONS: &[&str] = &["chain.verify", "chain.verify_store"];
 
-pub(crate) fn run(op: &str, input: &Value, _faults: &Faults) -> Option<OpResult> {
+pub(crate) fn run(op: &str, input: &Value) -> Option<OpResult> {
     Some(match op {
         "chain.verify" => verify(input),
         "chain.verify_store" => verify_store(input),

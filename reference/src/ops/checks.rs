@@ -7,12 +7,11 @@ use super::input::Input;
 use super::{OpError, OpResult};
 use crate::checks::composite::verify_output_value;
 use crate::checks::{default_registry, CheckError, CheckResult};
-use crate::faults::Faults;
 
 /// Operations of this area, in catalogue order.
 pub(crate) const OPERATIONS: &[&str] = &["check.run", "output.verify"];
 
-pub(crate) fn run(op: &str, input: &Value, _faults: &Faults) -> Option<OpResult> {
+pub(crate) fn run(op: &str, input: &Value) -> Option<OpResult> {
     Some(match op {
         "check.run" => check_run(input),
         "output.verify" => output_verify(input),

@@ -11,7 +11,6 @@ use crate::contract::{
 };
 use crate::crypto::{verify_canonical_principal, Keypair};
 use crate::encoding::decode_signature;
-use crate::faults::Faults;
 use crate::token;
 
 /// Operations of this area, in catalogue order.
@@ -23,7 +22,7 @@ pub(crate) const OPERATIONS: &[&str] = &[
     "contract.check_binding",
 ];
 
-pub(crate) fn run(op: &str, input: &Value, _faults: &Faults) -> Option<OpResult> {
+pub(crate) fn run(op: &str, input: &Value) -> Option<OpResult> {
     Some(match op {
         "contract.create" => create(input),
         "contract.verify_signature" => verify_signature(input),

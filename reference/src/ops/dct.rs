@@ -8,7 +8,6 @@ use super::input::{as_str, as_uint, check_keys, invalid, Input};
 use super::{to_output, OpError, OpResult};
 use crate::attenuate::{self, AttenuateParams, CreateParams};
 use crate::crypto::Keypair;
-use crate::faults::Faults;
 use crate::revocation::{entry_from_value, RevocationList};
 use crate::token::{self, Capability, SerializedDct};
 use crate::verify::{self, VerificationContext};
@@ -22,11 +21,11 @@ pub(crate) const OPERATIONS: &[&str] = &[
     "dct.revocation_ids",
 ];
 
-pub(crate) fn run(op: &str, input: &Value, faults: &Faults) -> Option<OpResult> {
+pub(crate) fn run(op: &str, input: &Value) -> Option<OpResult> {
     Some(match op {
         "dct.create" => create(input),
         "dct.attenuate" => attenuate_op(input),
-        "dct.verify" => verify_op(input, faults),
+        "dct.verify" => verify_op(input),
         "dct.inspect" => inspect(input),
         "dct.revocation_ids" => revocation_ids(input),
         _ => return None,
@@ -174,7 +173,7 @@ pub(crate) fn revocation_list(value: &Value) -> Result<RevocationList, OpError> 
     Ok(list)
 }
 
-fn verify_op(input: &Value, faults: &Faults) -> OpResult {
+fn verify_op(input: &Value) -> OpResult {
     let input = Input::new(input, &["token", "context"], &[])?;
     let ctx = input.object("context")?;
     check_keys(
@@ -208,8 +207,8 @@ fn verify_op(input: &Value, faults: &Faults) -> OpResult {
         revocations: &revocations,
     };
     let dct = serialized(input.value("token")?)?;
-    let scope = verify::verify_with_faults(&dct, &context, faults)
-        .map_err(|d| OpError::new(d.code(), d.to_string()))?;
+    let scope =
+        verify::verify(&dct, &context).map_err(|d| OpError::new(d.code(), d.to_string()))?;
     Ok(json!({ "scope": to_output(&scope)? }))
 }
 
@@ -223,6 +222,6 @@ fn inspect(input: &Value) -> OpResult {
 fn revocation_ids(input: &Value) -> OpResult {
     let input = Input::new(input, &["token"], &[])?;
     let dct = serialized(input.value("token")?)?;
-    let inspection = token::inspect(&dct).map_err(|e| OpError::new("malformed_token", e.detail))?;
-    Ok(json!({ "revocationIds": inspection.revocation_ids }))
+    let decoded = token::decode(&dct).map_err(|e| OpError::new("malformed_token", e.detail))?;
+    Ok(json!({ "revocationIds": token::revocation_ids(&decoded) }))
 }

@@ -4,32 +4,31 @@ use serde_json::{json, Map, Value};
 
 use super::input::{as_str, check_keys, invalid, Input};
 use super::{OpError, OpResult};
-use crate::faults::Faults;
 use crate::glob;
 use crate::token::Capability;
 
 /// Operations of this area, in catalogue order.
 pub(crate) const OPERATIONS: &[&str] = &["glob.match", "capability.subset"];
 
-pub(crate) fn run(op: &str, input: &Value, faults: &Faults) -> Option<OpResult> {
+pub(crate) fn run(op: &str, input: &Value) -> Option<OpResult> {
     Some(match op {
-        "glob.match" => glob_match(input, faults),
-        "capability.subset" => capability_subset(input, faults),
+        "glob.match" => glob_match(input),
+        "capability.subset" => capability_subset(input),
         _ => return None,
     })
 }
 
-fn glob_match(input: &Value, faults: &Faults) -> OpResult {
+fn glob_match(input: &Value) -> OpResult {
     let input = Input::new(input, &["pattern", "resource"], &[])?;
-    let matches = glob::matches_with_faults(input.str("pattern")?, input.str("resource")?, faults);
+    let matches = glob::matches(input.str("pattern")?, input.str("resource")?);
     Ok(json!({ "matches": matches }))
 }
 
-fn capability_subset(input: &Value, faults: &Faults) -> OpResult {
+fn capability_subset(input: &Value) -> OpResult {
     let input = Input::new(input, &["child", "parent"], &[])?;
     let child = capability(input.object("child")?, "child")?;
     let parent = capability(input.object("parent")?, "parent")?;
-    let subset = glob::capability_subset_with_faults(&child, &parent, faults);
+    let subset = glob::capability_subset(&child, &parent);
     Ok(json!({ "subset": subset }))
 }
 

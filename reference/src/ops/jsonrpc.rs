@@ -4,13 +4,12 @@ use serde_json::{json, Value};
 
 use super::input::Input;
 use super::{OpError, OpResult};
-use crate::faults::Faults;
 use crate::jsonrpc::classify;
 
 /// Operations of this area, in catalogue order.
 pub(crate) const OPERATIONS: &[&str] = &["jsonrpc.classify"];
 
-pub(crate) fn run(op: &str, input: &Value, _faults: &Faults) -> Option<OpResult> {
+pub(crate) fn run(op: &str, input: &Value) -> Option<OpResult> {
     Some(match op {
         "jsonrpc.classify" => classify_op(input),
         _ => return None,

@@ -10,7 +10,6 @@ use serde_json::{json, Value};
 
 use super::input::{invalid, Input};
 use super::OpResult;
-use crate::faults::Faults;
 use crate::mcp::{self, BudgetTracker, CallDecision, McpConfig, ToolCapabilityMap};
 use crate::mcp_session::{Effects, Session};
 use crate::revocation::{RevocationEntry, RevocationList};
@@ -19,7 +18,7 @@ use crate::token::SerializedDct;
 /// Operations of this area, in catalogue order.
 pub(crate) const OPERATIONS: &[&str] = &["mcp.filter_tools", "mcp.call", "mcp.session"];
 
-pub(crate) fn run(op: &str, input: &Value, _faults: &Faults) -> Option<OpResult> {
+pub(crate) fn run(op: &str, input: &Value) -> Option<OpResult> {
     Some(match op {
         "mcp.filter_tools" => filter_tools(input),
         "mcp.call" => call(input),

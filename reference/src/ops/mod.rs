@@ -13,8 +13,6 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::faults::Faults;
-
 mod attestation;
 mod chain;
 mod checks;
@@ -125,20 +123,20 @@ const fn concat_ops() -> [&'static str; total_ops()] {
     out
 }
 
-/// Runs operation `op` on `input` with the given faults injected (none in normal use).
-pub fn run(op: &str, input: &Value, faults: &Faults) -> Outcome {
+/// Runs operation `op` on `input`.
+pub fn run(op: &str, input: &Value) -> Outcome {
     // Each area answers `None` for an operation it does not own.
-    let result = primitives::run(op, input, faults)
-        .or_else(|| dct::run(op, input, faults))
-        .or_else(|| glob::run(op, input, faults))
-        .or_else(|| revocation::run(op, input, faults))
-        .or_else(|| contract::run(op, input, faults))
-        .or_else(|| checks::run(op, input, faults))
-        .or_else(|| attestation::run(op, input, faults))
-        .or_else(|| chain::run(op, input, faults))
-        .or_else(|| jsonrpc::run(op, input, faults))
-        .or_else(|| mcp::run(op, input, faults))
-        .or_else(|| profiles::run(op, input, faults));
+    let result = primitives::run(op, input)
+        .or_else(|| dct::run(op, input))
+        .or_else(|| glob::run(op, input))
+        .or_else(|| revocation::run(op, input))
+        .or_else(|| contract::run(op, input))
+        .or_else(|| checks::run(op, input))
+        .or_else(|| attestation::run(op, input))
+        .or_else(|| chain::run(op, input))
+        .or_else(|| jsonrpc::run(op, input))
+        .or_else(|| mcp::run(op, input))
+        .or_else(|| profiles::run(op, input));
     match result {
         Some(Ok(output)) => Outcome::Ok { output },
         Some(Err(e)) => Outcome::Error {
@@ -217,10 +215,9 @@ mod tests {
 
     #[test]
     fn every_operation_survives_junk_input() {
-        let faults = Faults::none();
         for op in OPERATIONS {
             for input in junk() {
-                let outcome = run(op, &input, &faults);
+                let outcome = run(op, &input);
                 assert!(!matches!(outcome, Outcome::Unsupported { .. }), "{op}");
             }
             for value in junk() {
@@ -228,9 +225,9 @@ mod tests {
                     .iter()
                     .map(|k| ((*k).to_owned(), value.clone()))
                     .collect();
-                let _ = run(op, &Value::Object(input), &faults);
+                let _ = run(op, &Value::Object(input));
                 for key in KEYS {
-                    let _ = run(op, &json!({ *key: value.clone() }), &faults);
+                    let _ = run(op, &json!({ *key: value.clone() }));
                 }
             }
         }
@@ -239,7 +236,7 @@ mod tests {
     #[test]
     fn unknown_operations_are_unsupported_and_lists_are_unique() {
         assert!(matches!(
-            run("no.such_op", &json!({}), &Faults::none()),
+            run("no.such_op", &json!({})),
             Outcome::Unsupported { .. }
         ));
         let mut names: Vec<&str> = OPERATIONS.to_vec();
@@ -253,7 +250,6 @@ mod tests {
         let outcome = run(
             "glob.match",
             &json!({"pattern": "*", "resource": "x", "extra": 1}),
-            &Faults::none(),
         );
         assert!(
             matches!(&outcome, Outcome::Error { code, .. } if code == "invalid_input"),

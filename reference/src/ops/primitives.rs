@@ -5,7 +5,6 @@ use serde_json::{json, Value};
 
 use super::input::Input;
 use super::{OpError, OpResult};
-use crate::faults::Faults;
 use crate::timestamp::Timestamp;
 use crate::{canonical, crypto, encoding, json};
 
@@ -21,14 +20,14 @@ pub(crate) const OPERATIONS: &[&str] = &[
     "timestamp.compare",
 ];
 
-pub(crate) fn run(op: &str, input: &Value, faults: &Faults) -> Option<OpResult> {
+pub(crate) fn run(op: &str, input: &Value) -> Option<OpResult> {
     Some(match op {
         "json.canonicalize" => canonicalize(input),
         "hash.blake2b256" => blake2b256(input),
         "base64url.decode" => b64u_decode(input),
         "base64url.encode" => b64u_encode(input),
         "ed25519.sign" => ed25519_sign(input),
-        "ed25519.verify" => ed25519_verify(input, faults),
+        "ed25519.verify" => ed25519_verify(input),
         "principal.from_seed" => principal_from_seed(input),
         "timestamp.compare" => timestamp_compare(input),
         _ => return None,
@@ -72,7 +71,7 @@ fn ed25519_sign(input: &Value) -> OpResult {
     }))
 }
 
-fn ed25519_verify(input: &Value, faults: &Faults) -> OpResult {
+fn ed25519_verify(input: &Value) -> OpResult {
     let input = Input::new(input, &["publicKey", "message", "signature"], &[])?;
     let public_key = input.hex("publicKey")?;
     let message = input.hex("message")?;
@@ -85,7 +84,7 @@ fn ed25519_verify(input: &Value, faults: &Faults) -> OpResult {
     ) else {
         return Ok(json!({ "valid": false }));
     };
-    let valid = crypto::verify_with_faults(faults, &public_key, &message, &signature).is_ok();
+    let valid = crypto::verify_strict(&public_key, &message, &signature).is_ok();
     Ok(json!({ "valid": valid }))
 }
 

@@ -13,7 +13,6 @@ use serde_json::{json, Value};
 use super::input::{as_str, invalid, Input};
 use super::{OpError, OpResult};
 use crate::chain::Delegation;
-use crate::faults::Faults;
 use crate::profiles::{lint_chain, lint_token, Finding};
 use crate::timestamp::Timestamp;
 use crate::token::{decode, SerializedDct};
@@ -21,7 +20,7 @@ use crate::token::{decode, SerializedDct};
 /// Operations of this area, in catalogue order.
 pub(crate) const OPERATIONS: &[&str] = &["profile.lint"];
 
-pub(crate) fn run(op: &str, input: &Value, _faults: &Faults) -> Option<OpResult> {
+pub(crate) fn run(op: &str, input: &Value) -> Option<OpResult> {
     Some(match op {
         "profile.lint" => lint(input),
         _ => return None,

@@ -5,7 +5,6 @@ use serde_json::{json, Value};
 use super::input::{as_str, Input};
 use super::{to_output, OpError, OpResult};
 use crate::crypto::Keypair;
-use crate::faults::Faults;
 use crate::revocation::{create_entry_checked, entry_from_value, RevocationList, Scope};
 
 /// Operations of this area, in catalogue order.
@@ -16,7 +15,7 @@ pub(crate) const OPERATIONS: &[&str] = &[
     "revocation.from_json",
 ];
 
-pub(crate) fn run(op: &str, input: &Value, _faults: &Faults) -> Option<OpResult> {
+pub(crate) fn run(op: &str, input: &Value) -> Option<OpResult> {
     Some(match op {
         "revocation.create_entry" => create_entry(input),
         "revocation.verify_entry" => verify_entry(input),
