@@ -3608,14 +3608,6 @@ fn build_verify(g: &mut Group) {
          [0, 1]).",
         "An output that fails its contract's checks is attested as verified.",
     );
-    let wsp2 = |w: Value, steps: Vec<Value>, th: Option<f64>| {
-        let mut s = comp("weighted", steps);
-        s["weights"] = w;
-        if let Some(t) = th {
-            s["passThreshold"] = json!(t);
-        }
-        s
-    };
     vo(
         g,
         95,
@@ -3624,7 +3616,7 @@ fn build_verify(g: &mut Group) {
          its checks (with weights summing to 1 the best split is 0.5 or 0.5 → failed).",
         &["VERIFY-OUTPUT-WEIGHTS"],
         &["ScoreRangeBypass"],
-        wsp2(json!([1.0, 1.0]), vec![t1.clone(), f1.clone()], None),
+        wsp(json!([1.0, 1.0]), vec![t1.clone(), f1.clone()], None),
         out.clone(),
         spec_err("invalid_spec"),
     );
@@ -3635,7 +3627,7 @@ fn build_verify(g: &mut Group) {
          invalid_spec; accepting them scores 1.5: a score above 1 that passes any threshold.",
         &["VERIFY-OUTPUT-WEIGHTS"],
         &["ScoreRangeBypass"],
-        wsp2(json!([1.5, -0.5]), vec![t1.clone(), f2.clone()], None),
+        wsp(json!([1.5, -0.5]), vec![t1.clone(), f2.clone()], None),
         out.clone(),
         spec_err("invalid_spec"),
     );
@@ -3646,7 +3638,7 @@ fn build_verify(g: &mut Group) {
          accepting it passes the verification with score 0.",
         &["VERIFY-OUTPUT-EMPTY-STEPS"],
         &["ScoreRangeBypass"],
-        wsp2(json!([0.5, 0.5]), vec![f1.clone(), f2.clone()], Some(-0.5)),
+        wsp(json!([0.5, 0.5]), vec![f1.clone(), f2.clone()], Some(-0.5)),
         out.clone(),
         spec_err("invalid_spec"),
     );

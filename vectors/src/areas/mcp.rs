@@ -46,16 +46,6 @@ pub fn build(area: &mut Area) {
         ),
         &keys,
     );
-    super::mcp_session::build(
-        area.group(
-            "session",
-            "mcp.session: ordered scripts of client and upstream messages — interleaved and \
-             out-of-order responses, notifications, server requests, cancellation — with what the \
-             client receives, what reaches the upstream and the spend per delegation after each \
-             step (spec/mcp-proxy.md §6.1; the proxy suite runs the same scripts, §6.2).",
-        ),
-        &keys,
-    );
 }
 
 /// The tool capability map shared by every case.

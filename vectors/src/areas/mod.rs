@@ -71,7 +71,7 @@ pub const AREAS: &[AreaDef] = &[
     },
     AreaDef {
         name: "mcp",
-        build: mcp::build,
+        build: mcp_area,
     },
     AreaDef {
         name: "companions",
@@ -94,6 +94,23 @@ fn contract_area(area: &mut Area) {
     contract::build(area);
     signature_keys::contract(area);
     binding_spec::build(area);
+}
+
+/// The mcp area: the plugin's one-message decisions (`mcp.rs`), then the session scripts
+/// (`mcp_session.rs`, which builds on the decisions' helpers).
+fn mcp_area(area: &mut Area) {
+    mcp::build(area);
+    let keys = area.keys().clone();
+    mcp_session::build(
+        area.group(
+            "session",
+            "mcp.session: ordered scripts of client and upstream messages — interleaved and \
+             out-of-order responses, notifications, server requests, cancellation — with what the \
+             client receives, what reaches the upstream and the spend per delegation after each \
+             step (spec/mcp-proxy.md §6.1; the proxy suite runs the same scripts, §6.2).",
+        ),
+        &keys,
+    );
 }
 
 /// The attestation area: attestation groups, then keyed signature verification.
