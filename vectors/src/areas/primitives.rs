@@ -1726,6 +1726,27 @@ fn timestamp(g: &mut Group) {
         json!({ "a": z, "b": "2026-02-30T00:00:00Z" }),
         Expectation::invalid("invalid_timestamp", "1.2/time"),
     );
+    // The largest offsets RFC 3339 allows (hour 23, minute 59) are valid and exact: each names
+    // the instant 23 h 59 min away from the same wall clock in UTC.
+    g.case(
+        79,
+        "offset +23:59 (the largest hour and minute): 2026-03-01T23:59:00+23:59 is \
+         2026-03-01T00:00:00Z",
+        &["PRIM-TIME-OFFSET", "PRIM-TIME-INSTANT"],
+        &[],
+        "timestamp.compare",
+        json!({"a": "2026-03-01T23:59:00+23:59", "b": "2026-03-01T00:00:00Z"}),
+        Expectation::valid(json!({"order": 0})),
+    );
+    g.case(
+        80,
+        "offset -23:59: 2026-03-01T00:00:00-23:59 is 2026-03-01T23:59:00Z",
+        &["PRIM-TIME-OFFSET", "PRIM-TIME-INSTANT"],
+        &[],
+        "timestamp.compare",
+        json!({"a": "2026-03-01T00:00:00-23:59", "b": "2026-03-01T23:59:00Z"}),
+        Expectation::valid(json!({"order": 0})),
+    );
 }
 
 // ---------------------------------------------------------------------------------------
