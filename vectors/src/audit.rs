@@ -111,6 +111,9 @@ pub const LEVEL_OVERRIDES: &[(&str, Level)] = &[
     // step 3 never reads a later `covers`, so a spec-literal verifier may even accept.
     ("dct-forged-0089", Level::Hardening),
     ("dct-forged-0166", Level::Hardening),
+    // D32 + spec/mcp-proxy.md §3.3: the unmapped-tool denial body (`data.tool`, `granted`, no
+    // `requested`) is ours; architecture §2.5 defines capability_not_granted with `requested`.
+    ("mcp-call-0090", Level::Hardening),
 ];
 
 /// How the audit turns a case into an `acceptable` one.
