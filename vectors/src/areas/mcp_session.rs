@@ -124,7 +124,11 @@ impl Script {
     }
 }
 
-/// Upstream tool objects for the list cases.
+/// Upstream tool objects for the list cases. The lists hold only tools whose verdict every
+/// reading of D32 shares: `search` (web/search, granted on `*`) and `publish` (docs/write on a
+/// constant resource inside the granted `/project/drafts/*`) stay; `run` (compute/execute) and
+/// `delete_file` (docs/delete) are granted for no resource and go. A tool whose resource comes
+/// from its arguments (`read_file`) is left out: hiding it is the `McpListFilter` reading.
 fn tool(name: &str) -> Value {
     json!({"name": name, "inputSchema": {"type": "object"}})
 }
@@ -263,8 +267,8 @@ pub fn build(g: &mut Group, keys: &Keys) {
     let list = list_request(&json!(7));
     let c8 = call(json!(8), "/project/a.md", &a);
     let r8 = answer(&json!(8), "eight");
-    let upstream_list = list_answer(&json!(7), &["read_file", "run", "search", "delete_file"]);
-    let filtered = list_answer(&json!(7), &["read_file", "search"]);
+    let upstream_list = list_answer(&json!(7), &["publish", "run", "search", "delete_file"]);
+    let filtered = list_answer(&json!(7), &["publish", "search"]);
     let (steps, expected) = Script::new()
         .step(client(list.clone()), forwarded(&list))
         .step(client(c8.clone()), forwarded(&c8))
@@ -275,7 +279,7 @@ pub fn build(g: &mut Group, keys: &Keys) {
         3,
         "tools/list (id 7) is sent, then a tools/call (id 8); the call is answered first, then \
          the list: the list is still filtered by the session token (docs read/write, web \
-         search: read_file and search stay, run and delete_file go), because its id is a \
+         search: publish and search stay, run and delete_file go), because its id is a \
          pending tools/list id",
         &["MCP-LIST-FILTER-BY-ID", "MCP-LIST-FILTER", "MCP-CALL-RELAY"],
         &[STATE],
@@ -299,8 +303,8 @@ pub fn build(g: &mut Group, keys: &Keys) {
         )
         .step(upstream(r9.clone()), relayed(&r9))
         .step(
-            upstream(list_answer(&json!("a"), &["delete_file", "read_file"])),
-            relayed(&list_answer(&json!("a"), &["read_file"])),
+            upstream(list_answer(&json!("a"), &["delete_file", "publish"])),
+            relayed(&list_answer(&json!("a"), &["publish"])),
         )
         .split();
     g.case(
@@ -522,8 +526,8 @@ pub fn build(g: &mut Group, keys: &Keys) {
         )
         .step(client(l2.clone()), forwarded(&l2))
         .step(
-            upstream(page(22, &["search", "run", "read_file"], None)),
-            relayed(&page(22, &["search", "read_file"], None)),
+            upstream(page(22, &["search", "run", "publish"], None)),
+            relayed(&page(22, &["search", "publish"], None)),
         )
         .split();
     g.case(
