@@ -2,10 +2,11 @@
 # The corpus's teeth, with cargo-mutants (issue 14; MUTANTS.md):
 #   (a) the curated, named mutants of .ci/teeth-mutants.txt, one entry per weakening the reference
 #       once carried as a fault switch: every entry must select at least one viable mutant and
-#       every selected mutant must be caught by the committed corpus alone (.cargo/mutants.toml
-#       runs only vectors/tests/corpus_only.rs per mutant);
+#       every selected mutant must be caught by the committed corpus alone, by a counted case
+#       (.cargo/mutants.toml runs only vectors/tests/corpus_only.rs per mutant);
 #   (b) when the branch differs from its merge base (BASE, else `git merge-base HEAD
-#       origin/main`), `cargo mutants --in-diff` on the change to reference/src: no survivor.
+#       origin/main`), `cargo mutants --in-diff` on the change to reference/src: no survivor
+#       (caught by any judged case, hardening findings included, as MUTANTS.md scores).
 # Exit 0 when both hold, 1 otherwise. Installs cargo-mutants if it is missing.
 #
 #   bash .ci/mutants.sh                 # curated set, plus the diff against origin/main if any
@@ -124,7 +125,9 @@ rm -rf "$out_a"
 mkdir -p "$out_a"
 echo "==> curated teeth mutants ($((${#res[@]} / 2)) entries)"
 start=$(date +%s)
-run_mutants "${res[@]}" --output "$out_a"
+# Each former fault made the default run fail, so its mutants must be caught by a counted
+# (normative or decision) case, not only by a hardening finding (vectors/tests/corpus_only.rs).
+DELEGATEOS_CORPUS_LEVELS=counted run_mutants "${res[@]}" --output "$out_a"
 echo "curated set: $(($(date +%s) - start)) s"
 judge "$out_a/mutants.out/outcomes.json" "$list" || status=1
 
