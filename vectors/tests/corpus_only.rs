@@ -10,6 +10,10 @@
 //! - `counted`: normative and decision cases only — a mutant is caught when `run` would exit
 //!   non-zero (the curated teeth set, `.ci/mutants.sh`, demands this).
 //!
+//! A second test checks the reference's hello: `run` skips every case of an operation the
+//! implementation does not declare, and refuses to judge one that declares an operation
+//! `spec/operations.md` does not list, so the reference must declare exactly that catalogue.
+//!
 //! A failure message starts with one line per level (`counted failures: N`, `hardening
 //! findings: M`), so a mutant's log in `mutants.out/log/` says which level caught it.
 
@@ -19,6 +23,7 @@ use delegateos_reference::ops;
 use delegateos_vectors::corpus::load_embedded;
 use delegateos_vectors::format::Level;
 use delegateos_vectors::judge::{judge_case, ActualOutcome, Verdict};
+use delegateos_vectors::operations;
 
 /// Whether hardening cases are judged too (see the module doc).
 fn judge_hardening() -> bool {
@@ -65,4 +70,13 @@ fn the_reference_passes_every_judged_case() {
             .collect::<Vec<_>>()
             .join("\n")
     );
+}
+
+#[test]
+fn the_reference_declares_exactly_the_catalogued_operations() {
+    let mut declared: Vec<&str> = ops::OPERATIONS.to_vec();
+    declared.sort_unstable();
+    let mut catalogue = operations::names();
+    catalogue.sort_unstable();
+    assert_eq!(declared, catalogue, "ops::OPERATIONS vs spec/operations.md");
 }
