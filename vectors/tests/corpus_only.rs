@@ -5,17 +5,19 @@
 //! the test judges.
 //!
 //! Which cases it judges (`DELEGATEOS_CORPUS_LEVELS`):
-//! - unset or `all`: normative, decision *and* hardening cases — a mutant is caught when `run`
-//!   would report it at all, as a failure or as a hardening finding (MUTANTS.md's score);
-//! - `counted`: normative and decision cases only — a mutant is caught when `run` would exit
-//!   non-zero (the curated teeth set, `.ci/mutants.sh`, demands this).
+//! - unset or `all`: normative, decision, hardening *and* advisory cases — a mutant is caught
+//!   when `run` would report it at all: as a failure, as a hardening finding, or (under
+//!   `--profile strict`) as an advisory finding (MUTANTS.md's score);
+//! - `counted`: normative and decision cases of the default profile only — a mutant is caught
+//!   when the default `run` would exit non-zero (the curated teeth set, `.ci/mutants.sh`,
+//!   demands this).
 //!
 //! A second test checks the reference's hello: `run` skips every case of an operation the
 //! implementation does not declare, and refuses to judge one that declares an operation
 //! `spec/operations.md` does not list, so the reference must declare exactly that catalogue.
 //!
 //! A failure message starts with one line per level (`counted failures: N`, `hardening
-//! findings: M`), so a mutant's log in `mutants.out/log/` says which level caught it.
+//! findings: M`, `advisory findings: K`), so a mutant's log in `mutants.out/log/` says which level caught it.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -38,14 +40,20 @@ fn judge_hardening() -> bool {
 fn the_reference_passes_every_judged_case() {
     let hardening = judge_hardening();
     let files = load_embedded().unwrap_or_else(|e| panic!("corpus does not load: {e:?}"));
-    let (mut counted_failed, mut hardening_failed) = (Vec::new(), Vec::new());
+    let (mut counted_failed, mut hardening_failed, mut advisory_failed) =
+        (Vec::new(), Vec::new(), Vec::new());
     let mut judged = 0usize;
     for file in &files {
+        // Advisory cases (neighbour profiles, `profile.lint`) run only under `--profile
+        // strict`, where `run` reports them in their own section.
+        let advisory = file.file.area == "advisory";
         for case in &file.file.cases {
             let failures = match case.level {
+                _ if advisory && hardening => &mut advisory_failed,
+                _ if advisory => continue,
                 Level::Normative | Level::Decision => &mut counted_failed,
                 Level::Hardening if hardening => &mut hardening_failed,
-                _ => continue,
+                Level::Hardening => continue,
             };
             judged += 1;
             let outcome = ops::run(&case.op, &case.input);
@@ -58,13 +66,15 @@ fn the_reference_passes_every_judged_case() {
     }
     assert!(judged > 2000, "only {judged} judged cases loaded");
     assert!(
-        counted_failed.is_empty() && hardening_failed.is_empty(),
-        "counted failures: {}\nhardening findings: {}\n{}",
+        counted_failed.is_empty() && hardening_failed.is_empty() && advisory_failed.is_empty(),
+        "counted failures: {}\nhardening findings: {}\nadvisory findings: {}\n{}",
         counted_failed.len(),
         hardening_failed.len(),
+        advisory_failed.len(),
         counted_failed
             .iter()
             .chain(&hardening_failed)
+            .chain(&advisory_failed)
             .take(5)
             .cloned()
             .collect::<Vec<_>>()
