@@ -88,6 +88,10 @@ pub const LEVEL_OVERRIDES: &[(&str, Level)] = &[
     ("jsonrpc-messages-0095", Level::Hardening),
     ("jsonrpc-messages-0101", Level::Hardening),
     ("jsonrpc-messages-0103", Level::Hardening),
+    ("jsonrpc-messages-0105", Level::Hardening),
+    ("jsonrpc-messages-0106", Level::Hardening),
+    // D31: nested-object shape checks are ours (classification verifies no signature).
+    ("jsonrpc-messages-0107", Level::Hardening),
     // D15/D17: a strict `_delegateos` envelope (an unknown member) is ours.
     ("mcp-call-0066", Level::Hardening),
     // §6.4 weights length and sum are normative (exceptions to HARDENING_CODES).

@@ -938,4 +938,62 @@ fn build_verify(g: &mut Group, keys: &Keys) {
         ),
         shape(),
     );
+
+    // Protocol integers at and beyond 2^53 − 1 (PRIM-INT-RANGE), one result number at a time,
+    // each attestation signed by its principal so only the number can matter.
+    const MAX_SAFE: u64 = 9_007_199_254_740_991;
+    let big_budget = sign_with(
+        &set(&sc, "constraints/maxBudgetMicrocents", json!(MAX_SAFE)),
+        &keys.root,
+    );
+    g.case(
+        120,
+        "costMicrocents 2^53−1 against a contract budget of 2^53−1: the largest protocol integer, equal to the budget — valid.",
+        &["ATT-RESULT-SHAPE", "ATT-VERIFY-COST", "PRIM-INT-RANGE"],
+        &[],
+        op,
+        inp(
+            signed(set(&base, "result/costMicrocents", json!(MAX_SAFE))),
+            &big_budget,
+        ),
+        ok(),
+    );
+    g.case(
+        121,
+        "durationMs 2^53−1 (cost 1000): the largest protocol integer is a valid duration — valid.",
+        &["ATT-RESULT-SHAPE", "PRIM-INT-RANGE"],
+        &[],
+        op,
+        inp(
+            signed(set(&base, "result/durationMs", json!(MAX_SAFE))),
+            &sc,
+        ),
+        ok(),
+    );
+    g.case(
+        122,
+        "durationMs 2^53 (outside the protocol integer range) while costMicrocents is 1000: malformed_attestation.",
+        &["ATT-RESULT-SHAPE", "PRIM-INT-RANGE"],
+        &[],
+        op,
+        inp(
+            signed(set(&base, "result/durationMs", json!(MAX_SAFE + 1))),
+            &sc,
+        ),
+        shape(),
+    );
+    // D25: without `output` a schema_match contract has nothing to validate → schema_mismatch
+    // (case 63 is the deterministic_check twin: verification_failed).
+    g.case(
+        123,
+        "No `output` and no `outputHash`, schema_match contract: the outputSchema step has nothing to validate — schema_mismatch.",
+        &["ATT-VERIFY-SCHEMA", "ATT-VERIFY-ORDER"],
+        &[],
+        op,
+        inp(
+            signed(remove(&remove(&base, "result/output"), "result/outputHash")),
+            &sc,
+        ),
+        sm(),
+    );
 }

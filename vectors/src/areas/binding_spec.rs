@@ -9,6 +9,8 @@
 
 use serde_json::{json, Value};
 
+use delegateos_reference::encoding::decode_principal;
+
 use super::contract::{set, sign_with, unsigned_contract};
 use super::dct_support::{cap, ct, encode_value, Chain, CONTRACT};
 use crate::format::{Expectation, Expected};
@@ -213,4 +215,21 @@ pub fn build(area: &mut Area) {
     );
     g.case(41, "The contract's id is not ct_ + 12 hex: malformed_contract (before the token is looked at).", &["BIND-SPEC-DECODED"], &[], OP,
         input(&bad_contract, encode_value(&json!({}))), one(Expected::invalid("malformed_contract", "5.1")));
+    // The contract's issuer is never used by binding: only the shape rule can refuse it.
+    let hex_issuer = sign_with(
+        &set(
+            &set(
+                &unsigned_contract(&k.root),
+                "issuer",
+                json!(hex::encode(
+                    decode_principal(&k.root.principal).unwrap_or_default()
+                )),
+            ),
+            "constraints/requiredCapabilities",
+            json!(["docs:read"]),
+        ),
+        &k.root,
+    );
+    g.case(42, "The contract's issuer is root's public key in hex (64 characters), not a principal id; signed by root, token bound otherwise: malformed_contract.", &["CONTRACT-SHAPE", "PRIM-ID-PRINCIPAL", "BIND-SPEC-DECODED"], &[], OP,
+        input(&hex_issuer, root.serialized()), one(Expected::invalid("malformed_contract", "5.1")));
 }

@@ -8,6 +8,7 @@
 
 use serde_json::{json, Value};
 
+use delegateos_reference::encoding::decode_principal;
 use delegateos_reference::ops::OPERATIONS;
 
 use super::dct_support::{self as ds, Chain, NOW};
@@ -941,5 +942,42 @@ fn invariants(g: &mut Group, k: &Keys) {
         &["Precedence"],
         rev_child,
         Expectation::invalid("revoked", "10.1/2"),
+    );
+    // One member of each checked pair malformed on its own (id/parentId, from/to; case 13 is
+    // `id`, case 19 is `from`), and a depth at the protocol integer limit (case 26 is beyond it).
+    case(
+        g,
+        115,
+        "the root's parentId is `del_` + 11 zeros (id well-formed)",
+        SH,
+        &[],
+        input(
+            k,
+            &with_d(0, &|d| set(d, "parentId", json!("del_00000000000"))),
+        ),
+        fail("malformed_delegation"),
+    );
+    let leaf_to_hex =
+        hex::encode(decode_principal(d3[2]["to"].as_str().unwrap_or_default()).unwrap_or_default());
+    case(
+        g,
+        116,
+        "the leaf's to is its delegatee's key in hex, not a principal id (from well-formed)",
+        &["CHAIN-SHAPE", "PRIM-ID-PRINCIPAL"],
+        &[],
+        input(k, &with_d(2, &|d| set(d, "to", json!(leaf_to_hex)))),
+        fail("malformed_delegation"),
+    );
+    case(
+        g,
+        117,
+        "the root's depth is 2^53 − 1: a protocol integer, so the root invariant (depth 0) refuses it",
+        &["CHAIN-ROOT", "PRIM-INT-RANGE"],
+        &[],
+        input(
+            k,
+            &[set(d3[0].clone(), "depth", json!(9_007_199_254_740_991u64))],
+        ),
+        fail("root_invalid"),
     );
 }

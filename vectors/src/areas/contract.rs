@@ -712,6 +712,27 @@ fn build_signature(g: &mut Group, keys: &Keys) {
     );
     g.case(82, "A malformed contract that is ALSO badly signed is `malformed_contract` (shape is checked first).", &["CONTRACT-SHAPE", "CONTRACT-VERIFY-SIGNATURE"], &[], vs,
         verify_input(set(&good, "version", json!("0.2"))), malformed());
+    // Protocol integers at and beyond 2^53 − 1, one constraint at a time (the budget's pair is
+    // contract-create-0013 and case 63).
+    const MAX_SAFE: u64 = 9_007_199_254_740_991;
+    g.case(
+        83,
+        "`maxChainDepth` 2^53−1 (the largest protocol integer), budget 500000, signed by the issuer: verifies.",
+        &["CONTRACT-CONSTRAINTS", "CONTRACT-VERIFY-SIGNATURE", "PRIM-INT-RANGE"],
+        &[],
+        vs,
+        m(set(&base, "constraints/maxChainDepth", json!(MAX_SAFE))),
+        ok(),
+    );
+    g.case(
+        84,
+        "`maxChainDepth` 2^53 (above the protocol integer range), budget 500000, signed by the issuer: malformed_contract.",
+        &["CONTRACT-CONSTRAINTS", "PRIM-INT-RANGE"],
+        &[],
+        vs,
+        m(set(&base, "constraints/maxChainDepth", json!(MAX_SAFE + 1))),
+        malformed(),
+    );
 }
 
 fn bind_input(contract: &Value, token: Value, root: &Key, revocations: Vec<Value>) -> Value {

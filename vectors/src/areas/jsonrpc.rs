@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 
 use delegateos_reference::canonical::canonicalize;
 use delegateos_reference::crypto::blake2b256;
-use delegateos_reference::encoding::b64u_encode;
+use delegateos_reference::encoding::{b64u_encode, decode_principal};
 use delegateos_reference::ops::OPERATIONS;
 
 use super::dct_support::{self as ds, Chain};
@@ -924,6 +924,47 @@ fn messages(g: &mut Group, k: &Keys) {
         "the revocation's revokedAt is not a profile timestamp",
         RV,
         set(&revoke, "params.revocation.revokedAt", json!("2026-03-01")),
+        bad(),
+    );
+    // Unknown top-level members (D31: a closed member set per message kind).
+    c(
+        g,
+        105,
+        "a request with an unknown top-level member `meta`",
+        &["RPC-UNKNOWN-FIELDS", "RPC-DELEGATE-REQUEST"],
+        set(&request, "meta", json!({ "trace": "t-1" })),
+        bad(),
+    );
+    c(
+        g,
+        106,
+        "an accept with an unknown top-level member `meta`",
+        &["RPC-UNKNOWN-FIELDS", "RPC-ACCEPT"],
+        set(&accept, "meta", json!({ "trace": "t-1" })),
+        bad(),
+    );
+    // A nested object whose only fault is a principal id of the wrong shape (classification
+    // verifies no signature, so nothing else can refuse it): the attestation is re-signed by
+    // alice with `principal` = alice's public key in hex.
+    let hex_principal = {
+        let mut a = attestation(k, DEL);
+        if let Some(m) = a.as_object_mut() {
+            m.remove("signature");
+            m.insert(
+                "principal".to_owned(),
+                json!(hex::encode(
+                    decode_principal(&k.alice.principal).unwrap_or_default()
+                )),
+            );
+        }
+        signed(&k.alice, a)
+    };
+    c(
+        g,
+        107,
+        "the attestation's principal is alice's key in hex (64 characters), not a principal id",
+        &["RPC-COMPLETE", "ATT-SHAPE", "PRIM-ID-PRINCIPAL"],
+        set(&complete, "params.attestation", hex_principal),
         bad(),
     );
 }

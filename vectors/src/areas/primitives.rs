@@ -1747,6 +1747,105 @@ fn timestamp(g: &mut Group) {
         json!({"a": "2026-03-01T00:00:00-23:59", "b": "2026-03-01T23:59:00Z"}),
         Expectation::valid(json!({"order": 0})),
     );
+    // Non-digits in a digit field whose byte value minus `0` is a plausible digit value
+    // (`:` is `0` + 10, `O` is `0` + 31): a parser that subtracts `'0'` without checking would
+    // read a real date.
+    bad(
+        g,
+        81,
+        "month `0:` (a colon, not a digit)",
+        REJ,
+        "2026-0:-01T00:00:00Z",
+    );
+    bad(
+        g,
+        82,
+        "year `2O26` (a letter O, not a zero)",
+        REJ,
+        "2O26-01-01T00:00:00Z",
+    );
+    bad(
+        g,
+        83,
+        "offset hour `0:` (a colon, not a digit)",
+        REJ,
+        "2026-01-01T00:00:00+0::00",
+    );
+    // The last day of a 30-day month exists.
+    cmp(
+        g,
+        84,
+        "30 April exists and is the day before 1 May",
+        &["PRIM-TIME-CALENDAR", "PRIM-TIME-INSTANT"],
+        &[],
+        "2026-04-30T00:00:00Z",
+        "2026-05-01T00:00:00Z",
+        order(-1),
+    );
+    // Offsets that move an instant across the end of February: the civil dates differ, the
+    // instants are compared (acceptable: implementations that require `Z`). 1 March 2000
+    // starts a 400-year cycle of the proleptic Gregorian calendar; 1900 and 2100 are century
+    // years without 29 February, 2024 an ordinary leap year.
+    cmp(
+        g,
+        85,
+        "`2000-03-01T00:00:00+01:00` is the instant `2000-02-29T23:00:00Z`",
+        OFF,
+        toff,
+        "2000-03-01T00:00:00+01:00",
+        "2000-02-29T23:00:00Z",
+        order_or_reject(0),
+    );
+    cmp(
+        g,
+        86,
+        "`2000-02-29T23:00:00-01:00` is the instant `2000-03-01T00:00:00Z`",
+        OFF,
+        toff,
+        "2000-02-29T23:00:00-01:00",
+        "2000-03-01T00:00:00Z",
+        order_or_reject(0),
+    );
+    cmp(
+        g,
+        87,
+        "a later civil date but an earlier instant across 1 March 2000 (`00:30+01:00` = 29 February 23:30Z < 23:45Z)",
+        OFF,
+        toff,
+        "2000-03-01T00:30:00+01:00",
+        "2000-02-29T23:45:00Z",
+        order_or_reject(-1),
+    );
+    cmp(
+        g,
+        88,
+        "`1900-03-01T00:00:00+01:00` is `1900-02-28T23:00:00Z` (1900 has no 29 February)",
+        OFF,
+        toff,
+        "1900-03-01T00:00:00+01:00",
+        "1900-02-28T23:00:00Z",
+        order_or_reject(0),
+    );
+    cmp(
+        g,
+        89,
+        "`2100-03-01T00:00:00+01:00` is `2100-02-28T23:00:00Z` (2100 has no 29 February)",
+        OFF,
+        toff,
+        "2100-03-01T00:00:00+01:00",
+        "2100-02-28T23:00:00Z",
+        order_or_reject(0),
+    );
+    cmp(
+        g,
+        90,
+        "`2024-03-01T00:00:00+01:00` is `2024-02-29T23:00:00Z` (a leap year)",
+        OFF,
+        toff,
+        "2024-03-01T00:00:00+01:00",
+        "2024-02-29T23:00:00Z",
+        order_or_reject(0),
+    );
 }
 
 // ---------------------------------------------------------------------------------------
