@@ -6,7 +6,8 @@
 //!
 //! Which cases it judges (`DELEGATEOS_CORPUS_LEVELS`):
 //! - unset or `all`: normative, decision, hardening *and* advisory cases — a mutant is caught
-//!   when `run` would report it at all: as a failure, as a hardening finding, or (under
+//!   when `run` would report it at all: as a failure, as a hardening finding (a hardening
+//!   case failed, or any case rejected with another code of its family), or (under
 //!   `--profile strict`) as an advisory finding (MUTANTS.md's score);
 //! - `counted`: normative and decision cases of the default profile only — a mutant is caught
 //!   when the default `run` would exit non-zero (the curated teeth set, `.ci/mutants.sh`,
@@ -59,8 +60,19 @@ fn the_reference_passes_every_judged_case() {
             let outcome = ops::run(&case.op, &case.input);
             let actual = ActualOutcome::from(&outcome);
             match judge_case(&case.op, &case.flags, &case.expect, &actual) {
-                Verdict::Passed | Verdict::Acceptable { .. } | Verdict::OtherCode { .. } => {}
+                Verdict::Passed | Verdict::Acceptable { .. } => {}
                 Verdict::Failed { diff, .. } => failures.push(format!("{}\n{diff}", case.id)),
+                // "Rejected with another code of the family": `run` reports it as a hardening
+                // finding (spec/error-codes.md §11), never as a failure.
+                Verdict::OtherCode { .. } if !hardening => {}
+                Verdict::OtherCode { diff, .. } => {
+                    let to = if advisory {
+                        &mut advisory_failed
+                    } else {
+                        &mut hardening_failed
+                    };
+                    to.push(format!("{} (another code of the family)\n{diff}", case.id));
+                }
             }
         }
     }
