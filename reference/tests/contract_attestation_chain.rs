@@ -5,8 +5,8 @@
 
 use delegateos_reference::attenuate::{attenuate, create, AttenuateParams, CreateParams};
 use delegateos_reference::attestation::{
-    create_attestation, output_hash, verify_attestation, verify_attestation_value,
-    AttestationFields, AttestationResult, AttestationType,
+    create_attestation, output_hash, verify_attestation_value, Attestation, AttestationFields,
+    AttestationResult, AttestationType,
 };
 use delegateos_reference::chain::{verify_chain, Delegation, DelegationStatus};
 use delegateos_reference::checks::{default_registry, VerificationSpec};
@@ -260,8 +260,9 @@ fn attestation_steps_in_order() {
     let ok = attest(result(Some(json!({"answer": 42})), 1000), CT);
     let verdict = verify_attestation_value(&ok, &c, &reg).unwrap();
     assert!(verdict.verification.passed);
-    let typed = serde_json::from_value(ok.clone()).unwrap();
-    verify_attestation(&typed, &c, &reg).unwrap();
+    // A typed attestation verifies through its serialization.
+    let typed: Attestation = serde_json::from_value(ok.clone()).unwrap();
+    verify_attestation_value(&serde_json::to_value(&typed).unwrap(), &c, &reg).unwrap();
 
     let mut forged = ok.clone();
     forged["result"]["costMicrocents"] = json!(1);
