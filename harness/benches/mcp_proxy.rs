@@ -84,7 +84,7 @@ fn bench_decision(c: &mut Criterion) {
         b.iter(|| decide_call(&request, &config, &mut tracker, "2030-01-01T00:00:00Z"))
     });
     g.bench_function("strip_delegateos_raw", |b| {
-        b.iter(|| delegateos_reference::mcp::strip_delegateos_raw(&raw).unwrap())
+        b.iter(|| delegateos_conform::mcp::raw_line::strip_delegateos_raw(&raw).unwrap())
     });
     g.bench_function("verify_evaluate_steps_1_to_6", |b| {
         b.iter(|| {

@@ -3,7 +3,8 @@
 //! Run: `cargo bench -p delegateos-reference --bench verify` (see BENCHMARKS.md).
 //!
 //! * `verify/chain/N`: `verify::verify_with_keys` of a valid token with N attenuations (N+1
-//!   signatures) with a warm `KeyCache`, as a long-lived verifier (adapter, proxy) runs it.
+//!   signatures) with the signers' keys already validated (a warm `HashMap` of `ValidatedKey`s,
+//!   the `KeyStore` a long-lived verifier such as the adapter or the proxy passes).
 //! * `verify_cold/chain/N`: `verify::verify`, which validates every signer's key per call.
 //! * `floor/chain/N`: N+1 calls of ed25519-dalek's own `VerifyingKey::verify_strict` (keys
 //!   decompressed outside the loop) over the same digests and signatures the verifier checks:
@@ -23,6 +24,7 @@
 // A benchmark whose set-up fails should abort loudly; these are not library code paths.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use std::collections::HashMap;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -31,7 +33,7 @@ use criterion::{criterion_group, BenchmarkId, Criterion};
 use curve25519_dalek::edwards::CompressedEdwardsY;
 use curve25519_dalek::scalar::Scalar;
 use delegateos_reference::attenuate::{attenuate, create, AttenuateParams, CreateParams};
-use delegateos_reference::crypto::{blake2b256, KeyCache, Keypair, ValidatedKey};
+use delegateos_reference::crypto::{blake2b256, Keypair, ValidatedKey};
 use delegateos_reference::encoding::{decode_principal, decode_signature};
 use delegateos_reference::revocation::{create_entry, RevocationList, Scope};
 use delegateos_reference::token::{
@@ -211,7 +213,7 @@ fn bench_verify(c: &mut Criterion) {
     let empty = RevocationList::new();
     let ctx = ctx(&empty);
     let fx = fixtures();
-    let mut keys = KeyCache::default();
+    let mut keys: HashMap<[u8; 32], ValidatedKey> = HashMap::new();
     for f in &fx {
         verify(&f.dct, &ctx).unwrap();
         verify_with_keys(&f.dct, &ctx, &mut keys).unwrap();
@@ -325,7 +327,7 @@ fn bench_revocation(c: &mut Criterion) {
             "revocation list of {n} verified entries built in {:.1} s",
             started.elapsed().as_secs_f64()
         );
-        assert_eq!(list.len(), n);
+        assert_eq!(list.list().len(), n);
         g.bench_with_input(BenchmarkId::new("lookup_hit", n), &list, |b, list| {
             b.iter(|| black_box(list.entries_for(black_box(&hit))).len());
         });
@@ -391,7 +393,7 @@ fn paired_ratios() {
     let empty = RevocationList::new();
     let ctx = ctx(&empty);
     let fx = fixtures();
-    let mut keys = KeyCache::default();
+    let mut keys: HashMap<[u8; 32], ValidatedKey> = HashMap::new();
     println!(
         "\npaired ratios to the floor = (N+1) x dalek VerifyingKey::verify_strict: ratio of median \
          call times, each part alternated call by call with the floor ({ROUNDS} rounds x ~300 \
@@ -497,7 +499,7 @@ fn node_side_by_side() {
     const ROUNDS: usize = 3;
     // per chain: (rust warm µs, rust cold µs, node strict µs, node cached-keys µs) per round
     let mut per: Vec<Vec<[f64; 4]>> = vec![Vec::new(); fx.len()];
-    let mut keys = KeyCache::default();
+    let mut keys: HashMap<[u8; 32], ValidatedKey> = HashMap::new();
     for _ in 0..ROUNDS {
         let rust: Vec<(f64, f64)> = fx
             .iter()

@@ -5,7 +5,7 @@
 //! Output checks are delegated to [`crate::checks`]; the contract is taken as already
 //! verified (see [`crate::contract::verify_contract_value`]).
 //!
-//! [`verify_attestation`] runs, in this order, and reports the first failure:
+//! [`verify_attestation_value`] runs, in this order, and reports the first failure:
 //! 0. structure (`malformed_attestation`): exactly the §7.1 fields, `version == "0.1"`, `id`
 //!    `att_`, `contractId` `ct_`, `delegationId` `del_`, `childAttestations` entries `att_`
 //!    (each + 12 lowercase hex), `principal` a principal id, `createdAt` in the D5 profile,
@@ -300,16 +300,6 @@ pub fn verify_attestation_signature(value: &Value) -> Result<Attestation, Attest
     verify_canonical_principal(&a.principal, &payload, &sig)
         .map_err(|e| AttestationError::InvalidSignature(e.to_string()))?;
     Ok(a)
-}
-
-/// [`verify_attestation_value`] on a typed attestation (via its serialization).
-pub fn verify_attestation(
-    attestation: &Attestation,
-    contract: &TaskContract,
-    registry: &Registry,
-) -> Result<AttestationVerdict, AttestationError> {
-    let value = serde_json::to_value(attestation).map_err(|e| malformed(e.to_string()))?;
-    verify_attestation_value(&value, contract, registry)
 }
 
 /// §7.3 one-level verification of a received attestation (steps in the module doc).

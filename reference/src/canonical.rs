@@ -125,11 +125,6 @@ pub fn canonical_bytes(value: &Value) -> Result<Vec<u8>, CanonError> {
     serde_json_canonicalizer::to_vec(value).map_err(|e| CanonError(e.to_string()))
 }
 
-/// Canonicalizes any serializable value (via `serde_json::Value` semantics).
-pub fn canonicalize_serialize<T: serde::Serialize>(value: &T) -> Result<String, CanonError> {
-    serde_json_canonicalizer::to_string(value).map_err(|e| CanonError(e.to_string()))
-}
-
 /// The payload a signed object's `signature` covers: the canonical text of all its members
 /// except `signature` (contracts and attestations). `None` when `value` is not an object.
 pub fn signing_payload(value: &Value) -> Option<Result<String, CanonError>> {

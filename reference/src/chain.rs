@@ -41,9 +41,9 @@
 //!    (authority issuer, or last attenuator) equals `from`. Otherwise a record could claim a
 //!    DCT minted for another hop.
 //!
-//! [`verify_chain_lazy`] takes the delegations as an iterator of already-deserialized records
-//! or shape errors, so the operation layer can deserialize delegation *i+1* only after
-//! delegation *i* passed.
+//! [`verify_chain`] takes the delegations as an iterator of already-deserialized records or
+//! shape errors, so the operation layer can deserialize delegation *i+1* only after delegation
+//! *i* passed.
 //!
 //! `status`, `completedAt` and `attestationId` are carried, not judged.
 
@@ -215,28 +215,14 @@ fn structure(index: usize, d: &Delegation) -> Result<SignedJsonToken, ChainError
     decode(&d.dct).map_err(|e| bad(format!("dct: {}", e.detail)))
 }
 
-/// Checks the §8.2 invariants of a root-to-leaf chain (see the module doc for the order).
-pub fn verify_chain(
-    delegations: &[Delegation],
-    root_public_key: &str,
-    now: &str,
-    revocations: &RevocationList,
-) -> Result<(), ChainError> {
-    verify_chain_lazy(
-        delegations.iter().map(Ok),
-        root_public_key,
-        now,
-        revocations,
-    )
-}
-
-/// [`verify_chain`] over delegations produced one at a time, root first.
+/// Checks the §8.2 invariants of a root-to-leaf chain (see the module doc for the order), the
+/// delegations given one at a time, root first.
 ///
 /// An `Err` item is the shape fault (step 0) of the delegation at that position; it is only
 /// reported when every earlier delegation passed all of its checks, so a caller may decode
 /// delegations lazily (D26: delegation *i* is checked completely, DCT included, before
-/// delegation *i+1* is looked at).
-pub fn verify_chain_lazy<I, D>(
+/// delegation *i+1* is looked at). A caller holding a slice passes `delegations.iter().map(Ok)`.
+pub fn verify_chain<I, D>(
     delegations: I,
     root_public_key: &str,
     now: &str,

@@ -253,12 +253,6 @@ pub fn verify_contract_value(value: &Value) -> Result<TaskContract, ContractErro
     Ok(c)
 }
 
-/// Verifies a typed contract's signature (over its serialization).
-pub fn verify_contract_signature(contract: &TaskContract) -> Result<(), ContractError> {
-    let value = serde_json::to_value(contract).map_err(|e| malformed(e.to_string()))?;
-    verify_contract_value(&value).map(|_| ())
-}
-
 /// D11 binding of `token` to `contract` at `now` under `root_public_key`.
 pub fn bind(
     contract: &TaskContract,

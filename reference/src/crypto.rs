@@ -4,12 +4,13 @@
 //! payload. Verification follows the strict profile of decision D10 (research §3): canonical A
 //! and R encodings, neither small-order nor carrying a torsion component, S < L, then dalek's
 //! `verify_strict`, computed at about the cost of one dalek `verify_strict` per signature
-//! once the key is validated ([`ValidatedKey`], [`KeyCache`]). Batch verification is never used: dalek's batch accepted a Wycheproof
-//! invalid vector. Keys are parameters; this module generates no randomness.
+//! once the key is validated ([`ValidatedKey`], kept in a [`KeyStore`]). Batch verification is
+//! never used: dalek's batch accepted a Wycheproof invalid vector. Keys are parameters; this
+//! module generates no randomness.
 
 use blake2::digest::consts::U32;
 use blake2::{Blake2b, Digest};
-use std::collections::HashMap;
+use std::collections::hash_map::{Entry, HashMap};
 
 use curve25519_dalek::edwards::{CompressedEdwardsY, EdwardsPoint};
 use curve25519_dalek::scalar::Scalar;
@@ -96,27 +97,6 @@ pub enum SignatureError {
     Mismatch,
 }
 
-impl SignatureError {
-    /// A stable kind name (matches the vector flags of research §3 where one exists).
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Self::NonCanonicalA => "NonCanonicalA",
-            Self::NonCanonicalR => "NonCanonicalR",
-            Self::SmallOrderA => "SmallOrderA",
-            Self::SmallOrderR => "SmallOrderR",
-            Self::MixedOrderA => "MixedOrderA",
-            Self::MixedOrderR => "MixedOrderR",
-            Self::SNotReduced => "SNotReduced",
-            Self::Mismatch => "Mismatch",
-        }
-    }
-}
-
-/// The kind name of a signature error (see [`SignatureError::kind`]).
-pub fn sig_error_kind(err: &SignatureError) -> &'static str {
-    err.kind()
-}
-
 /// Checks one point encoding: decodes, re-encodes identically, not small order, torsion-free.
 /// Returns the decoded point.
 fn check_point(
@@ -158,7 +138,7 @@ const IDENTITY_ENCODING: [u8; 32] = {
 /// the prime-order subgroup other than the identity.
 ///
 /// The checks depend only on the key, so a verifier validates each principal once and reuses
-/// the value for every block it signs ([`KeyCache`] does so across tokens). Verifying with a
+/// the value for every block it signs (a [`KeyStore`] does so across tokens). Verifying with a
 /// `ValidatedKey` costs one double-scalar multiplication and one SHA-512 per signature, about
 /// one dalek `VerifyingKey::verify_strict` (which additionally decompresses R).
 ///
@@ -228,17 +208,6 @@ impl ValidatedKey {
         })
     }
 
-    /// Validates the key of a principal id; a malformed id is `NonCanonicalA`.
-    pub fn from_principal(principal: &str) -> Result<Self, SignatureError> {
-        let pk = decode_principal(principal).map_err(|_| SignatureError::NonCanonicalA)?;
-        Self::from_bytes(&pk)
-    }
-
-    /// The 32-byte public key.
-    pub fn to_bytes(&self) -> [u8; 32] {
-        self.bytes
-    }
-
     /// Verifies `sig` over `message` under the strict profile (D10); see the type's
     /// documentation for why this is exactly D10 for a validated key.
     pub fn verify(&self, message: &[u8], sig: &[u8; 64]) -> Result<(), SignatureError> {
@@ -266,116 +235,51 @@ impl ValidatedKey {
     }
 }
 
-/// A bounded cache of [`ValidatedKey`]s for long-lived verifiers (adapter, proxy).
+/// Where a verifier keeps the keys it has validated: the key half of D10 depends only on the
+/// key, so each signer's key needs validating once ([`verify_strict_with`]).
 ///
-/// A plain data structure passed as a parameter: no clock, no I/O, no interior mutability.
-/// Only keys that pass validation are stored; an invalid key is re-checked each time it is
-/// presented (storing failures would let junk keys evict good ones for free). When full, the
-/// least recently used half is evicted (amortized O(log n) per insertion).
-#[derive(Debug, Clone)]
-pub struct KeyCache {
-    entries: HashMap<[u8; 32], (ValidatedKey, u64)>,
-    capacity: usize,
-    tick: u64,
+/// The `*_with_keys` functions of [`crate::verify`] and [`crate::mcp`] take one. A `HashMap`
+/// keeps every key it is asked for, which is what one call of [`crate::verify::verify`] does;
+/// a long-lived verifier that must bound its memory supplies its own store (the reference
+/// proxy's `KeyCache` in the harness). A store returns the key it is asked for, so it changes
+/// how often a key is validated, never a result.
+pub trait KeyStore {
+    /// The validated key for `public_key`, validated now if the store does not hold it
+    /// (`NonCanonicalA`, `SmallOrderA` or `MixedOrderA` for a key that fails).
+    fn validated(&mut self, public_key: &[u8; 32]) -> Result<&ValidatedKey, SignatureError>;
 }
 
-impl Default for KeyCache {
-    fn default() -> Self {
-        Self::new(Self::DEFAULT_CAPACITY)
-    }
-}
-
-impl KeyCache {
-    /// Default capacity: 4096 keys (each entry is about 200 bytes).
-    pub const DEFAULT_CAPACITY: usize = 4096;
-
-    /// An empty cache holding at most `capacity` keys (at least 1).
-    pub fn new(capacity: usize) -> Self {
-        Self {
-            entries: HashMap::new(),
-            capacity: capacity.max(1),
-            tick: 0,
+impl KeyStore for HashMap<[u8; 32], ValidatedKey> {
+    fn validated(&mut self, public_key: &[u8; 32]) -> Result<&ValidatedKey, SignatureError> {
+        match self.entry(*public_key) {
+            Entry::Occupied(known) => Ok(known.into_mut()),
+            Entry::Vacant(slot) => Ok(slot.insert(ValidatedKey::from_bytes(public_key)?)),
         }
-    }
-
-    /// Number of keys held.
-    pub fn len(&self) -> usize {
-        self.entries.len()
-    }
-
-    /// True if no key is held.
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
-
-    /// The largest number of keys held.
-    pub fn capacity(&self) -> usize {
-        self.capacity
-    }
-
-    /// Forgets every key.
-    pub fn clear(&mut self) {
-        self.entries.clear();
-    }
-
-    /// The validated key for `public_key`, validating and remembering it on a miss.
-    pub fn get_or_validate(
-        &mut self,
-        public_key: &[u8; 32],
-    ) -> Result<&ValidatedKey, SignatureError> {
-        self.tick = self.tick.wrapping_add(1);
-        let tick = self.tick;
-        if !self.entries.contains_key(public_key) {
-            let key = ValidatedKey::from_bytes(public_key)?;
-            if self.entries.len() >= self.capacity {
-                self.evict_older_half();
-            }
-            self.entries.insert(*public_key, (key, tick));
-        }
-        match self.entries.get_mut(public_key) {
-            Some(entry) => {
-                entry.1 = tick;
-                Ok(&entry.0)
-            }
-            // Unreachable: the key was present or has just been inserted (capacity ≥ 1).
-            None => Err(SignatureError::NonCanonicalA),
-        }
-    }
-
-    fn evict_older_half(&mut self) {
-        let mut ticks: Vec<u64> = self.entries.values().map(|e| e.1).collect();
-        ticks.sort_unstable();
-        let keep = self.capacity / 2;
-        let cutoff = ticks.get(ticks.len().saturating_sub(keep)).copied();
-        match cutoff {
-            Some(c) if keep > 0 => self.entries.retain(|_, e| e.1 >= c),
-            _ => self.entries.clear(),
-        }
-    }
-
-    /// [`verify_strict`] through the cache: same result on every input (S is checked before
-    /// the key, as the D10 order has it).
-    pub fn verify(
-        &mut self,
-        public_key: &[u8; 32],
-        message: &[u8],
-        sig: &[u8; 64],
-    ) -> Result<(), SignatureError> {
-        reduced_s(sig)?;
-        self.get_or_validate(public_key)?.verify(message, sig)
     }
 }
 
 /// Verifies `sig` over `message` under the strict profile (D10): S < L, then the key checks,
 /// then R and the equation (see [`ValidatedKey`]). Validates the key on every call; callers
-/// that see a key more than once use [`ValidatedKey`] or [`KeyCache`].
+/// that see a key more than once use [`verify_strict_with`].
 pub fn verify_strict(
     public_key: &[u8; 32],
     message: &[u8],
     sig: &[u8; 64],
 ) -> Result<(), SignatureError> {
+    verify_strict_with(&mut HashMap::new(), public_key, message, sig)
+}
+
+/// [`verify_strict`] taking the validated key from `keys` (validating and storing it on a
+/// miss): the same result on every input, whatever `keys` holds. S is checked before the key,
+/// as the D10 order has it.
+pub fn verify_strict_with(
+    keys: &mut dyn KeyStore,
+    public_key: &[u8; 32],
+    message: &[u8],
+    sig: &[u8; 64],
+) -> Result<(), SignatureError> {
     reduced_s(sig)?;
-    ValidatedKey::from_bytes(public_key)?.verify(message, sig)
+    keys.validated(public_key)?.verify(message, sig)
 }
 
 /// Verifies a protocol signature: strict Ed25519 over BLAKE2b-256(`canonical_payload`).

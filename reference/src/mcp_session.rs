@@ -16,7 +16,6 @@ use std::collections::BTreeSet;
 
 use serde_json::{json, Value};
 
-use crate::crypto::KeyCache;
 use crate::mcp::{self, BudgetTracker, CallDecision, McpConfig};
 
 /// What one message caused.
@@ -44,9 +43,6 @@ impl Effects {
     }
 }
 
-/// Keys a session validates at most (then the cache stops growing; decisions are unchanged).
-const SESSION_KEYS: usize = 64;
-
 /// The plugin's state for one client connection.
 #[derive(Debug)]
 pub struct Session {
@@ -55,7 +51,6 @@ pub struct Session {
     spend: BudgetTracker,
     /// Canonical JSON text of the ids of `tools/list` requests not yet answered.
     pending_lists: BTreeSet<String>,
-    keys: KeyCache,
 }
 
 /// The key under which a JSON-RPC id is remembered (its JSON text: `1` and `"1"` differ).
@@ -71,7 +66,6 @@ impl Session {
             now: now.to_owned(),
             spend: BudgetTracker::new(),
             pending_lists: BTreeSet::new(),
-            keys: KeyCache::new(SESSION_KEYS),
         }
     }
 
@@ -90,13 +84,7 @@ impl Session {
                 "error": {"code": -32600, "message": "Invalid Request"},
             }));
         }
-        match mcp::decide_call_with_keys(
-            message,
-            &self.config,
-            &mut self.spend,
-            &self.now,
-            &mut self.keys,
-        ) {
+        match mcp::decide_call(message, &self.config, &mut self.spend, &self.now) {
             CallDecision::Forward { request, .. } => Effects::upstream(request),
             CallDecision::Deny { response } => Effects::client(response),
             CallDecision::Drop { .. } => Effects::default(),
@@ -127,13 +115,7 @@ impl Session {
             .and_then(|r| r.get_mut("tools"))
             .and_then(Value::as_array_mut)
         {
-            let kept = mcp::filter_tools_with_keys(
-                tools,
-                &self.config,
-                &self.spend,
-                &self.now,
-                &mut self.keys,
-            );
+            let kept = mcp::filter_tools(tools, &self.config, &self.spend, &self.now);
             *tools = kept;
         }
         Effects::client(filtered)

@@ -7,10 +7,11 @@
 //! The parser is written out here rather than delegated to `time`, which accepts `:60` and
 //! lowercase; the arithmetic is the standard days-from-civil computation.
 
-use std::cmp::Ordering;
 use std::fmt;
 
-/// A parsed timestamp: its instant plus the original text (echoed back in outputs).
+/// A parsed timestamp: its instant plus the original text (echoed back in outputs). It has no
+/// `==` or `<`: callers compare [`Timestamp::unix_nanos`], so every comparison visibly compares
+/// instants.
 #[derive(Debug, Clone)]
 pub struct Timestamp {
     nanos: i128,
@@ -136,7 +137,8 @@ impl Timestamp {
         })
     }
 
-    /// Nanoseconds since 1970-01-01T00:00:00Z.
+    /// The instant: nanoseconds since 1970-01-01T00:00:00Z. Timestamps are compared through
+    /// it (`a.unix_nanos() < b.unix_nanos()`), never through their texts.
     pub fn unix_nanos(&self) -> i128 {
         self.nanos
     }
@@ -147,22 +149,6 @@ impl Timestamp {
     }
 }
 
-impl PartialEq for Timestamp {
-    fn eq(&self, other: &Self) -> bool {
-        self.nanos == other.nanos
-    }
-}
-impl Eq for Timestamp {}
-impl PartialOrd for Timestamp {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Timestamp {
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.nanos.cmp(&other.nanos)
-    }
-}
 impl fmt::Display for Timestamp {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.text)
@@ -184,11 +170,13 @@ mod tests {
             p("2026-01-01T00:00:00Z").unix_nanos(),
             1_767_225_600_000_000_000
         );
-        assert_eq!(p("2026-01-01T00:00:00Z"), p("2026-01-01T00:00:00.000Z"));
-        assert_eq!(p("2026-01-01T00:00:00Z"), p("2026-01-01T01:00:00+01:00"));
-        assert_eq!(p("2026-01-01T00:00:00Z"), p("2025-12-31T23:00:00-01:00"));
-        assert_eq!(p("2026-01-01T00:00:00Z"), p("2026-01-01T00:00:00-00:00"));
-        assert!(p("2026-01-01T00:00:00.5Z") > p("2026-01-01T00:00:00Z"));
+        let instant = |s| p(s).unix_nanos();
+        let midnight = instant("2026-01-01T00:00:00Z");
+        assert_eq!(midnight, instant("2026-01-01T00:00:00.000Z"));
+        assert_eq!(midnight, instant("2026-01-01T01:00:00+01:00"));
+        assert_eq!(midnight, instant("2025-12-31T23:00:00-01:00"));
+        assert_eq!(midnight, instant("2026-01-01T00:00:00-00:00"));
+        assert!(instant("2026-01-01T00:00:00.5Z") > midnight);
         assert_eq!(
             p("2026-01-01T00:00:00.123456789Z").unix_nanos() % 1_000_000_000,
             123_456_789

@@ -476,12 +476,6 @@ pub fn decode(dct: &SerializedDct) -> Result<SignedJsonToken, Malformed> {
     decode_blocks(dct).map(|d| d.token)
 }
 
-/// Decodes a token already parsed as JSON (must still be in canonical form and well-formed).
-pub fn decode_value(value: &Value) -> Result<SignedJsonToken, Malformed> {
-    let bytes = canon(value)?;
-    decode_parsed(bytes.as_bytes(), value.clone()).map(|d| d.token)
-}
-
 /// Canonical JSON of a typed token or block. Serializing these types cannot fail (string keys,
 /// integer numbers), so an error here would be a bug; it yields an empty string, which no
 /// decoder accepts, rather than a panic.
@@ -498,11 +492,6 @@ pub fn encode(token: &SignedJsonToken) -> SerializedDct {
         token: b64u_encode(canonical_of(token).as_bytes()),
         format: FORMAT.to_owned(),
     }
-}
-
-/// Revocation id of a block given as JSON: base64url(BLAKE2b-256(canonicalize(block))).
-pub fn revocation_id_of(block: &Value) -> String {
-    revocation_id_of_canonical(&canonicalize(block).unwrap_or_default())
 }
 
 /// Revocation id of a block given as its canonical text.
@@ -578,7 +567,7 @@ pub fn inspect(dct: &SerializedDct) -> Result<Inspection, Malformed> {
         .filter_map(|x| x.expires_at.as_deref())
     {
         let ts = Timestamp::parse(exp).map_err(|e| Malformed::new(e.to_string()))?;
-        if ts < expiry {
+        if ts.unix_nanos() < expiry.unix_nanos() {
             expiry = ts;
         }
     }

@@ -7,11 +7,13 @@
 //! verification cannot disagree about narrowing. Verification is linear in the chain length:
 //! the payload of prefix i (D16) is hashed incrementally from the blocks' canonical texts.
 
+use std::collections::HashMap;
+
 use blake2::Digest;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::crypto::{Blake2b256, KeyCache};
+use crate::crypto::{verify_strict_with, Blake2b256, KeyStore};
 use crate::encoding::{decode_principal, decode_signature};
 use crate::glob::{capability_matches, capability_subset};
 use crate::revocation::RevocationList;
@@ -318,7 +320,7 @@ impl ChainState {
             Some(t) => {
                 let t = Timestamp::parse(t).map_err(|e| Denial::malformed(e.to_string()))?;
                 // No later than the effective expiry (instants, D5).
-                if self.expiry < t {
+                if self.expiry.unix_nanos() < t.unix_nanos() {
                     return violation(AttenuationFault::ExpiryExtension);
                 }
                 Some(t)
@@ -387,7 +389,7 @@ fn check_signature(
     sig: Option<&crate::token::TokenSignature>,
     covers: Covers,
     index: Option<u64>,
-    keys: &mut KeyCache,
+    keys: &mut dyn KeyStore,
 ) -> Result<(), Denial> {
     let sig = sig.ok_or_else(|| Denial::signature("missing signature", index))?;
     if sig.covers != covers {
@@ -400,12 +402,16 @@ fn check_signature(
     let key = decode_principal(block_signer).map_err(|_| Denial::signature("bad key", index))?;
     let bytes =
         decode_signature(&sig.signature).map_err(|_| Denial::signature("bad signature", index))?;
-    keys.verify(&key, digest, &bytes)
+    verify_strict_with(keys, &key, digest, &bytes)
         .map_err(|e| Denial::signature(e.to_string(), index))
 }
 
 /// Step 3a (D8): the authority is issued by the trusted root and signed by it.
-fn check_authority_signature(d: &Decoded, root: &str, keys: &mut KeyCache) -> Result<(), Denial> {
+fn check_authority_signature(
+    d: &Decoded,
+    root: &str,
+    keys: &mut dyn KeyStore,
+) -> Result<(), Denial> {
     let t = &d.token;
     let a = &t.authority;
     if a.issuer != root {
@@ -424,7 +430,7 @@ fn check_authority_signature(d: &Decoded, root: &str, keys: &mut KeyCache) -> Re
 
 /// Step 3b (D8, D16): attenuation i is signed by its attenuator over the token prefix up to
 /// and including it, `{"attenuations":[c0,…,ci],"authority":cA}`, hashed incrementally.
-fn check_attenuation_signatures(d: &Decoded, keys: &mut KeyCache) -> Result<(), Denial> {
+fn check_attenuation_signatures(d: &Decoded, keys: &mut dyn KeyStore) -> Result<(), Denial> {
     let t = &d.token;
     let mut prefix = Blake2b256::new();
     prefix.update(b"{\"attenuations\":[");
@@ -468,7 +474,7 @@ fn steps_1_to_6(
     spent: u64,
     root: &str,
     revocations: &RevocationList,
-    keys: &mut KeyCache,
+    keys: &mut dyn KeyStore,
 ) -> Result<(Decoded, ChainState), Denial> {
     let now = Timestamp::parse(now).map_err(|e| Denial::malformed(format!("ctx.now: {e}")))?;
     // 1
@@ -484,7 +490,7 @@ fn steps_1_to_6(
         state.apply(att)?;
     }
     // 5: expired strictly after the effective expiry (an instant comparison, D5).
-    if now > state.expiry {
+    if now.unix_nanos() > state.expiry.unix_nanos() {
         return Err(Denial::Expired);
     }
     // 6: exhausted once spent reaches the effective budget.
@@ -521,25 +527,21 @@ fn scope_of(d: &Decoded, state: ChainState, spent: u64) -> AuthorizedScope {
     }
 }
 
-/// Keys validated while verifying one token when the caller keeps no [`KeyCache`]: enough for
-/// every signer of a deep chain.
-const PER_CALL_KEYS: usize = 64;
-
-/// `VERIFY_DCT` (§10.1), steps 1–7. Validates every signer's key; a long-lived verifier uses
-/// [`verify_with_keys`] to validate each key once.
+/// `VERIFY_DCT` (§10.1), steps 1–7. Validates the signers' keys afresh on each call; a
+/// long-lived verifier uses [`verify_with_keys`] to validate each key once.
 pub fn verify(
     token: &SerializedDct,
     ctx: &VerificationContext<'_>,
 ) -> Result<AuthorizedScope, Denial> {
-    verify_with_keys(token, ctx, &mut KeyCache::new(PER_CALL_KEYS))
+    verify_with_keys(token, ctx, &mut HashMap::new())
 }
 
 /// [`verify`] reusing (and filling) `keys`: a key validated once is not validated again. The
-/// result is the same as [`verify`]'s for every input and every cache content.
+/// result is the same as [`verify`]'s for every input, whatever `keys` holds.
 pub fn verify_with_keys(
     token: &SerializedDct,
     ctx: &VerificationContext<'_>,
-    keys: &mut KeyCache,
+    keys: &mut dyn KeyStore,
 ) -> Result<AuthorizedScope, Denial> {
     let (d, state) = steps_1_to_6(
         token,
@@ -578,7 +580,7 @@ pub fn evaluate(
         spent_microcents,
         root_public_key,
         revocations,
-        &mut KeyCache::new(PER_CALL_KEYS),
+        &mut HashMap::new(),
     )
 }
 
@@ -589,7 +591,7 @@ pub fn evaluate_with_keys(
     spent_microcents: u64,
     root_public_key: &str,
     revocations: &RevocationList,
-    keys: &mut KeyCache,
+    keys: &mut dyn KeyStore,
 ) -> Result<AuthorizedScope, Denial> {
     let (d, state) = steps_1_to_6(
         token,

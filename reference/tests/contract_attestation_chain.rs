@@ -5,14 +5,14 @@
 
 use delegateos_reference::attenuate::{attenuate, create, AttenuateParams, CreateParams};
 use delegateos_reference::attestation::{
-    create_attestation, output_hash, verify_attestation, verify_attestation_value,
-    AttestationFields, AttestationResult, AttestationType,
+    create_attestation, output_hash, verify_attestation_value, Attestation, AttestationFields,
+    AttestationResult, AttestationType,
 };
 use delegateos_reference::chain::{verify_chain, Delegation, DelegationStatus};
 use delegateos_reference::checks::{default_registry, VerificationSpec};
 use delegateos_reference::contract::{
-    bind, create_contract, verify_contract_signature, verify_contract_value, ContractFields,
-    TaskConstraints, TaskContract, TaskSpec,
+    bind, create_contract, verify_contract_value, ContractFields, TaskConstraints, TaskContract,
+    TaskSpec,
 };
 use delegateos_reference::crypto::Keypair;
 use delegateos_reference::jsonrpc::classify;
@@ -109,7 +109,6 @@ fn root_id() -> String {
 #[test]
 fn contract_sign_verify_round_trip() {
     let c = contract();
-    verify_contract_signature(&c).unwrap();
     let v = serde_json::to_value(&c).unwrap();
     assert_eq!(verify_contract_value(&v).unwrap(), c);
     let mut tampered = v.clone();
@@ -261,8 +260,9 @@ fn attestation_steps_in_order() {
     let ok = attest(result(Some(json!({"answer": 42})), 1000), CT);
     let verdict = verify_attestation_value(&ok, &c, &reg).unwrap();
     assert!(verdict.verification.passed);
-    let typed = serde_json::from_value(ok.clone()).unwrap();
-    verify_attestation(&typed, &c, &reg).unwrap();
+    // A typed attestation verifies through its serialization.
+    let typed: Attestation = serde_json::from_value(ok.clone()).unwrap();
+    verify_attestation_value(&serde_json::to_value(&typed).unwrap(), &c, &reg).unwrap();
 
     let mut forged = ok.clone();
     forged["result"]["costMicrocents"] = json!(1);
@@ -396,14 +396,25 @@ fn chain3() -> Vec<Delegation> {
 }
 
 fn chain_code(chain: &[Delegation]) -> &'static str {
-    verify_chain(chain, &root_id(), NOW, &RevocationList::new())
-        .unwrap_err()
-        .code()
+    verify_chain(
+        chain.iter().map(Ok),
+        &root_id(),
+        NOW,
+        &RevocationList::new(),
+    )
+    .unwrap_err()
+    .code()
 }
 
 #[test]
 fn valid_chain_verifies() {
-    verify_chain(&chain3(), &root_id(), NOW, &RevocationList::new()).unwrap();
+    verify_chain(
+        chain3().iter().map(Ok),
+        &root_id(),
+        NOW,
+        &RevocationList::new(),
+    )
+    .unwrap();
     let v = serde_json::to_value(&chain3()[1]).unwrap();
     assert_eq!(v["parentId"], "del_000000000001");
     assert_eq!(
@@ -475,7 +486,7 @@ fn depth_exceeded_and_revocation() {
         delegation("del_000000000002", "del_000000000001", 2, 3, 1, encode(&t1)),
         delegation("del_000000000003", "del_000000000002", 3, 4, 2, encode(&t2)),
     ];
-    verify_chain(&c, &root_id(), NOW, &RevocationList::new()).unwrap();
+    verify_chain(c.iter().map(Ok), &root_id(), NOW, &RevocationList::new()).unwrap();
     // attenuate() refuses to go deeper (D4), so the hop is assembled by hand; invariant 4 is
     // checked before the DCT itself is verified.
     let mut t3 = t2.clone();
@@ -509,7 +520,9 @@ fn depth_exceeded_and_revocation() {
     rl.add(create_entry(&key(1), &rid, NOW, Scope::Block))
         .unwrap();
     assert_eq!(
-        verify_chain(&c, &root_id(), NOW, &rl).unwrap_err().code(),
+        verify_chain(c.iter().map(Ok), &root_id(), NOW, &rl)
+            .unwrap_err()
+            .code(),
         "revoked"
     );
 }

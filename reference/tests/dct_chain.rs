@@ -17,13 +17,18 @@ use delegateos_reference::glob::capability_subset;
 use delegateos_reference::json::parse_strict;
 use delegateos_reference::revocation::{create_entry, RevocationList, Scope};
 use delegateos_reference::token::{
-    decode, encode, inspect, revocation_id_of, revocation_ids, Capability, SerializedDct,
+    decode, encode, inspect, revocation_id_of_canonical, revocation_ids, Capability, SerializedDct,
     SignedJsonToken,
 };
 use delegateos_reference::verify::{
     evaluate, verify, AuthorizedScope, Denial, VerificationContext,
 };
 use proptest::prelude::*;
+
+/// Revocation id of a block given as JSON: base64url(BLAKE2b-256(canonicalize(block))).
+fn revocation_id_of(block: &serde_json::Value) -> String {
+    revocation_id_of_canonical(&canonicalize(block).unwrap())
+}
 
 const EXP: &str = "2026-01-01T01:00:00Z";
 const NOW: &str = "2026-01-01T00:30:00Z";

@@ -1,7 +1,8 @@
 //! Differential test of the Ed25519 strict profile (D10): the fast verifier
-//! (`crypto::verify_strict`, `ValidatedKey::verify`, `KeyCache::verify`) against the original
-//! implementation, kept here verbatim as the oracle. Same accept/reject on every input, and the
-//! same `SignatureError` kind: the fast path re-derives the R diagnosis on rejection.
+//! (`crypto::verify_strict`, `ValidatedKey::verify`, `verify_strict_with` over a `KeyStore`)
+//! against the original implementation, kept here verbatim as the oracle. Same accept/reject on
+//! every input, and the same `SignatureError` kind: the fast path re-derives the R diagnosis on
+//! rejection. (The proxy's bounded `KeyCache` has its own agreement test in the harness.)
 //!
 //! Inputs: every case of the Ed25519 edge-case data the generator uses
 //! (`vectors/src/areas/data/ed25519_edge.json`), every `ed25519.verify` case of
@@ -17,11 +18,15 @@ use curve25519_dalek::edwards::{CompressedEdwardsY, EdwardsPoint};
 use curve25519_dalek::scalar::Scalar;
 use curve25519_dalek::traits::Identity;
 use delegateos_reference::crypto::{
-    verify_strict, KeyCache, Keypair, SignatureError, ValidatedKey,
+    verify_strict, verify_strict_with, Keypair, SignatureError, ValidatedKey,
 };
 use ed25519_dalek::{Signature, VerifyingKey};
 use proptest::prelude::*;
 use sha2::{Digest, Sha512};
+use std::collections::HashMap;
+
+/// The key store of these tests: every validated key, as one call of `verify` keeps them.
+type Keys = HashMap<[u8; 32], ValidatedKey>;
 
 // ---------------------------------------------------------------------------------------------
 // The oracle: `crypto::verify_strict` as it was before the fast path (S < L; A and R canonical,
@@ -75,7 +80,7 @@ fn oracle(public_key: &[u8; 32], message: &[u8], sig: &[u8; 64]) -> Result<(), S
 // ---------------------------------------------------------------------------------------------
 
 /// Checks every fast entry point against the oracle on one input; returns the oracle's verdict.
-fn assert_same(pk: &[u8; 32], msg: &[u8], sig: &[u8; 64], cache: &mut KeyCache) -> bool {
+fn assert_same(pk: &[u8; 32], msg: &[u8], sig: &[u8; 64], cache: &mut Keys) -> bool {
     let want = oracle(pk, msg, sig);
     let ctx = || {
         format!(
@@ -92,16 +97,16 @@ fn assert_same(pk: &[u8; 32], msg: &[u8], sig: &[u8; 64], cache: &mut KeyCache) 
         ctx()
     );
     assert_eq!(
-        cache.verify(pk, msg, sig),
+        verify_strict_with(cache, pk, msg, sig),
         want,
-        "KeyCache::verify: {}",
+        "verify_strict_with: {}",
         ctx()
     );
-    // Twice: the second call hits the cache.
+    // Twice: the second call finds the key in the store.
     assert_eq!(
-        cache.verify(pk, msg, sig),
+        verify_strict_with(cache, pk, msg, sig),
         want,
-        "KeyCache::verify (hit): {}",
+        "verify_strict_with (stored key): {}",
         ctx()
     );
     match ValidatedKey::from_bytes(pk) {
@@ -131,7 +136,7 @@ fn repo_file(rel: &str) -> serde_json::Value {
 #[test]
 fn edge_case_data_of_the_generator() {
     let data = repo_file("vectors/src/areas/data/ed25519_edge.json");
-    let mut cache = KeyCache::new(8);
+    let mut cache = Keys::new();
     let cases = data["cases"].as_array().unwrap();
     assert!(cases.len() >= 30);
     let mut accepted = 0;
@@ -151,7 +156,7 @@ fn every_ed25519_verify_vector() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../vectors/primitives");
     let mut files = 0;
     let mut checked = 0;
-    let mut cache = KeyCache::new(8);
+    let mut cache = Keys::new();
     for entry in std::fs::read_dir(&dir).unwrap() {
         let name = entry.unwrap().file_name().into_string().unwrap();
         if !(name.starts_with("ed25519") && name.ends_with(".json")) {
@@ -278,7 +283,7 @@ fn grid_of_hostile_a_r_and_s() {
     let good = CompressedEdwardsY(good_pk).decompress().unwrap();
     let points = hostile_points(&good);
     let msg = b"Zcash";
-    let mut cache = KeyCache::new(5);
+    let mut cache = Keys::new();
     let mut a_list = points.clone();
     a_list.push(good_pk);
     let mut r_list = points;
@@ -303,7 +308,7 @@ fn grid_of_hostile_a_r_and_s() {
 /// D10 rejects (R small-order). The fast path must not accept it.
 #[test]
 fn identity_r_satisfying_the_equation_is_rejected() {
-    let mut cache = KeyCache::new(4);
+    let mut cache = Keys::new();
     for i in 1..=16u64 {
         let a = Scalar::from(i * 7919 + 3);
         let pk = EdwardsPoint::mul_base(&a).compress().to_bytes();
@@ -337,7 +342,7 @@ fn identity_r_satisfying_the_equation_is_rejected() {
 /// dalek `verify_strict` alone would accept some of these; D10 rejects all.
 #[test]
 fn mixed_order_points_satisfying_the_equation_are_rejected() {
-    let mut cache = KeyCache::new(4);
+    let mut cache = Keys::new();
     let mut equation_held = 0;
     for (ti, t) in EIGHT_TORSION.iter().enumerate().skip(1) {
         let a = Scalar::from(1000 + ti as u64);
@@ -397,43 +402,6 @@ fn validated_key_rejects_exactly_the_bad_keys() {
             Err(e) => assert_eq!(want, Err(e), "{}", hex::encode(p)),
         }
     }
-}
-
-#[test]
-fn key_cache_stays_bounded_and_keeps_recent_keys() {
-    let mut cache = KeyCache::new(8);
-    assert_eq!(cache.capacity(), 8);
-    let keys: Vec<Keypair> = (0..40u8).map(|i| Keypair::from_seed(&[i; 32])).collect();
-    for (i, kp) in keys.iter().enumerate() {
-        let msg = [u8::try_from(i).unwrap(); 3];
-        let sig = kp.sign_message(&msg);
-        assert_eq!(cache.verify(&kp.public_key(), &msg, &sig), Ok(()));
-        // A hot key stays: touch key 0 every time.
-        assert_eq!(
-            cache.verify(&keys[0].public_key(), b"x", &keys[0].sign_message(b"x")),
-            Ok(())
-        );
-        assert!(cache.len() <= 8);
-    }
-    assert!(cache.get_or_validate(&keys[39].public_key()).is_ok());
-    // Invalid keys are not stored.
-    let before = cache.len();
-    assert_eq!(
-        cache.get_or_validate(&[0u8; 32]).map(|_| ()),
-        Err(SignatureError::SmallOrderA)
-    );
-    assert_eq!(cache.len(), before);
-    let mut tiny = KeyCache::new(0);
-    assert_eq!(tiny.capacity(), 1);
-    let sig = keys[1].sign_message(b"m");
-    assert_eq!(tiny.verify(&keys[1].public_key(), b"m", &sig), Ok(()));
-    assert_eq!(
-        tiny.verify(&keys[2].public_key(), b"m", &sig),
-        Err(SignatureError::Mismatch)
-    );
-    assert_eq!(tiny.len(), 1);
-    tiny.clear();
-    assert!(tiny.is_empty());
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -528,7 +496,7 @@ proptest! {
             }
             Mutation::OtherMessage(other) => msg = other,
         }
-        let mut cache = KeyCache::new(3);
+        let mut cache = Keys::new();
         let ok = assert_same(&pk, &msg, &sig, &mut cache);
         if unmutated {
             prop_assert!(ok);
@@ -551,7 +519,7 @@ proptest! {
         } else {
             pk = add(pk);
         }
-        let mut cache = KeyCache::new(2);
+        let mut cache = Keys::new();
         prop_assert!(!assert_same(&pk, &msg, &sig, &mut cache));
         let want = if on_r { SignatureError::MixedOrderR } else { SignatureError::MixedOrderA };
         prop_assert_eq!(verify_strict(&pk, &msg, &sig), Err(want));

@@ -13,12 +13,21 @@ use delegateos_reference::canonical::canonicalize;
 use delegateos_reference::crypto::{sign_canonical, Keypair};
 use delegateos_reference::encoding::{b64u_decode, b64u_encode};
 use delegateos_reference::revocation::{create_entry, Scope};
-use delegateos_reference::token::{attenuation_payload, authority_payload, revocation_id_of};
+use delegateos_reference::token::{
+    attenuation_payload, authority_payload, revocation_id_of_canonical,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use delegateos_vectors::format::{Expected, Level};
 use delegateos_vectors::keys::{Key, Keys};
+
+/// Revocation id of a block given as JSON (§3.5): base64url(BLAKE2b-256(canonicalize(block))).
+/// A mutated block need not decode, so it is canonicalized as it stands (an empty text when it
+/// cannot be: the entry then revokes nothing).
+fn revocation_id_of(block: &Value) -> String {
+    revocation_id_of_canonical(&canonicalize(block).unwrap_or_default())
+}
 
 /// A small deterministic PRNG (SplitMix64): the same `--seed` gives the same run.
 #[derive(Debug, Clone)]

@@ -22,12 +22,13 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use delegateos_reference::crypto::KeyCache;
-use delegateos_reference::mcp::{self as plugin, BudgetTracker, CallDecision, McpConfig, RawError};
+use delegateos_reference::mcp::{self as plugin, BudgetTracker, CallDecision, McpConfig};
 use delegateos_reference::revocation::{RevocationEntry, RevocationList};
 use delegateos_reference::token::SerializedDct;
 
 use super::config::LaunchConfig;
+use super::key_cache::KeyCache;
+use super::raw_line::{strip_delegateos_raw, RawError};
 use super::wire::{self, id_key, Line, MAX_LINE};
 
 /// Exit status after an upstream crash.
@@ -358,10 +359,7 @@ impl Decider {
         // D35: duplicate member names at the top level or in `params` are refused for EVERY
         // method, not only `tools/call`: `{"method":"tools/call",…,"method":"ping"}` parses as
         // `ping` here (last wins) but as an unverified `tools/call` in a first-wins upstream.
-        if matches!(
-            plugin::strip_delegateos_raw(&bytes),
-            Err(RawError::DuplicateKey)
-        ) {
+        if matches!(strip_delegateos_raw(&bytes), Err(RawError::DuplicateKey)) {
             let id = match id {
                 Some(v @ (Value::String(_) | Value::Number(_))) => v,
                 _ => Value::Null,
@@ -405,7 +403,7 @@ impl Decider {
 
     /// Handles a `tools/call`: the bytes to forward, or the local answer (`None`: no answer).
     fn decide(&self, msg: &Value, raw: &[u8]) -> Result<Vec<u8>, Option<Value>> {
-        let stripped = match plugin::strip_delegateos_raw(raw) {
+        let stripped = match strip_delegateos_raw(raw) {
             Ok(s) => s,
             Err(RawError::DuplicateKey) => {
                 return Err(msg
@@ -422,7 +420,7 @@ impl Decider {
                 &self.config,
                 &mut tracker,
                 &now_rfc3339(),
-                &mut keys,
+                &mut *keys,
             )
         };
         match decision {
@@ -467,7 +465,7 @@ impl Decider {
                 &self.config,
                 &tracker,
                 &now_rfc3339(),
-                &mut keys,
+                &mut *keys,
             )
         };
         if let Some(slot) = msg.pointer_mut("/result/tools") {

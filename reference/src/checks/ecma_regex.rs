@@ -196,7 +196,6 @@ impl Flags {
 #[derive(Debug, Clone)]
 pub struct EcmaRegex {
     regex: regex::Regex,
-    translated: String,
     /// `u` flag: code points; otherwise the subject is matched as UTF-16 code units.
     unicode: bool,
 }
@@ -228,7 +227,6 @@ impl EcmaRegex {
             })?;
         Ok(EcmaRegex {
             regex,
-            translated,
             unicode: flags.unicode,
         })
     }
@@ -247,11 +245,6 @@ impl EcmaRegex {
         Ok(self
             .regex
             .is_match(&code_units(subject).collect::<String>()))
-    }
-
-    /// The `regex`-crate syntax the pattern was translated to (for diagnostics and tests).
-    pub fn translated(&self) -> &str {
-        &self.translated
     }
 }
 

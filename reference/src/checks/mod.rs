@@ -150,11 +150,6 @@ impl Registry {
             .copied()
             .ok_or_else(|| CheckError::UnknownCheck(name.to_owned()))
     }
-
-    /// Registered names, sorted.
-    pub fn list(&self) -> Vec<String> {
-        self.fns.keys().cloned().collect()
-    }
 }
 
 /// A registry holding the seven built-in checks of §6.2.

@@ -11,9 +11,8 @@
 //! - any schema object, at any depth reachable through schema-valued keywords, has a keyword
 //!   outside the draft-07 vocabulary (ajv `strictSchema`). Known: the draft-07 validation and
 //!   annotation keywords plus ajv's core extras `$defs`, `$vocabulary`, `$comment`;
-//! - a `format` is not one of the draft-07 formats (ajv strict with `ajv-formats`):
-//!   date-time, date, time, email, idn-email, hostname, idn-hostname, ipv4, ipv6, uri,
-//!   uri-reference, iri, iri-reference, uri-template, json-pointer, relative-json-pointer, regex;
+//! - it has a `format` keyword at all (D29: ajv strict without a format plugin knows no
+//!   format);
 //! - a `$ref` cannot be resolved locally (nothing is fetched), or a `pattern` cannot be
 //!   compiled by the linear-time engine (lookaround and backreferences are refused).
 //!
@@ -87,27 +86,6 @@ const PLAIN_KEYWORDS: &[&str] = &[
     "format",
     "contentMediaType",
     "contentEncoding",
-];
-
-/// Draft-07 formats.
-pub const KNOWN_FORMATS: &[&str] = &[
-    "date-time",
-    "date",
-    "time",
-    "email",
-    "idn-email",
-    "hostname",
-    "idn-hostname",
-    "ipv4",
-    "ipv6",
-    "uri",
-    "uri-reference",
-    "iri",
-    "iri-reference",
-    "uri-template",
-    "json-pointer",
-    "relative-json-pointer",
-    "regex",
 ];
 
 /// Checks the strict-mode rules of the module doc (not the meta-schema).

@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use super::dct::revocation_list;
 use super::input::Input;
 use super::{OpError, OpResult};
-use crate::chain::{verify_chain_lazy, ChainError, Delegation};
+use crate::chain::{verify_chain, ChainError, Delegation};
 
 /// Operations of this area, in catalogue order.
 pub(crate) const OPERATIONS: &[&str] = &["chain.verify", "chain.verify_store"];
@@ -99,7 +99,7 @@ fn verify_list(input: &Input<'_>, raw: &[&Value]) -> OpResult {
             detail: e.to_string(),
         })
     });
-    verify_chain_lazy(delegations, root_public_key, now, &revocations)
+    verify_chain(delegations, root_public_key, now, &revocations)
         .map_err(|e| OpError::new(e.code(), e.to_string()))?;
     Ok(json!({ "valid": true }))
 }

@@ -100,7 +100,7 @@ fn timestamp_compare(input: &Value) -> OpResult {
         Timestamp::parse(input.str(key)?)
             .map_err(|e| OpError::new("invalid_timestamp", e.to_string()))
     };
-    let order = match parse("a")?.cmp(&parse("b")?) {
+    let order = match parse("a")?.unix_nanos().cmp(&parse("b")?.unix_nanos()) {
         std::cmp::Ordering::Less => -1,
         std::cmp::Ordering::Equal => 0,
         std::cmp::Ordering::Greater => 1,
