@@ -156,12 +156,6 @@ impl Findings {
     }
 }
 
-fn seconds_between(from: &str, to: &str) -> Option<i128> {
-    let a = Timestamp::parse(from).ok()?;
-    let b = Timestamp::parse(to).ok()?;
-    Some((b.unix_nanos() - a.unix_nanos()).div_euclid(1_000_000_000))
-}
-
 fn nanos_between(from: &str, to: &str) -> Option<i128> {
     let a = Timestamp::parse(from).ok()?;
     let b = Timestamp::parse(to).ok()?;
@@ -265,7 +259,7 @@ fn lint_token_into(f: &mut Findings, token: &SignedJsonToken, now: Option<&str>)
         );
     }
     if let Some(nanos) = nanos_between(&a.issued_at, &a.expires_at) {
-        let secs = seconds_between(&a.issued_at, &a.expires_at).unwrap_or(0);
+        let secs = nanos.div_euclid(1_000_000_000);
         let over = |limit: i128| nanos > limit * 1_000_000_000;
         if over(OAP_MAX_LIFETIME_SECS) {
             f.add(OAP_SHORT_EXPIRY, format!("lifetime {secs} s"));

@@ -414,6 +414,15 @@ fn vorion(g: &mut Group, keys: &Keys) {
         chain_input(long),
         &[md, oc],
     );
+    let at_max = delegations(&deep(4, 4), keys);
+    lint(
+        g,
+        18,
+        "five delegations (depth 0..4) are 5 hops, at Vorion's maximum (chain input, no finding)",
+        &[md],
+        chain_input(at_max),
+        &[],
+    );
 }
 
 fn oap(g: &mut Group, keys: &Keys) {
@@ -743,6 +752,25 @@ fn openclaw(g: &mut Group, keys: &Keys) {
         &[sc],
         chain_input(top),
         &[],
+    );
+    // Findings come in rule-table order (spec/operations.md §11a), not in the order a linter
+    // meets them: the chain's missing receipt is found before the leaf token's bare `*`, and
+    // the rule table lists UNBOUNDED-TARGET first.
+    let mut star_done = delegations(&hop(hop(star, &keys.bob), &keys.carol), keys);
+    star_done[2] = set(star_done[2].clone(), "status", json!("completed"));
+    star_done[2] = set(
+        star_done[2].clone(),
+        "completedAt",
+        json!("2026-03-01T09:58:00Z"),
+    );
+    lint(
+        g,
+        14,
+        "a completed delegation without receipt whose token has a bare `*`: both findings, in \
+         rule-table order",
+        &[ut, rm],
+        chain_input(star_done),
+        &[ut, rm],
     );
 }
 
