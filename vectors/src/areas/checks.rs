@@ -1679,6 +1679,29 @@ fn build_strlen(g: &mut Group) {
         json!({"a": "x"}),
         err("invalid_params"),
     );
+    // The integer bounds at the edge of the JSON-safe range (D28's "integer in 0..=2^53−1").
+    run(
+        g,
+        46,
+        "`max` 2^53−1, the largest safe integer: every string is shorter (passes).",
+        b,
+        &[],
+        n,
+        Some(json!({"max": 9_007_199_254_740_991_u64})),
+        json!("a"),
+        pass(),
+    );
+    run(
+        g,
+        47,
+        "`max` 2^53, beyond the safe integers.",
+        ps,
+        &[],
+        n,
+        Some(json!({"max": 9_007_199_254_740_992_u64})),
+        json!("a"),
+        err("invalid_params"),
+    );
 }
 
 fn build_arrlen(g: &mut Group) {
