@@ -1702,6 +1702,17 @@ fn build_strlen(g: &mut Group) {
         json!("a"),
         err("invalid_params"),
     );
+    run(
+        g,
+        48,
+        "`min: 1, max: 3` on `ab` (both bounds, min below max): passes.",
+        b,
+        &[],
+        n,
+        Some(json!({"min": 1, "max": 3})),
+        json!("ab"),
+        pass(),
+    );
 }
 
 fn build_arrlen(g: &mut Group) {
