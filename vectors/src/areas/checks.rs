@@ -1316,6 +1316,62 @@ fn build_schema(g: &mut Group) {
         json!(1),
         err("invalid_params"),
     );
+    // Schema nesting beyond MAX_SCHEMA_DEPTH (64) is `limit_exceeded` (hardening, D33-style
+    // resource limit). Each case reaches depth 65 through 64 `not` wrappers (one JSON level
+    // each, so the message stays under the 128-level limit of common JSON parsers) and then one
+    // level of the keyword under test, so a walker that forgets to count that keyword's
+    // subschemas stays at 64.
+    let lim = &["CHECK-SCHEMA-VALIDATE"];
+    let nest = |inner: Value, levels: usize| (0..levels).fold(inner, |s, _| json!({ "not": s }));
+    let deep: Vec<(u16, &str, Value)> = vec![
+        (73, "65 nested `not` schemas", nest(json!({}), 65)),
+        (
+            74,
+            "64 nested `not` schemas around `properties`",
+            nest(json!({"properties": {"a": {}}}), 64),
+        ),
+        (
+            75,
+            "64 nested `not` schemas around `allOf`",
+            nest(json!({"allOf": [{}]}), 64),
+        ),
+        (
+            76,
+            "64 nested `not` schemas around a single-schema `items`",
+            nest(json!({"items": {}}), 64),
+        ),
+        (
+            77,
+            "64 nested `not` schemas around a schema-valued `dependencies`",
+            nest(json!({"dependencies": {"a": {}}}), 64),
+        ),
+    ];
+    for (k, d, schema) in deep {
+        run(
+            g,
+            k,
+            &format!("{d}: nesting 65 is beyond the limit of 64."),
+            lim,
+            &[],
+            n,
+            schema_params(schema),
+            json!("x"),
+            err("limit_exceeded"),
+        );
+    }
+    run(
+        g,
+        78,
+        "`$schema` naming draft-07 is accepted (and the schema applies).",
+        v,
+        &[],
+        n,
+        schema_params(
+            json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "string"}),
+        ),
+        json!(1),
+        fail(),
+    );
 }
 
 fn build_strlen(g: &mut Group) {
