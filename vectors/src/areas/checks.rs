@@ -3090,6 +3090,17 @@ fn build_verify(g: &mut Group) {
         res(true, 1.0),
     );
     vo(g, 23, "expectedResult `{passed: false, score: 0}` on a passing check → passed false, score kept (1).", er, &[], with_exp(&t2, json!({"passed": false, "score": 0})), out.clone(), res(false, 1.0));
+    // `passed` equal but `score` not: deepEqual is false (both members take part).
+    vo(
+        g,
+        98,
+        "expectedResult `{passed: true, score: 0.5}` on a passing check (score 1): not equal → passed false, score kept (1).",
+        er,
+        &[],
+        with_exp(&t2, json!({"passed": true, "score": 0.5})),
+        out.clone(),
+        res(false, 1.0),
+    );
     vo(
         g,
         24,
