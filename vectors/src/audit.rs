@@ -133,6 +133,12 @@ pub const LEVEL_OVERRIDES: &[(&str, Level)] = &[
     ("jsonrpc-messages-0100", Level::Hardening),
     ("jsonrpc-messages-0102", Level::Hardening),
     ("jsonrpc-messages-0104", Level::Hardening),
+    // D31 (issue 14 review, audit §12): JSON-RPC 2.0 allows a null id ("SHOULD normally not
+    // be Null") and a fractional one ("SHOULD NOT contain fractional parts"); a response to a
+    // null-id request has id null. Refusing them is ours.
+    ("jsonrpc-messages-0031", Level::Hardening),
+    ("jsonrpc-messages-0032", Level::Hardening),
+    ("jsonrpc-messages-0036", Level::Hardening),
     // D15/D17: a strict `_delegateos` envelope (an unknown member) is ours.
     ("mcp-call-0066", Level::Hardening),
     // §6.4 weights length and sum are normative (exceptions to HARDENING_CODES).
