@@ -375,6 +375,68 @@ def op_canonicalize(inp: dict) -> dict:
 example.OPERATIONS["json.canonicalize"] = op_canonicalize
 
 
+# --- D31: jsonrpc.classify as §9 and JSON-RPC 2.0 state it --------------------------------------
+# §9 gives five examples, not schemas. Literal: the JSON-RPC 2.0 envelope (an object, `jsonrpc`
+# exactly "2.0", `params` structured if present, a response has `id` and exactly one of `result`
+# / `error`) and its id rules (a String, Number or Null — null ids and fractional numbers are
+# only discouraged, "SHOULD NOT"); the §9 method decides the kind of a request or notification
+# (§9.1 has an id, §9.4/§9.5 have none), `result.accepted` that of a response (§9.2/§9.3). No
+# member sets, no nested shapes, no id formats (D31's closed schemas are hardening).
+RPC_METHODS = {
+    "delegateos/delegate": ("delegate_request", True),
+    "delegateos/complete": ("complete", False),
+    "delegateos/revoke": ("revoke", False),
+}
+
+
+def _bad(detail: str) -> Exception:
+    return DelegateError("invalid_message", detail)
+
+
+def _id_ok(value: Any) -> bool:
+    return value is None or isinstance(value, str) or (
+        isinstance(value, (int, float)) and not isinstance(value, bool)
+    )
+
+
+def op_jsonrpc_classify(inp: dict) -> dict:
+    msg = example.fields(inp, ["message"])["message"]
+    if not isinstance(msg, dict):
+        raise _bad("not a JSON-RPC object (a batch is not one §9 message)")
+    if msg.get("jsonrpc") != "2.0" or not isinstance(msg.get("jsonrpc"), str):
+        raise _bad('jsonrpc is not exactly "2.0"')
+    if "id" in msg and not _id_ok(msg["id"]):
+        raise _bad("id is not a String, Number or Null")
+    if "method" in msg:
+        method = msg["method"]
+        if not isinstance(method, str) or method not in RPC_METHODS:
+            raise _bad("not a §9 method")
+        if "params" in msg and not isinstance(msg["params"], (dict, list)):
+            raise _bad("params is not structured")
+        kind, request = RPC_METHODS[method]
+        if request and "id" not in msg:
+            raise _bad("§9.1 is a request: it has an id")
+        if not request and "id" in msg:
+            raise _bad("§9.4/§9.5 are notifications: no id")
+        return {"kind": kind}
+    if "id" not in msg:
+        raise _bad("a response has an id")
+    if ("result" in msg) == ("error" in msg):
+        raise _bad("a response has exactly one of result and error")
+    if "error" in msg:
+        raise _bad("an error response is not a §9 message")
+    result = msg["result"]
+    accepted = result.get("accepted") if isinstance(result, dict) else None
+    if accepted is True:
+        return {"kind": "delegate_accept"}
+    if accepted is False:
+        return {"kind": "delegate_reject"}
+    raise _bad("result.accepted is not a boolean")
+
+
+example.OPERATIONS["jsonrpc.classify"] = op_jsonrpc_classify
+
+
 if __name__ == "__main__":
     example.main(
         lib,
