@@ -1361,6 +1361,17 @@ fn build_schema(g: &mut Group) {
     }
     run(
         g,
+        79,
+        "64 nested `not` schemas: nesting 64, exactly the limit, is accepted.",
+        lim,
+        &[],
+        n,
+        schema_params(nest(json!({"type": "string"}), 64)),
+        json!("x"),
+        pass(),
+    );
+    run(
+        g,
         78,
         "`$schema` naming draft-07 is accepted (and the schema applies).",
         v,
@@ -3673,6 +3684,18 @@ fn build_verify(g: &mut Group) {
         ne,
         &[],
         nest(31),
+        out.clone(),
+        res(true, 1.0),
+    );
+    // Exactly at the limit under our counting (the outermost composite is level 1): accepted.
+    // Hardening (spec/audit-v0.2.md §13): the spec sets no limit, so another counting is fine.
+    vo(
+        g,
+        99,
+        "32 nested composites (exactly MAX_SPEC_DEPTH, counting the outermost as 1) evaluate → passed.",
+        ne,
+        &[],
+        nest(32),
         out.clone(),
         res(true, 1.0),
     );
