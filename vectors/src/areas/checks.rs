@@ -775,6 +775,57 @@ fn build_regex(g: &mut Group) {
             verdict(ans),
         );
     }
+    // Mutation gaps of 2026-11-26 (MUTANTS.md), each answer confirmed with node v20's `RegExp`.
+    let gaps: Vec<Probe> = vec![
+        (207, "`^[\\uDC00-\\uDFFF]` vs 😀 without `u`: the first unit is the high surrogate D83D, outside the low-surrogate range (V8: false).", ucls, "^[\\uDC00-\\uDFFF]", "", "😀", false),
+        (208, "`[\\uDC00-\\uDFFF]` vs 😀 without `u`: the search finds the low unit DE00 (V8: true).", ucls, "[\\uDC00-\\uDFFF]", "", "😀", true),
+        (209, "`^.$` vs U+10000 (the first astral code point) without `u`: two units (V8: false).", ucls, "^.$", "", "\u{10000}", false),
+        (210, "`[(]\\1` vs `(` U+0001 without `u`: a `(` in a class opens no group, so `\\1` is the legacy octal escape U+0001 (V8: true).", srch, "[(]\\1", "", "(\u{1}", true),
+        (211, "`\\(\\1` vs `(` U+0001 without `u`: an escaped `(` opens no group, so `\\1` is octal (V8: true).", srch, "\\(\\1", "", "(\u{1}", true),
+        (212, "`(?:a)\\1` vs `a` U+0001 without `u`: a non-capturing group is no group 1, so `\\1` is octal (V8: true).", srch, "(?:a)\\1", "", "a\u{1}", true),
+        (213, "`\\.` with `u` vs `.`: a syntax character may be escaped under `u` (V8: true).", uni, "\\.", "u", ".", true),
+    ];
+    for (n, d, r, p, f, s, ans) in gaps {
+        run(
+            g,
+            n,
+            d,
+            r,
+            dia,
+            "regex_match",
+            Some(re(p, f)),
+            json!(s),
+            verdict(ans),
+        );
+    }
+    run(
+        g,
+        214,
+        "`a)`: an unmatched `)` (V8: SyntaxError).",
+        &["CHECK-REGEX-SYNTAX"],
+        dia,
+        "regex_match",
+        Some(re("a)", "")),
+        json!("a"),
+        err("invalid_params"),
+    );
+    run(
+        g,
+        215,
+        "`[a](b)\\1` vs `abb`: `]` closes the class, so `(b)` is group 1 and `\\1` a backreference (V8: true; refusing backreferences is acceptable, D12).",
+        &["CHECK-REGEX-UNSUPPORTED"],
+        &["RegexUnsupported"],
+        "regex_match",
+        Some(re("[a](b)\\1", "")),
+        json!("abb"),
+        Expectation::acceptable(
+            "D12",
+            vec![
+                Expected::invalid("unsupported_pattern", "6.2"),
+                Expected::valid(json!({"passed": true, "score": 1})),
+            ],
+        ),
+    );
     run(
         g,
         206,
