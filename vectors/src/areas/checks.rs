@@ -784,6 +784,12 @@ fn build_regex(g: &mut Group) {
         (211, "`\\(\\1` vs `(` U+0001 without `u`: an escaped `(` opens no group, so `\\1` is octal (V8: true).", srch, "\\(\\1", "", "(\u{1}", true),
         (212, "`(?:a)\\1` vs `a` U+0001 without `u`: a non-capturing group is no group 1, so `\\1` is octal (V8: true).", srch, "(?:a)\\1", "", "a\u{1}", true),
         (213, "`\\.` with `u` vs `.`: a syntax character may be escaped under `u` (V8: true).", uni, "\\.", "u", ".", true),
+        (216, "`^[U+F0000]$` (a plane-15 private-use character in a class) with `u` vs U+F0000: one code point (V8: true).", ucls, "^[\u{F0000}]$", "u", "\u{F0000}", true),
+        (217, "`^[A-😀]$` vs U+F900 without `u`: the range ends at the high surrogate D83D, below U+F900 (V8: false).", ucls, "^[A-😀]$", "", "\u{F900}", false),
+        (218, "`a\\Bb` vs `ab`: no word boundary between two word characters (V8: true).", cls, "a\\Bb", "", "ab", true),
+        (219, "`a?=b` vs `=b`: an optional `a`, not a lookahead (V8: true).", srch, "a?=b", "", "=b", true),
+        (220, "`^a{,3}$` vs `a{,3}`: `{,3}` is literal text in Annex B, anchored (V8: true).", srch, "^a{,3}$", "", "a{,3}", true),
+        (221, "`^colou?r$` vs `color`: `?` makes the `u` optional (V8: true).", srch, "^colou?r$", "", "color", true),
     ];
     for (n, d, r, p, f, s, ans) in gaps {
         run(
@@ -809,6 +815,43 @@ fn build_regex(g: &mut Group) {
         json!("a"),
         err("invalid_params"),
     );
+    // Syntax errors of `new RegExp` (V8: SyntaxError) are `invalid_params`.
+    for (n, d, p, f, subject) in [
+        (
+            222,
+            "`a{2` with `u`: an incomplete quantifier (V8: SyntaxError).",
+            "a{2",
+            "u",
+            "aa",
+        ),
+        (223, "A lone `{` with `u` (V8: SyntaxError).", "{", "u", "{"),
+        (
+            224,
+            "`{2}` at the start without `u`: nothing to repeat (V8: SyntaxError).",
+            "{2}",
+            "",
+            "{2}",
+        ),
+        (
+            225,
+            "A lone `}` with `u` (V8: SyntaxError).",
+            "a}",
+            "u",
+            "a}",
+        ),
+    ] {
+        run(
+            g,
+            n,
+            d,
+            &["CHECK-REGEX-SYNTAX"],
+            dia,
+            "regex_match",
+            Some(re(p, f)),
+            json!(subject),
+            err("invalid_params"),
+        );
+    }
     run(
         g,
         215,
