@@ -10,7 +10,8 @@
 //! Supported syntax: literals; `.`; `^` `$` (with `m`: line anchors); `\b` `\B` (ASCII word
 //! characters, as in JavaScript); `\d \D \w \W \s \S` (ASCII `\d`/`\w`; the JavaScript `\s`
 //! set, which contains U+FEFF and not U+0085); character classes with negation, ranges, `[]`
-//! (matches nothing) and `[^]` (matches anything); groups `( )`, `(?: )`, `(?<name> )`;
+//! (matches nothing) and `[^]` (matches anything); groups `( )`, `(?: )`, `(?<name> )` (a
+//! name may spell characters as `\uXXXX` or `\u{…}`; a name used twice is a syntax error);
 //! alternation; quantifiers `* + ? {n} {n,} {n,m}` and their lazy forms; escapes `\n \r \t \v
 //! \f \0 \xHH \uHHHH`, surrogate pairs written as two `\u` escapes, `\u{…}` (with `u`), `\cX`.
 //! Without `u` the Annex B web-compatibility grammar applies: identity escapes such as `\a`,
@@ -290,6 +291,7 @@ pub fn translate(pattern: &str, flags: Flags) -> Result<Hir, CheckError> {
         group_count,
         has_named,
         depth: 0,
+        names: Vec::new(),
     };
     let hir = p.disjunction()?;
     if p.pos < p.chars.len() {
@@ -339,6 +341,8 @@ struct Parser {
     group_count: u32,
     has_named: bool,
     depth: usize,
+    /// The names of the capture groups seen so far (a name may be used once).
+    names: Vec<String>,
 }
 
 fn is_syntax_char(c: char) -> bool {
@@ -690,7 +694,11 @@ impl Parser {
             match self.bump() {
                 Some(':') => {}
                 Some('<') => {
-                    self.group_name()?;
+                    let name = self.group_name()?;
+                    if self.names.contains(&name) {
+                        return Err(self.syntax("duplicate capture group name"));
+                    }
+                    self.names.push(name);
                 }
                 _ => return Err(self.syntax("invalid group")),
             }
@@ -730,22 +738,45 @@ impl Parser {
         }
     }
 
-    /// The next character of a group name: without `u` the pattern is code units, and an
-    /// astral character in a name (allowed by ES2020 in any mode) is re-joined from its two
-    /// surrogate stand-ins.
+    /// The next character of a group name (`RegExpIdentifierName`): a character, or a
+    /// `\uXXXX` / `\u{…}` escape (both allowed in any mode). Without `u` the pattern is code
+    /// units, and an astral character (allowed by ES2020 in any mode) is re-joined from its two
+    /// surrogates, each written literally or as a `\u` escape. A lone surrogate, or `\`
+    /// followed by anything else, is `None` (not a name character).
     fn name_char(&mut self) -> Option<char> {
-        let c = self.bump()?;
-        let hi = self.unit_of(c);
+        let hi = self.name_unit()?;
         if (0xD800..=0xDBFF).contains(&hi) {
-            if let Some(next) = self.peek() {
-                let lo = self.unit_of(next);
-                if (0xDC00..=0xDFFF).contains(&lo) {
-                    self.pos += 1;
+            let save = self.pos;
+            match self.name_unit() {
+                Some(lo) if (0xDC00..=0xDFFF).contains(&lo) => {
                     return char::from_u32(0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00));
                 }
+                _ => self.pos = save,
             }
         }
-        Some(c)
+        char::from_u32(hi)
+    }
+
+    /// One code unit (or code point) of a group name, escapes decoded (see [`Self::name_char`]).
+    fn name_unit(&mut self) -> Option<u32> {
+        let c = self.bump()?;
+        if c != '\\' {
+            return Some(self.unit_of(c));
+        }
+        if !self.eat('u') {
+            return None;
+        }
+        if !self.eat('{') {
+            return self.hex(4);
+        }
+        let mut v: u32 = 0;
+        let mut digits = 0;
+        while let Some(d) = self.peek().and_then(|c| c.to_digit(16)) {
+            v = v.saturating_mul(16).saturating_add(d);
+            digits += 1;
+            self.pos += 1;
+        }
+        (digits > 0 && v <= 0x10_FFFF && self.eat('}')).then_some(v)
     }
 
     fn hex(&mut self, digits: usize) -> Option<u32> {

@@ -790,6 +790,22 @@ fn build_regex(g: &mut Group) {
         (219, "`a?=b` vs `=b`: an optional `a`, not a lookahead (V8: true).", srch, "a?=b", "", "=b", true),
         (220, "`^a{,3}$` vs `a{,3}`: `{,3}` is literal text in Annex B, anchored (V8: true).", srch, "^a{,3}$", "", "a{,3}", true),
         (221, "`^colou?r$` vs `color`: `?` makes the `u` optional (V8: true).", srch, "^colou?r$", "", "color", true),
+        (226, "129 groups `(?:a)` one after another (none nested) vs 129×`a`: nesting depth returns to 0 after each group (V8: true).", srch, "(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)", "", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", true),
+        (227, "`^\\101$` vs `A`: the legacy octal escape 101 is U+0041 (V8: true).", srch, "^\\101$", "", "A", true),
+        (228, "`^\\400$` vs space + `0`: an octal escape stops at 0o377, so `\\40` is a space followed by `0` (V8: true).", srch, "^\\400$", "", " 0", true),
+        (229, "`^\\8$` vs `8`: `\\8` is no octal escape, the identity escape of `8` (V8: true).", srch, "^\\8$", "", "8", true),
+        (230, "`^\\7$` vs U+0007 (V8: true).", srch, "^\\7$", "", "\u{7}", true),
+        (231, "`^[\\D]$` vs `a`: `\\D` inside a class (V8: true).", cls, "^[\\D]$", "", "a", true),
+        (232, "`^[\\W]$` vs `!`: `\\W` inside a class (V8: true).", cls, "^[\\W]$", "", "!", true),
+        (233, "`^\\t$` vs a tab (V8: true).", srch, "^\\t$", "", "\t", true),
+        (234, "`^\\n$` vs a line feed (V8: true).", srch, "^\\n$", "", "\n", true),
+        (235, "`^\\v$` vs U+000B (V8: true).", srch, "^\\v$", "", "\u{b}", true),
+        (236, "A group name of `$`, letters, `_` and a digit: `(?<$a_1>x)` (V8: true).", srch, "(?<$a_1>x)", "", "x", true),
+        (237, "Two named groups with different names (V8: true).", srch, "(?<a>x)(?<b>y)", "", "xy", true),
+        (238, "A group name written with a `\\u` escape: `(?<\\u0061b>x)` (V8: true).", srch, "(?<\\u0061b>x)", "", "x", true),
+        (239, "A group name written as an escaped surrogate pair, U+1D49C (a letter) (V8: true).", srch, "(?<\\uD835\\uDC9C>x)", "", "x", true),
+        (240, "A group name with U+200C (ZWNJ) after its first character (V8: true).", srch, "(?<a\\u200Cb>x)", "", "x", true),
+        (241, "A group name `\\u{1D49C}` with `u` (V8: true).", uni, "(?<\\u{1D49C}>x)", "u", "x", true),
     ];
     for (n, d, r, p, f, s, ans) in gaps {
         run(
@@ -838,6 +854,20 @@ fn build_regex(g: &mut Group) {
             "a}",
             "u",
             "a}",
+        ),
+        (
+            242,
+            "A group name starting with a digit, `(?<1a>x)` (V8: SyntaxError).",
+            "(?<1a>x)",
+            "",
+            "x",
+        ),
+        (
+            243,
+            "Two groups named `a` (V8: SyntaxError).",
+            "(?<a>x)(?<a>y)",
+            "",
+            "xy",
         ),
     ] {
         run(
