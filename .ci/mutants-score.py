@@ -67,7 +67,16 @@ def main():
             r["unviable"] += 1
         else:
             r["not judged"] += 1
-    cols = ["mutants", "counted", "hardening", "advisory", "timeout", "missed", "unviable", "not judged"]
+    print_table(rows, ["mutants", "counted", "hardening", "advisory", "timeout", "missed",
+                       "unviable", "not judged"])
+    if show_missed:
+        print()
+        for m in missed:
+            print("MISSED", m)
+
+
+def print_table(rows, cols):
+    """One markdown row per file of `rows` (file -> column -> count), then the total."""
     print("| module | " + " | ".join(cols) + " | score |")
     print("|---|" + "---:|" * (len(cols) + 1))
     tot = defaultdict(int)
@@ -75,12 +84,9 @@ def main():
         r = rows[file]
         for c in cols:
             tot[c] += r[c]
-        print(f"| `{file.removeprefix('reference/src/')}` | " + " | ".join(str(r[c]) for c in cols) + f" | {score(r)} |")
+        name = file.removeprefix("reference/src/")
+        print(f"| `{name}` | " + " | ".join(str(r[c]) for c in cols) + f" | {score(r)} |")
     print("| **total** | " + " | ".join(f"**{tot[c]}**" for c in cols) + f" | **{score(tot)}** |")
-    if show_missed:
-        print()
-        for m in missed:
-            print("MISSED", m)
 
 
 def score(r):

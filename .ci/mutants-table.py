@@ -74,18 +74,8 @@ def main():
             r["unviable"] += 1
         else:
             r["not judged"] += 1
-    cols = ["mutants", "counted", "hardening", "advisory", "timeout", "missed", "unviable",
-            "not judged", "not measured"]
-    print("| module | " + " | ".join(cols) + " | score |")
-    print("|---|" + "---:|" * (len(cols) + 1))
-    tot = defaultdict(int)
-    for file in sorted(rows):
-        r = rows[file]
-        for c in cols:
-            tot[c] += r[c]
-        name = file.removeprefix("reference/src/")
-        print(f"| `{name}` | " + " | ".join(str(r[c]) for c in cols) + f" | {score_mod.score(r)} |")
-    print("| **total** | " + " | ".join(f"**{tot[c]}**" for c in cols) + f" | **{score_mod.score(tot)}** |")
+    score_mod.print_table(rows, ["mutants", "counted", "hardening", "advisory", "timeout",
+                                 "missed", "unviable", "not judged", "not measured"])
     if "--missed" in sys.argv:
         print()
         for name, run in missed:

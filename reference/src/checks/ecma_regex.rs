@@ -769,6 +769,12 @@ impl Parser {
         if !self.eat('{') {
             return self.hex(4);
         }
+        self.code_point_in_braces()
+    }
+
+    /// The rest of a `\u{…}` escape after its `{`: hex digits (at least one) naming a code
+    /// point up to U+10FFFF, then `}`; `None` otherwise.
+    fn code_point_in_braces(&mut self) -> Option<u32> {
         let mut v: u32 = 0;
         let mut digits = 0;
         while let Some(d) = self.peek().and_then(|c| c.to_digit(16)) {
@@ -776,7 +782,7 @@ impl Parser {
             digits += 1;
             self.pos += 1;
         }
-        (digits > 0 && v <= 0x10_FFFF && self.eat('}')).then_some(v)
+        (digits > 0 && self.eat('}') && v <= 0x10_FFFF).then_some(v)
     }
 
     fn hex(&mut self, digits: usize) -> Option<u32> {
@@ -960,19 +966,11 @@ impl Parser {
                         }
                     }
                     v
-                } else if self.flags.unicode && self.peek() == Some('{') {
-                    self.pos += 1;
-                    let mut v: u32 = 0;
-                    let mut n = 0;
-                    while let Some(d) = self.peek().and_then(|c| c.to_digit(16)) {
-                        v = v.saturating_mul(16).saturating_add(d);
-                        n += 1;
-                        self.pos += 1;
+                } else if self.flags.unicode && self.eat('{') {
+                    match self.code_point_in_braces() {
+                        Some(v) => v,
+                        None => return Err(self.syntax("invalid Unicode escape")),
                     }
-                    if n == 0 || !self.eat('}') || v > 0x10FFFF {
-                        return Err(self.syntax("invalid Unicode escape"));
-                    }
-                    v
                 } else if self.flags.unicode {
                     return Err(self.syntax("invalid Unicode escape"));
                 } else {
