@@ -105,6 +105,22 @@ fn build_regex(g: &mut Group) {
     let dia = &["RegexDialect"];
     // (number, description, requirements, pattern, flags, subject, V8 answer)
     type Probe<'a> = (u16, &'a str, &'a [&'a str], &'a str, &'a str, &'a str, bool);
+    /// One `regex_match` case per probe: V8's answer is the expected verdict.
+    fn run_probes(g: &mut Group, flags: &[&str], probes: Vec<Probe<'_>>) {
+        for (n, d, r, p, f, s, ans) in probes {
+            run(
+                g,
+                n,
+                d,
+                r,
+                flags,
+                "regex_match",
+                Some(re(p, f)),
+                json!(s),
+                verdict(ans),
+            );
+        }
+    }
     // Non-`u` matching by UTF-16 code unit (astral characters as two units): 178–206.
     // (`\p{…}` with `u`: 148–177.)
     let probes: Vec<Probe> = vec![
@@ -169,19 +185,7 @@ fn build_regex(g: &mut Group) {
         (67, "`^.{2}$` vs decomposed `e\\u0301` (two units) (V8: true).", srch, "^.{2}$", "", "e\u{301}", true),
         (68, "Lazy quantifier `a+?b` vs `aab` (V8: true).", srch, "a+?b", "", "aab", true),
     ];
-    for (n, d, r, p, f, s, ans) in probes {
-        run(
-            g,
-            n,
-            d,
-            r,
-            dia,
-            "regex_match",
-            Some(re(p, f)),
-            json!(s),
-            verdict(ans),
-        );
-    }
+    run_probes(g, dia, probes);
 
     // Syntax errors and flags.
     let syn = &["CHECK-REGEX-SYNTAX"];
@@ -762,19 +766,7 @@ fn build_regex(g: &mut Group) {
         (204, "`^[…]$` with the literal character U+F0000 (plane-15 private use) in the class, vs U+F0000 without `u`: its two surrogates are separate members (V8: false).", ucls, "^[\u{F0000}]$", "", "\u{F0000}", false),
         (205, "`^[😀-😂]$` vs 😁 with `u`: a range of astral code points (V8: true).", ucls, "^[😀-😂]$", "u", "😁", true),
     ];
-    for (n, d, r, p, f, s, ans) in units {
-        run(
-            g,
-            n,
-            d,
-            r,
-            dia,
-            "regex_match",
-            Some(re(p, f)),
-            json!(s),
-            verdict(ans),
-        );
-    }
+    run_probes(g, dia, units);
     // Mutation gaps of 2026-11-26 (MUTANTS.md), each answer confirmed with node v20's `RegExp`.
     let gaps: Vec<Probe> = vec![
         (207, "`^[\\uDC00-\\uDFFF]` vs 😀 without `u`: the first unit is the high surrogate D83D, outside the low-surrogate range (V8: false).", ucls, "^[\\uDC00-\\uDFFF]", "", "😀", false),
@@ -835,19 +827,7 @@ fn build_regex(g: &mut Group) {
         (276, "`\\uD83D\\u0041` with `u` (V8: false).", uni, "\\uD83D\\u0041", "u", "xA", false),
         (277, "`^[\\d-z]$` without `u` (V8: true).", srch, "^[\\d-z]$", "", "-", true),
     ];
-    for (n, d, r, p, f, s, ans) in gaps {
-        run(
-            g,
-            n,
-            d,
-            r,
-            dia,
-            "regex_match",
-            Some(re(p, f)),
-            json!(s),
-            verdict(ans),
-        );
-    }
+    run_probes(g, dia, gaps);
     run(
         g,
         214,
