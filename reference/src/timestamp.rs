@@ -48,15 +48,42 @@ fn days_in_month(y: i64, m: i64) -> i64 {
     }
 }
 
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+/// Days since 1970-01-01 of a proleptic Gregorian date.
 fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    day_number(y, m, d) - UNIX_EPOCH_DAY_NUMBER
+}
+
+/// The [`day_number`] of 1970-01-01.
+const UNIX_EPOCH_DAY_NUMBER: i64 = 719_469;
+
+/// Howard Hinnant's day count (`days_from_civil`) with 0000-03-01 as day 1: years start in
+/// March, so a leap day is the last day of its year.
+fn day_number(y: i64, m: i64, d: i64) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
     let era = y.div_euclid(400);
     let yoe = y - era * 400;
     let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doy = (153 * mp + 2) / 5 + d;
     let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
+    era * 146_097 + doe
+}
+
+/// The UTC offset in seconds of what follows the time: `Z` or `±HH:MM` (D5).
+fn offset_secs(rest: &[u8]) -> Result<i64, &'static str> {
+    match rest {
+        [b'Z'] => Ok(0),
+        [s @ (b'+' | b'-'), h1, h2, b':', m1, m2] => {
+            let (Some(oh), Some(om)) = (digits(&[*h1, *h2]), digits(&[*m1, *m2])) else {
+                return Err("offset must be ±HH:MM");
+            };
+            if oh > 23 || om > 59 {
+                return Err("offset out of range");
+            }
+            let o = oh * 3600 + om * 60;
+            Ok(if *s == b'-' { -o } else { o })
+        }
+        _ => Err("offset must be Z or ±HH:MM"),
+    }
 }
 
 impl Timestamp {
@@ -110,25 +137,7 @@ impl Timestamp {
             frac_nanos = f * 10i64.pow(9 - n as u32);
             i = end;
         }
-        let rest = b.get(i..).unwrap_or_default();
-        let offset_secs: i64 = match rest {
-            [b'Z'] => 0,
-            [s @ (b'+' | b'-'), h1, h2, b':', m1, m2] => {
-                let (Some(oh), Some(om)) = (digits(&[*h1, *h2]), digits(&[*m1, *m2])) else {
-                    return Err(err("offset must be ±HH:MM"));
-                };
-                if oh > 23 || om > 59 {
-                    return Err(err("offset out of range"));
-                }
-                let o = oh * 3600 + om * 60;
-                if *s == b'-' {
-                    -o
-                } else {
-                    o
-                }
-            }
-            _ => return Err(err("offset must be Z or ±HH:MM")),
-        };
+        let offset_secs = offset_secs(b.get(i..).unwrap_or_default()).map_err(err)?;
         let secs =
             days_from_civil(year, month, day) * 86_400 + hour * 3600 + min * 60 + sec - offset_secs;
         Ok(Timestamp {

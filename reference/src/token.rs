@@ -448,27 +448,11 @@ fn is_assembled_canonical(
     format: &str,
     signatures: &str,
 ) -> bool {
-    let mut rest = bytes;
-    let mut take = |piece: &[u8]| match rest.strip_prefix(piece) {
-        Some(r) => {
-            rest = r;
-            true
-        }
-        None => false,
-    };
-    let mut ok = take(b"{\"attenuations\":[");
-    for (i, att) in attenuations.iter().enumerate() {
-        ok = ok && (i == 0 || take(b",")) && take(att.as_bytes());
-    }
-    ok = ok
-        && take(b"],\"authority\":")
-        && take(authority.as_bytes())
-        && take(b",\"format\":")
-        && take(format.as_bytes())
-        && take(b",\"signatures\":")
-        && take(signatures.as_bytes())
-        && take(b"}");
-    ok && rest.is_empty()
+    let text = format!(
+        "{{\"attenuations\":[{}],\"authority\":{authority},\"format\":{format},\"signatures\":{signatures}}}",
+        attenuations.join(",")
+    );
+    bytes == text.as_bytes()
 }
 
 /// Decodes and validates a serialized token (D9). Signatures are not checked.

@@ -50,17 +50,15 @@ fn invalid(msg: impl Into<String>) -> CheckError {
     CheckError::InvalidParams(msg.into())
 }
 
-/// The params object, checked against the allowed keys. `None`/`null` is an empty object
-/// when `optional`.
+/// The params object, checked against the allowed keys. `None`/`null` is an empty object: a
+/// check whose params are required then refuses it for the missing member.
 fn params_object<'a>(
     check: &str,
     params: Option<&'a Value>,
     allowed: &[&str],
-    optional: bool,
 ) -> Result<Option<&'a Map<String, Value>>, CheckError> {
     let obj = match params {
-        None | Some(Value::Null) if optional => return Ok(None),
-        None | Some(Value::Null) => return Err(invalid(format!("{check}: params are required"))),
+        None | Some(Value::Null) => return Ok(None),
         Some(Value::Object(m)) => m,
         Some(_) => return Err(invalid(format!("{check}: params must be an object"))),
     };
@@ -147,7 +145,7 @@ fn describe(field: Option<&str>) -> String {
 /// `regex_match { pattern, flags?, field? }`.
 pub fn regex_match(output: &Value, params: Option<&Value>) -> Result<CheckResult, CheckError> {
     const C: &str = "regex_match";
-    let obj = params_object(C, params, &["pattern", "flags", "field"], false)?;
+    let obj = params_object(C, params, &["pattern", "flags", "field"])?;
     let pattern = opt_string(C, obj, "pattern")?
         .ok_or_else(|| invalid("regex_match: 'pattern' is required"))?;
     let flags = opt_string(C, obj, "flags")?.unwrap_or("");
@@ -172,7 +170,7 @@ pub fn regex_match(output: &Value, params: Option<&Value>) -> Result<CheckResult
 /// `json_schema { schema }`.
 pub fn json_schema(output: &Value, params: Option<&Value>) -> Result<CheckResult, CheckError> {
     const C: &str = "json_schema";
-    let obj = params_object(C, params, &["schema"], false)?;
+    let obj = params_object(C, params, &["schema"])?;
     let schema = obj
         .and_then(|o| o.get("schema"))
         .ok_or_else(|| invalid("json_schema: 'schema' is required"))?;
@@ -186,7 +184,7 @@ fn length_check(
     measure: fn(&Value) -> Option<u64>,
     kind: &str,
 ) -> Result<CheckResult, CheckError> {
-    let obj = params_object(check, params, &["min", "max", "field"], true)?;
+    let obj = params_object(check, params, &["min", "max", "field"])?;
     let min = opt_count(check, obj, "min")?;
     let max = opt_count(check, obj, "max")?;
     let field = opt_string(check, obj, "field")?;
@@ -240,7 +238,7 @@ pub fn array_length(output: &Value, params: Option<&Value>) -> Result<CheckResul
 /// `field_exists { fields }`.
 pub fn field_exists(output: &Value, params: Option<&Value>) -> Result<CheckResult, CheckError> {
     const C: &str = "field_exists";
-    let obj = params_object(C, params, &["fields"], false)?;
+    let obj = params_object(C, params, &["fields"])?;
     let bad = || invalid("field_exists: 'fields' must be an array of strings");
     let fields = obj
         .and_then(|o| o.get("fields"))
@@ -262,7 +260,7 @@ pub fn field_exists(output: &Value, params: Option<&Value>) -> Result<CheckResul
 /// `exit_code { expected }` against `output.exitCode`.
 pub fn exit_code(output: &Value, params: Option<&Value>) -> Result<CheckResult, CheckError> {
     const C: &str = "exit_code";
-    let obj = params_object(C, params, &["expected"], false)?;
+    let obj = params_object(C, params, &["expected"])?;
     let expected = obj
         .and_then(|o| o.get("expected"))
         .and_then(Value::as_f64)
@@ -285,7 +283,7 @@ pub fn exit_code(output: &Value, params: Option<&Value>) -> Result<CheckResult, 
 /// `output_equals { expected }` by RFC 8785 canonical form.
 pub fn output_equals(output: &Value, params: Option<&Value>) -> Result<CheckResult, CheckError> {
     const C: &str = "output_equals";
-    let obj = params_object(C, params, &["expected"], false)?;
+    let obj = params_object(C, params, &["expected"])?;
     let expected = obj
         .and_then(|o| o.get("expected"))
         .ok_or_else(|| invalid("output_equals: 'expected' is required"))?;
