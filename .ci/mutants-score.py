@@ -75,23 +75,28 @@ def main():
             print("MISSED", m)
 
 
-def print_table(rows, cols):
-    """One markdown row per file of `rows` (file -> column -> count), then the total."""
-    print("| module | " + " | ".join(cols) + " | score |")
-    print("|---|" + "---:|" * (len(cols) + 1))
+def print_table(rows, cols, strict=False):
+    """One markdown row per file of `rows` (file -> column -> count), then the total. With
+    `strict`, a last column scores the mutants of the "excluded" column as missed."""
+    extra = " score, exclusions as missed |" if strict else ""
+    print("| module | " + " | ".join(cols) + " | score |" + extra)
+    print("|---|" + "---:|" * (len(cols) + 1 + strict))
     tot = defaultdict(int)
     for file in sorted(rows):
         r = rows[file]
         for c in cols:
             tot[c] += r[c]
         name = file.removeprefix("reference/src/")
-        print(f"| `{name}` | " + " | ".join(str(r[c]) for c in cols) + f" | {score(r)} |")
-    print("| **total** | " + " | ".join(f"**{tot[c]}**" for c in cols) + f" | **{score(tot)}** |")
+        last = f" {score(r, r['excluded'])} |" if strict else ""
+        print(f"| `{name}` | " + " | ".join(str(r[c]) for c in cols) + f" | {score(r)} |" + last)
+    last = f" **{score(tot, tot['excluded'])}** |" if strict else ""
+    print("| **total** | " + " | ".join(f"**{tot[c]}**" for c in cols) + f" | **{score(tot)}** |"
+          + last)
 
 
-def score(r):
+def score(r, also_missed=0):
     caught = r["counted"] + r["hardening"] + r["advisory"] + r["timeout"]
-    judged = caught + r["missed"]
+    judged = caught + r["missed"] + also_missed
     return f"{100 * caught / judged:.1f}%" if judged else "n/a"
 
 

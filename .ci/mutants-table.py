@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The per-module mutation table of MUTANTS.md, for today's reference, from several runs.
 
-    cargo mutants --list --json -f 'reference/src/**/*.rs' > current.json
-    python3 .ci/mutants-table.py current.json RUN1/mutants.out RUN2/mutants.out ...   # oldest first
+    bash .ci/mutants-lists.sh DIR      # DIR/current.json, and DIR/full.json (with equivalents)
+    python3 .ci/mutants-table.py DIR/current.json RUN1/mutants.out RUN2/mutants.out ... \
+        [--full DIR/full.json] [--missed]                                  # runs oldest first
 
 Measuring every module at once takes hours on two cores, so the table is assembled: each
 mutant of today's list (current.json) takes its outcome from the NEWEST run that tested a
@@ -17,6 +18,11 @@ measured" and counts against nothing; the table shows how many there are.
 Columns as in .ci/mutants-score.py: caught by a counted case, only by a hardening finding, only
 by an advisory finding (strict profile), timeouts (the corpus test hung: caught), missed,
 unviable, build timeouts (not judged). Score = caught / (caught + missed).
+
+With `--full`, a list made without the "Equivalent mutants" section of .cargo/mutants.toml,
+the column "excluded" counts per module the mutants that section excludes, and a last column
+scores them as if they were missed (nothing hidden: each one is argued in the config and in
+MUTANTS.md).
 """
 import json
 import os
@@ -34,7 +40,13 @@ def identity(name):
 
 
 def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    argv = sys.argv[1:]
+    full = None
+    if "--full" in argv:
+        i = argv.index("--full")
+        full = json.load(open(argv[i + 1], encoding="utf-8"))
+        del argv[i:i + 2]
+    args = [a for a in argv if not a.startswith("--")]
     current = json.load(open(args[0], encoding="utf-8"))
     runs = args[1:]
     # identity -> list of (run index, outcome) in run order
@@ -74,14 +86,30 @@ def main():
             r["unviable"] += 1
         else:
             r["not judged"] += 1
-    score_mod.print_table(rows, ["mutants", "counted", "hardening", "advisory", "timeout",
-                                 "missed", "unviable", "not judged", "not measured"])
+    cols = ["mutants", "counted", "hardening", "advisory", "timeout", "missed", "unviable",
+            "not judged", "not measured"]
+    excluded = []
+    if full is not None:
+        left = defaultdict(int)
+        for m in current:
+            left[identity(m["name"])] += 1
+        for m in full:
+            k = identity(m["name"])
+            if left[k]:
+                left[k] -= 1
+            else:
+                rows[m["file"]]["excluded"] += 1
+                excluded.append(m["name"])
+        cols.append("excluded")
+    score_mod.print_table(rows, cols, strict=full is not None)
     if "--missed" in sys.argv:
         print()
         for name, run in missed:
             print("MISSED", name, "   #", run)
         for name in unmeasured:
             print("NOT MEASURED", name)
+        for name in excluded:
+            print("EXCLUDED", name)
 
 
 if __name__ == "__main__":

@@ -6,8 +6,10 @@
 #       (.cargo/mutants.toml runs only vectors/tests/corpus_only.rs per mutant);
 #   (b) when the branch differs from its merge base (BASE, else `git merge-base HEAD
 #       origin/main`), `cargo mutants --in-diff` on the change to reference/src: no survivor
-#       (caught by any judged case, hardening findings included, as MUTANTS.md scores).
-# Exit 0 when both hold, 1 otherwise. Installs cargo-mutants if it is missing.
+#       (caught by any judged case, hardening findings included, as MUTANTS.md scores);
+#   (c) first, .cargo/mutants.toml excludes as equivalent exactly the mutants listed in
+#       .ci/mutants-excluded.txt (.ci/mutants-lists.sh).
+# Exit 0 when all three hold, 1 otherwise. Installs cargo-mutants if it is missing.
 #
 #   bash .ci/mutants.sh                 # curated set, plus the diff against origin/main if any
 #   BASE=main bash .ci/mutants.sh       # diff against another base
@@ -30,6 +32,9 @@ if ! cargo mutants --version >/dev/null 2>&1; then
     cargo install cargo-mutants --locked --version "$MUTANTS_VERSION"
 fi
 echo "==> $(cargo mutants --version)"
+
+echo "==> the config's equivalent exclusions are exactly .ci/mutants-excluded.txt"
+bash .ci/mutants-lists.sh "$root/target/mutants-lists"
 
 # Judges an outcomes.json: prints every mutant with its outcome; with a list file (NAME REGEX per
 # line), also each entry's mutants. Fails on any missed mutant, on a mutant whose build timed out
