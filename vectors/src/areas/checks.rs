@@ -411,6 +411,17 @@ fn build_regex(g: &mut Group) {
         json!("a".repeat((1 << 20) + 1)),
         err("limit_exceeded"),
     );
+    run(
+        g,
+        301,
+        "Subject of exactly 1 MiB (1,048,576 ASCII characters) is allowed.",
+        lim,
+        &[],
+        "regex_match",
+        Some(re("a", "")),
+        json!("a".repeat(1 << 20)),
+        pass(),
+    );
 
     // field and non-string.
     let fld = &["CHECK-REGEX-FIELD"];
