@@ -484,10 +484,12 @@ impl Parser {
     }
 
     /// The code unit (without `u`) or code point a pattern character stands for: without `u`
-    /// a surrogate stand-in (see `SURROGATE_BASE`) is mapped back to its surrogate value.
+    /// a surrogate stand-in (see `SURROGATE_BASE`) is mapped back to its surrogate value. (A
+    /// pattern read as code units holds BMP characters and stand-ins only, so every character
+    /// from `SURROGATE_BASE` up is a stand-in.)
     fn unit_of(&self, c: char) -> u32 {
         let v = u32::from(c);
-        if !self.flags.unicode && (SURROGATE_BASE..SURROGATE_BASE + 0x800).contains(&v) {
+        if !self.flags.unicode && v >= SURROGATE_BASE {
             0xD800 + (v - SURROGATE_BASE)
         } else {
             v
@@ -640,12 +642,15 @@ impl Parser {
                     self.pos = end;
                     (min, max)
                 }
-                None if self.flags.unicode => return Err(self.syntax("incomplete quantifier")),
+                // Not a quantifier: the `{` is read as the next atom (a literal without `u`,
+                // a syntax error with it).
                 None => return Ok(atom),
             },
             _ => return Ok(atom),
         };
-        let greedy = !self.eat('?');
+        // The lazy marker: a lazy quantifier finds a match exactly when the greedy one does
+        // (see the module doc), so the repetition is built greedy either way.
+        self.eat('?');
         if let Some(max) = max {
             if min > max {
                 return Err(self.syntax("numbers out of order in {} quantifier"));
@@ -654,7 +659,7 @@ impl Parser {
         Ok(Hir::repetition(Repetition {
             min,
             max,
-            greedy,
+            greedy: true,
             sub: Box::new(atom),
         }))
     }
@@ -1051,13 +1056,10 @@ impl Parser {
                 Ok(ClassAtom::Unit(0x08))
             }
             '1'..='9' if self.flags.unicode => Err(self.syntax("invalid class escape")),
-            '8' | '9' => {
-                self.pos += 1;
-                Ok(ClassAtom::Unit(u32::from(e)))
-            }
             '1'..='7' => Ok(ClassAtom::Unit(self.legacy_octal())),
             'p' | 'P' if self.flags.unicode => Ok(ClassAtom::Set(self.property_escape()?)),
-            'k' if self.flags.unicode => Err(self.syntax("invalid class escape")),
+            // `\8`, `\9` (identity escapes without `u`) and `\k` (a syntax error with `u` or
+            // named groups) are character escapes here.
             _ => match self.character_escape(true)? {
                 Some(unit) => Ok(ClassAtom::Unit(unit)),
                 None => Ok(ClassAtom::Unit(u32::from('\\'))),

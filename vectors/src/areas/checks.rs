@@ -411,6 +411,17 @@ fn build_regex(g: &mut Group) {
         json!("a".repeat((1 << 20) + 1)),
         err("limit_exceeded"),
     );
+    run(
+        g,
+        301,
+        "Subject of exactly 1 MiB (1,048,576 ASCII characters) is allowed.",
+        lim,
+        &[],
+        "regex_match",
+        Some(re("a", "")),
+        json!("a".repeat(1 << 20)),
+        pass(),
+    );
 
     // field and non-string.
     let fld = &["CHECK-REGEX-FIELD"];
@@ -828,6 +839,29 @@ fn build_regex(g: &mut Group) {
         (277, "`^[\\d-z]$` without `u` (V8: true).", srch, "^[\\d-z]$", "", "-", true),
     ];
     run_probes(g, dia, gaps);
+    // Mutation gaps of the ecma_regex re-test (MUTANTS.md), each answer confirmed with node v20's
+    // `RegExp`.
+    let nested = format!("{}a{}", "(".repeat(128), ")".repeat(128));
+    let gaps2: Vec<Probe> = vec![
+        (279, "`a??b` vs `b`: a lazy `?` quantifier (V8: true).", srch, "a??b", "", "b", true),
+        (280, "A group name with U+200D (ZWJ) after its first character (V8: true).", srch, "(?<a\\u200Db>x)", "", "x", true),
+        (281, "A group name written as an escaped surrogate pair, U+200A0 (a CJK ideograph) (V8: true).", srch, "(?<\\uD840\\uDCA0>x)", "", "x", true),
+        (282, "A group name written as an escaped surrogate pair, U+1EE00 (ARABIC MATHEMATICAL ALEF) (V8: true).", srch, "(?<\\uD83B\\uDE00>x)", "", "x", true),
+        (283, "`(a)\\10` vs `a` U+0008: 10 is more than the number of groups, so `\\10` is the legacy octal escape U+0008 (V8: true).", srch, "(a)\\10", "", "a\u{8}", true),
+        (284, "`^\\D$` vs a space (V8: true).", cls, "^\\D$", "", " ", true),
+        (285, "`^\\W$` vs a space (V8: true).", cls, "^\\W$", "", " ", true),
+        (286, "`^\\0$` with `u` vs U+0000 (V8: true).", uni, "^\\0$", "u", "\u{0}", true),
+        (287, "`^\\0123$` vs U+000A `3`: a legacy octal escape starting with 0 takes at most three digits, `\\012` (V8: true).", srch, "^\\0123$", "", "\n3", true),
+        (288, "`^[\\c1]$` vs `1`: in a class, `\\c1` is the one unit U+0011 (V8: false).", srch, "^[\\c1]$", "", "1", false),
+        (289, "`^[\\c1]$` vs `c` (V8: false).", srch, "^[\\c1]$", "", "c", false),
+        (290, "`^[\\b]$` vs `b`: in a class, `\\b` is the one unit U+0008 (V8: false).", srch, "^[\\b]$", "", "b", false),
+        (291, "`^[\\p{L}]$` without `u` vs `{`: the class holds `p`, `{`, `L`, `}` (Annex B identity escape) (V8: true).", uni, "^[\\p{L}]$", "", "{", true),
+        (292, "`^[\\k]$` without `u` and without named groups vs `k` (V8: true).", srch, "^[\\k]$", "", "k", true),
+        (293, "`^\\p{Zl}$` with `u` vs U+2028: a property with a single code point (V8: true).", uni, "^\\p{Zl}$", "u", "\u{2028}", true),
+        (294, "`\\p{Cs}` with `u` vs `a😀`: surrogates only, none in a string of code points (V8: false).", uni, "\\p{Cs}", "u", "a😀", false),
+        (295, "128 nested groups `((…(a)…))` vs `a` (V8: true).", srch, &nested, "", "a", true),
+    ];
+    run_probes(g, dia, gaps2);
     run(
         g,
         214,
@@ -908,6 +942,23 @@ fn build_regex(g: &mut Group) {
             "[\\d-z]",
             "u",
             "-",
+        ),
+        (296, "An empty group name `(?<>x)` (V8: SyntaxError).", "(?<>x)", "", "x"),
+        (
+            297,
+            "A group name with a lone high surrogate escape, `(?<\\uD835a>x)` (V8: SyntaxError).",
+            "(?<\\uD835a>x)",
+            "",
+            "x",
+        ),
+        (298, "`\\u{}` with `u`: no hex digit (V8: SyntaxError).", "\\u{}", "u", "\u{0}"),
+        (299, "`\\u{61` with `u`: no closing brace (V8: SyntaxError).", "\\u{61", "u", "a"),
+        (
+            300,
+            "`(?<a>x)[\\k]` without `u`: with named groups, `\\k` is no identity escape, in a class too (V8: SyntaxError).",
+            "(?<a>x)[\\k]",
+            "",
+            "xk",
         ),
     ] {
         run(
