@@ -40,6 +40,7 @@ pub const LEVEL_OVERRIDES: &[(&str, Level)] = &[
     // reference does, but the spec sets no limit, so a lower one is hardening, not a failure.
     ("checks-output-verification-0099", Level::Hardening),
     ("checks-json_schema-0079", Level::Hardening),
+    ("checks-regex_match-0301", Level::Hardening),
     // D23: §3.3 validates no parameter.
     ("dct-create-0033", Level::Hardening),
     // Linear-time regex (D12): §6.2 specifies ECMAScript `new RegExp(…).test(…)`, which
