@@ -10,6 +10,8 @@ How it is built: a private copy of the careful library (harness/adapters/python/
 delegateos_mini.py) is loaded and a handful of its functions / constants are overridden below,
 each with a comment naming the decision it takes the other side of. The protocol loop, input
 decoding and error mapping are the example adapter's (harness/adapters/python/adapter.py).
+`check.run` and `output.verify` are its own (§6.2-§6.4, §10.3 as written; `regex_match` and
+JSON Schema are answered `skipped`), at the end of this file.
 Needs the example adapter's venv (PyNaCl): `bash harness/adapters/python/setup.sh`, then
     delegateos-conform run --impl 'harness/adapters/python/.venv/bin/python harness/adapters/python-literal/adapter.py'
 """
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import sys
 from typing import Any
 
@@ -435,6 +438,364 @@ def op_jsonrpc_classify(inp: dict) -> dict:
 
 
 example.OPERATIONS["jsonrpc.classify"] = op_jsonrpc_classify
+
+
+
+# --- §6.2 / §6.3 / §6.4 / §10.3: checks and output verification, from the text alone -------------
+# D12/D28/D29/D30 are not consulted. Each built-in is what a TypeScript implementation of the
+# §6.2 sentences would do; where the text is silent, the most lenient such implementation is
+# taken and the silence is named in a comment. `regex_match` (ECMAScript `new RegExp`) and
+# `json_schema` / `schema_match` (ajv draft-07) cannot be done faithfully with the Python
+# stdlib: a case that reaches one of them is answered `skipped`, never guessed.
+class Unsupported(Exception):
+    """The case needs something this adapter cannot do faithfully (reported `skipped`)."""
+
+
+_example_run_case = example.run_case
+
+
+def _run_case_with_skip(case: dict) -> dict:
+    op = example.OPERATIONS.get(case.get("op"))
+    if op in (op_check_run, op_output_verify):
+        try:
+            return {"outcome": "ok", "output": op(case.get("input"))}
+        except Unsupported as e:
+            return {"outcome": "skipped", "reason": str(e)}
+        except DelegateError as e:
+            return {"outcome": "error", "code": e.code, "detail": e.detail}
+        except example.InvalidInput as e:
+            return {"outcome": "error", "code": "invalid_input", "detail": str(e)}
+        except RecursionError:
+            # nesting beyond Python's recursion limit: a JavaScript engine overflows its stack too
+            return {"outcome": "error", "code": "limit_exceeded", "detail": "nesting too deep"}
+    return _example_run_case(case)
+
+
+class _Undefined:
+    """JavaScript `undefined` (a JSON value can never be it)."""
+
+
+UNDEFINED = _Undefined()
+
+
+class _JsFunction:
+    """A non-undefined, non-JSON value: a method found on a JavaScript prototype."""
+
+
+JS_FUNCTION = _JsFunction()
+
+# JavaScript property lookup, as `obj?.[key]` does it in the dot-path walk a TypeScript
+# implementation of "extracts output[field] (dot-path)" / "checks the value exists and is not
+# undefined" would write (§6.2 is silent on own vs inherited members, so the JS answer is taken).
+_OBJECT_PROTO = {
+    "constructor", "__proto__", "toString", "toLocaleString", "valueOf", "hasOwnProperty",
+    "isPrototypeOf", "propertyIsEnumerable", "__defineGetter__", "__defineSetter__",
+    "__lookupGetter__", "__lookupSetter__",
+}
+_ARRAY_PROTO = {
+    "at", "concat", "copyWithin", "entries", "every", "fill", "filter", "find", "findIndex",
+    "findLast", "findLastIndex", "flat", "flatMap", "forEach", "includes", "indexOf", "join",
+    "keys", "lastIndexOf", "map", "pop", "push", "reduce", "reduceRight", "reverse", "shift",
+    "slice", "some", "sort", "splice", "toLocaleString", "toReversed", "toSorted", "toSpliced",
+    "toString", "unshift", "values", "with",
+}
+_STRING_PROTO = {
+    "at", "charAt", "charCodeAt", "codePointAt", "concat", "endsWith", "includes", "indexOf",
+    "isWellFormed", "lastIndexOf", "localeCompare", "match", "matchAll", "normalize", "padEnd",
+    "padStart", "repeat", "replace", "replaceAll", "search", "slice", "split", "startsWith",
+    "substring", "substr", "toLocaleLowerCase", "toLocaleUpperCase", "toLowerCase", "toString",
+    "toUpperCase", "toWellFormed", "trim", "trimEnd", "trimStart", "valueOf",
+}
+_NUMBER_PROTO = {"toExponential", "toFixed", "toLocaleString", "toPrecision", "toString", "valueOf"}
+_BOOLEAN_PROTO = {"toString", "valueOf"}
+_FUNCTION_PROTO = {"apply", "bind", "call", "length", "name", "toString"}
+
+
+def _utf16_units(text: str) -> list:
+    units = []
+    for ch in text:
+        cp = ord(ch)
+        if cp > 0xFFFF:
+            cp -= 0x10000
+            units += [chr(0xD800 + (cp >> 10)), chr(0xDC00 + (cp & 0x3FF))]
+        else:
+            units.append(ch)
+    return units
+
+
+def js_length(text: str) -> int:
+    """JavaScript `String.prototype.length`: UTF-16 code units (§6.2 string_length)."""
+    return sum(2 if ord(ch) > 0xFFFF else 1 for ch in text)
+
+
+_INDEX_RE = re.compile(r"0|[1-9][0-9]*")
+
+
+def _array_index(key: str) -> int | None:
+    # ECMAScript array index: the canonical decimal spelling of an integer (ToString(ToUint32)).
+    return int(key) if _INDEX_RE.fullmatch(key) else None
+
+
+def js_get(value: Any, key: str) -> Any:
+    if value is None or value is UNDEFINED:
+        return UNDEFINED  # `?.` — the lenient walk yields undefined instead of throwing
+    if isinstance(value, dict):
+        if key in value:
+            return value[key]
+        return JS_FUNCTION if key in _OBJECT_PROTO else UNDEFINED
+    if isinstance(value, list):
+        i = _array_index(key)
+        if i is not None:
+            return value[i] if i < len(value) else UNDEFINED
+        if key == "length":
+            return len(value)
+        return JS_FUNCTION if key in _ARRAY_PROTO | _OBJECT_PROTO else UNDEFINED
+    if isinstance(value, str):
+        units = _utf16_units(value)
+        i = _array_index(key)
+        if i is not None:
+            return units[i] if i < len(units) else UNDEFINED
+        if key == "length":
+            return len(units)
+        return JS_FUNCTION if key in _STRING_PROTO | _OBJECT_PROTO else UNDEFINED
+    if isinstance(value, bool):
+        return JS_FUNCTION if key in _BOOLEAN_PROTO | _OBJECT_PROTO else UNDEFINED
+    if isinstance(value, (int, float)):
+        return JS_FUNCTION if key in _NUMBER_PROTO | _OBJECT_PROTO else UNDEFINED
+    if value is JS_FUNCTION:
+        if key == "length":
+            return 0
+        return JS_FUNCTION if key in _FUNCTION_PROTO | _OBJECT_PROTO else UNDEFINED
+    return UNDEFINED
+
+
+def dot_path(value: Any, path: str) -> Any:
+    # §6.2 "extracts output[field] (dot-path)": split on "." and walk, nothing more.
+    for key in path.split("."):
+        value = js_get(value, key)
+    return value
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _params(params: Any) -> dict:
+    # §6.2 types params as objects but states no validation: anything that is not an object is
+    # read as "no params" (destructuring `params ?? {}` in TypeScript reads no member of it).
+    return params if isinstance(params, dict) else {}
+
+
+def _extract(output: Any, p: dict) -> Any:
+    # §6.2 "from field or entire output": a `field` that is not a string is treated as unset
+    # (the text types it `string`; what a wrong type means is unstated).
+    field = p.get("field")
+    return dot_path(output, field) if isinstance(field, str) else output
+
+
+def _within(length: int, p: dict) -> bool:
+    # §6.2 "Checks min <= length <= max": an absent bound is no bound; a bound that is not a
+    # number is ignored (silence); min > max simply fails (silence: no error named).
+    lo, hi = p.get("min"), p.get("max")
+    return (not _is_number(lo) or length >= lo) and (not _is_number(hi) or length <= hi)
+
+
+def check_string_length(output: Any, params: Any) -> dict:
+    p = _params(params)
+    value = _extract(output, p)
+    # "Extracts string ... if string": anything else is not within bounds (no error named).
+    if not isinstance(value, str):
+        return {"passed": False}  # §6.2 gives string_length no score (CheckResult.score is optional)
+    return {"passed": _within(js_length(value), p)}
+
+
+def check_array_length(output: Any, params: Any) -> dict:
+    p = _params(params)
+    value = _extract(output, p)
+    # "Same as string_length but for arrays": a non-array fails.
+    if not isinstance(value, list):
+        return {"passed": False}  # no score in §6.2
+    return {"passed": _within(len(value), p)}
+
+
+def check_field_exists(output: Any, params: Any) -> dict:
+    fields = _params(params).get("fields")
+    # §6.2 types `fields: string[]` and says nothing of a missing or wrong list: a missing list
+    # checks nothing ("all fields exist" holds vacuously); a non-string entry (silence) is used
+    # as the property key JavaScript would make of it, String(entry).
+    if not isinstance(fields, list):
+        fields = []
+    for f in fields:
+        path = f if isinstance(f, str) else _js_string(f)
+        if dot_path(output, path) is UNDEFINED:  # "exists and is not undefined": null exists
+            return {"passed": False}
+    return {"passed": True}  # no score in §6.2
+
+
+def _js_string(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return _js_number(value)
+    if isinstance(value, list):
+        return ",".join("" if v is None else _js_string(v) for v in value)
+    if isinstance(value, dict):
+        return "[object Object]"
+    return str(value)
+
+
+def _js_number(x: Any) -> str:
+    return lib.canonical_bytes(x).decode("utf-8")
+
+
+def check_exit_code(output: Any, params: Any) -> dict:
+    expected = _params(params).get("expected", UNDEFINED)
+    # "Expects output to have shape { exitCode: number }. Checks equality." Another shape is
+    # not an error the text names: `output?.exitCode === expected` is simply false.
+    actual = js_get(output, "exitCode") if isinstance(output, dict) else UNDEFINED
+    passed = _is_number(actual) and _is_number(expected) and actual == expected
+    return {"passed": bool(passed)}  # no score in §6.2
+
+
+def _canonical(value: Any) -> bytes | None:
+    try:
+        return lib.canonical_bytes(value)
+    except Exception:  # noqa: BLE001 — not representable canonically: compare structurally
+        return None
+
+
+def _deep_equal(a: Any, b: Any) -> bool:
+    # §6.2 output_equals: "Deep-equality comparison (JSON.stringify canonical form)".
+    ca, cb = _canonical(a), _canonical(b)
+    if ca is not None and cb is not None:
+        return ca == cb
+    return _structural_equal(a, b)
+
+
+def _structural_equal(a: Any, b: Any) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if _is_number(a) and _is_number(b):
+        return a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return set(a) == set(b) and all(_structural_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_structural_equal(x, y) for x, y in zip(a, b))
+    return type(a) is type(b) and a == b
+
+
+def check_output_equals(output: Any, params: Any) -> dict:
+    p = _params(params)
+    # A missing `expected` is `undefined`, which no JSON output equals (silence: no error named).
+    if "expected" not in p:
+        return {"passed": False}
+    return {"passed": _deep_equal(output, p["expected"])}  # no score in §6.2
+
+
+def _unsupported_regex(output: Any, params: Any) -> dict:
+    raise Unsupported("regex_match: §6.2 needs ECMAScript RegExp; Python `re` is another dialect")
+
+
+def _unsupported_schema(output: Any, params: Any) -> dict:
+    raise Unsupported("json_schema: §6.2 needs an ajv/draft-07 validator; not in the stdlib")
+
+
+# §6.3 createDefaultRegistry: the seven built-ins.
+REGISTRY = {
+    "regex_match": _unsupported_regex,
+    "json_schema": _unsupported_schema,
+    "string_length": check_string_length,
+    "array_length": check_array_length,
+    "field_exists": check_field_exists,
+    "exit_code": check_exit_code,
+    "output_equals": check_output_equals,
+}
+
+
+def registry_get(name: Any):
+    # §6.3 `get(name)`: "throws if not found".
+    fn = REGISTRY.get(name) if isinstance(name, str) else None
+    if fn is None:
+        raise DelegateError("unknown_check", f"no check named {name!r}")
+    return fn
+
+
+def op_check_run(inp: dict) -> dict:
+    inp = example.fields(inp, ["name", "output"], ("params",))
+    fn = registry_get(inp["name"])
+    return fn(inp["output"], inp.get("params"))
+
+
+def _bad_spec(detail: str) -> DelegateError:
+    return DelegateError("invalid_spec", detail)
+
+
+def verify_output(spec: Any, output: Any) -> dict:
+    """§10.3 VERIFY_OUTPUT as written (the contract reduced to its `verification`)."""
+    if not isinstance(spec, dict):
+        raise _bad_spec("verification is not an object")
+    method = spec.get("method")
+    if method == "schema_match":
+        raise Unsupported("schema_match: needs an ajv/draft-07 validator; not in the stdlib")
+    if method == "deterministic_check":
+        fn = registry_get(spec.get("checkName"))  # "throws if not found"
+        result = dict(fn(output, spec.get("checkParams")))
+        if "expectedResult" in spec:  # "!== undefined" (a JSON null is defined)
+            result["passed"] = _deep_equal(result, spec["expectedResult"])
+        return result
+    if method == "composite":
+        steps = spec.get("steps")
+        mode = spec.get("mode")
+        # The text iterates `steps`; a missing or non-array list is unstated: nothing to iterate
+        # is not a spec (§6.1 types it VerificationSpec[] for composites).
+        if not isinstance(steps, list):
+            raise _bad_spec("composite without a steps array")
+        # §6.4 "weights must have same length as steps and sum to 1.0 (±0.001 tolerance)".
+        if mode == "weighted":
+            weights = spec.get("weights")
+            if not isinstance(weights, list) or len(weights) != len(steps) or not all(_is_number(w) for w in weights):
+                raise _bad_spec("weights must have same length as steps")
+            if abs(sum(weights) - 1.0) > 0.001:
+                raise _bad_spec("weights must sum to 1.0 (±0.001)")
+        results = []
+        for i, step in enumerate(steps):
+            r = verify_output(step, output)
+            results.append(r)
+            if mode == "all_pass" and not r["passed"]:
+                return {"passed": False, "score": 0.0}
+        if mode == "all_pass":
+            return {"passed": True, "score": 1.0}
+        if mode == "majority":
+            count = sum(1 for r in results if r["passed"])
+            # an empty steps list divides by zero: JavaScript's NaN, serialized as null
+            score = count / len(results) if results else None
+            return {"passed": count > len(results) / 2, "score": score}
+        if mode == "weighted":
+            total = 0.0
+            for w, r in zip(spec["weights"], results):
+                s = r.get("score")
+                total += w * (s if _is_number(s) else (1.0 if r["passed"] else 0.0))
+            threshold = spec.get("passThreshold")
+            # "Default passThreshold: 0.7" (`?? 0.7`); a non-number threshold is unstated: default.
+            if not _is_number(threshold):
+                threshold = 0.7
+            return {"passed": total >= threshold, "score": total}
+        # §10.3's switch has no other mode: the text gives no result, so the spec is refused.
+        raise _bad_spec(f"composite mode {mode!r} is none of §6.4's")
+    # §10.3's switch covers three methods; any other has no result.
+    raise _bad_spec(f"method {method!r} is none of §10.3's")
+
+
+def op_output_verify(inp: dict) -> dict:
+    inp = example.fields(inp, ["verification", "output"])
+    return verify_output(inp["verification"], inp["output"])
+
+
+example.OPERATIONS["check.run"] = op_check_run
+example.OPERATIONS["output.verify"] = op_output_verify
+example.run_case = _run_case_with_skip
 
 
 if __name__ == "__main__":
