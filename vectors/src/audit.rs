@@ -41,6 +41,18 @@ pub const LEVEL_OVERRIDES: &[(&str, Level)] = &[
     ("checks-output-verification-0099", Level::Hardening),
     ("checks-json_schema-0079", Level::Hardening),
     ("checks-regex_match-0301", Level::Hardening),
+    // field_exists through JavaScript property lookup (spec/audit-v0.2.md §14): §6.2 "checks
+    // the value exists and is not undefined" is the JS test `obj[key] !== undefined`, which
+    // finds inherited members (`constructor`, `__proto__`, `toString`, `hasOwnProperty`), a
+    // string's or array's `length` and a string's indexed characters. Own JSON members only
+    // (D12) is the safer reading beyond the text.
+    ("checks-field_exists-0010", Level::Hardening),
+    ("checks-field_exists-0014", Level::Hardening),
+    ("checks-field_exists-0030", Level::Hardening),
+    ("checks-field_exists-0031", Level::Hardening),
+    ("checks-field_exists-0032", Level::Hardening),
+    ("checks-field_exists-0033", Level::Hardening),
+    ("checks-field_exists-0034", Level::Hardening),
     // D23: §3.3 validates no parameter.
     ("dct-create-0033", Level::Hardening),
     // Linear-time regex (D12): §6.2 specifies ECMAScript `new RegExp(…).test(…)`, which
