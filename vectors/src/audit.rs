@@ -363,7 +363,10 @@ fn amendment(id: &str) -> Option<Amend> {
         }
     }
     if let Some(k) = n("contract-binding-") {
-        if matches!(k, 3..=7 | 9 | 10) {
+        // 25, 26, 29 (audit §15): positive capability cases on tokens whose last attenuation
+        // carries the contract's id and the authority another one; the authority reading binds
+        // nothing there (its rejections 24, 27, 28 are `contract_mismatch`, same family).
+        if matches!(k, 3..=7 | 9 | 10 | 25 | 26 | 29) {
             return add("D11", "BindingContractId", other_binding);
         }
     }
@@ -530,7 +533,10 @@ pub fn listed_ids() -> Vec<String> {
         "attestation-output-hash-",
         &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 20, 21],
     );
-    push("contract-binding-", &[3, 4, 5, 6, 7, 9, 10, 50, 52, 53]);
+    push(
+        "contract-binding-",
+        &[3, 4, 5, 6, 7, 9, 10, 25, 26, 29, 50, 52, 53],
+    );
     push("dct-expanded-", &[102, 105, 106]);
     push("dct-redteam-", &[5, 6, 43]);
     for id in [

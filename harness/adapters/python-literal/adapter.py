@@ -11,7 +11,9 @@ delegateos_mini.py) is loaded and a handful of its functions / constants are ove
 each with a comment naming the decision it takes the other side of. The protocol loop, input
 decoding and error mapping are the example adapter's (harness/adapters/python/adapter.py).
 `check.run` and `output.verify` are its own (§6.2-§6.4, §10.3 as written; `regex_match` and
-JSON Schema are answered `skipped`), at the end of this file.
+JSON Schema are answered `skipped`), and so are `attestation.create`/`verify`,
+`contract.create`/`verify_signature`/`bind` (§5, §7) and the libsodium-only Ed25519 verify (D10),
+at the end of this file.
 Needs the example adapter's venv (PyNaCl): `bash harness/adapters/python/setup.sh`, then
     delegateos-conform run --impl 'harness/adapters/python/.venv/bin/python harness/adapters/python-literal/adapter.py'
 """
@@ -456,7 +458,7 @@ _example_run_case = example.run_case
 
 def _run_case_with_skip(case: dict) -> dict:
     op = example.OPERATIONS.get(case.get("op"))
-    if op in (op_check_run, op_output_verify):
+    if op in (op_check_run, op_output_verify) or op in LITERAL_OPS.values():
         try:
             return {"outcome": "ok", "output": op(case.get("input"))}
         except Unsupported as e:
@@ -796,6 +798,184 @@ def op_output_verify(inp: dict) -> dict:
 example.OPERATIONS["check.run"] = op_check_run
 example.OPERATIONS["output.verify"] = op_output_verify
 example.run_case = _run_case_with_skip
+
+
+# --- D10: Ed25519 verification as libsodium does it -----------------------------------------------
+# §1.2 names "Ed25519 (RFC 8032) via @noble/ed25519" and nothing beyond RFC 8032. D10's strict
+# profile adds refusals RFC 8032 does not state (small-order / mixed-order A and R, torsion).
+# Literal: libsodium's crypto_sign_open (PyNaCl) and nothing else. What it refuses: a key or
+# signature of the wrong length (→ false here, D10 WrongLength), S >= L (RFC 8032 §5.1.7), a
+# non-canonical or small-order A, a small-order R; R is compared as bytes, so a non-canonical R
+# never verifies (RFC 8032 §5.1.3 / §5.1.7). What it accepts and D10 refuses: A with a torsion
+# component (mixed order) when the cofactorless equation holds. It is cofactorless, so a
+# signature only a cofactored verifier accepts is refused (D10's `Ed25519Cofactored` is
+# acceptable either way). noble v2's default (ZIP 215, cofactored, non-canonical encodings
+# accepted) would be more lenient still; libsodium is what the brief of this adapter uses.
+def ed25519_verify(public_key: bytes, message: bytes, signature: bytes) -> bool:
+    import nacl.bindings
+    import nacl.exceptions
+
+    if len(public_key) != 32 or len(signature) != 64:
+        return False  # noble's verify returns false on bad input rather than throwing
+    try:
+        nacl.bindings.crypto_sign_open(signature + message, public_key)
+    except (nacl.exceptions.BadSignatureError, nacl.exceptions.ValueError, nacl.exceptions.CryptoError):
+        return False
+    return True
+
+
+lib.ed25519_verify = ed25519_verify
+
+
+# --- §5.1 / §7.2 / arch §5.1, §8: signed contracts and attestations -------------------------------
+# "Signature covers: canonicalize(attestation_without_signature_field) → BLAKE2b → Ed25519.sign"
+# (§7.2). §5.1 says of the contract only "Ed25519 signature over canonical JSON of all fields
+# except 'signature'" — the very wording architecture §5.1 uses for the attestation, which §7.2
+# spells out with BLAKE2b; §4.1 (revocation entries) is read the same way. So both objects are
+# signed over BLAKE2b-256 of their canonical form without `signature` (audit §12, suspected).
+def _payload_digest(obj: dict) -> bytes:
+    return lib.blake2b256(lib.canonical_bytes({k: v for k, v in obj.items() if k != "signature"}))
+
+
+def _sign_object(seed_bytes: bytes, obj: dict) -> str:
+    return lib.b64url_encode(lib.ed25519_sign(seed_bytes, _payload_digest(obj)))
+
+
+def _verify_object(obj: dict, principal: Any) -> bool:
+    """`verify…Signature(obj, publicKey)`: the signature under the key the principal id names.
+    The text gives no shape rule: anything that cannot be decoded simply does not verify."""
+    try:
+        key = lib.b64url_decode(principal) if isinstance(principal, str) else None
+        sig = lib.b64url_decode(obj.get("signature")) if isinstance(obj.get("signature"), str) else None
+    except DelegateError:
+        return False
+    if key is None or sig is None or len(key) != 32 or len(sig) != 64:
+        return False
+    try:
+        digest = _payload_digest(obj)
+    except (TypeError, ValueError, OverflowError, UnicodeEncodeError):
+        return False
+    return lib.ed25519_verify(key, digest, sig)
+
+
+def _object(value: Any, code: str, what: str) -> dict:
+    # The text has no shape rules (D25 step 1 / D27 are ours); only a value that is not an
+    # object at all cannot be read as one.
+    if not isinstance(value, dict):
+        raise DelegateError(code, f"{what} is not an object")
+    return value
+
+
+def _create_signed(seed_hex: Any, obj: Any, code: str, what: str, key_member: str) -> dict:
+    seed_bytes = example.seed(seed_hex, "seed")
+    obj = dict(_object(obj, code, what))
+    obj.pop("signature", None)
+    # createContract(issuer, …) / createCompletionAttestation(signer, …) set the version and
+    # the signer's principal themselves; the text validates none of the other members.
+    obj.setdefault("version", "0.1")
+    obj[key_member] = lib.principal_from_seed(seed_bytes)
+    obj["signature"] = _sign_object(seed_bytes, obj)
+    return obj
+
+
+def op_attestation_create(inp: dict) -> dict:
+    inp = example.fields(inp, ["principalSeed", "attestation"])
+    return {"attestation": _create_signed(inp["principalSeed"], inp["attestation"], "malformed_attestation", "attestation", "principal")}
+
+
+def op_contract_create(inp: dict) -> dict:
+    inp = example.fields(inp, ["issuerSeed", "contract"])
+    return {"contract": _create_signed(inp["issuerSeed"], inp["contract"], "malformed_contract", "contract", "issuer")}
+
+
+def op_contract_verify_signature(inp: dict) -> dict:
+    contract = _object(example.fields(inp, ["contract"])["contract"], "malformed_contract", "contract")
+    # verifyContractSignature(contract, contract.issuer) returns a boolean; false is a refusal.
+    if not _verify_object(contract, contract.get("issuer")):
+        raise DelegateError("invalid_signature", "the contract's signature does not verify under its issuer")
+    return {"valid": True}
+
+
+def _member(obj: Any, key: str, code: str) -> Any:
+    # Reading a member of something that is not an object is a TypeError in the text's
+    # TypeScript: reported with the domain's code.
+    if not isinstance(obj, dict) or key not in obj:
+        raise DelegateError(code, f"missing {key}")
+    return obj[key]
+
+
+def op_attestation_verify(inp: dict) -> dict:
+    inp = example.fields(inp, ["attestation", "contract"])
+    contract = _object(inp["contract"], "malformed_contract", "contract")
+    att = _object(inp["attestation"], "malformed_attestation", "attestation")
+    # §7.3 step 1: "Verify signature against claimed principal's public key".
+    if not _verify_object(att, att.get("principal")):
+        raise DelegateError("invalid_signature", "the attestation does not verify under its principal")
+    result = att.get("result")
+    output = result.get("output", UNDEFINED) if isinstance(result, dict) else UNDEFINED
+    verification = _member(contract, "verification", "malformed_contract")
+    # Step 2: "Verify output against contract's outputSchema (if schema_match)" — needs ajv.
+    if isinstance(verification, dict) and verification.get("method") == "schema_match":
+        raise Unsupported("schema_match: the outputSchema check needs an ajv/draft-07 validator")
+    # Step 3: "Run contract's verification spec against output" (§10.3, as output.verify).
+    if not verify_output(verification, output)["passed"]:
+        raise DelegateError("verification_failed", "the contract's verification spec did not pass")
+    # Step 4: "Check costMicrocents ≤ contract.constraints.maxBudgetMicrocents" (JavaScript `<=`:
+    # a missing or non-number operand makes the comparison false, so the check fails).
+    cost = result.get("costMicrocents") if isinstance(result, dict) else None
+    budget = _member(contract, "constraints", "malformed_contract")
+    budget = budget.get("maxBudgetMicrocents") if isinstance(budget, dict) else None
+    if not (_is_number(cost) and _is_number(budget) and cost <= budget):
+        raise DelegateError("budget_exceeded", "costMicrocents > maxBudgetMicrocents")
+    # The text has no outputHash, contractId or shape check here (D25 steps 1, 2, 4 are ours).
+    return {"valid": True}
+
+
+# --- D11 / D43: contract binding as §5.2 words it ---------------------------------------------
+# §5.2: "A DCT is bound to a contract via authority.contractId. The verifier MUST reject a DCT if:
+# contractId doesn't match the contract being executed; the DCT's capabilities don't cover the
+# contract's requiredCapabilities". D11 compares the LAST contractId and the effective
+# capabilities; literal: authority.contractId and the authority's capabilities (the same
+# "authority" the sentence names), the "ns:action" split at the last `:` (D11's other option).
+def _literal_binding(contract: dict, token: dict) -> None:
+    required = _member(_member(contract, "constraints", "malformed_contract"), "requiredCapabilities", "malformed_contract")
+    if not isinstance(required, list):
+        raise DelegateError("malformed_contract", "requiredCapabilities is not an array")
+    authority = token["authority"]
+    if authority["contractId"] != contract.get("id"):
+        raise DelegateError("contract_mismatch", "authority.contractId is not contract.id")
+    for req in required:
+        if not isinstance(req, str):
+            raise DelegateError("malformed_contract", "a requiredCapabilities entry is not a string")
+        ns, _, action = req.rpartition(":")
+        if not any(c["namespace"] == ns and c["action"] == action for c in authority["capabilities"]):
+            raise DelegateError("capability_mismatch", f"{req} is not covered")
+
+
+def op_contract_bind(inp: dict) -> dict:
+    inp = example.fields(inp, ["contract", "token", "now", "rootPublicKey", "revocations"])
+    contract = _object(inp["contract"], "malformed_contract", "contract")
+    if not isinstance(inp["revocations"], list):
+        raise example.InvalidInput("revocations must be an array")
+    ctx = {
+        "now": example.string(inp["now"], "now"),
+        "spentMicrocents": 0,
+        "rootPublicKey": example.string(inp["rootPublicKey"], "rootPublicKey"),
+        "revocations": inp["revocations"],
+    }
+    lib.verify_dct(inp["token"], ctx, check_request=False)  # steps 1-6 (operations.md: combined)
+    _literal_binding(contract, lib.decode_token(inp["token"]))
+    return {"bound": True}
+
+
+LITERAL_OPS = {
+    "attestation.create": op_attestation_create,
+    "attestation.verify": op_attestation_verify,
+    "contract.create": op_contract_create,
+    "contract.verify_signature": op_contract_verify_signature,
+    "contract.bind": op_contract_bind,
+}
+example.OPERATIONS.update(LITERAL_OPS)
 
 
 if __name__ == "__main__":
