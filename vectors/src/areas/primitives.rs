@@ -1058,7 +1058,16 @@ fn ed25519(g: &mut Group) {
                 "fails"
             }
         );
-        let desc = format!("{} ({name}; {eqs})", s("description"));
+        let mut desc = format!("{} ({name}; {eqs})", s("description"));
+        if flags.iter().any(|f| f == "NonCanonicalA") {
+            // Measured with @noble/ed25519 2.3.0, the library §1.2 names: its default
+            // `verify` (ZIP 215) accepts these keys; RFC 8032 §5.1.3, which §1.2 also names,
+            // refuses them.
+            desc.push_str(
+                ". RFC 8032 §5.1.3: decoding fails for y >= p. @noble/ed25519 v2's default \
+                 verify ({zip215: true}) accepts this key; { zip215: false } refuses it",
+            );
+        }
         verify_case(
             g,
             n,
