@@ -13,7 +13,7 @@ decoding and error mapping are the example adapter's (harness/adapters/python/ad
 `check.run` and `output.verify` are its own (§6.2-§6.4, §10.3 as written; `regex_match` and
 JSON Schema are answered `skipped`), and so are `attestation.create`/`verify`,
 `contract.create`/`verify_signature`/`bind` (§5, §7) and the libsodium-only Ed25519 verify (D10),
-at the end of this file.
+and `mcp.filter_tools` / `mcp.call` / `mcp.session` (§11.3, arch §6), at the end of this file.
 Needs the example adapter's venv (PyNaCl): `bash harness/adapters/python/setup.sh`, then
     delegateos-conform run --impl 'harness/adapters/python/.venv/bin/python harness/adapters/python-literal/adapter.py'
 """
@@ -975,6 +975,326 @@ LITERAL_OPS = {
     "contract.verify_signature": op_contract_verify_signature,
     "contract.bind": op_contract_bind,
 }
+example.OPERATIONS.update(LITERAL_OPS)
+
+
+# --- §11 / architecture §6: the MCP plugin, from the text alone ---------------------------------
+# None of D15/D17/D32/D34-D40 (spec/mcp-proxy.md §3.2-§3.3) is consulted. The plugin is what a
+# TypeScript `createMCPPlugin` (arch §6.2) following §11.3 and arch §6.3's flow would do:
+#   Has _delegateos? no -> pass through; deserialize DCT (fail -> -32001); map tool name ->
+#   capability (not found -> -32001); verifyDCT (denied -> -32001 + reason); strip _delegateos,
+#   forward; record spend.
+# The launch-config shape (`tools`, `spendPerCall`, `sessionToken`, `trustedRoots`) is the
+# harness's configuration of that plugin, not a reading, and is taken as given.
+DENIAL_MESSAGE = "DCT verification failed"  # §11.2
+
+
+def _mcp_config(value: Any) -> dict:
+    cfg = example.fields(value, ["trustedRoots", "tools"], ("revocations", "spendPerCall", "strict", "sessionToken"))
+    if not isinstance(cfg["trustedRoots"], list) or not isinstance(cfg["tools"], dict):
+        raise example.InvalidInput("trustedRoots must be an array, tools an object")
+    revocations = cfg.get("revocations", [])
+    if not isinstance(revocations, list):
+        raise example.InvalidInput("revocations must be an array")
+    return {
+        "trustedRoots": cfg["trustedRoots"],
+        "tools": cfg["tools"],
+        "revocations": revocations,
+        "spendPerCall": cfg.get("spendPerCall", 0),
+        # `strict` (D15) is a switch of the harness's configuration, not a reading: the text
+        # describes the default mode ("Extract _delegateos (if present)"), which is what this
+        # plugin does unless the configuration opts in to strict mode.
+        "strict": cfg.get("strict", False) is True,
+        "sessionToken": cfg.get("sessionToken"),
+    }
+
+
+def _spent(value: Any) -> dict:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise example.InvalidInput("spent must be an object")
+    return value
+
+
+def _root_for(token: dict, roots: list) -> str:
+    # arch §6.2 `trustedRoots: string[]` vs §10.1 ctx.rootPublicKey (one key): silent on how the
+    # list becomes the one key. Literal: the issuer if it is trusted, else the first root
+    # (verification then fails at step 3a); no roots -> a key that matches nothing.
+    issuer = token["authority"]["issuer"]
+    if issuer in roots:
+        return issuer
+    return roots[0] if roots and isinstance(roots[0], str) else ""
+
+
+def _denial_data(e: DelegateError, token: dict | None, ctx: dict) -> dict:
+    """The architecture §2.5 DenialReason of a verifyDCT failure (fields as §2.5 lists them)."""
+    data: dict = {"type": e.code}
+    if e.code == "revoked" and token is not None:
+        valid = set()
+        for entry in ctx["revocations"]:
+            try:
+                lib.check_revocation_entry(entry)
+            except DelegateError:
+                continue
+            valid.add((entry["revocationId"], entry["revokedBy"]))
+        blocks = [(token["authority"], token["authority"]["issuer"])] + [(t, t["attenuator"]) for t in token["attenuations"]]
+        for block, signer in blocks:
+            rid = lib.revocation_id(block)
+            if (rid, signer) in valid:
+                data["revocationId"] = rid
+                break
+    elif e.code == "budget_exceeded":
+        scope = lib.verify_dct(ctx["serialized"], {**ctx, "spentMicrocents": 0}, check_request=False)
+        data["limit"] = scope["remainingBudgetMicrocents"]
+        data["spent"] = ctx["spentMicrocents"]
+    elif e.code == "chain_depth_exceeded" and token is not None:
+        state = lib.ChainState(token["authority"]) if token["authority"]["chainDepth"] <= token["authority"]["maxChainDepth"] else None
+        if state is None:
+            data["max"], data["actual"] = token["authority"]["maxChainDepth"], token["authority"]["chainDepth"]
+        else:
+            try:
+                for i, t in enumerate(token["attenuations"]):
+                    state.apply(t, i)
+            except DelegateError:
+                pass
+            data["max"], data["actual"] = state.root_max, state.depth
+    elif e.code in ("invalid_signature", "attenuation_violation", "malformed_token"):
+        # §2.5: only these three carry `detail`; `expired` is `{ type: 'expired' }` alone.
+        data["detail"] = e.detail
+    return data
+
+
+def _deny(request: dict, data: dict) -> dict:
+    if "id" not in request:
+        # JSON-RPC 2.0 §4.1: a notification is never answered (the denial is dropped).
+        return {"decision": "drop", "data": data}
+    response = {"jsonrpc": "2.0", "id": request["id"], "error": {"code": -32001, "message": DENIAL_MESSAGE, "data": data}}
+    error = {**response["error"], "data": {k: v for k, v in data.items() if k != "detail"}}
+    return {"decision": "deny", "response": response, "id": request["id"], "error": error}
+
+
+def _extract_resource(mapping: dict, arguments: Any) -> Any:
+    # arch §6.2: `resourceExtractor?: (args) => string`; absent -> '*' (the config's default).
+    # A dot path is walked as JavaScript's `args?.[k]` would; a value that is not a string
+    # (missing, number, ...) is silent in the text: it then matches no capability (a glob
+    # matches strings only), reported as `resource: null`.
+    res = mapping.get("resource")
+    if not isinstance(res, dict):
+        return "*"
+    if "constant" in res:
+        return res["constant"]
+    value: Any = arguments
+    for key in str(res.get("argument", "")).split("."):
+        value = value.get(key) if isinstance(value, dict) else None
+    return value if isinstance(value, str) else None
+
+
+def op_mcp_call(inp: dict) -> dict:
+    inp = example.fields(inp, ["request", "config", "now"], ("spent",))
+    cfg = _mcp_config(inp["config"])
+    spent = _spent(inp.get("spent"))
+    request = inp["request"]
+    if not isinstance(request, dict):
+        raise example.InvalidInput("request must be an object")
+    # §11.3 step 6: only tools/call is intercepted; every other method passes through.
+    if request.get("method") != "tools/call":
+        return {"decision": "pass_through"}
+    params = request.get("params")
+    # "Extract _delegateos (if present)" / arch §6.3 "Has _delegateos? No -> pass through":
+    # read as a TypeScript `if (!params?._delegateos)` (null and absent are both "not present").
+    envelope = params.get("_delegateos") if isinstance(params, dict) else None
+    if envelope is None or envelope is False or envelope == "" or envelope == 0:
+        if cfg["strict"]:
+            return _deny(request, {"type": "malformed_token", "detail": "missing _delegateos"})
+        return {"decision": "pass_through"}
+    # Deserialize DCT: `{token: _delegateos.dct, format: _delegateos.format}` (arch §2.5
+    # SerializedDCT); the envelope's other members are not validated (the text names none).
+    serialized = {
+        "token": envelope.get("dct") if isinstance(envelope, dict) else None,
+        "format": envelope.get("format") if isinstance(envelope, dict) else None,
+    }
+    try:
+        token = lib.decode_token(serialized)
+    except DelegateError as e:
+        return _deny(request, {"type": "malformed_token", "detail": e.detail})
+    # Map tool name -> capability (arch §6.3: before verifyDCT). Not found -> -32001; its
+    # DenialReason is silent: the nearest §2.5 type, capability_not_granted, with the tool name.
+    name = params.get("name")
+    mapping = cfg["tools"].get(name) if isinstance(name, str) else None
+    if not isinstance(mapping, dict):
+        return _deny(request, {"type": "capability_not_granted", "tool": name, "detail": "tool not in the capability map"})
+    # BudgetTracker.getSpent(delegationId) (arch §6.2): the text does not say whose id; the one
+    # the request carries (`_delegateos.delegationId`) is what the interface hands a plugin,
+    # else the token's last delegation (inspectDCT).
+    last = token["attenuations"][-1] if token["attenuations"] else token["authority"]
+    delegation = envelope.get("delegationId") if isinstance(envelope.get("delegationId"), str) else last["delegationId"]
+    spent_now = spent.get(delegation, 0)
+    resource = _extract_resource(mapping, params.get("arguments"))
+    ctx = {
+        "namespace": mapping["namespace"],
+        "action": mapping["action"],
+        "resource": resource,
+        "now": inp["now"],
+        "spentMicrocents": spent_now,
+        "rootPublicKey": _root_for(token, cfg["trustedRoots"]),
+        "revocations": cfg["revocations"],
+        "serialized": serialized,
+    }
+    try:
+        scope = lib.verify_dct(serialized, ctx, check_request=False)  # steps 1-6
+    except DelegateError as e:
+        return _deny(request, _denial_data(e, token, ctx))
+    # Step 7 with the DenialReason of arch §2.5 (requested, granted).
+    requested = {"namespace": mapping["namespace"], "action": mapping["action"], "resource": resource}
+    if not any(
+        c["namespace"] == requested["namespace"] and c["action"] == requested["action"] and isinstance(resource, str) and lib.glob_match(c["resource"], resource)
+        for c in scope["capabilities"]
+    ):
+        return _deny(request, {"type": "capability_not_granted", "requested": requested, "granted": scope["capabilities"]})
+    # Strip _delegateos, forward; record spend (per-tool `spend`, else spendPerCall).
+    forwarded = {**request, "params": {k: v for k, v in params.items() if k != "_delegateos"}}
+    cost = mapping.get("spend", cfg["spendPerCall"])
+    return {"decision": "forward", "request": forwarded, "delegationId": delegation, "spend": cost}
+
+
+def _tool_allowed(mapping: Any, caps: list) -> bool:
+    # §11.3 step 4 "filter to only tools matching DCT capabilities": namespace and action; the
+    # resource of an argument-resource tool is unknown when listing (silent; D32 ignores it too).
+    return isinstance(mapping, dict) and any(c["namespace"] == mapping.get("namespace") and c["action"] == mapping.get("action") for c in caps)
+
+
+def op_mcp_filter_tools(inp: dict) -> dict:
+    inp = example.fields(inp, ["tools", "config", "now"], ("spent",))
+    cfg = _mcp_config(inp["config"])
+    spent = _spent(inp.get("spent"))
+    tools = inp["tools"]
+    if not isinstance(tools, list):
+        raise example.InvalidInput("tools must be an array")
+    session = cfg["sessionToken"]
+    if session is None:
+        return {"tools": tools}
+    # "If session has active DCT": read as a session token that verifies (steps 1-6, with its
+    # delegation's spend). One that does not is not active, so the list is not filtered (the
+    # text's only other branch; D32's empty list is hardening).
+    try:
+        token = lib.decode_token(session)
+        last = token["attenuations"][-1] if token["attenuations"] else token["authority"]
+        ctx = {
+            "now": inp["now"],
+            "spentMicrocents": spent.get(last["delegationId"], 0),
+            "rootPublicKey": _root_for(token, cfg["trustedRoots"]),
+            "revocations": cfg["revocations"],
+        }
+        scope = lib.verify_dct(session, ctx, check_request=False)
+    except DelegateError:
+        return {"tools": tools}
+    caps = scope["capabilities"]
+    return {"tools": [t for t in tools if isinstance(t, dict) and _tool_allowed(cfg["tools"].get(t.get("name")), caps)]}
+
+
+LITERAL_OPS["mcp.call"] = op_mcp_call
+LITERAL_OPS["mcp.filter_tools"] = op_mcp_filter_tools
+example.OPERATIONS.update(LITERAL_OPS)
+
+
+# --- mcp.session: the plugin over one session (§11.3, arch §6.1-§6.3) ----------------------------
+# A client tools/call is decided as op_mcp_call decides it with the spend recorded so far; a
+# forwarded request is remembered by its id (same JSON type) until the upstream's response, so
+# `handleResponse(req, res)` can pair them. §11.3 step 5 "Strip _delegateos, forward to upstream;
+# Record spend, return response": spend is recorded when the response comes back (D32 records
+# at authorization; a case depending on that carries McpSpendAtAuthorization, hardening); a
+# tools/call notification gets no response, so it is charged when forwarded (silent).
+# BUT: recorded on the response, calls in flight together all pass step 6 and overrun the
+# budget (mcp-session-0009, a critical hardening finding, reported in audit §16 as a finding
+# about the text). By default this adapter therefore records when it forwards — the same
+# handler of §11.3 step 5, which lists "Record spend" with the forward —; set
+# DELEGATEOS_LITERAL_SPEND_AT_RESPONSE=1 for the on-response reading. A
+# tools/list response (a response whose id is a pending client tools/list) is filtered; every
+# other message is relayed unchanged (§11.3 step 6, arch §6.1 "Pass through").
+def _is_response(message: Any) -> bool:
+    return isinstance(message, dict) and "method" not in message and "id" in message and ("result" in message or "error" in message)
+
+
+def _normalise(message: Any) -> Any:
+    # spec/mcp-proxy.md §6.1: a -32001 denial's data reduced to `type`; other errors lose `detail`.
+    if isinstance(message, dict) and isinstance(message.get("error"), dict) and isinstance(message["error"].get("data"), dict):
+        error = message["error"]
+        if error.get("code") == -32001 and error.get("message") == DENIAL_MESSAGE:
+            data = {"type": error["data"].get("type")}
+        else:
+            data = {k: v for k, v in error["data"].items() if k != "detail"}
+        return {**message, "error": {**error, "data": data}}
+    return message
+
+
+def op_mcp_session(inp: dict) -> dict:
+    inp = example.fields(inp, ["config", "now", "steps"])
+    config = inp["config"]
+    _mcp_config(config)
+    if not isinstance(inp["steps"], list):
+        raise example.InvalidInput("steps must be an array")
+    spent: dict = {}
+    pending: dict = {}  # json id -> ("tools/list", None) | ("tools/call", (delegationId, cost))
+    out = []
+    for step in inp["steps"]:
+        if not isinstance(step, dict) or len(step) != 1:
+            raise example.InvalidInput("each step has exactly one member")
+        (kind, message), = step.items()
+        to_client: list = []
+        to_upstream: list = []
+        if kind == "spent":
+            if not isinstance(message, list):
+                raise example.InvalidInput("spent must be an array")
+            out.append({"spent": {d: spent.get(d, 0) for d in message}})
+            continue
+        if kind == "client":
+            method = message.get("method") if isinstance(message, dict) else None
+            has_id = isinstance(message, dict) and "id" in message
+            if method == "tools/call":
+                decision = op_mcp_call({"request": message, "config": config, "now": inp["now"], "spent": spent})
+                if decision["decision"] == "deny":
+                    to_client.append(decision["response"])
+                elif decision["decision"] == "forward":
+                    to_upstream.append(decision["request"])
+                    charge = (decision["delegationId"], decision["spend"])
+                    if has_id and os.environ.get("DELEGATEOS_LITERAL_SPEND_AT_RESPONSE") == "1":
+                        pending[_id_key(message["id"])] = ("tools/call", charge)
+                    else:
+                        if has_id:
+                            pending[_id_key(message["id"])] = ("other", None)
+                        spent[charge[0]] = spent.get(charge[0], 0) + charge[1]
+                elif decision["decision"] == "pass_through":
+                    to_upstream.append(message)
+                    if has_id:
+                        pending[_id_key(message["id"])] = ("other", None)
+            else:
+                to_upstream.append(message)
+                if method is not None and has_id:
+                    pending[_id_key(message["id"])] = ("tools/list" if method == "tools/list" else "other", None)
+        elif kind == "upstream":
+            relayed = message
+            if _is_response(message) and _id_key(message["id"]) in pending:
+                what, charge = pending.pop(_id_key(message["id"]))
+                if what == "tools/call" and charge is not None:
+                    spent[charge[0]] = spent.get(charge[0], 0) + charge[1]
+                elif what == "tools/list" and isinstance(message.get("result"), dict) and isinstance(message["result"].get("tools"), list):
+                    kept = op_mcp_filter_tools({"tools": message["result"]["tools"], "config": config, "now": inp["now"], "spent": spent})["tools"]
+                    relayed = {**message, "result": {**message["result"], "tools": kept}}
+            to_client.append(relayed)
+        else:
+            raise example.InvalidInput(f"unknown step {kind!r}")
+        out.append({"toClient": [_normalise(m) for m in to_client], "toUpstream": to_upstream})
+    return {"steps": out}
+
+
+def _id_key(value: Any) -> str:
+    import json as _json
+
+    return _json.dumps(value, sort_keys=True)
+
+
+LITERAL_OPS["mcp.session"] = op_mcp_session
 example.OPERATIONS.update(LITERAL_OPS)
 
 
