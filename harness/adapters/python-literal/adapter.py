@@ -538,6 +538,16 @@ def _array_index(key: str) -> int | None:
     return int(key) if _INDEX_RE.fullmatch(key) else None
 
 
+def _indexed_get(items: list, key: str, proto) -> Any:
+    """An array's or a string's (as UTF-16 units) member: an index, `length`, or a prototype's."""
+    i = _array_index(key)
+    if i is not None:
+        return items[i] if i < len(items) else UNDEFINED
+    if key == "length":
+        return len(items)
+    return JS_FUNCTION if key in proto | _OBJECT_PROTO else UNDEFINED
+
+
 def js_get(value: Any, key: str) -> Any:
     if value is None or value is UNDEFINED:
         return UNDEFINED  # `?.` — the lenient walk yields undefined instead of throwing
@@ -546,20 +556,9 @@ def js_get(value: Any, key: str) -> Any:
             return value[key]
         return JS_FUNCTION if key in _OBJECT_PROTO else UNDEFINED
     if isinstance(value, list):
-        i = _array_index(key)
-        if i is not None:
-            return value[i] if i < len(value) else UNDEFINED
-        if key == "length":
-            return len(value)
-        return JS_FUNCTION if key in _ARRAY_PROTO | _OBJECT_PROTO else UNDEFINED
+        return _indexed_get(value, key, _ARRAY_PROTO)
     if isinstance(value, str):
-        units = _utf16_units(value)
-        i = _array_index(key)
-        if i is not None:
-            return units[i] if i < len(units) else UNDEFINED
-        if key == "length":
-            return len(units)
-        return JS_FUNCTION if key in _STRING_PROTO | _OBJECT_PROTO else UNDEFINED
+        return _indexed_get(_utf16_units(value), key, _STRING_PROTO)
     if isinstance(value, bool):
         return JS_FUNCTION if key in _BOOLEAN_PROTO | _OBJECT_PROTO else UNDEFINED
     if isinstance(value, (int, float)):
