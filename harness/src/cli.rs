@@ -70,6 +70,10 @@ pub enum Command {
     /// writes every disagreement, crash or timeout as a minimized, replayable vector-format
     /// case. Exit 0 no finding, 1 findings written, 3 setup error.
     Fuzz(Box<crate::fuzz::cli::FuzzArgs>),
+    /// Explain one case in full: description, requirement texts, flags, the input with its
+    /// tokens decoded and keys named, the expectation, and the command and adapter frame that
+    /// reproduce it; with `--impl`, also what that implementation answered and its finding.
+    Explain(crate::explain::ExplainArgs),
     /// Serve the built-in reference implementation over the adapter protocol on stdin and
     /// stdout (what `run` starts when no --impl is given).
     ReferenceAdapter,
@@ -205,6 +209,10 @@ pub struct RunArgs {
     /// Never draw the progress bar (it is drawn only when stderr is a terminal anyway).
     #[arg(long)]
     pub no_progress: bool,
+    /// Text report: after the findings (one per root cause), list every failing case with its
+    /// diff as well.
+    #[arg(long)]
+    pub details: bool,
     /// Profile: `delegateos-v0.1` runs the normative cases only; `strict` adds the advisory
     /// neighbour-profile cases (area `advisory` or flag `Advisory`), reported in their own
     /// section.
@@ -377,6 +385,7 @@ fn dispatch_command(cli: Cli) -> i32 {
         Command::ReferenceProxy(args) => reference_proxy(args),
         Command::MockUpstream(args) => mock_upstream(args),
         Command::Lint(args) => crate::lint::run(&args),
+        Command::Explain(args) => crate::explain::run(&args),
         Command::Fuzz(args) => crate::fuzz::cli::run_fuzz(*args),
         Command::Mcp(args) => crate::mcp::cli::dispatch(&args),
     }
@@ -559,7 +568,7 @@ pub fn run_command(args: &RunArgs) -> i32 {
         .expected_failures
         .as_ref()
         .map(|p| p.display().to_string());
-    let report = Report::build(
+    let mut report = Report::build(
         &selected,
         &output,
         &ReportContext {
@@ -576,6 +585,7 @@ pub fn run_command(args: &RunArgs) -> i32 {
                 || args.fail_on.contains(&FailOn::Hardening),
         },
     );
+    report.details = args.details;
     if let Err(e) = write_output(args.output.as_deref(), &report.render(args.format)) {
         error(e);
         return ConformExitCode::SETUP_ERROR;

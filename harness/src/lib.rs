@@ -10,7 +10,8 @@
 //! | [`runner`] | adapter processes, timeouts, restarts, one result per case |
 //! | [`filter`] | case selection and the id glob |
 //! | [`expected`] | the expected-failures baseline |
-//! | [`report`] | text, JSON, JUnit and Markdown reports |
+//! | [`report`] | text, JSON, JUnit, Markdown and HTML reports |
+//! | [`findings`] | failing cases grouped by root cause, ranked by effect (`spec/severity.md`), for `run`, `mcp` and `fuzz` |
 //! | [`setup_report`] | the report files of a run that could not start |
 //! | [`html_page`] | the skeleton, stylesheet and escaping every HTML report shares |
 //! | [`cli`] | the command line: every subcommand of the one binary |
@@ -19,14 +20,17 @@
 //! | [`fuzz`] | differential fuzzing against the reference |
 //! | [`list`] | `list`: the corpus's areas, groups, flags, requirements, cases and ops |
 //! | [`lint`] | `lint`: one token's normative steps and advisory findings |
+//! | [`explain`] | `explain CASE`: one case in full, decoded, with how to reproduce it |
 //!
 //! The corpus, its format and the judge live in `delegateos-vectors`.
 
 pub mod adapter_server;
 pub mod cli;
 pub mod exit;
+pub mod explain;
 pub mod expected;
 pub mod filter;
+pub mod findings;
 pub mod fuzz;
 pub mod html_page;
 pub mod lint;

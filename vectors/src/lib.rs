@@ -14,6 +14,7 @@
 //! | [`keys`], [`flags`] | the fixed published keys; every flag's note |
 //! | [`operations`] | the operation catalogue of `spec/operations.md` (embedded) |
 //! | [`requirements`] | requirement ids and sections from `spec/requirements.md` (embedded) |
+//! | [`severity`] | the severity model of `spec/severity.md`: direction, effect, severity and finding key of a failure |
 //! | `generate`, `areas`, `regenerate` | (feature `generator`) the framework area authors write against, one module per area, and the driver that builds, checks and writes the corpus |
 //!
 //! The generator runs the reference in-process only to *assert agreement*; running an
@@ -36,6 +37,7 @@ pub mod operations;
 #[cfg(feature = "generator")]
 pub mod regenerate;
 pub mod requirements;
+pub mod severity;
 
 pub use corpus::CorpusSource;
 pub use format::{Case, Expectation, Expected, VectorFile};

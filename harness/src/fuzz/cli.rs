@@ -124,16 +124,26 @@ fn main_fuzz(args: FuzzArgs) -> Outcome {
         .filter(|f| f.level == delegateos_vectors::format::Level::Hardening)
         .count();
     println!(
-        "{} cases from {} seeds in {:.1}s: {} finding(s) ({} hardening), {} more past \
-         --max-findings, {} repeat(s) of known signatures",
+        "{} cases from {} seeds in {:.1}s: {} finding kind(s) ({} hardening), {} more past \
+         --max-findings, {} repeat(s) of known kinds (severity by effect: {})",
         report.cases,
         report.seeds,
         report.duration.as_secs_f64(),
         report.findings.len(),
         hardening,
         report.suppressed,
-        report.duplicates
+        report.duplicates,
+        crate::findings::SEVERITY_MODEL
     );
+    for f in &report.findings {
+        println!(
+            "  {:<8} {:<22} {:>5} hit(s)  {}",
+            f.severity.as_str().to_uppercase(),
+            f.effect,
+            f.hits,
+            f.key
+        );
+    }
     if report.findings.is_empty() {
         return Outcome::Clean;
     }

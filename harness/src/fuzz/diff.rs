@@ -106,8 +106,15 @@ pub struct Finding {
     pub cases_before: usize,
     /// The level of the disagreement (the seed's, or hardening for a same-family code).
     pub level: Level,
-    /// Its severity.
+    /// Its severity: the effect's (`spec/severity.md`).
     pub severity: Severity,
+    /// The effect (`spec/severity.md` §2).
+    pub effect: String,
+    /// The finding kind: reference outcome × implementation outcome class × fields touched
+    /// by the minimized mutations. One kind is one finding, whatever mutation set hit it.
+    pub key: String,
+    /// Candidates that hit this kind (the minimized one included).
+    pub hits: usize,
 }
 
 /// Summary of a differential run.
@@ -115,11 +122,11 @@ pub struct Finding {
 pub struct DiffReport {
     /// Cases sent to the implementation (excluding minimization).
     pub cases: usize,
-    /// Distinct findings (one per kind + reference code + actual code signature).
+    /// Distinct findings, one per finding kind ([`Finding::key`]).
     pub findings: Vec<Finding>,
-    /// Further cases that repeated an already reported signature.
+    /// Further cases that hit an already reported kind (counted in its [`Finding::hits`]).
     pub duplicates: usize,
-    /// Distinct findings past `max_findings` (counted, not minimized or written).
+    /// Distinct kinds past `max_findings` (counted, not minimized or written).
     pub suppressed: usize,
     /// Seeds used.
     pub seeds: usize,
@@ -344,8 +351,8 @@ fn run_batch(
     Ok(out)
 }
 
-/// Drops mutations one at a time while the same disagreement persists (same signature:
-/// kind, step and codes on both sides; the mutation kinds may only shrink).
+/// Drops mutations one at a time while the same disagreement persists (same kind, reference
+/// outcome and implementation outcome class; the mutations may only shrink).
 fn minimize(
     seeds: &[Seed],
     c: Candidate,
@@ -372,10 +379,7 @@ fn minimize(
         let hit = trials.into_iter().zip(results).find(|(t, (k, a, _))| {
             k.is_some_and(|k| {
                 let s = signature(k, t, a.as_ref());
-                s.kind == sig.kind
-                    && s.step == sig.step
-                    && s.reference == sig.reference
-                    && s.actual == sig.actual
+                s.kind == sig.kind && s.reference == sig.reference && s.actual == sig.actual
             })
         });
         match hit {
@@ -389,77 +393,124 @@ fn minimize(
     (best, actual)
 }
 
-/// A defect signature: what kind of finding, at which §10.1 step, with which codes, reached
-/// by which kinds of mutation. Findings are deduplicated by it.
+/// A finding kind: what kind of finding, the reference's outcome, the implementation's outcome
+/// class (accepted, refused), and the fields the mutations touched. Findings are deduplicated
+/// by it (issue 26): before minimization with the candidate's fields, after it with the
+/// minimized ones, so one defect reached through many mutation sets is one finding.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 struct Signature {
     kind: FindingKind,
-    step: &'static str,
     reference: String,
     actual: String,
-    mutations: Vec<String>,
+    fields: Vec<String>,
 }
 
-/// The §10.1 step a reference outcome belongs to (codes are one per step except 4's two).
-fn step_of(code: &str) -> &'static str {
-    match code {
-        "malformed_token" => "1",
-        "revoked" => "2",
-        "invalid_signature" => "3",
-        "attenuation_violation" | "chain_depth_exceeded" => "4",
-        "expired" => "5",
-        "budget_exceeded" => "6",
-        "capability_not_granted" => "7",
-        "ok" => "8",
-        _ => "?",
+impl Signature {
+    fn key(&self) -> String {
+        format!(
+            "{}: reference {} / implementation {} / {}",
+            self.kind.name(),
+            self.reference,
+            self.actual,
+            self.fields.join("+")
+        )
+    }
+}
+
+/// The field a mutation touched: its signature without the verb (`token:expiresAt`,
+/// `forge`, `encode:padding`).
+fn field_of(m: &Mutation) -> String {
+    let sig = m.signature();
+    match sig.split_once(':') {
+        Some((verb, rest)) if matches!(verb, "set" | "remove" | "insert") => rest.to_owned(),
+        _ => sig,
+    }
+}
+
+/// The outcome class of an implementation's reply: `accepted`, `refused`, or the reply kind.
+fn outcome_class(v: Option<&Value>) -> String {
+    match v.and_then(|v| v.get("outcome")).and_then(Value::as_str) {
+        Some("ok") => "accepted".to_owned(),
+        Some("error") => "refused".to_owned(),
+        Some(o) => o.to_owned(),
+        None => "none".to_owned(),
     }
 }
 
 fn signature(kind: FindingKind, c: &Candidate, actual: Option<&Value>) -> Signature {
-    let reference = reference_code(&c.reference);
-    let mut mutations: Vec<String> = c.mutations.iter().map(Mutation::signature).collect();
-    mutations.sort();
-    mutations.dedup();
+    let mut fields: Vec<String> = c.mutations.iter().map(field_of).collect();
+    fields.sort();
+    fields.dedup();
     Signature {
         kind,
-        step: step_of(&reference),
-        reference,
-        actual: code_of(actual),
-        mutations,
+        reference: reference_code(&c.reference),
+        actual: outcome_class(actual),
+        fields,
     }
 }
 
-/// The level and severity of a finding on a mutation of `seed`: a code of the same family is
-/// hardening/low; a crash or hang is critical; accepting a token the reference rejects is a
-/// forgery or widening accepted (critical); otherwise the seed's level and its flags'
-/// severity (high without a flag).
+/// The §10.1 requirement whose step answers `code` (the fuzzer's mutated case cites it: the
+/// seed's own requirements describe the valid token, not the mutation).
+fn requirement_of(code: &str) -> &'static str {
+    match code {
+        "revoked" => "DCT-VERIFY-2-EVERY-BLOCK",
+        "invalid_signature" => "DCT-VERIFY-3A-ROOT-SIG",
+        "attenuation_violation" => "DCT-VERIFY-4B-CAPABILITIES",
+        "chain_depth_exceeded" => "DCT-VERIFY-4E-EXCEEDED",
+        "expired" => "DCT-VERIFY-5-EXPIRED",
+        "budget_exceeded" => "DCT-VERIFY-6-BUDGET",
+        "capability_not_granted" => "DCT-VERIFY-7-CAPABILITY",
+        "ok" => "DCT-VERIFY-8-SCOPE",
+        _ => "DCT-VERIFY-1-MALFORMED",
+    }
+}
+
+/// The level, severity and effect of a finding on a mutation of `seed`, by the severity model
+/// (`spec/severity.md`): accepting what the reference refuses is at least the bypass of the
+/// reference's denial; another code of the family is hardening and low.
 fn grade(
     kind: FindingKind,
     seed: Option<&Seed>,
     reference: &Outcome,
     actual: Option<&Value>,
-) -> (Level, Severity) {
+) -> (Level, Severity, String) {
+    use delegateos_vectors::severity::{self, Direction};
     let level = seed.map_or(Level::Normative, |s| s.level);
-    let flag_max = seed
-        .into_iter()
-        .flat_map(|s| &s.flags)
-        .filter_map(|f| delegateos_vectors::flags::index_row(f))
-        .map(|r| r.severity)
-        .max();
-    match kind {
-        FindingKind::OtherCode => (Level::Hardening, Severity::Low),
-        FindingKind::Crash | FindingKind::Timeout => (level, Severity::Critical),
-        FindingKind::Disagreement
-            if matches!(reference, Outcome::Error { .. })
-                && actual
-                    .and_then(|a| a.get("outcome"))
-                    .and_then(Value::as_str)
-                    == Some("ok") =>
-        {
-            (level, Severity::Critical)
-        }
-        _ => (level, flag_max.unwrap_or(Severity::High)),
-    }
+    let reference_code = reference_code(reference);
+    let actual_ok = outcome_class(actual) == "accepted";
+    let direction = match kind {
+        FindingKind::OtherCode => Direction::OtherCode,
+        FindingKind::Crash => Direction::Crash,
+        FindingKind::Timeout => Direction::Hang,
+        FindingKind::ProtocolError | FindingKind::Errored => Direction::Errored,
+        FindingKind::Disagreement => match (matches!(reference, Outcome::Ok { .. }), actual_ok) {
+            (false, true) => Direction::Granted,
+            (true, false) => Direction::Refused,
+            (true, true) => Direction::WrongOutput,
+            (false, false) => Direction::WrongCode,
+        },
+    };
+    let expectation = expectation_of(reference);
+    let requirements = vec![requirement_of(&reference_code).to_owned()];
+    let actual_code = actual.and_then(|a| a.get("code")).and_then(Value::as_str);
+    let a = severity::model().assess(&severity::Failure {
+        op: "dct.verify",
+        flags: &[],
+        requirements: &requirements,
+        direction,
+        expected_code: Some(&reference_code),
+        actual_code,
+        family: None,
+        error_kind: Some(kind.name()),
+        expectation: expectation.as_ref(),
+        actual_output: actual.and_then(|a| a.get("output")),
+    });
+    let level = if kind == FindingKind::OtherCode {
+        Level::Hardening
+    } else {
+        level
+    };
+    (level, a.severity, a.effect)
 }
 
 fn code_of(v: Option<&Value>) -> String {
@@ -495,12 +546,17 @@ pub fn run(config: &DiffConfig, progress: &mut dyn FnMut(&str)) -> Result<DiffRe
         timeout: config.timeout,
         ..RunConfig::new(config.command.clone())
     };
-    let mut seen: BTreeMap<Signature, usize> = BTreeMap::new();
-    let mut findings = Vec::new();
+    // Candidate signature → the finding kind its minimization reached (so a repeat is not
+    // minimized again); finding kind → index into `findings` (None: past --max-findings).
+    let mut resolved: BTreeMap<Signature, Signature> = BTreeMap::new();
+    let mut kinds: BTreeMap<Signature, Option<usize>> = BTreeMap::new();
+    let mut findings: Vec<Finding> = Vec::new();
     let mut duplicates = 0;
     let mut suppressed = 0;
     let mut cases = 0;
     let budget_left = |cases: usize| config.max_cases.is_none_or(|m| cases < m);
+    // Hunt for new kinds for the whole duration: the finding cap bounds what is minimized and
+    // written, never how long the search runs.
     while started.elapsed() < config.duration && budget_left(cases) {
         let size = config
             .max_cases
@@ -525,39 +581,50 @@ pub fn run(config: &DiffConfig, progress: &mut dyn FnMut(&str)) -> Result<DiffRe
             cases += 1;
             let Some(kind) = kind else { continue };
             let sig = signature(kind, &c, actual.as_ref());
-            let count = seen.entry(sig.clone()).or_insert(0);
-            *count += 1;
-            if *count > 1 {
+            if let Some(known) = resolved.get(&sig) {
                 duplicates += 1;
-                continue;
-            }
-            if findings.len() >= config.max_findings {
-                suppressed += 1;
+                if let Some(Some(i)) = kinds.get(known) {
+                    if let Some(f) = findings.get_mut(*i) {
+                        f.hits += 1;
+                    }
+                }
                 continue;
             }
             let found_after = started.elapsed();
             let (min, min_actual) = minimize(&seeds, c, &sig, &keys, &run_config);
             let actual = min_actual.or(actual);
-            let (level, severity) =
+            let final_sig = signature(kind, &min, actual.as_ref());
+            resolved.insert(sig, final_sig.clone());
+            if let Some(slot) = kinds.get(&final_sig) {
+                duplicates += 1;
+                if let Some(f) = slot.and_then(|i| findings.get_mut(i)) {
+                    f.hits += 1;
+                }
+                continue;
+            }
+            if findings.len() >= config.max_findings {
+                suppressed += 1;
+                kinds.insert(final_sig, None);
+                continue;
+            }
+            let (level, severity, effect) =
                 grade(kind, seeds.get(min.seed), &min.reference, actual.as_ref());
             let (origin, requirements) = seeds
                 .get(min.seed)
                 .map(|s| (s.origin.clone(), s.requirements.clone()))
                 .unwrap_or_default();
+            let key = final_sig.key();
             progress(&format!(
-                "finding {} [{}, {}]: {} after {:.1}s ({} cases): step {}: reference {} / implementation {}; {} mutation(s) of {origin} ({})",
+                "finding {} [{}, {} {}] after {:.1}s ({} cases): {key}; {} mutation(s) of {origin}",
                 findings.len() + 1,
                 level.as_str(),
                 severity.as_str(),
-                kind.name(),
+                effect,
                 found_after.as_secs_f64(),
                 cases,
-                sig.step,
-                sig.reference,
-                sig.actual,
                 min.mutations.len(),
-                sig.mutations.join(", "),
             ));
+            kinds.insert(final_sig, Some(findings.len()));
             findings.push(Finding {
                 kind,
                 origin,
@@ -571,6 +638,9 @@ pub fn run(config: &DiffConfig, progress: &mut dyn FnMut(&str)) -> Result<DiffRe
                 cases_before: cases,
                 level,
                 severity,
+                effect,
+                key,
+                hits: 1,
             });
             if config.stop_on_first {
                 break;
@@ -580,6 +650,8 @@ pub fn run(config: &DiffConfig, progress: &mut dyn FnMut(&str)) -> Result<DiffRe
             break;
         }
     }
+    // Most severe first, then the most hit.
+    findings.sort_by(|a, b| b.severity.cmp(&a.severity).then(b.hits.cmp(&a.hits)));
     Ok(DiffReport {
         cases,
         findings,
@@ -742,6 +814,10 @@ mod tests {
             cases_before: 1,
             level: Level::Normative,
             severity: Severity::High,
+            effect: "lenient-input".to_owned(),
+            key: "disagreement: reference malformed_token / implementation accepted / token:x"
+                .to_owned(),
+            hits: 1,
         };
         let report = DiffReport {
             cases: 1,

@@ -320,6 +320,57 @@ pub fn render_setup_error(proxy: &str, error: &SetupError, format: McpFormat) ->
 }
 
 /// Renders the report.
+/// The suite's findings (`spec/severity.md`): failed proxy cases are `granted` (the proxy did
+/// what the requirement forbids), errored ones `errored`; one finding per root cause.
+pub fn findings_of(
+    report: &SuiteReport,
+    labels: &[(String, &'static str)],
+) -> Vec<crate::findings::Finding> {
+    use delegateos_vectors::severity::{self, Direction};
+    let model = severity::model();
+    let members = report
+        .cases
+        .iter()
+        .filter_map(|c| {
+            let label = labels.iter().find(|(id, _)| *id == c.id).map(|(_, l)| *l)?;
+            let direction = match label {
+                "failed" => Direction::Granted,
+                "errored" => Direction::Errored,
+                _ => return None,
+            };
+            let assessment = model.assess(&severity::Failure {
+                op: "mcp",
+                flags: &[],
+                requirements: &c.requirements,
+                direction,
+                expected_code: None,
+                actual_code: None,
+                family: None,
+                error_kind: Some("errored"),
+                expectation: None,
+                actual_output: None,
+            });
+            Some(crate::findings::Member {
+                id: c.id.clone(),
+                description: c.description.clone(),
+                op: "mcp".to_owned(),
+                requirements: c.requirements.clone(),
+                assessment,
+                counted: true,
+                input_bytes: c.id.len(),
+                did: c.message.clone().unwrap_or_default(),
+                expected: None,
+                actual: None,
+                diff: None,
+            })
+        })
+        .collect();
+    crate::findings::group(
+        members,
+        &delegateos_vectors::requirements::Requirements::embedded(),
+    )
+}
+
 pub fn render(
     report: &SuiteReport,
     labels: &[(String, &'static str)],
@@ -356,6 +407,8 @@ pub fn render(
             if let Some(signal) = interrupted_by() {
                 doc["interrupted"] = json!(signal);
             }
+            doc["severityModel"] = json!(crate::findings::SEVERITY_MODEL);
+            doc["findings"] = json!(findings_of(report, labels));
             serde_json::to_string_pretty(&doc).unwrap_or_default()
         }
         McpFormat::Junit => {
@@ -393,7 +446,23 @@ pub fn render(
             out
         }
         McpFormat::Markdown => {
-            let mut out = format!(
+            let findings = findings_of(report, labels);
+            let mut head = String::new();
+            for f in &findings {
+                let _ = writeln!(
+                    head,
+                    "- **{}** {} ({} case(s), e.g. `{}`): {}",
+                    f.severity.as_str(),
+                    f.effect,
+                    f.cases,
+                    f.example.id,
+                    f.title.replace('|', "\\|")
+                );
+            }
+            if !head.is_empty() {
+                head.push('\n');
+            }
+            let mut out = head + &format!(
                 "## MCP proxy conformance\n\n`{}`: {} passed, {} failed, {} errored, {} skipped, {} xfail\n\n| case | result | requirements | message |\n|---|---|---|---|\n",
                 report.proxy,
                 count("passed"),
@@ -421,6 +490,31 @@ pub fn render(
         McpFormat::Html => super::html::render(report, labels, stale, interrupted_by().as_deref()),
         McpFormat::Text => {
             let mut out = format!("MCP proxy conformance: {}\n", report.proxy);
+            let findings = findings_of(report, labels);
+            let [c, h, m, l] = crate::findings::tally(&findings);
+            if c == 0 {
+                out.push_str("Critical findings: none\n");
+            }
+            if !findings.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "Findings (one per root cause, severity by effect: {}): {c} critical, {h} high, {m} medium, {l} low",
+                    crate::findings::SEVERITY_MODEL
+                );
+                for f in &findings {
+                    let _ = writeln!(
+                        out,
+                        "  {:<8} {:<22} {:>3} case(s) {} — e.g. {}\n           fix: {}",
+                        f.severity.as_str().to_uppercase(),
+                        f.effect,
+                        f.cases,
+                        f.title,
+                        f.example.id,
+                        f.fix
+                    );
+                }
+                out.push('\n');
+            }
             for c in &report.cases {
                 let _ = writeln!(
                     out,

@@ -216,7 +216,7 @@ pub fn render(r: &Report) -> String {
     );
     out.push_str(&page_start(&title));
 
-    // 1. Critical findings first.
+    // 1. Findings first: critical ones in the red box, then every finding with its example.
     if r.critical.is_empty() {
         out.push_str(
             "<section id=\"critical\" class=\"critical none\"><strong>Critical findings: \
@@ -231,13 +231,61 @@ pub fn render(r: &Report) -> String {
         for c in &r.critical {
             let _ = write!(
                 out,
-                "<li><code>{}</code> ({}): {}</li>",
-                esc(&c.id),
-                esc(c.level.as_str()),
-                esc(&c.did)
+                "<li><strong>{}</strong>: {} — {} case(s){}, e.g. <a href=\"#{}\"><code>{}</code></a></li>",
+                esc(&c.effect),
+                esc(&c.title),
+                c.cases,
+                if c.counted { "" } else { " (not counted in the exit code)" },
+                esc(&c.example),
+                esc(&c.example)
             );
         }
         out.push_str("</ul></section>\n");
+    }
+    if !r.findings.is_empty() {
+        let _ = write!(
+            out,
+            "<section id=\"findings\"><h2>Findings ({}, one per root cause; severity by effect: <code>{}</code>)</h2>\n",
+            r.findings.len(),
+            esc(&r.severity_model)
+        );
+        for f in &r.findings {
+            let _ = write!(
+                out,
+                "<details class=\"finding\"><summary><span class=\"sev sev-{}\">{}</span> <strong>{}</strong> — {} ({} case(s){})</summary>",
+                f.severity.as_str(),
+                f.severity.as_str(),
+                esc(&f.effect),
+                esc(&f.title),
+                f.cases,
+                if f.counted { "" } else { ", not counted in the exit code" }
+            );
+            out.push_str("<ul>");
+            for q in &f.requirements {
+                let _ = write!(out, "<li><code>{}</code>: {}</li>", esc(&q.id), esc(&q.text));
+            }
+            out.push_str("</ul>");
+            let e = &f.example;
+            let _ = write!(
+                out,
+                "<p>Smallest case <code>{}</code> ({}, {} input bytes): {}<br>{}</p>",
+                esc(&e.id),
+                esc(&e.op),
+                e.input_bytes,
+                esc(&e.description),
+                esc(&e.did)
+            );
+            if let Some(d) = &e.diff {
+                let _ = write!(out, "<pre>{}</pre>", esc(d));
+            }
+            let _ = write!(
+                out,
+                "<p><strong>Fix:</strong> {}</p><p class=\"muted\">{}</p></details>\n",
+                esc(&f.fix),
+                esc(&f.ids.join(", "))
+            );
+        }
+        out.push_str("</section>\n");
     }
 
     // 2. Verdict.
@@ -347,7 +395,7 @@ pub fn render(r: &Report) -> String {
 
     // 5. Hardening.
     let hardening: Vec<&CaseReport> = r
-        .findings()
+        .failing_cases()
         .into_iter()
         .filter(|c| {
             c.status != Status::Xfail

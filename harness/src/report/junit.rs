@@ -53,14 +53,17 @@ pub fn render(r: &Report) -> String {
     let t = &r.totals;
     let mut out = String::new();
     out.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    // Opens with the critical findings, one line each.
-    for c in &r.critical {
+    // Opens with the findings, one comment line per root cause, most severe first.
+    for f in &r.findings {
         let _ = writeln!(
             out,
-            "<!-- CRITICAL {} ({}): {} -->",
-            escape(&c.id).replace("--", "- -"),
-            c.level.as_str(),
-            escape(&c.did).replace("--", "- -")
+            "<!-- {} {} ({} cases{}): {} e.g. {} -->",
+            f.severity.as_str().to_uppercase(),
+            escape(&f.effect).replace("--", "- -"),
+            f.cases,
+            if f.counted { "" } else { ", not counted" },
+            escape(&f.title).replace("--", "- -"),
+            escape(&f.example.id).replace("--", "- -")
         );
     }
     let _ = writeln!(

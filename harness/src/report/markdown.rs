@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 
 use super::Report;
+use delegateos_vectors::format::Severity;
 use crate::runner::Status;
 
 /// At most this many failures are detailed; the rest are counted.
@@ -16,21 +17,36 @@ fn cell(s: &str) -> String {
 /// Renders the Markdown summary.
 pub fn render(r: &Report) -> String {
     let mut out = String::new();
-    // Opens with the critical findings, one line each.
+    // Opens with the findings, one row per root cause, most severe first.
     if r.critical.is_empty() {
         out.push_str("**Critical findings: none**\n\n");
     } else {
         let _ = writeln!(out, "**Critical findings ({})**\n", r.critical.len());
-        for c in &r.critical {
+    }
+    if !r.findings.is_empty() {
+        let _ = writeln!(
+            out,
+            "| severity | effect | cases | finding | smallest case | fix |\n|---|---|---:|---|---|---|"
+        );
+        for f in &r.findings {
             let _ = writeln!(
                 out,
-                "- 🛑 `{}` ({}): {}",
-                c.id,
-                c.level.as_str(),
-                cell(&c.did)
+                "| {}{} | {} | {} | {}{} | `{}` | {} |",
+                if f.severity == Severity::Critical { "🛑 " } else { "" },
+                f.severity.as_str(),
+                f.effect,
+                f.cases,
+                cell(&f.title),
+                if f.counted { "" } else { " (not counted)" },
+                f.example.id,
+                cell(&f.fix)
             );
         }
-        out.push('\n');
+        let _ = writeln!(
+            out,
+            "\nSeverity by effect: `{}`; one finding per root cause.\n",
+            r.severity_model
+        );
     }
     let t = &r.totals;
     let icon = if r.exit_code == 0 { "✅" } else { "❌" };
@@ -108,7 +124,7 @@ pub fn render(r: &Report) -> String {
         }
     }
     let hardening: Vec<_> = r
-        .findings()
+        .failing_cases()
         .into_iter()
         .filter(|c| {
             c.status != Status::Xfail

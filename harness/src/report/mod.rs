@@ -21,10 +21,11 @@ use crate::filter::Filter;
 use crate::protocol::{Implementation, PROTOCOL_VERSION};
 use crate::runner::case::Case;
 use crate::runner::{CaseResult, ErrorKind, Incident, RunOutput, Status};
-use delegateos_vectors::flags;
+use crate::findings::{self, Finding, Member};
 use delegateos_vectors::format::{Level, Severity};
 use delegateos_vectors::judge::FailureKind;
 use delegateos_vectors::requirements::Requirements;
+use delegateos_vectors::severity::{self, Assessment, Direction};
 
 /// The `schema` value of JSON reports.
 pub const REPORT_SCHEMA: &str = "delegateos-conform-report/1";
@@ -144,9 +145,17 @@ pub struct CaseReport {
     /// For `other_code`: the code family (`spec/error-codes.md` §11).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub family: Option<String>,
-    /// Severity of a finding (failed, other_code, errored).
+    /// Severity of a finding (failed, other_code, errored): its effect's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub severity: Option<Severity>,
+    /// The effect of a finding (`spec/severity.md` §2).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub effect: Option<String>,
+    /// The key of the finding the case belongs to (`spec/severity.md` §3).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub finding: Option<String>,
+    /// Size of the case's input, serialized JSON bytes.
+    pub input_bytes: usize,
     /// What the implementation did, in one line (findings only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub did: Option<String>,
@@ -268,19 +277,29 @@ pub struct HardeningReport {
 /// One line of the report's opening: a critical finding.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct CriticalFinding {
-    /// Case id.
-    pub id: String,
-    /// The case's level.
-    pub level: Level,
-    /// What the implementation did.
-    pub did: String,
+    /// The finding key.
+    pub key: String,
+    /// What is broken.
+    pub title: String,
+    /// The effect.
+    pub effect: String,
+    /// Number of cases.
+    pub cases: usize,
+    /// The smallest case.
+    pub example: String,
+    /// False when none of its cases counts in the exit code.
+    pub counted: bool,
 }
 
 /// A complete run report (the JSON report's shape).
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Report {
-    /// Critical findings first (normative, decision and hardening), one per case.
+    /// Critical findings first (normative, decision and hardening), one per root cause.
     pub critical: Vec<CriticalFinding>,
+    /// The severity model every severity comes from (`spec/severity.md`).
+    pub severity_model: String,
+    /// Every finding (main and hardening sections), one per root cause, most severe first.
+    pub findings: Vec<Finding>,
     /// [`REPORT_SCHEMA`].
     pub schema: String,
     /// Harness name and version.
@@ -325,6 +344,9 @@ pub struct Report {
     pub coverage: Coverage,
     /// The exit code this report maps to.
     pub exit_code: i32,
+    /// Whether the text report lists every failing case after the findings (`--details`).
+    #[serde(skip)]
+    pub details: bool,
 }
 
 /// Inputs to [`Report::build`] besides the run itself.
@@ -352,78 +374,45 @@ pub struct ReportContext<'a> {
     pub fail_on_hardening: bool,
 }
 
-/// The severity of a finding (`None` for passed, acceptable, skipped and stale cases).
-///
-/// `other_code` is always low. A crash or timeout is critical (crash or hang on untrusted
-/// input). Otherwise the flags' severities (flag index of `spec/decisions.md`) decide, with a
-/// floor by what the implementation did: accepting where a rejection was required is
-/// critical on an authorization operation (a forgery, a widening or a bypass accepted) and
-/// high elsewhere; a wrong rejection is at most high; a wrong code at most medium; an output
-/// mismatch medium unless a flag says otherwise. Hardening-level cases without a flag are low.
-pub fn severity_of(case: &Case, result: &CaseResult) -> Option<Severity> {
-    let flag_max = case
-        .flags
-        .iter()
-        .filter_map(|f| flags::index_row(f))
-        .map(|r| r.severity)
-        .max();
-    match result.raw_status {
-        Status::OtherCode => Some(Severity::Low),
-        Status::Errored => Some(match result.error_kind {
-            Some(ErrorKind::Crash | ErrorKind::Timeout) => Severity::Critical,
-            _ => flag_max.unwrap_or(Severity::High).max(Severity::Medium),
-        }),
-        Status::Failed => {
-            let hardening = case.level == Level::Hardening;
-            Some(match result.failure_kind {
-                Some(FailureKind::AcceptedInvalid) => {
-                    let floor = if hardening {
-                        Severity::Low
-                    } else if AUTHORIZATION_OPS.contains(&case.op.as_str()) {
-                        Severity::Critical
-                    } else {
-                        Severity::High
-                    };
-                    flag_max.map_or(floor, |f| f.max(floor))
-                }
-                Some(FailureKind::RejectedValid) => flag_max
-                    .unwrap_or(if hardening {
-                        Severity::Low
-                    } else {
-                        Severity::High
-                    })
-                    .min(Severity::High),
-                Some(FailureKind::WrongCode) => flag_max
-                    .unwrap_or(if hardening {
-                        Severity::Low
-                    } else {
-                        Severity::Medium
-                    })
-                    .min(Severity::Medium),
-                Some(FailureKind::OutputMismatch | FailureKind::NoAnswer) | None => flag_max
-                    .unwrap_or(if hardening {
-                        Severity::Low
-                    } else {
-                        Severity::Medium
-                    }),
-            })
-        }
-        _ => None,
-    }
+/// The model's assessment of a finding (`None` for passed, acceptable, skipped, xfail and
+/// stale cases): direction, effect, severity and finding key (`spec/severity.md`). The
+/// severity follows the effect of what the implementation did, never the operation.
+pub fn assess(case: &Case, result: &CaseResult) -> Option<Assessment> {
+    let model = severity::model();
+    let actual_code = result
+        .actual
+        .as_ref()
+        .and_then(|a| a.get("code"))
+        .and_then(Value::as_str);
+    let expected_codes = severity::expected_codes(&case.expectation);
+    let direction = match result.raw_status {
+        Status::OtherCode => Direction::OtherCode,
+        Status::Errored => match result.error_kind {
+            Some(ErrorKind::Crash) => Direction::Crash,
+            Some(ErrorKind::Timeout) => Direction::Hang,
+            _ => Direction::Errored,
+        },
+        Status::Failed => severity::direction_of(
+            &case.op,
+            result.failure_kind.unwrap_or(FailureKind::NoAnswer),
+            &case.expectation,
+            result.actual.as_ref().and_then(|a| a.get("output")),
+        ),
+        _ => return None,
+    };
+    Some(model.assess(&severity::Failure {
+        op: &case.op,
+        flags: &case.flags,
+        requirements: &case.requirements,
+        direction,
+        expected_code: Some(&expected_codes),
+        actual_code,
+        family: result.family.as_deref(),
+        error_kind: result.error_kind.map(ErrorKind::name),
+        expectation: Some(&case.expectation),
+        actual_output: result.actual.as_ref().and_then(|a| a.get("output")),
+    }))
 }
-
-/// Operations whose success grants authority: accepting a case that must be rejected is a
-/// forgery, widening or bypass accepted (critical).
-pub const AUTHORIZATION_OPS: &[&str] = &[
-    "dct.verify",
-    "dct.attenuate",
-    "chain.verify",
-    "contract.bind",
-    "contract.verify_signature",
-    "attestation.verify",
-    "revocation.verify_entry",
-    "mcp.call",
-];
 
 fn code_list(case: &Case) -> String {
     let codes: Vec<String> = case
@@ -488,6 +477,11 @@ pub fn did_of(case: &Case, result: &CaseResult) -> Option<String> {
     })
 }
 
+/// The size of a case's input, serialized JSON bytes (the smallest case is a finding's example).
+fn input_bytes(case: &Case) -> usize {
+    serde_json::to_string(&case.input).map_or(0, |t| t.len())
+}
+
 fn ms(d: std::time::Duration) -> f64 {
     (d.as_secs_f64() * 1000.0 * 1000.0).round() / 1000.0
 }
@@ -511,6 +505,7 @@ impl Report {
             fail_on_hardening: ctx.fail_on_hardening,
             ..HardeningReport::default()
         };
+        let mut members: Vec<Member> = Vec::new();
         for result in &run.results {
             let Some(case) = cases.get(result.index) else {
                 continue;
@@ -567,6 +562,23 @@ impl Report {
                 result.status,
                 Status::Failed | Status::OtherCode | Status::Errored
             );
+            let assessment = if finding { assess(case, result) } else { None };
+            let did = if finding { did_of(case, result) } else { None };
+            if let (Some(a), false) = (&assessment, is_advisory) {
+                members.push(Member {
+                    id: case.id.clone(),
+                    description: case.description.clone(),
+                    op: case.op.clone(),
+                    requirements: case.requirements.clone(),
+                    assessment: a.clone(),
+                    counted: !is_hardening && result.status != Status::OtherCode,
+                    input_bytes: input_bytes(case),
+                    did: did.clone().unwrap_or_default(),
+                    expected: Some(case.expect.clone()),
+                    actual: result.actual.clone(),
+                    diff: result.diff.clone(),
+                });
+            }
             target.push(CaseReport {
                 id: case.id.clone(),
                 description: case.description.clone(),
@@ -581,12 +593,11 @@ impl Report {
                 status: result.status,
                 failure: result.failure_kind.filter(|_| finding),
                 family: result.family.clone().filter(|_| finding),
-                severity: if finding {
-                    severity_of(case, result)
-                } else {
-                    None
-                },
-                did: if finding { did_of(case, result) } else { None },
+                severity: assessment.as_ref().map(|a| a.severity),
+                effect: assessment.as_ref().map(|a| a.effect.clone()),
+                finding: assessment.as_ref().map(|a| a.key.clone()),
+                input_bytes: input_bytes(case),
+                did,
                 raw_status: result.raw_status,
                 error_kind: result.error_kind,
                 message: result.message.clone(),
@@ -674,19 +685,23 @@ impl Report {
                 .cloned()
                 .collect(),
         };
-        let critical = case_reports
+        let findings = findings::group(members, reqs);
+        let critical = findings
             .iter()
-            .chain(&hardening.cases)
-            .chain(&advisory.cases)
-            .filter(|c| c.severity == Some(Severity::Critical))
-            .map(|c| CriticalFinding {
-                id: c.id.clone(),
-                level: c.level,
-                did: c.did.clone().unwrap_or_default(),
+            .filter(|f| f.severity == Severity::Critical)
+            .map(|f| CriticalFinding {
+                key: f.key.clone(),
+                title: f.title.clone(),
+                effect: f.effect.clone(),
+                cases: f.cases,
+                example: f.example.id.clone(),
+                counted: f.counted,
             })
             .collect();
         let mut report = Report {
             critical,
+            severity_model: findings::SEVERITY_MODEL.to_owned(),
+            findings,
             schema: REPORT_SCHEMA.to_owned(),
             harness: HarnessInfo {
                 name: env!("CARGO_PKG_NAME").to_owned(),
@@ -711,6 +726,7 @@ impl Report {
             expected_failures,
             coverage,
             exit_code: 0,
+            details: false,
         };
         report.exit_code = report.compute_exit_code();
         report
@@ -742,9 +758,9 @@ impl Report {
         self.exit_code
     }
 
-    /// Findings (failed, other_code, errored) of the main and hardening sections, most
+    /// Failing cases (failed, other_code, errored) of the main and hardening sections, most
     /// severe first, then by id.
-    pub fn findings(&self) -> Vec<&CaseReport> {
+    pub fn failing_cases(&self) -> Vec<&CaseReport> {
         let mut out: Vec<&CaseReport> = self
             .cases
             .iter()

@@ -5,6 +5,7 @@
 use std::fmt::Write as _;
 
 use super::{CaseReport, Report};
+use crate::findings::{self, Finding};
 use crate::runner::Status;
 use delegateos_vectors::format::{Level, Severity};
 
@@ -65,30 +66,190 @@ fn finding(out: &mut String, c: &CaseReport) {
     }
 }
 
-/// Renders the text report.
-pub fn render(r: &Report) -> String {
-    let mut out = String::new();
-    // The report opens with the critical findings, one line each.
-    if r.critical.is_empty() {
-        let _ = writeln!(out, "Critical findings: none");
-    } else {
-        let _ = writeln!(out, "Critical findings ({}):", r.critical.len());
-        for c in &r.critical {
-            let _ = writeln!(out, "CRITICAL {} [{}]: {}", c.id, c.level.as_str(), c.did);
-        }
+/// Lines of the opening screen given to the findings index before the rest is summarised
+/// ("… N more"); critical and high findings are always listed.
+const SCREEN_FINDINGS: usize = 30;
+/// Case ids listed per finding in the detail section.
+const MAX_IDS: usize = 12;
+/// Diff lines of a finding's example.
+const EXAMPLE_DIFF_LINES: usize = 24;
+
+/// The verdict word of a report.
+fn verdict(r: &Report) -> String {
+    match (&r.interrupted, r.exit_code) {
+        (Some(sig), _) => format!("INTERRUPTED by {sig}, partial"),
+        (None, 0) => "PASSED".to_owned(),
+        (None, 2) => "STALE BASELINE".to_owned(),
+        (None, _) => "FAILED".to_owned(),
     }
-    out.push('\n');
-    let imp = &r.implementation;
+}
+
+/// `C1`, `H2`, `M3`, `L4`: a finding's label, by severity and rank.
+pub fn label(f: &Finding, rank: usize) -> String {
+    let letter = match f.severity {
+        Severity::Critical => 'C',
+        Severity::High => 'H',
+        Severity::Medium => 'M',
+        Severity::Low => 'L',
+    };
+    format!("{letter}{}", rank + 1)
+}
+
+/// One line of the findings index.
+fn index_line(out: &mut String, f: &Finding, rank: usize) {
     let _ = writeln!(
         out,
-        "DelegateOS conformance — {} {}{}",
+        "{:<4} {:<8} {:<24} {:>4} case{} {}{} — e.g. {}",
+        label(f, rank),
+        f.severity.as_str().to_uppercase(),
+        f.effect,
+        f.cases,
+        if f.cases == 1 { " " } else { "s" },
+        f.title,
+        if f.counted {
+            ""
+        } else {
+            " [not counted in the exit code]"
+        },
+        f.example.id
+    );
+}
+
+/// The opening screen: verdict, counts and one line per finding, every critical and high one
+/// included.
+fn summary(out: &mut String, r: &Report) {
+    let imp = &r.implementation;
+    let t = &r.totals;
+    let _ = writeln!(
+        out,
+        "DelegateOS conformance — {} {}{}: {} (exit {})",
         imp.name,
         imp.version,
         imp.language
             .as_deref()
             .map(|l| format!(" ({l})"))
-            .unwrap_or_default()
+            .unwrap_or_default(),
+        verdict(r),
+        r.exit_code
     );
+    let _ = writeln!(
+        out,
+        "{} counted cases: {} passed, {} failed, {} errored, {} skipped, {} acceptable; hardening: {} of {} failed ({})",
+        t.total,
+        t.passed,
+        t.failed,
+        t.errored,
+        t.skipped,
+        t.acceptable,
+        r.hardening.totals.failed + r.hardening.totals.errored,
+        r.hardening.totals.total,
+        if r.hardening.fail_on_hardening { "counted" } else { "not counted" }
+    );
+    let [c, h, m, l] = findings::tally(&r.findings);
+    if r.findings.is_empty() {
+        let _ = writeln!(out, "Critical findings: none. No findings (severity model: {}).", r.severity_model);
+        return;
+    }
+    let cases: usize = r.findings.iter().map(|f| f.cases).sum();
+    if c == 0 {
+        let _ = writeln!(out, "Critical findings: none.");
+    }
+    let _ = writeln!(
+        out,
+        "Findings (one per root cause, severity by effect: {}): {c} critical, {h} high, {m} medium, {l} low — {cases} failing case(s)\n",
+        r.severity_model
+    );
+    let always = c + h;
+    let shown = always.max(SCREEN_FINDINGS.min(r.findings.len()));
+    let mut ranks = Ranks::default();
+    for f in r.findings.iter().take(shown) {
+        let rank = ranks.next(f.severity);
+        index_line(out, f, rank);
+    }
+    if r.findings.len() > shown {
+        let _ = writeln!(
+            out,
+            "… {} more finding(s) of lower severity in the detail below",
+            r.findings.len() - shown
+        );
+    }
+}
+
+/// Numbers findings per severity (`C1`, `C2`, `H1`, …) in report order.
+#[derive(Default)]
+struct Ranks([usize; 4]);
+
+impl Ranks {
+    fn next(&mut self, s: Severity) -> usize {
+        let i = Severity::ORDER.iter().position(|x| *x == s).unwrap_or(3);
+        let rank = self.0[i];
+        self.0[i] += 1;
+        rank
+    }
+}
+
+/// Every finding: requirement text, smallest case with expected vs actual, fix, case ids.
+fn findings_detail(out: &mut String, r: &Report) {
+    if r.findings.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "\nFindings in detail");
+    let mut ranks = Ranks::default();
+    for f in &r.findings {
+        let rank = ranks.next(f.severity);
+        let _ = writeln!(
+            out,
+            "\n{} {} {} — {}  [{}]",
+            label(f, rank),
+            f.severity.as_str().to_uppercase(),
+            f.effect,
+            f.title,
+            f.key
+        );
+        let _ = writeln!(
+            out,
+            "    {} case(s), {}",
+            f.cases,
+            if f.counted {
+                "counted in the exit code"
+            } else {
+                "not counted in the exit code (hardening level or another code of the family)"
+            }
+        );
+        for q in &f.requirements {
+            let _ = writeln!(out, "    {}: {}", q.id, q.text);
+        }
+        let e = &f.example;
+        let _ = writeln!(
+            out,
+            "    smallest case: {} ({}, {} input bytes) — {}",
+            e.id, e.op, e.input_bytes, e.description
+        );
+        let _ = writeln!(out, "      did: {}", e.did);
+        if let Some(diff) = &e.diff {
+            indent(out, diff, "      ", EXAMPLE_DIFF_LINES);
+        }
+        if !f.fix.is_empty() {
+            let _ = writeln!(out, "    fix: {}", f.fix);
+        }
+        let more = f.ids.len().saturating_sub(MAX_IDS);
+        let _ = writeln!(
+            out,
+            "    cases: {}{}",
+            f.ids.iter().take(MAX_IDS).cloned().collect::<Vec<_>>().join(", "),
+            if more > 0 { format!(" … and {more} more") } else { String::new() }
+        );
+        let _ = writeln!(out, "    explain: delegateos-conform explain {}", e.id);
+    }
+}
+
+/// Renders the text report.
+pub fn render(r: &Report) -> String {
+    let mut out = String::new();
+    // The report opens with the findings, one line per root cause, critical first.
+    summary(&mut out, r);
+    findings_detail(&mut out, r);
+    out.push('\n');
     let _ = writeln!(
         out,
         "adapter `{}`, protocol {}, vectors {}, {} cases, {:.1} s, {} restart(s)",
@@ -128,10 +289,18 @@ pub fn render(r: &Report) -> String {
     }
     out.push('\n');
 
-    let findings = r.findings();
+    let findings = r.failing_cases();
+    if !r.details && !findings.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nPer-case detail of the {} failing case(s): --details (or --format json)",
+            findings.len()
+        );
+    }
+    let listed: Vec<&CaseReport> = if r.details { findings.clone() } else { Vec::new() };
     let is_hardening_finding =
         |c: &CaseReport| c.level == Level::Hardening || c.status == Status::OtherCode;
-    let failed: Vec<&CaseReport> = findings
+    let failed: Vec<&CaseReport> = listed
         .iter()
         .copied()
         .filter(|c| c.status == Status::Failed && !is_hardening_finding(c))
@@ -168,7 +337,7 @@ pub fn render(r: &Report) -> String {
         r.hardening.totals.total,
         r.totals.other_code + r.hardening.totals.other_code
     );
-    for c in hardening {
+    for c in hardening.iter().filter(|_| r.details) {
         finding(&mut out, c);
     }
 
@@ -347,12 +516,7 @@ pub fn render(r: &Report) -> String {
     }
 
     let t = &r.totals;
-    let verdict = match (&r.interrupted, r.exit_code) {
-        (Some(sig), _) => format!("INTERRUPTED by {sig}, partial"),
-        (None, 0) => "PASSED".to_owned(),
-        (None, 2) => "STALE BASELINE".to_owned(),
-        (None, _) => "FAILED".to_owned(),
-    };
+    let verdict = verdict(r);
     let _ = writeln!(
         out,
         "\n{verdict} (exit {}): {} passed, {} failed, {} skipped, {} acceptable, {} xfail, {} stale, {} errored; {} rejected with another code; hardening: {} of {} failed{}",

@@ -1,0 +1,209 @@
+//! Findings: failing cases grouped by root cause (`spec/severity.md` §3), ranked by what the
+//! implementation's behaviour lets an attacker do.
+//!
+//! A leaf shared by the three reports that judge implementations — `run` (`report/`), `mcp`
+//! (`mcp/cli.rs`) and `fuzz` (`fuzz/diff.rs`) — so none of them imports another. Each turns its
+//! own failing cases into [`Member`]s (one assessed case each, see
+//! [`delegateos_vectors::severity::Model::assess`]); [`group`] makes one [`Finding`] per
+//! finding key, with the smallest case as its example.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use delegateos_vectors::format::Severity;
+use delegateos_vectors::requirements::Requirements;
+use delegateos_vectors::severity::{Assessment, Direction};
+
+/// Where every report cites the severity model from.
+pub const SEVERITY_MODEL: &str = "spec/severity.md";
+
+/// Requirement texts quoted per finding, most cited first.
+const MAX_REQUIREMENTS: usize = 3;
+
+/// One failing case, assessed.
+#[derive(Debug, Clone)]
+pub struct Member {
+    /// Case id.
+    pub id: String,
+    /// Case description.
+    pub description: String,
+    /// Operation (or `mcp` for proxy cases).
+    pub op: String,
+    /// Requirement ids.
+    pub requirements: Vec<String>,
+    /// The model's verdict.
+    pub assessment: Assessment,
+    /// True when the case decides the exit code (normative or decision level, not another
+    /// code of the family, not advisory).
+    pub counted: bool,
+    /// Size of the case's input (serialized JSON bytes): the smallest case is the example.
+    pub input_bytes: usize,
+    /// What the implementation did, in one line.
+    pub did: String,
+    /// The expectation.
+    pub expected: Option<Value>,
+    /// What the implementation answered.
+    pub actual: Option<Value>,
+    /// Unified diff, expected → actual.
+    pub diff: Option<String>,
+}
+
+/// A requirement with its text from `spec/requirements.md`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RequirementText {
+    /// The id.
+    pub id: String,
+    /// Its text (keyword and sentence), empty when the id is unknown.
+    pub text: String,
+}
+
+/// The smallest case of a finding.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Example {
+    /// Case id.
+    pub id: String,
+    /// Case description.
+    pub description: String,
+    /// Operation.
+    pub op: String,
+    /// What the implementation did.
+    pub did: String,
+    /// Input size in bytes.
+    pub input_bytes: usize,
+    /// The expectation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected: Option<Value>,
+    /// What the implementation answered.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub actual: Option<Value>,
+    /// Unified diff, expected → actual.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diff: Option<String>,
+}
+
+/// One root cause.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Finding {
+    /// The finding key (`spec/severity.md` §3), e.g. `root-signature/granted`.
+    pub key: String,
+    /// Severity of its effect.
+    pub severity: Severity,
+    /// The effect (`spec/severity.md` §2).
+    pub effect: String,
+    /// What the implementation did.
+    pub direction: Direction,
+    /// What is broken, in one line.
+    pub title: String,
+    /// How to fix it.
+    pub fix: String,
+    /// False when no case of the finding counts in the exit code (hardening level, another
+    /// code of the family).
+    pub counted: bool,
+    /// Number of cases.
+    pub cases: usize,
+    /// Every case id, sorted.
+    pub ids: Vec<String>,
+    /// The requirements its cases cite most, with their text.
+    pub requirements: Vec<RequirementText>,
+    /// The smallest case.
+    pub example: Example,
+}
+
+/// Groups `members` into findings: one per finding key, sorted by severity, then case count,
+/// then key.
+pub fn group(members: Vec<Member>, reqs: &Requirements) -> Vec<Finding> {
+    let mut by_key: BTreeMap<String, Vec<Member>> = BTreeMap::new();
+    for m in members {
+        by_key.entry(m.assessment.key.clone()).or_default().push(m);
+    }
+    let mut out: Vec<Finding> = by_key
+        .into_values()
+        .filter_map(|mut ms| {
+            // The example: a counted case before a hardening one, then the smallest input,
+            // then the id.
+            ms.sort_by(|a, b| {
+                b.counted
+                    .cmp(&a.counted)
+                    .then(a.input_bytes.cmp(&b.input_bytes))
+                    .then_with(|| a.id.cmp(&b.id))
+            });
+            let first = ms.first()?;
+            // The most severe assessment decides (members of one key share it, except
+            // `(rule)` flags whose effect follows the rule of each case).
+            let lead = ms
+                .iter()
+                .max_by(|a, b| {
+                    a.assessment
+                        .severity
+                        .cmp(&b.assessment.severity)
+                        .then_with(|| b.id.cmp(&a.id))
+                })
+                .unwrap_or(first);
+            let mut cited: BTreeMap<&str, usize> = BTreeMap::new();
+            for m in &ms {
+                for r in &m.requirements {
+                    *cited.entry(r.as_str()).or_default() += 1;
+                }
+            }
+            let mut cited: Vec<(&str, usize)> = cited.into_iter().collect();
+            cited.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+            let requirements = cited
+                .into_iter()
+                .take(MAX_REQUIREMENTS)
+                .map(|(id, _)| RequirementText {
+                    id: id.to_owned(),
+                    text: reqs
+                        .get(id)
+                        .map(|r| format!("{} {}", r.level, r.text))
+                        .unwrap_or_default(),
+                })
+                .collect();
+            let mut ids: Vec<String> = ms.iter().map(|m| m.id.clone()).collect();
+            ids.sort();
+            Some(Finding {
+                key: lead.assessment.key.clone(),
+                severity: lead.assessment.severity,
+                effect: lead.assessment.effect.clone(),
+                direction: lead.assessment.direction,
+                title: lead.assessment.title.clone(),
+                fix: lead.assessment.fix.clone(),
+                counted: ms.iter().any(|m| m.counted),
+                cases: ms.len(),
+                ids,
+                requirements,
+                example: Example {
+                    id: first.id.clone(),
+                    description: first.description.clone(),
+                    op: first.op.clone(),
+                    did: first.did.clone(),
+                    input_bytes: first.input_bytes,
+                    expected: first.expected.clone(),
+                    actual: first.actual.clone(),
+                    diff: first.diff.clone(),
+                },
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        b.severity
+            .cmp(&a.severity)
+            .then(b.cases.cmp(&a.cases))
+            .then_with(|| a.key.cmp(&b.key))
+    });
+    out
+}
+
+/// Counts per severity, most severe first: `[critical, high, medium, low]`.
+pub fn tally(findings: &[Finding]) -> [usize; 4] {
+    let mut out = [0; 4];
+    for f in findings {
+        if let Some(i) = Severity::ORDER.iter().position(|s| *s == f.severity) {
+            out[i] += 1;
+        }
+    }
+    out
+}

@@ -1,0 +1,835 @@
+//! The severity model of `spec/severity.md`: what a failing case's implementation did (its
+//! [`Direction`]), what that lets an attacker do (its effect and [`Severity`]), and which root
+//! cause it belongs to (its finding key).
+//!
+//! The three tables of `spec/severity.md` are the only source: effects with their severities,
+//! the ordered rules over requirement ids, and the flags that decide before the rules. This
+//! module parses them ([`parse`], [`model`]) and applies them ([`Model::assess`]); it does not
+//! group cases (the harness's `findings` module does) and does not judge them (that is
+//! [`crate::judge`]).
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::format::{Expectation, Expected, Severity};
+use crate::judge::FailureKind;
+
+/// `spec/severity.md`, embedded.
+pub const SEVERITY_MD: &str = include_str!("../../spec/severity.md");
+
+/// What the implementation did, from the judge's failure kind or the runner's error kind
+/// (`spec/severity.md` §1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Direction {
+    /// Succeeded, or granted more, where a refusal was required.
+    Granted,
+    /// Refused, or granted less, where a success was required.
+    Refused,
+    /// The verdict is right; the output differs otherwise.
+    WrongOutput,
+    /// Refused with a code outside the expected code's family.
+    WrongCode,
+    /// Refused with another code of the expected code's family.
+    OtherCode,
+    /// The implementation died on the input.
+    Crash,
+    /// No answer within the deadline.
+    Hang,
+    /// An answer that cannot be judged.
+    Errored,
+}
+
+impl Direction {
+    /// The name used in reports and in `spec/severity.md`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Granted => "granted",
+            Self::Refused => "refused",
+            Self::WrongOutput => "wrong-output",
+            Self::WrongCode => "wrong-code",
+            Self::OtherCode => "other-code",
+            Self::Crash => "crash",
+            Self::Hang => "hang",
+            Self::Errored => "errored",
+        }
+    }
+}
+
+/// One cell of a rule's or flag's effect columns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Cell {
+    /// `—`: the direction's default (a flag: leave it to the rules).
+    Default,
+    /// `(rule)`: a flag keys the finding, the rules give the effect.
+    Rule,
+    /// An effect name of the effects table.
+    Effect(String),
+}
+
+impl Cell {
+    fn parse(text: &str) -> Self {
+        match text.trim() {
+            "—" | "-" | "" => Self::Default,
+            "(rule)" => Self::Rule,
+            name => Self::Effect(name.to_owned()),
+        }
+    }
+}
+
+/// A row of the effects table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EffectRow {
+    /// Effect name (`forgery`).
+    pub name: String,
+    /// Its severity.
+    pub severity: Severity,
+    /// What it means.
+    pub meaning: String,
+}
+
+/// A row of the rules table (first match wins).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleRow {
+    /// Rule name (`root-signature`), the finding key's first part.
+    pub name: String,
+    /// Requirement-id patterns; a trailing `*` is a prefix.
+    pub patterns: Vec<String>,
+    /// Effect of a granted failure.
+    pub granted: Cell,
+    /// Effect of a refused failure.
+    pub refused: Cell,
+    /// Effect of a wrong output.
+    pub wrong_output: Cell,
+    /// What is broken, in one line.
+    pub title: String,
+    /// How to fix it.
+    pub fix: String,
+}
+
+impl RuleRow {
+    /// True when one of the patterns matches `requirement`.
+    pub fn matches(&self, requirement: &str) -> bool {
+        self.patterns.iter().any(|p| match p.strip_suffix('*') {
+            Some(prefix) => requirement.starts_with(prefix),
+            None => requirement == p,
+        })
+    }
+}
+
+/// A row of the flags table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FlagRow {
+    /// The flag.
+    pub flag: String,
+    /// Effect of a granted failure.
+    pub granted: Cell,
+    /// Effect of a refused failure.
+    pub refused: Cell,
+    /// Effect of a wrong output.
+    pub wrong_output: Cell,
+    /// How to fix it (`—` when the rules' hint applies).
+    pub fix: String,
+}
+
+/// How an output member grants more (`spec/severity.md` §6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum More {
+    /// A list with an element the expected list lacks.
+    Superset,
+    /// A larger number.
+    Greater,
+    /// A smaller number.
+    Smaller,
+    /// Any other value.
+    Differs,
+}
+
+/// A row of the outputs table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutputRow {
+    /// The operation.
+    pub op: String,
+    /// Dot-path of the member in the output.
+    pub member: String,
+    /// When a value grants more.
+    pub more: More,
+    /// Effect of an output that grants more.
+    pub granted: String,
+    /// What is broken.
+    pub title: String,
+    /// How to fix it.
+    pub fix: String,
+}
+
+/// The parsed model.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Model {
+    /// Effects, in table order.
+    pub effects: Vec<EffectRow>,
+    /// Rules, in match order.
+    pub rules: Vec<RuleRow>,
+    /// Flags.
+    pub flags: Vec<FlagRow>,
+    /// Output members that decide a wrong output.
+    pub outputs: Vec<OutputRow>,
+    /// §10.1 denial codes and the effect of accepting where they are required.
+    pub denials: Vec<(String, String)>,
+}
+
+/// The facts about one failing case the model reads.
+#[derive(Debug, Clone, Copy)]
+pub struct Failure<'a> {
+    /// The operation.
+    pub op: &'a str,
+    /// The case's flags.
+    pub flags: &'a [String],
+    /// The case's requirement ids.
+    pub requirements: &'a [String],
+    /// What the implementation did.
+    pub direction: Direction,
+    /// For a wrong code: the code(s) the expectation allows, joined with `|`.
+    pub expected_code: Option<&'a str>,
+    /// For a wrong or other code: the code answered.
+    pub actual_code: Option<&'a str>,
+    /// For another code of the family: the family.
+    pub family: Option<&'a str>,
+    /// For an errored case: the runner's error kind.
+    pub error_kind: Option<&'a str>,
+    /// The case's expectation.
+    pub expectation: Option<&'a Expectation>,
+    /// The output the implementation answered, if it succeeded.
+    pub actual_output: Option<&'a Value>,
+}
+
+/// The model's verdict on one failing case.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Assessment {
+    /// What the implementation did.
+    pub direction: Direction,
+    /// The effect name.
+    pub effect: String,
+    /// The effect's severity.
+    pub severity: Severity,
+    /// The finding key: one root cause (`spec/severity.md` §3).
+    pub key: String,
+    /// What is broken, in one line.
+    pub title: String,
+    /// How to fix it.
+    pub fix: String,
+}
+
+const SECTION_EFFECTS: &str = "## 2. Effects";
+const SECTION_RULES: &str = "## 4. Rules";
+const SECTION_FLAGS: &str = "## 5. Flags";
+const SECTION_OUTPUTS: &str = "## 6. Outputs";
+const SECTION_DENIALS: &str = "## 7. Denials";
+
+/// The rows of the table under the heading that starts with `heading` (header and separator
+/// rows dropped), each split into trimmed cells.
+fn table<'t>(text: &'t str, heading: &str) -> Vec<Vec<&'t str>> {
+    let mut rows = Vec::new();
+    let mut inside = false;
+    let mut header_seen = false;
+    for line in text.lines() {
+        if line.starts_with("## ") {
+            inside = line.starts_with(heading);
+            header_seen = false;
+            continue;
+        }
+        if !inside || !line.starts_with('|') {
+            continue;
+        }
+        if line.starts_with("|---") {
+            continue;
+        }
+        if !header_seen {
+            header_seen = true;
+            continue;
+        }
+        rows.push(line.trim().trim_matches('|').split('|').map(str::trim).collect());
+    }
+    rows
+}
+
+/// Parses the three tables of a `severity.md` text; rows that do not parse, unknown effect
+/// names and duplicate names are returned as errors, one line each.
+pub fn parse(text: &str) -> (Model, Vec<String>) {
+    let mut model = Model::default();
+    let mut errors = Vec::new();
+    for cells in table(text, SECTION_EFFECTS) {
+        match cells.as_slice() {
+            [name, severity, meaning] => match Severity::parse(severity) {
+                Some(severity) => model.effects.push(EffectRow {
+                    name: (*name).to_owned(),
+                    severity,
+                    meaning: (*meaning).to_owned(),
+                }),
+                None => errors.push(format!("effect {name:?}: bad severity {severity:?}")),
+            },
+            _ => errors.push(format!("effects: malformed row {cells:?}")),
+        }
+    }
+    for cells in table(text, SECTION_RULES) {
+        match cells.as_slice() {
+            [name, patterns, granted, refused, wrong_output, title, fix] => {
+                model.rules.push(RuleRow {
+                    name: (*name).to_owned(),
+                    patterns: patterns.split(',').map(|p| p.trim().to_owned()).collect(),
+                    granted: Cell::parse(granted),
+                    refused: Cell::parse(refused),
+                    wrong_output: Cell::parse(wrong_output),
+                    title: (*title).to_owned(),
+                    fix: (*fix).to_owned(),
+                });
+            }
+            _ => errors.push(format!("rules: malformed row {cells:?}")),
+        }
+    }
+    for cells in table(text, SECTION_FLAGS) {
+        match cells.as_slice() {
+            [flag, granted, refused, wrong_output, fix] => model.flags.push(FlagRow {
+                flag: (*flag).to_owned(),
+                granted: Cell::parse(granted),
+                refused: Cell::parse(refused),
+                wrong_output: Cell::parse(wrong_output),
+                fix: (*fix).to_owned(),
+            }),
+            _ => errors.push(format!("flags: malformed row {cells:?}")),
+        }
+    }
+    for cells in table(text, SECTION_OUTPUTS) {
+        let more = |m: &str| match m {
+            "superset" => Some(More::Superset),
+            "greater" => Some(More::Greater),
+            "smaller" => Some(More::Smaller),
+            "differs" => Some(More::Differs),
+            _ => None,
+        };
+        match cells.as_slice() {
+            [op, member, m, granted, title, fix] => match more(m) {
+                Some(more) => model.outputs.push(OutputRow {
+                    op: (*op).to_owned(),
+                    member: (*member).to_owned(),
+                    more,
+                    granted: (*granted).to_owned(),
+                    title: (*title).to_owned(),
+                    fix: (*fix).to_owned(),
+                }),
+                None => errors.push(format!("outputs {op} {member}: bad 'more when' {m:?}")),
+            },
+            _ => errors.push(format!("outputs: malformed row {cells:?}")),
+        }
+    }
+    for cells in table(text, SECTION_DENIALS) {
+        match cells.as_slice() {
+            [code, granted] => model
+                .denials
+                .push(((*code).to_owned(), (*granted).to_owned())),
+            _ => errors.push(format!("denials: malformed row {cells:?}")),
+        }
+    }
+    errors.extend(model.problems());
+    (model, errors)
+}
+
+/// The model of the embedded `spec/severity.md` (parsed once).
+pub fn model() -> &'static Model {
+    static MODEL: std::sync::OnceLock<Model> = std::sync::OnceLock::new();
+    MODEL.get_or_init(|| parse(SEVERITY_MD).0)
+}
+
+/// The effect every direction falls back to (`spec/severity.md` §1–§3).
+fn default_effect(direction: Direction) -> &'static str {
+    match direction {
+        Direction::Granted => "lenient-input",
+        Direction::Refused => "valid-input-refused",
+        Direction::WrongOutput => "wrong-output",
+        Direction::WrongCode => "wrong-code-family",
+        Direction::OtherCode => "same-family-code",
+        Direction::Crash | Direction::Hang => "crash-or-hang",
+        Direction::Errored => "adapter-error",
+    }
+}
+
+impl Model {
+    /// The effect named `name`.
+    pub fn effect(&self, name: &str) -> Option<&EffectRow> {
+        self.effects.iter().find(|e| e.name == name)
+    }
+
+    /// The severity of effect `name` (`low` for a name the table lacks, which
+    /// [`Model::problems`] reports).
+    pub fn severity_of(&self, name: &str) -> Severity {
+        self.effect(name).map_or(Severity::Low, |e| e.severity)
+    }
+
+    /// The first rule matching one of `requirements`.
+    pub fn rule_for(&self, requirements: &[String]) -> Option<&RuleRow> {
+        self.rules
+            .iter()
+            .find(|r| requirements.iter().any(|q| r.matches(q)))
+    }
+
+    /// The row of `flag`.
+    pub fn flag(&self, flag: &str) -> Option<&FlagRow> {
+        self.flags.iter().find(|f| f.flag == flag)
+    }
+
+    /// Inconsistencies: effect names no table defines, duplicate names.
+    pub fn problems(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        let known = |cell: &Cell| match cell {
+            Cell::Effect(name) => self.effect(name).is_some(),
+            Cell::Default | Cell::Rule => true,
+        };
+        for r in &self.rules {
+            for cell in [&r.granted, &r.refused, &r.wrong_output] {
+                if !known(cell) || *cell == Cell::Rule {
+                    out.push(format!("rule {}: bad effect cell {cell:?}", r.name));
+                }
+            }
+        }
+        for f in &self.flags {
+            for cell in [&f.granted, &f.refused, &f.wrong_output] {
+                if !known(cell) {
+                    out.push(format!("flag {}: unknown effect {cell:?}", f.flag));
+                }
+            }
+        }
+        for o in &self.outputs {
+            if self.effect(&o.granted).is_none() {
+                out.push(format!("output {} {}: unknown effect {}", o.op, o.member, o.granted));
+            }
+        }
+        for (code, effect) in &self.denials {
+            if self.effect(effect).is_none() {
+                out.push(format!("denial {code}: unknown effect {effect}"));
+            }
+        }
+        // Rules may share a name (one root cause, several requirement patterns), but no rule
+        // name may be a flag's or an effect's.
+        let mut rule_names: Vec<&str> = self.rules.iter().map(|r| r.name.as_str()).collect();
+        rule_names.dedup();
+        let mut names: Vec<&str> = rule_names;
+        names.extend(self.flags.iter().map(|f| f.flag.as_str()));
+        names.extend(self.effects.iter().map(|e| e.name.as_str()));
+        names.sort_unstable();
+        for pair in names.windows(2) {
+            if pair[0] == pair[1] {
+                out.push(format!("duplicate name {}", pair[0]));
+            }
+        }
+        out
+    }
+
+    /// The output row and direction deciding a wrong output of `op` (§6): the first member of
+    /// the table whose value differs from every allowed valid output in the same direction.
+    pub fn output_member(
+        &self,
+        op: &str,
+        expectation: &Expectation,
+        actual: &Value,
+    ) -> Option<(&OutputRow, bool)> {
+        let expected: Vec<Value> = expectation
+            .outcomes()
+            .into_iter()
+            .filter_map(|o| match o {
+                Expected::Valid { output } => Some(output),
+                Expected::Invalid { .. } => None,
+            })
+            .collect();
+        if expected.is_empty() {
+            return None;
+        }
+        self.outputs.iter().filter(|o| o.op == op).find_map(|o| {
+            let verdicts: Vec<Option<bool>> = expected
+                .iter()
+                .map(|e| compare_member(o.more, pointer(e, &o.member)?, pointer(actual, &o.member)?))
+                .collect();
+            if verdicts.iter().all(|v| *v == Some(true)) {
+                Some((o, true))
+            } else if verdicts.iter().all(|v| *v == Some(false)) {
+                Some((o, false))
+            } else {
+                None
+            }
+        })
+    }
+
+    /// The effect of accepting where every allowed outcome is one of `expectation`'s denials
+    /// (§7): the least severe of them, `None` when one has no entry (e.g. `malformed_token`).
+    fn denial_floor(&self, expectation: Option<&Expectation>) -> Option<&str> {
+        let outcomes = expectation?.outcomes();
+        let mut floor: Option<&str> = None;
+        for o in &outcomes {
+            let Expected::Invalid { code, .. } = o else {
+                return None;
+            };
+            let effect = self
+                .denials
+                .iter()
+                .find(|(c, _)| c == code)
+                .map(|(_, e)| e.as_str())?;
+            if floor.is_none_or(|f| self.severity_of(effect) < self.severity_of(f)) {
+                floor = Some(effect);
+            }
+        }
+        floor
+    }
+
+    /// Severity, effect and finding key of one failing case (`spec/severity.md` §3–§7).
+    pub fn assess(&self, f: &Failure<'_>) -> Assessment {
+        let make = |direction: Direction, decider: &str, effect: String, title: String, fix: String| {
+            Assessment {
+                direction,
+                severity: self.severity_of(&effect),
+                key: format!("{decider}/{effect}"),
+                effect,
+                title,
+                fix,
+            }
+        };
+        // §6: a wrong output in a member that grants more (or less).
+        if f.direction == Direction::WrongOutput {
+            if let (Some(expectation), Some(actual)) = (f.expectation, f.actual_output) {
+                if let Some((row, more)) = self.output_member(f.op, expectation, actual) {
+                    let (direction, effect) = if more {
+                        (Direction::Granted, row.granted.clone())
+                    } else {
+                        (Direction::Refused, default_effect(Direction::Refused).to_owned())
+                    };
+                    return make(
+                        direction,
+                        &format!("{} {}", row.op, row.member),
+                        effect,
+                        row.title.clone(),
+                        row.fix.clone(),
+                    );
+                }
+            }
+        }
+        let rule = self.rule_for(f.requirements);
+        let rule_effect = || -> String {
+            let cell = rule.map(|r| match f.direction {
+                Direction::Granted => &r.granted,
+                Direction::Refused => &r.refused,
+                _ => &r.wrong_output,
+            });
+            match cell {
+                Some(Cell::Effect(name)) => name.clone(),
+                _ => default_effect(f.direction).to_owned(),
+            }
+        };
+        // §7: accepting what §10.1 denies is at least a bypass of that denial.
+        let floor = |effect: String| -> String {
+            match (f.direction, self.denial_floor(f.expectation)) {
+                (Direction::Granted, Some(d)) if self.severity_of(d) > self.severity_of(&effect) => {
+                    d.to_owned()
+                }
+                _ => effect,
+            }
+        };
+        match f.direction {
+            Direction::Granted | Direction::Refused | Direction::WrongOutput => {
+                // §5: the most severe deciding flag, then the first; else §4: the first rule.
+                let mut decided: Option<(&FlagRow, String)> = None;
+                for row in f.flags.iter().filter_map(|name| self.flag(name)) {
+                    let cell = match f.direction {
+                        Direction::Granted => &row.granted,
+                        Direction::Refused => &row.refused,
+                        _ => &row.wrong_output,
+                    };
+                    let effect = match cell {
+                        Cell::Default => continue,
+                        Cell::Rule => rule_effect(),
+                        Cell::Effect(name) => name.clone(),
+                    };
+                    if decided
+                        .as_ref()
+                        .is_none_or(|(_, e)| self.severity_of(&effect) > self.severity_of(e))
+                    {
+                        decided = Some((row, effect));
+                    }
+                }
+                if let Some((row, effect)) = decided {
+                    let fix = if row.fix == "—" {
+                        rule.map(|r| r.fix.clone()).unwrap_or_default()
+                    } else {
+                        row.fix.clone()
+                    };
+                    let effect = floor(effect);
+                    let meaning = self
+                        .effect(&effect)
+                        .map_or_else(String::new, |e| e.meaning.clone());
+                    return make(
+                        f.direction,
+                        &row.flag,
+                        effect,
+                        format!("{}: {meaning}", row.flag),
+                        fix,
+                    );
+                }
+                make(
+                    f.direction,
+                    rule.map_or("unclassified", |r| r.name.as_str()),
+                    floor(rule_effect()),
+                    rule.map_or_else(
+                        || "no rule of spec/severity.md matches these requirements".to_owned(),
+                        |r| r.title.clone(),
+                    ),
+                    rule.map(|r| r.fix.clone()).unwrap_or_default(),
+                )
+            }
+            Direction::WrongCode => {
+                let expected = f.expected_code.unwrap_or("?");
+                make(
+                    f.direction,
+                    &format!("code {expected}"),
+                    default_effect(f.direction).to_owned(),
+                    format!("answers another denial where `{expected}` is required"),
+                    "Run the spec's steps in order and answer the denial of the first one that \
+                     fails, with the code spec/error-codes.md names for it."
+                        .to_owned(),
+                )
+            }
+            Direction::OtherCode => {
+                let family = f.family.unwrap_or("?");
+                make(
+                    f.direction,
+                    &format!("family {family}"),
+                    default_effect(f.direction).to_owned(),
+                    format!("refuses with another code of the `{family}` family"),
+                    "Optional: use the exact code of spec/error-codes.md (any code of the family \
+                     is a correct refusal)."
+                        .to_owned(),
+                )
+            }
+            Direction::Crash | Direction::Hang => make(
+                f.direction,
+                &format!("{} {}", f.direction.as_str(), f.op),
+                default_effect(f.direction).to_owned(),
+                format!(
+                    "{} on `{}` input",
+                    if f.direction == Direction::Crash {
+                        "crashes"
+                    } else {
+                        "hangs (no answer within the deadline)"
+                    },
+                    f.op
+                ),
+                "Treat every input as untrusted: bound sizes, depth and work (linear-time \
+                 matching), catch every exception and answer with an error code."
+                    .to_owned(),
+            ),
+            Direction::Errored => {
+                let kind = f.error_kind.unwrap_or("errored");
+                make(
+                    f.direction,
+                    &format!("errored {kind}"),
+                    default_effect(f.direction).to_owned(),
+                    format!("answers that cannot be judged ({kind})"),
+                    "Answer every request with exactly one reply of spec/adapter-protocol.md; \
+                     `skipped` for what the implementation does not support."
+                        .to_owned(),
+                )
+            }
+        }
+    }
+}
+
+/// The value at dot-path `path` of `v`.
+fn pointer<'v>(v: &'v Value, path: &str) -> Option<&'v Value> {
+    path.split('.').try_fold(v, |v, k| v.get(k))
+}
+
+/// `Some(true)` when `actual` grants more than `expected` under `more`, `Some(false)` when
+/// less, `None` when equal or incomparable.
+fn compare_member(more: More, expected: &Value, actual: &Value) -> Option<bool> {
+    if expected == actual {
+        return None;
+    }
+    match more {
+        More::Superset => {
+            let (e, a) = (expected.as_array()?, actual.as_array()?);
+            let extra = a.iter().any(|x| !e.contains(x));
+            let missing = e.iter().any(|x| !a.contains(x));
+            match (extra, missing) {
+                (true, false) => Some(true),
+                (false, true) => Some(false),
+                _ => None,
+            }
+        }
+        More::Greater | More::Smaller => {
+            let (e, a) = (expected.as_f64()?, actual.as_f64()?);
+            let greater = a > e;
+            Some(if more == More::Greater { greater } else { !greater })
+        }
+        More::Differs => Some(true),
+    }
+}
+
+/// The member of an operation's output that grants (`true` = more authority), for the
+/// operations whose output is a single verdict.
+fn grant_member(op: &str) -> Option<&'static str> {
+    Some(match op {
+        "glob.match" => "matches",
+        "capability.subset" => "subset",
+        "ed25519.verify"
+        | "contract.verify_signature_with_key"
+        | "attestation.verify_signature" => "valid",
+        "check.run" | "output.verify" => "passed",
+        _ => return None,
+    })
+}
+
+/// How an output compares with an expected one on the axis of authority: `Some(true)` when it
+/// grants more, `Some(false)` when it grants less, `None` when neither (or both).
+fn grants_more(op: &str, expected: &Value, actual: &Value) -> Option<bool> {
+    if let Some(member) = grant_member(op) {
+        return match (expected.get(member), actual.get(member)) {
+            (Some(Value::Bool(false)), Some(Value::Bool(true))) => Some(true),
+            (Some(Value::Bool(true)), Some(Value::Bool(false))) => Some(false),
+            _ => None,
+        };
+    }
+    match op {
+        "mcp.call" => {
+            let allows = |v: &Value| match v.get("decision").and_then(Value::as_str) {
+                Some("forward" | "pass_through") => Some(true),
+                Some("deny" | "drop") => Some(false),
+                _ => None,
+            };
+            match (allows(expected), allows(actual)) {
+                (Some(false), Some(true)) => Some(true),
+                (Some(true), Some(false)) => Some(false),
+                _ => None,
+            }
+        }
+        "revocation.list" => {
+            // `revoked[i]`: `false` where `true` is required keeps a revoked token working.
+            let (Some(want), Some(got)) = (
+                expected.get("revoked").and_then(Value::as_array),
+                actual.get("revoked").and_then(Value::as_array),
+            ) else {
+                return None;
+            };
+            let pairs = || want.iter().zip(got);
+            let missed = pairs().any(|(w, g)| *w == Value::Bool(true) && *g == Value::Bool(false));
+            let extra = pairs().any(|(w, g)| *w == Value::Bool(false) && *g == Value::Bool(true));
+            match (missed, extra) {
+                (true, false) => Some(true),
+                (false, true) => Some(false),
+                _ => None,
+            }
+        }
+        "mcp.filter_tools" => {
+            let names = |v: &Value| -> Option<Vec<String>> {
+                v.get("tools")?
+                    .as_array()?
+                    .iter()
+                    .map(|t| {
+                        t.get("name")
+                            .and_then(Value::as_str)
+                            .or_else(|| t.as_str())
+                            .map(str::to_owned)
+                    })
+                    .collect()
+            };
+            let (want, got) = (names(expected)?, names(actual)?);
+            let extra = got.iter().any(|n| !want.contains(n));
+            let missing = want.iter().any(|n| !got.contains(n));
+            match (extra, missing) {
+                (true, false) => Some(true),
+                (false, true) => Some(false),
+                _ => None,
+            }
+        }
+        "mcp.session" => {
+            // More messages forwarded upstream than the script expects, at any step.
+            let upstream = |v: &Value| -> Vec<usize> {
+                v.get("steps")
+                    .and_then(Value::as_array)
+                    .map(|steps| {
+                        steps
+                            .iter()
+                            .map(|s| {
+                                s.get("toUpstream")
+                                    .and_then(Value::as_array)
+                                    .map_or(0, Vec::len)
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default()
+            };
+            let (want, got) = (upstream(expected), upstream(actual));
+            let more = want.iter().zip(&got).any(|(w, g)| g > w);
+            let fewer = want.iter().zip(&got).any(|(w, g)| g < w);
+            match (more, fewer) {
+                (true, false) => Some(true),
+                (false, true) => Some(false),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// The direction of a judged failure (`spec/severity.md` §1). An output mismatch is `granted`
+/// or `refused` when its output grants more or less than every allowed valid output, else
+/// `wrong-output`.
+pub fn direction_of(
+    op: &str,
+    kind: FailureKind,
+    expectation: &Expectation,
+    actual_output: Option<&Value>,
+) -> Direction {
+    match kind {
+        FailureKind::AcceptedInvalid => Direction::Granted,
+        FailureKind::RejectedValid => Direction::Refused,
+        // Another denial where `valid` is also allowed refuses what may be valid.
+        FailureKind::WrongCode
+            if expectation
+                .outcomes()
+                .iter()
+                .any(|o| matches!(o, Expected::Valid { .. })) =>
+        {
+            Direction::Refused
+        }
+        FailureKind::WrongCode => Direction::WrongCode,
+        FailureKind::NoAnswer => Direction::Errored,
+        FailureKind::OutputMismatch => {
+            let Some(actual) = actual_output else {
+                return Direction::WrongOutput;
+            };
+            let verdicts: Vec<Option<bool>> = expectation
+                .outcomes()
+                .iter()
+                .filter_map(|o| match o {
+                    Expected::Valid { output } => Some(grants_more(op, output, actual)),
+                    Expected::Invalid { .. } => None,
+                })
+                .collect();
+            if !verdicts.is_empty() && verdicts.iter().all(|v| *v == Some(true)) {
+                Direction::Granted
+            } else if !verdicts.is_empty() && verdicts.iter().all(|v| *v == Some(false)) {
+                Direction::Refused
+            } else {
+                Direction::WrongOutput
+            }
+        }
+    }
+}
+
+/// The expected code(s) of an expectation, joined with `|` (`valid` for a success).
+pub fn expected_codes(expectation: &Expectation) -> String {
+    expectation
+        .outcomes()
+        .iter()
+        .map(|o| match o {
+            Expected::Valid { .. } => "valid",
+            Expected::Invalid { code, .. } => code.as_str(),
+        })
+        .collect::<Vec<_>>()
+        .join("|")
+}
