@@ -14,6 +14,14 @@ use serde_json::Value;
 use crate::format::{Expectation, Expected, Severity};
 use crate::judge::FailureKind;
 
+/// The operations that answer with §10.1's denial types (`spec/severity.md` §4).
+pub const DENIAL_OPS: &[&str] = &[
+    "dct.verify",
+    "contract.bind",
+    "chain.verify",
+    "chain.verify_store",
+];
+
 /// `spec/severity.md`, embedded.
 pub const SEVERITY_MD: &str = include_str!("../../spec/severity.md");
 
@@ -521,13 +529,28 @@ impl Model {
                 _ => default_effect(f.direction).to_owned(),
             }
         };
-        // §7: accepting what §10.1 denies is at least a bypass of that denial.
+        // §4 and §7: on an operation answering §10.1's denials, accepting what they deny is at
+        // least a bypass of that denial, unless the deciding row judged the effect high or
+        // critical itself.
         let floor = |effect: String| -> String {
+            let denial_op = DENIAL_OPS.contains(&f.op);
             match (f.direction, self.denial_floor(f.expectation)) {
-                (Direction::Granted, Some(d)) if self.severity_of(d) > self.severity_of(&effect) => {
+                (Direction::Granted, Some(d))
+                    if denial_op
+                        && self.severity_of(&effect) <= Severity::Medium
+                        && self.severity_of(d) > self.severity_of(&effect) =>
+                {
                     d.to_owned()
                 }
                 _ => effect,
+            }
+        };
+        let titled = |title: String, name: &str, effect: &str| -> String {
+            if f.direction == Direction::Granted {
+                title
+            } else {
+                let meaning = self.effect(effect).map_or("", |e| e.meaning.as_str());
+                format!("{meaning} ({name})")
             }
         };
         match f.direction {
@@ -570,14 +593,21 @@ impl Model {
                         fix,
                     );
                 }
-                make(
-                    f.direction,
-                    rule.map_or("unclassified", |r| r.name.as_str()),
-                    floor(rule_effect()),
+                let name = rule.map_or("unclassified", |r| r.name.as_str());
+                let effect = floor(rule_effect());
+                let title = titled(
                     rule.map_or_else(
                         || "no rule of spec/severity.md matches these requirements".to_owned(),
                         |r| r.title.clone(),
                     ),
+                    name,
+                    &effect,
+                );
+                make(
+                    f.direction,
+                    name,
+                    effect,
+                    title,
                     rule.map(|r| r.fix.clone()).unwrap_or_default(),
                 )
             }

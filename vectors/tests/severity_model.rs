@@ -1,0 +1,254 @@
+//! The severity model of `spec/severity.md` (issue 26): the tables parse, every flag of the
+//! flag index has a row whose granted effect agrees with the index's severity, and the model
+//! rates the classic defects by their effect, not by the operation that saw them.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use delegateos_vectors::format::{Expectation, Severity};
+use delegateos_vectors::judge::FailureKind;
+use delegateos_vectors::severity::{
+    self, direction_of, model, parse, Assessment, Cell, Direction, Failure, SEVERITY_MD,
+};
+use serde_json::json;
+
+fn ids(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| (*s).to_owned()).collect()
+}
+
+fn invalid(code: &str) -> Expectation {
+    Expectation::Invalid {
+        code: code.to_owned(),
+        stage: None,
+    }
+}
+
+fn assess(
+    op: &str,
+    flags: &[&str],
+    reqs: &[&str],
+    direction: Direction,
+    e: Option<&Expectation>,
+) -> Assessment {
+    let (flags, reqs) = (ids(flags), ids(reqs));
+    model().assess(&Failure {
+        op,
+        flags: &flags,
+        requirements: &reqs,
+        direction,
+        expected_code: Some("malformed_token"),
+        actual_code: Some("expired"),
+        family: Some("depth"),
+        error_kind: Some("crash"),
+        expectation: e,
+        actual_output: None,
+    })
+}
+
+#[test]
+fn the_tables_parse_without_errors() {
+    let (m, errors) = parse(SEVERITY_MD);
+    assert!(errors.is_empty(), "{errors:#?}");
+    assert!(m.effects.len() >= 15 && m.rules.len() >= 30 && m.outputs.len() >= 3);
+    assert_eq!(m.denials.len(), 7);
+}
+
+#[test]
+fn a_broken_row_is_reported() {
+    let text = SEVERITY_MD.replace("| forgery | critical |", "| forgery | fatal |");
+    assert!(parse(&text).1.iter().any(|e| e.contains("forgery")));
+    let text = SEVERITY_MD.replace(
+        "| ScopeWidening | scope-widening |",
+        "| ScopeWidening | widening |",
+    );
+    assert!(parse(&text).1.iter().any(|e| e.contains("ScopeWidening")));
+}
+
+#[test]
+fn every_flag_has_a_row_and_agrees_with_the_flag_index() {
+    let m = model();
+    for row in delegateos_vectors::flags::index() {
+        let f = m
+            .flag(&row.flag)
+            .unwrap_or_else(|| panic!("flag {} has no row in spec/severity.md §5", row.flag));
+        if let Cell::Effect(effect) = &f.granted {
+            assert_eq!(
+                m.severity_of(effect),
+                row.severity,
+                "flag {}: the flag index says {}, its effect {effect} is {}",
+                row.flag,
+                row.severity.as_str(),
+                m.severity_of(effect).as_str()
+            );
+        }
+    }
+}
+
+#[test]
+fn a_forged_root_signature_accepted_is_critical_forgery() {
+    let a = assess(
+        "dct.verify",
+        &[],
+        &["DCT-VERIFY-3A-NOT-SIGNER-FIELD", "DCT-VERIFY-3A-ROOT-SIG"],
+        Direction::Granted,
+        Some(&invalid("invalid_signature")),
+    );
+    assert_eq!((a.severity, a.effect.as_str()), (Severity::Critical, "forgery"));
+    assert_eq!(a.key, "root-signature/forgery");
+}
+
+#[test]
+fn lenient_parsing_is_medium_and_its_acceptance_effect_is_critical() {
+    let e = invalid("malformed_token");
+    let a = assess(
+        "dct.verify",
+        &[],
+        &["DCT-FORMAT-PRINCIPALS", "PRIM-B64-STRICT-DECODE", "DCT-VERIFY-1-MALFORMED"],
+        Direction::Granted,
+        Some(&e),
+    );
+    assert_eq!((a.severity, a.key.as_str()), (Severity::Medium, "base64url/lenient-input"));
+    let a = assess(
+        "dct.verify",
+        &["MalformedExpiryBypass"],
+        &["DCT-FORMAT-ATTENUATION-FIELDS", "DCT-VERIFY-1-MALFORMED", "DCT-VERIFY-5-EXPIRED"],
+        Direction::Granted,
+        Some(&e),
+    );
+    assert_eq!(
+        (a.severity, a.key.as_str()),
+        (Severity::Critical, "MalformedExpiryBypass/expiry-bypass")
+    );
+}
+
+#[test]
+fn the_denial_floor_applies_to_verify_only_and_never_overrides_a_deliberate_high() {
+    let revoked = invalid("revoked");
+    // A bad entry's case accepted on dct.verify: the token was revoked by a valid entry too.
+    let a = assess(
+        "dct.verify",
+        &[],
+        &["DCT-VERIFY-2-BAD-ENTRY"],
+        Direction::Granted,
+        Some(&revoked),
+    );
+    assert_eq!(a.effect, "revocation-bypass");
+    // Malleability stays high although step 3's code is expected.
+    let sig = invalid("invalid_signature");
+    let a = assess(
+        "dct.verify",
+        &[],
+        &["DCT-VERIFY-3A-ROOT-SIG", "PRIM-SIG-S-RANGE"],
+        Direction::Granted,
+        Some(&sig),
+    );
+    assert_eq!((a.severity, a.effect.as_str()), (Severity::High, "signature-malleability"));
+    // The same rule on an operation without §10.1 denials keeps its own effect.
+    let a = assess(
+        "revocation.verify_entry",
+        &[],
+        &["REV-ENTRY-SIGNATURE"],
+        Direction::Granted,
+        Some(&sig),
+    );
+    assert_eq!((a.severity, a.effect.as_str()), (Severity::High, "unauthorized-revocation"));
+}
+
+#[test]
+fn refusals_codes_crashes_and_protocol_errors_have_their_own_effects() {
+    let a = assess("dct.verify", &["RevocationWrongRevoker"], &["DCT-VERIFY-2-REVOKER"], Direction::Refused, None);
+    assert_eq!((a.severity, a.effect.as_str()), (Severity::High, "unauthorized-revocation"));
+    let a = assess("glob.match", &[], &["GLOB-EXACT"], Direction::Refused, None);
+    assert_eq!((a.severity, a.key.as_str()), (Severity::Medium, "glob/valid-input-refused"));
+    let a = assess("dct.verify", &[], &["DCT-VERIFY-ORDER"], Direction::WrongCode, None);
+    assert_eq!((a.severity, a.key.as_str()), (Severity::Medium, "code malformed_token/wrong-code-family"));
+    let a = assess("dct.verify", &[], &["DCT-VERIFY-ORDER"], Direction::OtherCode, None);
+    assert_eq!((a.severity, a.key.as_str()), (Severity::Low, "family depth/same-family-code"));
+    let a = assess("glob.match", &[], &["GLOB-LINEAR"], Direction::Hang, None);
+    assert_eq!((a.severity, a.key.as_str()), (Severity::Critical, "hang glob.match/crash-or-hang"));
+    let a = assess("glob.match", &[], &["GLOB-LINEAR"], Direction::Crash, None);
+    assert_eq!(a.key, "crash glob.match/crash-or-hang");
+    let a = assess("glob.match", &[], &["GLOB-LINEAR"], Direction::Errored, None);
+    assert_eq!((a.severity, a.key.as_str()), (Severity::Medium, "errored crash/adapter-error"));
+    let a = assess("x", &["Advisory"], &["ADV-OAP-SHORT-EXPIRY"], Direction::Granted, None);
+    assert_eq!(a.severity, Severity::Low);
+}
+
+#[test]
+fn outputs_grant_more_or_less_by_their_members() {
+    let valid = |output| Expectation::Valid { output };
+    let scope = |caps: serde_json::Value, budget: u64| {
+        json!({"scope": {"capabilities": caps, "remainingBudgetMicrocents": budget, "maxChainDepth": 3}})
+    };
+    let one = json!([{"namespace": "docs", "action": "read", "resource": "/a"}]);
+    let two = json!([{"namespace": "docs", "action": "read", "resource": "/a"},
+                     {"namespace": "docs", "action": "write", "resource": "/a"}]);
+    let e = valid(scope(one.clone(), 10));
+    let m = model();
+    let wider = scope(two.clone(), 10);
+    let (row, more) = m.output_member("dct.verify", &e, &wider).unwrap();
+    assert!(more && row.member == "scope.capabilities");
+    let richer = scope(one.clone(), 11);
+    let (row, more) = m.output_member("dct.verify", &e, &richer).unwrap();
+    assert!(more && row.member == "scope.remainingBudgetMicrocents");
+    let poorer = scope(one.clone(), 9);
+    assert!(!m.output_member("dct.verify", &e, &poorer).unwrap().1);
+    assert!(m.output_member("dct.verify", &e, &scope(one, 10)).is_none());
+    let a = model().assess(&Failure {
+        op: "dct.verify",
+        flags: &[],
+        requirements: &ids(&["DCT-VERIFY-8-SCOPE"]),
+        direction: Direction::WrongOutput,
+        expected_code: None,
+        actual_code: None,
+        family: None,
+        error_kind: None,
+        expectation: Some(&e),
+        actual_output: Some(&wider),
+    });
+    assert_eq!((a.direction, a.effect.as_str()), (Direction::Granted, "scope-widening"));
+    // mcp.call: less spend recorded is a spend bypass.
+    let e = valid(json!({"decision": "forward", "spend": 100, "delegationId": "del_1"}));
+    let less = json!({"decision": "forward", "spend": 0, "delegationId": "del_1"});
+    let (row, more) = m.output_member("mcp.call", &e, &less).unwrap();
+    assert!(more && row.member == "spend");
+    let elsewhere = json!({"decision": "forward", "spend": 100, "delegationId": "del_2"});
+    assert_eq!(m.output_member("mcp.call", &e, &elsewhere).unwrap().0.member, "delegationId");
+}
+
+#[test]
+fn directions_follow_what_the_output_grants() {
+    let valid = |output| Expectation::Valid { output };
+    let e = valid(json!({"matches": false}));
+    let d = |op, e: &Expectation, a| direction_of(op, FailureKind::OutputMismatch, e, Some(&a));
+    assert_eq!(d("glob.match", &e, json!({"matches": true})), Direction::Granted);
+    let e2 = valid(json!({"matches": true}));
+    assert_eq!(d("glob.match", &e2, json!({"matches": false})), Direction::Refused);
+    assert_eq!(d("hash.blake2b256", &valid(json!({"hex": "00"})), json!({"hex": "01"})), Direction::WrongOutput);
+    let deny = valid(json!({"decision": "deny"}));
+    assert_eq!(d("mcp.call", &deny, json!({"decision": "forward"})), Direction::Granted);
+    let fwd = valid(json!({"decision": "forward"}));
+    assert_eq!(d("mcp.call", &fwd, json!({"decision": "deny"})), Direction::Refused);
+    let rl = valid(json!({"revoked": [true, false]}));
+    assert_eq!(d("revocation.list", &rl, json!({"revoked": [false, false]})), Direction::Granted);
+    assert_eq!(d("revocation.list", &rl, json!({"revoked": [true, true]})), Direction::Refused);
+    let tools = valid(json!({"tools": [{"name": "a"}]}));
+    assert_eq!(d("mcp.filter_tools", &tools, json!({"tools": [{"name": "a"}, {"name": "b"}]})), Direction::Granted);
+    assert_eq!(d("mcp.filter_tools", &tools, json!({"tools": []})), Direction::Refused);
+    let session = valid(json!({"steps": [{"toUpstream": []}]}));
+    assert_eq!(d("mcp.session", &session, json!({"steps": [{"toUpstream": [{}]}]})), Direction::Granted);
+    // Verdict kinds map one to one; another denial where `valid` is allowed is a refusal.
+    let inv = invalid("revoked");
+    assert_eq!(direction_of("dct.verify", FailureKind::AcceptedInvalid, &inv, None), Direction::Granted);
+    assert_eq!(direction_of("dct.verify", FailureKind::RejectedValid, &inv, None), Direction::Refused);
+    assert_eq!(direction_of("dct.verify", FailureKind::WrongCode, &inv, None), Direction::WrongCode);
+    assert_eq!(direction_of("dct.verify", FailureKind::NoAnswer, &inv, None), Direction::Errored);
+    let either = Expectation::Acceptable {
+        outcomes: vec![
+            delegateos_vectors::Expected::Valid { output: json!({}) },
+            delegateos_vectors::Expected::Invalid { code: "malformed_token".into(), stage: None },
+        ],
+        decision: "D5".into(),
+    };
+    assert_eq!(direction_of("dct.verify", FailureKind::WrongCode, &either, None), Direction::Refused);
+    assert_eq!(severity::expected_codes(&either), "valid|malformed_token");
+}
