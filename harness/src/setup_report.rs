@@ -73,6 +73,8 @@ pub fn json_report(command: &str, vectors: &str, reason: &str) -> Value {
     json!({
         "schema": "delegateos-conform-report/1",
         "critical": [],
+        "severity_model": crate::findings::SEVERITY_MODEL,
+        "findings": [],
         "hardening": {"fail_on_hardening": false, "totals": empty, "cases": []},
         "harness": {"name": "delegateos-conform", "version": env!("CARGO_PKG_VERSION")},
         "protocol": crate::protocol::PROTOCOL_VERSION,

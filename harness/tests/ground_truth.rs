@@ -1,0 +1,317 @@
+//! Ground truth for the findings model (issue 26): every seeded bug of the JavaScript red-team
+//! adapters has a severity by its effect, assigned here from what the bug lets an attacker do
+//! (`spec/severity.md`), never from what a run reported. The tests check the report against it:
+//!
+//! 1. with ONE bug on, the top finding has the bug's severity and the bug yields at most 3
+//!    findings (a few bugs reach more checks than that; each is listed with its reason);
+//! 2. with ALL bugs of an adapter on, the critical findings number at most the critical bugs
+//!    plus 20 %, every one is a finding some critical bug yields on its own, and every critical
+//!    bug's own top finding is among them (the first screen names every critical bug).
+//!
+//! Failures of the adapters' careful path (`REDTEAM_BUGS=`, node's OpenSSL Ed25519 accepting
+//! non-canonical identity keys) are not seeded bugs and are left out of every count.
+//! Needs `node` (≥ 18); without it the tests print SKIPPED and return.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_delegateos-conform");
+
+/// (bug, severity of its effect, why).
+type Truth = (&'static str, &'static str, &'static str);
+
+const JS_HASTY: &[Truth] = &[
+    ("budget-falsy", "critical", "a zero budget means unlimited: spend above the budget allowed"),
+    ("depth-falsy", "critical", "maxChainDepth 0 means unlimited: deeper chains accepted"),
+    ("caps-empty-inherit", "critical", "an empty capability list inherits the parent's: scope widened"),
+    ("glob-regex-unescaped", "critical", "regex metacharacters in patterns match unnamed resources and backtrack"),
+    ("glob-replace-first", "critical", "only the first `*` is translated: patterns match more"),
+    ("glob-star-empty", "critical", "a backtracking regex translation hangs on hostile patterns"),
+    ("date-parse", "critical", "Date.parse accepts and misreads timestamps: expired tokens accepted"),
+    ("b64-lenient", "medium", "lenient base64url: non-canonical encodings accepted, no authority changes"),
+    ("json-lenient", "medium", "duplicate keys and non-canonical JSON accepted, signatures still checked"),
+    ("request-as-pattern", "critical", "the requested resource is used as a pattern: wildcards in requests widen scope"),
+    ("revid-blake2b512", "critical", "revocation ids never match: revoked tokens keep working"),
+    ("expiry-authority-only", "critical", "attenuation expiries ignored: expired tokens accepted"),
+    ("unsafe-integers", "critical", "integers past 2^53 and fractions accepted: a fractional depth lifts the depth limit"),
+    ("subset-via-match", "critical", "subset decided by matching the child pattern as a resource: widening accepted"),
+    ("attenuator-vs-authority", "critical", "attenuations checked against the authority's delegatee only: forged attenuations accepted"),
+    ("resource-normalize", "critical", "resources normalised before matching: `..` escapes the granted subtree"),
+    ("resource-nfc", "critical", "resources NFC-normalised before matching: other resources granted"),
+];
+
+const JS_CHAIN: &[Truth] = &[
+    ("expiry-inclusive", "medium", "tokens refused at exactly their expiry: valid input refused"),
+    ("budget-gt", "critical", "spend equal to the budget treated as within it where the spec denies it: an off-by-one overspend"),
+    ("revocation-last-block", "critical", "only the last block's revocation is checked: revoked tokens keep working"),
+    ("revocation-unsigned", "high", "unsigned revocation entries revoke: anyone can revoke a token"),
+    ("subset-startswith", "critical", "subset by string prefix: `/project` admits `/projectX`"),
+    ("attenuator-first-only", "critical", "only the first attenuator is checked: forged later attenuations accepted"),
+    ("last-signature-only", "critical", "only the last signature is verified: forged earlier blocks accepted"),
+    ("covers-ignored", "critical", "`covers` ignored: a signature over another block accepted"),
+    ("depth-ignores-chaindepth", "critical", "authority.chainDepth ignored: deeper chains accepted"),
+    ("case-insensitive", "critical", "case-insensitive matching: other namespaces, actions, resources granted"),
+    ("depth-no-count", "critical", "attenuations not counted: deeper chains accepted"),
+    ("caps-union", "critical", "effective capabilities are the union over the chain: narrowing undone"),
+    ("glob-doublestar-dotstar", "critical", "`**` as `.*`: crosses into other subtrees and backtracks"),
+    ("narrow-vs-authority", "critical", "narrowing checked against the authority, not the parent: widening accepted"),
+    ("cap-cross-product", "critical", "namespace, action and resource matched independently: a cross product granted"),
+    ("subset-cross-product", "critical", "subset checked member by member across capabilities: widening accepted"),
+    ("leap-year-simple", "medium", "every fourth year is a leap year: 1900-02-29 accepted as a timestamp"),
+    ("ts-days-31", "medium", "every month has 31 days: impossible dates accepted as timestamps"),
+    ("offset-sign", "critical", "UTC offsets applied with the wrong sign: expired tokens accepted"),
+    ("depth-le", "critical", "depth compared with <= where < is required: one level too deep accepted"),
+    ("issuedat-notbefore", "medium", "issuedAt used as not-before: valid tokens refused"),
+    ("format-unchecked", "medium", "the inner format member is not checked: a lenient parse"),
+];
+
+/// Bugs that reach more than three checks with one mistake, and why (issue 26's bound of
+/// three findings per bug does not hold for them).
+const MANY_FINDINGS: &[(&str, &str)] = &[
+    (
+        "date-parse",
+        "Date.parse is the adapter's one timestamp parser: it misreads expiries (expiry bypass), \
+         accepts malformed timestamps (lenient), and lets a malformed field reach later steps \
+         (wrong codes)",
+    ),
+    (
+        "caps-union",
+        "the union is read by every check of effective capabilities: the AuthorizedScope, \
+         subset, capability check, empty lists and glob companions each see it",
+    ),
+    (
+        "unsafe-integers",
+        "one number reader serves every integer field: depth (critical), budget and the codes \
+         of later steps",
+    ),
+    (
+        "offset-sign",
+        "wrong instants show in expiry (bypass and refusal), in timestamp.compare and in the \
+         codes of precedence cases",
+    ),
+];
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("harness/ has a parent")
+        .to_path_buf()
+}
+
+fn node_available() -> bool {
+    Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// Runs the whole default corpus against `adapter` with `REDTEAM_BUGS=bugs` (unset: all);
+/// returns the JSON report.
+fn report(adapter: &str, bugs: Option<&str>) -> Value {
+    report_and_text(adapter, bugs).0
+}
+
+/// As [`report`], with the text report too.
+fn report_and_text(adapter: &str, bugs: Option<&str>) -> (Value, String) {
+    let script = root().join(format!("harness/adapters/redteam/{adapter}/adapter.js"));
+    let out = std::env::temp_dir().join(format!(
+        "delegateos-truth-{adapter}-{}-{}.json",
+        bugs.unwrap_or("ALL").replace(',', "_"),
+        std::process::id()
+    ));
+    let mut cmd = Command::new(BIN);
+    cmd.current_dir(root())
+        .arg("run")
+        .arg("--no-progress")
+        .arg("--impl")
+        .arg(format!("node '{}'", script.display()))
+        .args(["--format", "json", "--output"])
+        .arg(&out)
+        .arg("--report")
+        .arg(format!("text={}.txt", out.display()));
+    match bugs {
+        Some(b) => cmd.env("REDTEAM_BUGS", b),
+        None => cmd.env_remove("REDTEAM_BUGS"),
+    };
+    let status = cmd.output().expect("run the harness");
+    let text = std::fs::read_to_string(&out)
+        .unwrap_or_else(|e| panic!("no report from {adapter} {bugs:?}: {e} ({status:?})"));
+    let _ = std::fs::remove_file(&out);
+    let txt = format!("{}.txt", out.display());
+    let human = std::fs::read_to_string(&txt).unwrap_or_default();
+    let _ = std::fs::remove_file(&txt);
+    (serde_json::from_str(&text).expect("JSON report"), human)
+}
+
+/// Lines of a terminal screen: the text report's first screen must hold every critical
+/// finding.
+const SCREEN: usize = 50;
+
+/// The findings of a report, without those whose every case also fails on the careful path.
+fn findings(report: &Value, careful: &BTreeSet<String>) -> Vec<Value> {
+    report["findings"]
+        .as_array()
+        .expect("findings array")
+        .iter()
+        .filter(|f| {
+            !f["ids"]
+                .as_array()
+                .expect("ids")
+                .iter()
+                .all(|i| careful.contains(i.as_str().unwrap_or("")))
+        })
+        .cloned()
+        .collect()
+}
+
+fn careful_failures(adapter: &str) -> BTreeSet<String> {
+    report(adapter, Some(""))["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .flat_map(|f| f["ids"].as_array().cloned().unwrap_or_default())
+        .filter_map(|i| i.as_str().map(str::to_owned))
+        .collect()
+}
+
+/// Runs each bug alone (two at a time) and returns its findings.
+fn per_bug(adapter: &'static str, truth: &[Truth]) -> BTreeMap<&'static str, Vec<Value>> {
+    let careful = careful_failures(adapter);
+    let bugs: Vec<&'static str> = truth.iter().map(|t| t.0).collect();
+    let halves: Vec<Vec<&'static str>> = bugs.chunks(bugs.len().div_ceil(2)).map(<[_]>::to_vec).collect();
+    let mut out = BTreeMap::new();
+    std::thread::scope(|s| {
+        let handles: Vec<_> = halves
+            .into_iter()
+            .map(|half| {
+                let careful = &careful;
+                s.spawn(move || {
+                    half.into_iter()
+                        .map(|b| (b, findings(&report(adapter, Some(b)), careful)))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        for h in handles {
+            out.extend(h.join().expect("worker"));
+        }
+    });
+    out
+}
+
+fn check(adapter: &'static str, truth: &[Truth]) {
+    if !node_available() {
+        println!("SKIPPED: node not found");
+        return;
+    }
+    let by_bug = per_bug(adapter, truth);
+    let mut problems = Vec::new();
+    let mut table = String::new();
+    for (bug, severity, why) in truth {
+        let fs = &by_bug[bug];
+        let top = fs.first().map_or("none", |f| f["severity"].as_str().unwrap_or("?"));
+        table.push_str(&format!(
+            "{adapter} {bug:<26} expected {severity:<8} top {top:<8} findings {}: {}\n",
+            fs.len(),
+            fs.iter()
+                .map(|f| format!("{}({})", f["key"].as_str().unwrap_or("?"), f["cases"]))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        if top != *severity {
+            problems.push(format!("{bug}: top finding {top}, by its effect {severity} ({why})"));
+        }
+        if fs.len() > 3 && !MANY_FINDINGS.iter().any(|(b, _)| b == bug) {
+            problems.push(format!("{bug}: {} findings for one bug", fs.len()));
+        }
+    }
+    // All bugs on.
+    let careful = careful_failures(adapter);
+    let (all_report, text) = report_and_text(adapter, None);
+    let all = findings(&all_report, &careful);
+    let screen: Vec<&str> = text.lines().take(SCREEN).collect();
+    let critical: Vec<&Value> = all.iter().filter(|f| f["severity"] == "critical").collect();
+    let critical_bugs: Vec<&str> = truth
+        .iter()
+        .filter(|t| t.1 == "critical")
+        .map(|t| t.0)
+        .collect();
+    let bound = (critical_bugs.len() * 6).div_ceil(5);
+    table.push_str(&format!(
+        "{adapter} all bugs: {} critical findings for {} critical bugs (bound {bound})\n",
+        critical.len(),
+        critical_bugs.len()
+    ));
+    if critical.len() > bound {
+        problems.push(format!(
+            "all bugs: {} critical findings, more than {bound}",
+            critical.len()
+        ));
+    }
+    let own_keys = |severity: &str| -> BTreeSet<String> {
+        truth
+            .iter()
+            .filter(|t| t.1 == severity)
+            .flat_map(|t| by_bug[t.0].iter())
+            .filter(|f| f["severity"] == "critical")
+            .filter_map(|f| f["key"].as_str().map(str::to_owned))
+            .collect()
+    };
+    // Every critical finding is a critical bug's own, or (bugs interacting on one case) has
+    // an effect some critical bug has on its own: never a medium bug rated critical.
+    let from_critical_bugs = own_keys("critical");
+    let critical_effects: BTreeSet<&str> = from_critical_bugs
+        .iter()
+        .filter_map(|k| k.rsplit('/').next())
+        .collect();
+    for f in &critical {
+        let key = f["key"].as_str().unwrap_or("?");
+        let effect = f["effect"].as_str().unwrap_or("?");
+        if !from_critical_bugs.contains(key) {
+            table.push_str(&format!("{adapter} all bugs: {key} arises from bugs interacting\n"));
+            if !critical_effects.contains(effect) {
+                problems.push(format!(
+                    "all bugs: critical finding {key} is no critical bug's effect"
+                ));
+            }
+        }
+    }
+    for f in &critical {
+        let example = f["example"]["id"].as_str().unwrap_or("?");
+        if !screen
+            .iter()
+            .any(|l| l.contains("CRITICAL") && l.contains(example))
+        {
+            problems.push(format!(
+                "all bugs: critical finding {} (e.g. {example}) is not on the first {SCREEN} lines",
+                f["key"]
+            ));
+        }
+    }
+    let all_keys: BTreeSet<&str> = critical.iter().filter_map(|f| f["key"].as_str()).collect();
+    for bug in &critical_bugs {
+        let top = by_bug[bug].first().and_then(|f| f["key"].as_str()).unwrap_or("?");
+        if !all_keys.contains(top) {
+            problems.push(format!(
+                "all bugs: critical bug {bug}'s top finding {top} is not on the first screen"
+            ));
+        }
+    }
+    println!("{table}");
+    assert!(problems.is_empty(), "{table}\n{}", problems.join("\n"));
+}
+
+#[test]
+fn js_hasty_findings_match_the_ground_truth() {
+    check("js-hasty", JS_HASTY);
+}
+
+#[test]
+fn js_chain_findings_match_the_ground_truth() {
+    check("js-chain", JS_CHAIN);
+}
