@@ -207,3 +207,99 @@ pub fn tally(findings: &[Finding]) -> [usize; 4] {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn member(id: &str, key: &str, severity: Severity, counted: bool, bytes: usize) -> Member {
+        Member {
+            id: id.to_owned(),
+            description: format!("case {id}"),
+            op: "dct.verify".to_owned(),
+            requirements: vec!["DCT-VERIFY-5-EXPIRED".to_owned(), format!("REQ-{id}")],
+            assessment: Assessment {
+                direction: Direction::Granted,
+                effect: format!("effect-of-{key}"),
+                severity,
+                key: key.to_owned(),
+                title: format!("title of {key}"),
+                fix: format!("fix {key}"),
+            },
+            counted,
+            input_bytes: bytes,
+            did: format!("did {id}"),
+            expected: Some(json!({"result": "invalid", "code": "expired"})),
+            actual: Some(json!({"outcome": "ok"})),
+            diff: Some(format!("diff {id}")),
+        }
+    }
+
+    #[test]
+    fn one_finding_per_key_with_the_smallest_counted_case_as_example() {
+        let reqs = Requirements::embedded();
+        let fs = group(
+            vec![
+                member("c-3", "a", Severity::Critical, true, 300),
+                member("c-1", "a", Severity::Critical, false, 10),
+                member("c-2", "a", Severity::Critical, true, 200),
+                member("m-1", "b", Severity::Medium, true, 5),
+            ],
+            &reqs,
+        );
+        assert_eq!(fs.len(), 2);
+        let a = &fs[0];
+        assert_eq!((a.key.as_str(), a.cases, a.counted), ("a", 3, true));
+        assert_eq!(a.ids, vec!["c-1", "c-2", "c-3"]);
+        // A counted case comes before a smaller hardening one.
+        assert_eq!(a.example.id, "c-2");
+        assert_eq!(a.example.input_bytes, 200);
+        assert_eq!(a.example.did, "did c-2");
+        assert_eq!(a.example.diff.as_deref(), Some("diff c-2"));
+        assert_eq!(a.title, "title of a");
+        assert_eq!(a.fix, "fix a");
+        assert_eq!(a.effect, "effect-of-a");
+        // The most cited requirement first, with its text from spec/requirements.md.
+        assert_eq!(a.requirements[0].id, "DCT-VERIFY-5-EXPIRED");
+        assert!(a.requirements[0].text.starts_with("MUST"), "{:?}", a.requirements);
+        assert_eq!(a.requirements.len(), MAX_REQUIREMENTS);
+        assert_eq!(a.requirements[1].text, "");
+        assert_eq!(fs[1].key, "b");
+        assert_eq!(tally(&fs), [1, 0, 1, 0]);
+    }
+
+    #[test]
+    fn findings_sort_by_severity_then_cases_then_key_and_count_only_counted_cases() {
+        let reqs = Requirements::embedded();
+        let fs = group(
+            vec![
+                member("h-1", "h", Severity::High, false, 1),
+                member("z-1", "z", Severity::Critical, true, 1),
+                member("y-1", "y", Severity::Critical, true, 1),
+                member("y-2", "y", Severity::Critical, true, 1),
+                member("x-1", "x", Severity::Critical, true, 1),
+                member("l-1", "l", Severity::Low, true, 1),
+            ],
+            &reqs,
+        );
+        let keys: Vec<&str> = fs.iter().map(|f| f.key.as_str()).collect();
+        assert_eq!(keys, vec!["y", "x", "z", "h", "l"]);
+        assert!(!fs[3].counted);
+        assert_eq!(tally(&fs), [3, 1, 0, 1]);
+        assert_eq!(tally(&[]), [0, 0, 0, 0]);
+    }
+
+    #[test]
+    fn the_most_severe_member_leads_a_mixed_key() {
+        let reqs = Requirements::embedded();
+        let mut low = member("a-1", "k", Severity::Medium, true, 1);
+        low.assessment.title = "medium title".to_owned();
+        let high = member("a-2", "k", Severity::Critical, true, 9);
+        let fs = group(vec![low, high], &reqs);
+        assert_eq!(fs.len(), 1);
+        assert_eq!(fs[0].severity, Severity::Critical);
+        assert_eq!(fs[0].title, "title of k");
+        assert_eq!(fs[0].example.id, "a-1");
+    }
+}

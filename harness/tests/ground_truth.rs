@@ -70,9 +70,20 @@ const JS_CHAIN: &[Truth] = &[
     ("format-unchecked", "medium", "the inner format member is not checked: a lenient parse"),
 ];
 
+const JS_CHECKS: &[Truth] = &[
+    ("shared-instance", "medium", "one shared Ajv instance: the second compilation of an $id throws, valid input refused"),
+    ("cache-by-id", "high", "validators looked up by $id: another schema with that $id passes what it must fail"),
+    ("regex-by-name", "high", "regexes cached by check name: another pattern under that name passes what it must fail"),
+];
+
 /// Bugs that reach more than three checks with one mistake, and why (issue 26's bound of
 /// three findings per bug does not hold for them).
 const MANY_FINDINGS: &[(&str, &str)] = &[
+    (
+        "glob-regex-unescaped",
+        "one regex translation of every pattern: metacharacters widen some matches, refuse \
+         others, backtrack on hostile patterns (a hang) and throw on invalid regex syntax",
+    ),
     (
         "date-parse",
         "Date.parse is the adapter's one timestamp parser: it misreads expiries (expiry bypass), \
@@ -130,6 +141,9 @@ fn report_and_text(adapter: &str, bugs: Option<&str>) -> (Value, String) {
         .arg("--no-progress")
         .arg("--impl")
         .arg(format!("node '{}'", script.display()))
+        // A generous deadline: a hang must be a hang on any machine, not a slow answer under
+        // the load of this test's two workers (the hostile cases take >10^60 steps).
+        .args(["--timeout-ms", "20000"])
         .args(["--format", "json", "--output"])
         .arg(&out)
         .arg("--report")
@@ -179,29 +193,14 @@ fn careful_failures(adapter: &str) -> BTreeSet<String> {
         .collect()
 }
 
-/// Runs each bug alone (two at a time) and returns its findings.
+/// Runs each bug alone and returns its findings (one run at a time: the tests of this file
+/// already run side by side, and a loaded machine must not turn a slow answer into a hang).
 fn per_bug(adapter: &'static str, truth: &[Truth]) -> BTreeMap<&'static str, Vec<Value>> {
     let careful = careful_failures(adapter);
-    let bugs: Vec<&'static str> = truth.iter().map(|t| t.0).collect();
-    let halves: Vec<Vec<&'static str>> = bugs.chunks(bugs.len().div_ceil(2)).map(<[_]>::to_vec).collect();
-    let mut out = BTreeMap::new();
-    std::thread::scope(|s| {
-        let handles: Vec<_> = halves
-            .into_iter()
-            .map(|half| {
-                let careful = &careful;
-                s.spawn(move || {
-                    half.into_iter()
-                        .map(|b| (b, findings(&report(adapter, Some(b)), careful)))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        for h in handles {
-            out.extend(h.join().expect("worker"));
-        }
-    });
-    out
+    truth
+        .iter()
+        .map(|t| (t.0, findings(&report(adapter, Some(t.0)), &careful)))
+        .collect()
 }
 
 fn check(adapter: &'static str, truth: &[Truth]) {
@@ -314,4 +313,74 @@ fn js_hasty_findings_match_the_ground_truth() {
 #[test]
 fn js_chain_findings_match_the_ground_truth() {
     check("js-chain", JS_CHAIN);
+}
+
+/// Output checks across requests (ajv from `harness/mcp-smoke`, installed by `npm ci` there;
+/// CI runs this after installing it).
+#[test]
+fn js_checks_findings_match_the_ground_truth() {
+    let ajv = root().join("harness/mcp-smoke/node_modules/ajv/package.json");
+    if !ajv.exists() {
+        println!("SKIPPED: ajv not installed (npm ci --prefix harness/mcp-smoke)");
+        return;
+    }
+    check("js-checks", JS_CHECKS);
+}
+
+/// The differential fuzzer reports finding kinds, not mutation sets (issue 26): against an
+/// adapter with many bugs, every written finding has its own kind, repeats are counted as hits
+/// of the kind they reached, a refusal with another code is never rated above medium, and the
+/// acceptances the seeded bugs cause (forged covers, widened attenuations) are critical.
+#[test]
+fn fuzz_reports_one_finding_per_kind_with_severity_by_effect() {
+    if !node_available() {
+        println!("SKIPPED: node not found");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("delegateos-truth-fuzz-{}", std::process::id()));
+    let script = root().join("harness/adapters/redteam/js-chain/adapter.js");
+    let out = Command::new(BIN)
+        .current_dir(root())
+        .args(["fuzz", "--impl"])
+        .arg(format!("node '{}'", script.display()))
+        .args(["--seed", "3", "--max-cases", "400", "--duration", "10m", "--timeout-ms", "20000"])
+        .arg("--out")
+        .arg(&dir)
+        .env_remove("REDTEAM_BUGS")
+        .output()
+        .expect("run fuzz");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    // `  SEVERITY effect hits hit(s)  kind` lines.
+    let kinds: Vec<(String, String, u64, String)> = text
+        .lines()
+        .filter(|l| l.starts_with("  ") && l.contains(" hit(s)  "))
+        .map(|l| {
+            let (head, kind) = l.split_once(" hit(s)  ").unwrap();
+            let mut w = head.split_whitespace();
+            let severity = w.next().unwrap().to_lowercase();
+            let effect = w.next().unwrap().to_owned();
+            let hits: u64 = w.next().unwrap().parse().unwrap();
+            (severity, effect, hits, kind.to_owned())
+        })
+        .collect();
+    assert!(!kinds.is_empty(), "{text}");
+    let unique: BTreeSet<&str> = kinds.iter().map(|k| k.3.as_str()).collect();
+    assert_eq!(unique.len(), kinds.len(), "one finding per kind:\n{text}");
+    let hits: u64 = kinds.iter().map(|k| k.2).sum();
+    assert!(hits > kinds.len() as u64, "repeats counted as hits:\n{text}");
+    for (severity, effect, _, kind) in &kinds {
+        if kind.contains("/ implementation refused /") && !kind.contains("reference ok") {
+            assert!(
+                severity == "medium" || severity == "low",
+                "another code rated {severity}: {kind}"
+            );
+        }
+        if kind.contains("/ implementation accepted /") && kind.contains("reference invalid_signature") {
+            assert_eq!((severity.as_str(), effect.as_str()), ("critical", "forgery"), "{kind}");
+        }
+    }
+    let written = std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(0);
+    assert_eq!(written, kinds.len(), "one file per finding kind");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -362,8 +362,10 @@ fn minimize(
 ) -> (Candidate, Option<Value>) {
     let mut best = c;
     let mut actual = None;
+    // Down to no mutation at all: a disagreement the unmutated seed already shows is one kind
+    // (`seed`), whichever mutation happened to be applied when it was found.
     for _round in 0..8 {
-        if best.mutations.len() <= 1 {
+        if best.mutations.is_empty() {
             break;
         }
         let trials: Vec<Candidate> = (0..best.mutations.len())
@@ -441,10 +443,20 @@ fn signature(kind: FindingKind, c: &Candidate, actual: Option<&Value>) -> Signat
     let mut fields: Vec<String> = c.mutations.iter().map(field_of).collect();
     fields.sort();
     fields.dedup();
+    let actual_class = outcome_class(actual);
+    let reference = reference_code(&c.reference);
+    if actual_class == "refused" && reference != "ok" {
+        // Another denial than the reference's: one precedence or mapping mistake per
+        // reference code (as `run` keys wrong codes), whichever fields led there.
+        fields.clear();
+        fields.push("any".to_owned());
+    } else if fields.is_empty() {
+        fields.push("seed".to_owned());
+    }
     Signature {
         kind,
-        reference: reference_code(&c.reference),
-        actual: outcome_class(actual),
+        reference,
+        actual: actual_class,
         fields,
     }
 }
