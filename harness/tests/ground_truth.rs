@@ -80,6 +80,17 @@ const JS_CHECKS: &[Truth] = &[
 /// three findings per bug does not hold for them).
 const MANY_FINDINGS: &[(&str, &str)] = &[
     (
+        "cache-by-id",
+        "one validator cache serves check.run and output.verify: a stale validator passes some \
+         outputs and refuses others, under json_schema's rule and the composites'",
+    ),
+    (
+        "regex-by-name",
+        "one regex cache keyed by the check name serves every regex_match in the process: the \
+         stale pattern passes some outputs and refuses others, in the dialect, syntax and \
+         composite cases alike",
+    ),
+    (
         "glob-regex-unescaped",
         "one regex translation of every pattern: metacharacters widen some matches, refuse \
          others, backtrack on hostile patterns (a hang) and throw on invalid regex syntax",
