@@ -121,7 +121,8 @@ pub fn render_case(case: &Case, reqs: &Requirements) -> String {
             let _ = writeln!(
                 out,
                 "  {f}: {}",
-                row.as_ref().map_or("(not in the flag index)", |r| r.reason.as_str())
+                row.as_ref()
+                    .map_or("(not in the flag index)", |r| r.reason.as_str())
             );
             if let Some(r) = row {
                 let _ = writeln!(
@@ -148,7 +149,11 @@ pub fn render_case(case: &Case, reqs: &Requirements) -> String {
         out,
         "\nInput (tokens decoded under `decoded`, published keys named):"
     );
-    indented(&mut out, &pretty(&annotate(&case.input, &key_names())), "  ");
+    indented(
+        &mut out,
+        &pretty(&annotate(&case.input, &key_names())),
+        "  ",
+    );
     let _ = writeln!(out, "\nExpected:");
     indented(&mut out, &pretty(&case.expect), "  ");
     out
@@ -208,9 +213,7 @@ pub fn run(args: &ExplainArgs) -> i32 {
     if let Some(cmd) = &args.implementation {
         let selected: Vec<Case> = all
             .iter()
-            .filter(|c| {
-                c.id == case.id || (case.sequence.is_some() && c.sequence == case.sequence)
-            })
+            .filter(|c| c.id == case.id || (case.sequence.is_some() && c.sequence == case.sequence))
             .cloned()
             .collect();
         let config = RunConfig {
@@ -264,11 +267,7 @@ pub fn run(args: &ExplainArgs) -> i32 {
             if let Some(diff) = &c.diff {
                 indented(&mut out, diff, "  ");
             }
-            if let Some(f) = report
-                .findings
-                .iter()
-                .find(|f| f.ids.iter().any(|i| *i == c.id))
-            {
+            if let Some(f) = report.findings.iter().find(|f| f.ids.contains(&c.id)) {
                 let _ = writeln!(
                     out,
                     "\nFinding: {} {} — {}  [{}]\n  fix: {}",

@@ -262,7 +262,11 @@ mod tests {
         assert_eq!(a.effect, "effect-of-a");
         // The most cited requirement first, with its text from spec/requirements.md.
         assert_eq!(a.requirements[0].id, "DCT-VERIFY-5-EXPIRED");
-        assert!(a.requirements[0].text.starts_with("MUST"), "{:?}", a.requirements);
+        assert!(
+            a.requirements[0].text.starts_with("MUST"),
+            "{:?}",
+            a.requirements
+        );
         assert_eq!(a.requirements.len(), MAX_REQUIREMENTS);
         assert_eq!(a.requirements[1].text, "");
         assert_eq!(fs[1].key, "b");

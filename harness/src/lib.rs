@@ -27,8 +27,8 @@
 pub mod adapter_server;
 pub mod cli;
 pub mod exit;
-pub mod explain;
 pub mod expected;
+pub mod explain;
 pub mod filter;
 pub mod findings;
 pub mod fuzz;

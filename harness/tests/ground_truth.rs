@@ -26,23 +26,91 @@ const BIN: &str = env!("CARGO_BIN_EXE_delegateos-conform");
 type Truth = (&'static str, &'static str, &'static str);
 
 const JS_HASTY: &[Truth] = &[
-    ("budget-falsy", "critical", "a zero budget means unlimited: spend above the budget allowed"),
-    ("depth-falsy", "critical", "maxChainDepth 0 means unlimited: deeper chains accepted"),
-    ("caps-empty-inherit", "critical", "an empty capability list inherits the parent's: scope widened"),
-    ("glob-regex-unescaped", "critical", "regex metacharacters in patterns match unnamed resources and backtrack"),
-    ("glob-replace-first", "critical", "only the first `*` is translated: patterns match more"),
-    ("glob-star-empty", "critical", "a backtracking regex translation hangs on hostile patterns"),
-    ("date-parse", "critical", "Date.parse accepts and misreads timestamps: expired tokens accepted"),
-    ("b64-lenient", "medium", "lenient base64url: non-canonical encodings accepted, no authority changes"),
-    ("json-lenient", "medium", "duplicate keys and non-canonical JSON accepted, signatures still checked"),
-    ("request-as-pattern", "critical", "the requested resource is used as a pattern: wildcards in requests widen scope"),
-    ("revid-blake2b512", "critical", "revocation ids never match: revoked tokens keep working"),
-    ("expiry-authority-only", "critical", "attenuation expiries ignored: expired tokens accepted"),
-    ("unsafe-integers", "critical", "integers past 2^53 and fractions accepted: a fractional depth lifts the depth limit"),
-    ("subset-via-match", "critical", "subset decided by matching the child pattern as a resource: widening accepted"),
-    ("attenuator-vs-authority", "critical", "attenuations checked against the authority's delegatee only: forged attenuations accepted"),
-    ("resource-normalize", "critical", "resources normalised before matching: `..` escapes the granted subtree"),
-    ("resource-nfc", "critical", "resources NFC-normalised before matching: other resources granted"),
+    (
+        "budget-falsy",
+        "critical",
+        "a zero budget means unlimited: spend above the budget allowed",
+    ),
+    (
+        "depth-falsy",
+        "critical",
+        "maxChainDepth 0 means unlimited: deeper chains accepted",
+    ),
+    (
+        "caps-empty-inherit",
+        "critical",
+        "an empty capability list inherits the parent's: scope widened",
+    ),
+    (
+        "glob-regex-unescaped",
+        "critical",
+        "regex metacharacters in patterns match unnamed resources and backtrack",
+    ),
+    (
+        "glob-replace-first",
+        "critical",
+        "only the first `*` is translated: patterns match more",
+    ),
+    (
+        "glob-star-empty",
+        "critical",
+        "a backtracking regex translation hangs on hostile patterns",
+    ),
+    (
+        "date-parse",
+        "critical",
+        "Date.parse accepts and misreads timestamps: expired tokens accepted",
+    ),
+    (
+        "b64-lenient",
+        "medium",
+        "lenient base64url: non-canonical encodings accepted, no authority changes",
+    ),
+    (
+        "json-lenient",
+        "medium",
+        "duplicate keys and non-canonical JSON accepted, signatures still checked",
+    ),
+    (
+        "request-as-pattern",
+        "critical",
+        "the requested resource is used as a pattern: wildcards in requests widen scope",
+    ),
+    (
+        "revid-blake2b512",
+        "critical",
+        "revocation ids never match: revoked tokens keep working",
+    ),
+    (
+        "expiry-authority-only",
+        "critical",
+        "attenuation expiries ignored: expired tokens accepted",
+    ),
+    (
+        "unsafe-integers",
+        "critical",
+        "integers past 2^53 and fractions accepted: a fractional depth lifts the depth limit",
+    ),
+    (
+        "subset-via-match",
+        "critical",
+        "subset decided by matching the child pattern as a resource: widening accepted",
+    ),
+    (
+        "attenuator-vs-authority",
+        "critical",
+        "attenuations checked against the authority's delegatee only: forged attenuations accepted",
+    ),
+    (
+        "resource-normalize",
+        "critical",
+        "resources normalised before matching: `..` escapes the granted subtree",
+    ),
+    (
+        "resource-nfc",
+        "critical",
+        "resources NFC-normalised before matching: other resources granted",
+    ),
 ];
 
 const JS_CHAIN: &[Truth] = &[
@@ -71,9 +139,21 @@ const JS_CHAIN: &[Truth] = &[
 ];
 
 const JS_CHECKS: &[Truth] = &[
-    ("shared-instance", "medium", "one shared Ajv instance: the second compilation of an $id throws, valid input refused"),
-    ("cache-by-id", "high", "validators looked up by $id: another schema with that $id passes what it must fail"),
-    ("regex-by-name", "high", "regexes cached by check name: another pattern under that name passes what it must fail"),
+    (
+        "shared-instance",
+        "medium",
+        "one shared Ajv instance: the second compilation of an $id throws, valid input refused",
+    ),
+    (
+        "cache-by-id",
+        "high",
+        "validators looked up by $id: another schema with that $id passes what it must fail",
+    ),
+    (
+        "regex-by-name",
+        "high",
+        "regexes cached by check name: another pattern under that name passes what it must fail",
+    ),
 ];
 
 /// Bugs that reach more than three checks with one mistake, and why (issue 26's bound of
@@ -224,7 +304,9 @@ fn check(adapter: &'static str, truth: &[Truth]) {
     let mut table = String::new();
     for (bug, severity, why) in truth {
         let fs = &by_bug[bug];
-        let top = fs.first().map_or("none", |f| f["severity"].as_str().unwrap_or("?"));
+        let top = fs
+            .first()
+            .map_or("none", |f| f["severity"].as_str().unwrap_or("?"));
         table.push_str(&format!(
             "{adapter} {bug:<26} expected {severity:<8} top {top:<8} findings {}: {}\n",
             fs.len(),
@@ -234,7 +316,9 @@ fn check(adapter: &'static str, truth: &[Truth]) {
                 .join(", ")
         ));
         if top != *severity {
-            problems.push(format!("{bug}: top finding {top}, by its effect {severity} ({why})"));
+            problems.push(format!(
+                "{bug}: top finding {top}, by its effect {severity} ({why})"
+            ));
         }
         if fs.len() > 3 && !MANY_FINDINGS.iter().any(|(b, _)| b == bug) {
             problems.push(format!("{bug}: {} findings for one bug", fs.len()));
@@ -283,7 +367,9 @@ fn check(adapter: &'static str, truth: &[Truth]) {
         let key = f["key"].as_str().unwrap_or("?");
         let effect = f["effect"].as_str().unwrap_or("?");
         if !from_critical_bugs.contains(key) {
-            table.push_str(&format!("{adapter} all bugs: {key} arises from bugs interacting\n"));
+            table.push_str(&format!(
+                "{adapter} all bugs: {key} arises from bugs interacting\n"
+            ));
             if !critical_effects.contains(effect) {
                 problems.push(format!(
                     "all bugs: critical finding {key} is no critical bug's effect"
@@ -305,7 +391,10 @@ fn check(adapter: &'static str, truth: &[Truth]) {
     }
     let all_keys: BTreeSet<&str> = critical.iter().filter_map(|f| f["key"].as_str()).collect();
     for bug in &critical_bugs {
-        let top = by_bug[bug].first().and_then(|f| f["key"].as_str()).unwrap_or("?");
+        let top = by_bug[bug]
+            .first()
+            .and_then(|f| f["key"].as_str())
+            .unwrap_or("?");
         if !all_keys.contains(top) {
             problems.push(format!(
                 "all bugs: critical bug {bug}'s top finding {top} is not on the first screen"
@@ -354,7 +443,16 @@ fn fuzz_reports_one_finding_per_kind_with_severity_by_effect() {
         .current_dir(root())
         .args(["fuzz", "--impl"])
         .arg(format!("node '{}'", script.display()))
-        .args(["--seed", "3", "--max-cases", "400", "--duration", "10m", "--timeout-ms", "20000"])
+        .args([
+            "--seed",
+            "3",
+            "--max-cases",
+            "400",
+            "--duration",
+            "10m",
+            "--timeout-ms",
+            "20000",
+        ])
         .arg("--out")
         .arg(&dir)
         .env_remove("REDTEAM_BUGS")
@@ -379,7 +477,10 @@ fn fuzz_reports_one_finding_per_kind_with_severity_by_effect() {
     let unique: BTreeSet<&str> = kinds.iter().map(|k| k.3.as_str()).collect();
     assert_eq!(unique.len(), kinds.len(), "one finding per kind:\n{text}");
     let hits: u64 = kinds.iter().map(|k| k.2).sum();
-    assert!(hits > kinds.len() as u64, "repeats counted as hits:\n{text}");
+    assert!(
+        hits > kinds.len() as u64,
+        "repeats counted as hits:\n{text}"
+    );
     for (severity, effect, _, kind) in &kinds {
         if kind.contains("/ implementation refused /") && !kind.contains("reference ok") {
             assert!(
@@ -387,8 +488,14 @@ fn fuzz_reports_one_finding_per_kind_with_severity_by_effect() {
                 "another code rated {severity}: {kind}"
             );
         }
-        if kind.contains("/ implementation accepted /") && kind.contains("reference invalid_signature") {
-            assert_eq!((severity.as_str(), effect.as_str()), ("critical", "forgery"), "{kind}");
+        if kind.contains("/ implementation accepted /")
+            && kind.contains("reference invalid_signature")
+        {
+            assert_eq!(
+                (severity.as_str(), effect.as_str()),
+                ("critical", "forgery"),
+                "{kind}"
+            );
         }
     }
     let written = std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(0);

@@ -255,7 +255,13 @@ fn table<'t>(text: &'t str, heading: &str) -> Vec<Vec<&'t str>> {
             header_seen = true;
             continue;
         }
-        rows.push(line.trim().trim_matches('|').split('|').map(str::trim).collect());
+        rows.push(
+            line.trim()
+                .trim_matches('|')
+                .split('|')
+                .map(str::trim)
+                .collect(),
+        );
     }
     rows
 }
@@ -407,7 +413,10 @@ impl Model {
         }
         for o in &self.outputs {
             if self.effect(&o.granted).is_none() {
-                out.push(format!("output {} {}: unknown effect {}", o.op, o.member, o.granted));
+                out.push(format!(
+                    "output {} {}: unknown effect {}",
+                    o.op, o.member, o.granted
+                ));
             }
         }
         for (code, effect) in &self.denials {
@@ -453,7 +462,9 @@ impl Model {
         self.outputs.iter().filter(|o| o.op == op).find_map(|o| {
             let verdicts: Vec<Option<bool>> = expected
                 .iter()
-                .map(|e| compare_member(o.more, pointer(e, &o.member)?, pointer(actual, &o.member)?))
+                .map(|e| {
+                    compare_member(o.more, pointer(e, &o.member)?, pointer(actual, &o.member)?)
+                })
                 .collect();
             if verdicts.iter().all(|v| *v == Some(true)) {
                 Some((o, true))
@@ -488,16 +499,17 @@ impl Model {
 
     /// Severity, effect and finding key of one failing case (`spec/severity.md` §3–§7).
     pub fn assess(&self, f: &Failure<'_>) -> Assessment {
-        let make = |direction: Direction, decider: &str, effect: String, title: String, fix: String| {
-            Assessment {
-                direction,
-                severity: self.severity_of(&effect),
-                key: format!("{decider}/{effect}"),
-                effect,
-                title,
-                fix,
-            }
-        };
+        let make =
+            |direction: Direction, decider: &str, effect: String, title: String, fix: String| {
+                Assessment {
+                    direction,
+                    severity: self.severity_of(&effect),
+                    key: format!("{decider}/{effect}"),
+                    effect,
+                    title,
+                    fix,
+                }
+            };
         // §6: a wrong output in a member that grants more (or less).
         if f.direction == Direction::WrongOutput {
             if let (Some(expectation), Some(actual)) = (f.expectation, f.actual_output) {
@@ -505,7 +517,10 @@ impl Model {
                     let (direction, effect) = if more {
                         (Direction::Granted, row.granted.clone())
                     } else {
-                        (Direction::Refused, default_effect(Direction::Refused).to_owned())
+                        (
+                            Direction::Refused,
+                            default_effect(Direction::Refused).to_owned(),
+                        )
                     };
                     return make(
                         direction,
@@ -693,7 +708,11 @@ fn compare_member(more: More, expected: &Value, actual: &Value) -> Option<bool> 
         More::Greater | More::Smaller => {
             let (e, a) = (expected.as_f64()?, actual.as_f64()?);
             let greater = a > e;
-            Some(if more == More::Greater { greater } else { !greater })
+            Some(if more == More::Greater {
+                greater
+            } else {
+                !greater
+            })
         }
         More::Differs => Some(true),
     }

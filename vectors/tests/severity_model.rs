@@ -92,7 +92,10 @@ fn a_forged_root_signature_accepted_is_critical_forgery() {
         Direction::Granted,
         Some(&invalid("invalid_signature")),
     );
-    assert_eq!((a.severity, a.effect.as_str()), (Severity::Critical, "forgery"));
+    assert_eq!(
+        (a.severity, a.effect.as_str()),
+        (Severity::Critical, "forgery")
+    );
     assert_eq!(a.key, "root-signature/forgery");
 }
 
@@ -102,15 +105,26 @@ fn lenient_parsing_is_medium_and_its_acceptance_effect_is_critical() {
     let a = assess(
         "dct.verify",
         &[],
-        &["DCT-FORMAT-PRINCIPALS", "PRIM-B64-STRICT-DECODE", "DCT-VERIFY-1-MALFORMED"],
+        &[
+            "DCT-FORMAT-PRINCIPALS",
+            "PRIM-B64-STRICT-DECODE",
+            "DCT-VERIFY-1-MALFORMED",
+        ],
         Direction::Granted,
         Some(&e),
     );
-    assert_eq!((a.severity, a.key.as_str()), (Severity::Medium, "base64url/lenient-input"));
+    assert_eq!(
+        (a.severity, a.key.as_str()),
+        (Severity::Medium, "base64url/lenient-input")
+    );
     let a = assess(
         "dct.verify",
         &["MalformedExpiryBypass"],
-        &["DCT-FORMAT-ATTENUATION-FIELDS", "DCT-VERIFY-1-MALFORMED", "DCT-VERIFY-5-EXPIRED"],
+        &[
+            "DCT-FORMAT-ATTENUATION-FIELDS",
+            "DCT-VERIFY-1-MALFORMED",
+            "DCT-VERIFY-5-EXPIRED",
+        ],
         Direction::Granted,
         Some(&e),
     );
@@ -141,7 +155,10 @@ fn the_denial_floor_applies_to_verify_only_and_never_overrides_a_deliberate_high
         Direction::Granted,
         Some(&sig),
     );
-    assert_eq!((a.severity, a.effect.as_str()), (Severity::High, "signature-malleability"));
+    assert_eq!(
+        (a.severity, a.effect.as_str()),
+        (Severity::High, "signature-malleability")
+    );
     // The same rule on an operation without §10.1 denials keeps its own effect.
     let a = assess(
         "revocation.verify_entry",
@@ -150,35 +167,84 @@ fn the_denial_floor_applies_to_verify_only_and_never_overrides_a_deliberate_high
         Direction::Granted,
         Some(&sig),
     );
-    assert_eq!((a.severity, a.effect.as_str()), (Severity::High, "unauthorized-revocation"));
+    assert_eq!(
+        (a.severity, a.effect.as_str()),
+        (Severity::High, "unauthorized-revocation")
+    );
 }
 
 #[test]
 fn refusals_codes_crashes_and_protocol_errors_have_their_own_effects() {
-    let a = assess("dct.verify", &["RevocationWrongRevoker"], &["DCT-VERIFY-2-REVOKER"], Direction::Refused, None);
-    assert_eq!((a.severity, a.effect.as_str()), (Severity::High, "unauthorized-revocation"));
+    let a = assess(
+        "dct.verify",
+        &["RevocationWrongRevoker"],
+        &["DCT-VERIFY-2-REVOKER"],
+        Direction::Refused,
+        None,
+    );
+    assert_eq!(
+        (a.severity, a.effect.as_str()),
+        (Severity::High, "unauthorized-revocation")
+    );
     let a = assess("glob.match", &[], &["GLOB-EXACT"], Direction::Refused, None);
-    assert_eq!((a.severity, a.key.as_str()), (Severity::Medium, "glob/valid-input-refused"));
-    let a = assess("dct.verify", &[], &["DCT-VERIFY-ORDER"], Direction::WrongCode, None);
-    assert_eq!((a.severity, a.key.as_str()), (Severity::Medium, "code malformed_token/wrong-code-family"));
-    let a = assess("dct.verify", &[], &["DCT-VERIFY-ORDER"], Direction::OtherCode, None);
-    assert_eq!((a.severity, a.key.as_str()), (Severity::Low, "family depth/same-family-code"));
+    assert_eq!(
+        (a.severity, a.key.as_str()),
+        (Severity::Medium, "glob/valid-input-refused")
+    );
+    let a = assess(
+        "dct.verify",
+        &[],
+        &["DCT-VERIFY-ORDER"],
+        Direction::WrongCode,
+        None,
+    );
+    assert_eq!(
+        (a.severity, a.key.as_str()),
+        (Severity::Medium, "code malformed_token/wrong-code-family")
+    );
+    let a = assess(
+        "dct.verify",
+        &[],
+        &["DCT-VERIFY-ORDER"],
+        Direction::OtherCode,
+        None,
+    );
+    assert_eq!(
+        (a.severity, a.key.as_str()),
+        (Severity::Low, "family depth/same-family-code")
+    );
     let a = assess("glob.match", &[], &["GLOB-LINEAR"], Direction::Hang, None);
-    assert_eq!((a.severity, a.key.as_str()), (Severity::Critical, "hang glob.match/crash-or-hang"));
+    assert_eq!(
+        (a.severity, a.key.as_str()),
+        (Severity::Critical, "hang glob.match/crash-or-hang")
+    );
     let a = assess("glob.match", &[], &["GLOB-LINEAR"], Direction::Crash, None);
     assert_eq!(a.key, "crash glob.match/crash-or-hang");
-    let a = assess("glob.match", &[], &["GLOB-LINEAR"], Direction::Errored, None);
-    assert_eq!((a.severity, a.key.as_str()), (Severity::Medium, "errored crash/adapter-error"));
-    let a = assess("x", &["Advisory"], &["ADV-OAP-SHORT-EXPIRY"], Direction::Granted, None);
+    let a = assess(
+        "glob.match",
+        &[],
+        &["GLOB-LINEAR"],
+        Direction::Errored,
+        None,
+    );
+    assert_eq!(
+        (a.severity, a.key.as_str()),
+        (Severity::Medium, "errored crash/adapter-error")
+    );
+    let a = assess(
+        "x",
+        &["Advisory"],
+        &["ADV-OAP-SHORT-EXPIRY"],
+        Direction::Granted,
+        None,
+    );
     assert_eq!(a.severity, Severity::Low);
 }
 
 #[test]
 fn outputs_grant_more_or_less_by_their_members() {
     let valid = |output| Expectation::Valid { output };
-    let scope = |caps: serde_json::Value, budget: u64| {
-        json!({"scope": {"capabilities": caps, "remainingBudgetMicrocents": budget, "maxChainDepth": 3}})
-    };
+    let scope = |caps: serde_json::Value, budget: u64| json!({"scope": {"capabilities": caps, "remainingBudgetMicrocents": budget, "maxChainDepth": 3}});
     let one = json!([{"namespace": "docs", "action": "read", "resource": "/a"}]);
     let two = json!([{"namespace": "docs", "action": "read", "resource": "/a"},
                      {"namespace": "docs", "action": "write", "resource": "/a"}]);
@@ -205,14 +271,23 @@ fn outputs_grant_more_or_less_by_their_members() {
         expectation: Some(&e),
         actual_output: Some(&wider),
     });
-    assert_eq!((a.direction, a.effect.as_str()), (Direction::Granted, "scope-widening"));
+    assert_eq!(
+        (a.direction, a.effect.as_str()),
+        (Direction::Granted, "scope-widening")
+    );
     // mcp.call: less spend recorded is a spend bypass.
     let e = valid(json!({"decision": "forward", "spend": 100, "delegationId": "del_1"}));
     let less = json!({"decision": "forward", "spend": 0, "delegationId": "del_1"});
     let (row, more) = m.output_member("mcp.call", &e, &less).unwrap();
     assert!(more && row.member == "spend");
     let elsewhere = json!({"decision": "forward", "spend": 100, "delegationId": "del_2"});
-    assert_eq!(m.output_member("mcp.call", &e, &elsewhere).unwrap().0.member, "delegationId");
+    assert_eq!(
+        m.output_member("mcp.call", &e, &elsewhere)
+            .unwrap()
+            .0
+            .member,
+        "delegationId"
+    );
 }
 
 #[test]
@@ -220,35 +295,95 @@ fn directions_follow_what_the_output_grants() {
     let valid = |output| Expectation::Valid { output };
     let e = valid(json!({"matches": false}));
     let d = |op, e: &Expectation, a| direction_of(op, FailureKind::OutputMismatch, e, Some(&a));
-    assert_eq!(d("glob.match", &e, json!({"matches": true})), Direction::Granted);
+    assert_eq!(
+        d("glob.match", &e, json!({"matches": true})),
+        Direction::Granted
+    );
     let e2 = valid(json!({"matches": true}));
-    assert_eq!(d("glob.match", &e2, json!({"matches": false})), Direction::Refused);
-    assert_eq!(d("hash.blake2b256", &valid(json!({"hex": "00"})), json!({"hex": "01"})), Direction::WrongOutput);
+    assert_eq!(
+        d("glob.match", &e2, json!({"matches": false})),
+        Direction::Refused
+    );
+    assert_eq!(
+        d(
+            "hash.blake2b256",
+            &valid(json!({"hex": "00"})),
+            json!({"hex": "01"})
+        ),
+        Direction::WrongOutput
+    );
     let deny = valid(json!({"decision": "deny"}));
-    assert_eq!(d("mcp.call", &deny, json!({"decision": "forward"})), Direction::Granted);
+    assert_eq!(
+        d("mcp.call", &deny, json!({"decision": "forward"})),
+        Direction::Granted
+    );
     let fwd = valid(json!({"decision": "forward"}));
-    assert_eq!(d("mcp.call", &fwd, json!({"decision": "deny"})), Direction::Refused);
+    assert_eq!(
+        d("mcp.call", &fwd, json!({"decision": "deny"})),
+        Direction::Refused
+    );
     let rl = valid(json!({"revoked": [true, false]}));
-    assert_eq!(d("revocation.list", &rl, json!({"revoked": [false, false]})), Direction::Granted);
-    assert_eq!(d("revocation.list", &rl, json!({"revoked": [true, true]})), Direction::Refused);
+    assert_eq!(
+        d("revocation.list", &rl, json!({"revoked": [false, false]})),
+        Direction::Granted
+    );
+    assert_eq!(
+        d("revocation.list", &rl, json!({"revoked": [true, true]})),
+        Direction::Refused
+    );
     let tools = valid(json!({"tools": [{"name": "a"}]}));
-    assert_eq!(d("mcp.filter_tools", &tools, json!({"tools": [{"name": "a"}, {"name": "b"}]})), Direction::Granted);
-    assert_eq!(d("mcp.filter_tools", &tools, json!({"tools": []})), Direction::Refused);
+    assert_eq!(
+        d(
+            "mcp.filter_tools",
+            &tools,
+            json!({"tools": [{"name": "a"}, {"name": "b"}]})
+        ),
+        Direction::Granted
+    );
+    assert_eq!(
+        d("mcp.filter_tools", &tools, json!({"tools": []})),
+        Direction::Refused
+    );
     let session = valid(json!({"steps": [{"toUpstream": []}]}));
-    assert_eq!(d("mcp.session", &session, json!({"steps": [{"toUpstream": [{}]}]})), Direction::Granted);
+    assert_eq!(
+        d(
+            "mcp.session",
+            &session,
+            json!({"steps": [{"toUpstream": [{}]}]})
+        ),
+        Direction::Granted
+    );
     // Verdict kinds map one to one; another denial where `valid` is allowed is a refusal.
     let inv = invalid("revoked");
-    assert_eq!(direction_of("dct.verify", FailureKind::AcceptedInvalid, &inv, None), Direction::Granted);
-    assert_eq!(direction_of("dct.verify", FailureKind::RejectedValid, &inv, None), Direction::Refused);
-    assert_eq!(direction_of("dct.verify", FailureKind::WrongCode, &inv, None), Direction::WrongCode);
-    assert_eq!(direction_of("dct.verify", FailureKind::NoAnswer, &inv, None), Direction::Errored);
+    assert_eq!(
+        direction_of("dct.verify", FailureKind::AcceptedInvalid, &inv, None),
+        Direction::Granted
+    );
+    assert_eq!(
+        direction_of("dct.verify", FailureKind::RejectedValid, &inv, None),
+        Direction::Refused
+    );
+    assert_eq!(
+        direction_of("dct.verify", FailureKind::WrongCode, &inv, None),
+        Direction::WrongCode
+    );
+    assert_eq!(
+        direction_of("dct.verify", FailureKind::NoAnswer, &inv, None),
+        Direction::Errored
+    );
     let either = Expectation::Acceptable {
         outcomes: vec![
             delegateos_vectors::Expected::Valid { output: json!({}) },
-            delegateos_vectors::Expected::Invalid { code: "malformed_token".into(), stage: None },
+            delegateos_vectors::Expected::Invalid {
+                code: "malformed_token".into(),
+                stage: None,
+            },
         ],
         decision: "D5".into(),
     };
-    assert_eq!(direction_of("dct.verify", FailureKind::WrongCode, &either, None), Direction::Refused);
+    assert_eq!(
+        direction_of("dct.verify", FailureKind::WrongCode, &either, None),
+        Direction::Refused
+    );
     assert_eq!(severity::expected_codes(&either), "valid|malformed_token");
 }

@@ -424,7 +424,7 @@ impl Signature {
 fn field_of(m: &Mutation) -> String {
     let sig = m.signature();
     match sig.split_once(':') {
-        Some((verb, rest)) if matches!(verb, "set" | "remove" | "insert") => rest.to_owned(),
+        Some(("set" | "remove" | "insert", rest)) => rest.to_owned(),
         _ => sig,
     }
 }

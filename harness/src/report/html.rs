@@ -243,9 +243,9 @@ pub fn render(r: &Report) -> String {
         out.push_str("</ul></section>\n");
     }
     if !r.findings.is_empty() {
-        let _ = write!(
+        let _ = writeln!(
             out,
-            "<section id=\"findings\"><h2>Findings ({}, one per root cause; severity by effect: <code>{}</code>)</h2>\n",
+            "<section id=\"findings\"><h2>Findings ({}, one per root cause; severity by effect: <code>{}</code>)</h2>",
             r.findings.len(),
             esc(&r.severity_model)
         );
@@ -262,7 +262,12 @@ pub fn render(r: &Report) -> String {
             );
             out.push_str("<ul>");
             for q in &f.requirements {
-                let _ = write!(out, "<li><code>{}</code>: {}</li>", esc(&q.id), esc(&q.text));
+                let _ = write!(
+                    out,
+                    "<li><code>{}</code>: {}</li>",
+                    esc(&q.id),
+                    esc(&q.text)
+                );
             }
             out.push_str("</ul>");
             let e = &f.example;
@@ -278,9 +283,9 @@ pub fn render(r: &Report) -> String {
             if let Some(d) = &e.diff {
                 let _ = write!(out, "<pre>{}</pre>", esc(d));
             }
-            let _ = write!(
+            let _ = writeln!(
                 out,
-                "<p><strong>Fix:</strong> {}</p><p class=\"muted\">{}</p></details>\n",
+                "<p><strong>Fix:</strong> {}</p><p class=\"muted\">{}</p></details>",
                 esc(&f.fix),
                 esc(&f.ids.join(", "))
             );

@@ -4,8 +4,8 @@
 use std::fmt::Write as _;
 
 use super::Report;
-use delegateos_vectors::format::Severity;
 use crate::runner::Status;
+use delegateos_vectors::format::Severity;
 
 /// At most this many failures are detailed; the rest are counted.
 const MAX_DETAILED: usize = 50;
@@ -32,7 +32,11 @@ pub fn render(r: &Report) -> String {
             let _ = writeln!(
                 out,
                 "| {}{} | {} | {} | {}{} | `{}` | {} |",
-                if f.severity == Severity::Critical { "🛑 " } else { "" },
+                if f.severity == Severity::Critical {
+                    "🛑 "
+                } else {
+                    ""
+                },
                 f.severity.as_str(),
                 f.effect,
                 f.cases,

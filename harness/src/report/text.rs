@@ -147,7 +147,11 @@ fn summary(out: &mut String, r: &Report) {
     );
     let [c, h, m, l] = findings::tally(&r.findings);
     if r.findings.is_empty() {
-        let _ = writeln!(out, "Critical findings: none. No findings (severity model: {}).", r.severity_model);
+        let _ = writeln!(
+            out,
+            "Critical findings: none. No findings (severity model: {}).",
+            r.severity_model
+        );
         return;
     }
     let cases: usize = r.findings.iter().map(|f| f.cases).sum();
@@ -236,8 +240,17 @@ fn findings_detail(out: &mut String, r: &Report) {
         let _ = writeln!(
             out,
             "    cases: {}{}",
-            f.ids.iter().take(MAX_IDS).cloned().collect::<Vec<_>>().join(", "),
-            if more > 0 { format!(" … and {more} more") } else { String::new() }
+            f.ids
+                .iter()
+                .take(MAX_IDS)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", "),
+            if more > 0 {
+                format!(" … and {more} more")
+            } else {
+                String::new()
+            }
         );
         let _ = writeln!(out, "    explain: delegateos-conform explain {}", e.id);
     }
@@ -297,7 +310,11 @@ pub fn render(r: &Report) -> String {
             findings.len()
         );
     }
-    let listed: Vec<&CaseReport> = if r.details { findings.clone() } else { Vec::new() };
+    let listed: Vec<&CaseReport> = if r.details {
+        findings.clone()
+    } else {
+        Vec::new()
+    };
     let is_hardening_finding =
         |c: &CaseReport| c.level == Level::Hardening || c.status == Status::OtherCode;
     let failed: Vec<&CaseReport> = listed
