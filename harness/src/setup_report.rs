@@ -104,6 +104,7 @@ pub fn json_report(command: &str, vectors: &str, reason: &str) -> Value {
             "status": "errored",
             "raw_status": "errored",
             "message": format!("setup error: {reason}"),
+            "input_bytes": 0,
             "duration_ms": 0
         }],
         "incidents": [],

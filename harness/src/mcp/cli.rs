@@ -293,6 +293,8 @@ pub fn render_setup_error(proxy: &str, error: &SetupError, format: McpFormat) ->
                 "counts": {"total": 0, "passed": 0, "failed": 0, "errored": 0, "skipped": 0, "xfail": 0, "stale": 0},
                 "stale": [],
                 "cases": [],
+                "severityModel": crate::findings::SEVERITY_MODEL,
+                "findings": [],
             });
             serde_json::to_string_pretty(&doc).unwrap_or_default()
         }
