@@ -12,6 +12,7 @@
 //! | [`load`] | reading files, JSON Schema validation (`spec/schemas/vector.schema.json`) |
 //! | [`judge`] | expectation × actual outcome → verdict with a unified diff |
 //! | [`keys`], [`flags`] | the fixed published keys; every flag's note |
+//! | [`levels`] | the level rule: a case's ceiling from the clauses and decisions its requirements rest on |
 //! | [`operations`] | the operation catalogue of `spec/operations.md` (embedded) |
 //! | [`requirements`] | requirement ids and sections from `spec/requirements.md` (embedded) |
 //! | `generate`, `areas`, `regenerate` | (feature `generator`) the framework area authors write against, one module per area, and the driver that builds, checks and writes the corpus |
@@ -31,6 +32,7 @@ pub mod format;
 pub mod generate;
 pub mod judge;
 pub mod keys;
+pub mod levels;
 pub mod load;
 pub mod operations;
 #[cfg(feature = "generator")]
