@@ -420,6 +420,16 @@ fn amendment(id: &str) -> Option<Amend> {
 /// Returns an error line if the audit names a case whose expectation it cannot amend.
 pub fn amend(case: &mut Case) -> Result<(), String> {
     amend_listed(case)?;
+    if case.id == "chain-invariants-0114" {
+        // Also D26's order: a check that reads every record's shape before any DCT reports the
+        // next delegation's shape fault (the `chain` family).
+        add_outcome(
+            case,
+            "D26",
+            "ChainAttenuationCount",
+            Expected::invalid("malformed_delegation", "8.1"),
+        );
+    }
     amend_check_score(case);
     amend_caller_input(case);
     amend_depth_at_issuance(case);
@@ -571,8 +581,8 @@ fn contains_iso_form(v: &serde_json::Value) -> bool {
 }
 
 /// Issue 27 (D5): the other reading of an ISO 8601 form outside the profile. For
-/// `timestamp.compare` the order of the two instants; for `dct.create` a created token
-/// (verdict only). `dct.verify` cases build their own other reading where they build the
+/// `timestamp.compare` the order of the two instants; for `dct.create` and
+/// `revocation.create_entry` a created object (verdict only). `dct.verify` cases build their own other reading where they build the
 /// token (the area knows the instant), and `companions` maps the `timestamp.compare` one.
 fn amend_iso8601(case: &mut Case) {
     let refused = matches!(&case.expect, Expectation::Invalid { .. });
@@ -607,7 +617,7 @@ fn amend_iso8601(case: &mut Case) {
                 );
             }
         }
-        "dct.create" if contains_iso_form(&case.input) => {
+        "dct.create" | "revocation.create_entry" if contains_iso_form(&case.input) => {
             add_outcome(case, "D5", "TimestampOffset", Expected::valid(json!({})));
         }
         _ => {}
