@@ -9,7 +9,7 @@ order=['low','medium','high','critical']
 lv=collections.Counter(); sev=collections.Counter(); both=collections.Counter()
 req={}
 for line in open('spec/requirements.md'):
-    m=re.match(r"- \*\*`([A-Z0-9-]+)`\*\* (?:MUST|SHOULD|MAY) (.*)",line)
+    m=re.match(r"- \*\*`([A-Z0-9-]+)`\*\* (?:MUST|SHOULD|MAY)\b(.*)",line)
     if m:
         t=m.group(2); d=re.findall(r"\(decision (D\d+)\)",t)
         req[m.group(1)]=(d[0] if d else None, bool(re.search(r"\((spec|architecture) §",t)))

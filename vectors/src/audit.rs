@@ -509,9 +509,10 @@ fn decoded_token(case: &Case) -> Option<serde_json::Value> {
     serde_json::from_slice(&bytes).ok()
 }
 
-/// Issue 27: an authority whose `chainDepth` already exceeds its `maxChainDepth` cannot have
-/// been issued validly (§3.3 builds it, D23 refuses it); a verifier that rejects it in step 1
-/// as `malformed_token` ("validate structure") takes a reasonable reading (D4, flag
+/// Issue 27: a token whose depth (step 8's `authority.chainDepth + attenuations.length`)
+/// already exceeds `authority.maxChainDepth` — at issuance, or with the attenuations it carries —
+/// breaks the §8.2/4 bound in its structure; a verifier that rejects it in step 1 as
+/// `malformed_token` ("validate structure") takes a reasonable reading (D4, flag
 /// `DepthSemantics`).
 fn amend_depth_at_issuance(case: &mut Case) {
     if case.op != "dct.verify" {
@@ -526,8 +527,12 @@ fn amend_depth_at_issuance(case: &mut Case) {
             .and_then(|a| a.get(k))
             .and_then(serde_json::Value::as_u64)
     };
+    let attenuations = token
+        .get("attenuations")
+        .and_then(serde_json::Value::as_array)
+        .map_or(0, Vec::len) as u64;
     if let (Some(depth), Some(max)) = (get("chainDepth"), get("maxChainDepth")) {
-        if depth > max {
+        if depth.saturating_add(attenuations) > max {
             add_outcome(
                 case,
                 "D4",
@@ -641,7 +646,10 @@ fn amend_timestamp_garbage_code(case: &mut Case) {
             |o| matches!(o, Expected::Invalid { code, .. } if code == "malformed_token"),
         );
     let expiry = case.description.contains("expiresAt") && !case.description.contains("issuedAt");
-    if garbage && malformed && expiry && !contains_iso_form(&case.input) {
+    let iso_form = ISO8601_FORMS
+        .iter()
+        .any(|(form, _)| case.description.contains(form));
+    if garbage && malformed && expiry && !iso_form && !contains_iso_form(&case.input) {
         add_outcome(
             case,
             "D5",
@@ -651,11 +659,39 @@ fn amend_timestamp_garbage_code(case: &mut Case) {
     }
 }
 
+/// Descriptions of `dct.verify` cases whose token has a member of the wrong JSON type (or is no
+/// object): §3.1 types every member and step 1 validates the structure, so the refusal is the
+/// text's even where the cited requirement's decision (D9, D23) is hardening. A value of the
+/// right type outside the profile (`-1`, `1.5`, `2^53`, a padded id) and an optional attenuation
+/// member that is `null` (D23) are not type faults.
+const TYPE_FAULTS: &[&str] = &[
+    "wrong JSON type",
+    " is true",
+    " is false",
+    " is an object",
+    " is an array",
+    " is a number",
+    " (a number)",
+    " as a string",
+    " is the string `",
+    " is a list holding null",
+    "].resource is null",
+    " whose resource is null",
+    " whose action is null",
+    "authority.expiresAt is null",
+    "authority.maxBudgetMicrocents is null",
+    "authority.maxChainDepth is null",
+    "decoded JSON is null",
+    "decoded JSON is a string",
+    "decoded JSON is an array",
+];
+
 /// Names, in the case, the clause that decides it where the rule of issue 27 needs one the
 /// cited requirements do not give:
 /// - `json.canonicalize` refusing what is not I-JSON: §1.2 names RFC 8785, whose input is
 ///   I-JSON (RFC 7493 §2.1–2.2: UTF-8 without lone surrogates, unique member names, numbers
 ///   that are IEEE doubles);
+/// - a token member of the wrong JSON type ([`TYPE_FAULTS`]): §3.1's interface and step 1;
 /// - a wrong-revoker entry that must not revoke: §4.1's `revokedBy` "must be the signer of
 ///   the revoked block" (§10.1 step 2 checks only `isRevoked(revId)`; the case rests on §4.1).
 fn name_clauses(case: &mut Case) {
@@ -674,6 +710,17 @@ fn name_clauses(case: &mut Case) {
         && matches!(&case.expect, Expectation::Invalid { .. })
     {
         clause = Some("spec §1.2: RFC 8785 canonicalizes I-JSON, RFC 7493 §2.1–2.2");
+    }
+    if case.op == "dct.verify"
+        && case.expect.outcomes().first().is_some_and(
+            |o| matches!(o, Expected::Invalid { code, .. } if code == "malformed_token"),
+        )
+        && TYPE_FAULTS.iter().any(|p| case.description.contains(p))
+    {
+        clause = Some(
+            "spec §3.1: the SignedJSONToken interface types; §10.1 step 1: \"validate \
+             structure\"",
+        );
     }
     if case.flags.iter().any(|f| f == "RevocationWrongRevoker") {
         clause = Some(
