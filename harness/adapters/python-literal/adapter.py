@@ -12,7 +12,7 @@ each with a comment naming the decision it takes the other side of. The protocol
 decoding and error mapping are the example adapter's (harness/adapters/python/adapter.py).
 `check.run` and `output.verify` are its own (§6.2-§6.4, §10.3 as written; `regex_match` through
 `ecmaregex.py`, ECMAScript semantics on Python `re` — `DELEGATEOS_LITERAL_REGEX=re` uses `re`
-itself; JSON Schema is answered `skipped`), and so are `attestation.create`/`verify`,
+itself; JSON Schema draft-07 with ajv strict's refusals through `draft07.py`), and so are `attestation.create`/`verify`,
 `contract.create`/`verify_signature`/`bind` (§5, §7) and the libsodium-only Ed25519 verify (D10),
 and `mcp.filter_tools` / `mcp.call` / `mcp.session` (§11.3, arch §6), at the end of this file.
 Needs the example adapter's venv (PyNaCl): `bash harness/adapters/python/setup.sh`, then
@@ -610,9 +610,8 @@ example.OPERATIONS["jsonrpc.classify"] = op_jsonrpc_classify
 # --- §6.2 / §6.3 / §6.4 / §10.3: checks and output verification, from the text alone -------------
 # D12/D28/D29/D30 are not consulted. Each built-in is what a TypeScript implementation of the
 # §6.2 sentences would do; where the text is silent, the most lenient such implementation is
-# taken and the silence is named in a comment. `json_schema` / `schema_match` (ajv draft-07)
-# cannot be done faithfully with the Python stdlib: a case that reaches one is answered
-# `skipped`, never guessed (so is a regex `ecmaregex` cannot render faithfully).
+# taken and the silence is named in a comment. What `ecmaregex` / `draft07` cannot render
+# faithfully is answered `skipped`, never guessed.
 class Unsupported(Exception):
     """The case needs something this adapter cannot do faithfully (reported `skipped`)."""
 
@@ -912,14 +911,36 @@ def check_regex_match(output: Any, params: Any) -> dict:
     return {"passed": matched, "score": 1.0 if matched else 0.0}
 
 
-def _unsupported_schema(output: Any, params: Any) -> dict:
-    raise Unsupported("json_schema: §6.2 needs an ajv/draft-07 validator; not in the stdlib")
+# §6.2 json_schema: "Validates output against JSON Schema draft-07 using ajv strict mode. Pass:
+# Valid. Score: 1.0 if valid, 0.0 if not." `draft07.py` is that validator (stdlib only): a schema
+# ajv strict refuses to compile is `invalid_schema`; what it cannot render faithfully is skipped.
+import draft07  # noqa: E402
+
+
+def ajv_validate(schema: Any, output: Any) -> bool:
+    try:
+        if output is UNDEFINED:  # ajv.validate(schema, undefined): only an empty schema passes
+            draft07.check_schema(schema, schema)
+            return schema is True or schema == {}
+        return draft07.validate(schema, output)
+    except draft07.SchemaError as e:
+        raise DelegateError("invalid_schema", str(e)) from e
+    except draft07.Unsupported as e:
+        raise Unsupported(f"json_schema: {e}") from e
+
+
+def check_json_schema(output: Any, params: Any) -> dict:
+    schema = _params(params).get("schema", UNDEFINED)
+    if schema is UNDEFINED:
+        raise DelegateError("invalid_schema", "ajv.compile(undefined) throws")
+    ok = ajv_validate(schema, output)
+    return {"passed": ok, "score": 1.0 if ok else 0.0}
 
 
 # §6.3 createDefaultRegistry: the seven built-ins.
 REGISTRY = {
     "regex_match": check_regex_match,
-    "json_schema": _unsupported_schema,
+    "json_schema": check_json_schema,
     "string_length": check_string_length,
     "array_length": check_array_length,
     "field_exists": check_field_exists,
@@ -952,7 +973,13 @@ def verify_output(spec: Any, output: Any) -> dict:
         raise _bad_spec("verification is not an object")
     method = spec.get("method")
     if method == "schema_match":
-        raise Unsupported("schema_match: needs an ajv/draft-07 validator; not in the stdlib")
+        # §10.3: `ajv.validate(contract.verification.schema, output) ? {passed: true, score: 1.0}
+        # : {passed: false, score: 0.0, …}`.
+        schema = spec.get("schema", UNDEFINED)
+        if schema is UNDEFINED:
+            raise DelegateError("invalid_schema", "ajv.validate(undefined, …) throws")
+        ok = ajv_validate(schema, output)
+        return {"passed": ok, "score": 1.0 if ok else 0.0}
     if method == "deterministic_check":
         fn = registry_get(spec.get("checkName"))  # "throws if not found"
         result = dict(fn(output, spec.get("checkParams")))
@@ -1126,9 +1153,14 @@ def op_attestation_verify(inp: dict) -> dict:
     result = att.get("result")
     output = result.get("output", UNDEFINED) if isinstance(result, dict) else UNDEFINED
     verification = _member(contract, "verification", "malformed_contract")
-    # Step 2: "Verify output against contract's outputSchema (if schema_match)" — needs ajv.
+    # Step 2: "Verify output against contract's outputSchema (if schema_match)" (ajv, draft-07).
     if isinstance(verification, dict) and verification.get("method") == "schema_match":
-        raise Unsupported("schema_match: the outputSchema check needs an ajv/draft-07 validator")
+        task = contract.get("task")
+        schema = task.get("outputSchema", UNDEFINED) if isinstance(task, dict) else UNDEFINED
+        if schema is UNDEFINED:
+            raise DelegateError("malformed_contract", "schema_match without task.outputSchema")
+        if not ajv_validate(schema, output):
+            raise DelegateError("schema_mismatch", "the output does not match task.outputSchema")
     # Step 3: "Run contract's verification spec against output" (§10.3, as output.verify).
     if not verify_output(verification, output)["passed"]:
         raise DelegateError("verification_failed", "the contract's verification spec did not pass")
