@@ -203,11 +203,69 @@ fn parse_object(line: &[u8]) -> Result<Map<String, Value>, ProtocolError> {
     }
     let text = std::str::from_utf8(line).map_err(|_| ProtocolError::NotUtf8)?;
     let text = text.strip_suffix('\r').unwrap_or(text);
-    match serde_json::from_str::<Value>(text) {
+    let parsed = serde_json::from_str::<Value>(text).or_else(|e| {
+        // RFC 8259 §8.2 allows a string escape of a lone surrogate (`"\ud800"`), which
+        // serde_json refuses; such a reply is JSON and must be judged, not called a protocol
+        // error (issue 27).
+        match visible_lone_surrogates(text) {
+            Some(rewritten) => serde_json::from_str::<Value>(&rewritten).map_err(|_| e),
+            None => Err(e),
+        }
+    });
+    match parsed {
         Ok(Value::Object(map)) => Ok(map),
         Ok(_) => Err(ProtocolError::NotObject),
         Err(e) => Err(ProtocolError::NotJson(e.to_string())),
     }
+}
+
+/// `text` with every lone-surrogate escape inside a string (`\uD800`–`\uDFFF` not part of a
+/// high-low pair) turned into the six characters `\uXXXX` themselves (its backslash escaped),
+/// or `None` if there is none. A Rust string cannot hold a lone surrogate, so the harness reads
+/// one as that visible text: a reply that carries one is judged (and its diff shows the escape,
+/// e.g. an implementation that accepted a lone surrogate where the case expects a refusal),
+/// while a reply that is not JSON at all stays a protocol error. Documented in
+/// `spec/adapter-protocol.md` ("Lone surrogates in replies").
+pub fn visible_lone_surrogates(text: &str) -> Option<String> {
+    fn surrogate_at(b: &[u8], i: usize) -> Option<u16> {
+        // `b[i]` is the backslash of `\uXXXX`.
+        if b.get(i + 1) != Some(&b'u') {
+            return None;
+        }
+        let hex = std::str::from_utf8(b.get(i + 2..i + 6)?).ok()?;
+        let v = u16::from_str_radix(hex, 16).ok()?;
+        (0xD800..=0xDFFF).contains(&v).then_some(v)
+    }
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len() + 8);
+    let (mut in_string, mut changed, mut i, mut copied) = (false, false, 0usize, 0usize);
+    while i < b.len() {
+        match b[i] {
+            b'"' => {
+                in_string = !in_string;
+                i += 1;
+            }
+            b'\\' if in_string => match surrogate_at(b, i) {
+                Some(0xD800..=0xDBFF) if surrogate_at(b, i + 6).is_some_and(|lo| lo >= 0xDC00) => {
+                    i += 12;
+                }
+                Some(_) => {
+                    out.push_str(&text[copied..i]);
+                    out.push('\\');
+                    copied = i;
+                    changed = true;
+                    i += 6;
+                }
+                None => i += 2,
+            },
+            _ => i += 1,
+        }
+    }
+    if !changed {
+        return None;
+    }
+    out.push_str(&text[copied..]);
+    Some(out)
 }
 
 fn only_fields(map: &Map<String, Value>, allowed: &[&str]) -> Result<(), ProtocolError> {
@@ -396,6 +454,33 @@ mod tests {
             parse_hello_reply(line).unwrap_err().kind(),
             "unsupported_protocol"
         );
+    }
+
+    #[test]
+    fn lone_surrogate_escapes_are_json_and_judged() {
+        // RFC 8259 §8.2: valid JSON text; the harness reads the escape as visible text.
+        let line = br#"{"seq":3,"outcome":"ok","output":{"revocationIds":["\ud800","\ud83d\ude00","a\\ud800","\udc00x"]}}"#;
+        match parse_run_reply(line, 3) {
+            Ok(RunOutcome::Ok { output }) => assert_eq!(
+                output["revocationIds"],
+                serde_json::json!(["\\ud800", "\u{1f600}", "a\\ud800", "\\udc00x"])
+            ),
+            other => panic!("{other:?}"),
+        }
+        // A key may carry one too; a high surrogate followed by a non-low escape is lone.
+        assert!(parse_run_reply(
+            br#"{"seq":1,"outcome":"ok","output":{"\ud800\u0041":1}}"#,
+            1
+        )
+        .is_ok());
+        // Not JSON at all stays a protocol error.
+        assert_eq!(
+            parse_run_reply(br#"{"seq":1,"outcome":"ok","output":{"a":"\ud800}"#, 1)
+                .unwrap_err()
+                .kind(),
+            "not_json"
+        );
+        assert_eq!(visible_lone_surrogates(r#"{"a":"\ud83d\ude00"}"#), None);
     }
 
     #[test]

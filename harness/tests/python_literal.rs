@@ -90,3 +90,59 @@ fn spec_literal_adapter_has_no_normative_or_decision_failure() {
     assert!(text.contains("Critical findings: none"), "{text}");
     assert!(text.contains("Hardening findings ("), "{text}");
 }
+
+/// Issue 27: the same adapter with `DELEGATEOS_LITERAL_REGEX=re` runs Python's own `re` on every
+/// `regex_match` pattern (the dialect mistake a Python implementation makes). It must fail, and
+/// fail only on cases that run a `regex_match` check: nothing else depends on the regex engine.
+#[test]
+fn spec_literal_adapter_with_python_re_fails_only_regex_cases() {
+    let adapters = Path::new(env!("CARGO_MANIFEST_DIR")).join("adapters");
+    let python = adapters.join("python/.venv/bin/python");
+    if !python.exists() {
+        eprintln!("SKIPPED: {} is absent", python.display());
+        return;
+    }
+    let command = format!(
+        "'{}' '{}'",
+        python.display(),
+        adapters.join("python-literal/adapter.py").display()
+    );
+    let out = Command::new(BIN)
+        .env("DELEGATEOS_LITERAL_REGEX", "re")
+        .args([
+            "run",
+            "--no-progress",
+            "--format",
+            "json",
+            "--impl",
+            &command,
+        ])
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cases = report["cases"].as_array().unwrap();
+    let failing: Vec<&Value> = cases
+        .iter()
+        .filter(|c| c["status"] == "failed" || c["status"] == "errored")
+        .collect();
+    assert!(!failing.is_empty(), "Python re passed every regex case");
+    let corpus = delegateos_vectors::corpus::load_embedded().unwrap();
+    let input_of = |id: &str| {
+        corpus
+            .iter()
+            .flat_map(|f| f.file.cases.iter())
+            .find(|c| c.id == id)
+            .map(|c| c.input.to_string())
+            .unwrap_or_default()
+    };
+    let not_regex: Vec<String> = failing
+        .iter()
+        .map(|c| c["id"].as_str().unwrap_or_default().to_owned())
+        .filter(|id| !input_of(id).contains("regex_match"))
+        .collect();
+    assert!(
+        not_regex.is_empty(),
+        "failures that run no regex_match: {not_regex:#?}"
+    );
+    assert_eq!(out.status.code(), Some(1));
+}

@@ -7,7 +7,10 @@
 //!    (`spec/decisions.md`), or the case expects a parameter / shape code
 //!    ([`HARDENING_CODES`]: D12/D28/D30 parameter validation, D25–D27 shape rules);
 //! 3. else `decision` if the expectation is `acceptable`;
-//! 4. else `normative`.
+//! 4. else `normative`;
+//! 5. and never above the case's ceiling (issue 27, [`crate::levels`]): a case citing a
+//!    requirement that rests on decision Dn gets at most Dn's level, unless the requirement or
+//!    the case names the clause of the text that decides the outcome.
 //!
 //! [`amend`] turns the cases the audit lists into `acceptable` ones: the reference's reading
 //! stays outcome 0 (the generator still asserts the reference gives it), and the other
@@ -20,6 +23,7 @@ use serde_json::json;
 
 use crate::flags;
 use crate::format::{Case, Expectation, Expected, Level};
+use crate::levels;
 
 /// Expected codes that make an `invalid` case hardening-level: parameter validation of
 /// checks and verification specs (D12, D28, D30) and the shape rules of contracts,
@@ -53,6 +57,10 @@ pub const LEVEL_OVERRIDES: &[(&str, Level)] = &[
     ("checks-field_exists-0032", Level::Hardening),
     ("checks-field_exists-0033", Level::Hardening),
     ("checks-field_exists-0034", Level::Hardening),
+    // Issue 27: the empty path. Split on `.`, `""` is one empty key; JavaScript's
+    // `output[""]` is undefined here, but a dot-path walker that reads the empty path as the
+    // whole output (which exists) takes a reasonable reading: refusing it is D12's, beyond the text.
+    ("checks-field_exists-0013", Level::Hardening),
     // D23: §3.3 validates no parameter.
     ("dct-create-0033", Level::Hardening),
     // Linear-time regex (D12): §6.2 specifies ECMAScript `new RegExp(…).test(…)`, which
@@ -274,6 +282,11 @@ fn chain_valid(_: &Expected) -> Option<Expected> {
     Some(Expected::valid(json!({"valid": true})))
 }
 
+/// §8.2 invariant 2 (`child.from === parent.to`), the fault a five-invariant check reports.
+fn from_mismatch(_: &Expected) -> Option<Expected> {
+    Some(Expected::invalid("from_mismatch", "8.2/2"))
+}
+
 /// D13: the same BLAKE2b-256 digest, lowercase hex instead of base64url.
 fn hex_digest(first: &Expected) -> Option<Expected> {
     let Expected::Valid { output } = first else {
@@ -357,6 +370,25 @@ fn amendment(id: &str) -> Option<Amend> {
     if id == "chain-invariants-0081" {
         return add("D26", "ChainAttenuationCount", chain_valid);
     }
+    // Issue 27 (D26 option (c)): §8.2 lists five invariants; a chain check that is exactly
+    // those (each token verified separately, where it is used) finds nothing wrong with a
+    // chain whose only fault is a delegation's DCT failing steps 1–6 (expired, wrong root key,
+    // revoked, zero budget), or reports the invariant the text names when there is one.
+    if matches!(
+        id,
+        "chain-invariants-0090"
+            | "chain-invariants-0092"
+            | "chain-invariants-0093"
+            | "chain-invariants-0097"
+            | "chain-invariants-0114"
+            | "chain-store-0045"
+            | "chain-store-0047"
+    ) {
+        return add("D26", "ChainAttenuationCount", chain_valid);
+    }
+    if id == "chain-invariants-0107" {
+        return add("D26", "ChainAttenuationCount", from_mismatch);
+    }
     if let Some(k) = n("attestation-output-hash-") {
         if (1..=15).contains(&k) || k == 20 || k == 21 {
             return add("D13", "OutputHashEncoding", hex_digest);
@@ -388,8 +420,319 @@ fn amendment(id: &str) -> Option<Amend> {
 /// Returns an error line if the audit names a case whose expectation it cannot amend.
 pub fn amend(case: &mut Case) -> Result<(), String> {
     amend_listed(case)?;
+    if case.id == "chain-invariants-0114" {
+        // Also D26's order: a check that reads every record's shape before any DCT reports the
+        // next delegation's shape fault (the `chain` family).
+        add_outcome(
+            case,
+            "D26",
+            "ChainAttenuationCount",
+            Expected::invalid("malformed_delegation", "8.1"),
+        );
+    }
     amend_check_score(case);
+    amend_caller_input(case);
+    amend_depth_at_issuance(case);
+    amend_iso8601(case);
+    amend_timestamp_garbage_code(case);
+    name_clauses(case);
     Ok(())
+}
+
+/// Adds `extra` to the case's outcomes (making it `acceptable` under `decision` unless it
+/// already is), with `flag`.
+fn add_outcome(case: &mut Case, decision: &str, flag: &str, extra: Expected) {
+    let mut outcomes = case.expect.outcomes();
+    if outcomes.contains(&extra) {
+        return;
+    }
+    outcomes.push(extra);
+    let decision = match &case.expect {
+        Expectation::Acceptable { decision, .. } => decision.clone(),
+        _ => decision.to_owned(),
+    };
+    case.expect = Expectation::Acceptable { outcomes, decision };
+    if !case.flags.iter().any(|f| f == flag) {
+        case.flags.push(flag.to_owned());
+    }
+}
+
+/// The operations whose input carries the caller's `now` and `rootPublicKey` (in `context`
+/// or at the top level).
+const CONTEXT_OPS: &[&str] = &[
+    "dct.verify",
+    "contract.bind",
+    "chain.verify",
+    "chain.verify_store",
+];
+
+/// Issue 27 / product guide §4: a malformed `context.now` or a `rootPublicKey` that is not a
+/// principal id is the *caller's* bad argument, not the token's. Refusing the argument
+/// (`invalid_input`, spec/operations.md §1) is as reasonable as reporting `malformed_token`,
+/// so every case whose context carries such a value accepts `invalid_input` too (decision
+/// D7's malformed-`now` reading: which is reported first, the caller's bad argument or the
+/// token's verdict, is an order the text does not fix; flag `Precedence` until the flag index
+/// has a caller-input flag).
+fn amend_caller_input(case: &mut Case) {
+    if !CONTEXT_OPS.contains(&case.op.as_str()) {
+        return;
+    }
+    let field = |name: &str| {
+        case.input
+            .get("context")
+            .and_then(|c| c.get(name))
+            .or_else(|| case.input.get(name))
+            .cloned()
+    };
+    let bad_now = field("now").is_some_and(|v| {
+        v.as_str()
+            .is_none_or(|s| delegateos_reference::timestamp::Timestamp::parse(s).is_err())
+    });
+    let bad_root = field("rootPublicKey").is_some_and(|v| {
+        v.as_str()
+            .is_none_or(|s| !delegateos_reference::encoding::is_principal_id(s))
+    });
+    if bad_now || bad_root {
+        add_outcome(
+            case,
+            "D7",
+            "Precedence",
+            Expected::invalid("invalid_input", "input"),
+        );
+    }
+}
+
+/// The decoded SignedJSONToken of a `dct.verify` input, if it decodes.
+fn decoded_token(case: &Case) -> Option<serde_json::Value> {
+    let text = case.input.get("token")?.get("token")?.as_str()?;
+    let bytes = delegateos_reference::encoding::b64u_decode(text).ok()?;
+    serde_json::from_slice(&bytes).ok()
+}
+
+/// Issue 27: a token whose depth (step 8's `authority.chainDepth + attenuations.length`)
+/// already exceeds `authority.maxChainDepth` — at issuance, or with the attenuations it carries —
+/// breaks the §8.2/4 bound in its structure; a verifier that rejects it in step 1 as
+/// `malformed_token` ("validate structure") takes a reasonable reading (D4, flag
+/// `DepthSemantics`).
+fn amend_depth_at_issuance(case: &mut Case) {
+    if case.op != "dct.verify" {
+        return;
+    }
+    let Some(token) = decoded_token(case) else {
+        return;
+    };
+    let authority = token.get("authority");
+    let get = |k: &str| {
+        authority
+            .and_then(|a| a.get(k))
+            .and_then(serde_json::Value::as_u64)
+    };
+    let attenuations = token
+        .get("attenuations")
+        .and_then(serde_json::Value::as_array)
+        .map_or(0, Vec::len) as u64;
+    if let (Some(depth), Some(max)) = (get("chainDepth"), get("maxChainDepth")) {
+        if depth.saturating_add(attenuations) > max {
+            add_outcome(
+                case,
+                "D4",
+                "DepthSemantics",
+                Expected::invalid("malformed_token", "10.1/1"),
+            );
+        }
+    }
+}
+
+/// ISO 8601 spellings outside the D5 profile that name an instant, with the profile spelling
+/// of that instant (issue 27): week and ordinal dates, the basic format, a decimal comma,
+/// `24:00` (end of day, ISO 8601:2004 §4.2.3), an hour-only offset, no seconds (reduced
+/// precision), an expanded year, and the real leap second of 2016-12-31 (ordered here as the
+/// next instant; every case compares it with a 2026 time). The spec says "ISO 8601 UTC"
+/// (§1.2), so accepting them with the right instant is as reasonable as D5's profile.
+/// Forms ISO 8601 does not have (month 13, day 32, second 60 outside a leap second, lowercase
+/// designators, a space separator, no offset, an offset mixing basic and extended format)
+/// stay refusals.
+pub(crate) const ISO8601_FORMS: &[(&str, &str)] = &[
+    ("2016-12-31T23:59:60Z", "2017-01-01T00:00:00Z"),
+    ("2016-12-31T23:59:60.5Z", "2017-01-01T00:00:00.5Z"),
+    ("2026-01-01T24:00:00Z", "2026-01-02T00:00:00Z"),
+    ("2026-03-01T24:00:00Z", "2026-03-02T00:00:00Z"),
+    ("2026-01-01T00:00:00+00", "2026-01-01T00:00:00Z"),
+    ("2026-01-01T00:00Z", "2026-01-01T00:00:00Z"),
+    ("+002026-01-01T00:00:00Z", "2026-01-01T00:00:00Z"),
+    ("20260101T000000Z", "2026-01-01T00:00:00Z"),
+    ("2026-01-01T00:00:00,5Z", "2026-01-01T00:00:00.5Z"),
+    ("2026-W01-4T00:00:00Z", "2026-01-01T00:00:00Z"),
+    ("2026-001T00:00:00Z", "2026-01-01T00:00:00Z"),
+    ("2026-03-01T11:30Z", "2026-03-01T11:30:00Z"),
+    ("+002026-03-01T11:30:00Z", "2026-03-01T11:30:00Z"),
+];
+
+/// The profile spelling of an ISO 8601 form of [`ISO8601_FORMS`].
+pub(crate) fn iso8601_equivalent(text: &str) -> Option<&'static str> {
+    ISO8601_FORMS
+        .iter()
+        .find(|(form, _)| *form == text)
+        .map(|(_, profile)| *profile)
+}
+
+fn contains_iso_form(v: &serde_json::Value) -> bool {
+    match v {
+        serde_json::Value::String(s) => iso8601_equivalent(s).is_some(),
+        serde_json::Value::Array(a) => a.iter().any(contains_iso_form),
+        serde_json::Value::Object(o) => o.values().any(contains_iso_form),
+        _ => false,
+    }
+}
+
+/// Issue 27 (D5): the other reading of an ISO 8601 form outside the profile. For
+/// `timestamp.compare` the order of the two instants; for `dct.create` and
+/// `revocation.create_entry` a created object (verdict only). `dct.verify` cases build their own other reading where they build the
+/// token (the area knows the instant), and `companions` maps the `timestamp.compare` one.
+fn amend_iso8601(case: &mut Case) {
+    let refused = matches!(&case.expect, Expectation::Invalid { .. });
+    if !refused {
+        return;
+    }
+    match case.op.as_str() {
+        "timestamp.compare" => {
+            let parse = |k: &str| -> Option<i128> {
+                let s = case.input.get(k)?.as_str()?;
+                let s = iso8601_equivalent(s).unwrap_or(s);
+                Some(
+                    delegateos_reference::timestamp::Timestamp::parse(s)
+                        .ok()?
+                        .unix_nanos(),
+                )
+            };
+            if !contains_iso_form(&case.input) {
+                return;
+            }
+            if let (Some(a), Some(b)) = (parse("a"), parse("b")) {
+                let order = match a.cmp(&b) {
+                    std::cmp::Ordering::Less => -1,
+                    std::cmp::Ordering::Equal => 0,
+                    std::cmp::Ordering::Greater => 1,
+                };
+                add_outcome(
+                    case,
+                    "D5",
+                    "TimestampOffset",
+                    Expected::valid(json!({ "order": order })),
+                );
+            }
+        }
+        "dct.create" | "revocation.create_entry" if contains_iso_form(&case.input) => {
+            add_outcome(case, "D5", "TimestampOffset", Expected::valid(json!({})));
+        }
+        _ => {}
+    }
+}
+
+/// Issue 27 (D5): an expiry that is no time at all (February 30, month 13, second 60 outside a
+/// leap second) must be refused, but *which* code refuses it is a decision: `malformed_token`
+/// at step 1 (ours) or `expired` at step 5 from a verifier that treats an unparseable expiry
+/// as already past. Cases whose faulty timestamp is an `expiresAt` accept both.
+fn amend_timestamp_garbage_code(case: &mut Case) {
+    if case.op != "dct.verify" {
+        return;
+    }
+    let garbage = case
+        .requirements
+        .iter()
+        .any(|r| r == "PRIM-TIME-CALENDAR" || r == "PRIM-TIME-LEAP-SECOND");
+    let malformed =
+        case.expect.outcomes().first().is_some_and(
+            |o| matches!(o, Expected::Invalid { code, .. } if code == "malformed_token"),
+        );
+    let expiry = case.description.contains("expiresAt") && !case.description.contains("issuedAt");
+    let iso_form = ISO8601_FORMS
+        .iter()
+        .any(|(form, _)| case.description.contains(form));
+    if garbage && malformed && expiry && !iso_form && !contains_iso_form(&case.input) {
+        add_outcome(
+            case,
+            "D5",
+            "TimestampOffset",
+            Expected::invalid("expired", "10.1/5"),
+        );
+    }
+}
+
+/// Descriptions of `dct.verify` cases whose token has a member of the wrong JSON type (or is no
+/// object): §3.1 types every member and step 1 validates the structure, so the refusal is the
+/// text's even where the cited requirement's decision (D9, D23) is hardening. A value of the
+/// right type outside the profile (`-1`, `1.5`, `2^53`, a padded id) and an optional attenuation
+/// member that is `null` (D23) are not type faults.
+const TYPE_FAULTS: &[&str] = &[
+    "wrong JSON type",
+    " is true",
+    " is false",
+    " is an object",
+    " is an array",
+    " is a number",
+    " (a number)",
+    " as a string",
+    " is the string `",
+    " is a list holding null",
+    "].resource is null",
+    " whose resource is null",
+    " whose action is null",
+    "authority.expiresAt is null",
+    "authority.maxBudgetMicrocents is null",
+    "authority.maxChainDepth is null",
+    "decoded JSON is null",
+    "decoded JSON is a string",
+    "decoded JSON is an array",
+];
+
+/// Names, in the case, the clause that decides it where the rule of issue 27 needs one the
+/// cited requirements do not give:
+/// - `json.canonicalize` refusing what is not I-JSON: §1.2 names RFC 8785, whose input is
+///   I-JSON (RFC 7493 §2.1–2.2: UTF-8 without lone surrogates, unique member names, numbers
+///   that are IEEE doubles);
+/// - a token member of the wrong JSON type ([`TYPE_FAULTS`]): §3.1's interface and step 1;
+/// - a wrong-revoker entry that must not revoke: §4.1's `revokedBy` "must be the signer of
+///   the revoked block" (§10.1 step 2 checks only `isRevoked(revId)`; the case rests on §4.1).
+fn name_clauses(case: &mut Case) {
+    const IJSON: &[&str] = &[
+        "PRIM-JSON-LONE-SURROGATE",
+        "PRIM-JSON-DUPLICATE-KEY",
+        "PRIM-JSON-NUMBER-RANGE",
+        "PRIM-JSON-UTF8",
+    ];
+    let mut clause = None;
+    if case.op == "json.canonicalize"
+        && case
+            .requirements
+            .iter()
+            .any(|r| IJSON.contains(&r.as_str()))
+        && matches!(&case.expect, Expectation::Invalid { .. })
+    {
+        clause = Some("spec §1.2: RFC 8785 canonicalizes I-JSON, RFC 7493 §2.1–2.2");
+    }
+    if case.op == "dct.verify"
+        && case.expect.outcomes().first().is_some_and(
+            |o| matches!(o, Expected::Invalid { code, .. } if code == "malformed_token"),
+        )
+        && TYPE_FAULTS.iter().any(|p| case.description.contains(p))
+    {
+        clause = Some(
+            "spec §3.1: the SignedJSONToken interface types; §10.1 step 1: \"validate \
+             structure\"",
+        );
+    }
+    if case.flags.iter().any(|f| f == "RevocationWrongRevoker") {
+        clause = Some(
+            "spec §4.1: `revokedBy` must be the signer of the revoked block; §10.1 step 2 \
+             looks the id up in that list",
+        );
+    }
+    if let Some(clause) = clause {
+        if crate::levels::named_clause(&case.description).is_none() {
+            case.description = format!("{} ({clause})", case.description);
+        }
+    }
 }
 
 /// The checks whose §6.2 text gives no score (only `regex_match` and `json_schema` have one).
@@ -491,11 +834,20 @@ fn amend_listed(case: &mut Case) -> Result<(), String> {
     Ok(())
 }
 
-/// The level of `case` (see the module documentation).
+/// The level of `case` (see the module documentation): the audit's override, else the lower
+/// of what its flags and expectation give and its ceiling under the level rule of issue 27
+/// ([`crate::levels`]: a case citing a requirement that rests on a decision inherits that
+/// decision's level unless a clause of the text is named).
 pub fn level_of(case: &Case) -> Level {
     if let Some((_, level)) = LEVEL_OVERRIDES.iter().find(|(id, _)| *id == case.id) {
         return *level;
     }
+    let (ceiling, _) = levels::ceiling_embedded(&case.requirements, &case.description);
+    levels::lower(derived_level(case), ceiling)
+}
+
+/// The level from flags and expectation alone (rules 2–4 of the module documentation).
+fn derived_level(case: &Case) -> Level {
     let flag_hardening = case
         .flags
         .iter()
@@ -538,6 +890,8 @@ pub fn listed_ids() -> Vec<String> {
         &[3, 4, 5, 6, 7, 9, 10, 25, 26, 29, 50, 52, 53],
     );
     push("dct-expanded-", &[102, 105, 106]);
+    push("chain-invariants-", &[90, 92, 93, 97, 107, 114]);
+    push("chain-store-", &[45, 47]);
     push("dct-redteam-", &[5, 6, 43]);
     for id in [
         "dct-attenuate-0038",

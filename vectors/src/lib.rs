@@ -12,6 +12,7 @@
 //! | [`load`] | reading files, JSON Schema validation (`spec/schemas/vector.schema.json`) |
 //! | [`judge`] | expectation × actual outcome → verdict with a unified diff |
 //! | [`keys`], [`flags`] | the fixed published keys; every flag's note |
+//! | [`levels`] | the level rule: a case's ceiling from the clauses and decisions its requirements rest on |
 //! | [`operations`] | the operation catalogue of `spec/operations.md` (embedded) |
 //! | [`requirements`] | requirement ids and sections from `spec/requirements.md` (embedded) |
 //! | [`severity`] | the severity model of `spec/severity.md`: direction, effect, severity and finding key of a failure |
@@ -32,6 +33,7 @@ pub mod format;
 pub mod generate;
 pub mod judge;
 pub mod keys;
+pub mod levels;
 pub mod load;
 pub mod operations;
 #[cfg(feature = "generator")]

@@ -10,8 +10,9 @@ How it is built: a private copy of the careful library (harness/adapters/python/
 delegateos_mini.py) is loaded and a handful of its functions / constants are overridden below,
 each with a comment naming the decision it takes the other side of. The protocol loop, input
 decoding and error mapping are the example adapter's (harness/adapters/python/adapter.py).
-`check.run` and `output.verify` are its own (§6.2-§6.4, §10.3 as written; `regex_match` and
-JSON Schema are answered `skipped`), and so are `attestation.create`/`verify`,
+`check.run` and `output.verify` are its own (§6.2-§6.4, §10.3 as written; `regex_match` through
+`ecmaregex.py`, ECMAScript semantics on Python `re` — `DELEGATEOS_LITERAL_REGEX=re` uses `re`
+itself; JSON Schema draft-07 with ajv strict's refusals through `draft07.py`), and so are `attestation.create`/`verify`,
 `contract.create`/`verify_signature`/`bind` (§5, §7) and the libsodium-only Ed25519 verify (D10),
 and `mcp.filter_tools` / `mcp.call` / `mcp.session` (§11.3, arch §6), at the end of this file.
 Needs the example adapter's venv (PyNaCl): `bash harness/adapters/python/setup.sh`, then
@@ -73,6 +74,131 @@ def b64url_decode(text: str) -> bytes:
 
 
 lib.b64url_decode = b64url_decode
+
+
+# --- D5: ISO 8601 as the text says ("Timestamps: ISO 8601 UTC", §1.2) ------------------------------
+# D5 accepts only an RFC 3339 profile. Literal: every ISO 8601 (2004) date-time in UTC or with an
+# offset — calendar, ordinal or week date, extended or basic format used consistently, reduced
+# precision (no seconds), a decimal point or comma, `24:00:00` (end of day), an hour-only offset,
+# an expanded year with its sign, and second 60 on the dates that had a positive leap second
+# (read as the instant after 23:59:59). Still refused: what ISO 8601 has not (month 13, February
+# 30, second 60 elsewhere, lowercase designators, a space separator, no UTC designator or
+# offset, a basic offset after an extended time, non-ASCII digits, more than 9 fraction digits).
+_strict_parse_timestamp = lib.parse_timestamp
+
+_LEAP_SECOND_DATES = {
+    "1972-06-30", "1972-12-31", "1973-12-31", "1974-12-31", "1975-12-31", "1976-12-31",
+    "1977-12-31", "1978-12-31", "1979-12-31", "1981-06-30", "1982-06-30", "1983-06-30",
+    "1985-06-30", "1987-12-31", "1989-12-31", "1990-12-31", "1992-06-30", "1993-06-30",
+    "1994-06-30", "1995-12-31", "1997-06-30", "1998-12-31", "2005-12-31", "2008-12-31",
+    "2012-06-30", "2015-06-30", "2016-12-31",
+}
+_YEAR = r"(?P<year>[+-][0-9]{6}|[0-9]{4})"
+_EXT = re.compile(
+    _YEAR + r"-(?:(?P<month>[0-9]{2})-(?P<day>[0-9]{2})|W(?P<week>[0-9]{2})-(?P<wday>[0-9])|(?P<yday>[0-9]{3}))"
+    r"T(?P<hour>[0-9]{2}):(?P<minute>[0-9]{2})(?::(?P<second>[0-9]{2}))?(?:[.,](?P<fraction>[0-9]{1,9}))?"
+    r"(?P<offset>Z|[+-][0-9]{2}(?::[0-9]{2})?)",
+    re.ASCII,
+)
+_BASIC = re.compile(
+    _YEAR + r"(?:(?P<month>[0-9]{2})(?P<day>[0-9]{2})|W(?P<week>[0-9]{2})(?P<wday>[0-9])|(?P<yday>[0-9]{3}))"
+    r"T(?P<hour>[0-9]{2})(?P<minute>[0-9]{2})(?P<second>[0-9]{2})?(?:[.,](?P<fraction>[0-9]{1,9}))?"
+    r"(?P<offset>Z|[+-][0-9]{2}(?:[0-9]{2})?)",
+    re.ASCII,
+)
+
+
+def _iso_days(m: "re.Match") -> int:
+    """Days since 1970-01-01 of the date part; raises on a date ISO 8601 does not have."""
+    y = int(m.group("year"))
+    bad = DelegateError("invalid_timestamp", "no such date")
+    if m.group("month") is not None:
+        mo, d = int(m.group("month")), int(m.group("day"))
+        if not (1 <= mo <= 12 and 1 <= d <= lib._days_in_month(y, mo)):
+            raise bad
+        return lib._days_from_civil(y, mo, d)
+    if m.group("yday") is not None:
+        n = int(m.group("yday"))
+        length = 366 if lib._days_in_month(y, 2) == 29 else 365
+        if not 1 <= n <= length:
+            raise bad
+        return lib._days_from_civil(y, 1, 1) + n - 1
+    week, wday = int(m.group("week")), int(m.group("wday"))
+    jan4 = lib._days_from_civil(y, 1, 4)
+    monday1 = jan4 - ((jan4 + 3) % 7)  # 1970-01-01 was a Thursday
+    next_jan4 = lib._days_from_civil(y + 1, 1, 4)
+    weeks = (next_jan4 - ((next_jan4 + 3) % 7) - monday1) // 7
+    if not (1 <= week <= weeks and 1 <= wday <= 7):
+        raise bad
+    return monday1 + (week - 1) * 7 + wday - 1
+
+
+def parse_timestamp_iso8601(text: Any) -> int:
+    try:
+        return _strict_parse_timestamp(text)
+    except DelegateError:
+        pass
+    m = (_EXT.fullmatch(text) or _BASIC.fullmatch(text)) if isinstance(text, str) else None
+    if m is None:
+        raise DelegateError("invalid_timestamp", f"not an ISO 8601 UTC time: {text!r}")
+    days = _iso_days(m)
+    h, mi = int(m.group("hour")), int(m.group("minute"))
+    sec = int(m.group("second") or 0)
+    fraction = m.group("fraction") or ""
+    offset = m.group("offset")
+    if offset == "Z":
+        off = 0
+    else:
+        oh, om = int(offset[1:3]), int(offset[3:].lstrip(":") or 0)
+        if oh > 23 or om > 59:
+            raise DelegateError("invalid_timestamp", "bad offset")
+        off = (oh * 3600 + om * 60) * (1 if offset[0] == "+" else -1)
+    if h == 24:
+        if mi or sec or fraction.strip("0"):
+            raise DelegateError("invalid_timestamp", "24 is only 24:00:00")
+    elif h > 23 or mi > 59:
+        raise DelegateError("invalid_timestamp", "no such time")
+    if sec == 60:
+        date = text[: text.index("T")]
+        if not (off == 0 and h == 23 and mi == 59 and date in _LEAP_SECOND_DATES):
+            raise DelegateError("invalid_timestamp", "second 60 outside a leap second")
+    elif sec > 59:
+        raise DelegateError("invalid_timestamp", "no such second")
+    seconds = days * 86400 + h * 3600 + mi * 60 + sec - off
+    return seconds * 1_000_000_000 + int(fraction.ljust(9, "0"))
+
+
+lib.parse_timestamp = parse_timestamp_iso8601
+
+
+# --- Caller errors (product guide §4, issue 27) ----------------------------------------------------
+# `now` and `rootPublicKey` are the caller's arguments, not parts of the token: one that is not a
+# timestamp of the operation catalogue's profile (spec/operations.md §1: "`now` is always an
+# input" in D5's profile) or not a principal id is refused as `invalid_input` before the token is
+# looked at.
+def _caller_context(ctx: Any) -> None:
+    if not isinstance(ctx, dict):
+        return
+    if "now" in ctx:
+        try:
+            _strict_parse_timestamp(ctx["now"])
+        except DelegateError as e:
+            raise example.InvalidInput(f"now: {e.detail}") from e
+    if "rootPublicKey" in ctx and lib.principal_key(ctx["rootPublicKey"]) is None:
+        raise example.InvalidInput("rootPublicKey is not a principal id")
+
+
+def _with_caller_checks(op: Any, where: str | None) -> Any:
+    def run(inp: Any) -> dict:
+        if isinstance(inp, dict):
+            _caller_context(inp.get(where) if where else inp)
+        return op(inp)
+
+    return run
+
+
+for _name, _where in (("dct.verify", "context"), ("chain.verify", None), ("chain.verify_store", None)):
+    example.OPERATIONS[_name] = _with_caller_checks(example.OPERATIONS[_name], _where)
 
 
 # --- D2: `/a/**` does not match `/a` -------------------------------------------------------------
@@ -285,35 +411,73 @@ def check_revocation_entry(entry: Any) -> None:
 lib.check_revocation_entry = check_revocation_entry
 
 
+# `toJSON(): string` (§4.2) gives no format (D22 picks a bare array of entries). This list
+# writes its own: an object with a format tag and the entries in insertion order, and `fromJSON`
+# reads exactly that. So it declares no `revocation.from_json` (whose cases feed D22's array
+# text); its round trip is `revocation.list`'s `roundtrip` (issue 27).
+LIST_FORMAT = "delegateos-literal-revocations-1"
+
+
+def _to_json(self: Any) -> str:
+    import json as _json
+
+    return _json.dumps({"format": LIST_FORMAT, "entries": self.entries}, ensure_ascii=False)
+
+
 def _from_json(cls: Any, text: str) -> Any:
     try:
         value = lib.parse_json(text)
     except ValueError as e:
         raise DelegateError("invalid_json", str(e)) from e
-    if not isinstance(value, list):
-        raise DelegateError("malformed_entry", "fromJSON text must be an array of entries")
+    if not isinstance(value, dict) or value.get("format") != LIST_FORMAT:
+        raise DelegateError("malformed_entry", f"fromJSON reads {LIST_FORMAT} text")
+    entries = value.get("entries")
+    if not isinstance(entries, list):
+        raise DelegateError("malformed_entry", "fromJSON text without an entries array")
     result = cls()
-    for entry in value:
+    for entry in entries:
         try:
             result.add(entry)
         except DelegateError:
-            continue
+            continue  # D6's all-or-nothing is a decision: an entry that cannot revoke is skipped
     return result
 
 
+lib.RevocationList.to_json = _to_json
 lib.RevocationList.from_json = classmethod(_from_json)
+del example.OPERATIONS["revocation.from_json"]
 
 
 # --- D26: delegation chains with §8.2 only --------------------------------------------------------
 # §8.2 lists five invariants and no codes; D26 adds the parentId link, "exactly one more
-# attenuation" and "the DCT describes the record", each with its own code. Literal: the five
-# invariants only ("attenuated from" = the parent's token plus at least one attenuation), every
-# invariant failure reported with one code (root_invalid), the DCT itself still verified
-# (steps 1-6, its own denial codes).
+# attenuation", "the DCT describes the record" and the verification of every delegation's DCT
+# through steps 1-6, each with its own code. Literal (issue 27): the five invariants only, every
+# structural invariant failure reported with one code (root_invalid). The tokens themselves are
+# verified separately, where they are used (`dct.verify`), not here: an expired, revoked or
+# wrongly rooted root DCT breaks no invariant. Invariant 5, "Child DCT must be attenuated from
+# parent DCT", is read with §3.4: the child token is the parent token plus at least one
+# attenuation, and each added block is an attenuation — made by the current delegatee, narrowing
+# (§3.4 step 4, the checks of §10.1 step 4) and signed by its attenuator over its prefix (§3.4
+# steps 6-7); such a failure keeps its own code (attenuation_violation, invalid_signature).
+# Invariant 4 needs the root DCT's maxChainDepth, so the DCTs are decoded (step 1).
+def _added_blocks_are_attenuations(token: dict, first_new: int) -> None:
+    authority, attenuations, signatures = token["authority"], token["attenuations"], token["signatures"]
+    state = lib.ChainState(authority)
+    for i, t in enumerate(attenuations):
+        state.apply(t, i)
+    for i in range(first_new, len(attenuations)):
+        sig = signatures[i + 1] if i + 1 < len(signatures) else None
+        payload = {"authority": authority, "attenuations": attenuations[: i + 1]}
+        digest = lib.blake2b256(lib.canonical_bytes(payload))
+        key = lib.principal_key(attenuations[i]["attenuator"])
+        raw = lib.signature_bytes(sig.get("signature")) if isinstance(sig, dict) else None
+        if key is None or raw is None or not lib.ed25519_verify(key, digest, raw):
+            raise DelegateError("invalid_signature", f"attenuations[{i}] is not signed by its attenuator (§3.4 step 7)")
+
+
 def verify_chain(delegations: Any, root_public_key: str, now: str, revocations: list) -> None:
     if not isinstance(delegations, list) or not delegations:
         raise DelegateError("malformed_delegation", "the chain must be a non-empty array")
-    ctx = {"now": now, "spentMicrocents": 0, "rootPublicKey": root_public_key, "revocations": revocations}
 
     def broken(why: str) -> DelegateError:
         return DelegateError("root_invalid", why)  # one code for every §8.2 invariant
@@ -343,7 +507,7 @@ def verify_chain(delegations: Any, root_public_key: str, now: str, revocations: 
             )
             if not attenuated:
                 raise broken(f"8.2/5 delegations[{i}]")
-        lib.verify_dct(d["dct"], ctx, check_request=False)
+            _added_blocks_are_attenuations(token, k)
         parent, parent_token = d, token
 
 
@@ -446,9 +610,8 @@ example.OPERATIONS["jsonrpc.classify"] = op_jsonrpc_classify
 # --- §6.2 / §6.3 / §6.4 / §10.3: checks and output verification, from the text alone -------------
 # D12/D28/D29/D30 are not consulted. Each built-in is what a TypeScript implementation of the
 # §6.2 sentences would do; where the text is silent, the most lenient such implementation is
-# taken and the silence is named in a comment. `regex_match` (ECMAScript `new RegExp`) and
-# `json_schema` / `schema_match` (ajv draft-07) cannot be done faithfully with the Python
-# stdlib: a case that reaches one of them is answered `skipped`, never guessed.
+# taken and the silence is named in a comment. What `ecmaregex` / `draft07` cannot render
+# faithfully is answered `skipped`, never guessed.
 class Unsupported(Exception):
     """The case needs something this adapter cannot do faithfully (reported `skipped`)."""
 
@@ -695,18 +858,89 @@ def check_output_equals(output: Any, params: Any) -> dict:
     return {"passed": _deep_equal(output, p["expected"])}  # no score in §6.2
 
 
-def _unsupported_regex(output: Any, params: Any) -> dict:
-    raise Unsupported("regex_match: §6.2 needs ECMAScript RegExp; Python `re` is another dialect")
+# §6.2 regex_match: "If field is set, extracts output[field] (dot-path). Tests against
+# new RegExp(pattern, flags). Score: 1.0 if match, 0.0 if not." `ecmaregex` parses the pattern
+# with ECMAScript's grammar and runs it through Python `re` with ECMAScript's meaning (see its
+# docstring); `new RegExp` throwing (a SyntaxError) is reported as `invalid_params`, the code the
+# suite uses for a check's bad params. `RegExp.prototype.test` stringifies its argument, so a
+# missing field is "undefined" and a non-string output its JavaScript String(…) (the text says
+# nothing else). DELEGATEOS_LITERAL_REGEX=re runs Python's own `re` on the pattern instead — the
+# dialect mistake an implementation in Python makes; it must fail only regex_match cases.
+sys.path.insert(0, HERE)
+import ecmaregex  # noqa: E402
+
+REGEX_ENGINE = os.environ.get("DELEGATEOS_LITERAL_REGEX", "ecmascript")
 
 
-def _unsupported_schema(output: Any, params: Any) -> dict:
-    raise Unsupported("json_schema: §6.2 needs an ajv/draft-07 validator; not in the stdlib")
+def _test_stdlib_re(pattern: str, flags: str, subject: str) -> bool:
+    table = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL, "u": 0}
+    bits = 0
+    for f in flags:
+        if f not in table:
+            raise DelegateError("invalid_params", f"flag {f!r}")
+        bits |= table[f]
+    try:
+        height = ecmaregex.translate(pattern, flags)[2]
+    except (ecmaregex.JsSyntaxError, ecmaregex.Unsupported):
+        height = 0
+    if height >= 2 and len(subject) > 24:
+        raise Unsupported("nested quantifiers on a long subject: exponential backtracking in re")
+    try:
+        return re.search(pattern, subject, bits) is not None
+    except re.error as e:
+        raise DelegateError("invalid_params", f"re: {e}") from e
+
+
+def check_regex_match(output: Any, params: Any) -> dict:
+    p = _params(params)
+    pattern = p.get("pattern", UNDEFINED)
+    pattern = "(?:)" if pattern is UNDEFINED else _js_string(pattern)  # new RegExp(undefined) = /(?:)/
+    flags = p.get("flags", UNDEFINED)
+    flags = "" if flags is UNDEFINED else _js_string(flags)
+    value = _extract(output, p)
+    subject = "undefined" if value is UNDEFINED else _js_string(value)
+    if REGEX_ENGINE == "re":
+        matched = _test_stdlib_re(pattern, flags, subject)
+    else:
+        try:
+            matched = ecmaregex.test(pattern, flags, subject)
+        except ecmaregex.JsSyntaxError as e:
+            raise DelegateError("invalid_params", f"new RegExp throws: {e}") from e
+        except ecmaregex.Unsupported as e:
+            raise Unsupported(f"regex_match: {e}") from e
+    return {"passed": matched, "score": 1.0 if matched else 0.0}
+
+
+# §6.2 json_schema: "Validates output against JSON Schema draft-07 using ajv strict mode. Pass:
+# Valid. Score: 1.0 if valid, 0.0 if not." `draft07.py` is that validator (stdlib only): a schema
+# ajv strict refuses to compile is `invalid_schema`; what it cannot render faithfully is skipped.
+import draft07  # noqa: E402
+
+
+def ajv_validate(schema: Any, output: Any) -> bool:
+    try:
+        if output is UNDEFINED:  # ajv.validate(schema, undefined): only an empty schema passes
+            draft07.check_schema(schema, schema)
+            return schema is True or schema == {}
+        return draft07.validate(schema, output)
+    except draft07.SchemaError as e:
+        raise DelegateError("invalid_schema", str(e)) from e
+    except draft07.Unsupported as e:
+        raise Unsupported(f"json_schema: {e}") from e
+
+
+def check_json_schema(output: Any, params: Any) -> dict:
+    schema = _params(params).get("schema", UNDEFINED)
+    if schema is UNDEFINED:
+        raise DelegateError("invalid_schema", "ajv.compile(undefined) throws")
+    ok = ajv_validate(schema, output)
+    return {"passed": ok, "score": 1.0 if ok else 0.0}
 
 
 # §6.3 createDefaultRegistry: the seven built-ins.
 REGISTRY = {
-    "regex_match": _unsupported_regex,
-    "json_schema": _unsupported_schema,
+    "regex_match": check_regex_match,
+    "json_schema": check_json_schema,
     "string_length": check_string_length,
     "array_length": check_array_length,
     "field_exists": check_field_exists,
@@ -739,7 +973,13 @@ def verify_output(spec: Any, output: Any) -> dict:
         raise _bad_spec("verification is not an object")
     method = spec.get("method")
     if method == "schema_match":
-        raise Unsupported("schema_match: needs an ajv/draft-07 validator; not in the stdlib")
+        # §10.3: `ajv.validate(contract.verification.schema, output) ? {passed: true, score: 1.0}
+        # : {passed: false, score: 0.0, …}`.
+        schema = spec.get("schema", UNDEFINED)
+        if schema is UNDEFINED:
+            raise DelegateError("invalid_schema", "ajv.validate(undefined, …) throws")
+        ok = ajv_validate(schema, output)
+        return {"passed": ok, "score": 1.0 if ok else 0.0}
     if method == "deterministic_check":
         fn = registry_get(spec.get("checkName"))  # "throws if not found"
         result = dict(fn(output, spec.get("checkParams")))
@@ -913,9 +1153,14 @@ def op_attestation_verify(inp: dict) -> dict:
     result = att.get("result")
     output = result.get("output", UNDEFINED) if isinstance(result, dict) else UNDEFINED
     verification = _member(contract, "verification", "malformed_contract")
-    # Step 2: "Verify output against contract's outputSchema (if schema_match)" — needs ajv.
+    # Step 2: "Verify output against contract's outputSchema (if schema_match)" (ajv, draft-07).
     if isinstance(verification, dict) and verification.get("method") == "schema_match":
-        raise Unsupported("schema_match: the outputSchema check needs an ajv/draft-07 validator")
+        task = contract.get("task")
+        schema = task.get("outputSchema", UNDEFINED) if isinstance(task, dict) else UNDEFINED
+        if schema is UNDEFINED:
+            raise DelegateError("malformed_contract", "schema_match without task.outputSchema")
+        if not ajv_validate(schema, output):
+            raise DelegateError("schema_mismatch", "the output does not match task.outputSchema")
     # Step 3: "Run contract's verification spec against output" (§10.3, as output.verify).
     if not verify_output(verification, output)["passed"]:
         raise DelegateError("verification_failed", "the contract's verification spec did not pass")
@@ -975,6 +1220,7 @@ LITERAL_OPS = {
     "contract.bind": op_contract_bind,
 }
 example.OPERATIONS.update(LITERAL_OPS)
+example.OPERATIONS["contract.bind"] = _with_caller_checks(op_contract_bind, None)
 
 
 # --- §11 / architecture §6: the MCP plugin, from the text alone ---------------------------------

@@ -728,7 +728,8 @@ fn invariants(g: &mut Group, k: &Keys) {
     case(
         g,
         95,
-        "the grandchild's attenuation grants a capability the parent lacks",
+        "the grandchild's attenuation grants a capability the parent lacks (spec §8.2 invariant 5: \
+         a widening block is no attenuation, §3.4 step 4)",
         DV,
         &[],
         input(k, &with_d(2, &|d| set(d, "dct", widen.serialized()))),
@@ -750,7 +751,8 @@ fn invariants(g: &mut Group, k: &Keys) {
     case(
         g,
         96,
-        "the child's DCT attenuation is signed by mallory instead of alice",
+        "the child's DCT attenuation is signed by mallory instead of alice (spec §8.2 invariant \
+         5: a block its attenuator did not sign is no attenuation, §3.4 step 7)",
         DV,
         &[],
         input(k, &forged_d),

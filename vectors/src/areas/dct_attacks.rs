@@ -2545,15 +2545,42 @@ fn build_malformed(g: &mut Group, k: &Keys) {
         } else {
             "PRIM-TIME-REJECT-FORMS"
         };
+        // Issue 27 (D5): an ISO 8601 form outside the profile names an instant; a verifier that
+        // reads it as that instant answers what the same token spelled in the profile gets.
+        let (expect, flags): (Expectation, &[&str]) = match crate::audit::iso8601_equivalent(v) {
+            Some(profile) => {
+                let same = base.clone().set(ptr, json!(profile)).resign();
+                let other = match delegateos_reference::ops::run(
+                    "dct.verify",
+                    &super::dct_support::verify_input(same.ser(), &ctx),
+                ) {
+                    delegateos_reference::ops::Outcome::Ok { output } => Expected::valid(output),
+                    delegateos_reference::ops::Outcome::Error { code, .. } => {
+                        Expected::invalid(&code, "10.1")
+                    }
+                    delegateos_reference::ops::Outcome::Unsupported { .. } => {
+                        Expected::valid(json!({}))
+                    }
+                };
+                (
+                    Expectation::acceptable(
+                        "D5",
+                        vec![Expected::invalid("malformed_token", S1), other],
+                    ),
+                    &["TimestampOffset"],
+                )
+            }
+            None => (malformed(), &[]),
+        };
         verify_token(
             g,
             420 + i as u16,
             &format!("{} {v:?}: {what}", &ptr[1..].replace('/', ".")),
             &[TS, "PRIM-TIME-PROFILE", specific, MALFORMED],
-            &[],
+            flags,
             t.ser(),
             &ctx,
-            malformed(),
+            expect,
         );
     }
 
