@@ -340,10 +340,23 @@ pub fn findings_of(
                 "errored" => Direction::Errored,
                 _ => return None,
             };
+            // A proxy that writes anything but JSON-RPC to stdout breaks every case at the
+            // transport, before the case's own check: the violation observed is
+            // MCP-STDOUT-CLEAN, whatever the case was about.
+            let stdout_noise = vec!["MCP-STDOUT-CLEAN".to_owned()];
+            let requirements = if c
+                .message
+                .as_deref()
+                .is_some_and(|m| m.starts_with(crate::mcp::suite::NON_JSON_STDOUT))
+            {
+                &stdout_noise
+            } else {
+                &c.requirements
+            };
             let assessment = model.assess(&severity::Failure {
                 op: "mcp",
                 flags: &[],
-                requirements: &c.requirements,
+                requirements,
                 direction,
                 expected_code: None,
                 actual_code: None,

@@ -291,7 +291,7 @@ impl Session {
 
     pub(super) fn check_clean(&self) -> Result<(), String> {
         if let Some(g) = self.proxy.garbage.first() {
-            return Err(format!("the proxy wrote a non-JSON line to stdout: {g:?}"));
+            return Err(format!("{}: {g:?}", super::NON_JSON_STDOUT));
         }
         Ok(())
     }
