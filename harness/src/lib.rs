@@ -19,6 +19,8 @@
 //! | [`fuzz`] | differential fuzzing against the reference |
 //! | [`list`] | `list`: the corpus's areas, groups, flags, requirements, cases and ops |
 //! | [`lint`] | `lint`: one token's normative steps and advisory findings |
+//! | [`kit`] | `new-adapter`: the per-language adapter skeletons, generated from the catalogue |
+//! | [`guidance`] | what to implement next, from a run's skipped cases |
 //!
 //! The corpus, its format and the judge live in `delegateos-vectors`.
 
@@ -28,7 +30,9 @@ pub mod exit;
 pub mod expected;
 pub mod filter;
 pub mod fuzz;
+pub mod guidance;
 pub mod html_page;
+pub mod kit;
 pub mod lint;
 pub mod list;
 pub mod mcp;
