@@ -172,6 +172,13 @@ fn python_skeleton() {
     }
     let dir = scratch("python");
     generate("python", &dir);
+    // The example adapter is built on this skeleton: its kit is the generated one, unedited.
+    assert_eq!(
+        std::fs::read_to_string(root().join("harness/adapters/python/delegateos_kit.py")).unwrap(),
+        std::fs::read_to_string(dir.join("delegateos_kit.py")).unwrap(),
+        "harness/adapters/python/delegateos_kit.py is not the generated kit (copy it from \
+         `delegateos-conform new-adapter --lang python DIR`)"
+    );
     let command = format!("python3 -u '{}'", dir.join("adapter.py").display());
     check_empty("python", &command, &dir);
     let adapter = dir.join("adapter.py");

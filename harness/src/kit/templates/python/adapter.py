@@ -11,11 +11,13 @@ fixed clock, the published test keys) are in delegateos_kit.py beside this file.
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Optional, Tuple
 
-import delegateos_kit as kit
-from delegateos_kit import TODO, InvalidInput, Skip, SpecError, fields, hex_bytes, integer, seed, string  # noqa: F401
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # delegateos_kit.py, beside this file
+import delegateos_kit as kit  # noqa: E402
+from delegateos_kit import TODO, InvalidInput, Skip, SpecError, fields, hex_bytes, integer, seed, string  # noqa: E402,F401
 
 IMPLEMENTATION = {
     "name": "my-delegateos",  # your library's name and version, shown in every report
