@@ -180,6 +180,19 @@ fn python_skeleton() {
          `delegateos-conform new-adapter --lang python DIR`)"
     );
     let command = format!("python3 -u '{}'", dir.join("adapter.py").display());
+    // Python 3.9 grammar (the kit's floor), whatever python3 runs the test.
+    let syntax = Command::new("python3")
+        .arg("-c")
+        .arg("import ast, sys\nfor p in sys.argv[1:]: ast.parse(open(p).read(), p, feature_version=(3, 9))")
+        .arg(dir.join("adapter.py"))
+        .arg(dir.join("delegateos_kit.py"))
+        .output()
+        .unwrap();
+    assert!(
+        syntax.status.success(),
+        "not Python 3.9 syntax: {}",
+        text(&syntax)
+    );
     check_empty("python", &command, &dir);
     let adapter = dir.join("adapter.py");
     fill(
@@ -269,6 +282,13 @@ fn go_skeleton() {
         "func base64urlEncode(in Input) (Output, error) {\n\tif err := Fields(in, []string{\"hex\"}); err != nil {\n\t\treturn nil, err\n\t}\n\tb, err := Hex(in, \"hex\")\n\tif err != nil {\n\t\treturn nil, err\n\t}\n\treturn Output{\"text\": B64urlEncode(b)}, nil\n}\n",
     );
     build();
+    let vet = Command::new("go")
+        .current_dir(&dir)
+        .args(["vet", "."])
+        .env("GOTOOLCHAIN", "local")
+        .output()
+        .unwrap();
+    assert!(vet.status.success(), "go vet: {}", text(&vet));
     check(
         "go",
         &command,

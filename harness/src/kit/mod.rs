@@ -481,7 +481,10 @@ pub fn new_adapter(lang: Lang, dir: &Path) -> i32 {
         }
         Err(e) => {
             eprintln!("delegateos-conform: new-adapter: {e}");
-            crate::exit::ConformExitCode::SETUP_ERROR
+            match e {
+                KitError::NotEmpty(_) => crate::exit::ConformExitCode::USAGE,
+                KitError::Io { .. } => crate::exit::ConformExitCode::SETUP_ERROR,
+            }
         }
     }
 }
@@ -489,6 +492,21 @@ pub fn new_adapter(lang: Lang, dir: &Path) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn write_creates_the_files_and_never_overwrites() {
+        let dir = std::env::temp_dir().join(format!("delegateos-kit-unit-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let written = write(Lang::Go, &dir).expect("writes into a new directory");
+        assert_eq!(written.len(), render(Lang::Go).len());
+        assert!(dir.join("ops.go").is_file() && dir.join("kit.go").is_file());
+        assert!(matches!(write(Lang::Go, &dir), Err(KitError::NotEmpty(_))));
+        assert_eq!(
+            new_adapter(Lang::Python, &dir),
+            crate::exit::ConformExitCode::USAGE
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     #[test]
     fn names() {
