@@ -82,6 +82,19 @@ pub enum Command {
     /// The scripted, recording MCP upstream that `mcp` drives proxies against; `--tap` relays
     /// to a real server and records both directions.
     MockUpstream(MockUpstreamArgs),
+    /// Write a runnable adapter skeleton into DIR (new or empty): the protocol loop and one stub
+    /// per operation of spec/operations.md (Rust: an in-process `cargo test` crate).
+    NewAdapter(NewAdapterArgs),
+}
+
+/// `new-adapter`
+#[derive(Debug, Clone, Args)]
+pub struct NewAdapterArgs {
+    /// The skeleton's language.
+    #[arg(long, value_enum)]
+    pub lang: crate::kit::Lang,
+    /// The directory to write (created if absent; must be empty).
+    pub dir: PathBuf,
 }
 
 /// `reference-proxy`
@@ -388,6 +401,7 @@ fn dispatch_command(cli: Cli) -> i32 {
         Command::Explain(args) => crate::explain::run(&args),
         Command::Fuzz(args) => crate::fuzz::cli::run_fuzz(*args),
         Command::Mcp(args) => crate::mcp::cli::dispatch(&args),
+        Command::NewAdapter(args) => crate::kit::new_adapter(args.lang, &args.dir),
     }
 }
 
@@ -559,7 +573,11 @@ pub fn run_command(args: &RunArgs) -> i32 {
     }
     if output.interrupted.is_none() {
         if let Some(problem) = cannot_fail(&output.operations, &args.extra_ops, &output.results) {
-            return setup_failure(args, &command, format!("setup error: {problem}"));
+            let code = setup_failure(args, &command, format!("setup error: {problem}"));
+            if let Some(line) = crate::guidance::message(&selected, &output.results, true) {
+                error(line);
+            }
+            return code;
         }
     }
     let all_ids: Vec<&str> = all.iter().map(|c| c.id.as_str()).collect();
@@ -594,6 +612,11 @@ pub fn run_command(args: &RunArgs) -> i32 {
         if let Err(e) = write_output(Some(path), &report.render(*format)) {
             error(e);
             return ConformExitCode::SETUP_ERROR;
+        }
+    }
+    if output.interrupted.is_none() {
+        if let Some(line) = crate::guidance::message(&selected, &output.results, false) {
+            error(line);
         }
     }
     report.exit_code()

@@ -21,6 +21,8 @@
 //! | [`list`] | `list`: the corpus's areas, groups, flags, requirements, cases and ops |
 //! | [`lint`] | `lint`: one token's normative steps and advisory findings |
 //! | [`explain`] | `explain CASE`: one case in full, decoded, with how to reproduce it |
+//! | [`kit`] | `new-adapter`: the per-language adapter skeletons, generated from the catalogue |
+//! | [`guidance`] | what to implement next, from a run's skipped cases |
 //!
 //! The corpus, its format and the judge live in `delegateos-vectors`.
 
@@ -32,7 +34,9 @@ pub mod explain;
 pub mod filter;
 pub mod findings;
 pub mod fuzz;
+pub mod guidance;
 pub mod html_page;
+pub mod kit;
 pub mod lint;
 pub mod list;
 pub mod mcp;

@@ -1,26 +1,27 @@
 #!/usr/bin/env python3
-"""Example DelegateOS conformance adapter (adapter protocol v1, spec/adapter-protocol.md).
+"""Example DelegateOS conformance adapter, built on `delegateos-conform new-adapter --lang python`.
 
-The harness writes one JSON object per line to stdin (`hello`, `run`, `bye`) and reads one
-reply per line from stdout. This file is the whole adapter: the protocol loop, decoding of
-operation inputs (`invalid_input`), and the mapping of the library's errors to spec codes.
-The library itself is `delegateos_mini.py` beside it.
+The skeleton's stubs are filled in with calls into `delegateos_mini.py` (beside this file, an
+independent Python implementation); the protocol loop and helpers are the generated, unedited
+`delegateos_kit.py`. Stubs still raising TODO are not declared in `hello`, so their cases are
+reported skipped. `main()` takes another library with the same functions: the red-team adapter
+(harness/adapters/redteam/py-hasty) and the spec-literal variant (harness/adapters/python-literal)
+reuse this file with theirs.
 
-Run it through the harness:
     delegateos-conform run --impl 'harness/adapters/python/.venv/bin/python harness/adapters/python/adapter.py'
 """
 
 from __future__ import annotations
 
-import json
-import re
+import os
 import sys
-import traceback
-from typing import Any, Callable
+from typing import Any, Optional, Tuple
 
-# The library behind the operations: `delegateos_mini` (beside this file) unless `main()` is
-# given another module with the same functions — the red-team adapter reuses this protocol
-# loop with its deliberately defective library (harness/adapters/redteam/py-hasty).
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # delegateos_kit.py, beside this file
+import delegateos_kit as kit  # noqa: E402
+from delegateos_kit import TODO, InvalidInput, Skip, SpecError, fields, hex_bytes, integer, seed, string  # noqa: E402,F401
+
+# The library behind the operations (set by `main`).
 dos: Any = None
 
 IMPLEMENTATION = {
@@ -31,42 +32,11 @@ IMPLEMENTATION = {
 }
 
 
-class InvalidInput(Exception):
-    """The operation input does not have the shape spec/operations.md requires."""
-
-
-# --- input helpers -----------------------------------------------------------------------------
-
-_HEX_RE = re.compile(r"(?:[0-9a-f]{2})*")
-
-
-def fields(value: Any, required: list[str], optional: tuple[str, ...] = ()) -> dict:
-    if not isinstance(value, dict):
-        raise InvalidInput("input must be an object")
-    missing = [k for k in required if k not in value]
-    unknown = [k for k in value if k not in required and k not in optional]
-    if missing or unknown:
-        raise InvalidInput(f"missing {missing}, unknown {unknown}")
-    return value
-
-
-def string(value: Any, name: str) -> str:
-    if not isinstance(value, str):
-        raise InvalidInput(f"{name} must be a string")
-    return value
-
-
-def hex_bytes(value: Any, name: str) -> bytes:
-    if not isinstance(value, str) or not _HEX_RE.fullmatch(value):
-        raise InvalidInput(f"{name} must be lowercase hex")
-    return bytes.fromhex(value)
-
-
-def seed(value: Any, name: str) -> bytes:
-    data = hex_bytes(value, name)
-    if len(data) != 32:
-        raise InvalidInput(f"{name} must be 32 bytes")
-    return data
+def library_error(error: BaseException) -> Optional[Tuple[str, str]]:
+    """The library's own errors already carry spec codes."""
+    if isinstance(error, dos.DelegateError):
+        return error.code, error.detail
+    return None
 
 
 def capability(value: Any, name: str) -> dict:
@@ -83,90 +53,113 @@ def capabilities(value: Any, name: str) -> list:
     return [capability(c, name) for c in value]
 
 
-def integer(value: Any, name: str) -> int:
-    """A JSON integer. Its range is the token profile's business: create/attenuate refuse a
-    value outside 0..2^53-1 with `malformed_token` (D23), like any other bad parameter."""
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise InvalidInput(f"{name} must be an integer")
-    return value
-
-
-# --- operations --------------------------------------------------------------------------------
-
-
-def op_canonicalize(inp: dict) -> dict:
-    text = string(fields(inp, ["text"])["text"], "text")
-    try:
-        value = dos.parse_json(text)
-    except ValueError as e:
-        raise dos.DelegateError("invalid_json", str(e)) from e
-    return {"canonical": dos.canonicalize(value)}
-
-
-def op_blake2b(inp: dict) -> dict:
-    return {"hex": dos.blake2b256(hex_bytes(fields(inp, ["hex"])["hex"], "hex")).hex()}
-
-
-def op_b64_decode(inp: dict) -> dict:
-    return {"hex": dos.b64url_decode(string(fields(inp, ["text"])["text"], "text")).hex()}
-
-
-def op_b64_encode(inp: dict) -> dict:
-    return {"text": dos.b64url_encode(hex_bytes(fields(inp, ["hex"])["hex"], "hex"))}
-
-
-def op_sign(inp: dict) -> dict:
-    fields(inp, ["seed", "message"])
-    key = seed(inp["seed"], "seed")
-    message = hex_bytes(inp["message"], "message")
-    return {"publicKey": dos.ed25519_public_key(key).hex(), "signature": dos.ed25519_sign(key, message).hex()}
-
-
-def op_verify(inp: dict) -> dict:
-    fields(inp, ["publicKey", "message", "signature"])
-    args = [hex_bytes(inp[k], k) for k in ("publicKey", "message", "signature")]
-    return {"valid": dos.ed25519_verify(*args)}
-
-
-def op_principal(inp: dict) -> dict:
-    return {"principal": dos.principal_from_seed(seed(fields(inp, ["seed"])["seed"], "seed"))}
-
-
-def op_timestamp_compare(inp: dict) -> dict:
-    fields(inp, ["a", "b"])
-    return {"order": dos.compare_timestamps(string(inp["a"], "a"), string(inp["b"], "b"))}
-
-
-def op_glob(inp: dict) -> dict:
-    fields(inp, ["pattern", "resource"])
-    return {"matches": dos.glob_match(string(inp["pattern"], "pattern"), string(inp["resource"], "resource"))}
-
-
-def op_subset(inp: dict) -> dict:
-    fields(inp, ["child", "parent"])
-    return {"subset": dos.capability_subset(capability(inp["child"], "child"), capability(inp["parent"], "parent"))}
-
-
 CONTEXT_KEYS = ["namespace", "action", "resource", "now", "spentMicrocents", "rootPublicKey", "revocations"]
-
-
-def op_dct_verify(inp: dict) -> dict:
-    fields(inp, ["token", "context"])
-    ctx = fields(inp["context"], CONTEXT_KEYS)
-    for key in ("namespace", "action", "resource", "now", "rootPublicKey"):
-        string(ctx[key], f"context.{key}")
-    if not dos.is_protocol_int(ctx["spentMicrocents"]):
-        raise InvalidInput("context.spentMicrocents must be a protocol integer")
-    if not isinstance(ctx["revocations"], list):
-        raise InvalidInput("context.revocations must be an array")
-    return {"scope": dos.verify_dct(inp["token"], ctx)}
-
-
 CREATE_STRINGS = ["delegatee", "contractId", "delegationId", "parentDelegationId", "expiresAt", "issuedAt"]
 CREATE_INTS = ["chainDepth", "maxChainDepth", "maxBudgetMicrocents"]
 
 
-def op_dct_create(inp: dict) -> dict:
+# === §2 Primitives ===========================================================================
+
+
+# json.canonicalize — 110 cases in the embedded corpus (spec/operations.md §2)
+# input: `{text}` — JSON text (a string)
+# output: `{canonical}` — RFC 8785 text
+# errors: `invalid_json` (unparseable, duplicate keys, lone surrogates, BOM, nesting > 32, numbers
+#         outside the I-JSON range)
+# mirrors: `canonicalize`, `blake2b256`, `sign`, `verify`, `principalId` (arch §9)
+def json_canonicalize(inp):
+    text = string(fields(inp, ["text"])["text"], "text")
+    try:
+        value = dos.parse_json(text)
+    except ValueError as e:
+        raise SpecError("invalid_json", str(e)) from e
+    return {"canonical": dos.canonicalize(value)}
+
+
+# hash.blake2b256 — 7 cases in the embedded corpus (spec/operations.md §2)
+# input: `{hex}`
+# output: `{hex}` — 32-byte digest
+# errors: —
+# mirrors: `canonicalize`, `blake2b256`, `sign`, `verify`, `principalId` (arch §9)
+def hash_blake2b256(inp):
+    return {"hex": dos.blake2b256(hex_bytes(fields(inp, ["hex"])["hex"], "hex")).hex()}
+
+
+# base64url.decode — 37 cases in the embedded corpus (spec/operations.md §2)
+# input: `{text}`
+# output: `{hex}`
+# errors: `invalid_encoding` (padding, `+`/`/`, whitespace, non-zero trailing bits, length ≡ 1 mod
+#         4)
+# mirrors: the encoding of protocol §1.2 / §2 (no named function)
+def base64url_decode(inp):
+    return {"hex": dos.b64url_decode(string(fields(inp, ["text"])["text"], "text")).hex()}
+
+
+# base64url.encode — 10 cases in the embedded corpus (spec/operations.md §2)
+# input: `{hex}`
+# output: `{text}` — no padding
+# errors: —
+# mirrors: the encoding of protocol §1.2 / §2 (no named function)
+def base64url_encode(inp):
+    return {"text": dos.b64url_encode(hex_bytes(fields(inp, ["hex"])["hex"], "hex"))}
+
+
+# ed25519.sign — 5 cases in the embedded corpus (spec/operations.md §2)
+# input: `{seed, message}` (hex)
+# output: `{publicKey, signature}` (hex)
+# errors: —
+# mirrors: `canonicalize`, `blake2b256`, `sign`, `verify`, `principalId` (arch §9)
+def ed25519_sign(inp):
+    fields(inp, ["seed", "message"])
+    key, message = seed(inp["seed"], "seed"), hex_bytes(inp["message"], "message")
+    return {"publicKey": dos.ed25519_public_key(key).hex(), "signature": dos.ed25519_sign(key, message).hex()}
+
+
+# ed25519.verify — 48 cases in the embedded corpus (spec/operations.md §2)
+# input: `{publicKey, message, signature}` (hex)
+# output: `{valid: bool}` — strict profile (D10); wrong lengths are `valid: false`, not errors
+# errors: —
+# mirrors: `canonicalize`, `blake2b256`, `sign`, `verify`, `principalId` (arch §9)
+def ed25519_verify(inp):
+    fields(inp, ["publicKey", "message", "signature"])
+    return {"valid": dos.ed25519_verify(*[hex_bytes(inp[k], k) for k in ("publicKey", "message", "signature")])}
+
+
+# principal.from_seed — 13 cases in the embedded corpus (spec/operations.md §2)
+# input: `{seed}`
+# output: `{principal}` — principal id
+# errors: —
+# mirrors: `canonicalize`, `blake2b256`, `sign`, `verify`, `principalId` (arch §9)
+def principal_from_seed(inp):
+    return {"principal": dos.principal_from_seed(seed(fields(inp, ["seed"])["seed"], "seed"))}
+
+
+# timestamp.compare — 87 cases in the embedded corpus (spec/operations.md §2)
+# input: `{a, b}` — timestamps
+# output: `{order: -1 | 0 | 1}` — instant of `a` compared with `b`
+# errors: `invalid_timestamp`
+# mirrors: none: the instant comparison inside `verifyDCT` steps 1 and 5. Companion: every case has
+#          a `dct.verify` twin in `companions/timestamp*` (same number; a root token expiring at
+#          `a`, verified at `now = b`)
+def timestamp_compare(inp):
+    fields(inp, ["a", "b"])
+    return {"order": dos.compare_timestamps(string(inp["a"], "a"), string(inp["b"], "b"))}
+
+
+# === §3 Delegation capability tokens (§3, §10.1) ===========================================
+
+
+# dct.create — 32 cases in the embedded corpus (spec/operations.md §3)
+# input: `{issuerSeed, params}`; `params` = `{delegatee, capabilities, contractId, delegationId,
+#        parentDelegationId, chainDepth, maxChainDepth, maxBudgetMicrocents, expiresAt,
+#        issuedAt}` (all required; the issuer is the seed's principal)
+# output: `{token: SerializedDCT}`
+# errors: `malformed_token` (stage `3.3`: a parameter outside the token profile — bad id,
+#         principal, timestamp, empty namespace/action, an integer that is not in 0..=2^53−1, a
+#         value of the wrong JSON type), `chain_depth_exceeded` (`3.3`: `chainDepth >
+#         maxChainDepth`)
+# mirrors: `createDCT`, `attenuateDCT`, `verifyDCT`, `inspectDCT`, `getRevocationIds` (arch §2.5)
+def dct_create(inp):
     fields(inp, ["issuerSeed", "params"])
     params = fields(inp["params"], CREATE_STRINGS + CREATE_INTS + ["capabilities"])
     for key in CREATE_STRINGS:
@@ -177,7 +170,14 @@ def op_dct_create(inp: dict) -> dict:
     return {"token": dos.create_dct(seed(inp["issuerSeed"], "issuerSeed"), params)}
 
 
-def op_dct_attenuate(inp: dict) -> dict:
+# dct.attenuate — 46 cases in the embedded corpus (spec/operations.md §3)
+# input: `{token: SerializedDCT, attenuatorSeed, params}`; `params` = `{delegatee, delegationId,
+#        contractId, allowedCapabilities?, maxBudgetMicrocents?, expiresAt?, maxChainDepth?}`
+# output: `{token: SerializedDCT}`
+# errors: `malformed_token` (`3.4/1`), `attenuation_violation` (`3.4/2` attenuator is not the
+#         current delegatee; `3.4/4` any widening), `chain_depth_exceeded` (`3.4/4`)
+# mirrors: `createDCT`, `attenuateDCT`, `verifyDCT`, `inspectDCT`, `getRevocationIds` (arch §2.5)
+def dct_attenuate(inp):
     fields(inp, ["token", "attenuatorSeed", "params"])
     optional = ("allowedCapabilities", "maxBudgetMicrocents", "expiresAt", "maxChainDepth")
     params = fields(inp["params"], ["delegatee", "delegationId", "contractId"], optional)
@@ -192,7 +192,33 @@ def op_dct_attenuate(inp: dict) -> dict:
     return {"token": dos.attenuate_dct(inp["token"], seed(inp["attenuatorSeed"], "attenuatorSeed"), params)}
 
 
-def op_dct_inspect(inp: dict) -> dict:
+# dct.verify — 932 cases in the embedded corpus (spec/operations.md §3)
+# input: `{token: SerializedDCT, context}`; `context` = `{namespace, action, resource, now,
+#        spentMicrocents, rootPublicKey, revocations: [RevocationEntry]}`
+# output: `{scope: AuthorizedScope}`
+# errors: the denial types of §10.1 (first failing step wins, D7)
+# mirrors: `createDCT`, `attenuateDCT`, `verifyDCT`, `inspectDCT`, `getRevocationIds` (arch §2.5)
+def dct_verify(inp):
+    fields(inp, ["token", "context"])
+    ctx = fields(inp["context"], CONTEXT_KEYS)
+    for key in ("namespace", "action", "resource", "now", "rootPublicKey"):
+        string(ctx[key], f"context.{key}")
+    if not dos.is_protocol_int(ctx["spentMicrocents"]):
+        raise InvalidInput("context.spentMicrocents must be a protocol integer")
+    if not isinstance(ctx["revocations"], list):
+        raise InvalidInput("context.revocations must be an array")
+    return {"scope": dos.verify_dct(inp["token"], ctx)}
+
+
+# dct.inspect — 12 cases in the embedded corpus (spec/operations.md §3)
+# input: `{token: SerializedDCT}`
+# output: `{issuer, delegatee, contractId, delegationId, capabilities, expiresAt, chainDepth,
+#         revocationIds, decoded}` — the effective (last) delegatee / ids / capabilities, the
+#         earliest expiry (its original text), `authority.chainDepth + len(attenuations)`, and
+#         `decoded`, the SignedJSONToken as a JSON object (D24)
+# errors: `malformed_token` (`10.1/1`; step 1 only: no signature or chain checks)
+# mirrors: `createDCT`, `attenuateDCT`, `verifyDCT`, `inspectDCT`, `getRevocationIds` (arch §2.5)
+def dct_inspect(inp):
     token = dos.decode_token(fields(inp, ["token"])["token"])
     # The effective expiry: the earliest instant among the authority's and every attenuation's
     # expiresAt, reported in its original text (operations.md, D24).
@@ -206,24 +232,80 @@ def op_dct_inspect(inp: dict) -> dict:
     return {"decoded": token, "revocationIds": dos.token_revocation_ids(token), "expiresAt": earliest}
 
 
-def op_dct_revocation_ids(inp: dict) -> dict:
+# dct.revocation_ids — 10 cases in the embedded corpus (spec/operations.md §3)
+# input: `{token: SerializedDCT}`
+# output: `{revocationIds}` — authority first, then each attenuation (§3.5)
+# errors: `malformed_token` (`10.1/1`)
+# mirrors: `createDCT`, `attenuateDCT`, `verifyDCT`, `inspectDCT`, `getRevocationIds` (arch §2.5)
+def dct_revocation_ids(inp):
     token = dos.decode_token(fields(inp, ["token"])["token"])
     return {"revocationIds": dos.token_revocation_ids(token)}
 
 
-def op_revocation_create(inp: dict) -> dict:
+# === §4 Glob and capability subset (§10.2, D1–D3) =========================================
+
+
+# glob.match — 92 cases in the embedded corpus (spec/operations.md §4)
+# input: `{pattern, resource}` — strings
+# output: `{matches: bool}`
+# errors: —
+# mirrors: the §10.2 matching and subset rules (no named function). Companion: every
+#          `capability.subset` case has a `dct.verify` twin in `companions/subset*` (the root
+#          grants `parent`, an attenuation narrows to `child`: accepted iff subset, step 4b);
+#          `glob.match` is exercised by every `dct.verify` request
+def glob_match(inp):
+    fields(inp, ["pattern", "resource"])
+    return {"matches": dos.glob_match(string(inp["pattern"], "pattern"), string(inp["resource"], "resource"))}
+
+
+# capability.subset — 36 cases in the embedded corpus (spec/operations.md §4)
+# input: `{child, parent}` — Capability objects
+# output: `{subset: bool}`
+# errors: `invalid_input` (not a Capability)
+# mirrors: the §10.2 matching and subset rules (no named function). Companion: every
+#          `capability.subset` case has a `dct.verify` twin in `companions/subset*` (the root
+#          grants `parent`, an attenuation narrows to `child`: accepted iff subset, step 4b);
+#          `glob.match` is exercised by every `dct.verify` request
+def capability_subset(inp):
+    fields(inp, ["child", "parent"])
+    return {"subset": dos.capability_subset(capability(inp["child"], "child"), capability(inp["parent"], "parent"))}
+
+
+# === §5 Revocation (§4, D6) =================================================================
+
+
+# revocation.create_entry — 10 cases in the embedded corpus (spec/operations.md §5)
+# input: `{revokerSeed, revocationId, revokedAt, scope}`
+# output: `{entry: RevocationEntry}` — `revokedBy` is the seed's principal
+# errors: `invalid_scope`, `invalid_timestamp`, `malformed_entry` (revocationId not base64url of
+#         32 bytes)
+# mirrors: creating a `RevocationEntry` (§4.1); `RevocationList.add` / `isRevoked` / `list` /
+#          `toJSON` / `fromJSON` (arch §3.1) — no keyed entry verification exists (see §5 above)
+def revocation_create_entry(inp):
     fields(inp, ["revokerSeed", "revocationId", "revokedAt", "scope"])
     key = seed(inp["revokerSeed"], "revokerSeed")
-    args = [string(inp[k], k) for k in ("revocationId", "revokedAt", "scope")]
-    return {"entry": dos.create_revocation_entry(key, *args)}
+    return {"entry": dos.create_revocation_entry(key, *[string(inp[k], k) for k in ("revocationId", "revokedAt", "scope")])}
 
 
-def op_revocation_verify(inp: dict) -> dict:
+# revocation.verify_entry — 56 cases in the embedded corpus (spec/operations.md §5)
+# input: `{entry}` — any JSON value
+# output: `{valid: true}`
+# errors: `malformed_entry`, `invalid_scope`, `invalid_signature`
+# mirrors: creating a `RevocationEntry` (§4.1); `RevocationList.add` / `isRevoked` / `list` /
+#          `toJSON` / `fromJSON` (arch §3.1) — no keyed entry verification exists (see §5 above)
+def revocation_verify_entry(inp):
     dos.check_revocation_entry(fields(inp, ["entry"])["entry"])
     return {"valid": True}
 
 
-def op_revocation_list(inp: dict) -> dict:
+# revocation.list — 14 cases in the embedded corpus (spec/operations.md §5)
+# input: `{add: [entry…], query: [revocationId (string)…]}`
+# output: `{added: ["ok" | code…], revoked: [bool…], listed: [revocationId…], roundtrip:
+#         [revocationId…]}`
+# errors: —
+# mirrors: creating a `RevocationEntry` (§4.1); `RevocationList.add` / `isRevoked` / `list` /
+#          `toJSON` / `fromJSON` (arch §3.1) — no keyed entry verification exists (see §5 above)
+def revocation_list(inp):
     fields(inp, ["add", "query"])
     if not isinstance(inp["add"], list) or not isinstance(inp["query"], list):
         raise InvalidInput("add and query must be arrays")
@@ -244,49 +326,117 @@ def op_revocation_list(inp: dict) -> dict:
     }
 
 
-def op_revocation_from_json(inp: dict) -> dict:
+# revocation.from_json — 29 cases in the embedded corpus (spec/operations.md §5)
+# input: `{json}` — a string, the output of a list's `toJSON` or a corruption of it
+# output: `{revocationIds}` — in `list()` order
+# errors: `invalid_json`, `malformed_entry`, `invalid_scope`, `invalid_signature`
+# mirrors: creating a `RevocationEntry` (§4.1); `RevocationList.add` / `isRevoked` / `list` /
+#          `toJSON` / `fromJSON` (arch §3.1) — no keyed entry verification exists (see §5 above)
+def revocation_from_json(inp):
     rl = dos.RevocationList.from_json(string(fields(inp, ["json"])["json"], "json"))
     return {"revocationIds": [e["revocationId"] for e in rl.entries]}
 
 
-def op_chain_verify(inp: dict) -> dict:
-    fields(inp, ["delegations", "rootPublicKey", "now", "revocations"])
-    if not isinstance(inp["revocations"], list):
-        raise InvalidInput("revocations must be an array")
-    dos.verify_chain(inp["delegations"], string(inp["rootPublicKey"], "rootPublicKey"), string(inp["now"], "now"), inp["revocations"])
-    return {"valid": True}
+# === §6 Task contracts (§5, D11) ============================================================
 
 
-def op_chain_verify_store(inp: dict) -> dict:
-    fields(inp, ["delegations", "leafId", "rootPublicKey", "now", "revocations"])
-    if not isinstance(inp["revocations"], list):
-        raise InvalidInput("revocations must be an array")
-    if not isinstance(inp["delegations"], list):
-        raise InvalidInput("delegations must be an array")
-    args = [string(inp[k], k) for k in ("leafId", "rootPublicKey", "now")]
-    dos.verify_chain_store(inp["delegations"], *args, inp["revocations"])
-    return {"valid": True}
+# contract.create — 21 cases in the embedded corpus (spec/operations.md §6)
+# input: `{issuerSeed, contract}` — the contract without `signature`; `issuer`, if present, must
+#        be the seed's principal (else `invalid_input`)
+# output: `{contract}` — signed
+# errors: `malformed_contract`
+# mirrors: `createContract` (arch §8)
+def contract_create(inp):
+    raise TODO
 
 
-def op_attestation_verify_signature(inp: dict) -> dict:
-    fields(inp, ["attestation", "publicKey"])
-    return {"valid": dos.verify_signature_under(inp["attestation"], string(inp["publicKey"], "publicKey"))}
+# contract.verify_signature — 66 cases in the embedded corpus (spec/operations.md §6)
+# input: `{contract}`
+# output: `{valid: true}`
+# errors: `malformed_contract`, `invalid_signature`
+# mirrors: *combined*: `verifyContractSignature(contract, contract.issuer)`
+def contract_verify_signature(inp):
+    raise TODO
 
 
-def op_contract_verify_signature_with_key(inp: dict) -> dict:
+# contract.bind — 37 cases in the embedded corpus (spec/operations.md §6)
+# input: `{contract, token: SerializedDCT, now, rootPublicKey, revocations}`
+# output: `{bound: true}`
+# errors: `malformed_contract` (structure only: binding does not re-check the contract's
+#         signature), then the steps 1–6 denial of the token (nothing spent), then
+#         `contract_mismatch`, then `capability_mismatch` (D11)
+# mirrors: *combined*: `verifyDCT` (steps 1–6) then §5.2 (D11)
+def contract_bind(inp):
+    raise TODO
+
+
+# contract.verify_signature_with_key — 24 cases in the embedded corpus (spec/operations.md §6)
+# input: `{contract, publicKey}` — `publicKey` a principal id
+# output: `{valid: bool}` — the signature verifies under `publicKey` (not necessarily the
+#         `issuer`'s, D42); a key that is not a principal id is `valid: false`
+# errors: `malformed_contract`
+# mirrors: `verifyContractSignature(contract, issuerPublicKey)` (arch §8)
+def contract_verify_signature_with_key(inp):
     fields(inp, ["contract", "publicKey"])
     return {"valid": dos.verify_signature_under(inp["contract"], string(inp["publicKey"], "publicKey"))}
 
 
-def op_contract_check_binding(inp: dict) -> dict:
+# contract.check_binding — 17 cases in the embedded corpus (spec/operations.md §6)
+# input: `{contract, token: SerializedDCT}`
+# output: `{bound: true}` — §5.2 on the decoded token, not verified (D43)
+# errors: `malformed_contract`, `malformed_token` (step 1), `contract_mismatch`,
+#         `capability_mismatch` (D11)
+# mirrors: §5.2 Contract-DCT binding as written
+def contract_check_binding(inp):
     fields(inp, ["contract", "token"])
     dos.check_binding(inp["contract"], inp["token"])
     return {"bound": True}
 
 
-def op_output_hash(inp: dict) -> dict:
-    """D13: base64url(BLAKE2b-256(canonicalize(output)))."""
-    output = fields(inp, ["output"])["output"]
+# === §7 Output verification (§6, §10.3, D12) ===============================================
+
+
+# check.run — 466 cases in the embedded corpus (spec/operations.md §7)
+# input: `{name, params?, output}` — one built-in check of the default registry
+# output: `{passed, score?}`
+# errors: `unknown_check`, `invalid_params`, `unsupported_pattern`, `invalid_schema`,
+#         `limit_exceeded`
+# mirrors: `CheckFunctionRegistry` / `createDefaultRegistry` (arch §4.1.2), `verifyOutput` (arch
+#          §8, protocol §10.3)
+def check_run(inp):
+    raise TODO
+
+
+# output.verify — 88 cases in the embedded corpus (spec/operations.md §7)
+# input: `{verification: VerificationSpec, output}` — §10.3 with the default registry
+# output: `{passed, score}`
+# errors: `invalid_spec`, `limit_exceeded`, and the `check.run` codes
+# mirrors: `CheckFunctionRegistry` / `createDefaultRegistry` (arch §4.1.2), `verifyOutput` (arch
+#          §8, protocol §10.3)
+def output_verify(inp):
+    raise TODO
+
+
+# === §8 Attestations (§7, D13) ==============================================================
+
+
+# attestation.create — 16 cases in the embedded corpus (spec/operations.md §8)
+# input: `{principalSeed, attestation}` — without `signature`; `principal`, if present, must be
+#        the seed's principal
+# output: `{attestation}` — signed
+# errors: `malformed_attestation`
+# mirrors: `createCompletionAttestation` (arch §5.1), D13
+def attestation_create(inp):
+    raise TODO
+
+
+# attestation.output_hash — 17 cases in the embedded corpus (spec/operations.md §8)
+# input: `{output}` — any JSON value
+# output: `{outputHash}` — base64url(BLAKE2b-256(canonicalize(output)))
+# errors: —
+# mirrors: `createCompletionAttestation` (arch §5.1), D13
+def attestation_output_hash(inp):
+    output = fields(inp, ["output"])["output"]  # D13: base64url(BLAKE2b-256(canonicalize(output)))
     try:
         canonical = dos.canonical_bytes(output)
     except (TypeError, ValueError, OverflowError, UnicodeEncodeError) as e:
@@ -294,77 +444,195 @@ def op_output_hash(inp: dict) -> dict:
     return {"outputHash": dos.b64url_encode(dos.blake2b256(canonical))}
 
 
-OPERATIONS: dict[str, Callable[[dict], dict]] = {
-    "json.canonicalize": op_canonicalize,
-    "hash.blake2b256": op_blake2b,
-    "base64url.decode": op_b64_decode,
-    "base64url.encode": op_b64_encode,
-    "ed25519.sign": op_sign,
-    "ed25519.verify": op_verify,
-    "principal.from_seed": op_principal,
-    "timestamp.compare": op_timestamp_compare,
-    "glob.match": op_glob,
-    "capability.subset": op_subset,
-    "dct.create": op_dct_create,
-    "dct.attenuate": op_dct_attenuate,
-    "dct.verify": op_dct_verify,
-    "dct.inspect": op_dct_inspect,
-    "dct.revocation_ids": op_dct_revocation_ids,
-    "attestation.output_hash": op_output_hash,
-    "chain.verify": op_chain_verify,
-    "chain.verify_store": op_chain_verify_store,
-    "attestation.verify_signature": op_attestation_verify_signature,
-    "contract.verify_signature_with_key": op_contract_verify_signature_with_key,
-    "contract.check_binding": op_contract_check_binding,
-    "revocation.create_entry": op_revocation_create,
-    "revocation.verify_entry": op_revocation_verify,
-    "revocation.list": op_revocation_list,
-    "revocation.from_json": op_revocation_from_json,
+# attestation.verify_signature — 24 cases in the embedded corpus (spec/operations.md §8)
+# input: `{attestation, publicKey}` — `publicKey` a principal id
+# output: `{valid: bool}` — the signature verifies under `publicKey` (not necessarily the
+#         `principal`'s, D42); a key that is not a principal id is `valid: false`
+# errors: `malformed_attestation`
+# mirrors: `verifyAttestationSignature(attestation, signerPublicKey)` (arch §5.1)
+def attestation_verify_signature(inp):
+    fields(inp, ["attestation", "publicKey"])
+    return {"valid": dos.verify_signature_under(inp["attestation"], string(inp["publicKey"], "publicKey"))}
+
+
+# attestation.verify — 80 cases in the embedded corpus (spec/operations.md §8)
+# input: `{attestation, contract}`
+# output: `{valid: true}`
+# errors: `malformed_contract` (the contract's structure; its signature is
+#         `contract.verify_signature`'s job), then in order (D25): `malformed_attestation`,
+#         `invalid_signature`, `contract_mismatch`, `output_hash_mismatch`, `schema_mismatch`,
+#         `verification_failed` (or a check code), `budget_exceeded` — see `spec/error-codes.md`
+#         §7
+# mirrors: *combined*: §7.3 one-level verification (signature under the claimed principal, schema,
+#          spec, cost)
+def attestation_verify(inp):
+    raise TODO
+
+
+# === §9 Delegation chains (§8) ==============================================================
+
+
+# chain.verify — 71 cases in the embedded corpus (spec/operations.md §9)
+# input: `{delegations: [Delegation…], rootPublicKey, now, revocations}` — root first
+# output: `{valid: true}`
+# errors: in order (D26): `malformed_delegation`, `root_invalid`, `parent_mismatch`,
+#         `from_mismatch`, `depth_mismatch`, `depth_exceeded`, `not_attenuated`, the steps 1–6
+#         denial of a delegation's DCT, `dct_mismatch` — see `spec/error-codes.md` §8
+# mirrors: §8.2 over an ordered list (root first)
+def chain_verify(inp):
+    fields(inp, ["delegations", "rootPublicKey", "now", "revocations"])
+    if not isinstance(inp["revocations"], list):
+        raise InvalidInput("revocations must be an array")
+    dos.verify_chain(inp["delegations"], string(inp["rootPublicKey"], "rootPublicKey"), string(inp["now"], "now"), inp["revocations"])
+    return {"valid": True}
+
+
+# chain.verify_store — 24 cases in the embedded corpus (spec/operations.md §9)
+# input: `{delegations: [Delegation…] in any order, leafId, rootPublicKey, now, revocations}` — a
+#        `ChainStore`'s contents
+# output: `{valid: true}`
+# errors: `malformed_delegation` (two records with one `id`; `leafId` not stored), then the chain
+#         from the leaf up through `parentId`, root first, as `chain.verify` (D44)
+# mirrors: §8.2 over a `ChainStore` / `MemoryChainStore` (arch §7), order-free
+def chain_verify_store(inp):
+    fields(inp, ["delegations", "leafId", "rootPublicKey", "now", "revocations"])
+    if not isinstance(inp["revocations"], list) or not isinstance(inp["delegations"], list):
+        raise InvalidInput("delegations and revocations must be arrays")
+    dos.verify_chain_store(inp["delegations"], *[string(inp[k], k) for k in ("leafId", "rootPublicKey", "now")], inp["revocations"])
+    return {"valid": True}
+
+
+# === §10 JSON-RPC messages (§9) =============================================================
+
+
+# jsonrpc.classify — 86 cases in the embedded corpus (spec/operations.md §10)
+# input: `{message}` — any JSON value
+# output: `{kind}` — one of `delegate_request` (§9.1), `delegate_accept` (§9.2), `delegate_reject`
+#         (§9.3), `complete` (§9.4), `revoke` (§9.5)
+# errors: `invalid_message`
+# mirrors: the §9 message schemas: no spec function parses them (the architecture defines none, and
+#          the MCP plugin of arch §6.2 handles MCP messages, not §9 ones), so no other operation
+#          can carry these cases; `classify` is the schema check itself, `{message} → {kind} |
+#          invalid_message`, and maps onto whatever validator or handler entry a library has for
+#          incoming §9 messages
+def jsonrpc_classify(inp):
+    raise TODO
+
+
+# === §11 MCP decisions (§11) ================================================================
+
+
+# mcp.filter_tools — 17 cases in the embedded corpus (spec/operations.md §11)
+# spec: `mcp.filter_tools` and `mcp.call` (the pure decisions of the MCP plugin: which tools a
+#       session token lets `tools/list` show, and whether a `tools/call` is passed through,
+#       forwarded stripped with its spend, or denied with the -32001 body) are specified in
+#       `spec/mcp-proxy.md` §6, next to the proxy launch contract, because their inputs mirror
+#       the proxy's launch config. `mcp.session` (an ordered script of client and upstream
+#       messages, with what the client received, what reached the upstream and the spend per
+#       delegation after each step) is specified in `spec/mcp-proxy.md` §6.1; the proxy suite
+#       runs the same cases against a running proxy (§6.2).
+# mirrors: `createMCPPlugin` (arch §6.2)
+def mcp_filter_tools(inp):
+    raise TODO
+
+
+# mcp.call — 68 cases in the embedded corpus (spec/operations.md §11)
+# spec: `mcp.filter_tools` and `mcp.call` (the pure decisions of the MCP plugin: which tools a
+#       session token lets `tools/list` show, and whether a `tools/call` is passed through,
+#       forwarded stripped with its spend, or denied with the -32001 body) are specified in
+#       `spec/mcp-proxy.md` §6, next to the proxy launch contract, because their inputs mirror
+#       the proxy's launch config. `mcp.session` (an ordered script of client and upstream
+#       messages, with what the client received, what reached the upstream and the spend per
+#       delegation after each step) is specified in `spec/mcp-proxy.md` §6.1; the proxy suite
+#       runs the same cases against a running proxy (§6.2).
+# mirrors: `createMCPPlugin` (arch §6.2)
+def mcp_call(inp):
+    raise TODO
+
+
+# mcp.session — 13 cases in the embedded corpus (spec/operations.md §11)
+# spec: `mcp.filter_tools` and `mcp.call` (the pure decisions of the MCP plugin: which tools a
+#       session token lets `tools/list` show, and whether a `tools/call` is passed through,
+#       forwarded stripped with its spend, or denied with the -32001 body) are specified in
+#       `spec/mcp-proxy.md` §6, next to the proxy launch contract, because their inputs mirror
+#       the proxy's launch config. `mcp.session` (an ordered script of client and upstream
+#       messages, with what the client received, what reached the upstream and the spend per
+#       delegation after each step) is specified in `spec/mcp-proxy.md` §6.1; the proxy suite
+#       runs the same cases against a running proxy (§6.2).
+# mirrors: `createMCPPlugin`'s `handleRequest` / `handleResponse` over one session (arch §6.1–6.3,
+#          spec §11.3)
+def mcp_session(inp):
+    raise TODO
+
+
+# === §11a Advisory profile lint ==============================================================
+
+
+# profile.lint — 52 cases in the embedded corpus (spec/operations.md §11a)
+# spec: `profile.lint` {token | delegations, now?} → {findings: [{rule, neighbour, clause,
+#       severity}]}: the advisory (non-normative) findings of the neighbour profiles, one per
+#       rule at most, in rule-table order. Rules and their ids (`ADV-…`) are specified in
+#       `spec/neighbours.md`. Only run under `--profile strict`; a finding never changes a
+#       normative verdict.
+def profile_lint(inp):
+    raise TODO
+
+# --- registry (generated: one entry per operation of spec/operations.md) --------------------------
+
+STUBS = {
+    "json.canonicalize": json_canonicalize,
+    "hash.blake2b256": hash_blake2b256,
+    "base64url.decode": base64url_decode,
+    "base64url.encode": base64url_encode,
+    "ed25519.sign": ed25519_sign,
+    "ed25519.verify": ed25519_verify,
+    "principal.from_seed": principal_from_seed,
+    "timestamp.compare": timestamp_compare,
+    "dct.create": dct_create,
+    "dct.attenuate": dct_attenuate,
+    "dct.verify": dct_verify,
+    "dct.inspect": dct_inspect,
+    "dct.revocation_ids": dct_revocation_ids,
+    "glob.match": glob_match,
+    "capability.subset": capability_subset,
+    "revocation.create_entry": revocation_create_entry,
+    "revocation.verify_entry": revocation_verify_entry,
+    "revocation.list": revocation_list,
+    "revocation.from_json": revocation_from_json,
+    "contract.create": contract_create,
+    "contract.verify_signature": contract_verify_signature,
+    "contract.bind": contract_bind,
+    "contract.verify_signature_with_key": contract_verify_signature_with_key,
+    "contract.check_binding": contract_check_binding,
+    "check.run": check_run,
+    "output.verify": output_verify,
+    "attestation.create": attestation_create,
+    "attestation.output_hash": attestation_output_hash,
+    "attestation.verify_signature": attestation_verify_signature,
+    "attestation.verify": attestation_verify,
+    "chain.verify": chain_verify,
+    "chain.verify_store": chain_verify_store,
+    "jsonrpc.classify": jsonrpc_classify,
+    "mcp.filter_tools": mcp_filter_tools,
+    "mcp.call": mcp_call,
+    "mcp.session": mcp_session,
+    "profile.lint": profile_lint,
 }
 
-
-# --- the protocol loop -------------------------------------------------------------------------
+OPERATIONS = kit.declared(STUBS)
 
 
 def run_case(case: dict) -> dict:
-    """One `run` frame's case → the reply's outcome fields."""
-    op = OPERATIONS.get(case.get("op"))
-    if op is None:  # never sent for undeclared ops, but be safe
-        return {"outcome": "skipped", "reason": f"operation {case.get('op')!r} not supported"}
-    try:
-        return {"outcome": "ok", "output": op(case.get("input"))}
-    except dos.DelegateError as e:  # the library's own errors already carry spec codes
-        return {"outcome": "error", "code": e.code, "detail": e.detail}
-    except InvalidInput as e:
-        return {"outcome": "error", "code": "invalid_input", "detail": str(e)}
-    except Exception:  # a bug in the adapter or library: report it, keep running
-        return {"outcome": "errored", "message": traceback.format_exc(limit=5)}
+    return kit.run_case(case, OPERATIONS, library_error)
 
 
-def main(library: Any = None, implementation: dict | None = None) -> None:
+def main(library: Any = None, implementation: Optional[dict] = None) -> None:
     global dos
     if library is None:
         import delegateos_mini as library
     dos = library
-    implementation = implementation or IMPLEMENTATION
-    out = sys.stdout
-    for line in sys.stdin:
-        frame = json.loads(line)
-        cmd, seq = frame.get("cmd"), frame.get("seq")
-        if cmd == "hello":
-            reply = {"seq": seq, "protocol": 1, "implementation": implementation, "operations": sorted(OPERATIONS)}
-        elif cmd == "run":
-            reply = {"seq": seq, **run_case(frame["case"])}
-        elif cmd == "bye":
-            out.write(json.dumps({"seq": seq, "outcome": "ok"}) + "\n")
-            out.flush()
-            return
-        else:
-            print(f"unknown frame {cmd!r}", file=sys.stderr)
-            continue
-        # ensure_ascii keeps the line pure ASCII (lone surrogates in outputs cannot break UTF-8).
-        out.write(json.dumps(reply, ensure_ascii=True, separators=(",", ":")) + "\n")
-        out.flush()
+    # Looked up at each call: python-literal extends OPERATIONS and replaces run_case.
+    kit.serve(implementation or IMPLEMENTATION, lambda: OPERATIONS, lambda case: run_case(case))
 
 
 if __name__ == "__main__":

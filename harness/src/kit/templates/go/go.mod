@@ -1,0 +1,3 @@
+module delegateos-adapter
+
+go 1.18

@@ -1,0 +1,502 @@
+//! DelegateOS conformance, in-process: the way a Rust library adds the suite to its own CI.
+//!
+//! Implement [`Implementation`] (one method per operation of `spec/operations.md`, each
+//! defaulting to "not implemented"), then either call [`run_corpus`] for the verdicts, or give
+//! a `harness = false` test target a `main` that calls [`test_main`]: every case of the
+//! embedded corpus becomes one test named by its id, so `cargo test -- dct-forged` runs the
+//! cases whose id contains `dct-forged`.
+//!
+//! ```toml
+//! [dev-dependencies]
+//! delegateos-inprocess = { path = "…/inprocess" }
+//! serde_json = "1"
+//!
+//! [[test]]
+//! name = "conformance"
+//! harness = false
+//! ```
+//!
+//! ```no_run
+//! use delegateos_inprocess::{Answer, Implementation};
+//! use serde_json::{json, Value};
+//!
+//! struct Mine;
+//! impl Implementation for Mine {
+//!     fn glob_match(&self, input: &Value) -> Answer {
+//!         let (Some(p), Some(r)) = (input["pattern"].as_str(), input["resource"].as_str()) else {
+//!             return Answer::error("invalid_input", "pattern and resource must be strings");
+//!         };
+//!         Answer::ok(json!({ "matches": p == r })) // your library's matcher here
+//!     }
+//! }
+//!
+//! fn main() -> std::process::ExitCode {
+//!     delegateos_inprocess::test_main(Mine)
+//! }
+//! ```
+//!
+//! Cases are judged exactly as `delegateos-conform run` judges an adapter's replies
+//! ([`delegateos_vectors::judge::judge_case`] on the corpus [`delegateos_vectors`] embeds), and
+//! a case counts as `run`'s exit code counts it: a failed or errored normative or decision case
+//! fails; hardening findings (hardening-level cases, and rejections with another code of the
+//! expected code's family) fail only with [`Options::fail_on_hardening`]; advisory cases run
+//! only with [`Options::strict`]. A case whose method answers [`Answer::Todo`] or
+//! [`Answer::Skip`] is skipped (`ignored` under `cargo test`); a run in which every case was
+//! skipped fails, naming the operation to start with. A panic in a method is that case's
+//! `errored` verdict.
+//!
+//! This crate depends on `delegateos-vectors` (corpus, loader, judge) and `libtest-mimic` only:
+//! no processes, no HTTP stack.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::Arc;
+
+use delegateos_vectors::format::{Case, Level};
+use delegateos_vectors::judge::{judge_case, ActualOutcome, FailureKind, Verdict};
+pub use serde_json::Value;
+
+include!(concat!(env!("OUT_DIR"), "/operations.rs"));
+
+/// What an implementation answers for one case: the four outcomes of the adapter protocol.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Answer {
+    /// The operation succeeded with this output.
+    Ok(Value),
+    /// The operation failed with a spec error code (`spec/error-codes.md`); `detail` is free
+    /// text, never compared.
+    Error {
+        /// The code, e.g. `revoked`.
+        code: String,
+        /// Free text.
+        detail: String,
+    },
+    /// Not implemented (yet): the case is skipped.
+    Todo,
+    /// This input cannot be represented in the library: the case is skipped.
+    Skip(String),
+    /// The implementation failed unexpectedly (reported `errored`).
+    Errored(String),
+}
+
+impl Answer {
+    /// `ok` with `output`.
+    pub fn ok(output: Value) -> Self {
+        Self::Ok(output)
+    }
+
+    /// `error` with a spec code.
+    pub fn error(code: impl Into<String>, detail: impl Into<String>) -> Self {
+        Self::Error {
+            code: code.into(),
+            detail: detail.into(),
+        }
+    }
+
+    /// Not implemented yet (skipped).
+    pub fn todo() -> Self {
+        Self::Todo
+    }
+
+    /// Skipped: the input cannot be represented.
+    pub fn skip(reason: impl Into<String>) -> Self {
+        Self::Skip(reason.into())
+    }
+}
+
+impl From<ActualOutcome> for Answer {
+    fn from(outcome: ActualOutcome) -> Self {
+        match outcome {
+            ActualOutcome::Ok { output } => Self::Ok(output),
+            ActualOutcome::Error { code, detail } => Self::Error {
+                code,
+                detail: detail.unwrap_or_default(),
+            },
+            ActualOutcome::Skipped { reason } => Self::Skip(reason),
+            ActualOutcome::Errored { message } => Self::Errored(message),
+        }
+    }
+}
+
+/// Which cases run and which findings fail (the in-process counterpart of `run`'s flags).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Options {
+    /// `--profile strict`: also run the advisory cases (their findings never fail).
+    pub strict: bool,
+    /// `--fail-on hardening`: hardening findings fail too.
+    pub fail_on_hardening: bool,
+}
+
+impl Options {
+    /// From the environment: `DELEGATEOS_PROFILE=strict` (implies hardening, as `run` does) and
+    /// `DELEGATEOS_FAIL_ON=hardening`.
+    pub fn from_env() -> Self {
+        let strict = std::env::var("DELEGATEOS_PROFILE").is_ok_and(|v| v == "strict");
+        Self {
+            strict,
+            fail_on_hardening: strict
+                || std::env::var("DELEGATEOS_FAIL_ON").is_ok_and(|v| v.contains("hardening")),
+        }
+    }
+}
+
+/// A case's status, as in `run`'s reports (before any expected-failures baseline).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// Matched the expectation.
+    Passed,
+    /// Matched an acceptable alternative outcome.
+    Acceptable,
+    /// Did not match.
+    Failed(FailureKind),
+    /// Rejected with another code of the expected code's family (a hardening finding).
+    OtherCode,
+    /// Not run: [`Answer::Todo`] or [`Answer::Skip`].
+    Skipped,
+    /// The implementation panicked or answered [`Answer::Errored`].
+    Errored,
+}
+
+/// The verdict on one case.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CaseVerdict {
+    /// Case id, e.g. `dct-forged-0001`.
+    pub id: String,
+    /// Operation.
+    pub op: String,
+    /// `area/group` of its file.
+    pub group: String,
+    /// Its level.
+    pub level: Level,
+    /// True for an advisory case (neighbour profiles).
+    pub advisory: bool,
+    /// Requirement ids it checks.
+    pub requirements: Vec<String>,
+    /// The status.
+    pub status: Status,
+    /// The diff (failed, other code), reason (skipped) or message (errored).
+    pub message: String,
+}
+
+impl CaseVerdict {
+    /// Whether this verdict fails the run under `options` (as `run`'s exit code 1 would).
+    pub fn fails(&self, options: &Options) -> bool {
+        if self.advisory {
+            return false;
+        }
+        let hardening = self.level == Level::Hardening;
+        match self.status {
+            Status::Failed(_) | Status::Errored => !hardening || options.fail_on_hardening,
+            Status::OtherCode => options.fail_on_hardening,
+            Status::Passed | Status::Acceptable | Status::Skipped => false,
+        }
+    }
+}
+
+/// One case of the corpus with the file facts the runner needs.
+#[derive(Debug, Clone)]
+pub struct CorpusCase {
+    /// The case.
+    pub case: Case,
+    /// `area/group`.
+    pub group: String,
+    /// True for an advisory case.
+    pub advisory: bool,
+    /// True for a case of a stateful group (replayed once, as `run` replays it after a restart).
+    pub stateful: bool,
+}
+
+/// The embedded corpus, in `run`'s order, without the advisory cases unless `options.strict`.
+pub fn corpus(options: &Options) -> Result<Vec<CorpusCase>, String> {
+    let files = delegateos_vectors::corpus::load_embedded().map_err(|errors| {
+        errors
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("\n")
+    })?;
+    let mut out = Vec::new();
+    for loaded in files {
+        let f = loaded.file;
+        for case in f.cases {
+            let advisory = f.area == "advisory"
+                || case
+                    .flags
+                    .iter()
+                    .any(|x| x.eq_ignore_ascii_case("advisory"));
+            if advisory && !options.strict {
+                continue;
+            }
+            out.push(CorpusCase {
+                case,
+                group: format!("{}/{}", f.area, f.group),
+                advisory,
+                stateful: f.stateful,
+            });
+        }
+    }
+    Ok(out)
+}
+
+fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "panic".to_owned())
+}
+
+fn answer<I: Implementation + ?Sized>(imp: &I, case: &Case) -> Answer {
+    match catch_unwind(AssertUnwindSafe(|| dispatch(imp, &case.op, &case.input))) {
+        Ok(Some(a)) => a,
+        Ok(None) => Answer::Skip(format!("operation {:?} is not catalogued", case.op)),
+        Err(payload) => Answer::Errored(format!("panicked: {}", panic_text(payload.as_ref()))),
+    }
+}
+
+/// Runs one case once and judges it.
+pub fn run_case<I: Implementation + ?Sized>(imp: &I, c: &CorpusCase) -> CaseVerdict {
+    let case = &c.case;
+    let (status, message) = match answer(imp, case) {
+        Answer::Todo => (Status::Skipped, "not implemented yet".to_owned()),
+        Answer::Skip(reason) => (Status::Skipped, reason),
+        Answer::Errored(message) => (Status::Errored, message),
+        Answer::Error { code, .. } if code.is_empty() => (
+            Status::Errored,
+            "an error answer needs a non-empty code".to_owned(),
+        ),
+        Answer::Ok(output) => judged(case, &ActualOutcome::Ok { output }),
+        Answer::Error { code, detail } => judged(
+            case,
+            &ActualOutcome::Error {
+                code,
+                detail: Some(detail),
+            },
+        ),
+    };
+    CaseVerdict {
+        id: case.id.clone(),
+        op: case.op.clone(),
+        group: c.group.clone(),
+        level: case.level,
+        advisory: c.advisory,
+        requirements: case.requirements.clone(),
+        status,
+        message,
+    }
+}
+
+fn judged(case: &Case, actual: &ActualOutcome) -> (Status, String) {
+    match judge_case(&case.op, &case.flags, &case.expect, actual) {
+        Verdict::Passed => (Status::Passed, String::new()),
+        Verdict::Acceptable { .. } => (Status::Acceptable, String::new()),
+        Verdict::OtherCode { diff, family, .. } => (
+            Status::OtherCode,
+            format!("rejected with another code of the family {family}\n{diff}"),
+        ),
+        Verdict::Failed { diff, kind, .. } => {
+            (Status::Failed(kind), format!("{}\n{diff}", kind.label()))
+        }
+    }
+}
+
+/// Runs `cases` in order; the cases of a stateful group are run again after the group (the
+/// replay `run` does after a restart) and pass only if both runs pass.
+pub fn run_cases<I: Implementation + ?Sized>(imp: &I, cases: &[CorpusCase]) -> Vec<CaseVerdict> {
+    let mut out: Vec<CaseVerdict> = Vec::with_capacity(cases.len());
+    let mut i = 0;
+    while let Some(c) = cases.get(i) {
+        if !c.stateful {
+            out.push(run_case(imp, c));
+            i += 1;
+            continue;
+        }
+        let end = cases[i..]
+            .iter()
+            .position(|x| !x.stateful || x.group != c.group)
+            .map_or(cases.len(), |n| i + n);
+        let group = &cases[i..end];
+        let first: Vec<CaseVerdict> = group.iter().map(|c| run_case(imp, c)).collect();
+        for (c, mut v) in group.iter().zip(first) {
+            let again = run_case(imp, c);
+            if v.status != Status::Skipped && again.status != v.status {
+                if matches!(v.status, Status::Passed | Status::Acceptable) {
+                    v.status = again.status;
+                }
+                v.message = format!(
+                    "the replay of the stateful group differs:\n{}",
+                    again.message
+                );
+            }
+            out.push(v);
+        }
+        i = end;
+    }
+    out
+}
+
+/// Runs the whole embedded corpus (see [`corpus`]) against `imp`.
+pub fn run_corpus<I: Implementation + ?Sized>(
+    imp: &I,
+    options: &Options,
+) -> Result<Vec<CaseVerdict>, String> {
+    Ok(run_cases(imp, &corpus(options)?))
+}
+
+/// What implementing one more operation would add: per operation with skipped cases, the
+/// skipped cases and the requirement ids they cite that no executed case checked; most ids
+/// first, then most cases (the rule of `delegateos-conform run`'s guidance line).
+pub fn next_operations(verdicts: &[CaseVerdict]) -> Vec<(String, usize, usize)> {
+    let mut executed: BTreeSet<&str> = BTreeSet::new();
+    let mut skipped: BTreeMap<&str, (usize, BTreeSet<&str>)> = BTreeMap::new();
+    for v in verdicts {
+        match v.status {
+            Status::Passed | Status::Acceptable | Status::Failed(_) => {
+                executed.extend(v.requirements.iter().map(String::as_str));
+            }
+            Status::Skipped => {
+                let e = skipped.entry(v.op.as_str()).or_default();
+                e.0 += 1;
+                e.1.extend(v.requirements.iter().map(String::as_str));
+            }
+            Status::OtherCode | Status::Errored => {}
+        }
+    }
+    let mut out: Vec<(String, usize, usize)> = skipped
+        .into_iter()
+        .map(|(op, (n, ids))| {
+            let m = ids.iter().filter(|id| !executed.contains(*id)).count();
+            (op.to_owned(), n, m)
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        b.2.cmp(&a.2)
+            .then(b.1.cmp(&a.1))
+            .then_with(|| a.0.cmp(&b.0))
+    });
+    out
+}
+
+fn selected_by(args: &libtest_mimic::Arguments, name: &str) -> bool {
+    let matches = |pattern: &str| {
+        if args.exact {
+            name == pattern
+        } else {
+            name.contains(pattern)
+        }
+    };
+    args.filter.as_deref().is_none_or(matches) && !args.skip.iter().any(|s| matches(s))
+}
+
+/// The `main` of a `harness = false` test target: one test per case of the embedded corpus,
+/// named by its id, with `cargo test`'s filters and flags (`--exact`, `--skip`, `--list`, …).
+/// Options come from the environment ([`Options::from_env`]). Skipped cases are `ignored`;
+/// when every selected case is skipped the run fails and names the operation to start with.
+pub fn test_main<I: Implementation + Send + Sync + 'static>(imp: I) -> std::process::ExitCode {
+    test_main_with(imp, Options::from_env())
+}
+
+/// [`test_main`] with explicit options.
+pub fn test_main_with<I: Implementation + Send + Sync + 'static>(
+    imp: I,
+    options: Options,
+) -> std::process::ExitCode {
+    let args = libtest_mimic::Arguments::from_args();
+    match run_tests(imp, options, &args) {
+        Ok(run) => run.exit_code(),
+        Err(e) => {
+            eprintln!("delegateos-inprocess: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+/// The outcome of [`run_tests`].
+#[derive(Debug)]
+pub struct TestRun {
+    /// libtest's counts.
+    pub conclusion: libtest_mimic::Conclusion,
+    /// The verdicts of the selected cases (empty with `--list`).
+    pub verdicts: Vec<CaseVerdict>,
+}
+
+impl TestRun {
+    /// True when cases were selected and every one was skipped: such a run cannot fail, so it
+    /// is an error, as it is for `delegateos-conform run` (exit 3).
+    pub fn nothing_ran(&self) -> bool {
+        !self.verdicts.is_empty() && self.verdicts.iter().all(|v| v.status == Status::Skipped)
+    }
+
+    /// The guidance line: where to start, or the next most valuable operation.
+    pub fn guidance(&self) -> Option<String> {
+        let (op, n, m) = next_operations(&self.verdicts).into_iter().next()?;
+        Some(if self.nothing_ran() {
+            format!(
+                "every selected case was skipped, so this run cannot fail: start with `{op}`: \
+                 {n} cases, {m} requirements"
+            )
+        } else {
+            format!("next most valuable operation: {op} ({n} cases, {m} requirement ids)")
+        })
+    }
+
+    /// Prints the guidance line (stderr) and returns the process exit code.
+    pub fn exit_code(&self) -> std::process::ExitCode {
+        if let Some(line) = self.guidance() {
+            eprintln!("delegateos-inprocess: {line}");
+        }
+        if self.nothing_ran() {
+            return std::process::ExitCode::FAILURE;
+        }
+        self.conclusion.exit_code()
+    }
+}
+
+/// Runs the corpus as libtest trials under `args` (one per case, named by its id, its
+/// `area/group` as kind): the selected cases first, in corpus order (so a skipped case can be
+/// listed as `ignored`), a case outside the selection lazily if libtest asks for it.
+pub fn run_tests<I: Implementation + Send + Sync + 'static>(
+    imp: I,
+    options: Options,
+    args: &libtest_mimic::Arguments,
+) -> Result<TestRun, String> {
+    let cases = corpus(&options).map_err(|e| format!("the embedded corpus does not load:\n{e}"))?;
+    let imp = Arc::new(imp);
+    let selected: Vec<CorpusCase> = if args.list {
+        Vec::new()
+    } else {
+        cases
+            .iter()
+            .filter(|c| selected_by(args, &c.case.id))
+            .cloned()
+            .collect()
+    };
+    let verdicts = run_cases(imp.as_ref(), &selected);
+    let mut by_id: BTreeMap<String, CaseVerdict> =
+        verdicts.iter().map(|v| (v.id.clone(), v.clone())).collect();
+    let trials = cases
+        .into_iter()
+        .map(|c| {
+            let name = c.case.id.clone();
+            let kind = c.group.clone();
+            let known = by_id.remove(&name);
+            let ignored = known.as_ref().is_some_and(|v| v.status == Status::Skipped);
+            let imp = Arc::clone(&imp);
+            libtest_mimic::Trial::test(name, move || {
+                let v = known.unwrap_or_else(|| run_case(imp.as_ref(), &c));
+                match v.status {
+                    Status::Skipped => Err(format!("skipped: {}", v.message).into()),
+                    _ if v.fails(&options) => Err(v.message.into()),
+                    _ => Ok(()),
+                }
+            })
+            .with_kind(kind)
+            .with_ignored_flag(ignored)
+        })
+        .collect();
+    let conclusion = libtest_mimic::run(args, trials);
+    Ok(TestRun {
+        conclusion,
+        verdicts,
+    })
+}
