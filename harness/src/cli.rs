@@ -614,11 +614,6 @@ pub fn run_command(args: &RunArgs) -> i32 {
             return ConformExitCode::SETUP_ERROR;
         }
     }
-    if output.interrupted.is_none() {
-        if let Some(line) = crate::guidance::message(&selected, &output.results, false) {
-            error(line);
-        }
-    }
     report.exit_code()
 }
 

@@ -261,7 +261,10 @@ impl Implementation for Mine {
     }
 
     // revocation.from_json — 29 cases in the embedded corpus (spec/operations.md §5)
-    // input: `{json}` — a string, the output of a list's `toJSON` or a corruption of it
+    // input: `{json}` — a string, the output of a list's `toJSON` in D22's format (a JSON array of
+    //        entries) or a corruption of it; the spec gives `toJSON` no format, so an implementation
+    //        that writes another one does not declare this operation (its round trip is
+    //        `revocation.list`'s `roundtrip`, issue 27)
     // output: `{revocationIds}` — in `list()` order
     // errors: `invalid_json`, `malformed_entry`, `invalid_scope`, `invalid_signature`
     // mirrors: creating a `RevocationEntry` (§4.1); `RevocationList.add` / `isRevoked` / `list` /

@@ -204,6 +204,10 @@ pub struct Coverage {
     /// answered `skipped`), how many cases and which requirement ids no executed case checked.
     /// Most cases first.
     pub skipped_operations: Vec<SkippedOperation>,
+    /// The operation whose implementation would check the most requirement ids no executed
+    /// case checked, then the most cases (`crate::guidance`); `None` when nothing was skipped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_operation: Option<String>,
 }
 
 /// The cost of one skipped operation (see [`Coverage::skipped_operations`]).
@@ -665,6 +669,7 @@ impl Report {
                 ops.sort_by(|a, b| b.cases.cmp(&a.cases).then_with(|| a.op.cmp(&b.op)));
                 ops
             },
+            next_operation: crate::guidance::message(cases, &run.results, false),
             unknown: if reqs.list.is_empty() {
                 Vec::new()
             } else {

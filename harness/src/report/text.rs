@@ -497,6 +497,10 @@ pub fn render(r: &Report) -> String {
         }
     }
 
+    if let Some(next) = &r.coverage.next_operation {
+        let _ = writeln!(out, "\n{}{}", next[..1].to_uppercase(), &next[1..]);
+    }
+
     advisory_section(&mut out, r);
 
     let cov = &r.coverage;
