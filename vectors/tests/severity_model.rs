@@ -387,3 +387,81 @@ fn directions_follow_what_the_output_grants() {
     );
     assert_eq!(severity::expected_codes(&either), "valid|malformed_token");
 }
+
+#[test]
+fn a_rule_may_not_defer_to_itself_and_ties_keep_the_first_denial() {
+    let text = SEVERITY_MD.replace(
+        "| glob | GLOB-* | scope-widening |",
+        "| glob | GLOB-* | (rule) |",
+    );
+    assert!(parse(&text).1.iter().any(|e| e.contains("rule glob")));
+    // Two allowed denials of equal severity: the first listed decides the effect's name.
+    let both = Expectation::Acceptable {
+        outcomes: vec![
+            delegateos_vectors::Expected::Invalid {
+                code: "revoked".into(),
+                stage: None,
+            },
+            delegateos_vectors::Expected::Invalid {
+                code: "expired".into(),
+                stage: None,
+            },
+        ],
+        decision: "D7".into(),
+    };
+    let a = assess(
+        "dct.verify",
+        &[],
+        &["DCT-VERIFY-1-MALFORMED"],
+        Direction::Granted,
+        Some(&both),
+    );
+    assert_eq!(a.effect, "revocation-bypass");
+    // One allowed outcome without a denial effect: no floor.
+    let lenient = Expectation::Acceptable {
+        outcomes: vec![
+            delegateos_vectors::Expected::Invalid {
+                code: "revoked".into(),
+                stage: None,
+            },
+            delegateos_vectors::Expected::Invalid {
+                code: "malformed_token".into(),
+                stage: None,
+            },
+        ],
+        decision: "D7".into(),
+    };
+    let a = assess(
+        "dct.verify",
+        &[],
+        &["DCT-VERIFY-1-MALFORMED"],
+        Direction::Granted,
+        Some(&lenient),
+    );
+    assert_eq!(a.effect, "lenient-input");
+}
+
+#[test]
+fn each_direction_reads_its_own_column() {
+    let reqs = ["DCT-VERIFY-2-EVERY-BLOCK"];
+    let a = assess("dct.verify", &[], &reqs, Direction::Refused, None);
+    assert_eq!(a.key, "revocation/wrongful-revocation");
+    let a = assess(
+        "dct.revocation_ids",
+        &[],
+        &["DCT-REVID-BLOCK"],
+        Direction::WrongOutput,
+        None,
+    );
+    assert_eq!(a.key, "revocation/revocation-bypass");
+    let a = assess("dct.verify", &[], &reqs, Direction::Granted, None);
+    assert_eq!(a.key, "revocation/revocation-bypass");
+    // A refused finding is titled by its effect and row, not by the granted direction's title.
+    let a = assess("glob.match", &[], &["GLOB-EXACT"], Direction::Refused, None);
+    assert_eq!(a.title, "valid input was refused (glob)");
+    let a = assess("x", &[], &["NO-SUCH-REQUIREMENT"], Direction::Granted, None);
+    assert_eq!(
+        (a.key.as_str(), a.effect.as_str()),
+        ("unclassified/lenient-input", "lenient-input")
+    );
+}

@@ -1,0 +1,320 @@
+//! The comparison rule that decides every verdict (`vectors/src/judge.rs`, the code families of
+//! `vectors/src/families.rs`), case by case: what passes, what is acceptable, what is another
+//! code of the family, and what kind of failure the rest is (issue 26: the code that decides
+//! verdicts is tested like the reference).
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use delegateos_vectors::families::{all, family_for};
+use delegateos_vectors::format::{Expectation, Expected};
+use delegateos_vectors::judge::{
+    json_equal, judge, judge_case, ActualOutcome, FailureKind, Verdict,
+};
+use serde_json::{json, Value};
+
+fn valid(output: Value) -> Expectation {
+    Expectation::Valid { output }
+}
+
+fn invalid(code: &str, stage: Option<&str>) -> Expectation {
+    Expectation::Invalid {
+        code: code.to_owned(),
+        stage: stage.map(str::to_owned),
+    }
+}
+
+fn ok(output: Value) -> ActualOutcome {
+    ActualOutcome::Ok { output }
+}
+
+fn err(code: &str) -> ActualOutcome {
+    ActualOutcome::Error {
+        code: code.to_owned(),
+        detail: None,
+    }
+}
+
+fn kind(v: &Verdict) -> Option<FailureKind> {
+    match v {
+        Verdict::Failed { kind, .. } => Some(*kind),
+        _ => None,
+    }
+}
+
+#[test]
+fn failure_kinds_name_what_went_wrong() {
+    let e = invalid("revoked", None);
+    assert_eq!(
+        kind(&judge(&e, &ok(json!({})))),
+        Some(FailureKind::AcceptedInvalid)
+    );
+    assert_eq!(
+        kind(&judge(&e, &err("expired"))),
+        Some(FailureKind::WrongCode)
+    );
+    assert_eq!(judge(&e, &err("revoked")), Verdict::Passed);
+    let v = valid(json!({"matches": true}));
+    assert_eq!(
+        kind(&judge(&v, &err("expired"))),
+        Some(FailureKind::RejectedValid)
+    );
+    assert_eq!(
+        kind(&judge(&v, &ok(json!({"matches": false})))),
+        Some(FailureKind::OutputMismatch)
+    );
+    let skipped = ActualOutcome::Skipped {
+        reason: "no".into(),
+    };
+    assert_eq!(kind(&judge(&v, &skipped)), Some(FailureKind::NoAnswer));
+    // An acceptable expectation with a success and a refusal: another refusal is a wrong
+    // code, a success with another output an output mismatch.
+    let both = Expectation::Acceptable {
+        outcomes: vec![
+            Expected::Valid {
+                output: json!({"x": 1}),
+            },
+            Expected::Invalid {
+                code: "malformed_token".into(),
+                stage: None,
+            },
+        ],
+        decision: "D5".into(),
+    };
+    assert_eq!(
+        kind(&judge(&both, &err("expired"))),
+        Some(FailureKind::WrongCode)
+    );
+    assert_eq!(
+        kind(&judge(&both, &ok(json!({"x": 2})))),
+        Some(FailureKind::OutputMismatch)
+    );
+    assert_eq!(judge(&both, &ok(json!({"x": 1}))), Verdict::Passed);
+    assert_eq!(
+        judge(&both, &err("malformed_token")),
+        Verdict::Acceptable { matched: 1 }
+    );
+    let refusals = Expectation::Acceptable {
+        outcomes: vec![
+            Expected::Invalid {
+                code: "expired".into(),
+                stage: None,
+            },
+            Expected::Invalid {
+                code: "malformed_token".into(),
+                stage: None,
+            },
+        ],
+        decision: "D5".into(),
+    };
+    assert_eq!(
+        kind(&judge(&refusals, &ok(json!({})))),
+        Some(FailureKind::AcceptedInvalid)
+    );
+}
+
+#[test]
+fn wrong_verdicts_and_labels() {
+    assert!(FailureKind::AcceptedInvalid.is_wrong_verdict());
+    assert!(FailureKind::RejectedValid.is_wrong_verdict());
+    assert!(!FailureKind::WrongCode.is_wrong_verdict());
+    assert!(!FailureKind::OutputMismatch.is_wrong_verdict());
+    assert!(!FailureKind::NoAnswer.is_wrong_verdict());
+    assert_eq!(
+        FailureKind::AcceptedInvalid.label(),
+        "wrong verdict: accepted"
+    );
+    assert_eq!(FailureKind::WrongCode.label(), "wrong code");
+}
+
+#[test]
+fn outputs_compare_listed_keys_and_numbers_as_numbers() {
+    let v = valid(json!({"a": "x", "n": 1, "o": {"k": [1, 2]}}));
+    // Extra keys in the reply are ignored; every listed key must be equal.
+    assert_eq!(
+        judge(
+            &v,
+            &ok(json!({"a": "x", "n": 1.0, "o": {"k": [1, 2]}, "extra": 0}))
+        ),
+        Verdict::Passed
+    );
+    assert!(!judge(&v, &ok(json!({"a": "y", "n": 1, "o": {"k": [1, 2]}}))).is_success());
+    assert!(!judge(&v, &ok(json!({"n": 1, "o": {"k": [1, 2]}}))).is_success());
+    assert!(!judge(&v, &ok(json!({"a": "x", "n": 1, "o": {"k": [2, 1]}}))).is_success());
+    assert!(!judge(
+        &v,
+        &ok(json!({"a": "x", "n": 1, "o": {"k": [1, 2], "j": 0}}))
+    )
+    .is_success());
+    assert!(!judge(&v, &ok(json!({"a": "x", "n": 1, "o": {"j": [1, 2]}}))).is_success());
+    assert!(json_equal(&json!(0.9999999999), &json!(1)));
+    assert!(!json_equal(&json!(0.99), &json!(1)));
+    assert!(!json_equal(
+        &json!(9007199254740993u64),
+        &json!(9007199254740992u64)
+    ));
+    assert!(!json_equal(&json!(-1), &json!(1)));
+    assert!(json_equal(
+        &json!({"a": [1, {"b": 2}]}),
+        &json!({"a": [1, {"b": 2.0}]})
+    ));
+    assert!(!json_equal(&json!({"a": 1}), &json!({"a": 1, "b": 2})));
+    assert!(!json_equal(&json!({"a": 1}), &json!({"b": 1})));
+    assert!(!json_equal(&json!([1]), &json!([1, 1])));
+    assert!(!json_equal(&json!("1"), &json!(1)));
+}
+
+#[test]
+fn another_code_of_the_family_is_other_code_within_its_ops_and_stages() {
+    let e = invalid("malformed_entry", Some("4.1/shape"));
+    let v = judge_case(
+        "revocation.verify_entry",
+        &[],
+        &e,
+        &err("invalid_signature"),
+    );
+    assert!(
+        matches!(v, Verdict::OtherCode { ref family, .. } if family == "revocation-entry"),
+        "{v:?}"
+    );
+    // The same codes on an operation outside the family's scope stay a wrong code.
+    let v = judge_case("dct.verify", &[], &e, &err("invalid_signature"));
+    assert_eq!(kind(&v), Some(FailureKind::WrongCode));
+    // The depth family is scoped to stages: 10.1/4e yes, another stage no.
+    let d = invalid("chain_depth_exceeded", Some("10.1/4e"));
+    assert!(matches!(
+        judge_case("dct.verify", &[], &d, &err("attenuation_violation")),
+        Verdict::OtherCode { .. }
+    ));
+    let d2 = invalid("chain_depth_exceeded", Some("10.1/8"));
+    assert_eq!(
+        kind(&judge_case(
+            "dct.verify",
+            &[],
+            &d2,
+            &err("attenuation_violation")
+        )),
+        Some(FailureKind::WrongCode)
+    );
+    // A `/*` stage pattern covers its sub-stages and itself, not a sibling prefix.
+    assert!(family_for(
+        "chain.verify",
+        Some("8.2/parent"),
+        &[],
+        "parent_mismatch",
+        "root_invalid"
+    )
+    .is_some());
+    assert!(family_for(
+        "chain.verify",
+        Some("8.2"),
+        &[],
+        "parent_mismatch",
+        "root_invalid"
+    )
+    .is_some());
+    assert!(family_for(
+        "chain.verify",
+        Some("8.20"),
+        &[],
+        "parent_mismatch",
+        "root_invalid"
+    )
+    .is_none());
+    // Flag-scoped family: only on SignatureStructure cases.
+    let flag = vec!["SignatureStructure".to_owned()];
+    assert!(family_for(
+        "dct.verify",
+        Some("10.1/3a"),
+        &flag,
+        "invalid_signature",
+        "malformed_token"
+    )
+    .is_some());
+    assert!(family_for(
+        "dct.verify",
+        Some("10.1/3a"),
+        &[],
+        "invalid_signature",
+        "malformed_token"
+    )
+    .is_none());
+    // The same code is never "another" code; a code outside the family never substitutes.
+    assert!(family_for(
+        "revocation.verify_entry",
+        Some("4.1/shape"),
+        &[],
+        "malformed_entry",
+        "malformed_entry"
+    )
+    .is_none());
+    assert!(family_for(
+        "revocation.verify_entry",
+        Some("4.1/shape"),
+        &[],
+        "malformed_entry",
+        "expired"
+    )
+    .is_none());
+    assert!(!all().is_empty());
+}
+
+#[test]
+fn an_output_differing_only_in_family_codes_is_other_code() {
+    let e = valid(json!({"added": ["ok", "malformed_entry"], "revoked": [true]}));
+    let v = judge_case(
+        "revocation.list",
+        &[],
+        &e,
+        &ok(json!({"added": ["ok", "invalid_signature"], "revoked": [true]})),
+    );
+    assert!(matches!(v, Verdict::OtherCode { .. }), "{v:?}");
+    // A code outside the family, or another difference, stays an output mismatch.
+    let v = judge_case(
+        "revocation.list",
+        &[],
+        &e,
+        &ok(json!({"added": ["ok", "expired"], "revoked": [true]})),
+    );
+    assert_eq!(kind(&v), Some(FailureKind::OutputMismatch));
+    let v = judge_case(
+        "revocation.list",
+        &[],
+        &e,
+        &ok(json!({"added": ["ok", "invalid_signature"], "revoked": [false]})),
+    );
+    assert_eq!(kind(&v), Some(FailureKind::OutputMismatch));
+    let v = judge_case(
+        "revocation.list",
+        &[],
+        &e,
+        &ok(json!({"added": ["ok"], "revoked": [true]})),
+    );
+    assert_eq!(kind(&v), Some(FailureKind::OutputMismatch));
+    // Outside the family's operations the same difference is a mismatch.
+    let v = judge_case(
+        "dct.verify",
+        &[],
+        &e,
+        &ok(json!({"added": ["ok", "invalid_signature"], "revoked": [true]})),
+    );
+    assert_eq!(kind(&v), Some(FailureKind::OutputMismatch));
+}
+
+#[test]
+fn the_diff_shows_only_the_listed_keys_unless_some_are_missing() {
+    let v = valid(json!({"a": 1}));
+    let Verdict::Failed { actual, .. } = judge(&v, &ok(json!({"a": 2, "noise": true}))) else {
+        panic!("must fail");
+    };
+    assert!(
+        actual.contains("\"a\": 2") && !actual.contains("noise"),
+        "{actual}"
+    );
+    let Verdict::Failed { actual, .. } = judge(&v, &ok(json!({"b": 2, "noise": true}))) else {
+        panic!("must fail");
+    };
+    assert!(
+        actual.contains("noise") && actual.contains("\"b\""),
+        "{actual}"
+    );
+}
