@@ -514,21 +514,19 @@ impl Model {
         if f.direction == Direction::WrongOutput {
             if let (Some(expectation), Some(actual)) = (f.expectation, f.actual_output) {
                 if let Some((row, more)) = self.output_member(f.op, expectation, actual) {
-                    let (direction, effect) = if more {
-                        (Direction::Granted, row.granted.clone())
+                    let decider = format!("{} {}", row.op, row.member);
+                    let (direction, effect, title) = if more {
+                        (Direction::Granted, row.granted.clone(), row.title.clone())
                     } else {
+                        let effect = default_effect(Direction::Refused);
+                        let meaning = self.effect(effect).map_or("", |e| e.meaning.as_str());
                         (
                             Direction::Refused,
-                            default_effect(Direction::Refused).to_owned(),
+                            effect.to_owned(),
+                            format!("{meaning} (`{}` grants less than required)", row.member),
                         )
                     };
-                    return make(
-                        direction,
-                        &format!("{} {}", row.op, row.member),
-                        effect,
-                        row.title.clone(),
-                        row.fix.clone(),
-                    );
+                    return make(direction, &decider, effect, title, row.fix.clone());
                 }
             }
         }

@@ -465,3 +465,30 @@ fn each_direction_reads_its_own_column() {
         ("unclassified/lenient-input", "lenient-input")
     );
 }
+
+#[test]
+fn an_output_granting_less_is_a_refusal_titled_as_such() {
+    let e = Expectation::Valid {
+        output: json!({"scope": {"capabilities": [], "remainingBudgetMicrocents": 10, "maxChainDepth": 3}}),
+    };
+    let less =
+        json!({"scope": {"capabilities": [], "remainingBudgetMicrocents": 9, "maxChainDepth": 3}});
+    let a = model().assess(&Failure {
+        op: "dct.verify",
+        flags: &[],
+        requirements: &ids(&["DCT-VERIFY-6-BUDGET"]),
+        direction: Direction::WrongOutput,
+        expected_code: None,
+        actual_code: None,
+        family: None,
+        error_kind: None,
+        expectation: Some(&e),
+        actual_output: Some(&less),
+    });
+    assert_eq!(a.direction, Direction::Refused);
+    assert_eq!(
+        a.key,
+        "dct.verify scope.remainingBudgetMicrocents/valid-input-refused"
+    );
+    assert!(a.title.contains("grants less"), "{}", a.title);
+}

@@ -418,6 +418,17 @@ pub fn assess(case: &Case, result: &CaseResult) -> Option<Assessment> {
     }))
 }
 
+/// A JSON value in one line, cut to a readable length.
+fn compact(v: &Value) -> String {
+    const MAX: usize = 160;
+    let text = v.to_string();
+    if text.chars().count() <= MAX {
+        text
+    } else {
+        format!("{}…", text.chars().take(MAX).collect::<String>())
+    }
+}
+
 fn code_list(case: &Case) -> String {
     let codes: Vec<String> = case
         .expectation
@@ -473,7 +484,20 @@ pub fn did_of(case: &Case, result: &CaseResult) -> Option<String> {
                 format!("wrong code: invalid {code} where {expected} expected")
             }
             Some(FailureKind::OutputMismatch) => {
-                "output mismatch: the verdict is right, the output differs".to_owned()
+                let got = actual
+                    .and_then(|a| a.get("output"))
+                    .map(compact)
+                    .unwrap_or_default();
+                let want = case
+                    .expectation
+                    .outcomes()
+                    .iter()
+                    .find_map(|o| match o {
+                        delegateos_vectors::Expected::Valid { output } => Some(compact(output)),
+                        delegateos_vectors::Expected::Invalid { .. } => None,
+                    })
+                    .unwrap_or_default();
+                format!("answered {got} where {want} expected")
             }
             Some(FailureKind::NoAnswer) | None => "no answer".to_owned(),
         },
