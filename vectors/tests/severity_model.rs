@@ -44,6 +44,28 @@ fn assess(
     })
 }
 
+/// The model's verdict on a wrong output of `op`.
+fn assess_output(
+    op: &str,
+    reqs: &[&str],
+    e: &Expectation,
+    actual: &serde_json::Value,
+) -> Assessment {
+    let reqs = ids(reqs);
+    model().assess(&Failure {
+        op,
+        flags: &[],
+        requirements: &reqs,
+        direction: Direction::WrongOutput,
+        expected_code: None,
+        actual_code: None,
+        family: None,
+        error_kind: None,
+        expectation: Some(e),
+        actual_output: Some(actual),
+    })
+}
+
 #[test]
 fn the_tables_parse_without_errors() {
     let (m, errors) = parse(SEVERITY_MD);
@@ -259,18 +281,7 @@ fn outputs_grant_more_or_less_by_their_members() {
     let poorer = scope(one.clone(), 9);
     assert!(!m.output_member("dct.verify", &e, &poorer).unwrap().1);
     assert!(m.output_member("dct.verify", &e, &scope(one, 10)).is_none());
-    let a = model().assess(&Failure {
-        op: "dct.verify",
-        flags: &[],
-        requirements: &ids(&["DCT-VERIFY-8-SCOPE"]),
-        direction: Direction::WrongOutput,
-        expected_code: None,
-        actual_code: None,
-        family: None,
-        error_kind: None,
-        expectation: Some(&e),
-        actual_output: Some(&wider),
-    });
+    let a = assess_output("dct.verify", &["DCT-VERIFY-8-SCOPE"], &e, &wider);
     assert_eq!(
         (a.direction, a.effect.as_str()),
         (Direction::Granted, "scope-widening")
@@ -473,18 +484,7 @@ fn an_output_granting_less_is_a_refusal_titled_as_such() {
     };
     let less =
         json!({"scope": {"capabilities": [], "remainingBudgetMicrocents": 9, "maxChainDepth": 3}});
-    let a = model().assess(&Failure {
-        op: "dct.verify",
-        flags: &[],
-        requirements: &ids(&["DCT-VERIFY-6-BUDGET"]),
-        direction: Direction::WrongOutput,
-        expected_code: None,
-        actual_code: None,
-        family: None,
-        error_kind: None,
-        expectation: Some(&e),
-        actual_output: Some(&less),
-    });
+    let a = assess_output("dct.verify", &["DCT-VERIFY-6-BUDGET"], &e, &less);
     assert_eq!(a.direction, Direction::Refused);
     assert_eq!(
         a.key,
