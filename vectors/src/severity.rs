@@ -625,7 +625,12 @@ impl Model {
                 )
             }
             Direction::WrongCode => {
-                let expected = f.expected_code.unwrap_or("?");
+                // The first allowed code (the reference's reading): an acceptable caller-error
+                // code next to it does not make another root cause.
+                let expected = f
+                    .expected_code
+                    .and_then(|c| c.split('|').next())
+                    .unwrap_or("?");
                 make(
                     f.direction,
                     &format!("code {expected}"),

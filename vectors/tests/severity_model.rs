@@ -492,3 +492,22 @@ fn an_output_granting_less_is_a_refusal_titled_as_such() {
     );
     assert!(a.title.contains("grants less"), "{}", a.title);
 }
+
+#[test]
+fn a_wrong_code_is_keyed_by_the_first_allowed_code() {
+    let (flags, reqs) = (ids(&[]), ids(&["DCT-VERIFY-1-MALFORMED"]));
+    let a = model().assess(&Failure {
+        op: "dct.verify",
+        flags: &flags,
+        requirements: &reqs,
+        direction: Direction::WrongCode,
+        expected_code: Some("malformed_token|invalid_input"),
+        actual_code: Some("expired"),
+        family: None,
+        error_kind: None,
+        expectation: None,
+        actual_output: None,
+    });
+    assert_eq!(a.key, "code malformed_token/wrong-code-family");
+    assert!(a.title.contains("`malformed_token`"), "{}", a.title);
+}
