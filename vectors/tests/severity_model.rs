@@ -511,3 +511,58 @@ fn a_wrong_code_is_keyed_by_the_first_allowed_code() {
     assert_eq!(a.key, "code malformed_token/wrong-code-family");
     assert!(a.title.contains("`malformed_token`"), "{}", a.title);
 }
+
+#[test]
+fn ties_between_flags_keep_the_first_and_a_flag_reads_the_refused_column() {
+    let e = invalid("malformed_token");
+    let a = assess(
+        "dct.verify",
+        &["MalformedExpiryBypass", "MalformedBudgetBypass"],
+        &["DCT-VERIFY-1-MALFORMED"],
+        Direction::Granted,
+        Some(&e),
+    );
+    assert_eq!(a.key, "MalformedExpiryBypass/expiry-bypass");
+    let a = assess(
+        "dct.verify",
+        &["RevocationWrongRevoker"],
+        &["DCT-VERIFY-1-MALFORMED"],
+        Direction::Refused,
+        None,
+    );
+    assert_eq!(a.key, "RevocationWrongRevoker/unauthorized-revocation");
+}
+
+#[test]
+fn mixed_output_differences_are_neither_granted_nor_refused() {
+    let valid = |output| Expectation::Valid { output };
+    let d = |op, e: &Expectation, a| direction_of(op, FailureKind::OutputMismatch, e, Some(&a));
+    let sub = valid(json!({"subset": false}));
+    assert_eq!(
+        d("capability.subset", &sub, json!({"subset": true})),
+        Direction::Granted
+    );
+    let tools = valid(json!({"tools": [{"name": "a"}]}));
+    assert_eq!(
+        d(
+            "mcp.filter_tools",
+            &tools,
+            json!({"tools": [{"name": "b"}]})
+        ),
+        Direction::WrongOutput
+    );
+    let session = valid(json!({"steps": [{"toUpstream": [{"id": 1}]}]}));
+    assert_eq!(
+        d(
+            "mcp.session",
+            &session,
+            json!({"steps": [{"toUpstream": [{"id": 2}]}]})
+        ),
+        Direction::WrongOutput
+    );
+    let rl = valid(json!({"revoked": [true, false]}));
+    assert_eq!(
+        d("revocation.list", &rl, json!({"revoked": [false, true]})),
+        Direction::WrongOutput
+    );
+}
