@@ -39,9 +39,7 @@ pub use scripts::{
 };
 use session::mock_pid;
 
-/// The start of the failure message of a case whose proxy wrote a non-JSON line to stdout (the
-/// findings of `mcp` file such a failure under MCP-STDOUT-CLEAN).
-pub const NON_JSON_STDOUT: &str = "the proxy wrote a non-JSON line to stdout";
+pub use session::NON_JSON_STDOUT;
 
 /// Outcome of one case.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -21,6 +21,10 @@ use crate::mcp::config::{
 };
 use crate::mcp::tokens;
 
+/// The start of the failure message of a case whose proxy wrote a non-JSON line to stdout (the
+/// findings of `mcp` file such a failure under MCP-STDOUT-CLEAN).
+pub const NON_JSON_STDOUT: &str = "the proxy wrote a non-JSON line to stdout";
+
 /// Everything a session's launch config and mock script depend on.
 #[derive(Clone)]
 pub(super) struct Setup {
@@ -291,7 +295,7 @@ impl Session {
 
     pub(super) fn check_clean(&self) -> Result<(), String> {
         if let Some(g) = self.proxy.garbage.first() {
-            return Err(format!("{}: {g:?}", super::NON_JSON_STDOUT));
+            return Err(format!("{NON_JSON_STDOUT}: {g:?}"));
         }
         Ok(())
     }
