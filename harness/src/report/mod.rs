@@ -599,7 +599,8 @@ impl Report {
                     op: case.op.clone(),
                     requirements: case.requirements.clone(),
                     assessment: a.clone(),
-                    counted: !is_hardening && result.status != Status::OtherCode,
+                    counted: ctx.fail_on_hardening
+                        || (!is_hardening && result.status != Status::OtherCode),
                     input_bytes: input_bytes(case),
                     did: did.clone().unwrap_or_default(),
                     expected: Some(case.expect.clone()),
