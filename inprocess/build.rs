@@ -8,12 +8,15 @@
 use std::fmt::Write as _;
 
 #[allow(dead_code)]
-#[path = "../vectors/src/operations.rs"]
+// `build/operations.rs` links to `vectors/src/operations.rs`, which embeds
+// `../spec/operations.md` (`inprocess/spec` links to the spec folder); `cargo package` copies
+// both in, so the packaged crate builds alone.
+#[path = "build/operations.rs"]
 mod operations;
 
 fn main() {
-    println!("cargo:rerun-if-changed=../spec/operations.md");
-    println!("cargo:rerun-if-changed=../vectors/src/operations.rs");
+    println!("cargo:rerun-if-changed=spec/operations.md");
+    println!("cargo:rerun-if-changed=build/operations.rs");
     let docs = operations::parse_docs(operations::EMBEDDED);
     assert!(!docs.is_empty(), "spec/operations.md lists no operation");
     let mut methods = String::new();

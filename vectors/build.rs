@@ -1,6 +1,7 @@
 //! Embeds the committed corpus: every `<area>/<group>.json` next to this manifest becomes an
 //! entry of `FILES` in `$OUT_DIR/corpus.rs`, so an installed binary needs no source tree.
-//! The crate's own `src/` (generator sources and data) is not corpus and is skipped.
+//! The crate's own `src/` (generator sources and data) and `spec/` (the spec files it embeds, a
+//! link to the repository's `spec/` that `cargo package` turns into copies) are not corpus.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -18,7 +19,7 @@ fn main() {
     for area in areas {
         let skip = area
             .file_name()
-            .is_some_and(|n| n == "src" || n == "target");
+            .is_some_and(|n| n == "src" || n == "target" || n == "spec");
         if !area.is_dir() || skip {
             continue;
         }
@@ -38,6 +39,25 @@ fn main() {
         );
     }
     out.push_str("];\n");
+    // The spec files this crate embeds or exports (`spec/` is a link to the repository's spec
+    // folder; in a packaged crate it is a copy): every `*.md` and `*.json` under it.
+    let spec = root.join("spec");
+    println!("cargo:rerun-if-changed={}", spec.display());
+    let mut spec_files = Vec::new();
+    collect_ext(&root, &spec, &["md", "json"], &mut spec_files);
+    spec_files.sort();
+    out.push_str(
+        "/// The spec files (`spec/**/*.md`, `spec/**/*.json`): `(relative path, bytes)`, sorted.\n",
+    );
+    out.push_str("pub static SPEC_FILES: &[(&str, &[u8])] = &[\n");
+    for rel in &spec_files {
+        let rel = rel.to_string_lossy().replace('\\', "/");
+        let _ = writeln!(
+            out,
+            "    ({rel:?}, include_bytes!(concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/\", {rel:?}))),"
+        );
+    }
+    out.push_str("];\n");
     let dest = PathBuf::from(std::env::var_os("OUT_DIR").unwrap_or_default()).join("corpus.rs");
     if let Err(e) = std::fs::write(&dest, out) {
         println!("cargo:warning=cannot write {}: {e}", dest.display());
@@ -47,6 +67,10 @@ fn main() {
 }
 
 fn collect(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) {
+    collect_ext(root, dir, &["json"], out);
+}
+
+fn collect_ext(root: &Path, dir: &Path, extensions: &[&str], out: &mut Vec<PathBuf>) {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return;
     };
@@ -54,8 +78,12 @@ fn collect(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) {
         let path = entry.path();
         if path.is_dir() {
             println!("cargo:rerun-if-changed={}", path.display());
-            collect(root, &path, out);
-        } else if path.extension().is_some_and(|e| e == "json") {
+            collect_ext(root, &path, extensions, out);
+        } else if path
+            .extension()
+            .and_then(|e| e.to_str())
+            .is_some_and(|e| extensions.contains(&e))
+        {
             if let Ok(rel) = path.strip_prefix(root) {
                 out.push(rel.to_path_buf());
             }

@@ -53,9 +53,9 @@ pub enum Command {
     /// List what the corpus offers to the filters: areas, groups, flags, requirements, cases
     /// or ops (with case counts), narrowed by the same filters as `run`.
     List(crate::list::ListArgs),
-    /// Generate or check the committed vectors (needs the `generator` feature:
+    /// Export the embedded corpus for another language (`vectors export DIR`); generate or
+    /// check the committed vectors (`generate`, `check`: need the `generator` feature,
     /// `cargo run -p delegateos-conform --features generator -- vectors …`).
-    #[cfg(feature = "generator")]
     #[command(subcommand)]
     Vectors(VectorsCommand),
     /// Run the MCP proxy conformance suite (spec §11) against `--proxy CMD`.
@@ -159,16 +159,27 @@ impl Profile {
 }
 
 /// `vectors …`
-#[cfg(feature = "generator")]
 #[derive(Debug, Subcommand)]
 pub enum VectorsCommand {
+    /// Write the embedded corpus and what another language needs to use it into DIR, byte for
+    /// byte the committed files: `DIR/vectors/<area>/<group>.json`, `DIR/vectors/manifest.json`
+    /// (corpus version, BLAKE2b-256 digest, counts per area, level and operation),
+    /// `DIR/vectors/keys.json` (the published test keys), `DIR/spec/**` (schemas,
+    /// requirements, operations, error codes, decisions, severity model).
+    Export {
+        /// Output directory (created if missing; files already there are overwritten).
+        #[arg(value_name = "DIR")]
+        dir: PathBuf,
+    },
     /// Write every vector file into DIR (`<DIR>/<area>/<group>.json`).
+    #[cfg(feature = "generator")]
     Generate {
         /// Output directory.
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
     },
     /// Regenerate in memory and compare with DIR; prints a unified diff and exits 1 if stale.
+    #[cfg(feature = "generator")]
     Check {
         /// The committed vectors (default: the source tree's `vectors/`).
         #[arg(long, value_name = "DIR", default_value = concat!(env!("CARGO_MANIFEST_DIR"), "/../vectors"))]
@@ -390,6 +401,7 @@ fn dispatch_command(cli: Cli) -> i32 {
         Command::Coverage(args) => coverage_command(&args),
         Command::ListOps(args) => list_ops_command(&args),
         Command::List(args) => crate::list::run(&args),
+        Command::Vectors(VectorsCommand::Export { dir }) => vectors_export(&dir),
         #[cfg(feature = "generator")]
         Command::Vectors(VectorsCommand::Generate { out }) => vectors_generate(&out),
         #[cfg(feature = "generator")]
@@ -879,6 +891,29 @@ fn list_ops_command(args: &ListOpsArgs) -> i32 {
         }
         Err(e) => {
             error(e);
+            ConformExitCode::SETUP_ERROR
+        }
+    }
+}
+
+fn vectors_export(dir: &Path) -> i32 {
+    match delegateos_vectors::export::export(dir) {
+        Ok(written) => {
+            let _ = write_output(
+                None,
+                &format!(
+                    "wrote {} files to {} (delegateos-vectors {}, blake2b-256 {}); \
+                     vectors/manifest.json describes them\n",
+                    written.len(),
+                    dir.display(),
+                    delegateos_vectors::export::CORPUS_VERSION,
+                    delegateos_vectors::corpus::embedded_digest()
+                ),
+            );
+            ConformExitCode::OK
+        }
+        Err(e) => {
+            error(format!("vectors export: {}: {e}", dir.display()));
             ConformExitCode::SETUP_ERROR
         }
     }

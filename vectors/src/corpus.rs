@@ -19,7 +19,8 @@ include!(concat!(env!("OUT_DIR"), "/corpus.rs"));
 pub enum CorpusSource {
     /// The corpus embedded in this binary.
     Embedded,
-    /// Every `**/*.json` under a directory (a top-level `src/` is skipped).
+    /// Every `**/*.json` under a directory (a top-level `src/` and `spec/`, `manifest.json` and
+    /// `keys.json` are skipped).
     Dir(PathBuf),
 }
 

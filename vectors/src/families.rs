@@ -4,7 +4,7 @@
 //! "rejected with another code" (hardening level, low severity), never as a wrong verdict.
 
 /// `spec/error-codes.md`, embedded at build time.
-pub const EMBEDDED: &str = include_str!("../../spec/error-codes.md");
+pub const EMBEDDED: &str = include_str!("../spec/error-codes.md");
 
 /// One family with its scope.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -8,7 +8,7 @@ use crate::format::{Level, Note, Severity};
 
 /// `spec/decisions.md`, embedded: its "Flag index" table is the single source of every
 /// flag's level and severity (parsed by [`index`]; nothing here repeats those columns).
-pub const DECISIONS: &str = include_str!("../../spec/decisions.md");
+pub const DECISIONS: &str = include_str!("../spec/decisions.md");
 
 /// One row of the "Flag index" table of `spec/decisions.md`.
 #[derive(Debug, Clone, PartialEq, Eq)]

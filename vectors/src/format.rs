@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// The specification revision the expectations follow (every file's `specVersion`).
 pub const SPEC_VERSION: &str = "0.2-draft (DelegateOS v0.1)";
@@ -288,5 +288,24 @@ impl Expectation {
             }],
             Self::Acceptable { outcomes, .. } => outcomes.clone(),
         }
+    }
+}
+
+/// Recursively rebuilds objects with keys in byte order (independent of whether serde_json
+/// was built with `preserve_order`).
+pub fn sorted(value: Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(String, Value)> = map.into_iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            Value::Object(
+                entries
+                    .into_iter()
+                    .map(|(k, v)| (k, sorted(v)))
+                    .collect::<Map<String, Value>>(),
+            )
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(sorted).collect()),
+        other => other,
     }
 }

@@ -7,6 +7,7 @@
 //! | module | owns |
 //! |---|---|
 //! | [`corpus`] | the committed corpus embedded at build time; corpus sources and digest |
+//! | [`export`] | the corpus for another language: manifest (version, digest, counts), published keys, spec files |
 //! | [`families`] | code families of `spec/error-codes.md` §11 (embedded, parsed) |
 //! | [`format`] | serde types of `delegateos-vectors/1` files |
 //! | [`load`] | reading files, JSON Schema validation (`spec/schemas/vector.schema.json`) |
@@ -26,6 +27,7 @@ pub mod areas;
 #[cfg(feature = "generator")]
 pub mod audit;
 pub mod corpus;
+pub mod export;
 pub mod families;
 pub mod flags;
 pub mod format;

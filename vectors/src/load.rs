@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::format::VectorFile;
 
 /// The JSON Schema of vector files, embedded so the harness binary is self-contained.
-pub const VECTOR_SCHEMA: &str = include_str!("../../spec/schemas/vector.schema.json");
+pub const VECTOR_SCHEMA: &str = include_str!("../spec/schemas/vector.schema.json");
 
 /// A vector file and where it came from.
 #[derive(Debug, Clone)]
@@ -215,8 +215,16 @@ pub fn load_dir(dir: &Path) -> Result<Vec<LoadedFile>, Vec<LoadError>> {
     }
 }
 
-/// Every `*.json` under `dir`, relative to `root`, sorted. The crate's own `src/` directory
-/// at the root (generator sources and data) is not part of a corpus and is skipped.
+/// Directories at a corpus root that are not corpus: the crate's own `src/` (generator sources
+/// and data) and `spec/` (the spec files the crate embeds).
+pub const ROOT_NON_CORPUS_DIRS: [&str; 2] = ["src", "spec"];
+
+/// Files at a corpus root that describe the corpus rather than belong to it (written by
+/// `vectors generate` and `vectors export`): the manifest and the published test keys.
+pub const ROOT_METADATA_FILES: [&str; 2] = ["manifest.json", "keys.json"];
+
+/// Every `*.json` under `dir`, relative to `root`, sorted, without the root's
+/// [`ROOT_NON_CORPUS_DIRS`] and [`ROOT_METADATA_FILES`].
 pub fn collect_json(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
     if !dir.exists() {
         return Ok(());
@@ -227,11 +235,16 @@ pub fn collect_json(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) -> std::io:
     entries.sort();
     for path in entries {
         if path.is_dir() {
-            if dir == root && path.file_name().is_some_and(|n| n == "src") {
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if dir == root && ROOT_NON_CORPUS_DIRS.contains(&name) {
                 continue;
             }
             collect_json(root, &path, out)?;
         } else if path.extension().is_some_and(|e| e == "json") {
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if dir == root && ROOT_METADATA_FILES.contains(&name) {
+                continue;
+            }
             out.push(path.strip_prefix(root).unwrap_or(&path).to_path_buf());
         }
     }

@@ -5,7 +5,7 @@
 //! the operations §11 and §11a name in prose), so the list has a single source.
 
 /// `spec/operations.md`, embedded at build time.
-pub const EMBEDDED: &str = include_str!("../../spec/operations.md");
+pub const EMBEDDED: &str = include_str!("../spec/operations.md");
 
 fn is_op_name(s: &str) -> bool {
     let mut parts = s.split('.');

@@ -10,12 +10,13 @@ use std::collections::BTreeSet;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use delegateos_reference::ops;
 
 use crate::areas::AREAS;
 use crate::audit;
+use crate::export;
 use crate::format::VectorFile;
 use crate::generate::{build_area, RETIRED_IDS};
 use crate::judge::{judge, judge_reference, unified_diff, ActualOutcome, Verdict};
@@ -224,29 +225,10 @@ pub fn reference_disagreements(files: &[VectorFile]) -> Vec<Disagreement> {
 /// Serializes a file byte-deterministically: sorted keys, 2-space indent, trailing newline.
 pub fn render(file: &VectorFile) -> Result<String, GenError> {
     let value = serde_json::to_value(file).map_err(|e| GenError::Serialize(e.to_string()))?;
-    let mut text = serde_json::to_string_pretty(&sorted(value))
+    let mut text = serde_json::to_string_pretty(&crate::format::sorted(value))
         .map_err(|e| GenError::Serialize(e.to_string()))?;
     text.push('\n');
     Ok(text)
-}
-
-/// Recursively rebuilds objects with keys in byte order (independent of whether serde_json
-/// was built with `preserve_order`).
-fn sorted(value: Value) -> Value {
-    match value {
-        Value::Object(map) => {
-            let mut entries: Vec<(String, Value)> = map.into_iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(&b.0));
-            Value::Object(
-                entries
-                    .into_iter()
-                    .map(|(k, v)| (k, sorted(v)))
-                    .collect::<Map<String, Value>>(),
-            )
-        }
-        Value::Array(items) => Value::Array(items.into_iter().map(sorted).collect()),
-        other => other,
-    }
 }
 
 /// Builds, checks against the reference, and renders every file (nothing is written).
@@ -256,7 +238,7 @@ pub fn render_all() -> Result<Vec<Rendered>, GenError> {
     if !disagreements.is_empty() {
         return Err(GenError::Disagreement(disagreements));
     }
-    files
+    let mut rendered = files
         .iter()
         .map(|file| {
             Ok(Rendered {
@@ -265,7 +247,31 @@ pub fn render_all() -> Result<Vec<Rendered>, GenError> {
                 cases: file.cases.len(),
             })
         })
-        .collect()
+        .collect::<Result<Vec<_>, GenError>>()?;
+    // The corpus's metadata (crate::export): the manifest over the files in path order, and
+    // the published keys.
+    let mut by_path: Vec<(String, &str)> = rendered
+        .iter()
+        .map(|r| {
+            (
+                r.relative_path.to_string_lossy().replace('\\', "/"),
+                r.text.as_str(),
+            )
+        })
+        .collect();
+    by_path.sort();
+    let manifest = export::manifest_json(by_path.iter().map(|(p, t)| (p.as_str(), t.as_bytes())));
+    rendered.push(Rendered {
+        relative_path: PathBuf::from("manifest.json"),
+        text: manifest,
+        cases: 0,
+    });
+    rendered.push(Rendered {
+        relative_path: PathBuf::from("keys.json"),
+        text: export::keys_json(),
+        cases: 0,
+    });
+    Ok(rendered)
 }
 
 /// Generates every vector file into `out_dir` (`<out_dir>/<area>/<group>.json`).
@@ -423,7 +429,11 @@ pub fn check(dir: &Path) -> Result<usize, CheckError> {
         .filter(|p| !expected_paths.contains(p))
         .collect();
     if stale.is_empty() {
-        Ok(rendered.len())
+        // Vector files only (`<area>/<group>.json`), not the root's metadata files.
+        Ok(rendered
+            .iter()
+            .filter(|r| r.relative_path.components().count() > 1)
+            .count())
     } else {
         Err(CheckError::Stale(stale))
     }

@@ -39,7 +39,7 @@ fn is_keyword(w: &str) -> bool {
 }
 
 /// The requirements this harness was built with, so an installed binary needs no source tree.
-pub const EMBEDDED: &str = include_str!("../../spec/requirements.md");
+pub const EMBEDDED: &str = include_str!("../spec/requirements.md");
 
 /// The section used for case requirement ids not found in the spec.
 pub const UNKNOWN_SECTION: &str = "(unknown)";

@@ -23,7 +23,7 @@ pub const DENIAL_OPS: &[&str] = &[
 ];
 
 /// `spec/severity.md`, embedded.
-pub const SEVERITY_MD: &str = include_str!("../../spec/severity.md");
+pub const SEVERITY_MD: &str = include_str!("../spec/severity.md");
 
 /// What the implementation did, from the judge's failure kind or the runner's error kind
 /// (`spec/severity.md` §1).

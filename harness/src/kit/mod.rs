@@ -65,7 +65,9 @@ mod tpl {
     pub const GO_KIT: &str = include_str!("templates/go/kit.go");
     pub const GO_OPS: &str = include_str!("templates/go/ops.go");
     pub const GO_MOD: &str = include_str!("templates/go/go.mod");
-    pub const RS_CARGO: &str = include_str!("templates/rust/Cargo.toml");
+    // Not named `Cargo.toml`: `cargo package` leaves out a directory holding one (a nested
+    // package), and the published crate would not build.
+    pub const RS_CARGO: &str = include_str!("templates/rust/Cargo.toml.template");
     pub const RS_LIB: &str = include_str!("templates/rust/lib.rs");
     pub const RS_TEST: &str = include_str!("templates/rust/conformance.rs");
 }
