@@ -3,7 +3,7 @@
 # following steps ($GITHUB_PATH). Default: build the action's own checkout (the version pinned in
 # `uses: …@vX`); DELEGATEOS_VERSION=X.Y.Z installs that version from crates.io instead.
 set -euo pipefail
-: "${GITHUB_ACTION_PATH:?set by the runner: the action's checkout}"
+: "${GITHUB_ACTION_PATH:?set by the runner: the checkout of the action}"
 : "${GITHUB_PATH:?set by the runner: a file of directories to prepend to PATH}"
 root="${RUNNER_TEMP:-${TMPDIR:-/tmp}}/delegateos-conform"
 read -r -a flags <<< "${DELEGATEOS_CARGO_INSTALL_FLAGS:-}"

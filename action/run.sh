@@ -3,7 +3,7 @@
 # summary. Never fails the step itself: the exit code goes to $GITHUB_OUTPUT so that the reports
 # are uploaded first and step 4 (verdict.sh) fails the job.
 set -euo pipefail
-: "${DELEGATEOS_IMPL:?the action's impl input: your adapter command}"
+: "${DELEGATEOS_IMPL:?the impl input: your adapter command}"
 : "${GITHUB_OUTPUT:?set by the runner: a file of step outputs}"
 dir="${DELEGATEOS_REPORT_DIR:-delegateos-conformance}"
 mkdir -p "$dir"
