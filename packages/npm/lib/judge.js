@@ -164,16 +164,16 @@ export function judgeCase(families, c, actual) {
 export const isSuccess = (v) => v.verdict === 'passed' || v.verdict === 'acceptable';
 
 /**
- * Whether a verdict fails a run as `delegateos-conform run`'s exit code counts it (and as
- * delegateos-inprocess does): failed (or no answer) on a normative or decision case fails;
- * hardening findings (hardening-level cases, other_code) only with failOnHardening (implied by
- * strict); advisory cases never fail.
+ * Whether a verdict (or a status name) fails a run as `delegateos-conform run`'s exit code
+ * counts it (and as delegateos-inprocess does): failed or errored on a normative or decision
+ * case fails; hardening findings (hardening-level cases, other_code) only with failOnHardening
+ * (implied by strict); advisory cases never fail; passed, acceptable and skipped never fail.
  */
-export function fails(c, verdict, options = {}) {
+export function fails(c, verdictOrStatus, options = {}) {
   if (c.advisory) return false;
+  const status = typeof verdictOrStatus === 'string' ? verdictOrStatus : verdictOrStatus.verdict;
   const hardeningCounts = Boolean(options.failOnHardening || options.strict);
-  const hardening = c.level === 'hardening';
-  if (verdict.verdict === 'failed') return !hardening || hardeningCounts;
-  if (verdict.verdict === 'other_code') return hardeningCounts;
+  if (status === 'failed' || status === 'errored') return c.level !== 'hardening' || hardeningCounts;
+  if (status === 'other_code') return hardeningCounts;
   return false;
 }

@@ -93,7 +93,7 @@ export function isSuccess(v: Verdict): boolean;
 /** Whether the verdict fails a run, as `run`'s exit code counts it. */
 export function fails(
   c: Pick<CorpusCase, 'level'> & { advisory?: boolean },
-  v: Verdict,
+  v: Verdict | Status,
   options?: { failOnHardening?: boolean; strict?: boolean },
 ): boolean;
 export function jsonEqual(a: unknown, b: unknown): boolean;
