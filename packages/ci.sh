@@ -17,6 +17,7 @@
 set -euo pipefail
 
 PYTEST_VERSION=8.4.2 # hatchling is pinned in packages/python/pyproject.toml ([build-system])
+TYPESCRIPT_VERSION=5.6.3
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 START=$(date +%s)
@@ -77,10 +78,13 @@ JS="$WORK/js-project"
 mkdir -p "$JS/test"
 cat >"$JS/package.json" <<EOF
 { "name": "js-project", "private": true, "type": "module",
-  "dependencies": { "delegateos-vectors": "file:$TGZ" } }
+  "dependencies": { "delegateos-vectors": "file:$TGZ" },
+  "devDependencies": { "typescript": "$TYPESCRIPT_VERSION" } }
 EOF
 (cd "$JS" && npm install --silent --no-audit --no-fund)
-cp "$ROOT"/packages/npm/example/{tiny-impl.js,adapter.mjs,conformance.test.js} "$JS/"
+cp "$ROOT"/packages/npm/example/{tiny-impl.js,adapter.mjs,conformance.test.js,types-check.ts} "$JS/"
+(cd "$JS" && npx tsc --noEmit --strict --module nodenext --moduleResolution nodenext --target es2022 types-check.ts)
+echo "types-check.ts compiles against the packed types (typescript $TYPESCRIPT_VERSION)"
 cp "$ROOT"/packages/npm/test/judge.test.js "$JS/test/"
 (cd "$JS" && node --test test/ >"$WORK/js-unit.log" 2>&1) || { cat "$WORK/js-unit.log"; exit 1; }
 grep -E '^# (pass|fail)' "$WORK/js-unit.log" | tr '\n' ' '
