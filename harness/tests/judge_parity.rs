@@ -248,11 +248,14 @@ fn derived(case: &Case) -> Vec<ActualOutcome> {
                         })));
                     }
                     // Integers + 1.
-                    out.push(ok(map_numbers(&output, &|n| match (n.as_i64(), n.as_u64()) {
-                        (Some(i), _) => json!(i.wrapping_add(1)),
-                        (None, Some(u)) => json!(u.wrapping_sub(1)),
-                        _ => Value::Number(n.clone()),
-                    })));
+                    out.push(ok(map_numbers(
+                        &output,
+                        &|n| match (n.as_i64(), n.as_u64()) {
+                            (Some(i), _) => json!(i.wrapping_add(1)),
+                            (None, Some(u)) => json!(u.wrapping_sub(1)),
+                            _ => Value::Number(n.clone()),
+                        },
+                    )));
                 }
                 for f in families {
                     let swapped = swap_codes(&output, &f.codes);
@@ -393,8 +396,10 @@ fn report_mismatches(lang: &str, pairs: &[Pair], m: &[(usize, Value, Value)]) ->
 }
 
 fn tempdir(tag: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("delegateos-judge-parity-{tag}-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!(
+        "delegateos-judge-parity-{tag}-{}",
+        std::process::id()
+    ));
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
@@ -537,7 +542,11 @@ fn npm_and_python_judges_agree_with_the_rust_judge_on_every_pair() {
         );
     }
     assert!(
-        table.keys().filter(|k| k.starts_with("other_code/")).count() >= 5,
+        table
+            .keys()
+            .filter(|k| k.starts_with("other_code/"))
+            .count()
+            >= 5,
         "other_code pairs cover fewer than 5 families: {:?}",
         table.keys().collect::<Vec<_>>()
     );
