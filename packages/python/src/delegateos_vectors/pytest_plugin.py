@@ -148,7 +148,14 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     config._delegateos_runner = runner  # type: ignore[attr-defined]
     for c in selected:
         items.append(
-            CaseItem.from_parent(session, name=f"test_case[{c['id']}]", case=c, runner=runner, options=options)
+            CaseItem.from_parent(
+                session,
+                name=f"test_case[{c['id']}]",
+                nodeid=f"delegateos::test_case[{c['id']}]",
+                case=c,
+                runner=runner,
+                options=options,
+            )
         )
 
 
