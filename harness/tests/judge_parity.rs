@@ -3,7 +3,8 @@
 //! the npm package's judge (`packages/npm`, run by node) and the PyPI package's judge
 //! (`packages/python`, run by python3) must give the identical verdict — class, acceptable
 //! outcome index, family, expected/actual code, failure kind — on every recorded
-//! (case, actual output) pair.
+//! (case, actual output) pair — and the same for the stricter reference reading
+//! (`judge_reference`: only an acceptable expectation's first outcome passes).
 //!
 //! The pairs:
 //! - **recorded**: every case of the corpus (advisory included) run through the real adapter
@@ -20,9 +21,9 @@
 //! packages' `parity` scripts judge them from their own staged copy of the corpus (whose digest
 //! and version must equal the embedded corpus's), and every verdict must equal the Rust one.
 //! Counts per verdict class are printed (`cargo test -p delegateos-conform --test judge_parity
-//! -- --nocapture`). `a_broken_js_judge_is_caught` shows the comparison has teeth: the npm
-//! judge with its code families removed, or with acceptable outcomes reported as passed, must
-//! be reported.
+//! -- --nocapture`). `broken_js_and_python_judges_are_caught` shows the comparison has teeth:
+//! either package's judge with its code families removed, or with acceptable outcomes reported
+//! as passed, must be reported.
 //!
 //! Needs `node` (≥ 18) and `python3` (≥ 3.9). Without them the tests print a message and
 //! return, as the other red-team tests do.
@@ -42,7 +43,7 @@ use delegateos_conform::expected::ExpectedFailures;
 use delegateos_conform::runner::case::{load_corpus, Case};
 use delegateos_conform::runner::{self, Quiet, RunConfig};
 use delegateos_vectors::format::Expected;
-use delegateos_vectors::judge::{judge_case, ActualOutcome, Verdict};
+use delegateos_vectors::judge::{judge_case, judge_reference, ActualOutcome, Verdict};
 use delegateos_vectors::CorpusSource;
 
 const BIN: &str = env!("CARGO_BIN_EXE_delegateos-conform");
@@ -88,8 +89,10 @@ fn verdict_json(v: &Verdict) -> Value {
     }
 }
 
-/// `passed`, `acceptable/1`, `other_code/chain`, `failed/wrong_code`, …
+/// The class of a pair's `judge_case` verdict: `passed`, `acceptable/1`, `other_code/chain`,
+/// `failed/wrong_code`, …
 fn class(v: &Value) -> String {
+    let v = &v["case"];
     let verdict = v["verdict"].as_str().unwrap_or("?");
     match verdict {
         "acceptable" => format!("acceptable/{}", v["matched"]),
@@ -293,12 +296,10 @@ fn write_pairs(dir: &Path, cases: &BTreeMap<&str, &Case>, pairs: &[Pair]) -> (Pa
     let mut verdicts = Vec::new();
     for p in pairs {
         let case = cases[p.case_id.as_str()];
-        let v = verdict_json(&judge_case(
-            &case.op,
-            &case.flags,
-            &case.expectation,
-            &p.actual,
-        ));
+        let v = json!({
+            "case": verdict_json(&judge_case(&case.op, &case.flags, &case.expectation, &p.actual)),
+            "reference": verdict_json(&judge_reference(&case.expectation, &p.actual)),
+        });
         let line = json!({
             "source": p.source,
             "case_id": p.case_id,
@@ -554,42 +555,39 @@ fn npm_and_python_judges_agree_with_the_rust_judge_on_every_pair() {
 }
 
 #[test]
-fn a_broken_js_judge_is_caught() {
-    if !available("node") {
-        eprintln!("judge_parity: node is needed; skipping");
+fn broken_js_and_python_judges_are_caught() {
+    if !available("node") || !available("python3") {
+        eprintln!("judge_parity: node and python3 are needed; skipping");
         return;
     }
+    stage_packages();
     let cases = corpus();
     let by_id: BTreeMap<&str, &Case> = cases.iter().map(|c| (c.id.as_str(), c)).collect();
-    let r = root();
-    let build = Command::new("node")
-        .arg(r.join("packages/npm/scripts/build.mjs"))
-        .output()
-        .unwrap();
-    assert!(build.status.success());
     let pairs = derived_pairs(&cases);
     let dir = tempdir("mutant");
     let (file, rust) = write_pairs(&dir, &by_id, &pairs);
-    let (_, sound) = judge_with("js", &file, "");
-    assert!(
-        mismatches(&rust, &sound).is_empty(),
-        "the unbroken js judge must agree"
-    );
-    for mutant in ["no-families", "acceptable-is-passed"] {
-        let (_, broken) = judge_with("js", &file, mutant);
-        let m = mismatches(&rust, &broken);
-        println!(
-            "{}",
-            report_mismatches(&format!("js ({mutant})"), &pairs, &m)
-                .lines()
-                .take(4)
-                .collect::<Vec<_>>()
-                .join("\n")
-        );
+    for lang in ["js", "python"] {
+        let (_, sound) = judge_with(lang, &file, "");
         assert!(
-            !m.is_empty(),
-            "the js judge broken by {mutant} was not caught"
+            mismatches(&rust, &sound).is_empty(),
+            "the unbroken {lang} judge must agree"
         );
+        for mutant in ["no-families", "acceptable-is-passed"] {
+            let (_, broken) = judge_with(lang, &file, mutant);
+            let m = mismatches(&rust, &broken);
+            println!(
+                "{}",
+                report_mismatches(&format!("{lang} ({mutant})"), &pairs, &m)
+                    .lines()
+                    .take(4)
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            );
+            assert!(
+                !m.is_empty(),
+                "the {lang} judge broken by {mutant} was not caught"
+            );
+        }
     }
     let _ = std::fs::remove_dir_all(&dir);
 }

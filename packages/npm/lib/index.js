@@ -13,7 +13,7 @@ import { parseJson } from './json.js';
 import { comparePaths, digestChunks } from './paths.js';
 import { judgeCase } from './judge.js';
 
-export { jsonEqual, judgeExpectation, isSuccess, fails, outcomesOf, FLOAT_TOLERANCE } from './judge.js';
+export { jsonEqual, judgeExpectation, judgeReference, isSuccess, fails, outcomesOf, FLOAT_TOLERANCE } from './judge.js';
 export { parseJson } from './json.js';
 
 const DATA = fileURLToPath(new URL('../data/', import.meta.url));

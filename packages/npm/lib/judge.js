@@ -130,6 +130,15 @@ export function judgeExpectation(expect, actual) {
 }
 
 /**
+ * Judges `actual` against the reference reading only (Rust `judge_reference`): for an
+ * acceptable expectation only its first outcome passes. The corpus holds the reference to it.
+ */
+export function judgeReference(expect, actual) {
+  if (expect.result === 'acceptable' && expect.outcomes.length > 0) return judgeExpectation(expect.outcomes[0], actual);
+  return judgeExpectation(expect, actual);
+}
+
+/**
  * Judges `actual` for a case (Rust `judge_case`): `judgeExpectation`, except that a rejection
  * with another code of the expected code's family (spec/error-codes.md §11, within the
  * family's operations and stages) — or an output differing only in per-entry codes of one

@@ -89,6 +89,8 @@ export function codeFamilies(): CodeFamily[];
 export function judge(c: Case, actual: Actual): Verdict;
 /** Judges against the expectation only, without code families. */
 export function judgeExpectation(expect: Expectation, actual: Actual): Verdict;
+/** Judges against the reference reading only: for an acceptable expectation, its first outcome. */
+export function judgeReference(expect: Expectation, actual: Actual): Verdict;
 export function isSuccess(v: Verdict): boolean;
 /** Whether the verdict fails a run, as `run`'s exit code counts it. */
 export function fails(

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Judge-parity driver for harness/tests/judge_parity.rs: reads JSONL lines
-{source, case_id, actual, rust} and prints, for each, this package's verdict on the same
-(case, actual) as one JSONL line after a header line {corpusVersion, digest}. Run with the
+{source, case_id, actual, rust} and prints, for each, this package's verdicts (judge and judge_reference) on
+the same (case, actual) as one JSONL line {case, reference} after a header line {corpusVersion, digest}. Run with the
 package importable (PYTHONPATH=packages/python/src after scripts/stage_corpus.py).
 
 DELEGATEOS_PARITY_MUTANT=no-families|acceptable-is-passed breaks the judge on purpose."""
@@ -11,7 +11,20 @@ import os
 import sys
 
 import delegateos_vectors as dv
-from delegateos_vectors._judge import judge_case
+from delegateos_vectors._judge import judge_case, judge_reference
+
+
+
+def verdict_json(v):
+    r = {"verdict": v["verdict"]}
+    if v["verdict"] == "acceptable":
+        r["matched"] = v["matched"]
+    if v["verdict"] == "other_code":
+        r.update(family=v["family"], expected_code=v["expected_code"], actual_code=v["actual_code"])
+    if v["verdict"] == "failed":
+        r["kind"] = v["kind"]
+    return r
+
 
 mutant = os.environ.get("DELEGATEOS_PARITY_MUTANT", "")
 out = [json.dumps({"corpusVersion": dv.CORPUS_VERSION, "digest": dv.DIGEST})]
@@ -26,12 +39,5 @@ with open(sys.argv[1], encoding="utf-8") as f:
         v = judge_case([], c, pair["actual"]) if mutant == "no-families" else dv.judge(c, pair["actual"])
         if mutant == "acceptable-is-passed" and v["verdict"] == "acceptable":
             v = {"verdict": "passed"}
-        r = {"verdict": v["verdict"]}
-        if v["verdict"] == "acceptable":
-            r["matched"] = v["matched"]
-        if v["verdict"] == "other_code":
-            r.update(family=v["family"], expected_code=v["expected_code"], actual_code=v["actual_code"])
-        if v["verdict"] == "failed":
-            r["kind"] = v["kind"]
-        out.append(json.dumps(r))
+        out.append(json.dumps({"case": verdict_json(v), "reference": verdict_json(judge_reference(c["expect"], pair["actual"]))}))
 sys.stdout.write("\n".join(out) + "\n")

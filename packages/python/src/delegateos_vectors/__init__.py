@@ -23,6 +23,7 @@ from ._judge import (
     json_equal,
     judge_case,
     judge_expectation,
+    judge_reference,
     outcomes_of,
 )
 
@@ -42,6 +43,7 @@ __all__ = [
     "json_equal",
     "judge",
     "judge_expectation",
+    "judge_reference",
     "method_name",
     "ok",
     "outcomes_of",

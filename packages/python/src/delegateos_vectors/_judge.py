@@ -117,6 +117,14 @@ def judge_expectation(expect: dict, actual: dict) -> dict:
     }
 
 
+def judge_reference(expect: dict, actual: dict) -> dict:
+    """Judges ``actual`` against the reference reading only (the Rust ``judge_reference``): for
+    an acceptable expectation only its first outcome passes."""
+    if expect["result"] == "acceptable" and expect["outcomes"]:
+        return judge_expectation(expect["outcomes"][0], actual)
+    return judge_expectation(expect, actual)
+
+
 def judge_case(families: list[Family], case: dict, actual: dict) -> dict:
     """The Rust `judge_case`: `judge_expectation`, except that a rejection with another code of
     the expected code's family (spec/error-codes.md §11, within the family's operations and
