@@ -568,9 +568,11 @@ fn broken_js_and_python_judges_are_caught() {
     let (file, rust) = write_pairs(&dir, &by_id, &pairs);
     for lang in ["js", "python"] {
         let (_, sound) = judge_with(lang, &file, "");
+        let m = mismatches(&rust, &sound);
         assert!(
-            mismatches(&rust, &sound).is_empty(),
-            "the unbroken {lang} judge must agree"
+            m.is_empty(),
+            "the unbroken {lang} judge must agree\n{}",
+            report_mismatches(lang, &pairs, &m)
         );
         for mutant in ["no-families", "acceptable-is-passed"] {
             let (_, broken) = judge_with(lang, &file, mutant);
