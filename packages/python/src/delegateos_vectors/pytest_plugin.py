@@ -11,6 +11,15 @@ family) is reported as ``xfail`` unless ``--delegateos-fail-on-hardening`` (or
 ``--delegateos-strict``, which also runs the advisory cases, whose findings never fail).
 
 ``--delegateos-verdicts FILE`` writes ``{case id: status}`` (``run``'s status names) as JSON.
+
+For your own test functions, ``parametrize(area=, op=, level=)`` gives one parameter per case,
+with the case id as test id and the level as marker::
+
+    from delegateos_vectors.pytest_plugin import parametrize
+
+    @parametrize(op="glob.match")
+    def test_glob(case):
+        assert not dv.fails(case, dv.judge(case, dv.ok({"matches": my_glob(**case["input"])})))
 """
 
 from __future__ import annotations
@@ -42,6 +51,17 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{level}: a DelegateOS case of level {level}")
     config.addinivalue_line("markers", "delegateos: a DelegateOS conformance case")
     config.addinivalue_line("markers", "stateful: a case of a stateful group")
+
+
+def parametrize(argname: str = "case", **filter: Any) -> Any:
+    """``pytest.mark.parametrize`` over ``cases(**filter)``: ids are case ids, marks the levels."""
+    return pytest.mark.parametrize(
+        argname,
+        [
+            pytest.param(c, id=c["id"], marks=[getattr(pytest.mark, c["level"]), pytest.mark.delegateos])
+            for c in dv.cases(**filter)
+        ],
+    )
 
 
 def load_impl(spec: str) -> type:
