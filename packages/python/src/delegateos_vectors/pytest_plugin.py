@@ -94,6 +94,7 @@ class _Runner:
                 group = [c for c in self.selected if c["file"] == case["file"]]
                 for r in dv.run_cases(self.factory, group):
                     self.results[r["case"]["id"]] = r
+                self.shared = None  # the next case gets a fresh instance, as in `run`
             else:
                 if self.shared is None:
                     self.shared = self.factory()
@@ -164,6 +165,12 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         level=config.getoption("--delegateos-level"),
         advisory=strict,
     )
+    if selected and not any(callable(getattr(factory, dv.method_name(c["op"]), None)) for c in selected):
+        ops = sorted({c["op"] for c in selected})
+        raise pytest.UsageError(
+            f"{spec} implements none of the {len(ops)} selected operations; define e.g. "
+            f"{dv.method_name(ops[0])}(self, input) for {ops[0]}"
+        )
     runner = _Runner(factory, selected)
     config._delegateos_runner = runner  # type: ignore[attr-defined]
     for c in selected:
