@@ -17,7 +17,8 @@
 //!   per-entry codes swapped within each code family, every other code of every family (inside
 //!   and outside its scope), an unknown code, the opposite verdict, skipped and errored.
 //!
-//! The pairs go to a JSONL file (`{source, case_id, actual, rust}`) in a temp dir; both
+//! The code families each package parses from `spec/error-codes.md` §11 must equal
+//! `delegateos_vectors::families::all()` field by field. The pairs go to a JSONL file (`{source, case_id, actual, rust}`) in a temp dir; both
 //! packages' `parity` scripts judge them from their own staged copy of the corpus (whose digest
 //! and version must equal the embedded corpus's), and every verdict must equal the Rust one.
 //! Counts per verdict class are printed (`cargo test -p delegateos-conform --test judge_parity
@@ -495,6 +496,24 @@ fn npm_and_python_judges_agree_with_the_rust_judge_on_every_pair() {
             "{lang} package digest is not the embedded corpus's"
         );
         assert_eq!(header["corpusVersion"], env!("CARGO_PKG_VERSION"));
+        // The code families as each package parsed spec/error-codes.md §11.
+        let rust_families: Vec<Value> = delegateos_vectors::families::all()
+            .iter()
+            .map(|f| {
+                json!({
+                    "name": f.name,
+                    "codes": f.codes,
+                    "ops": f.ops,
+                    "stages": f.stages,
+                    "only_flag": f.only_flag,
+                })
+            })
+            .collect();
+        assert_eq!(
+            header["families"],
+            Value::Array(rust_families),
+            "{lang} parses the code families differently"
+        );
         let m = mismatches(&rust, &verdicts);
         if !m.is_empty() {
             failures.push_str(&report_mismatches(lang, &pairs, &m));

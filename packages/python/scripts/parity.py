@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Judge-parity driver for harness/tests/judge_parity.rs: reads JSONL lines
 {source, case_id, actual, rust} and prints, for each, this package's verdicts (judge and judge_reference) on
-the same (case, actual) as one JSONL line {case, reference} after a header line {corpusVersion, digest}. Run with the
+the same (case, actual) as one JSONL line {case, reference} after a header line {corpusVersion, digest, families}. Run with the
 package importable (PYTHONPATH=packages/python/src after scripts/stage_corpus.py).
 
 DELEGATEOS_PARITY_MUTANT=no-families|acceptable-is-passed breaks the judge on purpose."""
@@ -27,7 +27,11 @@ def verdict_json(v):
 
 
 mutant = os.environ.get("DELEGATEOS_PARITY_MUTANT", "")
-out = [json.dumps({"corpusVersion": dv.CORPUS_VERSION, "digest": dv.DIGEST})]
+families = [
+    {"name": f.name, "codes": f.codes, "ops": f.ops, "stages": f.stages, "only_flag": f.only_flag}
+    for f in dv.code_families()
+]
+out = [json.dumps({"corpusVersion": dv.CORPUS_VERSION, "digest": dv.DIGEST, "families": families})]
 with open(sys.argv[1], encoding="utf-8") as f:
     for line in f:
         if not line.strip():
