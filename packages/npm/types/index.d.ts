@@ -1,0 +1,109 @@
+// The API of delegateos-vectors (hand-written; the vector file types in ./vector.d.ts are
+// generated from spec/schemas/vector.schema.json).
+
+import type { Case, Expectation, Level, VectorFile } from './vector.js';
+
+export type * from './vector.js';
+
+/** A case with the facts of its file. */
+export interface CorpusCase extends Case {
+  area: string;
+  group: string;
+  /** Path of its file relative to the corpus root, e.g. `glob/match.json`. */
+  file: string;
+  /** True for a case of a stateful group (run in file order, then replayed). */
+  stateful: boolean;
+  /** True for an advisory (neighbour-profile) case. */
+  advisory: boolean;
+}
+
+/** What an implementation answered: the adapter reply's shape without `seq`. */
+export type Actual =
+  | { outcome: 'ok'; output: unknown }
+  | { outcome: 'error'; code: string; detail?: string }
+  | { outcome: 'skipped'; reason?: string }
+  | { outcome: 'errored'; message?: string };
+
+export type FailureKind = 'accepted_invalid' | 'rejected_valid' | 'wrong_code' | 'output_mismatch' | 'no_answer';
+
+/** The verdict on one case (the Rust judge's `Verdict`). */
+export type Verdict =
+  | { verdict: 'passed' }
+  | { verdict: 'acceptable'; matched: number }
+  | { verdict: 'other_code'; family: string; expectedCode: string; actualCode: string }
+  | { verdict: 'failed'; kind: FailureKind; expected: Expectation; actual: Actual };
+
+/** A status as `delegateos-conform run` reports it (before an expected-failures baseline). */
+export type Status = 'passed' | 'acceptable' | 'failed' | 'other_code' | 'skipped' | 'errored';
+
+export interface Filter {
+  area?: string | string[];
+  op?: string | string[];
+  level?: Level | Level[];
+  /** Include the advisory cases (as `run --profile strict`). Default false. */
+  advisory?: boolean;
+}
+
+export interface CodeFamily {
+  name: string;
+  codes: string[];
+  ops: string[];
+  stages: string[];
+  onlyFlag: string | null;
+}
+
+export interface Manifest {
+  corpusVersion: string;
+  digestAlgorithm: 'blake2b-256';
+  digest: string;
+  cases: number;
+  casesByArea: Record<string, Partial<Record<Level, number>>>;
+  casesByLevel: Partial<Record<Level, number>>;
+  files: { path: string; cases: number }[];
+}
+
+/** An implementation: one function per op name (`'glob.match'`, …) returning an Actual. */
+export type Implementation = { [op: string]: (input: Record<string, unknown>) => Actual };
+
+export interface CaseResult {
+  case: CorpusCase;
+  actual: Actual;
+  /** Null for skipped and errored answers. */
+  verdict: Verdict | null;
+  status: Status;
+  /** True when the first run in a stateful group held and the replay did not. */
+  replay: boolean;
+}
+
+export const manifest: Manifest;
+export const corpusVersion: string;
+/** BLAKE2b-256 (hex) of the corpus: `delegateos_vectors::corpus::embedded_digest()`. */
+export const digest: string;
+export const FLOAT_TOLERANCE: number;
+
+export function cases(filter?: Filter): CorpusCase[];
+export function caseById(id: string): CorpusCase | undefined;
+export function vectorFiles(): { path: string; file: VectorFile }[];
+export function codeFamilies(): CodeFamily[];
+/** Judges `actual` for case `c` exactly as `delegateos-conform run` does. */
+export function judge(c: Case, actual: Actual): Verdict;
+/** Judges against the expectation only, without code families. */
+export function judgeExpectation(expect: Expectation, actual: Actual): Verdict;
+/** Judges against the reference reading only: for an acceptable expectation, its first outcome. */
+export function judgeReference(expect: Expectation, actual: Actual): Verdict;
+export function isSuccess(v: Verdict): boolean;
+/** Whether the verdict fails a run, as `run`'s exit code counts it. */
+export function fails(
+  c: Pick<CorpusCase, 'level'> & { advisory?: boolean },
+  v: Verdict | Status,
+  options?: { failOnHardening?: boolean; strict?: boolean },
+): boolean;
+export function jsonEqual(a: unknown, b: unknown): boolean;
+/** JSON.parse that keeps integers beyond 2^53 (within 64 bits) as BigInt. */
+export function parseJson(text: string): unknown;
+export function ok(output: unknown): Actual;
+export function error(code: string, detail?: string): Actual;
+export function answer(impl: Implementation, c: Case): Actual;
+export function statusOf(actual: Actual, verdict: Verdict | Record<string, never>): Status;
+export function runCorpus(makeImpl: Implementation | (() => Implementation), filter?: Filter | CorpusCase[]): CaseResult[];
+export function verifyDigest(): boolean;

@@ -1,0 +1,195 @@
+"""pytest plugin: ``pytest --delegateos-impl module:Class`` runs the corpus against ``Class``.
+
+One test per case (``test_case[<case id>]``), marked with its level (``normative``,
+``decision``, ``hardening``) and ``delegateos``; select with ``-m``, ``-k`` or the
+``--delegateos-area/op/level`` options. ``Class()`` is instantiated once for the stateless
+cases and twice per stateful group (file order, then the replay after a restart), as
+``delegateos-conform run`` does. A case whose op has no method on ``Class`` (``glob.match`` →
+``glob_match``) is skipped. A failure counts as ``run``'s exit code counts it: a hardening
+finding (a hardening-level case, or a rejection with another code of the expected code's
+family) is reported as ``xfail`` unless ``--delegateos-fail-on-hardening`` (or
+``--delegateos-strict``, which also runs the advisory cases, whose findings never fail).
+
+``--delegateos-verdicts FILE`` writes ``{case id: status}`` (``run``'s status names) as JSON.
+
+For your own test functions, ``parametrize(area=, op=, level=)`` gives one parameter per case,
+with the case id as test id and the level as marker::
+
+    from delegateos_vectors.pytest_plugin import parametrize
+
+    @parametrize(op="glob.match")
+    def test_glob(case):
+        assert not dv.fails(case, dv.judge(case, dv.ok({"matches": my_glob(**case["input"])})))
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from typing import Any
+
+import pytest
+
+import delegateos_vectors as dv
+
+LEVELS = ("normative", "decision", "hardening")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    g = parser.getgroup("delegateos", "DelegateOS conformance vectors")
+    g.addoption("--delegateos-impl", metavar="MODULE:CLASS", help="run the corpus against this class")
+    g.addoption("--delegateos-area", action="append", default=None, help="only this area (repeatable)")
+    g.addoption("--delegateos-op", action="append", default=None, help="only this op (repeatable)")
+    g.addoption("--delegateos-level", action="append", default=None, choices=LEVELS, help="only this level")
+    g.addoption("--delegateos-fail-on-hardening", action="store_true", help="hardening findings fail")
+    g.addoption("--delegateos-strict", action="store_true", help="advisory cases too; hardening findings fail")
+    g.addoption("--delegateos-verdicts", metavar="FILE", help="write {case id: status} JSON here")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    for level in LEVELS:
+        config.addinivalue_line("markers", f"{level}: a DelegateOS case of level {level}")
+    config.addinivalue_line("markers", "delegateos: a DelegateOS conformance case")
+    config.addinivalue_line("markers", "stateful: a case of a stateful group")
+
+
+def parametrize(argname: str = "case", **filter: Any) -> Any:
+    """``pytest.mark.parametrize`` over ``cases(**filter)``: ids are case ids, marks the levels."""
+    return pytest.mark.parametrize(
+        argname,
+        [
+            pytest.param(c, id=c["id"], marks=[getattr(pytest.mark, c["level"]), pytest.mark.delegateos])
+            for c in dv.cases(**filter)
+        ],
+    )
+
+
+def load_impl(spec: str) -> type:
+    """``module:Class`` → the class."""
+    module, sep, name = spec.partition(":")
+    if not sep or not module or not name:
+        raise pytest.UsageError(f"--delegateos-impl expects module:Class, got {spec!r}")
+    obj: Any = importlib.import_module(module)
+    for part in name.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+class CaseFailed(Exception):
+    """A case whose verdict fails the run."""
+
+
+class _Runner:
+    """Runs cases lazily; a stateful group runs whole (twice) when its first case is asked."""
+
+    def __init__(self, factory: Any, selected: list[dict]) -> None:
+        self.factory = factory
+        self.selected = selected
+        self.results: dict[str, dict] = {}
+        self.shared = None
+
+    def result(self, case: dict) -> dict:
+        if case["id"] not in self.results:
+            if case["stateful"]:
+                group = [c for c in self.selected if c["file"] == case["file"]]
+                for r in dv.run_cases(self.factory, group):
+                    self.results[r["case"]["id"]] = r
+                self.shared = None  # the next case gets a fresh instance, as in `run`
+            else:
+                if self.shared is None:
+                    self.shared = self.factory()
+                (r,) = dv.run_cases(lambda: self.shared, [case])
+                self.results[case["id"]] = r
+        return self.results[case["id"]]
+
+
+class CaseItem(pytest.Item):
+    """One vector case."""
+
+    def __init__(self, *, case: dict, runner: _Runner, options: dict, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.case = case
+        self.runner = runner
+        self.options = options
+        self.add_marker("delegateos")
+        self.add_marker(case["level"])
+        if case["stateful"]:
+            self.add_marker("stateful")
+
+    def runtest(self) -> None:
+        r = self.runner.result(self.case)
+        status = r["status"]
+        if status == "skipped":
+            pytest.skip(r["actual"].get("reason") or "skipped")
+        if status in ("passed", "acceptable"):
+            return
+        text = _explain(self.case, r)
+        if dv.fails(self.case, status, **self.options):
+            raise CaseFailed(text)
+        pytest.xfail(f"finding not counted by default (hardening/advisory): {text}")
+
+    def repr_failure(self, excinfo: Any, style: Any = None) -> Any:
+        if isinstance(excinfo.value, CaseFailed):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[str, int | None, str]:
+        return (f"vectors/{self.case['file']}", None, f"{self.case['id']} ({self.case['op']})")
+
+
+def _explain(case: dict, r: dict) -> str:
+    v = r["verdict"] or {}
+    what = r["status"] if r["status"] != "failed" else f"failed ({v.get('kind')})"
+    if r["status"] == "other_code":
+        what = f"rejected with another code of the family {v.get('family')}"
+    lines = [
+        f"{case['id']} [{case['level']}] {what}" + (" on the replay after a restart" if r["replay"] else ""),
+        f"  {case['description']}",
+        f"  expected: {json.dumps(case['expect'], sort_keys=True)}",
+        f"  actual:   {json.dumps(r['actual'], sort_keys=True, default=str)}",
+    ]
+    return "\n".join(lines)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list) -> None:
+    spec = config.getoption("--delegateos-impl")
+    if not spec:
+        return
+    factory = load_impl(spec)
+    strict = config.getoption("--delegateos-strict")
+    options = {"fail_on_hardening": config.getoption("--delegateos-fail-on-hardening"), "strict": strict}
+    selected = dv.cases(
+        area=config.getoption("--delegateos-area"),
+        op=config.getoption("--delegateos-op"),
+        level=config.getoption("--delegateos-level"),
+        advisory=strict,
+    )
+    if selected and not any(callable(getattr(factory, dv.method_name(c["op"]), None)) for c in selected):
+        ops = sorted({c["op"] for c in selected})
+        raise pytest.UsageError(
+            f"{spec} implements none of the {len(ops)} selected operations; define e.g. "
+            f"{dv.method_name(ops[0])}(self, input) for {ops[0]}"
+        )
+    runner = _Runner(factory, selected)
+    config._delegateos_runner = runner  # type: ignore[attr-defined]
+    for c in selected:
+        items.append(
+            CaseItem.from_parent(
+                session,
+                name=f"test_case[{c['id']}]",
+                nodeid=f"delegateos::test_case[{c['id']}]",
+                case=c,
+                runner=runner,
+                options=options,
+            )
+        )
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    path = session.config.getoption("--delegateos-verdicts")
+    runner = getattr(session.config, "_delegateos_runner", None)
+    if path and runner is not None:
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump({k: r["status"] for k, r in sorted(runner.results.items())}, f, indent=1, sort_keys=True)
+            f.write("\n")
