@@ -4,11 +4,10 @@
 // committed. Also fails when index/vector.d.ts is stale (scripts/gen-types.mjs --check) or
 // package.json's version is not the kit's version (the corpus version).
 //
-// The file set is vectors/build.rs's: every *.json below each top-level directory of vectors/
-// except src/ and target/, in component-wise path order; the digest is
-// vectors/src/corpus.rs::digest over it.
+// The file set is the one vectors/manifest.json lists, in component-wise path order; the
+// digest is vectors/src/corpus.rs::digest over it and must equal the manifest's.
 
-import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { blake2b256Hex } from '../lib/blake2b.js';
@@ -20,20 +19,12 @@ const root = process.env.DELEGATEOS_KIT_ROOT ?? join(pkg, '..', '..');
 const vectors = join(root, 'vectors');
 const data = join(pkg, 'data');
 
-function collect(dir, rel, out) {
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    const r = rel ? `${rel}/${name}` : name;
-    if (statSync(p).isDirectory()) collect(p, r, out);
-    else if (name.endsWith('.json')) out.push(r);
-  }
-}
-
-const files = [];
-for (const area of readdirSync(vectors)) {
-  if (area === 'src' || area === 'target' || !statSync(join(vectors, area)).isDirectory()) continue;
-  collect(join(vectors, area), area, files);
-}
+// The file set is the committed manifest's (vectors/manifest.json, written by `vectors
+// generate`, the same file `delegateos-conform vectors export` writes); every file and the
+// digest are checked against it below.
+const committed = JSON.parse(readFileSync(join(vectors, 'manifest.json'), 'utf8'));
+const ownHash = new Map(committed.file_list.map((f) => [f.path, f['blake2b-256']]));
+const files = committed.file_list.map((f) => f.path);
 files.sort(comparePaths);
 if (files.length === 0) throw new Error(`no vector files under ${vectors}`);
 
@@ -55,6 +46,9 @@ const byLevel = {};
 let total = 0;
 for (const rel of files) {
   const bytes = readFileSync(join(vectors, rel));
+  if (blake2b256Hex(bytes) !== ownHash.get(rel)) {
+    throw new Error(`vectors/${rel} differs from vectors/manifest.json: run vectors generate`);
+  }
   chunks.push(...digestChunks(rel, bytes));
   mkdirSync(dirname(join(data, 'vectors', rel)), { recursive: true });
   writeFileSync(join(data, 'vectors', rel), bytes);
@@ -78,5 +72,10 @@ const manifest = {
   casesByLevel: byLevel,
   files: entries,
 };
+if (manifest.digest !== committed.digest.hex || version !== committed.version) {
+  throw new Error('the staged corpus is not the one vectors/manifest.json describes');
+}
 writeFileSync(join(data, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+// The committed manifest and the published test keys, as `vectors export` writes them.
+for (const name of ['manifest.json', 'keys.json']) cpSync(join(vectors, name), join(data, 'vectors', name));
 console.error(`delegateos-vectors: staged ${files.length} files, ${total} cases, blake2b-256 ${manifest.digest}`);

@@ -4,8 +4,8 @@ hatch_build.py, so a wheel always ships the corpus of the checkout it is built i
 data/ is committed. Fails when pyproject's version is not the kit's (corpus) version.
 
 The file set is vectors/build.rs's: every *.json below each top-level directory of vectors/
-except src/ and target/, in component-wise path order; the digest is
-vectors/src/corpus.rs::digest over it."""
+listed by the committed vectors/manifest.json, in component-wise path order; the digest is
+vectors/src/corpus.rs::digest over it and must equal the manifest's."""
 
 from __future__ import annotations
 
@@ -28,15 +28,11 @@ def kit_root() -> Path:
 def stage(root: Path | None = None) -> dict:
     root = root or kit_root()
     vectors = root / "vectors"
-    files: list[str] = []
-    for area in sorted(os.listdir(vectors)):
-        d = vectors / area
-        if area in ("src", "target") or not d.is_dir():
-            continue
-        for dirpath, _, names in os.walk(d):
-            for n in names:
-                if n.endswith(".json"):
-                    files.append(Path(dirpath, n).relative_to(vectors).as_posix())
+    # The file set is the committed manifest's (vectors/manifest.json, written by
+    # `vectors generate`, the same file `delegateos-conform vectors export` writes); every file
+    # and the digest are checked against it below.
+    committed = json.loads((vectors / "manifest.json").read_text(encoding="utf-8"))
+    files: list[str] = [f["path"] for f in committed["file_list"]]
     files.sort(key=lambda p: [c.encode("utf-8") for c in p.split("/")])
     if not files:
         raise SystemExit(f"no vector files under {vectors}")
@@ -57,6 +53,9 @@ def stage(root: Path | None = None) -> dict:
     entries, by_area, by_level, total = [], {}, {}, 0
     for rel in files:
         raw = (vectors / rel).read_bytes()
+        own = next(f["blake2b-256"] for f in committed["file_list"] if f["path"] == rel)
+        if hashlib.blake2b(raw, digest_size=32).hexdigest() != own:
+            raise SystemExit(f"vectors/{rel} differs from vectors/manifest.json: run vectors generate")
         buf += rel.encode("utf-8") + b"\0" + struct.pack("<Q", len(raw)) + raw
         dest = data / "vectors" / rel
         dest.parent.mkdir(parents=True, exist_ok=True)
@@ -81,7 +80,12 @@ def stage(root: Path | None = None) -> dict:
         "casesByLevel": by_level,
         "files": entries,
     }
+    if manifest["digest"] != committed["digest"]["hex"] or version != committed["version"]:
+        raise SystemExit("the staged corpus is not the one vectors/manifest.json describes")
     (data / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    # The committed manifest and the published test keys, as `vectors export` writes them.
+    for name in ("manifest.json", "keys.json"):
+        shutil.copyfile(vectors / name, data / "vectors" / name)
     print(
         f"delegateos-vectors: staged {len(files)} files, {total} cases, blake2b-256 {manifest['digest']}",
         file=sys.stderr,
