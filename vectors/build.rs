@@ -28,17 +28,13 @@ fn main() {
         collect(&root, &area, &mut files);
     }
     files.sort();
-    let mut out =
-        String::from("/// The embedded corpus: `(relative path, bytes)`, sorted by path.\n");
-    out.push_str("pub static FILES: &[(&str, &[u8])] = &[\n");
-    for rel in &files {
-        let rel = rel.to_string_lossy().replace('\\', "/");
-        let _ = writeln!(
-            out,
-            "    ({rel:?}, include_bytes!(concat!(env!(\"CARGO_MANIFEST_DIR\"), \"/\", {rel:?}))),"
-        );
-    }
-    out.push_str("];\n");
+    let mut out = String::new();
+    embed(
+        &mut out,
+        "FILES",
+        "The embedded corpus: `(relative path, bytes)`, sorted by path.",
+        &files,
+    );
     // The spec files this crate embeds or exports (`spec/` is a link to the repository's spec
     // folder; in a packaged crate it is a copy): every `*.md` and `*.json` under it.
     let spec = root.join("spec");
@@ -46,11 +42,24 @@ fn main() {
     let mut spec_files = Vec::new();
     collect_ext(&root, &spec, &["md", "json"], &mut spec_files);
     spec_files.sort();
-    out.push_str(
-        "/// The spec files (`spec/**/*.md`, `spec/**/*.json`): `(relative path, bytes)`, sorted.\n",
+    embed(
+        &mut out,
+        "SPEC_FILES",
+        "The spec files (`spec/**/*.md`, `spec/**/*.json`): `(relative path, bytes)`, sorted.",
+        &spec_files,
     );
-    out.push_str("pub static SPEC_FILES: &[(&str, &[u8])] = &[\n");
-    for rel in &spec_files {
+    let dest = PathBuf::from(std::env::var_os("OUT_DIR").unwrap_or_default()).join("corpus.rs");
+    if let Err(e) = std::fs::write(&dest, out) {
+        println!("cargo:warning=cannot write {}: {e}", dest.display());
+        std::process::exit(1);
+    }
+    println!("cargo:rerun-if-changed=build.rs");
+}
+
+/// Appends `pub static NAME: &[(&str, &[u8])]` embedding `files` (relative to the manifest).
+fn embed(out: &mut String, name: &str, doc: &str, files: &[PathBuf]) {
+    let _ = writeln!(out, "/// {doc}\npub static {name}: &[(&str, &[u8])] = &[");
+    for rel in files {
         let rel = rel.to_string_lossy().replace('\\', "/");
         let _ = writeln!(
             out,
@@ -58,12 +67,6 @@ fn main() {
         );
     }
     out.push_str("];\n");
-    let dest = PathBuf::from(std::env::var_os("OUT_DIR").unwrap_or_default()).join("corpus.rs");
-    if let Err(e) = std::fs::write(&dest, out) {
-        println!("cargo:warning=cannot write {}: {e}", dest.display());
-        std::process::exit(1);
-    }
-    println!("cargo:rerun-if-changed=build.rs");
 }
 
 fn collect(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) {
