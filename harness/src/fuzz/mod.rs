@@ -10,4 +10,5 @@
 pub mod cli;
 pub mod diff;
 pub mod mutate;
+pub mod ops;
 pub mod targets;
