@@ -17,8 +17,8 @@ import sys
 BUG_NAMES = [
     "contract-unknown-members-stripped",  # contract.verify_signature: typed deserialization drops unknown members before the signature check
     "attestation-budget-unchecked",       # attestation.verify: the cost-vs-budget step (last, D25) is never run
-    "output-equals-python-eq",            # check.run output_equals: Python `==` (True == 1 == 1.0)
-    "schema-required-ignored",            # output.verify schema_match: the top-level `required` keyword is ignored
+    "regex-coerces-to-string",            # check.run regex_match: a non-string subject is matched as its JSON text (JS `re.test(value)`, Python `str(value)`)
+    "composite-all-pass-as-majority",     # output.verify composite: mode all_pass falls through to the majority rule
     "mcp-tool-name-casefold",             # mcp.call: tools looked up case-insensitively
 ]
 _env = os.environ.get("REDTEAM_BUGS")
@@ -40,11 +40,21 @@ def before(op, inp):
         c = inp.get("contract")
         if isinstance(c, dict):
             inp = {**inp, "contract": {k: v for k, v in c.items() if k in CONTRACT_MEMBERS}}
-    if op == "output.verify" and bug("schema-required-ignored"):
+    if op == "output.verify" and bug("composite-all-pass-as-majority"):
         v = inp.get("verification")
-        if isinstance(v, dict) and v.get("method") == "schema_match" and isinstance(v.get("schema"), dict):
-            schema = {k: s for k, s in v["schema"].items() if k != "required"}
-            inp = {**inp, "verification": {**v, "schema": schema}}
+        if isinstance(v, dict) and v.get("method") == "composite" and v.get("mode") == "all_pass":
+            inp = {**inp, "verification": {**v, "mode": "majority"}}
+    if op == "check.run" and bug("regex-coerces-to-string"):
+        params = inp.get("params")
+        if inp.get("name") == "regex_match" and isinstance(params, dict):
+            field = params.get("field")
+            out = inp.get("output")
+            if field is None and isinstance(out, (int, float, bool)):
+                inp = {**inp, "output": json.dumps(out)}
+            elif isinstance(field, str) and "." not in field and isinstance(out, dict):
+                value = out.get(field)
+                if isinstance(value, (int, float, bool)):
+                    inp = {**inp, "output": {**out, field: json.dumps(value)}}
     if op == "mcp.call" and bug("mcp-tool-name-casefold"):
         try:
             params = inp["request"]["params"]
@@ -65,15 +75,6 @@ def after(op, inp, reply):
     if op == "attestation.verify" and bug("attestation-budget-unchecked"):
         if reply.get("outcome") == "error" and reply.get("code") == "budget_exceeded":
             return {"seq": reply["seq"], "outcome": "ok", "output": {"valid": True}}
-    if op == "check.run" and bug("output-equals-python-eq") and isinstance(inp, dict):
-        out = reply.get("output")
-        if inp.get("name") == "output_equals" and isinstance(out, dict) and out.get("passed") is False:
-            params = inp.get("params")
-            if isinstance(params, dict) and "expected" in params and params["expected"] == inp.get("output"):
-                passed = {"passed": True}
-                if "score" in out:
-                    passed["score"] = 1.0
-                return {**reply, "output": passed}
     return reply
 
 

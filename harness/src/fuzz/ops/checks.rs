@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 
 use super::edit::{self, Edit};
 use super::sign;
-use crate::fuzz::mutate::Rng;
+use crate::fuzz::mutate::{Rng, Seg};
 
 fn strings(items: &[&str]) -> Vec<Value> {
     items.iter().map(|s| Value::from(*s)).collect()
@@ -75,6 +75,11 @@ fn dictionary(key: &str) -> Vec<Value> {
             json!(false),
             json!([]),
         ],
+        "mode" => strings(&["all_pass", "majority", "weighted", "any", "AllPass", ""]),
+        "passThreshold" => vec![json!(0), json!(0.5), json!(1), json!(1.5), json!(-0.1)],
+        "weights" => vec![json!([1]), json!([0.5, 0.5]), json!([0.3, 0.3, 0.4]), json!([1, 1]), json!([])],
+        "flags" => strings(&["", "i", "m", "s", "u", "g", "y", "ii", "x"]),
+        "checkName" => dictionary("name"),
         "type" => strings(&[
             "object", "array", "string", "integer", "number", "boolean", "null", "Object",
         ]),
@@ -113,7 +118,14 @@ fn dictionary(key: &str) -> Vec<Value> {
     }
 }
 
-/// One structure-aware edit anywhere in the input.
+/// One structure-aware edit: half of them in the checked `output`, the rest anywhere
+/// (check name, params, spec).
 pub fn random_edit(rng: &mut Rng, view: &Value) -> Option<Edit> {
+    if rng.below(2) == 0 {
+        let output = [Seg::Key("output".to_owned())];
+        if let Some(e) = edit::random(rng, view, &output, &dictionary) {
+            return Some(e);
+        }
+    }
     edit::random(rng, view, &[], &dictionary)
 }

@@ -86,7 +86,7 @@ pub fn label(path: &[Seg]) -> String {
         }
     }
     if out.is_empty() {
-        "$".to_owned()
+        "input".to_owned()
     } else {
         out
     }
@@ -170,8 +170,8 @@ pub fn apply_text(input: &mut Value, edit: &Edit) {
     }
 }
 
-/// Every node's path (bounded by [`MAX_NODES`] and [`MAX_DEPTH`]), the root excluded, under
-/// `prefix` (the part of the document the mutator may edit).
+/// Every node's path (bounded by [`MAX_NODES`] and [`MAX_DEPTH`]) under `prefix` (the part
+/// of the document the mutator may edit), the prefix node included, the root excluded.
 pub fn paths(doc: &Value, prefix: &[Seg]) -> Vec<Vec<Seg>> {
     let mut out = Vec::new();
     let Some(start) = get(doc, prefix) else {
@@ -182,7 +182,8 @@ pub fn paths(doc: &Value, prefix: &[Seg]) -> Vec<Vec<Seg>> {
         if out.len() >= MAX_NODES {
             break;
         }
-        if path.len() > prefix.len() {
+        // The prefix node itself too (a scalar `output` is replaced whole), never the root.
+        if !path.is_empty() {
             out.push(path.clone());
         }
         if path.len() >= MAX_DEPTH {
@@ -226,6 +227,29 @@ pub fn type_changes() -> Vec<Value> {
         Value::Array(Vec::new()),
         Value::Object(Map::new()),
     ]
+}
+
+/// A value of another JSON type that loose comparisons take for equal (`1` ↔ `1.0` ↔ `true`,
+/// `0` ↔ `false`, a number ↔ its string), or `None`.
+pub fn retyped(v: &Value) -> Option<Value> {
+    match v {
+        Value::Bool(b) => Some(Value::from(u8::from(*b))),
+        Value::Number(n) => match n.as_f64() {
+            Some(x) if x == 1.0 || x == 0.0 => Some(Value::Bool(x == 1.0)),
+            Some(x) if n.is_f64() && x.fract() == 0.0 && x.abs() < 1e15 => {
+                // Exact: |x| < 1e15 and integral.
+                #[allow(clippy::cast_possible_truncation)]
+                Some(Value::from(x as i64))
+            }
+            Some(x) => serde_json::Number::from_f64(x)
+                .filter(|_| !n.is_f64())
+                .map(Value::Number)
+                .or_else(|| Some(Value::from(n.to_string()))),
+            None => None,
+        },
+        Value::String(s) => s.parse::<i64>().ok().map(Value::from),
+        _ => None,
+    }
 }
 
 /// A tweak of a string: case flip, truncation, doubling, surrounding whitespace, a NUL, a
@@ -273,7 +297,11 @@ pub fn random(
         })
         .unwrap_or("");
     let in_array = matches!(path.last(), Some(Seg::Index(_)));
-    let edit = match rng.below(10) {
+    let edit = match rng.below(11) {
+        10 => match retyped(node) {
+            Some(value) => Edit::Set { path, value },
+            None => Edit::Remove { path },
+        },
         0..=3 => {
             let dict = dictionary(key);
             match rng.pick(&dict) {

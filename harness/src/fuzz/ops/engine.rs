@@ -261,11 +261,18 @@ struct Signature {
     fields: Vec<String>,
 }
 
-fn signature(kind: FindingKind, c: &Candidate, actual: Option<&Value>) -> Signature {
+fn signature(kind: FindingKind, c: &Candidate, j: &Judged) -> Signature {
+    let actual = j.actual.as_ref();
     let mut fields: Vec<String> = c.edits.iter().map(Edit::field).collect();
     fields.sort();
     fields.dedup();
-    let actual_class = outcome_class(actual);
+    let mut actual_class = outcome_class(actual);
+    if actual_class == "accepted" && matches!(c.reference, Outcome::Ok { .. }) {
+        // Both succeeded: what the output does (grants more, less, or differs otherwise).
+        if let Some(a) = &j.assessment {
+            actual_class = format!("accepted ({})", direction_name(a.direction));
+        }
+    }
     let reference = reference_code(&c.reference);
     if actual_class == "refused" && reference != "ok" {
         // Another refusal than the reference's: one precedence or mapping mistake per
@@ -279,6 +286,14 @@ fn signature(kind: FindingKind, c: &Candidate, actual: Option<&Value>) -> Signat
         reference,
         actual: actual_class,
         fields,
+    }
+}
+
+fn direction_name(d: Direction) -> &'static str {
+    match d {
+        Direction::Granted => "grants more",
+        Direction::Refused => "grants less",
+        _ => "other output",
     }
 }
 
@@ -312,8 +327,7 @@ fn minimize(
             break;
         };
         let hit = trials.into_iter().zip(results).find(|(t, j)| {
-            j.kind
-                .is_some_and(|k| same(&signature(k, t, j.actual.as_ref()), sig))
+            j.kind.is_some_and(|k| same(&signature(k, t, j), sig))
         });
         match hit {
             Some((t, j)) => {
@@ -381,7 +395,7 @@ pub fn run(
                 skipped += 1;
             }
             let Some(kind) = j.kind else { continue };
-            let sig = signature(kind, &c, j.actual.as_ref());
+            let sig = signature(kind, &c, &j);
             if let Some(known) = resolved.get(&sig) {
                 duplicates += 1;
                 if let Some(f) = kinds.get(known).copied().flatten().and_then(|i| findings.get_mut(i)) {
@@ -392,7 +406,7 @@ pub fn run(
             let found_after = started.elapsed();
             let (min, min_judged) = minimize(op, &seeds, c, &sig, &keys, &run_config);
             let j = min_judged.unwrap_or(j);
-            let final_sig = signature(kind, &min, j.actual.as_ref());
+            let final_sig = signature(kind, &min, &j);
             resolved.insert(sig, final_sig.clone());
             if let Some(slot) = kinds.get(&final_sig) {
                 duplicates += 1;

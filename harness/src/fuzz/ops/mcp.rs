@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use super::edit::{self, Edit};
 use super::sign;
 use super::Signing;
-use crate::fuzz::mutate::{self, Rng};
+use crate::fuzz::mutate::{self, Rng, Seg};
 use delegateos_reference::canonical::canonicalize;
 use delegateos_reference::encoding::{b64u_decode, b64u_encode};
 use delegateos_vectors::keys::Keys;
@@ -99,7 +99,30 @@ fn dictionary(key: &str) -> Vec<Value> {
     }
 }
 
-/// One structure-aware edit anywhere in the view (token fields included).
+/// One structure-aware edit: in the call's `params` (tool name, arguments), in the decoded
+/// token, or anywhere (config, `now`, JSON-RPC members).
 pub fn random_edit(rng: &mut Rng, view: &Value) -> Option<Edit> {
-    edit::random(rng, view, &[], &dictionary)
+    let key = |k: &str| Seg::Key(k.to_owned());
+    if rng.below(5) == 0 {
+        // The tool name: another mapped tool, or a spelling variant of this one.
+        let name_path = vec![key("request"), key("params"), key("name")];
+        if let Some(Value::String(name)) = edit::get(view, &name_path) {
+            let value = if rng.below(2) == 0 {
+                Value::from(edit::tweak_string(rng, name))
+            } else {
+                rng.pick(&dictionary("name")).cloned().unwrap_or(Value::Null)
+            };
+            return Some(Edit::Set {
+                path: name_path,
+                value,
+            });
+        }
+    }
+    let prefix: Vec<Seg> = match rng.below(10) {
+        0..=3 => vec![key("request"), key("params")],
+        4..=6 => DCT.iter().map(|k| key(k)).chain([key("$token")]).collect(),
+        _ => Vec::new(),
+    };
+    edit::random(rng, view, &prefix, &dictionary)
+        .or_else(|| edit::random(rng, view, &[], &dictionary))
 }

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use super::edit::{self, Edit};
 use super::sign;
 use super::Signing;
-use crate::fuzz::mutate::Rng;
+use crate::fuzz::mutate::{Rng, Seg};
 use delegateos_reference::canonical::canonical_bytes;
 use delegateos_reference::crypto::blake2b256;
 use delegateos_reference::encoding::b64u_encode;
@@ -104,7 +104,57 @@ fn dictionary(key: &str) -> Vec<Value> {
     }
 }
 
-/// One structure-aware edit of the contract or attestation.
+/// Members that decide a verdict: edited more often than the rest.
+const SEMANTIC: &[&[&str]] = &[
+    &["attestation", "result", "costMicrocents"],
+    &["attestation", "result", "output"],
+    &["attestation", "result", "success"],
+    &["attestation", "contractId"],
+    &["attestation", "principal"],
+    &["contract", "constraints", "maxBudgetMicrocents"],
+    &["contract", "issuer"],
+    &["contract", "id"],
+    &["contract", "verification", "method"],
+];
+
+/// One structure-aware edit of the contract or attestation: one in four adds an unknown
+/// member to the signed object itself (a member its signature may or may not cover), one in
+/// four sets a verdict-deciding member from the dictionary, the rest are generic.
 pub fn random_edit(rng: &mut Rng, view: &Value) -> Option<Edit> {
+    if rng.below(4) == 0 {
+        let present: Vec<&&[&str]> = SEMANTIC
+            .iter()
+            .filter(|p| {
+                let path: Vec<Seg> = p.iter().map(|k| Seg::Key((*k).to_owned())).collect();
+                edit::get(view, &path).is_some()
+            })
+            .collect();
+        if let Some(p) = rng.pick(&present) {
+            let key = p.last().copied().unwrap_or("");
+            let dict = dictionary(key);
+            if let Some(value) = rng.pick(&dict) {
+                return Some(Edit::Set {
+                    path: p.iter().map(|k| Seg::Key((*k).to_owned())).collect(),
+                    value: value.clone(),
+                });
+            }
+        }
+    }
+    if rng.below(3) == 0 {
+        let objects: Vec<&str> = ["contract", "attestation"]
+            .into_iter()
+            .filter(|k| view.get(*k).is_some_and(Value::is_object))
+            .collect();
+        if let Some(obj) = rng.pick(&objects) {
+            let name = rng
+                .pick(&["note", "x-extension", "metadata", "signatures"])
+                .copied()
+                .unwrap_or("note");
+            return Some(Edit::Set {
+                path: vec![Seg::Key((*obj).to_owned()), Seg::Key(name.to_owned())],
+                value: json!("unsigned"),
+            });
+        }
+    }
     edit::random(rng, view, &[], &dictionary)
 }
