@@ -241,11 +241,23 @@ fn run_batch(
     for ((r, &i), case) in run.results.iter().zip(&index).zip(&cases) {
         if let Some(slot) = out.get_mut(i) {
             let kind = classify(r);
+            // An unmutated seed is graded exactly as the run report grades that corpus case;
+            // a mutated one without the seed's flags, which name the seed's own trap (as the
+            // token fuzzer grades without them), by its requirements' rule.
+            let mutated = cands.get(i).is_some_and(|c| !c.edits.is_empty());
+            let graded = if mutated {
+                Case {
+                    flags: Vec::new(),
+                    ..case.clone()
+                }
+            } else {
+                case.clone()
+            };
             *slot = Judged {
                 kind,
                 actual: r.actual.clone(),
                 message: r.message.clone().unwrap_or_default(),
-                assessment: kind.and_then(|_| assess(case, r)),
+                assessment: kind.and_then(|_| assess(&graded, r)),
                 skipped: r.raw_status == Status::Skipped,
             };
         }
