@@ -35,8 +35,10 @@ fn config(command: String, seed: u64, max_cases: usize) -> DiffConfig {
 }
 
 fn run(op: &str, command: String, seed: u64, max_cases: usize) -> DiffReport {
-    engine::run(op, &config(command, seed, max_cases), &mut |line| eprintln!("{line}"))
-        .unwrap_or_else(|e| panic!("{op}: {e}"))
+    engine::run(op, &config(command, seed, max_cases), &mut |line| {
+        eprintln!("{line}")
+    })
+    .unwrap_or_else(|e| panic!("{op}: {e}"))
 }
 
 fn have_python() -> bool {
@@ -54,7 +56,10 @@ fn the_reference_against_itself_finds_nothing_on_any_operation() {
         assert_eq!(report.cases, 192, "{op}: the whole budget ran");
         assert_eq!(report.skipped, 0, "{op}: the reference declares it");
         let keys: Vec<&str> = report.findings.iter().map(|f| f.key.as_str()).collect();
-        assert!(keys.is_empty(), "{op}: the reference disagrees with itself: {keys:?}");
+        assert!(
+            keys.is_empty(),
+            "{op}: the reference disagrees with itself: {keys:?}"
+        );
         assert!(report.seeds > 0, "{op}: seeded from the corpus");
     }
 }
@@ -180,11 +185,7 @@ fn a_seeded_bug_in_each_operation_is_found_with_its_severity() {
         if found.is_none() {
             failures.push(format!(
                 "{} with {}={}: no {:?} finding containing {:?}; found {summary:?}",
-                row.op,
-                row.adapter,
-                row.bug,
-                row.severity,
-                row.kind
+                row.op, row.adapter, row.bug, row.severity, row.kind
             ));
         }
         let careful = run(row.op, adapter_command(row.adapter, ""), 1, row.budget);

@@ -77,15 +77,35 @@ fn dictionary(key: &str) -> Vec<Value> {
         ],
         "mode" => strings(&["all_pass", "majority", "weighted", "any", "AllPass", ""]),
         "passThreshold" => vec![json!(0), json!(0.5), json!(1), json!(1.5), json!(-0.1)],
-        "weights" => vec![json!([1]), json!([0.5, 0.5]), json!([0.3, 0.3, 0.4]), json!([1, 1]), json!([])],
+        "weights" => vec![
+            json!([1]),
+            json!([0.5, 0.5]),
+            json!([0.3, 0.3, 0.4]),
+            json!([1, 1]),
+            json!([]),
+        ],
         "flags" => strings(&["", "i", "m", "s", "u", "g", "y", "ii", "x"]),
         "checkName" => dictionary("name"),
         "type" => strings(&[
             "object", "array", "string", "integer", "number", "boolean", "null", "Object",
         ]),
-        "required" => vec![json!([]), json!(["summary"]), json!(["summary", "summary"]), json!("summary")],
+        "required" => vec![
+            json!([]),
+            json!(["summary"]),
+            json!(["summary", "summary"]),
+            json!("summary"),
+        ],
         "path" | "field" => strings(&[
-            "summary", "a.b", "a..b", ".a", "a.", "0", "items.0", "__proto__", "length", "",
+            "summary",
+            "a.b",
+            "a..b",
+            ".a",
+            "a.",
+            "0",
+            "items.0",
+            "__proto__",
+            "length",
+            "",
         ]),
         "min" | "max" | "minLength" | "maxLength" | "minItems" | "maxItems" | "minimum"
         | "maximum" | "threshold" | "expected" | "code" | "weight" | "score" => {

@@ -144,7 +144,13 @@ fn candidate(
     }
 }
 
-fn runner_case(op: &str, id: String, c: &Candidate, seed: Option<&OpSeed>, e: &Expectation) -> Case {
+fn runner_case(
+    op: &str,
+    id: String,
+    c: &Candidate,
+    seed: Option<&OpSeed>,
+    e: &Expectation,
+) -> Case {
     Case {
         id,
         description: String::new(),
@@ -221,7 +227,13 @@ fn run_batch(
     for (i, c) in cands.iter().enumerate() {
         if let Some(e) = &c.expectation {
             index.push(i);
-            cases.push(runner_case(op, format!("fuzz-case-{i:04}"), c, seeds.get(c.seed), e));
+            cases.push(runner_case(
+                op,
+                format!("fuzz-case-{i:04}"),
+                c,
+                seeds.get(c.seed),
+                e,
+            ));
         }
     }
     let mut out: Vec<Judged> = cands
@@ -338,9 +350,10 @@ fn minimize(
         let Ok(results) = run_batch(op, seeds, &trials, config) else {
             break;
         };
-        let hit = trials.into_iter().zip(results).find(|(t, j)| {
-            j.kind.is_some_and(|k| same(&signature(k, t, j), sig))
-        });
+        let hit = trials
+            .into_iter()
+            .zip(results)
+            .find(|(t, j)| j.kind.is_some_and(|k| same(&signature(k, t, j), sig)));
         match hit {
             Some((t, j)) => {
                 best = t;
@@ -363,7 +376,9 @@ pub fn run(
     let keys = Keys::fixed();
     let seeds = load_seeds(op, config.vectors.as_deref());
     if seeds.is_empty() {
-        return Err(format!("no corpus case of operation {op} to seed the fuzzer"));
+        return Err(format!(
+            "no corpus case of operation {op} to seed the fuzzer"
+        ));
     }
     let mut rng = Rng::new(config.seed ^ op_salt(op));
     let run_config = RunConfig {
@@ -410,7 +425,12 @@ pub fn run(
             let sig = signature(kind, &c, &j);
             if let Some(known) = resolved.get(&sig) {
                 duplicates += 1;
-                if let Some(f) = kinds.get(known).copied().flatten().and_then(|i| findings.get_mut(i)) {
+                if let Some(f) = kinds
+                    .get(known)
+                    .copied()
+                    .flatten()
+                    .and_then(|i| findings.get_mut(i))
+                {
                     f.hits += 1;
                 }
                 continue;
@@ -511,8 +531,7 @@ pub fn run(
 /// A per-operation constant mixed into the seed, so `--op a,b` does not replay one PRNG
 /// stream on every operation.
 fn op_salt(op: &str) -> u64 {
-    op.bytes()
-        .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
-            (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-        })
+    op.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }

@@ -7,7 +7,9 @@ use serde_json::Value;
 use super::edit::{self, Edit};
 use crate::fuzz::mutate::{Rng, Seg};
 
-const WILD: &[&str] = &["*", "**", "***", "?", "[a]", "\\*", "*.md", "a*", "*a", "{a,b}"];
+const WILD: &[&str] = &[
+    "*", "**", "***", "?", "[a]", "\\*", "*.md", "a*", "*a", "{a,b}",
+];
 const PLAIN: &[&str] = &[
     "a", "b", "ab", "A", ".", "..", "", "project", "é", "e\u{301}", "a b", "%2F", "a.md", "-",
 ];

@@ -110,7 +110,9 @@ pub fn random_edit(rng: &mut Rng, view: &Value) -> Option<Edit> {
             let value = if rng.below(2) == 0 {
                 Value::from(edit::tweak_string(rng, name))
             } else {
-                rng.pick(&dictionary("name")).cloned().unwrap_or(Value::Null)
+                rng.pick(&dictionary("name"))
+                    .cloned()
+                    .unwrap_or(Value::Null)
             };
             return Some(Edit::Set {
                 path: name_path,

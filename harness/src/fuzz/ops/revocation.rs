@@ -47,7 +47,11 @@ fn dictionary(key: &str) -> Vec<Value> {
             Value::from(b64u_encode(&[0xffu8; 32])),
             Value::from(b64u_encode(&[1u8; 31])),
             Value::from(format!("{}=", b64u_encode(&[0u8; 32]))),
-            Value::from(b64u_encode(&[0xfbu8; 32]).replace('-', "+").replace('_', "/")),
+            Value::from(
+                b64u_encode(&[0xfbu8; 32])
+                    .replace('-', "+")
+                    .replace('_', "/"),
+            ),
             Value::from(""),
         ],
         "revokedBy" => {
@@ -60,7 +64,11 @@ fn dictionary(key: &str) -> Vec<Value> {
             .iter()
             .map(|s| Value::from(*s))
             .collect(),
-        "signature" => vec![Value::from(""), Value::from("AAAA"), Value::from(b64u_encode(&[0u8; 64]))],
+        "signature" => vec![
+            Value::from(""),
+            Value::from("AAAA"),
+            Value::from(b64u_encode(&[0u8; 64])),
+        ],
         _ => Vec::new(),
     }
 }

@@ -27,7 +27,8 @@ pub fn encode(view: &Value, signing: Signing, keys: &Keys) -> Value {
                 .and_then(|r| r.get("output"))
                 .and_then(|o| canonical_bytes(o).ok())
                 .map(|b| b64u_encode(&blake2b256(&b)));
-            if let (Some(h), Some(r)) = (hash, att.get_mut("result").and_then(Value::as_object_mut)) {
+            if let (Some(h), Some(r)) = (hash, att.get_mut("result").and_then(Value::as_object_mut))
+            {
                 r.insert("outputHash".to_owned(), Value::from(h));
             }
         }
@@ -65,7 +66,13 @@ fn dictionary(key: &str) -> Vec<Value> {
         }
         "success" => vec![json!(true), json!(false), json!(1), json!("true")],
         "type" => strings(&["completion", "delegation", "Completion", "object", "string"]),
-        "method" => strings(&["schema_match", "deterministic_check", "composite", "llm_judge", ""]),
+        "method" => strings(&[
+            "schema_match",
+            "deterministic_check",
+            "composite",
+            "llm_judge",
+            "",
+        ]),
         "requiredCapabilities" => vec![
             json!(["docs:read"]),
             json!(["docs:read", "docs:read"]),
@@ -90,7 +97,11 @@ fn dictionary(key: &str) -> Vec<Value> {
         ],
         "summary" => strings(&["ok", "ok\n", "", "no", "ok: x"]),
         "childAttestations" => vec![json!([]), json!(["att_0000000000a2"]), json!([{}])],
-        "signature" => vec![json!(""), json!("AAAA"), Value::from(b64u_encode(&[0u8; 64]))],
+        "signature" => vec![
+            json!(""),
+            json!("AAAA"),
+            Value::from(b64u_encode(&[0u8; 64])),
+        ],
         "schema" | "outputSchema" => vec![
             json!({"type": "object"}),
             json!({"required": ["summary"]}),

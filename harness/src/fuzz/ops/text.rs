@@ -8,29 +8,81 @@ use crate::fuzz::mutate::Rng;
 
 /// Number spellings: exponent forms, negative zero, I-JSON edges and beyond, non-JSON forms.
 pub const NUMBERS: &[&str] = &[
-    "0", "-0", "-0.0", "1.0", "1e2", "1E+2", "1e-7", "1e21", "1e20", "0.1", "5e-324",
-    "1e400", "-1e400", "9007199254740993", "123456789012345678901234567890", "1.7976931348623157e308",
-    "0.000001", "1e-6", "2.5E-3", "01", "+1", ".5", "1.", "0x10", "NaN", "Infinity", "-",
+    "0",
+    "-0",
+    "-0.0",
+    "1.0",
+    "1e2",
+    "1E+2",
+    "1e-7",
+    "1e21",
+    "1e20",
+    "0.1",
+    "5e-324",
+    "1e400",
+    "-1e400",
+    "9007199254740993",
+    "123456789012345678901234567890",
+    "1.7976931348623157e308",
+    "0.000001",
+    "1e-6",
+    "2.5E-3",
+    "01",
+    "+1",
+    ".5",
+    "1.",
+    "0x10",
+    "NaN",
+    "Infinity",
+    "-",
 ];
 
 /// String spellings: escapes (valid and not), lone surrogates, non-BMP, line separators.
 pub const STRINGS: &[&str] = &[
-    r#""""#, r#""\u00e9""#, "\"é\"", r#""\ud800""#, r#""\udc00x""#, r#""\ud83d\ude00""#,
-    "\"😀\"", r#""\/""#, r#""\u0000""#, r#""\u001f""#, "\"\u{7f}\"", "\"\u{2028}\"",
-    r#""\x41""#, r#""\'""#, "\"tab\there\"", r#""\uDBFF\uDFFF""#, "\"\u{fffd}\"",
-    r#""\u20ac""#, "\"e\u{301}\"", r#""a\"b""#,
+    r#""""#,
+    r#""\u00e9""#,
+    "\"é\"",
+    r#""\ud800""#,
+    r#""\udc00x""#,
+    r#""\ud83d\ude00""#,
+    "\"😀\"",
+    r#""\/""#,
+    r#""\u0000""#,
+    r#""\u001f""#,
+    "\"\u{7f}\"",
+    "\"\u{2028}\"",
+    r#""\x41""#,
+    r#""\'""#,
+    "\"tab\there\"",
+    r#""\uDBFF\uDFFF""#,
+    "\"\u{fffd}\"",
+    r#""\u20ac""#,
+    "\"e\u{301}\"",
+    r#""a\"b""#,
 ];
 
 /// Other scalar and container spellings.
 pub const OTHERS: &[&str] = &[
-    "true", "false", "null", "True", "nul", "[]", "{}", "[1,]", "{\"a\":1,}", "[1 2]",
-    "{\"a\" 1}", "'x'", "[[[]]]",
+    "true",
+    "false",
+    "null",
+    "True",
+    "nul",
+    "[]",
+    "{}",
+    "[1,]",
+    "{\"a\":1,}",
+    "[1 2]",
+    "{\"a\" 1}",
+    "'x'",
+    "[[[]]]",
 ];
 
 /// Keys whose order differs between UTF-16 code units and code points (RFC 8785 sorts by
 /// UTF-16), plus an empty key and escapes.
 pub const KEYS: &[&str] = &[
-    "a", "b", "", "\u{e000}", "😀", "\u{ffff}", "é", "e\u{301}", "A", "aa", "\\u0061", "1", "10", "2",
+    "a", "b", "", "\u{e000}", "😀", "\u{ffff}", "é", "e\u{301}", "A", "aa", "\\u0061", "1", "10",
+    "2",
 ];
 
 /// One textual edit.
@@ -253,7 +305,8 @@ fn keys_of(text: &str) -> Vec<String> {
 }
 
 fn pick_str(rng: &mut Rng, items: &[&str]) -> String {
-    rng.pick(items).map_or_else(String::new, |s| (*s).to_owned())
+    rng.pick(items)
+        .map_or_else(String::new, |s| (*s).to_owned())
 }
 
 /// A random value spelling.
