@@ -200,3 +200,21 @@ fn a_seeded_bug_in_each_operation_is_found_with_its_severity() {
     }
     assert!(failures.is_empty(), "{failures:#?}");
 }
+
+#[test]
+fn an_unknown_op_is_a_usage_error() {
+    let out = std::process::Command::new(BIN)
+        .args([
+            "fuzz",
+            "--impl",
+            "true",
+            "--op",
+            "glob.match,nope.op",
+            "--max-cases",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(64));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nope.op"));
+}

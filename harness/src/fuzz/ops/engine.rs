@@ -365,6 +365,28 @@ fn minimize(
     (best, judged)
 }
 
+/// A new candidate: a random seed, its signing mode, and 1..=[`MAX_EDITS`] edits, each
+/// generated on the view the previous ones produced.
+fn generate(op: &str, seeds: &[OpSeed], rng: &mut Rng, keys: &Keys) -> Candidate {
+    let s = rng.below(seeds.len());
+    let signing = random_signing(op, rng);
+    let n = 1 + rng.below(MAX_EDITS);
+    let mut edits: Vec<Edit> = Vec::new();
+    if let Some(seed) = seeds.get(s) {
+        for _ in 0..n {
+            let mut v = seed.view.clone();
+            for e in edits.iter().filter(|e| !e.is_text()) {
+                super::edit::apply(&mut v, e);
+            }
+            let input = build(op, &seed.view, &edits, signing, keys);
+            if let Some(e) = random_edit(op, rng, &v, &input) {
+                edits.push(e);
+            }
+        }
+    }
+    candidate(op, seeds, s, edits, signing, keys)
+}
+
 /// Runs the differential fuzzer on `op` (not `dct.verify`, see [`crate::fuzz::diff::run`]).
 /// An operation without corpus seeds, or an adapter that cannot be started, is an error.
 pub fn run(
@@ -395,25 +417,7 @@ pub fn run(
             .max_cases
             .map_or(config.batch.max(1), |m| config.batch.max(1).min(m - cases));
         let batch: Vec<Candidate> = (0..size)
-            .map(|_| {
-                let s = rng.below(seeds.len());
-                let signing = random_signing(op, &mut rng);
-                let n = 1 + rng.below(MAX_EDITS);
-                let mut edits = Vec::new();
-                if let Some(seed) = seeds.get(s) {
-                    for _ in 0..n {
-                        let mut v = seed.view.clone();
-                        for e in edits.iter().filter(|e: &&Edit| !e.is_text()) {
-                            super::edit::apply(&mut v, e);
-                        }
-                        let input = build(op, &seed.view, &edits, signing, &keys);
-                        if let Some(e) = random_edit(op, &mut rng, &v, &input) {
-                            edits.push(e);
-                        }
-                    }
-                }
-                candidate(op, &seeds, s, edits, signing, &keys)
-            })
+            .map(|_| generate(op, &seeds, &mut rng, &keys))
             .collect();
         let results = run_batch(op, &seeds, &batch, &run_config).map_err(|e| e.to_string())?;
         for (c, j) in batch.into_iter().zip(results) {
@@ -534,4 +538,54 @@ fn op_salt(op: &str) -> u64 {
     op.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
         (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fuzz::ops::OPERATIONS;
+
+    /// Same seed, same candidates (inputs and reference answers); never a panic.
+    #[test]
+    fn generation_is_deterministic_for_a_seed() {
+        let keys = Keys::fixed();
+        for op in OPERATIONS.iter().filter(|o| **o != "dct.verify") {
+            let seeds = load_seeds(op, None);
+            assert!(!seeds.is_empty(), "{op}: no seeds");
+            let run = |seed: u64| -> Vec<(Value, String)> {
+                let mut rng = Rng::new(seed);
+                (0..40)
+                    .map(|_| {
+                        let c = generate(op, &seeds, &mut rng, &keys);
+                        (c.input, reference_code(&c.reference))
+                    })
+                    .collect()
+            };
+            let a = run(11);
+            assert_eq!(a, run(11), "{op}");
+            assert_ne!(a, run(12), "{op}: another seed, other candidates");
+        }
+    }
+
+    /// Mutations reach more than one verdict: some candidates are accepted by the reference,
+    /// and not all with the same answer (refused ones, or different outputs: `glob.match`
+    /// never refuses, so its `matches` must vary).
+    #[test]
+    fn mutated_candidates_reach_several_verdicts() {
+        let keys = Keys::fixed();
+        for op in OPERATIONS.iter().filter(|o| **o != "dct.verify") {
+            let seeds = load_seeds(op, None);
+            let mut rng = Rng::new(3);
+            let answers: Vec<String> = (0..200)
+                .map(|_| match generate(op, &seeds, &mut rng, &keys).reference {
+                    Outcome::Ok { output } => format!("ok {output}"),
+                    other => reference_code(&other),
+                })
+                .collect();
+            let ok = answers.iter().filter(|a| a.starts_with("ok")).count();
+            let distinct: std::collections::BTreeSet<&String> = answers.iter().collect();
+            assert!(ok > 0, "{op}: nothing accepted");
+            assert!(distinct.len() > 1, "{op}: one answer for every candidate");
+        }
+    }
 }

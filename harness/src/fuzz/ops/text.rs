@@ -408,6 +408,28 @@ mod tests {
         assert_eq!(spans, vec![t, "1", "[true,\"x\"]", "true", "\"x\""]);
     }
 
+    /// Any edit on any text (multibyte, unbalanced, empty) yields a string: no panic.
+    #[test]
+    fn random_edits_never_panic() {
+        let texts = [
+            "",
+            "{",
+            "}}]]",
+            "\"unterminated",
+            "{\"é\":\"😀\",\"a\":[1,{\"b\":\"\\\"\"}]}",
+            "[\"\u{2028}\", -0, 1e400]",
+            "😀😀😀",
+        ];
+        let mut rng = Rng::new(9);
+        for t in texts {
+            for _ in 0..200 {
+                let e = random(&mut rng, t);
+                let out = e.apply(t);
+                assert!(out.len() <= t.len() + 4096, "bounded growth");
+            }
+        }
+    }
+
     #[test]
     fn edits_apply() {
         let t = r#"{"a":1}"#;
