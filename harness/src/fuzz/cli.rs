@@ -43,8 +43,9 @@ pub struct FuzzArgs {
     /// Directory for the minimized findings (`finding-NNNN.json`, vector format).
     #[arg(long, default_value = "fuzz-findings")]
     pub out: PathBuf,
-    /// Vector directory whose `dct/*.json` valid `dct.verify` cases seed the mutator
-    /// (default: the embedded corpus; the builtin chains are always used).
+    /// Vector directory whose `dct/*.json` valid `dct.verify` cases seed the mutator, and
+    /// whose cases of each other `--op` seed that operation (default: the embedded corpus; the
+    /// builtin chains are always used for `dct.verify`).
     #[arg(long)]
     pub vectors: Option<PathBuf>,
     /// Cases per adapter session.
