@@ -65,10 +65,11 @@ pub enum Command {
     /// (spec/neighbours.md). Exit 0 when steps 1–4 pass (advisory findings never change it
     /// unless --fail-on-advisory), 1 otherwise.
     Lint(crate::lint::LintArgs),
-    /// Differential fuzzing of an implementation against the reference: mutates valid
-    /// `dct.verify` cases structurally, re-signs them with the published test keys, and
-    /// writes every disagreement, crash or timeout as a minimized, replayable vector-format
-    /// case. Exit 0 no finding, 1 findings written, 3 setup error.
+    /// Differential fuzzing of an implementation against the reference: mutates corpus cases
+    /// of each `--op` (default `dct.verify`) structurally, re-signs them with the published
+    /// test keys, and writes every disagreement, crash or timeout as a minimized, replayable
+    /// vector-format case. Exit 0 no finding, 1 findings written, 3 setup error, 64 bad
+    /// arguments.
     Fuzz(Box<crate::fuzz::cli::FuzzArgs>),
     /// Explain one case in full: description, requirement texts, flags, the input with its
     /// tokens decoded and keys named, the expectation, and the command and adapter frame that

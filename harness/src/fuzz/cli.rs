@@ -2,12 +2,17 @@
 //! `crate::cli`).
 //!
 //! Exit codes: 0 no finding, 1 at least one finding, 3 the adapter could not be started or
-//! findings could not be written, 64 invalid arguments.
+//! findings could not be written, 64 invalid arguments (an `--op` the fuzzer does not know).
+//!
+//! `--op` selects the operations (repeatable or comma-separated, default `dct.verify`); each
+//! runs in turn with the same seed, `--max-cases` budget and an equal share of `--duration`,
+//! and their findings are written together.
 
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::diff::{self, DiffConfig};
+use super::diff::{self, DiffConfig, DiffReport};
+use super::ops;
 
 /// Arguments of `delegateos-conform fuzz`.
 #[derive(Debug, Clone, clap::Args)]
@@ -15,7 +20,21 @@ pub struct FuzzArgs {
     /// Adapter command of the implementation under test (run with `sh -c`).
     #[arg(long = "impl", value_name = "COMMAND")]
     pub implementation: String,
-    /// How long to fuzz (`90s`, `5m`, `1h`, or plain seconds).
+    /// Operation(s) to fuzz, repeatable or comma-separated: dct.verify (default),
+    /// revocation.from_json, json.canonicalize, glob.match, check.run, output.verify,
+    /// contract.verify_signature, attestation.verify, mcp.call. Each is seeded from its corpus
+    /// cases and mutated structure-aware (JSON text edits, wildcard alphabets, check specs,
+    /// field changes re-signed with the published test keys or not); the reference's answer
+    /// is the expectation.
+    #[arg(
+        long = "op",
+        value_name = "OP",
+        value_delimiter = ',',
+        default_value = "dct.verify"
+    )]
+    pub ops: Vec<String>,
+    /// How long to fuzz in total, shared equally by the operations (`90s`, `5m`, `1h`, or
+    /// plain seconds).
     #[arg(long, default_value = "60s", value_parser = parse_duration)]
     pub duration: Duration,
     /// PRNG seed (default: derived from the clock; printed so a run can be repeated).
@@ -24,8 +43,9 @@ pub struct FuzzArgs {
     /// Directory for the minimized findings (`finding-NNNN.json`, vector format).
     #[arg(long, default_value = "fuzz-findings")]
     pub out: PathBuf,
-    /// Vector directory whose `dct/*.json` valid `dct.verify` cases seed the mutator
-    /// (default: the embedded corpus; the builtin chains are always used).
+    /// Vector directory whose `dct/*.json` valid `dct.verify` cases seed the mutator, and
+    /// whose cases of each other `--op` seed that operation (default: the embedded corpus; the
+    /// builtin chains are always used for `dct.verify`).
     #[arg(long)]
     pub vectors: Option<PathBuf>,
     /// Cases per adapter session.
@@ -38,7 +58,8 @@ pub struct FuzzArgs {
     /// the run still lasts the whole `--duration`.
     #[arg(long, default_value_t = 20)]
     pub max_findings: usize,
-    /// Stop after this many cases (a fixed budget; with `--seed`, a reproducible run).
+    /// Stop after this many cases per operation (a fixed budget; with `--seed`, a
+    /// reproducible run).
     #[arg(long)]
     pub max_cases: Option<usize>,
     /// Stop at the first finding (for time-to-detection measurements).
@@ -74,6 +95,7 @@ pub fn run_fuzz(args: FuzzArgs) -> i32 {
         Outcome::Clean => 0,
         Outcome::Findings => 1,
         Outcome::SetupError => 3,
+        Outcome::BadArguments => 64,
     }
 }
 
@@ -83,6 +105,7 @@ enum Outcome {
     Clean,
     Findings,
     SetupError,
+    BadArguments,
 }
 
 /// Runs the differential fuzzer and prints a summary.
@@ -92,14 +115,31 @@ fn main_fuzz(args: FuzzArgs) -> Outcome {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_secs())
     });
+    let mut op_list: Vec<String> = Vec::new();
+    for op in &args.ops {
+        let op = op.trim();
+        if !ops::OPERATIONS.contains(&op) {
+            eprintln!(
+                "error: --op {op:?} is not fuzzable (choose from {})",
+                ops::OPERATIONS.join(", ")
+            );
+            return Outcome::BadArguments;
+        }
+        if !op_list.iter().any(|o| o == op) {
+            op_list.push(op.to_owned());
+        }
+    }
+    let share = args
+        .duration
+        .checked_div(u32::try_from(op_list.len().max(1)).unwrap_or(1))
+        .unwrap_or(args.duration);
     // The embedded corpus unless --vectors names a directory: never a `vectors/` folder found
     // in the working directory.
-    let vectors = args.vectors.clone();
     let config = DiffConfig {
         command: args.implementation.clone(),
-        duration: args.duration,
+        duration: share,
         seed,
-        vectors,
+        vectors: args.vectors.clone(),
         batch: args.batch,
         timeout: Duration::from_millis(args.timeout_ms),
         max_findings: args.max_findings,
@@ -107,26 +147,73 @@ fn main_fuzz(args: FuzzArgs) -> Outcome {
         stop_on_first: args.stop_on_first,
     };
     println!(
-        "fuzzing `{}` for {:.0}s with seed {seed}",
+        "fuzzing `{}` on {} for {:.0}s with seed {seed}",
         config.command,
-        config.duration.as_secs_f64()
+        op_list.join(", "),
+        args.duration.as_secs_f64()
     );
-    let report = match diff::run(&config, &mut |line| println!("{line}")) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return Outcome::SetupError;
-        }
+    let mut report = DiffReport {
+        cases: 0,
+        findings: Vec::new(),
+        duplicates: 0,
+        suppressed: 0,
+        skipped: 0,
+        seeds: 0,
+        duration: Duration::ZERO,
     };
+    for op in &op_list {
+        let mut op_config = config.clone();
+        op_config.max_findings = args.max_findings.saturating_sub(report.findings.len());
+        let result = if op == "dct.verify" {
+            diff::run(&op_config, &mut |line| println!("{line}")).map_err(|e| e.to_string())
+        } else {
+            ops::engine::run(op, &op_config, &mut |line| println!("{line}"))
+        };
+        let part = match result {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("error: {e}");
+                return Outcome::SetupError;
+            }
+        };
+        if op_list.len() > 1 {
+            println!(
+                "  {op}: {} cases, {} finding kind(s), {} skipped",
+                part.cases,
+                part.findings.len(),
+                part.skipped
+            );
+        }
+        if part.skipped > 0 && part.skipped == part.cases {
+            println!(
+                "  note: the adapter skipped every {op} case (its hello does not declare it): \
+                 nothing was compared"
+            );
+        }
+        report.cases += part.cases;
+        report.duplicates += part.duplicates;
+        report.suppressed += part.suppressed;
+        report.skipped += part.skipped;
+        report.seeds += part.seeds;
+        report.duration += part.duration;
+        report.findings.extend(part.findings);
+        if args.stop_on_first && !report.findings.is_empty() {
+            break;
+        }
+    }
+    report
+        .findings
+        .sort_by(|a, b| b.severity.cmp(&a.severity).then(b.hits.cmp(&a.hits)));
     let hardening = report
         .findings
         .iter()
         .filter(|f| f.level == delegateos_vectors::format::Level::Hardening)
         .count();
     println!(
-        "{} cases from {} seeds in {:.1}s: {} finding kind(s) ({} hardening), {} more past \
-         --max-findings, {} repeat(s) of known kinds (severity by effect: {})",
+        "{} cases ({} skipped) from {} seeds in {:.1}s: {} finding kind(s) ({} hardening), {} \
+         more past --max-findings, {} repeat(s) of known kinds (severity by effect: {})",
         report.cases,
+        report.skipped,
         report.seeds,
         report.duration.as_secs_f64(),
         report.findings.len(),
@@ -137,11 +224,12 @@ fn main_fuzz(args: FuzzArgs) -> Outcome {
     );
     for f in &report.findings {
         println!(
-            "  {:<8} {:<22} {:>5} hit(s)  {}",
+            "  {:<8} {:<22} {:>5} hit(s)  {}  [{}]",
             f.severity.as_str().to_uppercase(),
             f.effect,
             f.hits,
-            f.key
+            f.key,
+            f.report_key
         );
     }
     if report.findings.is_empty() {

@@ -86,13 +86,18 @@ impl FindingKind {
 pub struct Finding {
     /// Kind.
     pub kind: FindingKind,
+    /// The operation (`dct.verify` for the token fuzzer).
+    pub op: String,
     /// Seed case it was derived from.
     pub origin: String,
     /// Requirement ids of the seed case.
     pub requirements: Vec<String>,
-    /// The minimized mutation list.
+    /// The minimized mutation list (`dct.verify`).
     pub mutations: Vec<Mutation>,
-    /// The `dct.verify` input.
+    /// The minimized edit list of another operation (`fuzz::ops::edit::Edit`s, then the
+    /// signing mode), serialized.
+    pub edits: Vec<Value>,
+    /// The input.
     pub input: Value,
     /// The reference's outcome.
     pub reference: Outcome,
@@ -110,6 +115,8 @@ pub struct Finding {
     pub severity: Severity,
     /// The effect (`spec/severity.md` §2).
     pub effect: String,
+    /// The run report's finding key for this failure (`decider/effect`, `spec/severity.md`).
+    pub report_key: String,
     /// The finding kind: reference outcome × implementation outcome class × fields touched
     /// by the minimized mutations. One kind is one finding, whatever mutation set hit it.
     pub key: String,
@@ -128,6 +135,8 @@ pub struct DiffReport {
     pub duplicates: usize,
     /// Distinct kinds past `max_findings` (counted, not minimized or written).
     pub suppressed: usize,
+    /// Cases the implementation skipped (an operation its `hello` does not declare).
+    pub skipped: usize,
     /// Seeds used.
     pub seeds: usize,
     /// Wall time.
@@ -167,7 +176,7 @@ pub fn load_seeds(vectors: Option<&Path>, keys: &Keys) -> Vec<Seed> {
     seeds
 }
 
-fn expectation_of(outcome: &Outcome) -> Option<Expectation> {
+pub(crate) fn expectation_of(outcome: &Outcome) -> Option<Expectation> {
     match outcome {
         Outcome::Ok { output } => Some(Expectation::valid(output.clone())),
         Outcome::Error { code, .. } => Some(Expectation::Invalid {
@@ -293,7 +302,7 @@ fn candidate(seeds: &[Seed], seed: usize, mutations: Vec<Mutation>, keys: &Keys)
     }
 }
 
-fn classify(result: &runner::CaseResult) -> Option<FindingKind> {
+pub(crate) fn classify(result: &runner::CaseResult) -> Option<FindingKind> {
     match result.raw_status {
         Status::Failed => Some(FindingKind::Disagreement),
         Status::OtherCode => Some(FindingKind::OtherCode),
@@ -430,7 +439,7 @@ fn field_of(m: &Mutation) -> String {
 }
 
 /// The outcome class of an implementation's reply: `accepted`, `refused`, or the reply kind.
-fn outcome_class(v: Option<&Value>) -> String {
+pub(crate) fn outcome_class(v: Option<&Value>) -> String {
     match v.and_then(|v| v.get("outcome")).and_then(Value::as_str) {
         Some("ok") => "accepted".to_owned(),
         Some("error") => "refused".to_owned(),
@@ -485,7 +494,7 @@ fn grade(
     seed: Option<&Seed>,
     reference: &Outcome,
     actual: Option<&Value>,
-) -> (Level, Severity, String) {
+) -> (Level, Severity, String, String) {
     use delegateos_vectors::severity::{self, Direction};
     let level = seed.map_or(Level::Normative, |s| s.level);
     let reference_code = reference_code(reference);
@@ -522,7 +531,7 @@ fn grade(
     } else {
         level
     };
-    (level, a.severity, a.effect)
+    (level, a.severity, a.effect, a.key)
 }
 
 fn code_of(v: Option<&Value>) -> String {
@@ -540,7 +549,7 @@ fn code_of(v: Option<&Value>) -> String {
     }
 }
 
-fn reference_code(o: &Outcome) -> String {
+pub(crate) fn reference_code(o: &Outcome) -> String {
     match o {
         Outcome::Ok { .. } => "ok".to_owned(),
         Outcome::Error { code, .. } => code.clone(),
@@ -619,7 +628,7 @@ pub fn run(config: &DiffConfig, progress: &mut dyn FnMut(&str)) -> Result<DiffRe
                 kinds.insert(final_sig, None);
                 continue;
             }
-            let (level, severity, effect) =
+            let (level, severity, effect, report_key) =
                 grade(kind, seeds.get(min.seed), &min.reference, actual.as_ref());
             let (origin, requirements) = seeds
                 .get(min.seed)
@@ -639,9 +648,11 @@ pub fn run(config: &DiffConfig, progress: &mut dyn FnMut(&str)) -> Result<DiffRe
             kinds.insert(final_sig, Some(findings.len()));
             findings.push(Finding {
                 kind,
+                op: "dct.verify".to_owned(),
                 origin,
                 requirements,
                 mutations: min.mutations,
+                edits: Vec::new(),
                 input: min.input,
                 reference: min.reference,
                 actual,
@@ -651,6 +662,7 @@ pub fn run(config: &DiffConfig, progress: &mut dyn FnMut(&str)) -> Result<DiffRe
                 level,
                 severity,
                 effect,
+                report_key,
                 key,
                 hits: 1,
             });
@@ -669,6 +681,7 @@ pub fn run(config: &DiffConfig, progress: &mut dyn FnMut(&str)) -> Result<DiffRe
         findings,
         duplicates,
         suppressed,
+        skipped: 0,
         seeds: seeds.len(),
         duration: started.elapsed(),
     })
@@ -684,20 +697,28 @@ pub fn finding_file(f: &Finding, n: usize, keys: &Keys) -> VectorFile {
         Note {
             // The schema has no differential bug type: the case is a mutated (modified) parameter set.
             bug_type: "MODIFIED_PARAMETER".to_owned(),
-            description: "Found by `delegateos-conform fuzz`: a structurally mutated, re-signed \
-                          dct.verify case on which the implementation disagreed with the \
-                          reference (or crashed, hung, or broke the protocol). The expectation \
-                          is the reference's outcome, not a constructed verdict: this is a \
-                          finding to triage, not a corpus vector."
-                .to_owned(),
+            description: format!(
+                "Found by `delegateos-conform fuzz`: a structurally mutated (re-signed where \
+                 signed) {} case on which the implementation disagreed with the reference (or \
+                 crashed, hung, or broke the protocol). The expectation is the reference's \
+                 outcome, not a constructed verdict: this is a finding to triage, not a corpus \
+                 vector.",
+                f.op
+            ),
             clause: "§10.1".to_owned(),
-            effect: "The implementation decides this token differently from the reference."
-                .to_owned(),
+            effect: format!(
+                "The implementation answers this {} case differently from the reference.",
+                f.op
+            ),
             level: f.level,
             severity: f.severity,
         },
     );
-    let mutations = serde_json::to_string(&f.mutations).unwrap_or_default();
+    let mutations = if f.edits.is_empty() {
+        serde_json::to_string(&f.mutations).unwrap_or_default()
+    } else {
+        serde_json::to_string(&f.edits).unwrap_or_default()
+    };
     let expect = expectation_of(&f.reference).unwrap_or(Expectation::Invalid {
         code: "skipped".to_owned(),
         stage: None,
@@ -745,7 +766,7 @@ pub fn finding_file(f: &Finding, n: usize, keys: &Keys) -> VectorFile {
             requirements,
             flags: vec!["DifferentialFinding".to_owned()],
             level: f.level,
-            op: "dct.verify".to_owned(),
+            op: f.op.clone(),
             input: f.input.clone(),
             expect,
         }],
@@ -815,9 +836,11 @@ mod tests {
         let c = candidate(&seeds, 0, mutations.clone(), &keys);
         let finding = Finding {
             kind: FindingKind::Disagreement,
+            op: "dct.verify".to_owned(),
             origin: "builtin-0".to_owned(),
             requirements: Vec::new(),
             mutations,
+            edits: Vec::new(),
             input: c.input,
             reference: c.reference,
             actual: Some(json!({"outcome": "ok", "output": {}})),
@@ -827,6 +850,7 @@ mod tests {
             level: Level::Normative,
             severity: Severity::High,
             effect: "lenient-input".to_owned(),
+            report_key: String::new(),
             key: "disagreement: reference malformed_token / implementation accepted / token:x"
                 .to_owned(),
             hits: 1,
@@ -836,6 +860,7 @@ mod tests {
             findings: vec![finding],
             duplicates: 0,
             suppressed: 0,
+            skipped: 0,
             seeds: seeds.len(),
             duration: Duration::from_millis(1),
         };

@@ -5,9 +5,11 @@
 //! re-signs them with the published test keys (so mutations reach the semantic checks of the
 //! implementation under test), runs the reference in-process and the implementation through
 //! the adapter protocol (via [`crate::runner`]), and reports crashes, timeouts and
-//! disagreements, each minimized and saved as a replayable vector-format case.
+//! disagreements, each minimized and saved as a replayable vector-format case. `fuzz --op`
+//! does the same for the other operations that take untrusted input ([`ops`]).
 
 pub mod cli;
 pub mod diff;
 pub mod mutate;
+pub mod ops;
 pub mod targets;

@@ -330,7 +330,7 @@ fn block_value(token: &Value, block: usize) -> Option<&Value> {
 
 /// Re-signs every block with its declared signer's test key (or the forging key); a block
 /// whose signer is not a test key keeps its old signature entry.
-fn resign(token: &mut Value, keys: &Keys, forged: &[(usize, String)]) {
+pub(crate) fn resign(token: &mut Value, keys: &Keys, forged: &[(usize, String)]) {
     let Some(auth) = token.get("authority").and_then(|a| canonicalize(a).ok()) else {
         return;
     };

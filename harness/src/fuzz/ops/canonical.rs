@@ -1,0 +1,17 @@
+//! `json.canonicalize`: JSON text edits of `text` (number spellings, escapes, duplicate keys,
+//! nesting, unicode, BOM, trailing garbage).
+
+use serde_json::Value;
+
+use super::edit::Edit;
+use super::text;
+use crate::fuzz::mutate::{Rng, Seg};
+
+/// One text edit of the input's `text`.
+pub fn random_edit(rng: &mut Rng, input: &Value) -> Option<Edit> {
+    let current = input.get("text").and_then(Value::as_str).unwrap_or("");
+    Some(Edit::Text {
+        path: vec![Seg::Key("text".to_owned())],
+        text: text::random(rng, current),
+    })
+}

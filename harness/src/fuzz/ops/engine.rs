@@ -1,0 +1,591 @@
+//! The differential loop of `fuzz --op OP` for the operations of [`super`]: seeds from the
+//! corpus cases of `OP`, structure-aware edits, the reference's own answer
+//! (`delegateos_reference::ops::run`) as the expectation, the implementation through the
+//! runner (process supervision, protocol validation, judging), then findings deduplicated by
+//! kind (operation × finding kind × reference outcome × implementation outcome class × fields
+//! touched), minimized, and graded by the severity model exactly as the run report grades a
+//! failing case ([`assess`]).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use delegateos_reference::ops::{self, Outcome};
+use serde_json::Value;
+
+use super::edit::Edit;
+use super::{build, random_edit, random_signing, view, Signing};
+use crate::expected::ExpectedFailures;
+use crate::fuzz::diff::{
+    classify, expectation_of, outcome_class, reference_code, DiffConfig, DiffReport, Finding,
+    FindingKind,
+};
+use crate::fuzz::mutate::Rng;
+use crate::runner::case::Case;
+use crate::runner::{self, CaseResult, ErrorKind, Quiet, RunConfig, SetupError, Status};
+use delegateos_vectors::format::{self as vf, Expectation, Level};
+use delegateos_vectors::judge::FailureKind;
+use delegateos_vectors::keys::Keys;
+use delegateos_vectors::severity::{self, Assessment, Direction};
+
+/// Largest encoded input a candidate may have (bytes): bigger ones are not sent.
+const MAX_INPUT_BYTES: usize = 256 * 1024;
+/// Edits per candidate: 1..=MAX_EDITS.
+const MAX_EDITS: usize = 3;
+
+/// A corpus case of the fuzzed operation.
+#[derive(Debug, Clone)]
+pub struct OpSeed {
+    /// Case id.
+    pub origin: String,
+    /// Requirement ids.
+    pub requirements: Vec<String>,
+    /// Flags.
+    pub flags: Vec<String>,
+    /// Level.
+    pub level: Level,
+    /// The case's input decoded into the mutator's view.
+    pub view: Value,
+    /// The case's expectation (its `acceptable` outcomes widen a candidate's expectation when
+    /// the reference still answers one of them).
+    pub expect: Expectation,
+}
+
+/// Every case of `op` in the corpus (the embedded one, or `vectors`), stateful groups
+/// excepted, in corpus order.
+pub fn load_seeds(op: &str, vectors: Option<&Path>) -> Vec<OpSeed> {
+    let Ok(files) = delegateos_vectors::CorpusSource::from_option(vectors).load() else {
+        return Vec::new();
+    };
+    let mut seeds = Vec::new();
+    for loaded in files {
+        if loaded.file.stateful {
+            continue;
+        }
+        for case in loaded.file.cases {
+            if case.op == op {
+                seeds.push(OpSeed {
+                    origin: case.id,
+                    requirements: case.requirements,
+                    flags: case.flags,
+                    level: case.level,
+                    view: view(op, &case.input),
+                    expect: case.expect,
+                });
+            }
+        }
+    }
+    seeds
+}
+
+struct Candidate {
+    seed: usize,
+    edits: Vec<Edit>,
+    signing: Signing,
+    input: Value,
+    reference: Outcome,
+    expectation: Option<Expectation>,
+}
+
+fn expected_of(outcome: &Outcome) -> Option<vf::Expected> {
+    match outcome {
+        Outcome::Ok { output } => Some(vf::Expected::valid(output.clone())),
+        Outcome::Error { code, .. } => Some(vf::Expected::Invalid {
+            code: code.clone(),
+            stage: None,
+        }),
+        Outcome::Unsupported { .. } => None,
+    }
+}
+
+/// The reference's outcome; the seed's other `acceptable` outcomes too when the reference
+/// still answers one of them (the edits left the seed's open question open).
+fn candidate_expectation(seed: &OpSeed, reference: &Outcome) -> Option<Expectation> {
+    let first = expected_of(reference)?;
+    if let Expectation::Acceptable { outcomes, decision } = &seed.expect {
+        if outcomes.contains(&first) {
+            let mut all = vec![first.clone()];
+            all.extend(outcomes.iter().filter(|o| **o != first).cloned());
+            return Some(Expectation::Acceptable {
+                outcomes: all,
+                decision: decision.clone(),
+            });
+        }
+    }
+    expectation_of(reference)
+}
+
+fn candidate(
+    op: &str,
+    seeds: &[OpSeed],
+    seed: usize,
+    edits: Vec<Edit>,
+    signing: Signing,
+    keys: &Keys,
+) -> Candidate {
+    let s = seeds.get(seed);
+    let input = s.map_or(Value::Null, |s| build(op, &s.view, &edits, signing, keys));
+    let too_big = input.to_string().len() > MAX_INPUT_BYTES;
+    let reference = if too_big {
+        Outcome::Unsupported {
+            reason: "input above the fuzzer's size bound".to_owned(),
+        }
+    } else {
+        ops::run(op, &input)
+    };
+    let expectation = s.and_then(|s| candidate_expectation(s, &reference));
+    Candidate {
+        seed,
+        edits,
+        signing,
+        input,
+        reference,
+        expectation,
+    }
+}
+
+fn runner_case(
+    op: &str,
+    id: String,
+    c: &Candidate,
+    seed: Option<&OpSeed>,
+    e: &Expectation,
+) -> Case {
+    Case {
+        id,
+        description: String::new(),
+        requirements: seed.map(|s| s.requirements.clone()).unwrap_or_default(),
+        flags: seed.map(|s| s.flags.clone()).unwrap_or_default(),
+        level: seed.map_or(Level::Normative, |s| s.level),
+        op: op.to_owned(),
+        input: c.input.clone(),
+        expect: serde_json::to_value(e).unwrap_or(Value::Null),
+        expectation: e.clone(),
+        area: "fuzz".to_owned(),
+        group: "differential".to_owned(),
+        file: PathBuf::new(),
+        sequence: None,
+    }
+}
+
+/// The run report's assessment of a failing case (`report::assess`, by the same model and
+/// rules; the fuzzer does not import the report module).
+pub fn assess(case: &Case, result: &CaseResult) -> Option<Assessment> {
+    let model = severity::model();
+    let actual_code = result
+        .actual
+        .as_ref()
+        .and_then(|a| a.get("code"))
+        .and_then(Value::as_str);
+    let expected_codes = severity::expected_codes(&case.expectation);
+    let direction = match result.raw_status {
+        Status::OtherCode => Direction::OtherCode,
+        Status::Errored => match result.error_kind {
+            Some(ErrorKind::Crash) => Direction::Crash,
+            Some(ErrorKind::Timeout) => Direction::Hang,
+            _ => Direction::Errored,
+        },
+        Status::Failed => severity::direction_of(
+            &case.op,
+            result.failure_kind.unwrap_or(FailureKind::NoAnswer),
+            &case.expectation,
+            result.actual.as_ref().and_then(|a| a.get("output")),
+        ),
+        _ => return None,
+    };
+    Some(model.assess(&severity::Failure {
+        op: &case.op,
+        flags: &case.flags,
+        requirements: &case.requirements,
+        direction,
+        expected_code: Some(&expected_codes),
+        actual_code,
+        family: result.family.as_deref(),
+        error_kind: result.error_kind.map(ErrorKind::name),
+        expectation: Some(&case.expectation),
+        actual_output: result.actual.as_ref().and_then(|a| a.get("output")),
+    }))
+}
+
+/// Per candidate: kind, reply, message, assessment (`None`: agreed), and whether skipped.
+struct Judged {
+    kind: Option<FindingKind>,
+    actual: Option<Value>,
+    message: String,
+    assessment: Option<Assessment>,
+    skipped: bool,
+}
+
+fn run_batch(
+    op: &str,
+    seeds: &[OpSeed],
+    cands: &[Candidate],
+    config: &RunConfig,
+) -> Result<Vec<Judged>, SetupError> {
+    let mut index = Vec::new();
+    let mut cases = Vec::new();
+    for (i, c) in cands.iter().enumerate() {
+        if let Some(e) = &c.expectation {
+            index.push(i);
+            cases.push(runner_case(
+                op,
+                format!("fuzz-case-{i:04}"),
+                c,
+                seeds.get(c.seed),
+                e,
+            ));
+        }
+    }
+    let mut out: Vec<Judged> = cands
+        .iter()
+        .map(|_| Judged {
+            kind: None,
+            actual: None,
+            message: String::new(),
+            assessment: None,
+            skipped: false,
+        })
+        .collect();
+    if cases.is_empty() {
+        return Ok(out);
+    }
+    let run = runner::run(&cases, &ExpectedFailures::default(), config, &mut Quiet)?;
+    for ((r, &i), case) in run.results.iter().zip(&index).zip(&cases) {
+        if let Some(slot) = out.get_mut(i) {
+            let kind = classify(r);
+            // An unmutated seed is graded exactly as the run report grades that corpus case;
+            // a mutated one without the seed's flags, which name the seed's own trap (as the
+            // token fuzzer grades without them), by its requirements' rule.
+            let mutated = cands.get(i).is_some_and(|c| !c.edits.is_empty());
+            let graded = if mutated {
+                Case {
+                    flags: Vec::new(),
+                    ..case.clone()
+                }
+            } else {
+                case.clone()
+            };
+            *slot = Judged {
+                kind,
+                actual: r.actual.clone(),
+                message: r.message.clone().unwrap_or_default(),
+                assessment: kind.and_then(|_| assess(&graded, r)),
+                skipped: r.raw_status == Status::Skipped,
+            };
+        }
+    }
+    Ok(out)
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Signature {
+    kind: FindingKind,
+    reference: String,
+    actual: String,
+    fields: Vec<String>,
+}
+
+fn signature(kind: FindingKind, c: &Candidate, j: &Judged) -> Signature {
+    let actual = j.actual.as_ref();
+    let mut fields: Vec<String> = c.edits.iter().map(Edit::field).collect();
+    fields.sort();
+    fields.dedup();
+    let mut actual_class = outcome_class(actual);
+    if actual_class == "accepted" && matches!(c.reference, Outcome::Ok { .. }) {
+        // Both succeeded: what the output does (grants more, less, or differs otherwise).
+        if let Some(a) = &j.assessment {
+            actual_class = format!("accepted ({})", direction_name(a.direction));
+        }
+    }
+    let reference = reference_code(&c.reference);
+    if actual_class == "refused" && reference != "ok" {
+        // Another refusal than the reference's: one precedence or mapping mistake per
+        // reference code, whichever fields led there (as the token fuzzer keys it).
+        fields = vec!["any".to_owned()];
+    } else if fields.is_empty() {
+        fields.push("seed".to_owned());
+    }
+    Signature {
+        kind,
+        reference,
+        actual: actual_class,
+        fields,
+    }
+}
+
+fn direction_name(d: Direction) -> &'static str {
+    match d {
+        Direction::Granted => "grants more",
+        Direction::Refused => "grants less",
+        _ => "other output",
+    }
+}
+
+fn same(a: &Signature, b: &Signature) -> bool {
+    a.kind == b.kind && a.reference == b.reference && a.actual == b.actual
+}
+
+/// Drops edits one at a time while the same disagreement persists.
+fn minimize(
+    op: &str,
+    seeds: &[OpSeed],
+    c: Candidate,
+    sig: &Signature,
+    keys: &Keys,
+    config: &RunConfig,
+) -> (Candidate, Option<Judged>) {
+    let mut best = c;
+    let mut judged = None;
+    for _round in 0..8 {
+        if best.edits.is_empty() {
+            break;
+        }
+        let trials: Vec<Candidate> = (0..best.edits.len())
+            .map(|i| {
+                let mut e = best.edits.clone();
+                e.remove(i);
+                candidate(op, seeds, best.seed, e, best.signing, keys)
+            })
+            .collect();
+        let Ok(results) = run_batch(op, seeds, &trials, config) else {
+            break;
+        };
+        let hit = trials
+            .into_iter()
+            .zip(results)
+            .find(|(t, j)| j.kind.is_some_and(|k| same(&signature(k, t, j), sig)));
+        match hit {
+            Some((t, j)) => {
+                best = t;
+                judged = Some(j);
+            }
+            None => break,
+        }
+    }
+    (best, judged)
+}
+
+/// A new candidate: a random seed, its signing mode, and 1..=[`MAX_EDITS`] edits, each
+/// generated on the view the previous ones produced.
+fn generate(op: &str, seeds: &[OpSeed], rng: &mut Rng, keys: &Keys) -> Candidate {
+    let s = rng.below(seeds.len());
+    let signing = random_signing(op, rng);
+    let n = 1 + rng.below(MAX_EDITS);
+    let mut edits: Vec<Edit> = Vec::new();
+    if let Some(seed) = seeds.get(s) {
+        for _ in 0..n {
+            let mut v = seed.view.clone();
+            for e in edits.iter().filter(|e| !e.is_text()) {
+                super::edit::apply(&mut v, e);
+            }
+            let input = build(op, &seed.view, &edits, signing, keys);
+            if let Some(e) = random_edit(op, rng, &v, &input) {
+                edits.push(e);
+            }
+        }
+    }
+    candidate(op, seeds, s, edits, signing, keys)
+}
+
+/// Runs the differential fuzzer on `op` (not `dct.verify`, see [`crate::fuzz::diff::run`]).
+/// An operation without corpus seeds, or an adapter that cannot be started, is an error.
+pub fn run(
+    op: &str,
+    config: &DiffConfig,
+    progress: &mut dyn FnMut(&str),
+) -> Result<DiffReport, String> {
+    let started = Instant::now();
+    let keys = Keys::fixed();
+    let seeds = load_seeds(op, config.vectors.as_deref());
+    if seeds.is_empty() {
+        return Err(format!(
+            "no corpus case of operation {op} to seed the fuzzer"
+        ));
+    }
+    let mut rng = Rng::new(config.seed ^ op_salt(op));
+    let run_config = RunConfig {
+        timeout: config.timeout,
+        ..RunConfig::new(config.command.clone())
+    };
+    let mut resolved: BTreeMap<Signature, Signature> = BTreeMap::new();
+    let mut kinds: BTreeMap<Signature, Option<usize>> = BTreeMap::new();
+    let mut findings: Vec<Finding> = Vec::new();
+    let (mut duplicates, mut suppressed, mut cases, mut skipped) = (0, 0, 0, 0);
+    let budget_left = |cases: usize| config.max_cases.is_none_or(|m| cases < m);
+    while started.elapsed() < config.duration && budget_left(cases) {
+        let size = config
+            .max_cases
+            .map_or(config.batch.max(1), |m| config.batch.max(1).min(m - cases));
+        let batch: Vec<Candidate> = (0..size)
+            .map(|_| generate(op, &seeds, &mut rng, &keys))
+            .collect();
+        let results = run_batch(op, &seeds, &batch, &run_config).map_err(|e| e.to_string())?;
+        for (c, j) in batch.into_iter().zip(results) {
+            cases += 1;
+            if j.skipped {
+                skipped += 1;
+            }
+            let Some(kind) = j.kind else { continue };
+            let sig = signature(kind, &c, &j);
+            if let Some(known) = resolved.get(&sig) {
+                duplicates += 1;
+                if let Some(f) = kinds
+                    .get(known)
+                    .copied()
+                    .flatten()
+                    .and_then(|i| findings.get_mut(i))
+                {
+                    f.hits += 1;
+                }
+                continue;
+            }
+            let found_after = started.elapsed();
+            let (min, min_judged) = minimize(op, &seeds, c, &sig, &keys, &run_config);
+            let j = min_judged.unwrap_or(j);
+            let final_sig = signature(kind, &min, &j);
+            resolved.insert(sig, final_sig.clone());
+            if let Some(slot) = kinds.get(&final_sig) {
+                duplicates += 1;
+                if let Some(f) = slot.and_then(|i| findings.get_mut(i)) {
+                    f.hits += 1;
+                }
+                continue;
+            }
+            if findings.len() >= config.max_findings {
+                suppressed += 1;
+                kinds.insert(final_sig, None);
+                continue;
+            }
+            let seed = seeds.get(min.seed);
+            let level = if kind == FindingKind::OtherCode {
+                Level::Hardening
+            } else {
+                seed.map_or(Level::Normative, |s| s.level)
+            };
+            let (severity, effect, report_key) = j.assessment.as_ref().map_or_else(
+                || (vf::Severity::Medium, "unassessed".to_owned(), String::new()),
+                |a| (a.severity, a.effect.clone(), a.key.clone()),
+            );
+            let origin = seed.map(|s| s.origin.clone()).unwrap_or_default();
+            let key = format!(
+                "{op} {}: reference {} / implementation {} / {}",
+                final_sig.kind.name(),
+                final_sig.reference,
+                final_sig.actual,
+                final_sig.fields.join("+")
+            );
+            progress(&format!(
+                "finding {} [{}, {} {}] after {:.1}s ({} cases): {key}; {} edit(s) of {origin}",
+                findings.len() + 1,
+                level.as_str(),
+                severity.as_str(),
+                effect,
+                found_after.as_secs_f64(),
+                cases,
+                min.edits.len(),
+            ));
+            kinds.insert(final_sig, Some(findings.len()));
+            findings.push(Finding {
+                kind,
+                op: op.to_owned(),
+                origin,
+                requirements: seed.map(|s| s.requirements.clone()).unwrap_or_default(),
+                mutations: Vec::new(),
+                edits: min
+                    .edits
+                    .iter()
+                    .map(|e| serde_json::to_value(e).unwrap_or(Value::Null))
+                    .chain(std::iter::once(
+                        serde_json::to_value(min.signing).unwrap_or(Value::Null),
+                    ))
+                    .collect(),
+                input: min.input,
+                reference: min.reference,
+                actual: j.actual,
+                message: j.message,
+                found_after,
+                cases_before: cases,
+                level,
+                severity,
+                effect,
+                report_key,
+                key,
+                hits: 1,
+            });
+            if config.stop_on_first {
+                break;
+            }
+        }
+        if config.stop_on_first && !findings.is_empty() {
+            break;
+        }
+    }
+    findings.sort_by(|a, b| b.severity.cmp(&a.severity).then(b.hits.cmp(&a.hits)));
+    Ok(DiffReport {
+        cases,
+        findings,
+        duplicates,
+        suppressed,
+        skipped,
+        seeds: seeds.len(),
+        duration: started.elapsed(),
+    })
+}
+
+/// A per-operation constant mixed into the seed, so `--op a,b` does not replay one PRNG
+/// stream on every operation.
+fn op_salt(op: &str) -> u64 {
+    op.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fuzz::ops::OPERATIONS;
+
+    /// Same seed, same candidates (inputs and reference answers); never a panic.
+    #[test]
+    fn generation_is_deterministic_for_a_seed() {
+        let keys = Keys::fixed();
+        for op in OPERATIONS.iter().filter(|o| **o != "dct.verify") {
+            let seeds = load_seeds(op, None);
+            assert!(!seeds.is_empty(), "{op}: no seeds");
+            let run = |seed: u64| -> Vec<(Value, String)> {
+                let mut rng = Rng::new(seed);
+                (0..40)
+                    .map(|_| {
+                        let c = generate(op, &seeds, &mut rng, &keys);
+                        (c.input, reference_code(&c.reference))
+                    })
+                    .collect()
+            };
+            let a = run(11);
+            assert_eq!(a, run(11), "{op}");
+            assert_ne!(a, run(12), "{op}: another seed, other candidates");
+        }
+    }
+
+    /// Mutations reach more than one verdict: some candidates are accepted by the reference,
+    /// and not all with the same answer (refused ones, or different outputs: `glob.match`
+    /// never refuses, so its `matches` must vary).
+    #[test]
+    fn mutated_candidates_reach_several_verdicts() {
+        let keys = Keys::fixed();
+        for op in OPERATIONS.iter().filter(|o| **o != "dct.verify") {
+            let seeds = load_seeds(op, None);
+            let mut rng = Rng::new(3);
+            let answers: Vec<String> = (0..200)
+                .map(|_| match generate(op, &seeds, &mut rng, &keys).reference {
+                    Outcome::Ok { output } => format!("ok {output}"),
+                    other => reference_code(&other),
+                })
+                .collect();
+            let ok = answers.iter().filter(|a| a.starts_with("ok")).count();
+            let distinct: std::collections::BTreeSet<&String> = answers.iter().collect();
+            assert!(ok > 0, "{op}: nothing accepted");
+            assert!(distinct.len() > 1, "{op}: one answer for every candidate");
+        }
+    }
+}

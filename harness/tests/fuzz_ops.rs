@@ -1,0 +1,220 @@
+//! `fuzz --op` beyond `dct.verify` (issue 29 part 4): for every fuzzable operation,
+//! 1. the reference against itself (its own adapter) finds nothing;
+//! 2. a red-team adapter with one seeded bug in that operation is caught: a fixed-seed,
+//!    fixed-budget run (cases, never wall time) reports a finding of the expected kind and
+//!    severity, and the same run on that adapter's careful path (`REDTEAM_BUGS=`) finds
+//!    nothing — so the finding is the seeded bug's.
+//!
+//! Needs `python3` (stdlib only: py-hasty and py-wrap). Without it the red-team test prints a
+//! message and returns.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::time::Duration;
+
+use delegateos_conform::fuzz::diff::{DiffConfig, DiffReport};
+use delegateos_conform::fuzz::ops::{engine, OPERATIONS};
+use delegateos_vectors::format::Severity;
+
+const BIN: &str = env!("CARGO_BIN_EXE_delegateos-conform");
+const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+
+fn config(command: String, seed: u64, max_cases: usize) -> DiffConfig {
+    DiffConfig {
+        command,
+        // The budget is the case count; the duration only guards against a hung test.
+        duration: Duration::from_secs(3600),
+        seed,
+        vectors: None,
+        batch: 64,
+        timeout: Duration::from_secs(20),
+        max_findings: 20,
+        max_cases: Some(max_cases),
+        stop_on_first: false,
+    }
+}
+
+fn run(op: &str, command: String, seed: u64, max_cases: usize) -> DiffReport {
+    engine::run(op, &config(command, seed, max_cases), &mut |line| {
+        eprintln!("{line}")
+    })
+    .unwrap_or_else(|e| panic!("{op}: {e}"))
+}
+
+fn have_python() -> bool {
+    std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn the_reference_against_itself_finds_nothing_on_any_operation() {
+    let reference = format!("'{BIN}' reference-adapter");
+    for op in OPERATIONS.iter().filter(|o| **o != "dct.verify") {
+        let report = run(op, reference.clone(), 7, 192);
+        assert_eq!(report.cases, 192, "{op}: the whole budget ran");
+        assert_eq!(report.skipped, 0, "{op}: the reference declares it");
+        let keys: Vec<&str> = report.findings.iter().map(|f| f.key.as_str()).collect();
+        assert!(
+            keys.is_empty(),
+            "{op}: the reference disagrees with itself: {keys:?}"
+        );
+        assert!(report.seeds > 0, "{op}: seeded from the corpus");
+    }
+}
+
+/// (op, adapter, seeded bug, budget, expected severity, a substring of the finding kind, a
+/// substring of the run report's finding key).
+struct Row {
+    op: &'static str,
+    adapter: &'static str,
+    bug: &'static str,
+    budget: usize,
+    severity: Severity,
+    kind: &'static str,
+    report_key: &'static str,
+}
+
+const ROWS: &[Row] = &[
+    Row {
+        op: "json.canonicalize",
+        adapter: "py-hasty",
+        bug: "json-dupes-last",
+        budget: 256,
+        severity: Severity::Medium,
+        kind: "reference invalid_json / implementation accepted",
+        report_key: "json-parsing/lenient-input",
+    },
+    Row {
+        op: "glob.match",
+        adapter: "py-hasty",
+        bug: "fnmatch-glob",
+        budget: 256,
+        severity: Severity::Critical,
+        kind: "reference ok / implementation accepted (grants more)",
+        report_key: "glob/scope-widening",
+    },
+    Row {
+        op: "revocation.from_json",
+        adapter: "py-hasty",
+        bug: "json-dupes-last",
+        budget: 256,
+        severity: Severity::High,
+        kind: "reference invalid_json / implementation accepted",
+        report_key: "revocation/unauthorized-revocation",
+    },
+    Row {
+        op: "check.run",
+        adapter: "py-wrap",
+        bug: "regex-coerces-to-string",
+        budget: 256,
+        severity: Severity::High,
+        kind: "reference ok / implementation accepted (grants more) / output",
+        report_key: "regex/integrity-check-missing",
+    },
+    Row {
+        op: "output.verify",
+        adapter: "py-wrap",
+        bug: "composite-all-pass-as-majority",
+        budget: 512,
+        severity: Severity::High,
+        kind: "reference ok / implementation accepted (grants more)",
+        report_key: "output-checks/integrity-check-missing",
+    },
+    Row {
+        op: "contract.verify_signature",
+        adapter: "py-wrap",
+        bug: "contract-unknown-members-stripped",
+        budget: 256,
+        severity: Severity::Medium,
+        kind: "reference malformed_contract / implementation accepted",
+        report_key: "contracts/lenient-input",
+    },
+    Row {
+        op: "attestation.verify",
+        adapter: "py-wrap",
+        bug: "attestation-budget-unchecked",
+        budget: 256,
+        severity: Severity::High,
+        kind: "reference budget_exceeded / implementation accepted",
+        report_key: "attestation-checks/integrity-check-missing",
+    },
+    Row {
+        op: "mcp.call",
+        adapter: "py-wrap",
+        bug: "mcp-tool-name-casefold",
+        budget: 256,
+        severity: Severity::Critical,
+        kind: "reference ok / implementation accepted (grants more) / request.params.name",
+        report_key: "mcp-authorization/authorization-bypass",
+    },
+];
+
+fn adapter_command(adapter: &str, bugs: &str) -> String {
+    match adapter {
+        "py-hasty" => format!(
+            "REDTEAM_BUGS='{bugs}' python3 '{ROOT}/harness/adapters/redteam/py-hasty/adapter.py'"
+        ),
+        _ => format!(
+            "REDTEAM_BUGS='{bugs}' python3 '{ROOT}/harness/adapters/redteam/py-wrap/adapter.py' \
+             '{BIN}' reference-adapter"
+        ),
+    }
+}
+
+#[test]
+fn a_seeded_bug_in_each_operation_is_found_with_its_severity() {
+    if !have_python() {
+        eprintln!("python3 not found: skipping the red-team fuzz rows");
+        return;
+    }
+    let mut failures = Vec::new();
+    for row in ROWS {
+        let buggy = run(row.op, adapter_command(row.adapter, row.bug), 1, row.budget);
+        let found = buggy.findings.iter().find(|f| {
+            f.key.contains(row.kind)
+                && f.severity == row.severity
+                && f.report_key.contains(row.report_key)
+        });
+        let summary: Vec<String> = buggy
+            .findings
+            .iter()
+            .map(|f| format!("{} {} [{}]", f.severity.as_str(), f.key, f.report_key))
+            .collect();
+        if found.is_none() {
+            failures.push(format!(
+                "{} with {}={}: no {:?} finding containing {:?}; found {summary:?}",
+                row.op, row.adapter, row.bug, row.severity, row.kind
+            ));
+        }
+        let careful = run(row.op, adapter_command(row.adapter, ""), 1, row.budget);
+        if !careful.findings.is_empty() {
+            let keys: Vec<&str> = careful.findings.iter().map(|f| f.key.as_str()).collect();
+            failures.push(format!(
+                "{} on the careful path of {}: {keys:?}",
+                row.op, row.adapter
+            ));
+        }
+        eprintln!("{} / {}: {summary:?}", row.op, row.bug);
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+#[test]
+fn an_unknown_op_is_a_usage_error() {
+    let out = std::process::Command::new(BIN)
+        .args([
+            "fuzz",
+            "--impl",
+            "true",
+            "--op",
+            "glob.match,nope.op",
+            "--max-cases",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(64));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nope.op"));
+}
