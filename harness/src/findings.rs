@@ -5,16 +5,21 @@
 //! (`mcp/cli.rs`) and `fuzz` (`fuzz/diff.rs`) — so none of them imports another. Each turns its
 //! own failing cases into [`Member`]s (one assessed case each, see
 //! [`delegateos_vectors::severity::Model::assess`]); [`group`] makes one [`Finding`] per
-//! finding key, with the smallest case as its example.
+//! finding key, with the smallest case as its example. [`assess`] grades one failing case of
+//! a run (the run report's and `fuzz --op`'s cases alike); it depends only on the runner's
+//! result types.
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::runner::case::Case;
+use crate::runner::{CaseResult, ErrorKind, Status};
 use delegateos_vectors::format::Severity;
+use delegateos_vectors::judge::FailureKind;
 use delegateos_vectors::requirements::Requirements;
-use delegateos_vectors::severity::{Assessment, Direction};
+use delegateos_vectors::severity::{self, Assessment, Direction};
 
 /// Where every report cites the severity model from.
 pub const SEVERITY_MODEL: &str = "spec/severity.md";
@@ -206,6 +211,47 @@ pub fn tally(findings: &[Finding]) -> [usize; 4] {
         }
     }
     out
+}
+
+/// The model's assessment of a failing case (shared by the run report and the differential
+/// fuzzer, so both grade alike) (`None` for passed, acceptable, skipped, xfail and
+/// stale cases): direction, effect, severity and finding key (`spec/severity.md`). The
+/// severity follows the effect of what the implementation did, never the operation.
+pub fn assess(case: &Case, result: &CaseResult) -> Option<Assessment> {
+    let model = severity::model();
+    let actual_code = result
+        .actual
+        .as_ref()
+        .and_then(|a| a.get("code"))
+        .and_then(Value::as_str);
+    let expected_codes = severity::expected_codes(&case.expectation);
+    let direction = match result.raw_status {
+        Status::OtherCode => Direction::OtherCode,
+        Status::Errored => match result.error_kind {
+            Some(ErrorKind::Crash) => Direction::Crash,
+            Some(ErrorKind::Timeout) => Direction::Hang,
+            _ => Direction::Errored,
+        },
+        Status::Failed => severity::direction_of(
+            &case.op,
+            result.failure_kind.unwrap_or(FailureKind::NoAnswer),
+            &case.expectation,
+            result.actual.as_ref().and_then(|a| a.get("output")),
+        ),
+        _ => return None,
+    };
+    Some(model.assess(&severity::Failure {
+        op: &case.op,
+        flags: &case.flags,
+        requirements: &case.requirements,
+        direction,
+        expected_code: Some(&expected_codes),
+        actual_code,
+        family: result.family.as_deref(),
+        error_kind: result.error_kind.map(ErrorKind::name),
+        expectation: Some(&case.expectation),
+        actual_output: result.actual.as_ref().and_then(|a| a.get("output")),
+    }))
 }
 
 #[cfg(test)]

@@ -18,14 +18,13 @@ use serde_json::Value;
 use crate::exit::ConformExitCode;
 use crate::expected::{Entry, ExpectedFailures};
 use crate::filter::Filter;
-use crate::findings::{self, Finding, Member};
+use crate::findings::{self, assess, Finding, Member};
 use crate::protocol::{Implementation, PROTOCOL_VERSION};
 use crate::runner::case::Case;
 use crate::runner::{CaseResult, ErrorKind, Incident, RunOutput, Status};
 use delegateos_vectors::format::{Level, Severity};
 use delegateos_vectors::judge::FailureKind;
 use delegateos_vectors::requirements::Requirements;
-use delegateos_vectors::severity::{self, Assessment, Direction};
 
 /// The `schema` value of JSON reports.
 pub const REPORT_SCHEMA: &str = "delegateos-conform-report/1";
@@ -376,46 +375,6 @@ pub struct ReportContext<'a> {
     pub fail_on_advisory: bool,
     /// `--fail-on hardening` or `--profile strict`.
     pub fail_on_hardening: bool,
-}
-
-/// The model's assessment of a finding (`None` for passed, acceptable, skipped, xfail and
-/// stale cases): direction, effect, severity and finding key (`spec/severity.md`). The
-/// severity follows the effect of what the implementation did, never the operation.
-pub fn assess(case: &Case, result: &CaseResult) -> Option<Assessment> {
-    let model = severity::model();
-    let actual_code = result
-        .actual
-        .as_ref()
-        .and_then(|a| a.get("code"))
-        .and_then(Value::as_str);
-    let expected_codes = severity::expected_codes(&case.expectation);
-    let direction = match result.raw_status {
-        Status::OtherCode => Direction::OtherCode,
-        Status::Errored => match result.error_kind {
-            Some(ErrorKind::Crash) => Direction::Crash,
-            Some(ErrorKind::Timeout) => Direction::Hang,
-            _ => Direction::Errored,
-        },
-        Status::Failed => severity::direction_of(
-            &case.op,
-            result.failure_kind.unwrap_or(FailureKind::NoAnswer),
-            &case.expectation,
-            result.actual.as_ref().and_then(|a| a.get("output")),
-        ),
-        _ => return None,
-    };
-    Some(model.assess(&severity::Failure {
-        op: &case.op,
-        flags: &case.flags,
-        requirements: &case.requirements,
-        direction,
-        expected_code: Some(&expected_codes),
-        actual_code,
-        family: result.family.as_deref(),
-        error_kind: result.error_kind.map(ErrorKind::name),
-        expectation: Some(&case.expectation),
-        actual_output: result.actual.as_ref().and_then(|a| a.get("output")),
-    }))
 }
 
 /// A JSON value in one line, cut to a readable length.

@@ -16,17 +16,17 @@ use serde_json::Value;
 use super::edit::Edit;
 use super::{build, random_edit, random_signing, view, Signing};
 use crate::expected::ExpectedFailures;
+use crate::findings::assess;
 use crate::fuzz::diff::{
     classify, expectation_of, outcome_class, reference_code, DiffConfig, DiffReport, Finding,
     FindingKind,
 };
 use crate::fuzz::mutate::Rng;
 use crate::runner::case::Case;
-use crate::runner::{self, CaseResult, ErrorKind, Quiet, RunConfig, SetupError, Status};
+use crate::runner::{self, Quiet, RunConfig, SetupError, Status};
 use delegateos_vectors::format::{self as vf, Expectation, Level};
-use delegateos_vectors::judge::FailureKind;
 use delegateos_vectors::keys::Keys;
-use delegateos_vectors::severity::{self, Assessment, Direction};
+use delegateos_vectors::severity::{Assessment, Direction};
 
 /// Largest encoded input a candidate may have (bytes): bigger ones are not sent.
 const MAX_INPUT_BYTES: usize = 256 * 1024;
@@ -166,45 +166,6 @@ fn runner_case(
         file: PathBuf::new(),
         sequence: None,
     }
-}
-
-/// The run report's assessment of a failing case (`report::assess`, by the same model and
-/// rules; the fuzzer does not import the report module).
-pub fn assess(case: &Case, result: &CaseResult) -> Option<Assessment> {
-    let model = severity::model();
-    let actual_code = result
-        .actual
-        .as_ref()
-        .and_then(|a| a.get("code"))
-        .and_then(Value::as_str);
-    let expected_codes = severity::expected_codes(&case.expectation);
-    let direction = match result.raw_status {
-        Status::OtherCode => Direction::OtherCode,
-        Status::Errored => match result.error_kind {
-            Some(ErrorKind::Crash) => Direction::Crash,
-            Some(ErrorKind::Timeout) => Direction::Hang,
-            _ => Direction::Errored,
-        },
-        Status::Failed => severity::direction_of(
-            &case.op,
-            result.failure_kind.unwrap_or(FailureKind::NoAnswer),
-            &case.expectation,
-            result.actual.as_ref().and_then(|a| a.get("output")),
-        ),
-        _ => return None,
-    };
-    Some(model.assess(&severity::Failure {
-        op: &case.op,
-        flags: &case.flags,
-        requirements: &case.requirements,
-        direction,
-        expected_code: Some(&expected_codes),
-        actual_code,
-        family: result.family.as_deref(),
-        error_kind: result.error_kind.map(ErrorKind::name),
-        expectation: Some(&case.expectation),
-        actual_output: result.actual.as_ref().and_then(|a| a.get("output")),
-    }))
 }
 
 /// Per candidate: kind, reply, message, assessment (`None`: agreed), and whether skipped.
