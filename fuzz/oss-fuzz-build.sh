@@ -16,8 +16,9 @@
 #     into a source-based coverage build (-Cinstrument-coverage) in the same output directory;
 #     this is what ClusterFuzzLite's `coverage` mode and the coverage reports of batch runs use.
 #     Outside the image (no wrapper: DELEGATEOS_FUZZ_NO_WRAPPER=1, as in cfl-dry-run.sh), the
-#     script builds the coverage binaries itself: `cargo fuzz build -O --sanitizer none` with
-#     RUSTFLAGS=-Cinstrument-coverage in target dir fuzz/target/cfl-coverage.
+#     script builds the coverage binaries with `cargo fuzz coverage` (the build coverage.sh
+#     uses, so it is shared; each target runs on an empty corpus, which overwrites the
+#     intermediate fuzz/coverage/<target>/ profiles) and ships those.
 cd "$(dirname "$0")"
 : "${OUT:?OUT must be set (the OSS-Fuzz/ClusterFuzzLite output directory)}"
 SANITIZER="${SANITIZER:-address}"
@@ -26,9 +27,12 @@ bin_dir="target/$triple/release"
 
 if [ "$SANITIZER" = coverage ]; then
     if [ "${DELEGATEOS_FUZZ_NO_WRAPPER:-0}" = 1 ]; then
-        RUSTFLAGS="${RUSTFLAGS:-} -Cinstrument-coverage" \
-            cargo fuzz build -O --sanitizer none --target-dir target/cfl-coverage
-        bin_dir="target/cfl-coverage/$triple/release"
+        empty="$(mktemp -d)"
+        for target in $(cargo fuzz list); do
+            cargo fuzz coverage -O --debug-assertions --sanitizer none "$target" "$empty" >/dev/null
+        done
+        rmdir "$empty"
+        bin_dir="target/$triple/coverage/$triple/release"
     else
         cargo fuzz build -O
     fi
