@@ -202,6 +202,7 @@ def cmd_run(a):
                 os.makedirs(os.path.join(tdir, sub))
             exe = os.path.join(tdir, "bin", t)
             shutil.copy2(binary(t), exe)
+            os.makedirs(os.path.join(CORPUS, t), exist_ok=True)
             extra = [os.path.join(CORPUS, t)]
             if os.path.isdir(os.path.join(SEEDS, t)):
                 extra.append(os.path.join(SEEDS, t))
@@ -221,6 +222,7 @@ def cmd_run(a):
         results[t] = (ru.ru_utime + ru.ru_stime, p.returncode, time.time() - t0)
         print(f"  finished {t}: exit {p.returncode}, cpu {results[t][0]:.0f}s, wall {results[t][2]:.0f}s", flush=True)
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%MZ")
+    failed = False
     for t in targets:
         tdir = os.path.join(work, t)
         cpu, rc, _ = results[t]
@@ -233,8 +235,12 @@ def cmd_run(a):
             for f in corpus_files(os.path.join(tdir, "artifacts")):
                 shutil.copy2(os.path.join(tdir, "artifacts", f), dest)
             print(f"  {t}: {crashes} crash artifact(s) copied to fuzz/artifacts/{t}/; log {tdir}/fuzz.log")
-        elif rc != 0:
-            print(f"  {t}: libFuzzer exited {rc} without an artifact; log {tdir}/fuzz.log")
+        elif rc != 0 or execs is None:
+            # Not a campaign (bad flags, missing directory, killed): nothing to record or merge.
+            print(f"  {t}: libFuzzer exited {rc} without an artifact or final stats; not recorded;"
+                  f" log {tdir}/fuzz.log:\n" + "\n".join(log_text.splitlines()[-5:]))
+            failed = True
+            continue
         files, size = merge(t, [os.path.join(tdir, "new")], exe=os.path.join(tdir, "bin", t),
                             log=os.path.join(tdir, "merge.log"))
         append_ledger({
@@ -247,9 +253,9 @@ def cmd_run(a):
         })
         print(f"  {t}: cpu {cpu:.0f}s, {execs} execs, ft {feats}, cov {edges}, kept corpus {files} files / {size} bytes, crashes {crashes}")
     subprocess.run([sys.executable, os.path.join(HERE, "render_fuzzing.py")], check=True)
-    if not a.keep_work:
+    if not a.keep_work and not failed:
         shutil.rmtree(work, ignore_errors=True)
-    return 1 if any(count_crashes(os.path.join(HERE, "artifacts", t)) for t in targets
+    return 1 if failed or any(count_crashes(os.path.join(HERE, "artifacts", t)) for t in targets
                     if os.path.isdir(os.path.join(HERE, "artifacts", t))) else 0
 
 

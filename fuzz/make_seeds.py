@@ -37,3 +37,16 @@ open("fuzz/seeds/checks/composite.json","wb").write(b"\x00" + json.dumps({"spec"
   {"method":"deterministic_check","checkName":"regex_match","checkParams":{"pattern":"^a+b$","flags":"i"}},
   {"method":"schema_match","schema":{"type":"string","maxLength":10}}]},"output":"aaB"}).encode())
 open("fuzz/seeds/checks/regex.bin","wb").write(b"\x01(a|b)*c\\d{2,}\x00iu\x00xxabac12")
+# Static seeds (no adapter needed) for the targets the vectors do not feed (seeds.py extracts
+# nothing for them): subset (structured parent/child paths + fillers), mcp_line (buffer size,
+# line limit, NDJSON text), verify_chain (bytes the `arbitrary` ChainSpec decoder consumes).
+import hashlib as _h
+def _static(target, name, data):
+    os.makedirs(f"fuzz/seeds/{target}", exist_ok=True)
+    open(f"fuzz/seeds/{target}/{name}", "wb").write(data)
+_static("subset", "wildcards.bin", bytes([4, 0, 2, 3, 1, 4, 0, 1, 2, 3, 7, 1, 2, 3, 4, 5, 6, 7]))
+_static("subset", "doublestar.bin", bytes([3, 0, 1, 3, 3, 0, 1, 2, 9, 9, 9, 9]))
+_static("mcp_line", "frames.bin", b"\x03\x40" + b'{"jsonrpc":"2.0","id":1,"method":"tools/list"}\n{"jsonrpc":"2.0","method":"x"}\n\n')
+_static("mcp_line", "overflow.bin", b"\x00\x08" + b"0123456789abcdef\nshort\nlast-without-newline")
+for _i in range(3):
+    _static("verify_chain", f"blake2b-{_i}.bin", b"".join(_h.blake2b(f"delegateos-conformance/fuzz/verify_chain/{_i}/{j}".encode()).digest() for j in range(6)))
