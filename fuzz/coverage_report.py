@@ -4,7 +4,8 @@
 Writes (committed, deterministic in the profiles):
   fuzz/coverage.tsv   scope (target, or `all` = union of the targets) × module of reference/src:
                       lines, covered (llvm-cov's line summary); module `TOTAL` = all of reference/src
-  fuzz/uncovered.tsv  module, line: lines of the key modules with execution count 0 in the union
+  fuzz/uncovered.tsv  module, line, col, end_line, end_col, code: code regions of the key modules
+                      that no input executed (union), with the source line they start on
 """
 import argparse
 import hashlib
@@ -42,21 +43,27 @@ def summary(llvm_cov, profdata, binaries):
 
 
 def uncovered(llvm_cov, profdata, binaries, module):
-    cmd = [llvm_cov, "show", "-instr-profile=" + profdata, "-show-instantiations=false",
-           "-use-color=false", binaries[0]]
+    """Code regions of `module` never executed in the union: (line, col, end line, end col).
+
+    A region counts as executed if any function record holding it (any binary, any
+    instantiation) executed it. These are the regions behind llvm-cov's missed lines (a line is
+    missed when a region starting on it never ran, e.g. an error-mapping closure)."""
+    path = os.path.join(SRC, module)
+    cmd = [llvm_cov, "export", "-instr-profile=" + profdata, "-skip-expansions", binaries[0]]
     for b in binaries[1:]:
         cmd += ["-object", b]
-    cmd.append(os.path.join(SRC, module))
-    text = subprocess.run(cmd, check=True, capture_output=True).stdout.decode(errors="replace")
-    lines = []
-    for row in text.splitlines():
-        parts = row.split("|", 2)
-        if len(parts) < 3:
-            continue
-        num, count = parts[0].strip(), parts[1].strip()
-        if num.isdigit() and count == "0":
-            lines.append(int(num))
-    return sorted(set(lines))
+    cmd.append(path)
+    data = json.loads(subprocess.run(cmd, check=True, capture_output=True).stdout)
+    best = {}
+    for fn in data["data"][0]["functions"]:
+        names = [os.path.realpath(f) for f in fn["filenames"]]
+        for r in fn["regions"]:
+            line, col, eline, ecol, count, file_id, _exp, kind = r[:8]
+            if kind != 0 or names[file_id] != os.path.realpath(path):
+                continue
+            key = (line, col, eline, ecol)
+            best[key] = max(best.get(key, 0), count)
+    return sorted(k for k, c in best.items() if c == 0)
 
 
 def main():
@@ -86,7 +93,7 @@ def main():
         for m in sorted(union):
             rows.append(("all", m) + union[m])
         rows.append(("all", "TOTAL", sum(v[0] for v in union.values()), sum(v[1] for v in union.values())))
-        unc = [(m, line) for m in KEY_MODULES for line in uncovered(a.llvm_cov, merged, binaries, m)]
+        unc = [(m,) + r for m in KEY_MODULES for r in uncovered(a.llvm_cov, merged, binaries, m)]
     digest = hashlib.sha1()
     nfiles = 0
     for t in targets:
@@ -102,9 +109,11 @@ def main():
         for r in rows:
             f.write("\t".join(str(x) for x in r) + "\n")
     with open(os.path.join(HERE, "uncovered.tsv"), "w") as f:
-        f.write("module\tline\n")
-        for m, line in unc:
-            f.write(f"{m}\t{line}\n")
+        f.write("module\tline\tcol\tend_line\tend_col\tcode\n")
+        for m, line, col, eline, ecol in unc:
+            src = open(os.path.join(SRC, m), encoding="utf-8").read().splitlines()
+            code = " ".join(src[line - 1].split())[:70] if line <= len(src) else ""
+            f.write(f"{m}\t{line}\t{col}\t{eline}\t{ecol}\t{code}\n")
     for r in rows:
         if r[0] == "all" and (r[1] in KEY_MODULES or r[1] == "TOTAL"):
             print(f"{r[1]}: {r[3]}/{r[2]} lines ({100.0 * r[3] / max(1, r[2]):.1f} %)")

@@ -53,22 +53,6 @@ def pct(cov, tot):
     return "—" if int(tot) == 0 else f"{100.0 * int(cov) / int(tot):.1f} %"
 
 
-def ranges(lines):
-    """[3,4,5,9] -> '3–5, 9'."""
-    out, start, prev = [], None, None
-    for x in lines:
-        if start is None:
-            start = prev = x
-        elif x == prev + 1:
-            prev = x
-        else:
-            out.append(f"{start}" if start == prev else f"{start}–{prev}")
-            start = prev = x
-    if start is not None:
-        out.append(f"{start}" if start == prev else f"{start}–{prev}")
-    return ", ".join(out)
-
-
 def render():
     rows = read_tsv(os.path.join(HERE, "campaigns.tsv"))
     cov = read_tsv(os.path.join(HERE, "coverage.tsv"))
@@ -128,11 +112,18 @@ def render():
             out.append(f"| `{t}` | " + " | ".join(cells) + " |")
         out.append("")
     if unc:
-        out += ["### Uncovered lines of the key modules (union of all targets; fuzz/uncovered.tsv)", "",
-                "Line numbers with an execution count of 0 (llvm-cov); explanations below.", ""]
+        out += ["### Uncovered code regions of the key modules (union of all targets; fuzz/uncovered.tsv)", "",
+                "Regions with an execution count of 0 (llvm-cov; `line:col–line:col`, then the source "
+                "line the region starts on). Explanations below.", ""]
         for m in KEY_MODULES:
-            ls = sorted(int(r["line"]) for r in unc if r["module"] == m)
-            out.append(f"- `{m}`: " + (ranges(ls) if ls else "none"))
+            rs = [r for r in unc if r["module"] == m]
+            rs.sort(key=lambda r: (int(r["line"]), int(r["col"]), int(r["end_line"]), int(r["end_col"])))
+            if not rs:
+                out.append(f"- `{m}`: none")
+                continue
+            out.append(f"- `{m}`:")
+            for r in rs:
+                out.append(f"  - {r['line']}:{r['col']}–{r['end_line']}:{r['end_col']} `{r['code']}`")
         out.append("")
     out.append(END)
     return "\n".join(out)
