@@ -17,8 +17,9 @@
 #     this is what ClusterFuzzLite's `coverage` mode and the coverage reports of batch runs use.
 #     Outside the image (no wrapper: DELEGATEOS_FUZZ_NO_WRAPPER=1, as in cfl-dry-run.sh), the
 #     script builds the coverage binaries with `cargo fuzz coverage` (the build coverage.sh
-#     uses, so it is shared; each target runs on an empty corpus, which overwrites the
+#     uses, so it is shared; each target runs one empty input, which overwrites the
 #     intermediate fuzz/coverage/<target>/ profiles) and ships those.
+set -euo pipefail # also when run as `bash oss-fuzz-build.sh` (the shebang's -eu is then ignored)
 cd "$(dirname "$0")"
 : "${OUT:?OUT must be set (the OSS-Fuzz/ClusterFuzzLite output directory)}"
 SANITIZER="${SANITIZER:-address}"
@@ -28,10 +29,11 @@ bin_dir="target/$triple/release"
 if [ "$SANITIZER" = coverage ]; then
     if [ "${DELEGATEOS_FUZZ_NO_WRAPPER:-0}" = 1 ]; then
         empty="$(mktemp -d)"
+        : >"$empty/empty-input" # cargo fuzz coverage refuses an empty corpus directory
         for target in $(cargo fuzz list); do
             cargo fuzz coverage -O --debug-assertions --sanitizer none "$target" "$empty" >/dev/null
         done
-        rmdir "$empty"
+        rm -rf "$empty"
         bin_dir="target/$triple/coverage/$triple/release"
     else
         cargo fuzz build -O
