@@ -50,3 +50,15 @@ _static("mcp_line", "frames.bin", b"\x03\x40" + b'{"jsonrpc":"2.0","id":1,"metho
 _static("mcp_line", "overflow.bin", b"\x00\x08" + b"0123456789abcdef\nshort\nlast-without-newline")
 for _i in range(3):
     _static("verify_chain", f"blake2b-{_i}.bin", b"".join(_h.blake2b(f"delegateos-conformance/fuzz/verify_chain/{_i}/{j}".encode()).digest() for j in range(6)))
+# Coverage seeds (issue 29 part 2): regions the vectors did not reach.
+# revocation.rs entry_from_value: a non-string revokedBy / signature (the other fields' type
+# errors are reached by the vectors).
+_entry = {"revocationId": "dSIXf-F4Ub04ymCTpik8Z1CG6--RK2Gykx8M9c9Qh3A", "revokedAt": "2026-03-01T09:00:00Z",
+          "revokedBy": "6YohcZzzs0NuDu3pZwiXaAmpOdArZ2STo7MT4bIbvZc", "scope": "block",
+          "signature": "38XfGShetQY9g5dGIbGqQHV2oPABCyqdjB8aYwSJFeWEfrbwNulYBuyOfMcZhkG1LJbaykm5GcTt5lqLH0-yAA"}
+_static("revocation", "revokedby-not-string.json", json.dumps(dict(_entry, revokedBy=1)).encode())
+_static("revocation", "signature-not-string.json", json.dumps(dict(_entry, signature=1)).encode())
+# ops revocation.create_entry (op index 15): valid timestamp, malformed revocationId
+# (create_entry_checked's id check; no vector has this combination).
+_static("ops", "create-entry-bad-id.bin", bytes([15]) + json.dumps({"revocationId": "AAAA", "revokedAt": "2026-03-01T09:00:00Z",
+        "revokerSeed": "fa9dc0df6eeb95c73c8c12aedd2f61993195d38555a0b8a85b9593f5d547a8a5", "scope": "block"}).encode())
