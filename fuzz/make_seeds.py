@@ -62,3 +62,8 @@ _static("revocation", "signature-not-string.json", json.dumps(dict(_entry, signa
 # (create_entry_checked's id check; no vector has this combination).
 _static("ops", "create-entry-bad-id.bin", bytes([15]) + json.dumps({"revocationId": "AAAA", "revokedAt": "2026-03-01T09:00:00Z",
         "revokerSeed": "fa9dc0df6eeb95c73c8c12aedd2f61993195d38555a0b8a85b9593f5d547a8a5", "scope": "block"}).encode())
+# token.rs check_formats: an attenuation whose attenuator is not a principal (the authority
+# being well-formed), edited into the curated attenuated token (canonical form is kept).
+_att = open("fuzz/seeds/token_decode/attenuated.json", "rb").read()
+_tok = json.loads(_att)
+_static("token_decode", "bad-attenuator.json", _att.replace(_tok["attenuations"][0]["attenuator"].encode(), b"not-a-principal", 1))
