@@ -2,7 +2,7 @@
 # Fuzz smoke test for CI: build every cargo-fuzz target once and run each for a short, bounded
 # time starting from its kept corpus (fuzz/corpus/<target>/, committed). Fails on any crash,
 # oracle violation, timeout or OOM, on a kept corpus that breaks its rules (names = SHA-1, size
-# cap), and if the run wrote into a kept corpus. Stable toolchain (RUSTC_BOOTSTRAP lets
+# cap), if FUZZING.md is not what the ledgers render, and if the run wrote into a kept corpus. Stable toolchain (RUSTC_BOOTSTRAP lets
 # cargo-fuzz pass its -Z sanitizer flags); no nightly needed.
 #
 #   bash fuzz/ci.sh            # 20 s per target (.ci/run passes FUZZ_SECONDS=10)
@@ -25,6 +25,7 @@ fi
 cargo fuzz build -O --debug-assertions
 
 python3 campaign.py check
+python3 render_fuzzing.py --check
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
