@@ -2,8 +2,8 @@
 # Fuzz smoke test for CI: build every cargo-fuzz target once and run each for a short, bounded
 # time starting from its kept corpus (fuzz/corpus/<target>/, committed). Fails on any crash,
 # oracle violation, timeout or OOM, on a kept corpus that breaks its rules (names = SHA-1, size
-# cap), if FUZZING.md is not what the ledgers render, and if the run wrote into a kept corpus. Stable toolchain (RUSTC_BOOTSTRAP lets
-# cargo-fuzz pass its -Z sanitizer flags); no nightly needed.
+# cap), if FUZZING.md is not what the ledgers render, and if the run wrote into a kept
+# corpus. Stable toolchain (RUSTC_BOOTSTRAP lets cargo-fuzz pass its -Z sanitizer flags).
 #
 #   bash fuzz/ci.sh            # 20 s per target (.ci/run passes FUZZ_SECONDS=10)
 #   FUZZ_SECONDS=300 bash fuzz/ci.sh
