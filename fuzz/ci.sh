@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
-# Fuzz smoke test for CI: build every cargo-fuzz target and run each for a short, bounded time.
-# Fails on any crash, oracle violation, timeout or OOM. Stable toolchain (RUSTC_BOOTSTRAP lets
-# cargo-fuzz pass its -Z sanitizer flags); no nightly needed.
+# Fuzz smoke test for CI: build every cargo-fuzz target once and run each for a short, bounded
+# time starting from its kept corpus (fuzz/corpus/<target>/, committed). Fails on any crash,
+# oracle violation, timeout or OOM, on a kept corpus that breaks its rules (names = SHA-1, size
+# cap), if FUZZING.md is not what the ledgers render, and if the run wrote into a kept
+# corpus. Stable toolchain (RUSTC_BOOTSTRAP lets cargo-fuzz pass its -Z sanitizer flags).
 #
-#   bash fuzz/ci.sh            # 20 s per target
+#   bash fuzz/ci.sh            # 20 s per target (.ci/run passes FUZZ_SECONDS=10)
 #   FUZZ_SECONDS=300 bash fuzz/ci.sh
+#
+# Corpus directories, in libFuzzer order: a fresh temporary directory (the only one libFuzzer
+# writes new inputs into), then read-only: the kept corpus, the curated seeds, and the inputs
+# seeds.py extracts from ../vectors (so a vector added since the last campaign is fuzzed too).
+# Growing the kept corpus is a campaign's job (campaign.sh), never CI's.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -17,27 +24,41 @@ fi
 
 cargo fuzz build -O --debug-assertions
 
-# Seed corpora from the vectors (gitignored fuzz/corpus/), plus the curated seeds.
-if command -v python3 >/dev/null 2>&1; then
-    python3 seeds.py >/dev/null || echo "warning: seed extraction failed; fuzzing from curated seeds only"
+python3 campaign.py check
+python3 render_fuzzing.py --check
+
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+kept_before="$(find corpus -type f -print0 | sort -z | xargs -0 sha1sum)"
+
+if ! python3 seeds.py --out "$tmp/vectors" >/dev/null; then
+    echo "warning: seed extraction from the vectors failed; fuzzing from the kept corpus only"
 fi
 
 status=0
 for target in $(cargo fuzz list); do
-    mkdir -p "corpus/$target"
-    seeds=()
-    [ -d "seeds/$target" ] && seeds=("seeds/$target")
+    dirs=("corpus/$target")
+    [ -d "seeds/$target" ] && dirs+=("seeds/$target")
+    [ -d "$tmp/vectors/$target" ] && dirs+=("$tmp/vectors/$target")
+    mapfile -t flags < <(python3 campaign.py flags "$target")
+    mkdir -p "$tmp/new/$target" "artifacts/$target"
     echo "== $target (${SECONDS_PER_TARGET}s)"
-    if ! cargo fuzz run -O --debug-assertions "$target" "corpus/$target" "${seeds[@]}" -- \
-        -max_total_time="$SECONDS_PER_TARGET" -rss_limit_mb=2048 -timeout=2 \
-        -dict=dict/token.dict -print_final_stats=1 2>"artifacts-$target.log"; then
+    if ! "target/x86_64-unknown-linux-gnu/release/$target" "$tmp/new/$target" "${dirs[@]}" \
+        "${flags[@]}" -max_total_time="$SECONDS_PER_TARGET" -print_final_stats=1 \
+        -artifact_prefix="artifacts/$target/" 2>"$tmp/$target.log"; then
         echo "FAILED: $target (crash input under fuzz/artifacts/$target/)"
-        tail -n 60 "artifacts-$target.log"
+        tail -n 60 "$tmp/$target.log"
         status=1
     else
-        grep -E "^(stat::number_of_executed_units|stat::average_exec_per_sec|#[0-9]+ *DONE)" \
-            "artifacts-$target.log" || true
+        grep -E "^(INFO: seed corpus|stat::number_of_executed_units|stat::average_exec_per_sec|#[0-9]+ *DONE)" \
+            "$tmp/$target.log" || true
     fi
-    rm -f "artifacts-$target.log"
 done
+
+kept_after="$(find corpus -type f -print0 | sort -z | xargs -0 sha1sum)"
+if [ "$kept_before" != "$kept_after" ]; then
+    echo "FAILED: the run changed a kept corpus under fuzz/corpus/ (CI must only read it)"
+    diff <(echo "$kept_before") <(echo "$kept_after") | head -n 20
+    status=1
+fi
 exit $status

@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Builds seed corpora for the cargo-fuzz targets from the committed vectors.
 
-    python3 fuzz/seeds.py [--vectors vectors] [--out fuzz/corpus]
+    python3 fuzz/seeds.py [--vectors vectors] [--out fuzz/target/vector-seeds]
 
 Walks vectors/**/*.json and writes one file per extracted input into
-fuzz/corpus/<target>/ (gitignored), named by the SHA-1 of its bytes so reruns dedupe:
+OUT/<target>/ (default fuzz/target/vector-seeds/, gitignored), named by the SHA-1 of its bytes
+so reruns dedupe. It never writes into the kept corpora (fuzz/corpus/, committed): ci.sh passes
+its output as a read-only extra corpus directory, and `campaign.py merge TARGET OUT/TARGET`
+folds it into a kept corpus (minimized). Extracted inputs:
 
   token_decode   decoded JSON of every SerializedDCT (base64url-decoded `token`)
   canonical      every decoded token, plus every string that parses as a JSON container
@@ -33,10 +36,27 @@ def walk(v):
         for x in v:
             yield from walk(x)
 
+def operations_from_source(root):
+    """ops::OPERATIONS read from the reference source (AREAS order, each area's OPERATIONS),
+    for machines without a built harness binary. [] if the layout is not what it expects."""
+    import re
+    ops_dir = os.path.join(root, "reference", "src", "ops")
+    try:
+        mod = open(os.path.join(ops_dir, "mod.rs")).read()
+        areas = re.findall(r"(\w+)::OPERATIONS,", mod.split("const AREAS", 1)[1].split("];", 1)[0])
+        out = []
+        for area in areas:
+            src = open(os.path.join(ops_dir, area + ".rs")).read()
+            body = src.split("const OPERATIONS: &[&str] = &[", 1)[1].split("];", 1)[0]
+            out += re.findall(r'"([^"]+)"', body)
+        return out
+    except (OSError, IndexError):
+        return []
+
 def operations(root):
     exe = os.path.join(root, "target", "debug", "delegateos-conform")
     if not os.path.exists(exe):
-        return []
+        return operations_from_source(root)
     try:
         out = subprocess.run([exe, "reference-adapter"], input=b'{"cmd":"hello","seq":0,"protocol":1}\n{"cmd":"bye","seq":1}\n',
                              capture_output=True, timeout=20).stdout.decode().splitlines()
@@ -49,7 +69,7 @@ def main():
     root = os.path.dirname(here)
     ap = argparse.ArgumentParser()
     ap.add_argument("--vectors", default=os.path.join(root, "vectors"))
-    ap.add_argument("--out", default=os.path.join(here, "corpus"))
+    ap.add_argument("--out", default=os.path.join(here, "target", "vector-seeds"))
     a = ap.parse_args()
     counts = {}
     def put(target, data):
