@@ -261,6 +261,17 @@ fn entry(g: &mut Group, k: &Keys) {
         "invalid_timestamp",
         "1.2/time",
     );
+    // A well-formed time with a revocationId that is not base64url of 32 bytes (found by the
+    // `ops` fuzz target's coverage: no case reached this check past a valid time).
+    g.case(
+        16,
+        "create_entry: revocationId `AAAA` (3 bytes, not 32) with a valid revokedAt",
+        &["REV-ENTRY-SHAPE"],
+        &[],
+        "revocation.create_entry",
+        json!({ "revokerSeed": k.alice.seed_hex(), "revocationId": "AAAA", "revokedAt": AT, "scope": "block" }),
+        Expectation::invalid("malformed_entry", "4.1/shape"),
+    );
 
     // verify_entry.
     let good = entry_by(&k.alice, &id1, AT, "block");
