@@ -274,7 +274,7 @@ def capability_subset(inp):
 # === §5 Revocation (§4, D6) =================================================================
 
 
-# revocation.create_entry — 10 cases in the embedded corpus (spec/operations.md §5)
+# revocation.create_entry — 11 cases in the embedded corpus (spec/operations.md §5)
 # input: `{revokerSeed, revocationId, revokedAt, scope}`
 # output: `{entry: RevocationEntry}` — `revokedBy` is the seed's principal
 # errors: `invalid_scope`, `invalid_timestamp`, `malformed_entry` (revocationId not base64url of
