@@ -957,7 +957,10 @@ fn vectors_check(dir: &Path) -> i32 {
         Ok(n) => {
             let _ = write_output(
                 None,
-                &format!("{n} vector files in {} are up to date\n", dir.display()),
+                &format!(
+                    "{n} files (vector files, manifest.json, keys.json) in {} are up to date\n",
+                    dir.display()
+                ),
             );
             ConformExitCode::OK
         }

@@ -394,7 +394,8 @@ impl fmt::Display for CheckError {
 
 impl std::error::Error for CheckError {}
 
-/// Regenerates in memory and compares with `dir`; `Ok` carries the number of files checked.
+/// Regenerates in memory and compares with `dir`; `Ok` carries the number of files checked
+/// (the vector files, `manifest.json` and `keys.json`).
 pub fn check(dir: &Path) -> Result<usize, CheckError> {
     let rendered = render_all().map_err(CheckError::Generate)?;
     let mut stale = Stale::default();
@@ -429,11 +430,7 @@ pub fn check(dir: &Path) -> Result<usize, CheckError> {
         .filter(|p| !expected_paths.contains(p))
         .collect();
     if stale.is_empty() {
-        // Vector files only (`<area>/<group>.json`), not the root's metadata files.
-        Ok(rendered
-            .iter()
-            .filter(|r| r.relative_path.components().count() > 1)
-            .count())
+        Ok(rendered.len())
     } else {
         Err(CheckError::Stale(stale))
     }
