@@ -315,7 +315,15 @@ fn write_pairs(dir: &Path, cases: &BTreeMap<&str, &Case>, pairs: &[Pair]) -> (Pa
     (path, verdicts)
 }
 
+/// Stages both packages' corpora once per test process: the two tests run side by side, and a
+/// second staging (which deletes and rewrites `data/`) under a judge that is reading it made
+/// the other test fail now and then.
 fn stage_packages() {
+    static STAGED: std::sync::Once = std::sync::Once::new();
+    STAGED.call_once(stage_packages_now);
+}
+
+fn stage_packages_now() {
     let r = root();
     let npm = Command::new("node")
         .arg(r.join("packages/npm/scripts/build.mjs"))
@@ -423,14 +431,22 @@ fn derived_pairs(cases: &[Case]) -> Vec<Pair> {
         .collect()
 }
 
-#[test]
-fn npm_and_python_judges_agree_with_the_rust_judge_on_every_pair() {
+/// The corpus, with both packages staged; `None` (the test prints SKIPPED) without node and
+/// python3.
+fn staged_corpus() -> Option<Vec<Case>> {
     if !available("node") || !available("python3") {
         println!("SKIPPED: judge_parity needs node and python3");
-        return;
+        return None;
     }
     stage_packages();
-    let cases = corpus();
+    Some(corpus())
+}
+
+#[test]
+fn npm_and_python_judges_agree_with_the_rust_judge_on_every_pair() {
+    let Some(cases) = staged_corpus() else {
+        return;
+    };
     let by_id: BTreeMap<&str, &Case> = cases.iter().map(|c| (c.id.as_str(), c)).collect();
     let r = root();
     let adapters = [
@@ -575,12 +591,9 @@ fn npm_and_python_judges_agree_with_the_rust_judge_on_every_pair() {
 
 #[test]
 fn broken_js_and_python_judges_are_caught() {
-    if !available("node") || !available("python3") {
-        println!("SKIPPED: judge_parity needs node and python3");
+    let Some(cases) = staged_corpus() else {
         return;
-    }
-    stage_packages();
-    let cases = corpus();
+    };
     let by_id: BTreeMap<&str, &Case> = cases.iter().map(|c| (c.id.as_str(), c)).collect();
     let pairs = derived_pairs(&cases);
     let dir = tempdir("mutant");
