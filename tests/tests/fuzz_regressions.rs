@@ -82,6 +82,27 @@ fn curated_seeds_satisfy_the_oracles() {
     assert!(replay(&root, false) > 0, "no seeds under fuzz/seeds");
 }
 
+/// The kept corpora (`fuzz/corpus/<target>/`, committed, grown by campaigns) hold every input a
+/// campaign found new coverage with. Replaying them here runs each oracle over that coverage on
+/// every `cargo test`, without cargo-fuzz or nightly: a change that makes the reference panic
+/// or break an oracle on an input a campaign once reached fails here, not only in the next
+/// campaign. Every target must have a non-empty kept corpus.
+#[test]
+fn kept_corpora_satisfy_the_oracles() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus");
+    let cases = inputs(&root, false);
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/fuzz_targets");
+    for f in std::fs::read_dir(manifest).unwrap().flatten() {
+        let name = f.path().file_stem().unwrap().to_string_lossy().into_owned();
+        assert!(
+            cases.iter().any(|(t, _)| *t == name),
+            "fuzz/corpus/{name}/ is empty or missing"
+        );
+    }
+    assert_eq!(replay(&root, false), cases.len());
+    println!("replayed {} kept-corpus inputs", cases.len());
+}
+
 #[test]
 fn every_target_has_an_entry_point() {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/fuzz_targets");
