@@ -143,6 +143,44 @@ pub struct DiffReport {
     pub duration: Duration,
 }
 
+impl Finding {
+    /// The progress line printed when the finding is recorded as the `number`th: `changes`
+    /// minimized `unit`s (mutations or edits) of its seed.
+    pub(crate) fn announcement(&self, number: usize, changes: usize, unit: &str) -> String {
+        format!(
+            "finding {number} [{}, {} {}] after {:.1}s ({} cases): {}; {changes} {unit}(s) of {}",
+            self.level.as_str(),
+            self.severity.as_str(),
+            self.effect,
+            self.found_after.as_secs_f64(),
+            self.cases_before,
+            self.key,
+            self.origin,
+        )
+    }
+}
+
+impl DiffReport {
+    /// The report of a finished run; findings most severe first, then the most hit.
+    pub(crate) fn new(
+        mut findings: Vec<Finding>,
+        counts: [usize; 5],
+        started: std::time::Instant,
+    ) -> DiffReport {
+        let [cases, duplicates, suppressed, skipped, seeds] = counts;
+        findings.sort_by(|a, b| b.severity.cmp(&a.severity).then(b.hits.cmp(&a.hits)));
+        DiffReport {
+            cases,
+            findings,
+            duplicates,
+            suppressed,
+            skipped,
+            seeds,
+            duration: started.elapsed(),
+        }
+    }
+}
+
 /// Valid `dct.verify` cases of the corpus's `dct` area as seeds (the embedded corpus, or
 /// `<dir>/dct/*.json` when a directory is given), plus the builtin chains.
 pub fn load_seeds(vectors: Option<&Path>, keys: &Keys) -> Vec<Seed> {
@@ -635,18 +673,9 @@ pub fn run(config: &DiffConfig, progress: &mut dyn FnMut(&str)) -> Result<DiffRe
                 .map(|s| (s.origin.clone(), s.requirements.clone()))
                 .unwrap_or_default();
             let key = final_sig.key();
-            progress(&format!(
-                "finding {} [{}, {} {}] after {:.1}s ({} cases): {key}; {} mutation(s) of {origin}",
-                findings.len() + 1,
-                level.as_str(),
-                severity.as_str(),
-                effect,
-                found_after.as_secs_f64(),
-                cases,
-                min.mutations.len(),
-            ));
             kinds.insert(final_sig, Some(findings.len()));
-            findings.push(Finding {
+            let n_mutations = min.mutations.len();
+            let finding = Finding {
                 kind,
                 op: "dct.verify".to_owned(),
                 origin,
@@ -665,7 +694,9 @@ pub fn run(config: &DiffConfig, progress: &mut dyn FnMut(&str)) -> Result<DiffRe
                 report_key,
                 key,
                 hits: 1,
-            });
+            };
+            progress(&finding.announcement(findings.len() + 1, n_mutations, "mutation"));
+            findings.push(finding);
             if config.stop_on_first {
                 break;
             }
@@ -674,17 +705,11 @@ pub fn run(config: &DiffConfig, progress: &mut dyn FnMut(&str)) -> Result<DiffRe
             break;
         }
     }
-    // Most severe first, then the most hit.
-    findings.sort_by(|a, b| b.severity.cmp(&a.severity).then(b.hits.cmp(&a.hits)));
-    Ok(DiffReport {
-        cases,
+    Ok(DiffReport::new(
         findings,
-        duplicates,
-        suppressed,
-        skipped: 0,
-        seeds: seeds.len(),
-        duration: started.elapsed(),
-    })
+        [cases, duplicates, suppressed, 0, seeds.len()],
+        started,
+    ))
 }
 
 /// A finding as a replayable vector file (`area` `fuzz`, group = file stem `finding-NNNN`).

@@ -435,18 +435,9 @@ pub fn run(
                 final_sig.actual,
                 final_sig.fields.join("+")
             );
-            progress(&format!(
-                "finding {} [{}, {} {}] after {:.1}s ({} cases): {key}; {} edit(s) of {origin}",
-                findings.len() + 1,
-                level.as_str(),
-                severity.as_str(),
-                effect,
-                found_after.as_secs_f64(),
-                cases,
-                min.edits.len(),
-            ));
             kinds.insert(final_sig, Some(findings.len()));
-            findings.push(Finding {
+            let n_edits = min.edits.len();
+            let finding = Finding {
                 kind,
                 op: op.to_owned(),
                 origin,
@@ -472,7 +463,9 @@ pub fn run(
                 report_key,
                 key,
                 hits: 1,
-            });
+            };
+            progress(&finding.announcement(findings.len() + 1, n_edits, "edit"));
+            findings.push(finding);
             if config.stop_on_first {
                 break;
             }
@@ -481,16 +474,11 @@ pub fn run(
             break;
         }
     }
-    findings.sort_by(|a, b| b.severity.cmp(&a.severity).then(b.hits.cmp(&a.hits)));
-    Ok(DiffReport {
-        cases,
+    Ok(DiffReport::new(
         findings,
-        duplicates,
-        suppressed,
-        skipped,
-        seeds: seeds.len(),
-        duration: started.elapsed(),
-    })
+        [cases, duplicates, suppressed, skipped, seeds.len()],
+        started,
+    ))
 }
 
 /// A per-operation constant mixed into the seed, so `--op a,b` does not replay one PRNG
