@@ -39,6 +39,15 @@ def library_error(error: BaseException) -> Optional[Tuple[str, str]]:
     return None
 
 
+def unsupported_is_skip(function: Any, *args: Any) -> Any:
+    """What the library cannot evaluate faithfully (a `\\p{Script=…}` property: no such data in
+    the standard library) is answered `skipped`, never guessed."""
+    try:
+        return function(*args)
+    except dos.Unsupported as e:
+        raise Skip(str(e)) from e
+
+
 def capability(value: Any, name: str) -> dict:
     """A Capability-shaped object (value rules such as non-empty names are the library's)."""
     fields(value, ["namespace", "action", "resource"])
@@ -404,7 +413,8 @@ def contract_check_binding(inp):
 # mirrors: `CheckFunctionRegistry` / `createDefaultRegistry` (arch §4.1.2), `verifyOutput` (arch
 #          §8, protocol §10.3)
 def check_run(inp):
-    raise TODO
+    fields(inp, ["name", "output"], ("params",))
+    return unsupported_is_skip(dos.run_check, inp["name"], inp["output"], inp.get("params"))
 
 
 # output.verify — 88 cases in the embedded corpus (spec/operations.md §7)
@@ -414,7 +424,8 @@ def check_run(inp):
 # mirrors: `CheckFunctionRegistry` / `createDefaultRegistry` (arch §4.1.2), `verifyOutput` (arch
 #          §8, protocol §10.3)
 def output_verify(inp):
-    raise TODO
+    fields(inp, ["verification", "output"])
+    return unsupported_is_skip(dos.verify_output, inp["verification"], inp["output"])
 
 
 # === §8 Attestations (§7, D13) ==============================================================

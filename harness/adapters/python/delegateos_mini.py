@@ -10,6 +10,10 @@ Contents, in order:
   3. timestamps (RFC 3339 profile of D5), compared as instants
   4. resource globs and capability subset                  (§10.2, D1-D3)
   5. DCT decoding (step 1), revocation entries, and verification (§10.1, D4-D8, D16-D21)
+  6. revocation lists (§4, D6, D22); 7. delegation chains (§8, D26, D44)
+  8. checks and output verification (§6, §10.3, D12, D28-D30)
+  9. task contracts and attestations (§5, §7, D11, D13, D25, D27)
+  10. the MCP plugin's decisions (§11.3, spec/mcp-proxy.md §6, D15, D17, D32)
 
 Errors are raised as `DelegateError(code, detail)` with the codes of spec/error-codes.md.
 """
@@ -19,12 +23,18 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import os
 import re
+import sys
 from typing import Any
 
 import nacl.bindings
 import nacl.exceptions
 import nacl.signing
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import draft07  # noqa: E402  (JSON Schema draft-07, beside this file)
+import ecmaregex  # noqa: E402  (ECMAScript patterns, beside this file)
 
 TOKEN_FORMAT = "delegateos-sjt-v1"
 MAX_SAFE_INTEGER = 2**53 - 1
@@ -897,3 +907,346 @@ def check_binding(contract: Any, serialized: Any) -> None:
         ns, _, action = req.partition(":")
         if not ns or not action or not any(c["namespace"] == ns and c["action"] == action for c in caps):
             raise DelegateError("capability_mismatch", f"{req} not granted")
+
+
+# ---------------------------------------------------------------------------------------------
+# 8. Checks and output verification (§6.2-§6.4, §10.3; D12, D28, D29, D30)
+# ---------------------------------------------------------------------------------------------
+# `ecmaregex` (ECMAScript patterns; its linear mode runs them as an automaton) and `draft07`
+# (JSON Schema draft-07) sit beside this file. A failing check is a result (`passed: false`);
+# a check that cannot be evaluated raises DelegateError with an output-verification code.
+
+MAX_PATTERN_UNITS = 1024  # D12: pattern length in UTF-16 code units
+MAX_SUBJECT_BYTES = 1 << 20  # D12: subject length in UTF-8 bytes
+MAX_SPEC_DEPTH = 32  # D30: composite nesting
+SCORE_TOLERANCE = 1e-9  # D12
+VERIFICATION_KEYS = ("method", "schema", "checkName", "checkParams", "expectedResult", "steps", "mode", "weights", "passThreshold")
+
+
+class Unsupported(Exception):
+    """Something the standard library has no data for (a `\\p{Script=…}` property): skipped."""
+
+
+def _params_error(detail: str) -> DelegateError:
+    return DelegateError("invalid_params", detail)
+
+
+def _result(passed: bool) -> dict:
+    return {"passed": passed, "score": 1.0 if passed else 0.0}  # D28: every built-in scores 1/0
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _check_params(check: str, params: Any, allowed: tuple) -> dict:
+    """D28: params are an object with only the documented members (absent or null = {})."""
+    if params is None:
+        return {}
+    if not isinstance(params, dict):
+        raise _params_error(f"{check}: params must be an object")
+    for key in params:
+        if key not in allowed:
+            raise _params_error(f"{check}: unknown param {key!r}")
+    return params
+
+
+def _opt_string(check: str, params: dict, key: str) -> str | None:
+    value = params.get(key)
+    if key in params and not isinstance(value, str):
+        raise _params_error(f"{check}: {key} must be a string")
+    return value
+
+
+def _opt_count(check: str, params: dict, key: str) -> int | None:
+    """D28: `min`/`max` are integers 0..2^53-1 (a zero-fraction number such as 3.0 counts)."""
+    if key not in params:
+        return None
+    v = params[key]
+    if not _is_number(v) or not float(v).is_integer() or not 0 <= v <= MAX_SAFE_INTEGER:
+        raise _params_error(f"{check}: {key} must be a non-negative integer")
+    return int(v)
+
+
+def resolve_path(value: Any, path: str) -> tuple[bool, Any]:
+    """D12/D28 dot-paths: own object keys; arrays by canonical decimal index; split on every `.`."""
+    for key in path.split("."):
+        if isinstance(value, dict) and key in value:
+            value = value[key]
+        elif isinstance(value, list) and re.fullmatch(r"0|[1-9][0-9]*", key) and int(key) < len(value):
+            value = value[int(key)]
+        else:
+            return False, None
+    return True, value
+
+
+def _target(output: Any, field: str | None) -> tuple[bool, Any]:
+    return (True, output) if field is None else resolve_path(output, field)
+
+
+def utf16_length(text: str) -> int:
+    """JavaScript `.length` (D12)."""
+    return sum(2 if ord(ch) > 0xFFFF else 1 for ch in text)
+
+
+def compile_pattern(pattern: str, flags: str, code: str = "invalid_params") -> "ecmaregex.LinearRegex":
+    """D12: `new RegExp(pattern, flags)` on the linear-time engine. Flags `i m s u`, each once;
+    pattern <= 1024 UTF-16 units; lookaround and backreferences are `unsupported_pattern`."""
+    seen = set()
+    for f in flags:
+        if f not in "imsu" or f in seen:
+            raise _params_error(f"flag {f!r} is not allowed (D12)")
+        seen.add(f)
+    if utf16_length(pattern) > MAX_PATTERN_UNITS:
+        raise DelegateError("limit_exceeded", "pattern longer than 1024 UTF-16 units")
+    try:
+        return ecmaregex.compile_linear(pattern, flags)
+    except ecmaregex.JsSyntaxError as e:
+        raise DelegateError(code, f"SyntaxError: {e}") from e
+    except ecmaregex.NotRegular as e:
+        raise DelegateError("unsupported_pattern", str(e)) from e
+    except ecmaregex.TooLarge as e:
+        raise DelegateError("limit_exceeded", str(e)) from e
+    except ecmaregex.Unsupported as e:
+        raise Unsupported(str(e)) from e
+
+
+def check_regex_match(output: Any, params: Any) -> dict:
+    """§6.2 regex_match {pattern, flags?, field?} with D12: a missing field or a non-string
+    value fails (never stringified); subject <= 1 MiB."""
+    p = _check_params("regex_match", params, ("pattern", "flags", "field"))
+    pattern = _opt_string("regex_match", p, "pattern")
+    if pattern is None:
+        raise _params_error("regex_match: pattern is required")
+    flags = _opt_string("regex_match", p, "flags") or ""
+    field = _opt_string("regex_match", p, "field")
+    regex = compile_pattern(pattern, flags)
+    found, subject = _target(output, field)
+    if not found or not isinstance(subject, str):
+        return _result(False)
+    if len(subject.encode("utf-8", "surrogatepass")) > MAX_SUBJECT_BYTES:
+        raise DelegateError("limit_exceeded", "subject longer than 1 MiB")
+    return _result(regex.test(subject))
+
+
+def validate_schema(schema: Any, instance: Any) -> bool:
+    """§6.2 json_schema / §10.3 schema_match with D29: draft-07, ajv strict's refusals."""
+    try:
+        draft07.check_d29(schema)
+        return draft07.valid(instance, schema, schema, linear=True)
+    except draft07.SchemaError as e:
+        raise DelegateError("invalid_schema", str(e)) from e
+    except draft07.TooDeep as e:
+        raise DelegateError("limit_exceeded", str(e)) from e
+    except (draft07.Unsupported, ecmaregex.Unsupported) as e:
+        raise Unsupported(str(e)) from e
+
+
+def check_json_schema(output: Any, params: Any) -> dict:
+    p = _check_params("json_schema", params, ("schema",))
+    if "schema" not in p:
+        raise _params_error("json_schema: schema is required")
+    return _result(validate_schema(p["schema"], output))
+
+
+def _length_check(check: str, output: Any, params: Any, measure) -> dict:
+    """§6.2 string_length / array_length with D28: min > max is invalid_params; a missing or
+    mistyped value fails."""
+    p = _check_params(check, params, ("min", "max", "field"))
+    lo, hi = _opt_count(check, p, "min"), _opt_count(check, p, "max")
+    field = _opt_string(check, p, "field")
+    if lo is not None and hi is not None and lo > hi:
+        raise _params_error(f"{check}: min > max")
+    found, value = _target(output, field)
+    length = measure(value) if found else None
+    if length is None:
+        return _result(False)
+    return _result((lo is None or length >= lo) and (hi is None or length <= hi))
+
+
+def check_string_length(output: Any, params: Any) -> dict:
+    return _length_check("string_length", output, params, lambda v: utf16_length(v) if isinstance(v, str) else None)
+
+
+def check_array_length(output: Any, params: Any) -> dict:
+    return _length_check("array_length", output, params, lambda v: len(v) if isinstance(v, list) else None)
+
+
+def check_field_exists(output: Any, params: Any) -> dict:
+    """§6.2 field_exists {fields} (D28): a present null exists; an empty list passes."""
+    fields = _check_params("field_exists", params, ("fields",)).get("fields")
+    if not isinstance(fields, list) or not all(isinstance(f, str) for f in fields):
+        raise _params_error("field_exists: fields must be an array of strings")
+    return _result(all(resolve_path(output, f)[0] for f in fields))
+
+
+def check_exit_code(output: Any, params: Any) -> dict:
+    """§6.2 exit_code {expected} (D28): `expected` an integral number; `output.exitCode` a number."""
+    expected = _check_params("exit_code", params, ("expected",)).get("expected")
+    if not _is_number(expected) or not float(expected).is_integer():
+        raise _params_error("exit_code: expected must be an integer")
+    actual = output.get("exitCode") if isinstance(output, dict) else None
+    return _result(_is_number(actual) and float(actual) == float(expected))
+
+
+def canonical_equal(a: Any, b: Any) -> bool:
+    try:
+        return canonical_bytes(a) == canonical_bytes(b)
+    except (TypeError, ValueError, OverflowError) as e:
+        raise _params_error(f"value cannot be canonicalized: {e}") from e
+
+
+def check_output_equals(output: Any, params: Any) -> dict:
+    """§6.2 output_equals {expected}: RFC 8785 canonical forms are equal (D12)."""
+    p = _check_params("output_equals", params, ("expected",))
+    if "expected" not in p:
+        raise _params_error("output_equals: expected is required")
+    return _result(canonical_equal(output, p["expected"]))
+
+
+# §6.3 createDefaultRegistry: the seven built-ins.
+REGISTRY = {
+    "regex_match": check_regex_match,
+    "json_schema": check_json_schema,
+    "string_length": check_string_length,
+    "array_length": check_array_length,
+    "field_exists": check_field_exists,
+    "exit_code": check_exit_code,
+    "output_equals": check_output_equals,
+}
+
+
+def registry_get(name: Any):
+    if not isinstance(name, str) or name not in REGISTRY:
+        raise DelegateError("unknown_check", f"no check named {name!r}")
+    return REGISTRY[name]
+
+
+def run_check(name: Any, output: Any, params: Any = None) -> dict:
+    return registry_get(name)(output, params)
+
+
+def _spec_error(detail: str) -> DelegateError:
+    return DelegateError("invalid_spec", detail)
+
+
+def _check_spec_shape(spec: Any) -> None:
+    """D30: the whole VerificationSpec tree is read before anything runs: known members only,
+    a known `method` and `mode`, `checkName` a string, numeric weights and threshold (null
+    counts as absent for `checkName`, `steps`, `mode`, `weights`, `passThreshold`)."""
+    if not isinstance(spec, dict):
+        raise _spec_error("a VerificationSpec is an object")
+    for key in spec:
+        if key not in VERIFICATION_KEYS:
+            raise _spec_error(f"unknown member {key!r}")
+    if spec.get("method") not in ("schema_match", "deterministic_check", "composite"):
+        raise _spec_error(f"method {spec.get('method')!r}")  # v0.2 methods included
+    if spec.get("checkName") is not None and not isinstance(spec["checkName"], str):
+        raise _spec_error("checkName must be a string")
+    if spec.get("mode") is not None and spec["mode"] not in ("all_pass", "majority", "weighted"):
+        raise _spec_error(f"mode {spec['mode']!r}")
+    weights = spec.get("weights")
+    if weights is not None and (not isinstance(weights, list) or not all(_is_number(w) for w in weights)):
+        raise _spec_error("weights must be an array of numbers")
+    if spec.get("passThreshold") is not None and not _is_number(spec["passThreshold"]):
+        raise _spec_error("passThreshold must be a number")
+    steps = spec.get("steps")
+    if steps is not None:
+        if not isinstance(steps, list):
+            raise _spec_error("steps must be an array")
+        for step in steps:
+            _check_spec_shape(step)
+
+
+def _expected_result(value: Any) -> tuple[bool, float | None]:
+    """D28: `expectedResult` is {passed, score?, details?}; details never compared."""
+    if not isinstance(value, dict) or any(k not in ("passed", "score", "details") for k in value):
+        raise _spec_error("expectedResult must be {passed, score?, details?}")
+    if not isinstance(value.get("passed"), bool):
+        raise _spec_error("expectedResult.passed must be a boolean")
+    if "score" in value and not _is_number(value["score"]):
+        raise _spec_error("expectedResult.score must be a number")
+    if "details" in value and not isinstance(value["details"], str):
+        raise _spec_error("expectedResult.details must be a string")
+    return value["passed"], value.get("score")
+
+
+def _in_unit(x: float) -> bool:
+    return 0.0 <= x <= 1.0  # numbers from JSON are finite
+
+
+def _verify(spec: dict, output: Any, depth: int) -> dict:
+    present = lambda key: spec.get(key) is not None  # noqa: E731 (serde's Option: null = absent)
+    has_schema = "schema" in spec
+    has_check = present("checkName") or "checkParams" in spec or "expectedResult" in spec
+    has_comp = any(present(k) for k in ("steps", "mode", "weights", "passThreshold"))
+    method = spec["method"]
+    # D30: members another method (or, for weights, another mode) uses are invalid_spec.
+    extra = {
+        "schema_match": has_check or has_comp,
+        "deterministic_check": has_schema or has_comp,
+        "composite": has_schema or has_check or (present("mode") and spec["mode"] != "weighted" and present("weights")),
+    }[method]
+    if extra:
+        raise _spec_error("member not used by this method or mode (D30)")
+    if method == "schema_match":
+        if not has_schema:
+            raise _spec_error("schema_match requires schema")
+        return _result(validate_schema(spec["schema"], output))
+    if method == "deterministic_check":
+        if not present("checkName"):
+            raise _spec_error("deterministic_check requires checkName")
+        expected = _expected_result(spec["expectedResult"]) if "expectedResult" in spec else None
+        check = registry_get(spec["checkName"])
+        result = dict(check(output, spec.get("checkParams")))
+        if expected is not None:  # D28: passed := (passed equal, and the score if one is expected)
+            passed, score = expected
+            result["passed"] = result["passed"] == passed and (
+                score is None or ("score" in result and abs(score - result["score"]) <= SCORE_TOLERANCE)
+            )
+        return result
+    return _composite(spec, output, depth + 1)
+
+
+def _composite(spec: dict, output: Any, depth: int) -> dict:
+    """§10.3 / §6.4 composite with D30."""
+    if depth > MAX_SPEC_DEPTH:
+        raise DelegateError("limit_exceeded", f"composite specs nested deeper than {MAX_SPEC_DEPTH}")
+    steps, mode = spec.get("steps"), spec.get("mode")
+    if not steps:
+        raise _spec_error("composite requires non-empty steps")
+    if mode is None:
+        raise _spec_error("composite requires mode")
+    if mode == "all_pass":  # stops at the first failing step
+        for step in steps:
+            if not _verify(step, output, depth)["passed"]:
+                return {"passed": False, "score": 0.0}
+        return {"passed": True, "score": 1.0}
+    if mode == "majority":  # strictly more than half
+        count = sum(1 for step in steps if _verify(step, output, depth)["passed"])
+        return {"passed": 2 * count > len(steps), "score": count / len(steps)}
+    weights = spec.get("weights")
+    if weights is None or len(weights) != len(steps):
+        raise _spec_error("weighted needs one weight per step")
+    if not all(_in_unit(w) for w in weights):
+        raise _spec_error("every weight must be in [0, 1]")
+    weight_sum = 0.0
+    for w in weights:  # summed left to right in IEEE double
+        weight_sum += w
+    if abs(weight_sum - 1.0) > 0.001:  # §6.4: sum to 1.0 (±0.001)
+        raise _spec_error("weights must sum to 1 ± 0.001")
+    threshold = spec.get("passThreshold")
+    threshold = 0.7 if threshold is None else threshold
+    if not _in_unit(threshold):
+        raise _spec_error("passThreshold must be in [0, 1]")
+    total = 0.0
+    for w, step in zip(weights, steps):
+        r = _verify(step, output, depth)
+        total += w * r.get("score", 1.0 if r["passed"] else 0.0)
+    return {"passed": total >= threshold - SCORE_TOLERANCE, "score": total}
+
+
+def verify_output(spec: Any, output: Any) -> dict:
+    """§10.3 VERIFY_OUTPUT with the default registry (D12, D28, D30)."""
+    _check_spec_shape(spec)
+    return _verify(spec, output, 0)

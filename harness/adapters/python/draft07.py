@@ -12,6 +12,7 @@ Anything this module does not render faithfully raises `Unsupported`.
 from __future__ import annotations
 
 import math
+from decimal import Decimal
 from typing import Any
 
 import ecmaregex
@@ -37,6 +38,61 @@ OTHER = {"$schema", "$id", "$ref", "$comment", "title", "description", "default"
 KNOWN = SCHEMA_KEYS | SCHEMA_ARRAYS | SCHEMA_MAPS | NUMBERS | COUNTS | OTHER
 MAX_DEPTH = 10_000
 
+# --- the example library's reading (D12, D29): `check_d29` then `valid(..., linear=True)` ----------
+D29_EXTRA = {"$defs", "$vocabulary"}  # ajv's core extras, accepted as keywords
+DRAFT7_URIS = {"http://json-schema.org/draft-07/schema#", "http://json-schema.org/draft-07/schema"}
+MAX_D29_DEPTH = 64  # deepest schema nesting walked; deeper is `limit_exceeded`
+
+
+class TooDeep(Exception):
+    """D29 reading: schema objects nested deeper than MAX_D29_DEPTH."""
+
+
+def check_d29(schema: Any) -> None:
+    """D29: the draft-07 `$schema` only, ajv strict's keyword rules walked in key order
+    (unknown keyword, any `format` → SchemaError; too deep → TooDeep), then the keyword values
+    (`check_schema`: types, patterns on the linear engine, local `$ref` only)."""
+    if isinstance(schema, dict) and "$schema" in schema and schema["$schema"] not in DRAFT7_URIS:
+        raise SchemaError("$schema is not draft-07")
+    _walk_d29(schema, 0)
+    check_schema(schema, schema, linear=True)
+
+
+def _walk_d29(schema: Any, depth: int) -> None:
+    if depth > MAX_D29_DEPTH:
+        raise TooDeep(f"schema nested deeper than {MAX_D29_DEPTH}")
+    if isinstance(schema, bool):
+        return
+    if not isinstance(schema, dict):
+        raise SchemaError("a schema is an object or a boolean")
+    for key in sorted(schema):
+        value = schema[key]
+        if key in SCHEMA_KEYS - {"items"}:
+            _walk_d29(value, depth + 1)
+        elif key == "items" or key in SCHEMA_ARRAYS:
+            if isinstance(value, list):
+                for sub in value:
+                    _walk_d29(sub, depth + 1)
+            elif key == "items":
+                _walk_d29(value, depth + 1)
+            else:
+                raise SchemaError(f"{key} must be an array")
+        elif key in SCHEMA_MAPS or key == "$defs":
+            if not isinstance(value, dict):
+                raise SchemaError(f"{key} must be an object")
+            for name in sorted(value):
+                _walk_d29(value[name], depth + 1)
+        elif key == "dependencies":
+            if not isinstance(value, dict):
+                raise SchemaError("dependencies must be an object")
+            for name in sorted(value):
+                if not isinstance(value[name], list):
+                    _walk_d29(value[name], depth + 1)
+        elif key == "format":
+            raise SchemaError("format: no format is known (D29)")
+        elif key not in KNOWN and key not in D29_EXTRA:
+            raise SchemaError(f"unknown keyword {key!r}")
+
 
 def _is_number(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
@@ -46,8 +102,8 @@ def _count(v: Any) -> bool:
     return _is_number(v) and v >= 0 and float(v).is_integer()
 
 
-def check_schema(schema: Any, root: Any, depth: int = 0) -> None:
-    """ajv strict's compile-time refusals."""
+def check_schema(schema: Any, root: Any, depth: int = 0, linear: bool = False) -> None:
+    """ajv strict's compile-time refusals (`linear`: the example library's reading, D29)."""
     if depth > MAX_DEPTH:
         raise Unsupported("schema nested too deeply")
     if isinstance(schema, bool):
@@ -55,28 +111,33 @@ def check_schema(schema: Any, root: Any, depth: int = 0) -> None:
     if not isinstance(schema, dict):
         raise SchemaError("a schema is an object or a boolean")
     for key, value in schema.items():
+        if linear and key in D29_EXTRA:
+            if key == "$defs":
+                for s in value.values():
+                    check_schema(s, root, depth + 1, linear)
+            continue
         if key not in KNOWN:
             raise SchemaError(f"strict mode: unknown keyword {key!r}")
         if key in SCHEMA_KEYS:
             if key == "items" and isinstance(value, list):
                 for s in value:
-                    check_schema(s, root, depth + 1)
+                    check_schema(s, root, depth + 1, linear)
             elif key == "additionalProperties" or key == "additionalItems":
-                check_schema(value, root, depth + 1)
+                check_schema(value, root, depth + 1, linear)
             else:
-                check_schema(value, root, depth + 1)
+                check_schema(value, root, depth + 1, linear)
         elif key in SCHEMA_ARRAYS:
             if not isinstance(value, list) or not value:
                 raise SchemaError(f"{key} must be a non-empty array")
             for s in value:
-                check_schema(s, root, depth + 1)
+                check_schema(s, root, depth + 1, linear)
         elif key in SCHEMA_MAPS:
             if not isinstance(value, dict):
                 raise SchemaError(f"{key} must be an object")
             for k, s in value.items():
                 if key == "patternProperties":
-                    _compile(k)
-                check_schema(s, root, depth + 1)
+                    _compile(k, linear)
+                check_schema(s, root, depth + 1, linear)
         elif key in NUMBERS:
             if not _is_number(value) or (key == "multipleOf" and value <= 0):
                 raise SchemaError(f"{key} must be a number")
@@ -99,7 +160,7 @@ def check_schema(schema: Any, root: Any, depth: int = 0) -> None:
         elif key == "pattern":
             if not isinstance(value, str):
                 raise SchemaError("pattern must be a string")
-            _compile(value)
+            _compile(value, linear)
         elif key == "format":
             raise SchemaError(f"unknown format {value!r} (strict mode, no format plugin)")
         elif key == "dependencies":
@@ -110,22 +171,32 @@ def check_schema(schema: Any, root: Any, depth: int = 0) -> None:
                     if not all(isinstance(n, str) for n in dep):
                         raise SchemaError("dependencies lists strings")
                 else:
-                    check_schema(dep, root, depth + 1)
+                    check_schema(dep, root, depth + 1, linear)
         elif key == "$ref":
             if not isinstance(value, str):
                 raise SchemaError("$ref must be a string")
             resolve(value, root)
         elif key in ("contentMediaType", "contentEncoding"):
-            raise Unsupported(f"{key}")
+            if not linear:
+                raise Unsupported(f"{key}")
+            if not isinstance(value, str):
+                raise SchemaError(f"{key} must be a string")
 
 
-def _compile(pattern: str) -> None:
+def _compile(pattern: str, linear: bool = False) -> None:
     try:
-        ecmaregex.test(pattern, "u", "")
-    except ecmaregex.JsSyntaxError as e:
+        if linear:  # D29: no backtracking; lookaround and backreferences refuse the schema
+            ecmaregex.compile_linear(pattern, "u")
+        else:
+            ecmaregex.test(pattern, "u", "")
+    except (ecmaregex.JsSyntaxError, ecmaregex.NotRegular, ecmaregex.TooLarge) as e:
         raise SchemaError(f"pattern: {e}") from e
     except ecmaregex.Unsupported as e:
         raise Unsupported(f"pattern: {e}") from e
+
+
+def _linear_test(pattern: str, flags: str, subject: str) -> bool:
+    return ecmaregex.compile_linear(pattern, flags).test(subject)
 
 
 def resolve(ref: str, root: Any) -> Any:
@@ -183,13 +254,16 @@ def _length(s: str) -> int:
     return len(s)  # code points (ajv's ucs2length)
 
 
-def valid(v: Any, schema: Any, root: Any) -> bool:
+def valid(v: Any, schema: Any, root: Any, linear: bool = False) -> bool:
+    """`linear`: the example library's decision reading (D29): patterns on the linear-time
+    engine, `multipleOf` in exact decimal arithmetic."""
+    test = _linear_test if linear else ecmaregex.test
     if schema is True:
         return True
     if schema is False:
         return False
     if "$ref" in schema:
-        return valid(v, resolve(schema["$ref"], root), root)  # draft-07: siblings ignored
+        return valid(v, resolve(schema["$ref"], root), root, linear)  # draft-07: siblings ignored
     s = schema
     if "type" in s:
         names = s["type"] if isinstance(s["type"], list) else [s["type"]]
@@ -209,15 +283,19 @@ def valid(v: Any, schema: Any, root: Any) -> bool:
         if "exclusiveMaximum" in s and v >= s["exclusiveMaximum"]:
             return False
         if "multipleOf" in s:
-            q = v / s["multipleOf"]
-            if not (math.isfinite(q) and float(q).is_integer()):
-                return False
+            if linear:
+                if Decimal(repr(v)) % Decimal(repr(s["multipleOf"])) != 0:
+                    return False
+            else:
+                q = v / s["multipleOf"]
+                if not (math.isfinite(q) and float(q).is_integer()):
+                    return False
     if isinstance(v, str):
         if "minLength" in s and _length(v) < s["minLength"]:
             return False
         if "maxLength" in s and _length(v) > s["maxLength"]:
             return False
-        if "pattern" in s and not ecmaregex.test(s["pattern"], "u", v):
+        if "pattern" in s and not test(s["pattern"], "u", v):
             return False
     if isinstance(v, list):
         if "minItems" in s and len(v) < s["minItems"]:
@@ -232,14 +310,14 @@ def valid(v: Any, schema: Any, root: Any) -> bool:
         items = s.get("items", True)
         if isinstance(items, list):
             for x, sub in zip(v, items):
-                if not valid(x, sub, root):
+                if not valid(x, sub, root, linear):
                     return False
             extra = s.get("additionalItems", True)
-            if not all(valid(x, extra, root) for x in v[len(items):]):
+            if not all(valid(x, extra, root, linear) for x in v[len(items):]):
                 return False
-        elif not all(valid(x, items, root) for x in v):
+        elif not all(valid(x, items, root, linear) for x in v):
             return False
-        if "contains" in s and not any(valid(x, s["contains"], root) for x in v):
+        if "contains" in s and not any(valid(x, s["contains"], root, linear) for x in v):
             return False
     if isinstance(v, dict):
         if "minProperties" in s and len(v) < s["minProperties"]:
@@ -254,35 +332,35 @@ def valid(v: Any, schema: Any, root: Any) -> bool:
             matched = False
             if k in props:
                 matched = True
-                if not valid(x, props[k], root):
+                if not valid(x, props[k], root, linear):
                     return False
             for p, sub in patterns.items():
-                if ecmaregex.test(p, "u", k):
+                if test(p, "u", k):
                     matched = True
-                    if not valid(x, sub, root):
+                    if not valid(x, sub, root, linear):
                         return False
-            if not matched and not valid(x, s.get("additionalProperties", True), root):
+            if not matched and not valid(x, s.get("additionalProperties", True), root, linear):
                 return False
-        if "propertyNames" in s and not all(valid(k, s["propertyNames"], root) for k in v):
+        if "propertyNames" in s and not all(valid(k, s["propertyNames"], root, linear) for k in v):
             return False
         for k, dep in s.get("dependencies", {}).items():
             if k in v:
                 if isinstance(dep, list):
                     if any(d not in v for d in dep):
                         return False
-                elif not valid(v, dep, root):
+                elif not valid(v, dep, root, linear):
                     return False
-    if "allOf" in s and not all(valid(v, sub, root) for sub in s["allOf"]):
+    if "allOf" in s and not all(valid(v, sub, root, linear) for sub in s["allOf"]):
         return False
-    if "anyOf" in s and not any(valid(v, sub, root) for sub in s["anyOf"]):
+    if "anyOf" in s and not any(valid(v, sub, root, linear) for sub in s["anyOf"]):
         return False
-    if "oneOf" in s and sum(1 for sub in s["oneOf"] if valid(v, sub, root)) != 1:
+    if "oneOf" in s and sum(1 for sub in s["oneOf"] if valid(v, sub, root, linear)) != 1:
         return False
-    if "not" in s and valid(v, s["not"], root):
+    if "not" in s and valid(v, s["not"], root, linear):
         return False
     if "if" in s:
-        branch = s.get("then", True) if valid(v, s["if"], root) else s.get("else", True)
-        if not valid(v, branch, root):
+        branch = s.get("then", True) if valid(v, s["if"], root, linear) else s.get("else", True)
+        if not valid(v, branch, root, linear):
             return False
     return True
 
