@@ -356,7 +356,10 @@ def revocation_from_json(inp):
 # errors: `malformed_contract`
 # mirrors: `createContract` (arch §8)
 def contract_create(inp):
-    raise TODO
+    fields(inp, ["issuerSeed", "contract"])
+    if not isinstance(inp["contract"], dict):
+        raise InvalidInput("contract must be an object")
+    return {"contract": dos.create_contract(seed(inp["issuerSeed"], "issuerSeed"), inp["contract"])}
 
 
 # contract.verify_signature — 66 cases in the embedded corpus (spec/operations.md §6)
@@ -365,7 +368,8 @@ def contract_create(inp):
 # errors: `malformed_contract`, `invalid_signature`
 # mirrors: *combined*: `verifyContractSignature(contract, contract.issuer)`
 def contract_verify_signature(inp):
-    raise TODO
+    dos.verify_contract(fields(inp, ["contract"])["contract"])
+    return {"valid": True}
 
 
 # contract.bind — 37 cases in the embedded corpus (spec/operations.md §6)
@@ -376,7 +380,12 @@ def contract_verify_signature(inp):
 #         `contract_mismatch`, then `capability_mismatch` (D11)
 # mirrors: *combined*: `verifyDCT` (steps 1–6) then §5.2 (D11)
 def contract_bind(inp):
-    raise TODO
+    fields(inp, ["contract", "token", "now", "rootPublicKey", "revocations"])
+    if not isinstance(inp["revocations"], list):
+        raise InvalidInput("revocations must be an array")
+    now, root = string(inp["now"], "now"), string(inp["rootPublicKey"], "rootPublicKey")
+    dos.bind_contract(inp["contract"], inp["token"], now, root, inp["revocations"])
+    return {"bound": True}
 
 
 # contract.verify_signature_with_key — 24 cases in the embedded corpus (spec/operations.md §6)
@@ -414,7 +423,7 @@ def contract_check_binding(inp):
 #          §8, protocol §10.3)
 def check_run(inp):
     fields(inp, ["name", "output"], ("params",))
-    return unsupported_is_skip(dos.run_check, inp["name"], inp["output"], inp.get("params"))
+    return unsupported_is_skip(dos.run_check, string(inp["name"], "name"), inp["output"], inp.get("params"))
 
 
 # output.verify — 88 cases in the embedded corpus (spec/operations.md §7)
@@ -438,7 +447,10 @@ def output_verify(inp):
 # errors: `malformed_attestation`
 # mirrors: `createCompletionAttestation` (arch §5.1), D13
 def attestation_create(inp):
-    raise TODO
+    fields(inp, ["principalSeed", "attestation"])
+    if not isinstance(inp["attestation"], dict):
+        raise InvalidInput("attestation must be an object")
+    return {"attestation": dos.create_attestation(seed(inp["principalSeed"], "principalSeed"), inp["attestation"])}
 
 
 # attestation.output_hash — 17 cases in the embedded corpus (spec/operations.md §8)
@@ -477,7 +489,9 @@ def attestation_verify_signature(inp):
 # mirrors: *combined*: §7.3 one-level verification (signature under the claimed principal, schema,
 #          spec, cost)
 def attestation_verify(inp):
-    raise TODO
+    fields(inp, ["attestation", "contract"])
+    unsupported_is_skip(dos.verify_attestation, inp["attestation"], inp["contract"])
+    return {"valid": True}
 
 
 # === §9 Delegation chains (§8) ==============================================================

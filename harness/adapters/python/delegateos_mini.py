@@ -1250,3 +1250,229 @@ def verify_output(spec: Any, output: Any) -> dict:
     """§10.3 VERIFY_OUTPUT with the default registry (D12, D28, D30)."""
     _check_spec_shape(spec)
     return _verify(spec, output, 0)
+
+
+# ---------------------------------------------------------------------------------------------
+# 9. Task contracts (§5, D11, D27) and attestations (§7, D13, D25)
+# ---------------------------------------------------------------------------------------------
+CONTRACT_VERSION = ATTESTATION_VERSION = "0.1"
+CONTRACT_KEYS = {"id", "version", "issuer", "createdAt", "task", "verification", "constraints", "signature"}
+TASK_KEYS = {"title", "description", "inputs", "outputSchema"}
+CONSTRAINT_KEYS = {"maxBudgetMicrocents", "deadline", "maxChainDepth", "requiredCapabilities"}
+ATTESTATION_KEYS = {"id", "version", "contractId", "delegationId", "principal", "createdAt", "type", "result", "childAttestations", "signature"}
+RESULT_REQUIRED = {"success", "costMicrocents", "durationMs"}
+RESULT_OPTIONAL = {"output", "outputHash", "verificationOutcome"}
+OUTCOME_KEYS = {"method", "passed", "score", "details"}
+
+
+def _exact(obj: Any, required: set, optional: set = frozenset()) -> bool:
+    return isinstance(obj, dict) and required <= set(obj) <= required | optional
+
+
+def _is_str(v: Any, pattern: "re.Pattern | None" = None) -> bool:
+    return isinstance(v, str) and (pattern is None or pattern.fullmatch(v) is not None)
+
+
+def split_required(entry: str) -> tuple[str, str] | None:
+    """D11/D27: `ns:action` split at the FIRST `:`, both halves non-empty."""
+    ns, colon, action = entry.partition(":")
+    return (ns, action) if colon and ns and action else None
+
+
+def contract_problem(c: Any) -> str | None:
+    """D27: exactly the §5.1 members (and of `task`, `constraints`, the verification spec, D30),
+    version 0.1, ids, principal, timestamps, protocol integers, `ns:action` entries, and a
+    signature of 86 strict base64url characters. Returns what is wrong, or None."""
+    if not _exact(c, CONTRACT_KEYS):
+        return "contract members"
+    task, cons = c["task"], c["constraints"]
+    if not _exact(task, TASK_KEYS) or not _is_str(task["title"]) or not _is_str(task["description"]):
+        return "task"
+    if not isinstance(task["inputs"], dict) or not isinstance(task["outputSchema"], dict):
+        return "task.inputs / task.outputSchema must be objects"
+    try:
+        _check_spec_shape(c["verification"])
+    except DelegateError as e:
+        return f"verification: {e.detail}"
+    if not _exact(cons, CONSTRAINT_KEYS):
+        return "constraints"
+    if not is_protocol_int(cons["maxBudgetMicrocents"]) or not is_protocol_int(cons["maxChainDepth"]):
+        return "constraint integers"
+    reqs = cons["requiredCapabilities"]
+    if not isinstance(reqs, list) or not all(isinstance(r, str) and split_required(r) for r in reqs):
+        return "requiredCapabilities entries are ns:action"
+    if c["version"] != CONTRACT_VERSION or not _is_str(c["id"], _CONTRACT_ID_RE) or principal_key(c["issuer"]) is None:
+        return "version, id or issuer"
+    if not _is_timestamp(c["createdAt"]) or not _is_timestamp(cons["deadline"]):
+        return "createdAt / deadline"
+    if signature_bytes(c["signature"]) is None:
+        return "signature is not 86 characters of base64url"
+    return None
+
+
+def parse_contract(c: Any) -> dict:
+    problem = contract_problem(c)
+    if problem:
+        raise DelegateError("malformed_contract", problem)
+    return c
+
+
+def _signing_digest(obj: dict, code: str) -> bytes:
+    """BLAKE2b-256 of the canonical object without `signature`, as received (§5.1, §7.2)."""
+    try:
+        return blake2b256(canonical_bytes({k: v for k, v in obj.items() if k != "signature"}))
+    except (TypeError, ValueError, OverflowError, UnicodeEncodeError) as e:
+        raise DelegateError(code, f"not canonicalizable: {e}") from e
+
+
+def _sign_with(seed: bytes, obj: dict, code: str) -> dict:
+    digest = _signing_digest(obj, code)
+    return {**obj, "signature": b64url_encode(ed25519_sign(seed, digest))}
+
+
+def _drop_nulls(obj: Any, keys: tuple) -> Any:
+    """The typed wire form: an optional member given as null is absent."""
+    return {k: v for k, v in obj.items() if not (k in keys and v is None)} if isinstance(obj, dict) else obj
+
+
+def _typed_spec(spec: Any) -> Any:
+    spec = _drop_nulls(spec, ("checkName", "steps", "mode", "weights", "passThreshold"))
+    if isinstance(spec, dict) and isinstance(spec.get("steps"), list):
+        spec = {**spec, "steps": [_typed_spec(s) for s in spec["steps"]]}
+    return spec
+
+
+def _complete_unsigned(obj: Any, signer_key: str, signer: str) -> dict:
+    """The catalogue's convention (operations.md §1): `version` defaults to 0.1, the signer's
+    member defaults to (and must equal) the seed's principal, no `signature` yet."""
+    if not isinstance(obj, dict):
+        raise DelegateError("invalid_input", "the object to sign must be a JSON object")
+    if "signature" in obj:
+        raise DelegateError("invalid_input", "the object to sign must not contain signature")
+    if signer_key in obj and obj[signer_key] != signer:
+        raise DelegateError("invalid_input", f"{signer_key} must be the principal of the signing seed")
+    return {**obj, signer_key: signer, "version": obj.get("version", CONTRACT_VERSION)}
+
+
+def create_contract(issuer_seed: bytes, fields: Any) -> dict:
+    """createContract (arch §8): fill in, sign, and refuse what verification would (D27)."""
+    contract = _complete_unsigned(fields, "issuer", principal_from_seed(issuer_seed))
+    contract = {**contract, "verification": _typed_spec(contract.get("verification"))}
+    problem = contract_problem({**contract, "signature": "A" * 86})
+    if problem:
+        raise DelegateError("malformed_contract", problem)
+    return _sign_with(issuer_seed, contract, "malformed_contract")
+
+
+def verify_contract(contract: Any) -> None:
+    """verifyContractSignature(contract, contract.issuer): shape, then the signature."""
+    parse_contract(contract)
+    if not verify_signature_under(contract, contract["issuer"]):
+        raise DelegateError("invalid_signature", "the contract signature does not verify under its issuer")
+
+
+def _required_covered(required: list, caps: list) -> None:
+    for req in required:
+        ns, action = split_required(req)
+        if not any(c["namespace"] == ns and c["action"] == action for c in caps):
+            raise DelegateError("capability_mismatch", f"{req} is not granted")
+
+
+def bind_contract(contract: Any, serialized: Any, now: str, root_public_key: str, revocations: list) -> None:
+    """D11: the token verifies (§10.1 steps 1-6, nothing spent), its LAST contractId is the
+    contract's, and every required `ns:action` has an effective capability (any resource).
+    The contract's own signature is not checked here."""
+    parse_contract(contract)
+    ctx = {"now": now, "spentMicrocents": 0, "rootPublicKey": root_public_key, "revocations": revocations}
+    scope = verify_dct(serialized, ctx, check_request=False)
+    if scope["contractId"] != contract["id"]:
+        raise DelegateError("contract_mismatch", "the token is bound to another contract")
+    _required_covered(contract["constraints"]["requiredCapabilities"], scope["capabilities"])
+
+
+def attestation_problem(a: Any) -> str | None:
+    """D25 step 1: exactly the §7.1 members with well-formed values (null optional members of
+    `result` and of `verificationOutcome` count as absent)."""
+    if not _exact(a, ATTESTATION_KEYS):
+        return "attestation members"
+    r = a["result"]
+    if not _exact(r, RESULT_REQUIRED, RESULT_OPTIONAL) or not isinstance(r["success"], bool):
+        return "result"
+    if not is_protocol_int(r["costMicrocents"]) or not is_protocol_int(r["durationMs"]):
+        return "result integers"
+    if r.get("outputHash") is not None and not isinstance(r["outputHash"], str):
+        return "result.outputHash"
+    o = r.get("verificationOutcome")
+    if o is not None:
+        if not _exact(o, {"method", "passed"}, {"score", "details"}) or not isinstance(o["method"], str) or not isinstance(o["passed"], bool):
+            return "result.verificationOutcome"
+        if o.get("score") is not None and not _is_number(o["score"]):
+            return "verificationOutcome.score"
+        if o.get("details") is not None and not isinstance(o["details"], str):
+            return "verificationOutcome.details"
+    if a["type"] not in ("completion", "delegation_verification"):
+        return "type"
+    children = a["childAttestations"]
+    if not isinstance(children, list) or not all(_is_str(x) for x in children):
+        return "childAttestations"
+    if a["version"] != ATTESTATION_VERSION or not _is_str(a["id"], _ATTESTATION_ID_RE):
+        return "version or id"
+    if not _is_str(a["contractId"], _CONTRACT_ID_RE) or not _is_str(a["delegationId"], _DELEGATION_ID_RE):
+        return "contractId or delegationId"
+    if principal_key(a["principal"]) is None or not all(_ATTESTATION_ID_RE.fullmatch(x) for x in children):
+        return "principal or childAttestations ids"
+    if not _is_timestamp(a["createdAt"]):
+        return "createdAt"
+    if signature_bytes(a["signature"]) is None:
+        return "signature is not 86 characters of base64url"
+    return None
+
+
+def output_hash(output: Any) -> str:
+    """D13: base64url(BLAKE2b-256(canonicalize(output)))."""
+    return b64url_encode(blake2b256(canonical_bytes(output)))
+
+
+def create_attestation(principal_seed: bytes, fields: Any) -> dict:
+    """createCompletionAttestation (arch §5.1, §7.2): fill in, sign, refuse what D25 would."""
+    att = _complete_unsigned(fields, "principal", principal_from_seed(principal_seed))
+    if isinstance(att.get("result"), dict):
+        result = _drop_nulls(att["result"], ("outputHash", "verificationOutcome"))
+        if isinstance(result.get("verificationOutcome"), dict):
+            result["verificationOutcome"] = _drop_nulls(result["verificationOutcome"], ("score", "details"))
+        att = {**att, "result": result}
+    problem = attestation_problem({**att, "signature": "A" * 86})
+    if problem:
+        raise DelegateError("malformed_attestation", problem)
+    return _sign_with(principal_seed, att, "malformed_attestation")
+
+
+def verify_attestation(att: Any, contract: Any) -> None:
+    """§7.3 one-level verification in the order of D25: shape, outputHash (when present with
+    output), signature under `principal`, contractId, outputSchema (schema_match only), the
+    verification spec, cost <= budget. The contract's own signature is not checked (D25)."""
+    parse_contract(contract)
+    problem = attestation_problem(att)
+    if problem:
+        raise DelegateError("malformed_attestation", problem)
+    result = att["result"]
+    has_output = "output" in result  # a present null is an output
+    try:
+        actual = output_hash(result["output"]) if has_output else None
+    except (TypeError, ValueError, OverflowError, UnicodeEncodeError) as e:
+        raise DelegateError("malformed_attestation", f"output: {e}") from e
+    if has_output and result.get("outputHash") is not None and result["outputHash"] != actual:
+        raise DelegateError("output_hash_mismatch", "outputHash is not the hash of output")
+    if not verify_signature_under(att, att["principal"]):
+        raise DelegateError("invalid_signature", "the attestation signature does not verify under its principal")
+    if att["contractId"] != contract["id"]:
+        raise DelegateError("contract_mismatch", "the attestation is for another contract")
+    schema_match = contract["verification"]["method"] == "schema_match"
+    if not has_output:
+        raise DelegateError("schema_mismatch" if schema_match else "verification_failed", "no output")
+    if schema_match and not validate_schema(contract["task"]["outputSchema"], result["output"]):
+        raise DelegateError("schema_mismatch", "output does not match task.outputSchema")
+    if not verify_output(contract["verification"], result["output"])["passed"]:
+        raise DelegateError("verification_failed", "the verification spec does not pass")
+    if result["costMicrocents"] > contract["constraints"]["maxBudgetMicrocents"]:
+        raise DelegateError("budget_exceeded", "costMicrocents > maxBudgetMicrocents")
