@@ -558,7 +558,11 @@ def jsonrpc_classify(inp):
 #       runs the same cases against a running proxy (§6.2).
 # mirrors: `createMCPPlugin` (arch §6.2)
 def mcp_filter_tools(inp):
-    raise TODO
+    fields(inp, ["tools", "config", "now"], ("spent",))
+    if not isinstance(inp["tools"], list):
+        raise InvalidInput("tools must be an array")
+    cfg, spent = dos.mcp_config(inp["config"]), dos.mcp_spent(inp.get("spent"))
+    return {"tools": dos.mcp_filter_tools(inp["tools"], cfg, spent, string(inp["now"], "now"))}
 
 
 # mcp.call — 68 cases in the embedded corpus (spec/operations.md §11)
@@ -572,7 +576,9 @@ def mcp_filter_tools(inp):
 #       runs the same cases against a running proxy (§6.2).
 # mirrors: `createMCPPlugin` (arch §6.2)
 def mcp_call(inp):
-    raise TODO
+    fields(inp, ["request", "config", "now"], ("spent",))
+    cfg, spent = dos.mcp_config(inp["config"]), dos.mcp_spent(inp.get("spent"))
+    return dos.mcp_call(inp["request"], cfg, spent, string(inp["now"], "now"))
 
 
 # mcp.session — 13 cases in the embedded corpus (spec/operations.md §11)

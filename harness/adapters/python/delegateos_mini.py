@@ -45,9 +45,11 @@ MAX_TOKEN_CHARS = 1 << 20
 class DelegateError(Exception):
     """A failure with a stable code from spec/error-codes.md."""
 
-    def __init__(self, code: str, detail: str = ""):
+    def __init__(self, code: str, detail: str = "", data: dict | None = None):
         super().__init__(f"{code}: {detail}")
         self.code = code
+        # The DenialReason fields beyond `type` and `detail` (arch §2.5), for the MCP denials.
+        self.data = data or {}
         self.detail = detail
 
 
@@ -547,7 +549,9 @@ class ChainState:
         # §10.1 step 8 reports effectiveMaxDepth: the last value set, else the authority's.
         self.effective_max_depth = authority["maxChainDepth"]
         if self.remaining < 0:
-            raise DelegateError("chain_depth_exceeded", "authority.chainDepth > authority.maxChainDepth")
+            raise DelegateError("chain_depth_exceeded", "authority.chainDepth > authority.maxChainDepth",
+                                {"max": authority["maxChainDepth"], "actual": authority["chainDepth"]})
+        self.depth = authority["chainDepth"]  # of the last block applied
 
     def apply(self, t: dict, i: int) -> None:
         """Steps 4a-4e for attenuation i, then narrow."""
@@ -572,7 +576,8 @@ class ChainState:
                 raise violation("expiry extension")
             self.expiry = expiry
         if self.remaining == 0:
-            raise DelegateError("chain_depth_exceeded", f"attenuations[{i}] goes deeper than allowed")
+            raise DelegateError("chain_depth_exceeded", f"attenuations[{i}] goes deeper than allowed",
+                                {"max": self.depth, "actual": self.depth + 1})
         if "maxChainDepth" in t:
             if t["maxChainDepth"] >= self.remaining:
                 raise violation("depth expansion")
@@ -580,6 +585,7 @@ class ChainState:
             self.effective_max_depth = t["maxChainDepth"]
         else:
             self.remaining -= 1
+        self.depth += 1
         self.delegatee = t["delegatee"]
 
 
@@ -603,8 +609,9 @@ def verify_dct(serialized: Any, ctx: dict, check_request: bool = True) -> dict:
         valid_entries.add((entry["revocationId"], entry["revokedBy"]))
     blocks = [(authority, authority["issuer"])] + [(t, t["attenuator"]) for t in attenuations]
     for block, signer in blocks:
-        if (revocation_id(block), signer) in valid_entries:
-            raise DelegateError("revoked", "a block of the token is revoked by its signer")
+        rid = revocation_id(block)
+        if (rid, signer) in valid_entries:
+            raise DelegateError("revoked", "a block of the token is revoked by its signer", {"revocationId": rid})
 
     # Step 3: signatures (D8, D16). Exactly one per block, covers/signer matching the block,
     # always verified under the block's key, never under `signer`.
@@ -645,7 +652,7 @@ def verify_dct(serialized: Any, ctx: dict, check_request: bool = True) -> dict:
 
     # Step 6: budget (D21).
     if ctx["spentMicrocents"] >= chain.budget:
-        raise DelegateError("budget_exceeded", "spent >= effective budget")
+        raise DelegateError("budget_exceeded", "spent >= effective budget", {"limit": chain.budget, "spent": ctx["spentMicrocents"]})
 
     # Step 7: the requested capability (D20). (Chains verify through step 6 only, D26.)
     if check_request and not any(
@@ -1476,3 +1483,183 @@ def verify_attestation(att: Any, contract: Any) -> None:
         raise DelegateError("verification_failed", "the verification spec does not pass")
     if result["costMicrocents"] > contract["constraints"]["maxBudgetMicrocents"]:
         raise DelegateError("budget_exceeded", "costMicrocents > maxBudgetMicrocents")
+
+
+# ---------------------------------------------------------------------------------------------
+# 10. The MCP plugin's decisions (§11.3, arch §6; spec/mcp-proxy.md §3 and §6; D15, D17, D32)
+# ---------------------------------------------------------------------------------------------
+DENIAL_CODE = -32001
+DENIAL_MESSAGE = "DCT verification failed"
+CONFIG_KEYS = ({"trustedRoots", "tools"}, {"revocations", "spendPerCall", "strict", "sessionToken"})
+
+
+def _bad_input(detail: str) -> DelegateError:
+    return DelegateError("invalid_input", detail)
+
+
+def _is_u64(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**64
+
+
+def mcp_config(config: Any) -> dict:
+    """The launch config without `version`/`upstream` (mcp-proxy.md §6); anything else is
+    `invalid_input`. Tool map entries: {namespace, action, resource?: {argument | constant},
+    spend?}; every configured revocation entry must be accepted by a list (D6)."""
+    required, optional = CONFIG_KEYS
+    if not _exact(config, required, optional):
+        raise _bad_input("config members")
+    roots = config["trustedRoots"]
+    if not isinstance(roots, list) or not all(isinstance(r, str) for r in roots):
+        raise _bad_input("trustedRoots must be an array of strings")
+    tools = config["tools"]
+    if not isinstance(tools, dict):
+        raise _bad_input("tools must be an object")
+    for name, t in tools.items():
+        if not _exact(t, {"namespace", "action"}, {"resource", "spend"}) or not _is_str(t["namespace"]) or not _is_str(t["action"]):
+            raise _bad_input(f"tools.{name}")
+        res = t.get("resource")
+        if res is not None and not (isinstance(res, dict) and len(res) == 1 and next(iter(res)) in ("argument", "constant") and _is_str(next(iter(res.values())))):
+            raise _bad_input(f"tools.{name}.resource is {{argument}} or {{constant}}")
+        if t.get("spend") is not None and not _is_u64(t["spend"]):
+            raise _bad_input(f"tools.{name}.spend")
+    revocations = config.get("revocations", [])
+    if not isinstance(revocations, list):
+        raise _bad_input("revocations must be an array")
+    for entry in revocations:
+        try:
+            check_revocation_entry(entry)
+        except DelegateError as e:
+            raise _bad_input(f"revocation entry refused: {e.detail}") from e
+    if "spendPerCall" in config and not _is_u64(config["spendPerCall"]):
+        raise _bad_input("spendPerCall must be a non-negative integer")
+    if "strict" in config and not isinstance(config["strict"], bool):
+        raise _bad_input("strict must be a boolean")
+    session = config.get("sessionToken")
+    if session is not None:
+        if not isinstance(session, dict) or not _is_str(session.get("token")) or not _is_str(session.get("format")):
+            raise _bad_input("sessionToken must be a SerializedDCT")
+        session = {"token": session["token"], "format": session["format"]}
+    return {
+        "roots": roots, "tools": tools, "revocations": revocations, "session": session,
+        "spendPerCall": config.get("spendPerCall", 0), "strict": config.get("strict", False),
+    }
+
+
+def mcp_spent(spent: Any) -> dict:
+    if spent is None:
+        return {}
+    if not isinstance(spent, dict) or not all(_is_u64(v) for v in spent.values()):
+        raise _bad_input("spent maps delegation ids to non-negative integers")
+    return dict(spent)
+
+
+def _verify_for_roots(serialized: dict, cfg: dict, spent: dict, now: str) -> dict:
+    """§10.1 steps 1-6 with the trusted root equal to the token's issuer, else the first one
+    (so step 3a says invalid_signature while steps 1-2 keep precedence), none at all →
+    invalid_signature (D32); spent = the spend of the token's own delegation (D17)."""
+    try:
+        token = decode_token(serialized)
+        last = token["attenuations"][-1] if token["attenuations"] else token["authority"]
+        issuer, delegation = token["authority"]["issuer"], last["delegationId"]
+    except DelegateError:
+        issuer, delegation = "", ""
+    roots = cfg["roots"]
+    root = issuer if issuer in roots else (roots[0] if roots else None)
+    if root is None:
+        raise DelegateError("invalid_signature", "no trusted roots configured")
+    ctx = {"now": now, "spentMicrocents": spent.get(delegation, 0), "rootPublicKey": root, "revocations": cfg["revocations"]}
+    return verify_dct(serialized, ctx, check_request=False)
+
+
+def mcp_filter_tools(tools: list, cfg: dict, spent: dict, now: str) -> list:
+    """§11.3 step 4 with D32: no session token → unfiltered; one that does not verify → empty;
+    else the mapped tools whose namespace and action an effective capability holds."""
+    if cfg["session"] is None:
+        return tools
+    try:
+        caps = _verify_for_roots(cfg["session"], cfg, spent, now)["capabilities"]
+    except DelegateError:
+        return []
+    kept = []
+    for tool in tools:
+        name = tool.get("name") if isinstance(tool, dict) else None
+        mapped = cfg["tools"].get(name) if isinstance(name, str) else None
+        if mapped and any(c["namespace"] == mapped["namespace"] and c["action"] == mapped["action"] for c in caps):
+            kept.append(tool)
+    return kept
+
+
+def _denial_data(e: DelegateError) -> dict:
+    """The DenialReason of a verification failure (arch §2.5)."""
+    if e.code in ("malformed_token", "invalid_signature", "attenuation_violation"):
+        return {"type": e.code, "detail": e.detail}
+    return {"type": e.code, **e.data}
+
+
+def _extract_resource(mapping: dict, arguments: Any) -> str | None:
+    """D32: the configured argument (a dot path over objects), a constant, or `*`."""
+    source = mapping.get("resource")
+    if source is None:
+        return "*"
+    if "constant" in source:
+        return source["constant"]
+    value = arguments
+    for key in source["argument"].split("."):
+        if not isinstance(value, dict) or key not in value:
+            return None
+        value = value[key]
+    return value if isinstance(value, str) else None
+
+
+def mcp_call(request: Any, cfg: dict, spent: dict, now: str) -> dict:
+    """spec/mcp-proxy.md §3.3: pass through what is not a tools/call or carries no
+    `_delegateos` (D15: strict mode denies it); else, first failure wins: the envelope,
+    steps 1-6, the D17 binding of the envelope ids, the tool map and resource, step 7.
+    An authorized call is charged to the token's delegation and forwarded stripped."""
+    if not isinstance(request, dict) or request.get("method") != "tools/call":
+        return {"decision": "pass_through"}
+
+    def deny(data: dict) -> dict:
+        if "id" not in request:  # a notification is never answered
+            return {"decision": "drop", "data": data}
+        error = {"code": DENIAL_CODE, "message": DENIAL_MESSAGE, "data": data}
+        response = {"jsonrpc": "2.0", "id": request["id"], "error": error}
+        comparable = {**error, "data": {k: v for k, v in data.items() if k != "detail"}}
+        return {"decision": "deny", "response": response, "id": request["id"], "error": comparable}
+
+    params = request.get("params") if isinstance(request.get("params"), dict) else None
+    if params is None or "_delegateos" not in params:
+        if cfg["strict"]:
+            return deny({"type": "malformed_token", "detail": "missing _delegateos"})
+        return {"decision": "pass_through"}
+    env = params["_delegateos"]
+    optional_ids = ("delegationId", "contractId")
+    envelope_ok = (
+        _exact(env, {"dct", "format"}, set(optional_ids))
+        and _is_str(env["dct"]) and _is_str(env["format"])
+        and all(env.get(k) is None or isinstance(env[k], str) for k in optional_ids)
+    )
+    if not envelope_ok or env["format"] != TOKEN_FORMAT:
+        return deny({"type": "malformed_token", "detail": "invalid _delegateos envelope"})
+    try:
+        scope = _verify_for_roots({"token": env["dct"], "format": env["format"]}, cfg, spent, now)
+    except DelegateError as e:
+        return deny(_denial_data(e))
+    for key in optional_ids:  # D17: the envelope ids must be the token's effective ones
+        if env.get(key) is not None and env[key] != scope[key]:
+            return deny({"type": "malformed_token", "detail": f"_delegateos.{key} differs from the token's"})
+    name = params.get("name") if isinstance(params.get("name"), str) else ""
+    mapping = cfg["tools"].get(name)
+    granted = scope["capabilities"]
+    if mapping is None:
+        return deny({"type": "capability_not_granted", "detail": "tool not in the map", "tool": name, "granted": granted})
+    resource = _extract_resource(mapping, params.get("arguments"))
+    requested = {"namespace": mapping["namespace"], "action": mapping["action"], "resource": resource}
+    if resource is None:
+        return deny({"type": "capability_not_granted", "detail": "no string resource argument", "requested": requested, "granted": granted})
+    if not any(c["namespace"] == requested["namespace"] and c["action"] == requested["action"] and glob_match(c["resource"], resource) for c in granted):
+        return deny({"type": "capability_not_granted", "requested": requested, "granted": granted})
+    cost = mapping["spend"] if mapping.get("spend") is not None else cfg["spendPerCall"]
+    spent[scope["delegationId"]] = spent.get(scope["delegationId"], 0) + cost  # at authorization (D32)
+    forwarded = {**request, "params": {k: v for k, v in params.items() if k != "_delegateos"}}
+    return {"decision": "forward", "request": forwarded, "delegationId": scope["delegationId"], "spend": cost}
