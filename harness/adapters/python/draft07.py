@@ -118,6 +118,8 @@ def check_schema(schema: Any, root: Any, depth: int = 0, linear: bool = False) -
             continue
         if key not in KNOWN:
             raise SchemaError(f"strict mode: unknown keyword {key!r}")
+        if linear:
+            _meta_d29(key, value)
         if key in SCHEMA_KEYS:
             if key == "items" and isinstance(value, list):
                 for s in value:
@@ -181,6 +183,30 @@ def check_schema(schema: Any, root: Any, depth: int = 0, linear: bool = False) -
                 raise Unsupported(f"{key}")
             if not isinstance(value, str):
                 raise SchemaError(f"{key} must be a string")
+
+
+def _unique(items: list) -> bool:
+    return all(not _equal(items[i], items[j]) for i in range(len(items)) for j in range(i + 1, len(items)))
+
+
+def _meta_d29(key: str, value: Any) -> None:
+    """The draft-07 meta-schema's rules that `check_schema` leaves to ajv's meta validation:
+    unique `required` / `type` / `dependencies` lists, a non-empty `items` array, and the
+    types of the annotation keywords."""
+    strings = {"$id", "$schema", "$ref", "$comment", "title", "description"}
+    if key in ("required", "type") and isinstance(value, list) and not _unique(value):
+        raise SchemaError(f"{key} entries must be unique")
+    if key == "items" and isinstance(value, list) and not value:
+        raise SchemaError("items must be a schema or a non-empty array")
+    if key == "dependencies" and isinstance(value, dict):
+        if any(isinstance(d, list) and not _unique(d) for d in value.values()):
+            raise SchemaError("dependencies lists must be unique")
+    if key in strings and not isinstance(value, str):
+        raise SchemaError(f"{key} must be a string")
+    if key == "readOnly" and not isinstance(value, bool):
+        raise SchemaError("readOnly must be a boolean")
+    if key == "examples" and not isinstance(value, list):
+        raise SchemaError("examples must be an array")
 
 
 def _compile(pattern: str, linear: bool = False) -> None:
