@@ -190,6 +190,31 @@ def _category_table():
     return table
 
 
+def _property(body: str):
+    if "=" in body:
+        name, value = body.split("=", 1)
+        if name in ("General_Category", "gc"):
+            if value not in GC_ALIASES:
+                raise JsSyntaxError(f"unknown General_Category {value!r}")
+            return list(_category_ranges(GC_ALIASES[value]))
+        if name in SCRIPT_NAMES:
+            if not re.fullmatch(r"[A-Z][A-Za-z_]*", value or ""):
+                raise JsSyntaxError(f"unknown script {value!r}")
+            raise Unsupported(f"\\p{{{body}}}: the Python stdlib has no Unicode Script data")
+        raise JsSyntaxError(f"unknown property {name!r}")
+    if body in GC_ALIASES:
+        return list(_category_ranges(GC_ALIASES[body]))
+    if body == "Any":
+        return [(0, MAX_CP)]
+    if body == "ASCII":
+        return [(0, 0x7F)]
+    if body == "Assigned":
+        return _complement(list(_category_ranges("Cn")), MAX_CP)
+    if body in BINARY_KNOWN:
+        raise Unsupported(f"\\p{{{body}}}: the Python stdlib has no data for this property")
+    raise JsSyntaxError(f"unknown property {body!r}")
+
+
 # --- case folding -------------------------------------------------------------------------------
 
 
