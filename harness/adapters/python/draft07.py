@@ -12,6 +12,8 @@ Anything this module does not render faithfully raises `Unsupported`.
 from __future__ import annotations
 
 import math
+import re
+from urllib.parse import unquote
 from decimal import Decimal
 from typing import Any
 
@@ -177,7 +179,7 @@ def check_schema(schema: Any, root: Any, depth: int = 0, linear: bool = False) -
         elif key == "$ref":
             if not isinstance(value, str):
                 raise SchemaError("$ref must be a string")
-            resolve(value, root)
+            resolve(value, root, linear)
         elif key in ("contentMediaType", "contentEncoding"):
             if not linear:
                 raise Unsupported(f"{key}")
@@ -225,7 +227,133 @@ def _linear_test(pattern: str, flags: str, subject: str) -> bool:
     return ecmaregex.compile_linear(pattern, flags).test(subject)
 
 
-def resolve(ref: str, root: Any) -> Any:
+_ACTIVE_REFS: set = set()
+
+
+# The draft-07 meta-schema (json-schema.org/draft-07/schema), the one document a `$ref` may name
+# besides the schema itself (a validator knows it without fetching anything).
+META = {
+    "$schema": "http://json-schema.org/draft-07/schema#",
+    "$id": "http://json-schema.org/draft-07/schema#",
+    "title": "Core schema meta-schema",
+    "definitions": {
+        "schemaArray": {"type": "array", "minItems": 1, "items": {"$ref": "#"}},
+        "nonNegativeInteger": {"type": "integer", "minimum": 0},
+        "nonNegativeIntegerDefault0": {"allOf": [{"$ref": "#/definitions/nonNegativeInteger"}, {"default": 0}]},
+        "simpleTypes": {"enum": ["array", "boolean", "integer", "null", "number", "object", "string"]},
+        "stringArray": {"type": "array", "items": {"type": "string"}, "uniqueItems": True, "default": []},
+    },
+    "type": ["object", "boolean"],
+    "properties": {
+        "$id": {"type": "string", "format": "uri-reference"},
+        "$schema": {"type": "string", "format": "uri"},
+        "$ref": {"type": "string", "format": "uri-reference"},
+        "$comment": {"type": "string"},
+        "title": {"type": "string"},
+        "description": {"type": "string"},
+        "default": True,
+        "readOnly": {"type": "boolean", "default": False},
+        "examples": {"type": "array", "items": True},
+        "multipleOf": {"type": "number", "exclusiveMinimum": 0},
+        "maximum": {"type": "number"},
+        "exclusiveMaximum": {"type": "number"},
+        "minimum": {"type": "number"},
+        "exclusiveMinimum": {"type": "number"},
+        "maxLength": {"$ref": "#/definitions/nonNegativeInteger"},
+        "minLength": {"$ref": "#/definitions/nonNegativeIntegerDefault0"},
+        "pattern": {"type": "string", "format": "regex"},
+        "additionalItems": {"$ref": "#"},
+        "items": {"anyOf": [{"$ref": "#"}, {"$ref": "#/definitions/schemaArray"}], "default": True},
+        "maxItems": {"$ref": "#/definitions/nonNegativeInteger"},
+        "minItems": {"$ref": "#/definitions/nonNegativeIntegerDefault0"},
+        "uniqueItems": {"type": "boolean", "default": False},
+        "contains": {"$ref": "#"},
+        "maxProperties": {"$ref": "#/definitions/nonNegativeInteger"},
+        "minProperties": {"$ref": "#/definitions/nonNegativeIntegerDefault0"},
+        "required": {"$ref": "#/definitions/stringArray"},
+        "additionalProperties": {"$ref": "#"},
+        "definitions": {"type": "object", "additionalProperties": {"$ref": "#"}, "default": {}},
+        "properties": {"type": "object", "additionalProperties": {"$ref": "#"}, "default": {}},
+        "patternProperties": {"type": "object", "additionalProperties": {"$ref": "#"}, "propertyNames": {"format": "regex"}, "default": {}},
+        "dependencies": {"type": "object", "additionalProperties": {"anyOf": [{"$ref": "#"}, {"$ref": "#/definitions/stringArray"}]}},
+        "propertyNames": {"$ref": "#"},
+        "const": True,
+        "enum": {"type": "array", "items": True},
+        "type": {"anyOf": [
+            {"$ref": "#/definitions/simpleTypes"},
+            {"type": "array", "items": {"$ref": "#/definitions/simpleTypes"}, "minItems": 1, "uniqueItems": True},
+        ]},
+        "format": {"type": "string"},
+        "contentMediaType": {"type": "string"},
+        "contentEncoding": {"type": "string"},
+        "if": {"$ref": "#"},
+        "then": {"$ref": "#"},
+        "else": {"$ref": "#"},
+        "allOf": {"$ref": "#/definitions/schemaArray"},
+        "anyOf": {"$ref": "#/definitions/schemaArray"},
+        "oneOf": {"$ref": "#/definitions/schemaArray"},
+        "not": {"$ref": "#"},
+    },
+    "default": True,
+}
+META_BASE = "http://json-schema.org/draft-07/schema"
+
+
+def _ref_document(ref: str, root: Any) -> tuple:
+    """(the document a `$ref` points into, its fragment): the schema itself or the meta-schema."""
+    base, _, fragment = ref.partition("#")
+    if base == "":
+        return root, fragment
+    if base == META_BASE:
+        return META, fragment
+    raise SchemaError(f"can't resolve reference {ref!r} (no remote schemas)")
+
+
+def _resolve_d29(ref: str, root: Any) -> Any:
+    """D29: only references into the same schema (or the draft-07 meta-schema) — `` or `#`
+    (the root), a JSON pointer `#/…` (percent-decoded, `~1` `~0` unescaped), or a `$id`
+    anchor `#name` defined in it."""
+    root, fragment = _ref_document(ref, root)
+    if fragment == "":
+        return root
+    if not fragment.startswith("/"):
+        found = _find_anchor(root, "#" + fragment, 0)
+        if found is None:
+            raise SchemaError(f"no $id {ref!r} in the schema")
+        return found
+    node = root
+    for part in fragment[1:].split("/"):
+        part = unquote(part).replace("~1", "/").replace("~0", "~")
+        if isinstance(node, dict) and part in node:
+            node = node[part]
+        elif isinstance(node, list) and re.fullmatch(r"0|[1-9][0-9]*", part) and int(part) < len(node):
+            node = node[int(part)]
+        else:
+            raise SchemaError(f"can't resolve reference {ref!r}")
+    return node
+
+
+def _find_anchor(node: Any, anchor: str, depth: int) -> Any:
+    if depth > MAX_D29_DEPTH * 2:
+        return None
+    if isinstance(node, dict):
+        if node.get("$id") == anchor:
+            return node
+        children = node.values()
+    elif isinstance(node, list):
+        children = node
+    else:
+        return None
+    for child in children:
+        found = _find_anchor(child, anchor, depth + 1)
+        if found is not None:
+            return found
+    return None
+
+
+def resolve(ref: str, root: Any, linear: bool = False) -> Any:
+    if linear:
+        return _resolve_d29(ref, root)
     if not ref.startswith("#"):
         raise SchemaError(f"can't resolve reference {ref!r} (no remote schemas)")
     node = root
@@ -289,6 +417,18 @@ def valid(v: Any, schema: Any, root: Any, linear: bool = False) -> bool:
     if schema is False:
         return False
     if "$ref" in schema:
+        if linear:
+            # D29 reading: a `$ref` cycle that consumes nothing of the instance (`{"$ref": "#"}`)
+            # asserts nothing; it is not followed again.
+            key = (id(schema), id(v))
+            if key in _ACTIVE_REFS:
+                return True
+            _ACTIVE_REFS.add(key)
+            target_root = _ref_document(schema["$ref"], root)[0]
+            try:
+                return valid(v, resolve(schema["$ref"], root, linear), target_root, linear)
+            finally:
+                _ACTIVE_REFS.discard(key)
         return valid(v, resolve(schema["$ref"], root), root, linear)  # draft-07: siblings ignored
     s = schema
     if "type" in s:
