@@ -593,7 +593,25 @@ def mcp_call(inp):
 # mirrors: `createMCPPlugin`'s `handleRequest` / `handleResponse` over one session (arch §6.1–6.3,
 #          spec §11.3)
 def mcp_session(inp):
-    raise TODO
+    fields(inp, ["config", "now", "steps"])
+    cfg, steps = dos.mcp_config(inp["config"]), inp["steps"]
+    if not isinstance(steps, list) or len(steps) > 10_000:
+        raise InvalidInput("steps must be an array of at most 10000 steps")
+    session, out = dos.McpSession(cfg, string(inp["now"], "now")), []
+    for i, step in enumerate(steps):
+        if not isinstance(step, dict) or len(step) != 1:
+            raise InvalidInput(f"steps[{i}] must be an object with one member")
+        (kind, message), = step.items()
+        if kind == "spent":
+            if not isinstance(message, list) or not all(isinstance(d, str) for d in message):
+                raise InvalidInput(f"steps[{i}].spent must be an array of delegation ids")
+            out.append({"spent": {d: session.spend.get(d, 0) for d in message}})
+        elif kind in ("client", "upstream"):
+            to_client, to_upstream = (session.client if kind == "client" else session.upstream)(message)
+            out.append({"toClient": [dos.session_view(m) for m in to_client], "toUpstream": to_upstream})
+        else:
+            raise InvalidInput(f"steps[{i}]: unknown step {kind!r}")
+    return {"steps": out}
 
 
 # === §11a Advisory profile lint ==============================================================

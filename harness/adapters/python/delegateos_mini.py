@@ -1663,3 +1663,61 @@ def mcp_call(request: Any, cfg: dict, spent: dict, now: str) -> dict:
     spent[scope["delegationId"]] = spent.get(scope["delegationId"], 0) + cost  # at authorization (D32)
     forwarded = {**request, "params": {k: v for k, v in params.items() if k != "_delegateos"}}
     return {"decision": "forward", "request": forwarded, "delegationId": scope["delegationId"], "spend": cost}
+
+
+class McpSession:
+    """One session of the plugin (arch §6.1, spec/mcp-proxy.md §6.1): what it keeps between
+    messages is the spend per delegation (charged at authorization, D32) and the ids of the
+    client's pending `tools/list` requests, whose responses are filtered (§11.3 step 4)."""
+
+    def __init__(self, cfg: dict, now: str):
+        self.cfg, self.now = cfg, now
+        self.spend: dict = {}
+        self.pending_lists: set = set()
+
+    @staticmethod
+    def _id_key(value: Any) -> str:
+        return json.dumps(value, sort_keys=True)
+
+    def client(self, message: Any) -> tuple[list, list]:
+        """(to the client, to the upstream) for one client message."""
+        if not isinstance(message, dict):  # not a JSON-RPC request object (mcp-proxy.md §3.5)
+            return [{"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Invalid Request"}}], []
+        decision = mcp_call(message, self.cfg, self.spend, self.now)
+        kind = decision["decision"]
+        if kind == "forward":
+            return [], [decision["request"]]
+        if kind == "deny":
+            return [decision["response"]], []
+        if kind == "drop":
+            return [], []
+        if message.get("method") == "tools/list" and "id" in message:
+            self.pending_lists.add(self._id_key(message["id"]))
+        return [], [message]
+
+    def upstream(self, message: Any) -> tuple[list, list]:
+        """A response to a pending client `tools/list` is filtered; anything else is relayed."""
+        is_response = not (isinstance(message, dict) and "method" in message)
+        key = self._id_key(message["id"]) if is_response and isinstance(message, dict) and "id" in message else None
+        if key is None or key not in self.pending_lists:
+            return [message], []
+        self.pending_lists.discard(key)
+        result = message.get("result")
+        if isinstance(result, dict) and isinstance(result.get("tools"), list):
+            kept = mcp_filter_tools(result["tools"], self.cfg, self.spend, self.now)
+            message = {**message, "result": {**result, "tools": kept}}
+        return [message], []
+
+
+def session_view(message: Any) -> Any:
+    """mcp-proxy.md §6.1: a -32001 denial's data reduced to `type`; other errors lose `detail`."""
+    error = message.get("error") if isinstance(message, dict) else None
+    data = error.get("data") if isinstance(error, dict) else None
+    if not isinstance(data, dict):
+        return message
+    code = error.get("code")
+    if type(code) is int and code == DENIAL_CODE:
+        data = {k: v for k, v in data.items() if k == "type"}
+    else:
+        data = {k: v for k, v in data.items() if k != "detail"}
+    return {**message, "error": {**error, "data": data}}
