@@ -541,7 +541,7 @@ def chain_verify_store(inp):
 #          invalid_message`, and maps onto whatever validator or handler entry a library has for
 #          incoming §9 messages
 def jsonrpc_classify(inp):
-    raise TODO
+    return {"kind": dos.classify_message(fields(inp, ["message"])["message"])}
 
 
 # === §11 MCP decisions (§11) ================================================================

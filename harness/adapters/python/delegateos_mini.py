@@ -1721,3 +1721,101 @@ def session_view(message: Any) -> Any:
     else:
         data = {k: v for k, v in data.items() if k != "detail"}
     return {**message, "error": {**error, "data": data}}
+
+
+# ---------------------------------------------------------------------------------------------
+# 11. JSON-RPC messages of §9 (D31): which of the five a message is, or invalid_message
+# ---------------------------------------------------------------------------------------------
+
+
+def _message_error(detail: str) -> DelegateError:
+    return DelegateError("invalid_message", detail)
+
+
+def _rpc_id(msg: dict) -> None:
+    """D31: a request's id is a string or an integer (not null, not fractional)."""
+    v = msg.get("id")
+    ok = isinstance(v, str) or (isinstance(v, int) and not isinstance(v, bool) and -(2**63) <= v < 2**63)
+    if not ok:
+        raise _message_error("id must be a string or an integer")
+
+
+def _members(obj: Any, required: set, optional: set, what: str) -> dict:
+    if not _exact(obj, required, optional):
+        raise _message_error(f"{what} must have exactly the §9 members")
+    return obj
+
+
+def _rpc_del_id(obj: dict, key: str) -> str:
+    if not _is_str(obj[key], _DELEGATION_ID_RE):
+        raise _message_error(f"{key} is not del_ + 12 lowercase hex")
+    return obj[key]
+
+
+def classify_message(msg: Any) -> str:
+    """§9 with D31: exact members, JSON-RPC 2.0 id rules, nested objects well-formed (shape
+    only, signatures are the receiver's next step), completion ids consistent."""
+    if not isinstance(msg, dict) or msg.get("jsonrpc") != "2.0":
+        raise _message_error('not a JSON-RPC 2.0 object (jsonrpc must be "2.0")')
+    if "method" not in msg:
+        return _classify_response(msg)
+    _members(msg, {"jsonrpc", "method"}, {"id", "params"}, "message")
+    method = msg["method"]
+    if method == "delegateos/delegate":
+        _rpc_id(msg)
+        p = _members(msg.get("params"), {"contract", "dct", "dctFormat", "delegationId", "parentDelegationId"}, set(), "params")
+        if contract_problem(p["contract"]):
+            raise _message_error("params.contract is malformed")
+        if not _is_str(p["dct"]) or not p["dct"]:
+            raise _message_error("params.dct must be a non-empty string")
+        try:
+            b64url_decode(p["dct"])
+        except DelegateError as e:
+            raise _message_error("params.dct is not strict base64url") from e
+        if p["dctFormat"] != TOKEN_FORMAT:
+            raise _message_error("params.dctFormat")
+        _rpc_del_id(p, "delegationId")
+        _rpc_del_id(p, "parentDelegationId")
+        return "delegate_request"
+    if method not in ("delegateos/complete", "delegateos/revoke"):
+        raise _message_error(f"unknown method {method!r}")
+    if "id" in msg:
+        raise _message_error(f"{method} is a notification: no id")
+    if method == "delegateos/complete":
+        p = _members(msg.get("params"), {"delegationId", "attestation"}, set(), "params")
+        _rpc_del_id(p, "delegationId")
+        if attestation_problem(p["attestation"]):
+            raise _message_error("params.attestation is malformed")
+        if p["attestation"]["delegationId"] != p["delegationId"]:
+            raise _message_error("params.attestation.delegationId differs from params.delegationId")
+        return "complete"
+    p = _members(msg.get("params"), {"revocation"}, set(), "params")
+    try:
+        check_revocation_entry(p["revocation"])
+    except DelegateError as e:
+        raise _message_error(f"params.revocation: {e.detail}") from e
+    return "revoke"
+
+
+def _classify_response(msg: dict) -> str:
+    if "error" in msg:
+        raise _message_error("an error response is not a §9 message")
+    _members(msg, {"jsonrpc", "id", "result"}, set(), "response")
+    _rpc_id(msg)
+    r = msg["result"]
+    accepted = r.get("accepted") if isinstance(r, dict) else None
+    if accepted is True:
+        _members(r, {"accepted", "delegationId"}, {"estimatedDurationMs", "estimatedCostMicrocents"}, "result")
+        _rpc_del_id(r, "delegationId")
+        for key in ("estimatedDurationMs", "estimatedCostMicrocents"):
+            if key in r and not is_protocol_int(r[key]):
+                raise _message_error(f"result.{key} must be a non-negative integer")
+        return "delegate_accept"
+    if accepted is False:
+        _members(r, {"accepted", "reason"}, {"details"}, "result")
+        if not _is_str(r["reason"]) or not r["reason"]:
+            raise _message_error("result.reason must be a non-empty string")
+        if "details" in r and not _is_str(r["details"]):
+            raise _message_error("result.details must be a string")
+        return "delegate_reject"
+    raise _message_error("result.accepted must be a boolean")
