@@ -2,8 +2,8 @@
 """Example DelegateOS conformance adapter, built on `delegateos-conform new-adapter --lang python`.
 
 The skeleton's stubs are filled in with calls into `delegateos_mini.py` (beside this file, an
-independent Python implementation); the protocol loop and helpers are the generated, unedited
-`delegateos_kit.py`. Stubs still raising TODO are not declared in `hello`, so their cases are
+independent Python implementation, with `ecmaregex.py` for ECMAScript patterns and `draft07.py`
+for JSON Schema); the protocol loop and helpers are the generated, unedited `delegateos_kit.py`. Stubs still raising TODO are not declared in `hello`, so their cases are
 reported skipped. `main()` takes another library with the same functions: the red-team adapter
 (harness/adapters/redteam/py-hasty) and the spec-literal variant (harness/adapters/python-literal)
 reuse this file with theirs.

@@ -7,6 +7,11 @@ it resolves no remote `$ref`. Validation follows draft-07: `integer` accepts `1.
 lengths count code points, `pattern` is an ECMAScript regex with the `u` flag (ajv's
 `new RegExp(p, "u")`), `$ref` siblings are ignored, numbers compare as JSON numbers.
 Anything this module does not render faithfully raises `Unsupported`.
+
+The example library's decision reading (D12, D29) is `check_d29` then `valid(..., linear=True)`:
+the draft-07 `$schema` only, ajv strict's keyword walk (depth ≤ 64), the meta-schema's value
+rules, local `$ref`s (and the draft-07 meta-schema) only, `pattern` on the linear-time engine,
+`multipleOf` in exact decimal arithmetic.
 """
 
 from __future__ import annotations

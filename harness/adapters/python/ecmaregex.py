@@ -17,6 +17,11 @@ ECMAScript's grammar and written out as a Python `re` pattern that means the sam
 - Python-only syntax (`(?P<n>…)`, `(?i)`, `\\Z`, `\\A`, `{,n}`, possessive quantifiers) is
   read as ECMAScript reads it (a SyntaxError, or a literal).
 
+Two ways to run a translation: `test` hands it to `re` (the spec-literal adapter's
+`new RegExp`, which backtracks like V8), and `compile_linear(...).test` turns it into an
+automaton (the example library's D12 reading: no backtracking, so no hostile pattern can hang
+it; backreferences and lookaround are refused with NotRegular).
+
 Not available in the stdlib: the Unicode `Script`/`Script_Extensions` and binary properties
 other than `Any`/`ASCII`/`Assigned` (`\\p{Emoji}`, `\\p{sc=Greek}`) — a pattern using one raises
 `Unsupported`, never a guess. A pattern of star height ≥ 2 on a long subject raises
