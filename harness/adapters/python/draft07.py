@@ -16,6 +16,9 @@ rules, local `$ref`s (and the draft-07 meta-schema) only, `pattern` on the linea
 
 from __future__ import annotations
 
+import base64
+import binascii
+import json
 import math
 import re
 from urllib.parse import unquote
@@ -63,6 +66,40 @@ def check_d29(schema: Any) -> None:
         raise SchemaError("$schema is not draft-07")
     _walk_d29(schema, 0)
     check_schema(schema, schema, linear=True)
+    _compile_d29(schema, schema, set())
+
+
+def _compile_d29(schema: Any, root: Any, seen: set) -> None:
+    """The compile step of a draft-07 validator (D29): the subschemas that can apply are built
+    — `$ref`s resolved (their siblings are ignored, draft-07), patterns compiled by the
+    linear-time engine; `definitions` are built only through a `$ref`, `then`/`else` only
+    with an `if` (and an `if` only with one of them), `additionalItems` only after an
+    `items` array."""
+    if not isinstance(schema, dict) or id(schema) in seen:
+        return
+    seen.add(id(schema))
+    if "$ref" in schema:
+        target = resolve(schema["$ref"], root, True)
+        _compile_d29(target, _ref_document(schema["$ref"], root)[0], seen)
+        return
+    if "pattern" in schema:
+        _compile(schema["pattern"], True)
+    subs = [schema.get(k) for k in ("additionalProperties", "contains", "propertyNames", "not")]
+    for key in ("properties", "patternProperties"):
+        subs += list(schema.get(key, {}).values())
+    for key in schema.get("patternProperties", {}):
+        _compile(key, True)
+    items = schema.get("items")
+    subs += items if isinstance(items, list) else [items]
+    if isinstance(items, list):
+        subs.append(schema.get("additionalItems"))
+    for key in ("allOf", "anyOf", "oneOf"):
+        subs += schema.get(key, [])
+    subs += [d for d in schema.get("dependencies", {}).values() if not isinstance(d, list)]
+    if "if" in schema and ("then" in schema or "else" in schema):
+        subs += [schema["if"], schema.get("then"), schema.get("else")]
+    for sub in subs:
+        _compile_d29(sub, root, seen)
 
 
 def _walk_d29(schema: Any, depth: int) -> None:
@@ -119,10 +156,7 @@ def check_schema(schema: Any, root: Any, depth: int = 0, linear: bool = False) -
         raise SchemaError("a schema is an object or a boolean")
     for key, value in schema.items():
         if linear and key in D29_EXTRA:
-            if key == "$defs":
-                for s in value.values():
-                    check_schema(s, root, depth + 1, linear)
-            continue
+            continue  # the draft-07 meta-schema does not know them: their values are free
         if key not in KNOWN:
             raise SchemaError(f"strict mode: unknown keyword {key!r}")
         if linear:
@@ -145,7 +179,8 @@ def check_schema(schema: Any, root: Any, depth: int = 0, linear: bool = False) -
                 raise SchemaError(f"{key} must be an object")
             for k, s in value.items():
                 if key == "patternProperties":
-                    _compile(k, linear)
+                    if not linear:  # D29: compiled where applied (_compile_d29)
+                        _compile(k)
                 check_schema(s, root, depth + 1, linear)
         elif key in NUMBERS:
             if not _is_number(value) or (key == "multipleOf" and value <= 0):
@@ -169,7 +204,8 @@ def check_schema(schema: Any, root: Any, depth: int = 0, linear: bool = False) -
         elif key == "pattern":
             if not isinstance(value, str):
                 raise SchemaError("pattern must be a string")
-            _compile(value, linear)
+            if not linear:
+                _compile(value)
         elif key == "format":
             raise SchemaError(f"unknown format {value!r} (strict mode, no format plugin)")
         elif key == "dependencies":
@@ -184,7 +220,8 @@ def check_schema(schema: Any, root: Any, depth: int = 0, linear: bool = False) -
         elif key == "$ref":
             if not isinstance(value, str):
                 raise SchemaError("$ref must be a string")
-            resolve(value, root, linear)
+            if not linear:
+                resolve(value, root)
         elif key in ("contentMediaType", "contentEncoding"):
             if not linear:
                 raise Unsupported(f"{key}")
@@ -210,8 +247,8 @@ def _meta_d29(key: str, value: Any) -> None:
             raise SchemaError("dependencies lists must be unique")
     if key in strings and not isinstance(value, str):
         raise SchemaError(f"{key} must be a string")
-    if key == "readOnly" and not isinstance(value, bool):
-        raise SchemaError("readOnly must be a boolean")
+    if key in ("readOnly", "writeOnly") and not isinstance(value, bool):
+        raise SchemaError(f"{key} must be a boolean")
     if key == "examples" and not isinstance(value, list):
         raise SchemaError("examples must be an array")
 
@@ -226,6 +263,30 @@ def _compile(pattern: str, linear: bool = False) -> None:
         raise SchemaError(f"pattern: {e}") from e
     except ecmaregex.Unsupported as e:
         raise Unsupported(f"pattern: {e}") from e
+
+
+def _content_ok(text: str, s: dict) -> bool:
+    """D29 reading: draft-07's `contentEncoding: base64` and `contentMediaType:
+    application/json` are asserted (other encodings and media types are annotations)."""
+    data: Any = text
+    if s.get("contentEncoding") == "base64":
+        try:
+            raw = base64.b64decode(text, validate=True)
+        except (binascii.Error, ValueError):
+            return False
+        if base64.b64encode(raw).decode("ascii") != text:
+            return False  # non-canonical padding bits
+        data = raw
+    if s.get("contentMediaType") == "application/json":
+        try:
+            json.loads(data, parse_constant=_no_constant)
+        except (ValueError, UnicodeDecodeError):
+            return False
+    return True
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
 
 
 def _linear_test(pattern: str, flags: str, subject: str) -> bool:
@@ -258,6 +319,7 @@ META = {
         "description": {"type": "string"},
         "default": True,
         "readOnly": {"type": "boolean", "default": False},
+        "writeOnly": {"type": "boolean", "default": False},
         "examples": {"type": "array", "items": True},
         "multipleOf": {"type": "number", "exclusiveMinimum": 0},
         "maximum": {"type": "number"},
@@ -468,6 +530,8 @@ def valid(v: Any, schema: Any, root: Any, linear: bool = False) -> bool:
             return False
         if "pattern" in s and not test(s["pattern"], "u", v):
             return False
+        if linear and not _content_ok(v, s):
+            return False
     if isinstance(v, list):
         if "minItems" in s and len(v) < s["minItems"]:
             return False
@@ -529,7 +593,7 @@ def valid(v: Any, schema: Any, root: Any, linear: bool = False) -> bool:
         return False
     if "not" in s and valid(v, s["not"], root, linear):
         return False
-    if "if" in s:
+    if "if" in s and (not linear or "then" in s or "else" in s):  # an `if` alone asserts nothing
         branch = s.get("then", True) if valid(v, s["if"], root, linear) else s.get("else", True)
         if not valid(v, branch, root, linear):
             return False
