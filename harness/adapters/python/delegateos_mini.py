@@ -752,11 +752,12 @@ class RevocationList:
             value = parse_json(text)
         except ValueError as e:
             raise DelegateError("invalid_json", str(e)) from e
-        if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        if not isinstance(value, list):
             raise DelegateError("malformed_entry", "fromJSON text must be an array of entries")
         result = cls()
         for entry in value:
-            result.add(entry)  # all or nothing: the first bad entry fails the whole list
+            # All or nothing, in order: the first bad entry (a non-object included) fails the list.
+            result.add(entry)
         return result
 
 
