@@ -867,6 +867,7 @@ def check_output_equals(output: Any, params: Any) -> dict:
 # nothing else). DELEGATEOS_LITERAL_REGEX=re runs Python's own `re` on the pattern instead — the
 # dialect mistake an implementation in Python makes; it must fail only regex_match cases.
 sys.path.insert(0, HERE)
+sys.path.insert(0, EXAMPLE_DIR)  # ecmaregex.py and draft07.py live beside the example library
 import ecmaregex  # noqa: E402
 
 REGEX_ENGINE = os.environ.get("DELEGATEOS_LITERAL_REGEX", "ecmascript")

@@ -2,8 +2,8 @@
 """Example DelegateOS conformance adapter, built on `delegateos-conform new-adapter --lang python`.
 
 The skeleton's stubs are filled in with calls into `delegateos_mini.py` (beside this file, an
-independent Python implementation); the protocol loop and helpers are the generated, unedited
-`delegateos_kit.py`. Stubs still raising TODO are not declared in `hello`, so their cases are
+independent Python implementation, with `ecmaregex.py` for ECMAScript patterns and `draft07.py`
+for JSON Schema); the protocol loop and helpers are the generated, unedited `delegateos_kit.py`. Stubs still raising TODO are not declared in `hello`, so their cases are
 reported skipped. `main()` takes another library with the same functions: the red-team adapter
 (harness/adapters/redteam/py-hasty) and the spec-literal variant (harness/adapters/python-literal)
 reuse this file with theirs.
@@ -37,6 +37,15 @@ def library_error(error: BaseException) -> Optional[Tuple[str, str]]:
     if isinstance(error, dos.DelegateError):
         return error.code, error.detail
     return None
+
+
+def unsupported_is_skip(function: Any, *args: Any) -> Any:
+    """What the library cannot evaluate faithfully (a `\\p{Script=…}` property: no such data in
+    the standard library) is answered `skipped`, never guessed."""
+    try:
+        return function(*args)
+    except dos.Unsupported as e:
+        raise Skip(str(e)) from e
 
 
 def capability(value: Any, name: str) -> dict:
@@ -347,7 +356,10 @@ def revocation_from_json(inp):
 # errors: `malformed_contract`
 # mirrors: `createContract` (arch §8)
 def contract_create(inp):
-    raise TODO
+    fields(inp, ["issuerSeed", "contract"])
+    if not isinstance(inp["contract"], dict):
+        raise InvalidInput("contract must be an object")
+    return {"contract": dos.create_contract(seed(inp["issuerSeed"], "issuerSeed"), inp["contract"])}
 
 
 # contract.verify_signature — 66 cases in the embedded corpus (spec/operations.md §6)
@@ -356,7 +368,8 @@ def contract_create(inp):
 # errors: `malformed_contract`, `invalid_signature`
 # mirrors: *combined*: `verifyContractSignature(contract, contract.issuer)`
 def contract_verify_signature(inp):
-    raise TODO
+    dos.verify_contract(fields(inp, ["contract"])["contract"])
+    return {"valid": True}
 
 
 # contract.bind — 37 cases in the embedded corpus (spec/operations.md §6)
@@ -367,7 +380,12 @@ def contract_verify_signature(inp):
 #         `contract_mismatch`, then `capability_mismatch` (D11)
 # mirrors: *combined*: `verifyDCT` (steps 1–6) then §5.2 (D11)
 def contract_bind(inp):
-    raise TODO
+    fields(inp, ["contract", "token", "now", "rootPublicKey", "revocations"])
+    if not isinstance(inp["revocations"], list):
+        raise InvalidInput("revocations must be an array")
+    now, root = string(inp["now"], "now"), string(inp["rootPublicKey"], "rootPublicKey")
+    dos.bind_contract(inp["contract"], inp["token"], now, root, inp["revocations"])
+    return {"bound": True}
 
 
 # contract.verify_signature_with_key — 24 cases in the embedded corpus (spec/operations.md §6)
@@ -404,7 +422,8 @@ def contract_check_binding(inp):
 # mirrors: `CheckFunctionRegistry` / `createDefaultRegistry` (arch §4.1.2), `verifyOutput` (arch
 #          §8, protocol §10.3)
 def check_run(inp):
-    raise TODO
+    fields(inp, ["name", "output"], ("params",))
+    return unsupported_is_skip(dos.run_check, string(inp["name"], "name"), inp["output"], inp.get("params"))
 
 
 # output.verify — 88 cases in the embedded corpus (spec/operations.md §7)
@@ -414,7 +433,8 @@ def check_run(inp):
 # mirrors: `CheckFunctionRegistry` / `createDefaultRegistry` (arch §4.1.2), `verifyOutput` (arch
 #          §8, protocol §10.3)
 def output_verify(inp):
-    raise TODO
+    fields(inp, ["verification", "output"])
+    return unsupported_is_skip(dos.verify_output, inp["verification"], inp["output"])
 
 
 # === §8 Attestations (§7, D13) ==============================================================
@@ -427,7 +447,10 @@ def output_verify(inp):
 # errors: `malformed_attestation`
 # mirrors: `createCompletionAttestation` (arch §5.1), D13
 def attestation_create(inp):
-    raise TODO
+    fields(inp, ["principalSeed", "attestation"])
+    if not isinstance(inp["attestation"], dict):
+        raise InvalidInput("attestation must be an object")
+    return {"attestation": dos.create_attestation(seed(inp["principalSeed"], "principalSeed"), inp["attestation"])}
 
 
 # attestation.output_hash — 17 cases in the embedded corpus (spec/operations.md §8)
@@ -466,7 +489,9 @@ def attestation_verify_signature(inp):
 # mirrors: *combined*: §7.3 one-level verification (signature under the claimed principal, schema,
 #          spec, cost)
 def attestation_verify(inp):
-    raise TODO
+    fields(inp, ["attestation", "contract"])
+    unsupported_is_skip(dos.verify_attestation, inp["attestation"], inp["contract"])
+    return {"valid": True}
 
 
 # === §9 Delegation chains (§8) ==============================================================
@@ -516,7 +541,7 @@ def chain_verify_store(inp):
 #          invalid_message`, and maps onto whatever validator or handler entry a library has for
 #          incoming §9 messages
 def jsonrpc_classify(inp):
-    raise TODO
+    return {"kind": dos.classify_message(fields(inp, ["message"])["message"])}
 
 
 # === §11 MCP decisions (§11) ================================================================
@@ -533,7 +558,11 @@ def jsonrpc_classify(inp):
 #       runs the same cases against a running proxy (§6.2).
 # mirrors: `createMCPPlugin` (arch §6.2)
 def mcp_filter_tools(inp):
-    raise TODO
+    fields(inp, ["tools", "config", "now"], ("spent",))
+    if not isinstance(inp["tools"], list):
+        raise InvalidInput("tools must be an array")
+    cfg, spent = dos.mcp_config(inp["config"]), dos.mcp_spent(inp.get("spent"))
+    return {"tools": dos.mcp_filter_tools(inp["tools"], cfg, spent, string(inp["now"], "now"))}
 
 
 # mcp.call — 68 cases in the embedded corpus (spec/operations.md §11)
@@ -547,7 +576,9 @@ def mcp_filter_tools(inp):
 #       runs the same cases against a running proxy (§6.2).
 # mirrors: `createMCPPlugin` (arch §6.2)
 def mcp_call(inp):
-    raise TODO
+    fields(inp, ["request", "config", "now"], ("spent",))
+    cfg, spent = dos.mcp_config(inp["config"]), dos.mcp_spent(inp.get("spent"))
+    return dos.mcp_call(inp["request"], cfg, spent, string(inp["now"], "now"))
 
 
 # mcp.session — 13 cases in the embedded corpus (spec/operations.md §11)
@@ -562,7 +593,25 @@ def mcp_call(inp):
 # mirrors: `createMCPPlugin`'s `handleRequest` / `handleResponse` over one session (arch §6.1–6.3,
 #          spec §11.3)
 def mcp_session(inp):
-    raise TODO
+    fields(inp, ["config", "now", "steps"])
+    cfg, steps = dos.mcp_config(inp["config"]), inp["steps"]
+    if not isinstance(steps, list) or len(steps) > 10_000:
+        raise InvalidInput("steps must be an array of at most 10000 steps")
+    session, out = dos.McpSession(cfg, string(inp["now"], "now")), []
+    for i, step in enumerate(steps):
+        if not isinstance(step, dict) or len(step) != 1:
+            raise InvalidInput(f"steps[{i}] must be an object with one member")
+        (kind, message), = step.items()
+        if kind == "spent":
+            if not isinstance(message, list) or not all(isinstance(d, str) for d in message):
+                raise InvalidInput(f"steps[{i}].spent must be an array of delegation ids")
+            out.append({"spent": {d: session.spend.get(d, 0) for d in message}})
+        elif kind in ("client", "upstream"):
+            to_client, to_upstream = (session.client if kind == "client" else session.upstream)(message)
+            out.append({"toClient": [dos.session_view(m) for m in to_client], "toUpstream": to_upstream})
+        else:
+            raise InvalidInput(f"steps[{i}]: unknown step {kind!r}")
+    return {"steps": out}
 
 
 # === §11a Advisory profile lint ==============================================================

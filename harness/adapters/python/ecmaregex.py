@@ -17,6 +17,11 @@ ECMAScript's grammar and written out as a Python `re` pattern that means the sam
 - Python-only syntax (`(?P<n>…)`, `(?i)`, `\\Z`, `\\A`, `{,n}`, possessive quantifiers) is
   read as ECMAScript reads it (a SyntaxError, or a literal).
 
+Two ways to run a translation: `test` hands it to `re` (the spec-literal adapter's
+`new RegExp`, which backtracks like V8), and `compile_linear(...).test` turns it into an
+automaton (the example library's D12 reading: no backtracking, so no hostile pattern can hang
+it; backreferences and lookaround are refused with NotRegular).
+
 Not available in the stdlib: the Unicode `Script`/`Script_Extensions` and binary properties
 other than `Any`/`ASCII`/`Assigned` (`\\p{Emoji}`, `\\p{sc=Greek}`) — a pattern using one raises
 `Unsupported`, never a guess. A pattern of star height ≥ 2 on a long subject raises
@@ -39,6 +44,14 @@ class Unsupported(Exception):
     """The stdlib cannot evaluate this faithfully."""
 
 
+class NotRegular(Exception):
+    """Linear mode: a backreference or a lookaround, which no automaton can run (D12)."""
+
+
+class TooLarge(Exception):
+    """Linear mode: the pattern nests too deeply or its automaton would be too large."""
+
+
 LINE_TERMINATORS = "\n\r\u2028\u2029"
 WHITE_SPACE = "\t\v\f \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000\ufeff"
 SPACE_CLASS = WHITE_SPACE + LINE_TERMINATORS
@@ -46,6 +59,9 @@ WORD = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"
 DIGITS = "0123456789"
 SYNTAX_CHARS = set("^$\\.*+?()[]{}|/")
 MAX_CP = 0x10FFFF
+LEAF_BASE = 0x100000  # linear mode: character set k is written as the code point LEAF_BASE + k
+MAX_NEST = 128  # linear mode: deepest group nesting
+MAX_STATES = 100_000  # linear mode: largest automaton
 
 
 def utf16_units(text: str) -> str:
@@ -148,16 +164,35 @@ def _category_ranges(gc: str):
     groups = {"L": "Lu Ll Lt Lm Lo", "LC": "Lu Ll Lt", "M": "Mn Mc Me", "N": "Nd Nl No",
               "P": "Pc Pd Ps Pe Pi Pf Po", "S": "Sm Sc Sk So", "Z": "Zs Zl Zp",
               "C": "Cc Cf Cs Co Cn"}
-    wanted = set(groups.get(gc, gc).split())
-    out, start = [], None
-    for cp in range(MAX_CP + 2):
-        hit = cp <= MAX_CP and unicodedata.category(chr(cp)) in wanted
-        if hit and start is None:
-            start = cp
-        elif not hit and start is not None:
-            out.append((start, cp - 1))
-            start = None
-    return tuple(out)
+    table = _category_table()
+    return tuple(_merge([r for name in groups.get(gc, gc).split() for r in table.get(name, ())]))
+
+
+# Planes 4-13 are unassigned (Cn) and planes 15-16 private use (Co, but for their last two code
+# points) in every Unicode version so far: `_category_table` takes them as blocks, not one
+# code point at a time (the same table, in a third of the time).
+_BLOCKS = ((0x40000, 0xDFFFF, "Cn"), (0xF0000, 0xFFFFD, "Co"), (0x100000, 0x10FFFD, "Co"))
+
+
+@lru_cache(maxsize=1)
+def _category_table():
+    """General_Category → code point ranges, in one pass over the code space."""
+    runs, lo = [], 0  # (first code point, category), one per change of category
+    category = unicodedata.category
+    for block_lo, block_hi, block_cat in _BLOCKS + ((MAX_CP + 1, MAX_CP, None),):
+        last = runs[-1][1] if runs else None
+        for cp in range(lo, block_lo):
+            cat = category(chr(cp))
+            if cat != last:
+                runs.append((cp, cat))
+                last = cat
+        if block_cat is not None and block_cat != last:
+            runs.append((block_lo, block_cat))
+        lo = block_hi + 1
+    table = {}
+    for (first, cat), (nxt, _) in zip(runs, runs[1:] + [(MAX_CP + 1, None)]):
+        table.setdefault(cat, []).append((first, nxt - 1))
+    return table
 
 
 def _property(body: str):
@@ -221,7 +256,13 @@ def _fold_nonu(ranges):
 
 
 class _Translator:
-    def __init__(self, pattern: str, flags: str):
+    def __init__(self, pattern: str, flags: str, linear: bool = False):
+        # `linear`: the output is parsed into an automaton (`LinearRegex`), not run by `re`:
+        # every character set becomes a placeholder leaf, assertions are written as `re`'s own
+        # `\A \Z ^ $ \b \B` (given ECMAScript meaning by the automaton), and backreferences
+        # and lookaround raise NotRegular.
+        self.linear = linear
+        self.leaves = []
         self.u = "u" in flags
         self.i = "i" in flags
         self.m = "m" in flags
@@ -341,7 +382,16 @@ class _Translator:
         IGNORECASE folds)."""
         if self.i and not self.u:
             ranges = _fold_nonu(ranges)
-        return _py_class(_merge(ranges), negate)
+        return self.leaf(_py_class(_merge(ranges), negate))
+
+    def leaf(self, py_class):
+        """Linear mode: a placeholder code point (plane 16) standing for leaf number k."""
+        if not self.linear:
+            return py_class
+        if len(self.leaves) >= 0xFFFE:
+            raise TooLarge("too many character sets")
+        self.leaves.append(py_class)
+        return "\\U%08x" % (LEAF_BASE + len(self.leaves) - 1)
 
     def literal(self, cp):
         return self.chars_atom([(cp, cp)])
@@ -403,6 +453,13 @@ class _Translator:
 
     def atom_or_assertion(self):
         c = self.peek()
+        if self.linear and (c in "^$" or (c == "\\" and self.peek(1) in ("b", "B"))):
+            self.pos += 1 if c in "^$" else 2
+            if c == "^":
+                return ("^" if self.m else "\\A", False, False)
+            if c == "$":
+                return ("$" if self.m else "\\Z", False, False)
+            return ("\\" + self.peek(-1), False, False)
         if c == "^":
             self.pos += 1
             return ((f"(?:\\A|(?<=[{re.escape(LINE_TERMINATORS)}]))" if self.m else "\\A"), False, False)
@@ -420,7 +477,7 @@ class _Translator:
         if c == ".":
             self.pos += 1
             if self.s:
-                return (_py_class([(0, self.top)]), True, False)
+                return (self.leaf(_py_class([(0, self.top)])), True, False)
             return (self.chars_atom(_complement(_of(LINE_TERMINATORS), self.top)), True, False)
         if c == "[":
             return (self.char_class(), True, False)
@@ -465,6 +522,12 @@ class _Translator:
             kind = f"?P<{self._py_name(name)}>"
         elif self.peek() == "?":
             self.err("invalid group")
+        if self.linear:
+            if kind in ("?=", "?!", "?<=", "?<!"):
+                raise NotRegular("lookaround")
+            if self.depth > MAX_NEST:
+                raise TooLarge(f"groups nested deeper than {MAX_NEST}")
+            kind = "?:"  # captures do not matter to test()
         inner = self.disjunction()
         if not self.eat(")"):
             self.err("unterminated group")
@@ -584,6 +647,8 @@ class _Translator:
             m = re.compile(r"[0-9]+").match(self.src, self.pos)
             n = int(m.group(0))
             if n <= self.ncapture:
+                if self.linear:
+                    raise NotRegular("backreference")
                 # A backreference (Python fails where ECMAScript matches an unset group as empty;
                 # no corpus case references a group that is not set).
                 self.pos = m.end()
@@ -597,6 +662,8 @@ class _Translator:
             name = self.group_name()
             if name not in self.group_names:
                 self.err("invalid named reference")
+            if self.linear:
+                raise NotRegular("backreference")
             return f"(?P={self._py_name(name)})"
         return self.literal(self.character_escape(False))
 
@@ -701,6 +768,176 @@ def test(pattern: str, flags: str, subject: str) -> bool:
     if "y" in flags:
         return compiled.match(text) is not None
     return compiled.search(text) is not None
+
+
+# --- linear mode: an automaton instead of backtracking (D12) ------------------------------------
+# The decision reading (D12) runs untrusted patterns on untrusted subjects and must not hang, so
+# the example library does not hand the translation to `re`: `_Translator(linear=True)` writes
+# it with one placeholder per character set, `re`'s own parser turns that into a syntax tree,
+# and the tree becomes a Thompson NFA, simulated one subject character at a time with the
+# state sets cached (a lazy DFA). `test` only asks whether a match exists, so greediness and
+# alternative order do not matter; backreferences and lookaround (NotRegular) have no automaton.
+try:
+    from re import _constants as _sre, _parser as _sre_parse  # Python 3.11+
+except ImportError:  # pragma: no cover
+    import sre_constants as _sre
+    import sre_parse as _sre_parse
+
+_CHAR, _SPLIT, _ASSERT, _MATCH = range(4)
+
+
+class LinearRegex:
+    """`new RegExp(pattern, flags)` for `test`, in time linear in the subject."""
+
+    def __init__(self, pattern: str, flags: str):
+        t = _Translator(pattern, flags, linear=True)
+        py = t.parse()
+        try:
+            tree = _sre_parse.parse(py, 0)
+        except (re.error, OverflowError, RecursionError) as e:
+            raise TooLarge(f"no automaton: {e}") from e
+        ignore = re.IGNORECASE if (t.i and t.u) else 0  # without `u` the translator folded
+        self.leaves = [re.compile(c, ignore) for c in t.leaves]
+        self.u = t.u
+        self.word = frozenset(chr(c) for lo, hi in t.word_ranges() for c in range(lo, hi + 1))
+        self.kind, self.arg, self.out = [], [], []
+        self.has_asserts = False
+        final = self._state(_MATCH, None, ())
+        self.start = self._seq(tree, final)
+        self.start_set = frozenset([self.start])
+        self._closures, self._steps = {}, {}
+
+    def _state(self, kind, arg, out):
+        if len(self.kind) >= MAX_STATES:
+            raise TooLarge(f"automaton larger than {MAX_STATES} states")
+        self.kind.append(kind)
+        self.arg.append(arg)
+        self.out.append(out)
+        return len(self.kind) - 1
+
+    def _seq(self, items, nxt):
+        for op, av in reversed(list(items)):
+            nxt = self._node(op, av, nxt)
+        return nxt
+
+    def _node(self, op, av, nxt):
+        if op is _sre.LITERAL:
+            k = av - LEAF_BASE
+            leaf = self.leaves[k] if 0 <= k < len(self.leaves) else re.compile(re.escape(chr(av)))
+            return self._state(_CHAR, leaf, (nxt,))
+        if op is _sre.IN and all(o is _sre.LITERAL for o, _ in av):  # re merged one-set branches
+            return self._state(_SPLIT, None, tuple(self._node(o, v, nxt) for o, v in av))
+        if op is _sre.SUBPATTERN:
+            return self._seq(av[-1], nxt)
+        if op is _sre.BRANCH:
+            return self._state(_SPLIT, None, tuple(self._seq(alt, nxt) for alt in av[1]))
+        if op in (_sre.MAX_REPEAT, _sre.MIN_REPEAT):
+            lo, hi, item = av
+            before = len(self.kind)
+            probe = self._seq(item, nxt)
+            if probe == nxt and len(self.kind) == before:
+                return nxt  # an empty item repeated is empty
+            if hi == _sre.MAXREPEAT:
+                loop = self._state(_SPLIT, None, ())
+                self.out[loop] = (self._seq(item, loop), nxt)
+                tail = loop
+            else:
+                if hi - lo > MAX_STATES:
+                    raise TooLarge("counted repetition too large")
+                tail = nxt
+                for _ in range(hi - lo):
+                    tail = self._state(_SPLIT, None, (self._seq(item, tail), nxt))
+            if lo > MAX_STATES:
+                raise TooLarge("counted repetition too large")
+            for _ in range(lo):
+                tail = self._seq(item, tail)
+            return tail
+        if op is _sre.AT:
+            self.has_asserts = True
+            return self._state(_ASSERT, av, (nxt,))
+        raise TooLarge(f"unexpected node {op}")  # the translator writes nothing else
+
+    # Context bits of a position: 1 start, 2 end, 4/8 word character before/after, 16/32 line
+    # terminator before/after (ECMAScript's \n \r U+2028 U+2029).
+    def _holds(self, at, ctx):
+        if at is _sre.AT_BEGINNING_STRING:
+            return bool(ctx & 1)
+        if at is _sre.AT_END_STRING:
+            return bool(ctx & 2)
+        if at is _sre.AT_BEGINNING:  # `^` with `m`
+            return bool(ctx & 17)
+        if at is _sre.AT_END:  # `$` with `m`
+            return bool(ctx & 34)
+        if at is _sre.AT_BOUNDARY:
+            return bool(ctx & 4) != bool(ctx & 8)
+        return bool(ctx & 4) == bool(ctx & 8)  # AT_NON_BOUNDARY
+
+    def _close(self, states, ctx):
+        """The character states reachable without consuming, and whether MATCH is."""
+        seen, stack, chars, matched = set(), list(states), [], False
+        while stack:
+            s = stack.pop()
+            if s in seen:
+                continue
+            seen.add(s)
+            kind = self.kind[s]
+            if kind == _CHAR:
+                chars.append(s)
+            elif kind == _SPLIT:
+                stack.extend(self.out[s])
+            elif kind == _ASSERT:
+                if self._holds(self.arg[s], ctx):
+                    stack.append(self.out[s][0])
+            else:
+                matched = True
+        return frozenset(chars), matched
+
+    def _ctx(self, prev, ch):
+        ctx = 0
+        if prev is None:
+            ctx |= 1
+        else:
+            ctx |= (4 if prev in self.word else 0) | (16 if prev in LINE_TERMINATORS else 0)
+        if ch is None:
+            ctx |= 2
+        else:
+            ctx |= (8 if ch in self.word else 0) | (32 if ch in LINE_TERMINATORS else 0)
+        return ctx
+
+    def test(self, subject: str) -> bool:
+        """Is there a match anywhere (`RegExp.prototype.test` on a fresh object)?"""
+        text = subject if self.u else utf16_units(subject)
+        closures, steps = self._closures, self._steps
+        if len(closures) + len(steps) > 50_000:
+            closures.clear()
+            steps.clear()
+        pending, prev, n = self.start_set, None, len(text)
+        for i in range(n + 1):
+            ch = text[i] if i < n else None
+            ctx = self._ctx(prev, ch) if self.has_asserts else 0
+            closed = closures.get((pending, ctx))
+            if closed is None:
+                closed = closures[(pending, ctx)] = self._close(pending, ctx)
+            if closed[1]:
+                return True
+            if ch is None:
+                return False
+            nxt = steps.get((closed[0], ch))
+            if nxt is None:
+                moved = [self.out[s][0] for s in closed[0] if self.arg[s].fullmatch(ch)]
+                nxt = steps[(closed[0], ch)] = frozenset(moved) | self.start_set
+            pending, prev = nxt, ch
+        return False
+
+
+@lru_cache(maxsize=256)
+def compile_linear(pattern: str, flags: str) -> LinearRegex:
+    """The automaton of an ECMAScript pattern; raises JsSyntaxError, NotRegular, TooLarge or
+    Unsupported (a `\\p{…}` property the stdlib has no data for)."""
+    try:
+        return LinearRegex(pattern, flags)
+    except RecursionError as e:
+        raise TooLarge("pattern nested too deeply") from e
 
 
 if __name__ == "__main__":  # a quick manual probe: ecmaregex.py PATTERN FLAGS SUBJECT
