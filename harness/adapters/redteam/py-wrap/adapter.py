@@ -70,8 +70,26 @@ def before(op, inp):
     return inp
 
 
+def reworded(reply):
+    """Every free text worded differently from the reference — not a defect, on every path
+    (bugs or careful): texts are never compared (spec/adapter-protocol.md, spec/mcp-proxy.md §6),
+    so a careful path that words them its own way must still agree with the reference."""
+    if reply.get("outcome") == "error" and "detail" in reply:
+        reply = {**reply, "detail": "py-wrap: " + str(reply["detail"])[::-1]}
+    output = reply.get("output")
+    if reply.get("outcome") == "ok" and isinstance(output, dict):
+        for path in (("response", "error", "data"), ("data",)):
+            node = output
+            for key in path:
+                node = node.get(key) if isinstance(node, dict) else None
+            if isinstance(node, dict) and isinstance(node.get("detail"), str):
+                node["detail"] = "py-wrap: " + node["detail"][::-1]
+    return reply
+
+
 def after(op, inp, reply):
     """Answer transformations (the defect skips a step whose failure the reference reports)."""
+    reply = reworded(reply)
     if op == "attestation.verify" and bug("attestation-budget-unchecked"):
         if reply.get("outcome") == "error" and reply.get("code") == "budget_exceeded":
             return {"seq": reply["seq"], "outcome": "ok", "output": {"valid": True}}

@@ -133,7 +133,13 @@ fn candidate(
     } else {
         ops::run(op, &input)
     };
-    let expectation = s.and_then(|s| candidate_expectation(s, &reference));
+    let comparable = match &reference {
+        Outcome::Ok { output } => Outcome::Ok {
+            output: super::comparable(op, output),
+        },
+        other => other.clone(),
+    };
+    let expectation = s.and_then(|s| candidate_expectation(s, &comparable));
     Candidate {
         seed,
         edits,

@@ -33,6 +33,28 @@ pub fn view(input: &Value) -> Value {
     v
 }
 
+/// The reference's `mcp.call` answer as vectors compare it (spec/mcp-proxy.md §6): `detail`
+/// is free text, so a denial's whole `response` is compared only when its `error.data` has no
+/// `detail` (`id` and `error`, which the reference gives without `detail`, always are), and a
+/// dropped notification's `data` likewise.
+pub fn comparable(output: &Value) -> Value {
+    let mut out = output.clone();
+    let has_detail = |v: Option<&Value>| v.and_then(|d| d.get("detail")).is_some();
+    let Some(obj) = out.as_object_mut() else {
+        return out;
+    };
+    match obj.get("decision").and_then(Value::as_str) {
+        Some("deny") if has_detail(output.pointer("/response/error/data")) => {
+            obj.remove("response");
+        }
+        Some("drop") if has_detail(output.get("data")) => {
+            obj.remove("data");
+        }
+        _ => {}
+    }
+    out
+}
+
 /// The input of a view: the token re-signed (unless `Keep`) and encoded back.
 pub fn encode(view: &Value, signing: Signing, keys: &Keys) -> Value {
     let mut v = view.clone();
@@ -127,4 +149,33 @@ pub fn random_edit(rng: &mut Rng, view: &Value) -> Option<Edit> {
     };
     edit::random(rng, view, &prefix, &dictionary)
         .or_else(|| edit::random(rng, view, &[], &dictionary))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A body with a `detail` is not compared whole; one without is; `id` and `error` always.
+    #[test]
+    fn comparable_drops_only_bodies_with_free_text() {
+        let error = json!({"code": -32001, "message": "DCT verification failed",
+                           "data": {"type": "revoked"}});
+        let mut with_detail = error.clone();
+        with_detail["data"]["detail"] = json!("token revoked by the root");
+        let deny = |e: &Value| {
+            json!({"decision": "deny", "id": 1, "error": error.clone(),
+                   "response": {"jsonrpc": "2.0", "id": 1, "error": e}})
+        };
+        assert_eq!(
+            comparable(&deny(&with_detail)),
+            json!({"decision": "deny", "id": 1, "error": error.clone()})
+        );
+        assert_eq!(comparable(&deny(&error)), deny(&error));
+        let drop = json!({"decision": "drop", "data": {"type": "x", "detail": "text"}});
+        assert_eq!(comparable(&drop), json!({"decision": "drop"}));
+        let kept = json!({"decision": "drop", "data": {"type": "capability_not_granted"}});
+        assert_eq!(comparable(&kept), kept);
+        let forward = json!({"decision": "forward", "spend": 3});
+        assert_eq!(comparable(&forward), forward);
+    }
 }

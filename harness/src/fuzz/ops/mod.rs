@@ -66,6 +66,16 @@ pub fn view(op: &str, input: &Value) -> Value {
     }
 }
 
+/// The part of `op`'s ok `output` an implementation is held to: what a vector of `op` would
+/// pin. The reference's answer is the fuzzer's expectation, but its free text is not: for
+/// `mcp.call` this drops the bodies that carry a `detail` (spec/mcp-proxy.md §6).
+pub fn comparable(op: &str, output: &Value) -> Value {
+    match op {
+        "mcp.call" => mcp::comparable(output),
+        _ => output.clone(),
+    }
+}
+
 /// The input of `op` for an edited `view`.
 pub fn encode(op: &str, view: &Value, signing: Signing, keys: &Keys) -> Value {
     match op {
