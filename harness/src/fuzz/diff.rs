@@ -101,6 +101,9 @@ pub struct Finding {
     pub input: Value,
     /// The reference's outcome.
     pub reference: Outcome,
+    /// What the implementation was held to: the reference's outcome as a vector would pin it,
+    /// with the outcomes a decision leaves open (`acceptable`); the finding file's `expect`.
+    pub expectation: Option<Expectation>,
     /// What the implementation answered (`{"outcome": …}`), if anything.
     pub actual: Option<Value>,
     /// Runner message (error text).
@@ -684,6 +687,7 @@ pub fn run(config: &DiffConfig, progress: &mut dyn FnMut(&str)) -> Result<DiffRe
                 edits: Vec::new(),
                 input: min.input,
                 reference: min.reference,
+                expectation: min.expectation,
                 actual,
                 message,
                 found_after,
@@ -744,7 +748,7 @@ pub fn finding_file(f: &Finding, n: usize, keys: &Keys) -> VectorFile {
     } else {
         serde_json::to_string(&f.edits).unwrap_or_default()
     };
-    let expect = expectation_of(&f.reference).unwrap_or(Expectation::Invalid {
+    let expect = f.expectation.clone().unwrap_or(Expectation::Invalid {
         code: "skipped".to_owned(),
         stage: None,
     });
@@ -868,6 +872,7 @@ mod tests {
             edits: Vec::new(),
             input: c.input,
             reference: c.reference,
+            expectation: c.expectation,
             actual: Some(json!({"outcome": "ok", "output": {}})),
             message: String::new(),
             found_after: Duration::from_millis(1),

@@ -99,20 +99,83 @@ fn expected_of(outcome: &Outcome) -> Option<vf::Expected> {
 }
 
 /// The reference's outcome; the seed's other `acceptable` outcomes too when the reference
-/// still answers one of them (the edits left the seed's open question open).
-fn candidate_expectation(seed: &OpSeed, reference: &Outcome) -> Option<Expectation> {
+/// still answers one of them (the edits left the seed's open question open); and `also`, the
+/// outcomes a decision leaves open for this candidate (D7: a malformed caller `now`).
+fn candidate_expectation(
+    seed: &OpSeed,
+    reference: &Outcome,
+    also: Vec<vf::Expected>,
+) -> Option<Expectation> {
     let first = expected_of(reference)?;
-    if let Expectation::Acceptable { outcomes, decision } = &seed.expect {
-        if outcomes.contains(&first) {
-            let mut all = vec![first.clone()];
-            all.extend(outcomes.iter().filter(|o| **o != first).cloned());
-            return Some(Expectation::Acceptable {
-                outcomes: all,
-                decision: decision.clone(),
-            });
+    let mut outcomes = vec![first.clone()];
+    let mut decision = None;
+    if let Expectation::Acceptable {
+        outcomes: open,
+        decision: d,
+    } = &seed.expect
+    {
+        if open.contains(&first) {
+            outcomes.extend(open.iter().cloned());
+            decision = Some(d.clone());
         }
     }
-    expectation_of(reference)
+    if !also.is_empty() {
+        outcomes.extend(also);
+        decision = decision.or_else(|| Some("D7".to_owned()));
+    }
+    let mut unique: Vec<vf::Expected> = Vec::new();
+    for o in outcomes {
+        if !unique.contains(&o) {
+            unique.push(o);
+        }
+    }
+    match decision {
+        Some(decision) if unique.len() > 1 => Some(Expectation::Acceptable {
+            outcomes: unique,
+            decision,
+        }),
+        _ => expectation_of(reference),
+    }
+}
+
+/// The reference's outcome as an implementation is held to it ([`super::comparable`]).
+fn comparable_outcome(op: &str, outcome: &Outcome) -> Outcome {
+    match outcome {
+        Outcome::Ok { output } => Outcome::Ok {
+            output: super::comparable(op, output),
+        },
+        other => other.clone(),
+    }
+}
+
+/// D7 and `spec/operations.md` §1 (issue 27): `now` is the caller's argument, and when an
+/// edit made it something other than a profile timestamp, the text does not order that fault
+/// before the token's own. So next to the reference's answer, `invalid_input` and the denial
+/// the candidate gets at the seed's `now` are acceptable, as the token fuzzer allows.
+fn malformed_now_outcomes(op: &str, input: &Value, seed: &OpSeed) -> Vec<vf::Expected> {
+    let malformed = input
+        .get("now")
+        .and_then(Value::as_str)
+        .is_some_and(|n| delegateos_reference::timestamp::Timestamp::parse(n).is_err());
+    let Some(seed_now) = seed.view.get("now").filter(|_| malformed) else {
+        return Vec::new();
+    };
+    let mut at_seed_now = input.clone();
+    at_seed_now["now"] = seed_now.clone();
+    let mut out = vec![vf::Expected::Invalid {
+        code: "invalid_input".to_owned(),
+        stage: None,
+    }];
+    let denial = comparable_outcome(op, &ops::run(op, &at_seed_now));
+    let denied = match &denial {
+        Outcome::Ok { output } => output.get("decision").and_then(Value::as_str) == Some("deny"),
+        Outcome::Error { .. } => true,
+        Outcome::Unsupported { .. } => false,
+    };
+    if denied {
+        out.extend(expected_of(&denial));
+    }
+    out
 }
 
 fn candidate(
@@ -133,13 +196,10 @@ fn candidate(
     } else {
         ops::run(op, &input)
     };
-    let comparable = match &reference {
-        Outcome::Ok { output } => Outcome::Ok {
-            output: super::comparable(op, output),
-        },
-        other => other.clone(),
-    };
-    let expectation = s.and_then(|s| candidate_expectation(s, &comparable));
+    let expectation = s.and_then(|s| {
+        let also = malformed_now_outcomes(op, &input, s);
+        candidate_expectation(s, &comparable_outcome(op, &reference), also)
+    });
     Candidate {
         seed,
         edits,
@@ -459,6 +519,7 @@ pub fn run(
                     .collect(),
                 input: min.input,
                 reference: min.reference,
+                expectation: min.expectation,
                 actual: j.actual,
                 message: j.message,
                 found_after,
@@ -542,5 +603,44 @@ mod tests {
             assert!(ok > 0, "{op}: nothing accepted");
             assert!(distinct.len() > 1, "{op}: one answer for every candidate");
         }
+    }
+
+    /// D7: an `mcp.call` whose caller `now` is not a profile timestamp may be answered with
+    /// the reference's denial, `invalid_input`, or the token's own denial at the seed's `now`;
+    /// a well-formed `now` leaves the reference's answer alone.
+    #[test]
+    fn a_malformed_caller_now_leaves_the_order_open() {
+        let keys = Keys::fixed();
+        let seeds = load_seeds("mcp.call", None);
+        let invalid_input = vf::Expected::Invalid {
+            code: "invalid_input".to_owned(),
+            stage: None,
+        };
+        let mut widened = 0;
+        for (i, s) in seeds.iter().enumerate() {
+            let input = build("mcp.call", &s.view, &[], Signing::Keep, &keys);
+            if input.get("now").is_none() {
+                continue;
+            }
+            assert!(malformed_now_outcomes("mcp.call", &input, s).is_empty());
+            let mut bad = input.clone();
+            bad["now"] = Value::from("2026-02-30T00:00:00Z");
+            let also = malformed_now_outcomes("mcp.call", &bad, s);
+            assert!(also.contains(&invalid_input), "{}", s.origin);
+            let edit = Edit::Set {
+                path: vec![crate::fuzz::mutate::Seg::Key("now".to_owned())],
+                value: Value::from("2026-02-30T00:00:00Z"),
+            };
+            let c = candidate("mcp.call", &seeds, i, vec![edit], Signing::Keep, &keys);
+            match c.expectation {
+                Some(Expectation::Acceptable { outcomes, decision }) => {
+                    assert!(outcomes.contains(&invalid_input), "{}", s.origin);
+                    assert!(!decision.is_empty());
+                }
+                other => panic!("{}: {other:?}", s.origin),
+            }
+            widened += 1;
+        }
+        assert!(widened > 10, "only {widened} mcp.call seeds carry a now");
     }
 }
