@@ -62,7 +62,9 @@ def check_d29(schema: Any) -> None:
     """D29: the draft-07 `$schema` only, ajv strict's keyword rules walked in key order
     (unknown keyword, any `format` → SchemaError; too deep → TooDeep), then the keyword values
     (`check_schema`: types, patterns on the linear engine, local `$ref` only)."""
-    if isinstance(schema, dict) and "$schema" in schema and schema["$schema"] not in DRAFT7_URIS:
+    if isinstance(schema, dict) and "$schema" in schema and (
+        not isinstance(schema["$schema"], str) or schema["$schema"] not in DRAFT7_URIS
+    ):
         raise SchemaError("$schema is not draft-07")
     _walk_d29(schema, 0)
     check_schema(schema, schema, linear=True)

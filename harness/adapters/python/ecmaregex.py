@@ -273,6 +273,9 @@ class _Translator:
         self.group_names, self.ncapture = self._scan_groups()
         self.named_seen = set()
         self.depth = 0
+        # Linear mode refuses a backreference only after the whole pattern parsed: a syntax
+        # error anywhere is what `new RegExp` throws first (and so JsSyntaxError wins).
+        self.backreference = False
         self.star_height = 0
 
     def _scan_groups(self):
@@ -401,6 +404,8 @@ class _Translator:
         out = self.disjunction()
         if self.pos != len(self.src):
             self.err("unmatched )")
+        if self.backreference:
+            raise NotRegular("backreference")
         return out
 
     def disjunction(self):
@@ -648,7 +653,9 @@ class _Translator:
             n = int(m.group(0))
             if n <= self.ncapture:
                 if self.linear:
-                    raise NotRegular("backreference")
+                    self.backreference = True
+                    self.pos = m.end()
+                    return "(?:)"
                 # A backreference (Python fails where ECMAScript matches an unset group as empty;
                 # no corpus case references a group that is not set).
                 self.pos = m.end()
@@ -663,7 +670,8 @@ class _Translator:
             if name not in self.group_names:
                 self.err("invalid named reference")
             if self.linear:
-                raise NotRegular("backreference")
+                self.backreference = True
+                return "(?:)"
             return f"(?P={self._py_name(name)})"
         return self.literal(self.character_escape(False))
 

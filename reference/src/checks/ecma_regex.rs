@@ -292,10 +292,22 @@ pub fn translate(pattern: &str, flags: Flags) -> Result<Hir, CheckError> {
         has_named,
         depth: 0,
         names: Vec::new(),
+        references: Vec::new(),
     };
     let hir = p.disjunction()?;
     if p.pos < p.chars.len() {
         return Err(p.syntax("unmatched ')'"));
+    }
+    // A backreference is refused only once the whole pattern is known to be one `new RegExp`
+    // accepts: a syntax error anywhere, or `\k<name>` naming no group (an early error,
+    // ECMA-262 §22.2.1.1), is what JavaScript throws first.
+    if let Some(name) = p.references.iter().flatten().find(|n| !p.names.contains(n)) {
+        return Err(p.syntax(&format!("no group named {name}")));
+    }
+    if !p.references.is_empty() {
+        return Err(CheckError::UnsupportedPattern(
+            "backreferences need a backtracking engine".into(),
+        ));
     }
     Ok(hir)
 }
@@ -343,6 +355,9 @@ struct Parser {
     depth: usize,
     /// The names of the capture groups seen so far (a name may be used once).
     names: Vec<String>,
+    /// The backreferences seen (`\k<name>` with its name, `\N` without): refused after the
+    /// parse, when every group name is known.
+    references: Vec<Option<String>>,
 }
 
 fn is_syntax_char(c: char) -> bool {
@@ -837,9 +852,8 @@ impl Parser {
                     self.pos += 1;
                 }
                 if n <= self.group_count {
-                    return Err(CheckError::UnsupportedPattern(
-                        "backreferences need a backtracking engine".into(),
-                    ));
+                    self.references.push(None);
+                    return Ok(Hir::empty());
                 }
                 if self.flags.unicode {
                     return Err(self.syntax("invalid escape"));
@@ -857,10 +871,9 @@ impl Parser {
                 if !self.eat('<') {
                     return Err(self.syntax("invalid named reference"));
                 }
-                self.group_name()?;
-                Err(CheckError::UnsupportedPattern(
-                    "backreferences need a backtracking engine".into(),
-                ))
+                let name = self.group_name()?;
+                self.references.push(Some(name));
+                Ok(Hir::empty())
             }
             'p' | 'P' if self.flags.unicode => {
                 let set = self.property_escape()?;
@@ -1157,6 +1170,35 @@ mod tests {
                 let spec = property_spec(&body).unwrap_or_else(|| panic!("{body}"));
                 property_set(&spec).unwrap_or_else(|e| panic!("{body}: {e}"));
             }
+        }
+    }
+
+    /// A backreference to a group that exists is refused as unsupported, but only once the
+    /// whole pattern is valid: `new RegExp` throws a `SyntaxError` (`InvalidParams`) for a
+    /// `\k<name>` naming no group and for a syntax error after the reference.
+    #[test]
+    fn backreferences_are_refused_after_the_syntax() {
+        let code = |pattern: &str, flags: &str| match EcmaRegex::new(pattern, flags) {
+            Ok(_) => "ok",
+            Err(CheckError::UnsupportedPattern(_)) => "unsupported",
+            Err(CheckError::InvalidParams(_)) => "invalid",
+            Err(_) => "other",
+        };
+        for (pattern, flags, want) in [
+            ("(a)\\1", "", "unsupported"),
+            ("(a)\\1+", "u", "unsupported"),
+            ("\\1(a)", "", "unsupported"),
+            ("(?<n>a)\\k<n>", "", "unsupported"),
+            ("\\k<n>(?<n>a)", "u", "unsupported"),
+            ("\\k<n>", "u", "invalid"),
+            ("(?<m>a)\\k<n>", "", "invalid"),
+            ("(?<m>a)\\k<n>", "u", "invalid"),
+            ("(a)\\1[", "", "invalid"),
+            ("(?<n>a)\\k<n>(", "", "invalid"),
+            ("\\k<n>", "", "ok"),
+            ("\\2(a)", "", "ok"),
+        ] {
+            assert_eq!(code(pattern, flags), want, "/{pattern}/{flags}");
         }
     }
 

@@ -198,6 +198,11 @@ fn build_regex(g: &mut Group) {
         (75, "`\\-` outside a class with `u`: no identity escapes in Unicode mode (V8: SyntaxError).", "\\-", "u"),
         (76, "`\\k` with `u` (V8: SyntaxError).", "\\k", "u"),
         (77, "Inline modifier `(?i)` is not ECMAScript (V8: SyntaxError).", "(?i)abc", ""),
+        // A backreference naming no group is an early error (ECMA-262 §22.2.1.1), so
+        // `new RegExp` throws before any engine could refuse the backreference itself.
+        (302, "`\\k<n>` with `u` and no group named `n` (V8: SyntaxError, invalid named capture referenced).", "\\k<n>", "u"),
+        (303, "`(?<m>a)\\k<n>`: in a pattern with named groups, `\\k` must name one of them (V8: SyntaxError).", "(?<m>a)\\k<n>", ""),
+        (304, "`(a)\\1[`: the unclosed class makes the whole pattern a SyntaxError, backreference or not (V8: SyntaxError).", "(a)\\1[", ""),
     ] {
         run(g, n, d, syn, dia, "regex_match", Some(re(p, f)), json!("abc"), err("invalid_params"));
     }
