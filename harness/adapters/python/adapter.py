@@ -414,7 +414,7 @@ def contract_check_binding(inp):
 # === §7 Output verification (§6, §10.3, D12) ===============================================
 
 
-# check.run — 466 cases in the embedded corpus (spec/operations.md §7)
+# check.run — 469 cases in the embedded corpus (spec/operations.md §7)
 # input: `{name, params?, output}` — one built-in check of the default registry
 # output: `{passed, score?}`
 # errors: `unknown_check`, `invalid_params`, `unsupported_pattern`, `invalid_schema`,
