@@ -677,15 +677,8 @@ _FUNCTION_PROTO = {"apply", "bind", "call", "length", "name", "toString"}
 
 
 def _utf16_units(text: str) -> list:
-    units = []
-    for ch in text:
-        cp = ord(ch)
-        if cp > 0xFFFF:
-            cp -= 0x10000
-            units += [chr(0xD800 + (cp >> 10)), chr(0xDC00 + (cp & 0x3FF))]
-        else:
-            units.append(ch)
-    return units
+    """`text` as a list of UTF-16 code units (the regex module's conversion; it is imported below)."""
+    return list(ecmaregex.utf16_units(text))
 
 
 def js_length(text: str) -> int:
