@@ -9,6 +9,7 @@
 pub mod case;
 pub mod interrupt;
 pub mod process;
+pub mod starvation;
 
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
@@ -281,7 +282,7 @@ fn start(config: &RunConfig) -> Result<(Live, protocol::HelloReply), SetupError>
         }
     };
     process.send(Request::Hello.to_line(), deadline);
-    match process.recv_line(deadline) {
+    match process.recv_line_within(config.hello_timeout).0 {
         Ok(line) => match parse_hello_reply(&line) {
             Ok(hello) => Ok((
                 Live {
@@ -589,7 +590,8 @@ fn run_one(
         input: &case.input,
     };
     live.process.send(request.to_line(), deadline);
-    let failure = match live.process.recv_line(deadline) {
+    let (reply, not_counted) = live.process.recv_line_within(config.timeout);
+    let failure = match reply {
         Ok(line) => match parse_run_reply(&line, seq) {
             Ok(outcome) => {
                 record_outcome(case, outcome, result);
@@ -603,7 +605,15 @@ fn run_one(
         },
         Err(ReadFailure::Timeout) => (
             ErrorKind::Timeout,
-            format!("no reply within {} ms", config.timeout.as_millis()),
+            if not_counted.is_zero() {
+                format!("no reply within {} ms", config.timeout.as_millis())
+            } else {
+                format!(
+                    "no reply within {} ms of the adapter's time ({} ms more spent waiting for a CPU were not counted)",
+                    config.timeout.as_millis(),
+                    not_counted.as_millis()
+                )
+            },
             None,
         ),
         Err(ReadFailure::Exited(status)) => (

@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use super::starvation::{self, RunQueueWait};
 use crate::protocol::ProtocolError;
 
 /// How many bytes of stderr are kept per process.
@@ -121,6 +122,32 @@ impl AdapterProcess {
                     line = back;
                     thread::sleep(Duration::from_millis(2));
                 }
+            }
+        }
+    }
+
+    /// Waits for the next line for `timeout` of the adapter's own time: time its process group
+    /// spent waiting for a CPU is not counted (`super::starvation`), so a loaded machine does
+    /// not turn a slow reply into a hang. Also returns how much wait was not counted.
+    pub fn recv_line_within(
+        &mut self,
+        timeout: Duration,
+    ) -> (Result<Vec<u8>, ReadFailure>, Duration) {
+        let started = Instant::now();
+        let wait = self.pgid.map(RunQueueWait::start);
+        let mut deadline = started + timeout;
+        loop {
+            match self.recv_line(deadline) {
+                Err(ReadFailure::Timeout) => {
+                    let waited = wait.map(|w| w.waited()).unwrap_or_default();
+                    let allowed = starvation::stretched(timeout, waited);
+                    let later = started + allowed;
+                    if later <= Instant::now() {
+                        return (Err(ReadFailure::Timeout), allowed - timeout);
+                    }
+                    deadline = later;
+                }
+                other => return (other, Duration::ZERO),
             }
         }
     }
