@@ -16,6 +16,7 @@ use serde_json::Value;
 
 use super::http_client::{Delivery, HttpLink};
 use super::wire::{self, Line, MAX_LINE};
+use crate::runner::starvation::{self, RunQueueWait};
 
 /// Kept proxy stderr (diagnostics), at most this many bytes.
 const STDERR_CAP: usize = 64 * 1024;
@@ -275,7 +276,10 @@ impl ProxyProcess {
         if let Some(pos) = self.backlog.iter().position(|m| is_response_to(m, id)) {
             return Ok(self.backlog.remove(pos));
         }
-        let deadline = Instant::now() + timeout;
+        // Time the proxy (or the harness) waited for a CPU does not count (`starvation`).
+        let started = Instant::now();
+        let wait = RunQueueWait::start(self.child.id());
+        let mut deadline = started + timeout;
         loop {
             match self.pull(deadline) {
                 Some(m) if is_response_to(&m, id) => return Ok(m),
@@ -283,7 +287,21 @@ impl ProxyProcess {
                 None if self.eof => {
                     return Err(format!("proxy closed stdout before answering id {id}"))
                 }
-                None => return Err(format!("no response to id {id} within {timeout:?}")),
+                None => {
+                    let allowed = starvation::stretched(timeout, wait.waited());
+                    if started + allowed > Instant::now() {
+                        deadline = started + allowed;
+                        continue;
+                    }
+                    return Err(if allowed > timeout {
+                        format!(
+                            "no response to id {id} within {timeout:?} of the proxy's time ({:?} more spent waiting for a CPU were not counted)",
+                            allowed - timeout
+                        )
+                    } else {
+                        format!("no response to id {id} within {timeout:?}")
+                    });
+                }
             }
         }
     }

@@ -6,8 +6,10 @@
 //! than 5 s of wall time for a 1 MiB token it verifies in 0.3 s, and the run reported a hang.
 //! Linux counts, per thread, the time it was runnable but waiting on a run queue
 //! (`/proc/<pid>/schedstat`, second field, summed over threads in the process's file). When the
-//! wall deadline passes, the wait the adapter's process group accumulated in the meantime is
-//! added to the deadline, up to [`MAX_STRETCH`] times the timeout. A busy-looping adapter
+//! wall deadline passes, the larger of two waits since the start is added to the deadline, up
+//! to [`MAX_STRETCH`] times the timeout: the wait of the adapter's process group (the most any
+//! member waited), and the harness's own (a reply sitting in the pipe while the harness's
+//! reader thread waits for a CPU is not late either). A busy-looping adapter
 //! still times out after the timeout of time it could run; one blocked on nothing (sleeping)
 //! accumulates no run-queue wait and times out at the wall deadline, as before.
 //!
@@ -25,6 +27,8 @@ pub struct RunQueueWait {
     pgid: u32,
     /// The group leader's run-queue wait at the start, in ns (`None` if unreadable).
     leader_at_start: Option<u64>,
+    /// The harness's own run-queue wait at the start, in ns (`None` if unreadable).
+    own_at_start: Option<u64>,
 }
 
 impl RunQueueWait {
@@ -34,15 +38,20 @@ impl RunQueueWait {
         Self {
             pgid,
             leader_at_start: run_queue_ns(pgid),
+            own_at_start: run_queue_ns(std::process::id()),
         }
     }
 
-    /// The wait since [`Self::start`]: the largest of the members' waits — the leader's growth
-    /// since the start, and for every other member of the group its whole wait (a member
-    /// started earlier may so be credited wait from before the start; the stretch cap bounds
-    /// that).
+    /// The wait since [`Self::start`]: the largest of the harness's own growth and the
+    /// members' waits — the leader's growth since the start, and for every other member of the
+    /// group its whole wait (a member started earlier may so be credited wait from before the
+    /// start; the stretch cap bounds that).
     pub fn waited(&self) -> Duration {
-        let mut max_ns = 0u64;
+        let own = run_queue_ns(std::process::id());
+        let mut max_ns = match (own, self.own_at_start) {
+            (Some(now), Some(then)) => now.saturating_sub(then),
+            _ => 0,
+        };
         for (pid, ns) in group_members(self.pgid) {
             let grown = if pid == self.pgid {
                 ns.saturating_sub(self.leader_at_start.unwrap_or(ns))
@@ -144,6 +153,7 @@ mod tests {
         let nobody = RunQueueWait {
             pgid: u32::MAX,
             leader_at_start: None,
+            own_at_start: None,
         };
         assert_eq!(nobody.waited(), Duration::ZERO);
     }
