@@ -376,13 +376,10 @@ pub fn signal_pid(pid: u32, sig: rustix::process::Signal) {
 pub fn process_alive(pid: u32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         Err(_) => false,
-        Ok(stat) => {
-            // The state follows the parenthesised command name.
-            let state = stat
-                .rsplit_once(')')
-                .and_then(|(_, rest)| rest.trim_start().chars().next());
-            !matches!(state, Some('Z' | 'X') | None)
-        }
+        Ok(stat) => !matches!(
+            crate::runner::procfs::field(&stat, 0),
+            Some("Z" | "X") | None
+        ),
     }
 }
 

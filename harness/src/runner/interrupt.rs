@@ -152,29 +152,11 @@ pub fn sweep_orphans() {
 /// Pids whose parent is this process (from `/proc/*/stat`).
 fn children_of_self() -> Vec<i32> {
     let me = rustix::process::getpid().as_raw_nonzero().get();
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    for entry in dir.flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<i32>().ok())
-        else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        // `pid (comm) state ppid …`: comm may contain spaces and parentheses.
-        let ppid = stat
-            .rsplit_once(')')
-            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
-            .and_then(|p| p.parse::<i32>().ok());
-        if ppid == Some(me) {
-            out.push(pid);
-        }
-    }
-    out
+    super::procfs::processes()
+        .into_iter()
+        .filter(|(_, stat)| {
+            super::procfs::field(stat, 1).and_then(|p| p.parse::<i32>().ok()) == Some(me)
+        })
+        .filter_map(|(pid, _)| i32::try_from(pid).ok())
+        .collect()
 }

@@ -9,6 +9,7 @@
 pub mod case;
 pub mod interrupt;
 pub mod process;
+pub mod procfs;
 pub mod starvation;
 
 use std::collections::BTreeSet;

@@ -18,6 +18,8 @@
 
 use std::time::Duration;
 
+use super::procfs;
+
 /// A deadline is stretched to at most this many times the timeout, so a run always finishes.
 pub const MAX_STRETCH: u32 = 10;
 
@@ -78,39 +80,16 @@ fn run_queue_ns(pid: u32) -> Option<u64> {
 
 /// `(pid, run-queue wait in ns)` of every process whose process group is `pgid`.
 fn group_members(pgid: u32) -> Vec<(u32, u64)> {
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    for entry in dir.flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
-            continue;
-        };
-        if process_group(&stat) == Some(pgid) {
-            if let Some(ns) = run_queue_ns(pid) {
-                out.push((pid, ns));
-            }
-        }
-    }
-    out
+    procfs::processes()
+        .into_iter()
+        .filter(|(_, stat)| process_group(stat) == Some(pgid))
+        .filter_map(|(pid, _)| Some((pid, run_queue_ns(pid)?)))
+        .collect()
 }
 
-/// The process group of a `/proc/<pid>/stat` line: `pid (comm) state ppid pgrp …`, where
-/// `comm` may contain spaces and parentheses.
+/// The process group of a `/proc/<pid>/stat` line.
 fn process_group(stat: &str) -> Option<u32> {
-    stat.rsplit_once(')')?
-        .1
-        .split_whitespace()
-        .nth(2)?
-        .parse()
-        .ok()
+    procfs::field(stat, 2)?.parse().ok()
 }
 
 #[cfg(test)]
