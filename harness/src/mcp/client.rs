@@ -16,7 +16,7 @@ use serde_json::Value;
 
 use super::http_client::{Delivery, HttpLink};
 use super::wire::{self, Line, MAX_LINE};
-use crate::runner::starvation::{self, RunQueueWait};
+use crate::runner::starvation::RunQueueWait;
 
 /// Kept proxy stderr (diagnostics), at most this many bytes.
 const STDERR_CAP: usize = 64 * 1024;
@@ -287,21 +287,15 @@ impl ProxyProcess {
                 None if self.eof => {
                     return Err(format!("proxy closed stdout before answering id {id}"))
                 }
-                None => {
-                    let allowed = starvation::stretched(timeout, wait.waited());
-                    if started + allowed > Instant::now() {
-                        deadline = started + allowed;
-                        continue;
+                None => match wait.extended(started, timeout) {
+                    Ok(later) => deadline = later,
+                    Err(not_counted) if not_counted.is_zero() => {
+                        return Err(format!("no response to id {id} within {timeout:?}"))
                     }
-                    return Err(if allowed > timeout {
-                        format!(
-                            "no response to id {id} within {timeout:?} of the proxy's time ({:?} more spent waiting for a CPU were not counted)",
-                            allowed - timeout
-                        )
-                    } else {
-                        format!("no response to id {id} within {timeout:?}")
-                    });
-                }
+                    Err(not_counted) => return Err(format!(
+                        "no response to id {id} within {timeout:?} of the proxy's time ({not_counted:?} more spent waiting for a CPU were not counted)"
+                    )),
+                },
             }
         }
     }

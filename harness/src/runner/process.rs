@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use super::starvation::{self, RunQueueWait};
+use super::starvation::RunQueueWait;
 use crate::protocol::ProtocolError;
 
 /// How many bytes of stderr are kept per process.
@@ -139,13 +139,10 @@ impl AdapterProcess {
         loop {
             match self.recv_line(deadline) {
                 Err(ReadFailure::Timeout) => {
-                    let waited = wait.map(|w| w.waited()).unwrap_or_default();
-                    let allowed = starvation::stretched(timeout, waited);
-                    let later = started + allowed;
-                    if later <= Instant::now() {
-                        return (Err(ReadFailure::Timeout), allowed - timeout);
+                    match wait.map_or(Err(Duration::ZERO), |w| w.extended(started, timeout)) {
+                        Ok(later) => deadline = later,
+                        Err(not_counted) => return (Err(ReadFailure::Timeout), not_counted),
                     }
-                    deadline = later;
                 }
                 other => return (other, Duration::ZERO),
             }

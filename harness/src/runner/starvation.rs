@@ -16,7 +16,7 @@
 //! Where `/proc/<pid>/schedstat` does not exist (not Linux, or a kernel without scheduler
 //! statistics), nothing is added: the deadline is wall time.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::procfs;
 
@@ -63,6 +63,21 @@ impl RunQueueWait {
             max_ns = max_ns.max(grown);
         }
         Duration::from_nanos(max_ns)
+    }
+}
+
+impl RunQueueWait {
+    /// Called when a wall deadline for a wait that began at `started` has passed: the later
+    /// deadline that not counting the wait allows, while it still lies ahead (`Ok`), or how
+    /// much wait was not counted when it does not (`Err`, zero if none).
+    pub fn extended(&self, started: Instant, timeout: Duration) -> Result<Instant, Duration> {
+        let allowed = stretched(timeout, self.waited());
+        let later = started + allowed;
+        if later > Instant::now() {
+            Ok(later)
+        } else {
+            Err(allowed - timeout)
+        }
     }
 }
 
