@@ -19,7 +19,7 @@ use crate::runner::{CaseResult, ErrorKind, Status};
 use delegateos_vectors::format::Severity;
 use delegateos_vectors::judge::FailureKind;
 use delegateos_vectors::requirements::Requirements;
-use delegateos_vectors::severity::{self, Assessment, Direction};
+use delegateos_vectors::severity::{self, Assessment, Direction, Hint};
 
 /// Where every report cites the severity model from.
 pub const SEVERITY_MODEL: &str = "spec/severity.md";
@@ -121,13 +121,22 @@ pub struct Finding {
 /// Groups `members` into findings: one per finding key, sorted by severity, then case count,
 /// then key.
 pub fn group(members: Vec<Member>, reqs: &Requirements) -> Vec<Finding> {
+    // A case keyed by a flag or output member joins its rule's finding where the run has one
+    // (§3): the general defect explains the flagged cases too, and its finding shows the
+    // flag's fix as a hint. Without such a finding the flag keys its own.
+    let rule_keys: std::collections::BTreeSet<String> =
+        members.iter().map(|m| m.assessment.key.clone()).collect();
     let mut by_key: BTreeMap<String, Vec<Member>> = BTreeMap::new();
     for m in members {
-        by_key.entry(m.assessment.key.clone()).or_default().push(m);
+        let key = match &m.assessment.joins {
+            Some(rule) if rule_keys.contains(rule) => rule.clone(),
+            _ => m.assessment.key.clone(),
+        };
+        by_key.entry(key).or_default().push(m);
     }
     let mut out: Vec<Finding> = by_key
-        .into_values()
-        .filter_map(|mut ms| {
+        .into_iter()
+        .filter_map(|(key, mut ms)| {
             // The example: a counted case before a hardening one, then the smallest input,
             // then the id.
             ms.sort_by(|a, b| {
@@ -139,8 +148,10 @@ pub fn group(members: Vec<Member>, reqs: &Requirements) -> Vec<Finding> {
             let first = ms.first()?;
             // The most severe assessment decides (members of one key share it, except
             // `(rule)` flags whose effect follows the rule of each case).
+            // Joined members share the key's effect, so its own members lead.
             let lead = ms
                 .iter()
+                .filter(|m| m.assessment.key == key)
                 .max_by(|a, b| {
                     a.assessment
                         .severity
@@ -169,13 +180,17 @@ pub fn group(members: Vec<Member>, reqs: &Requirements) -> Vec<Finding> {
                 .collect();
             let mut ids: Vec<String> = ms.iter().map(|m| m.id.clone()).collect();
             ids.sort();
+            let fix = with_hints(
+                &lead.assessment.fix,
+                ms.iter().filter(|m| m.assessment.key != key),
+            );
             Some(Finding {
-                key: lead.assessment.key.clone(),
+                key,
                 severity: lead.assessment.severity,
                 effect: lead.assessment.effect.clone(),
                 direction: lead.assessment.direction,
                 title: lead.assessment.title.clone(),
-                fix: lead.assessment.fix.clone(),
+                fix,
                 counted: ms.iter().any(|m| m.counted),
                 cases: ms.len(),
                 ids,
@@ -199,6 +214,27 @@ pub fn group(members: Vec<Member>, reqs: &Requirements) -> Vec<Finding> {
             .then(b.cases.cmp(&a.cases))
             .then_with(|| a.key.cmp(&b.key))
     });
+    out
+}
+
+/// `fix` followed by the distinct hints of the joined members `ms` (flags and output members
+/// whose cases joined a rule's finding, `spec/severity.md` §3), most frequent first.
+fn with_hints<'m>(fix: &str, ms: impl Iterator<Item = &'m Member>) -> String {
+    let mut hints: BTreeMap<&Hint, usize> = BTreeMap::new();
+    for m in ms {
+        if let Some(h) = &m.assessment.hint {
+            *hints.entry(h).or_default() += 1;
+        }
+    }
+    let mut hints: Vec<(&Hint, usize)> = hints.into_iter().collect();
+    hints.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    let mut out = fix.to_owned();
+    for (h, _) in hints {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(&format!("In particular ({}): {}", h.from, h.fix));
+    }
     out
 }
 
@@ -272,6 +308,8 @@ mod tests {
                 key: key.to_owned(),
                 title: format!("title of {key}"),
                 fix: format!("fix {key}"),
+                joins: None,
+                hint: None,
             },
             counted,
             input_bytes: bytes,
@@ -351,5 +389,40 @@ mod tests {
         assert_eq!(fs[0].severity, Severity::Critical);
         assert_eq!(fs[0].title, "title of k");
         assert_eq!(fs[0].example.id, "a-1");
+    }
+
+    #[test]
+    fn a_flagged_case_joins_its_rule_finding_only_where_the_run_has_one() {
+        let reqs = Requirements::embedded();
+        let flagged = |id: &str, flag: &str, joins: &str| {
+            let mut m = member(id, &format!("{flag}/e"), Severity::Critical, true, 1);
+            m.assessment.joins = Some(joins.to_owned());
+            m.assessment.hint = Some(Hint {
+                from: flag.to_owned(),
+                fix: format!("fix of {flag}"),
+            });
+            m
+        };
+        let fs = group(
+            vec![
+                member("r-1", "rule/e", Severity::Critical, true, 50),
+                flagged("f-1", "Rare", "rule/e"),
+                flagged("f-2", "Often", "rule/e"),
+                flagged("f-3", "Often", "rule/e"),
+                // Its rule has no finding in this run: the flag keys its own.
+                flagged("g-1", "Alone", "other/e"),
+            ],
+            &reqs,
+        );
+        let keys: Vec<(&str, usize)> = fs.iter().map(|f| (f.key.as_str(), f.cases)).collect();
+        assert_eq!(keys, vec![("rule/e", 4), ("Alone/e", 1)]);
+        // The rule's own member leads (title, fix); the smallest case is still the example.
+        assert_eq!(fs[0].title, "title of rule/e");
+        assert_eq!(fs[0].example.id, "f-1");
+        assert_eq!(
+            fs[0].fix,
+            "fix rule/e In particular (Often): fix of Often In particular (Rare): fix of Rare"
+        );
+        assert_eq!(fs[1].fix, "fix Alone/e");
     }
 }

@@ -225,6 +225,33 @@ pub struct Assessment {
     pub title: String,
     /// How to fix it.
     pub fix: String,
+    /// For a case keyed by a flag or output member that gives the same effect as the case's
+    /// rule: the rule's finding key. Where the same run has a finding under that key, the case
+    /// joins it, with [`Assessment::hint`] (`spec/severity.md` §3).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub joins: Option<String>,
+    /// The flag's or output member's fix, shown in the rule's finding it joins.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<Hint>,
+}
+
+/// A flag's or output member's fix inside a rule's finding.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct Hint {
+    /// The flag (`ExpiryBoundary`) or output member (`dct.verify scope.maxChainDepth`).
+    pub from: String,
+    /// Its fix.
+    pub fix: String,
+}
+
+impl Hint {
+    /// The hint of `from`, none when its fix cell is `—`.
+    fn new(from: &str, fix: &str) -> Option<Self> {
+        (fix != "—" && !fix.is_empty()).then(|| Self {
+            from: from.to_owned(),
+            fix: fix.to_owned(),
+        })
+    }
 }
 
 const SECTION_EFFECTS: &str = "## 2. Effects";
@@ -508,8 +535,75 @@ impl Model {
                     effect,
                     title,
                     fix,
+                    joins: None,
+                    hint: None,
                 }
             };
+        let rule = self.rule_for(f.requirements);
+        // The effect `rule` gives a direction (its default where the cell is `—`).
+        let effect_of = |rule: Option<&RuleRow>, direction: Direction| -> String {
+            let cell = rule.map(|r| match direction {
+                Direction::Granted => &r.granted,
+                Direction::Refused => &r.refused,
+                _ => &r.wrong_output,
+            });
+            match cell {
+                Some(Cell::Effect(name)) => name.clone(),
+                _ => default_effect(direction).to_owned(),
+            }
+        };
+        let rule_effect = |direction: Direction| effect_of(rule, direction);
+        // §4 and §7: on an operation answering §10.1's denials, accepting what they deny is at
+        // least a bypass of that denial, unless the deciding row judged the effect high or
+        // critical itself.
+        let floor = |direction: Direction, effect: String| -> String {
+            let denial_op = DENIAL_OPS.contains(&f.op);
+            match (direction, self.denial_floor(f.expectation)) {
+                (Direction::Granted, Some(d))
+                    if denial_op
+                        && self.severity_of(&effect) <= Severity::Medium
+                        && self.severity_of(d) > self.severity_of(&effect) =>
+                {
+                    d.to_owned()
+                }
+                _ => effect,
+            }
+        };
+        // §4: the finding of `rule`.
+        let by_rule = |rule: Option<&RuleRow>, direction: Direction| -> Assessment {
+            let name = rule.map_or("unclassified", |r| r.name.as_str());
+            let effect = floor(direction, effect_of(rule, direction));
+            let title = rule.map_or_else(
+                || "no rule of spec/severity.md matches these requirements".to_owned(),
+                |r| r.title.clone(),
+            );
+            let title = if direction == Direction::Granted {
+                title
+            } else {
+                let meaning = self.effect(&effect).map_or("", |e| e.meaning.as_str());
+                format!("{meaning} ({name})")
+            };
+            let fix = rule.map(|r| r.fix.clone()).unwrap_or_default();
+            make(direction, name, effect, title, fix)
+        };
+        // §3: a case keyed by a flag or output member joins, where the run has it, the finding
+        // of the first rule matching one of its requirements that gives the same effect.
+        let joining = |a: Assessment, from: &str, fix: &str| -> Assessment {
+            let theirs = self
+                .rules
+                .iter()
+                .filter(|r| f.requirements.iter().any(|q| r.matches(q)))
+                .map(|r| by_rule(Some(r), a.direction))
+                .find(|theirs| theirs.effect == a.effect);
+            match theirs {
+                Some(theirs) => Assessment {
+                    joins: Some(theirs.key),
+                    hint: Hint::new(from, fix),
+                    ..a
+                },
+                None => a,
+            }
+        };
         // §6: a wrong output in a member that grants more (or less).
         if f.direction == Direction::WrongOutput {
             if let (Some(expectation), Some(actual)) = (f.expectation, f.actual_output) {
@@ -526,103 +620,58 @@ impl Model {
                             format!("{meaning} (`{}` grants less than required)", row.member),
                         )
                     };
-                    return make(direction, &decider, effect, title, row.fix.clone());
+                    let a = make(direction, &decider, effect, title, row.fix.clone());
+                    return joining(a, &decider, &row.fix);
                 }
             }
         }
-        let rule = self.rule_for(f.requirements);
-        let rule_effect = || -> String {
-            let cell = rule.map(|r| match f.direction {
-                Direction::Granted => &r.granted,
-                Direction::Refused => &r.refused,
-                _ => &r.wrong_output,
-            });
-            match cell {
-                Some(Cell::Effect(name)) => name.clone(),
-                _ => default_effect(f.direction).to_owned(),
-            }
-        };
-        // §4 and §7: on an operation answering §10.1's denials, accepting what they deny is at
-        // least a bypass of that denial, unless the deciding row judged the effect high or
-        // critical itself.
-        let floor = |effect: String| -> String {
-            let denial_op = DENIAL_OPS.contains(&f.op);
-            match (f.direction, self.denial_floor(f.expectation)) {
-                (Direction::Granted, Some(d))
-                    if denial_op
-                        && self.severity_of(&effect) <= Severity::Medium
-                        && self.severity_of(d) > self.severity_of(&effect) =>
-                {
-                    d.to_owned()
-                }
-                _ => effect,
-            }
-        };
-        let titled = |title: String, name: &str, effect: &str| -> String {
-            if f.direction == Direction::Granted {
-                title
-            } else {
-                let meaning = self.effect(effect).map_or("", |e| e.meaning.as_str());
-                format!("{meaning} ({name})")
-            }
-        };
         match f.direction {
             Direction::Granted | Direction::Refused | Direction::WrongOutput => {
                 // §5: the most severe deciding flag, then the first; else §4: the first rule.
-                let mut decided: Option<(&FlagRow, String)> = None;
+                let mut decided: Option<(&FlagRow, String, bool)> = None;
                 for row in f.flags.iter().filter_map(|name| self.flag(name)) {
                     let cell = match f.direction {
                         Direction::Granted => &row.granted,
                         Direction::Refused => &row.refused,
                         _ => &row.wrong_output,
                     };
-                    let effect = match cell {
+                    let (effect, own) = match cell {
                         Cell::Default => continue,
-                        Cell::Rule => rule_effect(),
-                        Cell::Effect(name) => name.clone(),
+                        Cell::Rule => (rule_effect(f.direction), true),
+                        Cell::Effect(name) => (name.clone(), false),
                     };
                     if decided
                         .as_ref()
-                        .is_none_or(|(_, e)| self.severity_of(&effect) > self.severity_of(e))
+                        .is_none_or(|(_, e, _)| self.severity_of(&effect) > self.severity_of(e))
                     {
-                        decided = Some((row, effect));
+                        decided = Some((row, effect, own));
                     }
                 }
-                if let Some((row, effect)) = decided {
+                if let Some((row, effect, own)) = decided {
                     let fix = if row.fix == "—" {
                         rule.map(|r| r.fix.clone()).unwrap_or_default()
                     } else {
                         row.fix.clone()
                     };
-                    let effect = floor(effect);
+                    let effect = floor(f.direction, effect);
                     let meaning = self
                         .effect(&effect)
                         .map_or_else(String::new, |e| e.meaning.clone());
-                    return make(
+                    let a = make(
                         f.direction,
                         &row.flag,
                         effect,
                         format!("{}: {meaning}", row.flag),
                         fix,
                     );
+                    // A `(rule)` flag keys its own finding whatever the rule's.
+                    return if own {
+                        a
+                    } else {
+                        joining(a, &row.flag, &row.fix)
+                    };
                 }
-                let name = rule.map_or("unclassified", |r| r.name.as_str());
-                let effect = floor(rule_effect());
-                let title = titled(
-                    rule.map_or_else(
-                        || "no rule of spec/severity.md matches these requirements".to_owned(),
-                        |r| r.title.clone(),
-                    ),
-                    name,
-                    &effect,
-                );
-                make(
-                    f.direction,
-                    name,
-                    effect,
-                    title,
-                    rule.map(|r| r.fix.clone()).unwrap_or_default(),
-                )
+                by_rule(rule, f.direction)
             }
             Direction::WrongCode => {
                 // The first allowed code (the reference's reading): an acceptable caller-error

@@ -566,3 +566,73 @@ fn mixed_output_differences_are_neither_granted_nor_refused() {
         Direction::WrongOutput
     );
 }
+
+#[test]
+fn a_flag_or_output_member_with_its_rules_effect_names_the_rule_finding_it_joins() {
+    let expired = invalid("expired");
+    // ExpiryBoundary gives expiry-bypass, as the expiry rule does: the case may join it.
+    let a = assess(
+        "dct.verify",
+        &["ExpiryBoundary"],
+        &["DCT-VERIFY-5-EXPIRED"],
+        Direction::Granted,
+        Some(&expired),
+    );
+    assert_eq!(a.key, "ExpiryBoundary/expiry-bypass");
+    assert_eq!(a.joins.as_deref(), Some("expiry/expiry-bypass"));
+    let hint = a.hint.expect("the flag's fix");
+    assert_eq!(hint.from, "ExpiryBoundary");
+    assert!(hint.fix.contains("boundary instant"), "{}", hint.fix);
+    // The flag changes the effect of a structure rule (lenient → expiry bypass): its own.
+    let a = assess(
+        "dct.verify",
+        &["MalformedExpiryBypass"],
+        &["DCT-FORMAT-ATTENUATION-FIELDS", "DCT-VERIFY-1-MALFORMED"],
+        Direction::Granted,
+        Some(&invalid("malformed_token")),
+    );
+    assert_eq!(
+        (a.key.as_str(), a.joins.as_deref()),
+        ("MalformedExpiryBypass/expiry-bypass", None)
+    );
+    // A `(rule)` flag keys its own finding whatever the rule's.
+    let a = assess(
+        "check.run",
+        &["RegexDialect"],
+        &["CHECK-REGEX-ECMASCRIPT"],
+        Direction::Granted,
+        None,
+    );
+    assert_eq!(
+        (a.key.as_str(), a.joins.as_deref()),
+        ("RegexDialect/integrity-check-missing", None)
+    );
+    // No rule: nothing to join.
+    let a = assess(
+        "x",
+        &["ScopeWidening"],
+        &["NO-SUCH-REQUIREMENT"],
+        Direction::Granted,
+        None,
+    );
+    assert_eq!(
+        (a.key.as_str(), a.joins.as_deref()),
+        ("ScopeWidening/scope-widening", None)
+    );
+    // An output member granting less joins the rule's refusal.
+    let e = Expectation::Valid {
+        output: json!({"scope": {"capabilities": [], "remainingBudgetMicrocents": 10, "maxChainDepth": 3}}),
+    };
+    let less =
+        json!({"scope": {"capabilities": [], "remainingBudgetMicrocents": 9, "maxChainDepth": 3}});
+    let a = assess_output("dct.verify", &["DCT-VERIFY-6-BUDGET"], &e, &less);
+    assert_eq!(a.joins.as_deref(), Some("budget/valid-input-refused"));
+    // One granting more than a rule of another effect keys its own.
+    let more =
+        json!({"scope": {"capabilities": [], "remainingBudgetMicrocents": 10, "maxChainDepth": 4}});
+    let a = assess_output("dct.verify", &["DCT-VERIFY-6-BUDGET"], &e, &more);
+    assert_eq!(
+        (a.key.as_str(), a.joins.as_deref()),
+        ("dct.verify scope.maxChainDepth/depth-bypass", None)
+    );
+}

@@ -675,6 +675,16 @@ impl Report {
                 .collect(),
         };
         let findings = findings::group(members, reqs);
+        // A case that joined its rule's finding (spec/severity.md §3) names that finding.
+        let joined: BTreeMap<&str, &str> = findings
+            .iter()
+            .flat_map(|f| f.ids.iter().map(|id| (id.as_str(), f.key.as_str())))
+            .collect();
+        for c in case_reports.iter_mut().chain(hardening.cases.iter_mut()) {
+            if let (Some(finding), Some(key)) = (c.finding.as_mut(), joined.get(c.id.as_str())) {
+                (*key).clone_into(finding);
+            }
+        }
         let critical = findings
             .iter()
             .filter(|f| f.severity == Severity::Critical)
