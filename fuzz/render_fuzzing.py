@@ -17,7 +17,7 @@ ROOT = os.path.dirname(HERE)
 OUT = os.path.join(ROOT, "FUZZING.md")
 BEGIN, END = "<!-- generated:begin -->", "<!-- generated:end -->"
 sys.path.insert(0, HERE)
-from campaign import TARGETS, CAP_BYTES  # noqa: E402
+from campaign import TARGETS, CAP_BYTES, CAPS  # noqa: E402
 
 # Cumulative CPU goal per target (issue 29 part 3), seconds.
 GOAL = {t: 3600 for t in ["token_decode", "verify_chain", "glob", "canonical", "checks", "revocation"]}
@@ -64,7 +64,9 @@ def render():
             "executions are summed; features (`ft:`) and edges (`cov:`) are libFuzzer's final "
             "counts of the **latest** campaign (each campaign starts from the kept corpus, so "
             "they ratchet); the corpus is the kept, minimized corpus after the latest campaign "
-            f"(cap {CAP_BYTES // (1024 * 1024)} MiB per target); findings = crash, timeout, leak "
+            f"(cap {CAP_BYTES // (1024 * 1024)} MiB per target, "
+            + ", ".join(f"`{t}` {c // (1024 * 1024)} MiB" for t, c in sorted(CAPS.items()))
+            + "); findings = crash, timeout, leak "
             "and OOM artifacts.", "",
             "| target | campaigns | CPU time | goal | executions | features | edges | corpus files | corpus bytes | findings | last campaign |",
             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
