@@ -124,12 +124,12 @@ pub fn group(members: Vec<Member>, reqs: &Requirements) -> Vec<Finding> {
     // A case keyed by a flag or output member joins its rule's finding where the run has one
     // (§3): the general defect explains the flagged cases too, and its finding shows the
     // flag's fix as a hint. Without such a finding the flag keys its own.
-    let rule_keys: std::collections::BTreeSet<String> =
+    let keys: std::collections::BTreeSet<String> =
         members.iter().map(|m| m.assessment.key.clone()).collect();
     let mut by_key: BTreeMap<String, Vec<Member>> = BTreeMap::new();
     for m in members {
         let key = match &m.assessment.joins {
-            Some(rule) if rule_keys.contains(rule) => rule.clone(),
+            Some(rule) if keys.contains(rule) => rule.clone(),
             _ => m.assessment.key.clone(),
         };
         by_key.entry(key).or_default().push(m);
@@ -146,9 +146,9 @@ pub fn group(members: Vec<Member>, reqs: &Requirements) -> Vec<Finding> {
                     .then_with(|| a.id.cmp(&b.id))
             });
             let first = ms.first()?;
-            // The most severe assessment decides (members of one key share it, except
-            // `(rule)` flags whose effect follows the rule of each case).
-            // Joined members share the key's effect, so its own members lead.
+            // The most severe of the key's own members decides (they share one assessment,
+            // except `(rule)` flags whose effect follows the rule of each case); members that
+            // joined the key have its effect and contribute their hints.
             let lead = ms
                 .iter()
                 .filter(|m| m.assessment.key == key)
