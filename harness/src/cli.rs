@@ -247,9 +247,11 @@ pub struct RunArgs {
     /// results never change the exit code. Same as `--fail-on advisory`.
     #[arg(long)]
     pub fail_on_advisory: bool,
-    /// Let these findings fail the run (exit 1), besides normative and decision failures:
-    /// `hardening` (hardening-level cases and "rejected with another code"; implied by
-    /// `--profile strict`) and/or `advisory`. Repeatable or comma-separated.
+    /// Let these findings fail the run (exit 1), besides normative and decision failures and
+    /// critical findings: `hardening` (hardening-level cases and "rejected with another code";
+    /// implied by `--profile strict`) and/or `advisory`; or `levels` to relax the default, so
+    /// that a critical finding on hardening-level cases alone does not fail the run.
+    /// Repeatable or comma-separated.
     #[arg(long = "fail-on", value_enum, value_delimiter = ',')]
     pub fail_on: Vec<FailOn>,
     /// Operation names beyond `spec/operations.md` that an extension adapter and its own
@@ -266,6 +268,9 @@ pub enum FailOn {
     Hardening,
     /// Advisory (neighbour-profile) failures.
     Advisory,
+    /// Only the levels decide: a critical finding whose cases are all hardening-level no
+    /// longer fails the run by itself (by default every critical finding does).
+    Levels,
 }
 
 /// Why a run could not fail (a setup error, exit 3, naming the problem), or `None`.
@@ -614,6 +619,7 @@ pub fn run_command(args: &RunArgs) -> i32 {
             fail_on_advisory: args.fail_on_advisory || args.fail_on.contains(&FailOn::Advisory),
             fail_on_hardening: args.profile == Profile::Strict
                 || args.fail_on.contains(&FailOn::Hardening),
+            critical_fails: !args.fail_on.contains(&FailOn::Levels),
         },
     );
     report.details = args.details;

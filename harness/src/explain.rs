@@ -248,6 +248,7 @@ pub fn run(args: &ExplainArgs) -> i32 {
                 profile: "delegateos-v0.1",
                 fail_on_advisory: false,
                 fail_on_hardening: false,
+                critical_fails: true,
             },
         );
         let this = report

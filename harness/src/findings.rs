@@ -118,8 +118,8 @@ pub struct Finding {
     pub example: Example,
 }
 
-/// Groups `members` into findings: one per finding key, sorted by severity, then case count,
-/// then key.
+/// Groups `members` into findings: one per finding key, sorted by severity, counted first,
+/// effect rank, case count, then key (`spec/severity.md` §3).
 pub fn group(members: Vec<Member>, reqs: &Requirements) -> Vec<Finding> {
     // A case keyed by a flag or output member joins its rule's finding where the run has one
     // (§3): the general defect explains the flagged cases too, and its finding shows the
@@ -208,9 +208,19 @@ pub fn group(members: Vec<Member>, reqs: &Requirements) -> Vec<Finding> {
             })
         })
         .collect();
+    // Severity, then counted before not counted, then the effect's rank (forgery,
+    // authorization and revocation bypass before scope, budget, expiry, depth, spend and
+    // crash: spec/severity.md §2), then case count.
+    let model = severity::model();
     out.sort_by(|a, b| {
         b.severity
             .cmp(&a.severity)
+            .then(b.counted.cmp(&a.counted))
+            .then_with(|| {
+                model
+                    .effect_rank(&a.effect)
+                    .cmp(&model.effect_rank(&b.effect))
+            })
             .then(b.cases.cmp(&a.cases))
             .then_with(|| a.key.cmp(&b.key))
     });
@@ -287,6 +297,7 @@ pub fn assess(case: &Case, result: &CaseResult) -> Option<Assessment> {
         error_kind: result.error_kind.map(ErrorKind::name),
         expectation: Some(&case.expectation),
         actual_output: result.actual.as_ref().and_then(|a| a.get("output")),
+        stake: case.stake.as_ref(),
     }))
 }
 

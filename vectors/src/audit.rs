@@ -1,16 +1,6 @@
-//! The case changes of `spec/audit-v0.2.md` §2 (issue 12) and the level rules, applied by
-//! the generator framework to the cases the areas build (so no area call site repeats them).
-//!
-//! A case's `level` is derived in [`level_of`]:
-//! 1. an explicit override of the audit ([`LEVEL_OVERRIDES`]) wins;
-//! 2. else `hardening` if a flag of the case is hardening-level in the flag index
-//!    (`spec/decisions.md`), or the case expects a parameter / shape code
-//!    ([`HARDENING_CODES`]: D12/D28/D30 parameter validation, D25–D27 shape rules);
-//! 3. else `decision` if the expectation is `acceptable`;
-//! 4. else `normative`;
-//! 5. and never above the case's ceiling (issue 27, [`crate::levels`]): a case citing a
-//!    requirement that rests on decision Dn gets at most Dn's level, unless the requirement or
-//!    the case names the clause of the text that decides the outcome.
+//! The case changes of `spec/audit-v0.2.md` §2 (issue 12), applied by the generator framework
+//! to the cases the areas build (so no area call site repeats them). A case's level is not
+//! decided here: it is its ground's (`crate::grounds`, issue 36).
 //!
 //! [`amend`] turns the cases the audit lists into `acceptable` ones: the reference's reading
 //! stays outcome 0 (the generator still asserts the reference gives it), and the other
@@ -21,238 +11,7 @@
 
 use serde_json::json;
 
-use crate::flags;
-use crate::format::{Case, Expectation, Expected, Level};
-use crate::levels;
-
-/// Expected codes that make an `invalid` case hardening-level: parameter validation of
-/// checks and verification specs (D12, D28, D30) and the shape rules of contracts,
-/// attestations and chain records (D25–D27). §6.4's weights rules are the normative exception.
-pub const HARDENING_CODES: &[&str] = &[
-    "invalid_params",
-    "invalid_spec",
-    "limit_exceeded",
-    "unsupported_pattern",
-    "malformed_contract",
-    "malformed_attestation",
-    "malformed_delegation",
-];
-
-/// Explicit per-case levels from `spec/audit-v0.2.md` §2.
-pub const LEVEL_OVERRIDES: &[(&str, Level)] = &[
-    // Resource limits exactly at our bound (spec/audit-v0.2.md §13): accepting is what the
-    // reference does, but the spec sets no limit, so a lower one is hardening, not a failure.
-    ("checks-output-verification-0099", Level::Hardening),
-    ("checks-json_schema-0079", Level::Hardening),
-    ("checks-regex_match-0301", Level::Hardening),
-    // field_exists through JavaScript property lookup (spec/audit-v0.2.md §14): §6.2 "checks
-    // the value exists and is not undefined" is the JS test `obj[key] !== undefined`, which
-    // finds inherited members (`constructor`, `__proto__`, `toString`, `hasOwnProperty`), a
-    // string's or array's `length` and a string's indexed characters. Own JSON members only
-    // (D12) is the safer reading beyond the text.
-    ("checks-field_exists-0010", Level::Hardening),
-    ("checks-field_exists-0014", Level::Hardening),
-    ("checks-field_exists-0030", Level::Hardening),
-    ("checks-field_exists-0031", Level::Hardening),
-    ("checks-field_exists-0032", Level::Hardening),
-    ("checks-field_exists-0033", Level::Hardening),
-    ("checks-field_exists-0034", Level::Hardening),
-    // Issue 27: the empty path. Split on `.`, `""` is one empty key; JavaScript's
-    // `output[""]` is undefined here, but a dot-path walker that reads the empty path as the
-    // whole output (which exists) takes a reasonable reading: refusing it is D12's, beyond the text.
-    ("checks-field_exists-0013", Level::Hardening),
-    // D23: §3.3 validates no parameter.
-    ("dct-create-0033", Level::Hardening),
-    // Linear-time regex (D12): §6.2 specifies ECMAScript `new RegExp(…).test(…)`, which
-    // backtracks; answering these hostile patterns promptly is safe behaviour beyond the text.
-    ("checks-regex_match-0103", Level::Hardening),
-    ("checks-regex_match-0104", Level::Hardening),
-    ("checks-regex_match-0105", Level::Hardening),
-    ("checks-regex_match-0106", Level::Hardening),
-    // D9: padding / non-zero trailing bits; the 1 MiB limit. D33: depth 32.
-    ("dct-malformed-0364", Level::Hardening),
-    ("dct-malformed-0374", Level::Hardening),
-    ("dct-malformed-0383", Level::Hardening),
-    ("dct-malformed-0406", Level::Hardening),
-    ("dct-malformed-0440", Level::Hardening),
-    ("dct-malformed-0449", Level::Hardening),
-    ("dct-malformed-0460", Level::Hardening),
-    ("dct-malformed-0483", Level::Hardening),
-    ("dct-malformed-0485", Level::Hardening),
-    // D9 strict base64url.
-    ("primitives-base64url-0030", Level::Hardening),
-    ("primitives-base64url-0031", Level::Hardening),
-    ("primitives-base64url-0038", Level::Hardening),
-    ("primitives-base64url-0042", Level::Hardening),
-    ("primitives-base64url-0045", Level::Hardening),
-    ("primitives-base64url-0046", Level::Hardening),
-    ("primitives-base64url-0047", Level::Hardening),
-    ("primitives-base64url-0053", Level::Hardening),
-    // D33 depth 32 (canonicalization-0094, 10000 levels without a crash, stays normative).
-    ("primitives-canonicalization-0091", Level::Hardening),
-    ("primitives-canonicalization-0093", Level::Hardening),
-    ("primitives-canonicalization-0097", Level::Hardening),
-    ("revocation-from-json-0035", Level::Hardening),
-    // D26: the parentId link and "the DCT describes the record" are not §8.2 invariants.
-    ("chain-invariants-0040", Level::Hardening),
-    ("chain-invariants-0041", Level::Hardening),
-    ("chain-invariants-0108", Level::Hardening),
-    ("chain-invariants-0109", Level::Hardening),
-    ("chain-invariants-0110", Level::Hardening),
-    ("chain-invariants-0111", Level::Hardening),
-    ("chain-invariants-0113", Level::Hardening),
-    // D31/D34/D35: strict JSON-RPC member sets are ours (the "2.0" and id rules stay).
-    ("jsonrpc-messages-0041", Level::Hardening),
-    ("jsonrpc-messages-0042", Level::Hardening),
-    ("jsonrpc-messages-0043", Level::Hardening),
-    ("jsonrpc-messages-0053", Level::Hardening),
-    ("jsonrpc-messages-0062", Level::Hardening),
-    ("jsonrpc-messages-0070", Level::Hardening),
-    ("jsonrpc-messages-0078", Level::Hardening),
-    ("jsonrpc-messages-0084", Level::Hardening),
-    ("jsonrpc-messages-0095", Level::Hardening),
-    ("jsonrpc-messages-0101", Level::Hardening),
-    ("jsonrpc-messages-0103", Level::Hardening),
-    ("jsonrpc-messages-0105", Level::Hardening),
-    ("jsonrpc-messages-0106", Level::Hardening),
-    // D31: nested-object shape checks are ours (classification verifies no signature).
-    ("jsonrpc-messages-0107", Level::Hardening),
-    // D31 (issue 14 review, spec/audit-v0.2.md §10): §9 gives five examples, not schemas.
-    // Beyond the JSON-RPC 2.0 envelope, the method names and the id rules, every rejection is
-    // ours: missing or extra params, the types of accept/reject members, the shape of the
-    // nested contract, DCT, ids, attestation and entry, the completion's id agreement.
-    ("jsonrpc-messages-0050", Level::Hardening),
-    ("jsonrpc-messages-0051", Level::Hardening),
-    ("jsonrpc-messages-0052", Level::Hardening),
-    ("jsonrpc-messages-0054", Level::Hardening),
-    ("jsonrpc-messages-0055", Level::Hardening),
-    ("jsonrpc-messages-0056", Level::Hardening),
-    ("jsonrpc-messages-0057", Level::Hardening),
-    ("jsonrpc-messages-0058", Level::Hardening),
-    ("jsonrpc-messages-0059", Level::Hardening),
-    ("jsonrpc-messages-0060", Level::Hardening),
-    ("jsonrpc-messages-0061", Level::Hardening),
-    ("jsonrpc-messages-0063", Level::Hardening),
-    ("jsonrpc-messages-0064", Level::Hardening),
-    ("jsonrpc-messages-0065", Level::Hardening),
-    ("jsonrpc-messages-0066", Level::Hardening),
-    ("jsonrpc-messages-0071", Level::Hardening),
-    ("jsonrpc-messages-0072", Level::Hardening),
-    ("jsonrpc-messages-0073", Level::Hardening),
-    ("jsonrpc-messages-0074", Level::Hardening),
-    ("jsonrpc-messages-0075", Level::Hardening),
-    ("jsonrpc-messages-0076", Level::Hardening),
-    ("jsonrpc-messages-0077", Level::Hardening),
-    ("jsonrpc-messages-0079", Level::Hardening),
-    ("jsonrpc-messages-0080", Level::Hardening),
-    ("jsonrpc-messages-0081", Level::Hardening),
-    ("jsonrpc-messages-0082", Level::Hardening),
-    ("jsonrpc-messages-0083", Level::Hardening),
-    ("jsonrpc-messages-0085", Level::Hardening),
-    ("jsonrpc-messages-0090", Level::Hardening),
-    ("jsonrpc-messages-0091", Level::Hardening),
-    ("jsonrpc-messages-0092", Level::Hardening),
-    ("jsonrpc-messages-0093", Level::Hardening),
-    ("jsonrpc-messages-0094", Level::Hardening),
-    ("jsonrpc-messages-0096", Level::Hardening),
-    ("jsonrpc-messages-0100", Level::Hardening),
-    ("jsonrpc-messages-0102", Level::Hardening),
-    ("jsonrpc-messages-0104", Level::Hardening),
-    // D31 (issue 14 review, audit §12): JSON-RPC 2.0 allows a null id ("SHOULD normally not
-    // be Null") and a fractional one ("SHOULD NOT contain fractional parts"); a response to a
-    // null-id request has id null. Refusing them is ours.
-    ("jsonrpc-messages-0031", Level::Hardening),
-    ("jsonrpc-messages-0032", Level::Hardening),
-    ("jsonrpc-messages-0036", Level::Hardening),
-    // D15/D17: a strict `_delegateos` envelope (an unknown member) is ours.
-    ("mcp-call-0066", Level::Hardening),
-    // §6.4 weights length and sum are normative (exceptions to HARDENING_CODES).
-    ("checks-output-verification-0057", Level::Normative),
-    ("checks-output-verification-0058", Level::Normative),
-    ("checks-output-verification-0060", Level::Normative),
-    ("checks-output-verification-0061", Level::Normative),
-    ("checks-output-verification-0062", Level::Normative),
-    // 0095: the weights sum to 2, so §6.4's sum rule refuses the spec (normative, whatever the
-    // code). 0063 and 0096 (negative weights summing to 1) and 0097 (threshold outside [0, 1])
-    // break no rule of the text: refusing them is D30's parameter validation (hardening).
-    ("checks-output-verification-0095", Level::Normative),
-    ("checks-output-verification-0063", Level::Hardening),
-    ("checks-output-verification-0096", Level::Hardening),
-    ("checks-output-verification-0097", Level::Hardening),
-    // D22: entry shape rules are ours; an entry whose id is not 32 bytes can revoke no block,
-    // so accepting it is harmless (the refusal is hardening).
-    ("revocation-entry-0046", Level::Hardening),
-    ("revocation-entry-0047", Level::Hardening),
-    // D19/D8: `covers` beyond the protocol integer range is the integer profile (hardening);
-    // step 3 never reads a later `covers`, so a spec-literal verifier may even accept.
-    ("dct-forged-0089", Level::Hardening),
-    ("dct-forged-0166", Level::Hardening),
-    // D32 + spec/mcp-proxy.md §3.3: the unmapped-tool denial body (`data.tool`, `granted`, no
-    // `requested`) is ours; architecture §2.5 defines capability_not_granted with `requested`.
-    ("mcp-call-0090", Level::Hardening),
-    // Issue 14 review (spec/audit-v0.2.md §12): normative cases of the operations the
-    // spec-literal adapter does not run.
-    // D25: §7.3 lists four checks; the `outputHash` check and the contract-id comparison are
-    // ours (refusing is safe, a verifier doing only §7.3's checks accepts these).
-    ("attestation-verify-0030", Level::Hardening),
-    ("attestation-verify-0031", Level::Hardening),
-    ("attestation-verify-0040", Level::Hardening),
-    ("attestation-verify-0041", Level::Hardening),
-    ("attestation-verify-0112", Level::Hardening),
-    // operations.md §1: a `principal`/`issuer` that is not the seed's is an operation-input
-    // rule; `createCompletionAttestation`/`createContract` take no such parameter.
-    ("attestation-create-0003", Level::Hardening),
-    ("contract-create-0004", Level::Hardening),
-    // D12 "never stringified" / missing field: §6.2 tests with ECMAScript `RegExp.test`,
-    // which stringifies a non-string (or `undefined`); each case's pattern matches that text.
-    ("checks-regex_match-0122", Level::Hardening),
-    ("checks-regex_match-0123", Level::Hardening),
-    ("checks-regex_match-0124", Level::Hardening),
-    ("checks-regex_match-0126", Level::Hardening),
-    ("checks-regex_match-0130", Level::Hardening),
-    ("checks-regex_match-0131", Level::Hardening),
-    ("checks-regex_match-0132", Level::Hardening),
-    ("checks-regex_match-0133", Level::Hardening),
-    ("checks-regex_match-0134", Level::Hardening),
-    // D9 padding: `AA=` and `====` are padding faults that padding-tolerant decoders accept,
-    // like `AA==` (0042) and `Zg==` (0053).
-    ("primitives-base64url-0043", Level::Hardening),
-    ("primitives-base64url-0054", Level::Hardening),
-    // D17: the spend key when the envelope has no delegationId, `_delegateos.format` and the
-    // envelope members' types are ours; D15/D17: `_delegateos: null` treated as present and
-    // an unknown envelope member refused are ours.
-    ("mcp-call-0002", Level::Hardening),
-    ("mcp-call-0060", Level::Hardening),
-    ("mcp-call-0064", Level::Hardening),
-    ("mcp-call-0065", Level::Hardening),
-    ("mcp-call-0069", Level::Hardening),
-    ("mcp-call-0070", Level::Hardening),
-    // D37: architecture §6.3 maps the tool BEFORE verifyDCT, so "expired" for an unmapped
-    // tool is our order (the text wins); D36: resource-extraction failures and their body
-    // (`requested.resource: null`) are ours.
-    ("mcp-call-0091", Level::Hardening),
-    ("mcp-call-0100", Level::Hardening),
-    ("mcp-call-0101", Level::Hardening),
-    ("mcp-call-0102", Level::Hardening),
-    ("mcp-call-0103", Level::Hardening),
-    ("mcp-call-0104", Level::Hardening),
-    ("mcp-call-0105", Level::Hardening),
-    ("mcp-call-0106", Level::Hardening),
-    ("mcp-call-0107", Level::Hardening),
-    ("mcp-call-0108", Level::Hardening),
-    // An id of 2^53+1 echoed exactly: RFC 8259 §6 lets parsers limit integers to IEEE
-    // doubles (a JSON.parse-based proxy echoes 2^53).
-    ("mcp-call-0124", Level::Hardening),
-    // D32 (its Level line): an empty list for a session token that does not verify is
-    // hardening; §11.3 step 4 says only "if session has active DCT: filter".
-    ("mcp-filter_tools-0020", Level::Hardening),
-    ("mcp-filter_tools-0021", Level::Hardening),
-    ("mcp-filter_tools-0022", Level::Hardening),
-    ("mcp-filter_tools-0023", Level::Hardening),
-    ("mcp-filter_tools-0024", Level::Hardening),
-    ("mcp-filter_tools-0025", Level::Hardening),
-    ("mcp-filter_tools-0026", Level::Hardening),
-];
+use crate::format::{Case, Expectation, Expected};
 
 /// How the audit turns a case into an `acceptable` one.
 #[derive(Debug, Clone, Copy)]
@@ -729,7 +488,10 @@ fn name_clauses(case: &mut Case) {
         );
     }
     if let Some(clause) = clause {
-        if crate::levels::named_clause(&case.description).is_none() {
+        if !["(spec §", "(architecture §"]
+            .iter()
+            .any(|open| case.description.contains(open))
+        {
             case.description = format!("{} ({clause})", case.description);
         }
     }
@@ -834,43 +596,10 @@ fn amend_listed(case: &mut Case) -> Result<(), String> {
     Ok(())
 }
 
-/// The level of `case` (see the module documentation): the audit's override, else the lower
-/// of what its flags and expectation give and its ceiling under the level rule of issue 27
-/// ([`crate::levels`]: a case citing a requirement that rests on a decision inherits that
-/// decision's level unless a clause of the text is named).
-pub fn level_of(case: &Case) -> Level {
-    if let Some((_, level)) = LEVEL_OVERRIDES.iter().find(|(id, _)| *id == case.id) {
-        return *level;
-    }
-    let (ceiling, _) = levels::ceiling_embedded(&case.requirements, &case.description);
-    levels::lower(derived_level(case), ceiling)
-}
-
-/// The level from flags and expectation alone (rules 2–4 of the module documentation).
-fn derived_level(case: &Case) -> Level {
-    let flag_hardening = case
-        .flags
-        .iter()
-        .filter_map(|f| flags::index_row(f))
-        .any(|r| r.level == Level::Hardening);
-    let code_hardening = matches!(&case.expect, Expectation::Invalid { code, .. }
-        if HARDENING_CODES.contains(&code.as_str()));
-    if flag_hardening || code_hardening {
-        Level::Hardening
-    } else if matches!(case.expect, Expectation::Acceptable { .. }) {
-        Level::Decision
-    } else {
-        Level::Normative
-    }
-}
-
 /// The audit's ids that must exist in the corpus (a renamed case must not silently lose its
 /// override).
 pub fn listed_ids() -> Vec<String> {
-    let mut out: Vec<String> = LEVEL_OVERRIDES
-        .iter()
-        .map(|(id, _)| (*id).to_owned())
-        .collect();
+    let mut out: Vec<String> = Vec::new();
     let mut push = |prefix: &str, nums: &[u32]| {
         for k in nums {
             out.push(format!("{prefix}{k:04}"));

@@ -183,15 +183,89 @@ pub struct Case {
     pub requirements: Vec<String>,
     /// Flags, each explained in the file's `notes`.
     pub flags: Vec<String>,
-    /// `normative`, `decision` or `hardening` (derived by the generator from the flags'
-    /// levels and the expectation, with the audit's per-case overrides).
+    /// `normative`, `decision` or `hardening`: always the level of [`Case::ground`]
+    /// ([`Ground::level`]; `vectors/tests/grounds.rs` checks every case).
     pub level: Level,
+    /// What the expected outcome rests on: a verbatim quote of the upstream text, a decision
+    /// with every outcome a reasonable implementation could give, or why it is hardening.
+    pub ground: Ground,
+    /// What each failing direction lets an attacker do: the effect (`spec/severity.md` §2)
+    /// the severity model grades a failure of this case with.
+    pub stake: Stake,
     /// Operation name from `spec/operations.md`.
     pub op: String,
     /// The operation input object.
     pub input: Value,
     /// The expected outcome.
     pub expect: Expectation,
+}
+
+/// What a case's expected outcome rests on (issue 36). The case's level is read from it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum Ground {
+    /// The upstream text decides the outcome: the case is `normative`.
+    Text {
+        /// `spec` (the protocol specification) or `architecture` (the architecture document).
+        source: String,
+        /// Where the quote is, e.g. `§10.1 step 2`.
+        section: String,
+        /// The words, verbatim (whitespace-normalized) from `spec/upstream/`.
+        quote: String,
+    },
+    /// The text is ambiguous or silent: the case is `decision`, and its expectation accepts
+    /// every outcome a reasonable implementation could give (`acceptable`), or `reason` says
+    /// why the text admits only the one it pins.
+    Decision {
+        /// The decision of `spec/decisions.md` (`D5`).
+        decision: String,
+        /// Why a single outcome is the only reasonable one (required when the expectation
+        /// is not `acceptable`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+    },
+    /// Safer than the text requires: the case is `hardening`.
+    Hardening {
+        /// Why the behaviour is safer than the text.
+        reason: String,
+    },
+    /// Only in a fuzzer's finding file, never in the corpus: the expectation is the
+    /// reference's answer on a mutated input, at the level of the case it was mutated from.
+    Differential {
+        /// The seed case's level.
+        level: Level,
+        /// Where the input came from.
+        reason: String,
+    },
+}
+
+impl Ground {
+    /// The level this ground gives a case.
+    pub fn level(&self) -> Level {
+        match self {
+            Self::Text { .. } => Level::Normative,
+            Self::Decision { .. } => Level::Decision,
+            Self::Hardening { .. } => Level::Hardening,
+            Self::Differential { level, .. } => *level,
+        }
+    }
+}
+
+/// What each failing direction of a case lets an attacker do (issue 36): one effect name of
+/// `spec/severity.md` §2 per direction. The severity model grades a failure with the effect
+/// of its direction; a rule, flag or output member may name the finding and its fix, never
+/// lower the effect.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Stake {
+    /// It accepted, or answered more than expected, where the expectation refuses.
+    pub granted: String,
+    /// It refused, or answered less, where the expectation accepts.
+    pub refused: String,
+    /// The verdict is right and the output differs otherwise.
+    pub wrong_output: String,
+    /// It crashed or hung on the input.
+    pub crash_or_hang: String,
 }
 
 /// A single expected outcome: success with an output, or an error code.

@@ -32,7 +32,10 @@ use serde_json::Value;
 
 use crate::audit;
 use crate::flags;
-use crate::format::{Case, Expectation, Generator, Level, Note, VectorFile, SCHEMA_ID};
+use crate::format::{
+    Case, Expectation, Generator, Ground, Level, Note, Stake, VectorFile, SCHEMA_ID,
+};
+use crate::grounds;
 use crate::keys::Keys;
 
 /// `specVersion` of every file.
@@ -161,15 +164,27 @@ impl Group {
             requirements: requirements.iter().map(|s| (*s).to_owned()).collect(),
             flags: flags.iter().map(|s| (*s).to_owned()).collect(),
             level: Level::Normative,
+            ground: Ground::Hardening {
+                reason: String::new(),
+            },
+            stake: Stake {
+                granted: String::new(),
+                refused: String::new(),
+                wrong_output: String::new(),
+                crash_or_hang: String::new(),
+            },
             op: op.to_owned(),
             input,
             expect,
         };
-        // The audit's case changes (spec/audit-v0.2.md §2), then the derived level.
+        // The audit's case changes (spec/audit-v0.2.md §2), then the case's ground and stake
+        // as the data files state them (issue 36): its level is its ground's.
         if let Err(e) = audit::amend(&mut case) {
             self.errors.push(e);
         }
-        case.level = audit::level_of(&case);
+        if let Err(e) = grounds::apply(&mut case, &format!("{}/{}", self.area, self.name)) {
+            self.errors.push(e);
+        }
         self.cases.push(case);
         self
     }
@@ -236,9 +251,10 @@ impl Group {
                 if outcomes.len() < 2 {
                     errors.push(format!("{}: acceptable needs ≥ 2 outcomes", case.id));
                 }
-                if case.flags.is_empty() {
+                if case.flags.is_empty() && !matches!(case.ground, Ground::Decision { .. }) {
                     errors.push(format!(
-                        "{}: acceptable (decision {decision}) without a flag naming it",
+                        "{}: acceptable (decision {decision}) without a flag or a decision \
+                         ground naming it",
                         case.id
                     ));
                 }

@@ -13,10 +13,10 @@
 //! | [`load`] | reading files, JSON Schema validation (`spec/schemas/vector.schema.json`) |
 //! | [`judge`] | expectation × actual outcome → verdict with a unified diff |
 //! | [`keys`], [`flags`] | the fixed published keys; every flag's note |
-//! | [`levels`] | the level rule: a case's ceiling from the clauses and decisions its requirements rest on |
 //! | [`operations`] | the operation catalogue of `spec/operations.md` (embedded) |
 //! | [`requirements`] | requirement ids and sections from `spec/requirements.md` (embedded) |
 //! | [`severity`] | the severity model of `spec/severity.md`: direction, effect, severity and finding key of a failure |
+//! | `grounds` | (feature `generator`) each case's ground and stake, read from the data files (issue 36) |
 //! | `generate`, `areas`, `regenerate` | (feature `generator`) the framework area authors write against, one module per area, and the driver that builds, checks and writes the corpus |
 //!
 //! The generator runs the reference in-process only to *assert agreement*; running an
@@ -33,9 +33,10 @@ pub mod flags;
 pub mod format;
 #[cfg(feature = "generator")]
 pub mod generate;
+#[cfg(feature = "generator")]
+pub mod grounds;
 pub mod judge;
 pub mod keys;
-pub mod levels;
 pub mod load;
 pub mod operations;
 #[cfg(feature = "generator")]

@@ -175,6 +175,14 @@ fn check_audit(files: &[VectorFile], errors: &mut Vec<String>) {
             errors.push(format!("{id}: listed by the audit but not built"));
         }
     }
+    errors.extend(crate::grounds::data_errors());
+    for id in crate::grounds::listed_ids() {
+        if !ids.contains(id.as_str()) {
+            errors.push(format!(
+                "{id}: has a ground in vectors/src/areas/data/grounds/ but is not built"
+            ));
+        }
+    }
     let ops = crate::operations::names();
     for case in files.iter().flat_map(|f| &f.cases) {
         if !ops.contains(&case.op.as_str()) {

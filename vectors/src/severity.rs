@@ -11,7 +11,7 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::format::{Expectation, Expected, Severity};
+use crate::format::{Expectation, Expected, Severity, Stake};
 use crate::judge::FailureKind;
 
 /// The operations that answer with §10.1's denial types (`spec/severity.md` §4).
@@ -208,6 +208,10 @@ pub struct Failure<'a> {
     pub expectation: Option<&'a Expectation>,
     /// The output the implementation answered, if it succeeded.
     pub actual_output: Option<&'a Value>,
+    /// The case's stated stake (issue 36): the effect of each direction. A corpus case always
+    /// has one; only inputs no case states (fuzzer mutations, the MCP suite's own cases) are
+    /// graded by the rules alone.
+    pub stake: Option<&'a Stake>,
 }
 
 /// The model's verdict on one failing case.
@@ -399,6 +403,15 @@ impl Model {
         self.effects.iter().find(|e| e.name == name)
     }
 
+    /// The rank of effect `name` within its severity: its row in section 2's table (forgery
+    /// first); a name the table lacks ranks last.
+    pub fn effect_rank(&self, name: &str) -> usize {
+        self.effects
+            .iter()
+            .position(|e| e.name == name)
+            .unwrap_or(usize::MAX)
+    }
+
     /// The severity of effect `name` (`low` for a name the table lacks, which
     /// [`Model::problems`] reports).
     pub fn severity_of(&self, name: &str) -> Severity {
@@ -524,8 +537,89 @@ impl Model {
         floor
     }
 
-    /// Severity, effect and finding key of one failing case (`spec/severity.md` §3–§7).
+    /// Severity, effect and finding key of one failing case (`spec/severity.md` §3–§8): the
+    /// rules name the finding (its key, title and fix); the case's stated stake, where it has
+    /// one, gives the effect of its direction, which no rule, flag or output member lowers.
     pub fn assess(&self, f: &Failure<'_>) -> Assessment {
+        let a = self.assess_by_rules(f);
+        match f.stake {
+            Some(stake) => self.stated(f.direction, a, stake),
+            None => a,
+        }
+    }
+
+    /// The stake the rules alone give a case (each direction's effect, `spec/severity.md`
+    /// §4–§7): how `vectors/src/areas/data/grounds/baseline.json` was first written, and the
+    /// stake of a fuzzer's finding file, whose input no case states.
+    pub fn rule_stake(
+        &self,
+        op: &str,
+        flags: &[String],
+        requirements: &[String],
+        expectation: &Expectation,
+    ) -> Stake {
+        let effect = |direction: Direction| {
+            self.assess_by_rules(&Failure {
+                op,
+                flags,
+                requirements,
+                direction,
+                expected_code: None,
+                actual_code: None,
+                family: None,
+                error_kind: None,
+                expectation: Some(expectation),
+                actual_output: None,
+                stake: None,
+            })
+            .effect
+        };
+        Stake {
+            granted: effect(Direction::Granted),
+            refused: effect(Direction::Refused),
+            wrong_output: effect(Direction::WrongOutput),
+            crash_or_hang: effect(Direction::Hang),
+        }
+    }
+
+    /// `a` with the effect the stake states for `direction` (`spec/severity.md` §8). A wrong
+    /// output that an output member turned into a grant or refusal keeps the member's effect
+    /// when it is more severe. Where the stated effect differs from the rules', the finding is
+    /// keyed and titled by it, and joins no rule's finding.
+    fn stated(&self, direction: Direction, a: Assessment, stake: &Stake) -> Assessment {
+        let stated = match direction {
+            Direction::Granted => &stake.granted,
+            Direction::Refused => &stake.refused,
+            Direction::WrongOutput => &stake.wrong_output,
+            Direction::Crash | Direction::Hang => &stake.crash_or_hang,
+            Direction::WrongCode | Direction::OtherCode | Direction::Errored => return a,
+        };
+        let effect = if direction == Direction::WrongOutput
+            && a.direction != Direction::WrongOutput
+            && self.severity_of(&a.effect) > self.severity_of(stated)
+        {
+            a.effect.clone()
+        } else {
+            stated.clone()
+        };
+        if effect == a.effect {
+            return a;
+        }
+        let decider = a.key.rsplit_once('/').map_or(a.key.as_str(), |(d, _)| d);
+        let meaning = self.effect(&effect).map_or("", |e| e.meaning.as_str());
+        Assessment {
+            severity: self.severity_of(&effect),
+            key: format!("{decider}/{effect}"),
+            title: format!("{meaning} ({decider})"),
+            effect,
+            joins: None,
+            hint: None,
+            ..a
+        }
+    }
+
+    /// [`Model::assess`] by the rules alone (`spec/severity.md` §3–§7).
+    fn assess_by_rules(&self, f: &Failure<'_>) -> Assessment {
         let make =
             |direction: Direction, decider: &str, effect: String, title: String, fix: String| {
                 Assessment {

@@ -241,6 +241,8 @@ fn runner_case(
         requirements: Vec::new(),
         flags,
         level,
+        ground: None,
+        stake: None,
         op: "dct.verify".to_owned(),
         input,
         expect: serde_json::to_value(&expectation).unwrap_or(Value::Null),
@@ -566,6 +568,8 @@ fn grade(
         error_kind: Some(kind.name()),
         expectation: expectation.as_ref(),
         actual_output: actual.and_then(|a| a.get("output")),
+        // A mutated token is no case: no stake is stated for it, the rules grade it.
+        stake: None,
     });
     let level = if kind == FindingKind::OtherCode {
         Level::Hardening
@@ -757,6 +761,12 @@ pub fn finding_file(f: &Finding, n: usize, keys: &Keys) -> VectorFile {
     } else {
         f.requirements.clone()
     };
+    let stake = delegateos_vectors::severity::model().rule_stake(
+        &f.op,
+        &["DifferentialFinding".to_owned()],
+        &requirements,
+        &expect,
+    );
     VectorFile {
         schema: vf::SCHEMA_ID.to_owned(),
         spec_version: delegateos_vectors::format::SPEC_VERSION.to_owned(),
@@ -795,6 +805,14 @@ pub fn finding_file(f: &Finding, n: usize, keys: &Keys) -> VectorFile {
             requirements,
             flags: vec!["DifferentialFinding".to_owned()],
             level: f.level,
+            ground: vf::Ground::Differential {
+                level: f.level,
+                reason: format!(
+                    "the reference's answer on {} mutated (the level is the seed's)",
+                    f.origin
+                ),
+            },
+            stake,
             op: f.op.clone(),
             input: f.input.clone(),
             expect,

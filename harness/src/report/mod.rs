@@ -375,6 +375,10 @@ pub struct ReportContext<'a> {
     pub fail_on_advisory: bool,
     /// `--fail-on hardening` or `--profile strict`.
     pub fail_on_hardening: bool,
+    /// A critical finding fails the run whatever its cases' level (issue 36: severity and
+    /// exit code never disagree); `--fail-on levels` turns it off, so that only the levels
+    /// decide.
+    pub critical_fails: bool,
 }
 
 /// A JSON value in one line, cut to a readable length.
@@ -559,7 +563,8 @@ impl Report {
                     requirements: case.requirements.clone(),
                     assessment: a.clone(),
                     counted: ctx.fail_on_hardening
-                        || (!is_hardening && result.status != Status::OtherCode),
+                        || (!is_hardening && result.status != Status::OtherCode)
+                        || (ctx.critical_fails && a.severity == Severity::Critical),
                     input_bytes: input_bytes(case),
                     did: did.clone().unwrap_or_default(),
                     expected: Some(case.expect.clone()),
@@ -731,7 +736,8 @@ impl Report {
         report
     }
 
-    /// The documented exit code: 1 if a normative or decision case failed or errored (or a
+    /// The documented exit code: 1 if a normative or decision case failed or errored, or a
+    /// critical finding of any level was found (unless `--fail-on levels`), or a
     /// hardening finding, with `--fail-on hardening` / `--profile strict`; an advisory
     /// failure with `--fail-on advisory`), else 2 if the baseline is stale (a listed case
     /// passed, or an entry matches nothing), else 0. `other_code` results are hardening
@@ -742,7 +748,13 @@ impl Report {
         let h = &self.hardening.totals;
         let hardening_failed = self.hardening.fail_on_hardening
             && (h.failed > 0 || h.errored > 0 || h.other_code > 0 || self.totals.other_code > 0);
-        if self.totals.failed > 0 || self.totals.errored > 0 || advisory_failed || hardening_failed
+        // A critical finding is counted whatever its level unless `--fail-on levels`.
+        let critical_failed = self.critical.iter().any(|c| c.counted);
+        if self.totals.failed > 0
+            || self.totals.errored > 0
+            || advisory_failed
+            || hardening_failed
+            || critical_failed
         {
             ConformExitCode::FAILURES
         } else if self.totals.stale > 0 || !self.expected_failures.unused.is_empty() {

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use crate::protocol::RunOutcome;
-use delegateos_vectors::format::Level;
+use delegateos_vectors::format::{Ground, Level, Stake};
 use delegateos_vectors::judge::FailureKind;
 use delegateos_vectors::{CorpusSource, Expectation, Verdict};
 
@@ -25,8 +25,13 @@ pub struct Case {
     pub requirements: Vec<String>,
     /// Flags (defined in the file's notes).
     pub flags: Vec<String>,
-    /// `normative`, `decision` or `hardening`.
+    /// `normative`, `decision` or `hardening` (its ground's).
     pub level: Level,
+    /// What the expectation rests on (every corpus case has one; a fuzzer's mutation none).
+    pub ground: Option<Ground>,
+    /// What each failing direction lets an attacker do (every corpus case states it; a
+    /// fuzzer's mutation inherits its seed's).
+    pub stake: Option<Stake>,
     /// Operation name.
     pub op: String,
     /// Operation input.
@@ -122,6 +127,8 @@ pub fn load_corpus(source: &CorpusSource) -> Result<Vec<Case>, CorpusError> {
                 requirements: c.requirements,
                 flags: c.flags,
                 level: c.level,
+                ground: Some(c.ground),
+                stake: Some(c.stake),
                 op: c.op,
                 input: c.input,
                 expect: serde_json::to_value(&c.expect).unwrap_or(Value::Null),

@@ -1545,7 +1545,9 @@ fn build_valid(g: &mut Group, k: &Keys) {
             g,
             1 + len as u16,
             &format!(
-                "chain of {len} unrestricted attenuation(s): remaining depth {}",
+                "chain of {len} unrestricted attenuation(s): maxChainDepth stays \
+                 {MAX_DEPTH} (step 8's effectiveMaxDepth; {} further attenuations remain \
+                 under D4's countdown)",
                 MAX_DEPTH - len as u64
             ),
             reqs,

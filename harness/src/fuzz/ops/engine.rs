@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use delegateos_reference::ops::{self, Outcome};
+use delegateos_vectors::format::Stake;
 use serde_json::Value;
 
 use super::edit::Edit;
@@ -44,6 +45,8 @@ pub struct OpSeed {
     pub flags: Vec<String>,
     /// Level.
     pub level: Level,
+    /// The case's stated stake (an unmutated seed is graded with it).
+    pub stake: Stake,
     /// The case's input decoded into the mutator's view.
     pub view: Value,
     /// The case's expectation (its `acceptable` outcomes widen a candidate's expectation when
@@ -69,6 +72,7 @@ pub fn load_seeds(op: &str, vectors: Option<&Path>) -> Vec<OpSeed> {
                     requirements: case.requirements,
                     flags: case.flags,
                     level: case.level,
+                    stake: case.stake,
                     view: view(op, &case.input),
                     expect: case.expect,
                 });
@@ -223,6 +227,8 @@ fn runner_case(
         requirements: seed.map(|s| s.requirements.clone()).unwrap_or_default(),
         flags: seed.map(|s| s.flags.clone()).unwrap_or_default(),
         level: seed.map_or(Level::Normative, |s| s.level),
+        ground: None,
+        stake: seed.map(|s| s.stake.clone()),
         op: op.to_owned(),
         input: c.input.clone(),
         expect: serde_json::to_value(e).unwrap_or(Value::Null),
@@ -287,6 +293,7 @@ fn run_batch(
             let graded = if mutated {
                 Case {
                     flags: Vec::new(),
+                    stake: None,
                     ..case.clone()
                 }
             } else {

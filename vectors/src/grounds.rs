@@ -1,0 +1,274 @@
+//! Ground and stake of every case, as data (issue 36).
+//!
+//! A case says what its expected outcome rests on ([`Ground`]) and what each failing
+//! direction lets an attacker do ([`Stake`]); its level is read from the ground. Nothing here
+//! infers either from a case's requirements, flags or description: the generator copies them
+//! from the data files below into each case.
+//!
+//! - `spec/grounds/requirement-quotes.json`: for each requirement id, the verbatim words of the
+//!   upstream protocol spec or architecture document (`spec/upstream/`) it restates, or `null`
+//!   where the text does not decide it. A normative case names the requirement whose quote
+//!   decides it (`"requirement"`) or carries its own `"quote"`.
+//! - `vectors/src/areas/data/grounds/*.json`: one entry per case id — `level`, and for
+//!   `normative` a `requirement` or `quote`, for `decision` the `decision` (with `also`: the
+//!   outcomes other reasonable readings give, added to the expectation; or a `reason` why the
+//!   text admits one), for `hardening` the `reason`; an optional partial `stake`. Each file
+//!   also has `stakes`: the stake of each `<area>/<group>`, which a case entry overrides per
+//!   direction. `baseline.json` is the first statement of every case (migrated from the
+//!   inferred levels of issue 27 and the severity rules of issue 26, then reviewed);
+//!   `relevel-*.json` are the audits of issue 36 that restate a case, applied after it.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::format::{Case, Expectation, Expected, Ground, Level, Stake};
+
+/// The requirement quotes.
+const REQUIREMENT_QUOTES: &str = include_str!("../spec/grounds/requirement-quotes.json");
+
+/// The case files, applied in this order (a later entry for the same case replaces the
+/// ground of an earlier one and merges its stake).
+const CASE_FILES: &[(&str, &str)] = &[
+    (
+        "baseline.json",
+        include_str!("areas/data/grounds/baseline.json"),
+    ),
+    (
+        "relevel-R1.json",
+        include_str!("areas/data/grounds/relevel-R1.json"),
+    ),
+    (
+        "relevel-R2.json",
+        include_str!("areas/data/grounds/relevel-R2.json"),
+    ),
+    (
+        "relevel-R3.json",
+        include_str!("areas/data/grounds/relevel-R3.json"),
+    ),
+    (
+        "relevel-lead.json",
+        include_str!("areas/data/grounds/relevel-lead.json"),
+    ),
+];
+
+/// A quote of the upstream text.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Quote {
+    /// `spec` or `architecture`.
+    pub source: String,
+    /// Where in the document.
+    pub section: String,
+    /// The words.
+    pub quote: String,
+}
+
+/// A partial stake (per-direction overrides).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct PartialStake {
+    granted: Option<String>,
+    refused: Option<String>,
+    wrong_output: Option<String>,
+    crash_or_hang: Option<String>,
+}
+
+impl PartialStake {
+    fn over(&self, base: &Stake) -> Stake {
+        Stake {
+            granted: self.granted.clone().unwrap_or_else(|| base.granted.clone()),
+            refused: self.refused.clone().unwrap_or_else(|| base.refused.clone()),
+            wrong_output: self
+                .wrong_output
+                .clone()
+                .unwrap_or_else(|| base.wrong_output.clone()),
+            crash_or_hang: self
+                .crash_or_hang
+                .clone()
+                .unwrap_or_else(|| base.crash_or_hang.clone()),
+        }
+    }
+}
+
+/// One case's entry in a case file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Entry {
+    /// Absent in an entry that only restates the stake.
+    #[serde(default)]
+    level: Option<Level>,
+    #[serde(default)]
+    requirement: Option<String>,
+    #[serde(default)]
+    quote: Option<Quote>,
+    #[serde(default)]
+    decision: Option<String>,
+    #[serde(default)]
+    reason: Option<String>,
+    #[serde(default)]
+    also: Vec<Expected>,
+    #[serde(default)]
+    stake: Option<PartialStake>,
+    /// The auditor's note (not copied into the case).
+    #[serde(default)]
+    #[allow(dead_code)]
+    audit: Option<String>,
+}
+
+/// One case file.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CaseFile {
+    #[serde(default)]
+    stakes: BTreeMap<String, Stake>,
+    #[serde(default)]
+    cases: BTreeMap<String, Entry>,
+}
+
+/// Every statement, parsed once.
+struct Data {
+    quotes: BTreeMap<String, Option<Quote>>,
+    stakes: BTreeMap<String, Stake>,
+    /// Per case: the entries of every file that names it, in file order.
+    entries: BTreeMap<String, Vec<(&'static str, Entry)>>,
+    errors: Vec<String>,
+}
+
+fn data() -> &'static Data {
+    static DATA: std::sync::OnceLock<Data> = std::sync::OnceLock::new();
+    DATA.get_or_init(|| {
+        let mut errors = Vec::new();
+        let quotes = serde_json::from_str(REQUIREMENT_QUOTES).unwrap_or_else(|e| {
+            errors.push(format!("spec/grounds/requirement-quotes.json: {e}"));
+            BTreeMap::new()
+        });
+        let mut stakes = BTreeMap::new();
+        let mut entries: BTreeMap<String, Vec<(&'static str, Entry)>> = BTreeMap::new();
+        for (name, text) in CASE_FILES {
+            // A relevel file is a bare map of case entries; the baseline has `stakes` too.
+            let parsed: Result<CaseFile, _> = serde_json::from_str::<Value>(text).and_then(|v| {
+                if v.get("cases").is_some() {
+                    serde_json::from_value(v)
+                } else {
+                    serde_json::from_value(v).map(|cases| CaseFile {
+                        stakes: BTreeMap::new(),
+                        cases,
+                    })
+                }
+            });
+            match parsed {
+                Ok(file) => {
+                    stakes.extend(file.stakes);
+                    for (id, entry) in file.cases {
+                        entries.entry(id).or_default().push((*name, entry));
+                    }
+                }
+                Err(e) => errors.push(format!("vectors/src/areas/data/grounds/{name}: {e}")),
+            }
+        }
+        Data {
+            quotes,
+            stakes,
+            entries,
+            errors,
+        }
+    })
+}
+
+/// Problems with the data files themselves (a file that does not parse).
+pub fn data_errors() -> Vec<String> {
+    data().errors.clone()
+}
+
+/// Every case id the data files name (the driver reports ids that name no case).
+pub fn listed_ids() -> Vec<String> {
+    data().entries.keys().cloned().collect()
+}
+
+/// The quote of a requirement, if the text decides it.
+pub fn requirement_quote(id: &str) -> Option<&'static Quote> {
+    data().quotes.get(id).and_then(Option::as_ref)
+}
+
+/// Sets `case.ground`, `case.stake` and `case.level` from the data files, and adds the
+/// outcomes other readings give (`also`) to its expectation. `group` is `<area>/<group>`.
+pub fn apply(case: &mut Case, group: &str) -> Result<(), String> {
+    let d = data();
+    let Some(entries) = d.entries.get(&case.id) else {
+        return Err(format!(
+            "{}: no ground (add an entry to vectors/src/areas/data/grounds/)",
+            case.id
+        ));
+    };
+    let Some(base) = d.stakes.get(group) else {
+        return Err(format!(
+            "{}: group {group} has no stake in vectors/src/areas/data/grounds/baseline.json",
+            case.id
+        ));
+    };
+    let mut stake = base.clone();
+    for (_, e) in entries {
+        if let Some(s) = &e.stake {
+            stake = s.over(&stake);
+        }
+    }
+    // The last statement of a case's level is its ground (an audit restates the baseline;
+    // an entry without a level restates only the stake).
+    let Some((file, last)) = entries.iter().rev().find(|(_, e)| e.level.is_some()) else {
+        return Err(format!("{}: no ground", case.id));
+    };
+    let ground = ground_of(&case.id, file, last)?;
+    let also = last.also.clone();
+    if !also.is_empty() {
+        let Ground::Decision { decision, .. } = &ground else {
+            return Err(format!(
+                "{}: `also` outcomes need a decision ground",
+                case.id
+            ));
+        };
+        let mut outcomes = case.expect.outcomes();
+        for o in also {
+            if !outcomes.contains(&o) {
+                outcomes.push(o);
+            }
+        }
+        let decision = match &case.expect {
+            Expectation::Acceptable { decision, .. } => decision.clone(),
+            _ => decision.clone(),
+        };
+        case.expect = Expectation::Acceptable { outcomes, decision };
+    }
+    case.level = ground.level();
+    case.ground = ground;
+    case.stake = stake;
+    Ok(())
+}
+
+fn ground_of(id: &str, file: &str, e: &Entry) -> Result<Ground, String> {
+    let level = e.level.unwrap_or_default();
+    let missing = |what: &str| format!("{id} ({file}): a {} ground needs {what}", level.as_str());
+    Ok(match level {
+        Level::Normative => {
+            let q = match (&e.quote, &e.requirement) {
+                (Some(q), _) => q.clone(),
+                (None, Some(r)) => requirement_quote(r)
+                    .cloned()
+                    .ok_or_else(|| format!("{id} ({file}): requirement {r} has no quote"))?,
+                (None, None) => return Err(missing("a `quote` or a quoted `requirement`")),
+            };
+            Ground::Text {
+                source: q.source,
+                section: q.section,
+                quote: q.quote,
+            }
+        }
+        Level::Decision => Ground::Decision {
+            decision: e.decision.clone().ok_or_else(|| missing("a `decision`"))?,
+            reason: e.reason.clone(),
+        },
+        Level::Hardening => Ground::Hardening {
+            reason: e.reason.clone().ok_or_else(|| missing("a `reason`"))?,
+        },
+    })
+}
