@@ -41,6 +41,7 @@ fn assess(
         error_kind: Some("crash"),
         expectation: e,
         actual_output: None,
+        stake: None,
     })
 }
 
@@ -63,6 +64,7 @@ fn assess_output(
         error_kind: None,
         expectation: Some(e),
         actual_output: Some(actual),
+        stake: None,
     })
 }
 
@@ -507,6 +509,7 @@ fn a_wrong_code_is_keyed_by_the_first_allowed_code() {
         error_kind: None,
         expectation: None,
         actual_output: None,
+        stake: None,
     });
     assert_eq!(a.key, "code malformed_token/wrong-code-family");
     assert!(a.title.contains("`malformed_token`"), "{}", a.title);
@@ -635,4 +638,94 @@ fn a_flag_or_output_member_with_its_rules_effect_names_the_rule_finding_it_joins
         (a.key.as_str(), a.joins.as_deref()),
         ("dct.verify scope.maxChainDepth/depth-bypass", None)
     );
+}
+
+/// Issue 36: a case's stated stake gives the effect of its direction; a rule or flag never
+/// lowers it, an output member may raise a wrong output, and a stated effect the rules do not
+/// give keys and titles the finding.
+#[test]
+fn the_stated_stake_decides_the_effect_and_no_rule_lowers_it() {
+    use delegateos_vectors::format::Stake;
+    let stake = |granted: &str| Stake {
+        granted: granted.to_owned(),
+        refused: "valid-input-refused".to_owned(),
+        wrong_output: "wrong-output".to_owned(),
+        crash_or_hang: "issuer-pattern-hang".to_owned(),
+    };
+    let (flags, reqs) = (ids(&[]), ids(&["CONTRACT-VERIFY-SIGNATURE-KEY"]));
+    let e = Expectation::Valid {
+        output: json!({"valid": false}),
+    };
+    let with = |s: &Stake, direction: Direction, actual: Option<&serde_json::Value>| {
+        model().assess(&Failure {
+            op: "contract.verify_signature_with_key",
+            flags: &flags,
+            requirements: &reqs,
+            direction,
+            expected_code: None,
+            actual_code: None,
+            family: None,
+            error_kind: Some("timeout"),
+            expectation: Some(&e),
+            actual_output: actual,
+            stake: Some(s),
+        })
+    };
+    // By the rules alone a key check that accepts is forgery.
+    let ruled = assess(
+        "contract.verify_signature_with_key",
+        &[],
+        &["CONTRACT-VERIFY-SIGNATURE-KEY"],
+        Direction::Granted,
+        Some(&e),
+    );
+    assert_eq!(ruled.effect, "forgery");
+    // The padded right key: the case states lenient-input, and that is what it is.
+    let lenient = with(&stake("lenient-input"), Direction::Granted, None);
+    assert_eq!(lenient.effect, "lenient-input");
+    assert_eq!(lenient.severity, Severity::Medium);
+    assert_eq!(lenient.key, "contract-signature/lenient-input");
+    assert!(lenient.title.contains("malformed or non-canonical"), "{}", lenient.title);
+    assert_eq!(lenient.joins, None);
+    // A stated effect equal to the rules' leaves the rules' finding as it was.
+    assert_eq!(with(&stake("forgery"), Direction::Granted, None), ruled);
+    // A hang takes the stated crashOrHang effect.
+    let hang = with(&stake("forgery"), Direction::Hang, None);
+    assert_eq!(hang.effect, "issuer-pattern-hang");
+    assert_eq!(hang.severity, Severity::Medium);
+    // An output member that grants more raises a wrong output above the stated effect.
+    let scope = Expectation::Valid {
+        output: json!({"scope": {"maxChainDepth": 2}}),
+    };
+    let member = model().assess(&Failure {
+        op: "dct.verify",
+        flags: &flags,
+        requirements: &ids(&["DCT-VERIFY-8-DEPTH"]),
+        direction: Direction::WrongOutput,
+        expected_code: None,
+        actual_code: None,
+        family: None,
+        error_kind: None,
+        expectation: Some(&scope),
+        actual_output: Some(&json!({"scope": {"maxChainDepth": 9}})),
+        stake: Some(&stake("lenient-input")),
+    });
+    assert_eq!(member.effect, "depth-bypass");
+    assert_eq!(member.severity, Severity::Critical);
+}
+
+/// The rules' stake of a case is what the rules give each direction (how the baseline of
+/// stated stakes was written, and how a fuzzer's finding file is staked).
+#[test]
+fn the_rule_stake_is_the_rules_effect_per_direction() {
+    let e = invalid("revoked");
+    let s = model().rule_stake(
+        "dct.verify",
+        &ids(&[]),
+        &ids(&["DCT-VERIFY-2-REVOKED"]),
+        &e,
+    );
+    assert_eq!(s.granted, "revocation-bypass");
+    assert_eq!(s.refused, "wrongful-revocation");
+    assert_eq!(s.crash_or_hang, "crash-or-hang");
 }
