@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Step 2 of action.yml: run the suite once, writing every report; the Markdown one goes to the job
+# Step 5 of action.yml: run the suite once, writing every report; the Markdown one goes to the job
 # summary. Never fails the step itself: the exit code goes to $GITHUB_OUTPUT so that the reports
-# are uploaded first and step 4 (verdict.sh) fails the job.
+# are uploaded first and step 7 (verdict.sh) fails the job.
 set -euo pipefail
 : "${DELEGATEOS_IMPL:?the impl input: your adapter command}"
 : "${GITHUB_OUTPUT:?set by the runner: a file of step outputs}"
@@ -9,7 +9,7 @@ dir="${DELEGATEOS_REPORT_DIR:-delegateos-conformance}"
 mkdir -p "$dir"
 read -r -a extra <<< "${DELEGATEOS_ARGS:-}"
 set +e
-delegateos-conform run --no-progress --impl "$DELEGATEOS_IMPL" "${extra[@]}" \
+delegateos-conform run --no-progress --impl "$DELEGATEOS_IMPL" ${extra[@]+"${extra[@]}"} \
     --report "markdown=$dir/report.md" --report "junit=$dir/junit.xml" \
     --report "html=$dir/report.html" --report "json=$dir/report.json"
 code=$?

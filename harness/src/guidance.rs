@@ -146,6 +146,8 @@ mod tests {
             requirements: reqs.iter().map(|s| (*s).to_owned()).collect(),
             flags: Vec::new(),
             level: delegateos_vectors::format::Level::Normative,
+            ground: None,
+            stake: None,
             op: op.to_owned(),
             input: serde_json::Value::Null,
             expect: serde_json::Value::Null,
