@@ -263,6 +263,8 @@ fn hostile_corpus(dir: &Path) {
                 "requirements": ["FAKE-ONE"],
                 "flags": [],
                 "level": "normative",
+                "ground": {"kind": "text", "source": "spec", "section": "§10.1 step 1", "quote": "1. DESERIALIZE: base64url decode → parse JSON → validate structure"},
+                    "stake": {"granted": "lenient-input", "refused": "valid-input-refused", "wrongOutput": "wrong-output", "crashOrHang": "crash-or-hang"},
                 "op": "fake.echo",
                 "input": input,
                 "expect": expect,

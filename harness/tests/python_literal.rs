@@ -1,7 +1,9 @@
 //! Issue 12's bar: the spec-literal variant of the Python example adapter
-//! (`harness/adapters/python-literal/`: the spec text, none of our decisions) passes a default
-//! run — exit 0, no normative or decision failure. Its other readings show as `acceptable`,
-//! as "rejected with another code" of a family, or as hardening findings, all reported apart.
+//! (`harness/adapters/python-literal/`: the spec text, none of our decisions) has no normative
+//! or decision failure; its one critical finding (spend keyed by the client's delegationId,
+//! which the text allows) fails a default run, and `--fail-on levels` passes it. Its other
+//! readings show as `acceptable`, as "rejected with another code" of a family, or as
+//! hardening findings, all reported apart.
 //!
 //! Needs the example adapter's venv (`bash harness/adapters/python/setup.sh`, which `.ci/run`
 //! runs); without it the test is skipped with a message.
@@ -61,21 +63,52 @@ fn spec_literal_adapter_has_no_normative_or_decision_failure() {
         failing.is_empty(),
         "normative/decision failures: {failing:#?}"
     );
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    // Critical findings by effect may remain at the hardening level (a budget keyed by the
-    // client's delegationId, D17): shown, marked not counted, never a counted one.
-    let counted_critical: Vec<&Value> = report["critical"]
+    // Issue 36: a critical finding fails the run whatever its level. The spec text's own
+    // exposure stays: the literal reading keys spend by the client's
+    // `_delegateos.delegationId` (§11.1/§13.4 do not say it must be the token's; D17, a
+    // hardening-level check), so a client escapes its budget by naming another delegation —
+    // critical, counted, and the ONLY critical finding of the literal adapter.
+    let critical: Vec<(String, bool)> = report["critical"]
         .as_array()
         .unwrap()
         .iter()
-        .filter(|f| f["counted"] != false)
+        .map(|f| {
+            (
+                f["key"].as_str().unwrap_or_default().to_owned(),
+                f["counted"] == true,
+            )
+        })
         .collect();
-    assert!(counted_critical.is_empty(), "{counted_critical:#?}");
+    assert_eq!(
+        critical,
+        vec![("McpBinding/spend-misrouted".to_owned(), true)],
+        "{critical:#?}"
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "the counted critical finding fails the run: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // `--fail-on levels` relaxes that explicitly: only the levels decide, and the literal
+    // reading has no normative or decision failure.
+    let relaxed = Command::new(BIN)
+        .args([
+            "run",
+            "--no-progress",
+            "--fail-on",
+            "levels",
+            "--impl",
+            &command,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        relaxed.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&relaxed.stdout)
+    );
     // The other readings are visible, not hidden: acceptable outcomes, family codes and
     // hardening findings are all present and reported apart from the totals' failures.
     assert!(report["totals"]["acceptable"].as_u64().unwrap() > 0);

@@ -60,6 +60,8 @@ impl Corpus {
                     "requirements": [req],
                     "flags": [],
                     "level": "normative",
+                    "ground": {"kind": "text", "source": "spec", "section": "§10.1 step 1", "quote": "1. DESERIALIZE: base64url decode → parse JSON → validate structure"},
+                    "stake": {"granted": "lenient-input", "refused": "valid-input-refused", "wrongOutput": "wrong-output", "crashOrHang": "crash-or-hang"},
                     "op": op,
                     "input": input,
                     "expect": expect,
@@ -92,6 +94,8 @@ impl Corpus {
                         "id": format!("fake-state-{:04}", i + 1),
                         "description": format!("stateful case {}", i + 1),
                         "requirements": [req], "flags": [], "level": "normative",
+                        "ground": {"kind": "text", "source": "spec", "section": "§10.1 step 1", "quote": "1. DESERIALIZE: base64url decode → parse JSON → validate structure"},
+                    "stake": {"granted": "lenient-input", "refused": "valid-input-refused", "wrongOutput": "wrong-output", "crashOrHang": "crash-or-hang"},
                         "op": op, "input": input, "expect": expect,
                     })
                 })

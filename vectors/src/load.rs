@@ -177,6 +177,15 @@ pub fn invariant_problems(path: &Path, file: &VectorFile) -> Vec<String> {
                 problems.push(format!("{}: flag {flag:?} has no entry in notes", case.id));
             }
         }
+        // The level is read from the ground (issue 36): a file may not say otherwise.
+        if case.level != case.ground.level() {
+            problems.push(format!(
+                "{}: level {} but its ground is {}",
+                case.id,
+                case.level.as_str(),
+                case.ground.level().as_str()
+            ));
+        }
     }
     problems
 }

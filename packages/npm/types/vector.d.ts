@@ -50,11 +50,42 @@ export interface Case {
   requirements: string[];
   flags: string[];
   level: Level;
+  ground: Ground;
+  stake: Stake;
   op: string;
   input: {
     [key: string]: unknown;
   };
   expect: Expectation;
+}
+
+/** What the expected outcome rests on; the case's level is read from it: text = normative (a verbatim quote of the upstream document, spec/upstream/), decision = decision (the expectation accepts every reasonable outcome, or reason says why only one), hardening = hardening (why it is safer than the text). */
+export type Ground = {
+  kind: "text";
+  source: "spec" | "architecture";
+  section: string;
+  quote: string;
+} | {
+  kind: "decision";
+  decision: string;
+  reason?: string;
+} | {
+  kind: "hardening";
+  reason: string;
+} | {
+  kind: "differential";
+  level: Level;
+  reason: string;
+};
+
+export type Effect = string;
+
+/** What each failing direction lets an attacker do: an effect of spec/severity.md §2 per direction; the severity of a failure is its direction's effect's. */
+export interface Stake {
+  granted: Effect;
+  refused: Effect;
+  wrongOutput: Effect;
+  crashOrHang: Effect;
 }
 
 export interface Valid {
