@@ -52,7 +52,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
-use delegateos_vectors::format::{Case, Level};
+use delegateos_vectors::format::{Case, Level, Severity};
+use delegateos_vectors::severity;
 use delegateos_vectors::judge::{judge_case, ActualOutcome, FailureKind, Verdict};
 pub use serde_json::Value;
 
@@ -125,17 +126,21 @@ pub struct Options {
     pub strict: bool,
     /// `--fail-on hardening`: hardening findings fail too.
     pub fail_on_hardening: bool,
+    /// `--fail-on levels`: only the levels decide; a hardening case whose failure the case's
+    /// stake makes critical no longer fails by itself (by default it does, as in `run`).
+    pub levels_only: bool,
 }
 
 impl Options {
-    /// From the environment: `DELEGATEOS_PROFILE=strict` (implies hardening, as `run` does) and
-    /// `DELEGATEOS_FAIL_ON=hardening`.
+    /// From the environment: `DELEGATEOS_PROFILE=strict` (implies hardening, as `run` does),
+    /// `DELEGATEOS_FAIL_ON=hardening` and `DELEGATEOS_FAIL_ON=levels`.
     pub fn from_env() -> Self {
         let strict = std::env::var("DELEGATEOS_PROFILE").is_ok_and(|v| v == "strict");
         Self {
             strict,
             fail_on_hardening: strict
                 || std::env::var("DELEGATEOS_FAIL_ON").is_ok_and(|v| v.contains("hardening")),
+            levels_only: std::env::var("DELEGATEOS_FAIL_ON").is_ok_and(|v| v.contains("levels")),
         }
     }
 }
@@ -174,6 +179,9 @@ pub struct CaseVerdict {
     pub requirements: Vec<String>,
     /// The status.
     pub status: Status,
+    /// A failure whose effect the case's stake makes critical (`spec/severity.md` §8): it
+    /// fails the run whatever the case's level, as in `run`.
+    pub critical: bool,
     /// The diff (failed, other code), reason (skipped) or message (errored).
     pub message: String,
 }
@@ -186,7 +194,11 @@ impl CaseVerdict {
         }
         let hardening = self.level == Level::Hardening;
         match self.status {
-            Status::Failed(_) | Status::Errored => !hardening || options.fail_on_hardening,
+            Status::Failed(_) | Status::Errored => {
+                !hardening
+                    || options.fail_on_hardening
+                    || (self.critical && !options.levels_only)
+            }
             Status::OtherCode => options.fail_on_hardening,
             Status::Passed | Status::Acceptable | Status::Skipped => false,
         }
@@ -257,6 +269,7 @@ fn answer<I: Implementation + ?Sized>(imp: &I, case: &Case) -> Answer {
 /// Runs one case once and judges it.
 pub fn run_case<I: Implementation + ?Sized>(imp: &I, c: &CorpusCase) -> CaseVerdict {
     let case = &c.case;
+    let mut output = None;
     let (status, message) = match answer(imp, case) {
         Answer::Todo => (Status::Skipped, "not implemented yet".to_owned()),
         Answer::Skip(reason) => (Status::Skipped, reason),
@@ -265,7 +278,10 @@ pub fn run_case<I: Implementation + ?Sized>(imp: &I, c: &CorpusCase) -> CaseVerd
             Status::Errored,
             "an error answer needs a non-empty code".to_owned(),
         ),
-        Answer::Ok(output) => judged(case, &ActualOutcome::Ok { output }),
+        Answer::Ok(out) => {
+            output = Some(out.clone());
+            judged(case, &ActualOutcome::Ok { output: out })
+        }
         Answer::Error { code, detail } => judged(
             case,
             &ActualOutcome::Error {
@@ -281,9 +297,36 @@ pub fn run_case<I: Implementation + ?Sized>(imp: &I, c: &CorpusCase) -> CaseVerd
         level: case.level,
         advisory: c.advisory,
         requirements: case.requirements.clone(),
+        critical: critical(case, status, output.as_ref()),
         status,
         message,
     }
+}
+
+/// Whether a failure's effect, as the case's stake states it for what the implementation
+/// did, is critical (the severity model `run` grades with, `spec/severity.md` §8).
+fn critical(case: &Case, status: Status, output: Option<&serde_json::Value>) -> bool {
+    let Status::Failed(kind) = status else {
+        return false;
+    };
+    let model = severity::model();
+    let direction = severity::direction_of(&case.op, kind, &case.expect, output);
+    model
+        .assess(&severity::Failure {
+            op: &case.op,
+            flags: &case.flags,
+            requirements: &case.requirements,
+            direction,
+            expected_code: None,
+            actual_code: None,
+            family: None,
+            error_kind: None,
+            expectation: Some(&case.expect),
+            actual_output: output,
+            stake: Some(&case.stake),
+        })
+        .severity
+        == Severity::Critical
 }
 
 fn judged(case: &Case, actual: &ActualOutcome) -> (Status, String) {

@@ -21,6 +21,7 @@ fn main() -> std::process::ExitCode {
     let options = Options {
         strict: true,
         fail_on_hardening: true,
+        levels_only: false,
     };
     let args = libtest_mimic::Arguments::from_args();
     if args.filter.is_none() && args.skip.is_empty() && !args.list {

@@ -29,6 +29,52 @@ impl Implementation for WrongGlob {
 struct Nothing;
 impl Implementation for Nothing {}
 
+/// A matcher that matches everything: on the hostile hardening cases (`glob-match-0083`,
+/// `0084`, expected `false`) its grant is a scope widening, critical by their stake.
+struct MatchAll;
+
+impl Implementation for MatchAll {
+    fn glob_match(&self, _: &Value) -> Answer {
+        Answer::ok(json!({ "matches": true }))
+    }
+
+    fn fallback(&self, op: &str, input: &Value) -> Answer {
+        ActualOutcome::from(&ops::run(op, input)).into()
+    }
+}
+
+/// Issue 36: a failure the case's stake makes critical fails the run whatever the case's level
+/// (as `run` does); `levels_only` (`DELEGATEOS_FAIL_ON=levels`) relaxes it explicitly.
+fn a_critical_failure_fails_the_run_whatever_its_level() -> Result<(), libtest_mimic::Failed> {
+    let verdicts = delegateos_inprocess::run_corpus(&MatchAll, &Options::default())?;
+    let hostile: Vec<_> = verdicts
+        .iter()
+        .filter(|v| v.id == "glob-match-0083" || v.id == "glob-match-0084")
+        .collect();
+    let relaxed = Options {
+        levels_only: true,
+        ..Options::default()
+    };
+    let ok = hostile.len() == 2
+        && hostile.iter().all(|v| {
+            v.level == delegateos_vectors::format::Level::Hardening
+                && matches!(v.status, Status::Failed(_))
+                && v.critical
+                && v.fails(&Options::default())
+                && !v.fails(&relaxed)
+        });
+    // A non-critical hardening failure still needs `fail_on_hardening`.
+    let lesser = verdicts.iter().find(|v| {
+        v.level == delegateos_vectors::format::Level::Hardening
+            && matches!(v.status, Status::Failed(_))
+            && !v.critical
+    });
+    if !ok || lesser.is_some_and(|v| v.fails(&Options::default())) {
+        return Err(format!("{hostile:#?} / {lesser:#?}").into());
+    }
+    Ok(())
+}
+
 fn quiet(filter: &str) -> Arguments {
     Arguments {
         filter: Some(filter.to_owned()),
@@ -105,6 +151,10 @@ fn main() -> std::process::ExitCode {
         Trial::test(
             "an_implementation_of_nothing_is_told_where_to_start",
             an_implementation_of_nothing_is_told_where_to_start,
+        ),
+        Trial::test(
+            "a_critical_failure_fails_the_run_whatever_its_level",
+            a_critical_failure_fails_the_run_whatever_its_level,
         ),
     ];
     libtest_mimic::run(&args, tests).exit_code()
