@@ -8,6 +8,47 @@ pub fn esc(s: &str) -> String {
     crate::setup_report::xml_escape(s)
 }
 
+/// [`esc`] for text written with Markdown code spans (finding titles, fixes and requirement
+/// texts come from `spec/*.md`): each `` `span` `` becomes `<code>span</code>` (issue 38 item
+/// 7: backticks were shown raw). The text is escaped first, so a span can carry no markup.
+pub fn esc_code_spans(s: &str) -> String {
+    let escaped = esc(s);
+    let parts: Vec<&str> = escaped.split('`').collect();
+    // An odd number of backticks leaves the last one literal.
+    let pairs = (parts.len() - 1) / 2;
+    let mut out = String::with_capacity(escaped.len() + pairs * 13);
+    for (i, part) in parts.iter().enumerate() {
+        if i > 0 {
+            let closing_last = i == parts.len() - 1 && (parts.len() - 1) % 2 == 1;
+            out.push_str(if closing_last {
+                "`"
+            } else if i % 2 == 1 {
+                "<code>"
+            } else {
+                "</code>"
+            });
+        }
+        out.push_str(part);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::esc_code_spans;
+
+    #[test]
+    fn code_spans_become_code_elements_and_stay_escaped() {
+        assert_eq!(
+            esc_code_spans("use `a<b>` then `c`"),
+            "use <code>a&lt;b&gt;</code> then <code>c</code>"
+        );
+        assert_eq!(esc_code_spans("a lone ` tick"), "a lone ` tick");
+        assert_eq!(esc_code_spans("`x` and `"), "<code>x</code> and `");
+        assert_eq!(esc_code_spans("none"), "none");
+    }
+}
+
 /// The page's stylesheet (also the classes `bar`, `s-<status>`, `verdict`, `critical`).
 pub const CSS: &str = "\
 :root{--ok:#2e7d32;--bad:#c62828;--warn:#ef6c00;--muted:#666;--bg:#fafafa}\

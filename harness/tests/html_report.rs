@@ -104,6 +104,49 @@ fn screenshot(browser: &str, page: &Path, png: &Path) {
     assert!(bytes.starts_with(b"\x89PNG\r\n\x1a\n"), "not a PNG");
 }
 
+/// Where `#verdict-strip` of `page` lies in a 1366×900 viewport (issue 38 item 7): a wrapper
+/// page next to it loads it in an iframe of that size and writes the element's box into its
+/// own DOM (the report itself runs no script: its CSP forbids it). `(top, bottom)` in pixels.
+fn verdict_strip_box(browser: &str, page: &Path) -> (f64, f64) {
+    let wrapper = page.with_file_name("first-screen.html");
+    let name = page.file_name().unwrap().to_string_lossy();
+    std::fs::write(
+        &wrapper,
+        format!(
+            "<!DOCTYPE html><html><body style=\"margin:0\">\
+             <iframe id=\"f\" src=\"{name}\" style=\"width:1366px;height:900px;border:0\"></iframe>\
+             <pre id=\"out\">pending</pre><script>\
+             document.getElementById('f').addEventListener('load', () => {{\
+               const d = document.getElementById('f').contentDocument;\
+               const e = d && d.getElementById('verdict-strip');\
+               const r = e ? e.getBoundingClientRect() : null;\
+               document.getElementById('out').textContent =\
+                 r ? `box ${{r.top}} ${{r.bottom}} end` : 'missing';\
+             }});</script></body></html>"
+        ),
+    )
+    .unwrap();
+    let out = Command::new(browser)
+        .args(browser_args(page.parent().unwrap()))
+        .arg("--allow-file-access-from-files")
+        .arg("--virtual-time-budget=10000")
+        .arg("--window-size=1366,1000")
+        .arg("--dump-dom")
+        .arg(format!("file://{}", wrapper.display()))
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&out.stdout);
+    let start = dom
+        .find("box ")
+        .unwrap_or_else(|| panic!("no verdict strip measured: {dom}"));
+    let nums: Vec<f64> = dom[start + 4..]
+        .split_whitespace()
+        .take(2)
+        .map(|n| n.parse().unwrap())
+        .collect();
+    (nums[0], nums[1])
+}
+
 fn span(dom: &str, id: &str) -> u64 {
     let key = format!("<span id=\"{id}\">");
     let start = dom
@@ -227,6 +270,13 @@ fn reference_run_html_and_badge_show_the_counts_in_a_browser() {
     assert_eq!(span(&dom, "failed"), 0);
     assert!(dom.contains("Critical findings: none"));
     assert!(dom.contains("verdict pass"));
+    // The verdict strip opens the first screen at 1366×900, and says what ran.
+    let (top, bottom) = verdict_strip_box(&browser, &html);
+    assert!(
+        top >= 0.0 && bottom <= 200.0,
+        "verdict strip at {top}..{bottom}"
+    );
+    assert!(dom.contains("id=\"verdict-strip\""), "{dom}");
     screenshot(&browser, &html, &dir.join("shot.png"));
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -353,6 +403,15 @@ fn failing_run_with_hostile_data_renders_inert_with_the_right_counts() {
     // The payload is visible as text in the page.
     assert!(dom.contains("&lt;img src=x onerror="), "{dom}");
     assert!(dom.contains("fake-echo-0002"));
+    // A failing run opens with its verdict too, above the critical box (issue 38 item 7).
+    let (top, bottom) = verdict_strip_box(&browser, &html);
+    assert!(
+        top >= 0.0 && bottom <= 200.0,
+        "verdict strip at {top}..{bottom}"
+    );
+    let strip = dom.find("id=\"verdict-strip\"").unwrap();
+    let critical = dom.find("id=\"critical\"").unwrap();
+    assert!(strip < critical, "the verdict strip comes first");
     screenshot(&browser, &html, &dir.join("shot.png"));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -336,6 +336,34 @@ fn crash_mid_run_is_errored_and_the_adapter_restarted() {
         .contains("simulated crash <&>"));
     assert_eq!(report["incidents"][0]["kind"], "crash");
     assert_eq!(report["incidents"][0]["case_id"], "fake-echo-0002");
+    // A crash among answers is a crash on that input: critical.
+    assert_eq!(report["critical"][0]["effect"], "crash-or-hang");
+}
+
+/// Issue 38 item 9: an adapter that exits on every request has a broken loop; its crashes are
+/// one medium adapter finding, not a critical crash on untrusted input — while one crash among
+/// answers stays critical (`crash_mid_run_is_errored_and_the_adapter_restarted`).
+#[test]
+fn an_adapter_that_exits_on_every_request_is_an_adapter_bug_not_a_security_finding() {
+    let corpus = Corpus::new(&[
+        ("fake.echo", mode("crash"), valid_empty(), "FAKE-ONE"),
+        ("fake.echo", mode("crash"), valid_empty(), "FAKE-ONE"),
+        ("fake.echo", mode("crash"), valid_empty(), "FAKE-TWO"),
+    ]);
+    let (out, report) = corpus.run_json(&fake(""), &[]);
+    assert_eq!(out.code, 1);
+    assert_eq!(report["critical"], json!([]), "{}", report["findings"]);
+    let findings = report["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{findings:#?}");
+    assert_eq!(
+        findings[0]["key"],
+        "errored adapter-exits-on-every-request/adapter-error"
+    );
+    assert_eq!(findings[0]["severity"], "medium");
+    assert!(findings[0]["title"]
+        .as_str()
+        .unwrap()
+        .contains("adapter exits on every request"));
 }
 
 #[test]
@@ -437,6 +465,25 @@ fn unsupported_ops_and_adapter_skips_are_skipped_not_failed() {
         "{}",
         text.stdout
     );
+    // Issue 38 item 8: a pass that skipped cases says how much it covers, first and last.
+    let covered = "PASSED (1 of 3 counted cases run; 1 of 2 operations)";
+    assert!(
+        text.stdout.lines().next().unwrap_or("").contains(covered),
+        "{}",
+        text.stdout
+    );
+    assert!(
+        text.stdout
+            .trim_end()
+            .lines()
+            .last()
+            .unwrap_or("")
+            .starts_with(covered),
+        "{}",
+        text.stdout
+    );
+    let badge = corpus.run(&fake("--ops fake.echo"), &["--format", "badge"]);
+    assert!(badge.stdout.contains("(1 of 3 run)"), "{}", badge.stdout);
     let md = corpus.run(&fake("--ops fake.echo"), &["--format", "markdown"]);
     assert!(
         md.stdout.contains("| `fake.echo` | 1 | FAKE-TWO |"),
@@ -911,6 +958,8 @@ fn signals_kill_every_adapter_write_partial_reports_and_exit_130() {
             format!("SIG{signal}"),
             "top-level field"
         );
+        // Issue 38 item 6: the report says the exit code the process returns.
+        assert_eq!(json["exit_code"], 130, "the JSON report's exit code");
         assert_eq!(
             statuses(&json),
             ["passed", "errored:abandoned", "errored:abandoned"]

@@ -543,7 +543,7 @@ impl Model {
     pub fn assess(&self, f: &Failure<'_>) -> Assessment {
         let a = self.assess_by_rules(f);
         match f.stake {
-            Some(stake) => self.stated(f.direction, a, stake),
+            Some(stake) => self.stated(f.direction, f.requirements, a, stake),
             None => a,
         }
     }
@@ -586,7 +586,13 @@ impl Model {
     /// output that an output member turned into a grant or refusal keeps the member's effect
     /// when it is more severe. Where the stated effect differs from the rules', the finding is
     /// keyed and titled by it, and joins no rule's finding.
-    fn stated(&self, direction: Direction, a: Assessment, stake: &Stake) -> Assessment {
+    fn stated(
+        &self,
+        direction: Direction,
+        requirements: &[String],
+        a: Assessment,
+        stake: &Stake,
+    ) -> Assessment {
         let stated = match direction {
             Direction::Granted => &stake.granted,
             Direction::Refused => &stake.refused,
@@ -605,16 +611,44 @@ impl Model {
         if effect == a.effect {
             return a;
         }
+        // One root cause per effect: the first rule matching one of the case's requirements
+        // that gives the stated effect for this direction names the finding (a timestamp
+        // parser that lets an expired token through is the expiry defect), the deciding row's
+        // fix shown as a hint; without one, the deciding row keys it with the stated effect.
+        let cell_of = |r: &RuleRow| match a.direction {
+            Direction::Granted => r.granted.clone(),
+            Direction::Refused => r.refused.clone(),
+            _ => r.wrong_output.clone(),
+        };
         let decider = a.key.rsplit_once('/').map_or(a.key.as_str(), |(d, _)| d);
+        let rule = self.rules.iter().find(|r| {
+            requirements.iter().any(|q| r.matches(q)) && cell_of(r) == Cell::Effect(effect.clone())
+        });
         let meaning = self.effect(&effect).map_or("", |e| e.meaning.as_str());
-        Assessment {
-            severity: self.severity_of(&effect),
-            key: format!("{decider}/{effect}"),
-            title: format!("{meaning} ({decider})"),
-            effect,
-            joins: None,
-            hint: None,
-            ..a
+        match rule {
+            Some(r) if r.name != decider => Assessment {
+                severity: self.severity_of(&effect),
+                key: format!("{}/{effect}", r.name),
+                title: if a.direction == Direction::Granted {
+                    r.title.clone()
+                } else {
+                    format!("{meaning} ({})", r.name)
+                },
+                fix: r.fix.clone(),
+                hint: Hint::new(decider, &a.fix),
+                effect,
+                joins: None,
+                ..a
+            },
+            _ => Assessment {
+                severity: self.severity_of(&effect),
+                key: format!("{decider}/{effect}"),
+                title: format!("{meaning} ({decider})"),
+                effect,
+                joins: None,
+                hint: None,
+                ..a
+            },
         }
     }
 

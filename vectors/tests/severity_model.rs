@@ -684,9 +684,19 @@ fn the_stated_stake_decides_the_effect_and_no_rule_lowers_it() {
     let lenient = with(&stake("lenient-input"), Direction::Granted, None);
     assert_eq!(lenient.effect, "lenient-input");
     assert_eq!(lenient.severity, Severity::Medium);
-    assert_eq!(lenient.key, "contract-signature/lenient-input");
-    assert!(lenient.title.contains("malformed or non-canonical"), "{}", lenient.title);
+    // Named by the case's rule that gives the stated effect (one root cause per effect),
+    // the deciding row's fix kept as a hint.
+    assert_eq!(lenient.key, "contracts/lenient-input");
+    assert!(
+        lenient.title.contains("parsed differently"),
+        "{}",
+        lenient.title
+    );
     assert_eq!(lenient.joins, None);
+    assert_eq!(
+        lenient.hint.as_ref().map(|h| h.from.as_str()),
+        Some("contract-signature")
+    );
     // A stated effect equal to the rules' leaves the rules' finding as it was.
     assert_eq!(with(&stake("forgery"), Direction::Granted, None), ruled);
     // A hang takes the stated crashOrHang effect.
@@ -719,12 +729,7 @@ fn the_stated_stake_decides_the_effect_and_no_rule_lowers_it() {
 #[test]
 fn the_rule_stake_is_the_rules_effect_per_direction() {
     let e = invalid("revoked");
-    let s = model().rule_stake(
-        "dct.verify",
-        &ids(&[]),
-        &ids(&["DCT-VERIFY-2-REVOKED"]),
-        &e,
-    );
+    let s = model().rule_stake("dct.verify", &ids(&[]), &ids(&["DCT-VERIFY-2-REVOKED"]), &e);
     assert_eq!(s.granted, "revocation-bypass");
     assert_eq!(s.refused, "wrongful-revocation");
     assert_eq!(s.crash_or_hang, "crash-or-hang");

@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 
 use super::{CaseReport, Counts, Report};
 pub use crate::html_page::esc;
-use crate::html_page::{page_end, page_start};
+use crate::html_page::{esc_code_spans, page_end, page_start};
 use crate::runner::Status;
 use delegateos_vectors::format::{Level, Severity};
 
@@ -216,6 +216,19 @@ pub fn render(r: &Report) -> String {
     );
     out.push_str(&page_start(&title));
 
+    // 0. The verdict strip: verdict and coverage, implementation, corpus, counts, exit code
+    // — the first line of the first screen (issue 38 item 7).
+    let _ = writeln!(
+        out,
+        "<p id=\"verdict-strip\" class=\"verdict {}\"><strong>{}</strong></p>",
+        match r.exit_code {
+            0 => "pass",
+            2 => "stale",
+            _ => "fail",
+        },
+        esc(&r.verdict_strip())
+    );
+
     // 1. Findings first: critical ones in the red box, then every finding with its example.
     if r.critical.is_empty() {
         out.push_str(
@@ -233,7 +246,7 @@ pub fn render(r: &Report) -> String {
                 out,
                 "<li><strong>{}</strong>: {} — {} case(s){}, e.g. <a href=\"#{}\"><code>{}</code></a></li>",
                 esc(&c.effect),
-                esc(&c.title),
+                esc_code_spans(&c.title),
                 c.cases,
                 if c.counted { "" } else { " (not counted in the exit code)" },
                 esc(&c.example),
@@ -256,7 +269,7 @@ pub fn render(r: &Report) -> String {
                 f.severity.as_str(),
                 f.severity.as_str(),
                 esc(&f.effect),
-                esc(&f.title),
+                esc_code_spans(&f.title),
                 f.cases,
                 if f.counted { "" } else { ", not counted in the exit code" }
             );
@@ -266,7 +279,7 @@ pub fn render(r: &Report) -> String {
                     out,
                     "<li><code>{}</code>: {}</li>",
                     esc(&q.id),
-                    esc(&q.text)
+                    esc_code_spans(&q.text)
                 );
             }
             out.push_str("</ul>");
@@ -286,7 +299,7 @@ pub fn render(r: &Report) -> String {
             let _ = writeln!(
                 out,
                 "<p><strong>Fix:</strong> {}</p><p class=\"muted\">{}</p></details>",
-                esc(&f.fix),
+                esc_code_spans(&f.fix),
                 esc(&f.ids.join(", "))
             );
         }
@@ -593,11 +606,15 @@ pub fn badge(r: &Report) -> Value {
     let counted = t.total.saturating_sub(t.skipped);
     let passed = t.passed + t.acceptable;
     let failing = t.failed + t.errored;
-    let message = if failing > 0 {
+    let mut message = if failing > 0 {
         format!("{passed}/{counted} passed, {failing} failing")
     } else {
         format!("{passed}/{counted} passed")
     };
+    // A run that skipped cases says how much of the corpus it covers (issue 38 item 8).
+    if t.skipped > 0 {
+        message.push_str(&format!(" ({counted} of {} run)", t.total));
+    }
     json!({
         "schemaVersion": 1,
         "label": BADGE_LABEL,

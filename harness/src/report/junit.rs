@@ -57,10 +57,11 @@ pub fn render(r: &Report) -> String {
     for f in &r.findings {
         let _ = writeln!(
             out,
-            "<!-- {} {} ({} cases{}): {} e.g. {} -->",
+            "<!-- {} {} ({} case{}{}): {} e.g. {} -->",
             f.severity.as_str().to_uppercase(),
             escape(&f.effect).replace("--", "- -"),
             f.cases,
+            if f.cases == 1 { "" } else { "s" },
             if f.counted { "" } else { ", not counted" },
             escape(&f.title).replace("--", "- -"),
             escape(&f.example.id).replace("--", "- -")
@@ -137,8 +138,15 @@ fn testcase(out: &mut String, c: &CaseReport, fail_on_hardening: bool) {
     let reason = c.expected_failure.as_deref().unwrap_or("");
     let hardening_finding = matches!(c.status, Status::Failed | Status::OtherCode)
         && (c.level == Level::Hardening || c.status == Status::OtherCode);
+    // A critical finding counts whatever its level (issue 36): never shown as skipped.
+    let critical = c.severity == Some(delegateos_vectors::format::Severity::Critical);
+    // The failure's severity and effect, for test UIs (issue 38 item 7).
+    let graded = match (c.severity, c.effect.as_deref()) {
+        (Some(s), Some(e)) => format!("{} {e}", s.as_str()),
+        _ => "failed".to_owned(),
+    };
     let body = match c.status {
-        _ if hardening_finding && !fail_on_hardening => Some(format!(
+        _ if hardening_finding && !fail_on_hardening && !critical => Some(format!(
             "      <skipped message=\"{}\"/>\n",
             escape(&format!(
                 "hardening finding (not counted): {}",
@@ -154,9 +162,11 @@ fn testcase(out: &mut String, c: &CaseReport, fail_on_hardening: bool) {
             ))
         )),
         Status::Failed => Some(format!(
-            "      <failure type=\"failed\" message=\"{}\">{}</failure>\n",
+            "      <failure type=\"{}\" message=\"{}\">{}</failure>\n",
+            escape(&graded),
             escape(&format!(
-                "{} [{}]",
+                "{}: {} [{}]",
+                graded.to_uppercase(),
                 c.description,
                 c.requirements.join(", ")
             )),

@@ -17,7 +17,14 @@ fn cell(s: &str) -> String {
 /// Renders the Markdown summary.
 pub fn render(r: &Report) -> String {
     let mut out = String::new();
-    // Opens with the findings, one row per root cause, most severe first.
+    // Opens with the verdict strip (issue 38 item 7), then the findings, one row per root
+    // cause, most severe first.
+    let _ = writeln!(
+        out,
+        "**{} {}**\n",
+        if r.exit_code == 0 { "✅" } else { "❌" },
+        cell(&r.verdict_strip())
+    );
     if r.critical.is_empty() {
         out.push_str("**Critical findings: none**\n\n");
     } else {

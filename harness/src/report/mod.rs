@@ -25,6 +25,7 @@ use crate::runner::{CaseResult, ErrorKind, Incident, RunOutput, Status};
 use delegateos_vectors::format::{Level, Severity};
 use delegateos_vectors::judge::FailureKind;
 use delegateos_vectors::requirements::Requirements;
+use delegateos_vectors::severity::{self, Assessment, Direction};
 
 /// The `schema` value of JSON reports.
 pub const REPORT_SCHEMA: &str = "delegateos-conform-report/1";
@@ -381,6 +382,36 @@ pub struct ReportContext<'a> {
     pub critical_fails: bool,
 }
 
+/// Whether the adapter died on every request it was sent (at least two; abandoned and skipped
+/// cases aside): its protocol loop is broken, and its crashes say nothing about the
+/// implementation's handling of untrusted input (issue 38 item 9).
+fn adapter_exits_on_every_request(results: &[CaseResult]) -> bool {
+    let sent: Vec<&CaseResult> = results
+        .iter()
+        .filter(|r| r.raw_status != Status::Skipped && r.error_kind != Some(ErrorKind::Abandoned))
+        .collect();
+    sent.len() >= 2 && sent.iter().all(|r| r.error_kind == Some(ErrorKind::Crash))
+}
+
+/// A crash of an adapter that dies on every request: an adapter bug, not a security finding.
+fn broken_adapter(a: Assessment) -> Assessment {
+    Assessment {
+        effect: "adapter-error".to_owned(),
+        severity: severity::model().severity_of("adapter-error"),
+        key: "errored adapter-exits-on-every-request/adapter-error".to_owned(),
+        title: "the adapter exits on every request — an adapter bug (its protocol loop), not a \
+                finding about the implementation"
+            .to_owned(),
+        fix: "Check the adapter's loop: read a request line, answer exactly one reply line, \
+              flush, and repeat until `bye` (spec/adapter-protocol.md). Send it one request by \
+              hand to see the error it exits with."
+            .to_owned(),
+        joins: None,
+        hint: None,
+        ..a
+    }
+}
+
 /// A JSON value in one line, cut to a readable length.
 fn compact(v: &Value) -> String {
     const MAX: usize = 160;
@@ -497,6 +528,7 @@ impl Report {
             ..HardeningReport::default()
         };
         let mut members: Vec<Member> = Vec::new();
+        let adapter_broken = adapter_exits_on_every_request(&run.results);
         for result in &run.results {
             let Some(case) = cases.get(result.index) else {
                 continue;
@@ -553,7 +585,17 @@ impl Report {
                 result.status,
                 Status::Failed | Status::OtherCode | Status::Errored
             );
-            let assessment = if finding { assess(case, result) } else { None };
+            let assessment = if finding {
+                assess(case, result).map(|a| {
+                    if adapter_broken && a.direction == Direction::Crash {
+                        broken_adapter(a)
+                    } else {
+                        a
+                    }
+                })
+            } else {
+                None
+            };
             let did = if finding { did_of(case, result) } else { None };
             if let (Some(a), false) = (&assessment, is_advisory) {
                 members.push(Member {
@@ -736,13 +778,19 @@ impl Report {
         report
     }
 
-    /// The documented exit code: 1 if a normative or decision case failed or errored, or a
+    /// The documented exit code: 130 if the run was interrupted; else 1 if a normative or
+    /// decision case failed or errored, or a
     /// critical finding of any level was found (unless `--fail-on levels`), or a
     /// hardening finding, with `--fail-on hardening` / `--profile strict`; an advisory
     /// failure with `--fail-on advisory`), else 2 if the baseline is stale (a listed case
     /// passed, or an entry matches nothing), else 0. `other_code` results are hardening
     /// findings whatever the case's level.
     fn compute_exit_code(&self) -> i32 {
+        // An interrupted run exits 130 whatever it found (issue 38 item 6: the partial
+        // reports say what the process returns).
+        if self.interrupted.is_some() {
+            return ConformExitCode::INTERRUPTED;
+        }
         let advisory_failed = self.advisory.fail_on_advisory
             && (self.advisory.totals.failed > 0 || self.advisory.totals.errored > 0);
         let h = &self.hardening.totals;
@@ -767,6 +815,73 @@ impl Report {
     /// The process exit code for this report.
     pub fn exit_code(&self) -> i32 {
         self.exit_code
+    }
+
+    /// The verdict word every format shows (issue 38 item 8): `PASSED`, `FAILED`,
+    /// `STALE BASELINE` or `INTERRUPTED`, from the exit code alone.
+    pub fn verdict_word(&self) -> &'static str {
+        match (self.interrupted.is_some(), self.exit_code) {
+            (true, _) => "INTERRUPTED",
+            (false, 0) => "PASSED",
+            (false, 2) => "STALE BASELINE",
+            (false, _) => "FAILED",
+        }
+    }
+
+    /// What the verdict covers, when the run skipped cases: `88 of 2097 counted cases run; 1
+    /// of 37 operations` (a run that skips almost everything must not read as a plain pass).
+    /// `None` when every counted case ran.
+    pub fn coverage_note(&self) -> Option<String> {
+        let t = &self.totals;
+        if t.skipped == 0 {
+            return None;
+        }
+        let ops: BTreeSet<&str> = self.cases.iter().map(|c| c.op.as_str()).collect();
+        let ran: BTreeSet<&str> = self
+            .cases
+            .iter()
+            .filter(|c| c.status != Status::Skipped)
+            .map(|c| c.op.as_str())
+            .collect();
+        Some(format!(
+            "{} of {} counted cases run; {} of {} operations",
+            t.total.saturating_sub(t.skipped),
+            t.total,
+            ran.len(),
+            ops.len()
+        ))
+    }
+
+    /// The verdict with what it covers: `PASSED (88 of 2097 counted cases run; 1 of 37
+    /// operations)`, or the word alone when everything ran.
+    pub fn verdict(&self) -> String {
+        match self.coverage_note() {
+            Some(note) => format!("{} ({note})", self.verdict_word()),
+            None => self.verdict_word().to_owned(),
+        }
+    }
+
+    /// The one-line verdict strip every format opens with (issue 38 item 7): verdict and
+    /// coverage, implementation and version, corpus, counts and exit code.
+    pub fn verdict_strip(&self) -> String {
+        let imp = &self.implementation;
+        let t = &self.totals;
+        format!(
+            "{} — {} {}{} — corpus {} — {} passed, {} failed, {} errored; {} critical finding(s) — exit {}",
+            self.verdict(),
+            imp.name,
+            imp.version,
+            imp.language
+                .as_deref()
+                .map(|l| format!(" ({l})"))
+                .unwrap_or_default(),
+            self.vectors,
+            t.passed + t.acceptable,
+            t.failed,
+            t.errored,
+            self.critical.len(),
+            self.exit_code
+        )
     }
 
     /// Failing cases (failed, other_code, errored) of the main and hardening sections, most

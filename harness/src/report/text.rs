@@ -74,13 +74,11 @@ const MAX_IDS: usize = 12;
 /// Diff lines of a finding's example.
 const EXAMPLE_DIFF_LINES: usize = 24;
 
-/// The verdict word of a report.
+/// The verdict of a report, with what it covers (`Report::verdict`).
 fn verdict(r: &Report) -> String {
-    match (&r.interrupted, r.exit_code) {
-        (Some(sig), _) => format!("INTERRUPTED by {sig}, partial"),
-        (None, 0) => "PASSED".to_owned(),
-        (None, 2) => "STALE BASELINE".to_owned(),
-        (None, _) => "FAILED".to_owned(),
+    match &r.interrupted {
+        Some(sig) => format!("INTERRUPTED by {sig}, partial"),
+        None => r.verdict(),
     }
 }
 
@@ -349,7 +347,7 @@ pub fn render(r: &Report) -> String {
         if r.hardening.fail_on_hardening {
             "counted in"
         } else {
-            "not counted in"
+            "only critical ones counted in"
         },
         r.hardening.totals.total,
         r.totals.other_code + r.hardening.totals.other_code
@@ -545,7 +543,11 @@ pub fn render(r: &Report) -> String {
         t.other_code + r.hardening.totals.other_code,
         r.hardening.totals.failed + r.hardening.totals.errored,
         r.hardening.totals.total,
-        if r.hardening.fail_on_hardening { " (counted)" } else { " (not counted)" }
+        if r.hardening.fail_on_hardening {
+            " (counted)"
+        } else {
+            " (not counted unless critical)"
+        }
     );
     out
 }
