@@ -39,7 +39,8 @@ pub enum Format {
     Json,
     /// JUnit XML for CI test tabs.
     Junit,
-    /// Markdown for CI summary pages.
+    /// Markdown for CI summary pages (`md` is accepted too).
+    #[value(alias = "md")]
     Markdown,
     /// One self-contained HTML page (no script, no network).
     Html,
@@ -412,14 +413,74 @@ fn broken_adapter(a: Assessment) -> Assessment {
     }
 }
 
-/// A JSON value in one line, cut to a readable length.
-fn compact(v: &Value) -> String {
+/// Two one-line JSON texts cut to a readable length around where they first differ, so that
+/// a long expected and actual output never read alike (issue 38 item 10).
+fn compact_pair(a: &str, b: &str) -> (String, String) {
     const MAX: usize = 160;
-    let text = v.to_string();
-    if text.chars().count() <= MAX {
-        text
+    const BEFORE: usize = 40;
+    let (ac, bc): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    if ac.len() <= MAX && bc.len() <= MAX {
+        return (a.to_owned(), b.to_owned());
+    }
+    let first_diff = ac
+        .iter()
+        .zip(&bc)
+        .position(|(x, y)| x != y)
+        .unwrap_or(ac.len().min(bc.len()));
+    let start = first_diff.saturating_sub(BEFORE);
+    let cut = |cs: &[char]| {
+        let end = (start + MAX).min(cs.len());
+        format!(
+            "{}{}{}",
+            if start > 0 { "…" } else { "" },
+            cs[start.min(cs.len())..end].iter().collect::<String>(),
+            if end < cs.len() { "…" } else { "" }
+        )
+    };
+    (cut(&ac), cut(&bc))
+}
+
+/// The line of an adapter's error message that says what went wrong: the first, except for a
+/// Python traceback, whose last line names the exception (issue 38 item 4).
+fn telling_line(message: &str) -> &str {
+    let first = message.lines().next().unwrap_or("");
+    if first.starts_with("Traceback (most recent call last)") {
+        message
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or(first)
+            .trim()
     } else {
-        format!("{}…", text.chars().take(MAX).collect::<String>())
+        first
+    }
+}
+
+#[cfg(test)]
+mod did_tests {
+    use super::{compact_pair, telling_line};
+
+    #[test]
+    fn long_outputs_are_cut_where_they_differ() {
+        let common = "x".repeat(300);
+        let (a, b) = compact_pair(&format!("{common}AAA"), &format!("{common}BBB"));
+        assert!(a.contains("AAA") && b.contains("BBB"), "{a} / {b}");
+        assert!(a.starts_with('…') && b.starts_with('…'));
+        assert_eq!(
+            compact_pair("{\"a\":1}", "{\"a\":2}"),
+            ("{\"a\":1}".into(), "{\"a\":2}".into())
+        );
+    }
+
+    #[test]
+    fn a_python_traceback_is_named_by_its_last_line() {
+        let tb = "Traceback (most recent call last):\n  File \"a.py\", line 3, in f\n    x()\nTypeError: 'NoneType' object is not callable\n";
+        assert_eq!(
+            telling_line(tb),
+            "TypeError: 'NoneType' object is not callable"
+        );
+        assert_eq!(telling_line("boom\nmore"), "boom");
+        assert_eq!(telling_line(""), "");
     }
 }
 
@@ -456,13 +517,7 @@ pub fn did_of(case: &Case, result: &CaseResult) -> Option<String> {
         Status::Errored => format!(
             "{} ({})",
             result.error_kind.map_or("errored", ErrorKind::name),
-            result
-                .message
-                .as_deref()
-                .unwrap_or("")
-                .lines()
-                .next()
-                .unwrap_or("")
+            telling_line(result.message.as_deref().unwrap_or(""))
         ),
         Status::Failed => match result.failure_kind {
             Some(FailureKind::AcceptedInvalid) => {
@@ -480,17 +535,18 @@ pub fn did_of(case: &Case, result: &CaseResult) -> Option<String> {
             Some(FailureKind::OutputMismatch) => {
                 let got = actual
                     .and_then(|a| a.get("output"))
-                    .map(compact)
+                    .map(Value::to_string)
                     .unwrap_or_default();
                 let want = case
                     .expectation
                     .outcomes()
                     .iter()
                     .find_map(|o| match o {
-                        delegateos_vectors::Expected::Valid { output } => Some(compact(output)),
+                        delegateos_vectors::Expected::Valid { output } => Some(output.to_string()),
                         delegateos_vectors::Expected::Invalid { .. } => None,
                     })
                     .unwrap_or_default();
+                let (got, want) = compact_pair(&got, &want);
                 format!("answered {got} where {want} expected")
             }
             Some(FailureKind::NoAnswer) | None => "no answer".to_owned(),
