@@ -91,7 +91,7 @@ EOF
 cp "$ROOT"/packages/npm/example/{tiny-impl.js,adapter.mjs,conformance.test.js,types-check.ts} "$JS/"
 (cd "$JS" && npx tsc --noEmit --strict --module nodenext --moduleResolution nodenext --target es2022 types-check.ts)
 echo "types-check.ts compiles against the packed types (typescript $TYPESCRIPT_VERSION)"
-cp "$ROOT"/packages/npm/test/judge.test.js "$JS/test/"
+cp "$ROOT"/packages/npm/test/*.test.js "$JS/test/"
 (cd "$JS" && node --test test/ >"$WORK/js-unit.log" 2>&1) || { cat "$WORK/js-unit.log"; exit 1; }
 grep -E '^# (pass|fail)' "$WORK/js-unit.log" | tr '\n' ' '
 echo
@@ -125,7 +125,7 @@ step "python: install into a fresh project, unit tests, pytest plugin"
 PYP="$WORK/py-project"
 mkdir -p "$PYP/tests"
 cp "$ROOT"/packages/python/example/{tiny_impl.py,adapter.py} "$PYP/"
-cp "$ROOT"/packages/python/tests/test_judge.py "$PYP/tests/"
+cp "$ROOT"/packages/python/tests/test_*.py "$PYP/tests/"
 (cd "$PYP" && "$PY" -m pytest -q -p no:cacheprovider tests >"$WORK/py-unit.log" 2>&1) ||
   { cat "$WORK/py-unit.log"; exit 1; }
 tail -1 "$WORK/py-unit.log"

@@ -33,22 +33,6 @@ pub fn esc_code_spans(s: &str) -> String {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::esc_code_spans;
-
-    #[test]
-    fn code_spans_become_code_elements_and_stay_escaped() {
-        assert_eq!(
-            esc_code_spans("use `a<b>` then `c`"),
-            "use <code>a&lt;b&gt;</code> then <code>c</code>"
-        );
-        assert_eq!(esc_code_spans("a lone ` tick"), "a lone ` tick");
-        assert_eq!(esc_code_spans("`x` and `"), "<code>x</code> and `");
-        assert_eq!(esc_code_spans("none"), "none");
-    }
-}
-
 /// The page's stylesheet (also the classes `bar`, `s-<status>`, `verdict`, `critical`).
 pub const CSS: &str = "\
 :root{--ok:#2e7d32;--bad:#c62828;--warn:#ef6c00;--muted:#666;--bg:#fafafa}\
@@ -93,4 +77,20 @@ pub fn page_start(title: &str) -> String {
 /// The footer (already escaped HTML) and the end of the document.
 pub fn page_end(footer_html: &str) -> String {
     format!("<footer>{footer_html}</footer>\n</main></body></html>\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::esc_code_spans;
+
+    #[test]
+    fn code_spans_become_code_elements_and_stay_escaped() {
+        assert_eq!(
+            esc_code_spans("use `a<b>` then `c`"),
+            "use <code>a&lt;b&gt;</code> then <code>c</code>"
+        );
+        assert_eq!(esc_code_spans("a lone ` tick"), "a lone ` tick");
+        assert_eq!(esc_code_spans("`x` and `"), "<code>x</code> and `");
+        assert_eq!(esc_code_spans("none"), "none");
+    }
 }

@@ -456,34 +456,6 @@ fn telling_line(message: &str) -> &str {
     }
 }
 
-#[cfg(test)]
-mod did_tests {
-    use super::{compact_pair, telling_line};
-
-    #[test]
-    fn long_outputs_are_cut_where_they_differ() {
-        let common = "x".repeat(300);
-        let (a, b) = compact_pair(&format!("{common}AAA"), &format!("{common}BBB"));
-        assert!(a.contains("AAA") && b.contains("BBB"), "{a} / {b}");
-        assert!(a.starts_with('…') && b.starts_with('…'));
-        assert_eq!(
-            compact_pair("{\"a\":1}", "{\"a\":2}"),
-            ("{\"a\":1}".into(), "{\"a\":2}".into())
-        );
-    }
-
-    #[test]
-    fn a_python_traceback_is_named_by_its_last_line() {
-        let tb = "Traceback (most recent call last):\n  File \"a.py\", line 3, in f\n    x()\nTypeError: 'NoneType' object is not callable\n";
-        assert_eq!(
-            telling_line(tb),
-            "TypeError: 'NoneType' object is not callable"
-        );
-        assert_eq!(telling_line("boom\nmore"), "boom");
-        assert_eq!(telling_line(""), "");
-    }
-}
-
 fn code_list(case: &Case) -> String {
     let codes: Vec<String> = case
         .expectation
@@ -972,5 +944,33 @@ impl Report {
             Format::Html => html::render(self),
             Format::Badge => html::render_badge(self),
         }
+    }
+}
+
+#[cfg(test)]
+mod did_tests {
+    use super::{compact_pair, telling_line};
+
+    #[test]
+    fn long_outputs_are_cut_where_they_differ() {
+        let common = "x".repeat(300);
+        let (a, b) = compact_pair(&format!("{common}AAA"), &format!("{common}BBB"));
+        assert!(a.contains("AAA") && b.contains("BBB"), "{a} / {b}");
+        assert!(a.starts_with('…') && b.starts_with('…'));
+        assert_eq!(
+            compact_pair("{\"a\":1}", "{\"a\":2}"),
+            ("{\"a\":1}".into(), "{\"a\":2}".into())
+        );
+    }
+
+    #[test]
+    fn a_python_traceback_is_named_by_its_last_line() {
+        let tb = "Traceback (most recent call last):\n  File \"a.py\", line 3, in f\n    x()\nTypeError: 'NoneType' object is not callable\n";
+        assert_eq!(
+            telling_line(tb),
+            "TypeError: 'NoneType' object is not callable"
+        );
+        assert_eq!(telling_line("boom\nmore"), "boom");
+        assert_eq!(telling_line(""), "");
     }
 }

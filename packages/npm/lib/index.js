@@ -112,14 +112,20 @@ export function verifyDigest() {
 }
 
 import { runCases as runWith } from './run.js';
-export { answer, statusOf } from './run.js';
+export { answer, statusOf, DEFAULT_TIMEOUT_MS } from './run.js';
 
 /**
  * Runs the cases of `filter` (see `cases`) against implementations from `makeImpl()` (an object
  * whose keys are op names, e.g. `{'glob.match'(input) {…}}`), stateful groups included, and
  * returns `[{case, actual, verdict, status, replay}]`; `status` is `run`'s status name.
+ *
+ * `options.timeoutMs` — the budget of each call (default 10 000, or DELEGATEOS_TIMEOUT_MS;
+ * 0 = none): a call still running then is terminated and the case is `errored` with
+ * `actual.kind === 'timeout'` and a message naming the case (`fails(c, result)` counts it
+ * whatever the level, as `run` counts a hang). Long runs print a progress line to stderr every
+ * 5 s unless `options.quiet` (or DELEGATEOS_QUIET=1); `options.progress(line)` takes them instead.
  */
-export function runCorpus(makeImpl, filter = {}) {
+export function runCorpus(makeImpl, filter = {}, options = {}) {
   const list = Array.isArray(filter) ? filter : cases(filter);
-  return runWith(judge, typeof makeImpl === 'function' ? makeImpl : () => makeImpl, list);
+  return runWith(judge, typeof makeImpl === 'function' ? makeImpl : () => makeImpl, list, options);
 }

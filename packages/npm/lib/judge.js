@@ -173,14 +173,18 @@ export function judgeCase(families, c, actual) {
 export const isSuccess = (v) => v.verdict === 'passed' || v.verdict === 'acceptable';
 
 /**
- * Whether a verdict (or a status name) fails a run as `delegateos-conform run`'s exit code
- * counts it (and as delegateos-inprocess does): failed or errored on a normative or decision
- * case fails; hardening findings (hardening-level cases, other_code) only with failOnHardening
- * (implied by strict); advisory cases never fail; passed, acceptable and skipped never fail.
+ * Whether a verdict (or a status name, or a result of `runCorpus`) fails a run as
+ * `delegateos-conform run`'s exit code counts it (and as delegateos-inprocess does): failed or
+ * errored on a normative or decision case fails; hardening findings (hardening-level cases,
+ * other_code) only with failOnHardening (implied by strict); advisory cases never fail; passed,
+ * acceptable and skipped never fail. A result whose case timed out (a hang: crash-or-hang, a
+ * critical effect) fails whatever the case's level, unless `levelsOnly` (`run --fail-on levels`).
  */
 export function fails(c, verdictOrStatus, options = {}) {
   if (c.advisory) return false;
-  const status = typeof verdictOrStatus === 'string' ? verdictOrStatus : verdictOrStatus.verdict;
+  const result = typeof verdictOrStatus === 'string' ? null : verdictOrStatus;
+  if (result && 'status' in result && result.actual?.kind === 'timeout' && !options.levelsOnly) return true;
+  const status = result === null ? verdictOrStatus : 'status' in result ? result.status : result.verdict;
   const hardeningCounts = Boolean(options.failOnHardening || options.strict);
   if (status === 'failed' || status === 'errored') return c.level !== 'hardening' || hardeningCounts;
   if (status === 'other_code') return hardeningCounts;

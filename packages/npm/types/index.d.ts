@@ -22,7 +22,7 @@ export type Actual =
   | { outcome: 'ok'; output: unknown }
   | { outcome: 'error'; code: string; detail?: string }
   | { outcome: 'skipped'; reason?: string }
-  | { outcome: 'errored'; message?: string };
+  | { outcome: 'errored'; message?: string; kind?: 'timeout' };
 
 export type FailureKind = 'accepted_invalid' | 'rejected_valid' | 'wrong_code' | 'output_mismatch' | 'no_answer';
 
@@ -75,7 +75,25 @@ export interface CaseResult {
   replay: boolean;
 }
 
+/** Options of `runCorpus` / `answer`. */
+export interface RunOptions {
+  /**
+   * The budget of each call in milliseconds (default 10 000, or the DELEGATEOS_TIMEOUT_MS
+   * environment variable; 0 = none). A call still running then is terminated and the case is
+   * `errored` with `actual.kind === 'timeout'` and a message naming the case.
+   */
+  timeoutMs?: number;
+  /** No progress lines on stderr (also DELEGATEOS_QUIET=1). */
+  quiet?: boolean;
+  /** Where progress lines (one every 5 s on long runs) go instead of stderr. */
+  progress?: (line: string) => void;
+  /** How often a progress line is written, in ms (default 5000). */
+  progressEveryMs?: number;
+}
+
 export const manifest: Manifest;
+/** The default per-case budget, 10 000 ms. */
+export const DEFAULT_TIMEOUT_MS: number;
 export const corpusVersion: string;
 /** BLAKE2b-256 (hex) of the corpus: `delegateos_vectors::corpus::embedded_digest()`. */
 export const digest: string;
@@ -92,18 +110,25 @@ export function judgeExpectation(expect: Expectation, actual: Actual): Verdict;
 /** Judges against the reference reading only: for an acceptable expectation, its first outcome. */
 export function judgeReference(expect: Expectation, actual: Actual): Verdict;
 export function isSuccess(v: Verdict): boolean;
-/** Whether the verdict fails a run, as `run`'s exit code counts it. */
+/**
+ * Whether the verdict fails a run, as `run`'s exit code counts it. Given a `CaseResult`, a
+ * timeout (a hang) fails whatever the case's level, unless `levelsOnly`.
+ */
 export function fails(
   c: Pick<CorpusCase, 'level'> & { advisory?: boolean },
-  v: Verdict | Status,
-  options?: { failOnHardening?: boolean; strict?: boolean },
+  v: Verdict | Status | CaseResult,
+  options?: { failOnHardening?: boolean; strict?: boolean; levelsOnly?: boolean },
 ): boolean;
 export function jsonEqual(a: unknown, b: unknown): boolean;
 /** JSON.parse that keeps integers beyond 2^53 (within 64 bits) as BigInt. */
 export function parseJson(text: string): unknown;
 export function ok(output: unknown): Actual;
 export function error(code: string, detail?: string): Actual;
-export function answer(impl: Implementation, c: Case): Actual;
+export function answer(impl: Implementation, c: Case, options?: Pick<RunOptions, 'timeoutMs'>): Actual;
 export function statusOf(actual: Actual, verdict: Verdict | Record<string, never>): Status;
-export function runCorpus(makeImpl: Implementation | (() => Implementation), filter?: Filter | CorpusCase[]): CaseResult[];
+export function runCorpus(
+  makeImpl: Implementation | (() => Implementation),
+  filter?: Filter | CorpusCase[],
+  options?: RunOptions,
+): CaseResult[];
 export function verifyDigest(): boolean;

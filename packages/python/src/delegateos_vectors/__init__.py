@@ -8,12 +8,20 @@ when it is built; ``DIGEST`` is the same BLAKE2b-256 as
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import math
+import os
+import re
+import signal
 import struct
+import sys
+import threading
+import time
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 from . import _families
 from ._judge import (
@@ -29,6 +37,7 @@ from ._judge import (
 
 __all__ = [
     "CORPUS_VERSION",
+    "DEFAULT_TIMEOUT_MS",
     "DIGEST",
     "FLOAT_TOLERANCE",
     "MANIFEST",
@@ -170,15 +179,96 @@ def method_name(op: str) -> str:
     return op.replace(".", "_")
 
 
-def answer(impl: Any, case: dict) -> dict:
+#: The default per-case budget in milliseconds (``DELEGATEOS_TIMEOUT_MS`` overrides it).
+DEFAULT_TIMEOUT_MS = 10_000
+_PROGRESS_EVERY_MS = 5_000
+
+
+def timeout_from(timeout_ms: float | None = None) -> float:
+    """The per-case budget in ms: ``timeout_ms``, else ``DELEGATEOS_TIMEOUT_MS``, else 10 s; 0 = none."""
+    source = "timeout_ms"
+    t: Any = timeout_ms
+    if t is None:
+        env = os.environ.get("DELEGATEOS_TIMEOUT_MS", "").strip()
+        if not env:
+            return DEFAULT_TIMEOUT_MS
+        source = "DELEGATEOS_TIMEOUT_MS"
+        try:
+            t = float(env)
+        except ValueError:
+            t = env
+    if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t) or t < 0:
+        raise ValueError(f"delegateos-vectors: {source} must be a number of milliseconds >= 0 (0: no budget), got {t!r}")
+    return t
+
+
+def _seconds(ms: float) -> str:
+    """``10 s``, ``1.5 s``, ``0.2 s``."""
+    return f"{round(ms / 1000, 3 if ms < 1000 else 1):g} s"
+
+
+def timeout_answer(case: dict, ms: float) -> dict:
+    """The ``errored`` answer (``kind: timeout``) of a case with no answer within ``ms``."""
+    hostile = " on hostile input" if any(re.search("hostile", f, re.I) for f in case.get("flags", [])) else ""
+    effect = (case.get("stake") or {}).get("crashOrHang", "crash-or-hang")
+    return {
+        "outcome": "errored",
+        "kind": "timeout",
+        "message": f"{case['id']}: no answer within {_seconds(ms)} — a hang{hostile} ({effect})",
+    }
+
+
+class _TimedOut(BaseException):
+    """Raised in the main thread by SIGALRM when a call's budget runs out (a BaseException, so
+    an implementation's ``except Exception`` does not swallow it)."""
+
+
+def budget_enforced() -> bool:
+    """Whether a budget can be enforced here: POSIX ``SIGALRM``, in the main thread."""
+    return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+
+
+@contextlib.contextmanager
+def _budget(ms: float) -> Iterator[None]:
+    """Raises ``_TimedOut`` in the code of the block when it runs longer than ``ms``. Python
+    delivers the signal between bytecodes (and ``re`` checks for it while backtracking), so a
+    busy loop or a catastrophic regular expression is cut; a C extension that never returns to
+    Python is not. A timer set by someone else (pytest-timeout's signal method) is restored."""
+    if not ms or not budget_enforced():
+        yield
+        return
+
+    def on_alarm(signum: int, frame: Any) -> None:
+        raise _TimedOut()
+
+    started = time.monotonic()
+    old_handler = signal.signal(signal.SIGALRM, on_alarm)
+    old_delay, old_interval = signal.setitimer(signal.ITIMER_REAL, ms / 1000)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old_handler)
+        if old_delay:
+            left = old_delay - (time.monotonic() - started)
+            signal.setitimer(signal.ITIMER_REAL, max(left, 1e-6), old_interval)
+
+
+def answer(impl: Any, case: dict, *, timeout_ms: float | None = None) -> dict:
     """What ``impl`` answers for ``case``: calls ``impl.<method_name(op)>(input)``, which returns
     an outcome dict (``ok(...)``, ``error(...)``) or raises ``DelegateosError``. A missing method
-    is ``skipped``; any other exception is ``errored``."""
+    is ``skipped``; any other exception is ``errored``; no answer within the budget
+    (``timeout_ms``, see ``timeout_from``; enforced in the main thread on POSIX) is ``errored``
+    with ``kind: "timeout"`` and a message naming the case."""
     fn = getattr(impl, method_name(case["op"]), None)
     if not callable(fn):
         return {"outcome": "skipped", "reason": f"operation {case['op']} not implemented"}
+    ms = timeout_from(timeout_ms)
     try:
-        a = fn(case["input"])
+        with _budget(ms):
+            a = fn(case["input"])
+    except _TimedOut:
+        return timeout_answer(case, ms)
     except DelegateosError as e:
         return error(e.code, e.detail or None)
     except Exception as e:  # noqa: BLE001 - any exception is the case's `errored`
@@ -202,19 +292,84 @@ def _holds(status: str) -> bool:
     return status in ("passed", "acceptable", "other_code", "skipped")
 
 
-def run_cases(make_impl: Callable[[], Any], selected: list[dict]) -> list[dict]:
+def _timed_out(r: dict) -> bool:
+    return r["actual"].get("kind") == "timeout"
+
+
+def _progress(total: int, quiet: bool | None, progress: Callable[[str], None] | None, every_ms: float) -> Callable:
+    if quiet is None:
+        quiet = os.environ.get("DELEGATEOS_QUIET", "").strip().lower() not in ("", "0", "false")
+    if quiet:
+        return lambda done, case, counts: None
+    write = progress or (lambda line: print(line, file=sys.stderr, flush=True))
+    start = time.monotonic()
+    state = {"next": start + every_ms / 1000}
+
+    def report(done: int, case: dict, counts: dict) -> None:
+        now = time.monotonic()
+        if now < state["next"]:
+            return
+        state["next"] = now + every_ms / 1000
+        failing = counts["failed"] + counts["errored"]
+        write(
+            f"delegateos-vectors: {done}/{total} cases in {round(now - start)} s"
+            + (f", {failing} failed or errored" if failing else "")
+            + (f", {counts['timeouts']} timed out" if counts["timeouts"] else "")
+            + f" (last: {case['id']})"
+        )
+
+    return report
+
+
+def run_cases(
+    make_impl: Callable[[], Any],
+    selected: list[dict],
+    *,
+    timeout_ms: float | None = None,
+    quiet: bool | None = None,
+    progress: Callable[[str], None] | None = None,
+    progress_every_ms: float = _PROGRESS_EVERY_MS,
+) -> list[dict]:
     """Runs ``selected`` (from ``cases()``) against instances from ``make_impl()`` — one for the
-    stateless cases (and a fresh one after every stateful group), two per stateful group (file
-    order, then the replay after a restart; a case holds only if it holds both times) — and
-    returns ``[{"case", "actual", "verdict", "status", "replay"}]`` in order (``verdict`` is
-    None for skipped and errored answers)."""
+    stateless cases (and a fresh one after every stateful group or timeout), two per stateful
+    group (file order, then the replay after a restart; a case holds only if it holds both
+    times) — and returns ``[{"case", "actual", "verdict", "status", "replay"}]`` in order
+    (``verdict`` is None for skipped and errored answers).
+
+    ``timeout_ms``: the budget of each call (default 10 s, or ``DELEGATEOS_TIMEOUT_MS``; 0 =
+    none); a case with no answer by then is ``errored`` with ``actual["kind"] == "timeout"`` and
+    a message naming it, and ``fails(case, result)`` counts it whatever its level, as ``run``
+    counts a hang. Long runs write a progress line to stderr every 5 s
+    (``progress_every_ms``) unless ``quiet`` (or ``DELEGATEOS_QUIET=1``); ``progress(line)``
+    takes them instead."""
+    ms = timeout_from(timeout_ms)
+    report = _progress(len(selected), quiet, progress, progress_every_ms)
+    counts = {"failed": 0, "errored": 0, "timeouts": 0}
 
     def one(impl: Any, c: dict) -> dict:
-        a = answer(impl, c)
+        a = answer(impl, c, timeout_ms=ms)
         v = None if a["outcome"] in ("skipped", "errored") else judge(c, a)
         return {"case": c, "actual": a, "verdict": v, "status": status_of(a, v), "replay": False}
 
     out: list[dict] = []
+
+    def done(r: dict) -> None:
+        out.append(r)
+        if r["status"] in ("failed", "errored"):
+            counts[r["status"]] += 1
+        if _timed_out(r):
+            counts["timeouts"] += 1
+        report(len(out), r["case"], counts)
+
+    def run_group(group: list[dict]) -> list[dict]:
+        impl = make_impl()
+        rs = []
+        for x in group:
+            rs.append(one(impl, x))
+            if _timed_out(rs[-1]):
+                impl = make_impl()  # as `run` restarts the adapter after a timeout
+        return rs
+
     shared = None
     i = 0
     while i < len(selected):
@@ -222,20 +377,21 @@ def run_cases(make_impl: Callable[[], Any], selected: list[dict]) -> list[dict]:
         if not c["stateful"]:
             if shared is None:
                 shared = make_impl()
-            out.append(one(shared, c))
+            r = one(shared, c)
+            if _timed_out(r):
+                shared = None  # as `run` restarts the adapter after a timeout
+            done(r)
             i += 1
             continue
         end = i
         while end < len(selected) and selected[end]["stateful"] and selected[end]["file"] == c["file"]:
             end += 1
         group = selected[i:end]
-        first_impl = make_impl()
-        first = [one(first_impl, x) for x in group]
-        replay_impl = make_impl()
-        replay = [one(replay_impl, x) for x in group]
+        first = run_group(group)
+        replay = run_group(group)
         shared = None
         for r, s in zip(first, replay):
-            out.append(r if not _holds(r["status"]) or _holds(s["status"]) else {**s, "replay": True})
+            done(r if not _holds(r["status"]) or _holds(s["status"]) else {**s, "replay": True})
         i = end
     return out
 

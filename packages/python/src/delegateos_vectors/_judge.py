@@ -169,14 +169,30 @@ def is_success(verdict: dict) -> bool:
     return verdict["verdict"] in ("passed", "acceptable")
 
 
-def fails(case: dict, verdict_or_status: dict | str, *, fail_on_hardening: bool = False, strict: bool = False) -> bool:
-    """Whether a verdict (or a status name) fails a run as `delegateos-conform run`'s exit code
-    counts it: failed or errored on a normative or decision case fails; hardening findings
-    (hardening-level cases, other_code) only with fail_on_hardening (implied by strict);
-    advisory cases never fail; passed, acceptable and skipped never fail."""
+def fails(
+    case: dict,
+    verdict_or_status: dict | str,
+    *,
+    fail_on_hardening: bool = False,
+    strict: bool = False,
+    levels_only: bool = False,
+) -> bool:
+    """Whether a verdict (or a status name, or a result of ``run_cases``) fails a run as
+    `delegateos-conform run`'s exit code counts it: failed or errored on a normative or decision
+    case fails; hardening findings (hardening-level cases, other_code) only with
+    fail_on_hardening (implied by strict); advisory cases never fail; passed, acceptable and
+    skipped never fail. A result whose case timed out (a hang: crash-or-hang, a critical effect)
+    fails whatever the case's level, unless levels_only (``run --fail-on levels``)."""
     if case.get("advisory"):
         return False
-    status = verdict_or_status if isinstance(verdict_or_status, str) else verdict_or_status["verdict"]
+    if isinstance(verdict_or_status, str):
+        status = verdict_or_status
+    elif "status" in verdict_or_status:
+        if (verdict_or_status.get("actual") or {}).get("kind") == "timeout" and not levels_only:
+            return True
+        status = verdict_or_status["status"]
+    else:
+        status = verdict_or_status["verdict"]
     counts = fail_on_hardening or strict
     if status in ("failed", "errored"):
         return case["level"] != "hardening" or counts

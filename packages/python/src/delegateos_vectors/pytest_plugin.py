@@ -12,6 +12,13 @@ family) is reported as ``xfail`` unless ``--delegateos-fail-on-hardening`` (or
 
 ``--delegateos-verdicts FILE`` writes ``{case id: status}`` (``run``'s status names) as JSON.
 
+Each call has a time budget, ``--delegateos-timeout-ms`` (default 10 000, or the
+``DELEGATEOS_TIMEOUT_MS`` environment variable; 0 = none), enforced with ``SIGALRM`` (POSIX, main
+thread): a case with no answer by then fails — whatever its level, as ``run`` counts a hang —
+with ``<case id>: no answer within 10 s — a hang … (crash-or-hang)``, and the next case gets a
+fresh instance. (Python delivers the signal between bytecodes, and ``re`` while backtracking; a
+C extension that never returns to Python cannot be cut.)
+
 For your own test functions, ``parametrize(area=, op=, level=)`` gives one parameter per case,
 with the case id as test id and the level as marker::
 
@@ -26,6 +33,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import traceback
 from typing import Any
 
 import pytest
@@ -44,6 +52,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     g.addoption("--delegateos-fail-on-hardening", action="store_true", help="hardening findings fail")
     g.addoption("--delegateos-strict", action="store_true", help="advisory cases too; hardening findings fail")
     g.addoption("--delegateos-verdicts", metavar="FILE", help="write {case id: status} JSON here")
+    g.addoption(
+        "--delegateos-timeout-ms",
+        metavar="MS",
+        type=float,
+        default=None,
+        help="budget of each case in ms; a case with no answer by then fails as a hang "
+        "(default 10000, or $DELEGATEOS_TIMEOUT_MS; 0: none)",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -65,14 +81,43 @@ def parametrize(argname: str = "case", **filter: Any) -> Any:
 
 
 def load_impl(spec: str) -> type:
-    """``module:Class`` → the class."""
+    """``module:Class`` → the class; a usage error (not a traceback) when it cannot be had."""
     module, sep, name = spec.partition(":")
     if not sep or not module or not name:
         raise pytest.UsageError(f"--delegateos-impl expects module:Class, got {spec!r}")
-    obj: Any = importlib.import_module(module)
-    for part in name.split("."):
+    try:
+        obj: Any = importlib.import_module(module)
+    except ModuleNotFoundError as e:
+        if e.name is not None and (module == e.name or module.startswith(e.name + ".")):
+            raise pytest.UsageError(
+                f"--delegateos-impl {spec}: no module named {e.name!r} — is it on sys.path? "
+                "(run pytest from the directory that holds it, use `python -m pytest`, or set "
+                "PYTHONPATH or `pythonpath` in the pytest configuration)"
+            ) from None
+        raise pytest.UsageError(f"--delegateos-impl {spec}: importing {module!r} failed: {_where(e)}") from None
+    except Exception as e:  # noqa: BLE001 - an error in the user's module is a usage error too
+        raise pytest.UsageError(f"--delegateos-impl {spec}: importing {module!r} failed: {_where(e)}") from None
+    for i, part in enumerate(name.split(".")):
+        if not hasattr(obj, part):
+            have = sorted(n for n in vars(obj) if not n.startswith("_") and isinstance(vars(obj)[n], type))
+            where = module if i == 0 else f"{module}:{'.'.join(name.split('.')[:i])}"
+            hint = f"; classes there: {', '.join(have[:10])}" if have else ""
+            raise pytest.UsageError(f"--delegateos-impl {spec}: {where} has no attribute {part!r}{hint}")
         obj = getattr(obj, part)
+    if not callable(obj):
+        raise pytest.UsageError(
+            f"--delegateos-impl {spec}: {name} is a {type(obj).__name__}, not a class (or factory) to instantiate"
+        )
     return obj
+
+
+def _where(e: BaseException) -> str:
+    """``ValueError: boom (mylib.py:12)`` — the exception and its innermost frame."""
+    text = "".join(traceback.format_exception_only(type(e), e)).strip()
+    frames = traceback.extract_tb(e.__traceback__)
+    if frames and not isinstance(e, SyntaxError):
+        text += f" ({frames[-1].filename}:{frames[-1].lineno})"
+    return text
 
 
 class CaseFailed(Exception):
@@ -82,9 +127,10 @@ class CaseFailed(Exception):
 class _Runner:
     """Runs cases lazily; a stateful group runs whole (twice) when its first case is asked."""
 
-    def __init__(self, factory: Any, selected: list[dict]) -> None:
+    def __init__(self, factory: Any, selected: list[dict], timeout_ms: float | None = None) -> None:
         self.factory = factory
         self.selected = selected
+        self.timeout_ms = timeout_ms
         self.results: dict[str, dict] = {}
         self.shared = None
 
@@ -92,14 +138,16 @@ class _Runner:
         if case["id"] not in self.results:
             if case["stateful"]:
                 group = [c for c in self.selected if c["file"] == case["file"]]
-                for r in dv.run_cases(self.factory, group):
+                for r in dv.run_cases(self.factory, group, timeout_ms=self.timeout_ms, quiet=True):
                     self.results[r["case"]["id"]] = r
                 self.shared = None  # the next case gets a fresh instance, as in `run`
             else:
                 if self.shared is None:
                     self.shared = self.factory()
-                (r,) = dv.run_cases(lambda: self.shared, [case])
+                (r,) = dv.run_cases(lambda: self.shared, [case], timeout_ms=self.timeout_ms, quiet=True)
                 self.results[case["id"]] = r
+                if r["actual"].get("kind") == "timeout":
+                    self.shared = None  # as `run` restarts the adapter after a timeout
         return self.results[case["id"]]
 
 
@@ -124,7 +172,7 @@ class CaseItem(pytest.Item):
         if status in ("passed", "acceptable"):
             return
         text = _explain(self.case, r)
-        if dv.fails(self.case, status, **self.options):
+        if dv.fails(self.case, r, **self.options):
             raise CaseFailed(text)
         pytest.xfail(f"finding not counted by default (hardening/advisory): {text}")
 
@@ -142,7 +190,8 @@ def _explain(case: dict, r: dict) -> str:
     what = r["status"] if r["status"] != "failed" else f"failed ({v.get('kind')})"
     if r["status"] == "other_code":
         what = f"rejected with another code of the family {v.get('family')}"
-    lines = [
+    lines = [r["actual"]["message"]] if r["actual"].get("kind") == "timeout" else []
+    lines += [
         f"{case['id']} [{case['level']}] {what}" + (" on the replay after a restart" if r["replay"] else ""),
         f"  {case['description']}",
         f"  expected: {json.dumps(case['expect'], sort_keys=True)}",
@@ -157,6 +206,11 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     if not spec:
         return
     factory = load_impl(spec)
+    timeout_ms = config.getoption("--delegateos-timeout-ms")
+    try:
+        timeout_ms = dv.timeout_from(timeout_ms)
+    except ValueError as e:
+        raise pytest.UsageError(str(e).replace("delegateos-vectors: timeout_ms", "--delegateos-timeout-ms")) from None
     strict = config.getoption("--delegateos-strict")
     options = {"fail_on_hardening": config.getoption("--delegateos-fail-on-hardening"), "strict": strict}
     selected = dv.cases(
@@ -171,7 +225,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             f"{spec} implements none of the {len(ops)} selected operations; define e.g. "
             f"{dv.method_name(ops[0])}(self, input) for {ops[0]}"
         )
-    runner = _Runner(factory, selected)
+    runner = _Runner(factory, selected, timeout_ms)
     config._delegateos_runner = runner  # type: ignore[attr-defined]
     for c in selected:
         items.append(
