@@ -53,8 +53,8 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
 use delegateos_vectors::format::{Case, Level, Severity};
-use delegateos_vectors::severity;
 use delegateos_vectors::judge::{judge_case, ActualOutcome, FailureKind, Verdict};
+use delegateos_vectors::severity;
 pub use serde_json::Value;
 
 include!(concat!(env!("OUT_DIR"), "/operations.rs"));
@@ -195,9 +195,7 @@ impl CaseVerdict {
         let hardening = self.level == Level::Hardening;
         match self.status {
             Status::Failed(_) | Status::Errored => {
-                !hardening
-                    || options.fail_on_hardening
-                    || (self.critical && !options.levels_only)
+                !hardening || options.fail_on_hardening || (self.critical && !options.levels_only)
             }
             Status::OtherCode => options.fail_on_hardening,
             Status::Passed | Status::Acceptable | Status::Skipped => false,
