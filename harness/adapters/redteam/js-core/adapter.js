@@ -6,10 +6,7 @@ const dos = require('./dos.js');
 
 const OPS = {
   'dct.verify': (i) => ({ scope: dos.verifyDct(i.token, i.context) }),
-  'dct.revocation_ids': (i) => {
-    const t = dos.decodeToken(i.token);
-    return { revocationIds: [dos.revocationId(t.authority), ...t.attenuations.map(dos.revocationId)] };
-  },
+  'dct.revocation_ids': (i) => ({ revocationIds: dos.blockRevocationIds(dos.decodeToken(i.token)) }),
   'glob.match': (i) => ({ matches: dos.globMatch(i.pattern, i.resource) }),
   'capability.subset': (i) => {
     for (const c of [i.child, i.parent]) {
@@ -35,6 +32,8 @@ const OPS = {
     }
   },
   'hash.blake2b256': (i) => ({ hex: dos.blake2b256(Buffer.from(i.hex, 'hex')).toString('hex') }),
+  'contract.verify_signature_with_key': (i) => dos.verifyWithKey(i.contract, i.publicKey, 'malformed_contract'),
+  'attestation.verify_signature': (i) => dos.verifyWithKey(i.attestation, i.publicKey, 'malformed_attestation'),
 };
 
 function run(c) {

@@ -54,7 +54,6 @@
 //                           matches the resource
 //   subset-cross-product    4b: some parent has the namespace+action and some (other) parent
 //                           covers the resource
-//   leap-year-simple        leap year = year % 4 == 0 (2100-02-29 accepted)
 //   ts-days-31              day validated as 01..31 whatever the month; Date.UTC rolls over
 //   offset-sign             offsets added instead of subtracted
 //   depth-le                4e: violation only when maxChainDepth > remaining (equal allowed)
@@ -62,6 +61,20 @@
 //   format-unchecked        the decoded token's `format` member is never looked at
 //   resource-normalize      path.posix.normalize() on pattern and resource before matching
 //   resource-nfc            String.prototype.normalize('NFC') on pattern and resource
+//   revocation-ids-raw      no canonical-form check at step 1 (signatures are checked over the
+//                           re-canonicalised blocks, so they still verify), but revocation ids
+//                           are hashed over each block's raw bytes as received (a RawValue-style
+//                           span): a non-canonical token escapes its published revocation
+//   revocation-ids-typed    unknown members of a block are ignored (typed decoding); the
+//                           signatures are checked over the block as received, unknown member
+//                           included, but revocation ids over the typed block re-serialized
+//                           without it: a re-signed block with an extra member escapes revocation
+//   root-signer-key         signatures[0] is verified under signatures[0].signer, which is not
+//                           required to be authority.issuer ("each signature names its key"): the
+//                           issuer (= rootPublicKey) never signs, anyone can mint root tokens
+//   key-padding-lenient     contract.verify_signature_with_key / attestation.verify_signature
+//                           decode the key with Buffer.from(key, 'base64url') (`=` padding,
+//                           `+`/`/`, trailing bits accepted) instead of requiring a principal id
 
 const crypto = require('node:crypto');
 const path = require('node:path');
@@ -140,7 +153,7 @@ function parseTime(s) {
   const m = TS_RE.exec(s);
   if (!m) throw new Error('bad timestamp');
   const [y, mo, d, h, mi, se] = m.slice(1, 7).map(Number);
-  const leap = bug('leap-year-simple') ? y % 4 === 0 : y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+  const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
   const dim = bug('ts-days-31') ? new Array(12).fill(31) : [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
   if (mo < 1 || mo > 12 || d < 1 || d > dim[mo - 1] || h > 23 || mi > 59 || se > 59) throw new Error('bad date');
   let off = 0;
@@ -321,20 +334,20 @@ function decodeToken(ser) {
     } catch (_) {
       deny('malformed_token', 'canonical');
     }
-    if (canon !== text) deny('malformed_token', 'not canonical');
+    // revocation-ids-raw: "the signatures are checked over the canonical form anyway"
+    if (canon !== text && !bug('revocation-ids-raw')) deny('malformed_token', 'not canonical');
     if (depthOf(tok) > 32) deny('malformed_token', 'depth');
-  } else {
+  } else if (bug('json-lenient')) {
     // "null means not set"
     for (const a of (tok && tok.attenuations) || []) {
       if (a && typeof a === 'object') for (const k of Object.keys(a)) if (a[k] === null) delete a[k];
     }
   }
   const A = tok && tok.authority;
-  const AUTH_KEYS = ['issuer', 'delegatee', 'capabilities', 'contractId', 'delegationId', 'parentDelegationId', 'chainDepth', 'maxChainDepth', 'maxBudgetMicrocents', 'expiresAt', 'issuedAt'];
   const ok =
     exactKeys(tok, ['format', 'authority', 'attenuations', 'signatures']) &&
     (bug('format-unchecked') || tok.format === FORMAT) &&
-    exactKeys(A, AUTH_KEYS) &&
+    blockKeys(A, AUTH_KEYS) &&
     PRINCIPAL(A.issuer) &&
     PRINCIPAL(A.delegatee) &&
     capsOk(A.capabilities) &&
@@ -349,7 +362,7 @@ function decodeToken(ser) {
     Array.isArray(tok.attenuations) &&
     tok.attenuations.every(
       (a) =>
-        exactKeys(a, ['attenuator', 'delegatee', 'delegationId', 'contractId'], ['allowedCapabilities', 'maxBudgetMicrocents', 'expiresAt', 'maxChainDepth']) &&
+        blockKeys(a, ATT_KEYS, ATT_OPTIONAL) &&
         PRINCIPAL(a.attenuator) &&
         PRINCIPAL(a.delegatee) &&
         DEL(a.delegationId) &&
@@ -370,7 +383,117 @@ function decodeToken(ser) {
         (s.covers === 'authority' || isInt(s.covers)),
     );
   if (!ok) deny('malformed_token', 'structure');
+  // The decoded text, for revocation-ids-raw's "hash the bytes as received" (not enumerable:
+  // canonicalize never sees it).
+  Object.defineProperty(tok, 'rawText', { value: text, enumerable: false });
   return tok;
+}
+
+const AUTH_KEYS = ['issuer', 'delegatee', 'capabilities', 'contractId', 'delegationId', 'parentDelegationId', 'chainDepth', 'maxChainDepth', 'maxBudgetMicrocents', 'expiresAt', 'issuedAt'];
+const ATT_KEYS = ['attenuator', 'delegatee', 'delegationId', 'contractId'];
+const ATT_OPTIONAL = ['allowedCapabilities', 'maxBudgetMicrocents', 'expiresAt', 'maxChainDepth'];
+
+/** A block's members: exact, or (revocation-ids-typed) the known ones with unknown ones ignored. */
+function blockKeys(o, required, optional = []) {
+  if (!bug('revocation-ids-typed')) return exactKeys(o, required, optional);
+  if (o === null || typeof o !== 'object' || Array.isArray(o)) return false;
+  return required.every((k) => k in o);
+}
+
+/** revocation-ids-typed: the block as its typed struct re-serializes (known members only). */
+function typedBlock(block, i) {
+  const known = i === 0 ? AUTH_KEYS : [...ATT_KEYS, ...ATT_OPTIONAL];
+  const out = {};
+  for (const k of known) if (k in block) out[k] = block[k];
+  return out;
+}
+
+/**
+ * revocation-ids-raw: the raw text of each block as received — the span of `authority`'s value
+ * and of each element of `attenuations` in the decoded JSON text (what a RawValue / RawMessage
+ * member holds), whitespace inside included.
+ */
+function rawBlockSpans(text) {
+  let i = 0;
+  const ws = () => {
+    while (i < text.length && ' \t\n\r'.includes(text[i])) i++;
+  };
+  const str = () => {
+    const start = i++;
+    while (text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+    i++;
+    return JSON.parse(text.slice(start, i));
+  };
+  const value = () => {
+    ws();
+    const start = i;
+    if (text[i] === '"') str();
+    else if (text[i] === '{') {
+      i++;
+      ws();
+      if (text[i] === '}') i++;
+      else
+        for (;;) {
+          ws();
+          str();
+          ws();
+          i++; // ':'
+          value();
+          ws();
+          if (text[i++] === '}') break;
+        }
+    } else if (text[i] === '[') {
+      i++;
+      ws();
+      if (text[i] === ']') i++;
+      else
+        for (;;) {
+          value();
+          ws();
+          if (text[i++] === ']') break;
+        }
+    } else while (i < text.length && !',}] \t\n\r'.includes(text[i])) i++;
+    return [start, i];
+  };
+  let authority = null;
+  const attenuations = [];
+  ws();
+  i++; // '{'
+  for (;;) {
+    ws();
+    if (text[i] === '}') break;
+    const key = str();
+    ws();
+    i++; // ':'
+    ws();
+    if (key === 'attenuations' && text[i] === '[') {
+      i++;
+      ws();
+      if (text[i] === ']') i++;
+      else
+        for (;;) {
+          attenuations.push(value());
+          ws();
+          if (text[i++] === ']') break;
+        }
+    } else {
+      const span = value();
+      if (key === 'authority') authority = span;
+    }
+    ws();
+    if (text[i++] === '}') break;
+  }
+  return [authority, ...attenuations].map((sp) => text.slice(sp[0], sp[1]));
+}
+
+/** The revocation ids of a decoded token's blocks, authority first (§10.1 step 2, §4). */
+function blockRevocationIds(tok) {
+  const blocks = [tok.authority, ...tok.attenuations];
+  if (bug('revocation-ids-raw') && tok.rawText !== undefined) {
+    return rawBlockSpans(tok.rawText).map((raw) => revocationIdOfBytes(Buffer.from(raw, 'utf8')));
+  }
+  if (bug('revocation-ids-typed')) return blocks.map((b, i) => revocationId(typedBlock(b, i)));
+  return blocks.map(revocationId);
 }
 
 // --- crypto --------------------------------------------------------------------------------------
@@ -397,10 +520,14 @@ function edSign(seed, msg) {
 const digest = (value) => blake2b256(Buffer.from(canonicalize(value), 'utf8'));
 
 function revocationId(block) {
+  return revocationIdOfBytes(Buffer.from(canonicalize(block), 'utf8'));
+}
+
+function revocationIdOfBytes(bytes) {
   if (bug('revid-blake2b512')) {
-    return b64uEncode(crypto.createHash('blake2b512').update(canonicalize(block)).digest().subarray(0, 32));
+    return b64uEncode(crypto.createHash('blake2b512').update(bytes).digest().subarray(0, 32));
   }
-  return b64uEncode(digest(block));
+  return b64uEncode(blake2b256(bytes));
 }
 
 function verifySig(principal, value, sigText) {
@@ -433,10 +560,10 @@ function verifyDct(ser, ctx) {
   const now = parseTimeCtx(ctx.now);
   // 2
   const entries = ctx.revocations.filter(entryValid);
-  const blocks = [{ block: A, signer: A.issuer }, ...atts.map((a) => ({ block: a, signer: a.attenuator }))];
+  const ids = blockRevocationIds(tok);
+  const blocks = [{ rid: ids[0], signer: A.issuer }, ...atts.map((a, i) => ({ rid: ids[i + 1], signer: a.attenuator }))];
   const checked = bug('revocation-last-block') ? blocks.slice(-1) : blocks;
-  for (const { block, signer } of checked) {
-    const rid = revocationId(block);
+  for (const { rid, signer } of checked) {
     if (entries.some((e) => e.revocationId === rid && e.revokedBy === signer)) deny('revoked');
   }
   // 3
@@ -445,7 +572,7 @@ function verifyDct(ser, ctx) {
     if (sigs.length < 1 + atts.length) deny('invalid_signature', 'count');
   } else {
     if (sigs.length !== 1 + atts.length) deny('invalid_signature', 'count');
-    if (sigs[0].covers !== 'authority' || sigs[0].signer !== A.issuer) deny('invalid_signature', 'structure');
+    if (sigs[0].covers !== 'authority' || (!bug('root-signer-key') && sigs[0].signer !== A.issuer)) deny('invalid_signature', 'structure');
     atts.forEach((a, i) => {
       if (sigs[i + 1].covers !== i || sigs[i + 1].signer !== a.attenuator) deny('invalid_signature', 'structure');
     });
@@ -457,7 +584,7 @@ function verifyDct(ser, ctx) {
     } catch (_) {}
     if (!same) deny('invalid_signature', 'root');
   } else if (A.issuer !== ctx.rootPublicKey) deny('invalid_signature', 'root');
-  if (!verifySig(A.issuer, { authority: A }, sigs[0].signature)) deny('invalid_signature', 'authority');
+  if (!verifySig(bug('root-signer-key') ? sigs[0].signer : A.issuer, { authority: A }, sigs[0].signature)) deny('invalid_signature', 'authority');
   for (let i = 0; i < atts.length; i++) {
     if (bug('last-signature-only') && i !== atts.length - 1) continue;
     if (!verifySig(atts[i].attenuator, { authority: A, attenuations: atts.slice(0, i + 1) }, sigs[i + 1].signature)) deny('invalid_signature', `attenuation ${i}`);
@@ -545,6 +672,37 @@ function verifyDct(ser, ctx) {
   };
 }
 
+// --- signatures under a caller-given key (D42: contract.verify_signature_with_key,
+// attestation.verify_signature) ------------------------------------------------------------------
+
+/** `{valid}` for `obj`'s signature under `key`; `code` refuses an object without a signature. */
+function verifyWithKey(obj, key, code) {
+  if (obj === null || typeof obj !== 'object' || Array.isArray(obj) || !isStr(obj.signature)) deny(code, 'no signature');
+  let pub;
+  if (bug('key-padding-lenient')) {
+    pub = isStr(key) ? Buffer.from(key, 'base64url') : Buffer.alloc(0);
+  } else {
+    // a principal id: 43 characters of canonical unpadded base64url
+    if (!isStr(key) || key.length !== 43 || !/^[A-Za-z0-9_-]*$/.test(key)) return { valid: false };
+    pub = Buffer.from(key, 'base64url');
+    if (b64uEncode(pub) !== key) return { valid: false };
+  }
+  let sig;
+  try {
+    sig = b64uDecode(obj.signature);
+  } catch (_) {
+    return { valid: false };
+  }
+  const { signature: _s, ...payload } = obj;
+  let msg;
+  try {
+    msg = digest(payload);
+  } catch (_) {
+    deny(code, 'not canonicalizable');
+  }
+  return { valid: edVerify(pub, msg, sig) };
+}
+
 function parseTimeCtx(s) {
   try {
     return parseTime(s);
@@ -572,4 +730,6 @@ module.exports = {
   edVerify,
   blake2b256,
   decodeToken,
+  blockRevocationIds,
+  verifyWithKey,
 };

@@ -23,11 +23,16 @@
 //   attenuator-vs-authority 4a accepts the previous delegatee OR authority.delegatee
 //   resource-normalize      path.posix.normalize() on pattern and resource
 //   resource-nfc            .normalize('NFC') on pattern and resource
+//   revocation-ids-raw      no canonical-form check; revocation ids over each block's raw bytes
+//   revocation-ids-typed    unknown block members ignored; revocation ids over the typed block
+//                           re-serialized without them (signatures over the block as received)
+//   key-padding-lenient     keyed signature checks decode the key with Buffer.from(k, 'base64url')
 global.DEFAULT_BUGS = [
   'budget-falsy', 'depth-falsy', 'caps-empty-inherit', 'glob-regex-unescaped', 'glob-replace-first',
   'glob-star-empty', 'date-parse', 'b64-lenient', 'json-lenient', 'request-as-pattern',
   'revid-blake2b512', 'expiry-authority-only', 'unsafe-integers', 'subset-via-match',
-  'attenuator-vs-authority', 'resource-normalize', 'resource-nfc',
+  'attenuator-vs-authority', 'resource-normalize', 'resource-nfc', 'revocation-ids-raw',
+  'revocation-ids-typed', 'key-padding-lenient',
 ];
 global.IMPLEMENTATION = { name: 'redteam js-hasty (deliberately defective)', version: '0.0.1', language: 'javascript', bugs: process.env.REDTEAM_BUGS ?? global.DEFAULT_BUGS.join(',') };
 require('../js-core/adapter.js');
