@@ -89,6 +89,26 @@ fn indented(out: &mut String, text: &str, prefix: &str) {
     }
 }
 
+/// An implementation's answer: JSON, except an `errored` answer's message (a traceback, a
+/// stack), which is printed as its text lines rather than one string of `\n` escapes.
+fn actual(out: &mut String, answer: &Value) {
+    if let (Some("errored"), Some(Value::String(message))) = (
+        answer.get("outcome").and_then(Value::as_str),
+        answer.get("message"),
+    ) {
+        let _ = writeln!(out, "  errored:");
+        indented(out, message, "    ");
+        let mut rest = answer.as_object().cloned().unwrap_or_default();
+        rest.remove("outcome");
+        rest.remove("message");
+        if !rest.is_empty() {
+            indented(out, &pretty(&Value::Object(rest)), "  ");
+        }
+        return;
+    }
+    indented(out, &pretty(&annotate(answer, &key_names())), "  ");
+}
+
 /// Renders the explanation of `case` (without an implementation's answer).
 pub fn render_case(case: &Case, reqs: &Requirements) -> String {
     let mut out = String::new();
@@ -260,7 +280,7 @@ pub fn run(args: &ExplainArgs) -> i32 {
         if let Some(c) = this {
             let _ = writeln!(out, "\nActual ({}):", cmd);
             if let Some(a) = &c.actual {
-                indented(&mut out, &pretty(&annotate(a, &key_names())), "  ");
+                actual(&mut out, a);
             } else if let Some(m) = &c.message {
                 let _ = writeln!(out, "  {m}");
             }
@@ -289,4 +309,25 @@ pub fn run(args: &ExplainArgs) -> i32 {
     }
     print!("{out}");
     code
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_errored_message_is_printed_as_text_lines() {
+        let mut out = String::new();
+        actual(
+            &mut out,
+            &json!({"outcome": "errored", "message": "TypeError: boom\nTraceback (most recent call last):\n  File \"a.py\"\n"}),
+        );
+        assert_eq!(
+            out,
+            "  errored:\n    TypeError: boom\n    Traceback (most recent call last):\n      File \"a.py\"\n"
+        );
+        let mut out = String::new();
+        actual(&mut out, &json!({"outcome": "ok", "output": {"hex": "00"}}));
+        assert!(out.contains("\"outcome\": \"ok\""), "{out}");
+    }
 }

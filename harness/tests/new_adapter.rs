@@ -42,6 +42,7 @@ fn generate(lang: &str, dir: &Path) {
     let out = Command::new(BIN)
         .args(["new-adapter", "--lang", lang])
         .arg(dir)
+        .env_remove("DELEGATEOS_INPROCESS_PATH")
         .output()
         .unwrap();
     assert!(
@@ -307,6 +308,76 @@ fn go_skeleton() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// An uncaught exception in a Python stub: the report's line and `explain --impl` lead with
+/// the exception (`TypeError: …`), and `explain` prints the traceback as lines, not `\n` escapes.
+#[test]
+fn python_errors_lead_with_the_exception() {
+    if !has("python3", "--version") {
+        println!("SKIPPED: python3 not found");
+        return;
+    }
+    let dir = scratch("python-errors");
+    generate("python", &dir);
+    fill(
+        &dir.join("adapter.py"),
+        "def base64url_decode(inp):\n    raise TODO\n",
+        "def base64url_decode(inp):\n    return len(5)\n",
+    );
+    let command = format!("python3 -u '{}'", dir.join("adapter.py").display());
+    let id = corpus_ops()
+        .into_iter()
+        .find(|(_, op)| op == "base64url.decode")
+        .unwrap()
+        .0;
+    let head = "TypeError: object of type 'int' has no len()";
+    let out = Command::new(BIN)
+        .args(["run", "--no-progress", "--id", &id, "--impl", &command])
+        .output()
+        .unwrap();
+    let all = text(&out);
+    assert!(
+        all.contains(&format!("adapter_errored: {head}")),
+        "the report line is not the exception: {all}"
+    );
+    let out = Command::new(BIN)
+        .args(["explain", &id, "--impl", &command])
+        .output()
+        .unwrap();
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{all}");
+    let actual = all.split("\nActual (").nth(1).unwrap_or_default();
+    assert!(
+        actual.contains(&format!(
+            "\n  errored:\n    {head}\n    Traceback (most recent call last):\n"
+        )),
+        "{all}"
+    );
+    assert!(actual.contains("\n    TypeError: "), "{all}");
+    assert!(!actual.contains("\\n"), "escaped newlines: {all}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `new-adapter` into an existing file is a usage error (64), like a non-empty directory.
+#[test]
+fn new_adapter_into_a_file_or_a_non_empty_directory_is_a_usage_error() {
+    let dir = scratch("usage");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("adapter.txt");
+    std::fs::write(&file, "mine").unwrap();
+    for (target, says) in [(&file, "is not a directory"), (&dir, "is not empty")] {
+        let out = Command::new(BIN)
+            .args(["new-adapter", "--lang", "python"])
+            .arg(target)
+            .output()
+            .unwrap();
+        let all = text(&out);
+        assert_eq!(out.status.code(), Some(64), "{all}");
+        assert!(all.contains(says), "{all}");
+    }
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "mine");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The Rust fixture: `base64url.encode` and `base64url.decode` with the standard library.
 const RUST_FILLS: [(&str, &str); 2] = [
     (
@@ -390,6 +461,20 @@ fn rust_skeleton() {
         "inprocess/tests/skeleton.rs is not the generated skeleton with the fixture's two methods \
          (DELEGATEOS_KIT_BLESS=1 cargo test -p delegateos-conform --test new_adapter rust_skeleton)"
     );
+    // The generated Cargo.toml names the checkout this binary was built from (it exists), has
+    // no profile override, and depends on nothing the skeleton does not use.
+    let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+    assert!(
+        manifest.contains(&format!(
+            "delegateos-inprocess = {{ path = \"{}\" }}",
+            root().join("inprocess").display()
+        )),
+        "{manifest}"
+    );
+    assert!(
+        !manifest.contains("[profile") && !manifest.contains("jsonschema"),
+        "{manifest}"
+    );
     std::fs::copy(root().join("Cargo.lock"), dir.join("Cargo.lock")).unwrap();
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let out = Command::new(&cargo)
@@ -406,5 +491,39 @@ fn rust_skeleton() {
         )),
         "{all}"
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `DELEGATEOS_INPROCESS_PATH` chooses the `delegateos-inprocess` path at generation time (a
+/// relative one is made absolute and canonical); one that names no such crate is a usage error.
+#[test]
+fn rust_skeleton_inprocess_path_from_the_environment() {
+    let dir = scratch("rust-env");
+    let out = Command::new(BIN)
+        .current_dir(root().join("harness"))
+        .args(["new-adapter", "--lang", "rust"])
+        .arg(&dir)
+        .env("DELEGATEOS_INPROCESS_PATH", "..")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+    let want = root().join("inprocess").canonicalize().unwrap();
+    assert!(
+        manifest.contains(&format!("path = \"{}\"", want.display())),
+        "{manifest}"
+    );
+    assert!(std::fs::read_to_string(dir.join("README.md"))
+        .unwrap()
+        .contains("named by `DELEGATEOS_INPROCESS_PATH`"),);
+    let bad = scratch("rust-env-bad");
+    let out = Command::new(BIN)
+        .args(["new-adapter", "--lang", "rust"])
+        .arg(&bad)
+        .env("DELEGATEOS_INPROCESS_PATH", &dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(64), "{}", text(&out));
+    assert!(!bad.exists());
     let _ = std::fs::remove_dir_all(&dir);
 }

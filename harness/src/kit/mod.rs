@@ -12,7 +12,8 @@
 //! its trait.
 //!
 //! The templates are embedded (`templates/<lang>/`); the output is a pure function of the
-//! language and this binary ([`render`]), written by [`write`] into a new or empty directory.
+//! language, this binary and (Rust only) where `delegateos-inprocess` is found ([`render`],
+//! [`locate_inprocess`]), written by [`write`] into a new or empty directory.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -281,20 +282,105 @@ fn fill(template: &str, pairs: &[(&str, &str)]) -> String {
     out
 }
 
-/// Where the generated Rust crate finds `delegateos-inprocess`: the kit's source checkout this
-/// binary was built from.
-pub fn inprocess_path() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .map_or_else(|| PathBuf::from("inprocess"), |p| p.join("inprocess"))
+/// The environment variable naming, at generation time, where the generated Rust crate finds
+/// `delegateos-inprocess`: the kit checkout or its `inprocess/` directory.
+pub const INPROCESS_ENV: &str = "DELEGATEOS_INPROCESS_PATH";
+
+/// The path written when no checkout is known: a sibling clone of the kit, which the user sets.
+pub const INPROCESS_PLACEHOLDER: &str = "../delegateos-conformance/inprocess";
+
+/// Where the generated Rust crate finds `delegateos-inprocess`. It is not on crates.io, so the
+/// dependency is a path into a checkout of the kit; which one is decided at generation time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Inprocess {
+    /// Named by [`INPROCESS_ENV`].
+    Given(PathBuf),
+    /// The checkout this binary was built from (`cargo install --path harness`, `cargo run`),
+    /// which still exists.
+    BuiltFrom(PathBuf),
+    /// Neither (a binary installed from a package, copied, or whose checkout is gone): a
+    /// placeholder the user must set.
+    Unknown,
 }
 
-fn readme(lang: Lang) -> String {
+impl Inprocess {
+    /// The path written into `Cargo.toml`.
+    pub fn path(&self) -> String {
+        match self {
+            Self::Given(p) | Self::BuiltFrom(p) => p.display().to_string(),
+            Self::Unknown => INPROCESS_PLACEHOLDER.to_owned(),
+        }
+    }
+
+    fn comment(&self) -> &'static str {
+        match self {
+            Self::Given(_) => {
+                "# `delegateos-inprocess` is not on crates.io: a path into a checkout of the kit, the one\n\
+                 # named by DELEGATEOS_INPROCESS_PATH when this crate was generated."
+            }
+            Self::BuiltFrom(_) => {
+                "# `delegateos-inprocess` is not on crates.io: a path into a checkout of the kit, the one\n\
+                 # `delegateos-conform` was built from. If that checkout moves, point the path at it."
+            }
+            Self::Unknown => {
+                "# SET THIS PATH: `delegateos-inprocess` is not on crates.io, and no checkout of the kit was\n\
+                 # known when this crate was generated. Clone the kit's repository and point the path at its\n\
+                 # `inprocess/` directory (or regenerate with DELEGATEOS_INPROCESS_PATH=<checkout>)."
+            }
+        }
+    }
+}
+
+/// The `delegateos-inprocess` crate directory `dir` names: the crate itself or a checkout
+/// holding it as `inprocess/`.
+fn inprocess_crate(dir: &Path) -> Option<PathBuf> {
+    [dir.to_path_buf(), dir.join("inprocess")]
+        .into_iter()
+        .find(|d| {
+            std::fs::read_to_string(d.join("Cargo.toml")).is_ok_and(|t| {
+                t.lines()
+                    .any(|l| l.trim() == "name = \"delegateos-inprocess\"")
+            })
+        })
+}
+
+/// Decides where the generated Rust crate finds `delegateos-inprocess`: `given` (canonical)
+/// when set, else the checkout `built_from` when it still holds the crate, else [`Inprocess::Unknown`].
+pub fn locate_inprocess(given: Option<&Path>, built_from: &Path) -> Result<Inprocess, KitError> {
+    if let Some(dir) = given {
+        let dir = if dir.is_absolute() {
+            dir.to_path_buf()
+        } else {
+            std::env::current_dir().unwrap_or_default().join(dir)
+        };
+        return inprocess_crate(&dir)
+            .map(|d| Inprocess::Given(d.canonicalize().unwrap_or(d)))
+            .ok_or_else(|| KitError::NoInprocess(dir.display().to_string()));
+    }
+    Ok(inprocess_crate(built_from).map_or(Inprocess::Unknown, Inprocess::BuiltFrom))
+}
+
+/// The checkout this binary was built from (it may no longer exist).
+pub fn built_from() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+}
+
+/// `text` as the inside of a TOML basic string.
+fn toml_escape(text: &str) -> String {
+    text.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+fn readme(lang: Lang, inprocess: &Inprocess) -> String {
     let (files, run, fill_in) = match lang {
         Lang::Python => (
             "- `adapter.py`: one function per operation (the file you edit), `IMPLEMENTATION`, `library_error`\n\
              - `delegateos_kit.py`: the protocol loop and helpers (no need to edit)",
-            "delegateos-conform run --impl 'python3 -u adapter.py'",
+            "delegateos-conform run --impl 'python3 -u adapter.py'\n\n\
+             or, with your library installed in a virtualenv, its interpreter (no need to activate it):\n\n    \
+             python3 -m venv .venv && .venv/bin/pip install -e /path/to/your/library\n    \
+             delegateos-conform run --impl '.venv/bin/python -u adapter.py'",
             "replace `raise TODO` in `dct_verify` with a call into your library",
         ),
         Lang::Typescript => (
@@ -311,7 +397,7 @@ fn readme(lang: Lang) -> String {
         ),
         Lang::Rust => (
             "- `tests/conformance.rs`: one method per operation of `delegateos_inprocess::Implementation` (the file you edit)\n\
-             - `Cargo.toml`: the dev-dependency on `delegateos-inprocess` (a path into the kit's checkout; adjust it)",
+             - `Cargo.toml`: the dev-dependency on `delegateos-inprocess` (a path into a checkout of the kit: see above)",
             "cargo test --test conformance            # or: cargo test --test conformance -- dct-forged",
             "replace `Answer::todo()` in `dct_verify` with a call into your library",
         ),
@@ -320,15 +406,44 @@ fn readme(lang: Lang) -> String {
         Lang::Typescript => {
             "\nThe files are JavaScript modules with JSDoc types (`// @ts-check`): Node 18+ runs them \
              without a compiler or any dependency, and `tsc --allowJs --checkJs --strict` \
-             type-checks them. Import your TypeScript library's compiled output as usual.\n"
+             type-checks them. Import your TypeScript library's compiled output as usual.\n\n\
+             Node's `crypto` has Ed25519 but no BLAKE2b-256 (`blake2b512` is a different function, not a \
+             prefix of it): for `hash.blake2b256`, if your library does not bring one, `npm install \
+             @noble/hashes` and call `blake2b(bytes, {{ dkLen: 32 }})` (imported from \
+             `@noble/hashes/blake2b` in 1.x, `@noble/hashes/blake2.js` in 2.x), or `npm install blakejs` \
+             and call `blake2b(bytes, undefined, 32)`.\n"
         }
         Lang::Python => "\nPython 3.9+, standard library only.\n",
         Lang::Go => "\nGo 1.18+, standard library only.\n",
-        Lang::Rust => {
+        Lang::Rust => "",
+    };
+    let lang_note = if lang == Lang::Rust {
+        let source = match inprocess {
+            Inprocess::Given(_) => "the checkout named by `DELEGATEOS_INPROCESS_PATH` when this crate was generated".to_owned(),
+            Inprocess::BuiltFrom(_) => "the checkout `delegateos-conform` was built from (it still existed when this crate was generated)".to_owned(),
+            Inprocess::Unknown => "**not known when this crate was generated: set it before the first build**".to_owned(),
+        };
+        format!(
             "\nIn-process: no adapter process. Each case is one test named by its id, judged \
              exactly as `delegateos-conform run` judges; `DELEGATEOS_FAIL_ON=hardening` and \
-             `DELEGATEOS_PROFILE=strict` mirror `run`'s flags.\n"
-        }
+             `DELEGATEOS_PROFILE=strict` mirror `run`'s flags.\n\n\
+             `delegateos-inprocess` is not published on crates.io, so `Cargo.toml` depends on it by path, \
+             into a checkout of the kit's repository (the `inprocess/` directory beside `harness/`). \
+             `new-adapter` chooses the path when it writes the crate: the directory named by the \
+             `{env}` environment variable (a checkout or its `inprocess/`) if set, else the checkout \
+             the running `delegateos-conform` was built from (as with `cargo install --path harness`) \
+             if it still exists, else the placeholder `{placeholder}` for you to set. Here the path is \
+             `{path}`: {source}. Use the checkout of the kit version whose `delegateos-conform` you run, \
+             so both judge the same corpus.\n\n\
+             Dependencies build at Cargo's default (unoptimized) test profile, which keeps the first \
+             build short; if your library's cryptography makes the suite slow, add \
+             `[profile.dev.package.\"*\"]` with `opt-level = 2` to your `Cargo.toml`.\n",
+            env = INPROCESS_ENV,
+            placeholder = INPROCESS_PLACEHOLDER,
+            path = inprocess.path(),
+        )
+    } else {
+        lang_note.to_owned()
     };
     let skip_note = if lang == Lang::Rust {
         "A method that answers `Answer::todo()` (the default) leaves its cases `ignored`."
@@ -352,7 +467,7 @@ fn readme(lang: Lang) -> String {
 }
 
 /// The skeleton of `lang`: its files, in a fixed order. Deterministic for a given binary.
-pub fn render(lang: Lang) -> Vec<KitFile> {
+pub fn render(lang: Lang, inprocess: &Inprocess) -> Vec<KitFile> {
     let (body, registry) = stubs(lang);
     let keys = test_keys(lang);
     let file = |path, text, executable| KitFile {
@@ -396,7 +511,10 @@ pub fn render(lang: Lang) -> Vec<KitFile> {
                 "Cargo.toml",
                 fill(
                     tpl::RS_CARGO,
-                    &[("INPROCESS_PATH", &inprocess_path().display().to_string())],
+                    &[
+                        ("INPROCESS_COMMENT", inprocess.comment()),
+                        ("INPROCESS_PATH", &toml_escape(&inprocess.path())),
+                    ],
                 ),
                 false,
             ),
@@ -408,7 +526,7 @@ pub fn render(lang: Lang) -> Vec<KitFile> {
             ),
         ],
     };
-    files.push(file("README.md", readme(lang), false));
+    files.push(file("README.md", readme(lang, inprocess), false));
     files
 }
 
@@ -419,6 +537,14 @@ pub enum KitError {
     /// The directory exists and is not empty (nothing is overwritten).
     #[error("{0} exists and is not empty: new-adapter writes only into a new or empty directory")]
     NotEmpty(String),
+    /// The path names an existing file, not a directory.
+    #[error(
+        "{0} exists and is not a directory: new-adapter writes only into a new or empty directory"
+    )]
+    NotADirectory(String),
+    /// `DELEGATEOS_INPROCESS_PATH` names no `delegateos-inprocess` crate.
+    #[error("DELEGATEOS_INPROCESS_PATH={0} is neither a checkout of the kit nor its `inprocess/` directory (no delegateos-inprocess Cargo.toml there)")]
+    NoInprocess(String),
     /// An I/O error.
     #[error("{path}: {source}")]
     Io {
@@ -431,11 +557,14 @@ pub enum KitError {
 
 /// Writes the skeleton of `lang` into `dir` (created if absent; it must be empty) and returns
 /// the paths written.
-pub fn write(lang: Lang, dir: &Path) -> Result<Vec<PathBuf>, KitError> {
+pub fn write(lang: Lang, dir: &Path, inprocess: &Inprocess) -> Result<Vec<PathBuf>, KitError> {
     let io = |path: &Path| {
         let path = path.display().to_string();
         move |source| KitError::Io { path, source }
     };
+    if dir.exists() && !dir.is_dir() {
+        return Err(KitError::NotADirectory(dir.display().to_string()));
+    }
     if dir.exists() {
         let mut entries = std::fs::read_dir(dir).map_err(io(dir))?;
         if entries.next().is_some() {
@@ -443,7 +572,7 @@ pub fn write(lang: Lang, dir: &Path) -> Result<Vec<PathBuf>, KitError> {
         }
     }
     let mut written = Vec::new();
-    for f in render(lang) {
+    for f in render(lang, inprocess) {
         let path = dir.join(f.path);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(io(parent))?;
@@ -460,10 +589,24 @@ pub fn write(lang: Lang, dir: &Path) -> Result<Vec<PathBuf>, KitError> {
     Ok(written)
 }
 
-/// `new-adapter`: writes the skeleton and prints what to do next; returns the exit code.
+/// `new-adapter`: writes the skeleton and prints what to do next; returns the exit code. For
+/// Rust, the `delegateos-inprocess` path comes from [`INPROCESS_ENV`] (see [`locate_inprocess`]).
 pub fn new_adapter(lang: Lang, dir: &Path) -> i32 {
-    match write(lang, dir) {
-        Ok(paths) => {
+    let given = std::env::var_os(INPROCESS_ENV)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from);
+    new_adapter_with(lang, dir, given.as_deref())
+}
+
+/// [`new_adapter`] with the `delegateos-inprocess` location given (e.g. by a command-line option).
+pub fn new_adapter_with(lang: Lang, dir: &Path, inprocess_dir: Option<&Path>) -> i32 {
+    let result = if lang == Lang::Rust {
+        locate_inprocess(inprocess_dir, &built_from())
+    } else {
+        Ok(Inprocess::Unknown)
+    };
+    match result.and_then(|inprocess| write(lang, dir, &inprocess).map(|p| (p, inprocess))) {
+        Ok((paths, inprocess)) => {
             let mut out = String::new();
             for p in &paths {
                 let _ = writeln!(out, "wrote {}", p.display());
@@ -475,6 +618,22 @@ pub fn new_adapter(lang: Lang, dir: &Path) -> i32 {
                 Lang::Rust => "",
             };
             if lang == Lang::Rust {
+                if inprocess == Inprocess::Unknown {
+                    let _ = writeln!(
+                        out,
+                        "note: no checkout of the kit is known, so {}/Cargo.toml depends on \
+                         delegateos-inprocess at the placeholder {INPROCESS_PLACEHOLDER}: set it \
+                         to a checkout's inprocess/ directory (or regenerate with \
+                         {INPROCESS_ENV}=<checkout>); see README.md",
+                        dir.display()
+                    );
+                } else {
+                    let _ = writeln!(
+                        out,
+                        "delegateos-inprocess: path {} (README.md explains the choice)",
+                        inprocess.path()
+                    );
+                }
                 let _ = writeln!(
                     out,
                     "next: fill in `dct_verify` in {}/tests/conformance.rs, then `cargo test --test conformance`",
@@ -498,7 +657,9 @@ pub fn new_adapter(lang: Lang, dir: &Path) -> i32 {
         Err(e) => {
             eprintln!("delegateos-conform: new-adapter: {e}");
             match e {
-                KitError::NotEmpty(_) => crate::exit::ConformExitCode::USAGE,
+                KitError::NotEmpty(_) | KitError::NotADirectory(_) | KitError::NoInprocess(_) => {
+                    crate::exit::ConformExitCode::USAGE
+                }
                 KitError::Io { .. } => crate::exit::ConformExitCode::SETUP_ERROR,
             }
         }
@@ -513,15 +674,110 @@ mod tests {
     fn write_creates_the_files_and_never_overwrites() {
         let dir = std::env::temp_dir().join(format!("delegateos-kit-unit-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        let written = write(Lang::Go, &dir).expect("writes into a new directory");
-        assert_eq!(written.len(), render(Lang::Go).len());
+        let none = Inprocess::Unknown;
+        let written = write(Lang::Go, &dir, &none).expect("writes into a new directory");
+        assert_eq!(written.len(), render(Lang::Go, &none).len());
         assert!(dir.join("ops.go").is_file() && dir.join("kit.go").is_file());
-        assert!(matches!(write(Lang::Go, &dir), Err(KitError::NotEmpty(_))));
+        assert!(matches!(
+            write(Lang::Go, &dir, &none),
+            Err(KitError::NotEmpty(_))
+        ));
         assert_eq!(
             new_adapter(Lang::Python, &dir),
             crate::exit::ConformExitCode::USAGE
         );
+        // An existing file is a usage error too, not an I/O error.
+        let file = dir.join("kit.go");
+        assert!(matches!(
+            write(Lang::Go, &file, &none),
+            Err(KitError::NotADirectory(_))
+        ));
+        assert_eq!(
+            new_adapter(Lang::Python, &file),
+            crate::exit::ConformExitCode::USAGE
+        );
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_inprocess_path_is_chosen_at_generation_time() {
+        let checkout = built_from();
+        let cargo = |i: &Inprocess| {
+            render(Lang::Rust, i)
+                .into_iter()
+                .find(|f| f.path == "Cargo.toml")
+                .expect("Cargo.toml")
+                .text
+        };
+        // The checkout this binary was built from, while it exists.
+        let found = locate_inprocess(None, &checkout).expect("locates");
+        assert_eq!(found, Inprocess::BuiltFrom(checkout.join("inprocess")));
+        // Gone (an installed-from-package or copied binary): the placeholder, flagged.
+        let gone = checkout.join("no-such-checkout");
+        let unknown = locate_inprocess(None, &gone).expect("locates");
+        assert_eq!(unknown, Inprocess::Unknown);
+        let text = cargo(&unknown);
+        assert!(
+            text.contains(&format!("path = \"{INPROCESS_PLACEHOLDER}\"")),
+            "{text}"
+        );
+        assert!(text.contains("# SET THIS PATH"), "{text}");
+        assert!(!text.contains(env!("CARGO_MANIFEST_DIR")), "{text}");
+        // Given: the checkout or its inprocess/ directory; anything else is refused.
+        for dir in [checkout.clone(), checkout.join("inprocess")] {
+            assert_eq!(
+                locate_inprocess(Some(&dir), &gone).expect("given"),
+                Inprocess::Given(checkout.join("inprocess").canonicalize().expect("exists"))
+            );
+        }
+        assert!(matches!(
+            locate_inprocess(Some(&gone), &checkout),
+            Err(KitError::NoInprocess(_))
+        ));
+        // No profile override, no dependency the skeleton does not use.
+        let text = cargo(&found);
+        assert!(
+            !text.contains("[profile") && !text.contains("opt-level"),
+            "{text}"
+        );
+        let deps: Vec<&str> = text
+            .lines()
+            .filter(|l| l.contains(" = ") && !l.starts_with('#'))
+            .filter_map(|l| l.split(" = ").next())
+            .filter(|k| !["name", "version", "edition", "publish", "harness"].contains(k))
+            .collect();
+        assert_eq!(deps, ["delegateos-inprocess", "serde_json"], "{text}");
+        // A path TOML cannot take raw (Windows separators, quotes) is escaped.
+        let odd = Inprocess::Given(PathBuf::from("C:\\kit \"x\"\\inprocess"));
+        assert!(cargo(&odd).contains("path = \"C:\\\\kit \\\"x\\\"\\\\inprocess\""));
+    }
+
+    #[test]
+    fn readmes_name_what_the_first_hour_needs() {
+        let readme = |lang| {
+            render(lang, &Inprocess::Unknown)
+                .into_iter()
+                .find(|f| f.path == "README.md")
+                .expect("README.md")
+                .text
+        };
+        let ts = readme(Lang::Typescript);
+        assert!(
+            ts.contains("no BLAKE2b-256")
+                && ts.contains("@noble/hashes")
+                && ts.contains("dkLen: 32"),
+            "{ts}"
+        );
+        let py = readme(Lang::Python);
+        assert!(
+            py.contains("--impl '.venv/bin/python -u adapter.py'"),
+            "{py}"
+        );
+        let rs = readme(Lang::Rust);
+        assert!(
+            rs.contains(INPROCESS_ENV) && rs.contains("set it before the first build"),
+            "{rs}"
+        );
     }
 
     #[test]
@@ -535,8 +791,12 @@ mod tests {
     fn every_language_has_one_stub_per_catalogued_operation_and_is_deterministic() {
         let ops = operations::names();
         for lang in [Lang::Python, Lang::Typescript, Lang::Go, Lang::Rust] {
-            let files = render(lang);
-            assert_eq!(files, render(lang), "{lang:?} output differs between calls");
+            let files = render(lang, &Inprocess::Unknown);
+            assert_eq!(
+                files,
+                render(lang, &Inprocess::Unknown),
+                "{lang:?} output differs between calls"
+            );
             let text: String = files.iter().map(|f| f.text.as_str()).collect();
             assert!(!text.contains("@@"), "{lang:?}: unfilled placeholder");
             for op in &ops {

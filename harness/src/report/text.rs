@@ -141,7 +141,11 @@ fn summary(out: &mut String, r: &Report) {
         t.acceptable,
         r.hardening.totals.failed + r.hardening.totals.errored,
         r.hardening.totals.total,
-        if r.hardening.fail_on_hardening { "counted" } else { "not counted" }
+        if r.hardening.fail_on_hardening {
+            "counted"
+        } else {
+            "not counted unless critical"
+        }
     );
     let [c, h, m, l] = findings::tally(&r.findings);
     if r.findings.is_empty() {

@@ -13,7 +13,8 @@ In an operation function:
 - raise InvalidInput(text) when the input does not have the catalogue's shape (`invalid_input`);
 - raise Skip(reason) for an input your library cannot represent (`skipped`);
 - raise TODO to leave an input unimplemented for now (`skipped`, "not implemented yet").
-Any other exception is reported `errored` with its traceback, and the adapter keeps running;
+Any other exception is reported `errored`, its message leading with the exception's type and text
+(`TypeError: ...`, what the report shows) and then its traceback, and the adapter keeps running;
 map your library's own error type onto codes in adapter.py's `library_error`.
 """
 
@@ -200,6 +201,21 @@ TEST_KEYS: Dict[str, Dict[str, str]] = {
 LibraryError = Callable[[BaseException], Optional[Tuple[str, str]]]
 
 
+def describe(error: BaseException) -> str:
+    """An `errored` message: the exception's last traceback line (`TypeError: ...`) first, since a
+    report shows a message's first line, then the traceback."""
+    kind = type(error).__qualname__
+    if type(error).__module__ not in ("builtins", "__main__"):
+        kind = f"{type(error).__module__}.{kind}"
+    try:
+        text = str(error)
+    except Exception:  # noqa: BLE001 - a __str__ that raises
+        text = "<unprintable>"
+    head = f"{kind}: {text}" if text else kind
+    tb = "".join(traceback.format_exception(type(error), error, error.__traceback__, limit=8))
+    return f"{head}\n{tb}"
+
+
 def run_case(case: Any, operations: Dict[str, Callable], library_error: Optional[LibraryError] = None) -> dict:
     """One `run` frame's case -> the reply's outcome fields."""
     case = case if isinstance(case, dict) else {}
@@ -225,7 +241,7 @@ def run_case(case: Any, operations: Dict[str, Callable], library_error: Optional
                 mapped = None
         if mapped is not None:
             return {"outcome": "error", "code": str(mapped[0]), "detail": str(mapped[1])}
-        return {"outcome": "errored", "message": traceback.format_exc(limit=8)}
+        return {"outcome": "errored", "message": describe(e)}
     if not isinstance(output, dict):
         return {"outcome": "errored", "message": f"{case.get('op')} returned {type(output).__name__}, not a dict"}
     return {"outcome": "ok", "output": output}
@@ -260,8 +276,8 @@ def serve(implementation: dict, operations: Callable[[], Dict[str, Callable]], r
         elif cmd == "run":
             try:
                 reply = run(frame.get("case"))
-            except Exception:  # noqa: BLE001 - never let one case end the adapter
-                reply = {"outcome": "errored", "message": traceback.format_exc(limit=8)}
+            except Exception as e:  # noqa: BLE001 - never let one case end the adapter
+                reply = {"outcome": "errored", "message": describe(e)}
             _write({"seq": seq, **reply})
         elif cmd == "bye":
             _write({"seq": seq, "outcome": "ok"})

@@ -60,6 +60,10 @@ export function declared(stubs) {
 }
 
 // --- input helpers -------------------------------------------------------------------------------
+// (Hashing: Node's `crypto` has Ed25519 but no BLAKE2b-256 — `blake2b512` is another function, not
+// a prefix of it. Unless your library brings one, use `@noble/hashes`: `blake2b(bytes, { dkLen: 32 })`
+// from "@noble/hashes/blake2b" (1.x) or "@noble/hashes/blake2.js" (2.x); or `blakejs`:
+// `blake2b(bytes, undefined, 32)`.)
 
 /**
  * `value` as an object with exactly the `required` keys plus any of `optional`.
