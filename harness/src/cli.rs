@@ -86,6 +86,11 @@ pub enum Command {
     /// Write a runnable adapter skeleton into DIR (new or empty): the protocol loop and one stub
     /// per operation of spec/operations.md (Rust: an in-process `cargo test` crate).
     NewAdapter(NewAdapterArgs),
+    /// Compare implementations side by side from their JSON reports (`compare a.json b.json`)
+    /// or by running each `--impl NAME=CMD`: overview, findings matrix, readings map per
+    /// decision, interoperability and operations. Exit 0, 3 unreadable report, 64 usage or
+    /// reports of different corpora.
+    Compare(crate::compare::CompareArgs),
 }
 
 /// `new-adapter`
@@ -420,6 +425,7 @@ fn dispatch_command(cli: Cli) -> i32 {
         Command::Fuzz(args) => crate::fuzz::cli::run_fuzz(*args),
         Command::Mcp(args) => crate::mcp::cli::dispatch(&args),
         Command::NewAdapter(args) => crate::kit::new_adapter(args.lang, &args.dir),
+        Command::Compare(args) => crate::compare::run(&args),
     }
 }
 

@@ -28,6 +28,7 @@
 
 pub mod adapter_server;
 pub mod cli;
+pub mod compare;
 pub mod exit;
 pub mod expected;
 pub mod explain;

@@ -1,0 +1,1507 @@
+//! `compare`: several implementations side by side (issue 40), from the JSON reports of
+//! `run --format json` (`compare a.json b.json …`, so that a CI matrix uploads one report per
+//! job and aggregates them in a final one) or by running each `--impl NAME=CMD` as `run` does.
+//!
+//! Every compared report must have run the same corpus (the `vectors` label of the report,
+//! which names the embedded corpus's BLAKE2b-256 digest): otherwise `compare` exits 64 naming
+//! both. Reports of different filters or profiles are compared over the union of their
+//! cases; a case a report does not contain reads `not_run`.
+//!
+//! What it shows (text, Markdown or JSON):
+//!
+//! - **overview**: per implementation, the verdict and exit code of its run, the counted pass
+//!   rate (passed + acceptable over total − skipped, the badge's number) and its findings per
+//!   severity, critical first;
+//! - **findings matrix**: each finding key (one per root cause) × implementation, with the
+//!   severity and case count in each;
+//! - **readings map**: per decision `Dn` of `spec/decisions.md`, which of the accepted
+//!   outcomes each implementation took on the decision's cases: `reference` (the first listed
+//!   outcome, status `passed`), `outcome N` (another listed outcome, status `acceptable`; N is
+//!   the index in the case's `outcomes`, 0 being the reference reading), `none` (failed or
+//!   errored), `other_code` (rejected with another code of the family), `skipped`; listed for
+//!   every decision at least one implementation reads differently from the reference;
+//! - **interoperability**: cases that two implementations both pass (`passed` or
+//!   `acceptable`) with different outcomes, the pairs that disagree in production although
+//!   both conform, with a count per pair;
+//! - **operations**: per operation of the corpus, whether each implementation declared it in
+//!   `hello` and how many of its cases ran and were skipped.
+//!
+//! The decision and the accepted outcomes of a case come from the corpus embedded in this
+//! binary when the reports' digest is its digest (or from the `--vectors` directory a report
+//! names, if it exists), else from each report's `expected` (present on acceptable and failed
+//! cases only).
+//!
+//! ## JSON (`--format json`), schema `delegateos-conform-compare/1`
+//!
+//! ```text
+//! { "schema": "delegateos-conform-compare/1",
+//!   "corpus": "<the reports' vectors label>", "decisions_from": "embedded corpus" | …,
+//!   "notes": [string],
+//!   "implementations": [ { "label", "name", "version", "language"?, "source",
+//!       "verdict", "exit_code", "interrupted"?, "totals": {counts of the report},
+//!       "hardening_totals": {counts}, "counted", "counted_passed", "pass_rate" (percent),
+//!       "findings": {"critical","high","medium","low"}  (number of findings),
+//!       "finding_cases": {"critical","high","medium","low"} (cases of those findings) } ],
+//!   "findings": [ { "key", "title", "severity" (the highest), "cells": [ null |
+//!       { "severity", "cases", "counted" } ] } ],          // cells[i] ↔ implementations[i]
+//!   "readings": [ { "decision", "cases", "cells": [ { "reference", "alternatives":
+//!       [ {"outcome", "cases"} ], "acceptable_unknown", "none", "other_code", "skipped",
+//!       "not_run" } ], "divergent": [ { "id", "op", "outcomes": [ {"outcome", "answer"} ],
+//!       "readings": [ "reference" | "outcome N" | "acceptable" | "none" | "other_code" |
+//!       "skipped" | "not_run" ] } ] } ],
+//!   "decisions_agreeing": ["Dn"],
+//!   "interoperability": { "pairs": [ { "a", "b", "cases" } ],
+//!       "cases": [ { "id", "op", "decision"?, "readings": [ null | N ] } ] },
+//!   "operations": [ { "op", "cells": [ { "declared", "ran", "skipped" } ] } ] }
+//! ```
+//!
+//! Exit codes: 0 the comparison was written; 3 a report could not be read or is not a
+//! `delegateos-conform-report/1`; 64 usage (fewer than two implementations, a bad
+//! `NAME=CMD`, or reports of different corpora); 130 a `--impl` run was interrupted.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use delegateos_vectors::format::{Expectation, Expected, Ground};
+use delegateos_vectors::judge::{judge, ActualOutcome, Verdict};
+
+use crate::exit::ConformExitCode;
+
+/// The `schema` of the JSON comparison.
+pub const SCHEMA: &str = "delegateos-conform-compare/1";
+
+/// Severities, critical first.
+const SEVERITIES: [&str; 4] = ["critical", "high", "medium", "low"];
+
+/// How many divergent cases the text and Markdown formats show per decision or pair.
+const SHOWN: usize = 5;
+
+/// `compare`
+#[derive(Debug, Clone, Args)]
+pub struct CompareArgs {
+    /// JSON reports written by `run --format json`; `NAME=FILE` labels one (default label: the
+    /// report's implementation name).
+    #[arg(value_name = "REPORT")]
+    pub reports: Vec<String>,
+    /// Run an implementation as `run --impl CMD` would and compare its report; repeatable.
+    /// Arguments after `--` are passed to every run (e.g. `-- --area dct`).
+    #[arg(long = "impl", value_name = "NAME=CMD")]
+    pub implementations: Vec<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = CompareFormat::Text)]
+    pub format: CompareFormat,
+    /// Write the comparison to FILE instead of stdout.
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Keep the JSON report of each `--impl` run as DIR/NAME.json (default: a temporary
+    /// directory, removed afterwards).
+    #[arg(long, value_name = "DIR")]
+    pub save_reports: Option<PathBuf>,
+    /// Extra `run` arguments for every `--impl` run (after `--`).
+    #[arg(last = true, value_name = "RUN-ARGS")]
+    pub run_args: Vec<String>,
+}
+
+/// `compare --format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CompareFormat {
+    /// Human-readable tables.
+    Text,
+    /// Markdown for CI summary pages (`md` is accepted too).
+    #[value(alias = "md")]
+    Markdown,
+    /// Machine-readable, schema `delegateos-conform-compare/1` (see the module docs).
+    Json,
+}
+
+// ---------------------------------------------------------------------------------------------
+// The report, as read back (only what the comparison needs; unknown members are ignored).
+
+/// Counts per status of a report (`$defs/counts`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Counts {
+    /// Cases.
+    pub total: u64,
+    /// Passed (the reference reading).
+    pub passed: u64,
+    /// Failed.
+    pub failed: u64,
+    /// Skipped.
+    pub skipped: u64,
+    /// Another accepted reading.
+    pub acceptable: u64,
+    /// Expected failures.
+    pub xfail: u64,
+    /// Listed as expected failures but passed.
+    pub stale: u64,
+    /// Errored.
+    pub errored: u64,
+    /// Rejected with another code of the family.
+    pub other_code: u64,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+struct RawImplementation {
+    name: String,
+    version: String,
+    language: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+struct RawSection {
+    totals: Counts,
+    cases: Vec<RawCase>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+struct RawCase {
+    id: String,
+    op: String,
+    status: String,
+    raw_status: String,
+    expected: Option<Value>,
+    actual: Option<Value>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+struct RawFinding {
+    key: String,
+    severity: String,
+    title: String,
+    counted: bool,
+    cases: u64,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+struct RawReport {
+    schema: String,
+    implementation: RawImplementation,
+    operations: Vec<String>,
+    vectors: String,
+    interrupted: Option<String>,
+    totals: Counts,
+    cases: Vec<RawCase>,
+    hardening: RawSection,
+    advisory: RawSection,
+    exit_code: i32,
+    findings: Vec<RawFinding>,
+}
+
+/// One implementation's report with its label and where it came from.
+#[derive(Debug, Clone)]
+struct Loaded {
+    label: String,
+    source: String,
+    report: RawReport,
+}
+
+impl RawReport {
+    /// Every case of the report: main, hardening and advisory sections.
+    fn all_cases(&self) -> impl Iterator<Item = &RawCase> {
+        self.cases
+            .iter()
+            .chain(&self.hardening.cases)
+            .chain(&self.advisory.cases)
+    }
+}
+
+/// The corpus digest a `vectors` label names (`… blake2b-256 <hex>)`), if any.
+pub fn corpus_digest(label: &str) -> Option<&str> {
+    let rest = &label[label.find("blake2b-256 ")? + "blake2b-256 ".len()..];
+    let hex: &str = rest
+        .split(|c: char| !c.is_ascii_hexdigit())
+        .next()
+        .unwrap_or("");
+    (hex.len() == 64).then_some(hex)
+}
+
+// ---------------------------------------------------------------------------------------------
+// The comparison.
+
+/// One implementation in the overview.
+#[derive(Debug, Clone, Serialize)]
+pub struct Overview {
+    /// The column label.
+    pub label: String,
+    /// `implementation.name` of its report.
+    pub name: String,
+    /// `implementation.version`.
+    pub version: String,
+    /// `implementation.language`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
+    /// The report file, or `run --impl CMD`.
+    pub source: String,
+    /// PASSED, FAILED, STALE BASELINE, SETUP ERROR or INTERRUPTED.
+    pub verdict: String,
+    /// The run's exit code (from its report).
+    pub exit_code: i32,
+    /// The signal that interrupted the run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub interrupted: Option<String>,
+    /// The report's `totals` (normative and decision cases).
+    pub totals: Counts,
+    /// The report's `hardening.totals`.
+    pub hardening_totals: Counts,
+    /// Counted cases: total − skipped.
+    pub counted: u64,
+    /// passed + acceptable.
+    pub counted_passed: u64,
+    /// 100 × counted_passed / counted (0 when nothing was counted), one decimal.
+    pub pass_rate: f64,
+    /// Number of findings (root causes) per severity.
+    pub findings: BTreeMap<String, u64>,
+    /// Cases of those findings per severity.
+    pub finding_cases: BTreeMap<String, u64>,
+}
+
+/// One implementation's finding in the matrix.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FindingCell {
+    /// Its severity in that implementation.
+    pub severity: String,
+    /// Its case count.
+    pub cases: u64,
+    /// Whether it counts in that run's exit code.
+    pub counted: bool,
+}
+
+/// A row of the findings matrix.
+#[derive(Debug, Clone, Serialize)]
+pub struct FindingRow {
+    /// The finding key (one per root cause).
+    pub key: String,
+    /// Its title (from the first report that has it).
+    pub title: String,
+    /// The highest severity it has anywhere.
+    pub severity: String,
+    /// One cell per implementation, `null` where it was not found.
+    pub cells: Vec<Option<FindingCell>>,
+}
+
+/// The reading of one case by one implementation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Reading {
+    /// Outcome N of the case's accepted outcomes (0: the reference reading).
+    Outcome(usize),
+    /// `acceptable`, but which outcome is unknown (no expectation or no actual).
+    Acceptable,
+    /// Failed or errored: none of the accepted outcomes.
+    None,
+    /// Rejected with another code of the expected code's family.
+    OtherCode,
+    /// Skipped by the adapter.
+    Skipped,
+    /// Not in the report.
+    NotRun,
+}
+
+impl Reading {
+    /// The name used in every format.
+    pub fn name(self) -> String {
+        match self {
+            Self::Outcome(0) => "reference".to_owned(),
+            Self::Outcome(n) => format!("outcome {n}"),
+            Self::Acceptable => "acceptable".to_owned(),
+            Self::None => "none".to_owned(),
+            Self::OtherCode => "other_code".to_owned(),
+            Self::Skipped => "skipped".to_owned(),
+            Self::NotRun => "not_run".to_owned(),
+        }
+    }
+
+    /// An accepted answer: reference, another outcome, or acceptable.
+    fn accepted(self) -> Option<Option<usize>> {
+        match self {
+            Self::Outcome(n) => Some(Some(n)),
+            Self::Acceptable => Some(None),
+            _ => None,
+        }
+    }
+}
+
+/// One alternative outcome's count.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Alternative {
+    /// Index in the case's outcomes (≥ 1).
+    pub outcome: usize,
+    /// Cases.
+    pub cases: u64,
+}
+
+/// What one implementation did on one decision's cases.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ReadingCell {
+    /// Cases answered with the reference reading.
+    pub reference: u64,
+    /// Cases answered with another accepted outcome, per outcome index.
+    pub alternatives: Vec<Alternative>,
+    /// Cases `acceptable` whose outcome index is unknown.
+    pub acceptable_unknown: u64,
+    /// Failed or errored cases.
+    pub none: u64,
+    /// Rejected with another code of the family.
+    pub other_code: u64,
+    /// Skipped.
+    pub skipped: u64,
+    /// Not in the report.
+    pub not_run: u64,
+}
+
+impl ReadingCell {
+    fn add(&mut self, r: Reading) {
+        match r {
+            Reading::Outcome(0) => self.reference += 1,
+            Reading::Outcome(n) => match self.alternatives.iter_mut().find(|a| a.outcome == n) {
+                Some(a) => a.cases += 1,
+                None => {
+                    self.alternatives.push(Alternative {
+                        outcome: n,
+                        cases: 1,
+                    });
+                    self.alternatives.sort_by_key(|a| a.outcome);
+                }
+            },
+            Reading::Acceptable => self.acceptable_unknown += 1,
+            Reading::None => self.none += 1,
+            Reading::OtherCode => self.other_code += 1,
+            Reading::Skipped => self.skipped += 1,
+            Reading::NotRun => self.not_run += 1,
+        }
+    }
+
+    /// Whether any executed case departs from the reference reading.
+    pub fn differs(&self) -> bool {
+        !self.alternatives.is_empty()
+            || self.acceptable_unknown > 0
+            || self.none > 0
+            || self.other_code > 0
+    }
+
+    fn summary(&self) -> String {
+        let mut parts = Vec::new();
+        if self.reference > 0 {
+            parts.push(format!("ref {}", self.reference));
+        }
+        for a in &self.alternatives {
+            parts.push(format!("#{} {}", a.outcome, a.cases));
+        }
+        for (n, name) in [
+            (self.acceptable_unknown, "acc"),
+            (self.none, "none"),
+            (self.other_code, "other"),
+            (self.skipped, "skip"),
+            (self.not_run, "not run"),
+        ] {
+            if n > 0 {
+                parts.push(format!("{name} {n}"));
+            }
+        }
+        if parts.is_empty() {
+            "-".to_owned()
+        } else {
+            parts.join(", ")
+        }
+    }
+}
+
+/// One accepted outcome of a case, summarized.
+#[derive(Debug, Clone, Serialize)]
+pub struct OutcomeSummary {
+    /// Its index (0: the reference reading).
+    pub outcome: usize,
+    /// `ok {…}` or `error CODE`.
+    pub answer: String,
+}
+
+/// A case of a decision some implementation reads differently from the reference.
+#[derive(Debug, Clone, Serialize)]
+pub struct DivergentCase {
+    /// Case id.
+    pub id: String,
+    /// Operation.
+    pub op: String,
+    /// The accepted outcomes.
+    pub outcomes: Vec<OutcomeSummary>,
+    /// One reading per implementation.
+    pub readings: Vec<String>,
+}
+
+/// A row of the readings map.
+#[derive(Debug, Clone, Serialize)]
+pub struct DecisionRow {
+    /// `Dn`.
+    pub decision: String,
+    /// Cases of the decision in the compared reports.
+    pub cases: u64,
+    /// One cell per implementation.
+    pub cells: Vec<ReadingCell>,
+    /// The cases where some implementation did not take the reference reading.
+    pub divergent: Vec<DivergentCase>,
+}
+
+/// Two implementations that both pass a case with different outcomes: how many cases.
+#[derive(Debug, Clone, Serialize)]
+pub struct InteropPair {
+    /// First implementation's label.
+    pub a: String,
+    /// Second implementation's label.
+    pub b: String,
+    /// Cases both pass with different outcomes.
+    pub cases: u64,
+}
+
+/// A case two implementations pass with different outcomes.
+#[derive(Debug, Clone, Serialize)]
+pub struct InteropCase {
+    /// Case id.
+    pub id: String,
+    /// Operation.
+    pub op: String,
+    /// Its decision.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decision: Option<String>,
+    /// Per implementation: the accepted outcome index it gave, `null` if it did not pass.
+    pub readings: Vec<Option<usize>>,
+}
+
+/// Interoperability: accepted answers that differ.
+#[derive(Debug, Clone, Serialize)]
+pub struct Interop {
+    /// Per pair of implementations with at least one such case.
+    pub pairs: Vec<InteropPair>,
+    /// The cases.
+    pub cases: Vec<InteropCase>,
+}
+
+/// One implementation and one operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct OperationCell {
+    /// Declared in its `hello`.
+    pub declared: bool,
+    /// Cases of the op it ran (not skipped).
+    pub ran: u64,
+    /// Cases of the op it skipped.
+    pub skipped: u64,
+}
+
+/// A row of the operations table.
+#[derive(Debug, Clone, Serialize)]
+pub struct OperationRow {
+    /// Operation name.
+    pub op: String,
+    /// One cell per implementation.
+    pub cells: Vec<OperationCell>,
+}
+
+/// The whole comparison (the JSON format).
+#[derive(Debug, Clone, Serialize)]
+pub struct Comparison {
+    /// [`SCHEMA`].
+    pub schema: &'static str,
+    /// The corpus every report ran.
+    pub corpus: String,
+    /// Where decisions and accepted outcomes come from.
+    pub decisions_from: String,
+    /// Caveats (different filters, unknown decisions…).
+    pub notes: Vec<String>,
+    /// Overview, one per implementation, in the command line's order.
+    pub implementations: Vec<Overview>,
+    /// The findings matrix, most severe first.
+    pub findings: Vec<FindingRow>,
+    /// The readings map: decisions at least one implementation reads differently.
+    pub readings: Vec<DecisionRow>,
+    /// Decisions every implementation reads the reference way on every case it ran.
+    pub decisions_agreeing: Vec<String>,
+    /// Interoperability.
+    pub interoperability: Interop,
+    /// Operations supported.
+    pub operations: Vec<OperationRow>,
+}
+
+/// What the corpus says about one case.
+#[derive(Debug, Clone)]
+struct CaseInfo {
+    decision: Option<String>,
+    expect: Option<Expectation>,
+}
+
+fn severity_rank(s: &str) -> usize {
+    SEVERITIES
+        .iter()
+        .position(|x| *x == s)
+        .unwrap_or(SEVERITIES.len())
+}
+
+fn verdict_word(r: &RawReport) -> String {
+    if r.interrupted.is_some() {
+        return "INTERRUPTED".to_owned();
+    }
+    match r.exit_code {
+        0 => "PASSED",
+        2 => "STALE BASELINE",
+        3 => "SETUP ERROR",
+        _ => "FAILED",
+    }
+    .to_owned()
+}
+
+fn overview(l: &Loaded) -> Overview {
+    let r = &l.report;
+    let t = &r.totals;
+    let counted = t.total.saturating_sub(t.skipped);
+    let counted_passed = t.passed + t.acceptable;
+    let pass_rate = if counted == 0 {
+        0.0
+    } else {
+        (counted_passed as f64 * 1000.0 / counted as f64).round() / 10.0
+    };
+    let mut findings: BTreeMap<String, u64> =
+        SEVERITIES.iter().map(|s| ((*s).to_owned(), 0)).collect();
+    let mut finding_cases = findings.clone();
+    for f in &r.findings {
+        *findings.entry(f.severity.clone()).or_default() += 1;
+        *finding_cases.entry(f.severity.clone()).or_default() += f.cases;
+    }
+    Overview {
+        label: l.label.clone(),
+        name: r.implementation.name.clone(),
+        version: r.implementation.version.clone(),
+        language: r.implementation.language.clone(),
+        source: l.source.clone(),
+        verdict: verdict_word(r),
+        exit_code: r.exit_code,
+        interrupted: r.interrupted.clone(),
+        totals: t.clone(),
+        hardening_totals: r.hardening.totals.clone(),
+        counted,
+        counted_passed,
+        pass_rate,
+        findings,
+        finding_cases,
+    }
+}
+
+fn findings_matrix(loaded: &[Loaded]) -> Vec<FindingRow> {
+    let mut rows: BTreeMap<String, FindingRow> = BTreeMap::new();
+    for (i, l) in loaded.iter().enumerate() {
+        for f in &l.report.findings {
+            let row = rows.entry(f.key.clone()).or_insert_with(|| FindingRow {
+                key: f.key.clone(),
+                title: f.title.clone(),
+                severity: f.severity.clone(),
+                cells: vec![None; loaded.len()],
+            });
+            if severity_rank(&f.severity) < severity_rank(&row.severity) {
+                row.severity = f.severity.clone();
+            }
+            if let Some(cell) = row.cells.get_mut(i) {
+                *cell = Some(FindingCell {
+                    severity: f.severity.clone(),
+                    cases: f.cases,
+                    counted: f.counted,
+                });
+            }
+        }
+    }
+    let mut rows: Vec<FindingRow> = rows.into_values().collect();
+    let total = |r: &FindingRow| -> u64 { r.cells.iter().flatten().map(|c| c.cases).sum() };
+    rows.sort_by(|a, b| {
+        severity_rank(&a.severity)
+            .cmp(&severity_rank(&b.severity))
+            .then(total(b).cmp(&total(a)))
+            .then(a.key.cmp(&b.key))
+    });
+    rows
+}
+
+/// The report's `actual` as the judge's outcome.
+fn actual_outcome(v: &Value) -> Option<ActualOutcome> {
+    match v.get("outcome")?.as_str()? {
+        "ok" => Some(ActualOutcome::Ok {
+            output: v.get("output").cloned().unwrap_or(Value::Null),
+        }),
+        "error" => Some(ActualOutcome::Error {
+            code: v.get("code")?.as_str()?.to_owned(),
+            detail: None,
+        }),
+        _ => None,
+    }
+}
+
+fn reading_of(case: Option<&RawCase>, info: Option<&CaseInfo>) -> Reading {
+    let Some(case) = case else {
+        return Reading::NotRun;
+    };
+    let status = if case.raw_status.is_empty() {
+        case.status.as_str()
+    } else {
+        case.raw_status.as_str()
+    };
+    match status {
+        "passed" | "stale" => Reading::Outcome(0),
+        "acceptable" => {
+            let expect = info.and_then(|i| i.expect.clone()).or_else(|| {
+                case.expected
+                    .as_ref()
+                    .and_then(|e| serde_json::from_value::<Expectation>(e.clone()).ok())
+            });
+            let actual = case.actual.as_ref().and_then(actual_outcome);
+            match (expect, actual) {
+                (Some(e), Some(a)) => match judge(&e, &a) {
+                    Verdict::Acceptable { matched } => Reading::Outcome(matched),
+                    Verdict::Passed => Reading::Outcome(0),
+                    _ => Reading::Acceptable,
+                },
+                _ => Reading::Acceptable,
+            }
+        }
+        "other_code" => Reading::OtherCode,
+        "skipped" => Reading::Skipped,
+        _ => Reading::None,
+    }
+}
+
+fn answer_summary(e: &Expected) -> String {
+    match e {
+        Expected::Valid { output } => {
+            let s = output.to_string();
+            if s.chars().count() > 60 {
+                format!("ok {}…", s.chars().take(59).collect::<String>())
+            } else {
+                format!("ok {s}")
+            }
+        }
+        Expected::Invalid { code, .. } => format!("error {code}"),
+    }
+}
+
+/// The corpus's knowledge of each case: from the embedded corpus when the digest matches, a
+/// vectors directory that exists, or else nothing.
+fn corpus_info(label: &str) -> (HashMap<String, CaseInfo>, String) {
+    let embedded = delegateos_vectors::corpus::embedded_digest();
+    let source = if corpus_digest(label) == Some(embedded.as_str()) {
+        Some((
+            delegateos_vectors::CorpusSource::Embedded,
+            "embedded corpus".to_owned(),
+        ))
+    } else if corpus_digest(label).is_none() && Path::new(label).is_dir() {
+        Some((
+            delegateos_vectors::CorpusSource::Dir(PathBuf::from(label)),
+            format!("vectors directory {label}"),
+        ))
+    } else {
+        None
+    };
+    let Some((source, name)) = source else {
+        return (
+            HashMap::new(),
+            "the reports' expected outcomes (the corpus is not this binary's)".to_owned(),
+        );
+    };
+    let Ok(files) = source.load() else {
+        return (
+            HashMap::new(),
+            format!("the reports' expected outcomes ({name} could not be loaded)"),
+        );
+    };
+    let mut map = HashMap::new();
+    for f in files {
+        for c in f.file.cases {
+            let decision = match (&c.expect, &c.ground) {
+                (Expectation::Acceptable { decision, .. }, _) => Some(decision.clone()),
+                (_, Ground::Decision { decision, .. }) => Some(decision.clone()),
+                _ => None,
+            };
+            map.insert(
+                c.id.clone(),
+                CaseInfo {
+                    decision,
+                    expect: Some(c.expect),
+                },
+            );
+        }
+    }
+    (map, name)
+}
+
+/// Compares loaded reports; `Err` is a usage error (different corpora).
+fn compare(loaded: &[Loaded]) -> Result<Comparison, String> {
+    let first = loaded.first().ok_or("nothing to compare")?;
+    let corpus = first.report.vectors.clone();
+    for l in &loaded[1..] {
+        let same = match (corpus_digest(&corpus), corpus_digest(&l.report.vectors)) {
+            (Some(a), Some(b)) => a == b,
+            _ => corpus == l.report.vectors,
+        };
+        if !same {
+            return Err(format!(
+                "the reports ran different corpora, they cannot be compared side by side:\n  \
+                 {} ({}): {} (digest {})\n  {} ({}): {} (digest {})",
+                first.label,
+                first.source,
+                corpus,
+                corpus_digest(&corpus).unwrap_or("none"),
+                l.label,
+                l.source,
+                l.report.vectors,
+                corpus_digest(&l.report.vectors).unwrap_or("none"),
+            ));
+        }
+    }
+    let mut notes = Vec::new();
+    let (mut info, decisions_from) = corpus_info(&corpus);
+    // Every case id of every report, in first-seen order, with its op.
+    let mut order: Vec<(String, String)> = Vec::new();
+    let mut seen = BTreeSet::new();
+    let by_id: Vec<HashMap<&str, &RawCase>> = loaded
+        .iter()
+        .map(|l| l.report.all_cases().map(|c| (c.id.as_str(), c)).collect())
+        .collect();
+    for l in loaded {
+        for c in l.report.all_cases() {
+            if seen.insert(c.id.clone()) {
+                order.push((c.id.clone(), c.op.clone()));
+            }
+            // Without the corpus, a report's expectation names the decision.
+            if let Some(e) = &c.expected {
+                let entry = info.entry(c.id.clone()).or_insert(CaseInfo {
+                    decision: None,
+                    expect: None,
+                });
+                if entry.decision.is_none() {
+                    entry.decision = e.get("decision").and_then(Value::as_str).map(str::to_owned);
+                }
+                if entry.expect.is_none() {
+                    entry.expect = serde_json::from_value(e.clone()).ok();
+                }
+            }
+        }
+    }
+    let sizes: BTreeSet<usize> = by_id.iter().map(HashMap::len).collect();
+    if sizes.len() > 1 || by_id.iter().any(|m| m.len() != order.len()) {
+        notes.push(format!(
+            "the reports ran different case sets (filters or profile): compared over the union of \
+             {} cases; a case missing from a report reads not_run",
+            order.len()
+        ));
+    }
+    if decisions_from.starts_with("the reports'") {
+        notes.push(
+            "passed cases carry no expectation in a report: decisions are known only for the \
+             cases some report lists as acceptable or failed"
+                .to_owned(),
+        );
+    }
+    if loaded.iter().any(|l| l.report.exit_code == 3) {
+        notes.push("a run ended in a setup error: its report has no case".to_owned());
+    }
+
+    // Readings per case.
+    let mut decisions: BTreeMap<String, DecisionRow> = BTreeMap::new();
+    let mut interop_cases = Vec::new();
+    let n = loaded.len();
+    let mut pair_counts = vec![vec![0u64; n]; n];
+    for (id, op) in &order {
+        let ci = info.get(id);
+        let readings: Vec<Reading> = by_id
+            .iter()
+            .map(|m| reading_of(m.get(id.as_str()).copied(), ci))
+            .collect();
+        let decision = ci.and_then(|c| c.decision.clone());
+        if let Some(d) = &decision {
+            let row = decisions.entry(d.clone()).or_insert_with(|| DecisionRow {
+                decision: d.clone(),
+                cases: 0,
+                cells: vec![ReadingCell::default(); n],
+                divergent: Vec::new(),
+            });
+            row.cases += 1;
+            for (cell, r) in row.cells.iter_mut().zip(&readings) {
+                cell.add(*r);
+            }
+            if readings
+                .iter()
+                .any(|r| !matches!(r, Reading::Outcome(0) | Reading::Skipped | Reading::NotRun))
+            {
+                let outcomes = ci
+                    .and_then(|c| c.expect.as_ref())
+                    .map(|e| {
+                        e.outcomes()
+                            .iter()
+                            .enumerate()
+                            .map(|(i, o)| OutcomeSummary {
+                                outcome: i,
+                                answer: answer_summary(o),
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                row.divergent.push(DivergentCase {
+                    id: id.clone(),
+                    op: op.clone(),
+                    outcomes,
+                    readings: readings.iter().map(|r| r.name()).collect(),
+                });
+            }
+        }
+        // Interoperability: accepted answers that differ (an unknown acceptable index
+        // differs from the reference but not from another unknown one).
+        let accepted: Vec<Option<Option<usize>>> = readings.iter().map(|r| r.accepted()).collect();
+        let mut differ = false;
+        for a in 0..n {
+            for b in a + 1..n {
+                if let (Some(x), Some(y)) = (accepted[a], accepted[b]) {
+                    let disagree = match (x, y) {
+                        (Some(x), Some(y)) => x != y,
+                        (None, Some(y)) | (Some(y), None) => y == 0,
+                        (None, None) => false,
+                    };
+                    if disagree {
+                        pair_counts[a][b] += 1;
+                        differ = true;
+                    }
+                }
+            }
+        }
+        if differ {
+            interop_cases.push(InteropCase {
+                id: id.clone(),
+                op: op.clone(),
+                decision,
+                readings: accepted.iter().map(|a| a.flatten()).collect(),
+            });
+        }
+    }
+    let mut pairs = Vec::new();
+    for a in 0..n {
+        for b in a + 1..n {
+            if pair_counts[a][b] > 0 {
+                pairs.push(InteropPair {
+                    a: loaded[a].label.clone(),
+                    b: loaded[b].label.clone(),
+                    cases: pair_counts[a][b],
+                });
+            }
+        }
+    }
+    let mut decisions: Vec<DecisionRow> = decisions.into_values().collect();
+    decisions.sort_by_key(|d| decision_number(&d.decision));
+    let (readings, agreeing): (Vec<DecisionRow>, Vec<DecisionRow>) = decisions
+        .into_iter()
+        .partition(|d| d.cells.iter().any(ReadingCell::differs));
+
+    // Operations.
+    let mut ops: BTreeMap<String, Vec<OperationCell>> = BTreeMap::new();
+    let blank = OperationCell {
+        declared: false,
+        ran: 0,
+        skipped: 0,
+    };
+    for (i, l) in loaded.iter().enumerate() {
+        for c in l.report.all_cases() {
+            let cells = ops.entry(c.op.clone()).or_insert_with(|| vec![blank; n]);
+            if reading_of(Some(c), None) == Reading::Skipped {
+                cells[i].skipped += 1;
+            } else {
+                cells[i].ran += 1;
+            }
+        }
+    }
+    for (i, l) in loaded.iter().enumerate() {
+        for op in &l.report.operations {
+            ops.entry(op.clone()).or_insert_with(|| vec![blank; n])[i].declared = true;
+        }
+    }
+    let operations = ops
+        .into_iter()
+        .map(|(op, cells)| OperationRow { op, cells })
+        .collect();
+
+    Ok(Comparison {
+        schema: SCHEMA,
+        corpus,
+        decisions_from,
+        notes,
+        implementations: loaded.iter().map(overview).collect(),
+        findings: findings_matrix(loaded),
+        readings,
+        decisions_agreeing: agreeing.into_iter().map(|d| d.decision).collect(),
+        interoperability: Interop {
+            pairs,
+            cases: interop_cases,
+        },
+        operations,
+    })
+}
+
+/// `D12` sorts as 12 (then by name), after every numbered decision otherwise.
+fn decision_number(d: &str) -> (u64, String) {
+    (
+        d.trim_start_matches('D').parse().unwrap_or(u64::MAX),
+        d.to_owned(),
+    )
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rendering.
+
+/// A plain-text table: the first row is the header.
+fn text_table(rows: &[Vec<String>]) -> String {
+    let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..cols)
+        .map(|i| {
+            rows.iter()
+                .filter_map(|r| r.get(i))
+                .map(|c| c.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for (n, r) in rows.iter().enumerate() {
+        let line: Vec<String> = r
+            .iter()
+            .enumerate()
+            .map(|(i, c)| format!("{c:<w$}", w = widths[i]))
+            .collect();
+        out.push_str("  ");
+        out.push_str(line.join("  ").trim_end());
+        out.push('\n');
+        if n == 0 {
+            let rule: Vec<String> = widths.iter().map(|w| "-".repeat(*w)).collect();
+            out.push_str("  ");
+            out.push_str(&rule.join("  "));
+            out.push('\n');
+        }
+    }
+    out
+}
+
+fn md_cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+fn md_table(rows: &[Vec<String>]) -> String {
+    let mut out = String::new();
+    for (n, r) in rows.iter().enumerate() {
+        let cells: Vec<String> = r.iter().map(|c| md_cell(c)).collect();
+        out.push_str(&format!("| {} |\n", cells.join(" | ")));
+        if n == 0 {
+            out.push_str(&format!("|{}\n", "---|".repeat(r.len())));
+        }
+    }
+    out
+}
+
+/// The tables every human format shows, as (title, intro, rows) with rows[0] the header.
+fn sections(c: &Comparison) -> Vec<(String, String, Vec<Vec<String>>)> {
+    let labels: Vec<String> = c.implementations.iter().map(|o| o.label.clone()).collect();
+    let mut out = Vec::new();
+
+    let mut rows = vec![[
+        "implementation",
+        "version",
+        "verdict",
+        "exit",
+        "pass rate",
+        "passed/counted",
+        "acceptable",
+        "failed",
+        "errored",
+        "skipped",
+        "critical",
+        "high",
+        "medium",
+        "low",
+    ]
+    .map(str::to_owned)
+    .to_vec()];
+    for o in &c.implementations {
+        let mut row = vec![
+            o.label.clone(),
+            o.version.clone(),
+            o.verdict.clone(),
+            o.exit_code.to_string(),
+            format!("{:.1}%", o.pass_rate),
+            format!("{}/{}", o.counted_passed, o.counted),
+            o.totals.acceptable.to_string(),
+            o.totals.failed.to_string(),
+            o.totals.errored.to_string(),
+            o.totals.skipped.to_string(),
+        ];
+        for s in SEVERITIES {
+            let n = o.findings.get(s).copied().unwrap_or(0);
+            let k = o.finding_cases.get(s).copied().unwrap_or(0);
+            row.push(if n == 0 {
+                "0".to_owned()
+            } else {
+                format!("{n} ({k} cases)")
+            });
+        }
+        rows.push(row);
+    }
+    out.push((
+        "Overview".to_owned(),
+        "Per implementation: the verdict and exit code of its run, the counted pass rate \
+         (passed + acceptable over the cases not skipped) and its findings per severity \
+         (root causes, with their cases)."
+            .to_owned(),
+        rows,
+    ));
+
+    let mut rows = vec![["finding", "severity"]
+        .map(str::to_owned)
+        .into_iter()
+        .chain(labels.iter().cloned())
+        .collect::<Vec<_>>()];
+    for f in &c.findings {
+        let mut row = vec![f.key.clone(), f.severity.clone()];
+        for cell in &f.cells {
+            row.push(match cell {
+                Some(x) => format!(
+                    "{} ×{}{}",
+                    x.severity,
+                    x.cases,
+                    if x.counted { "" } else { " (not counted)" }
+                ),
+                None => "-".to_owned(),
+            });
+        }
+        rows.push(row);
+    }
+    out.push((
+        "Findings matrix".to_owned(),
+        format!(
+            "{} finding(s), one per root cause: severity and number of cases in each \
+             implementation.",
+            c.findings.len()
+        ),
+        rows,
+    ));
+
+    let mut rows = vec![["decision", "cases"]
+        .map(str::to_owned)
+        .into_iter()
+        .chain(labels.iter().cloned())
+        .collect::<Vec<_>>()];
+    for d in &c.readings {
+        let mut row = vec![d.decision.clone(), d.cases.to_string()];
+        row.extend(d.cells.iter().map(ReadingCell::summary));
+        rows.push(row);
+    }
+    out.push((
+        "Readings map".to_owned(),
+        format!(
+            "{} decision(s) of spec/decisions.md read differently from the reference by at \
+             least one implementation (ref = the first accepted outcome, #N = accepted outcome \
+             N, none = failed or errored, other = another code of the family); {} decision(s) \
+             read the reference way by all: {}.",
+            c.readings.len(),
+            c.decisions_agreeing.len(),
+            if c.decisions_agreeing.is_empty() {
+                "-".to_owned()
+            } else {
+                c.decisions_agreeing.join(", ")
+            }
+        ),
+        rows,
+    ));
+
+    let mut rows = vec![["decision", "case", "accepted outcomes"]
+        .map(str::to_owned)
+        .into_iter()
+        .chain(labels.iter().cloned())
+        .collect::<Vec<_>>()];
+    for d in &c.readings {
+        for case in d.divergent.iter().take(SHOWN) {
+            let outcomes: Vec<String> = case
+                .outcomes
+                .iter()
+                .map(|o| format!("#{} {}", o.outcome, o.answer))
+                .collect();
+            let mut row = vec![d.decision.clone(), case.id.clone(), outcomes.join("; ")];
+            row.extend(case.readings.iter().cloned());
+            rows.push(row);
+        }
+        if d.divergent.len() > SHOWN {
+            rows.push(vec![
+                d.decision.clone(),
+                format!("… {} more", d.divergent.len() - SHOWN),
+            ]);
+        }
+    }
+    out.push((
+        "Readings map: cases".to_owned(),
+        format!(
+            "The first {SHOWN} cases of each decision where an implementation departs from the \
+             reference reading (all of them in --format json)."
+        ),
+        rows,
+    ));
+
+    let mut rows = vec![
+        ["implementations", "cases both pass with different outcomes"]
+            .map(str::to_owned)
+            .to_vec(),
+    ];
+    for p in &c.interoperability.pairs {
+        rows.push(vec![format!("{} ↔ {}", p.a, p.b), p.cases.to_string()]);
+    }
+    let mut by_decision: BTreeMap<(u64, String), Vec<&InteropCase>> = BTreeMap::new();
+    for ic in &c.interoperability.cases {
+        by_decision
+            .entry(decision_number(ic.decision.as_deref().unwrap_or("(none)")))
+            .or_default()
+            .push(ic);
+    }
+    out.push((
+        "Interoperability".to_owned(),
+        format!(
+            "{} case(s) where two implementations both pass (passed or acceptable) with \
+             different accepted outcomes: they will disagree in production although both \
+             conform.",
+            c.interoperability.cases.len()
+        ),
+        rows,
+    ));
+    let mut rows = vec![["decision", "case"]
+        .map(str::to_owned)
+        .into_iter()
+        .chain(labels.iter().cloned())
+        .collect::<Vec<_>>()];
+    for ((_, d), cases) in &by_decision {
+        for ic in cases.iter().take(SHOWN) {
+            let mut row = vec![d.clone(), ic.id.clone()];
+            row.extend(ic.readings.iter().map(|r| match r {
+                Some(0) => "reference".to_owned(),
+                Some(n) => format!("outcome {n}"),
+                None => "-".to_owned(),
+            }));
+            rows.push(row);
+        }
+        if cases.len() > SHOWN {
+            rows.push(vec![d.clone(), format!("… {} more", cases.len() - SHOWN)]);
+        }
+    }
+    if rows.len() > 1 {
+        out.push((
+            "Interoperability: cases".to_owned(),
+            format!(
+                "The first {SHOWN} per decision (- = did not pass; an acceptable case whose \
+                 outcome is unknown shows - as well)."
+            ),
+            rows,
+        ));
+    }
+
+    let mut rows = vec![["operation"]
+        .map(str::to_owned)
+        .into_iter()
+        .chain(labels.iter().cloned())
+        .collect::<Vec<_>>()];
+    for o in &c.operations {
+        let mut row = vec![o.op.clone()];
+        row.extend(o.cells.iter().map(|x| {
+            let mut s = if x.declared { "yes" } else { "no" }.to_owned();
+            if x.ran > 0 || x.skipped > 0 {
+                s.push_str(&format!(" ({} ran", x.ran));
+                if x.skipped > 0 {
+                    s.push_str(&format!(", {} skipped", x.skipped));
+                }
+                s.push(')');
+            }
+            s
+        }));
+        rows.push(row);
+    }
+    let supported: Vec<String> = c
+        .implementations
+        .iter()
+        .enumerate()
+        .map(|(i, o)| {
+            let declared = c.operations.iter().filter(|r| r.cells[i].declared).count();
+            format!("{} {declared}/{}", o.label, c.operations.len())
+        })
+        .collect();
+    out.push((
+        "Operations supported".to_owned(),
+        format!(
+            "Declared in hello (cases run and skipped): {}.",
+            supported.join(", ")
+        ),
+        rows,
+    ));
+    out
+}
+
+/// The comparison in `format`.
+pub fn render(c: &Comparison, format: CompareFormat) -> String {
+    match format {
+        CompareFormat::Json => {
+            let mut s = serde_json::to_string_pretty(c).unwrap_or_default();
+            s.push('\n');
+            s
+        }
+        CompareFormat::Text => {
+            let mut out = format!(
+                "DelegateOS conformance: {} implementations compared\ncorpus: {}\ndecisions \
+                 from: {}\n",
+                c.implementations.len(),
+                c.corpus,
+                c.decisions_from
+            );
+            for n in &c.notes {
+                out.push_str(&format!("note: {n}\n"));
+            }
+            for (title, intro, rows) in sections(c) {
+                out.push_str(&format!("\n{title}\n{intro}\n\n"));
+                out.push_str(&text_table(&rows));
+            }
+            out
+        }
+        CompareFormat::Markdown => {
+            let mut out = format!(
+                "# DelegateOS conformance: {} implementations compared\n\nCorpus: `{}`; \
+                 decisions from {}.\n",
+                c.implementations.len(),
+                c.corpus.replace('`', "'"),
+                c.decisions_from
+            );
+            for n in &c.notes {
+                out.push_str(&format!("\n> Note: {n}\n"));
+            }
+            for (title, intro, rows) in sections(c) {
+                out.push_str(&format!("\n## {title}\n\n{intro}\n\n"));
+                if rows.len() > 1 {
+                    out.push_str(&md_table(&rows));
+                }
+            }
+            out
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The command.
+
+fn error(message: impl std::fmt::Display) {
+    let _ = writeln!(std::io::stderr(), "delegateos-conform compare: {message}");
+}
+
+fn read_report(path: &Path) -> Result<RawReport, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let report: RawReport = serde_json::from_str(&text).map_err(|e| {
+        format!(
+            "{} is not a JSON report of `run --format json`: {e}",
+            path.display()
+        )
+    })?;
+    if report.schema != "delegateos-conform-report/1" {
+        return Err(format!(
+            "{} has schema {:?}, not delegateos-conform-report/1",
+            path.display(),
+            report.schema
+        ));
+    }
+    Ok(report)
+}
+
+/// `NAME=VALUE` with a plain NAME (letters, digits, `.`, `_`, `-`).
+fn split_name(s: &str) -> Option<(&str, &str)> {
+    let (name, value) = s.split_once('=')?;
+    let plain = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'));
+    plain.then_some((name, value))
+}
+
+/// Runs `run --impl CMD --format json` in this process, writing the report to `path`.
+fn run_one(command: &str, path: &Path, extra: &[String]) -> Result<i32, String> {
+    let mut argv: Vec<String> = vec![
+        "delegateos-conform".into(),
+        "run".into(),
+        "--impl".into(),
+        command.into(),
+        "--format".into(),
+        "json".into(),
+        "--no-progress".into(),
+        "--output".into(),
+        path.display().to_string(),
+    ];
+    argv.extend(extra.iter().cloned());
+    let cli = <crate::cli::Cli as clap::Parser>::try_parse_from(&argv)
+        .map_err(|e| format!("invalid run arguments after `--`: {e}"))?;
+    match cli.command {
+        crate::cli::Command::Run(args) => Ok(crate::cli::run_command(&args)),
+        _ => Err("internal error: not a run".to_owned()),
+    }
+}
+
+/// `compare`: returns the exit code.
+pub fn run(args: &CompareArgs) -> i32 {
+    if !args.run_args.is_empty() && args.implementations.is_empty() {
+        error("arguments after `--` apply to --impl runs only");
+        return ConformExitCode::USAGE;
+    }
+    let mut loaded = Vec::new();
+    for r in &args.reports {
+        let (label, path) = match split_name(r) {
+            Some((name, file)) if !Path::new(r).exists() => (Some(name.to_owned()), file),
+            _ => (None, r.as_str()),
+        };
+        match read_report(Path::new(path)) {
+            Ok(report) => loaded.push(Loaded {
+                label: label.unwrap_or_else(|| report.implementation.name.clone()),
+                source: path.to_owned(),
+                report,
+            }),
+            Err(e) => {
+                error(e);
+                return ConformExitCode::SETUP_ERROR;
+            }
+        }
+    }
+    let mut impls = Vec::new();
+    for i in &args.implementations {
+        match split_name(i) {
+            Some((name, cmd)) if !cmd.trim().is_empty() => impls.push((name, cmd)),
+            _ => {
+                error(format!(
+                    "--impl {i:?}: expected NAME=CMD (NAME: letters, digits, `.`, `_`, `-`)"
+                ));
+                return ConformExitCode::USAGE;
+            }
+        }
+    }
+    if loaded.len() + impls.len() < 2 {
+        error("give at least two implementations: JSON reports and/or --impl NAME=CMD");
+        return ConformExitCode::USAGE;
+    }
+    let names: BTreeSet<&str> = impls.iter().map(|(n, _)| *n).collect();
+    if names.len() != impls.len() {
+        error("--impl names must be distinct");
+        return ConformExitCode::USAGE;
+    }
+    if !impls.is_empty() {
+        let (dir, temporary) = match &args.save_reports {
+            Some(d) => (d.clone(), false),
+            None => (
+                std::env::temp_dir().join(format!("delegateos-compare-{}", std::process::id())),
+                true,
+            ),
+        };
+        if let Err(e) = std::fs::create_dir_all(&dir) {
+            error(format!("cannot create {}: {e}", dir.display()));
+            return ConformExitCode::SETUP_ERROR;
+        }
+        let mut result = Ok(());
+        for (name, cmd) in &impls {
+            let path = dir.join(format!("{name}.json"));
+            let _ = writeln!(std::io::stderr(), "compare: running {name}: {cmd}");
+            match run_one(cmd, &path, &args.run_args) {
+                Ok(ConformExitCode::INTERRUPTED) => {
+                    result = Err(ConformExitCode::INTERRUPTED);
+                    break;
+                }
+                Ok(ConformExitCode::USAGE) => {
+                    result = Err(ConformExitCode::USAGE);
+                    break;
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    error(e);
+                    result = Err(ConformExitCode::USAGE);
+                    break;
+                }
+            }
+            match read_report(&path) {
+                Ok(report) => loaded.push(Loaded {
+                    label: (*name).to_owned(),
+                    source: format!("run --impl {cmd}"),
+                    report,
+                }),
+                Err(e) => {
+                    error(e);
+                    result = Err(ConformExitCode::SETUP_ERROR);
+                    break;
+                }
+            }
+        }
+        if temporary {
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+        if let Err(code) = result {
+            return code;
+        }
+    }
+    // Distinct labels: a repeated one gets its source appended.
+    let mut counts: HashMap<String, usize> = HashMap::new();
+    for l in &loaded {
+        *counts.entry(l.label.clone()).or_default() += 1;
+    }
+    for l in &mut loaded {
+        if counts.get(&l.label).copied().unwrap_or(0) > 1 {
+            l.label = format!("{} [{}]", l.label, l.source);
+        }
+    }
+    let comparison = match compare(&loaded) {
+        Ok(c) => c,
+        Err(e) => {
+            error(e);
+            return ConformExitCode::USAGE;
+        }
+    };
+    let text = render(&comparison, args.format);
+    match &args.output {
+        Some(p) => {
+            if let Err(e) = std::fs::write(p, text) {
+                error(format!("cannot write {}: {e}", p.display()));
+                return ConformExitCode::SETUP_ERROR;
+            }
+        }
+        None => {
+            let mut out = std::io::stdout().lock();
+            let _ = out.write_all(text.as_bytes());
+            let _ = out.flush();
+        }
+    }
+    ConformExitCode::OK
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn digest_is_read_from_the_label() {
+        let d = "9f6688234b58ac9e0527bcd8bd3ab5a06fc449f09fab7ca533f61d6f21ef28c7";
+        let label = format!("embedded delegateos-vectors 0.1.0 (64 files, blake2b-256 {d})");
+        assert_eq!(corpus_digest(&label), Some(d));
+        assert_eq!(corpus_digest("/some/dir"), None);
+    }
+
+    #[test]
+    fn names_split_only_when_plain() {
+        assert_eq!(split_name("py=python a.py"), Some(("py", "python a.py")));
+        assert_eq!(
+            split_name("REDTEAM_BUGS=x node a.js"),
+            Some(("REDTEAM_BUGS", "x node a.js"))
+        );
+        assert_eq!(split_name("a b=c"), None);
+        assert_eq!(split_name("=c"), None);
+    }
+}
