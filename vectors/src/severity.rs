@@ -608,22 +608,35 @@ impl Model {
         } else {
             stated.clone()
         };
-        if effect == a.effect {
-            return a;
-        }
-        // One root cause per effect: the first rule matching one of the case's requirements
-        // that gives the stated effect for this direction names the finding (a timestamp
-        // parser that lets an expired token through is the expiry defect), the deciding row's
-        // fix shown as a hint; without one, the deciding row keys it with the stated effect.
+        let decider = a.key.rsplit_once('/').map_or(a.key.as_str(), |(d, _)| d);
         let cell_of = |r: &RuleRow| match a.direction {
             Direction::Granted => r.granted.clone(),
             Direction::Refused => r.refused.clone(),
             _ => r.wrong_output.clone(),
         };
-        let decider = a.key.rsplit_once('/').map_or(a.key.as_str(), |(d, _)| d);
-        let rule = self.rules.iter().find(|r| {
-            requirements.iter().any(|q| r.matches(q)) && cell_of(r) == Cell::Effect(effect.clone())
-        });
+        let gives = |r: &&RuleRow| cell_of(r) == Cell::Effect(effect.clone());
+        // The rules' own effect stands where the deciding row gives it (or a flag or output
+        // member decided); an effect the §7 floor raised a parsing rule to is named like a
+        // stated one.
+        let decider_rows: Vec<&RuleRow> = self.rules.iter().filter(|r| r.name == decider).collect();
+        if effect == a.effect && (decider_rows.is_empty() || decider_rows.iter().any(gives)) {
+            return a;
+        }
+        // One root cause per effect: the first rule matching one of the case's requirements
+        // that gives the stated effect for this direction names the finding (a timestamp
+        // parser that lets an expired token through is the expiry defect), the deciding row's
+        // fix shown as a hint; for a critical effect without one, the first rule of the table
+        // that gives it; else the deciding row keys it with the stated effect.
+        let rule = self
+            .rules
+            .iter()
+            .filter(|r| requirements.iter().any(|q| r.matches(q)))
+            .find(gives)
+            .or_else(|| {
+                (self.severity_of(&effect) == Severity::Critical)
+                    .then(|| self.rules.iter().find(gives))
+                    .flatten()
+            });
         let meaning = self.effect(&effect).map_or("", |e| e.meaning.as_str());
         match rule {
             Some(r) if r.name != decider => Assessment {
