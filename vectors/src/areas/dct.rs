@@ -1778,7 +1778,7 @@ fn build_valid(g: &mut Group, k: &Keys) {
         verify(
             g,
             42,
-            "maxChainDepth 3 at the first attenuation, then two unrestricted: remaining 1",
+            "maxChainDepth 3 at the first attenuation, then two unrestricted: 1 further attenuation remains under D4, and scope.maxChainDepth is step 8's effectiveMaxDepth, 3",
             &["DCT-VERIFY-8-DEPTH", "DCT-VERIFY-4E-REMAINING"],
             &["DepthSemantics"],
             &c,
@@ -1797,7 +1797,7 @@ fn build_valid(g: &mut Group, k: &Keys) {
         verify(
             g,
             43,
-            "authority chainDepth 2 of 5 plus one attenuation: chainDepth 3, remaining 2",
+            "authority chainDepth 2 of 5 plus one attenuation: chainDepth 3, 2 further attenuations remain under D4, and scope.maxChainDepth is step 8's effectiveMaxDepth, 5",
             &["DCT-VERIFY-8-DEPTH"],
             &["DepthSemantics"],
             &c,
@@ -1829,7 +1829,7 @@ fn build_valid(g: &mut Group, k: &Keys) {
         verify(
             g,
             45,
-            "root maxChainDepth 2 and exactly two attenuations: remaining 0 is still valid",
+            "root maxChainDepth 2 and exactly two attenuations: valid with no further attenuation allowed under D4; scope.maxChainDepth is step 8's effectiveMaxDepth, 2",
             &["DCT-VERIFY-8-DEPTH", "DCT-VERIFY-4E-EXCEEDED"],
             &["DepthSemantics"],
             &c,
