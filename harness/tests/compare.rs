@@ -402,3 +402,433 @@ fn reports_of_different_corpora_are_refused() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+// ---------------------------------------------------------------------------------------------
+// `--format html` in a real browser, and `--baseline` over time.
+
+/// Hostile implementation name: closes any element and tries to run code two ways.
+const HOSTILE: &str = "<img src=x onerror=alert(1)></td><script>document.body.setAttribute('data-pwned','1')</script>";
+
+fn chromium() -> Option<String> {
+    ["chromium", "chromium-browser", "google-chrome"]
+        .into_iter()
+        .find(|b| {
+            Command::new(b)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+        .map(str::to_owned)
+}
+
+fn browser_args(dir: &Path) -> Vec<String> {
+    vec![
+        "--headless".into(),
+        "--disable-gpu".into(),
+        "--no-sandbox".into(),
+        "--no-first-run".into(),
+        "--disable-dev-shm-usage".into(),
+        "--disable-extensions".into(),
+        format!("--user-data-dir={}", dir.join("profile").display()),
+    ]
+}
+
+/// The DOM of `page` after Chromium loaded it, checking it logged nothing to the console (no
+/// error, no CSP violation).
+fn dump_dom(browser: &str, page: &Path) -> String {
+    let out = Command::new(browser)
+        .args(browser_args(page.parent().unwrap()))
+        .args(["--enable-logging=stderr", "--v=0", "--dump-dom"])
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "chromium failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let console: Vec<String> = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter(|l| l.contains(":CONSOLE"))
+        .map(str::to_owned)
+        .collect();
+    assert!(console.is_empty(), "console:\n{}", console.join("\n"));
+    let dom = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(dom.contains("</html>"), "no DOM: {dom}");
+    dom
+}
+
+/// Layout of `page` in a 1366×900 frame, measured by a wrapper page next to it (the page itself
+/// runs no script): the overview's top and bottom, the matrix table's right edge, the widest
+/// matrix cell overflow (scrollWidth − clientWidth of its header cells), and the document's
+/// scroll width.
+fn layout(browser: &str, page: &Path) -> Vec<f64> {
+    let wrapper = page.with_file_name("measure.html");
+    let name = page.file_name().unwrap().to_string_lossy();
+    std::fs::write(
+        &wrapper,
+        format!(
+            "<!DOCTYPE html><html><body style=\"margin:0\">\
+             <iframe id=\"f\" src=\"{name}\" style=\"width:1366px;height:900px;border:0\"></iframe>\
+             <pre id=\"out\">pending</pre><script>\
+             document.getElementById('f').addEventListener('load', () => {{\
+               const d = document.getElementById('f').contentDocument;\
+               const o = d.getElementById('overview').getBoundingClientRect();\
+               const t = d.querySelector('#matrix table').getBoundingClientRect();\
+               let over = 0;\
+               d.querySelectorAll('#matrix th.imp').forEach(h => {{\
+                 over = Math.max(over, h.scrollWidth - h.clientWidth); }});\
+               document.getElementById('out').textContent =\
+                 `box ${{o.top}} ${{o.bottom}} ${{t.right}} ${{over}} ${{d.documentElement.scrollWidth}} end`;\
+             }});</script></body></html>"
+        ),
+    )
+    .unwrap();
+    let out = Command::new(browser)
+        .args(browser_args(page.parent().unwrap()))
+        .args([
+            "--allow-file-access-from-files",
+            "--virtual-time-budget=10000",
+            "--window-size=1366,1000",
+            "--dump-dom",
+        ])
+        .arg(format!("file://{}", wrapper.display()))
+        .output()
+        .unwrap();
+    let dom = String::from_utf8_lossy(&out.stdout);
+    let start = dom
+        .find("box ")
+        .unwrap_or_else(|| panic!("nothing measured: {dom}"));
+    dom[start + 4..]
+        .split_whitespace()
+        .take(5)
+        .map(|n| n.parse().unwrap())
+        .collect()
+}
+
+/// The text of the element `id="{id}"` in `dom`.
+fn by_id<'a>(dom: &'a str, id: &str) -> &'a str {
+    let key = format!("id=\"{id}\">");
+    let start = dom
+        .find(&key)
+        .unwrap_or_else(|| panic!("no #{id} in the page"))
+        + key.len();
+    dom[start..].split('<').next().unwrap()
+}
+
+#[test]
+fn html_page_is_inert_and_its_overview_equals_the_reports() {
+    let dir = work_dir("html");
+    let ref_path = dir.join("reference.json");
+    let reference = run_report(None, &ref_path, &AREAS);
+    // The second implementation: js-chain if node is there, else the reference again.
+    let mut second = match chain_command() {
+        Some(c) => run_report(Some(&c), &dir.join("js-chain.json"), &AREAS),
+        None => reference.clone(),
+    };
+    second["implementation"]["name"] = Value::String(HOSTILE.to_owned());
+    if let Some(f) = second["findings"]
+        .as_array_mut()
+        .and_then(|f| f.first_mut())
+    {
+        f["title"] = Value::String(format!("`{HOSTILE}` {HOSTILE}"));
+    }
+    let hostile_path = dir.join("hostile.json");
+    std::fs::write(&hostile_path, serde_json::to_vec(&second).unwrap()).unwrap();
+    let page = dir.join("compare.html");
+    let args = [
+        ref_path.to_str().unwrap(),
+        hostile_path.to_str().unwrap(),
+        "--format",
+        "html",
+        "--output",
+        page.to_str().unwrap(),
+    ];
+    let o = compare(&args);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        !html.contains("<script") && !html.contains("<img"),
+        "{html}"
+    );
+    assert!(html.contains("default-src 'none'"), "the CSP is missing");
+    let reports = [&reference, &second];
+
+    let Some(browser) = chromium() else {
+        println!("SKIPPED: no chromium, chromium-browser or google-chrome on PATH");
+        let _ = std::fs::remove_dir_all(&dir);
+        return;
+    };
+    let dom = dump_dom(&browser, &page);
+    assert!(!dom.contains("data-pwned=\""), "injected code ran");
+    assert!(!dom.contains("<img"), "injected markup became an element");
+    assert!(!dom.contains("<script"), "a script element exists");
+    assert!(
+        dom.contains("&lt;img src=x onerror=alert(1)&gt;"),
+        "the hostile name is not shown as text"
+    );
+    // The overview comes first, then the matrix, readings, interoperability, operations.
+    let at = |id: &str| {
+        dom.find(&format!("id=\"{id}\""))
+            .unwrap_or_else(|| panic!("no #{id}"))
+    };
+    let order = [
+        at("overview"),
+        at("matrix"),
+        at("readings"),
+        at("interop"),
+        at("operations"),
+    ];
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?}");
+    // Its numbers are the reports' own.
+    for (i, r) in reports.iter().enumerate() {
+        let t = &r["totals"];
+        let n = |k: &str| t[k].as_u64().unwrap();
+        let counted = n("total") - n("skipped");
+        let passed = n("passed") + n("acceptable");
+        assert_eq!(by_id(&dom, &format!("ov-{i}-counted")), counted.to_string());
+        assert_eq!(
+            by_id(&dom, &format!("ov-{i}-counted-passed")),
+            passed.to_string()
+        );
+        let rate = if counted == 0 {
+            0.0
+        } else {
+            (passed as f64 * 1000.0 / counted as f64).round() / 10.0
+        };
+        assert_eq!(
+            by_id(&dom, &format!("ov-{i}-pass-rate")),
+            format!("{rate:.1}")
+        );
+        let verdict = if r["exit_code"] == 0 {
+            "PASSED"
+        } else {
+            "FAILED"
+        };
+        assert_eq!(by_id(&dom, &format!("ov-{i}-verdict")), verdict);
+        for sev in ["critical", "high", "medium", "low"] {
+            let count = r["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|f| f["severity"] == sev)
+                .count();
+            assert_eq!(
+                by_id(&dom, &format!("ov-{i}-{sev}")),
+                count.to_string(),
+                "{i} {sev}"
+            );
+        }
+    }
+
+    // Six implementations at 1366 px: the overview is on the first screen, the matrix fits
+    // the width and its short headers are not clipped.
+    let six = dir.join("six.html");
+    let mut args: Vec<String> = (0..6)
+        .map(|i| {
+            let path = if i % 2 == 0 { &ref_path } else { &hostile_path };
+            format!("implementation-number-{i}={}", path.display())
+        })
+        .collect();
+    args.extend(["--format".into(), "html".into(), "--output".into()]);
+    args.push(six.display().to_string());
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    assert_eq!(compare(&refs).status.code(), Some(0));
+    dump_dom(&browser, &six);
+    let m = layout(&browser, &six);
+    let (top, bottom, right, overflow, width) = (m[0], m[1], m[2], m[3], m[4]);
+    assert!(
+        top < 200.0 && bottom <= 900.0,
+        "overview at {top}..{bottom}"
+    );
+    assert!(
+        right <= 1366.0 && width <= 1366.0,
+        "matrix to {right}, page {width}"
+    );
+    assert!(
+        overflow <= 0.0,
+        "a column header is clipped by {overflow} px"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+fn keys(report: &Value) -> Vec<String> {
+    let mut k: Vec<String> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["key"].as_str().unwrap().to_owned())
+        .collect();
+    k.sort();
+    k
+}
+
+fn entry_keys(v: &Value, list: &str) -> Vec<String> {
+    let mut k: Vec<String> = v[list]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["key"].as_str().unwrap().to_owned())
+        .collect();
+    k.sort();
+    k
+}
+
+fn over_time(old: &Path, new: &Path, extra: &[&str]) -> (i32, Value) {
+    let mut args = vec![
+        "--baseline",
+        old.to_str().unwrap(),
+        new.to_str().unwrap(),
+        "--format",
+        "json",
+    ];
+    args.extend_from_slice(extra);
+    let o = compare(&args);
+    let code = o.status.code().unwrap();
+    let v = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!("{e}: {}", String::from_utf8_lossy(&o.stderr));
+    });
+    (code, v)
+}
+
+#[test]
+fn baseline_lists_new_and_fixed_findings_and_gates_on_new() {
+    let Some(chain) = chain_command() else {
+        return;
+    };
+    let dir = work_dir("baseline");
+    let area = ["--area", "dct"];
+    let r = dir.join("reference.json");
+    let j = dir.join("js-chain.json");
+    run_report(None, &r, &area);
+    let chain_report = run_report(Some(&chain), &j, &area);
+    let want = keys(&chain_report);
+    assert!(!want.is_empty(), "js-chain has findings in dct");
+
+    // Reference → js-chain: every js-chain finding is new; --fail-on-new fails.
+    let (code, v) = over_time(&r, &j, &["--fail-on-new"]);
+    assert_eq!(code, 1);
+    assert_eq!(v["schema"], "delegateos-conform-compare-baseline/1");
+    assert_eq!(entry_keys(&v, "new"), want);
+    assert!(v["fixed"].as_array().unwrap().is_empty());
+    assert!(v["unchanged"].as_array().unwrap().is_empty());
+    assert_eq!(v["corpus"]["same"], true);
+    assert_eq!(over_time(&r, &j, &[]).0, 0, "without --fail-on-new: 0");
+    // The same in text: each key listed under "New findings".
+    let o = compare(&[
+        "--baseline",
+        r.to_str().unwrap(),
+        j.to_str().unwrap(),
+        "--fail-on-new",
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&o.stdout);
+    let new_part = &text[text.find("New findings").unwrap()..text.find("Fixed findings").unwrap()];
+    for k in &want {
+        assert!(new_part.contains(k.as_str()), "{k} not listed as new");
+    }
+
+    // The reverse: all fixed, nothing new, --fail-on-new passes.
+    let (code, v) = over_time(&j, &r, &["--fail-on-new"]);
+    assert_eq!(code, 0);
+    assert_eq!(entry_keys(&v, "fixed"), want);
+    assert!(v["new"].as_array().unwrap().is_empty());
+
+    // js-chain against itself: all unchanged.
+    let (code, v) = over_time(&j, &j, &["--fail-on-new"]);
+    assert_eq!(code, 0);
+    assert_eq!(entry_keys(&v, "unchanged"), want);
+
+    // HTML: a self-contained page with the new findings.
+    let page = dir.join("over-time.html");
+    let o = compare(&[
+        "--baseline",
+        r.to_str().unwrap(),
+        j.to_str().unwrap(),
+        "--format",
+        "html",
+        "--output",
+        page.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(!html.contains("<script"));
+    assert!(html.contains(&format!("<span id=\"new-count\">{}</span>", want.len())));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn baseline_across_corpus_versions_states_cases_added_and_removed() {
+    let dir = work_dir("versions");
+    let a = dir.join("a.json");
+    let report = run_report(None, &a, &["--area", "glob"]);
+    let label = report["vectors"].as_str().unwrap().to_owned();
+    let digest = label
+        .split("blake2b-256 ")
+        .nth(1)
+        .unwrap()
+        .trim_end_matches(')')
+        .to_owned();
+    // The "old release": another corpus version, one case fewer and one case since removed.
+    let mut old = report.clone();
+    old["vectors"] = Value::String(label.replace(&digest, &"0".repeat(64)));
+    let cases = old["cases"].as_array_mut().unwrap();
+    let dropped = cases.remove(0);
+    let mut gone = cases[0].clone();
+    gone["id"] = Value::String("glob-retired-9999".into());
+    cases.push(gone);
+    // …where the implementation had a finding since fixed.
+    old["findings"] = serde_json::json!([{
+        "key": "glob/scope-widening", "severity": "critical", "title": "old bug",
+        "counted": true, "cases": 1, "ids": ["glob-retired-9999"] }]);
+    let b = dir.join("old.json");
+    std::fs::write(&b, serde_json::to_vec(&old).unwrap()).unwrap();
+
+    // Side by side it is refused; over time it is compared.
+    assert_eq!(
+        compare(&[b.to_str().unwrap(), a.to_str().unwrap()])
+            .status
+            .code(),
+        Some(64)
+    );
+    let (code, v) = over_time(&b, &a, &["--fail-on-new"]);
+    assert_eq!(code, 0);
+    assert_eq!(v["corpus"]["same"], false);
+    assert_eq!(
+        v["corpus"]["cases_added"],
+        serde_json::json!([dropped["id"]])
+    );
+    assert_eq!(
+        v["corpus"]["cases_removed"],
+        serde_json::json!(["glob-retired-9999"])
+    );
+    assert_eq!(entry_keys(&v, "fixed"), vec!["glob/scope-widening"]);
+    assert_eq!(v["fixed"][0]["cases_not_in_other"], 1);
+    let notes = v["notes"].to_string();
+    assert!(notes.contains(&digest), "{notes}");
+
+    // Usage: --fail-on-new needs --baseline; --baseline takes one other report.
+    assert_eq!(
+        compare(&["--fail-on-new", a.to_str().unwrap(), b.to_str().unwrap()])
+            .status
+            .code(),
+        Some(64)
+    );
+    assert_eq!(
+        compare(&[
+            "--baseline",
+            b.to_str().unwrap(),
+            a.to_str().unwrap(),
+            a.to_str().unwrap()
+        ])
+        .status
+        .code(),
+        Some(64)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -7,7 +7,7 @@
 //! both. Reports of different filters or profiles are compared over the union of their
 //! cases; a case a report does not contain reads `not_run`.
 //!
-//! What it shows (text, Markdown or JSON):
+//! What it shows (text, Markdown, JSON, or one self-contained HTML page: see [`html`]):
 //!
 //! - **overview**: per implementation, the verdict and exit code of its run, the counted pass
 //!   rate (passed + acceptable over total − skipped, the badge's number) and its findings per
@@ -55,6 +55,10 @@
 //!   "operations": [ { "op", "cells": [ { "declared", "ran", "skipped" } ] } ] }
 //! ```
 //!
+//! **Over time** (`--baseline OLD.json NEW.json`, see [`over_time`]): two reports of the same
+//! implementation as new, fixed and unchanged findings; across corpus versions it states the
+//! cases added and removed instead of refusing; `--fail-on-new` exits 1 when a finding is new.
+//!
 //! Exit codes: 0 the comparison was written; 3 a report could not be read or is not a
 //! `delegateos-conform-report/1`; 64 usage (fewer than two implementations, a bad
 //! `NAME=CMD`, or reports of different corpora); 130 a `--impl` run was interrupted.
@@ -71,6 +75,9 @@ use delegateos_vectors::format::{Expectation, Expected, Ground};
 use delegateos_vectors::judge::{judge, ActualOutcome, Verdict};
 
 use crate::exit::ConformExitCode;
+
+pub mod html;
+pub mod over_time;
 
 /// The `schema` of the JSON comparison.
 pub const SCHEMA: &str = "delegateos-conform-compare/1";
@@ -102,6 +109,14 @@ pub struct CompareArgs {
     /// directory, removed afterwards).
     #[arg(long, value_name = "DIR")]
     pub save_reports: Option<PathBuf>,
+    /// Over time: compare the one REPORT (or `--impl` run) with this earlier report of the same
+    /// implementation, as new, fixed and unchanged findings (by finding key). Reports of
+    /// different corpus versions are compared anyway, stating the cases added and removed.
+    #[arg(long, value_name = "OLD.json")]
+    pub baseline: Option<PathBuf>,
+    /// With `--baseline`: exit 1 when a finding is new (0 otherwise).
+    #[arg(long, requires = "baseline")]
+    pub fail_on_new: bool,
     /// Extra `run` arguments for every `--impl` run (after `--`).
     #[arg(last = true, value_name = "RUN-ARGS")]
     pub run_args: Vec<String>,
@@ -117,6 +132,8 @@ pub enum CompareFormat {
     Markdown,
     /// Machine-readable, schema `delegateos-conform-compare/1` (see the module docs).
     Json,
+    /// One self-contained HTML page (no script, no network).
+    Html,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -180,6 +197,7 @@ struct RawFinding {
     title: String,
     counted: bool,
     cases: u64,
+    ids: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -1254,6 +1272,7 @@ pub fn render(c: &Comparison, format: CompareFormat) -> String {
             s.push('\n');
             s
         }
+        CompareFormat::Html => html::page(c),
         CompareFormat::Text => {
             let mut out = format!(
                 "DelegateOS conformance: {} implementations compared\ncorpus: {}\ndecisions \
@@ -1358,6 +1377,19 @@ pub fn run(args: &CompareArgs) -> i32 {
         return ConformExitCode::USAGE;
     }
     let mut loaded = Vec::new();
+    if let Some(old) = &args.baseline {
+        match read_report(old) {
+            Ok(report) => loaded.push(Loaded {
+                label: report.implementation.name.clone(),
+                source: old.display().to_string(),
+                report,
+            }),
+            Err(e) => {
+                error(e);
+                return ConformExitCode::SETUP_ERROR;
+            }
+        }
+    }
     for r in &args.reports {
         let (label, path) = match split_name(r) {
             Some((name, file)) if !Path::new(r).exists() => (Some(name.to_owned()), file),
@@ -1386,6 +1418,10 @@ pub fn run(args: &CompareArgs) -> i32 {
                 return ConformExitCode::USAGE;
             }
         }
+    }
+    if args.baseline.is_some() && loaded.len() + impls.len() != 2 {
+        error("--baseline OLD.json compares with exactly one report (or one --impl NAME=CMD)");
+        return ConformExitCode::USAGE;
     }
     if loaded.len() + impls.len() < 2 {
         error("give at least two implementations: JSON reports and/or --impl NAME=CMD");
@@ -1448,6 +1484,17 @@ pub fn run(args: &CompareArgs) -> i32 {
             return code;
         }
     }
+    if args.baseline.is_some() {
+        let o = over_time::compare(&loaded[0], &loaded[1]);
+        if let Err(code) = write_output(args, &over_time::render(&o, args.format)) {
+            return code;
+        }
+        return if args.fail_on_new && !o.new.is_empty() {
+            ConformExitCode::FAILURES
+        } else {
+            ConformExitCode::OK
+        };
+    }
     // Distinct labels: a repeated one gets its source appended.
     let mut counts: HashMap<String, usize> = HashMap::new();
     for l in &loaded {
@@ -1465,21 +1512,26 @@ pub fn run(args: &CompareArgs) -> i32 {
             return ConformExitCode::USAGE;
         }
     };
-    let text = render(&comparison, args.format);
+    match write_output(args, &render(&comparison, args.format)) {
+        Ok(()) => ConformExitCode::OK,
+        Err(code) => code,
+    }
+}
+
+/// Writes `text` to `--output` or stdout; `Err` is the exit code.
+fn write_output(args: &CompareArgs, text: &str) -> Result<(), i32> {
     match &args.output {
-        Some(p) => {
-            if let Err(e) = std::fs::write(p, text) {
-                error(format!("cannot write {}: {e}", p.display()));
-                return ConformExitCode::SETUP_ERROR;
-            }
-        }
+        Some(p) => std::fs::write(p, text).map_err(|e| {
+            error(format!("cannot write {}: {e}", p.display()));
+            ConformExitCode::SETUP_ERROR
+        }),
         None => {
             let mut out = std::io::stdout().lock();
             let _ = out.write_all(text.as_bytes());
             let _ = out.flush();
+            Ok(())
         }
     }
-    ConformExitCode::OK
 }
 
 #[cfg(test)]
