@@ -278,6 +278,18 @@ pub enum FailOn {
     Levels,
 }
 
+/// `run` with `args` (after the program name) in this process: what `compare --impl` runs for
+/// each implementation. A parse error is returned as its message.
+fn run_from_args(args: &[String]) -> Result<i32, String> {
+    let argv = std::iter::once("delegateos-conform".to_owned()).chain(args.iter().cloned());
+    let cli = <Cli as clap::Parser>::try_parse_from(argv)
+        .map_err(|e| format!("invalid run arguments after `--`: {e}"))?;
+    match cli.command {
+        Command::Run(args) => Ok(run_command(&args)),
+        _ => Err("internal error: not a run".to_owned()),
+    }
+}
+
 /// Why a run could not fail (a setup error, exit 3, naming the problem), or `None`.
 pub fn cannot_fail(
     operations: &[String],
@@ -425,7 +437,7 @@ fn dispatch_command(cli: Cli) -> i32 {
         Command::Fuzz(args) => crate::fuzz::cli::run_fuzz(*args),
         Command::Mcp(args) => crate::mcp::cli::dispatch(&args),
         Command::NewAdapter(args) => crate::kit::new_adapter(args.lang, &args.dir),
-        Command::Compare(args) => crate::compare::run(&args),
+        Command::Compare(args) => crate::compare::run(&args, &run_from_args),
     }
 }
 

@@ -1348,10 +1348,19 @@ fn split_name(s: &str) -> Option<(&str, &str)> {
     plain.then_some((name, value))
 }
 
-/// Runs `run --impl CMD --format json` in this process, writing the report to `path`.
-fn run_one(command: &str, path: &Path, extra: &[String]) -> Result<i32, String> {
+/// How `compare --impl` runs one implementation: `run` with these arguments (after the
+/// program name), in this process, returning its exit code or a usage message. The command
+/// line layer passes it in (`cli::run_from_args`), so this module never imports `cli`.
+pub type RunWith<'a> = &'a dyn Fn(&[String]) -> Result<i32, String>;
+
+/// Runs `run --impl CMD --format json` through `runner`, writing the report to `path`.
+fn run_one(
+    runner: RunWith<'_>,
+    command: &str,
+    path: &Path,
+    extra: &[String],
+) -> Result<i32, String> {
     let mut argv: Vec<String> = vec![
-        "delegateos-conform".into(),
         "run".into(),
         "--impl".into(),
         command.into(),
@@ -1362,16 +1371,11 @@ fn run_one(command: &str, path: &Path, extra: &[String]) -> Result<i32, String> 
         path.display().to_string(),
     ];
     argv.extend(extra.iter().cloned());
-    let cli = <crate::cli::Cli as clap::Parser>::try_parse_from(&argv)
-        .map_err(|e| format!("invalid run arguments after `--`: {e}"))?;
-    match cli.command {
-        crate::cli::Command::Run(args) => Ok(crate::cli::run_command(&args)),
-        _ => Err("internal error: not a run".to_owned()),
-    }
+    runner(&argv)
 }
 
 /// `compare`: returns the exit code.
-pub fn run(args: &CompareArgs) -> i32 {
+pub fn run(args: &CompareArgs, runner: RunWith<'_>) -> i32 {
     if !args.run_args.is_empty() && args.implementations.is_empty() {
         error("arguments after `--` apply to --impl runs only");
         return ConformExitCode::USAGE;
@@ -1448,7 +1452,7 @@ pub fn run(args: &CompareArgs) -> i32 {
         for (name, cmd) in &impls {
             let path = dir.join(format!("{name}.json"));
             let _ = writeln!(std::io::stderr(), "compare: running {name}: {cmd}");
-            match run_one(cmd, &path, &args.run_args) {
+            match run_one(runner, cmd, &path, &args.run_args) {
                 Ok(ConformExitCode::INTERRUPTED) => {
                     result = Err(ConformExitCode::INTERRUPTED);
                     break;
