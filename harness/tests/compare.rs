@@ -204,10 +204,24 @@ fn compares_reference_python_and_js_chain() {
         let r = run_report(Some(&py), &p, &AREAS);
         reports.push(("python".into(), p, r));
     }
+    // The spec-literal variant of the Python example: the text's readings where ours differ.
+    if let Some(py) = python_command() {
+        let literal = py.replace(
+            "harness/adapters/python/adapter.py",
+            "harness/adapters/python-literal/adapter.py",
+        );
+        let p = dir.join("literal.json");
+        let r = run_report(Some(&literal), &p, &AREAS);
+        reports.push(("literal".into(), p, r));
+    }
     if let Some(chain) = chain_command() {
         let p = dir.join("js-chain.json");
         let r = run_report(Some(&chain), &p, &AREAS);
         reports.push(("js-chain".into(), p, r));
+        let hasty = chain.replace("js-chain", "js-hasty");
+        let p = dir.join("js-hasty.json");
+        let r = run_report(Some(&hasty), &p, &AREAS);
+        reports.push(("js-hasty".into(), p, r));
     }
     if reports.len() < 2 {
         eprintln!("skipping: neither the Python example nor node is available");
