@@ -36,16 +36,17 @@ fn main() {
         &files,
     );
     // The spec files this crate embeds or exports (`spec/` is a link to the repository's spec
-    // folder; in a packaged crate it is a copy): every `*.md` and `*.json` under it.
+    // folder; in a packaged crate it is a copy): every `*.md`, `*.json`, `*.txt` and `*.py`
+    // under it (the upstream text and its quote checker are spec files too).
     let spec = root.join("spec");
     println!("cargo:rerun-if-changed={}", spec.display());
     let mut spec_files = Vec::new();
-    collect_ext(&root, &spec, &["md", "json"], &mut spec_files);
+    collect_ext(&root, &spec, &["md", "json", "txt", "py"], &mut spec_files);
     spec_files.sort();
     embed(
         &mut out,
         "SPEC_FILES",
-        "The spec files (`spec/**/*.md`, `spec/**/*.json`): `(relative path, bytes)`, sorted.",
+        "The spec files (`spec/**/*.{md,json,txt,py}`): `(relative path, bytes)`, sorted.",
         &spec_files,
     );
     let dest = PathBuf::from(std::env::var_os("OUT_DIR").unwrap_or_default()).join("corpus.rs");

@@ -234,6 +234,21 @@ fn compares_reference_python_and_js_chain() {
     let arg_refs: Vec<&str> = args.iter().map(String::as_str).collect();
     let cmp = compare_json(&arg_refs);
     assert_eq!(cmp["schema"], "delegateos-conform-compare/1");
+    // The JSON is described by spec/schemas/compare.schema.json.
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo().join("spec/schemas/compare.schema.json"))
+            .expect("compare schema"),
+    )
+    .expect("schema JSON");
+    let validator = jsonschema::validator_for(&schema).expect("a valid schema");
+    let errors: Vec<String> = validator
+        .iter_errors(&cmp)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "compare JSON violates its schema: {errors:#?}"
+    );
     assert_eq!(cmp["corpus"], reports[0].2["vectors"]);
     assert_eq!(cmp["decisions_from"], "embedded corpus");
     let pairs: Vec<(&str, &Value)> = reports.iter().map(|(l, _, r)| (l.as_str(), r)).collect();
