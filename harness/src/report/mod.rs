@@ -889,20 +889,23 @@ impl Report {
         }
     }
 
+    /// `name version (language)` of the implementation, as every format names it.
+    pub fn implementation_label(&self) -> String {
+        let imp = &self.implementation;
+        match imp.language.as_deref() {
+            Some(l) => format!("{} {} ({l})", imp.name, imp.version),
+            None => format!("{} {}", imp.name, imp.version),
+        }
+    }
+
     /// The one-line verdict strip every format opens with (issue 38 item 7): verdict and
     /// coverage, implementation and version, corpus, counts and exit code.
     pub fn verdict_strip(&self) -> String {
-        let imp = &self.implementation;
         let t = &self.totals;
         format!(
-            "{} — {} {}{} — corpus {} — {} passed, {} failed, {} errored; {} critical finding(s) — exit {}",
+            "{} — {} — corpus {} — {} passed, {} failed, {} errored; {} critical finding(s) — exit {}",
             self.verdict(),
-            imp.name,
-            imp.version,
-            imp.language
-                .as_deref()
-                .map(|l| format!(" ({l})"))
-                .unwrap_or_default(),
+            self.implementation_label(),
             self.vectors,
             t.passed + t.acceptable,
             t.failed,

@@ -116,17 +116,11 @@ fn index_line(out: &mut String, f: &Finding, rank: usize) {
 /// The opening screen: verdict, counts and one line per finding, every critical and high one
 /// included.
 fn summary(out: &mut String, r: &Report) {
-    let imp = &r.implementation;
     let t = &r.totals;
     let _ = writeln!(
         out,
-        "DelegateOS conformance — {} {}{}: {} (exit {})",
-        imp.name,
-        imp.version,
-        imp.language
-            .as_deref()
-            .map(|l| format!(" ({l})"))
-            .unwrap_or_default(),
+        "DelegateOS conformance — {}: {} (exit {})",
+        r.implementation_label(),
         verdict(r),
         r.exit_code
     );
