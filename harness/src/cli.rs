@@ -223,6 +223,11 @@ pub struct RunArgs {
     /// Consecutive errored cases after which the remaining cases are marked errored unsent.
     #[arg(long, value_name = "N", default_value_t = runner::DEFAULT_MAX_CONSECUTIVE_ERRORS)]
     pub max_consecutive_errors: usize,
+    /// Adapter processes run at once (default: the number of available cores). Independent
+    /// cases are spread across them; a stateful group stays in one, in order. The reports are
+    /// the same for every N apart from timings; `--jobs 1` runs one case at a time.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub jobs: Option<u16>,
     /// Format of the report written to stdout (or `--output`).
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
@@ -572,6 +577,7 @@ pub fn run_command(args: &RunArgs) -> i32 {
         hello_timeout: Duration::from_millis(args.hello_timeout_ms),
         max_line: crate::protocol::MAX_LINE_BYTES,
         max_consecutive_errors: args.max_consecutive_errors.max(1),
+        jobs: args.jobs.map_or_else(runner::available_jobs, usize::from),
     };
     let mut bar = ProgressBar::stderr();
     let mut quiet = Quiet;

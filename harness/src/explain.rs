@@ -242,6 +242,7 @@ pub fn run(args: &ExplainArgs) -> i32 {
             hello_timeout: Duration::from_millis(runner::DEFAULT_HELLO_TIMEOUT_MS),
             max_line: crate::protocol::MAX_LINE_BYTES,
             max_consecutive_errors: runner::DEFAULT_MAX_CONSECUTIVE_ERRORS,
+            jobs: 1,
         };
         let baseline = ExpectedFailures::default();
         let output = match runner::run(&selected, &baseline, &config, &mut Quiet) {

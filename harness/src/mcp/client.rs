@@ -78,6 +78,7 @@ impl ProxyProcess {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+        let spawning = crate::runner::interrupt::spawning();
         let mut child = cmd
             .spawn()
             .map_err(|e| format!("cannot start proxy: {e}"))?;
@@ -85,6 +86,7 @@ impl ProxyProcess {
         // signal that came before the registration still reaches it.
         let pgid = i32::try_from(child.id()).unwrap_or(0);
         crate::runner::interrupt::register(pgid);
+        drop(spawning);
         if crate::runner::interrupt::interrupted().is_some() {
             if let Some(pid) = rustix::process::Pid::from_raw(pgid) {
                 let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::KILL);

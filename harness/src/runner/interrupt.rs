@@ -26,6 +26,16 @@ static GROUPS: Mutex<BTreeSet<i32>> = Mutex::new(BTreeSet::new());
 /// Whether [`become_subreaper`] succeeded.
 static SUBREAPER: AtomicBool = AtomicBool::new(false);
 static INSTALLED: OnceLock<Result<(), String>> = OnceLock::new();
+/// Held while an adapter is spawned and registered, and while orphans are swept: with several
+/// workers, a child another worker has just forked but not yet registered is not an orphan.
+static SPAWNING: Mutex<()> = Mutex::new(());
+
+/// Holds off [`sweep_orphans`] while the caller spawns and [`register`]s an adapter.
+pub(crate) fn spawning() -> std::sync::MutexGuard<'static, ()> {
+    SPAWNING
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
 
 /// The exit code of an interrupted command.
 pub const EXIT_INTERRUPTED: i32 = crate::exit::ConformExitCode::INTERRUPTED;
@@ -128,6 +138,7 @@ pub fn sweep_orphans() {
     if !SUBREAPER.load(Ordering::SeqCst) {
         return;
     }
+    let _spawning = spawning();
     for _ in 0..16 {
         let live: BTreeSet<i32> = match GROUPS.lock() {
             Ok(g) => g.clone(),

@@ -12,7 +12,10 @@ pub mod process;
 pub mod procfs;
 pub mod starvation;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Range;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{mpsc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -32,6 +35,11 @@ pub const DEFAULT_HELLO_TIMEOUT_MS: u64 = 10_000;
 /// After this many consecutive errored cases the remaining cases are not sent.
 pub const DEFAULT_MAX_CONSECUTIVE_ERRORS: usize = 20;
 
+/// The default number of jobs: the cores this process may use (1 if unknown).
+pub fn available_jobs() -> usize {
+    std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+}
+
 /// How to drive the adapter.
 #[derive(Debug, Clone)]
 pub struct RunConfig {
@@ -45,6 +53,8 @@ pub struct RunConfig {
     pub max_line: usize,
     /// Consecutive errored cases before the rest are marked errored unsent.
     pub max_consecutive_errors: usize,
+    /// Adapter processes run at once (1: one case at a time; see [`run`]).
+    pub jobs: usize,
 }
 
 impl RunConfig {
@@ -56,6 +66,7 @@ impl RunConfig {
             hello_timeout: Duration::from_millis(DEFAULT_HELLO_TIMEOUT_MS),
             max_line: protocol::MAX_LINE_BYTES,
             max_consecutive_errors: DEFAULT_MAX_CONSECUTIVE_ERRORS,
+            jobs: 1,
         }
     }
 }
@@ -170,6 +181,26 @@ pub struct CaseResult {
     pub expected_failure: Option<String>,
     /// Wall time spent on the case.
     pub duration: Duration,
+}
+
+impl CaseResult {
+    /// An errored result with nothing recorded yet.
+    fn errored(index: usize) -> Self {
+        Self {
+            index,
+            status: Status::Errored,
+            raw_status: Status::Errored,
+            diff: None,
+            failure_kind: None,
+            family: None,
+            actual: None,
+            message: None,
+            error_kind: None,
+            stderr_tail: None,
+            expected_failure: None,
+            duration: Duration::ZERO,
+        }
+    }
 }
 
 /// A protocol violation or adapter crash, listed separately from conformance failures.
@@ -325,6 +356,14 @@ fn start(config: &RunConfig) -> Result<(Live, protocol::HelloReply), SetupError>
 
 /// Runs `cases` through the adapter. Fails only if the adapter cannot be started and
 /// handshaken once; afterwards every fault is recorded and the run continues.
+///
+/// With [`RunConfig::jobs`] above 1, that many adapter processes run at once, each with its own
+/// process group, restarts and deadlines: workers take the next *unit* (one independent case,
+/// or a whole stateful group, which stays in one worker, in order, with its replay) from a
+/// shared counter, and the results are committed in case order on this thread. Everything the
+/// report shows is decided at the commit, from the results in case order alone — the
+/// consecutive-errors rule, the restart count, the order of incidents — so the output is the
+/// same for every number of jobs apart from timings (`docs`: `run --jobs`).
 pub fn run(
     cases: &[Case],
     baseline: &ExpectedFailures,
@@ -344,70 +383,98 @@ pub fn run(
         Ok(started) => started,
         Err(e) => return Err(interrupted_setup().unwrap_or(e)),
     };
-    let mut driver = Driver {
-        config,
-        live: Some(first),
-        supported: hello.operations.iter().cloned().collect(),
-        incidents: Vec::new(),
-        restarts: 0,
-        consecutive: 0,
-        fresh: false,
+    let supported: BTreeSet<String> = hello.operations.iter().cloned().collect();
+    let units = units_of(cases);
+    let jobs = config.jobs.clamp(1, units.len().max(1));
+    let shared = Shared {
+        next_unit: AtomicUsize::new(0),
+        abandoned: Mutex::new(Vec::new()),
     };
-    let mut results = Vec::with_capacity(cases.len());
     observer.start(cases.len());
-
-    let mut finish_case = |mut result: CaseResult, case: &Case, elapsed: Duration| {
-        apply_baseline(&mut result, baseline, &case.id);
-        result.duration = elapsed;
-        observer.case_done(case, &result);
-        results.push(result);
+    let mut commit = Commit {
+        cases,
+        baseline,
+        config,
+        supported: &supported,
+        shared: &shared,
+        observer,
+        results: Vec::with_capacity(cases.len()),
+        incidents: Vec::new(),
+        caseless: Vec::new(),
+        consecutive: 0,
     };
-    let mut index = 0;
-    while index < cases.len() {
-        let Some(sequence) = cases[index].sequence.as_deref() else {
-            let case_start = Instant::now();
-            let result = driver.case(index, &cases[index]);
-            finish_case(result, &cases[index], case_start.elapsed());
-            index += 1;
-            continue;
-        };
-        // A stateful group (vectors/README.md "Stateful groups"): its cases run in file order
-        // in a fresh adapter process, then once more in another fresh process (the replay
-        // after a restart). A case passes only if it passes both times.
-        let end = index
-            + cases[index..]
-                .iter()
-                .take_while(|c| c.sequence.as_deref() == Some(sequence))
-                .count();
-        let sequence_start = Instant::now();
-        driver.fresh_process();
-        let first: Vec<CaseResult> = (index..end).map(|i| driver.case(i, &cases[i])).collect();
-        driver.fresh_process();
-        let replay: Vec<CaseResult> = (index..end).map(|i| driver.case(i, &cases[i])).collect();
-        driver.fresh_process();
-        let per_case = sequence_start.elapsed() / u32::try_from(end - index).unwrap_or(1).max(1);
-        for (k, (first, replay)) in first.into_iter().zip(replay).enumerate() {
-            finish_case(merge_replay(first, replay), &cases[index + k], per_case);
+    let mut first = Some(first);
+    std::thread::scope(|scope| {
+        let (tx, rx) = mpsc::channel::<UnitDone>();
+        for _ in 0..jobs {
+            let tx = tx.clone();
+            let mut driver = Driver {
+                config,
+                live: first.take(),
+                supported: &supported,
+                shared: &shared,
+                incidents: Vec::new(),
+                fresh: true,
+            };
+            let units = &units;
+            let shared = &shared;
+            scope.spawn(move || {
+                loop {
+                    let u = shared.next_unit.fetch_add(1, Ordering::SeqCst);
+                    let Some(range) = units.get(u) else { break };
+                    let results = driver.unit(cases, range.clone());
+                    let incidents = std::mem::take(&mut driver.incidents);
+                    if tx
+                        .send(UnitDone {
+                            unit: u,
+                            results,
+                            incidents,
+                        })
+                        .is_err()
+                    {
+                        break;
+                    }
+                }
+                driver.finish();
+                let incidents = std::mem::take(&mut driver.incidents);
+                let _ = tx.send(UnitDone {
+                    unit: usize::MAX,
+                    results: Vec::new(),
+                    incidents,
+                });
+            });
         }
-        index = end;
-    }
-    let Driver {
-        live,
-        incidents,
-        restarts,
+        drop(tx);
+        let mut pending: BTreeMap<usize, UnitDone> = BTreeMap::new();
+        let mut next = 0;
+        for done in rx {
+            if done.unit == usize::MAX {
+                commit.caseless(done.incidents);
+                continue;
+            }
+            pending.insert(done.unit, done);
+            while let Some(done) = pending.remove(&next) {
+                commit.unit(done);
+                next += 1;
+            }
+        }
+    });
+    let Commit {
+        mut results,
+        mut incidents,
+        caseless,
+        observer,
         ..
-    } = driver;
-    let mut live = live;
-    let mut incidents = incidents;
-
+    } = commit;
+    // A fault (crash, timeout, protocol violation, failed restart) ends the adapter process
+    // and every later case of its worker needs a new one: counted per faulted case, so the
+    // count does not depend on how cases were spread across workers.
+    let restarts = incidents.iter().filter(|i| i.case_id.is_some()).count();
+    let mut caseless = caseless;
+    caseless.sort_by(|a, b| (&a.kind, &a.message).cmp(&(&b.kind, &b.message)));
+    caseless.dedup_by(|a, b| a.kind == b.kind && a.message == b.message);
+    incidents.extend(caseless);
     let interrupted = interrupt::interrupted().map(interrupt::signal_name);
-    if let Some(mut l) = live.take() {
-        if interrupted.is_some() {
-            l.process.kill();
-        } else {
-            say_bye(&mut l, config, &mut incidents);
-        }
-    }
     if interrupted.is_none() {
         stale_globs(cases, &mut results, baseline);
     }
@@ -423,21 +490,168 @@ pub fn run(
     })
 }
 
-/// The adapter process and the bookkeeping shared by every case of a run.
+/// The units a run is spread over: each independent case alone, each stateful group whole
+/// (its consecutive cases with one `sequence`), in case order.
+fn units_of(cases: &[Case]) -> Vec<Range<usize>> {
+    let mut units = Vec::new();
+    let mut index = 0;
+    while index < cases.len() {
+        let end = match cases[index].sequence.as_deref() {
+            None => index + 1,
+            Some(sequence) => {
+                index
+                    + cases[index..]
+                        .iter()
+                        .take_while(|c| c.sequence.as_deref() == Some(sequence))
+                        .count()
+            }
+        };
+        units.push(index..end);
+        index = end;
+    }
+    units
+}
+
+/// What the workers share: the next unit to take, and the case ranges the commit has already
+/// decided not to send (the consecutive-errors rule), so workers skip them.
+struct Shared {
+    next_unit: AtomicUsize,
+    abandoned: Mutex<Vec<Range<usize>>>,
+}
+
+impl Shared {
+    fn is_abandoned(&self, index: usize) -> bool {
+        self.abandoned
+            .lock()
+            .map(|a| a.iter().any(|r| r.contains(&index)))
+            .unwrap_or(false)
+    }
+}
+
+/// One unit's raw results (case index, result, duration) and the incidents raised while it
+/// ran; `unit == usize::MAX` carries a worker's closing incidents.
+struct UnitDone {
+    unit: usize,
+    results: Vec<(usize, CaseResult, Duration)>,
+    incidents: Vec<Incident>,
+}
+
+/// The in-order commit of unit results: the one place where the consecutive-errors rule, the
+/// baseline and the observer see the results, in case order.
+struct Commit<'a, 'o> {
+    cases: &'a [Case],
+    baseline: &'a ExpectedFailures,
+    config: &'a RunConfig,
+    supported: &'a BTreeSet<String>,
+    shared: &'a Shared,
+    observer: &'o mut dyn Observer,
+    results: Vec<CaseResult>,
+    incidents: Vec<Incident>,
+    caseless: Vec<Incident>,
+    consecutive: usize,
+}
+
+impl Commit<'_, '_> {
+    fn unit(&mut self, done: UnitDone) {
+        let mut replaced: BTreeSet<String> = BTreeSet::new();
+        for (index, mut result, duration) in done.results {
+            let case = &self.cases[index];
+            let supported = self.supported.contains(&case.op);
+            let interrupted = result.error_kind == Some(ErrorKind::Abandoned)
+                && interrupt::interrupted().is_some();
+            if supported && self.consecutive >= self.config.max_consecutive_errors && !interrupted {
+                result = abandoned(
+                    index,
+                    format!(
+                        "not sent: the adapter failed {} cases in a row",
+                        self.consecutive
+                    ),
+                );
+                replaced.insert(case.id.clone());
+            }
+            if result.raw_status == Status::Errored
+                && result.error_kind != Some(ErrorKind::AdapterErrored)
+            {
+                self.consecutive += 1;
+                if self.consecutive == self.config.max_consecutive_errors {
+                    // Until the next case the adapter does not support (which resets the
+                    // count), nothing more is sent.
+                    let end = (index + 1..self.cases.len())
+                        .find(|&j| !self.supported.contains(&self.cases[j].op))
+                        .unwrap_or(self.cases.len());
+                    if let Ok(mut a) = self.shared.abandoned.lock() {
+                        a.push(index + 1..end);
+                    }
+                }
+            } else {
+                self.consecutive = 0;
+            }
+            apply_baseline(&mut result, self.baseline, &case.id);
+            result.duration = duration;
+            self.observer.case_done(case, &result);
+            self.results.push(result);
+        }
+        for incident in done.incidents {
+            match &incident.case_id {
+                None => self.caseless.push(incident),
+                Some(id) if replaced.contains(id) => {}
+                Some(_) => self.incidents.push(incident),
+            }
+        }
+    }
+
+    /// Incidents of no case (a reply to `bye`): once per distinct kind and message, whichever
+    /// worker's process raised them.
+    fn caseless(&mut self, incidents: Vec<Incident>) {
+        self.caseless.extend(incidents);
+    }
+}
+
+/// A case that was not sent.
+fn abandoned(index: usize, message: String) -> CaseResult {
+    let mut result = CaseResult::errored(index);
+    result.error_kind = Some(ErrorKind::Abandoned);
+    result.message = Some(message);
+    result
+}
+
+/// One worker's adapter process and its bookkeeping.
 struct Driver<'a> {
     config: &'a RunConfig,
     live: Option<Live>,
-    supported: BTreeSet<String>,
+    supported: &'a BTreeSet<String>,
+    shared: &'a Shared,
     incidents: Vec<Incident>,
-    restarts: usize,
-    consecutive: usize,
     /// The next start is deliberate ([`Driver::fresh_process`]), not a restart after a fault.
     fresh: bool,
 }
 
 impl Driver<'_> {
+    /// Runs one unit: an independent case, or a stateful group (vectors/README.md "Stateful
+    /// groups"), whose cases run in file order in a fresh adapter process, then once more in
+    /// another fresh process (the replay after a restart); a case passes only if it passes
+    /// both times.
+    fn unit(&mut self, cases: &[Case], range: Range<usize>) -> Vec<(usize, CaseResult, Duration)> {
+        if range.len() == 1 && cases[range.start].sequence.is_none() {
+            let started = Instant::now();
+            let result = self.case(range.start, &cases[range.start]);
+            return vec![(range.start, result, started.elapsed())];
+        }
+        let started = Instant::now();
+        self.fresh_process();
+        let first: Vec<CaseResult> = range.clone().map(|i| self.case(i, &cases[i])).collect();
+        self.fresh_process();
+        let replay: Vec<CaseResult> = range.clone().map(|i| self.case(i, &cases[i])).collect();
+        self.fresh_process();
+        let per_case = started.elapsed() / u32::try_from(range.len()).unwrap_or(1).max(1);
+        range
+            .zip(first.into_iter().zip(replay))
+            .map(|(i, (first, replay))| (i, merge_replay(first, replay), per_case))
+            .collect()
+    }
+
     /// Ends the current adapter process (if any) so the next case starts a fresh one. Used
-    /// around stateful groups; such deliberate restarts are not counted in `restarts`.
+    /// around stateful groups.
     fn fresh_process(&mut self) {
         if let Some(mut l) = self.live.take() {
             say_bye(&mut l, self.config, &mut self.incidents);
@@ -445,30 +659,26 @@ impl Driver<'_> {
         self.fresh = true;
     }
 
+    /// The worker's last process: `bye`, or killed when the run was interrupted.
+    fn finish(&mut self) {
+        if let Some(mut l) = self.live.take() {
+            if interrupt::interrupted().is_some() {
+                l.process.kill();
+            } else {
+                say_bye(&mut l, self.config, &mut self.incidents);
+            }
+        }
+    }
+
     /// Runs one case (starting the adapter first if needed) and returns its raw result.
     fn case(&mut self, index: usize, case: &Case) -> CaseResult {
         let config = self.config;
-        let mut result = CaseResult {
-            index,
-            status: Status::Errored,
-            raw_status: Status::Errored,
-            diff: None,
-            failure_kind: None,
-            family: None,
-            actual: None,
-            message: None,
-            error_kind: None,
-            stderr_tail: None,
-            expected_failure: None,
-            duration: Duration::ZERO,
-        };
+        let mut result = CaseResult::errored(index);
         if let Some(sig) = interrupt::interrupted() {
-            result.error_kind = Some(ErrorKind::Abandoned);
-            result.message = Some(format!(
-                "not run: interrupted by {}",
-                interrupt::signal_name(sig)
-            ));
-            return result;
+            return abandoned(
+                index,
+                format!("not run: interrupted by {}", interrupt::signal_name(sig)),
+            );
         }
         if !self.supported.contains(&case.op) {
             result.raw_status = Status::Skipped;
@@ -478,18 +688,12 @@ impl Driver<'_> {
             ));
             return result;
         }
-        if self.consecutive >= config.max_consecutive_errors {
-            result.error_kind = Some(ErrorKind::Abandoned);
-            result.message = Some(format!(
-                "not sent: the adapter failed {} cases in a row",
-                self.consecutive
-            ));
-            return result;
+        if self.shared.is_abandoned(index) {
+            // Replaced at the commit with the count of failures in a row.
+            return abandoned(index, "not sent".to_owned());
         }
         if self.live.is_none() {
-            if !std::mem::take(&mut self.fresh) {
-                self.restarts += 1;
-            }
+            self.fresh = false;
             match start(config) {
                 Ok((l, _)) => self.live = Some(l),
                 Err(e) => {
@@ -537,13 +741,6 @@ impl Driver<'_> {
                     interrupt::signal_name(sig)
                 ));
             }
-        }
-        if result.raw_status == Status::Errored
-            && result.error_kind != Some(ErrorKind::AdapterErrored)
-        {
-            self.consecutive += 1;
-        } else {
-            self.consecutive = 0;
         }
         result
     }

@@ -67,11 +67,13 @@ impl AdapterProcess {
             use std::os::unix::process::CommandExt;
             cmd.process_group(0);
         }
+        let spawning = super::interrupt::spawning();
         let mut child = cmd.spawn()?;
         let pgid = Some(child.id());
         if let Ok(p) = i32::try_from(child.id()) {
             super::interrupt::register(p);
         }
+        drop(spawning);
         let stdin = child.stdin.take();
         let stdout = child.stdout.take();
         let stderr_pipe = child.stderr.take();
