@@ -31,6 +31,8 @@ fn config(command: String, seed: u64, max_cases: usize) -> DiffConfig {
         max_findings: 20,
         max_cases: Some(max_cases),
         stop_on_first: false,
+        jobs: 2,
+        minimize_budget: delegateos_conform::fuzz::triage::DEFAULT_MINIMIZE_BUDGET,
     }
 }
 

@@ -65,6 +65,16 @@ pub struct FuzzArgs {
     /// Stop at the first finding (for time-to-detection measurements).
     #[arg(long)]
     pub stop_on_first: bool,
+    /// Adapter processes exploring at once (default: the number of available cores). With
+    /// `--max-cases` and `--seed`, every N explores the same cases and finds the same kinds;
+    /// with `--duration` alone, more jobs explore more cases in the same wall time.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub jobs: Option<u16>,
+    /// Minimizations per class of disagreement (failure kind × reference outcome ×
+    /// implementation outcome); a disagreement whose kind is not known from its mutations
+    /// past the budget is counted as unclassified, not minimized (exploration first).
+    #[arg(long, value_name = "N", default_value_t = crate::fuzz::triage::DEFAULT_MINIMIZE_BUDGET)]
+    pub minimize_budget: usize,
 }
 
 /// Parses `90s`, `5m`, `1h`, `250ms` or a plain number of seconds.
@@ -145,6 +155,10 @@ fn main_fuzz(args: FuzzArgs) -> Outcome {
         max_findings: args.max_findings,
         max_cases: args.max_cases,
         stop_on_first: args.stop_on_first,
+        jobs: args
+            .jobs
+            .map_or_else(crate::runner::available_jobs, usize::from),
+        minimize_budget: args.minimize_budget,
     };
     println!(
         "fuzzing `{}` on {} for {:.0}s with seed {seed}",
@@ -152,15 +166,7 @@ fn main_fuzz(args: FuzzArgs) -> Outcome {
         op_list.join(", "),
         args.duration.as_secs_f64()
     );
-    let mut report = DiffReport {
-        cases: 0,
-        findings: Vec::new(),
-        duplicates: 0,
-        suppressed: 0,
-        skipped: 0,
-        seeds: 0,
-        duration: Duration::ZERO,
-    };
+    let mut report = DiffReport::empty();
     for op in &op_list {
         let mut op_config = config.clone();
         op_config.max_findings = args.max_findings.saturating_sub(report.findings.len());
@@ -195,6 +201,9 @@ fn main_fuzz(args: FuzzArgs) -> Outcome {
         report.suppressed += part.suppressed;
         report.skipped += part.skipped;
         report.seeds += part.seeds;
+        report.unclassified += part.unclassified;
+        report.minimizations += part.minimizations;
+        report.minimizing += part.minimizing;
         report.duration += part.duration;
         report.findings.extend(part.findings);
         if args.stop_on_first && !report.findings.is_empty() {
@@ -221,6 +230,20 @@ fn main_fuzz(args: FuzzArgs) -> Outcome {
         report.suppressed,
         report.duplicates,
         crate::findings::SEVERITY_MODEL
+    );
+    println!(
+        "exploration first: minimizing took {:.0}% of the workers' time ({:.1}s of {:.1}s on {} \
+         job(s); {} minimization(s) decided); {} disagreement(s) past --minimize-budget {} \
+         counted, not minimized; {:.0} cases/s",
+        100.0 * report.minimizing.as_secs_f64()
+            / (report.duration.as_secs_f64() * config.jobs as f64).max(1e-9),
+        report.minimizing.as_secs_f64(),
+        report.duration.as_secs_f64() * config.jobs as f64,
+        config.jobs,
+        report.minimizations,
+        report.unclassified,
+        args.minimize_budget,
+        report.cases as f64 / report.duration.as_secs_f64().max(1e-9),
     );
     for f in &report.findings {
         println!(

@@ -9,12 +9,15 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use delegateos_reference::ops::{self, Outcome};
 use serde_json::{json, Value};
 
 use super::mutate::{self, Mutation, Rng, Seed};
+use super::pool::{self, Schedule};
+use super::triage::{self, Decision, Signature, Triage};
 use crate::expected::ExpectedFailures;
 use crate::runner::case::Case;
 use crate::runner::{self, ErrorKind, Quiet, RunConfig, SetupError, Status};
@@ -46,6 +49,10 @@ pub struct DiffConfig {
     pub max_cases: Option<usize>,
     /// Stop at the first finding (time-to-detection measurements).
     pub stop_on_first: bool,
+    /// Adapter processes exploring at once ([`super::pool`]).
+    pub jobs: usize,
+    /// Minimizations per class of disagreement ([`super::triage`]).
+    pub minimize_budget: usize,
 }
 
 /// What kind of problem a finding is.
@@ -142,6 +149,12 @@ pub struct DiffReport {
     pub skipped: usize,
     /// Seeds used.
     pub seeds: usize,
+    /// Disagreements not minimized because their class's budget was spent.
+    pub unclassified: usize,
+    /// Minimizations run.
+    pub minimizations: usize,
+    /// Wall time spent minimizing.
+    pub minimizing: Duration,
     /// Wall time.
     pub duration: Duration,
 }
@@ -167,19 +180,40 @@ impl DiffReport {
     /// The report of a finished run; findings most severe first, then the most hit.
     pub(crate) fn new(
         mut findings: Vec<Finding>,
-        counts: [usize; 5],
+        triage: &Triage,
+        cases: usize,
+        skipped: usize,
+        seeds: usize,
         started: std::time::Instant,
     ) -> DiffReport {
-        let [cases, duplicates, suppressed, skipped, seeds] = counts;
         findings.sort_by(|a, b| b.severity.cmp(&a.severity).then(b.hits.cmp(&a.hits)));
         DiffReport {
             cases,
             findings,
-            duplicates,
-            suppressed,
+            duplicates: triage.duplicates,
+            suppressed: triage.suppressed,
             skipped,
             seeds,
+            unclassified: triage.unclassified,
+            minimizations: triage.minimizations,
+            minimizing: triage.minimizing,
             duration: started.elapsed(),
+        }
+    }
+
+    /// An empty report (to add the operations' reports to).
+    pub fn empty() -> DiffReport {
+        DiffReport {
+            cases: 0,
+            findings: Vec::new(),
+            duplicates: 0,
+            suppressed: 0,
+            skipped: 0,
+            seeds: 0,
+            unclassified: 0,
+            minimizations: 0,
+            minimizing: Duration::ZERO,
+            duration: Duration::ZERO,
         }
     }
 }
@@ -254,6 +288,7 @@ fn runner_case(
     }
 }
 
+#[derive(Clone)]
 struct Candidate {
     seed: usize,
     mutations: Vec<Mutation>,
@@ -362,6 +397,9 @@ pub(crate) fn classify(result: &runner::CaseResult) -> Option<FindingKind> {
 /// Per candidate: the finding kind (`None`: agreed or skipped), the actual reply, the message.
 type BatchResult = (Option<FindingKind>, Option<Value>, String);
 
+/// A candidate's result, and its minimization when a worker did it ahead of the commit.
+type Explored = (BatchResult, Option<(Candidate, Option<Value>)>);
+
 /// Runs candidates through the implementation; one kind (or `None`) per candidate.
 fn run_batch(
     seeds: &[Seed],
@@ -414,8 +452,30 @@ fn minimize(
 ) -> (Candidate, Option<Value>) {
     let mut best = c;
     let mut actual = None;
-    // Down to no mutation at all: a disagreement the unmutated seed already shows is one kind
-    // (`seed`), whichever mutation happened to be applied when it was found.
+    let same = |t: &Candidate, (k, a, _): &BatchResult| {
+        k.is_some_and(|k| {
+            let s = signature(k, t, a.as_ref());
+            s.kind == sig.kind && s.reference == sig.reference && s.actual == sig.actual
+        })
+    };
+    if best.mutations.len() <= triage::SUBSETS_UP_TO {
+        // Every proper subset in one session, down to no mutation at all (a disagreement the
+        // unmutated seed already shows is one kind, `seed`): the smallest that holds.
+        let trials: Vec<Candidate> = triage::proper_subsets(best.mutations.len())
+            .into_iter()
+            .map(|keep| {
+                let m = keep.iter().filter_map(|&i| best.mutations.get(i).cloned());
+                candidate(seeds, best.seed, m.collect(), keys)
+            })
+            .collect();
+        if let Ok(results) = run_batch(seeds, &trials, config) {
+            if let Some((t, (_, a, _))) = trials.into_iter().zip(results).find(|(t, r)| same(t, r))
+            {
+                return (t, a);
+            }
+        }
+        return (best, actual);
+    }
     for _round in 0..8 {
         if best.mutations.is_empty() {
             break;
@@ -430,12 +490,7 @@ fn minimize(
         let Ok(results) = run_batch(seeds, &trials, config) else {
             break;
         };
-        let hit = trials.into_iter().zip(results).find(|(t, (k, a, _))| {
-            k.is_some_and(|k| {
-                let s = signature(k, t, a.as_ref());
-                s.kind == sig.kind && s.reference == sig.reference && s.actual == sig.actual
-            })
-        });
+        let hit = trials.into_iter().zip(results).find(|(t, r)| same(t, r));
         match hit {
             Some((t, (_, a, _))) => {
                 best = t;
@@ -445,30 +500,6 @@ fn minimize(
         }
     }
     (best, actual)
-}
-
-/// A finding kind: what kind of finding, the reference's outcome, the implementation's outcome
-/// class (accepted, refused), and the fields the mutations touched. Findings are deduplicated
-/// by it (issue 26): before minimization with the candidate's fields, after it with the
-/// minimized ones, so one defect reached through many mutation sets is one finding.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-struct Signature {
-    kind: FindingKind,
-    reference: String,
-    actual: String,
-    fields: Vec<String>,
-}
-
-impl Signature {
-    fn key(&self) -> String {
-        format!(
-            "{}: reference {} / implementation {} / {}",
-            self.kind.name(),
-            self.reference,
-            self.actual,
-            self.fields.join("+")
-        )
-    }
 }
 
 /// The field a mutation touched: its signature without the verb (`token:expiresAt`,
@@ -602,76 +633,105 @@ pub(crate) fn reference_code(o: &Outcome) -> String {
     }
 }
 
+/// The candidates of batch `b` of a run seeded with `seed`: a function of both alone, so
+/// every number of workers explores the same batches ([`super::pool`]).
+fn batch_of(seeds: &[Seed], seed: u64, b: usize, size: usize, keys: &Keys) -> Vec<Candidate> {
+    let mut rng = Rng::new(seed ^ (b as u64).wrapping_mul(0xA076_1D64_78BD_642F));
+    (0..size)
+        .map(|_| {
+            let s = rng.below(seeds.len());
+            let n = 1 + rng.below(3);
+            let muts = seeds
+                .get(s)
+                .map(|seed| {
+                    (0..n)
+                        .map(|_| mutate::random(&mut rng, seed, keys))
+                        .collect()
+                })
+                .unwrap_or_default();
+            candidate(seeds, s, muts, keys)
+        })
+        .collect()
+}
+
 /// Runs the differential fuzzer. `progress` receives one line per finding.
 pub fn run(config: &DiffConfig, progress: &mut dyn FnMut(&str)) -> Result<DiffReport, SetupError> {
     let started = Instant::now();
     let keys = Keys::fixed();
     let seeds = load_seeds(config.vectors.as_deref(), &keys);
-    let mut rng = Rng::new(config.seed);
     let run_config = RunConfig {
         timeout: config.timeout,
         ..RunConfig::new(config.command.clone())
     };
-    // Candidate signature → the finding kind its minimization reached (so a repeat is not
-    // minimized again); finding kind → index into `findings` (None: past --max-findings).
-    let mut resolved: BTreeMap<Signature, Signature> = BTreeMap::new();
-    let mut kinds: BTreeMap<Signature, Option<usize>> = BTreeMap::new();
+    let schedule = Schedule {
+        jobs: config.jobs,
+        batch: config.batch,
+        max_cases: config.max_cases,
+        deadline: started + config.duration,
+    };
+    let triage = Mutex::new(Triage::new(config.minimize_budget));
+    let lock = || {
+        triage
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    };
+    let minimize_timed = |c: Candidate, sig: &Signature| {
+        let at = Instant::now();
+        let min = minimize(&seeds, c, sig, &keys, &run_config);
+        lock().minimizing += at.elapsed();
+        min
+    };
+    // A worker runs a batch, then minimizes ahead what the triage would minimize as it stands.
+    let explore = |batch: &[Candidate]| -> Result<Vec<Explored>, SetupError> {
+        let results = run_batch(&seeds, batch, &run_config)?;
+        Ok(batch
+            .iter()
+            .zip(results)
+            .map(|(c, r)| {
+                let ahead = r.0.and_then(|kind| {
+                    let sig = signature(kind, c, r.1.as_ref());
+                    let fresh = lock().would_minimize(&sig);
+                    fresh.then(|| minimize_timed(c.clone(), &sig))
+                });
+                (r, ahead)
+            })
+            .collect())
+    };
     let mut findings: Vec<Finding> = Vec::new();
-    let mut duplicates = 0;
-    let mut suppressed = 0;
     let mut cases = 0;
-    let budget_left = |cases: usize| config.max_cases.is_none_or(|m| cases < m);
     // Hunt for new kinds for the whole duration: the finding cap bounds what is minimized and
     // written, never how long the search runs.
-    while started.elapsed() < config.duration && budget_left(cases) {
-        let size = config
-            .max_cases
-            .map_or(config.batch.max(1), |m| config.batch.max(1).min(m - cases));
-        let batch: Vec<Candidate> = (0..size)
-            .map(|_| {
-                let s = rng.below(seeds.len());
-                let n = 1 + rng.below(3);
-                let muts = seeds
-                    .get(s)
-                    .map(|seed| {
-                        (0..n)
-                            .map(|_| mutate::random(&mut rng, seed, &keys))
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                candidate(&seeds, s, muts, &keys)
-            })
-            .collect();
-        let results = run_batch(&seeds, &batch, &run_config)?;
-        for (c, (kind, actual, message)) in batch.into_iter().zip(results) {
+    let mut commit = |batch: Vec<Candidate>, results: Vec<Explored>| -> bool {
+        for (c, ((kind, actual, message), ahead)) in batch.into_iter().zip(results) {
             cases += 1;
             let Some(kind) = kind else { continue };
             let sig = signature(kind, &c, actual.as_ref());
-            if let Some(known) = resolved.get(&sig) {
-                duplicates += 1;
-                if let Some(Some(i)) = kinds.get(known) {
-                    if let Some(f) = findings.get_mut(*i) {
+            let decision = lock().decide(&sig);
+            match decision {
+                Decision::Known(known) => {
+                    if let Some(f) = lock().repeat(&known).and_then(|i| findings.get_mut(i)) {
                         f.hits += 1;
                     }
+                    continue;
                 }
-                continue;
+                Decision::Unclassified => continue,
+                Decision::Minimize => {}
             }
             let found_after = started.elapsed();
-            let (min, min_actual) = minimize(&seeds, c, &sig, &keys, &run_config);
+            let (min, min_actual) = ahead.unwrap_or_else(|| minimize_timed(c, &sig));
             let actual = min_actual.or(actual);
             let final_sig = signature(kind, &min, actual.as_ref());
-            resolved.insert(sig, final_sig.clone());
-            if let Some(slot) = kinds.get(&final_sig) {
-                duplicates += 1;
-                if let Some(f) = slot.and_then(|i| findings.get_mut(i)) {
-                    f.hits += 1;
+            let minimized =
+                lock().minimized(sig, final_sig.clone(), findings.len(), config.max_findings);
+            match minimized {
+                Err(index) => {
+                    if let Some(f) = index.and_then(|i| findings.get_mut(i)) {
+                        f.hits += 1;
+                    }
+                    continue;
                 }
-                continue;
-            }
-            if findings.len() >= config.max_findings {
-                suppressed += 1;
-                kinds.insert(final_sig, None);
-                continue;
+                Ok(false) => continue,
+                Ok(true) => {}
             }
             let (level, severity, effect, report_key) =
                 grade(kind, seeds.get(min.seed), &min.reference, actual.as_ref());
@@ -679,8 +739,6 @@ pub fn run(config: &DiffConfig, progress: &mut dyn FnMut(&str)) -> Result<DiffRe
                 .get(min.seed)
                 .map(|s| (s.origin.clone(), s.requirements.clone()))
                 .unwrap_or_default();
-            let key = final_sig.key();
-            kinds.insert(final_sig, Some(findings.len()));
             let n_mutations = min.mutations.len();
             let finding = Finding {
                 kind,
@@ -700,24 +758,25 @@ pub fn run(config: &DiffConfig, progress: &mut dyn FnMut(&str)) -> Result<DiffRe
                 severity,
                 effect,
                 report_key,
-                key,
+                key: final_sig.key(""),
                 hits: 1,
             };
             progress(&finding.announcement(findings.len() + 1, n_mutations, "mutation"));
             findings.push(finding);
             if config.stop_on_first {
-                break;
+                return false;
             }
         }
-        if config.stop_on_first && !findings.is_empty() {
-            break;
-        }
-    }
-    Ok(DiffReport::new(
-        findings,
-        [cases, duplicates, suppressed, 0, seeds.len()],
-        started,
-    ))
+        true
+    };
+    pool::explore(
+        &schedule,
+        &|b, size| batch_of(&seeds, config.seed, b, size, &keys),
+        &explore,
+        &mut commit,
+    )?;
+    let report = DiffReport::new(findings, &lock(), cases, 0, seeds.len(), started);
+    Ok(report)
 }
 
 /// A finding as a replayable vector file (`area` `fuzz`, group = file stem `finding-NNNN`).
@@ -906,11 +965,8 @@ mod tests {
         let report = DiffReport {
             cases: 1,
             findings: vec![finding],
-            duplicates: 0,
-            suppressed: 0,
-            skipped: 0,
             seeds: seeds.len(),
-            duration: Duration::from_millis(1),
+            ..DiffReport::empty()
         };
         let dir = std::env::temp_dir().join(format!("dos-fuzz-findings-{}", std::process::id()));
         let paths = write_findings(&dir, &report).unwrap();

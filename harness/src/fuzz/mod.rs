@@ -12,4 +12,6 @@ pub mod cli;
 pub mod diff;
 pub mod mutate;
 pub mod ops;
+pub(crate) mod pool;
 pub mod targets;
+pub mod triage;

@@ -6,8 +6,8 @@
 //! touched), minimized, and graded by the severity model exactly as the run report grades a
 //! failing case ([`assess`]).
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::Instant;
 
 use delegateos_reference::ops::{self, Outcome};
@@ -23,6 +23,8 @@ use crate::fuzz::diff::{
     FindingKind,
 };
 use crate::fuzz::mutate::Rng;
+use crate::fuzz::pool::{self, Schedule};
+use crate::fuzz::triage::{self, Decision, Signature, Triage};
 use crate::runner::case::Case;
 use crate::runner::{self, Quiet, RunConfig, SetupError, Status};
 use delegateos_vectors::format::{self as vf, Expectation, Level};
@@ -82,6 +84,7 @@ pub fn load_seeds(op: &str, vectors: Option<&Path>) -> Vec<OpSeed> {
     seeds
 }
 
+#[derive(Clone)]
 struct Candidate {
     seed: usize,
     edits: Vec<Edit>,
@@ -240,6 +243,9 @@ fn runner_case(
     }
 }
 
+/// A candidate's judgement, and its minimization when a worker did it ahead of the commit.
+type Explored = (Judged, Option<(Candidate, Option<Judged>)>);
+
 /// Per candidate: kind, reply, message, assessment (`None`: agreed), and whether skipped.
 struct Judged {
     kind: Option<FindingKind>,
@@ -311,14 +317,6 @@ fn run_batch(
     Ok(out)
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-struct Signature {
-    kind: FindingKind,
-    reference: String,
-    actual: String,
-    fields: Vec<String>,
-}
-
 fn signature(kind: FindingKind, c: &Candidate, j: &Judged) -> Signature {
     let actual = j.actual.as_ref();
     let mut fields: Vec<String> = c.edits.iter().map(Edit::field).collect();
@@ -370,6 +368,26 @@ fn minimize(
 ) -> (Candidate, Option<Judged>) {
     let mut best = c;
     let mut judged = None;
+    if best.edits.len() <= triage::SUBSETS_UP_TO {
+        // Every proper subset in one session: the smallest that holds.
+        let trials: Vec<Candidate> = triage::proper_subsets(best.edits.len())
+            .into_iter()
+            .map(|keep| {
+                let e = keep.iter().filter_map(|&i| best.edits.get(i).cloned());
+                candidate(op, seeds, best.seed, e.collect(), best.signing, keys)
+            })
+            .collect();
+        if let Ok(results) = run_batch(op, seeds, &trials, config) {
+            let hit = trials
+                .into_iter()
+                .zip(results)
+                .find(|(t, j)| j.kind.is_some_and(|k| same(&signature(k, t, j), sig)));
+            if let Some((t, j)) = hit {
+                return (t, Some(j));
+            }
+        }
+        return (best, judged);
+    }
     for _round in 0..8 {
         if best.edits.is_empty() {
             break;
@@ -421,6 +439,22 @@ fn generate(op: &str, seeds: &[OpSeed], rng: &mut Rng, keys: &Keys) -> Candidate
     candidate(op, seeds, s, edits, signing, keys)
 }
 
+/// The candidates of batch `b` (a function of the seed, the operation and `b` alone: every
+/// number of workers explores the same batches).
+fn batch_of(
+    op: &str,
+    seeds: &[OpSeed],
+    seed: u64,
+    b: usize,
+    size: usize,
+    keys: &Keys,
+) -> Vec<Candidate> {
+    let mut rng = Rng::new(seed ^ op_salt(op) ^ (b as u64).wrapping_mul(0xA076_1D64_78BD_642F));
+    (0..size)
+        .map(|_| generate(op, seeds, &mut rng, keys))
+        .collect()
+}
+
 /// Runs the differential fuzzer on `op` (not `dct.verify`, see [`crate::fuzz::diff::run`]).
 /// An operation without corpus seeds, or an adapter that cannot be started, is an error.
 pub fn run(
@@ -436,59 +470,81 @@ pub fn run(
             "no corpus case of operation {op} to seed the fuzzer"
         ));
     }
-    let mut rng = Rng::new(config.seed ^ op_salt(op));
     let run_config = RunConfig {
         timeout: config.timeout,
         ..RunConfig::new(config.command.clone())
     };
-    let mut resolved: BTreeMap<Signature, Signature> = BTreeMap::new();
-    let mut kinds: BTreeMap<Signature, Option<usize>> = BTreeMap::new();
+    let schedule = Schedule {
+        jobs: config.jobs,
+        batch: config.batch,
+        max_cases: config.max_cases,
+        deadline: started + config.duration,
+    };
+    let triage = Mutex::new(Triage::new(config.minimize_budget));
+    let lock = || {
+        triage
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    };
+    let minimize_timed = |c: Candidate, sig: &Signature| {
+        let at = Instant::now();
+        let min = minimize(op, &seeds, c, sig, &keys, &run_config);
+        lock().minimizing += at.elapsed();
+        min
+    };
+    // A worker runs a batch, then minimizes ahead what the triage would minimize as it stands
+    // (`crate::fuzz::triage`).
+    let explore = |batch: &[Candidate]| -> Result<Vec<Explored>, SetupError> {
+        let results = run_batch(op, &seeds, batch, &run_config)?;
+        Ok(batch
+            .iter()
+            .zip(results)
+            .map(|(c, j)| {
+                let ahead = j.kind.and_then(|kind| {
+                    let sig = signature(kind, c, &j);
+                    let fresh = lock().would_minimize(&sig);
+                    fresh.then(|| minimize_timed(c.clone(), &sig))
+                });
+                (j, ahead)
+            })
+            .collect())
+    };
     let mut findings: Vec<Finding> = Vec::new();
-    let (mut duplicates, mut suppressed, mut cases, mut skipped) = (0, 0, 0, 0);
-    let budget_left = |cases: usize| config.max_cases.is_none_or(|m| cases < m);
-    while started.elapsed() < config.duration && budget_left(cases) {
-        let size = config
-            .max_cases
-            .map_or(config.batch.max(1), |m| config.batch.max(1).min(m - cases));
-        let batch: Vec<Candidate> = (0..size)
-            .map(|_| generate(op, &seeds, &mut rng, &keys))
-            .collect();
-        let results = run_batch(op, &seeds, &batch, &run_config).map_err(|e| e.to_string())?;
-        for (c, j) in batch.into_iter().zip(results) {
+    let (mut cases, mut skipped) = (0, 0);
+    let mut commit = |batch: Vec<Candidate>, results: Vec<Explored>| -> bool {
+        for (c, (j, ahead)) in batch.into_iter().zip(results) {
             cases += 1;
             if j.skipped {
                 skipped += 1;
             }
             let Some(kind) = j.kind else { continue };
             let sig = signature(kind, &c, &j);
-            if let Some(known) = resolved.get(&sig) {
-                duplicates += 1;
-                if let Some(f) = kinds
-                    .get(known)
-                    .copied()
-                    .flatten()
-                    .and_then(|i| findings.get_mut(i))
-                {
-                    f.hits += 1;
+            let decision = lock().decide(&sig);
+            match decision {
+                Decision::Known(known) => {
+                    if let Some(f) = lock().repeat(&known).and_then(|i| findings.get_mut(i)) {
+                        f.hits += 1;
+                    }
+                    continue;
                 }
-                continue;
+                Decision::Unclassified => continue,
+                Decision::Minimize => {}
             }
             let found_after = started.elapsed();
-            let (min, min_judged) = minimize(op, &seeds, c, &sig, &keys, &run_config);
+            let (min, min_judged) = ahead.unwrap_or_else(|| minimize_timed(c, &sig));
             let j = min_judged.unwrap_or(j);
             let final_sig = signature(kind, &min, &j);
-            resolved.insert(sig, final_sig.clone());
-            if let Some(slot) = kinds.get(&final_sig) {
-                duplicates += 1;
-                if let Some(f) = slot.and_then(|i| findings.get_mut(i)) {
-                    f.hits += 1;
+            let minimized =
+                lock().minimized(sig, final_sig.clone(), findings.len(), config.max_findings);
+            match minimized {
+                Err(index) => {
+                    if let Some(f) = index.and_then(|i| findings.get_mut(i)) {
+                        f.hits += 1;
+                    }
+                    continue;
                 }
-                continue;
-            }
-            if findings.len() >= config.max_findings {
-                suppressed += 1;
-                kinds.insert(final_sig, None);
-                continue;
+                Ok(false) => continue,
+                Ok(true) => {}
             }
             let seed = seeds.get(min.seed);
             let level = if kind == FindingKind::OtherCode {
@@ -501,14 +557,6 @@ pub fn run(
                 |a| (a.severity, a.effect.clone(), a.key.clone()),
             );
             let origin = seed.map(|s| s.origin.clone()).unwrap_or_default();
-            let key = format!(
-                "{op} {}: reference {} / implementation {} / {}",
-                final_sig.kind.name(),
-                final_sig.reference,
-                final_sig.actual,
-                final_sig.fields.join("+")
-            );
-            kinds.insert(final_sig, Some(findings.len()));
             let n_edits = min.edits.len();
             let finding = Finding {
                 kind,
@@ -535,24 +583,26 @@ pub fn run(
                 severity,
                 effect,
                 report_key,
-                key,
+                key: final_sig.key(&format!("{op} ")),
                 hits: 1,
             };
             progress(&finding.announcement(findings.len() + 1, n_edits, "edit"));
             findings.push(finding);
             if config.stop_on_first {
-                break;
+                return false;
             }
         }
-        if config.stop_on_first && !findings.is_empty() {
-            break;
-        }
-    }
-    Ok(DiffReport::new(
-        findings,
-        [cases, duplicates, suppressed, skipped, seeds.len()],
-        started,
-    ))
+        true
+    };
+    pool::explore(
+        &schedule,
+        &|b, size| batch_of(op, &seeds, config.seed, b, size, &keys),
+        &explore,
+        &mut commit,
+    )
+    .map_err(|e| e.to_string())?;
+    let report = DiffReport::new(findings, &lock(), cases, skipped, seeds.len(), started);
+    Ok(report)
 }
 
 /// A per-operation constant mixed into the seed, so `--op a,b` does not replay one PRNG
