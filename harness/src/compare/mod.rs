@@ -117,6 +117,11 @@ pub struct CompareArgs {
     /// With `--baseline`: exit 1 when a finding is new (0 otherwise).
     #[arg(long, requires = "baseline")]
     pub fail_on_new: bool,
+    /// Cores for the `--impl` runs (default: the number of available cores): up to that many
+    /// implementations run at once, and the cores are shared among them (each run's `--jobs`,
+    /// unless given after `--`). The comparison is the same for every N.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub jobs: Option<u16>,
     /// Extra `run` arguments for every `--impl` run (after `--`).
     #[arg(last = true, value_name = "RUN-ARGS")]
     pub run_args: Vec<String>,
@@ -1351,7 +1356,7 @@ fn split_name(s: &str) -> Option<(&str, &str)> {
 /// How `compare --impl` runs one implementation: `run` with these arguments (after the
 /// program name), in this process, returning its exit code or a usage message. The command
 /// line layer passes it in (`cli::run_from_args`), so this module never imports `cli`.
-pub type RunWith<'a> = &'a dyn Fn(&[String]) -> Result<i32, String>;
+pub type RunWith<'a> = &'a (dyn Fn(&[String]) -> Result<i32, String> + Sync);
 
 /// Runs `run --impl CMD --format json` through `runner`, writing the report to `path`.
 fn run_one(
@@ -1448,11 +1453,50 @@ pub fn run(args: &CompareArgs, runner: RunWith<'_>) -> i32 {
             error(format!("cannot create {}: {e}", dir.display()));
             return ConformExitCode::SETUP_ERROR;
         }
+        // Up to `cores` implementations at once, the cores shared among them.
+        let cores = args
+            .jobs
+            .map_or_else(crate::runner::available_jobs, usize::from);
+        let at_once = cores.min(impls.len()).max(1);
+        let mut run_args = args.run_args.clone();
+        if !run_args.iter().any(|a| a == "--jobs" || a.starts_with("--jobs=")) {
+            run_args.extend(["--jobs".to_owned(), (cores / at_once).max(1).to_string()]);
+        }
+        let mut codes: Vec<Result<i32, String>> = Vec::new();
+        for chunk in impls.chunks(at_once) {
+            let chunk_codes: Vec<Result<i32, String>> = std::thread::scope(|scope| {
+                let handles: Vec<_> = chunk
+                    .iter()
+                    .map(|(name, cmd)| {
+                        let path = dir.join(format!("{name}.json"));
+                        let run_args = &run_args;
+                        let _ = writeln!(std::io::stderr(), "compare: running {name}: {cmd}");
+                        scope.spawn(move || run_one(runner, cmd, &path, run_args))
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| {
+                        h.join()
+                            .unwrap_or_else(|_| Err("internal error: a run panicked".to_owned()))
+                    })
+                    .collect()
+            });
+            let stop = chunk_codes.iter().any(|c| {
+                matches!(
+                    c,
+                    Ok(ConformExitCode::INTERRUPTED | ConformExitCode::USAGE) | Err(_)
+                )
+            });
+            codes.extend(chunk_codes);
+            if stop {
+                break;
+            }
+        }
         let mut result = Ok(());
-        for (name, cmd) in &impls {
+        for ((name, cmd), code) in impls.iter().zip(codes) {
             let path = dir.join(format!("{name}.json"));
-            let _ = writeln!(std::io::stderr(), "compare: running {name}: {cmd}");
-            match run_one(runner, cmd, &path, &args.run_args) {
+            match code {
                 Ok(ConformExitCode::INTERRUPTED) => {
                     result = Err(ConformExitCode::INTERRUPTED);
                     break;
