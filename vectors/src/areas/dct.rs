@@ -16,7 +16,7 @@ use delegateos_reference::token::{Attenuation, Authority, Capability, MAX_SAFE_I
 
 use super::dct_support::{
     cap, caps, caps_json, default_caps, delegatees, deny, encode_bytes, key, ok, revocation_entry,
-    scope, serialized, verify, verify_token, Chain, Ctx, BUDGET, EXPIRES_AT, MAX_DEPTH,
+    scope, serialized, verify, verify_token, Cap, Chain, Ctx, BUDGET, EXPIRES_AT, MAX_DEPTH,
 };
 use crate::format::{Expectation, Expected};
 use crate::generate::{Area, Group};
@@ -1736,143 +1736,179 @@ fn build_valid(g: &mut Group, k: &Keys) {
 // ---------------------------------------------------------------------------------------------
 // expanded
 
-/// A capability widening: (description, parent caps, child caps, request resource, extra
-/// requirement id).
+/// A capability widening, tried at each of the three positions: (description, parent caps,
+/// child caps, request resource, extra requirement id).
 type Widening = (
     &'static str,
-    Vec<Capability>,
-    Vec<Capability>,
+    &'static [Cap],
+    &'static [Cap],
     &'static str,
     &'static str,
 );
 
+const PROJECT: &[Cap] = &[("docs", "read", "/project/**")];
+
+#[rustfmt::skip]
+const WIDENINGS: &[Widening] = &[
+    ("an extra capability", PROJECT, &[("docs", "read", "/project/**"), ("docs", "write", "/project/**")], "/project/readme.md", "SUBSET-SOUND"),
+    ("another namespace", PROJECT, &[("files", "read", "/project/**")], "/project/readme.md", "SUBSET-NS-ACTION"),
+    ("another action", PROJECT, &[("docs", "write", "/project/**")], "/project/readme.md", "SUBSET-NS-ACTION"),
+    ("action `*`", PROJECT, &[("docs", "*", "/project/**")], "/project/readme.md", "SUBSET-NS-ACTION"),
+    ("`/project/drafts/*` → `/project/drafts/**`", &[("docs", "read", "/project/drafts/*")], &[("docs", "read", "/project/drafts/**")],
+        "/project/drafts/a.md", "SUBSET-CHILD-DOUBLE-STAR"),
+    ("`/project/**` → `/projectX/**`", PROJECT, &[("docs", "read", "/projectX/**")], "/project/readme.md", "SUBSET-SOUND"),
+    ("`/project` → `/projectfoo`", &[("docs", "read", "/project")], &[("docs", "read", "/projectfoo")], "/project", "SUBSET-SOUND"),
+    ("literal → bare `*`", &[("docs", "read", "/project/readme.md")], &[("docs", "read", "*")], "/project/readme.md", "SUBSET-SOUND"),
+    ("`/project/a` → `/project/a/b` (a different resource, not a narrowing)", &[("docs", "read", "/project/a")],
+        &[("docs", "read", "/project/a/b")], "/project/a", "SUBSET-SOUND"),
+    ("`/project/**` → `**`", PROJECT, &[("docs", "read", "**")], "/project/readme.md", "SUBSET-SOUND"),
+    ("`/project/*` → `/project/*/*`", &[("docs", "read", "/project/*")], &[("docs", "read", "/project/*/*")], "/project/readme.md", "SUBSET-SOUND"),
+    ("namespace case `docs` → `Docs`", PROJECT, &[("Docs", "read", "/project/**")], "/project/readme.md", "SUBSET-NS-ACTION"),
+    ("resource case `/project/**` → `/Project/**`", PROJECT, &[("docs", "read", "/Project/**")], "/project/readme.md", "GLOB-EXACT"),
+    ("literal `/project/*.md` → `/project/*`", &[("docs", "read", "/project/*.md")], &[("docs", "read", "/project/*")], "/project/*.md",
+        "GLOB-PARTIAL-LITERAL"),
+    ("`/project/*` → `/project/**`", &[("docs", "read", "/project/*")], &[("docs", "read", "/project/**")], "/project/readme.md",
+        "SUBSET-CHILD-DOUBLE-STAR"),
+];
+
+/// A widening relative to an earlier narrowing, in `chain3` under the default root: (number,
+/// description, requirement ids, `allowedCapabilities` per attenuation position, request
+/// resource). Expected: attenuation_violation at 4b.
+type Renarrowing = (
+    u16,
+    &'static str,
+    &'static [&'static str],
+    &'static [(usize, &'static [Cap])],
+    &'static str,
+);
+
+const SRC: &[Cap] = &[("docs", "read", "/project/src/**")];
+
+#[rustfmt::skip]
+const RENARROWINGS: &[Renarrowing] = &[
+    (60, "second attenuation re-grants the root's `/project/**` after the first narrowed to `/project/src/**`",
+        &["DCT-VERIFY-4B-NARROWED", "DCT-VERIFY-4B-CAPABILITIES"], &[(0, SRC), (1, PROJECT)], "/project/src/a"),
+    (61, "last attenuation re-grants `/project/**` after the middle one narrowed", &["DCT-VERIFY-4B-NARROWED"],
+        &[(1, SRC), (2, PROJECT)], "/project/src/a"),
+    (62, "a capability after `allowedCapabilities: []` is a widening", &["DCT-VERIFY-4B-NARROWED", "DCT-ATTEN-EMPTY-CAPS"],
+        &[(0, &[]), (1, PROJECT)], "/project/readme.md"),
+    (63, "one good and one widening capability in the same list", &["DCT-VERIFY-4B-CAPABILITIES"],
+        &[(1, &[("docs", "read", "/project/**"), ("docs", "read", "/etc/**")])], "/project/readme.md"),
+];
+
+/// A depth case: (number, description, requirement ids, authority (chainDepth,
+/// maxChainDepth), the `maxChainDepth` of each attenuation (alice → bob → carol …), code at 4e).
+type DepthRow = (
+    u16,
+    &'static str,
+    &'static [&'static str],
+    (u64, u64),
+    &'static [Option<u64>],
+    &'static str,
+);
+
+const EXPANSION: &[&str] = &["DCT-VERIFY-4E-DEPTH-EXPANSION"];
+const EXCEEDED: &[&str] = &["DCT-VERIFY-4E-EXCEEDED"];
+const VIOLATION: &str = "attenuation_violation";
+const DEPTH_EXCEEDED: &str = "chain_depth_exceeded";
+
+#[rustfmt::skip]
+const DEPTHS: &[DepthRow] = &[
+    (100, "first attenuation maxChainDepth 3 equals the remaining depth 3", EXPANSION, (0, 3), &[Some(3), None, None], VIOLATION),
+    (101, "middle attenuation maxChainDepth 2 equals the remaining 2", EXPANSION, (0, 3), &[Some(2), Some(2), None], VIOLATION),
+    (102, "last attenuation maxChainDepth 1 equals the remaining 1 (3 → none → none → 1)",
+        &["DCT-VERIFY-4E-DEPTH-EXPANSION", "DCT-VERIFY-4E-REMAINING"], (0, 3), &[None, None, Some(1)], VIOLATION),
+    (103, "first attenuation maxChainDepth 9 above the remaining 8", EXPANSION, (0, 8), &[Some(9)], VIOLATION),
+    (104, "middle attenuation maxChainDepth 3 after the first set 2", EXPANSION, (0, 8), &[Some(2), Some(3), None], VIOLATION),
+    (105, "an attenuation after maxChainDepth 0", EXCEEDED, (0, 8), &[Some(0), None], DEPTH_EXCEEDED),
+    (106, "an attenuation after 1 then one unrestricted (remaining 0)", &["DCT-VERIFY-4E-EXCEEDED", "DCT-VERIFY-4E-REMAINING"],
+        (0, 8), &[Some(1), None, None], DEPTH_EXCEEDED),
+    (107, "root maxChainDepth 0 and one attenuation", EXCEEDED, (0, 0), &[None], DEPTH_EXCEEDED),
+    (108, "root maxChainDepth 2 and three unrestricted attenuations (no maxChainDepth anywhere)",
+        &["DCT-VERIFY-4E-EXCEEDED", "DCT-VERIFY-4E-REMAINING"], (0, 2), &[None, None, None], DEPTH_EXCEEDED),
+    (109, "root maxChainDepth 7 and eight unrestricted attenuations", EXCEEDED, (0, 7), &[None; 8], DEPTH_EXCEEDED),
+    (110, "an attenuation restating maxChainDepth 0 where nothing remains is chain_depth_exceeded, not a depth expansion", EXCEEDED,
+        (0, 8), &[Some(0), Some(0)], DEPTH_EXCEEDED),
+    (111, "authority chainDepth 3 above its maxChainDepth 2 (no attenuation)", EXCEEDED, (3, 2), &[], DEPTH_EXCEEDED),
+    (112, "authority chainDepth 2 of 2 plus one attenuation", EXCEEDED, (2, 2), &[None], DEPTH_EXCEEDED),
+];
+
+/// An attenuator mismatch in `chain3`, correctly signed by whoever claims to attenuate:
+/// (number, description, position, the claimed attenuator's key).
+#[rustfmt::skip]
+const WRONG_ATTENUATORS: &[(u16, &str, usize, &str)] = &[
+    (120, "mallory signs the first attenuation as attenuator", 0, "mallory"),
+    (121, "mallory signs the middle attenuation as attenuator", 1, "mallory"),
+    (122, "mallory signs the last attenuation as attenuator", 2, "mallory"),
+    (123, "alice (two levels up) signs the middle attenuation instead of bob", 1, "alice"),
+    (124, "the root issuer signs the first attenuation instead of alice", 0, "root"),
+    (125, "the last attenuation is signed by its own delegatee dave instead of carol", 2, "dave"),
+];
+
+/// Expiry widenings at each position: (what, the later expiry, first case number).
+#[rustfmt::skip]
+const LATER_EXPIRIES: &[(&str, &str, u16)] = &[
+    ("one second", "2026-03-01T12:00:01Z", 80),
+    ("one millisecond", "2026-03-01T12:00:00.001Z", 83),
+    ("half a second, spelled `12:00:00.5Z` (sorts before `12:00:00Z` as text)", "2026-03-01T12:00:00.5Z", 86),
+];
+
 fn build_expanded(g: &mut Group, k: &Keys) {
+    expanded_capabilities(g, k);
+    expanded_budget(g, k);
+    expanded_expiry(g, k);
     let ctx = Ctx::new(k);
-    let v4 = |step: &str| deny("attenuation_violation", step);
-    // Capability widenings: (description, parent caps, child caps, request resource, extra requirement).
-    let p = |r: &str| vec![cap("docs", "read", r)];
-    let table: Vec<Widening> = vec![
-        (
-            "an extra capability",
-            p("/project/**"),
-            vec![
-                cap("docs", "read", "/project/**"),
-                cap("docs", "write", "/project/**"),
-            ],
-            "/project/readme.md",
-            "SUBSET-SOUND",
-        ),
-        (
-            "another namespace",
-            p("/project/**"),
-            vec![cap("files", "read", "/project/**")],
-            "/project/readme.md",
-            "SUBSET-NS-ACTION",
-        ),
-        (
-            "another action",
-            p("/project/**"),
-            vec![cap("docs", "write", "/project/**")],
-            "/project/readme.md",
-            "SUBSET-NS-ACTION",
-        ),
-        (
-            "action `*`",
-            p("/project/**"),
-            vec![cap("docs", "*", "/project/**")],
-            "/project/readme.md",
-            "SUBSET-NS-ACTION",
-        ),
-        (
-            "`/project/drafts/*` → `/project/drafts/**`",
-            p("/project/drafts/*"),
-            p("/project/drafts/**"),
-            "/project/drafts/a.md",
-            "SUBSET-CHILD-DOUBLE-STAR",
-        ),
-        (
-            "`/project/**` → `/projectX/**`",
-            p("/project/**"),
-            p("/projectX/**"),
-            "/project/readme.md",
-            "SUBSET-SOUND",
-        ),
-        (
-            "`/project` → `/projectfoo`",
-            p("/project"),
-            p("/projectfoo"),
-            "/project",
-            "SUBSET-SOUND",
-        ),
-        (
-            "literal → bare `*`",
-            p("/project/readme.md"),
-            p("*"),
-            "/project/readme.md",
-            "SUBSET-SOUND",
-        ),
-        (
-            "`/project/a` → `/project/a/b` (a different resource, not a narrowing)",
-            p("/project/a"),
-            p("/project/a/b"),
-            "/project/a",
-            "SUBSET-SOUND",
-        ),
-        (
-            "`/project/**` → `**`",
-            p("/project/**"),
-            p("**"),
-            "/project/readme.md",
-            "SUBSET-SOUND",
-        ),
-        (
-            "`/project/*` → `/project/*/*`",
-            p("/project/*"),
-            p("/project/*/*"),
-            "/project/readme.md",
-            "SUBSET-SOUND",
-        ),
-        (
-            "namespace case `docs` → `Docs`",
-            p("/project/**"),
-            vec![cap("Docs", "read", "/project/**")],
-            "/project/readme.md",
-            "SUBSET-NS-ACTION",
-        ),
-        (
-            "resource case `/project/**` → `/Project/**`",
-            p("/project/**"),
-            p("/Project/**"),
-            "/project/readme.md",
-            "GLOB-EXACT",
-        ),
-        (
-            "literal `/project/*.md` → `/project/*`",
-            p("/project/*.md"),
-            p("/project/*"),
-            "/project/*.md",
-            "GLOB-PARTIAL-LITERAL",
-        ),
-        (
-            "`/project/*` → `/project/**`",
-            p("/project/*"),
-            p("/project/**"),
-            "/project/readme.md",
-            "SUBSET-CHILD-DOUBLE-STAR",
-        ),
-    ];
-    for (t, (what, parent, child, res, req)) in table.iter().enumerate() {
+    for &(n, desc, reqs, (depth, max), per, code) in DEPTHS {
+        let mut c = Chain::root(k).with_authority(|a| {
+            a.chain_depth = depth;
+            a.max_chain_depth = max;
+        });
+        for (to, m) in delegatees(k)[1..].iter().zip(per) {
+            c = c.delegate(to, |a| a.max_chain_depth = *m);
+        }
+        verify(
+            g,
+            n,
+            desc,
+            reqs,
+            &["DepthSemantics"],
+            &c,
+            &ctx,
+            deny(code, "4e"),
+        );
+    }
+    for &(n, desc, pos, who) in WRONG_ATTENUATORS {
+        let c = chain3(
+            k,
+            |_| {},
+            |i, a| {
+                if i == pos {
+                    a.attenuator = key(k, who).principal.clone()
+                }
+            },
+        );
+        verify(
+            g,
+            n,
+            desc,
+            &["DCT-VERIFY-4A-ATTENUATOR"],
+            &[],
+            &c,
+            &ctx,
+            deny(VIOLATION, "4a"),
+        );
+    }
+}
+
+fn expanded_capabilities(g: &mut Group, k: &Keys) {
+    let ctx = Ctx::new(k);
+    let v4 = |step: &str| deny(VIOLATION, step);
+    for (t, &(what, parent, child, res, req)) in WIDENINGS.iter().enumerate() {
         for (pos, posname) in POS.iter().enumerate() {
             let c = chain3(
                 k,
-                |a| a.capabilities = parent.clone(),
-                |i, a| {
-                    a.allowed_capabilities = Some(if i == pos {
-                        child.clone()
-                    } else {
-                        parent.clone()
-                    });
-                },
+                |a| a.capabilities = caps(parent),
+                |i, a| a.allowed_capabilities = Some(caps(if i == pos { child } else { parent })),
             );
             let n = 1 + (t * 3 + pos) as u16;
             verify(
@@ -1887,77 +1923,24 @@ fn build_expanded(g: &mut Group, k: &Keys) {
             );
         }
     }
-    // Widening relative to an earlier narrowing (4B-NARROWED), and after an empty list.
-    {
-        let c = chain3(
-            k,
-            |_| {},
-            |i, a| match i {
-                0 => a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/src/**")]),
-                1 => a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/**")]),
-                _ => {}
-            },
-        );
-        verify(g, 60, "second attenuation re-grants the root's `/project/**` after the first narrowed to `/project/src/**`",
-            &["DCT-VERIFY-4B-NARROWED", "DCT-VERIFY-4B-CAPABILITIES"], &["ScopeWidening"], &c, &ctx.clone().resource("/project/src/a"), v4("4b"));
-        let c = chain3(
-            k,
-            |_| {},
-            |i, a| match i {
-                1 => a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/src/**")]),
-                2 => a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/**")]),
-                _ => {}
-            },
-        );
-        verify(
-            g,
-            61,
-            "last attenuation re-grants `/project/**` after the middle one narrowed",
-            &["DCT-VERIFY-4B-NARROWED"],
-            &["ScopeWidening"],
-            &c,
-            &ctx.clone().resource("/project/src/a"),
-            v4("4b"),
-        );
-        let c = chain3(
-            k,
-            |_| {},
-            |i, a| match i {
-                0 => a.allowed_capabilities = Some(vec![]),
-                1 => a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/**")]),
-                _ => {}
-            },
-        );
-        verify(
-            g,
-            62,
-            "a capability after `allowedCapabilities: []` is a widening",
-            &["DCT-VERIFY-4B-NARROWED", "DCT-ATTEN-EMPTY-CAPS"],
-            &["ScopeWidening"],
-            &c,
-            &ctx,
-            v4("4b"),
-        );
+    for &(n, desc, reqs, allowed, res) in RENARROWINGS {
         let c = chain3(
             k,
             |_| {},
             |i, a| {
-                if i == 1 {
-                    a.allowed_capabilities = Some(vec![
-                        cap("docs", "read", "/project/**"),
-                        cap("docs", "read", "/etc/**"),
-                    ])
+                if let Some((_, cs)) = allowed.iter().find(|(p, _)| *p == i) {
+                    a.allowed_capabilities = Some(caps(cs));
                 }
             },
         );
         verify(
             g,
-            63,
-            "one good and one widening capability in the same list",
-            &["DCT-VERIFY-4B-CAPABILITIES"],
+            n,
+            desc,
+            reqs,
             &["ScopeWidening"],
             &c,
-            &ctx,
+            &ctx.clone().resource(res),
             v4("4b"),
         );
     }
@@ -1987,27 +1970,30 @@ fn build_expanded(g: &mut Group, k: &Keys) {
             v4("4b"),
         );
     }
-    {
-        let c = chain3(
-            k,
-            |a| a.capabilities = vec![cap("*", "read", "/project/**")],
-            |i, a| {
-                if i == 0 {
-                    a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/**")]);
-                }
-            },
-        );
-        verify(
-            g,
-            133,
-            "parent namespace is the literal `*`; the first attenuation claims namespace `docs`",
-            &["DCT-VERIFY-4B-CAPABILITIES", "SUBSET-NS-ACTION"],
-            &["ScopeWidening"],
-            &c,
-            &ctx.clone().request("*", "read", "/project/a"),
-            v4("4b"),
-        );
-    }
+    let c = chain3(
+        k,
+        |a| a.capabilities = vec![cap("*", "read", "/project/**")],
+        |i, a| {
+            if i == 0 {
+                a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/**")]);
+            }
+        },
+    );
+    verify(
+        g,
+        133,
+        "parent namespace is the literal `*`; the first attenuation claims namespace `docs`",
+        &["DCT-VERIFY-4B-CAPABILITIES", "SUBSET-NS-ACTION"],
+        &["ScopeWidening"],
+        &c,
+        &ctx.clone().request("*", "read", "/project/a"),
+        v4("4b"),
+    );
+}
+
+fn expanded_budget(g: &mut Group, k: &Keys) {
+    let ctx = Ctx::new(k);
+    let v4 = |step: &str| deny(VIOLATION, step);
     // Budget +1 at each position.
     for (pos, posname) in POS.iter().enumerate() {
         let c = chain3(
@@ -2072,28 +2058,17 @@ fn build_expanded(g: &mut Group, k: &Keys) {
             );
         }
     }
-    // Expiry widenings at each position.
-    let exp_cases: [(&str, &str, u16); 3] = [
-        ("one second", "2026-03-01T12:00:01Z", 80),
-        ("one millisecond", "2026-03-01T12:00:00.001Z", 83),
-        (
-            "half a second, spelled `12:00:00.5Z` (sorts before `12:00:00Z` as text)",
-            "2026-03-01T12:00:00.5Z",
-            86,
-        ),
-    ];
-    for (what, later, base) in exp_cases {
+}
+
+fn expanded_expiry(g: &mut Group, k: &Keys) {
+    let ctx = Ctx::new(k);
+    let v4 = |step: &str| deny(VIOLATION, step);
+    for &(what, later, base) in LATER_EXPIRIES {
         for (pos, posname) in POS.iter().enumerate() {
             let c = chain3(
                 k,
                 |_| {},
-                |i, a| {
-                    a.expires_at = Some(if i == pos {
-                        later.into()
-                    } else {
-                        EXPIRES_AT.into()
-                    })
-                },
+                |i, a| a.expires_at = Some(if i == pos { later } else { EXPIRES_AT }.into()),
             );
             verify(
                 g,
@@ -2156,239 +2131,6 @@ fn build_expanded(g: &mut Group, k: &Keys) {
             &c,
             &ctx.clone().now("2026-03-01T10:00:00Z"),
             v4("4d"),
-        );
-    }
-    // Depth.
-    let dp: &[&str] = &["DepthSemantics"];
-    let depth = |root_max: u64, per: &dyn Fn(usize) -> Option<u64>, n: usize| {
-        let mut c = Chain::root(k).with_authority(|a| a.max_chain_depth = root_max);
-        let ds = delegatees(k);
-        for i in 0..n {
-            c = c.delegate(&ds[i + 1], |a| a.max_chain_depth = per(i));
-        }
-        c
-    };
-    verify(
-        g,
-        100,
-        "first attenuation maxChainDepth 3 equals the remaining depth 3",
-        &["DCT-VERIFY-4E-DEPTH-EXPANSION"],
-        dp,
-        &depth(3, &|i| if i == 0 { Some(3) } else { None }, 3),
-        &ctx,
-        v4("4e"),
-    );
-    verify(
-        g,
-        101,
-        "middle attenuation maxChainDepth 2 equals the remaining 2",
-        &["DCT-VERIFY-4E-DEPTH-EXPANSION"],
-        dp,
-        &depth(3, &|i| if i <= 1 { Some(2) } else { None }, 3),
-        &ctx,
-        v4("4e"),
-    );
-    verify(
-        g,
-        102,
-        "last attenuation maxChainDepth 1 equals the remaining 1 (3 → none → none → 1)",
-        &["DCT-VERIFY-4E-DEPTH-EXPANSION", "DCT-VERIFY-4E-REMAINING"],
-        dp,
-        &depth(3, &|i| if i == 2 { Some(1) } else { None }, 3),
-        &ctx,
-        v4("4e"),
-    );
-    verify(
-        g,
-        103,
-        "first attenuation maxChainDepth 9 above the remaining 8",
-        &["DCT-VERIFY-4E-DEPTH-EXPANSION"],
-        dp,
-        &depth(8, &|i| if i == 0 { Some(9) } else { None }, 1),
-        &ctx,
-        v4("4e"),
-    );
-    verify(
-        g,
-        104,
-        "middle attenuation maxChainDepth 3 after the first set 2",
-        &["DCT-VERIFY-4E-DEPTH-EXPANSION"],
-        dp,
-        &depth(
-            8,
-            &|i| match i {
-                0 => Some(2),
-                1 => Some(3),
-                _ => None,
-            },
-            3,
-        ),
-        &ctx,
-        v4("4e"),
-    );
-    verify(
-        g,
-        105,
-        "an attenuation after maxChainDepth 0",
-        &["DCT-VERIFY-4E-EXCEEDED"],
-        dp,
-        &depth(8, &|i| if i == 0 { Some(0) } else { None }, 2),
-        &ctx,
-        deny("chain_depth_exceeded", "4e"),
-    );
-    verify(
-        g,
-        106,
-        "an attenuation after 1 then one unrestricted (remaining 0)",
-        &["DCT-VERIFY-4E-EXCEEDED", "DCT-VERIFY-4E-REMAINING"],
-        dp,
-        &depth(8, &|i| if i == 0 { Some(1) } else { None }, 3),
-        &ctx,
-        deny("chain_depth_exceeded", "4e"),
-    );
-    verify(
-        g,
-        107,
-        "root maxChainDepth 0 and one attenuation",
-        &["DCT-VERIFY-4E-EXCEEDED"],
-        dp,
-        &depth(0, &|_| None, 1),
-        &ctx,
-        deny("chain_depth_exceeded", "4e"),
-    );
-    verify(
-        g,
-        108,
-        "root maxChainDepth 2 and three unrestricted attenuations (no maxChainDepth anywhere)",
-        &["DCT-VERIFY-4E-EXCEEDED", "DCT-VERIFY-4E-REMAINING"],
-        dp,
-        &depth(2, &|_| None, 3),
-        &ctx,
-        deny("chain_depth_exceeded", "4e"),
-    );
-    verify(
-        g,
-        109,
-        "root maxChainDepth 7 and eight unrestricted attenuations",
-        &["DCT-VERIFY-4E-EXCEEDED"],
-        dp,
-        &depth(7, &|_| None, 8),
-        &ctx,
-        deny("chain_depth_exceeded", "4e"),
-    );
-    verify(g, 110, "an attenuation restating maxChainDepth 0 where nothing remains is chain_depth_exceeded, not a depth expansion", &["DCT-VERIFY-4E-EXCEEDED"], dp,
-        &depth(8, &|i| if i <= 1 { Some(0) } else { None }, 2), &ctx, deny("chain_depth_exceeded", "4e"));
-    {
-        let c = Chain::root(k).with_authority(|a| {
-            a.chain_depth = 3;
-            a.max_chain_depth = 2;
-        });
-        verify(
-            g,
-            111,
-            "authority chainDepth 3 above its maxChainDepth 2 (no attenuation)",
-            &["DCT-VERIFY-4E-EXCEEDED"],
-            dp,
-            &c,
-            &ctx,
-            deny("chain_depth_exceeded", "4e"),
-        );
-        let c = Chain::root(k)
-            .with_authority(|a| {
-                a.chain_depth = 2;
-                a.max_chain_depth = 2;
-            })
-            .delegate(&k.bob, |_| {});
-        verify(
-            g,
-            112,
-            "authority chainDepth 2 of 2 plus one attenuation",
-            &["DCT-VERIFY-4E-EXCEEDED"],
-            dp,
-            &c,
-            &ctx,
-            deny("chain_depth_exceeded", "4e"),
-        );
-    }
-    // Attenuator mismatch at each position (correctly signed by whoever claims to attenuate).
-    for (pos, posname) in POS.iter().enumerate() {
-        let c = chain3(
-            k,
-            |_| {},
-            |i, a| {
-                if i == pos {
-                    a.attenuator = k.mallory.principal.clone()
-                }
-            },
-        );
-        verify(
-            g,
-            120 + pos as u16,
-            &format!("mallory signs the {posname} attenuation as attenuator"),
-            &["DCT-VERIFY-4A-ATTENUATOR"],
-            &[],
-            &c,
-            &ctx,
-            v4("4a"),
-        );
-    }
-    {
-        let c = chain3(
-            k,
-            |_| {},
-            |i, a| {
-                if i == 1 {
-                    a.attenuator = k.alice.principal.clone()
-                }
-            },
-        );
-        verify(
-            g,
-            123,
-            "alice (two levels up) signs the middle attenuation instead of bob",
-            &["DCT-VERIFY-4A-ATTENUATOR"],
-            &[],
-            &c,
-            &ctx,
-            v4("4a"),
-        );
-        let c = chain3(
-            k,
-            |_| {},
-            |i, a| {
-                if i == 0 {
-                    a.attenuator = k.root.principal.clone()
-                }
-            },
-        );
-        verify(
-            g,
-            124,
-            "the root issuer signs the first attenuation instead of alice",
-            &["DCT-VERIFY-4A-ATTENUATOR"],
-            &[],
-            &c,
-            &ctx,
-            v4("4a"),
-        );
-        let c = chain3(
-            k,
-            |_| {},
-            |i, a| {
-                if i == 2 {
-                    a.attenuator = k.dave.principal.clone()
-                }
-            },
-        );
-        verify(
-            g,
-            125,
-            "the last attenuation is signed by its own delegatee dave instead of carol",
-            &["DCT-VERIFY-4A-ATTENUATOR"],
-            &[],
-            &c,
-            &ctx,
-            v4("4a"),
         );
     }
 }
