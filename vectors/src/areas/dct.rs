@@ -12,7 +12,7 @@
 use serde_json::{json, Value};
 
 use delegateos_reference::attenuate::{sign_attenuation, sign_authority};
-use delegateos_reference::token::{Attenuation, Authority, Capability, MAX_SAFE_INTEGER};
+use delegateos_reference::token::{Attenuation, Authority, MAX_SAFE_INTEGER};
 
 use super::dct_support::{
     cap, caps, caps_json, default_caps, delegatees, deny, encode_bytes, key, ok, revocation_entry,
@@ -828,15 +828,119 @@ fn build_revids(g: &mut Group, k: &Keys) {
 // ---------------------------------------------------------------------------------------------
 // valid
 
+/// A root capability shape the default request resource-matches: (number, description,
+/// requirement ids, flags, root capabilities, requested resource). Expected: granted, with
+/// those capabilities, the full budget and depth.
+type Shape = (
+    u16,
+    &'static str,
+    &'static [&'static str],
+    &'static [&'static str],
+    &'static [Cap],
+    &'static str,
+);
+
+#[rustfmt::skip]
+const SHAPES: &[Shape] = &[
+    (20, "bare `*` grants a multi-segment resource", &["GLOB-BARE-STAR", "DCT-VERIFY-7-CAPABILITY"], &["GlobBareStar"],
+        &[("docs", "read", "*")], "/any/deep/path"),
+    (21, "bare `*` grants the empty resource", &["GLOB-BARE-STAR"], &["GlobBareStar"], &[("docs", "read", "*")], ""),
+    (22, "`**` grants a deep resource", &["GLOB-DOUBLE-STAR-ZERO"], &[], &[("docs", "read", "**")], "/a/b/c/d"),
+    (23, "`/a/*` grants `/a/b`", &["GLOB-STAR-SEGMENT"], &[], &[("docs", "read", "/a/*")], "/a/b"),
+    (24, "`/a/**` grants `/a/b/c`", &["GLOB-DOUBLE-STAR"], &[], &[("docs", "read", "/a/**")], "/a/b/c"),
+    (25, "an exact resource grants itself", &["GLOB-EXACT"], &[], &[("docs", "read", README)], README),
+    (26, "a non-ASCII exact resource grants itself", &["GLOB-EXACT"], &[], &[("docs", "read", "/проект/日本語/😀.txt")], "/проект/日本語/😀.txt"),
+    (27, "the empty resource pattern grants the empty resource", &["GLOB-EXACT", "DCT-FORMAT-CAPABILITY"], &[], &[("docs", "read", "")], ""),
+    (28, "several capabilities: the request matches the third", &["DCT-VERIFY-7-CAPABILITY"], &[],
+        &[("web", "search", "*"), ("docs", "write", "/project/**"), ("docs", "read", "/project/*")], README),
+    (29, "duplicate capabilities are kept in the scope", &["DCT-FORMAT-EMPTY-CAPABILITIES"], &[],
+        &[("docs", "read", "/project/**"), ("docs", "read", "/project/**")], README),
+    (30, "`/a/**/b` grants `/a/x/y/b`", &["GLOB-DOUBLE-STAR"], &[], &[("docs", "read", "/a/**/b")], "/a/x/y/b"),
+];
+
+/// A valid chain and the exact scope it grants: (number, description, requirement ids, flags,
+/// token, request (namespace, action, resource), expected scope (capabilities, remaining
+/// budget, D4's remaining depth)).
+type ValidRow = (
+    u16,
+    &'static str,
+    &'static [&'static str],
+    &'static [&'static str],
+    fn(&Keys) -> Chain,
+    Cap,
+    (&'static [Cap], u64, u64),
+);
+
+const DEFAULT_CAPS: &[Cap] = &[
+    ("docs", "read", "/project/**"),
+    ("docs", "write", "/project/drafts/*"),
+    ("web", "search", "*"),
+];
+const S8: &[&str] = &[
+    "DCT-VERIFY-8-SCOPE",
+    "DCT-VERIFY-8-DEPTH",
+    "DCT-VERIFY-8-LAST-IDS",
+];
+const READ_README: Cap = ("docs", "read", README);
+
+#[rustfmt::skip]
+const VALID: &[ValidRow] = &[
+    (41, "capabilities narrowed twice, then inherited by the last attenuation", &["DCT-VERIFY-8-SCOPE", "DCT-VERIFY-4B-NARROWED", "SUBSET-NARROWING"],
+        &[], |k| chain3(k, |_| {}, |i, a| if i == 0 { a.allowed_capabilities = Some(caps(PROJECT)) } else if i == 1 { a.allowed_capabilities = Some(caps(SRC)) }),
+        ("docs", "read", "/project/src/main.rs"), (SRC, BUDGET, MAX_DEPTH - 3)),
+    (42, "maxChainDepth 3 at the first attenuation, then two unrestricted: 1 further attenuation remains under D4, and scope.maxChainDepth is step 8's effectiveMaxDepth, 3",
+        &["DCT-VERIFY-8-DEPTH", "DCT-VERIFY-4E-REMAINING"], DEPTH_FLAG,
+        |k| chain3(k, |_| {}, |i, a| if i == 0 { a.max_chain_depth = Some(3) }), READ_README, (DEFAULT_CAPS, BUDGET, 1)),
+    (43, "authority chainDepth 2 of 5 plus one attenuation: chainDepth 3, 2 further attenuations remain under D4, and scope.maxChainDepth is step 8's effectiveMaxDepth, 5",
+        &["DCT-VERIFY-8-DEPTH"], DEPTH_FLAG, |k| Chain::root(k).with_authority(|a| {
+            a.chain_depth = 2;
+            a.max_chain_depth = 5;
+            a.parent_delegation_id = "del_0000000000aa".into();
+        }).delegate(&k.bob, |_| {}), READ_README, (DEFAULT_CAPS, BUDGET, 2)),
+    (44, "architecture example depths 3 → 1 → 0", &["DCT-VERIFY-8-DEPTH", "DCT-VERIFY-4E-DEPTH-EXPANSION"], DEPTH_FLAG,
+        |k| Chain::root(k).with_authority(|a| a.max_chain_depth = 3).delegate(&k.bob, |a| a.max_chain_depth = Some(1))
+            .delegate(&k.carol, |a| a.max_chain_depth = Some(0)), READ_README, (DEFAULT_CAPS, BUDGET, 0)),
+    (45, "root maxChainDepth 2 and exactly two attenuations: valid with no further attenuation allowed under D4; scope.maxChainDepth is step 8's effectiveMaxDepth, 2",
+        &["DCT-VERIFY-8-DEPTH", "DCT-VERIFY-4E-EXCEEDED"], DEPTH_FLAG,
+        |k| Chain::root(k).with_authority(|a| a.max_chain_depth = 2).delegate(&k.bob, |_| {}).delegate(&k.carol, |_| {}),
+        READ_README, (DEFAULT_CAPS, BUDGET, 0)),
+    (46, "every restriction at its parent's value on the last attenuation; contract and delegation ids from the last block", S8,
+        &["ExpiryBoundary"], |k| chain3(k, |_| {}, |i, a| {
+            a.contract_id = format!("ct_00000000a00{i}");
+            a.delegation_id = format!("del_00000000b00{i}");
+            if i == 2 {
+                a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/a.md")]);
+                a.max_budget_microcents = Some(BUDGET);
+                a.expires_at = Some(EXPIRES_AT.into());
+                a.max_chain_depth = Some(0);
+            }
+        }), ("docs", "read", "/project/a.md"), (&[("docs", "read", "/project/a.md")], BUDGET, 0)),
+    (47, "an attenuation expiry with 9 fraction digits before the root's", &["DCT-VERIFY-4D-EXPIRY", "DCT-FORMAT-TIMESTAMPS"],
+        &["TimestampFraction"], |k| Chain::root(k).delegate(&k.bob, |a| a.expires_at = Some("2026-03-01T11:00:00.000000001Z".into())),
+        READ_README, (DEFAULT_CAPS, BUDGET, MAX_DEPTH - 1)),
+    (48, "a chain may return to an earlier principal (alice → bob → alice → dave)", S8, &[],
+        |k| chain3(k, |a| a.delegatee = k.alice.principal.clone(), |i, a| if i == 1 { a.delegatee = k.alice.principal.clone() }),
+        READ_README, (DEFAULT_CAPS, BUDGET, MAX_DEPTH - 3)),
+    (49, "narrowing bare `*` to `/q/**`: request through the narrowed cap", &["SUBSET-PARENT-EVERYTHING", "DCT-VERIFY-8-SCOPE"], &[],
+        |k| Chain::root(k).delegate(&k.bob, |a| a.allowed_capabilities = Some(caps(&[("web", "search", "/q/**")]))),
+        ("web", "search", "/q/rust"), (&[("web", "search", "/q/**")], BUDGET, MAX_DEPTH - 1)),
+    (50, "capability action `*` grants the literal action `*`", &["DCT-VERIFY-7-EXACT-NS-ACTION"], &[],
+        |k| Chain::root(k).caps(caps(&[("docs", "*", "/p/**")])), ("docs", "*", "/p/x"), (&[("docs", "*", "/p/**")], BUDGET, MAX_DEPTH)),
+    (51, "`/project/**` narrowed to `/project/src/*`", &["SUBSET-NARROWING"], &[],
+        |k| Chain::root(k).delegate(&k.bob, |a| a.allowed_capabilities = Some(caps(&[("docs", "read", "/project/src/*")]))),
+        ("docs", "read", "/project/src/lib.rs"), (&[("docs", "read", "/project/src/*")], BUDGET, MAX_DEPTH - 1)),
+    (52, "allowedCapabilities identical to the parent's", &["SUBSET-IDENTICAL", "DCT-VERIFY-8-SCOPE"], &[],
+        |k| Chain::root(k).delegate(&k.bob, |a| a.allowed_capabilities = Some(default_caps())), READ_README,
+        (DEFAULT_CAPS, BUDGET, MAX_DEPTH - 1)),
+    (53, "narrowed to one identical capability; request through it", &["SUBSET-IDENTICAL", "DCT-VERIFY-7-CAPABILITY"], &[],
+        |k| Chain::root(k).delegate(&k.bob, |a| a.allowed_capabilities = Some(caps(&[("docs", "write", "/project/drafts/*")]))),
+        ("docs", "write", "/project/drafts/a.md"), (&[("docs", "write", "/project/drafts/*")], BUDGET, MAX_DEPTH - 1)),
+];
+
 fn build_valid(g: &mut Group, k: &Keys) {
     define_empty_caps(g);
     let ctx = Ctx::new(k);
     let root = Chain::root(k);
-    let s8: &[&str] = &[
-        "DCT-VERIFY-8-SCOPE",
-        "DCT-VERIFY-8-DEPTH",
-        "DCT-VERIFY-8-LAST-IDS",
-    ];
     // Chains of length 0..8, no optional restriction anywhere.
     for len in 0..=8usize {
         let c = root.clone().delegate_n(len);
@@ -875,14 +979,9 @@ fn build_valid(g: &mut Group, k: &Keys) {
         );
     }
     // Capability shapes at the root.
-    let shape = |g: &mut Group,
-                 n: u16,
-                 desc: &str,
-                 reqs: &[&str],
-                 flags: &[&str],
-                 caps: Vec<Capability>,
-                 res: &str| {
-        let c = root.clone().caps(caps.clone());
+    for &(n, desc, reqs, flags, cells, res) in SHAPES {
+        let c = root.clone().caps(caps(cells));
+        let s = scope(&c, caps(cells), BUDGET, MAX_DEPTH);
         verify(
             g,
             n,
@@ -891,413 +990,71 @@ fn build_valid(g: &mut Group, k: &Keys) {
             flags,
             &c,
             &ctx.clone().resource(res),
-            ok(&scope(&c, caps, BUDGET, MAX_DEPTH)),
-        );
-    };
-    shape(
-        g,
-        20,
-        "bare `*` grants a multi-segment resource",
-        &["GLOB-BARE-STAR", "DCT-VERIFY-7-CAPABILITY"],
-        &["GlobBareStar"],
-        vec![cap("docs", "read", "*")],
-        "/any/deep/path",
-    );
-    shape(
-        g,
-        21,
-        "bare `*` grants the empty resource",
-        &["GLOB-BARE-STAR"],
-        &["GlobBareStar"],
-        vec![cap("docs", "read", "*")],
-        "",
-    );
-    shape(
-        g,
-        22,
-        "`**` grants a deep resource",
-        &["GLOB-DOUBLE-STAR-ZERO"],
-        &[],
-        vec![cap("docs", "read", "**")],
-        "/a/b/c/d",
-    );
-    shape(
-        g,
-        23,
-        "`/a/*` grants `/a/b`",
-        &["GLOB-STAR-SEGMENT"],
-        &[],
-        vec![cap("docs", "read", "/a/*")],
-        "/a/b",
-    );
-    shape(
-        g,
-        24,
-        "`/a/**` grants `/a/b/c`",
-        &["GLOB-DOUBLE-STAR"],
-        &[],
-        vec![cap("docs", "read", "/a/**")],
-        "/a/b/c",
-    );
-    shape(
-        g,
-        25,
-        "an exact resource grants itself",
-        &["GLOB-EXACT"],
-        &[],
-        vec![cap("docs", "read", "/project/readme.md")],
-        "/project/readme.md",
-    );
-    shape(
-        g,
-        26,
-        "a non-ASCII exact resource grants itself",
-        &["GLOB-EXACT"],
-        &[],
-        vec![cap("docs", "read", "/проект/日本語/😀.txt")],
-        "/проект/日本語/😀.txt",
-    );
-    shape(
-        g,
-        27,
-        "the empty resource pattern grants the empty resource",
-        &["GLOB-EXACT", "DCT-FORMAT-CAPABILITY"],
-        &[],
-        vec![cap("docs", "read", "")],
-        "",
-    );
-    shape(
-        g,
-        28,
-        "several capabilities: the request matches the third",
-        &["DCT-VERIFY-7-CAPABILITY"],
-        &[],
-        vec![
-            cap("web", "search", "*"),
-            cap("docs", "write", "/project/**"),
-            cap("docs", "read", "/project/*"),
-        ],
-        "/project/readme.md",
-    );
-    shape(
-        g,
-        29,
-        "duplicate capabilities are kept in the scope",
-        &["DCT-FORMAT-EMPTY-CAPABILITIES"],
-        &[],
-        vec![
-            cap("docs", "read", "/project/**"),
-            cap("docs", "read", "/project/**"),
-        ],
-        "/project/readme.md",
-    );
-    shape(
-        g,
-        30,
-        "`/a/**/b` grants `/a/x/y/b`",
-        &["GLOB-DOUBLE-STAR"],
-        &[],
-        vec![cap("docs", "read", "/a/**/b")],
-        "/a/x/y/b",
-    );
-    {
-        let c = root.clone().caps(vec![]);
-        verify(
-            g,
-            31,
-            "empty capability list: valid token that grants nothing",
-            &["DCT-FORMAT-EMPTY-CAPABILITIES", "DCT-VERIFY-7-CAPABILITY"],
-            &["EmptyCapabilities"],
-            &c,
-            &ctx,
-            Expectation::acceptable(
-                "D18",
-                vec![
-                    deny_e("capability_not_granted", "7"),
-                    deny_e("malformed_token", "1"),
-                ],
-            ),
-        );
-        let c = root
-            .clone()
-            .delegate(&k.bob, |a| a.allowed_capabilities = Some(vec![]));
-        verify(
-            g,
-            32,
-            "`allowedCapabilities: []` grants nothing (not \"inherit\")",
-            &["DCT-ATTEN-EMPTY-CAPS", "DCT-VERIFY-7-CAPABILITY"],
-            &["EmptyCapabilities"],
-            &c,
-            &ctx,
-            deny("capability_not_granted", "7"),
+            ok(&s),
         );
     }
-    // Effective values through attenuations.
-    {
-        let c = chain3(
-            k,
-            |_| {},
-            |i, a| match i {
-                0 => a.max_budget_microcents = Some(500),
-                1 => {}
-                _ => a.max_budget_microcents = Some(400),
-            },
-        );
-        verify(
-            g,
-            40,
-            "budgets 500, absent, 400: effective budget 400",
-            &["DCT-VERIFY-8-SCOPE", "DCT-ATTEN-OMITTED"],
-            &[],
-            &c,
-            &ctx.clone().spent(100),
-            ok(&scope(&c, default_caps(), 300, MAX_DEPTH - 3)),
-        );
-    }
-    {
-        let narrowed = vec![cap("docs", "read", "/project/src/**")];
-        let c = chain3(
-            k,
-            |_| {},
-            |i, a| {
-                if i == 0 {
-                    a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/**")])
-                } else if i == 1 {
-                    a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/src/**")])
-                }
-            },
-        );
-        verify(
-            g,
-            41,
-            "capabilities narrowed twice, then inherited by the last attenuation",
-            &[
-                "DCT-VERIFY-8-SCOPE",
-                "DCT-VERIFY-4B-NARROWED",
-                "SUBSET-NARROWING",
+    let c = root.clone().caps(vec![]);
+    verify(
+        g,
+        31,
+        "empty capability list: valid token that grants nothing",
+        &["DCT-FORMAT-EMPTY-CAPABILITIES", "DCT-VERIFY-7-CAPABILITY"],
+        &["EmptyCapabilities"],
+        &c,
+        &ctx,
+        Expectation::acceptable(
+            "D18",
+            vec![
+                deny_e("capability_not_granted", "7"),
+                deny_e("malformed_token", "1"),
             ],
-            &[],
-            &c,
-            &ctx.clone().resource("/project/src/main.rs"),
-            ok(&scope(&c, narrowed, BUDGET, MAX_DEPTH - 3)),
-        );
-    }
-    {
-        let c = chain3(
-            k,
-            |_| {},
-            |i, a| {
-                if i == 0 {
-                    a.max_chain_depth = Some(3)
-                }
-            },
-        );
+        ),
+    );
+    let c = root
+        .clone()
+        .delegate(&k.bob, |a| a.allowed_capabilities = Some(vec![]));
+    verify(
+        g,
+        32,
+        "`allowedCapabilities: []` grants nothing (not \"inherit\")",
+        &["DCT-ATTEN-EMPTY-CAPS", "DCT-VERIFY-7-CAPABILITY"],
+        &["EmptyCapabilities"],
+        &c,
+        &ctx,
+        deny("capability_not_granted", "7"),
+    );
+    // Effective values through attenuations.
+    let c = chain3(
+        k,
+        |_| {},
+        |i, a| match i {
+            0 => a.max_budget_microcents = Some(500),
+            1 => {}
+            _ => a.max_budget_microcents = Some(400),
+        },
+    );
+    verify(
+        g,
+        40,
+        "budgets 500, absent, 400: effective budget 400",
+        &["DCT-VERIFY-8-SCOPE", "DCT-ATTEN-OMITTED"],
+        &[],
+        &c,
+        &ctx.clone().spent(100),
+        ok(&scope(&c, default_caps(), 300, MAX_DEPTH - 3)),
+    );
+    for &(n, desc, reqs, flags, chain, (ns, action, res), (cells, budget, depth)) in VALID {
+        let c = chain(k);
+        let s = scope(&c, caps(cells), budget, depth);
         verify(
             g,
-            42,
-            "maxChainDepth 3 at the first attenuation, then two unrestricted: 1 further attenuation remains under D4, and scope.maxChainDepth is step 8's effectiveMaxDepth, 3",
-            &["DCT-VERIFY-8-DEPTH", "DCT-VERIFY-4E-REMAINING"],
-            &["DepthSemantics"],
+            n,
+            desc,
+            reqs,
+            flags,
             &c,
-            &ctx,
-            ok(&scope(&c, default_caps(), BUDGET, 1)),
-        );
-    }
-    {
-        let c = Chain::root(k)
-            .with_authority(|a| {
-                a.chain_depth = 2;
-                a.max_chain_depth = 5;
-                a.parent_delegation_id = "del_0000000000aa".into();
-            })
-            .delegate(&k.bob, |_| {});
-        verify(
-            g,
-            43,
-            "authority chainDepth 2 of 5 plus one attenuation: chainDepth 3, 2 further attenuations remain under D4, and scope.maxChainDepth is step 8's effectiveMaxDepth, 5",
-            &["DCT-VERIFY-8-DEPTH"],
-            &["DepthSemantics"],
-            &c,
-            &ctx,
-            ok(&scope(&c, default_caps(), BUDGET, 2)),
-        );
-    }
-    {
-        let c = Chain::root(k)
-            .with_authority(|a| a.max_chain_depth = 3)
-            .delegate(&k.bob, |a| a.max_chain_depth = Some(1))
-            .delegate(&k.carol, |a| a.max_chain_depth = Some(0));
-        verify(
-            g,
-            44,
-            "architecture example depths 3 → 1 → 0",
-            &["DCT-VERIFY-8-DEPTH", "DCT-VERIFY-4E-DEPTH-EXPANSION"],
-            &["DepthSemantics"],
-            &c,
-            &ctx,
-            ok(&scope(&c, default_caps(), BUDGET, 0)),
-        );
-    }
-    {
-        let c = Chain::root(k)
-            .with_authority(|a| a.max_chain_depth = 2)
-            .delegate(&k.bob, |_| {})
-            .delegate(&k.carol, |_| {});
-        verify(
-            g,
-            45,
-            "root maxChainDepth 2 and exactly two attenuations: valid with no further attenuation allowed under D4; scope.maxChainDepth is step 8's effectiveMaxDepth, 2",
-            &["DCT-VERIFY-8-DEPTH", "DCT-VERIFY-4E-EXCEEDED"],
-            &["DepthSemantics"],
-            &c,
-            &ctx,
-            ok(&scope(&c, default_caps(), BUDGET, 0)),
-        );
-    }
-    {
-        let caps = vec![cap("docs", "read", "/project/a.md")];
-        let c = chain3(
-            k,
-            |_| {},
-            |i, a| {
-                a.contract_id = format!("ct_00000000a00{i}");
-                a.delegation_id = format!("del_00000000b00{i}");
-                if i == 2 {
-                    a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/a.md")]);
-                    a.max_budget_microcents = Some(BUDGET);
-                    a.expires_at = Some(EXPIRES_AT.into());
-                    a.max_chain_depth = Some(0);
-                }
-            },
-        );
-        verify(g, 46, "every restriction at its parent's value on the last attenuation; contract and delegation ids from the last block", s8, &["ExpiryBoundary"], &c,
-            &ctx.clone().resource("/project/a.md"), ok(&scope(&c, caps, BUDGET, 0)));
-    }
-    {
-        let c = root.clone().delegate(&k.bob, |a| {
-            a.expires_at = Some("2026-03-01T11:00:00.000000001Z".into())
-        });
-        verify(
-            g,
-            47,
-            "an attenuation expiry with 9 fraction digits before the root's",
-            &["DCT-VERIFY-4D-EXPIRY", "DCT-FORMAT-TIMESTAMPS"],
-            &["TimestampFraction"],
-            &c,
-            &ctx,
-            ok(&scope(&c, default_caps(), BUDGET, MAX_DEPTH - 1)),
-        );
-    }
-    {
-        let c = chain3(
-            k,
-            |a| a.delegatee = k.alice.principal.clone(),
-            |i, a| {
-                if i == 1 {
-                    a.delegatee = k.alice.principal.clone()
-                }
-            },
-        );
-        verify(
-            g,
-            48,
-            "a chain may return to an earlier principal (alice → bob → alice → dave)",
-            s8,
-            &[],
-            &c,
-            &ctx,
-            ok(&scope(&c, default_caps(), BUDGET, MAX_DEPTH - 3)),
-        );
-    }
-    {
-        let c = root.clone().delegate(&k.bob, |a| {
-            a.allowed_capabilities = Some(vec![cap("web", "search", "/q/**")])
-        });
-        verify(
-            g,
-            49,
-            "narrowing bare `*` to `/q/**`: request through the narrowed cap",
-            &["SUBSET-PARENT-EVERYTHING", "DCT-VERIFY-8-SCOPE"],
-            &[],
-            &c,
-            &ctx.clone().request("web", "search", "/q/rust"),
-            ok(&scope(
-                &c,
-                vec![cap("web", "search", "/q/**")],
-                BUDGET,
-                MAX_DEPTH - 1,
-            )),
-        );
-    }
-    {
-        let c = root.clone().caps(vec![cap("docs", "*", "/p/**")]);
-        verify(
-            g,
-            50,
-            "capability action `*` grants the literal action `*`",
-            &["DCT-VERIFY-7-EXACT-NS-ACTION"],
-            &[],
-            &c,
-            &ctx.clone().request("docs", "*", "/p/x"),
-            ok(&scope(
-                &c,
-                vec![cap("docs", "*", "/p/**")],
-                BUDGET,
-                MAX_DEPTH,
-            )),
-        );
-    }
-    {
-        let c = root.clone().delegate(&k.bob, |a| {
-            a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/src/*")])
-        });
-        verify(
-            g,
-            51,
-            "`/project/**` narrowed to `/project/src/*`",
-            &["SUBSET-NARROWING"],
-            &[],
-            &c,
-            &ctx.clone().resource("/project/src/lib.rs"),
-            ok(&scope(
-                &c,
-                vec![cap("docs", "read", "/project/src/*")],
-                BUDGET,
-                MAX_DEPTH - 1,
-            )),
-        );
-    }
-    {
-        let c = root
-            .clone()
-            .delegate(&k.bob, |a| a.allowed_capabilities = Some(default_caps()));
-        verify(
-            g,
-            52,
-            "allowedCapabilities identical to the parent's",
-            &["SUBSET-IDENTICAL", "DCT-VERIFY-8-SCOPE"],
-            &[],
-            &c,
-            &ctx,
-            ok(&scope(&c, default_caps(), BUDGET, MAX_DEPTH - 1)),
-        );
-        let c = root.clone().delegate(&k.bob, |a| {
-            a.allowed_capabilities = Some(vec![cap("docs", "write", "/project/drafts/*")])
-        });
-        verify(
-            g,
-            53,
-            "narrowed to one identical capability; request through it",
-            &["SUBSET-IDENTICAL", "DCT-VERIFY-7-CAPABILITY"],
-            &[],
-            &c,
-            &ctx.clone().request("docs", "write", "/project/drafts/a.md"),
-            ok(&scope(
-                &c,
-                vec![cap("docs", "write", "/project/drafts/*")],
-                BUDGET,
-                MAX_DEPTH - 1,
-            )),
+            &ctx.clone().request(ns, action, res),
+            ok(&s),
         );
     }
 }
