@@ -2278,14 +2278,154 @@ fn build_capability(g: &mut Group, k: &Keys) {
 // ---------------------------------------------------------------------------------------------
 // precedence
 
+/// A precedence case whose token is a valid construction with several faults: (number,
+/// description, flags, token, context change, the code and step that must decide).
+type PrecedenceRow = (
+    u16,
+    &'static str,
+    &'static [&'static str],
+    fn(&Keys) -> Chain,
+    fn(Ctx) -> Ctx,
+    (&'static str, &'static str),
+);
+
+const PF: &[&str] = &["Precedence"];
+const PF_DEPTH: &[&str] = &["Precedence", "DepthSemantics"];
+const EXPIRED_NOW: &str = "2026-03-01T12:00:01Z";
+const WIDE: &[Cap] = &[("docs", "read", "**")];
+const LATE: &str = "2026-03-01T12:00:01Z";
+
+/// 4 + 5, 5 + 6, 6 + 7 (requirement DCT-VERIFY-ORDER).
+#[rustfmt::skip]
+const PRECEDENCE: &[PrecedenceRow] = &[
+    (30, "budget widening (4c) and expired (5)", PF, |k| Chain::root(k).delegate(&k.bob, |a| a.max_budget_microcents = Some(BUDGET + 1)),
+        |c| c.now(EXPIRED_NOW), ("attenuation_violation", "4c")),
+    (31, "expiry extension (4d) with now between the two expiries (5 by the root's expiry)", PF,
+        |k| Chain::root(k).delegate(&k.bob, |a| a.expires_at = Some("2026-03-01T12:00:01Z".into())),
+        |c| c.now("2026-03-01T12:00:00.5Z"), ("attenuation_violation", "4d")),
+    (32, "expired (5) and over budget (6)", PF, Chain::root, |c| c.now(EXPIRED_NOW).spent(BUDGET), ("expired", "5")),
+    (33, "over budget (6) and capability not granted (7)", PF, Chain::root, |c| c.spent(BUDGET).request("files", "read", "/x"),
+        ("budget_exceeded", "6")),
+    (34, "expired (5) and capability not granted (7)", PF, Chain::root, |c| c.now(EXPIRED_NOW).request("files", "read", "/x"), ("expired", "5")),
+    (35, "depth exceeded (4e) and over budget (6)", PF, |k| Chain::root(k).with_authority(|a| a.max_chain_depth = 0).delegate(&k.bob, |_| {}),
+        |c| c.spent(BUDGET), ("chain_depth_exceeded", "4e")),
+];
+
+/// Within step 4 (4a..4e on one attenuation), then the earlier attenuation winning
+/// (requirements DCT-VERIFY-4-SUBSTEP-ORDER, DCT-VERIFY-ORDER; the default context).
+#[rustfmt::skip]
+const SUBSTEP_ORDER: &[PrecedenceRow] = &[
+    (40, "attenuator mismatch (4a) and capability expansion (4b) on one attenuation", PF, |k| Chain::root(k).delegate(&k.bob, |a| {
+        a.attenuator = k.mallory.principal.clone();
+        a.allowed_capabilities = Some(caps(WIDE));
+    }), |c| c, ("attenuation_violation", "4a")),
+    (41, "capability expansion (4b) and budget expansion (4c)", PF, |k| Chain::root(k).delegate(&k.bob, |a| {
+        a.allowed_capabilities = Some(caps(WIDE));
+        a.max_budget_microcents = Some(BUDGET + 1);
+    }), |c| c, ("attenuation_violation", "4b")),
+    (42, "budget expansion (4c) and expiry extension (4d)", PF, |k| Chain::root(k).delegate(&k.bob, |a| {
+        a.max_budget_microcents = Some(BUDGET + 1);
+        a.expires_at = Some(LATE.into());
+    }), |c| c, ("attenuation_violation", "4c")),
+    (43, "expiry extension (4d) and depth expansion (4e)", PF, |k| Chain::root(k).delegate(&k.bob, |a| {
+        a.expires_at = Some(LATE.into());
+        a.max_chain_depth = Some(MAX_DEPTH);
+    }), |c| c, ("attenuation_violation", "4d")),
+    (44, "expiry extension (4d) and no depth left (4e chain_depth_exceeded)", PF_DEPTH,
+        |k| Chain::root(k).with_authority(|a| a.max_chain_depth = 0).delegate(&k.bob, |a| a.expires_at = Some(LATE.into())),
+        |c| c, ("attenuation_violation", "4d")),
+    (45, "all five sub-steps fail on one attenuation: 4a", PF, |k| Chain::root(k).delegate(&k.bob, |a| {
+        a.attenuator = k.mallory.principal.clone();
+        a.allowed_capabilities = Some(caps(WIDE));
+        a.max_budget_microcents = Some(BUDGET + 1);
+        a.expires_at = Some(LATE.into());
+        a.max_chain_depth = Some(MAX_DEPTH + 1);
+    }), |c| c, ("attenuation_violation", "4a")),
+    (46, "capability expansion (4b) and depth expansion (4e)", PF, |k| Chain::root(k).delegate(&k.bob, |a| {
+        a.allowed_capabilities = Some(caps(WIDE));
+        a.max_chain_depth = Some(MAX_DEPTH + 1);
+    }), |c| c, ("attenuation_violation", "4b")),
+    (47, "no depth left and an explicit larger maxChainDepth on the same attenuation: chain_depth_exceeded first (D4)", PF_DEPTH,
+        |k| Chain::root(k).with_authority(|a| a.max_chain_depth = 0).delegate(&k.bob, |a| a.max_chain_depth = Some(5)),
+        |c| c, ("chain_depth_exceeded", "4e")),
+    // Earlier attenuation wins.
+    (50, "first attenuation widens the budget (4c), second has the wrong attenuator (4a): 4c", PF,
+        |k| chain3(k, |_| {}, |i, a| match i {
+            0 => a.max_budget_microcents = Some(BUDGET + 1),
+            1 => a.attenuator = k.mallory.principal.clone(),
+            _ => {}
+        }), |c| c, ("attenuation_violation", "4c")),
+    (51, "first attenuation extends expiry (4d), last widens capabilities (4b): 4d", PF,
+        |k| chain3(k, |_| {}, |i, a| match i {
+            0 => a.expires_at = Some(LATE.into()),
+            2 => a.allowed_capabilities = Some(caps(WIDE)),
+            _ => {}
+        }), |c| c, ("attenuation_violation", "4d")),
+    (52, "second attenuation exceeds the depth (4e), third has the wrong attenuator (4a): chain_depth_exceeded", PF_DEPTH,
+        |k| chain3(k, |a| a.max_chain_depth = 1, |i, a| if i == 2 { a.attenuator = k.mallory.principal.clone() }),
+        |c| c, ("chain_depth_exceeded", "4e")),
+    (53, "authority depth exceeded is reported before the first attenuation's attenuator mismatch", PF_DEPTH,
+        |k| chain3(k, |a| { a.chain_depth = 3; a.max_chain_depth = 2; }, |i, a| if i == 0 { a.attenuator = k.mallory.principal.clone() }),
+        |c| c, ("chain_depth_exceeded", "4e")),
+    (54, "middle attenuation depth expansion (4e) before the last one's budget expansion (4c)", PF,
+        |k| chain3(k, |_| {}, |i, a| match i {
+            1 => a.max_chain_depth = Some(MAX_DEPTH),
+            2 => a.max_budget_microcents = Some(BUDGET + 1),
+            _ => {}
+        }), |c| c, ("attenuation_violation", "4e")),
+];
+
+fn precedence_rows(g: &mut Group, k: &Keys, reqs: &[&str], rows: &[PrecedenceRow]) {
+    for &(n, desc, flags, chain, context, (code, step)) in rows {
+        verify(
+            g,
+            n,
+            desc,
+            reqs,
+            flags,
+            &chain(k),
+            &context(Ctx::new(k)),
+            deny(code, step),
+        );
+    }
+}
+
 fn build_precedence(g: &mut Group, k: &Keys) {
     define_empty_caps(g);
+    precedence_revoked(g, k);
+    precedence_forged(g, k);
+    precedence_rows(g, k, &["DCT-VERIFY-ORDER"], PRECEDENCE);
+    let c = Chain::root(k).caps(vec![]);
+    verify(
+        g,
+        36,
+        "empty capability list (7) and over budget (6)",
+        &["DCT-VERIFY-ORDER"],
+        &["Precedence", "EmptyCapabilities"],
+        &c,
+        &Ctx::new(k).spent(BUDGET),
+        Expectation::acceptable(
+            "D18",
+            vec![
+                deny_e("budget_exceeded", "6"),
+                deny_e("malformed_token", "1"),
+            ],
+        ),
+    );
+    precedence_rows(
+        g,
+        k,
+        &["DCT-VERIFY-4-SUBSTEP-ORDER", "DCT-VERIFY-ORDER"],
+        SUBSTEP_ORDER,
+    );
+}
+
+fn precedence_revoked(g: &mut Group, k: &Keys) {
     let ctx = Ctx::new(k);
     let root = Chain::root(k);
     let pf: &[&str] = &["Precedence"];
     let ro: &[&str] = &["DCT-VERIFY-ORDER"];
     let revoke_root = |c: &Chain| revocation_entry(&k.root, &c.revocation_ids()[0], false);
-    let expired_now = "2026-03-01T12:00:01Z";
     // 1 + 2: malformed and revoked.
     {
         let tok = json!({ "token": root.token_string(), "format": "delegateos-sjt-v2" });
@@ -2385,10 +2525,17 @@ fn build_precedence(g: &mut Group, k: &Keys) {
             ro,
             pf,
             &root,
-            &ctx.clone().now(expired_now).revoke(revoke_root(&root)),
+            &ctx.clone().now(EXPIRED_NOW).revoke(revoke_root(&root)),
             deny("revoked", "2"),
         );
     }
+}
+
+fn precedence_forged(g: &mut Group, k: &Keys) {
+    let ctx = Ctx::new(k);
+    let root = Chain::root(k);
+    let pf: &[&str] = &["Precedence"];
+    let ro: &[&str] = &["DCT-VERIFY-ORDER"];
     // 3 + 4: forged and expanded.
     {
         let c = root.clone().delegate(&k.bob, |a| {
@@ -2431,7 +2578,7 @@ fn build_precedence(g: &mut Group, k: &Keys) {
             ro,
             pf,
             serialized(&root.token_with(sigs)),
-            &ctx.clone().now(expired_now),
+            &ctx.clone().now(EXPIRED_NOW),
             deny("invalid_signature", "3a"),
         );
         let c = root.clone().delegate(&k.bob, |_| {});
@@ -2458,287 +2605,5 @@ fn build_precedence(g: &mut Group, k: &Keys) {
         sigs[1].signer = k.mallory.principal.clone();
         verify_token(g, 24, "attenuator mallory (4a) but the signature is alice's (3b): the signature under the named attenuator fails first",
             &["DCT-VERIFY-ORDER", "DCT-VERIFY-3B-ATTEN-SIG"], pf, serialized(&c.token_with(sigs)), &ctx, deny("invalid_signature", "3b"));
-    }
-    // 4 + 5, 5 + 6, 6 + 7.
-    {
-        let c = root
-            .clone()
-            .delegate(&k.bob, |a| a.max_budget_microcents = Some(BUDGET + 1));
-        verify(
-            g,
-            30,
-            "budget widening (4c) and expired (5)",
-            ro,
-            pf,
-            &c,
-            &ctx.clone().now(expired_now),
-            deny("attenuation_violation", "4c"),
-        );
-        let c = root.clone().delegate(&k.bob, |a| {
-            a.expires_at = Some("2026-03-01T12:00:01Z".into())
-        });
-        verify(
-            g,
-            31,
-            "expiry extension (4d) with now between the two expiries (5 by the root's expiry)",
-            ro,
-            pf,
-            &c,
-            &ctx.clone().now("2026-03-01T12:00:00.5Z"),
-            deny("attenuation_violation", "4d"),
-        );
-        verify(
-            g,
-            32,
-            "expired (5) and over budget (6)",
-            ro,
-            pf,
-            &root,
-            &ctx.clone().now(expired_now).spent(BUDGET),
-            deny("expired", "5"),
-        );
-        verify(
-            g,
-            33,
-            "over budget (6) and capability not granted (7)",
-            ro,
-            pf,
-            &root,
-            &ctx.clone().spent(BUDGET).request("files", "read", "/x"),
-            deny("budget_exceeded", "6"),
-        );
-        verify(
-            g,
-            34,
-            "expired (5) and capability not granted (7)",
-            ro,
-            pf,
-            &root,
-            &ctx.clone().now(expired_now).request("files", "read", "/x"),
-            deny("expired", "5"),
-        );
-        let c = Chain::root(k)
-            .with_authority(|a| a.max_chain_depth = 0)
-            .delegate(&k.bob, |_| {});
-        verify(
-            g,
-            35,
-            "depth exceeded (4e) and over budget (6)",
-            ro,
-            pf,
-            &c,
-            &ctx.clone().spent(BUDGET),
-            deny("chain_depth_exceeded", "4e"),
-        );
-        let c = root.clone().caps(vec![]);
-        verify(
-            g,
-            36,
-            "empty capability list (7) and over budget (6)",
-            ro,
-            &["Precedence", "EmptyCapabilities"],
-            &c,
-            &ctx.clone().spent(BUDGET),
-            Expectation::acceptable(
-                "D18",
-                vec![
-                    deny_e("budget_exceeded", "6"),
-                    deny_e("malformed_token", "1"),
-                ],
-            ),
-        );
-    }
-    // Within step 4: 4a..4e on one attenuation.
-    let subs = &["DCT-VERIFY-4-SUBSTEP-ORDER", "DCT-VERIFY-ORDER"];
-    let wide_caps = || Some(vec![cap("docs", "read", "**")]);
-    let late = || Some("2026-03-01T12:00:01Z".to_owned());
-    {
-        let c = root.clone().delegate(&k.bob, |a| {
-            a.attenuator = k.mallory.principal.clone();
-            a.allowed_capabilities = wide_caps();
-        });
-        verify(
-            g,
-            40,
-            "attenuator mismatch (4a) and capability expansion (4b) on one attenuation",
-            subs,
-            pf,
-            &c,
-            &ctx,
-            deny("attenuation_violation", "4a"),
-        );
-        let c = root.clone().delegate(&k.bob, |a| {
-            a.allowed_capabilities = wide_caps();
-            a.max_budget_microcents = Some(BUDGET + 1);
-        });
-        verify(
-            g,
-            41,
-            "capability expansion (4b) and budget expansion (4c)",
-            subs,
-            pf,
-            &c,
-            &ctx,
-            deny("attenuation_violation", "4b"),
-        );
-        let c = root.clone().delegate(&k.bob, |a| {
-            a.max_budget_microcents = Some(BUDGET + 1);
-            a.expires_at = late();
-        });
-        verify(
-            g,
-            42,
-            "budget expansion (4c) and expiry extension (4d)",
-            subs,
-            pf,
-            &c,
-            &ctx,
-            deny("attenuation_violation", "4c"),
-        );
-        let c = root.clone().delegate(&k.bob, |a| {
-            a.expires_at = late();
-            a.max_chain_depth = Some(MAX_DEPTH);
-        });
-        verify(
-            g,
-            43,
-            "expiry extension (4d) and depth expansion (4e)",
-            subs,
-            pf,
-            &c,
-            &ctx,
-            deny("attenuation_violation", "4d"),
-        );
-        let c = Chain::root(k)
-            .with_authority(|a| a.max_chain_depth = 0)
-            .delegate(&k.bob, |a| a.expires_at = late());
-        verify(
-            g,
-            44,
-            "expiry extension (4d) and no depth left (4e chain_depth_exceeded)",
-            subs,
-            &["Precedence", "DepthSemantics"],
-            &c,
-            &ctx,
-            deny("attenuation_violation", "4d"),
-        );
-        let c = root.clone().delegate(&k.bob, |a| {
-            a.attenuator = k.mallory.principal.clone();
-            a.allowed_capabilities = wide_caps();
-            a.max_budget_microcents = Some(BUDGET + 1);
-            a.expires_at = late();
-            a.max_chain_depth = Some(MAX_DEPTH + 1);
-        });
-        verify(
-            g,
-            45,
-            "all five sub-steps fail on one attenuation: 4a",
-            subs,
-            pf,
-            &c,
-            &ctx,
-            deny("attenuation_violation", "4a"),
-        );
-        let c = root.clone().delegate(&k.bob, |a| {
-            a.allowed_capabilities = wide_caps();
-            a.max_chain_depth = Some(MAX_DEPTH + 1);
-        });
-        verify(
-            g,
-            46,
-            "capability expansion (4b) and depth expansion (4e)",
-            subs,
-            pf,
-            &c,
-            &ctx,
-            deny("attenuation_violation", "4b"),
-        );
-        let c = Chain::root(k)
-            .with_authority(|a| a.max_chain_depth = 0)
-            .delegate(&k.bob, |a| a.max_chain_depth = Some(5));
-        verify(g, 47, "no depth left and an explicit larger maxChainDepth on the same attenuation: chain_depth_exceeded first (D4)", subs, &["Precedence", "DepthSemantics"], &c, &ctx, deny("chain_depth_exceeded", "4e"));
-    }
-    // Earlier attenuation wins.
-    {
-        let c = chain3(
-            k,
-            |_| {},
-            |i, a| match i {
-                0 => a.max_budget_microcents = Some(BUDGET + 1),
-                1 => a.attenuator = k.mallory.principal.clone(),
-                _ => {}
-            },
-        );
-        verify(
-            g,
-            50,
-            "first attenuation widens the budget (4c), second has the wrong attenuator (4a): 4c",
-            subs,
-            pf,
-            &c,
-            &ctx,
-            deny("attenuation_violation", "4c"),
-        );
-        let c = chain3(
-            k,
-            |_| {},
-            |i, a| match i {
-                0 => a.expires_at = late(),
-                2 => a.allowed_capabilities = wide_caps(),
-                _ => {}
-            },
-        );
-        verify(
-            g,
-            51,
-            "first attenuation extends expiry (4d), last widens capabilities (4b): 4d",
-            subs,
-            pf,
-            &c,
-            &ctx,
-            deny("attenuation_violation", "4d"),
-        );
-        let c = chain3(
-            k,
-            |a| a.max_chain_depth = 1,
-            |i, a| {
-                if i == 2 {
-                    a.attenuator = k.mallory.principal.clone()
-                }
-            },
-        );
-        verify(g, 52, "second attenuation exceeds the depth (4e), third has the wrong attenuator (4a): chain_depth_exceeded", subs, &["Precedence", "DepthSemantics"], &c, &ctx, deny("chain_depth_exceeded", "4e"));
-        let c = chain3(
-            k,
-            |a| {
-                a.chain_depth = 3;
-                a.max_chain_depth = 2;
-            },
-            |i, a| {
-                if i == 0 {
-                    a.attenuator = k.mallory.principal.clone()
-                }
-            },
-        );
-        verify(g, 53, "authority depth exceeded is reported before the first attenuation's attenuator mismatch", subs, &["Precedence", "DepthSemantics"], &c, &ctx, deny("chain_depth_exceeded", "4e"));
-        let c = chain3(
-            k,
-            |_| {},
-            |i, a| match i {
-                1 => a.max_chain_depth = Some(MAX_DEPTH),
-                2 => a.max_budget_microcents = Some(BUDGET + 1),
-                _ => {}
-            },
-        );
-        verify(
-            g,
-            54,
-            "middle attenuation depth expansion (4e) before the last one's budget expansion (4c)",
-            subs,
-            pf,
-            &c,
-            &ctx,
-            deny("attenuation_violation", "4e"),
-        );
     }
 }
