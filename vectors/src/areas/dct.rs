@@ -16,7 +16,7 @@ use delegateos_reference::token::{Attenuation, Authority, MAX_SAFE_INTEGER};
 
 use super::dct_support::{
     cap, caps, caps_json, default_caps, delegatees, deny, encode_bytes, key, ok, revocation_entry,
-    scope, serialized, verify, verify_token, Cap, Chain, Ctx, BUDGET, EXPIRES_AT, MAX_DEPTH,
+    scope, serialized, verify, verify_token, Cap, Chain, Ctx, BUDGET, EXPIRES_AT, MAX_DEPTH, NOW,
 };
 use crate::format::{Expectation, Expected};
 use crate::generate::{Area, Group};
@@ -1464,391 +1464,246 @@ fn expanded_expiry(g: &mut Group, k: &Keys) {
 // ---------------------------------------------------------------------------------------------
 // expired
 
+/// The outcome of an expiry case (the acceptable ones under D5): expired, valid (the default
+/// capabilities, full budget), expired or valid (`ExpiredOrValid`, the denial first), or
+/// either reading next to refusing the offset spelling (`Off…`: the reading, then
+/// malformed_token at step 1).
+#[derive(Debug, Clone, Copy)]
+enum Clock {
+    Expired,
+    Valid,
+    ExpiredOrValid,
+    OffExpired,
+    OffValid,
+}
+
+impl Clock {
+    fn expect(self, c: &Chain) -> Expectation {
+        let depth = MAX_DEPTH - c.attenuations.len() as u64;
+        let valid = || scope(c, default_caps(), BUDGET, depth);
+        let off = |reading: Expected| {
+            Expectation::acceptable("D5", vec![reading, deny_e("malformed_token", "1")])
+        };
+        match self {
+            Clock::Expired => deny("expired", "5"),
+            Clock::Valid => ok(&valid()),
+            Clock::ExpiredOrValid => Expectation::acceptable(
+                "D5",
+                vec![deny_e("expired", "5"), Expected::valid(valid().output())],
+            ),
+            Clock::OffExpired => off(deny_e("expired", "5")),
+            Clock::OffValid => off(Expected::valid(valid().output())),
+        }
+    }
+}
+
+/// An expiry case: (number, description, requirement ids, flags, token, `now`, outcome).
+type ExpiryRow = (
+    u16,
+    &'static str,
+    &'static [&'static str],
+    &'static [&'static str],
+    fn(&Keys) -> Chain,
+    &'static str,
+    Clock,
+);
+
+const R5: &[&str] = &["DCT-VERIFY-5-EXPIRED"];
+const RB: &[&str] = &["DCT-VERIFY-5-BOUNDARY"];
+const BOUNDARY: &[&str] = &["ExpiryBoundary"];
+const BOUNDARY_FRACTION: &[&str] = &["ExpiryBoundary", "TimestampFraction"];
+const FRACTION: &[&str] = &["TimestampFraction"];
+const OFFSET: &[&str] = &["TimestampOffset"];
+const OFFSET_BOUNDARY: &[&str] = &["TimestampOffset", "ExpiryBoundary"];
+
+/// The root attenuated once to bob with expiry 11:00Z.
+fn expiring_at_11(k: &Keys) -> Chain {
+    Chain::root(k).delegate(&k.bob, |a| {
+        a.expires_at = Some("2026-03-01T11:00:00Z".into())
+    })
+}
+
+/// Three attenuations with expiries 11:00Z, absent, 10:30Z.
+fn expiring_at_1030(k: &Keys) -> Chain {
+    chain3(
+        k,
+        |_| {},
+        |i, a| match i {
+            0 => a.expires_at = Some("2026-03-01T11:00:00Z".into()),
+            2 => a.expires_at = Some("2026-03-01T10:30:00Z".into()),
+            _ => {}
+        },
+    )
+}
+
+/// The root with `expiresAt` `13:00:00+01:00` (= 12:00Z).
+fn expiring_at_plus_one(k: &Keys) -> Chain {
+    Chain::root(k).with_authority(|a| a.expires_at = "2026-03-01T13:00:00+01:00".into())
+}
+
+/// The root with `expiresAt` `12:00:00.123456789Z`.
+fn expiring_at_nanos(k: &Keys) -> Chain {
+    Chain::root(k).with_authority(|a| a.expires_at = "2026-03-01T12:00:00.123456789Z".into())
+}
+
+#[rustfmt::skip]
+const EXPIRY: &[ExpiryRow] = &[
+    (1, "now equal to expiresAt is not expired", RB, BOUNDARY, Chain::root, EXPIRES_AT, Clock::Valid),
+    (2, "now one nanosecond after expiresAt (millisecond truncation misses it)", R5, BOUNDARY_FRACTION, Chain::root,
+        "2026-03-01T12:00:00.000000001Z", Clock::ExpiredOrValid),
+    (3, "now one millisecond after expiresAt", R5, BOUNDARY, Chain::root, "2026-03-01T12:00:00.001Z", Clock::Expired),
+    (4, "now one second after expiresAt", R5, BOUNDARY, Chain::root, "2026-03-01T12:00:01Z", Clock::Expired),
+    (5, "now one nanosecond before expiresAt", RB, BOUNDARY_FRACTION, Chain::root, "2026-03-01T11:59:59.999999999Z", Clock::Valid),
+    (6, "now a year after expiresAt", R5, &[], Chain::root, "2027-03-01T12:00:00Z", Clock::Expired),
+    (7, "now `.000Z` spelling of the expiry instant", RB, BOUNDARY_FRACTION, Chain::root, "2026-03-01T12:00:00.000Z", Clock::Valid),
+    (8, "expiresAt `.000Z`, now `Z` at the same instant", RB, BOUNDARY_FRACTION,
+        |k| Chain::root(k).with_authority(|a| a.expires_at = "2026-03-01T12:00:00.000Z".into()), EXPIRES_AT, Clock::Valid),
+    // Attenuated expiry is the effective one.
+    (10, "attenuated expiry 11:00 (root 12:00), now 11:30: expired", &["DCT-VERIFY-5-EXPIRED", "DCT-VERIFY-4D-EXPIRY"], &[],
+        expiring_at_11, "2026-03-01T11:30:00Z", Clock::Expired),
+    (11, "attenuated expiry 11:00, now 11:00: not expired", RB, BOUNDARY, expiring_at_11, "2026-03-01T11:00:00Z", Clock::Valid),
+    (12, "attenuated expiry 11:00, now 11:00:00.001: expired", R5, BOUNDARY, expiring_at_11, "2026-03-01T11:00:00.001Z", Clock::Expired),
+    (13, "expiries 11:00, absent, 10:30: now 10:45 is expired", R5, &[], expiring_at_1030, "2026-03-01T10:45:00Z", Clock::Expired),
+    (14, "expiries 11:00, absent, 10:30: now 10:30 is valid", RB, BOUNDARY, expiring_at_1030, "2026-03-01T10:30:00Z", Clock::Valid),
+    (15, "expiry set only on the first of three attenuations still applies", R5, &[],
+        |k| chain3(k, |_| {}, |i, a| if i == 0 { a.expires_at = Some("2026-03-01T11:00:00Z".into()) }), "2026-03-01T11:00:01Z",
+        Clock::Expired),
+    // Offsets and string-compare traps.
+    (20, "expiresAt `13:00:00+01:00` (= 12:00Z), now 12:00:01Z: expired though `12:00:01Z` < `13:00…` as text", R5, OFFSET,
+        expiring_at_plus_one, "2026-03-01T12:00:01Z", Clock::OffExpired),
+    (21, "expiresAt `13:00:00+01:00`, now 12:00:00Z: the same instant, not expired", RB, OFFSET_BOUNDARY, expiring_at_plus_one,
+        "2026-03-01T12:00:00Z", Clock::OffValid),
+    (22, "expiresAt `11:30:00-01:00` (= 12:30Z), now 12:00Z: not expired though `12:00Z` > `11:30…` as text", RB, OFFSET,
+        |k| Chain::root(k).with_authority(|a| a.expires_at = "2026-03-01T11:30:00-01:00".into()), "2026-03-01T12:00:00Z", Clock::OffValid),
+    (23, "now `13:00:01+01:00` (= 12:00:01Z) after expiresAt 12:00Z", R5, OFFSET, Chain::root, "2026-03-01T13:00:01+01:00", Clock::OffExpired),
+    (24, "now `11:00:00-00:59` (= 11:59Z, offset with odd minutes) is before expiresAt 12:00Z", RB, OFFSET, Chain::root,
+        "2026-03-01T11:00:00-00:59", Clock::OffValid),
+    (25, "now across a date boundary: `2026-03-02T00:30:00+12:00` (= 2026-03-01T12:30Z) is expired", R5, OFFSET, Chain::root,
+        "2026-03-02T00:30:00+12:00", Clock::OffExpired),
+    (26, "now `-00:00` offset at the expiry instant", RB, OFFSET_BOUNDARY, Chain::root, "2026-03-01T12:00:00-00:00", Clock::OffValid),
+    (27, "attenuated expiry `12:30:00+01:00` (= 11:30Z), now 11:45Z: expired though it sorts earlier", R5, OFFSET,
+        |k| Chain::root(k).delegate(&k.bob, |a| a.expires_at = Some("2026-03-01T12:30:00+01:00".into())), "2026-03-01T11:45:00Z",
+        Clock::OffExpired),
+];
+
+#[rustfmt::skip]
+const EXPIRY_FRACTIONS: &[ExpiryRow] = &[
+    (60, "expiresAt with 9 fraction digits, now the same instant", RB, FRACTION, expiring_at_nanos, "2026-03-01T12:00:00.123456789Z",
+        Clock::Valid),
+    (61, "expiresAt .123456789, now .12345679 (one nanosecond later, 8 digits)", R5, FRACTION, expiring_at_nanos,
+        "2026-03-01T12:00:00.12345679Z", Clock::ExpiredOrValid),
+    (62, "expiresAt .123456789, now .124 (after, 3 digits)", R5, FRACTION, expiring_at_nanos, "2026-03-01T12:00:00.124Z", Clock::Expired),
+    // issuedAt is not checked (D5).
+    (70, "issuedAt one hour after now is not checked", &["DCT-VERIFY-5-ISSUED-AT"], &[],
+        |k| Chain::root(k).with_authority(|a| a.issued_at = "2026-03-01T11:00:00Z".into()), NOW, Clock::Valid),
+    (71, "issuedAt after expiresAt is not an error", &["DCT-VERIFY-5-ISSUED-AT"], &[],
+        |k| Chain::root(k).with_authority(|a| a.issued_at = "2027-01-01T00:00:00Z".into()), NOW, Clock::Valid),
+    (72, "expiresAt at the end of year 9999", RB, &[],
+        |k| Chain::root(k).with_authority(|a| a.expires_at = "9999-12-31T23:59:59.999999999Z".into()), NOW, Clock::Valid),
+];
+
+/// Malformed `now` values (cases 80…, in order): (what, now).
+#[rustfmt::skip]
+const BAD_NOW: &[(&str, &str)] = &[
+    ("a space separator", "2026-03-01 10:00:00Z"),
+    ("lowercase `t`", "2026-03-01t10:00:00Z"),
+    ("no offset", "2026-03-01T10:00:00"),
+    ("a leap second", "2026-06-30T23:59:60Z"),
+    ("February 30", "2026-02-30T10:00:00Z"),
+    ("hour 24", "2026-03-01T24:00:00Z"),
+    ("10 fraction digits", "2026-03-01T10:00:00.0000000001Z"),
+    ("an empty string", ""),
+    ("epoch seconds as text", "1772359200"),
+];
+
+/// A token construction as a table cell.
+type Build = fn(&Keys) -> Chain;
+
+/// Correctly signed tokens with a malformed timestamp (cases 90…, in order): (what, token).
+#[rustfmt::skip]
+const BAD_TIMESTAMP_TOKENS: &[(&str, Build)] = &[
+    ("authority expiresAt without an offset", |k| Chain::root(k).with_authority(|a| a.expires_at = "2026-03-01T12:00:00".into())),
+    ("authority expiresAt with a leap second", |k| Chain::root(k).with_authority(|a| a.expires_at = "2026-06-30T23:59:60Z".into())),
+    ("authority issuedAt on 2026-02-29 (not a leap year)",
+        |k| Chain::root(k).with_authority(|a| a.issued_at = "2026-02-29T00:00:00Z".into())),
+    ("attenuation expiresAt with 10 fraction digits",
+        |k| Chain::root(k).delegate(&k.bob, |a| a.expires_at = Some("2026-03-01T11:00:00.0000000001Z".into()))),
+    ("attenuation expiresAt with lowercase `z`",
+        |k| Chain::root(k).delegate(&k.bob, |a| a.expires_at = Some("2026-03-01T11:00:00z".into()))),
+    ("authority expiresAt with offset `+24:00`",
+        |k| Chain::root(k).with_authority(|a| a.expires_at = "2026-03-01T12:00:00+24:00".into())),
+];
+
+fn expiry_rows(g: &mut Group, k: &Keys, rows: &[ExpiryRow]) {
+    for &(n, desc, reqs, flags, chain, now, clock) in rows {
+        let c = chain(k);
+        verify(
+            g,
+            n,
+            desc,
+            reqs,
+            flags,
+            &c,
+            &Ctx::new(k).now(now),
+            clock.expect(&c),
+        );
+    }
+}
+
 fn build_expired(g: &mut Group, k: &Keys) {
     let ctx = Ctx::new(k);
     let root = Chain::root(k);
-    let full = |c: &Chain, d: u64| ok(&scope(c, default_caps(), BUDGET, MAX_DEPTH - d));
-    let full_e = |c: &Chain, d: u64| {
-        Expected::valid(scope(c, default_caps(), BUDGET, MAX_DEPTH - d).output())
-    };
-    let r5: &[&str] = &["DCT-VERIFY-5-EXPIRED"];
-    let rb: &[&str] = &["DCT-VERIFY-5-BOUNDARY"];
-    verify(
-        g,
-        1,
-        "now equal to expiresAt is not expired",
-        rb,
-        &["ExpiryBoundary"],
-        &root,
-        &ctx.clone().now(EXPIRES_AT),
-        full(&root, 0),
-    );
-    verify(
-        g,
-        2,
-        "now one nanosecond after expiresAt (millisecond truncation misses it)",
-        r5,
-        &["ExpiryBoundary", "TimestampFraction"],
-        &root,
-        &ctx.clone().now("2026-03-01T12:00:00.000000001Z"),
-        Expectation::acceptable("D5", vec![deny_e("expired", "5"), full_e(&root, 0)]),
-    );
-    verify(
-        g,
-        3,
-        "now one millisecond after expiresAt",
-        r5,
-        &["ExpiryBoundary"],
-        &root,
-        &ctx.clone().now("2026-03-01T12:00:00.001Z"),
-        deny("expired", "5"),
-    );
-    verify(
-        g,
-        4,
-        "now one second after expiresAt",
-        r5,
-        &["ExpiryBoundary"],
-        &root,
-        &ctx.clone().now("2026-03-01T12:00:01Z"),
-        deny("expired", "5"),
-    );
-    verify(
-        g,
-        5,
-        "now one nanosecond before expiresAt",
-        rb,
-        &["ExpiryBoundary", "TimestampFraction"],
-        &root,
-        &ctx.clone().now("2026-03-01T11:59:59.999999999Z"),
-        full(&root, 0),
-    );
-    verify(
-        g,
-        6,
-        "now a year after expiresAt",
-        r5,
-        &[],
-        &root,
-        &ctx.clone().now("2027-03-01T12:00:00Z"),
-        deny("expired", "5"),
-    );
-    verify(
-        g,
-        7,
-        "now `.000Z` spelling of the expiry instant",
-        rb,
-        &["ExpiryBoundary", "TimestampFraction"],
-        &root,
-        &ctx.clone().now("2026-03-01T12:00:00.000Z"),
-        full(&root, 0),
-    );
-    {
-        let c = root
-            .clone()
-            .with_authority(|a| a.expires_at = "2026-03-01T12:00:00.000Z".into());
-        verify(
-            g,
-            8,
-            "expiresAt `.000Z`, now `Z` at the same instant",
-            rb,
-            &["ExpiryBoundary", "TimestampFraction"],
-            &c,
-            &ctx.clone().now(EXPIRES_AT),
-            ok(&scope(&c, default_caps(), BUDGET, MAX_DEPTH)),
-        );
-    }
-    // Attenuated expiry is the effective one.
-    {
-        let c = root.clone().delegate(&k.bob, |a| {
-            a.expires_at = Some("2026-03-01T11:00:00Z".into())
-        });
-        verify(
-            g,
-            10,
-            "attenuated expiry 11:00 (root 12:00), now 11:30: expired",
-            &["DCT-VERIFY-5-EXPIRED", "DCT-VERIFY-4D-EXPIRY"],
-            &[],
-            &c,
-            &ctx.clone().now("2026-03-01T11:30:00Z"),
-            deny("expired", "5"),
-        );
-        verify(
-            g,
-            11,
-            "attenuated expiry 11:00, now 11:00: not expired",
-            rb,
-            &["ExpiryBoundary"],
-            &c,
-            &ctx.clone().now("2026-03-01T11:00:00Z"),
-            full(&c, 1),
-        );
-        verify(
-            g,
-            12,
-            "attenuated expiry 11:00, now 11:00:00.001: expired",
-            r5,
-            &["ExpiryBoundary"],
-            &c,
-            &ctx.clone().now("2026-03-01T11:00:00.001Z"),
-            deny("expired", "5"),
-        );
-        let c3 = chain3(
-            k,
-            |_| {},
-            |i, a| match i {
-                0 => a.expires_at = Some("2026-03-01T11:00:00Z".into()),
-                2 => a.expires_at = Some("2026-03-01T10:30:00Z".into()),
-                _ => {}
-            },
-        );
-        verify(
-            g,
-            13,
-            "expiries 11:00, absent, 10:30: now 10:45 is expired",
-            r5,
-            &[],
-            &c3,
-            &ctx.clone().now("2026-03-01T10:45:00Z"),
-            deny("expired", "5"),
-        );
-        verify(
-            g,
-            14,
-            "expiries 11:00, absent, 10:30: now 10:30 is valid",
-            rb,
-            &["ExpiryBoundary"],
-            &c3,
-            &ctx.clone().now("2026-03-01T10:30:00Z"),
-            full(&c3, 3),
-        );
-        let c = chain3(
-            k,
-            |_| {},
-            |i, a| {
-                if i == 0 {
-                    a.expires_at = Some("2026-03-01T11:00:00Z".into())
-                }
-            },
-        );
-        verify(
-            g,
-            15,
-            "expiry set only on the first of three attenuations still applies",
-            r5,
-            &[],
-            &c,
-            &ctx.clone().now("2026-03-01T11:00:01Z"),
-            deny("expired", "5"),
-        );
-    }
-    // Offsets and string-compare traps.
-    let off = |reference: Expected| {
-        Expectation::acceptable("D5", vec![reference, deny_e("malformed_token", "1")])
-    };
-    {
-        let c = root
-            .clone()
-            .with_authority(|a| a.expires_at = "2026-03-01T13:00:00+01:00".into());
-        verify(g, 20, "expiresAt `13:00:00+01:00` (= 12:00Z), now 12:00:01Z: expired though `12:00:01Z` < `13:00…` as text", r5, &["TimestampOffset"], &c,
-            &ctx.clone().now("2026-03-01T12:00:01Z"), off(deny_e("expired", "5")));
-        verify(
-            g,
-            21,
-            "expiresAt `13:00:00+01:00`, now 12:00:00Z: the same instant, not expired",
-            rb,
-            &["TimestampOffset", "ExpiryBoundary"],
-            &c,
-            &ctx.clone().now("2026-03-01T12:00:00Z"),
-            off(Expected::valid(
-                scope(&c, default_caps(), BUDGET, MAX_DEPTH).output(),
-            )),
-        );
-        let c = root
-            .clone()
-            .with_authority(|a| a.expires_at = "2026-03-01T11:30:00-01:00".into());
-        verify(g, 22, "expiresAt `11:30:00-01:00` (= 12:30Z), now 12:00Z: not expired though `12:00Z` > `11:30…` as text", rb, &["TimestampOffset"], &c,
-            &ctx.clone().now("2026-03-01T12:00:00Z"), off(Expected::valid(scope(&c, default_caps(), BUDGET, MAX_DEPTH).output())));
-        verify(
-            g,
-            23,
-            "now `13:00:01+01:00` (= 12:00:01Z) after expiresAt 12:00Z",
-            r5,
-            &["TimestampOffset"],
-            &root,
-            &ctx.clone().now("2026-03-01T13:00:01+01:00"),
-            off(deny_e("expired", "5")),
-        );
-        verify(
-            g,
-            24,
-            "now `11:00:00-00:59` (= 11:59Z, offset with odd minutes) is before expiresAt 12:00Z",
-            rb,
-            &["TimestampOffset"],
-            &root,
-            &ctx.clone().now("2026-03-01T11:00:00-00:59"),
-            off(full_e(&root, 0)),
-        );
-        verify(g, 25, "now across a date boundary: `2026-03-02T00:30:00+12:00` (= 2026-03-01T12:30Z) is expired", r5, &["TimestampOffset"], &root,
-            &ctx.clone().now("2026-03-02T00:30:00+12:00"), off(deny_e("expired", "5")));
-        verify(
-            g,
-            26,
-            "now `-00:00` offset at the expiry instant",
-            rb,
-            &["TimestampOffset", "ExpiryBoundary"],
-            &root,
-            &ctx.clone().now("2026-03-01T12:00:00-00:00"),
-            off(full_e(&root, 0)),
-        );
-        let c = root.clone().delegate(&k.bob, |a| {
-            a.expires_at = Some("2026-03-01T12:30:00+01:00".into())
-        });
-        verify(g, 27, "attenuated expiry `12:30:00+01:00` (= 11:30Z), now 11:45Z: expired though it sorts earlier", r5, &["TimestampOffset"], &c,
-            &ctx.clone().now("2026-03-01T11:45:00Z"), off(deny_e("expired", "5")));
-    }
+    expiry_rows(g, k, EXPIRY);
     // Fraction digits 1..=9: `12:00:00.0…1Z` is after 12:00:00Z (and sorts before it as text).
     for d in 1..=9u16 {
         let now = format!("2026-03-01T12:00:00.{}1Z", "0".repeat(usize::from(d) - 1));
-        let expect = if d <= 3 {
-            deny("expired", "5")
+        let clock = if d <= 3 {
+            Clock::Expired
         } else {
-            Expectation::acceptable("D5", vec![deny_e("expired", "5"), full_e(&root, 0)])
+            Clock::ExpiredOrValid
         };
         verify(
             g,
             30 + d,
             &format!("now {now}: {d} fraction digit(s), after the expiry instant"),
-            r5,
-            &["TimestampFraction"],
+            R5,
+            FRACTION,
             &root,
             &ctx.clone().now(&now),
-            expect,
+            clock.expect(&root),
         );
         let zero = format!("2026-03-01T12:00:00.{}Z", "0".repeat(usize::from(d)));
         verify(
             g,
             40 + d,
             &format!("now {zero}: {d} zero fraction digit(s), exactly the expiry instant"),
-            rb,
+            RB,
             &["TimestampFraction", "ExpiryBoundary"],
             &root,
             &ctx.clone().now(&zero),
-            full(&root, 0),
+            Clock::Valid.expect(&root),
         );
         let nine = format!("2026-03-01T11:59:59.{}Z", "9".repeat(usize::from(d)));
         verify(
             g,
             50 + d,
             &format!("now {nine}: {d} nines, just before the expiry instant"),
-            rb,
-            &["TimestampFraction"],
+            RB,
+            FRACTION,
             &root,
             &ctx.clone().now(&nine),
-            full(&root, 0),
+            Clock::Valid.expect(&root),
         );
     }
-    {
-        let c = root
-            .clone()
-            .with_authority(|a| a.expires_at = "2026-03-01T12:00:00.123456789Z".into());
-        verify(
-            g,
-            60,
-            "expiresAt with 9 fraction digits, now the same instant",
-            rb,
-            &["TimestampFraction"],
-            &c,
-            &ctx.clone().now("2026-03-01T12:00:00.123456789Z"),
-            ok(&scope(&c, default_caps(), BUDGET, MAX_DEPTH)),
-        );
-        verify(
-            g,
-            61,
-            "expiresAt .123456789, now .12345679 (one nanosecond later, 8 digits)",
-            r5,
-            &["TimestampFraction"],
-            &c,
-            &ctx.clone().now("2026-03-01T12:00:00.12345679Z"),
-            Expectation::acceptable(
-                "D5",
-                vec![
-                    deny_e("expired", "5"),
-                    Expected::valid(scope(&c, default_caps(), BUDGET, MAX_DEPTH).output()),
-                ],
-            ),
-        );
-        verify(
-            g,
-            62,
-            "expiresAt .123456789, now .124 (after, 3 digits)",
-            r5,
-            &["TimestampFraction"],
-            &c,
-            &ctx.clone().now("2026-03-01T12:00:00.124Z"),
-            deny("expired", "5"),
-        );
-    }
-    // issuedAt is not checked (D5).
-    {
-        let c = root
-            .clone()
-            .with_authority(|a| a.issued_at = "2026-03-01T11:00:00Z".into());
-        verify(
-            g,
-            70,
-            "issuedAt one hour after now is not checked",
-            &["DCT-VERIFY-5-ISSUED-AT"],
-            &[],
-            &c,
-            &ctx,
-            ok(&scope(&c, default_caps(), BUDGET, MAX_DEPTH)),
-        );
-        let c = root
-            .clone()
-            .with_authority(|a| a.issued_at = "2027-01-01T00:00:00Z".into());
-        verify(
-            g,
-            71,
-            "issuedAt after expiresAt is not an error",
-            &["DCT-VERIFY-5-ISSUED-AT"],
-            &[],
-            &c,
-            &ctx,
-            ok(&scope(&c, default_caps(), BUDGET, MAX_DEPTH)),
-        );
-        let c = root
-            .clone()
-            .with_authority(|a| a.expires_at = "9999-12-31T23:59:59.999999999Z".into());
-        verify(
-            g,
-            72,
-            "expiresAt at the end of year 9999",
-            &["DCT-VERIFY-5-BOUNDARY"],
-            &[],
-            &c,
-            &ctx,
-            ok(&scope(&c, default_caps(), BUDGET, MAX_DEPTH)),
-        );
-    }
+    expiry_rows(g, k, EXPIRY_FRACTIONS);
     // Malformed `now` and malformed timestamps inside tokens.
     let mal = || deny("malformed_token", "1");
-    let bad_now = [
-        ("a space separator", "2026-03-01 10:00:00Z"),
-        ("lowercase `t`", "2026-03-01t10:00:00Z"),
-        ("no offset", "2026-03-01T10:00:00"),
-        ("a leap second", "2026-06-30T23:59:60Z"),
-        ("February 30", "2026-02-30T10:00:00Z"),
-        ("hour 24", "2026-03-01T24:00:00Z"),
-        ("10 fraction digits", "2026-03-01T10:00:00.0000000001Z"),
-        ("an empty string", ""),
-        ("epoch seconds as text", "1772359200"),
-    ];
-    for (i, (what, now)) in bad_now.iter().enumerate() {
+    for (i, (what, now)) in BAD_NOW.iter().enumerate() {
+        let desc = format!("malformed now: {what}");
         verify(
             g,
             80 + i as u16,
-            &format!("malformed now: {what}"),
+            &desc,
             &["DCT-VERIFY-1-MALFORMED"],
             &[],
             &root,
@@ -1856,48 +1711,14 @@ fn build_expired(g: &mut Group, k: &Keys) {
             mal(),
         );
     }
-    let bad_tok: [(&str, Chain); 6] = [
-        (
-            "authority expiresAt without an offset",
-            root.clone()
-                .with_authority(|a| a.expires_at = "2026-03-01T12:00:00".into()),
-        ),
-        (
-            "authority expiresAt with a leap second",
-            root.clone()
-                .with_authority(|a| a.expires_at = "2026-06-30T23:59:60Z".into()),
-        ),
-        (
-            "authority issuedAt on 2026-02-29 (not a leap year)",
-            root.clone()
-                .with_authority(|a| a.issued_at = "2026-02-29T00:00:00Z".into()),
-        ),
-        (
-            "attenuation expiresAt with 10 fraction digits",
-            root.clone().delegate(&k.bob, |a| {
-                a.expires_at = Some("2026-03-01T11:00:00.0000000001Z".into())
-            }),
-        ),
-        (
-            "attenuation expiresAt with lowercase `z`",
-            root.clone().delegate(&k.bob, |a| {
-                a.expires_at = Some("2026-03-01T11:00:00z".into())
-            }),
-        ),
-        (
-            "authority expiresAt with offset `+24:00`",
-            root.clone()
-                .with_authority(|a| a.expires_at = "2026-03-01T12:00:00+24:00".into()),
-        ),
-    ];
-    for (i, (what, c)) in bad_tok.iter().enumerate() {
+    for (i, (what, chain)) in BAD_TIMESTAMP_TOKENS.iter().enumerate() {
         verify(
             g,
             90 + i as u16,
             &format!("correctly signed token with {what}"),
             &["DCT-VERIFY-1-MALFORMED", "DCT-FORMAT-TIMESTAMPS"],
             &[],
-            c,
+            &chain(k),
             &ctx,
             mal(),
         );
