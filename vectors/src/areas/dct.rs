@@ -1728,206 +1728,60 @@ fn build_expired(g: &mut Group, k: &Keys) {
 // ---------------------------------------------------------------------------------------------
 // budget
 
+/// A budget case: (number, description, requirement ids, token, `spentMicrocents`, the
+/// remaining budget of the granted scope, or `None` for budget_exceeded at step 6).
+type BudgetRow = (
+    u16,
+    &'static str,
+    &'static [&'static str],
+    Build,
+    u64,
+    Option<u64>,
+);
+
+const R6: &[&str] = &["DCT-VERIFY-6-BUDGET"];
+const R6_SCOPE: &[&str] = &["DCT-VERIFY-6-BUDGET", "DCT-VERIFY-8-SCOPE"];
+const SCOPE8: &[&str] = &["DCT-VERIFY-8-SCOPE"];
+const EXCEEDED_BUDGET: Option<u64> = None;
+
+#[rustfmt::skip]
+const BUDGETS: &[BudgetRow] = &[
+    (1, "spent = budget − 1: valid, remaining 1", R6_SCOPE, Chain::root, BUDGET - 1, Some(1)),
+    (2, "spent = budget: exhausted (`>=`)", R6, Chain::root, BUDGET, EXCEEDED_BUDGET),
+    (3, "spent = budget + 1", R6, Chain::root, BUDGET + 1, EXCEEDED_BUDGET),
+    (4, "spent 0: remaining is the whole budget", SCOPE8, Chain::root, 0, Some(BUDGET)),
+    (5, "zero budget, spent 0: never authorizes", R6, |k| Chain::root(k).with_authority(|a| a.max_budget_microcents = 0), 0, EXCEEDED_BUDGET),
+    (6, "budget 1, spent 0: remaining 1", R6, |k| Chain::root(k).with_authority(|a| a.max_budget_microcents = 1), 0, Some(1)),
+    (7, "budget 1, spent 1", R6, |k| Chain::root(k).with_authority(|a| a.max_budget_microcents = 1), 1, EXCEEDED_BUDGET),
+    (10, "attenuated budget 500 (root 1000000), spent 500", &["DCT-VERIFY-6-BUDGET", "DCT-VERIFY-4C-BUDGET"],
+        |k| Chain::root(k).delegate(&k.bob, |a| a.max_budget_microcents = Some(500)), 500, EXCEEDED_BUDGET),
+    (11, "attenuated budget 500, spent 499: remaining 1", R6_SCOPE,
+        |k| Chain::root(k).delegate(&k.bob, |a| a.max_budget_microcents = Some(500)), 499, Some(1)),
+    (12, "attenuated budget 0, spent 0", R6, |k| Chain::root(k).delegate(&k.bob, |a| a.max_budget_microcents = Some(0)), 0, EXCEEDED_BUDGET),
+    (13, "budget 500 on the first of three attenuations still applies (spent 600)", R6,
+        |k| chain3(k, |_| {}, |i, a| if i == 0 { a.max_budget_microcents = Some(500) }), 600, EXCEEDED_BUDGET),
+    (14, "last attenuation restates the root budget; spent budget − 1", R6,
+        |k| chain3(k, |_| {}, |i, a| if i == 2 { a.max_budget_microcents = Some(BUDGET) }), BUDGET - 1, Some(1)),
+    (20, "budget 2^53−1, spent 2^53−1", R6, largest_budget, MAX_SAFE_INTEGER, EXCEEDED_BUDGET),
+    (21, "budget 2^53−1, spent 2^53−2: remaining 1", R6, largest_budget, MAX_SAFE_INTEGER - 1, Some(1)),
+    (22, "budget 2^53−1, spent 0: remaining 2^53−1", SCOPE8, largest_budget, 0, Some(MAX_SAFE_INTEGER)),
+    (23, "budget 1000000, spent 2^53−1", R6, Chain::root, MAX_SAFE_INTEGER, EXCEEDED_BUDGET),
+];
+
+/// The root with budget 2^53−1.
+fn largest_budget(k: &Keys) -> Chain {
+    Chain::root(k).with_authority(|a| a.max_budget_microcents = MAX_SAFE_INTEGER)
+}
+
 fn build_budget(g: &mut Group, k: &Keys) {
-    let ctx = Ctx::new(k);
-    let root = Chain::root(k);
-    let r6: &[&str] = &["DCT-VERIFY-6-BUDGET"];
-    let exceeded = || deny("budget_exceeded", "6");
-    verify(
-        g,
-        1,
-        "spent = budget − 1: valid, remaining 1",
-        &["DCT-VERIFY-6-BUDGET", "DCT-VERIFY-8-SCOPE"],
-        &[],
-        &root,
-        &ctx.clone().spent(BUDGET - 1),
-        ok(&scope(&root, default_caps(), 1, MAX_DEPTH)),
-    );
-    verify(
-        g,
-        2,
-        "spent = budget: exhausted (`>=`)",
-        r6,
-        &[],
-        &root,
-        &ctx.clone().spent(BUDGET),
-        exceeded(),
-    );
-    verify(
-        g,
-        3,
-        "spent = budget + 1",
-        r6,
-        &[],
-        &root,
-        &ctx.clone().spent(BUDGET + 1),
-        exceeded(),
-    );
-    verify(
-        g,
-        4,
-        "spent 0: remaining is the whole budget",
-        &["DCT-VERIFY-8-SCOPE"],
-        &[],
-        &root,
-        &ctx,
-        ok(&scope(&root, default_caps(), BUDGET, MAX_DEPTH)),
-    );
-    {
-        let c = root.clone().with_authority(|a| a.max_budget_microcents = 0);
-        verify(
-            g,
-            5,
-            "zero budget, spent 0: never authorizes",
-            r6,
-            &[],
-            &c,
-            &ctx,
-            exceeded(),
-        );
-        let c = root.clone().with_authority(|a| a.max_budget_microcents = 1);
-        verify(
-            g,
-            6,
-            "budget 1, spent 0: remaining 1",
-            r6,
-            &[],
-            &c,
-            &ctx,
-            ok(&scope(&c, default_caps(), 1, MAX_DEPTH)),
-        );
-        verify(
-            g,
-            7,
-            "budget 1, spent 1",
-            r6,
-            &[],
-            &c,
-            &ctx.clone().spent(1),
-            exceeded(),
-        );
-    }
-    {
-        let c = root
-            .clone()
-            .delegate(&k.bob, |a| a.max_budget_microcents = Some(500));
-        verify(
-            g,
-            10,
-            "attenuated budget 500 (root 1000000), spent 500",
-            &["DCT-VERIFY-6-BUDGET", "DCT-VERIFY-4C-BUDGET"],
-            &[],
-            &c,
-            &ctx.clone().spent(500),
-            exceeded(),
-        );
-        verify(
-            g,
-            11,
-            "attenuated budget 500, spent 499: remaining 1",
-            &["DCT-VERIFY-6-BUDGET", "DCT-VERIFY-8-SCOPE"],
-            &[],
-            &c,
-            &ctx.clone().spent(499),
-            ok(&scope(&c, default_caps(), 1, MAX_DEPTH - 1)),
-        );
-        let c = root
-            .clone()
-            .delegate(&k.bob, |a| a.max_budget_microcents = Some(0));
-        verify(
-            g,
-            12,
-            "attenuated budget 0, spent 0",
-            r6,
-            &[],
-            &c,
-            &ctx,
-            exceeded(),
-        );
-        let c = chain3(
-            k,
-            |_| {},
-            |i, a| {
-                if i == 0 {
-                    a.max_budget_microcents = Some(500)
-                }
-            },
-        );
-        verify(
-            g,
-            13,
-            "budget 500 on the first of three attenuations still applies (spent 600)",
-            r6,
-            &[],
-            &c,
-            &ctx.clone().spent(600),
-            exceeded(),
-        );
-        let c = chain3(
-            k,
-            |_| {},
-            |i, a| {
-                if i == 2 {
-                    a.max_budget_microcents = Some(BUDGET)
-                }
-            },
-        );
-        verify(
-            g,
-            14,
-            "last attenuation restates the root budget; spent budget − 1",
-            r6,
-            &[],
-            &c,
-            &ctx.clone().spent(BUDGET - 1),
-            ok(&scope(&c, default_caps(), 1, MAX_DEPTH - 3)),
-        );
-    }
-    {
-        let big = MAX_SAFE_INTEGER;
-        let c = root
-            .clone()
-            .with_authority(|a| a.max_budget_microcents = big);
-        verify(
-            g,
-            20,
-            "budget 2^53−1, spent 2^53−1",
-            r6,
-            &[],
-            &c,
-            &ctx.clone().spent(big),
-            exceeded(),
-        );
-        verify(
-            g,
-            21,
-            "budget 2^53−1, spent 2^53−2: remaining 1",
-            r6,
-            &[],
-            &c,
-            &ctx.clone().spent(big - 1),
-            ok(&scope(&c, default_caps(), 1, MAX_DEPTH)),
-        );
-        verify(
-            g,
-            22,
-            "budget 2^53−1, spent 0: remaining 2^53−1",
-            &["DCT-VERIFY-8-SCOPE"],
-            &[],
-            &c,
-            &ctx,
-            ok(&scope(&c, default_caps(), big, MAX_DEPTH)),
-        );
-        verify(
-            g,
-            23,
-            "budget 1000000, spent 2^53−1",
-            r6,
-            &[],
-            &root,
-            &ctx.clone().spent(big),
-            exceeded(),
-        );
+    for &(n, desc, reqs, chain, spent, remaining) in BUDGETS {
+        let c = chain(k);
+        let depth = MAX_DEPTH - c.attenuations.len() as u64;
+        let expect = match remaining {
+            Some(r) => ok(&scope(&c, default_caps(), r, depth)),
+            None => deny("budget_exceeded", "6"),
+        };
+        verify(g, n, desc, reqs, &[], &c, &Ctx::new(k).spent(spent), expect);
     }
 }
 
