@@ -12,7 +12,7 @@
 use serde_json::{json, Value};
 
 use delegateos_reference::attenuate::{sign_attenuation, sign_authority};
-use delegateos_reference::token::{Attenuation, Authority, MAX_SAFE_INTEGER};
+use delegateos_reference::token::{Attenuation, Authority, TokenSignature, MAX_SAFE_INTEGER};
 
 use super::dct_support::{
     cap, caps, caps_json, default_caps, delegatees, deny, encode_bytes, key, ok, revocation_entry,
@@ -531,131 +531,74 @@ fn unreachable_att() -> Attenuation {
 // ---------------------------------------------------------------------------------------------
 // inspect and revocation ids
 
+/// A change to a token's correct signature entries (for tokens inspect decodes unchecked).
+type Tamper = fn(&Keys, &Chain, &mut Vec<TokenSignature>);
+
+/// A token `dct.inspect` decodes: (number, description, token, change to its signatures).
+/// Expected: the decoded token and the revocation ids of its blocks.
+#[rustfmt::skip]
+const INSPECT: &[(u16, &str, Build, Tamper)] = &[
+    (1, "a root token", Chain::root, |_, _, _| {}),
+    (2, "a two-attenuation token", |k| Chain::root(k).delegate(&k.bob, |a| a.max_budget_microcents = Some(10))
+        .delegate(&k.carol, |a| a.expires_at = Some("2026-03-01T11:00:00Z".into())), |_, _, _| {}),
+    (3, "an eight-attenuation token", |k| Chain::root(k).delegate_n(8), |_, _, _| {}),
+    (4, "a token under an unrelated root is decoded (no signature check)",
+        |k| Chain::root(k).with_authority(|a| a.issuer = k.other_root.principal.clone()), |_, _, _| {}),
+    (5, "an attenuation signature by the wrong key is not checked", one, |k, c, sigs| {
+        sigs[1] = sign_attenuation(&k.mallory.keypair(), &c.authority, &c.attenuations);
+        sigs[1].signer = k.alice.principal.clone();
+    }),
+    (6, "a widening attenuation is not checked", |k| Chain::root(k).delegate(&k.bob, |a| a.allowed_capabilities = Some(caps(WIDE))),
+        |_, _, _| {}),
+    (7, "an expired token is decoded (inspect has no clock)",
+        |k| Chain::root(k).with_authority(|a| a.expires_at = "2020-01-01T00:00:00Z".into()), |_, _, _| {}),
+    (8, "a token with a missing signature entry (a step-3 fault) is decoded", one, |_, _, sigs| {
+        sigs.pop();
+    }),
+];
+
+/// A token whose revocation ids `dct.revocation_ids` returns: (number, description, token).
+#[rustfmt::skip]
+const REVOCATION_IDS: &[(u16, &str, Build)] = &[
+    (1, "root token: one id, of the authority", Chain::root),
+    (2, "one unrestricted attenuation", one),
+    (3, "three attenuations with different restrictions", |k| chain3(k, |_| {}, |i, a| match i {
+        0 => a.max_budget_microcents = Some(100),
+        1 => a.allowed_capabilities = Some(caps(&[("docs", "read", "/project/a")])),
+        _ => a.expires_at = Some("2026-03-01T11:00:00.5Z".into()),
+    })),
+    (4, "an attenuation with every optional member present", |k| Chain::root(k).delegate(&k.bob, |a| {
+        a.allowed_capabilities = Some(caps(&[("docs", "read", "/project/x")]));
+        a.max_budget_microcents = Some(7);
+        a.expires_at = Some("2026-03-01T11:00:00Z".into());
+        a.max_chain_depth = Some(1);
+    })),
+    (5, "non-ASCII capability text hashed as raw UTF-8", |k| Chain::root(k).caps(caps(&[("docs", "read", "/проект/日本語/😀")]))),
+    (6, "capability text with `\"`, `\\` and U+0001 (canonical escapes)", |k| Chain::root(k).caps(caps(&[("docs", "read", "/a\"b\\c\u{1}d")]))),
+    (7, "eight attenuations", |k| Chain::root(k).delegate_n(8)),
+    (8, "ids do not depend on signatures: token under an unrelated root",
+        |k| Chain::root(k).with_authority(|a| a.issuer = k.other_root.principal.clone())),
+];
+
 fn build_inspect(g: &mut Group, k: &Keys) {
-    let ok_case = |g: &mut Group,
-                   n: u16,
-                   desc: &str,
-                   reqs: &[&str],
-                   token: Value,
-                   decoded: Value,
-                   ids: Vec<String>| {
+    let r: &[&str] = &["DCT-INSPECT-DECODE", "DCT-REVID-ORDER"];
+    let root = Chain::root(k);
+    for &(n, desc, chain, tamper) in INSPECT {
+        let c = chain(k);
+        let mut sigs = c.signatures();
+        tamper(k, &c, &mut sigs);
+        let t = c.token_with(sigs);
+        let decoded = serde_json::to_value(&t).unwrap_or(Value::Null);
+        let out = json!({ "decoded": decoded, "revocationIds": c.revocation_ids() });
+        let input = json!({ "token": serialized(&t) });
         g.case(
             n,
             desc,
-            reqs,
+            r,
             &[],
             "dct.inspect",
-            json!({ "token": token }),
-            Expectation::valid(json!({ "decoded": decoded, "revocationIds": ids })),
-        );
-    };
-    let r: &[&str] = &["DCT-INSPECT-DECODE", "DCT-REVID-ORDER"];
-    let root = Chain::root(k);
-    ok_case(
-        g,
-        1,
-        "a root token",
-        r,
-        root.serialized(),
-        root.decoded(),
-        root.revocation_ids(),
-    );
-    let two = root
-        .clone()
-        .delegate(&k.bob, |a| a.max_budget_microcents = Some(10))
-        .delegate(&k.carol, |a| {
-            a.expires_at = Some("2026-03-01T11:00:00Z".into())
-        });
-    ok_case(
-        g,
-        2,
-        "a two-attenuation token",
-        r,
-        two.serialized(),
-        two.decoded(),
-        two.revocation_ids(),
-    );
-    let long = root.clone().delegate_n(8);
-    ok_case(
-        g,
-        3,
-        "an eight-attenuation token",
-        r,
-        long.serialized(),
-        long.decoded(),
-        long.revocation_ids(),
-    );
-    {
-        let forged = root
-            .clone()
-            .with_authority(|a| a.issuer = k.other_root.principal.clone());
-        ok_case(
-            g,
-            4,
-            "a token under an unrelated root is decoded (no signature check)",
-            r,
-            forged.serialized(),
-            forged.decoded(),
-            forged.revocation_ids(),
-        );
-    }
-    {
-        let c = root.clone().delegate(&k.bob, |_| {});
-        let mut sigs = c.signatures();
-        sigs[1] = sign_attenuation(&k.mallory.keypair(), &c.authority, &c.attenuations);
-        sigs[1].signer = k.alice.principal.clone();
-        let t = c.token_with(sigs);
-        ok_case(
-            g,
-            5,
-            "an attenuation signature by the wrong key is not checked",
-            r,
-            serialized(&t),
-            serde_json::to_value(&t).unwrap_or(Value::Null),
-            c.revocation_ids(),
-        );
-    }
-    {
-        let c = root.clone().delegate(&k.bob, |a| {
-            a.allowed_capabilities = Some(vec![cap("docs", "read", "**")])
-        });
-        ok_case(
-            g,
-            6,
-            "a widening attenuation is not checked",
-            r,
-            c.serialized(),
-            c.decoded(),
-            c.revocation_ids(),
-        );
-    }
-    {
-        let c = root
-            .clone()
-            .with_authority(|a| a.expires_at = "2020-01-01T00:00:00Z".into());
-        ok_case(
-            g,
-            7,
-            "an expired token is decoded (inspect has no clock)",
-            r,
-            c.serialized(),
-            c.decoded(),
-            c.revocation_ids(),
-        );
-    }
-    {
-        let c = root.clone().delegate(&k.bob, |_| {});
-        let mut sigs = c.signatures();
-        sigs.pop();
-        let t = c.token_with(sigs);
-        ok_case(
-            g,
-            8,
-            "a token with a missing signature entry (a step-3 fault) is decoded",
-            r,
-            serialized(&t),
-            serde_json::to_value(&t).unwrap_or(Value::Null),
-            c.revocation_ids(),
+            input,
+            Expectation::valid(out),
         );
     }
     g.case(
@@ -725,7 +668,8 @@ fn build_inspect(g: &mut Group, k: &Keys) {
 }
 
 fn build_revids(g: &mut Group, k: &Keys) {
-    let ok_case = |g: &mut Group, n: u16, desc: &str, c: &Chain| {
+    for &(n, desc, chain) in REVOCATION_IDS {
+        let c = chain(k);
         g.case(
             n,
             desc,
@@ -735,65 +679,8 @@ fn build_revids(g: &mut Group, k: &Keys) {
             json!({ "token": c.serialized() }),
             Expectation::valid(json!({ "revocationIds": c.revocation_ids() })),
         );
-    };
+    }
     let root = Chain::root(k);
-    ok_case(g, 1, "root token: one id, of the authority", &root);
-    ok_case(
-        g,
-        2,
-        "one unrestricted attenuation",
-        &root.clone().delegate(&k.bob, |_| {}),
-    );
-    ok_case(
-        g,
-        3,
-        "three attenuations with different restrictions",
-        &chain3(
-            k,
-            |_| {},
-            |i, a| match i {
-                0 => a.max_budget_microcents = Some(100),
-                1 => a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/a")]),
-                _ => a.expires_at = Some("2026-03-01T11:00:00.5Z".into()),
-            },
-        ),
-    );
-    ok_case(
-        g,
-        4,
-        "an attenuation with every optional member present",
-        &root.clone().delegate(&k.bob, |a| {
-            a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/x")]);
-            a.max_budget_microcents = Some(7);
-            a.expires_at = Some("2026-03-01T11:00:00Z".into());
-            a.max_chain_depth = Some(1);
-        }),
-    );
-    ok_case(
-        g,
-        5,
-        "non-ASCII capability text hashed as raw UTF-8",
-        &root
-            .clone()
-            .caps(vec![cap("docs", "read", "/проект/日本語/😀")]),
-    );
-    ok_case(
-        g,
-        6,
-        "capability text with `\"`, `\\` and U+0001 (canonical escapes)",
-        &root
-            .clone()
-            .caps(vec![cap("docs", "read", "/a\"b\\c\u{1}d")]),
-    );
-    ok_case(g, 7, "eight attenuations", &root.clone().delegate_n(8));
-    ok_case(
-        g,
-        8,
-        "ids do not depend on signatures: token under an unrelated root",
-        &root
-            .clone()
-            .with_authority(|a| a.issuer = k.other_root.principal.clone()),
-    );
     {
         let c = root
             .clone()
