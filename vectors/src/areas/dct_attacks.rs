@@ -1685,6 +1685,386 @@ enum Ty {
     Covers,
 }
 
+const REQ: &str = "DCT-FORMAT-REQUIRED-FIELDS";
+const ATT: &str = "DCT-FORMAT-ATTENUATION-FIELDS";
+const CAP: &str = "DCT-FORMAT-CAPABILITY";
+const SIG: &str = "DCT-FORMAT-SIGNATURE-ENTRY";
+const INT: &str = "DCT-FORMAT-INTEGERS";
+const TS: &str = "DCT-FORMAT-TIMESTAMPS";
+const PRIN: &str = "DCT-FORMAT-PRINCIPALS";
+const IDS: &str = "DCT-FORMAT-IDS";
+const CANON: &str = "DCT-FORMAT-CANONICAL";
+const UNKNOWN: &str = "DCT-FORMAT-UNKNOWN-FIELD";
+const SER: &str = "DCT-FORMAT-SERIALIZED";
+const INNER: &str = "DCT-FORMAT-INNER-FORMAT";
+const UF: &[&str] = &["UnknownField"];
+const NC: &[&str] = &["NonCanonicalToken"];
+
+/// Every member the malformed cases remove or mistype: (pointer, JSON type, requirement).
+#[rustfmt::skip]
+const FIELDS: &[(&str, Ty, &str)] = &[
+    ("/format", Ty::Str, INNER),
+    ("/authority", Ty::Obj, REQ),
+    ("/attenuations", Ty::Arr, REQ),
+    ("/signatures", Ty::Arr, REQ),
+    ("/authority/issuer", Ty::Str, REQ),
+    ("/authority/delegatee", Ty::Str, REQ),
+    ("/authority/capabilities", Ty::Arr, REQ),
+    ("/authority/contractId", Ty::Str, REQ),
+    ("/authority/delegationId", Ty::Str, REQ),
+    ("/authority/parentDelegationId", Ty::Str, REQ),
+    ("/authority/chainDepth", Ty::Int, REQ),
+    ("/authority/maxChainDepth", Ty::Int, REQ),
+    ("/authority/maxBudgetMicrocents", Ty::Int, REQ),
+    ("/authority/expiresAt", Ty::Str, REQ),
+    ("/authority/issuedAt", Ty::Str, REQ),
+    ("/attenuations/0", Ty::Obj, ATT),
+    ("/attenuations/0/attenuator", Ty::Str, ATT),
+    ("/attenuations/0/delegatee", Ty::Str, ATT),
+    ("/attenuations/0/delegationId", Ty::Str, ATT),
+    ("/attenuations/0/contractId", Ty::Str, ATT),
+    ("/attenuations/0/allowedCapabilities", Ty::Arr, ATT),
+    ("/attenuations/0/maxBudgetMicrocents", Ty::Int, ATT),
+    ("/attenuations/0/expiresAt", Ty::Str, ATT),
+    ("/attenuations/0/maxChainDepth", Ty::Int, ATT),
+    ("/authority/capabilities/0", Ty::Obj, CAP),
+    ("/authority/capabilities/0/namespace", Ty::Str, CAP),
+    ("/authority/capabilities/0/action", Ty::Str, CAP),
+    ("/authority/capabilities/0/resource", Ty::Str, CAP),
+    ("/attenuations/0/allowedCapabilities/0", Ty::Obj, CAP),
+    ("/attenuations/0/allowedCapabilities/0/resource", Ty::Str, CAP),
+    ("/signatures/0", Ty::Obj, SIG),
+    ("/signatures/0/signer", Ty::Str, SIG),
+    ("/signatures/0/signature", Ty::Str, SIG),
+    ("/signatures/1/signer", Ty::Str, SIG),
+    ("/signatures/1/signature", Ty::Str, SIG),
+    ("/signatures/1/covers", Ty::Covers, SIG),
+];
+
+/// The optional attenuation members (absent when unset, never null).
+const OPTIONAL: [&str; 4] = [
+    "allowedCapabilities",
+    "maxBudgetMicrocents",
+    "expiresAt",
+    "maxChainDepth",
+];
+
+/// What the malformed cases start from: a one-attenuation token whose attenuation 0 has every
+/// optional member (expiry, depth) so each can be mistyped, its canonical text, and the scope a
+/// lenient decoder grants it.
+struct Fix<'a> {
+    k: &'a Keys,
+    ctx: Ctx,
+    base: Tok,
+    text1: String,
+    s1: Scope,
+}
+
+impl<'a> Fix<'a> {
+    fn new(k: &'a Keys) -> Self {
+        let c1 = chain(k, 1).with_attenuation(0, |a| {
+            a.expires_at = Some("2026-03-01T11:30:00Z".into());
+            a.max_chain_depth = Some(5);
+        });
+        let base = Tok::of(&c1);
+        Self {
+            k,
+            ctx: Ctx::new(k),
+            text1: base.text(),
+            base,
+            s1: Scope {
+                max_chain_depth: 5,
+                remaining_chain_depth: 5,
+                ..scope(1)
+            },
+        }
+    }
+
+    /// Mutate, then re-sign if the mutation touched a signed block.
+    fn mutate(&self, f: impl FnOnce(Tok) -> Tok, ptr: &str) -> Value {
+        let t = f(self.base.clone());
+        if ptr.starts_with("/signatures") {
+            t.ser()
+        } else {
+            t.resign().ser()
+        }
+    }
+
+    /// The base with `ptr` set to `value`, re-signed.
+    fn set(&self, ptr: &str, value: Value) -> Value {
+        self.base.clone().set(ptr, value).resign().ser()
+    }
+
+    /// The base with `key` added to the object at `ptr`, re-signed.
+    fn insert(&self, ptr: &str, key: &str, value: Value) -> Value {
+        self.base.clone().insert(ptr, key, value).resign().ser()
+    }
+
+    /// The base's canonical text with one occurrence of `from` replaced by `to`.
+    fn spell(&self, from: &str, to: &str) -> Value {
+        encode_bytes(replace1(&self.text1, from, to).as_bytes())
+    }
+
+    /// The base's token string.
+    fn token_string(&self) -> String {
+        token_str(&self.base.ser())
+    }
+
+    fn lenient(&self) -> Expectation {
+        lenient(&self.s1)
+    }
+
+    fn case(&self, g: &mut Group, n: u16, desc: &str, reqs: &[&str], token: Value) {
+        verify_token(g, n, desc, reqs, &[], token, &self.ctx, malformed());
+    }
+}
+
+fn token_str(v: &Value) -> String {
+    v["token"].as_str().unwrap_or_default().to_owned()
+}
+
+/// A malformed case's verdict: malformed_token at step 1, or (D9) that or the scope a lenient
+/// decoder grants the base token.
+#[derive(Clone, Copy)]
+enum Verdict {
+    Malformed,
+    Lenient,
+}
+
+/// A malformed case: (number, description, requirement ids, flags, token, verdict).
+type TokenRow = (
+    u16,
+    &'static str,
+    &'static [&'static str],
+    &'static [&'static str],
+    fn(&Fix) -> Value,
+    Verdict,
+);
+
+fn token_rows(g: &mut Group, f: &Fix, rows: &[TokenRow]) {
+    for &(n, desc, reqs, flags, token, verdict) in rows {
+        let expect = match verdict {
+            Verdict::Malformed => malformed(),
+            Verdict::Lenient => f.lenient(),
+        };
+        verify_token(g, n, desc, reqs, flags, token(f), &f.ctx, expect);
+    }
+}
+
+const MAL: Verdict = Verdict::Malformed;
+const LENIENT: Verdict = Verdict::Lenient;
+
+#[rustfmt::skip]
+const MISSING_MORE: &[TokenRow] = &[
+    (60, "signatures[1].covers missing", &[SIG, MALFORMED], &[], |f| f.base.clone().remove("/signatures/1/covers").ser(), MAL),
+    (61, "attenuations[0].allowedCapabilities[0].namespace missing (re-signed)", &[CAP, MALFORMED], &[],
+        |f| f.base.clone().remove("/attenuations/0/allowedCapabilities/0/namespace").resign().ser(), MAL),
+    (62, "attenuations[0].allowedCapabilities[0].action missing (re-signed)", &[CAP, MALFORMED], &[],
+        |f| f.base.clone().remove("/attenuations/0/allowedCapabilities/0/action").resign().ser(), MAL),
+    (63, "attenuations[0].allowedCapabilities[0].resource missing (re-signed)", &[CAP, MALFORMED], &[],
+        |f| f.base.clone().remove("/attenuations/0/allowedCapabilities/0/resource").resign().ser(), MAL),
+];
+
+#[rustfmt::skip]
+const EMPTY_MEMBERS: &[TokenRow] = &[
+    (204, "authority capability with an empty namespace", &[CAP, MALFORMED], &[],
+        |f| f.set("/authority/capabilities/0/namespace", json!("")), MAL),
+    (205, "attenuation capability with an empty action", &[CAP, MALFORMED], &[],
+        |f| f.set("/attenuations/0/allowedCapabilities/0/action", json!("")), MAL),
+    (206, "signatures[1] is a string, not an object", &[SIG, MALFORMED], &[],
+        |f| f.base.clone().set("/signatures/1", json!(sig_of(&f.base, 1))).ser(), MAL),
+];
+
+/// Unknown members (D9: UnknownField acceptable).
+#[rustfmt::skip]
+const UNKNOWN_MEMBERS: &[TokenRow] = &[
+    (300, "unknown member at the top level of the decoded token (not covered by any signature)", &[UNKNOWN, MALFORMED], UF,
+        |f| f.insert("", "note", json!("x")), LENIENT),
+    (301, "unknown member in the authority (re-signed)", &[UNKNOWN, MALFORMED], UF, |f| f.insert("/authority", "note", json!("x")), LENIENT),
+    (302, "unknown member in an attenuation (re-signed)", &[UNKNOWN, MALFORMED], UF,
+        |f| f.insert("/attenuations/0", "note", json!("x")), LENIENT),
+    (303, "unknown member in an authority capability (re-signed)", &[UNKNOWN, MALFORMED], UF,
+        |f| f.insert("/authority/capabilities/1", "note", json!("x")), LENIENT),
+    (304, "unknown member in a signature entry", &[UNKNOWN, MALFORMED], UF, |f| f.insert("/signatures/0", "note", json!("x")), LENIENT),
+    (305, "unknown restriction `allowedResources` in an attenuation (a verifier ignoring it widens the scope)", &[UNKNOWN, MALFORMED], UF,
+        |f| f.insert("/attenuations/0", "allowedResources", json!(["/project/a"])), LENIENT),
+    (306, "`__proto__` member in the authority (a plain unknown key, re-signed)", &[UNKNOWN, MALFORMED], UF,
+        |f| f.insert("/authority", "__proto__", json!({"admin": true})), LENIENT),
+];
+
+const INT_RANGE: &[&str] = &[INT, "PRIM-INT-RANGE", MALFORMED];
+
+/// Numbers outside the protocol integers (re-signed).
+#[rustfmt::skip]
+const NUMBERS: &[TokenRow] = &[
+    (320, "authority.chainDepth = -1", INT_RANGE, &[], |f| f.set("/authority/chainDepth", json!(-1)), MAL),
+    (321, "authority.maxBudgetMicrocents = 1.5", INT_RANGE, &[], |f| f.set("/authority/maxBudgetMicrocents", json!(1.5)), MAL),
+    (322, "authority.maxBudgetMicrocents = 2^53 (one above the largest protocol integer)", INT_RANGE, &[],
+        |f| f.set("/authority/maxBudgetMicrocents", json!(9_007_199_254_740_992_u64)), MAL),
+    (323, "authority.maxBudgetMicrocents = 2^64 − 1", INT_RANGE, &[], |f| f.set("/authority/maxBudgetMicrocents", json!(u64::MAX)), MAL),
+    (324, "attenuations[0].maxChainDepth = -1", INT_RANGE, &[], |f| f.set("/attenuations/0/maxChainDepth", json!(-1)), MAL),
+    (325, "attenuations[0].maxBudgetMicrocents = 2^53 + 2", INT_RANGE, &[],
+        |f| f.set("/attenuations/0/maxBudgetMicrocents", json!(9_007_199_254_740_994_u64)), MAL),
+    (326, "authority.maxChainDepth = 8.5", INT_RANGE, &[], |f| f.set("/authority/maxChainDepth", json!(8.5)), MAL),
+];
+
+/// Non-canonical number spellings of valid values (D9: NonCanonicalToken acceptable).
+#[rustfmt::skip]
+const SPELLINGS: &[TokenRow] = &[
+    (330, "authority.maxBudgetMicrocents written 1e6 (exponent form of a valid integer)", &[CANON, INT, MALFORMED], NC,
+        |f| f.spell("\"maxBudgetMicrocents\":1000000", "\"maxBudgetMicrocents\":1e6"), LENIENT),
+    (331, "attenuations[0].maxBudgetMicrocents written 500000.0", &[CANON, INT, MALFORMED], NC,
+        |f| f.spell("\"maxBudgetMicrocents\":500000", "\"maxBudgetMicrocents\":500000.0"), LENIENT),
+    (332, "authority.chainDepth written -0", &[CANON, INT, MALFORMED], NC, |f| f.spell("\"chainDepth\":0", "\"chainDepth\":-0"), LENIENT),
+    (333, "authority.maxChainDepth written 8E0", &[CANON, INT, MALFORMED], NC,
+        |f| f.spell("\"maxChainDepth\":8", "\"maxChainDepth\":8E0"), LENIENT),
+    (334, "attenuations[0].maxChainDepth written 05 (leading zero: not JSON at all)", &[INT, MALFORMED], &[],
+        |f| f.spell("\"maxChainDepth\":5", "\"maxChainDepth\":05"), MAL),
+    (335, "authority.maxBudgetMicrocents written 1e400 (outside IEEE double, D33)", &["PRIM-JSON-NUMBER-RANGE", INT, MALFORMED], &[],
+        |f| f.spell("\"maxBudgetMicrocents\":1000000", "\"maxBudgetMicrocents\":1e400"), MAL),
+];
+
+/// Ids outside their pattern (D9: IdFormat acceptable): (number, pointer, value, the last
+/// block's id a lenient decoder reports as changed: "", "delegationId" or "contractId").
+#[rustfmt::skip]
+const BAD_IDS: &[(u16, &str, &str, &str)] = &[
+    (340, "/authority/contractId", "ct_00000000C0DE", ""),
+    (341, "/authority/contractId", "ct_00000000c0d", ""),
+    (342, "/authority/contractId", "ct_00000000c0de0", ""),
+    (343, "/authority/contractId", "contract-1", ""),
+    (344, "/authority/delegationId", "del_00000000000g", ""),
+    (345, "/authority/parentDelegationId", "del_0", ""),
+    (346, "/authority/parentDelegationId", "", ""),
+    (347, "/attenuations/0/delegationId", "DEL_000000000100", "delegationId"),
+    (348, "/attenuations/0/contractId", "ct_000000000100 ", "contractId"),
+    (349, "/attenuations/0/delegationId", "ct_000000000100", "delegationId"),
+];
+
+/// Timestamps outside the D5 profile, each a spelling of a reasonable instant: (pointer,
+/// value, what). Cases 420…, in order.
+#[rustfmt::skip]
+const BAD_TIMESTAMPS: &[(&str, &str, &str)] = &[
+    ("/authority/expiresAt", "2026-03-01t12:00:00z", "lowercase t and z"),
+    ("/authority/expiresAt", "2026-03-01T12:00:00", "no offset"),
+    ("/authority/expiresAt", "2026-03-01T11:59:60Z", "leap second :60"),
+    ("/authority/expiresAt", "2026-02-30T12:00:00Z", "February 30"),
+    ("/authority/expiresAt", "2026-03-01T24:00:00Z", "hour 24"),
+    ("/authority/expiresAt", "2026-03-01T12:00:00.0000000000Z", "10 fraction digits"),
+    ("/authority/expiresAt", "2026-03-01 12:00:00Z", "a space separator"),
+    ("/authority/expiresAt", "2026-03-01T12:00:00+0000", "offset without a colon"),
+    ("/authority/expiresAt", "2026-03-01", "a date without time"),
+    ("/authority/expiresAt", "1772366400", "Unix seconds as a string"),
+    ("/authority/issuedAt", "2026-03-01T00:00:00", "no offset (issuedAt)"),
+    ("/authority/issuedAt", "2026-02-29T00:00:00Z", "February 29 of a non-leap year (issuedAt)"),
+    ("/attenuations/0/expiresAt", "2026-03-01T11:30:00z", "lowercase z (attenuation expiry)"),
+    ("/attenuations/0/expiresAt", "2026-03-01T11:30Z", "no seconds (attenuation expiry)"),
+    ("/attenuations/0/expiresAt", "+002026-03-01T11:30:00Z", "expanded year (attenuation expiry)"),
+];
+
+/// An unknown member `a` holding `depth` nested arrays, spliced before `attenuations`.
+fn deep(f: &Fix, depth: usize) -> Value {
+    let inner = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+    let t = replace1(
+        &f.text1,
+        "{\"attenuations\":",
+        &format!("{{\"a\":{inner},\"attenuations\":"),
+    );
+    encode_bytes(t.as_bytes())
+}
+
+/// The base's text with the byte `\u{1}` (placed by `from` → `to`) replaced by `bytes`.
+fn raw_bytes(f: &Fix, from: &str, to: &str, bytes: &[u8]) -> Value {
+    let t = replace1(&f.text1, from, to);
+    let b: Vec<u8> = t
+        .bytes()
+        .flat_map(|c| if c == 1 { bytes.to_vec() } else { vec![c] })
+        .collect();
+    encode_bytes(&b)
+}
+
+const DUPLICATE: &str = "PRIM-JSON-DUPLICATE-KEY";
+const DEPTH: &str = "PRIM-JSON-DEPTH";
+const TRAILING: &str = "PRIM-JSON-TRAILING";
+
+/// Decoded payload faults.
+#[rustfmt::skip]
+const PAYLOADS: &[TokenRow] = &[
+    (470, "decoded JSON with a space after every `:` (not canonical)", &[CANON, MALFORMED], NC,
+        |f| encode_bytes(f.text1.replace("\":", "\": ").as_bytes()), LENIENT),
+    (471, "decoded JSON pretty-printed", &[CANON, MALFORMED], NC,
+        |f| encode_bytes(serde_json::to_string_pretty(&f.base.v).unwrap_or_default().as_bytes()), LENIENT),
+    (472, "decoded JSON with top-level keys out of order", &[CANON, MALFORMED], NC, |f| {
+        let v = &f.base.v;
+        let reordered = format!(
+            "{{\"signatures\":{},\"format\":{},\"authority\":{},\"attenuations\":{}}}",
+            canon(&v["signatures"]), canon(&v["format"]), canon(&v["authority"]), canon(&v["attenuations"])
+        );
+        encode_bytes(reordered.as_bytes())
+    }, LENIENT),
+    (473, "decoded JSON with `/` escaped as `\\/` in a resource", &[CANON, MALFORMED], NC,
+        |f| f.spell("\"resource\":\"/project/drafts/*\"", "\"resource\":\"\\/project\\/drafts\\/*\""), LENIENT),
+    (474, "decoded JSON with a letter written as a \\u escape (JCS writes it raw)", &[CANON, MALFORMED], NC,
+        |f| f.spell("\"namespace\":\"web\"", "\"namespace\":\"\\u0077eb\""), LENIENT),
+    (475, "decoded JSON followed by a newline", &[CANON, MALFORMED], NC, |f| encode_bytes(format!("{}\n", f.text1).as_bytes()), LENIENT),
+    (476, "duplicate key with the same value (`format` twice)", &[DUPLICATE, CANON, MALFORMED, INNER], &[],
+        |f| f.spell("\"format\":\"delegateos-sjt-v1\"", "\"format\":\"delegateos-sjt-v1\",\"format\":\"delegateos-sjt-v1\""), MAL),
+    // The first `delegatee` is mallory, the last (what last-wins parsers keep) is alice; root
+    // signed the last-wins reading.
+    (477, "duplicate key with different values (authority.delegatee: mallory, then alice)", &[DUPLICATE, CANON, REQ, MALFORMED], &[], |f| {
+        let from = format!("\"delegatee\":\"{}\"", f.k.alice.principal);
+        f.spell(&from, &format!("\"delegatee\":\"{}\",{from}", f.k.mallory.principal))
+    }, MAL),
+    (478, "UTF-8 byte order mark before the JSON", &["PRIM-JSON-BOM", CANON, MALFORMED], &[],
+        |f| encode_bytes(&[&[0xef, 0xbb, 0xbf][..], f.text1.as_bytes()].concat()), MAL),
+    (479, "invalid UTF-8 (byte 0xFF) inside a resource string", &["PRIM-JSON-UTF8", CANON, MALFORMED], &[],
+        |f| raw_bytes(f, "\"/project/drafts/*\"", "\"/project/drafts/\u{1}*\"", &[0xff]), MAL),
+    (480, "overlong UTF-8 encoding of `/` (C0 AF) in a resource", &["PRIM-JSON-UTF8", CANON, MALFORMED], &[],
+        |f| raw_bytes(f, "\"/project/drafts/*\"", "\"\u{1}project/drafts/*\"", &[0xc0, 0xaf]), MAL),
+    (481, "lone surrogate escape \\ud800 in a resource", &["PRIM-JSON-LONE-SURROGATE", CANON, MALFORMED], &[],
+        |f| f.spell("\"resource\":\"/project/drafts/*\"", "\"resource\":\"/project/drafts/\\ud800\""), MAL),
+    (482, "raw control character (U+0001) inside a string", &[CANON, MALFORMED], &[],
+        |f| f.spell("\"resource\":\"/project/drafts/*\"", "\"resource\":\"/project/drafts/\u{1}\""), MAL),
+    (483, "unknown member nested 32 arrays deep (total depth 33 > 32, D33)", &[DEPTH, MALFORMED, UNKNOWN], &[], |f| deep(f, 32), MAL),
+    (484, "unknown member nested 31 arrays deep (total depth 32: only the unknown field is wrong)", &[UNKNOWN, MALFORMED], UF,
+        |f| deep(f, 31), LENIENT),
+    (485, "unknown member nested 1000 arrays deep", &[DEPTH, MALFORMED, UNKNOWN], &[], |f| deep(f, 1000), MAL),
+    (486, "trailing garbage after the JSON object", &[TRAILING, CANON, MALFORMED], &[], |f| encode_bytes(format!("{}x", f.text1).as_bytes()), MAL),
+    (487, "two JSON objects back to back (the token twice)", &[TRAILING, CANON, MALFORMED], &[],
+        |f| encode_bytes(format!("{0}{0}", f.text1).as_bytes()), MAL),
+    (488, "decoded JSON is an array holding the token", &[CANON, MALFORMED], &[], |f| encode_bytes(format!("[{}]", f.text1).as_bytes()), MAL),
+    (489, "decoded JSON is a string holding the token text", &[CANON, MALFORMED], &[], |f| encode_value(&json!(f.text1)), MAL),
+    (490, "decoded JSON is null", &[CANON, MALFORMED], &[], |_| encode_bytes(b"null"), MAL),
+    (491, "decoded JSON truncated by one byte", &[CANON, MALFORMED], &[], |f| encode_bytes(&f.text1.as_bytes()[..f.text1.len() - 1]), MAL),
+];
+
+/// The SerializedDCT wrapper and the inner format.
+#[rustfmt::skip]
+const WRAPPERS: &[TokenRow] = &[
+    (500, "SerializedDCT.format = \"delegateos-sjt-v2\"", &[SER, MALFORMED], &[],
+        |f| json!({"token": f.token_string(), "format": "delegateos-sjt-v2"}), MAL),
+    (501, "SerializedDCT.format in uppercase", &[SER, MALFORMED], &[], |f| json!({"token": f.token_string(), "format": "DELEGATEOS-SJT-V1"}), MAL),
+    (502, "SerializedDCT without format", &[SER, MALFORMED], &[], |f| json!({"token": f.token_string()}), MAL),
+    (503, "SerializedDCT without token", &[SER, MALFORMED], &[], |_| json!({"format": FORMAT}), MAL),
+    (504, "SerializedDCT with an extra member", &[SER, MALFORMED], &[],
+        |f| json!({"token": f.token_string(), "format": FORMAT, "alg": "none"}), MAL),
+    (505, "SerializedDCT.token is the decoded token object instead of a string", &[SER, MALFORMED], &[],
+        |f| json!({"token": f.base.v, "format": FORMAT}), MAL),
+    (506, "SerializedDCT.token is a number", &[SER, MALFORMED], &[], |_| json!({"token": 1, "format": FORMAT}), MAL),
+    (507, "SerializedDCT is the bare token string", &[SER, MALFORMED], &[], |f| json!(f.token_string()), MAL),
+    (508, "SerializedDCT is null", &[SER, MALFORMED], &[], |_| Value::Null, MAL),
+    (509, "SerializedDCT.format is null", &[SER, MALFORMED], &[], |f| json!({"token": f.token_string(), "format": null}), MAL),
+    (510, "SerializedDCT is an array [token, format]", &[SER, MALFORMED], &[], |f| json!([f.token_string(), FORMAT]), MAL),
+    (511, "decoded token format = \"delegateos-sjt-v2\" (outer format v1)", &[INNER, MALFORMED], &[],
+        |f| f.base.clone().set("/format", json!("delegateos-sjt-v2")).ser(), MAL),
+    (512, "outer and inner format both \"delegateos-sjt-v2\" (consistent but unknown)", &[SER, INNER, MALFORMED], &[], |f| {
+        let inner_v2 = f.base.clone().set("/format", json!("delegateos-sjt-v2")).ser();
+        json!({"token": inner_v2["token"], "format": "delegateos-sjt-v2"})
+    }, MAL),
+    (513, "outer format \"delegateos-sjt-v2\", inner format v1 (mismatch)", &[SER, MALFORMED], &[],
+        |f| json!({"token": f.token_string(), "format": "delegateos-sjt-v2"}), MAL),
+    (514, "decoded token format is the empty string", &[INNER, MALFORMED], &[], |f| f.base.clone().set("/format", json!("")).ser(), MAL),
+];
+
 fn wrong_values(ty: Ty, original: &Value) -> Vec<(&'static str, Value)> {
     match ty {
         Ty::Str => vec![
@@ -1728,411 +2108,105 @@ fn wrong_values(ty: Ty, original: &Value) -> Vec<(&'static str, Value)> {
     }
 }
 
-#[allow(clippy::too_many_lines)]
 fn build_malformed(g: &mut Group, k: &Keys) {
-    const REQ: &str = "DCT-FORMAT-REQUIRED-FIELDS";
-    const ATT: &str = "DCT-FORMAT-ATTENUATION-FIELDS";
-    const CAP: &str = "DCT-FORMAT-CAPABILITY";
-    const SIG: &str = "DCT-FORMAT-SIGNATURE-ENTRY";
-    const INT: &str = "DCT-FORMAT-INTEGERS";
-    const TS: &str = "DCT-FORMAT-TIMESTAMPS";
-    const PRIN: &str = "DCT-FORMAT-PRINCIPALS";
-    const IDS: &str = "DCT-FORMAT-IDS";
-    const CANON: &str = "DCT-FORMAT-CANONICAL";
-    const UNKNOWN: &str = "DCT-FORMAT-UNKNOWN-FIELD";
-    const SER: &str = "DCT-FORMAT-SERIALIZED";
-    let ctx = Ctx::new(k);
-    // The malformed cases are built on a one-attenuation token; attenuation 0 gets every
-    // optional member (expiry, depth) so each can be mistyped.
-    let c1 = chain(k, 1).with_attenuation(0, |a| {
-        a.expires_at = Some("2026-03-01T11:30:00Z".into());
-        a.max_chain_depth = Some(5);
-    });
-    let base = Tok::of(&c1);
-    let s1 = Scope {
-        max_chain_depth: 5,
-        remaining_chain_depth: 5,
-        ..scope(1)
-    };
-    let block_edit = |ptr: &str| !ptr.starts_with("/signatures");
-    // Mutate, then re-sign if the mutation touched a signed block.
-    let mutate = |f: &dyn Fn(Tok) -> Tok, ptr: &str| -> Value {
-        let t = f(base.clone());
-        if block_edit(ptr) {
-            t.resign().ser()
-        } else {
-            t.ser()
+    let f = Fix::new(k);
+    malformed_members(g, &f);
+    token_rows(g, &f, UNKNOWN_MEMBERS);
+    token_rows(g, &f, NUMBERS);
+    malformed_largest_integers(g, &f);
+    token_rows(g, &f, SPELLINGS);
+    // Ids (D9: IdFormat acceptable).
+    for &(n, ptr, v, changed) in BAD_IDS {
+        let mut s = f.s1.clone();
+        match changed {
+            "delegationId" => s.delegation_id = v.into(),
+            "contractId" => s.contract_id = v.into(),
+            _ => {}
         }
-    };
-
-    // (pointer, type, requirement)
-    let fields: Vec<(&str, Ty, &str)> = vec![
-        ("/format", Ty::Str, "DCT-FORMAT-INNER-FORMAT"),
-        ("/authority", Ty::Obj, REQ),
-        ("/attenuations", Ty::Arr, REQ),
-        ("/signatures", Ty::Arr, REQ),
-        ("/authority/issuer", Ty::Str, REQ),
-        ("/authority/delegatee", Ty::Str, REQ),
-        ("/authority/capabilities", Ty::Arr, REQ),
-        ("/authority/contractId", Ty::Str, REQ),
-        ("/authority/delegationId", Ty::Str, REQ),
-        ("/authority/parentDelegationId", Ty::Str, REQ),
-        ("/authority/chainDepth", Ty::Int, REQ),
-        ("/authority/maxChainDepth", Ty::Int, REQ),
-        ("/authority/maxBudgetMicrocents", Ty::Int, REQ),
-        ("/authority/expiresAt", Ty::Str, REQ),
-        ("/authority/issuedAt", Ty::Str, REQ),
-        ("/attenuations/0", Ty::Obj, ATT),
-        ("/attenuations/0/attenuator", Ty::Str, ATT),
-        ("/attenuations/0/delegatee", Ty::Str, ATT),
-        ("/attenuations/0/delegationId", Ty::Str, ATT),
-        ("/attenuations/0/contractId", Ty::Str, ATT),
-        ("/attenuations/0/allowedCapabilities", Ty::Arr, ATT),
-        ("/attenuations/0/maxBudgetMicrocents", Ty::Int, ATT),
-        ("/attenuations/0/expiresAt", Ty::Str, ATT),
-        ("/attenuations/0/maxChainDepth", Ty::Int, ATT),
-        ("/authority/capabilities/0", Ty::Obj, CAP),
-        ("/authority/capabilities/0/namespace", Ty::Str, CAP),
-        ("/authority/capabilities/0/action", Ty::Str, CAP),
-        ("/authority/capabilities/0/resource", Ty::Str, CAP),
-        ("/attenuations/0/allowedCapabilities/0", Ty::Obj, CAP),
-        (
-            "/attenuations/0/allowedCapabilities/0/resource",
-            Ty::Str,
-            CAP,
-        ),
-        ("/signatures/0", Ty::Obj, SIG),
-        ("/signatures/0/signer", Ty::Str, SIG),
-        ("/signatures/0/signature", Ty::Str, SIG),
-        ("/signatures/1/signer", Ty::Str, SIG),
-        ("/signatures/1/signature", Ty::Str, SIG),
-        ("/signatures/1/covers", Ty::Covers, SIG),
-    ];
-    // Missing members: 1..=99 (required members only; optional ones may be absent).
-    let mut n = 1u16;
-    for (ptr, _, req) in &fields {
-        let optional = [
-            "allowedCapabilities",
-            "maxBudgetMicrocents",
-            "expiresAt",
-            "maxChainDepth",
-        ]
-        .iter()
-        .any(|o| ptr.starts_with("/attenuations/0/") && ptr.ends_with(o));
-        if optional || ptr.ends_with("/0") || ptr.ends_with("/signatures/1/covers") {
-            continue;
-        }
-        let ptr_s = (*ptr).to_owned();
-        let token = mutate(&|t: Tok| t.remove(&ptr_s), ptr);
+        let desc = format!(
+            "{} = {v:?} (not prefix + 12 lowercase hex)",
+            &ptr[1..].replace('/', ".")
+        );
         verify_token(
             g,
             n,
-            &format!(
-                "required member {} missing (blocks re-signed)",
-                &ptr[1..].replace('/', ".")
-            ),
+            &desc,
+            &[IDS, MALFORMED],
+            &["IdFormat"],
+            f.set(ptr, json!(v)),
+            &f.ctx,
+            lenient(&s),
+        );
+    }
+    malformed_principals(g, &f);
+    malformed_signatures(g, &f);
+    malformed_timestamps(g, &f);
+    malformed_token_strings(g, &f);
+    malformed_token_size(g, &f);
+    token_rows(g, &f, PAYLOADS);
+    token_rows(g, &f, WRAPPERS);
+}
+
+/// Missing members, wrong JSON types, null optional members.
+fn malformed_members(g: &mut Group, f: &Fix) {
+    // Missing members: 1..=99 (required members only; optional ones may be absent).
+    let mut n = 1u16;
+    for &(ptr, _, req) in FIELDS {
+        let optional = OPTIONAL
+            .iter()
+            .any(|o| ptr.starts_with("/attenuations/0/") && ptr.ends_with(o));
+        if optional || ptr.ends_with("/0") || ptr.ends_with("/signatures/1/covers") {
+            continue;
+        }
+        let desc = format!(
+            "required member {} missing (blocks re-signed)",
+            &ptr[1..].replace('/', ".")
+        );
+        f.case(
+            g,
+            n,
+            &desc,
             &[req, MALFORMED],
-            &[],
-            token,
-            &ctx,
-            malformed(),
+            f.mutate(|t| t.remove(ptr), ptr),
         );
         n += 1;
     }
     // A few more missing members.
-    verify_token(
-        g,
-        60,
-        "signatures[1].covers missing",
-        &[SIG, MALFORMED],
-        &[],
-        base.clone().remove("/signatures/1/covers").ser(),
-        &ctx,
-        malformed(),
-    );
-    verify_token(
-        g,
-        61,
-        "attenuations[0].allowedCapabilities[0].namespace missing (re-signed)",
-        &[CAP, MALFORMED],
-        &[],
-        base.clone()
-            .remove("/attenuations/0/allowedCapabilities/0/namespace")
-            .resign()
-            .ser(),
-        &ctx,
-        malformed(),
-    );
-    verify_token(
-        g,
-        62,
-        "attenuations[0].allowedCapabilities[0].action missing (re-signed)",
-        &[CAP, MALFORMED],
-        &[],
-        base.clone()
-            .remove("/attenuations/0/allowedCapabilities/0/action")
-            .resign()
-            .ser(),
-        &ctx,
-        malformed(),
-    );
-    verify_token(
-        g,
-        63,
-        "attenuations[0].allowedCapabilities[0].resource missing (re-signed)",
-        &[CAP, MALFORMED],
-        &[],
-        base.clone()
-            .remove("/attenuations/0/allowedCapabilities/0/resource")
-            .resign()
-            .ser(),
-        &ctx,
-        malformed(),
-    );
-
+    token_rows(g, f, MISSING_MORE);
     // Wrong JSON types: two per member, rotating through the alternatives, 100..=199.
     let mut n = 100u16;
-    for (i, (ptr, ty, req)) in fields.iter().enumerate() {
-        let original = base.v.pointer(ptr).cloned().unwrap_or(Value::Null);
-        let alternatives = wrong_values(*ty, &original);
+    for (i, &(ptr, ty, req)) in FIELDS.iter().enumerate() {
+        let original = f.base.v.pointer(ptr).cloned().unwrap_or(Value::Null);
+        let alternatives = wrong_values(ty, &original);
         for pick in [i % 5, (i + 2) % 5] {
             let (what, value) = alternatives[pick].clone();
-            let ptr_s = (*ptr).to_owned();
-            let token = mutate(&|t: Tok| t.set(&ptr_s, value.clone()), ptr);
-            let mut reqs = vec![*req, MALFORMED];
-            if *ty == Ty::Int {
+            let token = f.mutate(|t| t.set(ptr, value), ptr);
+            let mut reqs = vec![req, MALFORMED];
+            if ty == Ty::Int {
                 reqs.push(INT);
             }
-            verify_token(
-                g,
-                n,
-                &format!(
-                    "{} is {what} (wrong JSON type; blocks re-signed)",
-                    &ptr[1..].replace('/', ".")
-                ),
-                &reqs,
-                &[],
-                token,
-                &ctx,
-                malformed(),
+            let desc = format!(
+                "{} is {what} (wrong JSON type; blocks re-signed)",
+                &ptr[1..].replace('/', ".")
             );
+            f.case(g, n, &desc, &reqs, token);
             n += 1;
         }
     }
     // null for optional attenuation members (D23: absent, never null).
-    for (j, key) in [
-        "allowedCapabilities",
-        "maxBudgetMicrocents",
-        "expiresAt",
-        "maxChainDepth",
-    ]
-    .iter()
-    .enumerate()
-    {
-        let t = base
-            .clone()
-            .set(&format!("/attenuations/0/{key}"), Value::Null)
-            .resign();
-        verify_token(
-            g,
-            200 + j as u16,
-            &format!("attenuations[0].{key} is null (unset restrictions must be absent, D23)"),
-            &[ATT, MALFORMED],
-            &[],
-            t.ser(),
-            &ctx,
-            malformed(),
-        );
+    for (j, key) in OPTIONAL.iter().enumerate() {
+        let desc =
+            format!("attenuations[0].{key} is null (unset restrictions must be absent, D23)");
+        let token = f.set(&format!("/attenuations/0/{key}"), Value::Null);
+        f.case(g, 200 + j as u16, &desc, &[ATT, MALFORMED], token);
     }
-    verify_token(
-        g,
-        204,
-        "authority capability with an empty namespace",
-        &[CAP, MALFORMED],
-        &[],
-        base.clone()
-            .set("/authority/capabilities/0/namespace", json!(""))
-            .resign()
-            .ser(),
-        &ctx,
-        malformed(),
-    );
-    verify_token(
-        g,
-        205,
-        "attenuation capability with an empty action",
-        &[CAP, MALFORMED],
-        &[],
-        base.clone()
-            .set("/attenuations/0/allowedCapabilities/0/action", json!(""))
-            .resign()
-            .ser(),
-        &ctx,
-        malformed(),
-    );
-    verify_token(
-        g,
-        206,
-        "signatures[1] is a string, not an object",
-        &[SIG, MALFORMED],
-        &[],
-        base.clone()
-            .set("/signatures/1", json!(sig_of(&base, 1)))
-            .ser(),
-        &ctx,
-        malformed(),
-    );
+    token_rows(g, f, EMPTY_MEMBERS);
+}
 
-    // Unknown members (D9: UnknownField acceptable).
-    let unk = |ptr: &str| base.clone().insert(ptr, "note", json!("x")).resign().ser();
-    let uf: &[&str] = &["UnknownField"];
-    verify_token(
-        g,
-        300,
-        "unknown member at the top level of the decoded token (not covered by any signature)",
-        &[UNKNOWN, MALFORMED],
-        uf,
-        unk(""),
-        &ctx,
-        lenient(&s1),
-    );
-    verify_token(
-        g,
-        301,
-        "unknown member in the authority (re-signed)",
-        &[UNKNOWN, MALFORMED],
-        uf,
-        unk("/authority"),
-        &ctx,
-        lenient(&s1),
-    );
-    verify_token(
-        g,
-        302,
-        "unknown member in an attenuation (re-signed)",
-        &[UNKNOWN, MALFORMED],
-        uf,
-        unk("/attenuations/0"),
-        &ctx,
-        lenient(&s1),
-    );
-    verify_token(
-        g,
-        303,
-        "unknown member in an authority capability (re-signed)",
-        &[UNKNOWN, MALFORMED],
-        uf,
-        unk("/authority/capabilities/1"),
-        &ctx,
-        lenient(&s1),
-    );
-    verify_token(
-        g,
-        304,
-        "unknown member in a signature entry",
-        &[UNKNOWN, MALFORMED],
-        uf,
-        unk("/signatures/0"),
-        &ctx,
-        lenient(&s1),
-    );
-    verify_token(g, 305, "unknown restriction `allowedResources` in an attenuation (a verifier ignoring it widens the scope)",
-        &[UNKNOWN, MALFORMED], uf, base.clone().insert("/attenuations/0", "allowedResources", json!(["/project/a"])).resign().ser(),
-        &ctx, lenient(&s1));
-    verify_token(
-        g,
-        306,
-        "`__proto__` member in the authority (a plain unknown key, re-signed)",
-        &[UNKNOWN, MALFORMED],
-        uf,
-        base.clone()
-            .insert("/authority", "__proto__", json!({"admin": true}))
-            .resign()
-            .ser(),
-        &ctx,
-        lenient(&s1),
-    );
-
-    // Numbers.
-    let num = |ptr: &str, v: Value| base.clone().set(ptr, v).resign().ser();
-    verify_token(
-        g,
-        320,
-        "authority.chainDepth = -1",
-        &[INT, "PRIM-INT-RANGE", MALFORMED],
-        &[],
-        num("/authority/chainDepth", json!(-1)),
-        &ctx,
-        malformed(),
-    );
-    verify_token(
-        g,
-        321,
-        "authority.maxBudgetMicrocents = 1.5",
-        &[INT, "PRIM-INT-RANGE", MALFORMED],
-        &[],
-        num("/authority/maxBudgetMicrocents", json!(1.5)),
-        &ctx,
-        malformed(),
-    );
-    verify_token(
-        g,
-        322,
-        "authority.maxBudgetMicrocents = 2^53 (one above the largest protocol integer)",
-        &[INT, "PRIM-INT-RANGE", MALFORMED],
-        &[],
-        num(
-            "/authority/maxBudgetMicrocents",
-            json!(9_007_199_254_740_992_u64),
-        ),
-        &ctx,
-        malformed(),
-    );
-    verify_token(
-        g,
-        323,
-        "authority.maxBudgetMicrocents = 2^64 − 1",
-        &[INT, "PRIM-INT-RANGE", MALFORMED],
-        &[],
-        num("/authority/maxBudgetMicrocents", json!(u64::MAX)),
-        &ctx,
-        malformed(),
-    );
-    verify_token(
-        g,
-        324,
-        "attenuations[0].maxChainDepth = -1",
-        &[INT, "PRIM-INT-RANGE", MALFORMED],
-        &[],
-        num("/attenuations/0/maxChainDepth", json!(-1)),
-        &ctx,
-        malformed(),
-    );
-    verify_token(
-        g,
-        325,
-        "attenuations[0].maxBudgetMicrocents = 2^53 + 2",
-        &[INT, "PRIM-INT-RANGE", MALFORMED],
-        &[],
-        num(
-            "/attenuations/0/maxBudgetMicrocents",
-            json!(9_007_199_254_740_994_u64),
-        ),
-        &ctx,
-        malformed(),
-    );
-    verify_token(
-        g,
-        326,
-        "authority.maxChainDepth = 8.5",
-        &[INT, "PRIM-INT-RANGE", MALFORMED],
-        &[],
-        num("/authority/maxChainDepth", json!(8.5)),
-        &ctx,
-        malformed(),
-    );
+/// The largest protocol integer, 2^53 − 1, is valid in the authority and in an attenuation.
+fn malformed_largest_integers(g: &mut Group, f: &Fix) {
     {
-        let c = chain(k, 0).with_authority(|a| a.max_budget_microcents = 9_007_199_254_740_991);
+        let c = chain(f.k, 0).with_authority(|a| a.max_budget_microcents = 9_007_199_254_740_991);
         verify_token(
             g,
             327,
@@ -2140,7 +2214,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
             &[INT, "PRIM-INT-RANGE"],
             &[],
             Tok::of(&c).ser(),
-            &ctx,
+            &f.ctx,
             Expectation::valid(
                 Scope {
                     remaining: 9_007_199_254_740_991,
@@ -2155,9 +2229,9 @@ fn build_malformed(g: &mut Group, k: &Keys) {
         // root with that budget narrowed to the same budget (≤ effectiveBudget, step 4c) is
         // valid with all of it remaining.
         const MAX: u64 = 9_007_199_254_740_991;
-        let c = Chain::root(k)
+        let c = Chain::root(f.k)
             .with_authority(|a| a.max_budget_microcents = MAX)
-            .delegate(&k.bob, |a| {
+            .delegate(&f.k.bob, |a| {
                 a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/**")]);
                 a.max_budget_microcents = Some(MAX);
             });
@@ -2169,7 +2243,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
             &[INT, "PRIM-INT-RANGE", "DCT-VERIFY-4C-BUDGET"],
             &[],
             Tok::of(&c).ser(),
-            &ctx,
+            &f.ctx,
             Expectation::valid(
                 Scope {
                     remaining: MAX,
@@ -2179,136 +2253,9 @@ fn build_malformed(g: &mut Group, k: &Keys) {
             ),
         );
     }
-    // Non-canonical number spellings of valid values (D9: NonCanonicalToken acceptable).
-    let text1 = base.text();
-    let nc: &[&str] = &["NonCanonicalToken"];
-    let spell = |from: &str, to: &str| encode_bytes(replace1(&text1, from, to).as_bytes());
-    verify_token(
-        g,
-        330,
-        "authority.maxBudgetMicrocents written 1e6 (exponent form of a valid integer)",
-        &[CANON, INT, MALFORMED],
-        nc,
-        spell(
-            "\"maxBudgetMicrocents\":1000000",
-            "\"maxBudgetMicrocents\":1e6",
-        ),
-        &ctx,
-        lenient(&s1),
-    );
-    verify_token(
-        g,
-        331,
-        "attenuations[0].maxBudgetMicrocents written 500000.0",
-        &[CANON, INT, MALFORMED],
-        nc,
-        spell(
-            "\"maxBudgetMicrocents\":500000",
-            "\"maxBudgetMicrocents\":500000.0",
-        ),
-        &ctx,
-        lenient(&s1),
-    );
-    verify_token(
-        g,
-        332,
-        "authority.chainDepth written -0",
-        &[CANON, INT, MALFORMED],
-        nc,
-        spell("\"chainDepth\":0", "\"chainDepth\":-0"),
-        &ctx,
-        lenient(&s1),
-    );
-    verify_token(
-        g,
-        333,
-        "authority.maxChainDepth written 8E0",
-        &[CANON, INT, MALFORMED],
-        nc,
-        spell("\"maxChainDepth\":8", "\"maxChainDepth\":8E0"),
-        &ctx,
-        lenient(&s1),
-    );
-    verify_token(
-        g,
-        334,
-        "attenuations[0].maxChainDepth written 05 (leading zero: not JSON at all)",
-        &[INT, MALFORMED],
-        &[],
-        spell("\"maxChainDepth\":5", "\"maxChainDepth\":05"),
-        &ctx,
-        malformed(),
-    );
-    verify_token(
-        g,
-        335,
-        "authority.maxBudgetMicrocents written 1e400 (outside IEEE double, D33)",
-        &["PRIM-JSON-NUMBER-RANGE", INT, MALFORMED],
-        &[],
-        spell(
-            "\"maxBudgetMicrocents\":1000000",
-            "\"maxBudgetMicrocents\":1e400",
-        ),
-        &ctx,
-        malformed(),
-    );
+}
 
-    // Ids (D9: IdFormat acceptable).
-    let idf: &[&str] = &["IdFormat"];
-    let id_case = |g: &mut Group, n: u16, ptr: &str, v: &str, s: &Scope| {
-        let t = base.clone().set(ptr, json!(v)).resign();
-        verify_token(
-            g,
-            n,
-            &format!(
-                "{} = {v:?} (not prefix + 12 lowercase hex)",
-                &ptr[1..].replace('/', ".")
-            ),
-            &[IDS, MALFORMED],
-            idf,
-            t.ser(),
-            &ctx,
-            lenient(s),
-        );
-    };
-    id_case(g, 340, "/authority/contractId", "ct_00000000C0DE", &s1);
-    id_case(g, 341, "/authority/contractId", "ct_00000000c0d", &s1);
-    id_case(g, 342, "/authority/contractId", "ct_00000000c0de0", &s1);
-    id_case(g, 343, "/authority/contractId", "contract-1", &s1);
-    id_case(g, 344, "/authority/delegationId", "del_00000000000g", &s1);
-    id_case(g, 345, "/authority/parentDelegationId", "del_0", &s1);
-    id_case(g, 346, "/authority/parentDelegationId", "", &s1);
-    id_case(
-        g,
-        347,
-        "/attenuations/0/delegationId",
-        "DEL_000000000100",
-        &Scope {
-            delegation_id: "DEL_000000000100".into(),
-            ..s1.clone()
-        },
-    );
-    id_case(
-        g,
-        348,
-        "/attenuations/0/contractId",
-        "ct_000000000100 ",
-        &Scope {
-            contract_id: "ct_000000000100 ".into(),
-            ..s1.clone()
-        },
-    );
-    id_case(
-        g,
-        349,
-        "/attenuations/0/delegationId",
-        "ct_000000000100",
-        &Scope {
-            delegation_id: "ct_000000000100".into(),
-            ..s1.clone()
-        },
-    );
-
+fn malformed_principals(g: &mut Group, f: &Fix) {
     // Principal ids (invalid: one encoding per key).
     let variants = |p: &str| -> Vec<(&'static str, String)> {
         let mut out = vec![
@@ -2333,8 +2280,8 @@ fn build_malformed(g: &mut Group, k: &Keys) {
     };
     let mut n = 360u16;
     // The issuer (and the verifier's configured root key, so only the encoding differs).
-    for (what, bad) in variants(&k.root.principal) {
-        let t = base.clone().set("/authority/issuer", json!(bad)).resign();
+    for (what, bad) in variants(&f.k.root.principal) {
+        let t = f.base.clone().set("/authority/issuer", json!(bad)).resign();
         verify_token(
             g,
             n,
@@ -2342,15 +2289,16 @@ fn build_malformed(g: &mut Group, k: &Keys) {
             &[PRIN, b64_req(what), MALFORMED],
             &[],
             t.ser(),
-            &ctx.clone().root(&bad),
+            &f.ctx.clone().root(&bad),
             malformed(),
         );
         n += 1;
     }
     let mut n = 370u16;
     // The last delegatee (bob): compared with nothing, so only its encoding is wrong.
-    for (what, bad) in variants(&k.bob.principal) {
-        let t = base
+    for (what, bad) in variants(&f.k.bob.principal) {
+        let t = f
+            .base
             .clone()
             .set("/attenuations/0/delegatee", json!(bad))
             .resign();
@@ -2361,15 +2309,16 @@ fn build_malformed(g: &mut Group, k: &Keys) {
             &[PRIN, b64_req(what), MALFORMED],
             &[],
             t.ser(),
-            &ctx,
+            &f.ctx,
             malformed(),
         );
         n += 1;
     }
     let mut n = 380u16;
     // alice, spelled the bad way everywhere she appears (authority.delegatee, attenuator, signer).
-    for (what, bad) in variants(&k.alice.principal) {
-        let t = base
+    for (what, bad) in variants(&f.k.alice.principal) {
+        let t = f
+            .base
             .clone()
             .set("/authority/delegatee", json!(bad))
             .set("/attenuations/0/attenuator", json!(bad))
@@ -2384,14 +2333,14 @@ fn build_malformed(g: &mut Group, k: &Keys) {
             &[PRIN, b64_req(what), MALFORMED],
             &[],
             t.ser(),
-            &ctx,
+            &f.ctx,
             malformed(),
         );
         n += 1;
     }
     let mut n = 390u16;
-    for (what, bad) in variants(&k.root.principal).into_iter().take(3) {
-        let t = base.clone().set("/signatures/0/signer", json!(bad));
+    for (what, bad) in variants(&f.k.root.principal).into_iter().take(3) {
+        let t = f.base.clone().set("/signatures/0/signer", json!(bad));
         verify_token(
             g,
             n,
@@ -2399,7 +2348,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
             &[PRIN, SIG, b64_req(what), MALFORMED],
             &[],
             t.ser(),
-            &ctx,
+            &f.ctx,
             malformed(),
         );
         n += 1;
@@ -2410,17 +2359,20 @@ fn build_malformed(g: &mut Group, k: &Keys) {
         "authority.issuer is the literal name \"root\"",
         &[PRIN, MALFORMED],
         &[],
-        base.clone()
+        f.base
+            .clone()
             .set("/authority/issuer", json!("root"))
             .resign()
             .ser(),
-        &ctx.clone().root("root"),
+        &f.ctx.clone().root("root"),
         malformed(),
     );
+}
 
+fn malformed_signatures(g: &mut Group, f: &Fix) {
     // Signature encodings.
-    let sig0 = sig_of(&base, 0);
-    let sig1 = sig_of(&base, 1);
+    let sig0 = sig_of(&f.base, 0);
+    let sig1 = sig_of(&f.base, 1);
     let mut sig_variants: Vec<(String, String, usize)> = vec![
         ("85 characters".into(), sig0[..85].to_owned(), 0),
         ("87 characters".into(), format!("{sig0}A"), 0),
@@ -2455,7 +2407,8 @@ fn build_malformed(g: &mut Group, k: &Keys) {
         ));
     }
     for (i, (what, bad, j)) in sig_variants.into_iter().enumerate() {
-        let t = base
+        let t = f
+            .base
             .clone()
             .set(&format!("/signatures/{j}/signature"), json!(bad));
         verify_token(
@@ -2465,79 +2418,15 @@ fn build_malformed(g: &mut Group, k: &Keys) {
             &[SIG, b64_req(&what), MALFORMED],
             &[],
             t.ser(),
-            &ctx,
+            &f.ctx,
             malformed(),
         );
     }
+}
 
-    // Timestamps outside the D5 profile (each a spelling of a reasonable instant).
-    let bad_ts: &[(&str, &str, &str)] = &[
-        (
-            "/authority/expiresAt",
-            "2026-03-01t12:00:00z",
-            "lowercase t and z",
-        ),
-        ("/authority/expiresAt", "2026-03-01T12:00:00", "no offset"),
-        (
-            "/authority/expiresAt",
-            "2026-03-01T11:59:60Z",
-            "leap second :60",
-        ),
-        (
-            "/authority/expiresAt",
-            "2026-02-30T12:00:00Z",
-            "February 30",
-        ),
-        ("/authority/expiresAt", "2026-03-01T24:00:00Z", "hour 24"),
-        (
-            "/authority/expiresAt",
-            "2026-03-01T12:00:00.0000000000Z",
-            "10 fraction digits",
-        ),
-        (
-            "/authority/expiresAt",
-            "2026-03-01 12:00:00Z",
-            "a space separator",
-        ),
-        (
-            "/authority/expiresAt",
-            "2026-03-01T12:00:00+0000",
-            "offset without a colon",
-        ),
-        ("/authority/expiresAt", "2026-03-01", "a date without time"),
-        (
-            "/authority/expiresAt",
-            "1772366400",
-            "Unix seconds as a string",
-        ),
-        (
-            "/authority/issuedAt",
-            "2026-03-01T00:00:00",
-            "no offset (issuedAt)",
-        ),
-        (
-            "/authority/issuedAt",
-            "2026-02-29T00:00:00Z",
-            "February 29 of a non-leap year (issuedAt)",
-        ),
-        (
-            "/attenuations/0/expiresAt",
-            "2026-03-01T11:30:00z",
-            "lowercase z (attenuation expiry)",
-        ),
-        (
-            "/attenuations/0/expiresAt",
-            "2026-03-01T11:30Z",
-            "no seconds (attenuation expiry)",
-        ),
-        (
-            "/attenuations/0/expiresAt",
-            "+002026-03-01T11:30:00Z",
-            "expanded year (attenuation expiry)",
-        ),
-    ];
-    for (i, (ptr, v, what)) in bad_ts.iter().enumerate() {
-        let t = base.clone().set(ptr, json!(v)).resign();
+fn malformed_timestamps(g: &mut Group, f: &Fix) {
+    for (i, (ptr, v, what)) in BAD_TIMESTAMPS.iter().enumerate() {
+        let t = f.base.clone().set(ptr, json!(v)).resign();
         let specific = if what.contains("leap") {
             "PRIM-TIME-LEAP-SECOND"
         } else if what.contains("February") || what.contains("hour 24") {
@@ -2549,10 +2438,10 @@ fn build_malformed(g: &mut Group, k: &Keys) {
         // reads it as that instant answers what the same token spelled in the profile gets.
         let (expect, flags): (Expectation, &[&str]) = match crate::audit::iso8601_equivalent(v) {
             Some(profile) => {
-                let same = base.clone().set(ptr, json!(profile)).resign();
+                let same = f.base.clone().set(ptr, json!(profile)).resign();
                 let other = match delegateos_reference::ops::run(
                     "dct.verify",
-                    &super::dct_support::verify_input(same.ser(), &ctx),
+                    &super::dct_support::verify_input(same.ser(), &f.ctx),
                 ) {
                     delegateos_reference::ops::Outcome::Ok { output } => Expected::valid(output),
                     delegateos_reference::ops::Outcome::Error { code, .. } => {
@@ -2579,24 +2468,26 @@ fn build_malformed(g: &mut Group, k: &Keys) {
             &[TS, "PRIM-TIME-PROFILE", specific, MALFORMED],
             flags,
             t.ser(),
-            &ctx,
+            &f.ctx,
             expect,
         );
     }
+}
 
+fn malformed_token_strings(g: &mut Group, f: &Fix) {
     // The token string.
     let token_str = |v: &Value| v["token"].as_str().unwrap_or_default().to_owned();
     let wrap = |s: String| json!({"token": s, "format": FORMAT});
     // A base whose text length is not a multiple of 4, so padding and trailing bits exist.
     let (padded_base, pad_n) = [0usize, 1, 2, 3]
         .iter()
-        .map(|&m| Tok::base(k, m))
+        .map(|&m| Tok::base(f.k, m))
         .map(|t| token_str(&t.ser()))
         .enumerate()
         .find(|(_, s)| s.len() % 4 != 0)
         .map(|(m, s)| (s, m))
         .unwrap_or_default();
-    let ts1 = token_str(&base.ser());
+    let ts1 = token_str(&f.base.ser());
     let pad = "=".repeat((4 - padded_base.len() % 4) % 4);
     let mut cases: Vec<(String, String)> = vec![
         ("with `=` padding".into(), format!("{padded_base}{pad}")),
@@ -2621,7 +2512,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
         ),
         (
             "the decoded JSON text itself instead of its base64url".into(),
-            base.text(),
+            f.base.text(),
         ),
         (
             "with one extra character (length ≡ 1 mod 4 or a dangling symbol)".into(),
@@ -2651,14 +2542,17 @@ fn build_malformed(g: &mut Group, k: &Keys) {
             &[CANON, b64_req(&what), MALFORMED],
             &[],
             wrap(s),
-            &ctx,
+            &f.ctx,
             malformed(),
         );
     }
+}
+
+fn malformed_token_size(g: &mut Group, f: &Fix) {
     {
         // A correctly signed token whose text exceeds 1 MiB (a huge resource pattern).
         let big = "a".repeat(800_000);
-        let c = chain(k, 0).caps(vec![
+        let c = chain(f.k, 0).caps(vec![
             cap("docs", "read", "/project/**"),
             cap("docs", "read", &format!("/big/{big}")),
         ]);
@@ -2671,7 +2565,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
             &["DCT-FORMAT-SIZE", MALFORMED],
             &[],
             t,
-            &ctx,
+            &f.ctx,
             malformed(),
         );
     }
@@ -2688,11 +2582,11 @@ fn build_malformed(g: &mut Group, k: &Keys) {
                 cap("docs", "read", &format!("/big/{}", "a".repeat(n))),
             ]
         };
-        let bytes_of = |n: usize| Tok::of(&chain(k, 0).caps(caps_of(n))).text().len();
+        let bytes_of = |n: usize| Tok::of(&chain(f.k, 0).caps(caps_of(n))).text().len();
         let probe = 700_000;
         let want = LIMIT / 4 * 3;
         let n = probe + want - bytes_of(probe);
-        let c = chain(k, 0).caps(caps_of(n));
+        let c = chain(f.k, 0).caps(caps_of(n));
         let t = Tok::of(&c).ser();
         assert_eq!(
             token_str(&t).len(),
@@ -2707,7 +2601,7 @@ fn build_malformed(g: &mut Group, k: &Keys) {
             &["DCT-FORMAT-SIZE", "DCT-VERIFY-8-SCOPE"],
             &[],
             t,
-            &ctx,
+            &f.ctx,
             Expectation::valid(
                 Scope {
                     capabilities: caps_of(n),
@@ -2717,403 +2611,6 @@ fn build_malformed(g: &mut Group, k: &Keys) {
             ),
         );
     }
-
-    // Decoded payload faults.
-    let bytes = |b: Vec<u8>| encode_bytes(&b);
-    let lenient1 = lenient(&s1);
-    verify_token(
-        g,
-        470,
-        "decoded JSON with a space after every `:` (not canonical)",
-        &[CANON, MALFORMED],
-        nc,
-        encode_bytes(text1.replace("\":", "\": ").as_bytes()),
-        &ctx,
-        lenient1.clone(),
-    );
-    verify_token(
-        g,
-        471,
-        "decoded JSON pretty-printed",
-        &[CANON, MALFORMED],
-        nc,
-        encode_bytes(
-            serde_json::to_string_pretty(&base.v)
-                .unwrap_or_default()
-                .as_bytes(),
-        ),
-        &ctx,
-        lenient1.clone(),
-    );
-    {
-        let v = &base.v;
-        let reordered = format!(
-            "{{\"signatures\":{},\"format\":{},\"authority\":{},\"attenuations\":{}}}",
-            canon(&v["signatures"]),
-            canon(&v["format"]),
-            canon(&v["authority"]),
-            canon(&v["attenuations"])
-        );
-        verify_token(
-            g,
-            472,
-            "decoded JSON with top-level keys out of order",
-            &[CANON, MALFORMED],
-            nc,
-            encode_bytes(reordered.as_bytes()),
-            &ctx,
-            lenient1.clone(),
-        );
-    }
-    verify_token(
-        g,
-        473,
-        "decoded JSON with `/` escaped as `\\/` in a resource",
-        &[CANON, MALFORMED],
-        nc,
-        spell(
-            "\"resource\":\"/project/drafts/*\"",
-            "\"resource\":\"\\/project\\/drafts\\/*\"",
-        ),
-        &ctx,
-        lenient1.clone(),
-    );
-    verify_token(
-        g,
-        474,
-        "decoded JSON with a letter written as a \\u escape (JCS writes it raw)",
-        &[CANON, MALFORMED],
-        nc,
-        spell("\"namespace\":\"web\"", "\"namespace\":\"\\u0077eb\""),
-        &ctx,
-        lenient1.clone(),
-    );
-    verify_token(
-        g,
-        475,
-        "decoded JSON followed by a newline",
-        &[CANON, MALFORMED],
-        nc,
-        encode_bytes(format!("{text1}\n").as_bytes()),
-        &ctx,
-        lenient1.clone(),
-    );
-    verify_token(
-        g,
-        476,
-        "duplicate key with the same value (`format` twice)",
-        &[
-            "PRIM-JSON-DUPLICATE-KEY",
-            CANON,
-            MALFORMED,
-            "DCT-FORMAT-INNER-FORMAT",
-        ],
-        &[],
-        spell(
-            "\"format\":\"delegateos-sjt-v1\"",
-            "\"format\":\"delegateos-sjt-v1\",\"format\":\"delegateos-sjt-v1\"",
-        ),
-        &ctx,
-        malformed(),
-    );
-    {
-        // Duplicate `delegatee` in the authority: the first is mallory, the last (what
-        // last-wins parsers keep) is alice; root signed the last-wins reading.
-        let from = format!("\"delegatee\":\"{}\"", k.alice.principal);
-        let to = format!("\"delegatee\":\"{}\",{from}", k.mallory.principal);
-        verify_token(
-            g,
-            477,
-            "duplicate key with different values (authority.delegatee: mallory, then alice)",
-            &["PRIM-JSON-DUPLICATE-KEY", CANON, REQ, MALFORMED],
-            &[],
-            spell(&from, &to),
-            &ctx,
-            malformed(),
-        );
-    }
-    verify_token(
-        g,
-        478,
-        "UTF-8 byte order mark before the JSON",
-        &["PRIM-JSON-BOM", CANON, MALFORMED],
-        &[],
-        bytes([&[0xef, 0xbb, 0xbf][..], text1.as_bytes()].concat()),
-        &ctx,
-        malformed(),
-    );
-    {
-        let t = replace1(
-            &text1,
-            "\"/project/drafts/*\"",
-            "\"/project/drafts/\u{1}*\"",
-        );
-        let b: Vec<u8> = t.bytes().map(|c| if c == 1 { 0xff } else { c }).collect();
-        verify_token(
-            g,
-            479,
-            "invalid UTF-8 (byte 0xFF) inside a resource string",
-            &["PRIM-JSON-UTF8", CANON, MALFORMED],
-            &[],
-            bytes(b),
-            &ctx,
-            malformed(),
-        );
-        let t = replace1(&text1, "\"/project/drafts/*\"", "\"\u{1}project/drafts/*\"");
-        let b: Vec<u8> = t
-            .bytes()
-            .flat_map(|c| if c == 1 { vec![0xc0, 0xaf] } else { vec![c] })
-            .collect();
-        verify_token(
-            g,
-            480,
-            "overlong UTF-8 encoding of `/` (C0 AF) in a resource",
-            &["PRIM-JSON-UTF8", CANON, MALFORMED],
-            &[],
-            bytes(b),
-            &ctx,
-            malformed(),
-        );
-    }
-    verify_token(
-        g,
-        481,
-        "lone surrogate escape \\ud800 in a resource",
-        &["PRIM-JSON-LONE-SURROGATE", CANON, MALFORMED],
-        &[],
-        spell(
-            "\"resource\":\"/project/drafts/*\"",
-            "\"resource\":\"/project/drafts/\\ud800\"",
-        ),
-        &ctx,
-        malformed(),
-    );
-    verify_token(
-        g,
-        482,
-        "raw control character (U+0001) inside a string",
-        &[CANON, MALFORMED],
-        &[],
-        spell(
-            "\"resource\":\"/project/drafts/*\"",
-            "\"resource\":\"/project/drafts/\u{1}\"",
-        ),
-        &ctx,
-        malformed(),
-    );
-    {
-        let deep = |depth: usize| {
-            let inner = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
-            let t = replace1(
-                &text1,
-                "{\"attenuations\":",
-                &format!("{{\"a\":{inner},\"attenuations\":"),
-            );
-            encode_bytes(t.as_bytes())
-        };
-        verify_token(
-            g,
-            483,
-            "unknown member nested 32 arrays deep (total depth 33 > 32, D33)",
-            &["PRIM-JSON-DEPTH", MALFORMED, "DCT-FORMAT-UNKNOWN-FIELD"],
-            &[],
-            deep(32),
-            &ctx,
-            malformed(),
-        );
-        verify_token(g, 484, "unknown member nested 31 arrays deep (total depth 32: only the unknown field is wrong)",
-            &[UNKNOWN, MALFORMED], uf, deep(31), &ctx, lenient1.clone());
-        verify_token(
-            g,
-            485,
-            "unknown member nested 1000 arrays deep",
-            &["PRIM-JSON-DEPTH", MALFORMED, "DCT-FORMAT-UNKNOWN-FIELD"],
-            &[],
-            deep(1000),
-            &ctx,
-            malformed(),
-        );
-    }
-    verify_token(
-        g,
-        486,
-        "trailing garbage after the JSON object",
-        &["PRIM-JSON-TRAILING", CANON, MALFORMED],
-        &[],
-        encode_bytes(format!("{text1}x").as_bytes()),
-        &ctx,
-        malformed(),
-    );
-    verify_token(
-        g,
-        487,
-        "two JSON objects back to back (the token twice)",
-        &["PRIM-JSON-TRAILING", CANON, MALFORMED],
-        &[],
-        encode_bytes(format!("{text1}{text1}").as_bytes()),
-        &ctx,
-        malformed(),
-    );
-    verify_token(
-        g,
-        488,
-        "decoded JSON is an array holding the token",
-        &[CANON, MALFORMED],
-        &[],
-        encode_bytes(format!("[{text1}]").as_bytes()),
-        &ctx,
-        malformed(),
-    );
-    verify_token(
-        g,
-        489,
-        "decoded JSON is a string holding the token text",
-        &[CANON, MALFORMED],
-        &[],
-        encode_value(&json!(text1)),
-        &ctx,
-        malformed(),
-    );
-    verify_token(
-        g,
-        490,
-        "decoded JSON is null",
-        &[CANON, MALFORMED],
-        &[],
-        encode_bytes(b"null"),
-        &ctx,
-        malformed(),
-    );
-    verify_token(
-        g,
-        491,
-        "decoded JSON truncated by one byte",
-        &[CANON, MALFORMED],
-        &[],
-        encode_bytes(&text1.as_bytes()[..text1.len() - 1]),
-        &ctx,
-        malformed(),
-    );
-
-    // The SerializedDCT wrapper and the inner format.
-    let ser1 = base.ser();
-    let ts = token_str(&ser1);
-    let wcase = |g: &mut Group, n: u16, what: &str, v: Value, reqs: &[&str]| {
-        verify_token(g, n, what, reqs, &[], v, &ctx, malformed());
-    };
-    wcase(
-        g,
-        500,
-        "SerializedDCT.format = \"delegateos-sjt-v2\"",
-        json!({"token": ts, "format": "delegateos-sjt-v2"}),
-        &[SER, MALFORMED],
-    );
-    wcase(
-        g,
-        501,
-        "SerializedDCT.format in uppercase",
-        json!({"token": ts, "format": "DELEGATEOS-SJT-V1"}),
-        &[SER, MALFORMED],
-    );
-    wcase(
-        g,
-        502,
-        "SerializedDCT without format",
-        json!({"token": ts}),
-        &[SER, MALFORMED],
-    );
-    wcase(
-        g,
-        503,
-        "SerializedDCT without token",
-        json!({"format": FORMAT}),
-        &[SER, MALFORMED],
-    );
-    wcase(
-        g,
-        504,
-        "SerializedDCT with an extra member",
-        json!({"token": ts, "format": FORMAT, "alg": "none"}),
-        &[SER, MALFORMED],
-    );
-    wcase(
-        g,
-        505,
-        "SerializedDCT.token is the decoded token object instead of a string",
-        json!({"token": base.v, "format": FORMAT}),
-        &[SER, MALFORMED],
-    );
-    wcase(
-        g,
-        506,
-        "SerializedDCT.token is a number",
-        json!({"token": 1, "format": FORMAT}),
-        &[SER, MALFORMED],
-    );
-    wcase(
-        g,
-        507,
-        "SerializedDCT is the bare token string",
-        json!(ts),
-        &[SER, MALFORMED],
-    );
-    wcase(
-        g,
-        508,
-        "SerializedDCT is null",
-        Value::Null,
-        &[SER, MALFORMED],
-    );
-    wcase(
-        g,
-        509,
-        "SerializedDCT.format is null",
-        json!({"token": ts, "format": null}),
-        &[SER, MALFORMED],
-    );
-    wcase(
-        g,
-        510,
-        "SerializedDCT is an array [token, format]",
-        json!([ts, FORMAT]),
-        &[SER, MALFORMED],
-    );
-    wcase(
-        g,
-        511,
-        "decoded token format = \"delegateos-sjt-v2\" (outer format v1)",
-        base.clone()
-            .set("/format", json!("delegateos-sjt-v2"))
-            .ser(),
-        &["DCT-FORMAT-INNER-FORMAT", MALFORMED],
-    );
-    {
-        let inner_v2 = base
-            .clone()
-            .set("/format", json!("delegateos-sjt-v2"))
-            .ser();
-        wcase(
-            g,
-            512,
-            "outer and inner format both \"delegateos-sjt-v2\" (consistent but unknown)",
-            json!({"token": inner_v2["token"], "format": "delegateos-sjt-v2"}),
-            &[SER, "DCT-FORMAT-INNER-FORMAT", MALFORMED],
-        );
-    }
-    wcase(
-        g,
-        513,
-        "outer format \"delegateos-sjt-v2\", inner format v1 (mismatch)",
-        json!({"token": ts, "format": "delegateos-sjt-v2"}),
-        &[SER, MALFORMED],
-    );
-    wcase(
-        g,
-        514,
-        "decoded token format is the empty string",
-        base.clone().set("/format", json!("")).ser(),
-        &["DCT-FORMAT-INNER-FORMAT", MALFORMED],
-    );
 }
 
 // ---------------------------------------------------------------------------------------------
