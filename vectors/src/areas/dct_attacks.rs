@@ -835,9 +835,10 @@ fn build_forged(g: &mut Group, k: &Keys) {
     forged_two_roots(g, &f);
     forge_rows(g, &f, COUNTS);
     forge_rows(g, &f, COVERS_VALUES);
-    forged_payloads(g, &f);
+    forge_rows(g, &f, WRONG_PAYLOADS);
     forge_rows(g, &f, EDITED);
     forged_ed25519(g, &f);
+    forged_small_order(g, &f);
 }
 
 /// Issuer substituted by an attacker who signs it himself, or a verifier configured with
@@ -942,193 +943,95 @@ fn forged_two_roots(g: &mut Group, f: &Forge) {
     }
 }
 
-fn forged_payloads(g: &mut Group, f: &Forge) {
-    let k = f.k;
-    let ctx = &f.ctx;
-    let [t0, t1, t2, _, _] = &f.t;
-    let root_kp = k.root.keypair();
-    let auth0 = t0.auth();
-    // Signature over the wrong payload.
-    {
-        let auth = t2.auth();
-        let atts = t2.atts();
-        let alice = k.alice.keypair();
-        let bob = k.bob.keypair();
-        let with = |t: &Tok, j: usize, sig: String| {
-            t.clone()
-                .set(&format!("/signatures/{j}/signature"), json!(sig))
-                .ser()
-        };
-        verify_token(g, 90, "attenuation 0 signed over the prefix excluding itself ({authority, attenuations: []}; D16 option b)",
-            &[PREFIX, ATT_SIG], &[], with(t1, 1, sign_text(&alice, &prefix_payload(&auth, &[]))), ctx, bad_sig(S3B));
-        verify_token(
-            g,
-            91,
-            "attenuation 1 signed over the prefix excluding itself (attenuations[0..1])",
-            &[PREFIX, ATT_SIG],
-            &[],
-            with(t2, 2, sign_text(&bob, &prefix_payload(&auth, &atts[..1]))),
-            ctx,
-            bad_sig(S3B),
-        );
-        verify_token(
-            g,
-            92,
-            "attenuation 0 signed over all attenuations (the whole chain) instead of its prefix",
-            &[PREFIX, ATT_SIG],
-            &[],
-            with(t2, 1, sign_text(&alice, &prefix_payload(&auth, &atts))),
-            ctx,
-            bad_sig(S3B),
-        );
-        verify_token(
-            g,
-            93,
-            "attenuation 1 signed over {attenuations: [0..=1]} without the authority",
-            &[PREFIX, ATT_SIG],
-            &[],
-            with(
-                t2,
-                2,
-                sign_text(&bob, &canon(&json!({"attenuations": &atts[..2]}))),
-            ),
-            ctx,
-            bad_sig(S3B),
-        );
-        verify_token(
-            g,
-            94,
-            "attenuation 1 signed over its own block only",
-            &[PREFIX, ATT_SIG],
-            &[],
-            with(t2, 2, sign_text(&bob, &canon(&atts[1]))),
-            ctx,
-            bad_sig(S3B),
-        );
-        verify_token(
-            g,
-            95,
-            "authority signed over canonicalize(authority) without the {\"authority\": …} wrapper",
-            &[ROOT_SIG, "DCT-CREATE-PAYLOAD"],
-            &[],
-            with(t0, 0, sign_text(&root_kp, &canon(&auth0))),
-            ctx,
-            bad_sig(S3A),
-        );
-        verify_token(
-            g,
-            96,
-            "authority signed over the canonical bytes directly (Ed25519 of the text, no BLAKE2b)",
-            &[ROOT_SIG, "DCT-CREATE-PAYLOAD"],
-            &[],
-            with(
-                t0,
-                0,
-                b64u_encode(&root_kp.sign_message(authority_payload(&auth0).as_bytes())),
-            ),
-            ctx,
-            bad_sig(S3A),
-        );
-        verify_token(
-            g,
-            97,
-            "attenuation 0 signed over the canonical prefix bytes directly (no BLAKE2b)",
-            &[ATT_SIG, "DCT-ATTEN-PAYLOAD"],
-            &[],
-            with(
-                t1,
-                1,
-                b64u_encode(&alice.sign_message(prefix_payload(&auth, &atts[..1]).as_bytes())),
-            ),
-            ctx,
-            bad_sig(S3B),
-        );
-        let trunc512 = |payload: &str| -> [u8; 32] {
-            let mut d = [0u8; 32];
-            d.copy_from_slice(&blake2b(64, payload.as_bytes())[..32]);
-            d
-        };
-        verify_token(
-            g,
-            98,
-            "authority signed over BLAKE2b-512 truncated to 32 bytes (not BLAKE2b-256)",
-            &[ROOT_SIG, "DCT-CREATE-PAYLOAD"],
-            &[],
-            with(
-                t0,
-                0,
-                b64u_encode(&root_kp.sign_digest(&trunc512(&authority_payload(&auth0)))),
-            ),
-            ctx,
-            bad_sig(S3A),
-        );
-        verify_token(
-            g,
-            99,
-            "attenuation 0 signed over BLAKE2b-512 truncated to 32 bytes",
-            &[ATT_SIG, "DCT-ATTEN-PAYLOAD"],
-            &[],
-            with(
-                t1,
-                1,
-                b64u_encode(&alice.sign_digest(&trunc512(&prefix_payload(&auth, &atts[..1])))),
-            ),
-            ctx,
-            bad_sig(S3B),
-        );
-        // Non-canonical payload: JSON.stringify order (declaration order), not sorted keys.
-        let a = &t0.v["authority"];
-        let decl_order = [
-            "issuer",
-            "delegatee",
-            "capabilities",
-            "contractId",
-            "delegationId",
-            "parentDelegationId",
-            "chainDepth",
-            "maxChainDepth",
-            "maxBudgetMicrocents",
-            "expiresAt",
-            "issuedAt",
-        ];
-        let body: Vec<String> = decl_order
-            .iter()
-            .map(|key| format!("\"{key}\":{}", canon(&a[*key])))
-            .collect();
-        let stringify = format!("{{\"authority\":{{{}}}}}", body.join(","));
-        verify_token(
-            g,
-            100,
-            "authority signed over JSON.stringify-order JSON (declaration order, not RFC 8785)",
-            &[ROOT_SIG, "DCT-CREATE-PAYLOAD"],
-            &[],
-            with(t0, 0, sign_text(&root_kp, &stringify)),
-            ctx,
-            bad_sig(S3A),
-        );
-        let unsorted = format!(
-            "{{\"authority\":{},\"attenuations\":[{}]}}",
-            canon(&auth),
-            canon(&atts[0])
-        );
-        verify_token(g, 101, "attenuation 0 signed over {\"authority\",\"attenuations\"} in that (unsorted) key order",
-            &[ATT_SIG, "DCT-ATTEN-PAYLOAD"], &[], with(t1, 1, sign_text(&alice, &unsorted)), ctx, bad_sig(S3B));
-        let pretty = serde_json::to_string_pretty(&json!({"authority": auth0})).unwrap_or_default();
-        verify_token(
-            g,
-            102,
-            "authority signed over pretty-printed JSON",
-            &[ROOT_SIG, "DCT-CREATE-PAYLOAD"],
-            &[],
-            with(t0, 0, sign_text(&root_kp, &pretty)),
-            ctx,
-            bad_sig(S3A),
-        );
+/// BLAKE2b-512 truncated to 32 bytes (not BLAKE2b-256).
+fn trunc512(payload: &str) -> [u8; 32] {
+    let mut d = [0u8; 32];
+    d.copy_from_slice(&blake2b(64, payload.as_bytes())[..32]);
+    d
+}
+
+/// The authority payload in JSON.stringify order (declaration order), not RFC 8785's sorted keys.
+fn stringify_order(f: &Forge) -> String {
+    let a = &f.t[0].v["authority"];
+    let decl_order = [
+        "issuer",
+        "delegatee",
+        "capabilities",
+        "contractId",
+        "delegationId",
+        "parentDelegationId",
+        "chainDepth",
+        "maxChainDepth",
+        "maxBudgetMicrocents",
+        "expiresAt",
+        "issuedAt",
+    ];
+    let body: Vec<String> = decl_order
+        .iter()
+        .map(|key| format!("\"{key}\":{}", canon(&a[*key])))
+        .collect();
+    format!("{{\"authority\":{{{}}}}}", body.join(","))
+}
+
+impl Forge<'_> {
+    fn kp(&self, name: &str) -> Keypair {
+        key(self.k, name).keypair()
+    }
+
+    /// The authority and attenuations of `chain(2)`.
+    fn parts(&self) -> (Value, Vec<Value>) {
+        (self.t[2].auth(), self.t[2].atts())
     }
 }
 
+const ROOT_PAYLOAD: &[&str] = &[ROOT_SIG, "DCT-CREATE-PAYLOAD"];
+const ATT_PAYLOAD: &[&str] = &[ATT_SIG, "DCT-ATTEN-PAYLOAD"];
+
+/// Signatures over the wrong payload.
+#[rustfmt::skip]
+const WRONG_PAYLOADS: &[ForgeRow] = &[
+    (90, "attenuation 0 signed over the prefix excluding itself ({authority, attenuations: []}; D16 option b)", &[PREFIX, ATT_SIG], &[],
+        |f| f.with_sig(1, 1, sign_text(&f.kp("alice"), &prefix_payload(&f.parts().0, &[]))), SIG_B),
+    (91, "attenuation 1 signed over the prefix excluding itself (attenuations[0..1])", &[PREFIX, ATT_SIG], &[], |f| {
+        let (auth, atts) = f.parts();
+        f.with_sig(2, 2, sign_text(&f.kp("bob"), &prefix_payload(&auth, &atts[..1])))
+    }, SIG_B),
+    (92, "attenuation 0 signed over all attenuations (the whole chain) instead of its prefix", &[PREFIX, ATT_SIG], &[], |f| {
+        let (auth, atts) = f.parts();
+        f.with_sig(2, 1, sign_text(&f.kp("alice"), &prefix_payload(&auth, &atts)))
+    }, SIG_B),
+    (93, "attenuation 1 signed over {attenuations: [0..=1]} without the authority", &[PREFIX, ATT_SIG], &[],
+        |f| f.with_sig(2, 2, sign_text(&f.kp("bob"), &canon(&json!({"attenuations": &f.parts().1[..2]})))), SIG_B),
+    (94, "attenuation 1 signed over its own block only", &[PREFIX, ATT_SIG], &[],
+        |f| f.with_sig(2, 2, sign_text(&f.kp("bob"), &canon(&f.parts().1[1]))), SIG_B),
+    (95, "authority signed over canonicalize(authority) without the {\"authority\": …} wrapper", ROOT_PAYLOAD, &[],
+        |f| f.with_sig(0, 0, sign_text(&f.kp("root"), &canon(&f.t[0].auth()))), SIG_A),
+    (96, "authority signed over the canonical bytes directly (Ed25519 of the text, no BLAKE2b)", ROOT_PAYLOAD, &[],
+        |f| f.with_sig(0, 0, b64u_encode(&f.kp("root").sign_message(authority_payload(&f.t[0].auth()).as_bytes()))), SIG_A),
+    (97, "attenuation 0 signed over the canonical prefix bytes directly (no BLAKE2b)", ATT_PAYLOAD, &[], |f| {
+        let (auth, atts) = f.parts();
+        f.with_sig(1, 1, b64u_encode(&f.kp("alice").sign_message(prefix_payload(&auth, &atts[..1]).as_bytes())))
+    }, SIG_B),
+    (98, "authority signed over BLAKE2b-512 truncated to 32 bytes (not BLAKE2b-256)", ROOT_PAYLOAD, &[],
+        |f| f.with_sig(0, 0, b64u_encode(&f.kp("root").sign_digest(&trunc512(&authority_payload(&f.t[0].auth()))))), SIG_A),
+    (99, "attenuation 0 signed over BLAKE2b-512 truncated to 32 bytes", ATT_PAYLOAD, &[], |f| {
+        let (auth, atts) = f.parts();
+        f.with_sig(1, 1, b64u_encode(&f.kp("alice").sign_digest(&trunc512(&prefix_payload(&auth, &atts[..1])))))
+    }, SIG_B),
+    (100, "authority signed over JSON.stringify-order JSON (declaration order, not RFC 8785)", ROOT_PAYLOAD, &[],
+        |f| f.with_sig(0, 0, sign_text(&f.kp("root"), &stringify_order(f))), SIG_A),
+    (101, "attenuation 0 signed over {\"authority\",\"attenuations\"} in that (unsorted) key order", ATT_PAYLOAD, &[], |f| {
+        let (auth, atts) = f.parts();
+        let unsorted = format!("{{\"authority\":{},\"attenuations\":[{}]}}", canon(&auth), canon(&atts[0]));
+        f.with_sig(1, 1, sign_text(&f.kp("alice"), &unsorted))
+    }, SIG_B),
+    (102, "authority signed over pretty-printed JSON", ROOT_PAYLOAD, &[], |f| {
+        let pretty = serde_json::to_string_pretty(&json!({"authority": f.t[0].auth()})).unwrap_or_default();
+        f.with_sig(0, 0, sign_text(&f.kp("root"), &pretty))
+    }, SIG_A),
+];
+
 fn forged_ed25519(g: &mut Group, f: &Forge) {
-    let k = f.k;
     let ctx = &f.ctx;
     let [t0, t1, _, _, _] = &f.t;
     // Ed25519 edge cases (D10).
@@ -1223,7 +1126,13 @@ fn forged_ed25519(g: &mut Group, f: &Forge) {
             ctx,
             bad_sig(S3B),
         );
+    }
+}
 
+fn forged_small_order(g: &mut Group, f: &Forge) {
+    let k = f.k;
+    let ctx = &f.ctx;
+    {
         // Small-order / non-canonical attenuator keys. The root delegates (validly signed) to
         // the weird key; the weird key's "signature" is R = identity, S = 0, which satisfies
         // both Ed25519 equations for a small-order A (k·A = identity).
