@@ -2211,35 +2211,283 @@ fn rid_of(block: &Value) -> String {
     b64u_encode(&blake2b256(canon(block).as_bytes()))
 }
 
-#[allow(clippy::too_many_lines)]
-fn build_revoked(g: &mut Group, k: &Keys) {
-    const EVERY: &str = "DCT-VERIFY-2-EVERY-BLOCK";
-    const SCOPES: &str = "DCT-VERIFY-2-SCOPES";
-    const REVOKER: &str = "DCT-VERIFY-2-REVOKER";
-    const BAD: &str = "DCT-VERIFY-2-BAD-ENTRY";
-    const PAYLOAD: &str = "REV-ENTRY-PAYLOAD";
-    const SIGREQ: &str = "REV-ENTRY-SIGNATURE";
-    const SHAPE: &str = "REV-ENTRY-SHAPE";
-    const ORDER: &str = "DCT-VERIFY-ORDER";
-    const RS: &[&str] = &["RevocationScope"];
-    const WR: &[&str] = &["RevocationWrongRevoker"];
-    let revoked = || Expectation::invalid("revoked", S2);
-    let ctx = Ctx::new(k);
-    let t3 = Tok::base(k, 3);
-    let tok = t3.ser();
-    let auth = t3.auth();
-    let atts = t3.atts();
-    let rid_a = rid_of(&auth);
-    let rids: Vec<String> = atts.iter().map(rid_of).collect();
-    let signer_of = [&k.root, &k.alice, &k.bob, &k.carol];
-    let with = |entries: Vec<Value>| {
-        let mut c = ctx.clone();
+const EVERY: &str = "DCT-VERIFY-2-EVERY-BLOCK";
+const SCOPES: &str = "DCT-VERIFY-2-SCOPES";
+const REVOKER: &str = "DCT-VERIFY-2-REVOKER";
+const BAD: &str = "DCT-VERIFY-2-BAD-ENTRY";
+const PAYLOAD: &str = "REV-ENTRY-PAYLOAD";
+const SIGREQ: &str = "REV-ENTRY-SIGNATURE";
+const SHAPE: &str = "REV-ENTRY-SHAPE";
+const ORDER: &str = "DCT-VERIFY-ORDER";
+const RS: &[&str] = &["RevocationScope"];
+const WR: &[&str] = &["RevocationWrongRevoker"];
+
+/// What the revoked cases start from: the three-attenuation token [`chain`]`(3)` and the
+/// revocation ids of its blocks.
+struct Rev<'a> {
+    k: &'a Keys,
+    ctx: Ctx,
+    t3: Tok,
+    tok: Value,
+    auth: Value,
+    atts: Vec<Value>,
+    /// Revocation ids: the authority's first, then each attenuation's.
+    rids: Vec<String>,
+}
+
+impl<'a> Rev<'a> {
+    fn new(k: &'a Keys) -> Self {
+        let t3 = Tok::base(k, 3);
+        let (auth, atts) = (t3.auth(), t3.atts());
+        let mut rids = vec![rid_of(&auth)];
+        rids.extend(atts.iter().map(rid_of));
+        Self {
+            k,
+            ctx: Ctx::new(k),
+            tok: t3.ser(),
+            t3,
+            auth,
+            atts,
+            rids,
+        }
+    }
+
+    fn kp(&self, name: &str) -> Keypair {
+        key(self.k, name).keypair()
+    }
+
+    /// A correctly signed entry by `name` for block `b` (0 = the authority).
+    fn entry(&self, name: &str, b: usize, scope: &str) -> Value {
+        entry(&self.kp(name), &self.rids[b], scope)
+    }
+
+    /// The context with these revocation entries.
+    fn with(&self, entries: Vec<Value>) -> Ctx {
+        let mut c = self.ctx.clone();
         for e in entries {
             c = c.revoke(e);
         }
         c
-    };
+    }
+}
 
+fn tamper(mut e: Value, key: &str, v: Value) -> Value {
+    e[key] = v;
+    e
+}
+
+/// An entry naming a revoker that did not sign the block: (number, description, revoker,
+/// block (0 = the authority), scope). Expected: ignored, the token verifies.
+#[rustfmt::skip]
+const WRONG_REVOKERS: &[(u16, &str, &str, usize, &str)] = &[
+    (20, "the authority \"revoked\" by its delegatee alice (not its signer): ignored", "alice", 0, "block"),
+    (21, "the authority \"revoked\" by the final holder dave: ignored", "dave", 0, "block"),
+    (22, "the authority \"revoked\" by mallory: ignored", "mallory", 0, "block"),
+    (23, "attenuation 0 \"revoked\" by the root issuer, which did not sign it: ignored", "root", 1, "block"),
+    (24, "attenuation 1 \"revoked\" by alice (an upstream delegator, not its signer): ignored", "alice", 2, "block"),
+    (25, "attenuation 1 \"revoked\" by its delegatee carol: ignored", "carol", 2, "block"),
+    (26, "the last attenuation \"revoked\" by mallory: ignored", "mallory", 3, "block"),
+    (27, "the last attenuation \"revoked\" by its delegatee dave: ignored", "dave", 3, "block"),
+    (28, "the last attenuation \"revoked\" by other_root: ignored", "other_root", 3, "block"),
+    (29, "the authority \"revoked\" by mallory with scope chain: ignored", "mallory", 0, "chain"),
+];
+
+/// A revocation case on [`chain`]`(3)`: (number, description, requirement ids, flags, the
+/// entries, whether the token is revoked (else it verifies)).
+type RevRow = (
+    u16,
+    &'static str,
+    &'static [&'static str],
+    &'static [&'static str],
+    fn(&Rev) -> Vec<Value>,
+    bool,
+);
+
+const SIG_PAYLOAD: &[&str] = &[BAD, SIGREQ, PAYLOAD];
+const ENTRY_SCOPE: &[&str] = &[BAD, "REV-ENTRY-SCOPE"];
+const ENTRY_SHAPE: &[&str] = &[BAD, SHAPE];
+const IGNORED: bool = false;
+const REVOKED: bool = true;
+
+/// The authority entry signed by root over `payload` (instead of its own payload).
+fn auth_entry_signed_over(r: &Rev, payload: &Value) -> Value {
+    tamper(
+        r.entry("root", 0, "block"),
+        "signature",
+        json!(sign_text(&r.kp("root"), &canon(payload))),
+    )
+}
+
+/// A bad entry (refused by add, D6 (a)/(b)): (number, description, requirement ids, the
+/// entry). Expected: ignored, the token verifies.
+type BadEntry = (
+    u16,
+    &'static str,
+    &'static [&'static str],
+    fn(&Rev) -> Value,
+);
+
+/// Bad entries.
+#[rustfmt::skip]
+const BAD_ENTRIES: &[BadEntry] = &[
+    (40, "authority entry with revokedBy root but signed by mallory: ignored", &[BAD, SIGREQ],
+        |r| tamper(r.entry("root", 0, "block"), "signature", r.entry("mallory", 0, "block")["signature"].clone())),
+    (41, "attenuation-0 entry whose signature is alice's signature of a different revocation id: ignored", SIG_PAYLOAD,
+        |r| tamper(r.entry("alice", 1, "block"), "signature", r.entry("alice", 2, "block")["signature"].clone())),
+    (42, "authority entry whose revokedAt was changed after signing: ignored", SIG_PAYLOAD,
+        |r| tamper(r.entry("root", 0, "block"), "revokedAt", json!("2026-03-01T09:30:00Z"))),
+    (43, "authority entry signed with scope chain but presented with scope block: ignored", SIG_PAYLOAD,
+        |r| tamper(r.entry("root", 0, "chain"), "scope", json!("block"))),
+    (44, "authority entry signed over {revocationId, revokedAt, scope} (revokedBy not covered): ignored", SIG_PAYLOAD,
+        |r| auth_entry_signed_over(r, &json!({"revocationId": r.rids[0], "revokedAt": REVOKED_AT, "scope": "block"}))),
+    (45, "authority entry signed over the canonical payload without BLAKE2b: ignored", SIG_PAYLOAD, |r| {
+        let root = r.kp("root");
+        let payload = canon(&json!({"revocationId": r.rids[0], "revokedBy": root.principal_id(), "revokedAt": REVOKED_AT, "scope": "block"}));
+        tamper(r.entry("root", 0, "block"), "signature", json!(b64u_encode(&root.sign_message(payload.as_bytes()))))
+    }),
+    (46, "authority entry signed over the revocation id alone: ignored", SIG_PAYLOAD,
+        |r| auth_entry_signed_over(r, &json!({"revocationId": r.rids[0]}))),
+    (47, "authority entry signed over scope \"token\" (unknown scope, correctly signed): ignored", ENTRY_SCOPE,
+        |r| r.entry("root", 0, "token")),
+    (48, "authority entry with scope \"BLOCK\" (case differs, correctly signed): ignored", ENTRY_SCOPE,
+        |r| r.entry("root", 0, "BLOCK")),
+    (49, "authority entry with scope \"\" (correctly signed): ignored", ENTRY_SCOPE, |r| r.entry("root", 0, "")),
+    (50, "authority entry with an extra member `reason`: ignored (malformed entry)", ENTRY_SHAPE,
+        |r| tamper(r.entry("root", 0, "block"), "reason", json!("compromised"))),
+    (51, "authority entry without a signature (unsigned entry): ignored", ENTRY_SHAPE, |r| {
+        let mut e = r.entry("root", 0, "block");
+        if let Some(m) = e.as_object_mut() {
+            m.remove("signature");
+        }
+        e
+    }),
+    (52, "authority entry whose revokedAt is outside the timestamp profile (correctly signed): ignored", ENTRY_SHAPE, |r| {
+        let (rid, by, at) = (&r.rids[0], r.kp("root").principal_id(), "2026-03-01 09:00:00Z");
+        let payload = canon(&json!({"revocationId": rid, "revokedBy": by, "revokedAt": at, "scope": "block"}));
+        json!({"revocationId": rid, "revokedBy": by, "revokedAt": at, "scope": "block", "signature": sign_text(&r.kp("root"), &payload)})
+    }),
+    (53, "revocation entry that is a string: ignored", ENTRY_SHAPE, |r| json!(r.rids[0])),
+];
+
+/// Several entries.
+#[rustfmt::skip]
+const SEVERAL_ENTRIES: &[RevRow] = &[
+    (80, "several non-counting entries (wrong revokers, bad signature, bad scope) and one valid \
+        revocation of attenuation 1 by bob: revoked", &[EVERY, REVOKER, BAD], &[], |r| vec![
+        r.entry("mallory", 0, "block"),
+        r.entry("root", 1, "chain"),
+        tamper(r.entry("root", 0, "block"), "revokedAt", json!("2026-03-01T09:30:00Z")),
+        r.entry("root", 0, "token"),
+        r.entry("bob", 2, "block"),
+    ], REVOKED),
+    (81, "several non-counting entries only: the token verifies", &[REVOKER, BAD], WR, |r| vec![
+        r.entry("mallory", 0, "block"),
+        r.entry("root", 1, "chain"),
+        r.entry("alice", 2, "block"),
+        r.entry("dave", 3, "chain"),
+        tamper(r.entry("root", 0, "block"), "revokedAt", json!("2026-03-01T09:30:00Z")),
+    ], IGNORED),
+    (82, "mallory's entry for the authority comes first, root's own entry for it second: revoked \
+        (a pre-emptive wrong-revoker entry must not shadow the real revocation)", &[EVERY, REVOKER, "REV-LIST-DUPLICATE"], WR,
+        |r| vec![r.entry("mallory", 0, "block"), r.entry("root", 0, "block")], REVOKED),
+    (83, "bob's tampered entry for attenuation 1 first, bob's valid entry second: revoked", &[EVERY, BAD], &[],
+        |r| vec![tamper(r.entry("bob", 2, "block"), "revokedAt", json!("2026-03-01T09:30:00Z")), r.entry("bob", 2, "block")], REVOKED),
+    (84, "both the authority (by root) and the last attenuation (by carol) revoked", &[EVERY], &[],
+        |r| vec![r.entry("root", 0, "chain"), r.entry("carol", 3, "block")], REVOKED),
+];
+
+fn rev_rows(g: &mut Group, r: &Rev, rows: &[RevRow]) {
+    for &(n, desc, reqs, flags, entries, revoked) in rows {
+        let expect = if revoked {
+            Expectation::invalid("revoked", S2)
+        } else {
+            valid(3)
+        };
+        verify_token(
+            g,
+            n,
+            desc,
+            reqs,
+            flags,
+            r.tok.clone(),
+            &r.with(entries(r)),
+            expect,
+        );
+    }
+}
+
+/// The authority in JSON.stringify order (declaration order), not canonical.
+fn stringify_authority(a: &Value) -> String {
+    let decl = [
+        "issuer",
+        "delegatee",
+        "capabilities",
+        "contractId",
+        "delegationId",
+        "parentDelegationId",
+        "chainDepth",
+        "maxChainDepth",
+        "maxBudgetMicrocents",
+        "expiresAt",
+        "issuedAt",
+    ];
+    format!(
+        "{{{}}}",
+        decl.iter()
+            .map(|key| format!("\"{key}\":{}", canon(&a[*key])))
+            .collect::<Vec<_>>()
+            .join(",")
+    )
+}
+
+fn digest64(bytes: &[u8]) -> String {
+    b64u_encode(&blake2b256(bytes))
+}
+
+/// A revocation id as a table cell.
+type RidOf = fn(&Rev) -> String;
+
+/// Wrong revocation ids, correctly signed by the right revoker: (number, description, the
+/// id, the revoker). Expected: no match, the token verifies.
+#[rustfmt::skip]
+const WRONG_RIDS: &[(u16, &str, RidOf, &str)] = &[
+    (60, "root revokes the authority of a different token of its own: this token is unaffected",
+        |r| rid_of(&Tok::of(&chain(r.k, 0).with_authority(|a| a.delegation_id = del(0x99))).auth()), "root"),
+    (61, "revocation id computed over the authority in JSON.stringify order (not canonical): no match",
+        |r| digest64(stringify_authority(&r.auth).as_bytes()), "root"),
+    (62, "revocation id computed over the pretty-printed authority: no match",
+        |r| digest64(serde_json::to_string_pretty(&r.auth).unwrap_or_default().as_bytes()), "root"),
+    (63, "revocation id computed over the authority's signed payload {\"authority\": …}: no match",
+        |r| digest64(authority_payload(&r.auth).as_bytes()), "root"),
+    (64, "revocation id computed over the whole decoded token: no match", |r| digest64(r.t3.text().as_bytes()), "root"),
+    (65, "revocation id = truncated BLAKE2b-512 of the canonical authority: no match",
+        |r| b64u_encode(&blake2b(64, canon(&r.auth).as_bytes())[..32]), "root"),
+    (66, "revocation id of attenuation 0 computed over its prefix payload: no match",
+        |r| digest64(prefix_payload(&r.auth, &r.atts[..1]).as_bytes()), "alice"),
+    (67, "revocation id of attenuation 0 computed over attenuation 0 with its signature entry: no match", |r| {
+        let mut b = r.atts[0].clone();
+        b["signature"] = r.t3.v["signatures"][1].clone();
+        rid_of(&b)
+    }, "alice"),
+];
+
+/// Wrong encodings of the right digest, correctly signed by root: malformed entries
+/// (REV-ENTRY-SHAPE): (number, description, the id).
+#[rustfmt::skip]
+const BAD_RID_ENCODINGS: &[(u16, &str, RidOf)] = &[
+    (70, "authority revocation id written as 64 hex digits (correctly signed): malformed entry, ignored",
+        |r| hex::encode(blake2b256(canon(&r.auth).as_bytes()))),
+    (71, "authority revocation id with `=` padding (correctly signed): ignored", |r| format!("{}=", r.rids[0])),
+    (72, "authority revocation id in the standard base64 alphabet (correctly signed): ignored", |r| {
+        let rid_a = &r.rids[0];
+        let std = rid_a.replace('-', "+").replace('_', "/");
+        if &std == rid_a { format!("{}+", &rid_a[..42]) } else { std }
+    }),
+    (73, "authority revocation id truncated to 42 characters (correctly signed): ignored", |r| r.rids[0][..42].to_owned()),
+];
+
+fn build_revoked(g: &mut Group, k: &Keys) {
+    let r = Rev::new(k);
     // Every block, both scopes, revoked by its own signer.
     let names = [
         "the authority (by root)",
@@ -2247,482 +2495,92 @@ fn build_revoked(g: &mut Group, k: &Keys) {
         "the middle attenuation 1 (by its attenuator bob)",
         "the last attenuation 2 (by its attenuator carol)",
     ];
-    let all_rids: Vec<&String> = std::iter::once(&rid_a).chain(rids.iter()).collect();
+    let signer_of = ["root", "alice", "bob", "carol"];
     for (i, name) in names.iter().enumerate() {
         for (j, scope) in ["block", "chain"].iter().enumerate() {
-            let e = entry(&signer_of[i].keypair(), all_rids[i], scope);
             verify_token(
                 g,
                 1 + (i * 2 + j) as u16,
                 &format!("{name} revoked with scope {scope}"),
                 &[EVERY, SCOPES, PAYLOAD],
                 RS,
-                tok.clone(),
-                &with(vec![e]),
-                revoked(),
+                r.tok.clone(),
+                &r.with(vec![r.entry(signer_of[i], i, scope)]),
+                Expectation::invalid("revoked", S2),
             );
         }
     }
-    {
-        // The root token alone, authority revoked; and a one-attenuation token revoked at 0.
-        let t0 = Tok::base(k, 0);
-        let e = entry(&k.root.keypair(), &rid_of(&t0.auth()), "block");
-        verify_token(
-            g,
-            9,
-            "root token (no attenuations) with its authority revoked by root",
-            &[EVERY, PAYLOAD],
-            RS,
-            t0.ser(),
-            &with(vec![e]),
-            revoked(),
-        );
-    }
-
-    // Entries that must not count: wrong revoker (D6 (c)).
-    let v3 = valid(3);
-    let wrong = |g: &mut Group, n: u16, desc: &str, kp: &Keypair, rid: &str| {
-        verify_token(
-            g,
-            n,
-            desc,
-            &[REVOKER],
-            WR,
-            tok.clone(),
-            &with(vec![entry(kp, rid, "block")]),
-            v3.clone(),
-        );
-    };
-    wrong(
-        g,
-        20,
-        "the authority \"revoked\" by its delegatee alice (not its signer): ignored",
-        &k.alice.keypair(),
-        &rid_a,
-    );
-    wrong(
-        g,
-        21,
-        "the authority \"revoked\" by the final holder dave: ignored",
-        &k.dave.keypair(),
-        &rid_a,
-    );
-    wrong(
-        g,
-        22,
-        "the authority \"revoked\" by mallory: ignored",
-        &mallory_kp(k),
-        &rid_a,
-    );
-    wrong(
-        g,
-        23,
-        "attenuation 0 \"revoked\" by the root issuer, which did not sign it: ignored",
-        &k.root.keypair(),
-        &rids[0],
-    );
-    wrong(
-        g,
-        24,
-        "attenuation 1 \"revoked\" by alice (an upstream delegator, not its signer): ignored",
-        &k.alice.keypair(),
-        &rids[1],
-    );
-    wrong(
-        g,
-        25,
-        "attenuation 1 \"revoked\" by its delegatee carol: ignored",
-        &k.carol.keypair(),
-        &rids[1],
-    );
-    wrong(
-        g,
-        26,
-        "the last attenuation \"revoked\" by mallory: ignored",
-        &mallory_kp(k),
-        &rids[2],
-    );
-    wrong(
-        g,
-        27,
-        "the last attenuation \"revoked\" by its delegatee dave: ignored",
-        &k.dave.keypair(),
-        &rids[2],
-    );
-    wrong(
-        g,
-        28,
-        "the last attenuation \"revoked\" by other_root: ignored",
-        &k.other_root.keypair(),
-        &rids[2],
-    );
+    // The root token alone, authority revoked.
+    let t0 = Tok::base(k, 0);
+    let e = entry(&k.root.keypair(), &rid_of(&t0.auth()), "block");
     verify_token(
         g,
-        29,
-        "the authority \"revoked\" by mallory with scope chain: ignored",
-        &[REVOKER],
-        WR,
-        tok.clone(),
-        &with(vec![entry(&mallory_kp(k), &rid_a, "chain")]),
-        v3.clone(),
+        9,
+        "root token (no attenuations) with its authority revoked by root",
+        &[EVERY, PAYLOAD],
+        RS,
+        t0.ser(),
+        &r.with(vec![e]),
+        Expectation::invalid("revoked", S2),
     );
-
-    // Bad entries (refused by add, D6 (a)/(b)).
-    let root = k.root.keypair();
-    let alice = k.alice.keypair();
-    let tamper = |e: Value, key: &str, v: Value| {
-        let mut e = e;
-        e[key] = v;
-        e
-    };
-    let bad = |g: &mut Group, n: u16, desc: &str, reqs: &[&str], e: Value| {
+    // Entries that must not count: wrong revoker (D6 (c)).
+    for &(n, desc, revoker, b, scope) in WRONG_REVOKERS {
+        let ctx = r.with(vec![r.entry(revoker, b, scope)]);
+        verify_token(g, n, desc, &[REVOKER], WR, r.tok.clone(), &ctx, valid(3));
+    }
+    for &(n, desc, reqs, bad) in BAD_ENTRIES {
         verify_token(
             g,
             n,
             desc,
             reqs,
             &[],
-            tok.clone(),
-            &with(vec![e]),
-            v3.clone(),
-        );
-    };
-    let good_auth = entry(&root, &rid_a, "block");
-    let good_att0 = entry(&alice, &rids[0], "block");
-    bad(
-        g,
-        40,
-        "authority entry with revokedBy root but signed by mallory: ignored",
-        &[BAD, SIGREQ],
-        tamper(
-            good_auth.clone(),
-            "signature",
-            entry(&mallory_kp(k), &rid_a, "block")["signature"].clone(),
-        ),
-    );
-    bad(g, 41, "attenuation-0 entry whose signature is alice's signature of a different revocation id: ignored",
-        &[BAD, SIGREQ, PAYLOAD], tamper(good_att0.clone(), "signature", entry(&alice, &rids[1], "block")["signature"].clone()));
-    bad(
-        g,
-        42,
-        "authority entry whose revokedAt was changed after signing: ignored",
-        &[BAD, SIGREQ, PAYLOAD],
-        tamper(
-            good_auth.clone(),
-            "revokedAt",
-            json!("2026-03-01T09:30:00Z"),
-        ),
-    );
-    bad(
-        g,
-        43,
-        "authority entry signed with scope chain but presented with scope block: ignored",
-        &[BAD, SIGREQ, PAYLOAD],
-        tamper(entry(&root, &rid_a, "chain"), "scope", json!("block")),
-    );
-    {
-        let by = root.principal_id();
-        let payload =
-            canon(&json!({"revocationId": rid_a, "revokedAt": REVOKED_AT, "scope": "block"}));
-        bad(g, 44, "authority entry signed over {revocationId, revokedAt, scope} (revokedBy not covered): ignored",
-            &[BAD, SIGREQ, PAYLOAD], tamper(good_auth.clone(), "signature", json!(sign_text(&root, &payload))));
-        let payload = canon(
-            &json!({"revocationId": rid_a, "revokedBy": by, "revokedAt": REVOKED_AT, "scope": "block"}),
-        );
-        bad(
-            g,
-            45,
-            "authority entry signed over the canonical payload without BLAKE2b: ignored",
-            &[BAD, SIGREQ, PAYLOAD],
-            tamper(
-                good_auth.clone(),
-                "signature",
-                json!(b64u_encode(&root.sign_message(payload.as_bytes()))),
-            ),
-        );
-        let payload = canon(&json!({"revocationId": rid_a}));
-        bad(
-            g,
-            46,
-            "authority entry signed over the revocation id alone: ignored",
-            &[BAD, SIGREQ, PAYLOAD],
-            tamper(
-                good_auth.clone(),
-                "signature",
-                json!(sign_text(&root, &payload)),
-            ),
+            r.tok.clone(),
+            &r.with(vec![bad(&r)]),
+            valid(3),
         );
     }
-    bad(
-        g,
-        47,
-        "authority entry signed over scope \"token\" (unknown scope, correctly signed): ignored",
-        &[BAD, "REV-ENTRY-SCOPE"],
-        entry(&root, &rid_a, "token"),
-    );
-    bad(
-        g,
-        48,
-        "authority entry with scope \"BLOCK\" (case differs, correctly signed): ignored",
-        &[BAD, "REV-ENTRY-SCOPE"],
-        entry(&root, &rid_a, "BLOCK"),
-    );
-    bad(
-        g,
-        49,
-        "authority entry with scope \"\" (correctly signed): ignored",
-        &[BAD, "REV-ENTRY-SCOPE"],
-        entry(&root, &rid_a, ""),
-    );
-    bad(
-        g,
-        50,
-        "authority entry with an extra member `reason`: ignored (malformed entry)",
-        &[BAD, SHAPE],
-        tamper(good_auth.clone(), "reason", json!("compromised")),
-    );
-    {
-        let mut e = good_auth.clone();
-        if let Some(m) = e.as_object_mut() {
-            m.remove("signature");
-        }
-        bad(
-            g,
-            51,
-            "authority entry without a signature (unsigned entry): ignored",
-            &[BAD, SHAPE],
-            e,
-        );
-        bad(g, 52, "authority entry whose revokedAt is outside the timestamp profile (correctly signed): ignored",
-            &[BAD, SHAPE], {
-                let by = root.principal_id();
-                let at = "2026-03-01 09:00:00Z";
-                let payload = canon(&json!({"revocationId": rid_a, "revokedBy": by, "revokedAt": at, "scope": "block"}));
-                json!({"revocationId": rid_a, "revokedBy": by, "revokedAt": at, "scope": "block", "signature": sign_text(&root, &payload)})
-            });
-        bad(
-            g,
-            53,
-            "revocation entry that is a string: ignored",
-            &[BAD, SHAPE],
-            json!(rid_a),
-        );
-    }
-
-    // Wrong revocation ids (correctly signed by the right revoker).
-    let rid_case = |g: &mut Group, n: u16, desc: &str, rid: String, kp: &Keypair| {
+    for &(n, desc, rid, revoker) in WRONG_RIDS {
+        let ctx = r.with(vec![entry(&r.kp(revoker), &rid(&r), "block")]);
         verify_token(
             g,
             n,
             desc,
             &["DCT-REVID-BLOCK", EVERY],
             &[],
-            tok.clone(),
-            &with(vec![entry(kp, &rid, "block")]),
-            v3.clone(),
-        );
-    };
-    {
-        let other = Tok::of(&chain(k, 0).with_authority(|a| a.delegation_id = del(0x99)));
-        rid_case(
-            g,
-            60,
-            "root revokes the authority of a different token of its own: this token is unaffected",
-            rid_of(&other.auth()),
-            &root,
-        );
-        let a = &auth;
-        let decl = [
-            "issuer",
-            "delegatee",
-            "capabilities",
-            "contractId",
-            "delegationId",
-            "parentDelegationId",
-            "chainDepth",
-            "maxChainDepth",
-            "maxBudgetMicrocents",
-            "expiresAt",
-            "issuedAt",
-        ];
-        let text = format!(
-            "{{{}}}",
-            decl.iter()
-                .map(|key| format!("\"{key}\":{}", canon(&a[*key])))
-                .collect::<Vec<_>>()
-                .join(",")
-        );
-        rid_case(g, 61, "revocation id computed over the authority in JSON.stringify order (not canonical): no match",
-            b64u_encode(&blake2b256(text.as_bytes())), &root);
-        rid_case(
-            g,
-            62,
-            "revocation id computed over the pretty-printed authority: no match",
-            b64u_encode(&blake2b256(
-                serde_json::to_string_pretty(a)
-                    .unwrap_or_default()
-                    .as_bytes(),
-            )),
-            &root,
-        );
-        rid_case(g, 63, "revocation id computed over the authority's signed payload {\"authority\": …}: no match",
-            b64u_encode(&blake2b256(authority_payload(a).as_bytes())), &root);
-        rid_case(
-            g,
-            64,
-            "revocation id computed over the whole decoded token: no match",
-            b64u_encode(&blake2b256(t3.text().as_bytes())),
-            &root,
-        );
-        rid_case(
-            g,
-            65,
-            "revocation id = truncated BLAKE2b-512 of the canonical authority: no match",
-            b64u_encode(&blake2b(64, canon(a).as_bytes())[..32]),
-            &root,
-        );
-        rid_case(
-            g,
-            66,
-            "revocation id of attenuation 0 computed over its prefix payload: no match",
-            b64u_encode(&blake2b256(prefix_payload(a, &atts[..1]).as_bytes())),
-            &alice,
-        );
-        rid_case(g, 67, "revocation id of attenuation 0 computed over attenuation 0 with its signature entry: no match",
-            {
-                let mut b = atts[0].clone();
-                b["signature"] = t3.v["signatures"][1].clone();
-                rid_of(&b)
-            }, &alice);
-        // Wrong encodings of the right digest: malformed entries (REV-ENTRY-SHAPE).
-        let digest = blake2b256(canon(a).as_bytes());
-        let enc = |g: &mut Group, n: u16, desc: &str, rid: String| {
-            verify_token(
-                g,
-                n,
-                desc,
-                &[SHAPE, BAD],
-                &[],
-                tok.clone(),
-                &with(vec![entry(&root, &rid, "block")]),
-                v3.clone(),
-            );
-        };
-        enc(g, 70, "authority revocation id written as 64 hex digits (correctly signed): malformed entry, ignored",
-            hex::encode(digest));
-        enc(
-            g,
-            71,
-            "authority revocation id with `=` padding (correctly signed): ignored",
-            format!("{rid_a}="),
-        );
-        let std = rid_a.replace('-', "+").replace('_', "/");
-        let std = if std == rid_a {
-            format!("{}+", &rid_a[..42])
-        } else {
-            std
-        };
-        enc(
-            g,
-            72,
-            "authority revocation id in the standard base64 alphabet (correctly signed): ignored",
-            std,
-        );
-        enc(
-            g,
-            73,
-            "authority revocation id truncated to 42 characters (correctly signed): ignored",
-            rid_a[..42].to_owned(),
+            r.tok.clone(),
+            &ctx,
+            valid(3),
         );
     }
+    for &(n, desc, rid) in BAD_RID_ENCODINGS {
+        let ctx = r.with(vec![entry(&r.kp("root"), &rid(&r), "block")]);
+        verify_token(
+            g,
+            n,
+            desc,
+            &[SHAPE, BAD],
+            &[],
+            r.tok.clone(),
+            &ctx,
+            valid(3),
+        );
+    }
+    rev_rows(g, &r, SEVERAL_ENTRIES);
+    revoked_scope_and_order(g, &r);
+    revoked_spellings(g, &r);
+}
 
-    // Several entries.
-    verify_token(
-        g,
-        80,
-        "several non-counting entries (wrong revokers, bad signature, bad scope) and one valid \
-        revocation of attenuation 1 by bob: revoked",
-        &[EVERY, REVOKER, BAD],
-        &[],
-        tok.clone(),
-        &with(vec![
-            entry(&mallory_kp(k), &rid_a, "block"),
-            entry(&root, &rids[0], "chain"),
-            tamper(
-                good_auth.clone(),
-                "revokedAt",
-                json!("2026-03-01T09:30:00Z"),
-            ),
-            entry(&root, &rid_a, "token"),
-            entry(&k.bob.keypair(), &rids[1], "block"),
-        ]),
-        revoked(),
-    );
-    verify_token(
-        g,
-        81,
-        "several non-counting entries only: the token verifies",
-        &[REVOKER, BAD],
-        WR,
-        tok.clone(),
-        &with(vec![
-            entry(&mallory_kp(k), &rid_a, "block"),
-            entry(&root, &rids[0], "chain"),
-            entry(&alice, &rids[1], "block"),
-            entry(&k.dave.keypair(), &rids[2], "chain"),
-            tamper(
-                good_auth.clone(),
-                "revokedAt",
-                json!("2026-03-01T09:30:00Z"),
-            ),
-        ]),
-        v3.clone(),
-    );
-    verify_token(
-        g,
-        82,
-        "mallory's entry for the authority comes first, root's own entry for it second: revoked \
-        (a pre-emptive wrong-revoker entry must not shadow the real revocation)",
-        &[EVERY, REVOKER, "REV-LIST-DUPLICATE"],
-        WR,
-        tok.clone(),
-        &with(vec![
-            entry(&mallory_kp(k), &rid_a, "block"),
-            entry(&root, &rid_a, "block"),
-        ]),
-        revoked(),
-    );
-    verify_token(
-        g,
-        83,
-        "bob's tampered entry for attenuation 1 first, bob's valid entry second: revoked",
-        &[EVERY, BAD],
-        &[],
-        tok.clone(),
-        &with(vec![
-            tamper(
-                entry(&k.bob.keypair(), &rids[1], "block"),
-                "revokedAt",
-                json!("2026-03-01T09:30:00Z"),
-            ),
-            entry(&k.bob.keypair(), &rids[1], "block"),
-        ]),
-        revoked(),
-    );
-    verify_token(
-        g,
-        84,
-        "both the authority (by root) and the last attenuation (by carol) revoked",
-        &[EVERY],
-        &[],
-        tok.clone(),
-        &with(vec![
-            entry(&root, &rid_a, "chain"),
-            entry(&k.carol.keypair(), &rids[2], "block"),
-        ]),
-        revoked(),
-    );
-
+fn revoked_scope_and_order(g: &mut Group, r: &Rev) {
+    let k = r.k;
+    let t3 = &r.t3;
+    let tok = &r.tok;
+    let rid_a = &r.rids[0];
+    let rids = &r.rids[1..];
+    let root = k.root.keypair();
+    let alice = k.alice.keypair();
+    let with = |entries: Vec<Value>| r.with(entries);
+    let revoked = || Expectation::invalid("revoked", S2);
     // Scope: a revoked block not contained in the presented token.
     {
         let t1 = Tok::base(k, 1);
@@ -2753,12 +2611,12 @@ fn build_revoked(g: &mut Group, k: &Keys) {
     {
         let forged = t3
             .clone()
-            .set("/signatures/2/signature", json!(sig_of(&t3, 3)))
+            .set("/signatures/2/signature", json!(sig_of(t3, 3)))
             .ser();
         verify_token(g, 100, "revoked authority in a token whose attenuation signature is forged: revoked (step 2 before 3)",
-            &[ORDER, EVERY], pr, forged.clone(), &with(vec![entry(&root, &rid_a, "block")]), revoked());
+            &[ORDER, EVERY], pr, forged.clone(), &with(vec![entry(&root, rid_a, "block")]), revoked());
         verify_token(g, 101, "forged token with only a wrong-revoker entry (mallory) for its authority: invalid_signature, not revoked",
-            &[ORDER, REVOKER], pr, forged, &with(vec![entry(&mallory_kp(k), &rid_a, "block")]), bad_sig(S3B));
+            &[ORDER, REVOKER], pr, forged, &with(vec![entry(&mallory_kp(k), rid_a, "block")]), bad_sig(S3B));
         verify_token(
             g,
             102,
@@ -2776,7 +2634,7 @@ fn build_revoked(g: &mut Group, k: &Keys) {
             &[ORDER, EVERY],
             pr,
             tok.clone(),
-            &with(vec![entry(&root, &rid_a, "block")]).root(&k.other_root.principal),
+            &with(vec![entry(&root, rid_a, "block")]).root(&k.other_root.principal),
             revoked(),
         );
         verify_token(
@@ -2819,7 +2677,18 @@ fn build_revoked(g: &mut Group, k: &Keys) {
         verify_token(g, 107, "malformed token (issuedAt without offset) whose authority is revoked: malformed_token (step 1 before 2)",
             &[ORDER, MALFORMED], pr, t.ser(), &with(vec![entry(&root, &rid_of(&t.auth()), "block")]), malformed());
     }
+}
 
+fn revoked_spellings(g: &mut Group, r: &Rev) {
+    let k = r.k;
+    let t3 = &r.t3;
+    let tok = &r.tok;
+    let rid_a = &r.rids[0];
+    let root = k.root.keypair();
+    let alice = k.alice.keypair();
+    let with = |entries: Vec<Value>| r.with(entries);
+    let v3 = valid(3);
+    let good_auth = entry(&root, rid_a, "block");
     // Revocation ids are computed over the block's canonical form, whatever the token's
     // spelling: a verifier that hashes raw or re-serialized text misses the revocation.
     {
@@ -2832,7 +2701,7 @@ fn build_revoked(g: &mut Group, k: &Keys) {
             &[EVERY, "DCT-REVID-BLOCK", "DCT-FORMAT-CANONICAL"],
             &["NonCanonicalToken"],
             spaced,
-            &with(vec![entry(&root, &rid_a, "block")]),
+            &with(vec![entry(&root, rid_a, "block")]),
             Expectation::acceptable(
                 "D9",
                 vec![
