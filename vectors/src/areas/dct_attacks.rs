@@ -15,8 +15,9 @@
 
 // Generator code, run at build time on literal inputs: a JSON pointer that does not exist is a
 // bug in this file, and panicking with its text is the clearest report (the generator run in
-// CI would fail at once). Case tables read best as explicit numbered loops and as `vcase`
-// calls that mirror a case's fields one for one.
+// CI would fail at once). Cases of one shape are `const` tables, one row per case (number,
+// description, requirements, flags, the construction, the verdict); the numbered loops over
+// generated variants stay loops.
 #![allow(
     clippy::panic,
     clippy::explicit_counter_loop,
@@ -2794,264 +2795,267 @@ fn mallory_kp(k: &Keys) -> Keypair {
 /// critical `Malformed*Bypass` flag. The malformed cases alone cannot tell these apart.
 #[allow(clippy::too_many_lines)] // One table per check.
 fn build_effects(g: &mut Group, k: &Keys) {
-    const ATT: &str = "DCT-FORMAT-ATTENUATION-FIELDS";
-    const REQ: &str = "DCT-FORMAT-REQUIRED-FIELDS";
-    const CAP: &str = "DCT-FORMAT-CAPABILITY";
-    const INT: &str = "DCT-FORMAT-INTEGERS";
-    const TS: &str = "DCT-FORMAT-TIMESTAMPS";
-    const MAL: &str = "DCT-VERIFY-1-MALFORMED";
-    let ctx = Ctx::new(k);
-    // One attenuation (bob) with every optional restriction present, like `malformed`'s base.
-    let c1 = chain(k, 1).with_attenuation(0, |a| {
-        a.expires_at = Some("2026-03-01T11:30:00Z".into());
-        a.max_chain_depth = Some(5);
-    });
-    let base = Tok::of(&c1);
-    let case =
-        |g: &mut Group, n: u16, desc: String, reqs: &[&str], flag: &str, t: Tok, ctx: &Ctx| {
+    for b in BYPASSES {
+        let t = (b.token)(k);
+        let ctx = (b.ctx)(Ctx::new(k));
+        for (i, (what, value)) in b.values.iter().enumerate() {
+            let v: Value = serde_json::from_str(value).unwrap_or_else(|e| panic!("{value}: {e}"));
+            let desc = b.desc.replace("{what}", what);
+            let token = t.clone().set(b.ptr, v).resign().ser();
             verify_token(
                 g,
-                n,
+                b.first + i as u16,
                 &desc,
-                reqs,
-                &[flag],
-                t.resign().ser(),
-                ctx,
+                b.reqs,
+                &[b.flag],
+                token,
+                &ctx,
                 malformed(),
             );
-        };
-
-    // 1..: expiry. `now` is a day after the root's expiry (12:00) and the attenuation's (11:30).
-    let late = ctx.clone().now("2026-03-02T12:00:00Z");
-    let bad_times: [(&str, Value, &str); 8] = [
-        ("null", Value::Null, ATT),
-        ("true", json!(true), ATT),
-        (
-            "a number (Unix seconds of 2030)",
-            json!(1_893_456_000_u64),
-            ATT,
-        ),
-        ("an object", json!({}), ATT),
-        (
-            "an array holding the original string",
-            json!(["2026-03-01T11:30:00Z"]),
-            ATT,
-        ),
-        ("the empty string", json!(""), TS),
-        ("\"never\"", json!("never"), TS),
-        (
-            "a far-future time without an offset",
-            json!("2099-01-01T00:00:00"),
-            TS,
-        ),
-    ];
-    for (i, (what, v, req)) in bad_times.iter().enumerate() {
-        case(
-            g,
-            1 + i as u16,
-            format!(
-                "attenuations[0].expiresAt is {what}, verified a day after every expiry: \
-                 accepting it must not lift the root's expiry"
-            ),
-            &[req, MAL, "DCT-VERIFY-5-EXPIRED"],
-            "MalformedExpiryBypass",
-            base.clone().set("/attenuations/0/expiresAt", v.clone()),
-            &late,
-        );
-    }
-    let bad_root_times: [(&str, Value, &str); 5] = [
-        ("null", Value::Null, REQ),
-        ("0 (a number)", json!(0), REQ),
-        ("true", json!(true), REQ),
-        ("the empty string", json!(""), TS),
-        ("\"never\"", json!("never"), TS),
-    ];
-    for (i, (what, v, req)) in bad_root_times.iter().enumerate() {
-        // The attenuation's own expiry (11:30) still bounds the token.
-        case(
-            g,
-            20 + i as u16,
-            format!(
-                "authority.expiresAt is {what}, verified a day after the attenuation's expiry: \
-                 accepting it must not lift the attenuation's expiry"
-            ),
-            &[req, MAL, "DCT-VERIFY-5-EXPIRED"],
-            "MalformedExpiryBypass",
-            base.clone().set("/authority/expiresAt", v.clone()),
-            &late,
-        );
-    }
-
-    // 40..: budget. Spend is ten times the root budget (and twenty times the attenuation's).
-    let overspent = ctx.clone().spent(BUDGET * 10);
-    let bad_budgets: [(&str, Value); 8] = [
-        ("the number as a string", json!("500000")),
-        ("null", Value::Null),
-        ("true", json!(true)),
-        ("-1", json!(-1)),
-        ("a fraction 1.5", json!(1.5)),
-        (
-            "2^53 (above the I-JSON bound)",
-            json!(9_007_199_254_740_992_u64),
-        ),
-        ("an object", json!({})),
-        ("an array holding the number", json!([500_000])),
-    ];
-    for (i, (what, v)) in bad_budgets.iter().enumerate() {
-        case(
-            g,
-            40 + i as u16,
-            format!(
-                "attenuations[0].maxBudgetMicrocents is {what}, with spend ten times the root \
-                 budget: accepting it must not lift the root's budget"
-            ),
-            &[ATT, INT, MAL, "DCT-VERIFY-6-BUDGET"],
-            "MalformedBudgetBypass",
-            base.clone()
-                .set("/attenuations/0/maxBudgetMicrocents", v.clone()),
-            &overspent,
-        );
-    }
-    // The root budget malformed: spend at the I-JSON maximum, above the attenuation's 500000.
-    let max_spent = ctx.clone().spent(9_007_199_254_740_991);
-    for (i, (what, v)) in bad_budgets.iter().take(6).enumerate() {
-        case(
-            g,
-            60 + i as u16,
-            format!(
-                "authority.maxBudgetMicrocents is {what}, with spend 2^53−1: accepting it must \
-                 not lift the attenuation's budget"
-            ),
-            &[REQ, INT, MAL, "DCT-VERIFY-6-BUDGET"],
-            "MalformedBudgetBypass",
-            base.clone()
-                .set("/authority/maxBudgetMicrocents", v.clone()),
-            &max_spent,
-        );
-    }
-
-    // 80..: depth. The root allows one attenuation (maxChainDepth 1); the token has two.
-    let deep = Chain::root(k)
-        .with_authority(|a| a.max_chain_depth = 1)
-        .delegate(&k.bob, |a| a.max_chain_depth = Some(0))
-        .delegate(&k.carol, |_| {});
-    let deep_tok = Tok::of(&deep);
-    let bad_depths: [(&str, Value); 6] = [
-        ("the number 5 as a string", json!("5")),
-        ("null", Value::Null),
-        ("true", json!(true)),
-        ("a fraction 0.5", json!(0.5)),
-        ("-1", json!(-1)),
-        ("an object", json!({})),
-    ];
-    for (i, (what, v)) in bad_depths.iter().enumerate() {
-        case(
-            g,
-            80 + i as u16,
-            format!(
-                "attenuations[0].maxChainDepth is {what} in a two-attenuation token whose root \
-                 allows one: accepting it must not lift the root's depth limit"
-            ),
-            &[ATT, INT, MAL, "DCT-VERIFY-4E-EXCEEDED"],
-            "MalformedDepthBypass",
-            deep_tok
-                .clone()
-                .set("/attenuations/0/maxChainDepth", v.clone()),
-            &ctx,
-        );
-    }
-    for (i, (what, v)) in bad_depths.iter().enumerate() {
-        case(
-            g,
-            90 + i as u16,
-            format!(
-                "authority.maxChainDepth is {what} in a two-attenuation token whose first \
-                 attenuation allows none after it: accepting it must not lift that limit"
-            ),
-            &[REQ, INT, MAL, "DCT-VERIFY-4E-EXCEEDED"],
-            "MalformedDepthBypass",
-            deep_tok.clone().set("/authority/maxChainDepth", v.clone()),
-            &ctx,
-        );
-    }
-
-    // 100..: scope. The request is outside the root's capabilities.
-    let outside = ctx.clone().request("docs", "read", "/etc/passwd");
-    let bad_resources: [(&str, Value); 5] = [
-        ("null", Value::Null),
-        ("a number", json!(5)),
-        ("an array holding `/**`", json!(["/**"])),
-        ("an object", json!({"glob": "**"})),
-        ("true", json!(true)),
-    ];
-    for (i, (what, v)) in bad_resources.iter().enumerate() {
-        case(
-            g,
-            100 + i as u16,
-            format!(
-                "attenuations[0].allowedCapabilities[0].resource is {what}, request \
-                 `/etc/passwd` outside the root's scope: accepting it must not widen the scope"
-            ),
-            &[CAP, MAL, "DCT-VERIFY-7-CAPABILITY"],
-            "MalformedScopeBypass",
-            base.clone()
-                .set("/attenuations/0/allowedCapabilities/0/resource", v.clone()),
-            &outside,
-        );
-    }
-    let bad_cap_lists: [(&str, Value); 5] = [
-        ("null", Value::Null),
-        (
-            "an object",
-            json!({"namespace": "docs", "action": "read", "resource": "**"}),
-        ),
-        ("the string `*`", json!("*")),
-        ("true", json!(true)),
-        ("a list holding null", json!([null])),
-    ];
-    for (i, (what, v)) in bad_cap_lists.iter().enumerate() {
-        case(
-            g,
-            110 + i as u16,
-            format!(
-                "attenuations[0].allowedCapabilities is {what}, request `/etc/passwd` outside \
-                 the root's scope: accepting it must not widen the scope"
-            ),
-            &[ATT, MAL, "DCT-VERIFY-7-CAPABILITY"],
-            "MalformedScopeBypass",
-            base.clone()
-                .set("/attenuations/0/allowedCapabilities", v.clone()),
-            &outside,
-        );
-    }
-    let bad_root_caps: [(&str, Value); 3] = [
-        (
-            "a capability whose resource is null",
-            json!([{"namespace": "docs", "action": "read", "resource": null}]),
-        ),
-        (
-            "an object, not a list",
-            json!({"namespace": "docs", "action": "read", "resource": "**"}),
-        ),
-        (
-            "a capability whose action is null",
-            json!([{"namespace": "docs", "action": null, "resource": "/**"}]),
-        ),
-    ];
-    for (i, (what, v)) in bad_root_caps.iter().enumerate() {
-        // Only the root: no attenuation narrows the malformed capability list.
-        let root = Tok::of(&Chain::root(k)).set("/authority/capabilities", v.clone());
-        case(
-            g,
-            120 + i as u16,
-            format!(
-                "authority.capabilities is {what}, request `/etc/passwd`: accepting it must \
-                 not grant an unnamed resource"
-            ),
-            &[CAP, MAL, "DCT-VERIFY-7-CAPABILITY"],
-            "MalformedScopeBypass",
-            root,
-            &outside,
-        );
+        }
     }
 }
+
+/// A family of acceptance-effect cases: one member mistyped so that accepting it would lift a
+/// limit; each value is one case (numbered from `first`), expected malformed_token.
+struct Bypass {
+    first: u16,
+    /// The description; `{what}` is the value's description.
+    desc: &'static str,
+    reqs: &'static [&'static str],
+    flag: &'static str,
+    /// The token (re-signed after the change) and the context it is verified under.
+    token: fn(&Keys) -> Tok,
+    ctx: fn(Ctx) -> Ctx,
+    ptr: &'static str,
+    /// (what, the value as JSON text).
+    values: &'static [(&'static str, &'static str)],
+}
+
+/// One attenuation (bob) with every optional restriction present, like `malformed`'s base.
+fn effects_base(k: &Keys) -> Tok {
+    Fix::new(k).base
+}
+
+/// The root allows one attenuation (maxChainDepth 1); the token has two.
+fn deep_token(k: &Keys) -> Tok {
+    Tok::of(
+        &Chain::root(k)
+            .with_authority(|a| a.max_chain_depth = 1)
+            .delegate(&k.bob, |a| a.max_chain_depth = Some(0))
+            .delegate(&k.carol, |_| {}),
+    )
+}
+
+/// `now` a day after the root's expiry (12:00) and the attenuation's (11:30).
+fn a_day_late(c: Ctx) -> Ctx {
+    c.now("2026-03-02T12:00:00Z")
+}
+
+/// A request outside the root's capabilities.
+fn outside(c: Ctx) -> Ctx {
+    c.request("docs", "read", "/etc/passwd")
+}
+
+#[rustfmt::skip]
+const BAD_TIMES: &[(&str, &str)] = &[
+    ("null", "null"),
+    ("true", "true"),
+    ("a number (Unix seconds of 2030)", "1893456000"),
+    ("an object", "{}"),
+    ("an array holding the original string", r#"["2026-03-01T11:30:00Z"]"#),
+    ("the empty string", r#""""#),
+    ("\"never\"", r#""never""#),
+    ("a far-future time without an offset", r#""2099-01-01T00:00:00""#),
+];
+
+#[rustfmt::skip]
+const BAD_ROOT_TIMES: &[(&str, &str)] = &[
+    ("null", "null"),
+    ("0 (a number)", "0"),
+    ("true", "true"),
+    ("the empty string", r#""""#),
+    ("\"never\"", r#""never""#),
+];
+
+#[rustfmt::skip]
+const BAD_BUDGETS: &[(&str, &str)] = &[
+    ("the number as a string", r#""500000""#),
+    ("null", "null"),
+    ("true", "true"),
+    ("-1", "-1"),
+    ("a fraction 1.5", "1.5"),
+    ("2^53 (above the I-JSON bound)", "9007199254740992"),
+    ("an object", "{}"),
+    ("an array holding the number", "[500000]"),
+];
+
+#[rustfmt::skip]
+const BAD_DEPTHS: &[(&str, &str)] = &[
+    ("the number 5 as a string", r#""5""#),
+    ("null", "null"),
+    ("true", "true"),
+    ("a fraction 0.5", "0.5"),
+    ("-1", "-1"),
+    ("an object", "{}"),
+];
+
+#[rustfmt::skip]
+const BAD_RESOURCES: &[(&str, &str)] = &[
+    ("null", "null"),
+    ("a number", "5"),
+    ("an array holding `/**`", r#"["/**"]"#),
+    ("an object", r#"{"glob": "**"}"#),
+    ("true", "true"),
+];
+
+#[rustfmt::skip]
+const BAD_CAP_LISTS: &[(&str, &str)] = &[
+    ("null", "null"),
+    ("an object", r#"{"namespace": "docs", "action": "read", "resource": "**"}"#),
+    ("the string `*`", r#""*""#),
+    ("true", "true"),
+    ("a list holding null", "[null]"),
+];
+
+#[rustfmt::skip]
+const BAD_ROOT_CAPS: &[(&str, &str)] = &[
+    ("a capability whose resource is null", r#"[{"namespace": "docs", "action": "read", "resource": null}]"#),
+    ("an object, not a list", r#"{"namespace": "docs", "action": "read", "resource": "**"}"#),
+    ("a capability whose action is null", r#"[{"namespace": "docs", "action": null, "resource": "/**"}]"#),
+];
+
+const ATT_EXPIRED: &[&str] = &[ATT, MALFORMED, "DCT-VERIFY-5-EXPIRED"];
+const TS_EXPIRED: &[&str] = &[TS, MALFORMED, "DCT-VERIFY-5-EXPIRED"];
+const ATT_EXPIRY_DESC: &str =
+    "attenuations[0].expiresAt is {what}, verified a day after every expiry: \
+                               accepting it must not lift the root's expiry";
+const ROOT_EXPIRY_DESC: &str =
+    "authority.expiresAt is {what}, verified a day after the attenuation's expiry: \
+                                accepting it must not lift the attenuation's expiry";
+const ROOT_EXPIRED: &[&str] = &[REQ, MALFORMED, "DCT-VERIFY-5-EXPIRED"];
+
+/// 1..: expiry; 40..: budget (spend ten times the root budget, or 2^53−1 when the root budget
+/// is the malformed one); 80..: depth; 100..: scope (a request outside the root's).
+const BYPASSES: &[Bypass] = &[
+    Bypass {
+        first: 1,
+        desc: ATT_EXPIRY_DESC,
+        reqs: ATT_EXPIRED,
+        flag: "MalformedExpiryBypass",
+        token: effects_base,
+        ctx: a_day_late,
+        ptr: "/attenuations/0/expiresAt",
+        values: BAD_TIMES.split_at(5).0,
+    },
+    Bypass {
+        first: 6,
+        desc: ATT_EXPIRY_DESC,
+        reqs: TS_EXPIRED,
+        flag: "MalformedExpiryBypass",
+        token: effects_base,
+        ctx: a_day_late,
+        ptr: "/attenuations/0/expiresAt",
+        values: BAD_TIMES.split_at(5).1,
+    },
+    // The attenuation's own expiry (11:30) still bounds the token.
+    Bypass {
+        first: 20,
+        desc: ROOT_EXPIRY_DESC,
+        reqs: ROOT_EXPIRED,
+        flag: "MalformedExpiryBypass",
+        token: effects_base,
+        ctx: a_day_late,
+        ptr: "/authority/expiresAt",
+        values: BAD_ROOT_TIMES.split_at(3).0,
+    },
+    Bypass {
+        first: 23,
+        desc: ROOT_EXPIRY_DESC,
+        reqs: TS_EXPIRED,
+        flag: "MalformedExpiryBypass",
+        token: effects_base,
+        ctx: a_day_late,
+        ptr: "/authority/expiresAt",
+        values: BAD_ROOT_TIMES.split_at(3).1,
+    },
+    Bypass {
+        first: 40,
+        desc: "attenuations[0].maxBudgetMicrocents is {what}, with spend ten times the root \
+               budget: accepting it must not lift the root's budget",
+        reqs: &[ATT, INT, MALFORMED, "DCT-VERIFY-6-BUDGET"],
+        flag: "MalformedBudgetBypass",
+        token: effects_base,
+        ctx: |c| c.spent(BUDGET * 10),
+        ptr: "/attenuations/0/maxBudgetMicrocents",
+        values: BAD_BUDGETS,
+    },
+    // Spend at the I-JSON maximum, above the attenuation's 500000.
+    Bypass {
+        first: 60,
+        desc: "authority.maxBudgetMicrocents is {what}, with spend 2^53−1: accepting it must \
+               not lift the attenuation's budget",
+        reqs: &[REQ, INT, MALFORMED, "DCT-VERIFY-6-BUDGET"],
+        flag: "MalformedBudgetBypass",
+        token: effects_base,
+        ctx: |c| c.spent(9_007_199_254_740_991),
+        ptr: "/authority/maxBudgetMicrocents",
+        values: BAD_BUDGETS.split_at(6).0,
+    },
+    Bypass {
+        first: 80,
+        desc: "attenuations[0].maxChainDepth is {what} in a two-attenuation token whose root \
+               allows one: accepting it must not lift the root's depth limit",
+        reqs: &[ATT, INT, MALFORMED, "DCT-VERIFY-4E-EXCEEDED"],
+        flag: "MalformedDepthBypass",
+        token: deep_token,
+        ctx: |c| c,
+        ptr: "/attenuations/0/maxChainDepth",
+        values: BAD_DEPTHS,
+    },
+    Bypass {
+        first: 90,
+        desc: "authority.maxChainDepth is {what} in a two-attenuation token whose first \
+               attenuation allows none after it: accepting it must not lift that limit",
+        reqs: &[REQ, INT, MALFORMED, "DCT-VERIFY-4E-EXCEEDED"],
+        flag: "MalformedDepthBypass",
+        token: deep_token,
+        ctx: |c| c,
+        ptr: "/authority/maxChainDepth",
+        values: BAD_DEPTHS,
+    },
+    Bypass {
+        first: 100,
+        desc: "attenuations[0].allowedCapabilities[0].resource is {what}, request \
+               `/etc/passwd` outside the root's scope: accepting it must not widen the scope",
+        reqs: &[CAP, MALFORMED, "DCT-VERIFY-7-CAPABILITY"],
+        flag: "MalformedScopeBypass",
+        token: effects_base,
+        ctx: outside,
+        ptr: "/attenuations/0/allowedCapabilities/0/resource",
+        values: BAD_RESOURCES,
+    },
+    Bypass {
+        first: 110,
+        desc: "attenuations[0].allowedCapabilities is {what}, request `/etc/passwd` outside \
+               the root's scope: accepting it must not widen the scope",
+        reqs: &[ATT, MALFORMED, "DCT-VERIFY-7-CAPABILITY"],
+        flag: "MalformedScopeBypass",
+        token: effects_base,
+        ctx: outside,
+        ptr: "/attenuations/0/allowedCapabilities",
+        values: BAD_CAP_LISTS,
+    },
+    // Only the root: no attenuation narrows the malformed capability list.
+    Bypass {
+        first: 120,
+        desc: "authority.capabilities is {what}, request `/etc/passwd`: accepting it must \
+               not grant an unnamed resource",
+        reqs: &[CAP, MALFORMED, "DCT-VERIFY-7-CAPABILITY"],
+        flag: "MalformedScopeBypass",
+        token: |k| Tok::of(&Chain::root(k)),
+        ctx: outside,
+        ptr: "/authority/capabilities",
+        values: BAD_ROOT_CAPS,
+    },
+];
