@@ -89,6 +89,26 @@ fn run(
     g.case(n, desc, reqs, flags, "check.run", input, expect);
 }
 
+/// A `check.run` case: (number, description, requirement ids, flags, check name, params
+/// (`None`: absent), output, expected).
+type Run<'a> = (
+    u16,
+    &'a str,
+    &'a [&'a str],
+    &'a [&'a str],
+    &'a str,
+    Option<Value>,
+    Value,
+    Expectation,
+);
+
+/// One `check.run` case per row.
+fn run_rows(g: &mut Group, rows: Vec<Run>) {
+    for (n, desc, reqs, flags, name, params, output, expect) in rows {
+        run(g, n, desc, reqs, flags, name, params, output, expect);
+    }
+}
+
 fn re(pattern: &str, flags: &str) -> Value {
     if flags.is_empty() {
         json!({"pattern": pattern})
@@ -325,335 +345,83 @@ fn build_regex(g: &mut Group) {
     // machine (the retired 0100–0102 used 28–30 characters: V8 answered in 48–78 s here, a
     // timeout on this machine but possibly an answer in time on a much faster one).
     let hostile = format!("{}!", "a".repeat(48));
-    run(
-        g,
-        104,
-        "`^(a+)+$` vs 48×`a` + `!`: a backtracking engine needs > 2^47 steps; the check must answer false promptly.",
-        &["CHECK-REGEX-LINEAR"],
-        &["RegexDialect"],
-        "regex_match",
-        Some(re("^(a+)+$", "")),
-        json!(hostile),
-        fail(),
-    );
-    run(
-        g,
-        105,
-        "`^(a|a)*$` vs 48×`a` + `!`: > 2^47 backtracking steps.",
-        &["CHECK-REGEX-LINEAR"],
-        &["RegexDialect"],
-        "regex_match",
-        Some(re("^(a|a)*$", "")),
-        json!(hostile),
-        fail(),
-    );
-    run(
-        g,
-        106,
-        "`^(a*)*b$` vs 48×`a`: > 2^47 backtracking steps.",
-        &["CHECK-REGEX-LINEAR"],
-        &["RegexDialect"],
-        "regex_match",
-        Some(re("^(a*)*b$", "")),
-        json!("a".repeat(48)),
-        fail(),
-    );
-    run(
-        g,
-        103,
-        "`(x+x+)+y` vs 5000×`x`: polynomial blow-up for backtrackers (V8: false).",
-        &["CHECK-REGEX-LINEAR"],
-        &[],
-        "regex_match",
-        Some(re("(x+x+)+y", "")),
-        json!("x".repeat(5000)),
-        fail(),
-    );
+    #[rustfmt::skip]
+    let rows: Vec<Run> = vec![
+        (104, "`^(a+)+$` vs 48×`a` + `!`: a backtracking engine needs > 2^47 steps; the check must answer false promptly.", &["CHECK-REGEX-LINEAR"], &["RegexDialect"],
+            "regex_match", Some(re("^(a+)+$", "")), json!(hostile), fail()),
+        (105, "`^(a|a)*$` vs 48×`a` + `!`: > 2^47 backtracking steps.", &["CHECK-REGEX-LINEAR"], &["RegexDialect"],
+            "regex_match", Some(re("^(a|a)*$", "")), json!(hostile), fail()),
+        (106, "`^(a*)*b$` vs 48×`a`: > 2^47 backtracking steps.", &["CHECK-REGEX-LINEAR"], &["RegexDialect"],
+            "regex_match", Some(re("^(a*)*b$", "")), json!("a".repeat(48)), fail()),
+        (103, "`(x+x+)+y` vs 5000×`x`: polynomial blow-up for backtrackers (V8: false).", &["CHECK-REGEX-LINEAR"], &[],
+            "regex_match", Some(re("(x+x+)+y", "")), json!("x".repeat(5000)), fail()),
+    ];
+    run_rows(g, rows);
 
     // Limits.
     let lim = &["CHECK-REGEX-LIMITS"];
-    run(
-        g,
-        110,
-        "Pattern of exactly 1024 UTF-16 units is allowed.",
-        lim,
-        &[],
-        "regex_match",
-        Some(re(&"a".repeat(1024), "")),
-        json!("a".repeat(1024)),
-        pass(),
-    );
-    run(
-        g,
-        111,
-        "Pattern of 1025 UTF-16 units → limit_exceeded.",
-        lim,
-        &[],
-        "regex_match",
-        Some(re(&"a".repeat(1025), "")),
-        json!("a"),
-        err("limit_exceeded"),
-    );
-    run(
-        g,
-        112,
-        "Pattern of 513 😀 = 1026 UTF-16 units (513 code points) → limit_exceeded.",
-        lim,
-        &["Utf16Length"],
-        "regex_match",
-        Some(re(&"😀".repeat(513), "u")),
-        json!("😀"),
-        err("limit_exceeded"),
-    );
-    run(
-        g,
-        113,
-        "Subject of 1 MiB + 1 ASCII characters → limit_exceeded.",
-        lim,
-        &[],
-        "regex_match",
-        Some(re("a", "")),
-        json!("a".repeat((1 << 20) + 1)),
-        err("limit_exceeded"),
-    );
-    run(
-        g,
-        301,
-        "Subject of exactly 1 MiB (1,048,576 ASCII characters) is allowed.",
-        lim,
-        &[],
-        "regex_match",
-        Some(re("a", "")),
-        json!("a".repeat(1 << 20)),
-        pass(),
-    );
+    #[rustfmt::skip]
+    let rows: Vec<Run> = vec![
+        (110, "Pattern of exactly 1024 UTF-16 units is allowed.", lim, &[],
+            "regex_match", Some(re(&"a".repeat(1024), "")), json!("a".repeat(1024)), pass()),
+        (111, "Pattern of 1025 UTF-16 units → limit_exceeded.", lim, &[],
+            "regex_match", Some(re(&"a".repeat(1025), "")), json!("a"), err("limit_exceeded")),
+        (112, "Pattern of 513 😀 = 1026 UTF-16 units (513 code points) → limit_exceeded.", lim, &["Utf16Length"],
+            "regex_match", Some(re(&"😀".repeat(513), "u")), json!("😀"), err("limit_exceeded")),
+        (113, "Subject of 1 MiB + 1 ASCII characters → limit_exceeded.", lim, &[],
+            "regex_match", Some(re("a", "")), json!("a".repeat((1 << 20) + 1)), err("limit_exceeded")),
+        (301, "Subject of exactly 1 MiB (1,048,576 ASCII characters) is allowed.", lim, &[],
+            "regex_match", Some(re("a", "")), json!("a".repeat(1 << 20)), pass()),
+    ];
+    run_rows(g, rows);
 
     // field and non-string.
     let fld = &["CHECK-REGEX-FIELD"];
-    run(
-        g,
-        120,
-        "`field` dot-path `result.status` selects the string to test.",
-        fld,
-        &[],
-        "regex_match",
-        Some(json!({"pattern": "^ok$", "field": "result.status"})),
-        json!({"result": {"status": "ok"}, "status": "bad"}),
-        pass(),
-    );
-    run(
-        g,
-        121,
-        "`field` selects a non-matching string although another member matches.",
-        fld,
-        &[],
-        "regex_match",
-        Some(json!({"pattern": "^ok$", "field": "status"})),
-        json!({"result": {"status": "ok"}, "status": "bad"}),
-        fail(),
-    );
-    run(
-        g,
-        122,
-        "`field` missing → passed false.",
-        fld,
-        &[],
-        "regex_match",
-        Some(json!({"pattern": ".*", "field": "nope"})),
-        json!({"status": "ok"}),
-        fail(),
-    );
-    run(
-        g,
-        123,
-        "`field` is a number: never stringified → passed false (`\\d` would match `123`).",
-        fld,
-        &[],
-        "regex_match",
-        Some(json!({"pattern": "\\d", "field": "n"})),
-        json!({"n": 123}),
-        fail(),
-    );
-    run(
-        g,
-        124,
-        "`field` is `null` → passed false.",
-        fld,
-        &[],
-        "regex_match",
-        Some(json!({"pattern": "null", "field": "n"})),
-        json!({"n": null}),
-        fail(),
-    );
-    run(
-        g,
-        125,
-        "`field` through an array index `items.1`.",
-        fld,
-        &[],
-        "regex_match",
-        Some(json!({"pattern": "^b$", "field": "items.1"})),
-        json!({"items": ["a", "b"]}),
-        pass(),
-    );
-    run(
-        g,
-        126,
-        "`field` is an object → passed false (not `[object Object]`).",
-        fld,
-        &[],
-        "regex_match",
-        Some(json!({"pattern": "object", "field": "o"})),
-        json!({"o": {}}),
-        fail(),
-    );
+    #[rustfmt::skip]
+    let rows: Vec<Run> = vec![
+        (120, "`field` dot-path `result.status` selects the string to test.", fld, &[],
+            "regex_match", Some(json!({"pattern": "^ok$", "field": "result.status"})), json!({"result": {"status": "ok"}, "status": "bad"}), pass()),
+        (121, "`field` selects a non-matching string although another member matches.", fld, &[],
+            "regex_match", Some(json!({"pattern": "^ok$", "field": "status"})), json!({"result": {"status": "ok"}, "status": "bad"}), fail()),
+        (122, "`field` missing → passed false.", fld, &[],
+            "regex_match", Some(json!({"pattern": ".*", "field": "nope"})), json!({"status": "ok"}), fail()),
+        (123, "`field` is a number: never stringified → passed false (`\\d` would match `123`).", fld, &[],
+            "regex_match", Some(json!({"pattern": "\\d", "field": "n"})), json!({"n": 123}), fail()),
+        (124, "`field` is `null` → passed false.", fld, &[],
+            "regex_match", Some(json!({"pattern": "null", "field": "n"})), json!({"n": null}), fail()),
+        (125, "`field` through an array index `items.1`.", fld, &[],
+            "regex_match", Some(json!({"pattern": "^b$", "field": "items.1"})), json!({"items": ["a", "b"]}), pass()),
+        (126, "`field` is an object → passed false (not `[object Object]`).", fld, &[],
+            "regex_match", Some(json!({"pattern": "object", "field": "o"})), json!({"o": {}}), fail()),
+    ];
+    run_rows(g, rows);
     let ns = &["CHECK-REGEX-NON-STRING"];
-    run(
-        g,
-        130,
-        "Output is a number, no `field`: passed false (never stringified).",
-        ns,
-        &[],
-        "regex_match",
-        Some(re("1", "")),
-        json!(123),
-        fail(),
-    );
-    run(
-        g,
-        131,
-        "Output is `null`, no `field`.",
-        ns,
-        &[],
-        "regex_match",
-        Some(re("null", "")),
-        Value::Null,
-        fail(),
-    );
-    run(
-        g,
-        132,
-        "Output is an array of strings, no `field`.",
-        ns,
-        &[],
-        "regex_match",
-        Some(re("a", "")),
-        json!(["a"]),
-        fail(),
-    );
-    run(
-        g,
-        133,
-        "Output is `true`, no `field`.",
-        ns,
-        &[],
-        "regex_match",
-        Some(re("true", "")),
-        json!(true),
-        fail(),
-    );
-    run(
-        g,
-        134,
-        "Output is an object, no `field`: `.*` would match any string but the output is not one.",
-        ns,
-        &[],
-        "regex_match",
-        Some(re(".*", "")),
-        json!({"a": "b"}),
-        fail(),
-    );
+    #[rustfmt::skip]
+    let rows: Vec<Run> = vec![
+        (130, "Output is a number, no `field`: passed false (never stringified).", ns, &[], "regex_match", Some(re("1", "")), json!(123), fail()),
+        (131, "Output is `null`, no `field`.", ns, &[], "regex_match", Some(re("null", "")), Value::Null, fail()),
+        (132, "Output is an array of strings, no `field`.", ns, &[], "regex_match", Some(re("a", "")), json!(["a"]), fail()),
+        (133, "Output is `true`, no `field`.", ns, &[], "regex_match", Some(re("true", "")), json!(true), fail()),
+        (134, "Output is an object, no `field`: `.*` would match any string but the output is not one.", ns, &[],
+            "regex_match", Some(re(".*", "")), json!({"a": "b"}), fail()),
+    ];
+    run_rows(g, rows);
 
     // Params shape.
     let ps = &["CHECK-PARAMS-SHAPE"];
-    run(
-        g,
-        140,
-        "No params at all (pattern is required).",
-        ps,
-        &[],
-        "regex_match",
-        None,
-        json!("a"),
-        err("invalid_params"),
-    );
-    run(
-        g,
-        141,
-        "Params is a string.",
-        ps,
-        &[],
-        "regex_match",
-        Some(json!("a")),
-        json!("a"),
-        err("invalid_params"),
-    );
-    run(
-        g,
-        142,
-        "`pattern` missing.",
-        ps,
-        &[],
-        "regex_match",
-        Some(json!({"flags": "i"})),
-        json!("a"),
-        err("invalid_params"),
-    );
-    run(
-        g,
-        143,
-        "`pattern` is a number.",
-        ps,
-        &[],
-        "regex_match",
-        Some(json!({"pattern": 1})),
-        json!("1"),
-        err("invalid_params"),
-    );
-    run(
-        g,
-        144,
-        "`flags` is an array.",
-        ps,
-        &[],
-        "regex_match",
-        Some(json!({"pattern": "a", "flags": ["i"]})),
-        json!("a"),
-        err("invalid_params"),
-    );
-    run(
-        g,
-        145,
-        "`field` is a number.",
-        ps,
-        &[],
-        "regex_match",
-        Some(json!({"pattern": "a", "field": 0})),
-        json!(["a"]),
-        err("invalid_params"),
-    );
-    run(
-        g,
-        146,
-        "Unknown param `flag`.",
-        ps,
-        &[],
-        "regex_match",
-        Some(json!({"pattern": "a", "flag": "i"})),
-        json!("a"),
-        err("invalid_params"),
-    );
-    run(
-        g,
-        147,
-        "Syntax error in the pattern is reported even when the output is not a string.",
-        &["CHECK-REGEX-SYNTAX"],
-        &[],
-        "regex_match",
-        Some(re("(", "")),
-        json!(42),
-        err("invalid_params"),
-    );
+    #[rustfmt::skip]
+    let rows: Vec<Run> = vec![
+        (140, "No params at all (pattern is required).", ps, &[], "regex_match", None, json!("a"), err("invalid_params")),
+        (141, "Params is a string.", ps, &[], "regex_match", Some(json!("a")), json!("a"), err("invalid_params")),
+        (142, "`pattern` missing.", ps, &[], "regex_match", Some(json!({"flags": "i"})), json!("a"), err("invalid_params")),
+        (143, "`pattern` is a number.", ps, &[], "regex_match", Some(json!({"pattern": 1})), json!("1"), err("invalid_params")),
+        (144, "`flags` is an array.", ps, &[], "regex_match", Some(json!({"pattern": "a", "flags": ["i"]})), json!("a"), err("invalid_params")),
+        (145, "`field` is a number.", ps, &[], "regex_match", Some(json!({"pattern": "a", "field": 0})), json!(["a"]), err("invalid_params")),
+        (146, "Unknown param `flag`.", ps, &[], "regex_match", Some(json!({"pattern": "a", "flag": "i"})), json!("a"), err("invalid_params")),
+        (147, "Syntax error in the pattern is reported even when the output is not a string.", &["CHECK-REGEX-SYNTAX"], &[],
+            "regex_match", Some(re("(", "")), json!(42), err("invalid_params")),
+    ];
+    run_rows(g, rows);
 
     // Unicode property escapes (V8-confirmed on node v20.20.2).
     let props: Vec<Probe> = vec![
@@ -978,34 +746,14 @@ fn build_regex(g: &mut Group) {
             err("invalid_params"),
         );
     }
-    run(
-        g,
-        215,
-        "`[a](b)\\1` vs `abb`: `]` closes the class, so `(b)` is group 1 and `\\1` a backreference (V8: true; refusing backreferences is acceptable, D12).",
-        &["CHECK-REGEX-UNSUPPORTED"],
-        &["RegexUnsupported"],
-        "regex_match",
-        Some(re("[a](b)\\1", "")),
-        json!("abb"),
-        Expectation::acceptable(
-            "D12",
-            vec![
-                Expected::invalid("unsupported_pattern", "6.2"),
-                Expected::valid(json!({"passed": true, "score": 1})),
-            ],
-        ),
-    );
-    run(
-        g,
-        206,
-        "`^[😀-😂]$` without `u`: the range is DE00–D83D, out of order (V8: SyntaxError).",
-        &["CHECK-REGEX-SYNTAX", "CHECK-REGEX-UNICODE-FLAG"],
-        dia,
-        "regex_match",
-        Some(re("^[😀-😂]$", "")),
-        json!("😁"),
-        err("invalid_params"),
-    );
+    #[rustfmt::skip]
+    let rows: Vec<Run> = vec![
+        (215, "`[a](b)\\1` vs `abb`: `]` closes the class, so `(b)` is group 1 and `\\1` a backreference (V8: true; refusing backreferences is acceptable, D12).", &["CHECK-REGEX-UNSUPPORTED"], &["RegexUnsupported"],
+            "regex_match", Some(re("[a](b)\\1", "")), json!("abb"), Expectation::acceptable("D12", vec![Expected::invalid("unsupported_pattern", "6.2"), Expected::valid(json!({"passed": true, "score": 1}))])),
+        (206, "`^[😀-😂]$` without `u`: the range is DE00–D83D, out of order (V8: SyntaxError).", &["CHECK-REGEX-SYNTAX", "CHECK-REGEX-UNICODE-FLAG"], dia,
+            "regex_match", Some(re("^[😀-😂]$", "")), json!("😁"), err("invalid_params")),
+    ];
+    run_rows(g, rows);
 }
 
 fn schema_params(schema: Value) -> Option<Value> {
@@ -1023,415 +771,80 @@ fn build_schema(g: &mut Group) {
     let v = &["CHECK-SCHEMA-VALIDATE", "CHECK-SCORE-BINARY"];
     let obj = json!({"type": "object", "required": ["summary"], "properties": {"summary": {"type": "string", "minLength": 1}}, "additionalProperties": false});
     let n = "json_schema";
-    run(
-        g,
-        1,
-        "Valid object under a required/properties/additionalProperties schema.",
-        v,
-        &[],
-        n,
-        schema_params(obj.clone()),
-        json!({"summary": "done"}),
-        pass(),
-    );
-    run(
-        g,
-        2,
-        "Missing required member.",
-        v,
-        &[],
-        n,
-        schema_params(obj.clone()),
-        json!({}),
-        fail(),
-    );
-    run(
-        g,
-        3,
-        "Additional property refused.",
-        v,
-        &[],
-        n,
-        schema_params(obj.clone()),
-        json!({"summary": "x", "extra": 1}),
-        fail(),
-    );
-    run(
-        g,
-        4,
-        "Wrong type of a property.",
-        v,
-        &[],
-        n,
-        schema_params(obj.clone()),
-        json!({"summary": 5}),
-        fail(),
-    );
-    run(
-        g,
-        5,
-        "Output of the wrong top-level type.",
-        v,
-        &[],
-        n,
-        schema_params(obj),
-        json!(["summary"]),
-        fail(),
-    );
-    run(
-        g,
-        6,
-        "Boolean schema `true` accepts anything.",
-        v,
-        &[],
-        n,
-        schema_params(json!(true)),
-        json!({"a": [1, null]}),
-        pass(),
-    );
-    run(
-        g,
-        7,
-        "Boolean schema `false` accepts nothing.",
-        v,
-        &[],
-        n,
-        schema_params(json!(false)),
-        Value::Null,
-        fail(),
-    );
-    run(
-        g,
-        8,
-        "Empty schema accepts `null`.",
-        v,
-        &[],
-        n,
-        schema_params(json!({})),
-        Value::Null,
-        pass(),
-    );
-    run(
-        g,
-        9,
-        "`enum` with a structured value.",
-        v,
-        &[],
-        n,
-        schema_params(json!({"enum": [1, {"a": [2]}]})),
-        json!({"a": [2]}),
-        pass(),
-    );
-    run(
-        g,
-        10,
-        "`const` compares numbers mathematically: 1.0 equals 1.",
-        v,
-        &[],
-        n,
-        schema_params(json!({"const": 1})),
-        json!(1.0),
-        pass(),
-    );
-    run(
-        g,
-        11,
-        "`items` schema over every element; one bad element fails.",
-        v,
-        &[],
-        n,
-        schema_params(json!({"type": "array", "items": {"type": "integer"}})),
-        json!([1, 2, "3"]),
-        fail(),
-    );
-    run(
-        g,
-        12,
-        "Tuple `items` + `additionalItems: false` with too many items.",
-        v,
-        &[],
-        n,
-        schema_params(
-            json!({"type": "array", "items": [{"type": "string"}], "additionalItems": false}),
-        ),
-        json!(["a", "b"]),
-        fail(),
-    );
-    run(
-        g,
-        13,
-        "`uniqueItems` with equal objects in different member order.",
-        v,
-        &[],
-        n,
-        schema_params(json!({"type": "array", "uniqueItems": true})),
-        json!([{"a": 1, "b": 2}, {"b": 2, "a": 1}]),
-        fail(),
-    );
-    run(
-        g,
-        14,
-        "`oneOf` where both branches match fails.",
-        v,
-        &[],
-        n,
-        schema_params(json!({"oneOf": [{"type": "integer"}, {"minimum": 0}]})),
-        json!(3),
-        fail(),
-    );
-    run(
-        g,
-        15,
-        "`if`/`then`/`else` (draft-07).",
-        v,
-        &[],
-        n,
-        schema_params(
-            json!({"if": {"type": "string"}, "then": {"minLength": 3}, "else": {"type": "number"}}),
-        ),
-        json!("ab"),
-        fail(),
-    );
-    run(
-        g,
-        16,
-        "Local `$ref` into `definitions`.",
-        v,
-        &[],
-        n,
-        schema_params(
-            json!({"definitions": {"pos": {"type": "integer", "minimum": 1}}, "type": "array", "items": {"$ref": "#/definitions/pos"}}),
-        ),
-        json!([1, 2, 0]),
-        fail(),
-    );
-    run(
-        g,
-        17,
-        "Local `$ref` into `definitions`, all items valid.",
-        v,
-        &[],
-        n,
-        schema_params(
-            json!({"definitions": {"pos": {"type": "integer", "minimum": 1}}, "type": "array", "items": {"$ref": "#/definitions/pos"}}),
-        ),
-        json!([1, 2, 3]),
-        pass(),
-    );
-    run(
-        g,
-        18,
-        "`pattern` uses ECMAScript `\\d` (ASCII): Arabic-Indic digits do not match.",
-        v,
-        &[],
-        n,
-        schema_params(json!({"type": "string", "pattern": "^\\d+$"})),
-        json!("١٢٣"),
-        fail(),
-    );
-    run(
-        g,
-        19,
-        "`exclusiveMaximum` is a number in draft-07.",
-        v,
-        &[],
-        n,
-        schema_params(json!({"type": "number", "exclusiveMaximum": 10})),
-        json!(10),
-        fail(),
-    );
-    run(
-        g,
-        20,
-        "`propertyNames` + `dependencies`.",
-        v,
-        &[],
-        n,
-        schema_params(
-            json!({"type": "object", "propertyNames": {"maxLength": 3}, "dependencies": {"a": ["b"]}}),
-        ),
-        json!({"a": 1, "b": 2}),
-        pass(),
-    );
+    #[rustfmt::skip]
+    let rows: Vec<Run> = vec![
+        (1, "Valid object under a required/properties/additionalProperties schema.", v, &[],
+            n, schema_params(obj.clone()), json!({"summary": "done"}), pass()),
+        (2, "Missing required member.", v, &[], n, schema_params(obj.clone()), json!({}), fail()),
+        (3, "Additional property refused.", v, &[], n, schema_params(obj.clone()), json!({"summary": "x", "extra": 1}), fail()),
+        (4, "Wrong type of a property.", v, &[], n, schema_params(obj.clone()), json!({"summary": 5}), fail()),
+        (5, "Output of the wrong top-level type.", v, &[], n, schema_params(obj), json!(["summary"]), fail()),
+        (6, "Boolean schema `true` accepts anything.", v, &[], n, schema_params(json!(true)), json!({"a": [1, null]}), pass()),
+        (7, "Boolean schema `false` accepts nothing.", v, &[], n, schema_params(json!(false)), Value::Null, fail()),
+        (8, "Empty schema accepts `null`.", v, &[], n, schema_params(json!({})), Value::Null, pass()),
+        (9, "`enum` with a structured value.", v, &[], n, schema_params(json!({"enum": [1, {"a": [2]}]})), json!({"a": [2]}), pass()),
+        (10, "`const` compares numbers mathematically: 1.0 equals 1.", v, &[], n, schema_params(json!({"const": 1})), json!(1.0), pass()),
+        (11, "`items` schema over every element; one bad element fails.", v, &[],
+            n, schema_params(json!({"type": "array", "items": {"type": "integer"}})), json!([1, 2, "3"]), fail()),
+        (12, "Tuple `items` + `additionalItems: false` with too many items.", v, &[],
+            n, schema_params(json!({"type": "array", "items": [{"type": "string"}], "additionalItems": false})), json!(["a", "b"]), fail()),
+        (13, "`uniqueItems` with equal objects in different member order.", v, &[],
+            n, schema_params(json!({"type": "array", "uniqueItems": true})), json!([{"a": 1, "b": 2}, {"b": 2, "a": 1}]), fail()),
+        (14, "`oneOf` where both branches match fails.", v, &[],
+            n, schema_params(json!({"oneOf": [{"type": "integer"}, {"minimum": 0}]})), json!(3), fail()),
+        (15, "`if`/`then`/`else` (draft-07).", v, &[],
+            n, schema_params(json!({"if": {"type": "string"}, "then": {"minLength": 3}, "else": {"type": "number"}})), json!("ab"), fail()),
+        (16, "Local `$ref` into `definitions`.", v, &[],
+            n, schema_params(json!({"definitions": {"pos": {"type": "integer", "minimum": 1}}, "type": "array", "items": {"$ref": "#/definitions/pos"}})), json!([1, 2, 0]), fail()),
+        (17, "Local `$ref` into `definitions`, all items valid.", v, &[],
+            n, schema_params(json!({"definitions": {"pos": {"type": "integer", "minimum": 1}}, "type": "array", "items": {"$ref": "#/definitions/pos"}})), json!([1, 2, 3]), pass()),
+        (18, "`pattern` uses ECMAScript `\\d` (ASCII): Arabic-Indic digits do not match.", v, &[],
+            n, schema_params(json!({"type": "string", "pattern": "^\\d+$"})), json!("١٢٣"), fail()),
+        (19, "`exclusiveMaximum` is a number in draft-07.", v, &[],
+            n, schema_params(json!({"type": "number", "exclusiveMaximum": 10})), json!(10), fail()),
+        (20, "`propertyNames` + `dependencies`.", v, &[],
+            n, schema_params(json!({"type": "object", "propertyNames": {"maxLength": 3}, "dependencies": {"a": ["b"]}})), json!({"a": 1, "b": 2}), pass()),
+    ];
+    run_rows(g, rows);
 
     let sem = &["CHECK-SCHEMA-SEMANTICS"];
-    run(g, 30, "`$ref` with a sibling `maxLength: 1`: draft-07 ignores siblings of `$ref`, so `abc` is valid.", sem, &[], n, schema_params(json!({"definitions": {"s": {"type": "string"}}, "$ref": "#/definitions/s", "maxLength": 1})), json!("abc"), pass());
-    run(g, 31, "`multipleOf: 0.01` on 0.07: draft-07 defines divisibility mathematically (valid; ajv's float division says invalid).", sem, &[], n, schema_params(json!({"multipleOf": 0.01})), json!(0.07), pass());
-    run(
-        g,
-        32,
-        "`multipleOf: 0.01` on 1.13 (mathematically valid).",
-        sem,
-        &[],
-        n,
-        schema_params(json!({"multipleOf": 0.01})),
-        json!(1.13),
-        pass(),
-    );
-    run(
-        g,
-        33,
-        "`multipleOf: 0.01` on 0.075 is not a multiple.",
-        sem,
-        &[],
-        n,
-        schema_params(json!({"multipleOf": 0.01})),
-        json!(0.075),
-        fail(),
-    );
-    run(
-        g,
-        34,
-        "`type: integer` accepts 1.0.",
-        sem,
-        &[],
-        n,
-        schema_params(json!({"type": "integer"})),
-        json!(1.0),
-        pass(),
-    );
-    run(
-        g,
-        35,
-        "`type: integer` accepts 1e2.",
-        sem,
-        &[],
-        n,
-        schema_params(json!({"type": "integer"})),
-        json!(1e2),
-        pass(),
-    );
-    run(
-        g,
-        36,
-        "`type: integer` rejects 1.5.",
-        sem,
-        &[],
-        n,
-        schema_params(json!({"type": "integer"})),
-        json!(1.5),
-        fail(),
-    );
-    run(
-        g,
-        37,
-        "`maxLength: 1` on 😀: schema lengths count code points (valid).",
-        sem,
-        &[],
-        n,
-        schema_params(json!({"type": "string", "maxLength": 1})),
-        json!("😀"),
-        pass(),
-    );
-    run(
-        g,
-        38,
-        "`minLength: 2` on 😀: one code point (invalid).",
-        sem,
-        &[],
-        n,
-        schema_params(json!({"type": "string", "minLength": 2})),
-        json!("😀"),
-        fail(),
-    );
+    #[rustfmt::skip]
+    let rows: Vec<Run> = vec![
+        (30, "`$ref` with a sibling `maxLength: 1`: draft-07 ignores siblings of `$ref`, so `abc` is valid.", sem, &[],
+            n, schema_params(json!({"definitions": {"s": {"type": "string"}}, "$ref": "#/definitions/s", "maxLength": 1})), json!("abc"), pass()),
+        (31, "`multipleOf: 0.01` on 0.07: draft-07 defines divisibility mathematically (valid; ajv's float division says invalid).", sem, &[],
+            n, schema_params(json!({"multipleOf": 0.01})), json!(0.07), pass()),
+        (32, "`multipleOf: 0.01` on 1.13 (mathematically valid).", sem, &[], n, schema_params(json!({"multipleOf": 0.01})), json!(1.13), pass()),
+        (33, "`multipleOf: 0.01` on 0.075 is not a multiple.", sem, &[], n, schema_params(json!({"multipleOf": 0.01})), json!(0.075), fail()),
+        (34, "`type: integer` accepts 1.0.", sem, &[], n, schema_params(json!({"type": "integer"})), json!(1.0), pass()),
+        (35, "`type: integer` accepts 1e2.", sem, &[], n, schema_params(json!({"type": "integer"})), json!(1e2), pass()),
+        (36, "`type: integer` rejects 1.5.", sem, &[], n, schema_params(json!({"type": "integer"})), json!(1.5), fail()),
+        (37, "`maxLength: 1` on 😀: schema lengths count code points (valid).", sem, &[],
+            n, schema_params(json!({"type": "string", "maxLength": 1})), json!("😀"), pass()),
+        (38, "`minLength: 2` on 😀: one code point (invalid).", sem, &[],
+            n, schema_params(json!({"type": "string", "minLength": 2})), json!("😀"), fail()),
+    ];
+    run_rows(g, rows);
 
     let strict = &["CHECK-SCHEMA-STRICT-KEYWORD"];
-    run(
-        g,
-        40,
-        "Unknown keyword `foo` → invalid_schema (ajv strict).",
-        strict,
-        &["SchemaStrict"],
-        n,
-        schema_params(json!({"type": "string", "foo": 1})),
-        json!("x"),
-        err("invalid_schema"),
-    );
-    run(
-        g,
-        41,
-        "Typo `requried` → invalid_schema instead of silently accepting everything.",
-        strict,
-        &["SchemaStrict"],
-        n,
-        schema_params(json!({"type": "object", "requried": ["a"]})),
-        json!({}),
-        err("invalid_schema"),
-    );
-    run(
-        g,
-        42,
-        "Unknown keyword nested in `properties`.",
-        strict,
-        &["SchemaStrict"],
-        n,
-        schema_params(
-            json!({"type": "object", "properties": {"a": {"type": "string", "maxlength": 3}}}),
-        ),
-        json!({"a": "x"}),
-        err("invalid_schema"),
-    );
-    run(
-        g,
-        43,
-        "Unknown keyword inside `items`.",
-        strict,
-        &["SchemaStrict"],
-        n,
-        schema_params(json!({"type": "array", "items": {"typ": "string"}})),
-        json!([]),
-        err("invalid_schema"),
-    );
-    run(
-        g,
-        44,
-        "A schema that is a number is not a schema.",
-        strict,
-        &[],
-        n,
-        schema_params(json!(5)),
-        json!(5),
-        err("invalid_schema"),
-    );
-    run(
-        g,
-        45,
-        "`type` with an unknown type name.",
-        strict,
-        &[],
-        n,
-        schema_params(json!({"type": "text"})),
-        json!("x"),
-        err("invalid_schema"),
-    );
-    run(
-        g,
-        46,
-        "`required` not an array of strings.",
-        strict,
-        &[],
-        n,
-        schema_params(json!({"type": "object", "required": "a"})),
-        json!({"a": 1}),
-        err("invalid_schema"),
-    );
-    run(
-        g,
-        47,
-        "`properties` without `type: object` (ajv strictTypes would refuse; draft-07 accepts).",
-        strict,
-        &["SchemaStrict"],
-        n,
-        schema_params(json!({"properties": {"a": {"type": "string"}}})),
-        json!({"a": "x"}),
-        Expectation::acceptable(
-            "D29",
-            vec![
-                Expected::valid(json!({"passed": true, "score": 1})),
-                Expected::invalid("invalid_schema", "6.2"),
-            ],
-        ),
-    );
+    #[rustfmt::skip]
+    let rows: Vec<Run> = vec![
+        (40, "Unknown keyword `foo` → invalid_schema (ajv strict).", strict, &["SchemaStrict"],
+            n, schema_params(json!({"type": "string", "foo": 1})), json!("x"), err("invalid_schema")),
+        (41, "Typo `requried` → invalid_schema instead of silently accepting everything.", strict, &["SchemaStrict"],
+            n, schema_params(json!({"type": "object", "requried": ["a"]})), json!({}), err("invalid_schema")),
+        (42, "Unknown keyword nested in `properties`.", strict, &["SchemaStrict"],
+            n, schema_params(json!({"type": "object", "properties": {"a": {"type": "string", "maxlength": 3}}})), json!({"a": "x"}), err("invalid_schema")),
+        (43, "Unknown keyword inside `items`.", strict, &["SchemaStrict"],
+            n, schema_params(json!({"type": "array", "items": {"typ": "string"}})), json!([]), err("invalid_schema")),
+        (44, "A schema that is a number is not a schema.", strict, &[], n, schema_params(json!(5)), json!(5), err("invalid_schema")),
+        (45, "`type` with an unknown type name.", strict, &[], n, schema_params(json!({"type": "text"})), json!("x"), err("invalid_schema")),
+        (46, "`required` not an array of strings.", strict, &[],
+            n, schema_params(json!({"type": "object", "required": "a"})), json!({"a": 1}), err("invalid_schema")),
+        (47, "`properties` without `type: object` (ajv strictTypes would refuse; draft-07 accepts).", strict, &["SchemaStrict"],
+            n, schema_params(json!({"properties": {"a": {"type": "string"}}})), json!({"a": "x"}), Expectation::acceptable("D29", vec![Expected::valid(json!({"passed": true, "score": 1})), Expected::invalid("invalid_schema", "6.2")])),
+    ];
+    run_rows(g, rows);
 
     let fmt = &["CHECK-SCHEMA-FORMAT"];
     for (num, d, f, inst, valid) in [
@@ -1455,87 +868,27 @@ fn build_schema(g: &mut Group) {
     );
 
     let remote = &["CHECK-SCHEMA-NO-REMOTE"];
-    run(
-        g,
-        60,
-        "Remote `$ref` over http → invalid_schema (nothing is fetched).",
-        remote,
-        &[],
-        n,
-        schema_params(json!({"$ref": "http://example.com/schema.json"})),
-        json!(1),
-        err("invalid_schema"),
-    );
-    run(
-        g,
-        61,
-        "Relative `$ref` to another document → invalid_schema.",
-        remote,
-        &[],
-        n,
-        schema_params(json!({"$ref": "other.json#/definitions/a"})),
-        json!(1),
-        err("invalid_schema"),
-    );
-    run(
-        g,
-        62,
-        "Remote `$ref` nested under `properties`.",
-        remote,
-        &[],
-        n,
-        schema_params(
-            json!({"type": "object", "properties": {"a": {"$ref": "https://example.com/a.json#"}}}),
-        ),
-        json!({}),
-        err("invalid_schema"),
-    );
-    run(
-        g,
-        63,
-        "Local `$ref` to a missing definition → invalid_schema.",
-        remote,
-        &[],
-        n,
-        schema_params(json!({"$ref": "#/definitions/missing"})),
-        json!(1),
-        err("invalid_schema"),
-    );
+    #[rustfmt::skip]
+    let rows: Vec<Run> = vec![
+        (60, "Remote `$ref` over http → invalid_schema (nothing is fetched).", remote, &[],
+            n, schema_params(json!({"$ref": "http://example.com/schema.json"})), json!(1), err("invalid_schema")),
+        (61, "Relative `$ref` to another document → invalid_schema.", remote, &[],
+            n, schema_params(json!({"$ref": "other.json#/definitions/a"})), json!(1), err("invalid_schema")),
+        (62, "Remote `$ref` nested under `properties`.", remote, &[],
+            n, schema_params(json!({"type": "object", "properties": {"a": {"$ref": "https://example.com/a.json#"}}})), json!({}), err("invalid_schema")),
+        (63, "Local `$ref` to a missing definition → invalid_schema.", remote, &[],
+            n, schema_params(json!({"$ref": "#/definitions/missing"})), json!(1), err("invalid_schema")),
+    ];
+    run_rows(g, rows);
 
     let ps = &["CHECK-PARAMS-SHAPE"];
-    run(
-        g,
-        70,
-        "No params: `schema` is required.",
-        ps,
-        &[],
-        n,
-        None,
-        json!(1),
-        err("invalid_params"),
-    );
-    run(
-        g,
-        71,
-        "Params without `schema`.",
-        ps,
-        &[],
-        n,
-        Some(json!({})),
-        json!(1),
-        err("invalid_params"),
-    );
-    run(
-        g,
-        72,
-        "Unknown param beside `schema`.",
-        ps,
-        &[],
-        n,
-        Some(json!({"schema": {}, "strict": false})),
-        json!(1),
-        err("invalid_params"),
-    );
+    #[rustfmt::skip]
+    let rows: Vec<Run> = vec![
+        (70, "No params: `schema` is required.", ps, &[], n, None, json!(1), err("invalid_params")),
+        (71, "Params without `schema`.", ps, &[], n, Some(json!({})), json!(1), err("invalid_params")),
+        (72, "Unknown param beside `schema`.", ps, &[], n, Some(json!({"schema": {}, "strict": false})), json!(1), err("invalid_params")),
+    ];
+    run_rows(g, rows);
     // Schema nesting beyond MAX_SCHEMA_DEPTH (64) is `limit_exceeded` (hardening, D33-style
     // resource limit). Each case reaches depth 65 through 64 `not` wrappers (one JSON level
     // each, so the message stays under the 128-level limit of common JSON parsers) and then one
@@ -1579,30 +932,14 @@ fn build_schema(g: &mut Group) {
             err("limit_exceeded"),
         );
     }
-    run(
-        g,
-        79,
-        "64 nested `not` schemas: nesting 64, exactly the limit, is accepted.",
-        lim,
-        &[],
-        n,
-        schema_params(nest(json!({"type": "string"}), 64)),
-        json!("x"),
-        pass(),
-    );
-    run(
-        g,
-        78,
-        "`$schema` naming draft-07 is accepted (and the schema applies).",
-        v,
-        &[],
-        n,
-        schema_params(
-            json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "string"}),
-        ),
-        json!(1),
-        fail(),
-    );
+    #[rustfmt::skip]
+    let rows: Vec<Run> = vec![
+        (79, "64 nested `not` schemas: nesting 64, exactly the limit, is accepted.", lim, &[],
+            n, schema_params(nest(json!({"type": "string"}), 64)), json!("x"), pass()),
+        (78, "`$schema` naming draft-07 is accepted (and the schema applies).", v, &[],
+            n, schema_params(json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "string"})), json!(1), fail()),
+    ];
+    run_rows(g, rows);
 }
 
 fn build_strlen(g: &mut Group) {
@@ -1611,287 +948,36 @@ fn build_strlen(g: &mut Group) {
     let b = &["CHECK-STRLEN-BOUNDS", "CHECK-SCORE-BINARY"];
     let s = &["CHECK-STRLEN-SOURCE"];
     let f = &["Utf16Length"];
-    run(
-        g,
-        1,
-        "😀 has length 2: `max: 1` fails.",
-        u,
-        f,
-        n,
-        Some(json!({"max": 1})),
-        json!("😀"),
-        fail(),
-    );
-    run(
-        g,
-        2,
-        "😀 has length 2: `min: 2, max: 2` passes.",
-        u,
-        f,
-        n,
-        Some(json!({"min": 2, "max": 2})),
-        json!("😀"),
-        pass(),
-    );
-    run(
-        g,
-        3,
-        "Composed `é` (U+00E9) has length 1.",
-        u,
-        f,
-        n,
-        Some(json!({"min": 1, "max": 1})),
-        json!("\u{e9}"),
-        pass(),
-    );
-    run(
-        g,
-        4,
-        "Decomposed `e\\u0301` has length 2.",
-        u,
-        f,
-        n,
-        Some(json!({"min": 2, "max": 2})),
-        json!("e\u{301}"),
-        pass(),
-    );
-    run(
-        g,
-        5,
-        "Decomposed `e\\u0301` with `max: 1` fails.",
-        u,
-        f,
-        n,
-        Some(json!({"max": 1})),
-        json!("e\u{301}"),
-        fail(),
-    );
-    run(
-        g,
-        6,
-        "Family emoji 👨‍👩‍👧 (3 emoji + 2 ZWJ) has length 8.",
-        u,
-        f,
-        n,
-        Some(json!({"min": 8, "max": 8})),
-        json!("👨\u{200d}👩\u{200d}👧"),
-        pass(),
-    );
-    run(
-        g,
-        7,
-        "CJK `漢字` has length 2 (BMP).",
-        u,
-        f,
-        n,
-        Some(json!({"min": 2, "max": 2})),
-        json!("漢字"),
-        pass(),
-    );
-    run(
-        g,
-        8,
-        "U+FEFF counts as one unit.",
-        u,
-        f,
-        n,
-        Some(json!({"min": 1, "max": 1})),
-        json!("\u{feff}"),
-        pass(),
-    );
-    run(
-        g,
-        10,
-        "`abc` with `min: 3, max: 3` (both inclusive).",
-        b,
-        &[],
-        n,
-        Some(json!({"min": 3, "max": 3})),
-        json!("abc"),
-        pass(),
-    );
-    run(
-        g,
-        11,
-        "`abc` with `min: 4` fails.",
-        b,
-        &[],
-        n,
-        Some(json!({"min": 4})),
-        json!("abc"),
-        fail(),
-    );
-    run(
-        g,
-        12,
-        "`abc` with `max: 2` fails.",
-        b,
-        &[],
-        n,
-        Some(json!({"max": 2})),
-        json!("abc"),
-        fail(),
-    );
-    run(
-        g,
-        13,
-        "No bounds: any string passes.",
-        b,
-        &[],
-        n,
-        Some(json!({})),
-        json!("anything"),
-        pass(),
-    );
-    run(
-        g,
-        14,
-        "Params omitted entirely: any string passes.",
-        b,
-        &[],
-        n,
-        None,
-        json!("x"),
-        pass(),
-    );
-    run(
-        g,
-        15,
-        "Empty string with `min: 0`.",
-        b,
-        &[],
-        n,
-        Some(json!({"min": 0})),
-        json!(""),
-        pass(),
-    );
-    run(
-        g,
-        16,
-        "Empty string with `min: 1`.",
-        b,
-        &[],
-        n,
-        Some(json!({"min": 1})),
-        json!(""),
-        fail(),
-    );
-    run(
-        g,
-        17,
-        "`max: 0` on the empty string.",
-        b,
-        &[],
-        n,
-        Some(json!({"max": 0})),
-        json!(""),
-        pass(),
-    );
-    run(
-        g,
-        18,
-        "`min: 2.0` is the integer 2.",
-        b,
-        &[],
-        n,
-        Some(json!({"min": 2.0})),
-        json!("ab"),
-        pass(),
-    );
-    run(
-        g,
-        20,
-        "`field` selects the string to measure.",
-        s,
-        &[],
-        n,
-        Some(json!({"field": "a.b", "max": 3})),
-        json!({"a": {"b": "xyz"}}),
-        pass(),
-    );
-    run(
-        g,
-        21,
-        "`field` missing → passed false.",
-        s,
-        &[],
-        n,
-        Some(json!({"field": "a.c", "max": 3})),
-        json!({"a": {"b": "xyz"}}),
-        fail(),
-    );
-    run(
-        g,
-        22,
-        "`field` is a number → passed false (not stringified).",
-        s,
-        &[],
-        n,
-        Some(json!({"field": "a", "max": 3})),
-        json!({"a": 12}),
-        fail(),
-    );
-    run(
-        g,
-        23,
-        "No `field`, output is a number → passed false.",
-        s,
-        &[],
-        n,
-        Some(json!({"max": 3})),
-        json!(12),
-        fail(),
-    );
-    run(
-        g,
-        24,
-        "No `field`, output is an array (not a string) → passed false.",
-        s,
-        &[],
-        n,
-        Some(json!({"max": 3})),
-        json!(["a"]),
-        fail(),
-    );
-    run(
-        g,
-        25,
-        "No `field`, output is `null` → passed false.",
-        s,
-        &[],
-        n,
-        None,
-        Value::Null,
-        fail(),
-    );
-    run(
-        g,
-        26,
-        "`field` through an array index.",
-        s,
-        &[],
-        n,
-        Some(json!({"field": "xs.0", "min": 1})),
-        json!({"xs": ["a"]}),
-        pass(),
-    );
-    run(
-        g,
-        30,
-        "`min: 3, max: 2` → invalid_params (passed false is acceptable).",
-        &["CHECK-STRLEN-MIN-GT-MAX"],
-        &["LengthBounds"],
-        n,
-        Some(json!({"min": 3, "max": 2})),
-        json!("ab"),
-        Expectation::acceptable(
-            "D28",
-            vec![
-                Expected::invalid("invalid_params", "6.2"),
-                Expected::valid(json!({"passed": false, "score": 0})),
-            ],
-        ),
-    );
+    #[rustfmt::skip]
+    let rows: Vec<Run> = vec![
+        (1, "😀 has length 2: `max: 1` fails.", u, f, n, Some(json!({"max": 1})), json!("😀"), fail()),
+        (2, "😀 has length 2: `min: 2, max: 2` passes.", u, f, n, Some(json!({"min": 2, "max": 2})), json!("😀"), pass()),
+        (3, "Composed `é` (U+00E9) has length 1.", u, f, n, Some(json!({"min": 1, "max": 1})), json!("\u{e9}"), pass()),
+        (4, "Decomposed `e\\u0301` has length 2.", u, f, n, Some(json!({"min": 2, "max": 2})), json!("e\u{301}"), pass()),
+        (5, "Decomposed `e\\u0301` with `max: 1` fails.", u, f, n, Some(json!({"max": 1})), json!("e\u{301}"), fail()),
+        (6, "Family emoji 👨‍👩‍👧 (3 emoji + 2 ZWJ) has length 8.", u, f, n, Some(json!({"min": 8, "max": 8})), json!("👨\u{200d}👩\u{200d}👧"), pass()),
+        (7, "CJK `漢字` has length 2 (BMP).", u, f, n, Some(json!({"min": 2, "max": 2})), json!("漢字"), pass()),
+        (8, "U+FEFF counts as one unit.", u, f, n, Some(json!({"min": 1, "max": 1})), json!("\u{feff}"), pass()),
+        (10, "`abc` with `min: 3, max: 3` (both inclusive).", b, &[], n, Some(json!({"min": 3, "max": 3})), json!("abc"), pass()),
+        (11, "`abc` with `min: 4` fails.", b, &[], n, Some(json!({"min": 4})), json!("abc"), fail()),
+        (12, "`abc` with `max: 2` fails.", b, &[], n, Some(json!({"max": 2})), json!("abc"), fail()),
+        (13, "No bounds: any string passes.", b, &[], n, Some(json!({})), json!("anything"), pass()),
+        (14, "Params omitted entirely: any string passes.", b, &[], n, None, json!("x"), pass()),
+        (15, "Empty string with `min: 0`.", b, &[], n, Some(json!({"min": 0})), json!(""), pass()),
+        (16, "Empty string with `min: 1`.", b, &[], n, Some(json!({"min": 1})), json!(""), fail()),
+        (17, "`max: 0` on the empty string.", b, &[], n, Some(json!({"max": 0})), json!(""), pass()),
+        (18, "`min: 2.0` is the integer 2.", b, &[], n, Some(json!({"min": 2.0})), json!("ab"), pass()),
+        (20, "`field` selects the string to measure.", s, &[], n, Some(json!({"field": "a.b", "max": 3})), json!({"a": {"b": "xyz"}}), pass()),
+        (21, "`field` missing → passed false.", s, &[], n, Some(json!({"field": "a.c", "max": 3})), json!({"a": {"b": "xyz"}}), fail()),
+        (22, "`field` is a number → passed false (not stringified).", s, &[], n, Some(json!({"field": "a", "max": 3})), json!({"a": 12}), fail()),
+        (23, "No `field`, output is a number → passed false.", s, &[], n, Some(json!({"max": 3})), json!(12), fail()),
+        (24, "No `field`, output is an array (not a string) → passed false.", s, &[], n, Some(json!({"max": 3})), json!(["a"]), fail()),
+        (25, "No `field`, output is `null` → passed false.", s, &[], n, None, Value::Null, fail()),
+        (26, "`field` through an array index.", s, &[], n, Some(json!({"field": "xs.0", "min": 1})), json!({"xs": ["a"]}), pass()),
+        (30, "`min: 3, max: 2` → invalid_params (passed false is acceptable).", &["CHECK-STRLEN-MIN-GT-MAX"], &["LengthBounds"],
+            n, Some(json!({"min": 3, "max": 2})), json!("ab"), Expectation::acceptable("D28", vec![Expected::invalid("invalid_params", "6.2"), Expected::valid(json!({"passed": false, "score": 0}))])),
+    ];
+    run_rows(g, rows);
     g.define_flag(
         "LengthBounds",
         "AMBIGUITY",
@@ -1900,106 +986,21 @@ fn build_strlen(g: &mut Group) {
         "A contract with impossible bounds fails every output instead of being reported.",
     );
     let ps = &["CHECK-PARAMS-SHAPE"];
-    run(
-        g,
-        40,
-        "`min` negative.",
-        ps,
-        &[],
-        n,
-        Some(json!({"min": -1})),
-        json!("a"),
-        err("invalid_params"),
-    );
-    run(
-        g,
-        41,
-        "`max` fractional.",
-        ps,
-        &[],
-        n,
-        Some(json!({"max": 1.5})),
-        json!("a"),
-        err("invalid_params"),
-    );
-    run(
-        g,
-        42,
-        "`min` a string.",
-        ps,
-        &[],
-        n,
-        Some(json!({"min": "1"})),
-        json!("a"),
-        err("invalid_params"),
-    );
-    run(
-        g,
-        43,
-        "Unknown param `length`.",
-        ps,
-        &[],
-        n,
-        Some(json!({"length": 1})),
-        json!("a"),
-        err("invalid_params"),
-    );
-    run(
-        g,
-        44,
-        "Params an array.",
-        ps,
-        &[],
-        n,
-        Some(json!([1, 2])),
-        json!("a"),
-        err("invalid_params"),
-    );
-    run(
-        g,
-        45,
-        "`field` not a string.",
-        ps,
-        &[],
-        n,
-        Some(json!({"field": ["a"]})),
-        json!({"a": "x"}),
-        err("invalid_params"),
-    );
-    // The integer bounds at the edge of the JSON-safe range (D28's "integer in 0..=2^53−1").
-    run(
-        g,
-        46,
-        "`max` 2^53−1, the largest safe integer: every string is shorter (passes).",
-        b,
-        &[],
-        n,
-        Some(json!({"max": 9_007_199_254_740_991_u64})),
-        json!("a"),
-        pass(),
-    );
-    run(
-        g,
-        47,
-        "`max` 2^53, beyond the safe integers.",
-        ps,
-        &[],
-        n,
-        Some(json!({"max": 9_007_199_254_740_992_u64})),
-        json!("a"),
-        err("invalid_params"),
-    );
-    run(
-        g,
-        48,
-        "`min: 1, max: 3` on `ab` (both bounds, min below max): passes.",
-        b,
-        &[],
-        n,
-        Some(json!({"min": 1, "max": 3})),
-        json!("ab"),
-        pass(),
-    );
+    #[rustfmt::skip]
+    let rows: Vec<Run> = vec![
+        (40, "`min` negative.", ps, &[], n, Some(json!({"min": -1})), json!("a"), err("invalid_params")),
+        (41, "`max` fractional.", ps, &[], n, Some(json!({"max": 1.5})), json!("a"), err("invalid_params")),
+        (42, "`min` a string.", ps, &[], n, Some(json!({"min": "1"})), json!("a"), err("invalid_params")),
+        (43, "Unknown param `length`.", ps, &[], n, Some(json!({"length": 1})), json!("a"), err("invalid_params")),
+        (44, "Params an array.", ps, &[], n, Some(json!([1, 2])), json!("a"), err("invalid_params")),
+        (45, "`field` not a string.", ps, &[], n, Some(json!({"field": ["a"]})), json!({"a": "x"}), err("invalid_params")),
+        // The integer bounds at the edge of the JSON-safe range (D28's "integer in 0..=2^53−1").
+        (46, "`max` 2^53−1, the largest safe integer: every string is shorter (passes).", b, &[],
+            n, Some(json!({"max": 9_007_199_254_740_991_u64})), json!("a"), pass()),
+        (47, "`max` 2^53, beyond the safe integers.", ps, &[], n, Some(json!({"max": 9_007_199_254_740_992_u64})), json!("a"), err("invalid_params")),
+        (48, "`min: 1, max: 3` on `ab` (both bounds, min below max): passes.", b, &[], n, Some(json!({"min": 1, "max": 3})), json!("ab"), pass()),
+    ];
+    run_rows(g, rows);
 }
 
 fn build_arrlen(g: &mut Group) {
@@ -2013,211 +1014,34 @@ fn build_arrlen(g: &mut Group) {
     let n = "array_length";
     let b = &["CHECK-ARRLEN-BOUNDS", "CHECK-SCORE-BINARY"];
     let na = &["CHECK-ARRLEN-NON-ARRAY"];
-    run(
-        g,
-        1,
-        "Three elements with `min: 3, max: 3` (inclusive).",
-        b,
-        &[],
-        n,
-        Some(json!({"min": 3, "max": 3})),
-        json!([1, 2, 3]),
-        pass(),
-    );
-    run(
-        g,
-        2,
-        "Three elements with `max: 2`.",
-        b,
-        &[],
-        n,
-        Some(json!({"max": 2})),
-        json!([1, 2, 3]),
-        fail(),
-    );
-    run(
-        g,
-        3,
-        "Three elements with `min: 4`.",
-        b,
-        &[],
-        n,
-        Some(json!({"min": 4})),
-        json!([1, 2, 3]),
-        fail(),
-    );
-    run(
-        g,
-        4,
-        "Empty array with `max: 0`.",
-        b,
-        &[],
-        n,
-        Some(json!({"max": 0})),
-        json!([]),
-        pass(),
-    );
-    run(
-        g,
-        5,
-        "Empty array with `min: 1`.",
-        b,
-        &[],
-        n,
-        Some(json!({"min": 1})),
-        json!([]),
-        fail(),
-    );
-    run(
-        g,
-        6,
-        "No bounds, any array passes.",
-        b,
-        &[],
-        n,
-        None,
-        json!([null]),
-        pass(),
-    );
-    run(
-        g,
-        7,
-        "Nested arrays count as one element each.",
-        b,
-        &[],
-        n,
-        Some(json!({"max": 2})),
-        json!([[1, 2, 3], [4]]),
-        pass(),
-    );
-    run(
-        g,
-        8,
-        "`field` selects the array.",
-        b,
-        &[],
-        n,
-        Some(json!({"field": "items", "min": 2})),
-        json!({"items": ["a", "b"]}),
-        pass(),
-    );
-    run(
-        g,
-        9,
-        "`field` dot-path into a nested array.",
-        b,
-        &[],
-        n,
-        Some(json!({"field": "a.0.xs", "max": 1})),
-        json!({"a": [{"xs": [1, 2]}]}),
-        fail(),
-    );
-    run(
-        g,
-        20,
-        "Output is a string (its length is irrelevant) → passed false.",
-        na,
-        &[],
-        n,
-        Some(json!({"max": 10})),
-        json!("abc"),
-        fail(),
-    );
-    run(
-        g,
-        21,
-        "Output is an object → passed false.",
-        na,
-        &[],
-        n,
-        None,
-        json!({"length": 2}),
-        fail(),
-    );
-    run(
-        g,
-        22,
-        "`field` missing → passed false.",
-        na,
-        &[],
-        n,
-        Some(json!({"field": "items"})),
-        json!({}),
-        fail(),
-    );
-    run(
-        g,
-        23,
-        "`field` is `null` → passed false.",
-        na,
-        &[],
-        n,
-        Some(json!({"field": "items"})),
-        json!({"items": null}),
-        fail(),
-    );
-    run(
-        g,
-        24,
-        "Output is `null` → passed false.",
-        na,
-        &[],
-        n,
-        None,
-        Value::Null,
-        fail(),
-    );
-    run(
-        g,
-        30,
-        "`min: 2, max: 1` → invalid_params (passed false is acceptable).",
-        &["CHECK-ARRLEN-BOUNDS", "CHECK-PARAMS-SHAPE"],
-        &["LengthBounds"],
-        n,
-        Some(json!({"min": 2, "max": 1})),
-        json!([1]),
-        Expectation::acceptable(
-            "D28",
-            vec![
-                Expected::invalid("invalid_params", "6.2"),
-                Expected::valid(json!({"passed": false, "score": 0})),
-            ],
-        ),
-    );
+    #[rustfmt::skip]
+    let rows: Vec<Run> = vec![
+        (1, "Three elements with `min: 3, max: 3` (inclusive).", b, &[], n, Some(json!({"min": 3, "max": 3})), json!([1, 2, 3]), pass()),
+        (2, "Three elements with `max: 2`.", b, &[], n, Some(json!({"max": 2})), json!([1, 2, 3]), fail()),
+        (3, "Three elements with `min: 4`.", b, &[], n, Some(json!({"min": 4})), json!([1, 2, 3]), fail()),
+        (4, "Empty array with `max: 0`.", b, &[], n, Some(json!({"max": 0})), json!([]), pass()),
+        (5, "Empty array with `min: 1`.", b, &[], n, Some(json!({"min": 1})), json!([]), fail()),
+        (6, "No bounds, any array passes.", b, &[], n, None, json!([null]), pass()),
+        (7, "Nested arrays count as one element each.", b, &[], n, Some(json!({"max": 2})), json!([[1, 2, 3], [4]]), pass()),
+        (8, "`field` selects the array.", b, &[], n, Some(json!({"field": "items", "min": 2})), json!({"items": ["a", "b"]}), pass()),
+        (9, "`field` dot-path into a nested array.", b, &[], n, Some(json!({"field": "a.0.xs", "max": 1})), json!({"a": [{"xs": [1, 2]}]}), fail()),
+        (20, "Output is a string (its length is irrelevant) → passed false.", na, &[], n, Some(json!({"max": 10})), json!("abc"), fail()),
+        (21, "Output is an object → passed false.", na, &[], n, None, json!({"length": 2}), fail()),
+        (22, "`field` missing → passed false.", na, &[], n, Some(json!({"field": "items"})), json!({}), fail()),
+        (23, "`field` is `null` → passed false.", na, &[], n, Some(json!({"field": "items"})), json!({"items": null}), fail()),
+        (24, "Output is `null` → passed false.", na, &[], n, None, Value::Null, fail()),
+        (30, "`min: 2, max: 1` → invalid_params (passed false is acceptable).", &["CHECK-ARRLEN-BOUNDS", "CHECK-PARAMS-SHAPE"], &["LengthBounds"],
+            n, Some(json!({"min": 2, "max": 1})), json!([1]), Expectation::acceptable("D28", vec![Expected::invalid("invalid_params", "6.2"), Expected::valid(json!({"passed": false, "score": 0}))])),
+    ];
+    run_rows(g, rows);
     let ps = &["CHECK-PARAMS-SHAPE"];
-    run(
-        g,
-        31,
-        "`max` negative.",
-        ps,
-        &[],
-        n,
-        Some(json!({"max": -1})),
-        json!([]),
-        err("invalid_params"),
-    );
-    run(
-        g,
-        32,
-        "`min` boolean.",
-        ps,
-        &[],
-        n,
-        Some(json!({"min": true})),
-        json!([]),
-        err("invalid_params"),
-    );
-    run(
-        g,
-        33,
-        "Unknown param `minItems`.",
-        ps,
-        &[],
-        n,
-        Some(json!({"minItems": 1})),
-        json!([1]),
-        err("invalid_params"),
-    );
+    #[rustfmt::skip]
+    let rows: Vec<Run> = vec![
+        (31, "`max` negative.", ps, &[], n, Some(json!({"max": -1})), json!([]), err("invalid_params")),
+        (32, "`min` boolean.", ps, &[], n, Some(json!({"min": true})), json!([]), err("invalid_params")),
+        (33, "Unknown param `minItems`.", ps, &[], n, Some(json!({"minItems": 1})), json!([1]), err("invalid_params")),
+    ];
+    run_rows(g, rows);
 }
 
 fn build_fields(g: &mut Group) {
@@ -2226,338 +1050,47 @@ fn build_fields(g: &mut Group) {
     let np = &["CHECK-FIELDS-NO-PROTOTYPE"];
     let fe = |fields: Value| Some(json!({ "fields": fields }));
     let doc = json!({"a": {"b": {"c": 1}}, "items": [{"id": "x"}, {"id": "y"}], "n": null, "s": "abc", "": {"": 2}, "a.b": 3});
-    run(
-        g,
-        1,
-        "Nested dot-path `a.b.c`.",
-        d,
-        &[],
-        n,
-        fe(json!(["a.b.c"])),
-        doc.clone(),
-        pass(),
-    );
-    run(
-        g,
-        2,
-        "Several paths, all present.",
-        d,
-        &[],
-        n,
-        fe(json!(["a", "a.b", "items", "s"])),
-        doc.clone(),
-        pass(),
-    );
-    run(
-        g,
-        3,
-        "One of several paths missing fails the check.",
-        d,
-        &[],
-        n,
-        fe(json!(["a.b.c", "a.b.d"])),
-        doc.clone(),
-        fail(),
-    );
-    run(
-        g,
-        4,
-        "Array element by index `items.1.id`.",
-        d,
-        &[],
-        n,
-        fe(json!(["items.1.id"])),
-        doc.clone(),
-        pass(),
-    );
-    run(
-        g,
-        5,
-        "Array index out of range `items.2`.",
-        d,
-        &[],
-        n,
-        fe(json!(["items.2"])),
-        doc.clone(),
-        fail(),
-    );
-    run(
-        g,
-        6,
-        "Non-canonical index `items.01`.",
-        d,
-        &[],
-        n,
-        fe(json!(["items.01"])),
-        doc.clone(),
-        fail(),
-    );
-    run(
-        g,
-        7,
-        "Negative index `items.-1`.",
-        d,
-        &[],
-        n,
-        fe(json!(["items.-1"])),
-        doc.clone(),
-        fail(),
-    );
-    run(
-        g,
-        8,
-        "Index with a plus sign `items.+0`.",
-        d,
-        &[],
-        n,
-        fe(json!(["items.+0"])),
-        doc.clone(),
-        fail(),
-    );
-    run(g, 9, "A key containing a dot is unreachable: `a.b` walks `a` then `b` (present here), it does not read member `a.b`.", d, &[], n, fe(json!(["a.b"])), json!({"a.b": 3}), fail());
-    run(
-        g,
-        10,
-        "Path through a string (`s.0`): strings have no members.",
-        d,
-        &[],
-        n,
-        fe(json!(["s.0"])),
-        doc.clone(),
-        fail(),
-    );
-    run(
-        g,
-        11,
-        "Path `a..b` has an empty key in the middle.",
-        d,
-        &[],
-        n,
-        fe(json!(["a..b"])),
-        json!({"a": {"": {"b": 1}}}),
-        pass(),
-    );
-    run(
-        g,
-        12,
-        "Path `` (empty) is the key `\"\"`.",
-        d,
-        &[],
-        n,
-        fe(json!([""])),
-        json!({"": 0}),
-        pass(),
-    );
-    run(
-        g,
-        13,
-        "Path `` on an object without that key.",
-        d,
-        &[],
-        n,
-        fe(json!([""])),
-        json!({"a": 0}),
-        fail(),
-    );
-    run(
-        g,
-        14,
-        "Output is a string: no member exists.",
-        d,
-        &[],
-        n,
-        fe(json!(["length"])),
-        json!("abc"),
-        fail(),
-    );
-    run(
-        g,
-        15,
-        "Output is an array: top-level index `0`.",
-        d,
-        &[],
-        n,
-        fe(json!(["0"])),
-        json!(["x"]),
-        pass(),
-    );
-    run(
-        g,
-        16,
-        "Member whose value is `false` exists.",
-        d,
-        &[],
-        n,
-        fe(json!(["f"])),
-        json!({"f": false}),
-        pass(),
-    );
-    run(
-        g,
-        20,
-        "Member whose value is `null` exists.",
-        &["CHECK-FIELDS-NULL"],
-        &[],
-        n,
-        fe(json!(["n"])),
-        doc.clone(),
-        pass(),
-    );
-    run(
-        g,
-        21,
-        "Array element `null` exists.",
-        &["CHECK-FIELDS-NULL"],
-        &[],
-        n,
-        fe(json!(["xs.0"])),
-        json!({"xs": [null]}),
-        pass(),
-    );
-    run(
-        g,
-        22,
-        "Path through a `null` does not continue.",
-        &["CHECK-FIELDS-NULL"],
-        &[],
-        n,
-        fe(json!(["n.x"])),
-        doc.clone(),
-        fail(),
-    );
-    run(
-        g,
-        30,
-        "`__proto__` on an object that does not own it.",
-        np,
-        &[],
-        n,
-        fe(json!(["__proto__"])),
-        json!({"a": 1}),
-        fail(),
-    );
-    run(
-        g,
-        31,
-        "`constructor` on an object that does not own it.",
-        np,
-        &[],
-        n,
-        fe(json!(["constructor"])),
-        json!({"a": 1}),
-        fail(),
-    );
-    run(
-        g,
-        32,
-        "`toString` on an object that does not own it.",
-        np,
-        &[],
-        n,
-        fe(json!(["a.toString"])),
-        json!({"a": {}}),
-        fail(),
-    );
-    run(
-        g,
-        33,
-        "`length` of an array is not a member.",
-        np,
-        &[],
-        n,
-        fe(json!(["xs.length"])),
-        json!({"xs": [1, 2]}),
-        fail(),
-    );
-    run(
-        g,
-        34,
-        "`hasOwnProperty` on an empty object.",
-        np,
-        &[],
-        n,
-        fe(json!(["hasOwnProperty"])),
-        json!({}),
-        fail(),
-    );
-    run(
-        g,
-        35,
-        "An own member named `__proto__` exists.",
-        np,
-        &[],
-        n,
-        fe(json!(["__proto__.x"])),
-        json!({"__proto__": {"x": 1}}),
-        pass(),
-    );
-    run(
-        g,
-        36,
-        "An own member named `constructor` exists.",
-        np,
-        &[],
-        n,
-        fe(json!(["constructor"])),
-        json!({"constructor": "c"}),
-        pass(),
-    );
-    run(
-        g,
-        40,
-        "Empty `fields` passes, whatever the output.",
-        &["CHECK-FIELDS-EMPTY"],
-        &[],
-        n,
-        fe(json!([])),
-        Value::Null,
-        pass(),
-    );
+    #[rustfmt::skip]
+    let rows: Vec<Run> = vec![
+        (1, "Nested dot-path `a.b.c`.", d, &[], n, fe(json!(["a.b.c"])), doc.clone(), pass()),
+        (2, "Several paths, all present.", d, &[], n, fe(json!(["a", "a.b", "items", "s"])), doc.clone(), pass()),
+        (3, "One of several paths missing fails the check.", d, &[], n, fe(json!(["a.b.c", "a.b.d"])), doc.clone(), fail()),
+        (4, "Array element by index `items.1.id`.", d, &[], n, fe(json!(["items.1.id"])), doc.clone(), pass()),
+        (5, "Array index out of range `items.2`.", d, &[], n, fe(json!(["items.2"])), doc.clone(), fail()),
+        (6, "Non-canonical index `items.01`.", d, &[], n, fe(json!(["items.01"])), doc.clone(), fail()),
+        (7, "Negative index `items.-1`.", d, &[], n, fe(json!(["items.-1"])), doc.clone(), fail()),
+        (8, "Index with a plus sign `items.+0`.", d, &[], n, fe(json!(["items.+0"])), doc.clone(), fail()),
+        (9, "A key containing a dot is unreachable: `a.b` walks `a` then `b` (present here), it does not read member `a.b`.", d, &[],
+            n, fe(json!(["a.b"])), json!({"a.b": 3}), fail()),
+        (10, "Path through a string (`s.0`): strings have no members.", d, &[], n, fe(json!(["s.0"])), doc.clone(), fail()),
+        (11, "Path `a..b` has an empty key in the middle.", d, &[], n, fe(json!(["a..b"])), json!({"a": {"": {"b": 1}}}), pass()),
+        (12, "Path `` (empty) is the key `\"\"`.", d, &[], n, fe(json!([""])), json!({"": 0}), pass()),
+        (13, "Path `` on an object without that key.", d, &[], n, fe(json!([""])), json!({"a": 0}), fail()),
+        (14, "Output is a string: no member exists.", d, &[], n, fe(json!(["length"])), json!("abc"), fail()),
+        (15, "Output is an array: top-level index `0`.", d, &[], n, fe(json!(["0"])), json!(["x"]), pass()),
+        (16, "Member whose value is `false` exists.", d, &[], n, fe(json!(["f"])), json!({"f": false}), pass()),
+        (20, "Member whose value is `null` exists.", &["CHECK-FIELDS-NULL"], &[], n, fe(json!(["n"])), doc.clone(), pass()),
+        (21, "Array element `null` exists.", &["CHECK-FIELDS-NULL"], &[], n, fe(json!(["xs.0"])), json!({"xs": [null]}), pass()),
+        (22, "Path through a `null` does not continue.", &["CHECK-FIELDS-NULL"], &[], n, fe(json!(["n.x"])), doc.clone(), fail()),
+        (30, "`__proto__` on an object that does not own it.", np, &[], n, fe(json!(["__proto__"])), json!({"a": 1}), fail()),
+        (31, "`constructor` on an object that does not own it.", np, &[], n, fe(json!(["constructor"])), json!({"a": 1}), fail()),
+        (32, "`toString` on an object that does not own it.", np, &[], n, fe(json!(["a.toString"])), json!({"a": {}}), fail()),
+        (33, "`length` of an array is not a member.", np, &[], n, fe(json!(["xs.length"])), json!({"xs": [1, 2]}), fail()),
+        (34, "`hasOwnProperty` on an empty object.", np, &[], n, fe(json!(["hasOwnProperty"])), json!({}), fail()),
+        (35, "An own member named `__proto__` exists.", np, &[], n, fe(json!(["__proto__.x"])), json!({"__proto__": {"x": 1}}), pass()),
+        (36, "An own member named `constructor` exists.", np, &[], n, fe(json!(["constructor"])), json!({"constructor": "c"}), pass()),
+        (40, "Empty `fields` passes, whatever the output.", &["CHECK-FIELDS-EMPTY"], &[], n, fe(json!([])), Value::Null, pass()),
+    ];
+    run_rows(g, rows);
     let ps = &["CHECK-PARAMS-SHAPE"];
-    run(
-        g,
-        50,
-        "No params (`fields` is required).",
-        ps,
-        &[],
-        n,
-        None,
-        json!({}),
-        err("invalid_params"),
-    );
-    run(
-        g,
-        51,
-        "`fields` a string.",
-        ps,
-        &[],
-        n,
-        fe(json!("a")),
-        json!({"a": 1}),
-        err("invalid_params"),
-    );
-    run(
-        g,
-        52,
-        "`fields` containing a number.",
-        ps,
-        &[],
-        n,
-        fe(json!(["a", 1])),
-        json!({"a": 1}),
-        err("invalid_params"),
-    );
-    run(
-        g,
-        53,
-        "Unknown param `field`.",
-        ps,
-        &[],
-        n,
-        Some(json!({"fields": ["a"], "field": "a"})),
-        json!({"a": 1}),
-        err("invalid_params"),
-    );
+    #[rustfmt::skip]
+    let rows: Vec<Run> = vec![
+        (50, "No params (`fields` is required).", ps, &[], n, None, json!({}), err("invalid_params")),
+        (51, "`fields` a string.", ps, &[], n, fe(json!("a")), json!({"a": 1}), err("invalid_params")),
+        (52, "`fields` containing a number.", ps, &[], n, fe(json!(["a", 1])), json!({"a": 1}), err("invalid_params")),
+        (53, "Unknown param `field`.", ps, &[], n, Some(json!({"fields": ["a"], "field": "a"})), json!({"a": 1}), err("invalid_params")),
+    ];
+    run_rows(g, rows);
 }
 
 fn build_exit(g: &mut Group) {
@@ -2565,491 +1098,85 @@ fn build_exit(g: &mut Group) {
     let e = &["CHECK-EXIT-EQUAL", "CHECK-SCORE-BINARY"];
     let s = &["CHECK-EXIT-SHAPE"];
     let ex = |v: Value| Some(json!({ "expected": v }));
-    run(
-        g,
-        1,
-        "`{exitCode: 0}` with expected 0.",
-        e,
-        &[],
-        n,
-        ex(json!(0)),
-        json!({"exitCode": 0}),
-        pass(),
-    );
-    run(
-        g,
-        2,
-        "`{exitCode: 1}` with expected 0.",
-        e,
-        &[],
-        n,
-        ex(json!(0)),
-        json!({"exitCode": 1}),
-        fail(),
-    );
-    run(
-        g,
-        3,
-        "`{exitCode: 0.0}` equals expected 0 numerically.",
-        e,
-        &[],
-        n,
-        ex(json!(0)),
-        json!({"exitCode": 0.0}),
-        pass(),
-    );
-    run(
-        g,
-        4,
-        "Negative exit code -1 equals expected -1.",
-        e,
-        &[],
-        n,
-        ex(json!(-1)),
-        json!({"exitCode": -1}),
-        pass(),
-    );
-    run(
-        g,
-        5,
-        "Other members of the output are ignored.",
-        e,
-        &[],
-        n,
-        ex(json!(2)),
-        json!({"exitCode": 2, "stdout": "x", "stderr": ""}),
-        pass(),
-    );
-    run(
-        g,
-        6,
-        "`{exitCode: 1.5}` is a number but not equal to 1.",
-        e,
-        &[],
-        n,
-        ex(json!(1)),
-        json!({"exitCode": 1.5}),
-        fail(),
-    );
-    run(
-        g,
-        7,
-        "Expected 255 vs exitCode 255.",
-        e,
-        &[],
-        n,
-        ex(json!(255)),
-        json!({"exitCode": 255}),
-        pass(),
-    );
-    run(
-        g,
-        20,
-        "Output is a number, not an object.",
-        s,
-        &[],
-        n,
-        ex(json!(0)),
-        json!(0),
-        fail(),
-    );
-    run(
-        g,
-        21,
-        "Output lacks `exitCode`.",
-        s,
-        &[],
-        n,
-        ex(json!(0)),
-        json!({"code": 0}),
-        fail(),
-    );
-    run(
-        g,
-        22,
-        "`exitCode` is the string `\"0\"` (no coercion).",
-        s,
-        &[],
-        n,
-        ex(json!(0)),
-        json!({"exitCode": "0"}),
-        fail(),
-    );
-    run(
-        g,
-        23,
-        "`exitCode` is `null`.",
-        s,
-        &[],
-        n,
-        ex(json!(0)),
-        json!({"exitCode": null}),
-        fail(),
-    );
-    run(
-        g,
-        24,
-        "Output is an array.",
-        s,
-        &[],
-        n,
-        ex(json!(0)),
-        json!([0]),
-        fail(),
-    );
-    run(
-        g,
-        25,
-        "`exitCode` is `false`.",
-        s,
-        &[],
-        n,
-        ex(json!(0)),
-        json!({"exitCode": false}),
-        fail(),
-    );
-    run(
-        g,
-        26,
-        "Output is `null`.",
-        s,
-        &[],
-        n,
-        ex(json!(0)),
-        Value::Null,
-        fail(),
-    );
+    #[rustfmt::skip]
+    let rows: Vec<Run> = vec![
+        (1, "`{exitCode: 0}` with expected 0.", e, &[], n, ex(json!(0)), json!({"exitCode": 0}), pass()),
+        (2, "`{exitCode: 1}` with expected 0.", e, &[], n, ex(json!(0)), json!({"exitCode": 1}), fail()),
+        (3, "`{exitCode: 0.0}` equals expected 0 numerically.", e, &[], n, ex(json!(0)), json!({"exitCode": 0.0}), pass()),
+        (4, "Negative exit code -1 equals expected -1.", e, &[], n, ex(json!(-1)), json!({"exitCode": -1}), pass()),
+        (5, "Other members of the output are ignored.", e, &[], n, ex(json!(2)), json!({"exitCode": 2, "stdout": "x", "stderr": ""}), pass()),
+        (6, "`{exitCode: 1.5}` is a number but not equal to 1.", e, &[], n, ex(json!(1)), json!({"exitCode": 1.5}), fail()),
+        (7, "Expected 255 vs exitCode 255.", e, &[], n, ex(json!(255)), json!({"exitCode": 255}), pass()),
+        (20, "Output is a number, not an object.", s, &[], n, ex(json!(0)), json!(0), fail()),
+        (21, "Output lacks `exitCode`.", s, &[], n, ex(json!(0)), json!({"code": 0}), fail()),
+        (22, "`exitCode` is the string `\"0\"` (no coercion).", s, &[], n, ex(json!(0)), json!({"exitCode": "0"}), fail()),
+        (23, "`exitCode` is `null`.", s, &[], n, ex(json!(0)), json!({"exitCode": null}), fail()),
+        (24, "Output is an array.", s, &[], n, ex(json!(0)), json!([0]), fail()),
+        (25, "`exitCode` is `false`.", s, &[], n, ex(json!(0)), json!({"exitCode": false}), fail()),
+        (26, "Output is `null`.", s, &[], n, ex(json!(0)), Value::Null, fail()),
+    ];
+    run_rows(g, rows);
     let ps = &["CHECK-PARAMS-SHAPE"];
-    run(
-        g,
-        40,
-        "No params (`expected` is required).",
-        ps,
-        &[],
-        n,
-        None,
-        json!({"exitCode": 0}),
-        err("invalid_params"),
-    );
-    run(
-        g,
-        41,
-        "`expected` a string.",
-        ps,
-        &[],
-        n,
-        ex(json!("0")),
-        json!({"exitCode": 0}),
-        err("invalid_params"),
-    );
-    run(
-        g,
-        42,
-        "`expected` fractional (D28: an integer).",
-        ps,
-        &[],
-        n,
-        ex(json!(1.5)),
-        json!({"exitCode": 1.5}),
-        err("invalid_params"),
-    );
-    run(
-        g,
-        43,
-        "Unknown param.",
-        ps,
-        &[],
-        n,
-        Some(json!({"expected": 0, "signal": null})),
-        json!({"exitCode": 0}),
-        err("invalid_params"),
-    );
+    #[rustfmt::skip]
+    let rows: Vec<Run> = vec![
+        (40, "No params (`expected` is required).", ps, &[], n, None, json!({"exitCode": 0}), err("invalid_params")),
+        (41, "`expected` a string.", ps, &[], n, ex(json!("0")), json!({"exitCode": 0}), err("invalid_params")),
+        (42, "`expected` fractional (D28: an integer).", ps, &[], n, ex(json!(1.5)), json!({"exitCode": 1.5}), err("invalid_params")),
+        (43, "Unknown param.", ps, &[], n, Some(json!({"expected": 0, "signal": null})), json!({"exitCode": 0}), err("invalid_params")),
+    ];
+    run_rows(g, rows);
 }
 
 fn build_equals(g: &mut Group) {
     let n = "output_equals";
     let c = &["CHECK-EQUALS-CANONICAL", "CHECK-SCORE-BINARY"];
     let ex = |v: Value| Some(json!({ "expected": v }));
-    run(
-        g,
-        1,
-        "Member order is irrelevant.",
-        c,
-        &[],
-        n,
-        ex(json!({"a": 1, "b": [1, 2]})),
-        json!({"b": [1, 2], "a": 1}),
-        pass(),
-    );
-    run(
-        g,
-        2,
-        "`1` equals `1.0`.",
-        c,
-        &[],
-        n,
-        ex(json!(1)),
-        json!(1.0),
-        pass(),
-    );
-    run(
-        g,
-        3,
-        "`-0` equals `0` (canonical form `0`).",
-        c,
-        &[],
-        n,
-        ex(json!(0)),
-        json!(-0.0),
-        pass(),
-    );
-    run(
-        g,
-        4,
-        "`100` equals `1e2`.",
-        c,
-        &[],
-        n,
-        ex(json!(100)),
-        json!(1e2),
-        pass(),
-    );
-    run(
-        g,
-        5,
-        "Array order matters.",
-        c,
-        &[],
-        n,
-        ex(json!([1, 2])),
-        json!([2, 1]),
-        fail(),
-    );
-    run(
-        g,
-        6,
-        "The string `\"1\"` is not the number 1.",
-        c,
-        &[],
-        n,
-        ex(json!(1)),
-        json!("1"),
-        fail(),
-    );
-    run(
-        g,
-        7,
-        "An extra member breaks equality.",
-        c,
-        &[],
-        n,
-        ex(json!({"a": 1})),
-        json!({"a": 1, "b": null}),
-        fail(),
-    );
-    run(
-        g,
-        8,
-        "Nested member order irrelevant, nested value differs.",
-        c,
-        &[],
-        n,
-        ex(json!({"x": {"p": 1, "q": [{"r": true}]}})),
-        json!({"x": {"q": [{"r": false}], "p": 1}}),
-        fail(),
-    );
-    run(
-        g,
-        9,
-        "Nested structures equal up to member order.",
-        c,
-        &[],
-        n,
-        ex(json!({"x": {"p": 1, "q": [{"r": true, "s": "é"}]}})),
-        json!({"x": {"q": [{"s": "é", "r": true}], "p": 1.0}}),
-        pass(),
-    );
-    run(
-        g,
-        10,
-        "Composed vs decomposed `é` are different strings (no normalisation).",
-        c,
-        &[],
-        n,
-        ex(json!("\u{e9}")),
-        json!("e\u{301}"),
-        fail(),
-    );
-    run(
-        g,
-        11,
-        "`true` vs `1`.",
-        c,
-        &[],
-        n,
-        ex(json!(true)),
-        json!(1),
-        fail(),
-    );
-    run(
-        g,
-        12,
-        "Empty object vs empty array.",
-        c,
-        &[],
-        n,
-        ex(json!({})),
-        json!([]),
-        fail(),
-    );
-    run(
-        g,
-        13,
-        "0.1 + 0.2 style: `0.30000000000000004` is not `0.3`.",
-        c,
-        &[],
-        n,
-        ex(json!(0.3)),
-        json!(0.300_000_000_000_000_04),
-        fail(),
-    );
+    #[rustfmt::skip]
+    let rows: Vec<Run> = vec![
+        (1, "Member order is irrelevant.", c, &[], n, ex(json!({"a": 1, "b": [1, 2]})), json!({"b": [1, 2], "a": 1}), pass()),
+        (2, "`1` equals `1.0`.", c, &[], n, ex(json!(1)), json!(1.0), pass()),
+        (3, "`-0` equals `0` (canonical form `0`).", c, &[], n, ex(json!(0)), json!(-0.0), pass()),
+        (4, "`100` equals `1e2`.", c, &[], n, ex(json!(100)), json!(1e2), pass()),
+        (5, "Array order matters.", c, &[], n, ex(json!([1, 2])), json!([2, 1]), fail()),
+        (6, "The string `\"1\"` is not the number 1.", c, &[], n, ex(json!(1)), json!("1"), fail()),
+        (7, "An extra member breaks equality.", c, &[], n, ex(json!({"a": 1})), json!({"a": 1, "b": null}), fail()),
+        (8, "Nested member order irrelevant, nested value differs.", c, &[],
+            n, ex(json!({"x": {"p": 1, "q": [{"r": true}]}})), json!({"x": {"q": [{"r": false}], "p": 1}}), fail()),
+        (9, "Nested structures equal up to member order.", c, &[],
+            n, ex(json!({"x": {"p": 1, "q": [{"r": true, "s": "é"}]}})), json!({"x": {"q": [{"s": "é", "r": true}], "p": 1.0}}), pass()),
+        (10, "Composed vs decomposed `é` are different strings (no normalisation).", c, &[], n, ex(json!("\u{e9}")), json!("e\u{301}"), fail()),
+        (11, "`true` vs `1`.", c, &[], n, ex(json!(true)), json!(1), fail()),
+        (12, "Empty object vs empty array.", c, &[], n, ex(json!({})), json!([]), fail()),
+        (13, "0.1 + 0.2 style: `0.30000000000000004` is not `0.3`.", c, &[], n, ex(json!(0.3)), json!(0.300_000_000_000_000_04), fail()),
+    ];
+    run_rows(g, rows);
     let nl = &["CHECK-EQUALS-NULL-EXPECTED"];
-    run(
-        g,
-        20,
-        "`expected: null` vs output `null`.",
-        nl,
-        &[],
-        n,
-        ex(Value::Null),
-        Value::Null,
-        pass(),
-    );
-    run(
-        g,
-        21,
-        "`expected: null` vs output `{}`.",
-        nl,
-        &[],
-        n,
-        ex(Value::Null),
-        json!({}),
-        fail(),
-    );
-    run(
-        g,
-        22,
-        "Missing `expected` → invalid_params (not a comparison with undefined).",
-        nl,
-        &[],
-        n,
-        Some(json!({})),
-        Value::Null,
-        err("invalid_params"),
-    );
-    run(
-        g,
-        23,
-        "No params at all → invalid_params.",
-        nl,
-        &[],
-        n,
-        None,
-        Value::Null,
-        err("invalid_params"),
-    );
-    run(
-        g,
-        24,
-        "Unknown param besides `expected`.",
-        &["CHECK-PARAMS-SHAPE"],
-        &[],
-        n,
-        Some(json!({"expected": 1, "strict": true})),
-        json!(1),
-        err("invalid_params"),
-    );
+    #[rustfmt::skip]
+    let rows: Vec<Run> = vec![
+        (20, "`expected: null` vs output `null`.", nl, &[], n, ex(Value::Null), Value::Null, pass()),
+        (21, "`expected: null` vs output `{}`.", nl, &[], n, ex(Value::Null), json!({}), fail()),
+        (22, "Missing `expected` → invalid_params (not a comparison with undefined).", nl, &[],
+            n, Some(json!({})), Value::Null, err("invalid_params")),
+        (23, "No params at all → invalid_params.", nl, &[], n, None, Value::Null, err("invalid_params")),
+        (24, "Unknown param besides `expected`.", &["CHECK-PARAMS-SHAPE"], &[],
+            n, Some(json!({"expected": 1, "strict": true})), json!(1), err("invalid_params")),
+    ];
+    run_rows(g, rows);
 }
 
 fn build_registry(g: &mut Group) {
     let d = &["CHECK-REGISTRY-DEFAULT"];
-    run(
-        g,
-        1,
-        "`regex_match` is registered.",
-        d,
-        &[],
-        "regex_match",
-        Some(json!({"pattern": "x"})),
-        json!("x"),
-        pass(),
-    );
-    run(
-        g,
-        2,
-        "`json_schema` is registered.",
-        d,
-        &[],
-        "json_schema",
-        Some(json!({"schema": {}})),
-        json!(1),
-        pass(),
-    );
-    run(
-        g,
-        3,
-        "`string_length` is registered.",
-        d,
-        &[],
-        "string_length",
-        Some(json!({})),
-        json!("x"),
-        pass(),
-    );
-    run(
-        g,
-        4,
-        "`array_length` is registered.",
-        d,
-        &[],
-        "array_length",
-        Some(json!({})),
-        json!([]),
-        pass(),
-    );
-    run(
-        g,
-        5,
-        "`field_exists` is registered.",
-        d,
-        &[],
-        "field_exists",
-        Some(json!({"fields": []})),
-        json!({}),
-        pass(),
-    );
-    run(
-        g,
-        6,
-        "`exit_code` is registered.",
-        d,
-        &[],
-        "exit_code",
-        Some(json!({"expected": 0})),
-        json!({"exitCode": 0}),
-        pass(),
-    );
-    run(
-        g,
-        7,
-        "`output_equals` is registered.",
-        d,
-        &[],
-        "output_equals",
-        Some(json!({"expected": 1})),
-        json!(1),
-        pass(),
-    );
+    #[rustfmt::skip]
+    let rows: Vec<Run> = vec![
+        (1, "`regex_match` is registered.", d, &[], "regex_match", Some(json!({"pattern": "x"})), json!("x"), pass()),
+        (2, "`json_schema` is registered.", d, &[], "json_schema", Some(json!({"schema": {}})), json!(1), pass()),
+        (3, "`string_length` is registered.", d, &[], "string_length", Some(json!({})), json!("x"), pass()),
+        (4, "`array_length` is registered.", d, &[], "array_length", Some(json!({})), json!([]), pass()),
+        (5, "`field_exists` is registered.", d, &[], "field_exists", Some(json!({"fields": []})), json!({}), pass()),
+        (6, "`exit_code` is registered.", d, &[], "exit_code", Some(json!({"expected": 0})), json!({"exitCode": 0}), pass()),
+        (7, "`output_equals` is registered.", d, &[], "output_equals", Some(json!({"expected": 1})), json!(1), pass()),
+    ];
+    run_rows(g, rows);
     let u = &["CHECK-REGISTRY-UNKNOWN"];
     for (num, name, desc) in [
         (10, "regex", "A near-miss name `regex`."),
@@ -3103,6 +1230,25 @@ fn vo(
     );
 }
 
+/// An `output.verify` case: (number, description, requirement ids, flags, verification spec,
+/// output, expected).
+type Vo<'a> = (
+    u16,
+    &'a str,
+    &'a [&'a str],
+    &'a [&'a str],
+    Value,
+    Value,
+    Expectation,
+);
+
+/// One `output.verify` case per row.
+fn vo_rows(g: &mut Group, rows: Vec<Vo>) {
+    for (n, desc, reqs, flags, spec, output, expect) in rows {
+        vo(g, n, desc, reqs, flags, spec, output, expect);
+    }
+}
+
 fn det(name: &str, params: Value) -> Value {
     json!({"method": "deterministic_check", "checkName": name, "checkParams": params})
 }
@@ -3147,148 +1293,37 @@ fn build_verify(g: &mut Group) {
     let boom_params = det("regex_match", json!({"pattern": "("}));
 
     let sm = &["VERIFY-OUTPUT-SCHEMA-MATCH"];
-    vo(
-        g,
-        1,
-        "schema_match, valid output → passed, score 1.",
-        sm,
-        &[],
-        t3.clone(),
-        out.clone(),
-        res(true, 1.0),
-    );
-    vo(
-        g,
-        2,
-        "schema_match, invalid output → passed false, score 0.",
-        sm,
-        &[],
-        f3.clone(),
-        out.clone(),
-        res(false, 0.0),
-    );
-    vo(
-        g,
-        3,
-        "schema_match without `schema` → invalid_spec.",
-        sm,
-        &[],
-        json!({"method": "schema_match"}),
-        out.clone(),
-        spec_err("invalid_spec"),
-    );
-    vo(
-        g,
-        4,
-        "schema_match with an unknown keyword → invalid_schema.",
-        sm,
-        &["SchemaStrict"],
-        json!({"method": "schema_match", "schema": {"type": "object", "bogus": true}}),
-        out.clone(),
-        spec_err("invalid_schema"),
-    );
-    vo(
-        g,
-        5,
-        "schema_match with a remote `$ref` → invalid_schema.",
-        sm,
-        &[],
-        json!({"method": "schema_match", "schema": {"$ref": "http://example.com/s.json"}}),
-        out.clone(),
-        spec_err("invalid_schema"),
-    );
-    vo(
-        g,
-        6,
-        "schema_match with `multipleOf 0.01` on 0.07 (draft-07: valid).",
-        sm,
-        &[],
-        json!({"method": "schema_match", "schema": {"multipleOf": 0.01}}),
-        json!(0.07),
-        res(true, 1.0),
-    );
+    #[rustfmt::skip]
+    let rows: Vec<Vo> = vec![
+        (1, "schema_match, valid output → passed, score 1.", sm, &[], t3.clone(), out.clone(), res(true, 1.0)),
+        (2, "schema_match, invalid output → passed false, score 0.", sm, &[], f3.clone(), out.clone(), res(false, 0.0)),
+        (3, "schema_match without `schema` → invalid_spec.", sm, &[], json!({"method": "schema_match"}), out.clone(), spec_err("invalid_spec")),
+        (4, "schema_match with an unknown keyword → invalid_schema.", sm, &["SchemaStrict"],
+            json!({"method": "schema_match", "schema": {"type": "object", "bogus": true}}), out.clone(), spec_err("invalid_schema")),
+        (5, "schema_match with a remote `$ref` → invalid_schema.", sm, &[],
+            json!({"method": "schema_match", "schema": {"$ref": "http://example.com/s.json"}}), out.clone(), spec_err("invalid_schema")),
+        (6, "schema_match with `multipleOf 0.01` on 0.07 (draft-07: valid).", sm, &[],
+            json!({"method": "schema_match", "schema": {"multipleOf": 0.01}}), json!(0.07), res(true, 1.0)),
+    ];
+    vo_rows(g, rows);
 
     let dc = &["VERIFY-OUTPUT-DETERMINISTIC"];
-    vo(
-        g,
-        10,
-        "deterministic_check runs the named check (pass).",
-        dc,
-        &[],
-        t2.clone(),
-        out.clone(),
-        res(true, 1.0),
-    );
-    vo(
-        g,
-        11,
-        "deterministic_check runs the named check (fail).",
-        dc,
-        &[],
-        f2.clone(),
-        out.clone(),
-        res(false, 0.0),
-    );
-    vo(
-        g,
-        12,
-        "Unknown checkName → unknown_check.",
-        dc,
-        &[],
-        boom.clone(),
-        out.clone(),
-        spec_err("unknown_check"),
-    );
-    vo(
-        g,
-        13,
-        "Missing checkName → invalid_spec.",
-        dc,
-        &[],
-        json!({"method": "deterministic_check", "checkParams": {}}),
-        out.clone(),
-        spec_err("invalid_spec"),
-    );
-    vo(
-        g,
-        14,
-        "Check params error propagates (`invalid_params`).",
-        dc,
-        &[],
-        boom_params.clone(),
-        out.clone(),
-        spec_err("invalid_params"),
-    );
-    vo(
-        g,
-        15,
-        "checkParams omitted for a check whose params are optional (string_length).",
-        dc,
-        &[],
-        json!({"method": "deterministic_check", "checkName": "string_length"}),
-        json!("x"),
-        res(true, 1.0),
-    );
-    vo(
-        g,
-        16,
-        "checkParams omitted for a check that requires them (exit_code) → invalid_params.",
-        dc,
-        &[],
-        json!({"method": "deterministic_check", "checkName": "exit_code"}),
-        json!({"exitCode": 0}),
-        spec_err("invalid_params"),
-    );
-    vo(
-        g,
-        17,
-        "Regex probe through output.verify: `^\\d+$` vs `١٢٣` (V8: false).",
-        dc,
-        &["RegexDialect"],
-        det("regex_match", json!({"pattern": "^\\d+$"})),
-        json!("١٢٣"),
-        res(false, 0.0),
-    );
+    #[rustfmt::skip]
+    let rows: Vec<Vo> = vec![
+        (10, "deterministic_check runs the named check (pass).", dc, &[], t2.clone(), out.clone(), res(true, 1.0)),
+        (11, "deterministic_check runs the named check (fail).", dc, &[], f2.clone(), out.clone(), res(false, 0.0)),
+        (12, "Unknown checkName → unknown_check.", dc, &[], boom.clone(), out.clone(), spec_err("unknown_check")),
+        (13, "Missing checkName → invalid_spec.", dc, &[],
+            json!({"method": "deterministic_check", "checkParams": {}}), out.clone(), spec_err("invalid_spec")),
+        (14, "Check params error propagates (`invalid_params`).", dc, &[], boom_params.clone(), out.clone(), spec_err("invalid_params")),
+        (15, "checkParams omitted for a check whose params are optional (string_length).", dc, &[],
+            json!({"method": "deterministic_check", "checkName": "string_length"}), json!("x"), res(true, 1.0)),
+        (16, "checkParams omitted for a check that requires them (exit_code) → invalid_params.", dc, &[],
+            json!({"method": "deterministic_check", "checkName": "exit_code"}), json!({"exitCode": 0}), spec_err("invalid_params")),
+        (17, "Regex probe through output.verify: `^\\d+$` vs `١٢٣` (V8: false).", dc, &["RegexDialect"],
+            det("regex_match", json!({"pattern": "^\\d+$"})), json!("١٢٣"), res(false, 0.0)),
+    ];
+    vo_rows(g, rows);
 
     let er = &[
         "VERIFY-OUTPUT-EXPECTED-RESULT",
@@ -3299,209 +1334,66 @@ fn build_verify(g: &mut Group) {
         s["expectedResult"] = exp;
         s
     };
-    vo(g, 20, "expectedResult `{passed: false, score: 0}` on a failing check: equal → passed true, score kept (0).", er, &[], with_exp(&f2, json!({"passed": false, "score": 0})), out.clone(), res(true, 0.0));
-    vo(
-        g,
-        21,
-        "expectedResult `{passed: true, score: 1}` on a failing check: not equal → passed false.",
-        er,
-        &[],
-        with_exp(&f2, json!({"passed": true, "score": 1})),
-        out.clone(),
-        res(false, 0.0),
-    );
-    vo(
-        g,
-        22,
-        "expectedResult `{passed: true, score: 1}` on a passing check → passed true, score 1.",
-        er,
-        &[],
-        with_exp(&t2, json!({"passed": true, "score": 1})),
-        out.clone(),
-        res(true, 1.0),
-    );
-    vo(g, 23, "expectedResult `{passed: false, score: 0}` on a passing check → passed false, score kept (1).", er, &[], with_exp(&t2, json!({"passed": false, "score": 0})), out.clone(), res(false, 1.0));
-    // `passed` equal but `score` not: deepEqual is false (both members take part).
-    vo(
-        g,
-        98,
-        "expectedResult `{passed: true, score: 0.5}` on a passing check (score 1): not equal → passed false, score kept (1).",
-        er,
-        &[],
-        with_exp(&t2, json!({"passed": true, "score": 0.5})),
-        out.clone(),
-        res(false, 1.0),
-    );
-    vo(
-        g,
-        24,
-        "expectedResult score `1.0` equals the check's score 1 canonically.",
-        er,
-        &[],
-        with_exp(&t2, json!({"passed": true, "score": 1.0})),
-        out.clone(),
-        res(true, 1.0),
-    );
-    vo(g, 25, "expectedResult with `details` on a failing check: details are ignored → passed true (a details-sensitive comparison is acceptable).", er, &["ExpectedResultDetails"], with_exp(&f2, json!({"passed": false, "score": 0, "details": "anything at all"})), out.clone(),
-        Expectation::acceptable("D28", vec![Expected::valid(json!({"passed": true, "score": 0})), Expected::valid(json!({"passed": false, "score": 0}))]));
-    vo(
-        g,
-        26,
-        "expectedResult with `details` on a passing check → passed true (details ignored).",
-        er,
-        &["ExpectedResultDetails"],
-        with_exp(
-            &t2,
-            json!({"passed": true, "score": 1, "details": "irrelevant"}),
-        ),
-        out.clone(),
-        Expectation::acceptable(
-            "D28",
-            vec![
-                Expected::valid(json!({"passed": true, "score": 1})),
-                Expected::valid(json!({"passed": false, "score": 1})),
-            ],
-        ),
-    );
-    vo(
-        g,
-        27,
-        "A composite step whose expectedResult inverts a failure counts as passing (all_pass).",
-        er,
-        &[],
-        comp(
-            "all_pass",
-            vec![
-                t1.clone(),
-                with_exp(&f1, json!({"passed": false, "score": 0})),
-            ],
-        ),
-        out.clone(),
-        res(true, 1.0),
-    );
+    #[rustfmt::skip]
+    let rows: Vec<Vo> = vec![
+        (20, "expectedResult `{passed: false, score: 0}` on a failing check: equal → passed true, score kept (0).", er, &[],
+            with_exp(&f2, json!({"passed": false, "score": 0})), out.clone(), res(true, 0.0)),
+        (21, "expectedResult `{passed: true, score: 1}` on a failing check: not equal → passed false.", er, &[],
+            with_exp(&f2, json!({"passed": true, "score": 1})), out.clone(), res(false, 0.0)),
+        (22, "expectedResult `{passed: true, score: 1}` on a passing check → passed true, score 1.", er, &[],
+            with_exp(&t2, json!({"passed": true, "score": 1})), out.clone(), res(true, 1.0)),
+        (23, "expectedResult `{passed: false, score: 0}` on a passing check → passed false, score kept (1).", er, &[],
+            with_exp(&t2, json!({"passed": false, "score": 0})), out.clone(), res(false, 1.0)),
+        // `passed` equal but `score` not: deepEqual is false (both members take part).
+        (98, "expectedResult `{passed: true, score: 0.5}` on a passing check (score 1): not equal → passed false, score kept (1).", er, &[],
+            with_exp(&t2, json!({"passed": true, "score": 0.5})), out.clone(), res(false, 1.0)),
+        (24, "expectedResult score `1.0` equals the check's score 1 canonically.", er, &[],
+            with_exp(&t2, json!({"passed": true, "score": 1.0})), out.clone(), res(true, 1.0)),
+        (25, "expectedResult with `details` on a failing check: details are ignored → passed true (a details-sensitive comparison is acceptable).", er, &["ExpectedResultDetails"],
+            with_exp(&f2, json!({"passed": false, "score": 0, "details": "anything at all"})), out.clone(), Expectation::acceptable("D28", vec![Expected::valid(json!({"passed": true, "score": 0})), Expected::valid(json!({"passed": false, "score": 0}))])),
+        (26, "expectedResult with `details` on a passing check → passed true (details ignored).", er, &["ExpectedResultDetails"],
+            with_exp(&t2, json!({"passed": true, "score": 1, "details": "irrelevant"})), out.clone(), Expectation::acceptable("D28", vec![Expected::valid(json!({"passed": true, "score": 1})), Expected::valid(json!({"passed": false, "score": 1}))])),
+        (27, "A composite step whose expectedResult inverts a failure counts as passing (all_pass).", er, &[],
+            comp("all_pass", vec![t1.clone(), with_exp(&f1, json!({"passed": false, "score": 0}))]), out.clone(), res(true, 1.0)),
+    ];
+    vo_rows(g, rows);
 
     let ap = &["VERIFY-OUTPUT-ALL-PASS"];
-    vo(
-        g,
-        30,
-        "all_pass, every step passes → {true, 1}.",
-        ap,
-        &[],
-        comp("all_pass", vec![t1.clone(), t2.clone(), t3.clone()]),
-        out.clone(),
-        res(true, 1.0),
-    );
-    vo(
-        g,
-        31,
-        "all_pass, the last step fails → {false, 0}.",
-        ap,
-        &[],
-        comp("all_pass", vec![t1.clone(), t2.clone(), f3.clone()]),
-        out.clone(),
-        res(false, 0.0),
-    );
-    vo(g, 32, "all_pass short-circuits: step 2 fails, step 3 would ERROR (unknown check) and is never run → {false, 0}.", &["VERIFY-OUTPUT-ALL-PASS", "VERIFY-OUTPUT-ERROR-PROPAGATES"], &[], comp("all_pass", vec![t1.clone(), f1.clone(), boom.clone()]), out.clone(), res(false, 0.0));
-    vo(
-        g,
-        33,
-        "all_pass short-circuits before a step with invalid params.",
-        ap,
-        &[],
-        comp("all_pass", vec![f2.clone(), boom_params.clone()]),
-        out.clone(),
-        res(false, 0.0),
-    );
-    vo(
-        g,
-        34,
-        "all_pass short-circuits before a nested composite with empty steps.",
-        ap,
-        &[],
-        comp("all_pass", vec![f1.clone(), comp("majority", vec![])]),
-        out.clone(),
-        res(false, 0.0),
-    );
-    vo(g, 35, "all_pass: an erroring step BEFORE the failing one is reached and fails the whole verification.", &["VERIFY-OUTPUT-ERROR-PROPAGATES"], &[], comp("all_pass", vec![t1.clone(), boom.clone(), f1.clone()]), out.clone(), spec_err("unknown_check"));
-    vo(
-        g,
-        36,
-        "all_pass with one passing step.",
-        ap,
-        &[],
-        comp("all_pass", vec![t3.clone()]),
-        out.clone(),
-        res(true, 1.0),
-    );
+    #[rustfmt::skip]
+    let rows: Vec<Vo> = vec![
+        (30, "all_pass, every step passes → {true, 1}.", ap, &[],
+            comp("all_pass", vec![t1.clone(), t2.clone(), t3.clone()]), out.clone(), res(true, 1.0)),
+        (31, "all_pass, the last step fails → {false, 0}.", ap, &[],
+            comp("all_pass", vec![t1.clone(), t2.clone(), f3.clone()]), out.clone(), res(false, 0.0)),
+        (32, "all_pass short-circuits: step 2 fails, step 3 would ERROR (unknown check) and is never run → {false, 0}.", &["VERIFY-OUTPUT-ALL-PASS", "VERIFY-OUTPUT-ERROR-PROPAGATES"], &[],
+            comp("all_pass", vec![t1.clone(), f1.clone(), boom.clone()]), out.clone(), res(false, 0.0)),
+        (33, "all_pass short-circuits before a step with invalid params.", ap, &[],
+            comp("all_pass", vec![f2.clone(), boom_params.clone()]), out.clone(), res(false, 0.0)),
+        (34, "all_pass short-circuits before a nested composite with empty steps.", ap, &[],
+            comp("all_pass", vec![f1.clone(), comp("majority", vec![])]), out.clone(), res(false, 0.0)),
+        (35, "all_pass: an erroring step BEFORE the failing one is reached and fails the whole verification.", &["VERIFY-OUTPUT-ERROR-PROPAGATES"], &[],
+            comp("all_pass", vec![t1.clone(), boom.clone(), f1.clone()]), out.clone(), spec_err("unknown_check")),
+        (36, "all_pass with one passing step.", ap, &[], comp("all_pass", vec![t3.clone()]), out.clone(), res(true, 1.0)),
+    ];
+    vo_rows(g, rows);
 
     let mj = &["VERIFY-OUTPUT-MAJORITY"];
-    vo(
-        g,
-        40,
-        "majority 2 of 3 → passed, score 2/3.",
-        mj,
-        &[],
-        comp("majority", vec![t1.clone(), t2.clone(), f1.clone()]),
-        out.clone(),
-        res(true, 2.0 / 3.0),
-    );
-    vo(
-        g,
-        41,
-        "majority exactly half (2 of 4) fails: strictly more than half is required; score 0.5.",
-        mj,
-        &[],
-        comp(
-            "majority",
-            vec![t1.clone(), f1.clone(), t2.clone(), f2.clone()],
-        ),
-        out.clone(),
-        res(false, 0.5),
-    );
-    vo(
-        g,
-        42,
-        "majority 1 of 3 → failed, score 1/3.",
-        mj,
-        &[],
-        comp("majority", vec![f1.clone(), t1.clone(), f2.clone()]),
-        out.clone(),
-        res(false, 1.0 / 3.0),
-    );
-    vo(
-        g,
-        43,
-        "majority 1 of 1 → passed, score 1.",
-        mj,
-        &[],
-        comp("majority", vec![t1.clone()]),
-        out.clone(),
-        res(true, 1.0),
-    );
-    vo(
-        g,
-        44,
-        "majority 1 of 2 (half) → failed, score 0.5.",
-        mj,
-        &[],
-        comp("majority", vec![t1.clone(), f1.clone()]),
-        out.clone(),
-        res(false, 0.5),
-    );
-    vo(g, 45, "majority runs every step: an erroring step after passing ones fails the verification with its code.", &["VERIFY-OUTPUT-MAJORITY", "VERIFY-OUTPUT-ERROR-PROPAGATES"], &[], comp("majority", vec![t1.clone(), t2.clone(), boom.clone()]), out.clone(), spec_err("unknown_check"));
-    vo(
-        g,
-        46,
-        "majority 3 of 5 → passed, score 0.6.",
-        mj,
-        &[],
-        comp(
-            "majority",
-            vec![t1.clone(), f1.clone(), t2.clone(), f2.clone(), t3.clone()],
-        ),
-        out.clone(),
-        res(true, 0.6),
-    );
+    #[rustfmt::skip]
+    let rows: Vec<Vo> = vec![
+        (40, "majority 2 of 3 → passed, score 2/3.", mj, &[],
+            comp("majority", vec![t1.clone(), t2.clone(), f1.clone()]), out.clone(), res(true, 2.0 / 3.0)),
+        (41, "majority exactly half (2 of 4) fails: strictly more than half is required; score 0.5.", mj, &[],
+            comp("majority", vec![t1.clone(), f1.clone(), t2.clone(), f2.clone()]), out.clone(), res(false, 0.5)),
+        (42, "majority 1 of 3 → failed, score 1/3.", mj, &[],
+            comp("majority", vec![f1.clone(), t1.clone(), f2.clone()]), out.clone(), res(false, 1.0 / 3.0)),
+        (43, "majority 1 of 1 → passed, score 1.", mj, &[], comp("majority", vec![t1.clone()]), out.clone(), res(true, 1.0)),
+        (44, "majority 1 of 2 (half) → failed, score 0.5.", mj, &[], comp("majority", vec![t1.clone(), f1.clone()]), out.clone(), res(false, 0.5)),
+        (45, "majority runs every step: an erroring step after passing ones fails the verification with its code.", &["VERIFY-OUTPUT-MAJORITY", "VERIFY-OUTPUT-ERROR-PROPAGATES"], &[],
+            comp("majority", vec![t1.clone(), t2.clone(), boom.clone()]), out.clone(), spec_err("unknown_check")),
+        (46, "majority 3 of 5 → passed, score 0.6.", mj, &[],
+            comp("majority", vec![t1.clone(), f1.clone(), t2.clone(), f2.clone(), t3.clone()]), out.clone(), res(true, 0.6)),
+    ];
+    vo_rows(g, rows);
 
     let wt = &["VERIFY-OUTPUT-WEIGHTED"];
     let wsp = |w: Value, steps: Vec<Value>, th: Option<f64>| {
@@ -3512,355 +1404,93 @@ fn build_verify(g: &mut Group) {
         }
         s
     };
-    vo(
-        g,
-        50,
-        "weighted [0.5, 0.5], one pass one fail → 0.5 < 0.7 default → failed, score 0.5.",
-        &["VERIFY-OUTPUT-WEIGHTED", "VERIFY-OUTPUT-DEFAULT-THRESHOLD"],
-        &[],
-        wsp(json!([0.5, 0.5]), vec![t1.clone(), f1.clone()], None),
-        out.clone(),
-        res(false, 0.5),
-    );
-    vo(
-        g,
-        51,
-        "weighted [0.7, 0.3], first passes → 0.7 ≥ default 0.7 exactly → passed.",
-        &["VERIFY-OUTPUT-WEIGHTED", "VERIFY-OUTPUT-DEFAULT-THRESHOLD"],
-        &[],
-        wsp(json!([0.7, 0.3]), vec![t1.clone(), f1.clone()], None),
-        out.clone(),
-        res(true, 0.7),
-    );
-    vo(
-        g,
-        52,
-        "weighted [0.6, 0.4], first passes → 0.6 < 0.7 → failed.",
-        &["VERIFY-OUTPUT-DEFAULT-THRESHOLD"],
-        &[],
-        wsp(json!([0.6, 0.4]), vec![t1.clone(), f1.clone()], None),
-        out.clone(),
-        res(false, 0.6),
-    );
-    vo(
-        g,
-        53,
-        "weighted with passThreshold 0.5, score 0.5 → passed (≥).",
-        wt,
-        &[],
-        wsp(json!([0.5, 0.5]), vec![t1.clone(), f1.clone()], Some(0.5)),
-        out.clone(),
-        res(true, 0.5),
-    );
-    vo(
-        g,
-        54,
-        "weighted with passThreshold 0 → passes even when every step fails.",
-        wt,
-        &[],
-        wsp(json!([0.5, 0.5]), vec![f1.clone(), f2.clone()], Some(0.0)),
-        out.clone(),
-        res(true, 0.0),
-    );
-    vo(
-        g,
-        55,
-        "weighted with passThreshold 1, all pass → passed, score 1.",
-        wt,
-        &[],
-        wsp(json!([0.25, 0.75]), vec![t1.clone(), t2.clone()], Some(1.0)),
-        out.clone(),
-        res(true, 1.0),
-    );
-    vo(g, 56, "Weights summing to 0.9995 (within ±0.001) are accepted: [0.4995, 0.5], both pass → score 0.9995.", &["VERIFY-OUTPUT-WEIGHTS"], &[], wsp(json!([0.4995, 0.5]), vec![t1.clone(), t2.clone()], None), out.clone(), res(true, 0.9995));
-    vo(
-        g,
-        57,
-        "Weights summing to 0.998 are refused → invalid_spec.",
-        &["VERIFY-OUTPUT-WEIGHTS"],
-        &[],
-        wsp(json!([0.498, 0.5]), vec![t1.clone(), t2.clone()], None),
-        out.clone(),
-        spec_err("invalid_spec"),
-    );
-    vo(
-        g,
-        58,
-        "Weights summing to 1.002 are refused.",
-        &["VERIFY-OUTPUT-WEIGHTS"],
-        &[],
-        wsp(json!([0.502, 0.5]), vec![t1.clone(), t2.clone()], None),
-        out.clone(),
-        spec_err("invalid_spec"),
-    );
-    vo(
-        g,
-        59,
-        "Weights summing to 1.0005 are accepted.",
-        &["VERIFY-OUTPUT-WEIGHTS"],
-        &[],
-        wsp(
-            json!([0.5005, 0.5]),
-            vec![t1.clone(), f1.clone()],
-            Some(0.5),
-        ),
-        out.clone(),
-        res(true, 0.5005),
-    );
-    vo(
-        g,
-        60,
-        "Three weights for two steps → invalid_spec.",
-        &["VERIFY-OUTPUT-WEIGHTS"],
-        &[],
-        wsp(json!([0.5, 0.25, 0.25]), vec![t1.clone(), t2.clone()], None),
-        out.clone(),
-        spec_err("invalid_spec"),
-    );
-    vo(
-        g,
-        61,
-        "One weight for two steps → invalid_spec.",
-        &["VERIFY-OUTPUT-WEIGHTS"],
-        &[],
-        wsp(json!([1.0]), vec![t1.clone(), t2.clone()], None),
-        out.clone(),
-        spec_err("invalid_spec"),
-    );
-    vo(
-        g,
-        62,
-        "weighted without weights → invalid_spec.",
-        &["VERIFY-OUTPUT-WEIGHTS"],
-        &[],
-        comp("weighted", vec![t1.clone(), t2.clone()]),
-        out.clone(),
-        spec_err("invalid_spec"),
-    );
-    vo(
-        g,
-        63,
-        "A negative weight (sum still 1) → invalid_spec.",
-        &["VERIFY-OUTPUT-WEIGHTS"],
-        &[],
-        wsp(json!([1.5, -0.5]), vec![t1.clone(), t2.clone()], None),
-        out.clone(),
-        spec_err("invalid_spec"),
-    );
-    vo(
-        g,
-        64,
-        "weighted with passThreshold 1.5 → invalid_spec.",
-        &["VERIFY-OUTPUT-EMPTY-STEPS"],
-        &[],
-        wsp(json!([0.5, 0.5]), vec![t1.clone(), t2.clone()], Some(1.5)),
-        out.clone(),
-        spec_err("invalid_spec"),
-    );
-    vo(
-        g,
-        65,
-        "weighted with passThreshold -0.1 → invalid_spec.",
-        &["VERIFY-OUTPUT-EMPTY-STEPS"],
-        &[],
-        wsp(json!([0.5, 0.5]), vec![t1.clone(), t2.clone()], Some(-0.1)),
-        out.clone(),
-        spec_err("invalid_spec"),
-    );
+    #[rustfmt::skip]
+    let rows: Vec<Vo> = vec![
+        (50, "weighted [0.5, 0.5], one pass one fail → 0.5 < 0.7 default → failed, score 0.5.", &["VERIFY-OUTPUT-WEIGHTED", "VERIFY-OUTPUT-DEFAULT-THRESHOLD"], &[],
+            wsp(json!([0.5, 0.5]), vec![t1.clone(), f1.clone()], None), out.clone(), res(false, 0.5)),
+        (51, "weighted [0.7, 0.3], first passes → 0.7 ≥ default 0.7 exactly → passed.", &["VERIFY-OUTPUT-WEIGHTED", "VERIFY-OUTPUT-DEFAULT-THRESHOLD"], &[],
+            wsp(json!([0.7, 0.3]), vec![t1.clone(), f1.clone()], None), out.clone(), res(true, 0.7)),
+        (52, "weighted [0.6, 0.4], first passes → 0.6 < 0.7 → failed.", &["VERIFY-OUTPUT-DEFAULT-THRESHOLD"], &[],
+            wsp(json!([0.6, 0.4]), vec![t1.clone(), f1.clone()], None), out.clone(), res(false, 0.6)),
+        (53, "weighted with passThreshold 0.5, score 0.5 → passed (≥).", wt, &[],
+            wsp(json!([0.5, 0.5]), vec![t1.clone(), f1.clone()], Some(0.5)), out.clone(), res(true, 0.5)),
+        (54, "weighted with passThreshold 0 → passes even when every step fails.", wt, &[],
+            wsp(json!([0.5, 0.5]), vec![f1.clone(), f2.clone()], Some(0.0)), out.clone(), res(true, 0.0)),
+        (55, "weighted with passThreshold 1, all pass → passed, score 1.", wt, &[],
+            wsp(json!([0.25, 0.75]), vec![t1.clone(), t2.clone()], Some(1.0)), out.clone(), res(true, 1.0)),
+        (56, "Weights summing to 0.9995 (within ±0.001) are accepted: [0.4995, 0.5], both pass → score 0.9995.", &["VERIFY-OUTPUT-WEIGHTS"], &[],
+            wsp(json!([0.4995, 0.5]), vec![t1.clone(), t2.clone()], None), out.clone(), res(true, 0.9995)),
+        (57, "Weights summing to 0.998 are refused → invalid_spec.", &["VERIFY-OUTPUT-WEIGHTS"], &[],
+            wsp(json!([0.498, 0.5]), vec![t1.clone(), t2.clone()], None), out.clone(), spec_err("invalid_spec")),
+        (58, "Weights summing to 1.002 are refused.", &["VERIFY-OUTPUT-WEIGHTS"], &[],
+            wsp(json!([0.502, 0.5]), vec![t1.clone(), t2.clone()], None), out.clone(), spec_err("invalid_spec")),
+        (59, "Weights summing to 1.0005 are accepted.", &["VERIFY-OUTPUT-WEIGHTS"], &[],
+            wsp(json!([0.5005, 0.5]), vec![t1.clone(), f1.clone()], Some(0.5)), out.clone(), res(true, 0.5005)),
+        (60, "Three weights for two steps → invalid_spec.", &["VERIFY-OUTPUT-WEIGHTS"], &[],
+            wsp(json!([0.5, 0.25, 0.25]), vec![t1.clone(), t2.clone()], None), out.clone(), spec_err("invalid_spec")),
+        (61, "One weight for two steps → invalid_spec.", &["VERIFY-OUTPUT-WEIGHTS"], &[],
+            wsp(json!([1.0]), vec![t1.clone(), t2.clone()], None), out.clone(), spec_err("invalid_spec")),
+        (62, "weighted without weights → invalid_spec.", &["VERIFY-OUTPUT-WEIGHTS"], &[],
+            comp("weighted", vec![t1.clone(), t2.clone()]), out.clone(), spec_err("invalid_spec")),
+        (63, "A negative weight (sum still 1) → invalid_spec.", &["VERIFY-OUTPUT-WEIGHTS"], &[],
+            wsp(json!([1.5, -0.5]), vec![t1.clone(), t2.clone()], None), out.clone(), spec_err("invalid_spec")),
+        (64, "weighted with passThreshold 1.5 → invalid_spec.", &["VERIFY-OUTPUT-EMPTY-STEPS"], &[],
+            wsp(json!([0.5, 0.5]), vec![t1.clone(), t2.clone()], Some(1.5)), out.clone(), spec_err("invalid_spec")),
+        (65, "weighted with passThreshold -0.1 → invalid_spec.", &["VERIFY-OUTPUT-EMPTY-STEPS"], &[],
+            wsp(json!([0.5, 0.5]), vec![t1.clone(), t2.clone()], Some(-0.1)), out.clone(), spec_err("invalid_spec")),
+    ];
+    vo_rows(g, rows);
     let nested_maj = comp("majority", vec![t1.clone(), t2.clone(), f1.clone()]);
-    vo(g, 66, "Score: a nested (passing) majority step contributes its SCORE 2/3, not 1: weights [0.9, 0.1], second step fails → 0.6 < 0.7.", wt, &[], wsp(json!([0.9, 0.1]), vec![nested_maj.clone(), f1.clone()], None), out.clone(), res(false, 0.9 * (2.0 / 3.0)));
-    vo(g, 67, "Score: an expectedResult-inverted failing step keeps score 0, so it contributes 0 although it passed: [0.8, 0.2] → 0.2.", wt, &[], wsp(json!([0.8, 0.2]), vec![with_exp(&f1, json!({"passed": false, "score": 0})), t1.clone()], None), out.clone(), res(false, 0.2));
-    vo(g, 68, "weighted runs every step: an erroring last step with zero weight still fails the verification.", &["VERIFY-OUTPUT-WEIGHTED", "VERIFY-OUTPUT-ERROR-PROPAGATES"], &[], wsp(json!([1.0, 0.0]), vec![t1.clone(), boom.clone()], None), out.clone(), spec_err("unknown_check"));
-    vo(
-        g,
-        69,
-        "weighted three steps [0.2, 0.3, 0.5] with pass/fail/pass → 0.7 ≥ 0.7.",
-        wt,
-        &[],
-        wsp(
-            json!([0.2, 0.3, 0.5]),
-            vec![t1.clone(), f1.clone(), t2.clone()],
-            None,
-        ),
-        out.clone(),
-        res(true, 0.7),
-    );
+    #[rustfmt::skip]
+    let rows: Vec<Vo> = vec![
+        (66, "Score: a nested (passing) majority step contributes its SCORE 2/3, not 1: weights [0.9, 0.1], second step fails → 0.6 < 0.7.", wt, &[],
+            wsp(json!([0.9, 0.1]), vec![nested_maj.clone(), f1.clone()], None), out.clone(), res(false, 0.9 * (2.0 / 3.0))),
+        (67, "Score: an expectedResult-inverted failing step keeps score 0, so it contributes 0 although it passed: [0.8, 0.2] → 0.2.", wt, &[],
+            wsp(json!([0.8, 0.2]), vec![with_exp(&f1, json!({"passed": false, "score": 0})), t1.clone()], None), out.clone(), res(false, 0.2)),
+        (68, "weighted runs every step: an erroring last step with zero weight still fails the verification.", &["VERIFY-OUTPUT-WEIGHTED", "VERIFY-OUTPUT-ERROR-PROPAGATES"], &[],
+            wsp(json!([1.0, 0.0]), vec![t1.clone(), boom.clone()], None), out.clone(), spec_err("unknown_check")),
+        (69, "weighted three steps [0.2, 0.3, 0.5] with pass/fail/pass → 0.7 ≥ 0.7.", wt, &[],
+            wsp(json!([0.2, 0.3, 0.5]), vec![t1.clone(), f1.clone(), t2.clone()], None), out.clone(), res(true, 0.7)),
+    ];
+    vo_rows(g, rows);
 
     let es = &["VERIFY-OUTPUT-EMPTY-STEPS"];
-    vo(
-        g,
-        70,
-        "all_pass with empty steps → invalid_spec.",
-        es,
-        &[],
-        comp("all_pass", vec![]),
-        out.clone(),
-        spec_err("invalid_spec"),
-    );
-    vo(
-        g,
-        71,
-        "majority with empty steps → invalid_spec.",
-        es,
-        &[],
-        comp("majority", vec![]),
-        out.clone(),
-        spec_err("invalid_spec"),
-    );
-    vo(
-        g,
-        72,
-        "weighted with empty steps and empty weights → invalid_spec.",
-        es,
-        &[],
-        wsp(json!([]), vec![], None),
-        out.clone(),
-        spec_err("invalid_spec"),
-    );
-    vo(
-        g,
-        73,
-        "composite without `mode` → invalid_spec.",
-        es,
-        &[],
-        json!({"method": "composite", "steps": [t1.clone()]}),
-        out.clone(),
-        spec_err("invalid_spec"),
-    );
-    vo(
-        g,
-        74,
-        "composite with unknown mode `any` → invalid_spec.",
-        es,
-        &[],
-        comp("any", vec![t1.clone()]),
-        out.clone(),
-        spec_err("invalid_spec"),
-    );
-    vo(
-        g,
-        75,
-        "composite without `steps` → invalid_spec.",
-        es,
-        &[],
-        json!({"method": "composite", "mode": "all_pass"}),
-        out.clone(),
-        spec_err("invalid_spec"),
-    );
-    vo(g, 76, "A nested composite with empty steps inside majority → invalid_spec (majority runs every step).", es, &[], comp("majority", vec![t1.clone(), comp("all_pass", vec![])]), out.clone(), spec_err("invalid_spec"));
+    #[rustfmt::skip]
+    let rows: Vec<Vo> = vec![
+        (70, "all_pass with empty steps → invalid_spec.", es, &[], comp("all_pass", vec![]), out.clone(), spec_err("invalid_spec")),
+        (71, "majority with empty steps → invalid_spec.", es, &[], comp("majority", vec![]), out.clone(), spec_err("invalid_spec")),
+        (72, "weighted with empty steps and empty weights → invalid_spec.", es, &[],
+            wsp(json!([]), vec![], None), out.clone(), spec_err("invalid_spec")),
+        (73, "composite without `mode` → invalid_spec.", es, &[],
+            json!({"method": "composite", "steps": [t1.clone()]}), out.clone(), spec_err("invalid_spec")),
+        (74, "composite with unknown mode `any` → invalid_spec.", es, &[], comp("any", vec![t1.clone()]), out.clone(), spec_err("invalid_spec")),
+        (75, "composite without `steps` → invalid_spec.", es, &[],
+            json!({"method": "composite", "mode": "all_pass"}), out.clone(), spec_err("invalid_spec")),
+        (76, "A nested composite with empty steps inside majority → invalid_spec (majority runs every step).", es, &[],
+            comp("majority", vec![t1.clone(), comp("all_pass", vec![])]), out.clone(), spec_err("invalid_spec")),
+    ];
+    vo_rows(g, rows);
 
     let um = &["VERIFY-OUTPUT-UNKNOWN-METHOD"];
-    vo(
-        g,
-        80,
-        "Unknown method `regex` → invalid_spec.",
-        um,
-        &[],
-        json!({"method": "regex"}),
-        out.clone(),
-        spec_err("invalid_spec"),
-    );
-    vo(
-        g,
-        81,
-        "v0.2 `llm_judge` → invalid_spec.",
-        um,
-        &[],
-        json!({"method": "llm_judge"}),
-        out.clone(),
-        spec_err("invalid_spec"),
-    );
-    vo(
-        g,
-        82,
-        "v0.2 `human_review` → invalid_spec.",
-        um,
-        &[],
-        json!({"method": "human_review"}),
-        out.clone(),
-        spec_err("invalid_spec"),
-    );
-    vo(
-        g,
-        83,
-        "Missing method → invalid_spec.",
-        um,
-        &[],
-        json!({"schema": {}}),
-        out.clone(),
-        spec_err("invalid_spec"),
-    );
-    vo(
-        g,
-        84,
-        "Verification spec not an object → invalid_spec.",
-        um,
-        &[],
-        json!("schema_match"),
-        out.clone(),
-        spec_err("invalid_spec"),
-    );
-    vo(
-        g,
-        85,
-        "A member no method defines (`rubric`) → invalid_spec.",
-        um,
-        &[],
-        json!({"method": "schema_match", "schema": {}, "rubric": "x"}),
-        out.clone(),
-        spec_err("invalid_spec"),
-    );
-    vo(g, 86, "`steps` on schema_match (a member of another method) → invalid_spec; accepting it is acceptable.", um, &["SpecExtraFields"], json!({"method": "schema_match", "schema": {}, "steps": [t1.clone()]}), out.clone(),
-        Expectation::acceptable("D30", vec![Expected::invalid("invalid_spec", "10.3"), Expected::valid(json!({"passed": true, "score": 1}))]));
-    vo(
-        g,
-        87,
-        "`weights` in an all_pass composite → invalid_spec; accepting it is acceptable.",
-        um,
-        &["SpecExtraFields"],
-        {
-            let mut s = comp("all_pass", vec![t1.clone()]);
-            s["weights"] = json!([1.0]);
-            s
-        },
-        out.clone(),
-        Expectation::acceptable(
-            "D30",
-            vec![
-                Expected::invalid("invalid_spec", "10.3"),
-                Expected::valid(json!({"passed": true, "score": 1})),
-            ],
-        ),
-    );
-    vo(
-        g,
-        88,
-        "`checkName` on schema_match → invalid_spec; accepting it is acceptable.",
-        um,
-        &["SpecExtraFields"],
-        json!({"method": "schema_match", "schema": {}, "checkName": "regex_match"}),
-        out.clone(),
-        Expectation::acceptable(
-            "D30",
-            vec![
-                Expected::invalid("invalid_spec", "10.3"),
-                Expected::valid(json!({"passed": true, "score": 1})),
-            ],
-        ),
-    );
-    vo(
-        g,
-        89,
-        "An unknown method nested as a step → invalid_spec.",
-        um,
-        &[],
-        comp(
-            "majority",
-            vec![t1.clone(), json!({"method": "human_review"})],
-        ),
-        out.clone(),
-        spec_err("invalid_spec"),
-    );
+    #[rustfmt::skip]
+    let rows: Vec<Vo> = vec![
+        (80, "Unknown method `regex` → invalid_spec.", um, &[], json!({"method": "regex"}), out.clone(), spec_err("invalid_spec")),
+        (81, "v0.2 `llm_judge` → invalid_spec.", um, &[], json!({"method": "llm_judge"}), out.clone(), spec_err("invalid_spec")),
+        (82, "v0.2 `human_review` → invalid_spec.", um, &[], json!({"method": "human_review"}), out.clone(), spec_err("invalid_spec")),
+        (83, "Missing method → invalid_spec.", um, &[], json!({"schema": {}}), out.clone(), spec_err("invalid_spec")),
+        (84, "Verification spec not an object → invalid_spec.", um, &[], json!("schema_match"), out.clone(), spec_err("invalid_spec")),
+        (85, "A member no method defines (`rubric`) → invalid_spec.", um, &[],
+            json!({"method": "schema_match", "schema": {}, "rubric": "x"}), out.clone(), spec_err("invalid_spec")),
+        (86, "`steps` on schema_match (a member of another method) → invalid_spec; accepting it is acceptable.", um, &["SpecExtraFields"],
+            json!({"method": "schema_match", "schema": {}, "steps": [t1.clone()]}), out.clone(), Expectation::acceptable("D30", vec![Expected::invalid("invalid_spec", "10.3"), Expected::valid(json!({"passed": true, "score": 1}))])),
+        (87, "`weights` in an all_pass composite → invalid_spec; accepting it is acceptable.", um, &["SpecExtraFields"],
+            {let mut s = comp("all_pass", vec![t1.clone()]); s["weights"] = json!([1.0]); s}, out.clone(), Expectation::acceptable("D30", vec![Expected::invalid("invalid_spec", "10.3"), Expected::valid(json!({"passed": true, "score": 1}))])),
+        (88, "`checkName` on schema_match → invalid_spec; accepting it is acceptable.", um, &["SpecExtraFields"],
+            json!({"method": "schema_match", "schema": {}, "checkName": "regex_match"}), out.clone(), Expectation::acceptable("D30", vec![Expected::invalid("invalid_spec", "10.3"), Expected::valid(json!({"passed": true, "score": 1}))])),
+        (89, "An unknown method nested as a step → invalid_spec.", um, &[],
+            comp("majority", vec![t1.clone(), json!({"method": "human_review"})]), out.clone(), spec_err("invalid_spec")),
+    ];
+    vo_rows(g, rows);
 
     let nest = |depth: usize| {
         let mut s = t1.clone();
@@ -3870,75 +1500,21 @@ fn build_verify(g: &mut Group) {
         s
     };
     let ne = &["VERIFY-OUTPUT-NESTING"];
-    vo(
-        g,
-        90,
-        "Composite nested 2 levels (majority of all_pass) evaluates.",
-        ne,
-        &[],
-        comp(
-            "majority",
-            vec![
-                comp("all_pass", vec![t1.clone(), t2.clone()]),
-                f1.clone(),
-                t3.clone(),
-            ],
-        ),
-        out.clone(),
-        res(true, 2.0 / 3.0),
-    );
-    vo(
-        g,
-        91,
-        "20 nested all_pass composites (well within 32) evaluate → passed.",
-        ne,
-        &[],
-        nest(20),
-        out.clone(),
-        res(true, 1.0),
-    );
-    vo(
-        g,
-        92,
-        "31 nested composites (within 32 under any counting) evaluate → passed.",
-        ne,
-        &[],
-        nest(31),
-        out.clone(),
-        res(true, 1.0),
-    );
-    // Exactly at the limit under our counting (the outermost composite is level 1): accepted.
-    // Hardening (spec/audit-v0.2.md §13): the spec sets no limit, so another counting is fine.
-    vo(
-        g,
-        99,
-        "32 nested composites (exactly MAX_SPEC_DEPTH, counting the outermost as 1) evaluate → passed.",
-        ne,
-        &[],
-        nest(32),
-        out.clone(),
-        res(true, 1.0),
-    );
-    vo(
-        g,
-        93,
-        "40 nested composites → limit_exceeded.",
-        ne,
-        &[],
-        nest(40),
-        out.clone(),
-        spec_err("limit_exceeded"),
-    );
-    vo(
-        g,
-        94,
-        "50 nested composites → limit_exceeded (kept under the 128-level JSON parse limit of common parsers).",
-        ne,
-        &[],
-        nest(50),
-        out.clone(),
-        spec_err("limit_exceeded"),
-    );
+    #[rustfmt::skip]
+    let rows: Vec<Vo> = vec![
+        (90, "Composite nested 2 levels (majority of all_pass) evaluates.", ne, &[],
+            comp("majority", vec![comp("all_pass", vec![t1.clone(), t2.clone()]), f1.clone(), t3.clone()]), out.clone(), res(true, 2.0 / 3.0)),
+        (91, "20 nested all_pass composites (well within 32) evaluate → passed.", ne, &[], nest(20), out.clone(), res(true, 1.0)),
+        (92, "31 nested composites (within 32 under any counting) evaluate → passed.", ne, &[], nest(31), out.clone(), res(true, 1.0)),
+        // Exactly at the limit under our counting (the outermost composite is level 1): accepted.
+        // Hardening (spec/audit-v0.2.md §13): the spec sets no limit, so another counting is fine.
+        (99, "32 nested composites (exactly MAX_SPEC_DEPTH, counting the outermost as 1) evaluate → passed.", ne, &[],
+            nest(32), out.clone(), res(true, 1.0)),
+        (93, "40 nested composites → limit_exceeded.", ne, &[], nest(40), out.clone(), spec_err("limit_exceeded")),
+        (94, "50 nested composites → limit_exceeded (kept under the 128-level JSON parse limit of common parsers).", ne, &[],
+            nest(50), out.clone(), spec_err("limit_exceeded")),
+    ];
+    vo_rows(g, rows);
 
     // Effect of acceptance (issue 15): weighted specs that a lenient implementation accepts,
     // built so that accepting them turns failing steps into a passed verification with a score
@@ -3952,38 +1528,18 @@ fn build_verify(g: &mut Group) {
          [0, 1]).",
         "An output that fails its contract's checks is attested as verified.",
     );
-    vo(
-        g,
-        95,
-        "Weights [1.0, 1.0] (sum 2, not 1 ± 0.001) on a passing and a failing step → \
+    #[rustfmt::skip]
+    let rows: Vec<Vo> = vec![
+        (95, "Weights [1.0, 1.0] (sum 2, not 1 ± 0.001) on a passing and a failing step → \
          invalid_spec; accepting them scores 1.0 ≥ 0.7 and passes an output that fails half \
-         its checks (with weights summing to 1 the best split is 0.5 or 0.5 → failed).",
-        &["VERIFY-OUTPUT-WEIGHTS"],
-        &["ScoreRangeBypass"],
-        wsp(json!([1.0, 1.0]), vec![t1.clone(), f1.clone()], None),
-        out.clone(),
-        spec_err("invalid_spec"),
-    );
-    vo(
-        g,
-        96,
-        "Weights [1.5, -0.5] (sum 1, one negative, D30) on a passing and a failing step → \
-         invalid_spec; accepting them scores 1.5: a score above 1 that passes any threshold.",
-        &["VERIFY-OUTPUT-WEIGHTS"],
-        &["ScoreRangeBypass"],
-        wsp(json!([1.5, -0.5]), vec![t1.clone(), f2.clone()], None),
-        out.clone(),
-        spec_err("invalid_spec"),
-    );
-    vo(
-        g,
-        97,
-        "passThreshold -0.5 (outside [0, 1], D30) with every step failing → invalid_spec; \
-         accepting it passes the verification with score 0.",
-        &["VERIFY-OUTPUT-EMPTY-STEPS"],
-        &["ScoreRangeBypass"],
-        wsp(json!([0.5, 0.5]), vec![f1.clone(), f2.clone()], Some(-0.5)),
-        out.clone(),
-        spec_err("invalid_spec"),
-    );
+         its checks (with weights summing to 1 the best split is 0.5 or 0.5 → failed).", &["VERIFY-OUTPUT-WEIGHTS"], &["ScoreRangeBypass"],
+            wsp(json!([1.0, 1.0]), vec![t1.clone(), f1.clone()], None), out.clone(), spec_err("invalid_spec")),
+        (96, "Weights [1.5, -0.5] (sum 1, one negative, D30) on a passing and a failing step → \
+         invalid_spec; accepting them scores 1.5: a score above 1 that passes any threshold.", &["VERIFY-OUTPUT-WEIGHTS"], &["ScoreRangeBypass"],
+            wsp(json!([1.5, -0.5]), vec![t1.clone(), f2.clone()], None), out.clone(), spec_err("invalid_spec")),
+        (97, "passThreshold -0.5 (outside [0, 1], D30) with every step failing → invalid_spec; \
+         accepting it passes the verification with score 0.", &["VERIFY-OUTPUT-EMPTY-STEPS"], &["ScoreRangeBypass"],
+            wsp(json!([0.5, 0.5]), vec![f1.clone(), f2.clone()], Some(-0.5)), out.clone(), spec_err("invalid_spec")),
+    ];
+    vo_rows(g, rows);
 }
