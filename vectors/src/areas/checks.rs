@@ -117,139 +117,213 @@ fn re(pattern: &str, flags: &str) -> Value {
     }
 }
 
-fn build_regex(g: &mut Group) {
-    let cls = &["CHECK-REGEX-ECMASCRIPT-CLASSES", "CHECK-SCORE-BINARY"];
-    let uni = &["CHECK-REGEX-UNICODE-FLAG"];
-    let flg = &["CHECK-REGEX-FLAGS"];
-    let srch = &["CHECK-REGEX-SEARCH", "CHECK-SCORE-BINARY"];
-    let dia = &["RegexDialect"];
-    // (number, description, requirements, pattern, flags, subject, V8 answer)
-    type Probe<'a> = (u16, &'a str, &'a [&'a str], &'a str, &'a str, &'a str, bool);
-    /// One `regex_match` case per probe: V8's answer is the expected verdict.
-    fn run_probes(g: &mut Group, flags: &[&str], probes: Vec<Probe<'_>>) {
-        for (n, d, r, p, f, s, ans) in probes {
-            run(
-                g,
-                n,
-                d,
-                r,
-                flags,
-                "regex_match",
-                Some(re(p, f)),
-                json!(s),
-                verdict(ans),
-            );
-        }
-    }
-    // Non-`u` matching by UTF-16 code unit (astral characters as two units): 178–206.
-    // (`\p{…}` with `u`: 148–177.)
-    let probes: Vec<Probe> = vec![
-        (1, "`^\\d+$` vs Arabic-Indic digits `١٢٣`: `\\d` is ASCII only (V8: false).", cls, "^\\d+$", "", "١٢٣", false),
-        (2, "`^\\d+$` vs `123` (V8: true).", cls, "^\\d+$", "", "123", true),
-        (3, "`^\\w+$` vs `é`: `\\w` is ASCII only (V8: false).", cls, "^\\w+$", "", "é", false),
-        (4, "`^\\w+$` vs `abc_9` (V8: true).", cls, "^\\w+$", "", "abc_9", true),
-        (5, "`\\bx` vs `éx`: `é` is not a word character, so there is a boundary before `x` (V8: true).", cls, "\\bx", "", "éx", true),
-        (6, "`\\bx` vs `ax`: no boundary between two word characters (V8: false).", cls, "\\bx", "", "ax", false),
-        (7, "`\\bé` vs `é`: no word characters at all, so no boundary (V8: false).", cls, "\\bé", "", "é", false),
-        (8, "`^\\W$` vs `é` (V8: true).", cls, "^\\W$", "", "é", true),
-        (9, "`^\\D$` vs `١` (V8: true).", cls, "^\\D$", "", "١", true),
-        (10, "`a.b` vs `a\\u2028b`: `.` excludes line terminators U+2028 (V8: false).", cls, "a.b", "", "a\u{2028}b", false),
-        (11, "`a.b` vs `a\\u2029b` (V8: false).", cls, "a.b", "", "a\u{2029}b", false),
-        (12, "`a.b` vs `a\\nb` (V8: false).", cls, "a.b", "", "a\nb", false),
-        (13, "`a.b` vs `a\\rb` (V8: false).", cls, "a.b", "", "a\rb", false),
-        (14, "`[\\s]` vs U+FEFF: ECMAScript whitespace includes the BOM (V8: true).", cls, "[\\s]", "", "\u{feff}", true),
-        (15, "`\\s` vs U+0085 NEL: not ECMAScript whitespace (V8: false).", cls, "\\s", "", "\u{85}", false),
-        (16, "`^\\S$` vs U+0085 (V8: true).", cls, "^\\S$", "", "\u{85}", true),
-        (17, "`\\s` vs U+00A0 NBSP (V8: true).", cls, "\\s", "", "\u{a0}", true),
-        (18, "`\\s` vs U+3000 ideographic space (V8: true).", cls, "\\s", "", "\u{3000}", true),
-        (21, "`^.$` vs 😀 with `u`: one code point (V8: true).", uni, "^.$", "u", "😀", true),
-        (24, "`^[😀]$` vs 😀 with `u` (V8: true).", uni, "^[😀]$", "u", "😀", true),
-        (26, "`\\uD83D` vs 😀 with `u`: surrogate pairs are not split (V8: false).", uni, "\\uD83D", "u", "😀", false),
-        (28, "`^[^a]$` vs 😀 with `u` (V8: true).", uni, "^[^a]$", "u", "😀", true),
-        (29, "`\\u{61}` without `u` is `u` repeated 61 times, not `a` (V8: false; a known regress mismatch).", uni, "\\u{61}", "", "a", false),
-        (30, "`\\u{61}` with `u` is `a` (V8: true).", uni, "\\u{61}", "u", "a", true),
-        (31, "`[\\u{1F600}]` with `u` vs 😀 (V8: true).", uni, "[\\u{1F600}]", "u", "😀", true),
-        (33, "`\\p{L}` without `u` is the literal text `p{L}` (Annex B identity escape) (V8: true on `p{L}`).", uni, "\\p{L}", "", "p{L}", true),
-        (34, "`K` with `i` vs U+212A KELVIN SIGN: non-`u` case folding is simple uppercase mapping (V8: false).", uni, "K", "i", "\u{212a}", false),
-        (35, "`K` with `iu` vs U+212A: Unicode case folding (V8: true).", uni, "K", "iu", "\u{212a}", true),
-        (36, "`ſ` with `i` vs `s` (non-`u` folding does not map U+017F to `s`) (V8: false; a known regress mismatch).", uni, "ſ", "i", "s", false),
-        (37, "`s` with `iu` vs `ſ` (V8: true).", uni, "s", "iu", "ſ", true),
-        (38, "`^\\w$` with `iu` vs `ſ`: with `u`+`i`, `\\w` includes characters folding into it (V8: true).", uni, "^\\w$", "iu", "ſ", true),
-        (39, "`^\\w$` with `i` (no `u`) vs `ſ` (V8: false).", uni, "^\\w$", "i", "ſ", false),
-        (40, "`abc` with `i` vs `xABCx` (V8: true).", flg, "abc", "i", "xABCx", true),
-        (41, "`abc` without `i` vs `xABCx` (V8: false).", flg, "abc", "", "xABCx", false),
-        (42, "`^b` with `m` vs `a\\nb` (V8: true).", flg, "^b", "m", "a\nb", true),
-        (43, "`^b` without `m` vs `a\\nb` (V8: false).", flg, "^b", "", "a\nb", false),
-        (44, "`a$` with `m` vs `a\\nb` (V8: true).", flg, "a$", "m", "a\nb", true),
-        (45, "`a.b` with `s` vs `a\\nb` (V8: true).", flg, "a.b", "s", "a\nb", true),
-        (46, "`a.b` with `s` vs `a\\u2028b` (V8: true).", flg, "a.b", "s", "a\u{2028}b", true),
-        (47, "`é` with `i` vs `É` (V8: true).", flg, "é", "i", "É", true),
-        (48, "All four allowed flags at once, `imsu`: `^A.B$` vs `x\\na\\nb` (V8: true).", flg, "^A.B$", "imsu", "x\na\nb", true),
-        (50, "`b` vs `abc`: search, not full match (V8: true).", srch, "b", "", "abc", true),
-        (51, "`^b` vs `abc` (V8: false).", srch, "^b", "", "abc", false),
-        (52, "Empty pattern vs empty subject (V8: true).", srch, "", "", "", true),
-        (53, "`^$` vs empty subject (V8: true).", srch, "^$", "", "", true),
-        (54, "`[]` (empty class) matches nothing (V8: false).", srch, "[]", "", "a", false),
-        (55, "`[^]` matches any unit including `\\n` (V8: true).", srch, "[^]", "", "\n", true),
-        (56, "`\\cJ` is U+000A (V8: true on `\\n`).", srch, "\\cJ", "", "\n", true),
-        (57, "`a{,3}` is literal text in Annex B (V8: true on `a{,3}`).", srch, "a{,3}", "", "a{,3}", true),
-        (58, "A lone `{` is a literal in Annex B (V8: true).", srch, "{", "", "{", true),
-        (59, "Leftmost alternative semantics do not affect a boolean test: `(a|ab)(c|bcd)` vs `abcd` (V8: true).", srch, "(a|ab)(c|bcd)", "", "abcd", true),
-        (60, "`a|` matches the empty string anywhere (V8: true).", srch, "a|", "", "x", true),
-        (61, "`\\-` outside a class without `u` is an identity escape (V8: true on `-`).", srch, "\\-", "", "-", true),
-        (62, "`[a-\\d]` (Annex B class range with a class escape) contains `-` (V8: true).", srch, "[a-\\d]", "", "-", true),
-        (63, "`^[\\w-]+$` vs `a-b` (V8: true).", srch, "^[\\w-]+$", "", "a-b", true),
-        (64, "`\\k<x>` without named groups and without `u` is the literal `k<x>` (V8: true).", srch, "\\k<x>", "", "k<x>", true),
-        (65, "`\\x41` and ASCII: `\\x41` vs `A` (V8: true).", srch, "\\x41", "", "A", true),
-        (66, "`^.{2}$` vs composed `é` (one unit) (V8: false).", srch, "^.{2}$", "", "é", false),
-        (67, "`^.{2}$` vs decomposed `e\\u0301` (two units) (V8: true).", srch, "^.{2}$", "", "e\u{301}", true),
-        (68, "Lazy quantifier `a+?b` vs `aab` (V8: true).", srch, "a+?b", "", "aab", true),
-    ];
-    run_probes(g, dia, probes);
+/// Syntax errors (V8: SyntaxError) → invalid_params: (number, description, pattern, flags).
+#[rustfmt::skip]
+const REGEX_SYNTAX_ERRORS: &[(u16, &str, &str, &str)] = &[
+    (70, "Unclosed group `(` (V8: SyntaxError).", "(", ""),
+    (71, "Unclosed class `[` (V8: SyntaxError).", "[", ""),
+    (72, "Nothing to repeat `a**` (V8: SyntaxError).", "a**", ""),
+    (73, "Out-of-order quantifier `a{2,1}` (V8: SyntaxError).", "a{2,1}", ""),
+    (74, "`\\u{110000}` with `u` is beyond Unicode (V8: SyntaxError).", "\\u{110000}", "u"),
+    (75, "`\\-` outside a class with `u`: no identity escapes in Unicode mode (V8: SyntaxError).", "\\-", "u"),
+    (76, "`\\k` with `u` (V8: SyntaxError).", "\\k", "u"),
+    (77, "Inline modifier `(?i)` is not ECMAScript (V8: SyntaxError).", "(?i)abc", ""),
+    // A backreference naming no group is an early error (ECMA-262 §22.2.1.1), so
+    // `new RegExp` throws before any engine could refuse the backreference itself.
+    (302, "`\\k<n>` with `u` and no group named `n` (V8: SyntaxError, invalid named capture referenced).", "\\k<n>", "u"),
+    (303, "`(?<m>a)\\k<n>`: in a pattern with named groups, `\\k` must name one of them (V8: SyntaxError).", "(?<m>a)\\k<n>", ""),
+    (304, "`(a)\\1[`: the unclosed class makes the whole pattern a SyntaxError, backreference or not (V8: SyntaxError).", "(a)\\1[", ""),
+];
 
-    // Syntax errors and flags.
-    let syn = &["CHECK-REGEX-SYNTAX"];
-    for (n, d, p, f) in [
-        (70, "Unclosed group `(` (V8: SyntaxError).", "(", ""),
-        (71, "Unclosed class `[` (V8: SyntaxError).", "[", ""),
-        (72, "Nothing to repeat `a**` (V8: SyntaxError).", "a**", ""),
-        (73, "Out-of-order quantifier `a{2,1}` (V8: SyntaxError).", "a{2,1}", ""),
-        (74, "`\\u{110000}` with `u` is beyond Unicode (V8: SyntaxError).", "\\u{110000}", "u"),
-        (75, "`\\-` outside a class with `u`: no identity escapes in Unicode mode (V8: SyntaxError).", "\\-", "u"),
-        (76, "`\\k` with `u` (V8: SyntaxError).", "\\k", "u"),
-        (77, "Inline modifier `(?i)` is not ECMAScript (V8: SyntaxError).", "(?i)abc", ""),
-        // A backreference naming no group is an early error (ECMA-262 §22.2.1.1), so
-        // `new RegExp` throws before any engine could refuse the backreference itself.
-        (302, "`\\k<n>` with `u` and no group named `n` (V8: SyntaxError, invalid named capture referenced).", "\\k<n>", "u"),
-        (303, "`(?<m>a)\\k<n>`: in a pattern with named groups, `\\k` must name one of them (V8: SyntaxError).", "(?<m>a)\\k<n>", ""),
-        (304, "`(a)\\1[`: the unclosed class makes the whole pattern a SyntaxError, backreference or not (V8: SyntaxError).", "(a)\\1[", ""),
-    ] {
-        run(g, n, d, syn, dia, "regex_match", Some(re(p, f)), json!("abc"), err("invalid_params"));
-    }
-    for (n, d, f) in [
-        (80, "Flag `g` (stateful `lastIndex` in JS) is refused.", "g"),
-        (81, "Flag `y` is refused.", "y"),
-        (
-            82,
-            "Flag `d` (valid in V8, not in the allowed set) is refused.",
-            "d",
-        ),
-        (
-            83,
-            "Flag `v` (valid in V8, not in the allowed set) is refused.",
-            "v",
-        ),
-        (84, "Unknown flag `x`.", "x"),
-        (85, "Repeated flag `ii`.", "ii"),
-        (86, "Repeated flag among others `imi`.", "imi"),
-        (87, "Uppercase `I` is not a flag.", "I"),
-        (88, "`gi`: one allowed and one refused flag.", "gi"),
-    ] {
+/// Flags outside `imsu` → invalid_params: (number, description, flags).
+#[rustfmt::skip]
+const REFUSED_FLAGS: &[(u16, &str, &str)] = &[
+    (80, "Flag `g` (stateful `lastIndex` in JS) is refused.", "g"),
+    (81, "Flag `y` is refused.", "y"),
+    (82, "Flag `d` (valid in V8, not in the allowed set) is refused.", "d"),
+    (83, "Flag `v` (valid in V8, not in the allowed set) is refused.", "v"),
+    (84, "Unknown flag `x`.", "x"),
+    (85, "Repeated flag `ii`.", "ii"),
+    (86, "Repeated flag among others `imi`.", "imi"),
+    (87, "Uppercase `I` is not a flag.", "I"),
+    (88, "`gi`: one allowed and one refused flag.", "gi"),
+];
+
+/// Unsupported features, acceptable [unsupported_pattern, V8's answer]: (number, description, pattern, subject, V8's answer).
+#[rustfmt::skip]
+const UNSUPPORTED_FEATURES: &[(u16, &str, &str, &str, bool)] = &[
+    (90, "Backreference `(a)\\1` vs `aa` (V8: true).", "(a)\\1", "aa", true),
+    (91, "Backreference `(a)\\1` vs `ab` (V8: false).", "(a)\\1", "ab", false),
+    (92, "Lookahead `x(?=y)` vs `xy` (V8: true).", "x(?=y)", "xy", true),
+    (93, "Negative lookahead `x(?!y)` vs `xy` (V8: false).", "x(?!y)", "xy", false),
+    (94, "Lookbehind `(?<!a)b` vs `ab` (V8: false).", "(?<!a)b", "ab", false),
+    (95, "Lookbehind `(?<=\\$)\\d+` vs `cost $42` (V8: true).", "(?<=\\$)\\d+", "cost $42", true),
+    (96, "Named backreference `(?<n>a)\\k<n>` vs `aa` (V8: true).", "(?<n>a)\\k<n>", "aa", true),
+];
+
+/// Property escapes with `u` that are SyntaxErrors: (number, description, pattern).
+#[rustfmt::skip]
+const PROPERTY_SYNTAX_ERRORS: &[(u16, &str, &str)] = &[
+    (169, "`\\p{letter}` with `u`: property names are case-sensitive (V8: SyntaxError).", "\\p{letter}"),
+    (170, "`\\p{Script=greek}` with `u` (V8: SyntaxError).", "\\p{Script=greek}"),
+    (171, "`\\p{sc=Foo}` with `u`: unknown script (V8: SyntaxError).", "\\p{sc=Foo}"),
+    (172, "`\\p{L` with `u`: unterminated (V8: SyntaxError).", "\\p{L"),
+    (173, "`\\p` with `u` and no braces (V8: SyntaxError).", "\\p"),
+    (174, "`\\p{Greek}` with `u`: a script needs `Script=` (V8: SyntaxError).", "\\p{Greek}"),
+    (175, "`[\\p{L}-z]` with `u`: a property escape cannot bound a range (V8: SyntaxError).", "[\\p{L}-z]"),
+    (176, "`\\p{Script}` with `u`: a name without a value (V8: SyntaxError).", "\\p{Script}"),
+    (177, "`\\P{}` with `u` (V8: SyntaxError).", "\\P{}"),
+];
+
+/// Syntax errors of `new RegExp` (V8: SyntaxError): (number, description, pattern, flags, subject).
+#[rustfmt::skip]
+const MORE_SYNTAX_ERRORS: &[(u16, &str, &str, &str, &str)] = &[
+    (222, "`a{2` with `u`: an incomplete quantifier (V8: SyntaxError).", "a{2", "u", "aa"),
+    (223, "A lone `{` with `u` (V8: SyntaxError).", "{", "u", "{"),
+    (224, "`{2}` at the start without `u`: nothing to repeat (V8: SyntaxError).", "{2}", "", "{2}"),
+    (225, "A lone `}` with `u` (V8: SyntaxError).", "a}", "u", "a}"),
+    (242, "A group name starting with a digit, `(?<1a>x)` (V8: SyntaxError).", "(?<1a>x)", "", "x"),
+    (243, "Two groups named `a` (V8: SyntaxError).", "(?<a>x)(?<a>y)", "", "xy"),
+    (248, "`\\01` with `u` (V8: SyntaxError).", "\\01", "u", "\u{1}"),
+    (253, "`\\c1` with `u` (V8: SyntaxError).", "\\c1", "u", "x"),
+    (256, "`\\xZ` with `u` (V8: SyntaxError).", "\\xZ", "u", "xZ"),
+    (264, "`\\-` with `u` (V8: SyntaxError).", "\\-", "u", "-"),
+    (267, "`(?<a>x)\\k` without `u` (V8: SyntaxError).", "(?<a>x)\\k", "", "xk"),
+    (269, "`\\a` with `u` (V8: SyntaxError).", "\\a", "u", "a"),
+    (273, "`[\\1]` with `u` (V8: SyntaxError).", "[\\1]", "u", "\u{1}"),
+    (278, "`[\\d-z]` with `u` (V8: SyntaxError).", "[\\d-z]", "u", "-"),
+    (296, "An empty group name `(?<>x)` (V8: SyntaxError).", "(?<>x)", "", "x"),
+    (297, "A group name with a lone high surrogate escape, `(?<\\uD835a>x)` (V8: SyntaxError).", "(?<\\uD835a>x)", "", "x"),
+    (298, "`\\u{}` with `u`: no hex digit (V8: SyntaxError).", "\\u{}", "u", "\u{0}"),
+    (299, "`\\u{61` with `u`: no closing brace (V8: SyntaxError).", "\\u{61", "u", "a"),
+    (300, "`(?<a>x)[\\k]` without `u`: with named groups, `\\k` is no identity escape, in a class too (V8: SyntaxError).", "(?<a>x)[\\k]", "", "xk"),
+];
+
+const CLS: &[&str] = &["CHECK-REGEX-ECMASCRIPT-CLASSES", "CHECK-SCORE-BINARY"];
+const UNI: &[&str] = &["CHECK-REGEX-UNICODE-FLAG"];
+const FLG: &[&str] = &["CHECK-REGEX-FLAGS"];
+const SRCH: &[&str] = &["CHECK-REGEX-SEARCH", "CHECK-SCORE-BINARY"];
+const UCLS: &[&str] = &["CHECK-REGEX-UNICODE-FLAG", "CHECK-REGEX-ECMASCRIPT-CLASSES"];
+const DIA: &[&str] = &["RegexDialect"];
+
+/// A V8 probe: (number, description, requirements, pattern, flags, subject, V8 answer).
+type Probe<'a> = (u16, &'a str, &'a [&'a str], &'a str, &'a str, &'a str, bool);
+
+/// One `regex_match` case per probe: V8's answer is the expected verdict.
+fn run_probes(g: &mut Group, flags: &[&str], probes: Vec<Probe<'_>>) {
+    for (n, d, r, p, f, s, ans) in probes {
         run(
             g,
             n,
             d,
-            flg,
+            r,
+            flags,
+            "regex_match",
+            Some(re(p, f)),
+            json!(s),
+            verdict(ans),
+        );
+    }
+}
+
+fn build_regex(g: &mut Group) {
+    regex_classes(g);
+    regex_syntax_and_flags(g);
+    regex_limits_and_fields(g);
+    regex_properties_and_units(g);
+    regex_mutation_gaps(g);
+}
+
+fn regex_classes(g: &mut Group) {
+    // Non-`u` matching by UTF-16 code unit (astral characters as two units): 178–206.
+    // (`\p{…}` with `u`: 148–177.)
+    let probes: Vec<Probe> = vec![
+        (1, "`^\\d+$` vs Arabic-Indic digits `١٢٣`: `\\d` is ASCII only (V8: false).", CLS, "^\\d+$", "", "١٢٣", false),
+        (2, "`^\\d+$` vs `123` (V8: true).", CLS, "^\\d+$", "", "123", true),
+        (3, "`^\\w+$` vs `é`: `\\w` is ASCII only (V8: false).", CLS, "^\\w+$", "", "é", false),
+        (4, "`^\\w+$` vs `abc_9` (V8: true).", CLS, "^\\w+$", "", "abc_9", true),
+        (5, "`\\bx` vs `éx`: `é` is not a word character, so there is a boundary before `x` (V8: true).", CLS, "\\bx", "", "éx", true),
+        (6, "`\\bx` vs `ax`: no boundary between two word characters (V8: false).", CLS, "\\bx", "", "ax", false),
+        (7, "`\\bé` vs `é`: no word characters at all, so no boundary (V8: false).", CLS, "\\bé", "", "é", false),
+        (8, "`^\\W$` vs `é` (V8: true).", CLS, "^\\W$", "", "é", true),
+        (9, "`^\\D$` vs `١` (V8: true).", CLS, "^\\D$", "", "١", true),
+        (10, "`a.b` vs `a\\u2028b`: `.` excludes line terminators U+2028 (V8: false).", CLS, "a.b", "", "a\u{2028}b", false),
+        (11, "`a.b` vs `a\\u2029b` (V8: false).", CLS, "a.b", "", "a\u{2029}b", false),
+        (12, "`a.b` vs `a\\nb` (V8: false).", CLS, "a.b", "", "a\nb", false),
+        (13, "`a.b` vs `a\\rb` (V8: false).", CLS, "a.b", "", "a\rb", false),
+        (14, "`[\\s]` vs U+FEFF: ECMAScript whitespace includes the BOM (V8: true).", CLS, "[\\s]", "", "\u{feff}", true),
+        (15, "`\\s` vs U+0085 NEL: not ECMAScript whitespace (V8: false).", CLS, "\\s", "", "\u{85}", false),
+        (16, "`^\\S$` vs U+0085 (V8: true).", CLS, "^\\S$", "", "\u{85}", true),
+        (17, "`\\s` vs U+00A0 NBSP (V8: true).", CLS, "\\s", "", "\u{a0}", true),
+        (18, "`\\s` vs U+3000 ideographic space (V8: true).", CLS, "\\s", "", "\u{3000}", true),
+        (21, "`^.$` vs 😀 with `u`: one code point (V8: true).", UNI, "^.$", "u", "😀", true),
+        (24, "`^[😀]$` vs 😀 with `u` (V8: true).", UNI, "^[😀]$", "u", "😀", true),
+        (26, "`\\uD83D` vs 😀 with `u`: surrogate pairs are not split (V8: false).", UNI, "\\uD83D", "u", "😀", false),
+        (28, "`^[^a]$` vs 😀 with `u` (V8: true).", UNI, "^[^a]$", "u", "😀", true),
+        (29, "`\\u{61}` without `u` is `u` repeated 61 times, not `a` (V8: false; a known regress mismatch).", UNI, "\\u{61}", "", "a", false),
+        (30, "`\\u{61}` with `u` is `a` (V8: true).", UNI, "\\u{61}", "u", "a", true),
+        (31, "`[\\u{1F600}]` with `u` vs 😀 (V8: true).", UNI, "[\\u{1F600}]", "u", "😀", true),
+        (33, "`\\p{L}` without `u` is the literal text `p{L}` (Annex B identity escape) (V8: true on `p{L}`).", UNI, "\\p{L}", "", "p{L}", true),
+        (34, "`K` with `i` vs U+212A KELVIN SIGN: non-`u` case folding is simple uppercase mapping (V8: false).", UNI, "K", "i", "\u{212a}", false),
+        (35, "`K` with `iu` vs U+212A: Unicode case folding (V8: true).", UNI, "K", "iu", "\u{212a}", true),
+        (36, "`ſ` with `i` vs `s` (non-`u` folding does not map U+017F to `s`) (V8: false; a known regress mismatch).", UNI, "ſ", "i", "s", false),
+        (37, "`s` with `iu` vs `ſ` (V8: true).", UNI, "s", "iu", "ſ", true),
+        (38, "`^\\w$` with `iu` vs `ſ`: with `u`+`i`, `\\w` includes characters folding into it (V8: true).", UNI, "^\\w$", "iu", "ſ", true),
+        (39, "`^\\w$` with `i` (no `u`) vs `ſ` (V8: false).", UNI, "^\\w$", "i", "ſ", false),
+        (40, "`abc` with `i` vs `xABCx` (V8: true).", FLG, "abc", "i", "xABCx", true),
+        (41, "`abc` without `i` vs `xABCx` (V8: false).", FLG, "abc", "", "xABCx", false),
+        (42, "`^b` with `m` vs `a\\nb` (V8: true).", FLG, "^b", "m", "a\nb", true),
+        (43, "`^b` without `m` vs `a\\nb` (V8: false).", FLG, "^b", "", "a\nb", false),
+        (44, "`a$` with `m` vs `a\\nb` (V8: true).", FLG, "a$", "m", "a\nb", true),
+        (45, "`a.b` with `s` vs `a\\nb` (V8: true).", FLG, "a.b", "s", "a\nb", true),
+        (46, "`a.b` with `s` vs `a\\u2028b` (V8: true).", FLG, "a.b", "s", "a\u{2028}b", true),
+        (47, "`é` with `i` vs `É` (V8: true).", FLG, "é", "i", "É", true),
+        (48, "All four allowed flags at once, `imsu`: `^A.B$` vs `x\\na\\nb` (V8: true).", FLG, "^A.B$", "imsu", "x\na\nb", true),
+        (50, "`b` vs `abc`: search, not full match (V8: true).", SRCH, "b", "", "abc", true),
+        (51, "`^b` vs `abc` (V8: false).", SRCH, "^b", "", "abc", false),
+        (52, "Empty pattern vs empty subject (V8: true).", SRCH, "", "", "", true),
+        (53, "`^$` vs empty subject (V8: true).", SRCH, "^$", "", "", true),
+        (54, "`[]` (empty class) matches nothing (V8: false).", SRCH, "[]", "", "a", false),
+        (55, "`[^]` matches any unit including `\\n` (V8: true).", SRCH, "[^]", "", "\n", true),
+        (56, "`\\cJ` is U+000A (V8: true on `\\n`).", SRCH, "\\cJ", "", "\n", true),
+        (57, "`a{,3}` is literal text in Annex B (V8: true on `a{,3}`).", SRCH, "a{,3}", "", "a{,3}", true),
+        (58, "A lone `{` is a literal in Annex B (V8: true).", SRCH, "{", "", "{", true),
+        (59, "Leftmost alternative semantics do not affect a boolean test: `(a|ab)(c|bcd)` vs `abcd` (V8: true).", SRCH, "(a|ab)(c|bcd)", "", "abcd", true),
+        (60, "`a|` matches the empty string anywhere (V8: true).", SRCH, "a|", "", "x", true),
+        (61, "`\\-` outside a class without `u` is an identity escape (V8: true on `-`).", SRCH, "\\-", "", "-", true),
+        (62, "`[a-\\d]` (Annex B class range with a class escape) contains `-` (V8: true).", SRCH, "[a-\\d]", "", "-", true),
+        (63, "`^[\\w-]+$` vs `a-b` (V8: true).", SRCH, "^[\\w-]+$", "", "a-b", true),
+        (64, "`\\k<x>` without named groups and without `u` is the literal `k<x>` (V8: true).", SRCH, "\\k<x>", "", "k<x>", true),
+        (65, "`\\x41` and ASCII: `\\x41` vs `A` (V8: true).", SRCH, "\\x41", "", "A", true),
+        (66, "`^.{2}$` vs composed `é` (one unit) (V8: false).", SRCH, "^.{2}$", "", "é", false),
+        (67, "`^.{2}$` vs decomposed `e\\u0301` (two units) (V8: true).", SRCH, "^.{2}$", "", "e\u{301}", true),
+        (68, "Lazy quantifier `a+?b` vs `aab` (V8: true).", SRCH, "a+?b", "", "aab", true),
+    ];
+    run_probes(g, DIA, probes);
+}
+
+fn regex_syntax_and_flags(g: &mut Group) {
+    // Syntax errors and flags.
+    let syn = &["CHECK-REGEX-SYNTAX"];
+    for &(n, d, p, f) in REGEX_SYNTAX_ERRORS {
+        run(
+            g,
+            n,
+            d,
+            syn,
+            DIA,
+            "regex_match",
+            Some(re(p, f)),
+            json!("abc"),
+            err("invalid_params"),
+        );
+    }
+    for &(n, d, f) in REFUSED_FLAGS {
+        run(
+            g,
+            n,
+            d,
+            FLG,
             &[],
             "regex_match",
             Some(re("a", f)),
@@ -261,7 +335,7 @@ fn build_regex(g: &mut Group) {
         g,
         89,
         "Empty `flags` string is the same as no flags.",
-        flg,
+        FLG,
         &[],
         "regex_match",
         Some(json!({"pattern": "a", "flags": ""})),
@@ -271,57 +345,7 @@ fn build_regex(g: &mut Group) {
 
     // Unsupported features: acceptable [unsupported_pattern, V8 answer].
     let uns = &["CHECK-REGEX-UNSUPPORTED"];
-    for (n, d, p, s, v8) in [
-        (
-            90,
-            "Backreference `(a)\\1` vs `aa` (V8: true).",
-            "(a)\\1",
-            "aa",
-            true,
-        ),
-        (
-            91,
-            "Backreference `(a)\\1` vs `ab` (V8: false).",
-            "(a)\\1",
-            "ab",
-            false,
-        ),
-        (
-            92,
-            "Lookahead `x(?=y)` vs `xy` (V8: true).",
-            "x(?=y)",
-            "xy",
-            true,
-        ),
-        (
-            93,
-            "Negative lookahead `x(?!y)` vs `xy` (V8: false).",
-            "x(?!y)",
-            "xy",
-            false,
-        ),
-        (
-            94,
-            "Lookbehind `(?<!a)b` vs `ab` (V8: false).",
-            "(?<!a)b",
-            "ab",
-            false,
-        ),
-        (
-            95,
-            "Lookbehind `(?<=\\$)\\d+` vs `cost $42` (V8: true).",
-            "(?<=\\$)\\d+",
-            "cost $42",
-            true,
-        ),
-        (
-            96,
-            "Named backreference `(?<n>a)\\k<n>` vs `aa` (V8: true).",
-            "(?<n>a)\\k<n>",
-            "aa",
-            true,
-        ),
-    ] {
+    for &(n, d, p, s, v8) in UNSUPPORTED_FEATURES {
         run(
             g,
             n,
@@ -340,7 +364,9 @@ fn build_regex(g: &mut Group) {
             ),
         );
     }
+}
 
+fn regex_limits_and_fields(g: &mut Group) {
     // Hostile patterns, sized so that a backtracking engine needs > 2^40 steps on every
     // machine (the retired 0100–0102 used 28–30 characters: V8 answered in 48–78 s here, a
     // timeout on this machine but possibly an answer in time on a much faster one).
@@ -422,30 +448,32 @@ fn build_regex(g: &mut Group) {
             "regex_match", Some(re("(", "")), json!(42), err("invalid_params")),
     ];
     run_rows(g, rows);
+}
 
+fn regex_properties_and_units(g: &mut Group) {
     // Unicode property escapes (V8-confirmed on node v20.20.2).
     let props: Vec<Probe> = vec![
-        (148, "`^\\p{L}+$` with `u` vs `é` (V8: true).", uni, "^\\p{L}+$", "u", "é", true),
-        (149, "`^\\p{L}+$` with `u` vs `a1` (V8: false).", uni, "^\\p{L}+$", "u", "a1", false),
-        (150, "`^\\p{Lu}$` with `u` vs `É` (V8: true).", uni, "^\\p{Lu}$", "u", "É", true),
-        (151, "`^\\p{Lu}$` with `u` vs `é` (V8: false).", uni, "^\\p{Lu}$", "u", "é", false),
-        (152, "`^\\P{L}$` with `u` vs `1` (V8: true).", uni, "^\\P{L}$", "u", "1", true),
-        (153, "`^\\P{L}$` with `u` vs `x` (V8: false).", uni, "^\\P{L}$", "u", "x", false),
-        (154, "`^\\p{Script=Greek}+$` with `u` vs `αβγ` (V8: true).", uni, "^\\p{Script=Greek}+$", "u", "αβγ", true),
-        (155, "`^\\p{sc=Greek}$` with `u` vs `a` (V8: false).", uni, "^\\p{sc=Greek}$", "u", "a", false),
-        (156, "`^\\p{General_Category=Letter}$` with `u` vs `ж` (V8: true).", uni, "^\\p{General_Category=Letter}$", "u", "ж", true),
-        (157, "`^\\p{Letter}$` (long General_Category name) with `u` vs `ж` (V8: true).", uni, "^\\p{Letter}$", "u", "ж", true),
-        (158, "`^\\p{gc=Nd}+$` with `u` vs `٣4` (V8: true).", uni, "^\\p{gc=Nd}+$", "u", "٣4", true),
-        (159, "`^[\\p{L}\\d]+$` with `u` vs `ab12`: a property escape inside a class (V8: true).", uni, "^[\\p{L}\\d]+$", "u", "ab12", true),
-        (160, "`^[^\\p{L}]$` with `u` vs `é` (V8: false).", uni, "^[^\\p{L}]$", "u", "é", false),
-        (161, "`^\\p{Lu}$` with `iu` vs `é`: case-insensitive property match (V8: true).", uni, "^\\p{Lu}$", "ui", "é", true),
-        (162, "`^\\P{Lu}$` with `iu` vs `A`: the complement is taken before case folding (V8: true).", uni, "^\\P{Lu}$", "ui", "A", true),
-        (163, "`^\\p{scx=Grek}$` with `u` vs `α`: Script_Extensions with a four-letter code (V8: true).", uni, "^\\p{scx=Grek}$", "u", "α", true),
-        (164, "`^\\p{L}$` with `u` vs 😀 (V8: false).", uni, "^\\p{L}$", "u", "😀", false),
-        (165, "`^\\p{Emoji}$` with `u` vs 😀: a binary property (V8: true).", uni, "^\\p{Emoji}$", "u", "😀", true),
-        (166, "`^\\p{L}$` without `u` vs `é`: `\\p` is the literal `p` (V8: false).", uni, "^\\p{L}$", "", "é", false),
-        (167, "`^[\\P{L}]$` with `u` vs `é` (V8: false).", uni, "^[\\P{L}]$", "u", "é", false),
-        (168, "`^\\p{Any}$` with `u` vs 😀 (V8: true).", uni, "^\\p{Any}$", "u", "😀", true),
+        (148, "`^\\p{L}+$` with `u` vs `é` (V8: true).", UNI, "^\\p{L}+$", "u", "é", true),
+        (149, "`^\\p{L}+$` with `u` vs `a1` (V8: false).", UNI, "^\\p{L}+$", "u", "a1", false),
+        (150, "`^\\p{Lu}$` with `u` vs `É` (V8: true).", UNI, "^\\p{Lu}$", "u", "É", true),
+        (151, "`^\\p{Lu}$` with `u` vs `é` (V8: false).", UNI, "^\\p{Lu}$", "u", "é", false),
+        (152, "`^\\P{L}$` with `u` vs `1` (V8: true).", UNI, "^\\P{L}$", "u", "1", true),
+        (153, "`^\\P{L}$` with `u` vs `x` (V8: false).", UNI, "^\\P{L}$", "u", "x", false),
+        (154, "`^\\p{Script=Greek}+$` with `u` vs `αβγ` (V8: true).", UNI, "^\\p{Script=Greek}+$", "u", "αβγ", true),
+        (155, "`^\\p{sc=Greek}$` with `u` vs `a` (V8: false).", UNI, "^\\p{sc=Greek}$", "u", "a", false),
+        (156, "`^\\p{General_Category=Letter}$` with `u` vs `ж` (V8: true).", UNI, "^\\p{General_Category=Letter}$", "u", "ж", true),
+        (157, "`^\\p{Letter}$` (long General_Category name) with `u` vs `ж` (V8: true).", UNI, "^\\p{Letter}$", "u", "ж", true),
+        (158, "`^\\p{gc=Nd}+$` with `u` vs `٣4` (V8: true).", UNI, "^\\p{gc=Nd}+$", "u", "٣4", true),
+        (159, "`^[\\p{L}\\d]+$` with `u` vs `ab12`: a property escape inside a class (V8: true).", UNI, "^[\\p{L}\\d]+$", "u", "ab12", true),
+        (160, "`^[^\\p{L}]$` with `u` vs `é` (V8: false).", UNI, "^[^\\p{L}]$", "u", "é", false),
+        (161, "`^\\p{Lu}$` with `iu` vs `é`: case-insensitive property match (V8: true).", UNI, "^\\p{Lu}$", "ui", "é", true),
+        (162, "`^\\P{Lu}$` with `iu` vs `A`: the complement is taken before case folding (V8: true).", UNI, "^\\P{Lu}$", "ui", "A", true),
+        (163, "`^\\p{scx=Grek}$` with `u` vs `α`: Script_Extensions with a four-letter code (V8: true).", UNI, "^\\p{scx=Grek}$", "u", "α", true),
+        (164, "`^\\p{L}$` with `u` vs 😀 (V8: false).", UNI, "^\\p{L}$", "u", "😀", false),
+        (165, "`^\\p{Emoji}$` with `u` vs 😀: a binary property (V8: true).", UNI, "^\\p{Emoji}$", "u", "😀", true),
+        (166, "`^\\p{L}$` without `u` vs `é`: `\\p` is the literal `p` (V8: false).", UNI, "^\\p{L}$", "", "é", false),
+        (167, "`^[\\P{L}]$` with `u` vs `é` (V8: false).", UNI, "^[\\P{L}]$", "u", "é", false),
+        (168, "`^\\p{Any}$` with `u` vs 😀 (V8: true).", UNI, "^\\p{Any}$", "u", "😀", true),
     ];
     for (n, d, r, p, f, s, ans) in props {
         run(
@@ -453,62 +481,20 @@ fn build_regex(g: &mut Group) {
             n,
             d,
             r,
-            dia,
+            DIA,
             "regex_match",
             Some(re(p, f)),
             json!(s),
             verdict(ans),
         );
     }
-    for (n, d, p) in [
-        (
-            169,
-            "`\\p{letter}` with `u`: property names are case-sensitive (V8: SyntaxError).",
-            "\\p{letter}",
-        ),
-        (
-            170,
-            "`\\p{Script=greek}` with `u` (V8: SyntaxError).",
-            "\\p{Script=greek}",
-        ),
-        (
-            171,
-            "`\\p{sc=Foo}` with `u`: unknown script (V8: SyntaxError).",
-            "\\p{sc=Foo}",
-        ),
-        (
-            172,
-            "`\\p{L` with `u`: unterminated (V8: SyntaxError).",
-            "\\p{L",
-        ),
-        (
-            173,
-            "`\\p` with `u` and no braces (V8: SyntaxError).",
-            "\\p",
-        ),
-        (
-            174,
-            "`\\p{Greek}` with `u`: a script needs `Script=` (V8: SyntaxError).",
-            "\\p{Greek}",
-        ),
-        (
-            175,
-            "`[\\p{L}-z]` with `u`: a property escape cannot bound a range (V8: SyntaxError).",
-            "[\\p{L}-z]",
-        ),
-        (
-            176,
-            "`\\p{Script}` with `u`: a name without a value (V8: SyntaxError).",
-            "\\p{Script}",
-        ),
-        (177, "`\\P{}` with `u` (V8: SyntaxError).", "\\P{}"),
-    ] {
+    for &(n, d, p) in PROPERTY_SYNTAX_ERRORS {
         run(
             g,
             n,
             d,
             &["CHECK-REGEX-SYNTAX", "CHECK-REGEX-UNICODE-FLAG"],
-            dia,
+            DIA,
             "regex_match",
             Some(re(p, "u")),
             json!("abc"),
@@ -519,227 +505,143 @@ fn build_regex(g: &mut Group) {
     // Without `u`, matching is by UTF-16 code unit: an astral character (😀 = U+1F600 =
     // D83D DE00) is two units in the subject and in the pattern (D12). V8-confirmed on node
     // v20.20.2.
-    let ucls = &["CHECK-REGEX-UNICODE-FLAG", "CHECK-REGEX-ECMASCRIPT-CLASSES"];
     let units: Vec<Probe> = vec![
-        (178, "`^.$` vs 😀 without `u`: `.` matches one UTF-16 unit and 😀 is two (V8: false).", ucls, "^.$", "", "😀", false),
-        (179, "`^..$` vs 😀 without `u`: two units (V8: true).", ucls, "^..$", "", "😀", true),
-        (180, "`^[😀]$` vs 😀 without `u`: the class holds the two surrogates as separate members (V8: false).", ucls, "^[😀]$", "", "😀", false),
-        (181, "`^[😀]{2}$` vs 😀 without `u`: each surrogate matches the class once (V8: true).", ucls, "^[😀]{2}$", "", "😀", true),
-        (182, "`\\uD83D` vs 😀 without `u`: a surrogate escape matches the high unit (V8: true).", uni, "\\uD83D", "", "😀", true),
-        (183, "`\\uDE00` vs 😀 without `u`: the low unit is found by the search (V8: true).", uni, "\\uDE00", "", "😀", true),
-        (184, "`^\\uDE00` vs 😀 without `u`: the low unit is not at the start (V8: false).", uni, "^\\uDE00", "", "😀", false),
-        (185, "`^[^a]$` vs 😀 without `u`: a negated class consumes one unit (V8: false).", ucls, "^[^a]$", "", "😀", false),
-        (186, "`^\\S$` vs 😀 without `u` (V8: false).", ucls, "^\\S$", "", "😀", false),
-        (187, "`^\\W\\W$` vs 😀 without `u`: each surrogate is a non-word unit (V8: true).", ucls, "^\\W\\W$", "", "😀", true),
-        (188, "`^\\D$` vs 😀 without `u` (V8: false).", ucls, "^\\D$", "", "😀", false),
-        (189, "`^😀{2}$` vs 😀😀 without `u`: the quantifier repeats the low surrogate only (V8: false).", uni, "^😀{2}$", "", "😀😀", false),
-        (190, "`^😀{2}$` vs 😀😀 with `u`: the quantifier repeats the code point (V8: true).", uni, "^😀{2}$", "u", "😀😀", true),
-        (191, "`^(?:😀){2}$` vs 😀😀 without `u`: a group repeats both units (V8: true).", uni, "^(?:😀){2}$", "", "😀😀", true),
-        (192, "`^[\\uD800-\\uDFFF]{2}$` vs 😀 without `u`: a surrogate range matches each unit (V8: true).", ucls, "^[\\uD800-\\uDFFF]{2}$", "", "😀", true),
-        (193, "`[\\uD800-\\uDFFF]` vs 😀 with `u`: a pair is never split (V8: false).", ucls, "[\\uD800-\\uDFFF]", "u", "😀", false),
-        (194, "`^[\\u0000-\\uFFFF]{2}$` vs 😀 without `u`: every unit is in the BMP range (V8: true).", ucls, "^[\\u0000-\\uFFFF]{2}$", "", "😀", true),
-        (195, "`^[\\uD83D\\uDE00]$` vs 😀 without `u`: two escapes in a class are two members (V8: false).", ucls, "^[\\uD83D\\uDE00]$", "", "😀", false),
-        (196, "`^[\\uD83D\\uDE00]$` vs 😀 with `u`: the escapes form one code point (V8: true).", ucls, "^[\\uD83D\\uDE00]$", "u", "😀", true),
-        (197, "`^a.b$` vs `a😀b` without `u` (V8: false).", ucls, "^a.b$", "", "a😀b", false),
-        (198, "`^a..b$` vs `a😀b` without `u` (V8: true).", ucls, "^a..b$", "", "a😀b", true),
-        (199, "`^.$` with `s` vs 😀 without `u`: dotAll does not join units (V8: false).", ucls, "^.$", "s", "😀", false),
-        (200, "`^[^😀]$` vs 😁 (D83D DE01) without `u`: the shared high surrogate is excluded (V8: false).", ucls, "^[^😀]$", "", "😁", false),
-        (201, "`𐐀` (U+10400) with `i` vs `𐐨` (U+10428) without `u`: surrogates are not case-folded (V8: false).", uni, "𐐀", "i", "𐐨", false),
-        (202, "`𐐀` (U+10400) with `iu` vs `𐐨` (U+10428): Unicode case folding of the code point (V8: true).", uni, "𐐀", "iu", "𐐨", true),
-        (203, "`^\\uDB80` vs U+F0000 (plane-15 private use) without `u`: its high unit (V8: true).", uni, "^\\uDB80", "", "\u{F0000}", true),
-        (204, "`^[…]$` with the literal character U+F0000 (plane-15 private use) in the class, vs U+F0000 without `u`: its two surrogates are separate members (V8: false).", ucls, "^[\u{F0000}]$", "", "\u{F0000}", false),
-        (205, "`^[😀-😂]$` vs 😁 with `u`: a range of astral code points (V8: true).", ucls, "^[😀-😂]$", "u", "😁", true),
+        (178, "`^.$` vs 😀 without `u`: `.` matches one UTF-16 unit and 😀 is two (V8: false).", UCLS, "^.$", "", "😀", false),
+        (179, "`^..$` vs 😀 without `u`: two units (V8: true).", UCLS, "^..$", "", "😀", true),
+        (180, "`^[😀]$` vs 😀 without `u`: the class holds the two surrogates as separate members (V8: false).", UCLS, "^[😀]$", "", "😀", false),
+        (181, "`^[😀]{2}$` vs 😀 without `u`: each surrogate matches the class once (V8: true).", UCLS, "^[😀]{2}$", "", "😀", true),
+        (182, "`\\uD83D` vs 😀 without `u`: a surrogate escape matches the high unit (V8: true).", UNI, "\\uD83D", "", "😀", true),
+        (183, "`\\uDE00` vs 😀 without `u`: the low unit is found by the search (V8: true).", UNI, "\\uDE00", "", "😀", true),
+        (184, "`^\\uDE00` vs 😀 without `u`: the low unit is not at the start (V8: false).", UNI, "^\\uDE00", "", "😀", false),
+        (185, "`^[^a]$` vs 😀 without `u`: a negated class consumes one unit (V8: false).", UCLS, "^[^a]$", "", "😀", false),
+        (186, "`^\\S$` vs 😀 without `u` (V8: false).", UCLS, "^\\S$", "", "😀", false),
+        (187, "`^\\W\\W$` vs 😀 without `u`: each surrogate is a non-word unit (V8: true).", UCLS, "^\\W\\W$", "", "😀", true),
+        (188, "`^\\D$` vs 😀 without `u` (V8: false).", UCLS, "^\\D$", "", "😀", false),
+        (189, "`^😀{2}$` vs 😀😀 without `u`: the quantifier repeats the low surrogate only (V8: false).", UNI, "^😀{2}$", "", "😀😀", false),
+        (190, "`^😀{2}$` vs 😀😀 with `u`: the quantifier repeats the code point (V8: true).", UNI, "^😀{2}$", "u", "😀😀", true),
+        (191, "`^(?:😀){2}$` vs 😀😀 without `u`: a group repeats both units (V8: true).", UNI, "^(?:😀){2}$", "", "😀😀", true),
+        (192, "`^[\\uD800-\\uDFFF]{2}$` vs 😀 without `u`: a surrogate range matches each unit (V8: true).", UCLS, "^[\\uD800-\\uDFFF]{2}$", "", "😀", true),
+        (193, "`[\\uD800-\\uDFFF]` vs 😀 with `u`: a pair is never split (V8: false).", UCLS, "[\\uD800-\\uDFFF]", "u", "😀", false),
+        (194, "`^[\\u0000-\\uFFFF]{2}$` vs 😀 without `u`: every unit is in the BMP range (V8: true).", UCLS, "^[\\u0000-\\uFFFF]{2}$", "", "😀", true),
+        (195, "`^[\\uD83D\\uDE00]$` vs 😀 without `u`: two escapes in a class are two members (V8: false).", UCLS, "^[\\uD83D\\uDE00]$", "", "😀", false),
+        (196, "`^[\\uD83D\\uDE00]$` vs 😀 with `u`: the escapes form one code point (V8: true).", UCLS, "^[\\uD83D\\uDE00]$", "u", "😀", true),
+        (197, "`^a.b$` vs `a😀b` without `u` (V8: false).", UCLS, "^a.b$", "", "a😀b", false),
+        (198, "`^a..b$` vs `a😀b` without `u` (V8: true).", UCLS, "^a..b$", "", "a😀b", true),
+        (199, "`^.$` with `s` vs 😀 without `u`: dotAll does not join units (V8: false).", UCLS, "^.$", "s", "😀", false),
+        (200, "`^[^😀]$` vs 😁 (D83D DE01) without `u`: the shared high surrogate is excluded (V8: false).", UCLS, "^[^😀]$", "", "😁", false),
+        (201, "`𐐀` (U+10400) with `i` vs `𐐨` (U+10428) without `u`: surrogates are not case-folded (V8: false).", UNI, "𐐀", "i", "𐐨", false),
+        (202, "`𐐀` (U+10400) with `iu` vs `𐐨` (U+10428): Unicode case folding of the code point (V8: true).", UNI, "𐐀", "iu", "𐐨", true),
+        (203, "`^\\uDB80` vs U+F0000 (plane-15 private use) without `u`: its high unit (V8: true).", UNI, "^\\uDB80", "", "\u{F0000}", true),
+        (204, "`^[…]$` with the literal character U+F0000 (plane-15 private use) in the class, vs U+F0000 without `u`: its two surrogates are separate members (V8: false).", UCLS, "^[\u{F0000}]$", "", "\u{F0000}", false),
+        (205, "`^[😀-😂]$` vs 😁 with `u`: a range of astral code points (V8: true).", UCLS, "^[😀-😂]$", "u", "😁", true),
     ];
-    run_probes(g, dia, units);
+    run_probes(g, DIA, units);
+}
+
+fn regex_mutation_gaps(g: &mut Group) {
     // Mutation gaps of 2026-11-26 (MUTANTS.md), each answer confirmed with node v20's `RegExp`.
     let gaps: Vec<Probe> = vec![
-        (207, "`^[\\uDC00-\\uDFFF]` vs 😀 without `u`: the first unit is the high surrogate D83D, outside the low-surrogate range (V8: false).", ucls, "^[\\uDC00-\\uDFFF]", "", "😀", false),
-        (208, "`[\\uDC00-\\uDFFF]` vs 😀 without `u`: the search finds the low unit DE00 (V8: true).", ucls, "[\\uDC00-\\uDFFF]", "", "😀", true),
-        (209, "`^.$` vs U+10000 (the first astral code point) without `u`: two units (V8: false).", ucls, "^.$", "", "\u{10000}", false),
-        (210, "`[(]\\1` vs `(` U+0001 without `u`: a `(` in a class opens no group, so `\\1` is the legacy octal escape U+0001 (V8: true).", srch, "[(]\\1", "", "(\u{1}", true),
-        (211, "`\\(\\1` vs `(` U+0001 without `u`: an escaped `(` opens no group, so `\\1` is octal (V8: true).", srch, "\\(\\1", "", "(\u{1}", true),
-        (212, "`(?:a)\\1` vs `a` U+0001 without `u`: a non-capturing group is no group 1, so `\\1` is octal (V8: true).", srch, "(?:a)\\1", "", "a\u{1}", true),
-        (213, "`\\.` with `u` vs `.`: a syntax character may be escaped under `u` (V8: true).", uni, "\\.", "u", ".", true),
-        (216, "`^[U+F0000]$` (a plane-15 private-use character in a class) with `u` vs U+F0000: one code point (V8: true).", ucls, "^[\u{F0000}]$", "u", "\u{F0000}", true),
-        (217, "`^[A-😀]$` vs U+F900 without `u`: the range ends at the high surrogate D83D, below U+F900 (V8: false).", ucls, "^[A-😀]$", "", "\u{F900}", false),
-        (218, "`a\\Bb` vs `ab`: no word boundary between two word characters (V8: true).", cls, "a\\Bb", "", "ab", true),
-        (219, "`a?=b` vs `=b`: an optional `a`, not a lookahead (V8: true).", srch, "a?=b", "", "=b", true),
-        (220, "`^a{,3}$` vs `a{,3}`: `{,3}` is literal text in Annex B, anchored (V8: true).", srch, "^a{,3}$", "", "a{,3}", true),
-        (221, "`^colou?r$` vs `color`: `?` makes the `u` optional (V8: true).", srch, "^colou?r$", "", "color", true),
-        (226, "129 groups `(?:a)` one after another (none nested) vs 129×`a`: nesting depth returns to 0 after each group (V8: true).", srch, "(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)", "", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", true),
-        (227, "`^\\101$` vs `A`: the legacy octal escape 101 is U+0041 (V8: true).", srch, "^\\101$", "", "A", true),
-        (228, "`^\\400$` vs space + `0`: an octal escape stops at 0o377, so `\\40` is a space followed by `0` (V8: true).", srch, "^\\400$", "", " 0", true),
-        (229, "`^\\8$` vs `8`: `\\8` is no octal escape, the identity escape of `8` (V8: true).", srch, "^\\8$", "", "8", true),
-        (230, "`^\\7$` vs U+0007 (V8: true).", srch, "^\\7$", "", "\u{7}", true),
-        (231, "`^[\\D]$` vs `a`: `\\D` inside a class (V8: true).", cls, "^[\\D]$", "", "a", true),
-        (232, "`^[\\W]$` vs `!`: `\\W` inside a class (V8: true).", cls, "^[\\W]$", "", "!", true),
-        (233, "`^\\t$` vs a tab (V8: true).", srch, "^\\t$", "", "\t", true),
-        (234, "`^\\n$` vs a line feed (V8: true).", srch, "^\\n$", "", "\n", true),
-        (235, "`^\\v$` vs U+000B (V8: true).", srch, "^\\v$", "", "\u{b}", true),
-        (236, "A group name of `$`, letters, `_` and a digit: `(?<$a_1>x)` (V8: true).", srch, "(?<$a_1>x)", "", "x", true),
-        (237, "Two named groups with different names (V8: true).", srch, "(?<a>x)(?<b>y)", "", "xy", true),
-        (238, "A group name written with a `\\u` escape: `(?<\\u0061b>x)` (V8: true).", srch, "(?<\\u0061b>x)", "", "x", true),
-        (239, "A group name written as an escaped surrogate pair, U+1D49C (a letter) (V8: true).", srch, "(?<\\uD835\\uDC9C>x)", "", "x", true),
-        (240, "A group name with U+200C (ZWNJ) after its first character (V8: true).", srch, "(?<a\\u200Cb>x)", "", "x", true),
-        (241, "A group name `\\u{1D49C}` with `u` (V8: true).", uni, "(?<\\u{1D49C}>x)", "u", "x", true),
+        (207, "`^[\\uDC00-\\uDFFF]` vs 😀 without `u`: the first unit is the high surrogate D83D, outside the low-surrogate range (V8: false).", UCLS, "^[\\uDC00-\\uDFFF]", "", "😀", false),
+        (208, "`[\\uDC00-\\uDFFF]` vs 😀 without `u`: the search finds the low unit DE00 (V8: true).", UCLS, "[\\uDC00-\\uDFFF]", "", "😀", true),
+        (209, "`^.$` vs U+10000 (the first astral code point) without `u`: two units (V8: false).", UCLS, "^.$", "", "\u{10000}", false),
+        (210, "`[(]\\1` vs `(` U+0001 without `u`: a `(` in a class opens no group, so `\\1` is the legacy octal escape U+0001 (V8: true).", SRCH, "[(]\\1", "", "(\u{1}", true),
+        (211, "`\\(\\1` vs `(` U+0001 without `u`: an escaped `(` opens no group, so `\\1` is octal (V8: true).", SRCH, "\\(\\1", "", "(\u{1}", true),
+        (212, "`(?:a)\\1` vs `a` U+0001 without `u`: a non-capturing group is no group 1, so `\\1` is octal (V8: true).", SRCH, "(?:a)\\1", "", "a\u{1}", true),
+        (213, "`\\.` with `u` vs `.`: a syntax character may be escaped under `u` (V8: true).", UNI, "\\.", "u", ".", true),
+        (216, "`^[U+F0000]$` (a plane-15 private-use character in a class) with `u` vs U+F0000: one code point (V8: true).", UCLS, "^[\u{F0000}]$", "u", "\u{F0000}", true),
+        (217, "`^[A-😀]$` vs U+F900 without `u`: the range ends at the high surrogate D83D, below U+F900 (V8: false).", UCLS, "^[A-😀]$", "", "\u{F900}", false),
+        (218, "`a\\Bb` vs `ab`: no word boundary between two word characters (V8: true).", CLS, "a\\Bb", "", "ab", true),
+        (219, "`a?=b` vs `=b`: an optional `a`, not a lookahead (V8: true).", SRCH, "a?=b", "", "=b", true),
+        (220, "`^a{,3}$` vs `a{,3}`: `{,3}` is literal text in Annex B, anchored (V8: true).", SRCH, "^a{,3}$", "", "a{,3}", true),
+        (221, "`^colou?r$` vs `color`: `?` makes the `u` optional (V8: true).", SRCH, "^colou?r$", "", "color", true),
+        (226, "129 groups `(?:a)` one after another (none nested) vs 129×`a`: nesting depth returns to 0 after each group (V8: true).", SRCH, "(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)(?:a)", "", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", true),
+        (227, "`^\\101$` vs `A`: the legacy octal escape 101 is U+0041 (V8: true).", SRCH, "^\\101$", "", "A", true),
+        (228, "`^\\400$` vs space + `0`: an octal escape stops at 0o377, so `\\40` is a space followed by `0` (V8: true).", SRCH, "^\\400$", "", " 0", true),
+        (229, "`^\\8$` vs `8`: `\\8` is no octal escape, the identity escape of `8` (V8: true).", SRCH, "^\\8$", "", "8", true),
+        (230, "`^\\7$` vs U+0007 (V8: true).", SRCH, "^\\7$", "", "\u{7}", true),
+        (231, "`^[\\D]$` vs `a`: `\\D` inside a class (V8: true).", CLS, "^[\\D]$", "", "a", true),
+        (232, "`^[\\W]$` vs `!`: `\\W` inside a class (V8: true).", CLS, "^[\\W]$", "", "!", true),
+        (233, "`^\\t$` vs a tab (V8: true).", SRCH, "^\\t$", "", "\t", true),
+        (234, "`^\\n$` vs a line feed (V8: true).", SRCH, "^\\n$", "", "\n", true),
+        (235, "`^\\v$` vs U+000B (V8: true).", SRCH, "^\\v$", "", "\u{b}", true),
+        (236, "A group name of `$`, letters, `_` and a digit: `(?<$a_1>x)` (V8: true).", SRCH, "(?<$a_1>x)", "", "x", true),
+        (237, "Two named groups with different names (V8: true).", SRCH, "(?<a>x)(?<b>y)", "", "xy", true),
+        (238, "A group name written with a `\\u` escape: `(?<\\u0061b>x)` (V8: true).", SRCH, "(?<\\u0061b>x)", "", "x", true),
+        (239, "A group name written as an escaped surrogate pair, U+1D49C (a letter) (V8: true).", SRCH, "(?<\\uD835\\uDC9C>x)", "", "x", true),
+        (240, "A group name with U+200C (ZWNJ) after its first character (V8: true).", SRCH, "(?<a\\u200Cb>x)", "", "x", true),
+        (241, "A group name `\\u{1D49C}` with `u` (V8: true).", UNI, "(?<\\u{1D49C}>x)", "u", "x", true),
         // Character escapes and class atoms (mutation gaps of 2026-11-26, node v20).
-        (244, "`^\\f$` without `u` (V8: true).", srch, "^\\f$", "", "\u{c}", true),
-        (245, "`^\\r$` without `u` (V8: true).", srch, "^\\r$", "", "\u{d}", true),
-        (246, "`^\\0$` without `u` (V8: true).", srch, "^\\0$", "", "\u{0}", true),
-        (247, "`^\\01$` without `u` (V8: true).", srch, "^\\01$", "", "\u{1}", true),
-        (249, "`^\\cJ$` without `u` (V8: true).", srch, "^\\cJ$", "", "\u{a}", true),
-        (250, "`^\\c1$` without `u` (V8: true).", srch, "^\\c1$", "", "\\c1", true),
-        (251, "`^[\\c1]$` without `u` (V8: true).", srch, "^[\\c1]$", "", "\u{11}", true),
-        (252, "`^[\\c_]$` without `u` (V8: true).", srch, "^[\\c_]$", "", "\u{1f}", true),
-        (254, "`^\\x41$` without `u` (V8: true).", srch, "^\\x41$", "", "A", true),
-        (255, "`^\\xZ$` without `u` (V8: true).", srch, "^\\xZ$", "", "xZ", true),
-        (257, "`^\\u0041$` without `u` (V8: true).", srch, "^\\u0041$", "", "A", true),
-        (258, "`^\\uD83D\\uDE00$` with `u` (V8: true).", uni, "^\\uD83D\\uDE00$", "u", "😀", true),
-        (259, "`^\\uD83D\\uDE00$` without `u` (V8: true).", srch, "^\\uD83D\\uDE00$", "", "😀", true),
-        (260, "`^\\u{1F600}$` with `u` (V8: true).", uni, "^\\u{1F600}$", "u", "😀", true),
-        (261, "`^\\u{61}$` without `u` (V8: true).", srch, "^\\u{61}$", "", "uuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuu", true),
-        (262, "`^[\\-]$` without `u` (V8: true).", srch, "^[\\-]$", "", "-", true),
-        (263, "`^[\\-]$` with `u` (V8: true).", uni, "^[\\-]$", "u", "-", true),
-        (265, "`^\\-$` without `u` (V8: true).", srch, "^\\-$", "", "-", true),
-        (266, "`^\\k$` without `u` (V8: true).", srch, "^\\k$", "", "k", true),
-        (268, "`^\\a$` without `u` (V8: true).", srch, "^\\a$", "", "a", true),
-        (270, "`^[\\b]$` without `u` (V8: true).", srch, "^[\\b]$", "", "\u{8}", true),
-        (271, "`^[\\8]$` without `u` (V8: true).", srch, "^[\\8]$", "", "8", true),
-        (272, "`^[\\1]$` without `u` (V8: true).", srch, "^[\\1]$", "", "\u{1}", true),
-        (274, "`^[a-a]$` without `u` (V8: true).", srch, "^[a-a]$", "", "a", true),
-        (275, "`^\\u{10FFFF}$` with `u` (V8: true).", uni, "^\\u{10FFFF}$", "u", "\u{10ffff}", true),
-        (276, "`\\uD83D\\u0041` with `u` (V8: false).", uni, "\\uD83D\\u0041", "u", "xA", false),
-        (277, "`^[\\d-z]$` without `u` (V8: true).", srch, "^[\\d-z]$", "", "-", true),
+        (244, "`^\\f$` without `u` (V8: true).", SRCH, "^\\f$", "", "\u{c}", true),
+        (245, "`^\\r$` without `u` (V8: true).", SRCH, "^\\r$", "", "\u{d}", true),
+        (246, "`^\\0$` without `u` (V8: true).", SRCH, "^\\0$", "", "\u{0}", true),
+        (247, "`^\\01$` without `u` (V8: true).", SRCH, "^\\01$", "", "\u{1}", true),
+        (249, "`^\\cJ$` without `u` (V8: true).", SRCH, "^\\cJ$", "", "\u{a}", true),
+        (250, "`^\\c1$` without `u` (V8: true).", SRCH, "^\\c1$", "", "\\c1", true),
+        (251, "`^[\\c1]$` without `u` (V8: true).", SRCH, "^[\\c1]$", "", "\u{11}", true),
+        (252, "`^[\\c_]$` without `u` (V8: true).", SRCH, "^[\\c_]$", "", "\u{1f}", true),
+        (254, "`^\\x41$` without `u` (V8: true).", SRCH, "^\\x41$", "", "A", true),
+        (255, "`^\\xZ$` without `u` (V8: true).", SRCH, "^\\xZ$", "", "xZ", true),
+        (257, "`^\\u0041$` without `u` (V8: true).", SRCH, "^\\u0041$", "", "A", true),
+        (258, "`^\\uD83D\\uDE00$` with `u` (V8: true).", UNI, "^\\uD83D\\uDE00$", "u", "😀", true),
+        (259, "`^\\uD83D\\uDE00$` without `u` (V8: true).", SRCH, "^\\uD83D\\uDE00$", "", "😀", true),
+        (260, "`^\\u{1F600}$` with `u` (V8: true).", UNI, "^\\u{1F600}$", "u", "😀", true),
+        (261, "`^\\u{61}$` without `u` (V8: true).", SRCH, "^\\u{61}$", "", "uuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuu", true),
+        (262, "`^[\\-]$` without `u` (V8: true).", SRCH, "^[\\-]$", "", "-", true),
+        (263, "`^[\\-]$` with `u` (V8: true).", UNI, "^[\\-]$", "u", "-", true),
+        (265, "`^\\-$` without `u` (V8: true).", SRCH, "^\\-$", "", "-", true),
+        (266, "`^\\k$` without `u` (V8: true).", SRCH, "^\\k$", "", "k", true),
+        (268, "`^\\a$` without `u` (V8: true).", SRCH, "^\\a$", "", "a", true),
+        (270, "`^[\\b]$` without `u` (V8: true).", SRCH, "^[\\b]$", "", "\u{8}", true),
+        (271, "`^[\\8]$` without `u` (V8: true).", SRCH, "^[\\8]$", "", "8", true),
+        (272, "`^[\\1]$` without `u` (V8: true).", SRCH, "^[\\1]$", "", "\u{1}", true),
+        (274, "`^[a-a]$` without `u` (V8: true).", SRCH, "^[a-a]$", "", "a", true),
+        (275, "`^\\u{10FFFF}$` with `u` (V8: true).", UNI, "^\\u{10FFFF}$", "u", "\u{10ffff}", true),
+        (276, "`\\uD83D\\u0041` with `u` (V8: false).", UNI, "\\uD83D\\u0041", "u", "xA", false),
+        (277, "`^[\\d-z]$` without `u` (V8: true).", SRCH, "^[\\d-z]$", "", "-", true),
     ];
-    run_probes(g, dia, gaps);
+    run_probes(g, DIA, gaps);
     // Mutation gaps of the ecma_regex re-test (MUTANTS.md), each answer confirmed with node v20's
     // `RegExp`.
     let nested = format!("{}a{}", "(".repeat(128), ")".repeat(128));
     let gaps2: Vec<Probe> = vec![
-        (279, "`a??b` vs `b`: a lazy `?` quantifier (V8: true).", srch, "a??b", "", "b", true),
-        (280, "A group name with U+200D (ZWJ) after its first character (V8: true).", srch, "(?<a\\u200Db>x)", "", "x", true),
-        (281, "A group name written as an escaped surrogate pair, U+200A0 (a CJK ideograph) (V8: true).", srch, "(?<\\uD840\\uDCA0>x)", "", "x", true),
-        (282, "A group name written as an escaped surrogate pair, U+1EE00 (ARABIC MATHEMATICAL ALEF) (V8: true).", srch, "(?<\\uD83B\\uDE00>x)", "", "x", true),
-        (283, "`(a)\\10` vs `a` U+0008: 10 is more than the number of groups, so `\\10` is the legacy octal escape U+0008 (V8: true).", srch, "(a)\\10", "", "a\u{8}", true),
-        (284, "`^\\D$` vs a space (V8: true).", cls, "^\\D$", "", " ", true),
-        (285, "`^\\W$` vs a space (V8: true).", cls, "^\\W$", "", " ", true),
-        (286, "`^\\0$` with `u` vs U+0000 (V8: true).", uni, "^\\0$", "u", "\u{0}", true),
-        (287, "`^\\0123$` vs U+000A `3`: a legacy octal escape starting with 0 takes at most three digits, `\\012` (V8: true).", srch, "^\\0123$", "", "\n3", true),
-        (288, "`^[\\c1]$` vs `1`: in a class, `\\c1` is the one unit U+0011 (V8: false).", srch, "^[\\c1]$", "", "1", false),
-        (289, "`^[\\c1]$` vs `c` (V8: false).", srch, "^[\\c1]$", "", "c", false),
-        (290, "`^[\\b]$` vs `b`: in a class, `\\b` is the one unit U+0008 (V8: false).", srch, "^[\\b]$", "", "b", false),
-        (291, "`^[\\p{L}]$` without `u` vs `{`: the class holds `p`, `{`, `L`, `}` (Annex B identity escape) (V8: true).", uni, "^[\\p{L}]$", "", "{", true),
-        (292, "`^[\\k]$` without `u` and without named groups vs `k` (V8: true).", srch, "^[\\k]$", "", "k", true),
-        (293, "`^\\p{Zl}$` with `u` vs U+2028: a property with a single code point (V8: true).", uni, "^\\p{Zl}$", "u", "\u{2028}", true),
-        (294, "`\\p{Cs}` with `u` vs `a😀`: surrogates only, none in a string of code points (V8: false).", uni, "\\p{Cs}", "u", "a😀", false),
-        (295, "128 nested groups `((…(a)…))` vs `a` (V8: true).", srch, &nested, "", "a", true),
+        (279, "`a??b` vs `b`: a lazy `?` quantifier (V8: true).", SRCH, "a??b", "", "b", true),
+        (280, "A group name with U+200D (ZWJ) after its first character (V8: true).", SRCH, "(?<a\\u200Db>x)", "", "x", true),
+        (281, "A group name written as an escaped surrogate pair, U+200A0 (a CJK ideograph) (V8: true).", SRCH, "(?<\\uD840\\uDCA0>x)", "", "x", true),
+        (282, "A group name written as an escaped surrogate pair, U+1EE00 (ARABIC MATHEMATICAL ALEF) (V8: true).", SRCH, "(?<\\uD83B\\uDE00>x)", "", "x", true),
+        (283, "`(a)\\10` vs `a` U+0008: 10 is more than the number of groups, so `\\10` is the legacy octal escape U+0008 (V8: true).", SRCH, "(a)\\10", "", "a\u{8}", true),
+        (284, "`^\\D$` vs a space (V8: true).", CLS, "^\\D$", "", " ", true),
+        (285, "`^\\W$` vs a space (V8: true).", CLS, "^\\W$", "", " ", true),
+        (286, "`^\\0$` with `u` vs U+0000 (V8: true).", UNI, "^\\0$", "u", "\u{0}", true),
+        (287, "`^\\0123$` vs U+000A `3`: a legacy octal escape starting with 0 takes at most three digits, `\\012` (V8: true).", SRCH, "^\\0123$", "", "\n3", true),
+        (288, "`^[\\c1]$` vs `1`: in a class, `\\c1` is the one unit U+0011 (V8: false).", SRCH, "^[\\c1]$", "", "1", false),
+        (289, "`^[\\c1]$` vs `c` (V8: false).", SRCH, "^[\\c1]$", "", "c", false),
+        (290, "`^[\\b]$` vs `b`: in a class, `\\b` is the one unit U+0008 (V8: false).", SRCH, "^[\\b]$", "", "b", false),
+        (291, "`^[\\p{L}]$` without `u` vs `{`: the class holds `p`, `{`, `L`, `}` (Annex B identity escape) (V8: true).", UNI, "^[\\p{L}]$", "", "{", true),
+        (292, "`^[\\k]$` without `u` and without named groups vs `k` (V8: true).", SRCH, "^[\\k]$", "", "k", true),
+        (293, "`^\\p{Zl}$` with `u` vs U+2028: a property with a single code point (V8: true).", UNI, "^\\p{Zl}$", "u", "\u{2028}", true),
+        (294, "`\\p{Cs}` with `u` vs `a😀`: surrogates only, none in a string of code points (V8: false).", UNI, "\\p{Cs}", "u", "a😀", false),
+        (295, "128 nested groups `((…(a)…))` vs `a` (V8: true).", SRCH, &nested, "", "a", true),
     ];
-    run_probes(g, dia, gaps2);
+    run_probes(g, DIA, gaps2);
     run(
         g,
         214,
         "`a)`: an unmatched `)` (V8: SyntaxError).",
         &["CHECK-REGEX-SYNTAX"],
-        dia,
+        DIA,
         "regex_match",
         Some(re("a)", "")),
         json!("a"),
         err("invalid_params"),
     );
     // Syntax errors of `new RegExp` (V8: SyntaxError) are `invalid_params`.
-    for (n, d, p, f, subject) in [
-        (
-            222,
-            "`a{2` with `u`: an incomplete quantifier (V8: SyntaxError).",
-            "a{2",
-            "u",
-            "aa",
-        ),
-        (223, "A lone `{` with `u` (V8: SyntaxError).", "{", "u", "{"),
-        (
-            224,
-            "`{2}` at the start without `u`: nothing to repeat (V8: SyntaxError).",
-            "{2}",
-            "",
-            "{2}",
-        ),
-        (
-            225,
-            "A lone `}` with `u` (V8: SyntaxError).",
-            "a}",
-            "u",
-            "a}",
-        ),
-        (
-            242,
-            "A group name starting with a digit, `(?<1a>x)` (V8: SyntaxError).",
-            "(?<1a>x)",
-            "",
-            "x",
-        ),
-        (
-            243,
-            "Two groups named `a` (V8: SyntaxError).",
-            "(?<a>x)(?<a>y)",
-            "",
-            "xy",
-        ),
-        (
-            248,
-            "`\\01` with `u` (V8: SyntaxError).",
-            "\\01",
-            "u",
-            "\u{1}",
-        ),
-        (253, "`\\c1` with `u` (V8: SyntaxError).", "\\c1", "u", "x"),
-        (256, "`\\xZ` with `u` (V8: SyntaxError).", "\\xZ", "u", "xZ"),
-        (264, "`\\-` with `u` (V8: SyntaxError).", "\\-", "u", "-"),
-        (
-            267,
-            "`(?<a>x)\\k` without `u` (V8: SyntaxError).",
-            "(?<a>x)\\k",
-            "",
-            "xk",
-        ),
-        (269, "`\\a` with `u` (V8: SyntaxError).", "\\a", "u", "a"),
-        (
-            273,
-            "`[\\1]` with `u` (V8: SyntaxError).",
-            "[\\1]",
-            "u",
-            "\u{1}",
-        ),
-        (
-            278,
-            "`[\\d-z]` with `u` (V8: SyntaxError).",
-            "[\\d-z]",
-            "u",
-            "-",
-        ),
-        (296, "An empty group name `(?<>x)` (V8: SyntaxError).", "(?<>x)", "", "x"),
-        (
-            297,
-            "A group name with a lone high surrogate escape, `(?<\\uD835a>x)` (V8: SyntaxError).",
-            "(?<\\uD835a>x)",
-            "",
-            "x",
-        ),
-        (298, "`\\u{}` with `u`: no hex digit (V8: SyntaxError).", "\\u{}", "u", "\u{0}"),
-        (299, "`\\u{61` with `u`: no closing brace (V8: SyntaxError).", "\\u{61", "u", "a"),
-        (
-            300,
-            "`(?<a>x)[\\k]` without `u`: with named groups, `\\k` is no identity escape, in a class too (V8: SyntaxError).",
-            "(?<a>x)[\\k]",
-            "",
-            "xk",
-        ),
-    ] {
+    for &(n, d, p, f, subject) in MORE_SYNTAX_ERRORS {
         run(
             g,
             n,
             d,
             &["CHECK-REGEX-SYNTAX"],
-            dia,
+            DIA,
             "regex_match",
             Some(re(p, f)),
             json!(subject),
@@ -750,7 +652,7 @@ fn build_regex(g: &mut Group) {
     let rows: Vec<Run> = vec![
         (215, "`[a](b)\\1` vs `abb`: `]` closes the class, so `(b)` is group 1 and `\\1` a backreference (V8: true; refusing backreferences is acceptable, D12).", &["CHECK-REGEX-UNSUPPORTED"], &["RegexUnsupported"],
             "regex_match", Some(re("[a](b)\\1", "")), json!("abb"), Expectation::acceptable("D12", vec![Expected::invalid("unsupported_pattern", "6.2"), Expected::valid(json!({"passed": true, "score": 1}))])),
-        (206, "`^[😀-😂]$` without `u`: the range is DE00–D83D, out of order (V8: SyntaxError).", &["CHECK-REGEX-SYNTAX", "CHECK-REGEX-UNICODE-FLAG"], dia,
+        (206, "`^[😀-😂]$` without `u`: the range is DE00–D83D, out of order (V8: SyntaxError).", &["CHECK-REGEX-SYNTAX", "CHECK-REGEX-UNICODE-FLAG"], DIA,
             "regex_match", Some(re("^[😀-😂]$", "")), json!("😁"), err("invalid_params")),
     ];
     run_rows(g, rows);
@@ -759,6 +661,14 @@ fn build_regex(g: &mut Group) {
 fn schema_params(schema: Value) -> Option<Value> {
     Some(json!({ "schema": schema }))
 }
+
+/// `format` keywords: (number, description, format, instance, whether it is valid).
+#[rustfmt::skip]
+const SCHEMA_FORMATS: &[(u16, &str, &str, &str, bool)] = &[
+    (50, "`format: date-time` → invalid_schema (strict ajv has no formats); validating it is acceptable.", "date-time", "2026-03-01T00:00:00Z", true),
+    (51, "`format: email` on a non-email: invalid_schema, or (acceptable) a failing validation.", "email", "not an email", false),
+    (52, "`format: uri`.", "uri", "https://example.com/", true),
+];
 
 fn build_schema(g: &mut Group) {
     g.define_flag(
@@ -847,13 +757,24 @@ fn build_schema(g: &mut Group) {
     run_rows(g, rows);
 
     let fmt = &["CHECK-SCHEMA-FORMAT"];
-    for (num, d, f, inst, valid) in [
-        (50, "`format: date-time` → invalid_schema (strict ajv has no formats); validating it is acceptable.", "date-time", "2026-03-01T00:00:00Z", true),
-        (51, "`format: email` on a non-email: invalid_schema, or (acceptable) a failing validation.", "email", "not an email", false),
-        (52, "`format: uri`.", "uri", "https://example.com/", true),
-    ] {
-        run(g, num, d, fmt, &["SchemaFormat"], n, schema_params(json!({"type": "string", "format": f})), json!(inst),
-            Expectation::acceptable("D29", vec![Expected::invalid("invalid_schema", "6.2"), Expected::valid(json!({"passed": valid, "score": if valid {1} else {0}}))]));
+    for &(num, d, f, inst, valid) in SCHEMA_FORMATS {
+        run(
+            g,
+            num,
+            d,
+            fmt,
+            &["SchemaFormat"],
+            n,
+            schema_params(json!({"type": "string", "format": f})),
+            json!(inst),
+            Expectation::acceptable(
+                "D29",
+                vec![
+                    Expected::invalid("invalid_schema", "6.2"),
+                    Expected::valid(json!({"passed": valid, "score": if valid {1} else {0}})),
+                ],
+            ),
+        );
     }
     run(
         g,
@@ -1164,6 +1085,17 @@ fn build_equals(g: &mut Group) {
     run_rows(g, rows);
 }
 
+/// Names that are not built-ins: (number, name, description).
+#[rustfmt::skip]
+const NEAR_MISS_NAMES: &[(u16, &str, &str)] = &[
+    (10, "regex", "A near-miss name `regex`."),
+    (11, "Regex_Match", "Names are case-sensitive."),
+    (12, "", "The empty name."),
+    (13, "llm_judge", "`llm_judge` is a v0.2 method, not a check."),
+    (14, "regex_match ", "Trailing space."),
+    (15, "toString", "An inherited property name of JS objects is not a check."),
+];
+
 fn build_registry(g: &mut Group) {
     let d = &["CHECK-REGISTRY-DEFAULT"];
     #[rustfmt::skip]
@@ -1178,22 +1110,7 @@ fn build_registry(g: &mut Group) {
     ];
     run_rows(g, rows);
     let u = &["CHECK-REGISTRY-UNKNOWN"];
-    for (num, name, desc) in [
-        (10, "regex", "A near-miss name `regex`."),
-        (11, "Regex_Match", "Names are case-sensitive."),
-        (12, "", "The empty name."),
-        (
-            13,
-            "llm_judge",
-            "`llm_judge` is a v0.2 method, not a check.",
-        ),
-        (14, "regex_match ", "Trailing space."),
-        (
-            15,
-            "toString",
-            "An inherited property name of JS objects is not a check.",
-        ),
-    ] {
+    for &(num, name, desc) in NEAR_MISS_NAMES {
         run(
             g,
             num,
