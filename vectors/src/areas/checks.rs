@@ -756,6 +756,13 @@ fn build_schema(g: &mut Group) {
     ];
     run_rows(g, rows);
 
+    schema_formats_and_limits(g);
+}
+
+/// `format`, remote references, params shape and nesting limits.
+fn schema_formats_and_limits(g: &mut Group) {
+    let v = &["CHECK-SCHEMA-VALIDATE", "CHECK-SCORE-BINARY"];
+    let n = "json_schema";
     let fmt = &["CHECK-SCHEMA-FORMAT"];
     for &(num, d, f, inst, valid) in SCHEMA_FORMATS {
         run(
@@ -1174,6 +1181,23 @@ fn comp(mode: &str, steps: Vec<Value>) -> Value {
     json!({"method": "composite", "mode": mode, "steps": steps})
 }
 
+/// `step` with `expectedResult: exp`.
+fn with_exp(step: &Value, exp: Value) -> Value {
+    let mut s = step.clone();
+    s["expectedResult"] = exp;
+    s
+}
+
+/// A weighted composite of `steps` with weights `w` and an optional `passThreshold`.
+fn wsp(w: Value, steps: Vec<Value>, th: Option<f64>) -> Value {
+    let mut s = comp("weighted", steps);
+    s["weights"] = w;
+    if let Some(t) = th {
+        s["passThreshold"] = json!(t);
+    }
+    s
+}
+
 fn res(passed: bool, score: f64) -> Expectation {
     Expectation::valid(json!({"passed": passed, "score": score}))
 }
@@ -1182,7 +1206,6 @@ fn spec_err(code: &str) -> Expectation {
     Expectation::invalid(code, "10.3")
 }
 
-#[allow(clippy::too_many_lines)]
 fn build_verify(g: &mut Group) {
     g.define_flag(
         "ExpectedResultDetails",
@@ -1198,6 +1221,14 @@ fn build_verify(g: &mut Group) {
         "A verification spec with members its method does not use is `invalid_spec`; accepting it is acceptable.",
         "A typo or misplaced member in a contract is silently ignored.",
     );
+    verify_methods(g);
+    verify_composites(g);
+    verify_limits(g);
+}
+
+/// The reusable verification steps, all on the output `out`: (out, three passing steps t1–t3,
+/// three failing steps f1–f3, an unknown check, a check with invalid params).
+fn verify_steps() -> [Value; 9] {
     // Reusable steps (all on output {"summary": "ok done", "n": 3}).
     let out = json!({"summary": "ok done", "n": 3});
     let t1 = det("field_exists", json!({"fields": ["summary"]}));
@@ -1209,6 +1240,11 @@ fn build_verify(g: &mut Group) {
     let boom = det("no_such_check", json!({}));
     let boom_params = det("regex_match", json!({"pattern": "("}));
 
+    [out, t1, t2, t3, f1, f2, f3, boom, boom_params]
+}
+
+fn verify_methods(g: &mut Group) {
+    let [out, t1, t2, t3, f1, f2, f3, boom, boom_params] = verify_steps();
     let sm = &["VERIFY-OUTPUT-SCHEMA-MATCH"];
     #[rustfmt::skip]
     let rows: Vec<Vo> = vec![
@@ -1246,11 +1282,6 @@ fn build_verify(g: &mut Group) {
         "VERIFY-OUTPUT-EXPECTED-RESULT",
         "VERIFY-OUTPUT-DETERMINISTIC",
     ];
-    let with_exp = |step: &Value, exp: Value| {
-        let mut s = step.clone();
-        s["expectedResult"] = exp;
-        s
-    };
     #[rustfmt::skip]
     let rows: Vec<Vo> = vec![
         (20, "expectedResult `{passed: false, score: 0}` on a failing check: equal → passed true, score kept (0).", er, &[],
@@ -1274,7 +1305,10 @@ fn build_verify(g: &mut Group) {
             comp("all_pass", vec![t1.clone(), with_exp(&f1, json!({"passed": false, "score": 0}))]), out.clone(), res(true, 1.0)),
     ];
     vo_rows(g, rows);
+}
 
+fn verify_composites(g: &mut Group) {
+    let [out, t1, t2, t3, f1, f2, f3, boom, boom_params] = verify_steps();
     let ap = &["VERIFY-OUTPUT-ALL-PASS"];
     #[rustfmt::skip]
     let rows: Vec<Vo> = vec![
@@ -1313,14 +1347,6 @@ fn build_verify(g: &mut Group) {
     vo_rows(g, rows);
 
     let wt = &["VERIFY-OUTPUT-WEIGHTED"];
-    let wsp = |w: Value, steps: Vec<Value>, th: Option<f64>| {
-        let mut s = comp("weighted", steps);
-        s["weights"] = w;
-        if let Some(t) = th {
-            s["passThreshold"] = json!(t);
-        }
-        s
-    };
     #[rustfmt::skip]
     let rows: Vec<Vo> = vec![
         (50, "weighted [0.5, 0.5], one pass one fail → 0.5 < 0.7 default → failed, score 0.5.", &["VERIFY-OUTPUT-WEIGHTED", "VERIFY-OUTPUT-DEFAULT-THRESHOLD"], &[],
@@ -1370,7 +1396,10 @@ fn build_verify(g: &mut Group) {
             wsp(json!([0.2, 0.3, 0.5]), vec![t1.clone(), f1.clone(), t2.clone()], None), out.clone(), res(true, 0.7)),
     ];
     vo_rows(g, rows);
+}
 
+fn verify_limits(g: &mut Group) {
+    let [out, t1, t2, t3, f1, f2, _, _, _] = verify_steps();
     let es = &["VERIFY-OUTPUT-EMPTY-STEPS"];
     #[rustfmt::skip]
     let rows: Vec<Vo> = vec![

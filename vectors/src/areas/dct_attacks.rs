@@ -2793,7 +2793,6 @@ fn mallory_kp(k: &Keys) -> Keypair {
 /// another denial code — a hardening finding ("rejected with another code"); one whose
 /// acceptance disables the check answers `valid` — a wrong verdict carrying the case's
 /// critical `Malformed*Bypass` flag. The malformed cases alone cannot tell these apart.
-#[allow(clippy::too_many_lines)] // One table per check.
 fn build_effects(g: &mut Group, k: &Keys) {
     for b in BYPASSES {
         let t = (b.token)(k);
