@@ -66,13 +66,12 @@ pub fn caps(cells: &[Cap]) -> Vec<Capability> {
     cells.iter().map(|(n, a, r)| cap(n, a, r)).collect()
 }
 
-/// The key whose role name is `name` (`root`, `alice`, …; falls back to `mallory`), so tables
-/// can name keys.
+/// The key whose role name is `name` (`root`, `alice`, …), so tables can name keys. A name
+/// that is no key is a typo in a table: the generator stops.
 pub fn key<'a>(keys: &'a Keys, name: &str) -> &'a Key {
-    keys.all()
-        .into_iter()
-        .find(|k| k.name == name)
-        .unwrap_or(&keys.mallory)
+    let found = keys.all().into_iter().find(|k| k.name == name);
+    assert!(found.is_some(), "no key named {name:?}");
+    found.unwrap_or(&keys.mallory)
 }
 
 /// The default root capabilities: `docs:read:/project/**`, `docs:write:/project/drafts/*`,
