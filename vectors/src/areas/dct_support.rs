@@ -58,6 +58,22 @@ pub fn cap(namespace: &str, action: &str, resource: &str) -> Capability {
     Capability::new(namespace, action, resource)
 }
 
+/// A capability as a table cell: (namespace, action, resource).
+pub type Cap = (&'static str, &'static str, &'static str);
+
+/// Capabilities from table cells.
+pub fn caps(cells: &[Cap]) -> Vec<Capability> {
+    cells.iter().map(|(n, a, r)| cap(n, a, r)).collect()
+}
+
+/// The key whose role name is `name` (`root`, `alice`, …), so tables can name keys. A name
+/// that is no key is a typo in a table: the generator stops.
+pub fn key<'a>(keys: &'a Keys, name: &str) -> &'a Key {
+    let found = keys.all().into_iter().find(|k| k.name == name);
+    assert!(found.is_some(), "no key named {name:?}");
+    found.unwrap_or(&keys.mallory)
+}
+
 /// The default root capabilities: `docs:read:/project/**`, `docs:write:/project/drafts/*`,
 /// `web:search:*`.
 pub fn default_caps() -> Vec<Capability> {
