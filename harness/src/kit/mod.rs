@@ -802,7 +802,9 @@ mod tests {
         };
         let text = fuzz_cargo(&unknown);
         assert!(
-            text.contains(&format!("path = \"../{INPROCESS_PLACEHOLDER}\", features = [\"fuzz\"]")),
+            text.contains(&format!(
+                "path = \"../{INPROCESS_PLACEHOLDER}\", features = [\"fuzz\"]"
+            )),
             "{text}"
         );
         assert!(text.contains("# SET THIS PATH"), "{text}");
