@@ -49,7 +49,7 @@
 //!
 //! This crate depends on `delegateos-vectors` (corpus, loader, judge) and `libtest-mimic` only:
 //! no processes, no HTTP stack. With the feature `fuzz` it also depends on
-//! `delegateos-reference` and offers [`fuzz`](crate::fuzz): in-process differential fuzzing of
+//! `delegateos-reference` and offers the module `fuzz`: in-process differential fuzzing of
 //! an [`Implementation`] against the reference (one fuzzer input → one mutated, re-signed corpus
 //! case, judged and graded as `delegateos-conform fuzz` does, findings written as replayable
 //! vector files), driven by a cargo-fuzz target that `new-adapter --lang rust` writes.
