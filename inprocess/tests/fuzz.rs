@@ -299,3 +299,106 @@ fn a_panic_is_a_crash_finding_unless_asked_to_propagate() {
     let unwound = std::panic::catch_unwind(|| propagating.step(&PanicsOnGlobstar, &input(i)));
     assert!(unwound.is_err(), "the panic was caught");
 }
+
+const OUTPUT_VERIFICATION: &[&str] = &[
+    "unknown_check",
+    "invalid_params",
+    "unsupported_pattern",
+    "invalid_schema",
+    "invalid_spec",
+    "limit_exceeded",
+];
+
+/// `check.run` that answers another code of the reference's code's family
+/// (`spec/error-codes.md` §11, output-verification).
+struct OtherCodeOfTheFamily;
+
+impl Implementation for OtherCodeOfTheFamily {
+    fn check_run(&self, input: &Value) -> Answer {
+        match ops::run("check.run", input) {
+            Outcome::Error { code, detail } if OUTPUT_VERIFICATION.contains(&code.as_str()) => {
+                let other = if code == "invalid_spec" {
+                    "invalid_params"
+                } else {
+                    "invalid_spec"
+                };
+                Answer::error(other, detail)
+            }
+            other => ActualOutcome::from(&other).into(),
+        }
+    }
+
+    fn fallback(&self, op: &str, input: &Value) -> Answer {
+        reference(op, input)
+    }
+}
+
+/// `dct.verify` that checks the context's `now` before the token (D7 leaves the order open):
+/// `malformed_token` for a `now` that is no profile timestamp.
+struct NowFirst;
+
+impl Implementation for NowFirst {
+    fn dct_verify(&self, input: &Value) -> Answer {
+        let now = input.pointer("/context/now").and_then(Value::as_str);
+        if now.is_some_and(|n| delegateos_reference::timestamp::Timestamp::parse(n).is_err()) {
+            return Answer::error("malformed_token", "now is not a profile timestamp");
+        }
+        reference("dct.verify", input)
+    }
+
+    fn fallback(&self, op: &str, input: &Value) -> Answer {
+        reference(op, input)
+    }
+}
+
+/// As `fuzz` judges: another code of the family is a hardening, low `other_code` finding,
+/// never a disagreement; and its file replays as `OtherCode` (not failed) against it.
+#[test]
+fn another_code_of_the_family_is_a_hardening_finding_not_a_disagreement() {
+    fuzz::install_panic_hook();
+    let fuzzer = Fuzzer::for_operations(&["check.run"]).unwrap();
+    let mut other_codes = Vec::new();
+    for i in 0..1500 {
+        if let Step::Finding(f) = fuzzer.step(&OtherCodeOfTheFamily, &input(i)) {
+            assert_eq!(f.kind, Kind::OtherCode, "input {i}: {}", f.summary());
+            other_codes.push(f);
+        }
+    }
+    let f = other_codes
+        .first()
+        .expect("no other-code finding in 1500 inputs");
+    assert_eq!(f.level, delegateos_vectors::format::Level::Hardening);
+    assert_eq!(f.severity, Severity::Low, "{}", f.summary());
+    replays(f, &OtherCodeOfTheFamily, "other-code", |s| {
+        s == Status::OtherCode
+    });
+}
+
+/// D7: a verifier that reports a malformed `now` before the token's own fault agrees. (A
+/// malformed `now` on a token with a fault of its own is rare among generated inputs: 4 of the
+/// first 8,000.)
+#[test]
+fn the_other_reading_of_a_malformed_now_is_no_finding() {
+    fuzz::install_panic_hook();
+    let fuzzer = Fuzzer::for_operations(&["dct.verify"]).unwrap();
+    let mut reached = 0;
+    for i in 0..8000 {
+        let bytes = input(i);
+        if let Step::Finding(f) = fuzzer.step(&NowFirst, &bytes) {
+            panic!("input {i}: {}\n{}", f.summary(), f.message);
+        }
+        let c = fuzzer.candidate(&bytes);
+        let malformed = c
+            .input
+            .pointer("/context/now")
+            .and_then(Value::as_str)
+            .is_some_and(|n| delegateos_reference::timestamp::Timestamp::parse(n).is_err());
+        let differs =
+            !matches!(&c.reference, Outcome::Error { code, .. } if code == "malformed_token");
+        reached += usize::from(malformed && differs);
+    }
+    assert!(
+        reached >= 3,
+        "only {reached} cases where the reference answers otherwise for a malformed now"
+    );
+}
