@@ -847,6 +847,11 @@ mod tests {
             rs.contains(INPROCESS_ENV) && rs.contains("set it before the first build"),
             "{rs}"
         );
+        assert!(
+            rs.contains("cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run differential")
+                && rs.contains("DELEGATEOS_FUZZ_STOP_AT"),
+            "{rs}"
+        );
     }
 
     #[test]
