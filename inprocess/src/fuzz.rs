@@ -1087,6 +1087,23 @@ impl Fuzzer {
         Self::for_operations(FUZZED_OPERATIONS)
     }
 
+    /// Seeds of the operations `DELEGATEOS_FUZZ_OPS` lists (comma-separated), else of every
+    /// operation of [`FUZZED_OPERATIONS`]: a fuzz target names the operations its
+    /// implementation answers, so no time goes to cases it would skip.
+    pub fn from_env() -> Result<Self, String> {
+        match std::env::var("DELEGATEOS_FUZZ_OPS") {
+            Ok(list) if !list.trim().is_empty() => {
+                let ops: Vec<&str> = list
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .collect();
+                Self::for_operations(&ops)
+            }
+            _ => Self::new(),
+        }
+    }
+
     /// Seeds of `ops` only (each one of [`FUZZED_OPERATIONS`]).
     pub fn for_operations(ops: &[&str]) -> Result<Self, String> {
         if let Some(op) = ops.iter().find(|o| !FUZZED_OPERATIONS.contains(o)) {
@@ -1747,6 +1764,22 @@ mod tests {
         assert_eq!(xs, ys);
         assert_eq!(Source::new(&[7]).below(10), 7);
         assert_eq!(Source::new(&[1, 44]).below(1000), 256 + 44);
+    }
+
+    /// The only test that sets `DELEGATEOS_FUZZ_OPS`.
+    #[test]
+    fn the_operations_come_from_the_environment() {
+        std::env::set_var("DELEGATEOS_FUZZ_OPS", " glob.match ,");
+        let glob = Fuzzer::from_env().unwrap();
+        assert!(glob.seeds.iter().all(|s| s.op == "glob.match") && glob.seeds() > 10);
+        std::env::set_var("DELEGATEOS_FUZZ_OPS", "glob.match,dct.create");
+        let refused = Fuzzer::from_env().unwrap_err();
+        assert!(refused.contains("dct.create is not fuzzed"), "{refused}");
+        std::env::remove_var("DELEGATEOS_FUZZ_OPS");
+        assert_eq!(
+            Fuzzer::from_env().unwrap().seeds(),
+            Fuzzer::new().unwrap().seeds()
+        );
     }
 
     #[test]

@@ -460,7 +460,8 @@ fn readme(lang: Lang, inprocess: &Inprocess) -> String {
              finding kind is written once, minimized, to `fuzz/fuzz-findings/` as a vector file \
              (`delegateos-conform run --vectors fuzz/fuzz-findings` replays it); a panic in your \
              method is a `crash` finding; findings of severity `high` or above also stop libFuzzer \
-             (`DELEGATEOS_FUZZ_STOP_AT=low|medium|high|critical|never` chooses). With \
+             (`DELEGATEOS_FUZZ_STOP_AT=low|medium|high|critical|never` chooses); \
+             `DELEGATEOS_FUZZ_OPS=dct.verify,glob.match` limits it to the operations you implement. With \
              `cargo install cargo-fuzz` once:\n\n    \
              cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run differential -- -max_total_time=300\n\n\
              (`RUSTC_BOOTSTRAP=1` lets a stable toolchain take the flags cargo-fuzz passes; drop it \

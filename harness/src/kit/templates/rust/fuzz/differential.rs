@@ -9,7 +9,9 @@
 //! into `fuzz-findings/` (or `$DELEGATEOS_FUZZ_FINDINGS`); a panic in your method is a `crash`
 //! finding. A finding at or above `DELEGATEOS_FUZZ_STOP_AT` (`low`, `medium`, `high` — the
 //! default —, `critical`, `never`) also stops libFuzzer, which keeps the input in
-//! `artifacts/differential/`. Operations you answer `todo` or `skip` are skipped.
+//! `artifacts/differential/`. Operations you answer `todo` or `skip` are skipped; list the ones
+//! you implement in `DELEGATEOS_FUZZ_OPS` (comma-separated, e.g. `dct.verify,glob.match`) so no
+//! time goes to the others.
 //!
 //!     cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run differential               # until a finding
 //!     RUSTC_BOOTSTRAP=1 cargo fuzz run differential -- -max_total_time=300   # five minutes
@@ -32,9 +34,9 @@ mod conformance;
 
 fn fuzzer() -> &'static Fuzzer {
     static FUZZER: OnceLock<Fuzzer> = OnceLock::new();
-    FUZZER.get_or_init(|| match Fuzzer::new() {
+    FUZZER.get_or_init(|| match Fuzzer::from_env() {
         Ok(f) => f,
-        Err(e) => panic!("delegateos-inprocess: the embedded corpus does not load: {e}"),
+        Err(e) => panic!("delegateos-inprocess: no fuzzer: {e}"),
     })
 }
 
