@@ -8,8 +8,9 @@
 //!    (for `dct.verify`, as `fuzz` does, the cases of area `dct` the reference accepts; for the
 //!    others every case of a group that is not stateful), and up to three structure-aware
 //!    edits of its input (values from per-field dictionaries, removals, duplicated and swapped
-//!    elements, type changes, and for inputs that carry a token, forging a block's signature or
-//!    revoking a block). A token inside the input is decoded first, edited as JSON, and
+//!    elements, type changes, and for inputs that carry a token, forging a block's signature,
+//!    revoking a block, or encoding its text otherwise: pretty, reversed keys, a duplicated
+//!    member, a BOM, padding, the standard alphabet). A token inside the input is decoded first, edited as JSON, and
 //!    **re-signed with the published test key of each block's declared signer**
 //!    ([`delegateos_vectors::keys`]) unless the bytes chose to keep its signatures, so an edit
 //!    reaches the checks after the signature step;
@@ -212,6 +213,51 @@ pub enum Edit {
         /// Revoker key name.
         key: String,
     },
+    /// Encode every token's text differently (after re-signing).
+    Encode {
+        /// How.
+        encoding: Encoding,
+    },
+}
+
+/// How a token's JSON becomes its text (`fuzz`'s encoding mutations).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Encoding {
+    /// Pretty-printed (non-canonical whitespace).
+    Pretty,
+    /// Every object's members in reverse order (non-canonical order).
+    ReversedKeys,
+    /// A duplicated `format` member at the start of the JSON text.
+    DuplicateKey,
+    /// A UTF-8 byte-order mark before the JSON.
+    Bom,
+    /// base64 padding appended.
+    Padding,
+    /// `-`/`_` replaced by `+`/`/` (the standard alphabet).
+    StandardAlphabet,
+}
+
+impl Encoding {
+    const ALL: [Encoding; 6] = [
+        Self::Pretty,
+        Self::ReversedKeys,
+        Self::DuplicateKey,
+        Self::Bom,
+        Self::Padding,
+        Self::StandardAlphabet,
+    ];
+
+    /// snake_case name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Pretty => "pretty",
+            Self::ReversedKeys => "reversed_keys",
+            Self::DuplicateKey => "duplicate_key",
+            Self::Bom => "bom",
+            Self::Padding => "padding",
+            Self::StandardAlphabet => "standard_alphabet",
+        }
+    }
 }
 
 fn path_json(path: &[Seg]) -> Value {
@@ -259,6 +305,7 @@ impl Edit {
             Self::Swap { path } => json!({"edit": "swap", "path": path_json(path)}),
             Self::Forge { block, key } => json!({"edit": "forge", "block": block, "key": key}),
             Self::Revoke { block, key } => json!({"edit": "revoke", "block": block, "key": key}),
+            Self::Encode { encoding } => json!({"edit": "encode", "encoding": encoding.name()}),
         }
     }
 
@@ -272,6 +319,7 @@ impl Edit {
             Self::Swap { path } => format!("{}:swapped", label(path)),
             Self::Forge { .. } => "forge".to_owned(),
             Self::Revoke { .. } => "revoke".to_owned(),
+            Self::Encode { encoding } => format!("encode:{}", encoding.name()),
         }
     }
 }
@@ -335,7 +383,7 @@ fn apply(doc: &mut Value, e: &Edit) {
                 }
             }
         }
-        Edit::Forge { .. } | Edit::Revoke { .. } => {}
+        Edit::Forge { .. } | Edit::Revoke { .. } | Edit::Encode { .. } => {}
     }
 }
 
@@ -459,35 +507,91 @@ fn resign(token: &mut Value, keys: &Keys, forged: &[(usize, &str)]) {
     }
 }
 
+/// JSON text with every object's members in reverse order.
+fn reversed_text(v: &Value) -> String {
+    match v {
+        Value::Object(o) => {
+            let members: Vec<String> = o
+                .iter()
+                .rev()
+                .map(|(k, x)| format!("{}:{}", Value::String(k.clone()), reversed_text(x)))
+                .collect();
+            format!("{{{}}}", members.join(","))
+        }
+        Value::Array(a) => {
+            let items: Vec<String> = a.iter().map(reversed_text).collect();
+            format!("[{}]", items.join(","))
+        }
+        other => canonicalize(other).unwrap_or_else(|_| other.to_string()),
+    }
+}
+
+/// A token's text: canonical JSON, base64url, unless `encodings` say otherwise.
+fn token_text(token: &Value, encodings: &[Encoding]) -> String {
+    let mut text = canonicalize(token).unwrap_or_else(|_| token.to_string());
+    let mut bom = false;
+    for e in encodings {
+        match e {
+            Encoding::Pretty => {
+                text = serde_json::to_string_pretty(token).unwrap_or_else(|_| text.clone());
+            }
+            Encoding::ReversedKeys => text = reversed_text(token),
+            Encoding::DuplicateKey => {
+                if let Some(rest) = text.strip_prefix('{') {
+                    text = format!("{{\"format\":\"delegateos-sjt-v1\",{rest}");
+                }
+            }
+            Encoding::Bom => bom = true,
+            Encoding::Padding | Encoding::StandardAlphabet => {}
+        }
+    }
+    let mut bytes = Vec::new();
+    if bom {
+        bytes.extend_from_slice(b"\xEF\xBB\xBF");
+    }
+    bytes.extend_from_slice(text.as_bytes());
+    let mut b64 = b64u_encode(&bytes);
+    for e in encodings {
+        match e {
+            Encoding::Padding => b64.push_str(if b64.len().is_multiple_of(4) {
+                "===="
+            } else {
+                "="
+            }),
+            Encoding::StandardAlphabet => b64 = b64.replace('-', "+").replace('_', "/"),
+            _ => {}
+        }
+    }
+    b64
+}
+
+/// How a view's tokens are turned back into text.
+struct Sealing<'a> {
+    signing: Signing,
+    forged: &'a [(usize, &'a str)],
+    encodings: &'a [Encoding],
+    keys: &'a Keys,
+}
+
 /// The view encoded back into an input: every `$token` re-signed (per `signing`) and encoded;
 /// the final tokens are collected in order.
-fn encode(
-    view: &Value,
-    signing: Signing,
-    forged: &[(usize, &str)],
-    keys: &Keys,
-    tokens: &mut Vec<Value>,
-) -> Value {
+fn encode(view: &Value, how: &Sealing<'_>, tokens: &mut Vec<Value>) -> Value {
     match view {
         Value::Object(o) if o.len() == 1 && o.contains_key(TOKEN) => {
             let mut token = o.get(TOKEN).cloned().unwrap_or(Value::Null);
-            if signing == Signing::Resign {
-                resign(&mut token, keys, forged);
+            if how.signing == Signing::Resign {
+                resign(&mut token, how.keys, how.forged);
             }
-            let text = canonicalize(&token).unwrap_or_else(|_| token.to_string());
+            let text = token_text(&token, how.encodings);
             tokens.push(token);
-            Value::from(b64u_encode(text.as_bytes()))
+            Value::from(text)
         }
         Value::Object(o) => Value::Object(
             o.iter()
-                .map(|(k, v)| (k.clone(), encode(v, signing, forged, keys, tokens)))
+                .map(|(k, v)| (k.clone(), encode(v, how, tokens)))
                 .collect(),
         ),
-        Value::Array(a) => Value::Array(
-            a.iter()
-                .map(|v| encode(v, signing, forged, keys, tokens))
-                .collect(),
-        ),
+        Value::Array(a) => Value::Array(a.iter().map(|v| encode(v, how, tokens)).collect()),
         other => other.clone(),
     }
 }
@@ -510,14 +614,23 @@ fn revocations_mut(input: &mut Value) -> Option<&mut Vec<Value>> {
 fn build(view: &Value, edits: &[Edit], signing: Signing, keys: &Keys) -> Value {
     let mut v = view.clone();
     let mut forged = Vec::new();
+    let mut encodings = Vec::new();
     for e in edits {
         apply(&mut v, e);
-        if let Edit::Forge { block, key } = e {
-            forged.push((*block, key.as_str()));
+        match e {
+            Edit::Forge { block, key } => forged.push((*block, key.as_str())),
+            Edit::Encode { encoding } => encodings.push(*encoding),
+            _ => {}
         }
     }
+    let how = Sealing {
+        signing,
+        forged: &forged,
+        encodings: &encodings,
+        keys,
+    };
     let mut tokens = Vec::new();
-    let mut input = encode(&v, signing, &forged, keys, &mut tokens);
+    let mut input = encode(&v, &how, &mut tokens);
     for e in edits {
         let Edit::Revoke { block, key } = e else {
             continue;
@@ -637,6 +750,13 @@ fn dictionary(key: &str, keys: &Keys) -> Vec<Value> {
         v
     } else if lower == "action" {
         strings(&["*", "read", "write", "READ", ""])
+    } else if lower == "format" {
+        strings(&[
+            "delegateos-sjt-v1",
+            "delegateos-sjt-v2",
+            "DELEGATEOS-SJT-V1",
+            "",
+        ])
     } else if lower == "namespace" {
         strings(&["*", "web", "docs", "fs", ""])
     } else {
@@ -730,7 +850,11 @@ fn random_edit(src: &mut Source<'_>, view: &Value, keys: &Keys) -> Option<Edit> 
     all_paths(view, &mut Vec::new(), &mut paths);
     let token = first_token(view);
     let key_names: Vec<&str> = keys.all().iter().map(|k| k.name).collect();
-    let choice = src.below(12);
+    let choice = src.below(13);
+    if let (Some(_), 12) = (token, choice) {
+        let encoding = *src.pick(&Encoding::ALL).unwrap_or(&Encoding::Pretty);
+        return Some(Edit::Encode { encoding });
+    }
     if let (Some(t), 10 | 11) = (token, choice) {
         let block = src.below(blocks(t));
         let key = (*src.pick(&key_names).unwrap_or(&"mallory")).to_owned();

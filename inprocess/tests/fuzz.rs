@@ -156,6 +156,8 @@ fn the_reference_against_itself_finds_nothing() {
     // Mutations of valid tokens that reach past the signature step: re-signed token edits
     // the reference still accepts, or refuses for a reason after §10.1 step 3.
     let mut past_signature = 0;
+    // Re-encoded token texts (pretty, reversed keys, BOM, padding, …).
+    let mut encoded = 0;
     for i in 0..3000 {
         let bytes = input(i);
         let c = fuzzer.candidate(&bytes);
@@ -180,6 +182,7 @@ fn the_reference_against_itself_finds_nothing() {
         {
             past_signature += 1;
         }
+        encoded += usize::from(c.edits.iter().any(|e| matches!(e, Edit::Encode { .. })));
         codes.insert(code);
     }
     assert!(agreed > 2500, "only {agreed} of 3000 cases ran");
@@ -197,6 +200,7 @@ fn the_reference_against_itself_finds_nothing() {
     ] {
         assert!(codes.contains(code), "no case answered {code}: {codes:?}");
     }
+    assert!(encoded > 20, "only {encoded} cases re-encoded a token");
     assert!(
         past_signature > 50,
         "only {past_signature} re-signed token edits reached past the signature step"
