@@ -682,7 +682,9 @@ pub fn new_adapter_with(lang: Lang, dir: &Path, inprocess_dir: Option<&Path>) ->
                 }
                 let _ = writeln!(
                     out,
-                    "next: fill in `dct_verify` in {}/tests/conformance.rs, then `cargo test --test conformance`",
+                    "next: fill in `dct_verify` in {}/tests/conformance.rs, then `cargo test --test conformance`; \
+                     then fuzz it against the reference: `cd {}/fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run differential` (README.md)",
+                    dir.display(),
                     dir.display()
                 );
             } else {
