@@ -491,6 +491,34 @@ fn rust_skeleton() {
         )),
         "{all}"
     );
+    // The cargo-fuzz target's manifest (its own workspace, one directory down) resolves too:
+    // the skeleton crate, this checkout's delegateos-inprocess with the feature `fuzz` (which
+    // brings the reference), libfuzzer-sys. (Building it takes minutes: not done here.)
+    std::fs::copy(root().join("fuzz/Cargo.lock"), dir.join("fuzz/Cargo.lock")).unwrap();
+    let out = Command::new(&cargo)
+        .current_dir(dir.join("fuzz"))
+        .args(["tree", "--offline", "-e", "normal", "--depth", "2"])
+        .output()
+        .unwrap();
+    let all = text(&out);
+    assert!(out.status.success(), "{all}");
+    for needle in [
+        format!("delegateos-adapter v0.0.0 ({})", dir.display()),
+        format!(
+            "delegateos-inprocess v0.1.0 ({})",
+            root().join("inprocess").display()
+        ),
+        "delegateos-reference v0.1.0".to_owned(),
+        "libfuzzer-sys v0.4".to_owned(),
+    ] {
+        assert!(all.contains(&needle), "{needle}: {all}");
+    }
+    let target = std::fs::read_to_string(dir.join("fuzz/fuzz_targets/differential.rs")).unwrap();
+    assert!(
+        target.contains("#[path = \"../../tests/conformance.rs\"]")
+            && target.contains("fuzzer().step(&conformance::Mine, data)"),
+        "{target}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -45,8 +45,14 @@
 //! skipped fails, naming the operation to start with. A panic in a method is that case's
 //! `errored` verdict.
 //!
+//! [`cases_in`] loads another vector directory (a fuzzer's findings, say) for [`run_cases`].
+//!
 //! This crate depends on `delegateos-vectors` (corpus, loader, judge) and `libtest-mimic` only:
-//! no processes, no HTTP stack.
+//! no processes, no HTTP stack. With the feature `fuzz` it also depends on
+//! `delegateos-reference` and offers the module `fuzz`: in-process differential fuzzing of
+//! an [`Implementation`] against the reference (one fuzzer input → one mutated, re-signed corpus
+//! case, judged and graded as `delegateos-conform fuzz` does, findings written as replayable
+//! vector files), driven by a cargo-fuzz target that `new-adapter --lang rust` writes.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -58,6 +64,9 @@ use delegateos_vectors::severity;
 pub use serde_json::Value;
 
 include!(concat!(env!("OUT_DIR"), "/operations.rs"));
+
+#[cfg(feature = "fuzz")]
+pub mod fuzz;
 
 /// What an implementation answers for one case: the four outcomes of the adapter protocol.
 #[derive(Debug, Clone, PartialEq)]
@@ -225,6 +234,13 @@ pub fn corpus(options: &Options) -> Result<Vec<CorpusCase>, String> {
             .collect::<Vec<_>>()
             .join("\n")
     })?;
+    Ok(cases_of(files, options))
+}
+
+fn cases_of(
+    files: Vec<delegateos_vectors::load::LoadedFile>,
+    options: &Options,
+) -> Vec<CorpusCase> {
     let mut out = Vec::new();
     for loaded in files {
         let f = loaded.file;
@@ -245,10 +261,10 @@ pub fn corpus(options: &Options) -> Result<Vec<CorpusCase>, String> {
             });
         }
     }
-    Ok(out)
+    out
 }
 
-fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
+pub(crate) fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
     payload
         .downcast_ref::<&str>()
         .map(|s| (*s).to_owned())
@@ -374,6 +390,22 @@ pub fn run_cases<I: Implementation + ?Sized>(imp: &I, cases: &[CorpusCase]) -> V
         i = end;
     }
     out
+}
+
+/// The cases of the vector files under `dir` (e.g. the findings a fuzzer wrote), loaded and
+/// validated as `delegateos-conform run --vectors DIR` loads them, in its order; advisory
+/// cases only with `options.strict`. Run them with [`run_cases`].
+pub fn cases_in(dir: &std::path::Path, options: &Options) -> Result<Vec<CorpusCase>, String> {
+    let files = delegateos_vectors::CorpusSource::from_option(Some(dir))
+        .load()
+        .map_err(|errors| {
+            errors
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("\n")
+        })?;
+    Ok(cases_of(files, options))
 }
 
 /// Runs the whole embedded corpus (see [`corpus`]) against `imp`.

@@ -13,6 +13,9 @@
 //! A case whose method answers `todo`/`skip` is reported `ignored`; a run in which every case
 //! is ignored fails, naming the operation to start with. Unfilled methods can be deleted: the
 //! trait's default answers `todo` too.
+//!
+//! `fuzz/` fuzzes the same `Mine` against the reference, in process (README.md, "Differential
+//! fuzzing"): `cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run differential`.
 
 #![allow(unused_variables)]
 
@@ -20,8 +23,9 @@ use delegateos_inprocess::{Answer, Implementation};
 #[allow(unused_imports)]
 use serde_json::{json, Value};
 
-/// Your implementation (usually a unit struct, or a handle to a configured library).
-struct Mine;
+/// Your implementation (usually a unit struct, or a handle to a configured library);
+/// `pub(crate)` because `fuzz/fuzz_targets/differential.rs` fuzzes it too.
+pub(crate) struct Mine;
 
 const B64: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 

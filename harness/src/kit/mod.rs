@@ -71,6 +71,9 @@ mod tpl {
     pub const RS_CARGO: &str = include_str!("templates/rust/Cargo.toml.template");
     pub const RS_LIB: &str = include_str!("templates/rust/lib.rs");
     pub const RS_TEST: &str = include_str!("templates/rust/conformance.rs");
+    pub const RS_FUZZ_CARGO: &str = include_str!("templates/rust/fuzz/Cargo.toml.template");
+    pub const RS_FUZZ_TARGET: &str = include_str!("templates/rust/fuzz/differential.rs");
+    pub const RS_FUZZ_GITIGNORE: &str = include_str!("templates/rust/fuzz/gitignore");
 }
 
 /// `dct.revocation_ids` → `dct_revocation_ids`.
@@ -312,6 +315,14 @@ impl Inprocess {
         }
     }
 
+    /// The path written into `fuzz/Cargo.toml`, one directory down: the same directory.
+    pub fn fuzz_path(&self) -> String {
+        match self {
+            Self::Given(p) | Self::BuiltFrom(p) if p.is_absolute() => p.display().to_string(),
+            _ => format!("../{}", self.path()),
+        }
+    }
+
     fn comment(&self) -> &'static str {
         match self {
             Self::Given(_) => {
@@ -397,7 +408,8 @@ fn readme(lang: Lang, inprocess: &Inprocess) -> String {
         ),
         Lang::Rust => (
             "- `tests/conformance.rs`: one method per operation of `delegateos_inprocess::Implementation` (the file you edit)\n\
-             - `Cargo.toml`: the dev-dependency on `delegateos-inprocess` (a path into a checkout of the kit: see above)",
+             - `Cargo.toml`: the dev-dependency on `delegateos-inprocess` (a path into a checkout of the kit: see above)\n\
+             - `fuzz/`: a cargo-fuzz target, `differential`, that fuzzes `Mine` against the reference (see below)",
             "cargo test --test conformance            # or: cargo test --test conformance -- dct-forged",
             "replace `Answer::todo()` in `dct_verify` with a call into your library",
         ),
@@ -437,7 +449,24 @@ fn readme(lang: Lang, inprocess: &Inprocess) -> String {
              so both judge the same corpus.\n\n\
              Dependencies build at Cargo's default (unoptimized) test profile, which keeps the first \
              build short; if your library's cryptography makes the suite slow, add \
-             `[profile.dev.package.\"*\"]` with `opt-level = 2` to your `Cargo.toml`.\n",
+             `[profile.dev.package.\"*\"]` with `opt-level = 2` to your `Cargo.toml`.\n\n\
+             ## Differential fuzzing\n\n\
+             Once the corpus passes, `fuzz/` looks for what it does not cover: each input of the \
+             cargo-fuzz target `differential` becomes a corpus case of a fuzzed operation \
+             (`dct.verify`, `glob.match`, `mcp.call`, …) mutated structure-aware (tokens decoded, \
+             edited and re-signed with the published test keys, so edits reach past the signature \
+             check), answered by your `Mine` (the same `tests/conformance.rs`) and by the reference \
+             in the same process, and judged and graded as `delegateos-conform fuzz` does. Each \
+             finding kind is written once, minimized, to `fuzz/fuzz-findings/` as a vector file \
+             (`delegateos-conform run --vectors fuzz/fuzz-findings` replays it); a panic in your \
+             method is a `crash` finding; findings of severity `high` or above also stop libFuzzer \
+             (`DELEGATEOS_FUZZ_STOP_AT=low|medium|high|critical|never` chooses); \
+             `DELEGATEOS_FUZZ_OPS=dct.verify,glob.match` limits it to the operations you implement. With \
+             `cargo install cargo-fuzz` once:\n\n    \
+             cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run differential -- -max_total_time=300\n\n\
+             (`RUSTC_BOOTSTRAP=1` lets a stable toolchain take the flags cargo-fuzz passes; drop it \
+             on nightly.) The target needs `Mine` to be `pub(crate)`, as generated. Operations you \
+             answer `todo` are skipped, so start fuzzing as soon as `dct_verify` is filled in.\n",
             env = INPROCESS_ENV,
             placeholder = INPROCESS_PLACEHOLDER,
             path = inprocess.path(),
@@ -524,6 +553,23 @@ pub fn render(lang: Lang, inprocess: &Inprocess) -> Vec<KitFile> {
                 fill(tpl::RS_TEST, &[("STUBS", body.trim_matches('\n'))]),
                 false,
             ),
+            file(
+                "fuzz/Cargo.toml",
+                fill(
+                    tpl::RS_FUZZ_CARGO,
+                    &[
+                        ("INPROCESS_COMMENT", inprocess.comment()),
+                        ("INPROCESS_PATH", &toml_escape(&inprocess.fuzz_path())),
+                    ],
+                ),
+                false,
+            ),
+            file(
+                "fuzz/fuzz_targets/differential.rs",
+                tpl::RS_FUZZ_TARGET.to_owned(),
+                false,
+            ),
+            file("fuzz/.gitignore", tpl::RS_FUZZ_GITIGNORE.to_owned(), false),
         ],
     };
     files.push(file("README.md", readme(lang, inprocess), false));
@@ -636,7 +682,9 @@ pub fn new_adapter_with(lang: Lang, dir: &Path, inprocess_dir: Option<&Path>) ->
                 }
                 let _ = writeln!(
                     out,
-                    "next: fill in `dct_verify` in {}/tests/conformance.rs, then `cargo test --test conformance`",
+                    "next: fill in `dct_verify` in {}/tests/conformance.rs, then `cargo test --test conformance`; \
+                     then fuzz it against the reference: `cd {}/fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run differential` (README.md)",
+                    dir.display(),
                     dir.display()
                 );
             } else {
@@ -747,6 +795,30 @@ mod tests {
             .filter(|k| !["name", "version", "edition", "publish", "harness"].contains(k))
             .collect();
         assert_eq!(deps, ["delegateos-inprocess", "serde_json"], "{text}");
+        // The fuzz target's manifest, one directory down, names the same directory.
+        let fuzz_cargo = |i: &Inprocess| {
+            render(Lang::Rust, i)
+                .into_iter()
+                .find(|f| f.path == "fuzz/Cargo.toml")
+                .expect("fuzz/Cargo.toml")
+                .text
+        };
+        let text = fuzz_cargo(&unknown);
+        assert!(
+            text.contains(&format!(
+                "path = \"../{INPROCESS_PLACEHOLDER}\", features = [\"fuzz\"]"
+            )),
+            "{text}"
+        );
+        assert!(text.contains("# SET THIS PATH"), "{text}");
+        let text = fuzz_cargo(&found);
+        assert!(
+            text.contains(&format!(
+                "path = \"{}\", features = [\"fuzz\"]",
+                checkout.join("inprocess").display()
+            )),
+            "{text}"
+        );
         // A path TOML cannot take raw (Windows separators, quotes) is escaped.
         let odd = Inprocess::Given(PathBuf::from("C:\\kit \"x\"\\inprocess"));
         assert!(cargo(&odd).contains("path = \"C:\\\\kit \\\"x\\\"\\\\inprocess\""));
@@ -776,6 +848,11 @@ mod tests {
         let rs = readme(Lang::Rust);
         assert!(
             rs.contains(INPROCESS_ENV) && rs.contains("set it before the first build"),
+            "{rs}"
+        );
+        assert!(
+            rs.contains("cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run differential")
+                && rs.contains("DELEGATEOS_FUZZ_STOP_AT"),
             "{rs}"
         );
     }

@@ -1,0 +1,408 @@
+//! The in-process differential fuzzer (feature `fuzz`): the reference against itself finds
+//! nothing; seeded bugs (a `dct.verify` that ignores expiry, a glob matcher whose `*` crosses
+//! segments, a method that panics) are found within a bounded number of generated inputs, and
+//! their finding files load with the corpus loader and replay: failing against the buggy
+//! implementation, passing against the reference. Deterministic: fixed inputs, no timing.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use delegateos_inprocess::fuzz::{self, Edit, Finding, Fuzzer, Kind, Reference, Signing, Step};
+use delegateos_inprocess::{cases_in, run_cases, Answer, Implementation, Options, Status, Value};
+use delegateos_reference::ops::{self, Outcome};
+use delegateos_vectors::format::Severity;
+use delegateos_vectors::judge::ActualOutcome;
+use serde_json::json;
+
+/// The `i`th generated fuzzer input: 12 bytes of SplitMix64 over `i`.
+fn input(i: u64) -> Vec<u8> {
+    let mut z = i
+        .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+        .wrapping_add(0x1234_5678);
+    let mut out = Vec::new();
+    for _ in 0..2 {
+        z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut x = z;
+        x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        out.extend_from_slice(&(x ^ (x >> 31)).to_le_bytes()[..6]);
+    }
+    out
+}
+
+fn reference(op: &str, input: &Value) -> Answer {
+    ActualOutcome::from(&ops::run(op, input)).into()
+}
+
+/// `dct.verify` that never checks expiry: where the reference answers `expired`, it accepts.
+struct IgnoresExpiry;
+
+impl Implementation for IgnoresExpiry {
+    fn dct_verify(&self, input: &Value) -> Answer {
+        match ops::run("dct.verify", input) {
+            Outcome::Error { code, .. } if code == "expired" => {
+                Answer::ok(json!({ "valid": true }))
+            }
+            other => ActualOutcome::from(&other).into(),
+        }
+    }
+
+    fn fallback(&self, op: &str, input: &Value) -> Answer {
+        reference(op, input)
+    }
+}
+
+/// A glob matcher whose single `*` crosses segments (it is matched as `**`).
+struct StarCrossesSegments;
+
+impl Implementation for StarCrossesSegments {
+    fn glob_match(&self, input: &Value) -> Answer {
+        let mut wrong = input.clone();
+        if let Some(p) = input["pattern"].as_str() {
+            let segments: Vec<&str> = p
+                .split('/')
+                .map(|s| if s == "*" { "**" } else { s })
+                .collect();
+            wrong["pattern"] = Value::from(segments.join("/"));
+        }
+        reference("glob.match", &wrong)
+    }
+
+    fn fallback(&self, op: &str, input: &Value) -> Answer {
+        reference(op, input)
+    }
+}
+
+/// A glob matcher that panics on a `**` pattern.
+struct PanicsOnGlobstar;
+
+impl Implementation for PanicsOnGlobstar {
+    fn glob_match(&self, input: &Value) -> Answer {
+        if input["pattern"].as_str().is_some_and(|p| p.contains("**")) {
+            panic!("globstar not supported");
+        }
+        reference("glob.match", input)
+    }
+
+    fn fallback(&self, op: &str, input: &Value) -> Answer {
+        reference(op, input)
+    }
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "delegateos-inprocess-fuzz-{name}-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// The first finding of `imp` over inputs `0..bound`, with its index.
+fn first_finding<I: Implementation>(fuzzer: &Fuzzer, imp: &I, bound: u64) -> (u64, Finding) {
+    for i in 0..bound {
+        if let Step::Finding(f) = fuzzer.step(imp, &input(i)) {
+            return (i, *f);
+        }
+    }
+    panic!("no finding within {bound} inputs");
+}
+
+/// Writes `f`, loads the directory as `run --vectors DIR` does, and replays it: it must fail
+/// against `buggy` (with `want`) and pass against the reference.
+fn replays<I: Implementation>(f: &Finding, buggy: &I, name: &str, want: fn(Status) -> bool) {
+    let dir = scratch(name);
+    let path = f.write_new(&dir).unwrap().expect("a new file");
+    assert_eq!(
+        f.write_new(&dir).unwrap(),
+        None,
+        "one file per finding kind"
+    );
+    let cases =
+        cases_in(&dir, &Options::default()).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    assert_eq!(cases.len(), 1);
+    assert_eq!(cases[0].case.op, f.op);
+    let against_buggy = run_cases(buggy, &cases);
+    assert!(
+        want(against_buggy[0].status),
+        "{}: {:?}\n{}",
+        f.summary(),
+        against_buggy[0].status,
+        against_buggy[0].message
+    );
+    assert!(against_buggy[0].fails(&Options {
+        fail_on_hardening: true,
+        ..Options::default()
+    }));
+    let against_reference = run_cases(&Reference, &cases);
+    assert_eq!(
+        against_reference[0].status,
+        Status::Passed,
+        "{}",
+        against_reference[0].message
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_reference_against_itself_finds_nothing() {
+    fuzz::install_panic_hook();
+    let fuzzer = Fuzzer::new().unwrap();
+    let mut agreed = 0;
+    let mut ops_run = BTreeSet::new();
+    let mut codes = BTreeSet::new();
+    // Mutations of valid tokens that reach past the signature step: re-signed token edits
+    // the reference still accepts, or refuses for a reason after §10.1 step 3.
+    let mut past_signature = 0;
+    // Re-encoded token texts (pretty, reversed keys, BOM, padding, …).
+    let mut encoded = 0;
+    for i in 0..3000 {
+        let bytes = input(i);
+        let c = fuzzer.candidate(&bytes);
+        match fuzzer.step(&Reference, &bytes) {
+            Step::Finding(f) => panic!("input {i}: {}\n{}", f.summary(), f.message),
+            Step::Agreed => agreed += 1,
+            Step::NotRun | Step::Skipped => {}
+        }
+        ops_run.insert(c.op.clone());
+        let code = match &c.reference {
+            Outcome::Ok { .. } => "ok".to_owned(),
+            Outcome::Error { code, .. } => code.clone(),
+            Outcome::Unsupported { .. } => "unsupported".to_owned(),
+        };
+        let token_edit = c.edits.iter().any(|e| {
+            matches!(e, Edit::Set { path, .. } | Edit::Remove { path } if path.iter().any(|s| matches!(s, fuzz::Seg::Key(k) if k == "$token")))
+        });
+        if c.op == "dct.verify"
+            && c.signing == Signing::Resign
+            && token_edit
+            && !["invalid_signature", "malformed_token", "unsupported"].contains(&code.as_str())
+        {
+            past_signature += 1;
+        }
+        encoded += usize::from(c.edits.iter().any(|e| matches!(e, Edit::Encode { .. })));
+        codes.insert(code);
+    }
+    assert!(agreed > 2500, "only {agreed} of 3000 cases ran");
+    assert_eq!(
+        ops_run.len(),
+        fuzz::FUZZED_OPERATIONS.len(),
+        "operations reached: {ops_run:?}"
+    );
+    for code in [
+        "ok",
+        "expired",
+        "attenuation_violation",
+        "invalid_signature",
+        "malformed_token",
+    ] {
+        assert!(codes.contains(code), "no case answered {code}: {codes:?}");
+    }
+    assert!(encoded > 20, "only {encoded} cases re-encoded a token");
+    assert!(
+        past_signature > 50,
+        "only {past_signature} re-signed token edits reached past the signature step"
+    );
+}
+
+#[test]
+fn same_bytes_same_case_and_same_finding() {
+    fuzz::install_panic_hook();
+    let fuzzer = Fuzzer::for_operations(&["dct.verify"]).unwrap();
+    for i in 0..50 {
+        let (a, b) = (fuzzer.candidate(&input(i)), fuzzer.candidate(&input(i)));
+        assert_eq!(
+            (&a.input, &a.edits, &a.origin),
+            (&b.input, &b.edits, &b.origin)
+        );
+    }
+    let (i, f) = first_finding(&fuzzer, &IgnoresExpiry, 2000);
+    let Step::Finding(again) = fuzzer.step(&IgnoresExpiry, &input(i)) else {
+        panic!("input {i} found nothing the second time");
+    };
+    assert_eq!(
+        (&f.key, &f.input, &f.edits, f.severity),
+        (&again.key, &again.input, &again.edits, again.severity)
+    );
+    assert_eq!(
+        serde_json::to_value(f.file()).unwrap(),
+        serde_json::to_value(again.file()).unwrap()
+    );
+}
+
+#[test]
+fn a_verifier_that_ignores_expiry_is_found_and_its_finding_replays() {
+    fuzz::install_panic_hook();
+    // Every `dct.verify` seed is a token the reference accepts: only a mutation can expire it.
+    let fuzzer = Fuzzer::for_operations(&["dct.verify"]).unwrap();
+    let (i, f) = first_finding(&fuzzer, &IgnoresExpiry, 2000);
+    assert_eq!(f.kind, Kind::Disagreement, "input {i}: {}", f.summary());
+    assert!(
+        matches!(&f.reference, Outcome::Error { code, .. } if code == "expired"),
+        "{f:?}"
+    );
+    assert_eq!(f.actual["outcome"], "ok");
+    assert!(!f.edits.is_empty(), "a valid seed needs an edit to expire");
+    assert!(f.severity >= Severity::High, "{}", f.summary());
+    assert!(
+        f.key
+            .contains("reference expired / implementation accepted"),
+        "{}",
+        f.key
+    );
+    replays(&f, &IgnoresExpiry, "expiry", |s| {
+        matches!(s, Status::Failed(_))
+    });
+
+    // The expiry reached through a re-signed token edit (not only the context's `now`):
+    // the signatures still verify, so the bug is reached past §10.1 step 3.
+    let resigned = (0..4000).find_map(|i| match fuzzer.step(&IgnoresExpiry, &input(i)) {
+        Step::Finding(f)
+            if f.signing == Signing::Resign
+                && f.edits.iter().all(|e| matches!(e, Edit::Set { path, .. } if path.iter().any(|s| matches!(s, fuzz::Seg::Key(k) if k == "expiresAt")))) =>
+        {
+            Some(f)
+        }
+        _ => None,
+    });
+    let f = resigned.expect("an expiry reached by a re-signed expiresAt edit within 4000 inputs");
+    replays(&f, &IgnoresExpiry, "expiry-resigned", |s| {
+        matches!(s, Status::Failed(_))
+    });
+}
+
+#[test]
+fn a_glob_star_that_crosses_segments_is_found_and_its_finding_replays() {
+    fuzz::install_panic_hook();
+    let fuzzer = Fuzzer::for_operations(&["glob.match"]).unwrap();
+    let (_, f) = first_finding(&fuzzer, &StarCrossesSegments, 2000);
+    assert_eq!(f.kind, Kind::Disagreement, "{}", f.summary());
+    assert_eq!(f.actual["output"]["matches"], true, "{}", f.summary());
+    assert!(f.severity >= Severity::High, "{}", f.summary());
+    replays(&f, &StarCrossesSegments, "glob", |s| {
+        matches!(s, Status::Failed(_))
+    });
+}
+
+#[test]
+fn a_panic_is_a_crash_finding_unless_asked_to_propagate() {
+    fuzz::install_panic_hook();
+    let fuzzer = Fuzzer::for_operations(&["glob.match"]).unwrap();
+    let (i, f) = first_finding(&fuzzer, &PanicsOnGlobstar, 2000);
+    assert_eq!(f.kind, Kind::Crash, "{}", f.summary());
+    assert!(
+        f.message.contains("globstar not supported"),
+        "{}",
+        f.message
+    );
+    assert_eq!(f.severity, Severity::Critical, "{}", f.summary());
+    replays(&f, &PanicsOnGlobstar, "panic", |s| s == Status::Errored);
+    let propagating = fuzzer.clone().propagate_panics(true);
+    let unwound = std::panic::catch_unwind(|| propagating.step(&PanicsOnGlobstar, &input(i)));
+    assert!(unwound.is_err(), "the panic was caught");
+}
+
+const OUTPUT_VERIFICATION: &[&str] = &[
+    "unknown_check",
+    "invalid_params",
+    "unsupported_pattern",
+    "invalid_schema",
+    "invalid_spec",
+    "limit_exceeded",
+];
+
+/// `check.run` that answers another code of the reference's code's family
+/// (`spec/error-codes.md` §11, output-verification).
+struct OtherCodeOfTheFamily;
+
+impl Implementation for OtherCodeOfTheFamily {
+    fn check_run(&self, input: &Value) -> Answer {
+        match ops::run("check.run", input) {
+            Outcome::Error { code, detail } if OUTPUT_VERIFICATION.contains(&code.as_str()) => {
+                let other = if code == "invalid_spec" {
+                    "invalid_params"
+                } else {
+                    "invalid_spec"
+                };
+                Answer::error(other, detail)
+            }
+            other => ActualOutcome::from(&other).into(),
+        }
+    }
+
+    fn fallback(&self, op: &str, input: &Value) -> Answer {
+        reference(op, input)
+    }
+}
+
+/// `dct.verify` that checks the context's `now` before the token (D7 leaves the order open):
+/// `malformed_token` for a `now` that is no profile timestamp.
+struct NowFirst;
+
+impl Implementation for NowFirst {
+    fn dct_verify(&self, input: &Value) -> Answer {
+        let now = input.pointer("/context/now").and_then(Value::as_str);
+        if now.is_some_and(|n| delegateos_reference::timestamp::Timestamp::parse(n).is_err()) {
+            return Answer::error("malformed_token", "now is not a profile timestamp");
+        }
+        reference("dct.verify", input)
+    }
+
+    fn fallback(&self, op: &str, input: &Value) -> Answer {
+        reference(op, input)
+    }
+}
+
+/// As `fuzz` judges: another code of the family is a hardening, low `other_code` finding,
+/// never a disagreement; and its file replays as `OtherCode` (not failed) against it.
+#[test]
+fn another_code_of_the_family_is_a_hardening_finding_not_a_disagreement() {
+    fuzz::install_panic_hook();
+    let fuzzer = Fuzzer::for_operations(&["check.run"]).unwrap();
+    let mut other_codes = Vec::new();
+    for i in 0..1500 {
+        if let Step::Finding(f) = fuzzer.step(&OtherCodeOfTheFamily, &input(i)) {
+            assert_eq!(f.kind, Kind::OtherCode, "input {i}: {}", f.summary());
+            other_codes.push(f);
+        }
+    }
+    let f = other_codes
+        .first()
+        .expect("no other-code finding in 1500 inputs");
+    assert_eq!(f.level, delegateos_vectors::format::Level::Hardening);
+    assert_eq!(f.severity, Severity::Low, "{}", f.summary());
+    replays(f, &OtherCodeOfTheFamily, "other-code", |s| {
+        s == Status::OtherCode
+    });
+}
+
+/// D7: a verifier that reports a malformed `now` before the token's own fault agrees. (A
+/// malformed `now` on a token with a fault of its own is rare among generated inputs: 4 of the
+/// first 8,000.)
+#[test]
+fn the_other_reading_of_a_malformed_now_is_no_finding() {
+    fuzz::install_panic_hook();
+    let fuzzer = Fuzzer::for_operations(&["dct.verify"]).unwrap();
+    let mut reached = 0;
+    for i in 0..8000 {
+        let bytes = input(i);
+        if let Step::Finding(f) = fuzzer.step(&NowFirst, &bytes) {
+            panic!("input {i}: {}\n{}", f.summary(), f.message);
+        }
+        let c = fuzzer.candidate(&bytes);
+        let malformed = c
+            .input
+            .pointer("/context/now")
+            .and_then(Value::as_str)
+            .is_some_and(|n| delegateos_reference::timestamp::Timestamp::parse(n).is_err());
+        let differs =
+            !matches!(&c.reference, Outcome::Error { code, .. } if code == "malformed_token");
+        reached += usize::from(malformed && differs);
+    }
+    assert!(
+        reached >= 3,
+        "only {reached} cases where the reference answers otherwise for a malformed now"
+    );
+}
