@@ -1459,7 +1459,10 @@ pub fn run(args: &CompareArgs, runner: RunWith<'_>) -> i32 {
             .map_or_else(crate::runner::available_jobs, usize::from);
         let at_once = cores.min(impls.len()).max(1);
         let mut run_args = args.run_args.clone();
-        if !run_args.iter().any(|a| a == "--jobs" || a.starts_with("--jobs=")) {
+        if !run_args
+            .iter()
+            .any(|a| a == "--jobs" || a.starts_with("--jobs="))
+        {
             run_args.extend(["--jobs".to_owned(), (cores / at_once).max(1).to_string()]);
         }
         let mut codes: Vec<Result<i32, String>> = Vec::new();

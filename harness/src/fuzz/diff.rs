@@ -697,6 +697,41 @@ pub fn run(config: &DiffConfig, progress: &mut dyn FnMut(&str)) -> Result<DiffRe
             })
             .collect())
     };
+    let build = |kind: FindingKind,
+                 min: Candidate,
+                 actual: Option<Value>,
+                 message: String,
+                 found_after: Duration,
+                 cases_before: usize,
+                 sig: &Signature| {
+        let (level, severity, effect, report_key) =
+            grade(kind, seeds.get(min.seed), &min.reference, actual.as_ref());
+        let (origin, requirements) = seeds
+            .get(min.seed)
+            .map(|s| (s.origin.clone(), s.requirements.clone()))
+            .unwrap_or_default();
+        Finding {
+            kind,
+            op: "dct.verify".to_owned(),
+            origin,
+            requirements,
+            mutations: min.mutations,
+            edits: Vec::new(),
+            input: min.input,
+            reference: min.reference,
+            expectation: min.expectation,
+            actual,
+            message,
+            found_after,
+            cases_before,
+            level,
+            severity,
+            effect,
+            report_key,
+            key: sig.key(""),
+            hits: 1,
+        }
+    };
     let mut findings: Vec<Finding> = Vec::new();
     let mut cases = 0;
     // Hunt for new kinds for the whole duration: the finding cap bounds what is minimized and
@@ -707,12 +742,21 @@ pub fn run(config: &DiffConfig, progress: &mut dyn FnMut(&str)) -> Result<DiffRe
             let Some(kind) = kind else { continue };
             let sig = signature(kind, &c, actual.as_ref());
             let decision = lock().decide(&sig);
+            let mut upgrade = None;
             match decision {
                 Decision::Known(known) => {
-                    if let Some(f) = lock().repeat(&known).and_then(|i| findings.get_mut(i)) {
-                        f.hits += 1;
+                    let index = lock().repeat(&known);
+                    let Some(f) = index.and_then(|i| findings.get_mut(i)) else {
+                        continue;
+                    };
+                    f.hits += 1;
+                    // A repeat graded more severe than the kind's example (another seed's stake)
+                    // is minimized and, if it stays that kind, becomes the example.
+                    let severity = grade(kind, seeds.get(c.seed), &c.reference, actual.as_ref()).1;
+                    if severity <= f.severity {
+                        continue;
                     }
-                    continue;
+                    upgrade = index.map(|i| (i, known));
                 }
                 Decision::Unclassified => continue,
                 Decision::Minimize => {}
@@ -721,6 +765,11 @@ pub fn run(config: &DiffConfig, progress: &mut dyn FnMut(&str)) -> Result<DiffRe
             let (min, min_actual) = ahead.unwrap_or_else(|| minimize_timed(c, &sig));
             let actual = min_actual.or(actual);
             let final_sig = signature(kind, &min, actual.as_ref());
+            if let Some((i, known)) = upgrade.filter(|(_, known)| *known == final_sig) {
+                let finding = build(kind, min, actual, message, found_after, cases, &known);
+                keep_more_severe(&mut findings, i, finding, &mut *progress);
+                continue;
+            }
             let minimized =
                 lock().minimized(sig, final_sig.clone(), findings.len(), config.max_findings);
             match minimized {
@@ -733,34 +782,8 @@ pub fn run(config: &DiffConfig, progress: &mut dyn FnMut(&str)) -> Result<DiffRe
                 Ok(false) => continue,
                 Ok(true) => {}
             }
-            let (level, severity, effect, report_key) =
-                grade(kind, seeds.get(min.seed), &min.reference, actual.as_ref());
-            let (origin, requirements) = seeds
-                .get(min.seed)
-                .map(|s| (s.origin.clone(), s.requirements.clone()))
-                .unwrap_or_default();
             let n_mutations = min.mutations.len();
-            let finding = Finding {
-                kind,
-                op: "dct.verify".to_owned(),
-                origin,
-                requirements,
-                mutations: min.mutations,
-                edits: Vec::new(),
-                input: min.input,
-                reference: min.reference,
-                expectation: min.expectation,
-                actual,
-                message,
-                found_after,
-                cases_before: cases,
-                level,
-                severity,
-                effect,
-                report_key,
-                key: final_sig.key(""),
-                hits: 1,
-            };
+            let finding = build(kind, min, actual, message, found_after, cases, &final_sig);
             progress(&finding.announcement(findings.len() + 1, n_mutations, "mutation"));
             findings.push(finding);
             if config.stop_on_first {
@@ -777,6 +800,36 @@ pub fn run(config: &DiffConfig, progress: &mut dyn FnMut(&str)) -> Result<DiffRe
     )?;
     let report = DiffReport::new(findings, &lock(), cases, 0, seeds.len(), started);
     Ok(report)
+}
+
+/// Makes `new` (a minimized instance of finding `index`'s kind) its example when it is more
+/// severe; the kind's hits and first detection stay.
+pub(crate) fn keep_more_severe(
+    findings: &mut [Finding],
+    index: usize,
+    mut new: Finding,
+    progress: &mut dyn FnMut(&str),
+) {
+    let Some(old) = findings.get_mut(index) else {
+        return;
+    };
+    if new.severity <= old.severity {
+        return;
+    }
+    progress(&format!(
+        "finding {} is {} {} on {} (was {} {} on {})",
+        index + 1,
+        new.severity.as_str(),
+        new.effect,
+        new.origin,
+        old.severity.as_str(),
+        old.effect,
+        old.origin
+    ));
+    new.hits = old.hits;
+    new.found_after = old.found_after;
+    new.cases_before = old.cases_before;
+    *old = new;
 }
 
 /// A finding as a replayable vector file (`area` `fuzz`, group = file stem `finding-NNNN`).

@@ -19,8 +19,8 @@ use super::{build, random_edit, random_signing, view, Signing};
 use crate::expected::ExpectedFailures;
 use crate::findings::assess;
 use crate::fuzz::diff::{
-    classify, expectation_of, outcome_class, reference_code, DiffConfig, DiffReport, Finding,
-    FindingKind,
+    classify, expectation_of, keep_more_severe, outcome_class, reference_code, DiffConfig,
+    DiffReport, Finding, FindingKind,
 };
 use crate::fuzz::mutate::Rng;
 use crate::fuzz::pool::{self, Schedule};
@@ -295,15 +295,24 @@ fn run_batch(
             // An unmutated seed is graded exactly as the run report grades that corpus case;
             // a mutated one without the seed's flags, which name the seed's own trap (as the
             // token fuzzer grades without them), by its requirements' rule.
-            let mutated = cands.get(i).is_some_and(|c| !c.edits.is_empty());
-            let graded = if mutated {
-                Case {
+            let mutated = cands.get(i).filter(|c| !c.edits.is_empty());
+            let graded = match mutated {
+                Some(c) => Case {
                     flags: Vec::new(),
                     stake: None,
+                    // What the mutation does is graded by the reference's own answer: a
+                    // seed's `valid` readings carried over (the outputs of the unmutated
+                    // input) do not make another refusal of a refused input a refusal of a
+                    // valid one.
+                    expectation: match &c.reference {
+                        Outcome::Error { .. } => {
+                            expectation_of(&c.reference).unwrap_or(case.expectation.clone())
+                        }
+                        _ => case.expectation.clone(),
+                    },
                     ..case.clone()
-                }
-            } else {
-                case.clone()
+                },
+                None => case.clone(),
             };
             *slot = Judged {
                 kind,
@@ -509,6 +518,52 @@ pub fn run(
             })
             .collect())
     };
+    let build = |kind: FindingKind,
+                 min: Candidate,
+                 j: Judged,
+                 found_after: std::time::Duration,
+                 cases_before: usize,
+                 sig: &Signature| {
+        let seed = seeds.get(min.seed);
+        let level = if kind == FindingKind::OtherCode {
+            Level::Hardening
+        } else {
+            seed.map_or(Level::Normative, |s| s.level)
+        };
+        let (severity, effect, report_key) = j.assessment.as_ref().map_or_else(
+            || (vf::Severity::Medium, "unassessed".to_owned(), String::new()),
+            |a| (a.severity, a.effect.clone(), a.key.clone()),
+        );
+        let origin = seed.map(|s| s.origin.clone()).unwrap_or_default();
+        Finding {
+            kind,
+            op: op.to_owned(),
+            origin,
+            requirements: seed.map(|s| s.requirements.clone()).unwrap_or_default(),
+            mutations: Vec::new(),
+            edits: min
+                .edits
+                .iter()
+                .map(|e| serde_json::to_value(e).unwrap_or(Value::Null))
+                .chain(std::iter::once(
+                    serde_json::to_value(min.signing).unwrap_or(Value::Null),
+                ))
+                .collect(),
+            input: min.input,
+            reference: min.reference,
+            expectation: min.expectation,
+            actual: j.actual,
+            message: j.message,
+            found_after,
+            cases_before,
+            level,
+            severity,
+            effect,
+            report_key,
+            key: sig.key(&format!("{op} ")),
+            hits: 1,
+        }
+    };
     let mut findings: Vec<Finding> = Vec::new();
     let (mut cases, mut skipped) = (0, 0);
     let mut commit = |batch: Vec<Candidate>, results: Vec<Explored>| -> bool {
@@ -520,12 +575,23 @@ pub fn run(
             let Some(kind) = j.kind else { continue };
             let sig = signature(kind, &c, &j);
             let decision = lock().decide(&sig);
+            let mut upgrade = None;
             match decision {
                 Decision::Known(known) => {
-                    if let Some(f) = lock().repeat(&known).and_then(|i| findings.get_mut(i)) {
-                        f.hits += 1;
+                    let index = lock().repeat(&known);
+                    let Some(f) = index.and_then(|i| findings.get_mut(i)) else {
+                        continue;
+                    };
+                    f.hits += 1;
+                    // A repeat graded more severe than the kind's example (another seed's stake)
+                    // is minimized and, if it stays that kind, becomes the example.
+                    if j.assessment
+                        .as_ref()
+                        .is_none_or(|a| a.severity <= f.severity)
+                    {
+                        continue;
                     }
-                    continue;
+                    upgrade = index.map(|i| (i, known));
                 }
                 Decision::Unclassified => continue,
                 Decision::Minimize => {}
@@ -534,6 +600,11 @@ pub fn run(
             let (min, min_judged) = ahead.unwrap_or_else(|| minimize_timed(c, &sig));
             let j = min_judged.unwrap_or(j);
             let final_sig = signature(kind, &min, &j);
+            if let Some((i, known)) = upgrade.filter(|(_, known)| *known == final_sig) {
+                let finding = build(kind, min, j, found_after, cases, &known);
+                keep_more_severe(&mut findings, i, finding, &mut *progress);
+                continue;
+            }
             let minimized =
                 lock().minimized(sig, final_sig.clone(), findings.len(), config.max_findings);
             match minimized {
@@ -546,46 +617,8 @@ pub fn run(
                 Ok(false) => continue,
                 Ok(true) => {}
             }
-            let seed = seeds.get(min.seed);
-            let level = if kind == FindingKind::OtherCode {
-                Level::Hardening
-            } else {
-                seed.map_or(Level::Normative, |s| s.level)
-            };
-            let (severity, effect, report_key) = j.assessment.as_ref().map_or_else(
-                || (vf::Severity::Medium, "unassessed".to_owned(), String::new()),
-                |a| (a.severity, a.effect.clone(), a.key.clone()),
-            );
-            let origin = seed.map(|s| s.origin.clone()).unwrap_or_default();
             let n_edits = min.edits.len();
-            let finding = Finding {
-                kind,
-                op: op.to_owned(),
-                origin,
-                requirements: seed.map(|s| s.requirements.clone()).unwrap_or_default(),
-                mutations: Vec::new(),
-                edits: min
-                    .edits
-                    .iter()
-                    .map(|e| serde_json::to_value(e).unwrap_or(Value::Null))
-                    .chain(std::iter::once(
-                        serde_json::to_value(min.signing).unwrap_or(Value::Null),
-                    ))
-                    .collect(),
-                input: min.input,
-                reference: min.reference,
-                expectation: min.expectation,
-                actual: j.actual,
-                message: j.message,
-                found_after,
-                cases_before: cases,
-                level,
-                severity,
-                effect,
-                report_key,
-                key: final_sig.key(&format!("{op} ")),
-                hits: 1,
-            };
+            let finding = build(kind, min, j, found_after, cases, &final_sig);
             progress(&finding.announcement(findings.len() + 1, n_edits, "edit"));
             findings.push(finding);
             if config.stop_on_first {
