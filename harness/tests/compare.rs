@@ -719,9 +719,24 @@ fn over_time(old: &Path, new: &Path, extra: &[&str]) -> (i32, Value) {
     args.extend_from_slice(extra);
     let o = compare(&args);
     let code = o.status.code().unwrap();
-    let v = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
         panic!("{e}: {}", String::from_utf8_lossy(&o.stderr));
     });
+    // Every `--baseline` JSON is described by spec/schemas/compare-baseline.schema.json.
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(repo().join("spec/schemas/compare-baseline.schema.json"))
+            .expect("compare-baseline schema"),
+    )
+    .expect("schema JSON");
+    let validator = jsonschema::validator_for(&schema).expect("a valid schema");
+    let errors: Vec<String> = validator
+        .iter_errors(&v)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "compare --baseline JSON violates its schema: {errors:#?}"
+    );
     (code, v)
 }
 
