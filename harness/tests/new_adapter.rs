@@ -555,3 +555,36 @@ fn rust_skeleton_inprocess_path_from_the_environment() {
     assert!(!bad.exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 38 item 10: a stub's case count is `run`'s (advisory cases, which only
+/// `--profile strict` runs, are counted apart), and the two add up to `list ops`'s.
+#[test]
+fn stub_case_counts_are_runs_with_advisory_apart() {
+    let dir = scratch("counts");
+    generate("typescript", &dir);
+    let adapter = std::fs::read_to_string(dir.join("adapter.mjs")).unwrap();
+    let line = adapter
+        .lines()
+        .find(|l| l.contains("// dct.verify — "))
+        .expect("the dct.verify stub's doc line");
+    let numbers: Vec<usize> = line
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    assert!(
+        line.contains("more advisory with --profile strict"),
+        "{line}"
+    );
+    let (run, advisory) = (numbers[0], numbers[1]);
+    let list = std::process::Command::new(BIN)
+        .args(["list", "ops"])
+        .output()
+        .unwrap();
+    let listed: usize = String::from_utf8_lossy(&list.stdout)
+        .lines()
+        .find(|l| l.starts_with("dct.verify "))
+        .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        .expect("list ops names dct.verify");
+    assert_eq!(run + advisory, listed, "{line}");
+    assert!(advisory > 0 && run > 0);
+}

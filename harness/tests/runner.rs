@@ -1431,3 +1431,31 @@ fn abandoned_cases_are_the_same_for_every_number_of_jobs() {
         assert_eq!(run(jobs), serial, "--jobs {jobs} differs from --jobs 1");
     }
 }
+
+/// Issue 38 item 10: the next most valuable operation is in every report, not only the text.
+#[test]
+fn the_next_operation_is_in_every_report_format() {
+    let (i, e) = ok(json!({}));
+    let corpus = Corpus::new(&[
+        ("fake.echo", i.clone(), e.clone(), "FAKE-ONE"),
+        ("fake.other", i, e, "FAKE-TWO"),
+    ]);
+    let md = corpus.path("out.md");
+    let html = corpus.path("out.html");
+    let (out, report) = corpus.run_json(
+        &fake(""),
+        &[
+            "--report",
+            &format!("markdown={}", md.display()),
+            "--report",
+            &format!("html={}", html.display()),
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let want = "next most valuable operation: fake.other (1 case, 1 requirement id)";
+    assert_eq!(report["coverage"]["next_operation"], want);
+    assert!(std::fs::read_to_string(&md).unwrap().contains(want));
+    assert!(std::fs::read_to_string(&html)
+        .unwrap()
+        .contains(&format!("<p id=\"next-operation\">{want}</p>")));
+}

@@ -173,7 +173,7 @@ impl Implementation for Mine {
         Answer::todo()
     }
 
-    // dct.verify — 932 cases in the embedded corpus (spec/operations.md §3)
+    // dct.verify — 919 cases in the embedded corpus, 13 more advisory with --profile strict (spec/operations.md §3)
     // input: `{token: SerializedDCT, context}`; `context` = `{namespace, action, resource, now,
     //        spentMicrocents, rootPublicKey, revocations: [RevocationEntry]}`
     // output: `{scope: AuthorizedScope}`
@@ -484,7 +484,7 @@ impl Implementation for Mine {
 
     // === §11a Advisory profile lint =========================================================
 
-    // profile.lint — 52 cases in the embedded corpus (spec/operations.md §11a)
+    // profile.lint — 0 cases in the embedded corpus, 52 more advisory with --profile strict (spec/operations.md §11a)
     // spec: `profile.lint` {token | delegations, now?} → {findings: [{rule, neighbour, clause,
     //       severity}]}: the advisory (non-normative) findings of the neighbour profiles, one per
     //       rule at most, in rule-table order. Rules and their ids (`ADV-…`) are specified in

@@ -117,26 +117,41 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
     lines
 }
 
-/// Cases per operation in the embedded corpus (0 when it cannot be loaded, which a test rules out).
-fn case_counts() -> BTreeMap<String, usize> {
-    let mut counts = BTreeMap::new();
+/// Cases per operation in the embedded corpus, as `run` counts them by default, and the
+/// advisory ones `--profile strict` adds (0 when the corpus cannot be loaded, which a test
+/// rules out).
+fn case_counts() -> BTreeMap<String, (usize, usize)> {
+    let mut counts: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     if let Ok(files) = delegateos_vectors::corpus::load_embedded() {
         for f in files {
+            let advisory_file = f.file.area == "advisory";
             for c in f.file.cases {
-                *counts.entry(c.op).or_insert(0) += 1;
+                let entry = counts.entry(c.op).or_default();
+                if advisory_file || c.flags.iter().any(|f| f.eq_ignore_ascii_case("advisory")) {
+                    entry.1 += 1;
+                } else {
+                    entry.0 += 1;
+                }
             }
         }
     }
     counts
 }
 
-/// The comment lines documenting one operation (without comment markers), from the catalogue.
-pub fn doc_lines(doc: &OperationDoc, cases: usize) -> Vec<String> {
+/// The comment lines documenting one operation (without comment markers), from the catalogue:
+/// `cases` as `run` counts them, `advisory` more with `--profile strict`.
+pub fn doc_lines(doc: &OperationDoc, (cases, advisory): (usize, usize)) -> Vec<String> {
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    let strict = if advisory == 0 {
+        String::new()
+    } else {
+        format!(", {advisory} more advisory with --profile strict")
+    };
     let mut lines = vec![format!(
-        "{} — {} case{} in the embedded corpus (spec/operations.md §{})",
+        "{} — {} case{} in the embedded corpus{strict} (spec/operations.md §{})",
         doc.name,
         cases,
-        if cases == 1 { "" } else { "s" },
+        plural(cases),
         doc.section
     )];
     let mut field = |label: &str, text: &str| {
@@ -207,7 +222,7 @@ fn stubs(lang: Lang) -> (String, String) {
             }
         }
         for d in ops {
-            let lines = doc_lines(d, counts.get(&d.name).copied().unwrap_or(0));
+            let lines = doc_lines(d, counts.get(&d.name).copied().unwrap_or((0, 0)));
             match lang {
                 Lang::Python => {
                     let f = snake_name(&d.name);

@@ -552,6 +552,9 @@ pub fn render(r: &Report) -> String {
     } else {
         out.push_str("<p>No requirements file.</p>\n");
     }
+    if let Some(next) = &c.next_operation {
+        let _ = writeln!(out, "<p id=\"next-operation\">{}</p>", esc(next));
+    }
     if !c.skipped_operations.is_empty() {
         out.push_str(
             "<h3 id=\"skip-cost\">What the skips cost</h3>\n<table><tr><th>operation</th>\

@@ -226,6 +226,9 @@ pub fn render(r: &Report) -> String {
             c.mcp_suite.len()
         );
     }
+    if let Some(next) = &c.next_operation {
+        let _ = writeln!(out, "\n{}", next.replace('`', ""));
+    }
     if !c.skipped_operations.is_empty() {
         out.push_str(
             "\n**What the skips cost**\n\n| operation | skipped cases | requirement ids no executed case checked |\n|---|---:|---|\n",
