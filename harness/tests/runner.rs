@@ -1459,3 +1459,43 @@ fn the_next_operation_is_in_every_report_format() {
         .unwrap()
         .contains(&format!("<p id=\"next-operation\">{want}</p>")));
 }
+
+/// Issue 39: against the js-hasty red-team adapter (wrong answers, `errored` replies and two
+/// hang cases in `glob.match`), `--jobs 2` gives the serial report, timings removed. The
+/// benchmark (`harness/benches/jobs.sh`) compares the whole corpus.
+#[test]
+fn js_hasty_gives_the_same_report_with_two_jobs() {
+    if Command::new("node").arg("--version").output().is_err() {
+        eprintln!("node not found: skipping");
+        return;
+    }
+    let adapter = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("adapters/redteam/js-hasty/adapter.js");
+    let run = |jobs: &str| {
+        let out = run_bin(&[
+            "run".into(),
+            "--impl".into(),
+            format!("node '{}'", adapter.display()),
+            "--op".into(),
+            "glob.match".into(),
+            "--timeout-ms".into(),
+            "1000".into(),
+            "--jobs".into(),
+            jobs.into(),
+            "--format".into(),
+            "json".into(),
+        ]);
+        assert_eq!(out.code, 1, "--jobs {jobs}: {}", out.stderr);
+        without_timings(&serde_json::from_str(&out.stdout).unwrap())
+    };
+    let serial = run("1");
+    let timeouts = serial["cases"]
+        .as_array()
+        .into_iter()
+        .chain(serial["hardening"]["cases"].as_array())
+        .flatten()
+        .filter(|c| c["error_kind"] == "timeout")
+        .count();
+    assert!(timeouts >= 2, "the selection has its hang cases");
+    assert_eq!(run("2"), serial, "--jobs 2 differs from --jobs 1");
+}
