@@ -983,7 +983,7 @@ fn signals_kill_every_adapter_write_partial_reports_and_exit_130() {
         // Per adapter process (one per worker that started one): itself, a grandchild and a
         // setsid grandchild.
         assert!(
-            !all.is_empty() && all.len() % 3 == 0,
+            !all.is_empty() && all.len().is_multiple_of(3),
             "adapter, grandchild, setsid grandchild: {all:?}"
         );
         assert_all_dead(&all);
@@ -1469,8 +1469,8 @@ fn js_hasty_gives_the_same_report_with_two_jobs() {
         eprintln!("node not found: skipping");
         return;
     }
-    let adapter = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("adapters/redteam/js-hasty/adapter.js");
+    let adapter =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("adapters/redteam/js-hasty/adapter.js");
     let run = |jobs: &str| {
         let out = run_bin(&[
             "run".into(),

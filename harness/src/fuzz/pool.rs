@@ -43,6 +43,10 @@ impl Schedule {
     }
 }
 
+/// Runs one batch through the adapter: one result per candidate, or why the adapter could not
+/// be started.
+pub(crate) type RunBatch<'a, C, R> = &'a (dyn Fn(&[C]) -> Result<Vec<R>, SetupError> + Sync);
+
 /// Runs batches on `schedule.jobs` workers until the budget, the deadline, or `commit`
 /// returning false; `commit` sees every batch in order (`make(b, size)`'s candidates with
 /// `run`'s results). The first setup error (the adapter cannot be started) ends the
@@ -50,7 +54,7 @@ impl Schedule {
 pub(crate) fn explore<C: Send, R: Send>(
     schedule: &Schedule,
     make: &(dyn Fn(usize, usize) -> Vec<C> + Sync),
-    run: &(dyn Fn(&[C]) -> Result<Vec<R>, SetupError> + Sync),
+    run: RunBatch<'_, C, R>,
     commit: &mut dyn FnMut(Vec<C>, Vec<R>) -> bool,
 ) -> Result<(), SetupError> {
     let jobs = schedule.jobs.max(1);
