@@ -1499,3 +1499,51 @@ fn js_hasty_gives_the_same_report_with_two_jobs() {
     assert!(timeouts >= 2, "the selection has its hang cases");
     assert_eq!(run("2"), serial, "--jobs 2 differs from --jobs 1");
 }
+
+/// Issue 39: an interrupted `fuzz --jobs 2` kills its adapters, writes the findings it had,
+/// and exits 130.
+#[test]
+fn an_interrupted_fuzz_writes_its_findings_and_exits_130() {
+    if Command::new("node").arg("--version").output().is_err() {
+        eprintln!("node not found: skipping");
+        return;
+    }
+    let adapter =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("adapters/redteam/js-hasty/adapter.js");
+    let corpus = Corpus::new(&[]);
+    let out_dir = corpus.path("findings");
+    let log = corpus.path("fuzz.log");
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "exec '{BIN}' fuzz --impl \"node '{}'\" --duration 300 --seed 3 --jobs 2 --out '{}' > '{}' 2>&1",
+            adapter.display(),
+            out_dir.display(),
+            log.display()
+        ))
+        .spawn()
+        .unwrap();
+    wait_until("a first finding", || {
+        std::fs::read_to_string(&log).is_ok_and(|l| l.contains("finding 1 ["))
+    });
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let guard = Instant::now() + Duration::from_secs(120);
+    let code = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s.code();
+        }
+        if Instant::now() > guard {
+            let _ = child.kill();
+            panic!("the fuzzer did not exit");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(code, Some(130), "{text}");
+    let written = std::fs::read_dir(&out_dir).map_or(0, |d| d.count());
+    assert!(written >= 1, "the findings so far are written: {text}");
+}

@@ -209,6 +209,10 @@ fn main_fuzz(args: FuzzArgs) -> Outcome {
         if args.stop_on_first && !report.findings.is_empty() {
             break;
         }
+        if crate::runner::interrupt::interrupted().is_some() {
+            println!("interrupted: the findings so far are written below");
+            break;
+        }
     }
     report
         .findings

@@ -792,12 +792,17 @@ pub fn run(config: &DiffConfig, progress: &mut dyn FnMut(&str)) -> Result<DiffRe
         }
         true
     };
-    pool::explore(
+    match pool::explore(
         &schedule,
         &|b, size| batch_of(&seeds, config.seed, b, size, &keys),
         &explore,
         &mut commit,
-    )?;
+    ) {
+        // Interrupted (SIGINT, SIGTERM, SIGHUP): the findings so far are reported and written;
+        // the command exits 130.
+        Ok(()) | Err(SetupError::Interrupted { .. }) => {}
+        Err(e) => return Err(e),
+    }
     let report = DiffReport::new(findings, &lock(), cases, 0, seeds.len(), started);
     Ok(report)
 }

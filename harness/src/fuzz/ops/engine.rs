@@ -627,13 +627,16 @@ pub fn run(
         }
         true
     };
-    pool::explore(
+    match pool::explore(
         &schedule,
         &|b, size| batch_of(op, &seeds, config.seed, b, size, &keys),
         &explore,
         &mut commit,
-    )
-    .map_err(|e| e.to_string())?;
+    ) {
+        // Interrupted: the findings so far are reported and written; the command exits 130.
+        Ok(()) | Err(SetupError::Interrupted { .. }) => {}
+        Err(e) => return Err(e.to_string()),
+    }
     let report = DiffReport::new(findings, &lock(), cases, skipped, seeds.len(), started);
     Ok(report)
 }
