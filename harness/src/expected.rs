@@ -21,7 +21,7 @@
 
 use std::path::Path;
 
-use crate::filter::glob_match;
+use crate::id_glob::glob_match;
 
 /// One baseline entry.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]

@@ -8,7 +8,8 @@
 //! | [`adapter_server`] | the stdio adapter serving the built-in reference |
 //! | [`protocol`] | adapter protocol v1 frames and their validation |
 //! | [`runner`] | adapter processes, timeouts, restarts, one result per case |
-//! | [`filter`] | case selection and the id glob |
+//! | [`filter`] | case selection |
+//! | [`id_glob`] | the id glob the filters and the baseline share (a leaf module) |
 //! | [`expected`] | the expected-failures baseline |
 //! | [`report`] | text, JSON, JUnit, Markdown and HTML reports |
 //! | [`findings`] | failing cases grouped by root cause, ranked by effect (`spec/severity.md`), for `run`, `mcp` and `fuzz` |
@@ -37,6 +38,7 @@ pub mod findings;
 pub mod fuzz;
 pub mod guidance;
 pub mod html_page;
+pub mod id_glob;
 pub mod kit;
 pub mod lint;
 pub mod list;
