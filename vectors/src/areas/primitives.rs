@@ -79,260 +79,199 @@ fn canon_bad(g: &mut Group, n: u16, desc: &str, reqs: &[&str], text: &str) {
     );
 }
 
-fn canonicalization(g: &mut Group) {
-    const NUM: &[&str] = &["PRIM-JCS-NUMBERS"];
-    const KEY: &[&str] = &["PRIM-JCS-KEY-ORDER"];
-    const STR: &[&str] = &["PRIM-JCS-STRINGS"];
+const NUM: &[&str] = &["PRIM-JCS-NUMBERS"];
+const KEY: &[&str] = &["PRIM-JCS-KEY-ORDER"];
+const STR: &[&str] = &["PRIM-JCS-STRINGS"];
+const DUP: &[&str] = &["PRIM-JSON-DUPLICATE-KEY"];
+const SUR: &[&str] = &["PRIM-JSON-LONE-SURROGATE"];
+const RANGE: &[&str] = &["PRIM-JSON-NUMBER-RANGE"];
+const TRAIL: &[&str] = &["PRIM-JSON-TRAILING"];
+const SYN: &[&str] = &["PRIM-JSON-TRAILING"];
+const DEPTH: &[&str] = &["PRIM-JSON-DEPTH"];
 
+/// A refused text (`invalid_json`).
+const REJECTED: Option<&str> = None;
+
+/// Number, description, requirements, text, canonical text (or [`REJECTED`]).
+type CanonRow = (
+    u16,
+    &'static str,
+    &'static [&'static str],
+    &'static str,
+    Option<&'static str>,
+);
+
+/// Key order (RFC 8785 §3.2.2, §3.2.3 and more).
+#[rustfmt::skip]
+const CANON_KEYS: &[CanonRow] = &[
     // RFC 8785 §3.2.2 example (whitespace removed, numbers, escapes, literals).
-    canon_ok(
-        g,
-        1,
-        "RFC 8785 §3.2.2 example: numbers, string escapes and literals",
-        &["PRIM-JCS-NUMBERS", "PRIM-JCS-STRINGS", "PRIM-JCS-KEY-ORDER"],
-        "{\n  \"numbers\": [333333333.33333329, 1E30, 4.50, 2e-3, 0.000000000000000000000000001],\n  \"string\": \"\\u20ac$\\u000F\\u000aA'\\u0042\\u0022\\u005c\\\\\\\"\\/\",\n  \"literals\": [null, true, false]\n}",
-        "{\"literals\":[null,true,false],\"numbers\":[333333333.3333333,1e+30,4.5,0.002,1e-27],\"string\":\"\u{20ac}$\\u000f\\nA'B\\\"\\\\\\\\\\\"/\"}",
-    );
+    (1, "RFC 8785 §3.2.2 example: numbers, string escapes and literals", &["PRIM-JCS-NUMBERS", "PRIM-JCS-STRINGS", "PRIM-JCS-KEY-ORDER"], "{\n  \"numbers\": [333333333.33333329, 1E30, 4.50, 2e-3, 0.000000000000000000000000001],\n  \"string\": \"\\u20ac$\\u000F\\u000aA'\\u0042\\u0022\\u005c\\\\\\\"\\/\",\n  \"literals\": [null, true, false]\n}", Some("{\"literals\":[null,true,false],\"numbers\":[333333333.3333333,1e+30,4.5,0.002,1e-27],\"string\":\"\u{20ac}$\\u000f\\nA'B\\\"\\\\\\\\\\\"/\"}")),
     // RFC 8785 §3.2.3 sorting example.
-    canon_ok(
-        g,
-        2,
-        "RFC 8785 §3.2.3 example: keys sorted by UTF-16 code units",
-        KEY,
-        "{\n  \"\\u20ac\": \"Euro Sign\",\n  \"\\r\": \"Carriage Return\",\n  \"\\ufb33\": \"Hebrew Letter Dalet With Dagesh\",\n  \"1\": \"One\",\n  \"\\ud83d\\ude00\": \"Emoji: Grinning Face\",\n  \"\\u0080\": \"Control\",\n  \"\\u00f6\": \"Latin Small Letter O With Diaeresis\"\n}",
-        "{\"\\r\":\"Carriage Return\",\"1\":\"One\",\"\u{80}\":\"Control\",\"\u{f6}\":\"Latin Small Letter O With Diaeresis\",\"\u{20ac}\":\"Euro Sign\",\"\u{1f600}\":\"Emoji: Grinning Face\",\"\u{fb33}\":\"Hebrew Letter Dalet With Dagesh\"}",
-    );
-    canon_ok(
-        g,
-        3,
-        "U+E000 sorts after U+10000 (UTF-16 surrogates 0xD800 < 0xE000), unlike code-point order",
-        KEY,
-        r#"{"\ue000":1,"\ud800\udc00":2}"#,
-        "{\"\u{10000}\":2,\"\u{e000}\":1}",
-    );
-    canon_ok(
-        g,
-        4,
-        "ASCII keys sort by code unit: `A` < `_` < `a` < `aa` < `b`",
-        KEY,
-        r#"{"b":1,"aa":5,"a":2,"_":4,"A":3}"#,
-        r#"{"A":3,"_":4,"a":2,"aa":5,"b":1}"#,
-    );
-    canon_ok(
-        g,
-        5,
-        "the empty key sorts first",
-        KEY,
-        r#"{" ":2,"":1}"#,
-        r#"{"":1," ":2}"#,
-    );
-    canon_ok(
-        g,
-        6,
-        "nested objects are sorted recursively; array order is kept",
-        KEY,
-        r#"{"b":[{"z":1,"y":2},3,1],"a":{"d":{"f":1,"e":2}}}"#,
-        r#"{"a":{"d":{"e":2,"f":1}},"b":[{"y":2,"z":1},3,1]}"#,
-    );
-    canon_ok(
-        g,
-        7,
-        "insignificant whitespace (space, TAB, CR, LF) is removed, trailing included",
-        KEY,
-        "  {\n \"a\" : [ 1 , 2 ] ,\t\"b\":true\r\n}  \n\t",
-        r#"{"a":[1,2],"b":true}"#,
-    );
-    canon_ok(g, 8, "empty object", KEY, "{ }", "{}");
-    canon_ok(g, 9, "empty array", KEY, "[ ]", "[]");
-    canon_ok(
-        g,
-        10,
-        "a key that differs only by case sorts uppercase first",
-        KEY,
-        r#"{"a":1,"B":2}"#,
-        r#"{"B":2,"a":1}"#,
-    );
-    canon_ok(
-        g,
-        11,
-        "a key that is a prefix of another sorts first",
-        KEY,
-        r#"{"ab":1,"a":2}"#,
-        r#"{"a":2,"ab":1}"#,
-    );
-    canon_ok(
-        g,
-        12,
-        "keys compare after unescaping (`\\u0062` is `b`)",
-        KEY,
-        r#"{"\u0062":1,"a":2}"#,
-        r#"{"a":2,"b":1}"#,
-    );
+    (2, "RFC 8785 §3.2.3 example: keys sorted by UTF-16 code units", KEY, "{\n  \"\\u20ac\": \"Euro Sign\",\n  \"\\r\": \"Carriage Return\",\n  \"\\ufb33\": \"Hebrew Letter Dalet With Dagesh\",\n  \"1\": \"One\",\n  \"\\ud83d\\ude00\": \"Emoji: Grinning Face\",\n  \"\\u0080\": \"Control\",\n  \"\\u00f6\": \"Latin Small Letter O With Diaeresis\"\n}", Some("{\"\\r\":\"Carriage Return\",\"1\":\"One\",\"\u{80}\":\"Control\",\"\u{f6}\":\"Latin Small Letter O With Diaeresis\",\"\u{20ac}\":\"Euro Sign\",\"\u{1f600}\":\"Emoji: Grinning Face\",\"\u{fb33}\":\"Hebrew Letter Dalet With Dagesh\"}")),
+    (3, "U+E000 sorts after U+10000 (UTF-16 surrogates 0xD800 < 0xE000), unlike code-point order", KEY, r#"{"\ue000":1,"\ud800\udc00":2}"#, Some("{\"\u{10000}\":2,\"\u{e000}\":1}")),
+    (4, "ASCII keys sort by code unit: `A` < `_` < `a` < `aa` < `b`", KEY, r#"{"b":1,"aa":5,"a":2,"_":4,"A":3}"#, Some(r#"{"A":3,"_":4,"a":2,"aa":5,"b":1}"#)),
+    (5, "the empty key sorts first", KEY, r#"{" ":2,"":1}"#, Some(r#"{"":1," ":2}"#)),
+    (6, "nested objects are sorted recursively; array order is kept", KEY, r#"{"b":[{"z":1,"y":2},3,1],"a":{"d":{"f":1,"e":2}}}"#, Some(r#"{"a":{"d":{"e":2,"f":1}},"b":[{"y":2,"z":1},3,1]}"#)),
+    (7, "insignificant whitespace (space, TAB, CR, LF) is removed, trailing included", KEY, "  {\n \"a\" : [ 1 , 2 ] ,\t\"b\":true\r\n}  \n\t", Some(r#"{"a":[1,2],"b":true}"#)),
+    (8, "empty object", KEY, "{ }", Some("{}")),
+    (9, "empty array", KEY, "[ ]", Some("[]")),
+    (10, "a key that differs only by case sorts uppercase first", KEY, r#"{"a":1,"B":2}"#, Some(r#"{"B":2,"a":1}"#)),
+    (11, "a key that is a prefix of another sorts first", KEY, r#"{"ab":1,"a":2}"#, Some(r#"{"a":2,"ab":1}"#)),
+    (12, "keys compare after unescaping (`\\u0062` is `b`)", KEY, r#"{"\u0062":1,"a":2}"#, Some(r#"{"a":2,"b":1}"#)),
+];
 
-    // Numbers: RFC 8785 Appendix B and ES6 Number.prototype.toString.
-    let nums: &[(u16, &str, &str, &str)] = &[
-        (20, "1.0", "1", "a trailing `.0` is dropped"),
-        (21, "1E2", "100", "an uppercase exponent is expanded"),
-        (22, "4.50", "4.5", "trailing fraction zeros are dropped"),
-        (
-            23,
-            "1e21",
-            "1e+21",
-            "10^21 switches to exponent form with an explicit `+`",
-        ),
-        (
-            24,
-            "1e20",
-            "100000000000000000000",
-            "10^20 is written out in full",
-        ),
-        (
-            25,
-            "999999999999999900000",
-            "999999999999999900000",
-            "the largest ES6 decimal form below 1e21 (B: 0x444b1ae4d6e2ef4f)",
-        ),
-        (26, "0.0000001", "1e-7", "10^-7 switches to exponent form"),
-        (
-            27,
-            "0.000001",
-            "0.000001",
-            "10^-6 stays in decimal form (B: 0x3eb0c6f7a0b5ed8d)",
-        ),
-        (
-            28,
-            "9.999999999999997e-7",
-            "9.999999999999997e-7",
-            "ES6 line 0x3eb0c6f7a0b5ed8c",
-        ),
-        (
-            29,
-            "9007199254740993",
-            "9007199254740992",
-            "2^53+1 is not a double; rounds to 2^53",
-        ),
-        (
-            30,
-            "9007199254740994",
-            "9007199254740994",
-            "2^53+2 is exact",
-        ),
-        (
-            31,
-            "9007199254740995",
-            "9007199254740996",
-            "2^53+3 rounds half to even (2^53+4)",
-        ),
-        (
-            32,
-            "5e-324",
-            "5e-324",
-            "the smallest subnormal (B: 0x0000000000000001)",
-        ),
-        (
-            33,
-            "-5e-324",
-            "-5e-324",
-            "the largest negative subnormal (B: 0x8000000000000001)",
-        ),
-        (
-            34,
-            "1.7976931348623157e308",
-            "1.7976931348623157e+308",
-            "the largest double (B: 0x7fefffffffffffff)",
-        ),
-        (
-            35,
-            "-1.7976931348623157e308",
-            "-1.7976931348623157e+308",
-            "the most negative double (B: 0xffefffffffffffff)",
-        ),
-        (
-            36,
-            "9.999999999999997e+22",
-            "9.999999999999997e+22",
-            "B: 0x44b52d02c7e14af5",
-        ),
-        (37, "1e23", "1e+23", "B: 0x44b52d02c7e14af6"),
-        (
-            38,
-            "1.0000000000000001e+23",
-            "1.0000000000000001e+23",
-            "B: 0x44b52d02c7e14af7",
-        ),
-        (
-            39,
-            "295147905179352830000",
-            "295147905179352830000",
-            "2^68 (B: 0x4430000000000000)",
-        ),
-        (
-            40,
-            "333333333.3333332",
-            "333333333.3333332",
-            "B: 0x41b3de4355555553",
-        ),
-        (
-            41,
-            "333333333.33333325",
-            "333333333.33333325",
-            "B: 0x41b3de4355555554",
-        ),
-        (
-            42,
-            "333333333.33333343",
-            "333333333.33333343",
-            "B: 0x41b3de4355555557",
-        ),
-        (
-            43,
-            "-0.0000033333333333333333",
-            "-0.0000033333333333333333",
-            "B: 0xbecbf647612f3696",
-        ),
-        (
-            44,
-            "1424953923781206.2",
-            "1424953923781206.2",
-            "B: 0x43143ff3c1cb0959",
-        ),
-        (
-            45,
-            "-9223372036854775808",
-            "-9223372036854776000",
-            "i64::MIN is printed as the nearest double",
-        ),
-        (
-            46,
-            "18446744073709551616",
-            "18446744073709552000",
-            "2^64 is printed as the nearest double",
-        ),
-        (47, "0.1", "0.1", "shortest round-trip digits"),
-        (
-            48,
-            "0.30000000000000004",
-            "0.30000000000000004",
-            "17 significant digits when needed",
-        ),
-        (49, "-1.5e-7", "-1.5e-7", "negative small exponent form"),
-        (
-            50,
-            "123456789012345678901",
-            "123456789012345680000",
-            "a 21-digit integer below 1e21 is printed with trailing zeros",
-        ),
-        (
-            51,
-            "4.9e-324",
-            "5e-324",
-            "a long spelling of the smallest subnormal",
-        ),
-        (52, "1E+2", "100", "an explicit `+` in the input exponent"),
-        (53, "0e10", "0", "zero with an exponent"),
-        (54, "100e-2", "1", "a scaled spelling of one"),
-    ];
-    for &(n, input, out, what) in nums {
+/// Numbers: RFC 8785 Appendix B and ES6 Number.prototype.toString: number, input, output,
+/// what.
+#[rustfmt::skip]
+const CANON_NUMBERS: &[(u16, &str, &str, &str)] = &[
+    (20, "1.0", "1", "a trailing `.0` is dropped"),
+    (21, "1E2", "100", "an uppercase exponent is expanded"),
+    (22, "4.50", "4.5", "trailing fraction zeros are dropped"),
+    (23, "1e21", "1e+21", "10^21 switches to exponent form with an explicit `+`"),
+    (24, "1e20", "100000000000000000000", "10^20 is written out in full"),
+    (25, "999999999999999900000", "999999999999999900000", "the largest ES6 decimal form below 1e21 (B: 0x444b1ae4d6e2ef4f)"),
+    (26, "0.0000001", "1e-7", "10^-7 switches to exponent form"),
+    (27, "0.000001", "0.000001", "10^-6 stays in decimal form (B: 0x3eb0c6f7a0b5ed8d)"),
+    (28, "9.999999999999997e-7", "9.999999999999997e-7", "ES6 line 0x3eb0c6f7a0b5ed8c"),
+    (29, "9007199254740993", "9007199254740992", "2^53+1 is not a double; rounds to 2^53"),
+    (30, "9007199254740994", "9007199254740994", "2^53+2 is exact"),
+    (31, "9007199254740995", "9007199254740996", "2^53+3 rounds half to even (2^53+4)"),
+    (32, "5e-324", "5e-324", "the smallest subnormal (B: 0x0000000000000001)"),
+    (33, "-5e-324", "-5e-324", "the largest negative subnormal (B: 0x8000000000000001)"),
+    (34, "1.7976931348623157e308", "1.7976931348623157e+308", "the largest double (B: 0x7fefffffffffffff)"),
+    (35, "-1.7976931348623157e308", "-1.7976931348623157e+308", "the most negative double (B: 0xffefffffffffffff)"),
+    (36, "9.999999999999997e+22", "9.999999999999997e+22", "B: 0x44b52d02c7e14af5"),
+    (37, "1e23", "1e+23", "B: 0x44b52d02c7e14af6"),
+    (38, "1.0000000000000001e+23", "1.0000000000000001e+23", "B: 0x44b52d02c7e14af7"),
+    (39, "295147905179352830000", "295147905179352830000", "2^68 (B: 0x4430000000000000)"),
+    (40, "333333333.3333332", "333333333.3333332", "B: 0x41b3de4355555553"),
+    (41, "333333333.33333325", "333333333.33333325", "B: 0x41b3de4355555554"),
+    (42, "333333333.33333343", "333333333.33333343", "B: 0x41b3de4355555557"),
+    (43, "-0.0000033333333333333333", "-0.0000033333333333333333", "B: 0xbecbf647612f3696"),
+    (44, "1424953923781206.2", "1424953923781206.2", "B: 0x43143ff3c1cb0959"),
+    (45, "-9223372036854775808", "-9223372036854776000", "i64::MIN is printed as the nearest double"),
+    (46, "18446744073709551616", "18446744073709552000", "2^64 is printed as the nearest double"),
+    (47, "0.1", "0.1", "shortest round-trip digits"),
+    (48, "0.30000000000000004", "0.30000000000000004", "17 significant digits when needed"),
+    (49, "-1.5e-7", "-1.5e-7", "negative small exponent form"),
+    (50, "123456789012345678901", "123456789012345680000", "a 21-digit integer below 1e21 is printed with trailing zeros"),
+    (51, "4.9e-324", "5e-324", "a long spelling of the smallest subnormal"),
+    (52, "1E+2", "100", "an explicit `+` in the input exponent"),
+    (53, "0e10", "0", "zero with an exponent"),
+    (54, "100e-2", "1", "a scaled spelling of one"),
+];
+
+/// Negative zero, strings, idempotence and ordinary names.
+#[rustfmt::skip]
+const CANON_STRINGS: &[CanonRow] = &[
+    (60, "negative zero is serialized as 0", &["PRIM-JCS-NEG-ZERO"], r#"{"n":-0}"#, Some(r#"{"n":0}"#)),
+    (61, "negative zero with a fraction is serialized as 0", &["PRIM-JCS-NEG-ZERO"], "[-0.0,-0e5]", Some("[0,0]")),
+    // Strings.
+    (70, "U+2028, DEL and `\\/` are emitted raw; U+001F is escaped", STR, r#"["\u2028\u007f\/\u001f"]"#, Some("[\"\u{2028}\u{7f}/\\u001f\"]")),
+    (71, "the five short escapes are used where they exist", STR, r#"["\u0008\u0009\u000a\u000c\u000d"]"#, Some(r#"["\b\t\n\f\r"]"#)),
+    (72, "other control characters use lowercase `\\u00xx`", STR, r#"["\u0000\u000B\u001F\u0001"]"#, Some(r#"["\u0000\u000b\u001f\u0001"]"#)),
+    (73, "`\"` and `\\` are escaped with a backslash", STR, r#"["\u0022\u005c"]"#, Some(r#"["\"\\"]"#)),
+    (74, "non-ASCII escapes are emitted as raw UTF-8", STR, r#"["\u00e9\u4e2d\ud83d\ude00"]"#, Some("[\"\u{e9}\u{4e2d}\u{1f600}\"]")),
+    (75, "raw non-ASCII text is kept as is", STR, "[\"é中😀\"]", Some("[\"é中😀\"]")),
+    (76, "a raw DEL character inside a string is allowed and kept", STR, "[\"a\u{7f}b\"]", Some("[\"a\u{7f}b\"]")),
+    (77, "U+FEFF inside a string (not at the start of the text) is kept", STR, "[\"\u{feff}\"]", Some("[\"\u{feff}\"]")),
+    (78, "keys are escaped like values", &["PRIM-JCS-STRINGS", "PRIM-JCS-KEY-ORDER"], r#"{"\n":1,"\u001f":2}"#, Some(r#"{"\n":1,"\u001f":2}"#)),
+    // Idempotence and ordinary names.
+    (80, "canonical text is a fixed point", &["PRIM-JCS-IDEMPOTENT"], r#"{"a":[1,"x",{"b":null}],"c":1e+21}"#, Some(r#"{"a":[1,"x",{"b":null}],"c":1e+21}"#)),
+    (81, "canonical text with escapes is a fixed point", &["PRIM-JCS-IDEMPOTENT"], "{\"\\u001f\":\"\u{2028}\",\"k\":\"\\\\\"}", Some("{\"\\u001f\":\"\u{2028}\",\"k\":\"\\\\\"}")),
+    (82, "`__proto__` is an ordinary key (sorted, kept)", &["PRIM-JSON-PROTO-KEY"], r#"{"a":1,"__proto__":{"admin":true}}"#, Some(r#"{"__proto__":{"admin":true},"a":1}"#)),
+    (83, "`constructor` and `prototype` are ordinary keys", &["PRIM-JSON-PROTO-KEY"], r#"{"prototype":2,"constructor":1}"#, Some(r#"{"constructor":1,"prototype":2}"#)),
+];
+
+/// `n` nested arrays.
+fn arr(n: usize) -> String {
+    format!("{}{}", "[".repeat(n), "]".repeat(n))
+}
+
+/// `n` nested objects around `1`.
+fn obj(n: usize) -> String {
+    format!("{}1{}", "{\"a\":".repeat(n), "}".repeat(n))
+}
+
+/// Arrays and objects alternating to depth 32.
+fn mixed() -> String {
+    format!("{}1{}", "[{\"a\":".repeat(16), "}]".repeat(16))
+}
+
+/// A text built at generation time.
+type MakeText = fn() -> String;
+
+/// Depth (D33: the top-level container is depth 1; 32 accepted, 33 rejected): number,
+/// description, text, accepted (then the canonical text is the text).
+#[rustfmt::skip]
+const CANON_DEPTHS: &[(u16, &str, MakeText, bool)] = &[
+    (90, "32 nested arrays (the limit) are accepted", || arr(32), true),
+    (91, "33 nested arrays exceed the depth limit", || arr(33), false),
+    (92, "32 nested objects are accepted", || obj(32), true),
+    (93, "33 nested objects exceed the depth limit", || obj(33), false),
+    (94, "10000 nested arrays are rejected without crashing", || arr(10_000), false),
+    (95, "10000 unclosed arrays are rejected without crashing", || "[".repeat(10_000), false),
+    (96, "arrays and objects alternating to depth 32 are accepted", mixed, true),
+    (97, "one more array around depth 32 is rejected", || format!("[{}]", mixed()), false),
+];
+
+/// Rejections (D33).
+#[rustfmt::skip]
+const CANON_REJECTED: &[CanonRow] = &[
+    (100, "duplicate key at the top level", DUP, r#"{"a":1,"a":2}"#, REJECTED),
+    (101, "duplicate key in a nested object", DUP, r#"{"x":{"a":1,"a":1}}"#, REJECTED),
+    (102, "duplicate key after unescaping (`a` and `\\u0061`)", DUP, r#"{"a":1,"\u0061":2}"#, REJECTED),
+    (103, "duplicate key inside an array element", DUP, r#"[{"b":1,"c":2,"b":3}]"#, REJECTED),
+    (110, "lone high surrogate in a value", SUR, r#"["\ud800"]"#, REJECTED),
+    (111, "lone low surrogate as a key", SUR, r#"{"\udc00":1}"#, REJECTED),
+    (112, "surrogates in the wrong order", SUR, r#"["\udc00\ud800"]"#, REJECTED),
+    (113, "high surrogate at the end of a string", SUR, r#"["a\ud83d"]"#, REJECTED),
+    (114, "high surrogate followed by a non-surrogate escape", SUR, r#"["\ud83d\u0041"]"#, REJECTED),
+    (120, "`1e400` overflows a double", RANGE, r#"{"n":1e400}"#, REJECTED),
+    (121, "`-1e400` overflows a double", RANGE, "[-1e400]", REJECTED),
+    (122, "`1.8e308` overflows a double", RANGE, "[1.8e308]", REJECTED),
+    (123, "`NaN` is not JSON", RANGE, "[NaN]", REJECTED),
+    (124, "`Infinity` is not JSON", RANGE, "[Infinity]", REJECTED),
+    (125, "`-Infinity` is not JSON", RANGE, "[-Infinity]", REJECTED),
+    (130, "a byte-order mark before the text", &["PRIM-JSON-BOM"], "\u{feff}{}", REJECTED),
+    (131, "a byte-order mark before an array", &["PRIM-JSON-BOM"], "\u{feff}[1]", REJECTED),
+    (140, "trailing text after the value", TRAIL, "{} x", REJECTED),
+    (141, "two top-level values", TRAIL, "{}{}", REJECTED),
+    (142, "trailing comma in an array", TRAIL, "[1,2,]", REJECTED),
+    (143, "trailing comma in an object", TRAIL, r#"{"a":1,}"#, REJECTED),
+    (144, "trailing NBSP (not JSON whitespace)", TRAIL, "{}\u{a0}", REJECTED),
+    (145, "trailing NUL", TRAIL, "{}\u{0}", REJECTED),
+    (146, "a trailing line comment", TRAIL, "{} // x", REJECTED),
+    (147, "two arrays separated by a newline", TRAIL, "[1]\n[2]", REJECTED),
+    (148, "trailing vertical tab (not JSON whitespace)", TRAIL, "[]\u{b}", REJECTED),
+    (150, "the empty text", SYN, "", REJECTED),
+    (151, "whitespace only", SYN, " \n", REJECTED),
+    (152, "single-quoted strings", SYN, "{'a':1}", REJECTED),
+    (153, "an unquoted key", SYN, "{a:1}", REJECTED),
+    (154, "a leading zero", SYN, "[01]", REJECTED),
+    (155, "a leading `+`", SYN, "[+1]", REJECTED),
+    (156, "a fraction without integer part", SYN, "[.5]", REJECTED),
+    (157, "a fraction without digits", SYN, "[1.]", REJECTED),
+    (158, "a hexadecimal number", SYN, "[0x10]", REJECTED),
+    (159, "a raw TAB inside a string", &["PRIM-JCS-STRINGS"], "[\"a\tb\"]", REJECTED),
+    (160, "a raw newline inside a string", &["PRIM-JCS-STRINGS"], "[\"a\nb\"]", REJECTED),
+    (161, "an unknown escape `\\x41`", &["PRIM-JCS-STRINGS"], r#"["\x41"]"#, REJECTED),
+    (162, "an uppercase `\\U` escape", &["PRIM-JCS-STRINGS"], r#"["\U0041"]"#, REJECTED),
+    (163, "an unterminated string", SYN, "[\"abc]", REJECTED),
+];
+
+fn canon_rows(g: &mut Group, rows: &[CanonRow]) {
+    for &(n, desc, reqs, text, canonical) in rows {
+        match canonical {
+            Some(canonical) => canon_ok(g, n, desc, reqs, text, canonical),
+            None => canon_bad(g, n, desc, reqs, text),
+        }
+    }
+}
+
+fn canonicalization(g: &mut Group) {
+    canon_rows(g, CANON_KEYS);
+    for &(n, input, out, what) in CANON_NUMBERS {
         canon_ok(
             g,
             n,
@@ -342,356 +281,16 @@ fn canonicalization(g: &mut Group) {
             &format!("[{out}]"),
         );
     }
-    canon_ok(
-        g,
-        60,
-        "negative zero is serialized as 0",
-        &["PRIM-JCS-NEG-ZERO"],
-        r#"{"n":-0}"#,
-        r#"{"n":0}"#,
-    );
-    canon_ok(
-        g,
-        61,
-        "negative zero with a fraction is serialized as 0",
-        &["PRIM-JCS-NEG-ZERO"],
-        "[-0.0,-0e5]",
-        "[0,0]",
-    );
-
-    // Strings.
-    canon_ok(
-        g,
-        70,
-        "U+2028, DEL and `\\/` are emitted raw; U+001F is escaped",
-        STR,
-        r#"["\u2028\u007f\/\u001f"]"#,
-        "[\"\u{2028}\u{7f}/\\u001f\"]",
-    );
-    canon_ok(
-        g,
-        71,
-        "the five short escapes are used where they exist",
-        STR,
-        r#"["\u0008\u0009\u000a\u000c\u000d"]"#,
-        r#"["\b\t\n\f\r"]"#,
-    );
-    canon_ok(
-        g,
-        72,
-        "other control characters use lowercase `\\u00xx`",
-        STR,
-        r#"["\u0000\u000B\u001F\u0001"]"#,
-        r#"["\u0000\u000b\u001f\u0001"]"#,
-    );
-    canon_ok(
-        g,
-        73,
-        "`\"` and `\\` are escaped with a backslash",
-        STR,
-        r#"["\u0022\u005c"]"#,
-        r#"["\"\\"]"#,
-    );
-    canon_ok(
-        g,
-        74,
-        "non-ASCII escapes are emitted as raw UTF-8",
-        STR,
-        r#"["\u00e9\u4e2d\ud83d\ude00"]"#,
-        "[\"\u{e9}\u{4e2d}\u{1f600}\"]",
-    );
-    canon_ok(
-        g,
-        75,
-        "raw non-ASCII text is kept as is",
-        STR,
-        "[\"é中😀\"]",
-        "[\"é中😀\"]",
-    );
-    canon_ok(
-        g,
-        76,
-        "a raw DEL character inside a string is allowed and kept",
-        STR,
-        "[\"a\u{7f}b\"]",
-        "[\"a\u{7f}b\"]",
-    );
-    canon_ok(
-        g,
-        77,
-        "U+FEFF inside a string (not at the start of the text) is kept",
-        STR,
-        "[\"\u{feff}\"]",
-        "[\"\u{feff}\"]",
-    );
-    canon_ok(
-        g,
-        78,
-        "keys are escaped like values",
-        &["PRIM-JCS-STRINGS", "PRIM-JCS-KEY-ORDER"],
-        r#"{"\n":1,"\u001f":2}"#,
-        r#"{"\n":1,"\u001f":2}"#,
-    );
-
-    // Idempotence and ordinary names.
-    canon_ok(
-        g,
-        80,
-        "canonical text is a fixed point",
-        &["PRIM-JCS-IDEMPOTENT"],
-        r#"{"a":[1,"x",{"b":null}],"c":1e+21}"#,
-        r#"{"a":[1,"x",{"b":null}],"c":1e+21}"#,
-    );
-    canon_ok(
-        g,
-        81,
-        "canonical text with escapes is a fixed point",
-        &["PRIM-JCS-IDEMPOTENT"],
-        "{\"\\u001f\":\"\u{2028}\",\"k\":\"\\\\\"}",
-        "{\"\\u001f\":\"\u{2028}\",\"k\":\"\\\\\"}",
-    );
-    canon_ok(
-        g,
-        82,
-        "`__proto__` is an ordinary key (sorted, kept)",
-        &["PRIM-JSON-PROTO-KEY"],
-        r#"{"a":1,"__proto__":{"admin":true}}"#,
-        r#"{"__proto__":{"admin":true},"a":1}"#,
-    );
-    canon_ok(
-        g,
-        83,
-        "`constructor` and `prototype` are ordinary keys",
-        &["PRIM-JSON-PROTO-KEY"],
-        r#"{"prototype":2,"constructor":1}"#,
-        r#"{"constructor":1,"prototype":2}"#,
-    );
-
-    // Depth (D33: the top-level container is depth 1; 32 accepted, 33 rejected).
-    let arr = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
-    canon_ok(
-        g,
-        90,
-        "32 nested arrays (the limit) are accepted",
-        &["PRIM-JSON-DEPTH"],
-        &arr(32),
-        &arr(32),
-    );
-    canon_bad(
-        g,
-        91,
-        "33 nested arrays exceed the depth limit",
-        &["PRIM-JSON-DEPTH"],
-        &arr(33),
-    );
-    let obj = |n: usize| format!("{}1{}", "{\"a\":".repeat(n), "}".repeat(n));
-    canon_ok(
-        g,
-        92,
-        "32 nested objects are accepted",
-        &["PRIM-JSON-DEPTH"],
-        &obj(32),
-        &obj(32),
-    );
-    canon_bad(
-        g,
-        93,
-        "33 nested objects exceed the depth limit",
-        &["PRIM-JSON-DEPTH"],
-        &obj(33),
-    );
-    canon_bad(
-        g,
-        94,
-        "10000 nested arrays are rejected without crashing",
-        &["PRIM-JSON-DEPTH"],
-        &arr(10_000),
-    );
-    canon_bad(
-        g,
-        95,
-        "10000 unclosed arrays are rejected without crashing",
-        &["PRIM-JSON-DEPTH"],
-        &"[".repeat(10_000),
-    );
-    let mixed = format!("{}1{}", "[{\"a\":".repeat(16), "}]".repeat(16));
-    canon_ok(
-        g,
-        96,
-        "arrays and objects alternating to depth 32 are accepted",
-        &["PRIM-JSON-DEPTH"],
-        &mixed,
-        &mixed,
-    );
-    let mixed33 = format!("[{mixed}]");
-    canon_bad(
-        g,
-        97,
-        "one more array around depth 32 is rejected",
-        &["PRIM-JSON-DEPTH"],
-        &mixed33,
-    );
-
-    // Rejections (D33).
-    const DUP: &[&str] = &["PRIM-JSON-DUPLICATE-KEY"];
-    canon_bad(
-        g,
-        100,
-        "duplicate key at the top level",
-        DUP,
-        r#"{"a":1,"a":2}"#,
-    );
-    canon_bad(
-        g,
-        101,
-        "duplicate key in a nested object",
-        DUP,
-        r#"{"x":{"a":1,"a":1}}"#,
-    );
-    canon_bad(
-        g,
-        102,
-        "duplicate key after unescaping (`a` and `\\u0061`)",
-        DUP,
-        r#"{"a":1,"\u0061":2}"#,
-    );
-    canon_bad(
-        g,
-        103,
-        "duplicate key inside an array element",
-        DUP,
-        r#"[{"b":1,"c":2,"b":3}]"#,
-    );
-    const SUR: &[&str] = &["PRIM-JSON-LONE-SURROGATE"];
-    canon_bad(
-        g,
-        110,
-        "lone high surrogate in a value",
-        SUR,
-        r#"["\ud800"]"#,
-    );
-    canon_bad(
-        g,
-        111,
-        "lone low surrogate as a key",
-        SUR,
-        r#"{"\udc00":1}"#,
-    );
-    canon_bad(
-        g,
-        112,
-        "surrogates in the wrong order",
-        SUR,
-        r#"["\udc00\ud800"]"#,
-    );
-    canon_bad(
-        g,
-        113,
-        "high surrogate at the end of a string",
-        SUR,
-        r#"["a\ud83d"]"#,
-    );
-    canon_bad(
-        g,
-        114,
-        "high surrogate followed by a non-surrogate escape",
-        SUR,
-        r#"["\ud83d\u0041"]"#,
-    );
-    const RANGE: &[&str] = &["PRIM-JSON-NUMBER-RANGE"];
-    canon_bad(
-        g,
-        120,
-        "`1e400` overflows a double",
-        RANGE,
-        r#"{"n":1e400}"#,
-    );
-    canon_bad(g, 121, "`-1e400` overflows a double", RANGE, "[-1e400]");
-    canon_bad(g, 122, "`1.8e308` overflows a double", RANGE, "[1.8e308]");
-    canon_bad(g, 123, "`NaN` is not JSON", RANGE, "[NaN]");
-    canon_bad(g, 124, "`Infinity` is not JSON", RANGE, "[Infinity]");
-    canon_bad(g, 125, "`-Infinity` is not JSON", RANGE, "[-Infinity]");
-    canon_bad(
-        g,
-        130,
-        "a byte-order mark before the text",
-        &["PRIM-JSON-BOM"],
-        "\u{feff}{}",
-    );
-    canon_bad(
-        g,
-        131,
-        "a byte-order mark before an array",
-        &["PRIM-JSON-BOM"],
-        "\u{feff}[1]",
-    );
-    const TRAIL: &[&str] = &["PRIM-JSON-TRAILING"];
-    canon_bad(g, 140, "trailing text after the value", TRAIL, "{} x");
-    canon_bad(g, 141, "two top-level values", TRAIL, "{}{}");
-    canon_bad(g, 142, "trailing comma in an array", TRAIL, "[1,2,]");
-    canon_bad(g, 143, "trailing comma in an object", TRAIL, r#"{"a":1,}"#);
-    canon_bad(
-        g,
-        144,
-        "trailing NBSP (not JSON whitespace)",
-        TRAIL,
-        "{}\u{a0}",
-    );
-    canon_bad(g, 145, "trailing NUL", TRAIL, "{}\u{0}");
-    canon_bad(g, 146, "a trailing line comment", TRAIL, "{} // x");
-    canon_bad(
-        g,
-        147,
-        "two arrays separated by a newline",
-        TRAIL,
-        "[1]\n[2]",
-    );
-    canon_bad(
-        g,
-        148,
-        "trailing vertical tab (not JSON whitespace)",
-        TRAIL,
-        "[]\u{b}",
-    );
-    const SYN: &[&str] = &["PRIM-JSON-TRAILING"];
-    canon_bad(g, 150, "the empty text", SYN, "");
-    canon_bad(g, 151, "whitespace only", SYN, " \n");
-    canon_bad(g, 152, "single-quoted strings", SYN, "{'a':1}");
-    canon_bad(g, 153, "an unquoted key", SYN, "{a:1}");
-    canon_bad(g, 154, "a leading zero", SYN, "[01]");
-    canon_bad(g, 155, "a leading `+`", SYN, "[+1]");
-    canon_bad(g, 156, "a fraction without integer part", SYN, "[.5]");
-    canon_bad(g, 157, "a fraction without digits", SYN, "[1.]");
-    canon_bad(g, 158, "a hexadecimal number", SYN, "[0x10]");
-    canon_bad(
-        g,
-        159,
-        "a raw TAB inside a string",
-        &["PRIM-JCS-STRINGS"],
-        "[\"a\tb\"]",
-    );
-    canon_bad(
-        g,
-        160,
-        "a raw newline inside a string",
-        &["PRIM-JCS-STRINGS"],
-        "[\"a\nb\"]",
-    );
-    canon_bad(
-        g,
-        161,
-        "an unknown escape `\\x41`",
-        &["PRIM-JCS-STRINGS"],
-        r#"["\x41"]"#,
-    );
-    canon_bad(
-        g,
-        162,
-        "an uppercase `\\U` escape",
-        &["PRIM-JCS-STRINGS"],
-        r#"["\U0041"]"#,
-    );
-    canon_bad(g, 163, "an unterminated string", SYN, "[\"abc]");
+    canon_rows(g, CANON_STRINGS);
+    for &(n, desc, text, accepted) in CANON_DEPTHS {
+        let text = text();
+        if accepted {
+            canon_ok(g, n, desc, DEPTH, &text, &text);
+        } else {
+            canon_bad(g, n, desc, DEPTH, &text);
+        }
+    }
+    canon_rows(g, CANON_REJECTED);
 }
 
 // ---------------------------------------------------------------------------------------
