@@ -419,69 +419,44 @@ fn valid(v: bool) -> Expectation {
     Expectation::valid(json!({ "valid": v }))
 }
 
+/// The flags of the ed25519 group: name, category, decision, condition, risk.
+#[rustfmt::skip]
+const ED25519_FLAGS: &[(&str, &str, &str, &str, &str)] = &[
+    ("SmallOrderA", "SIGNATURE_MALLEABILITY", "D10", "The public key is one of the 8 points of small order.", "A key under which signatures verify for many messages is accepted."),
+    ("SmallOrderR", "SIGNATURE_MALLEABILITY", "D10", "The signature's R is a point of small order.", "Verifiers disagree on which signatures are valid."),
+    ("MixedOrderA", "SIGNATURE_MALLEABILITY", "D10", "The public key has a torsion component (prime-order point plus a small-order point).", "Cofactored and cofactorless verifiers disagree."),
+    ("MixedOrderR", "SIGNATURE_MALLEABILITY", "D10", "R has a torsion component.", "Cofactored and cofactorless verifiers disagree."),
+    ("NonCanonicalA", "SIGNATURE_MALLEABILITY", "D10", "The public key is a non-canonical encoding (y >= p, or x = 0 with the sign bit set), which RFC 8032 §5.1.3 refuses to decode.", "Several byte strings name one key."),
+    ("NonCanonicalR", "SIGNATURE_MALLEABILITY", "D10", "R is a non-canonical encoding, which RFC 8032 §5.1.3 refuses to decode.", "Several signatures exist for one message."),
+    ("SNotReduced", "SIGNATURE_MALLEABILITY", "D10", "S is not below the group order L (RFC 8032 §5.1.7 requires 0 <= S < L).", "A valid signature can be malleated into another valid one."),
+    ("InvalidA", "EDGE_CASE", "D10", "The public key bytes decode to no curve point.", "A crash or an accepting default on an invalid key."),
+    ("InvalidR", "EDGE_CASE", "D10", "R decodes to no curve point.", "A crash or an accepting default on an invalid signature."),
+    ("WrongLength", "EDGE_CASE", "D10", "A signature that is not 64 bytes or a key that is not 32 bytes: `valid: false`, never an error.", "The verifier throws (noble: \"Uint8Array expected\") instead of answering."),
+];
+
+/// A change of a hex string.
+type HexEdit = fn(&str) -> String;
+const SAME: HexEdit = str::to_owned;
+
+/// Wrong lengths of RFC 8032 TEST 2 (`valid: false`, never an error, D10): number, what,
+/// public key, signature.
+#[rustfmt::skip]
+const WRONG_LENGTHS: &[(u16, &str, HexEdit, HexEdit)] = &[
+    (30, "empty signature", SAME, |_| String::new()),
+    (31, "63-byte signature (last byte dropped)", SAME, |sig| sig[..126].into()),
+    (32, "65-byte signature (a zero byte appended)", SAME, |sig| format!("{sig}00")),
+    (33, "32-byte signature (R only)", SAME, |sig| sig[..64].into()),
+    (34, "128-byte signature (doubled)", SAME, |sig| format!("{sig}{sig}")),
+    (35, "31-byte public key", |pk| pk[..62].into(), SAME),
+    (36, "33-byte public key", |pk| format!("{pk}00"), SAME),
+    (37, "empty public key", |_| String::new(), SAME),
+    (38, "64-byte public key (key twice)", |pk| format!("{pk}{pk}"), SAME),
+];
+
 fn ed25519(g: &mut Group) {
-    g.define_flag(
-        "SmallOrderA",
-        "SIGNATURE_MALLEABILITY",
-        "D10",
-        "The public key is one of the 8 points of small order.",
-        "A key under which signatures verify for many messages is accepted.",
-    );
-    g.define_flag(
-        "SmallOrderR",
-        "SIGNATURE_MALLEABILITY",
-        "D10",
-        "The signature's R is a point of small order.",
-        "Verifiers disagree on which signatures are valid.",
-    );
-    g.define_flag(
-        "MixedOrderA",
-        "SIGNATURE_MALLEABILITY",
-        "D10",
-        "The public key has a torsion component (prime-order point plus a small-order point).",
-        "Cofactored and cofactorless verifiers disagree.",
-    );
-    g.define_flag(
-        "MixedOrderR",
-        "SIGNATURE_MALLEABILITY",
-        "D10",
-        "R has a torsion component.",
-        "Cofactored and cofactorless verifiers disagree.",
-    );
-    g.define_flag("NonCanonicalA", "SIGNATURE_MALLEABILITY", "D10",
-        "The public key is a non-canonical encoding (y >= p, or x = 0 with the sign bit set), which RFC 8032 §5.1.3 refuses to decode.",
-        "Several byte strings name one key.");
-    g.define_flag(
-        "NonCanonicalR",
-        "SIGNATURE_MALLEABILITY",
-        "D10",
-        "R is a non-canonical encoding, which RFC 8032 §5.1.3 refuses to decode.",
-        "Several signatures exist for one message.",
-    );
-    g.define_flag(
-        "SNotReduced",
-        "SIGNATURE_MALLEABILITY",
-        "D10",
-        "S is not below the group order L (RFC 8032 §5.1.7 requires 0 <= S < L).",
-        "A valid signature can be malleated into another valid one.",
-    );
-    g.define_flag(
-        "InvalidA",
-        "EDGE_CASE",
-        "D10",
-        "The public key bytes decode to no curve point.",
-        "A crash or an accepting default on an invalid key.",
-    );
-    g.define_flag(
-        "InvalidR",
-        "EDGE_CASE",
-        "D10",
-        "R decodes to no curve point.",
-        "A crash or an accepting default on an invalid signature.",
-    );
-    g.define_flag("WrongLength", "EDGE_CASE", "D10",
-        "A signature that is not 64 bytes or a key that is not 32 bytes: `valid: false`, never an error.",
-        "The verifier throws (noble: \"Uint8Array expected\") instead of answering.");
+    for &(name, category, decision, condition, risk) in ED25519_FLAGS {
+        g.define_flag(name, category, decision, condition, risk);
+    }
 
     // RFC 8032 known answers: sign, then verify.
     for (i, &(name, sk, pk, msg, sig)) in RFC8032.iter().enumerate() {
@@ -538,61 +513,22 @@ fn ed25519(g: &mut Group) {
 
     // Wrong lengths: `valid: false`, never an error (D10).
     let (pk, msg, sig) = (RFC8032[1].2, RFC8032[1].3, RFC8032[1].4);
-    let wl: &[&str] = &["WrongLength"];
-    let lens: Vec<(u16, String, String, String)> = vec![
-        (30, "empty signature".into(), pk.into(), String::new()),
-        (
-            31,
-            "63-byte signature (last byte dropped)".into(),
-            pk.into(),
-            sig[..126].into(),
-        ),
-        (
-            32,
-            "65-byte signature (a zero byte appended)".into(),
-            pk.into(),
-            format!("{sig}00"),
-        ),
-        (
-            33,
-            "32-byte signature (R only)".into(),
-            pk.into(),
-            sig[..64].into(),
-        ),
-        (
-            34,
-            "128-byte signature (doubled)".into(),
-            pk.into(),
-            format!("{sig}{sig}"),
-        ),
-        (35, "31-byte public key".into(), pk[..62].into(), sig.into()),
-        (
-            36,
-            "33-byte public key".into(),
-            format!("{pk}00"),
-            sig.into(),
-        ),
-        (37, "empty public key".into(), String::new(), sig.into()),
-        (
-            38,
-            "64-byte public key (key twice)".into(),
-            format!("{pk}{pk}"),
-            sig.into(),
-        ),
-    ];
-    for (n, what, k, s) in lens {
+    for &(n, what, k, s) in WRONG_LENGTHS {
         verify_case(
             g,
             n,
             &format!("RFC 8032 TEST 2 with a {what}: not valid"),
             &["PRIM-SIG-LENGTH"],
-            wl,
-            (&k, msg, &s),
+            &["WrongLength"],
+            (&k(pk), msg, &s(sig)),
             valid(false),
         );
     }
+    ed25519_edge(g);
+}
 
-    // Edge cases built by data/ed25519_edge.py.
+/// Edge cases built by data/ed25519_edge.py.
+fn ed25519_edge(g: &mut Group) {
     let edge: Value = serde_json::from_str(EDGE).unwrap_or(Value::Null);
     let cases = edge["cases"].as_array().cloned().unwrap_or_default();
     for (i, c) in cases.iter().enumerate() {
