@@ -618,206 +618,122 @@ fn ed25519_edge(g: &mut Group) {
 // ---------------------------------------------------------------------------------------
 // base64url
 
+const ALPHA: &[&str] = &["PRIM-B64-ALPHABET"];
+const STRICT: &[&str] = &["PRIM-B64-STRICT-DECODE"];
+const BITS: &[&str] = &["PRIM-B64-TRAILING-BITS"];
+/// The research §4 key, and its bytes in hex.
+const B64_KEY: &str = "A6EHv_POEL4dcN0Y50vAmWfk1jCbpQ1fHdyGZBJVMbg";
+const B64_KEY_HEX: &str = "03a107bff3ce10be1d70dd18e74bc09967e4d6309ba50d5f1ddc8664125531b8";
+
+/// RFC 4648 §10 (unpadded, url alphabet): hex, text.
+const RFC4648: &[(&str, &str)] = &[
+    ("", ""),
+    ("66", "Zg"),
+    ("666f", "Zm8"),
+    ("666f6f", "Zm9v"),
+    ("666f6f62", "Zm9vYg"),
+    ("666f6f6261", "Zm9vYmE"),
+    ("666f6f626172", "Zm9vYmFy"),
+];
+
+/// A text built at generation time.
+type Text = fn() -> String;
+
+/// What a base64url case checks about its text: it is the encoding of these bytes (hex), it
+/// decodes to these bytes, or decoding refuses it.
+#[derive(Clone, Copy)]
+enum B64 {
+    Encode(&'static str),
+    Decode(Text),
+    Refused,
+}
+
+const REFUSED: B64 = B64::Refused;
+
+/// Number, description, requirements, text, what is checked.
+type B64Row = (u16, &'static str, &'static [&'static str], Text, B64);
+
+#[rustfmt::skip]
+const B64_CASES: &[B64Row] = &[
+    (20, "bytes fb ff use `-` and `_` (standard base64 would give `+/8=`)", ALPHA, || "-_8".into(), B64::Encode("fbff")),
+    (21, "`-_8` decodes to fb ff", ALPHA, || "-_8".into(), B64::Decode(|| "fbff".into())),
+    (22, "bytes 3e 3f c0 map to `Pj_A` (`_` for 63)", ALPHA, || "Pj_A".into(), B64::Encode("3e3fc0")),
+    (23, "a 32-byte key encodes to 43 characters", ALPHA, || B64_KEY.into(), B64::Encode(B64_KEY_HEX)),
+    (24, "research §4 key: canonical 43 characters decode to 32 bytes", ALPHA, || B64_KEY.into(), B64::Decode(|| B64_KEY_HEX.into())),
+    // Research §4 rows.
+    (30, "`=` padding appended to a key", STRICT, || format!("{B64_KEY}="), REFUSED),
+    (31, "last character `g`→`h`: non-zero trailing bits", BITS, || B64_KEY.replace("Mbg", "Mbh"), REFUSED),
+    (32, "`/` instead of `_` (standard alphabet)", STRICT, || B64_KEY.replace('_', "/"), REFUSED),
+    (33, "`+` instead of `-` (standard alphabet)", STRICT, || "+_8".into(), REFUSED),
+    (34, "`/` in a short string", STRICT, || "-/8".into(), REFUSED),
+    (35, "a space inside", STRICT, || format!("{} {}", &B64_KEY[..20], &B64_KEY[20..]), REFUSED),
+    (36, "a trailing newline", STRICT, || format!("{B64_KEY}\n"), REFUSED),
+    (37, "a leading TAB", STRICT, || format!("\t{B64_KEY}"), REFUSED),
+    (38, "truncated to 42 characters (last symbol has non-zero unused bits)", BITS, || B64_KEY[..42].into(), REFUSED),
+    (39, "45 characters (length ≡ 1 mod 4)", STRICT, || format!("{B64_KEY}AA"), REFUSED),
+    (40, "44 characters decode to 33 bytes: a generic decoder has no length to enforce", &["PRIM-B64-EXACT-LENGTH"], || format!("{B64_KEY}A"), B64::Decode(|| format!("{B64_KEY_HEX}00"))),
+    (41, "`=` in the middle", STRICT, || format!("{}={}", &B64_KEY[..8], &B64_KEY[9..]), REFUSED),
+    (42, "`AA==` (padded)", STRICT, || "AA==".into(), REFUSED),
+    (43, "`AA=` (partially padded)", STRICT, || "AA=".into(), REFUSED),
+    (44, "`AA` decodes to one zero byte", ALPHA, || "AA".into(), B64::Decode(|| "00".into())),
+    (45, "`AB`: non-zero trailing bits", BITS, || "AB".into(), REFUSED),
+    (46, "`Zh`: non-zero trailing bits (canonical `Zg`)", BITS, || "Zh".into(), REFUSED),
+    (47, "`Zm9`: non-zero trailing bits (canonical `Zm8`)", BITS, || "Zm9".into(), REFUSED),
+    (48, "a `.` inside", STRICT, || format!("{}.", &B64_KEY[..42]), REFUSED),
+    (49, "a non-ASCII character inside", STRICT, || "Zm9v\u{e9}g".into(), REFUSED),
+    (50, "the empty string decodes to zero bytes", ALPHA, || "".into(), B64::Decode(|| "".into())),
+    (51, "a single character (length ≡ 1 mod 4)", STRICT, || "A".into(), REFUSED),
+    (52, "five characters (length ≡ 1 mod 4)", STRICT, || "AAAAA".into(), REFUSED),
+    (53, "`Zg==` (RFC 4648 padded form)", STRICT, || "Zg==".into(), REFUSED),
+    (54, "padding only", STRICT, || "====".into(), REFUSED),
+    (55, "a fullwidth letter", STRICT, || "Ｚg".into(), REFUSED),
+    (56, "a NUL character", STRICT, || "Zg\u{0}".into(), REFUSED),
+    (57, "a percent-encoded `=`", STRICT, || "Zg%3D%3D".into(), REFUSED),
+];
+
 fn base64url(g: &mut Group) {
-    const ALPHA: &[&str] = &["PRIM-B64-ALPHABET"];
-    const STRICT: &[&str] = &["PRIM-B64-STRICT-DECODE"];
-    const BITS: &[&str] = &["PRIM-B64-TRAILING-BITS"];
-    let enc = |g: &mut Group, n: u16, desc: &str, hex_in: &str, text: &str| {
+    for (i, &(h, t)) in RFC4648.iter().enumerate() {
+        let i = u16::try_from(i).unwrap_or(0);
         g.case(
-            n,
-            desc,
+            1 + i,
+            &format!("RFC 4648 §10 vector {t:?}: encode without padding"),
             ALPHA,
             &[],
             "base64url.encode",
-            json!({ "hex": hex_in }),
-            Expectation::valid(json!({ "text": text })),
+            json!({ "hex": h }),
+            Expectation::valid(json!({ "text": t })),
         );
-    };
-    let dec = |g: &mut Group, n: u16, desc: &str, reqs: &[&str], text: &str, hex_out: &str| {
         g.case(
-            n,
-            desc,
-            reqs,
-            &[],
-            "base64url.decode",
-            json!({ "text": text }),
-            Expectation::valid(json!({ "hex": hex_out })),
-        );
-    };
-    let bad = |g: &mut Group, n: u16, desc: &str, reqs: &[&str], text: &str| {
-        g.case(
-            n,
-            desc,
-            reqs,
-            &[],
-            "base64url.decode",
-            json!({ "text": text }),
-            Expectation::invalid("invalid_encoding", "1.2/base64url"),
-        );
-    };
-    // RFC 4648 §10 (unpadded, url alphabet).
-    let rfc: &[(&str, &str)] = &[
-        ("", ""),
-        ("66", "Zg"),
-        ("666f", "Zm8"),
-        ("666f6f", "Zm9v"),
-        ("666f6f62", "Zm9vYg"),
-        ("666f6f6261", "Zm9vYmE"),
-        ("666f6f626172", "Zm9vYmFy"),
-    ];
-    for (i, &(h, t)) in rfc.iter().enumerate() {
-        let i = u16::try_from(i).unwrap_or(0);
-        enc(
-            g,
-            1 + i,
-            &format!("RFC 4648 §10 vector {t:?}: encode without padding"),
-            h,
-            t,
-        );
-        dec(
-            g,
             11 + i,
             &format!("RFC 4648 §10 vector {t:?}: decode"),
             ALPHA,
-            t,
-            h,
+            &[],
+            "base64url.decode",
+            json!({ "text": t }),
+            Expectation::valid(json!({ "hex": h })),
         );
     }
-    enc(
-        g,
-        20,
-        "bytes fb ff use `-` and `_` (standard base64 would give `+/8=`)",
-        "fbff",
-        "-_8",
-    );
-    dec(g, 21, "`-_8` decodes to fb ff", ALPHA, "-_8", "fbff");
-    enc(
-        g,
-        22,
-        "bytes 3e 3f c0 map to `Pj_A` (`_` for 63)",
-        "3e3fc0",
-        "Pj_A",
-    );
-    let key = "A6EHv_POEL4dcN0Y50vAmWfk1jCbpQ1fHdyGZBJVMbg";
-    let key_hex = "03a107bff3ce10be1d70dd18e74bc09967e4d6309ba50d5f1ddc8664125531b8";
-    enc(
-        g,
-        23,
-        "a 32-byte key encodes to 43 characters",
-        key_hex,
-        key,
-    );
-    dec(
-        g,
-        24,
-        "research §4 key: canonical 43 characters decode to 32 bytes",
-        ALPHA,
-        key,
-        key_hex,
-    );
-    // Research §4 rows.
-    bad(
-        g,
-        30,
-        "`=` padding appended to a key",
-        STRICT,
-        &format!("{key}="),
-    );
-    bad(
-        g,
-        31,
-        "last character `g`→`h`: non-zero trailing bits",
-        BITS,
-        &key.replace("Mbg", "Mbh"),
-    );
-    bad(
-        g,
-        32,
-        "`/` instead of `_` (standard alphabet)",
-        STRICT,
-        &key.replace('_', "/"),
-    );
-    bad(
-        g,
-        33,
-        "`+` instead of `-` (standard alphabet)",
-        STRICT,
-        "+_8",
-    );
-    bad(g, 34, "`/` in a short string", STRICT, "-/8");
-    bad(
-        g,
-        35,
-        "a space inside",
-        STRICT,
-        &format!("{} {}", &key[..20], &key[20..]),
-    );
-    bad(g, 36, "a trailing newline", STRICT, &format!("{key}\n"));
-    bad(g, 37, "a leading TAB", STRICT, &format!("\t{key}"));
-    bad(
-        g,
-        38,
-        "truncated to 42 characters (last symbol has non-zero unused bits)",
-        BITS,
-        &key[..42],
-    );
-    bad(
-        g,
-        39,
-        "45 characters (length ≡ 1 mod 4)",
-        STRICT,
-        &format!("{key}AA"),
-    );
-    dec(
-        g,
-        40,
-        "44 characters decode to 33 bytes: a generic decoder has no length to enforce",
-        &["PRIM-B64-EXACT-LENGTH"],
-        &format!("{key}A"),
-        &format!("{key_hex}00"),
-    );
-    bad(
-        g,
-        41,
-        "`=` in the middle",
-        STRICT,
-        &format!("{}={}", &key[..8], &key[9..]),
-    );
-    bad(g, 42, "`AA==` (padded)", STRICT, "AA==");
-    bad(g, 43, "`AA=` (partially padded)", STRICT, "AA=");
-    dec(g, 44, "`AA` decodes to one zero byte", ALPHA, "AA", "00");
-    bad(g, 45, "`AB`: non-zero trailing bits", BITS, "AB");
-    bad(
-        g,
-        46,
-        "`Zh`: non-zero trailing bits (canonical `Zg`)",
-        BITS,
-        "Zh",
-    );
-    bad(
-        g,
-        47,
-        "`Zm9`: non-zero trailing bits (canonical `Zm8`)",
-        BITS,
-        "Zm9",
-    );
-    bad(g, 48, "a `.` inside", STRICT, &format!("{}.", &key[..42]));
-    bad(g, 49, "a non-ASCII character inside", STRICT, "Zm9v\u{e9}g");
-    dec(
-        g,
-        50,
-        "the empty string decodes to zero bytes",
-        ALPHA,
-        "",
-        "",
-    );
-    bad(g, 51, "a single character (length ≡ 1 mod 4)", STRICT, "A");
-    bad(g, 52, "five characters (length ≡ 1 mod 4)", STRICT, "AAAAA");
-    bad(g, 53, "`Zg==` (RFC 4648 padded form)", STRICT, "Zg==");
-    bad(g, 54, "padding only", STRICT, "====");
-    bad(g, 55, "a fullwidth letter", STRICT, "Ｚg");
-    bad(g, 56, "a NUL character", STRICT, "Zg\u{0}");
-    bad(g, 57, "a percent-encoded `=`", STRICT, "Zg%3D%3D");
+    for &(n, desc, reqs, text, b64) in B64_CASES {
+        let text = text();
+        let (op, input, expect) = match b64 {
+            B64::Encode(hex) => (
+                "base64url.encode",
+                json!({ "hex": hex }),
+                Expectation::valid(json!({ "text": text })),
+            ),
+            B64::Decode(hex) => (
+                "base64url.decode",
+                json!({ "text": text }),
+                Expectation::valid(json!({ "hex": hex() })),
+            ),
+            B64::Refused => (
+                "base64url.decode",
+                json!({ "text": text }),
+                Expectation::invalid("invalid_encoding", "1.2/base64url"),
+            ),
+        };
+        g.case(n, desc, reqs, &[], op, input, expect);
+    }
 }
 
 // ---------------------------------------------------------------------------------------
