@@ -295,444 +295,179 @@ fn verify_input(contract: Value) -> Value {
     json!({ "contract": contract })
 }
 
-fn build_signature(g: &mut Group, keys: &Keys) {
-    let base = unsigned_contract(&keys.root);
-    let good = sign_with(&base, &keys.root);
-    let ok = || Expectation::valid(json!({"valid": true}));
-    let bad_sig = || Expectation::invalid("invalid_signature", "5.1/signature");
-    let malformed = || Expectation::invalid("malformed_contract", "5.1");
-    let vs = "contract.verify_signature";
-    g.case(
-        1,
-        "A contract signed by its issuer verifies.",
-        &["CONTRACT-VERIFY-SIGNATURE", "CONTRACT-SIGN-PAYLOAD"],
-        &[],
-        vs,
-        verify_input(good.clone()),
-        ok(),
-    );
-    let alice_c = sign_with(&unsigned_contract(&keys.alice), &keys.alice);
-    g.case(2, "A contract issued and signed by alice verifies (the key is the contract's issuer, not a fixed root).", &["CONTRACT-VERIFY-SIGNATURE"], &[], vs, verify_input(alice_c), ok());
-    g.case(
-        3,
-        "Member order of the received JSON is irrelevant: the signature covers the canonical form.",
-        &["CONTRACT-VERIFY-SIGNATURE", "CONTRACT-SIGN-PAYLOAD"],
-        &[],
-        vs,
-        verify_input({
-            let mut m = Map::new();
-            for k in [
-                "signature",
-                "constraints",
-                "verification",
-                "task",
-                "createdAt",
-                "issuer",
-                "version",
-                "id",
-            ] {
-                m.insert(k.to_owned(), good[k].clone());
-            }
-            Value::Object(m)
-        }),
-        ok(),
-    );
+/// What signature cases start from: root's unsigned contract and the signed one.
+struct Fx<'a> {
+    k: &'a Keys,
+    base: Value,
+    good: Value,
+}
+
+impl<'a> Fx<'a> {
+    fn new(k: &'a Keys) -> Self {
+        let base = unsigned_contract(&k.root);
+        Fx {
+            k,
+            good: sign_with(&base, &k.root),
+            base,
+        }
+    }
+
+    /// `c` re-signed by the issuer (root), so only its shape can be wrong.
+    fn signed(&self, c: Value) -> Value {
+        sign_with(&c, &self.k.root)
+    }
+
+    /// The good contract's signature.
+    fn sig(&self) -> String {
+        self.good["signature"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    }
+}
+
+/// The good contract with its members in another order.
+fn reordered(f: &Fx) -> Value {
+    let mut m = Map::new();
+    for k in [
+        "signature",
+        "constraints",
+        "verification",
+        "task",
+        "createdAt",
+        "issuer",
+        "version",
+        "id",
+    ] {
+        m.insert(k.to_owned(), f.good[k].clone());
+    }
+    Value::Object(m)
+}
+
+/// `sig` with one character changed, still 86 base64url characters.
+fn flipped(sig: &str) -> String {
+    let mut c: Vec<char> = sig.chars().collect();
+    c[10] = if c[10] == 'A' { 'B' } else { 'A' };
+    c.into_iter().collect()
+}
+
+/// The good contract with root's signature over the contract INCLUDING `signature: ""`.
+fn signed_with_empty_member(f: &Fx) -> Value {
+    let with_empty = set(&f.base, "signature", json!(""));
+    let payload = canonicalize(&with_empty).unwrap_or_default();
+    set(
+        &f.good,
+        "signature",
+        json!(b64u_encode(&sign_canonical(&f.k.root.keypair(), &payload))),
+    )
+}
+
+/// contract.verify_signature: valid (`None`) or (code, stage).
+type Verdict = Option<(&'static str, &'static str)>;
+const VALID: Verdict = None;
+const BAD_SIG: Verdict = Some(("invalid_signature", "5.1/signature"));
+const MALFORMED: Verdict = Some(("malformed_contract", "5.1"));
+const TAMPER: &[&str] = &["CONTRACT-VERIFY-SIGNATURE"];
+const MAX_SAFE: u64 = 9_007_199_254_740_991;
+
+/// Number, description, requirements, contract, verdict.
+type SignatureRow = (
+    u16,
+    &'static str,
+    &'static [&'static str],
+    fn(&Fx) -> Value,
+    Verdict,
+);
+
+#[rustfmt::skip]
+const SIGNATURES: &[SignatureRow] = &[
+    (1, "A contract signed by its issuer verifies.", &["CONTRACT-VERIFY-SIGNATURE", "CONTRACT-SIGN-PAYLOAD"], |f| f.good.clone(), VALID),
+    (2, "A contract issued and signed by alice verifies (the key is the contract's issuer, not a fixed root).", &["CONTRACT-VERIFY-SIGNATURE"], |f| sign_with(&unsigned_contract(&f.k.alice), &f.k.alice), VALID),
+    (3, "Member order of the received JSON is irrelevant: the signature covers the canonical form.", &["CONTRACT-VERIFY-SIGNATURE", "CONTRACT-SIGN-PAYLOAD"], reordered, VALID),
     // Tampered after signing: every signed member, each change leaves the contract well-formed.
-    let tampered: Vec<(u16, &str, Value)> = vec![
-        (10, "`id` changed after signing.", set(&good, "id", json!(ct(0xbad)))),
-        (11, "`issuer` changed to alice after root signed.", set(&good, "issuer", json!(keys.alice.principal))),
-        (12, "`createdAt` moved by one second after signing.", set(&good, "createdAt", json!("2026-03-01T00:00:01Z"))),
-        (13, "`createdAt` rewritten as the same instant with fractional `.000` (different bytes, same instant): still tampered.", set(&good, "createdAt", json!("2026-03-01T00:00:00.000Z"))),
-        (14, "`task.title` changed.", set(&good, "task/title", json!("Summarise everything"))),
-        (15, "`task.description` changed.", set(&good, "task/description", json!("Read / and write a summary."))),
-        (16, "A member added to `task.inputs`.", set(&good, "task/inputs/extra", json!(true))),
-        (17, "`task.outputSchema` loosened to `{}`.", set(&good, "task/outputSchema", json!({}))),
-        (18, "`verification` replaced by a different spec.", set(&good, "verification", json!({"method": "schema_match", "schema": {}}))),
-        (19, "`constraints.maxBudgetMicrocents` raised by one.", set(&good, "constraints/maxBudgetMicrocents", json!(500_001))),
-        (20, "`constraints.deadline` extended.", set(&good, "constraints/deadline", json!("2026-03-02T12:00:00Z"))),
-        (21, "`constraints.maxChainDepth` raised.", set(&good, "constraints/maxChainDepth", json!(4))),
-        (22, "A capability appended to `requiredCapabilities`.", set(&good, "constraints/requiredCapabilities", json!(["docs:read", "docs:write"]))),
-        (23, "`requiredCapabilities` emptied.", set(&good, "constraints/requiredCapabilities", json!([]))),
-        (24, "`task.inputs.maxWords` 200 → 200.5.", set(&good, "task/inputs/maxWords", json!(200.5))),
-    ];
-    for (n, d, c) in tampered {
+    (10, "`id` changed after signing.", TAMPER, |f| set(&f.good, "id", json!(ct(0xbad))), BAD_SIG),
+    (11, "`issuer` changed to alice after root signed.", TAMPER, |f| set(&f.good, "issuer", json!(f.k.alice.principal)), BAD_SIG),
+    (12, "`createdAt` moved by one second after signing.", TAMPER, |f| set(&f.good, "createdAt", json!("2026-03-01T00:00:01Z")), BAD_SIG),
+    (13, "`createdAt` rewritten as the same instant with fractional `.000` (different bytes, same instant): still tampered.", TAMPER, |f| set(&f.good, "createdAt", json!("2026-03-01T00:00:00.000Z")), BAD_SIG),
+    (14, "`task.title` changed.", TAMPER, |f| set(&f.good, "task/title", json!("Summarise everything")), BAD_SIG),
+    (15, "`task.description` changed.", TAMPER, |f| set(&f.good, "task/description", json!("Read / and write a summary.")), BAD_SIG),
+    (16, "A member added to `task.inputs`.", TAMPER, |f| set(&f.good, "task/inputs/extra", json!(true)), BAD_SIG),
+    (17, "`task.outputSchema` loosened to `{}`.", TAMPER, |f| set(&f.good, "task/outputSchema", json!({})), BAD_SIG),
+    (18, "`verification` replaced by a different spec.", TAMPER, |f| set(&f.good, "verification", json!({"method": "schema_match", "schema": {}})), BAD_SIG),
+    (19, "`constraints.maxBudgetMicrocents` raised by one.", TAMPER, |f| set(&f.good, "constraints/maxBudgetMicrocents", json!(500_001)), BAD_SIG),
+    (20, "`constraints.deadline` extended.", TAMPER, |f| set(&f.good, "constraints/deadline", json!("2026-03-02T12:00:00Z")), BAD_SIG),
+    (21, "`constraints.maxChainDepth` raised.", TAMPER, |f| set(&f.good, "constraints/maxChainDepth", json!(4)), BAD_SIG),
+    (22, "A capability appended to `requiredCapabilities`.", TAMPER, |f| set(&f.good, "constraints/requiredCapabilities", json!(["docs:read", "docs:write"])), BAD_SIG),
+    (23, "`requiredCapabilities` emptied.", TAMPER, |f| set(&f.good, "constraints/requiredCapabilities", json!([])), BAD_SIG),
+    (24, "`task.inputs.maxWords` 200 → 200.5.", TAMPER, |f| set(&f.good, "task/inputs/maxWords", json!(200.5)), BAD_SIG),
+    (30, "Signed by mallory while `issuer` names root.", &["CONTRACT-VERIFY-SIGNATURE"], |f| sign_with(&f.base, &f.k.mallory), BAD_SIG),
+    (31, "Signed by root while `issuer` names mallory.", &["CONTRACT-VERIFY-SIGNATURE"], |f| sign_with(&unsigned_contract(&f.k.mallory), &f.k.root), BAD_SIG),
+    (32, "Signature of a different contract (root's signature over another id) transplanted.", &["CONTRACT-VERIFY-SIGNATURE"], |f| set(&f.good, "signature", sign_with(&set(&f.base, "id", json!(ct(7))), &f.k.root)["signature"].clone()), BAD_SIG),
+    (33, "One character of the signature changed (still well-formed base64url).", &["CONTRACT-VERIFY-SIGNATURE"], |f| set(&f.good, "signature", json!(flipped(&f.sig()))), BAD_SIG),
+    (34, "A signature over the contract INCLUDING a `signature: \"\"` member does not verify (the payload excludes `signature`).", &["CONTRACT-SIGN-PAYLOAD", "CONTRACT-VERIFY-SIGNATURE"], signed_with_empty_member, BAD_SIG),
+    (40, "An unknown top-level member (signed): exact members only.", &["CONTRACT-SHAPE"], |f| f.signed(set(&f.base, "priority", json!("high"))), MALFORMED),
+    (41, "`version` missing.", &["CONTRACT-SHAPE"], |f| f.signed(remove(&f.base, "version")), MALFORMED),
+    (42, "`version` `\"0.2\"`.", &["CONTRACT-SHAPE"], |f| f.signed(set(&f.base, "version", json!("0.2"))), MALFORMED),
+    (43, "`version` as the number 0.1.", &["CONTRACT-SHAPE"], |f| f.signed(set(&f.base, "version", json!(0.1))), MALFORMED),
+    (44, "`verification` missing.", &["CONTRACT-SHAPE"], |f| f.signed(remove(&f.base, "verification")), MALFORMED),
+    (45, "`createdAt` missing.", &["CONTRACT-SHAPE"], |f| f.signed(remove(&f.base, "createdAt")), MALFORMED),
+    (46, "`signature` missing.", &["CONTRACT-SHAPE"], |f| f.base.clone(), MALFORMED),
+    (47, "`signature` not a string.", &["CONTRACT-SHAPE"], |f| set(&f.good, "signature", json!(42)), MALFORMED),
+    (48, "`signature` with base64 padding.", &["CONTRACT-SHAPE"], |f| set(&f.good, "signature", json!(format!("{}==", f.sig()))), MALFORMED),
+    (49, "The contract is a JSON array.", &["CONTRACT-SHAPE"], |f| json!([f.good.clone()]), MALFORMED),
+    (50, "`issuer` is not a principal id.", &["CONTRACT-SHAPE"], |f| set(&f.good, "issuer", json!("root")), MALFORMED),
+    (51, "`id` with prefix `contract_`.", &["CONTRACT-ID"], |f| f.signed(set(&f.base, "id", json!("contract_00000000c0de"))), MALFORMED),
+    (52, "`id` with uppercase hex.", &["CONTRACT-ID"], |f| f.signed(set(&f.base, "id", json!("ct_00000000C0DE"))), MALFORMED),
+    (53, "`id` with 13 hex characters.", &["CONTRACT-ID"], |f| f.signed(set(&f.base, "id", json!("ct_000000000c0de"))), MALFORMED),
+    (54, "`createdAt` outside the profile (space instead of `T`).", &["CONTRACT-SHAPE"], |f| f.signed(set(&f.base, "createdAt", json!("2026-03-01 00:00:00Z"))), MALFORMED),
+    (55, "`task` with an unknown member.", &["CONTRACT-TASK"], |f| f.signed(set(&f.base, "task/priority", json!(1))), MALFORMED),
+    (56, "`task.title` not a string.", &["CONTRACT-TASK"], |f| f.signed(set(&f.base, "task/title", json!(7))), MALFORMED),
+    (57, "`task.inputs` an array.", &["CONTRACT-TASK"], |f| f.signed(set(&f.base, "task/inputs", json!(["/project"]))), MALFORMED),
+    (58, "`task.description` missing.", &["CONTRACT-TASK"], |f| f.signed(remove(&f.base, "task/description")), MALFORMED),
+    (59, "`task` is `null`.", &["CONTRACT-TASK"], |f| f.signed(set(&f.base, "task", Value::Null)), MALFORMED),
+    (76, "`task.outputSchema` is the boolean schema `true`, not an object.", &["CONTRACT-TASK"], |f| f.signed(set(&f.base, "task/outputSchema", json!(true))), MALFORMED),
+    (77, "`task.outputSchema` is a string.", &["CONTRACT-TASK"], |f| f.signed(set(&f.base, "task/outputSchema", json!("object"))), MALFORMED),
+    (60, "`constraints` with an unknown member.", &["CONTRACT-CONSTRAINTS"], |f| f.signed(set(&f.base, "constraints/maxCost", json!(1))), MALFORMED),
+    (61, "`maxBudgetMicrocents` negative.", &["CONTRACT-CONSTRAINTS"], |f| f.signed(set(&f.base, "constraints/maxBudgetMicrocents", json!(-1))), MALFORMED),
+    (62, "`maxBudgetMicrocents` fractional.", &["CONTRACT-CONSTRAINTS"], |f| f.signed(set(&f.base, "constraints/maxBudgetMicrocents", json!(0.5))), MALFORMED),
+    (63, "`maxBudgetMicrocents` 2^53 (above the protocol integer range).", &["CONTRACT-CONSTRAINTS"], |f| f.signed(set(&f.base, "constraints/maxBudgetMicrocents", json!(9_007_199_254_740_992_u64))), MALFORMED),
+    (64, "`maxChainDepth` a string.", &["CONTRACT-CONSTRAINTS"], |f| f.signed(set(&f.base, "constraints/maxChainDepth", json!("3"))), MALFORMED),
+    (65, "`deadline` an impossible date (February 30).", &["CONTRACT-CONSTRAINTS"], |f| f.signed(set(&f.base, "constraints/deadline", json!("2026-02-30T00:00:00Z"))), MALFORMED),
+    (66, "`requiredCapabilities` entry with empty namespace (`:read`).", &["CONTRACT-CONSTRAINTS"], |f| f.signed(set(&f.base, "constraints/requiredCapabilities", json!([":read"]))), MALFORMED),
+    (67, "`requiredCapabilities` entry with empty action (`docs:`).", &["CONTRACT-CONSTRAINTS"], |f| f.signed(set(&f.base, "constraints/requiredCapabilities", json!(["docs:"]))), MALFORMED),
+    (68, "`requiredCapabilities` entry without `:`.", &["CONTRACT-CONSTRAINTS"], |f| f.signed(set(&f.base, "constraints/requiredCapabilities", json!(["docs.read"]))), MALFORMED),
+    (69, "`requiredCapabilities` entry not a string.", &["CONTRACT-CONSTRAINTS"], |f| f.signed(set(&f.base, "constraints/requiredCapabilities", json!([["docs", "read"]]))), MALFORMED),
+    (70, "`requiredCapabilities` a single string instead of an array.", &["CONTRACT-CONSTRAINTS"], |f| f.signed(set(&f.base, "constraints/requiredCapabilities", json!("docs:read"))), MALFORMED),
+    (71, "`requiredCapabilities` missing.", &["CONTRACT-CONSTRAINTS"], |f| f.signed(remove(&f.base, "constraints/requiredCapabilities")), MALFORMED),
+    (72, "`verification` with an unknown member.", &["CONTRACT-SHAPE"], |f| f.signed(set(&f.base, "verification/rubric", json!("be nice"))), MALFORMED),
+    (73, "`verification.method` unknown (`llm_judge` is v0.2).", &["CONTRACT-SHAPE"], |f| f.signed(set(&f.base, "verification", json!({"method": "llm_judge"}))), MALFORMED),
+    (74, "`verification` not an object.", &["CONTRACT-SHAPE"], |f| f.signed(set(&f.base, "verification", json!("schema_match"))), MALFORMED),
+    (75, "A top-level member is `null` (`createdAt`).", &["CONTRACT-SHAPE"], |f| f.signed(set(&f.base, "createdAt", Value::Null)), MALFORMED),
+    (80, "`requiredCapabilities` entry `acme:crm:read` (several colons) is well-formed.", &["CONTRACT-CONSTRAINTS"], |f| f.signed(set(&f.base, "constraints/requiredCapabilities", json!(["acme:crm:read", "a:b"]))), VALID),
+    (81, "Free-form `task.inputs` may hold any JSON, including keys `__proto__` and `constructor`.", &["CONTRACT-TASK"], |f| f.signed(set(&f.base, "task/inputs", json!({"__proto__": {"x": 1}, "constructor": null, "list": [1, "two", {"three": 3}]}))), VALID),
+    (82, "A malformed contract that is ALSO badly signed is `malformed_contract` (shape is checked first).", &["CONTRACT-SHAPE", "CONTRACT-VERIFY-SIGNATURE"], |f| set(&f.good, "version", json!("0.2")), MALFORMED),
+    (83, "`maxChainDepth` 2^53−1 (the largest protocol integer), budget 500000, signed by the issuer: verifies.", &["CONTRACT-CONSTRAINTS", "CONTRACT-VERIFY-SIGNATURE", "PRIM-INT-RANGE"], |f| f.signed(set(&f.base, "constraints/maxChainDepth", json!(MAX_SAFE))), VALID),
+    (84, "`maxChainDepth` 2^53 (above the protocol integer range), budget 500000, signed by the issuer: malformed_contract.", &["CONTRACT-CONSTRAINTS", "PRIM-INT-RANGE"], |f| f.signed(set(&f.base, "constraints/maxChainDepth", json!(MAX_SAFE + 1))), MALFORMED),
+];
+
+fn build_signature(g: &mut Group, keys: &Keys) {
+    let f = Fx::new(keys);
+    for &(n, desc, reqs, contract, verdict) in SIGNATURES {
+        let expect = match verdict {
+            None => Expectation::valid(json!({"valid": true})),
+            Some((code, stage)) => Expectation::invalid(code, stage),
+        };
+        let input = verify_input(contract(&f));
         g.case(
             n,
-            d,
-            &["CONTRACT-VERIFY-SIGNATURE"],
+            desc,
+            reqs,
             &[],
-            vs,
-            verify_input(c),
-            bad_sig(),
+            "contract.verify_signature",
+            input,
+            expect,
         );
     }
-    g.case(
-        30,
-        "Signed by mallory while `issuer` names root.",
-        &["CONTRACT-VERIFY-SIGNATURE"],
-        &[],
-        vs,
-        verify_input(sign_with(&base, &keys.mallory)),
-        bad_sig(),
-    );
-    let mallory_issued = unsigned_contract(&keys.mallory);
-    g.case(
-        31,
-        "Signed by root while `issuer` names mallory.",
-        &["CONTRACT-VERIFY-SIGNATURE"],
-        &[],
-        vs,
-        verify_input(sign_with(&mallory_issued, &keys.root)),
-        bad_sig(),
-    );
-    g.case(
-        32,
-        "Signature of a different contract (root's signature over another id) transplanted.",
-        &["CONTRACT-VERIFY-SIGNATURE"],
-        &[],
-        vs,
-        verify_input(set(
-            &good,
-            "signature",
-            sign_with(&set(&base, "id", json!(ct(7))), &keys.root)["signature"].clone(),
-        )),
-        bad_sig(),
-    );
-    // One bit of the signature flipped, still 86 base64url characters.
-    let sig = good["signature"].as_str().unwrap_or_default().to_owned();
-    let flipped: String = {
-        let mut c: Vec<char> = sig.chars().collect();
-        c[10] = if c[10] == 'A' { 'B' } else { 'A' };
-        c.into_iter().collect()
-    };
-    g.case(
-        33,
-        "One character of the signature changed (still well-formed base64url).",
-        &["CONTRACT-VERIFY-SIGNATURE"],
-        &[],
-        vs,
-        verify_input(set(&good, "signature", json!(flipped))),
-        bad_sig(),
-    );
-    g.case(34, "A signature over the contract INCLUDING a `signature: \"\"` member does not verify (the payload excludes `signature`).", &["CONTRACT-SIGN-PAYLOAD", "CONTRACT-VERIFY-SIGNATURE"], &[], vs,
-        verify_input({
-            let with_empty = set(&base, "signature", json!(""));
-            let payload = canonicalize(&with_empty).unwrap_or_default();
-            set(&good, "signature", json!(b64u_encode(&sign_canonical(&keys.root.keypair(), &payload))))
-        }), bad_sig());
-
-    // Malformed contracts (D27), each re-signed by the issuer so only the shape is wrong.
-    let m = |c: Value| verify_input(sign_with(&c, &keys.root));
-    let shapes: Vec<(u16, &str, &[&str], Value)> = vec![
-        (
-            40,
-            "An unknown top-level member (signed): exact members only.",
-            &["CONTRACT-SHAPE"],
-            m(set(&base, "priority", json!("high"))),
-        ),
-        (
-            41,
-            "`version` missing.",
-            &["CONTRACT-SHAPE"],
-            m(remove(&base, "version")),
-        ),
-        (
-            42,
-            "`version` `\"0.2\"`.",
-            &["CONTRACT-SHAPE"],
-            m(set(&base, "version", json!("0.2"))),
-        ),
-        (
-            43,
-            "`version` as the number 0.1.",
-            &["CONTRACT-SHAPE"],
-            m(set(&base, "version", json!(0.1))),
-        ),
-        (
-            44,
-            "`verification` missing.",
-            &["CONTRACT-SHAPE"],
-            m(remove(&base, "verification")),
-        ),
-        (
-            45,
-            "`createdAt` missing.",
-            &["CONTRACT-SHAPE"],
-            m(remove(&base, "createdAt")),
-        ),
-        (
-            46,
-            "`signature` missing.",
-            &["CONTRACT-SHAPE"],
-            verify_input(base.clone()),
-        ),
-        (
-            47,
-            "`signature` not a string.",
-            &["CONTRACT-SHAPE"],
-            verify_input(set(&good, "signature", json!(42))),
-        ),
-        (
-            48,
-            "`signature` with base64 padding.",
-            &["CONTRACT-SHAPE"],
-            verify_input(set(&good, "signature", json!(format!("{sig}==")))),
-        ),
-        (
-            49,
-            "The contract is a JSON array.",
-            &["CONTRACT-SHAPE"],
-            verify_input(json!([good.clone()])),
-        ),
-        (
-            50,
-            "`issuer` is not a principal id.",
-            &["CONTRACT-SHAPE"],
-            verify_input(set(&good, "issuer", json!("root"))),
-        ),
-        (
-            51,
-            "`id` with prefix `contract_`.",
-            &["CONTRACT-ID"],
-            m(set(&base, "id", json!("contract_00000000c0de"))),
-        ),
-        (
-            52,
-            "`id` with uppercase hex.",
-            &["CONTRACT-ID"],
-            m(set(&base, "id", json!("ct_00000000C0DE"))),
-        ),
-        (
-            53,
-            "`id` with 13 hex characters.",
-            &["CONTRACT-ID"],
-            m(set(&base, "id", json!("ct_000000000c0de"))),
-        ),
-        (
-            54,
-            "`createdAt` outside the profile (space instead of `T`).",
-            &["CONTRACT-SHAPE"],
-            m(set(&base, "createdAt", json!("2026-03-01 00:00:00Z"))),
-        ),
-        (
-            55,
-            "`task` with an unknown member.",
-            &["CONTRACT-TASK"],
-            m(set(&base, "task/priority", json!(1))),
-        ),
-        (
-            56,
-            "`task.title` not a string.",
-            &["CONTRACT-TASK"],
-            m(set(&base, "task/title", json!(7))),
-        ),
-        (
-            57,
-            "`task.inputs` an array.",
-            &["CONTRACT-TASK"],
-            m(set(&base, "task/inputs", json!(["/project"]))),
-        ),
-        (
-            58,
-            "`task.description` missing.",
-            &["CONTRACT-TASK"],
-            m(remove(&base, "task/description")),
-        ),
-        (
-            59,
-            "`task` is `null`.",
-            &["CONTRACT-TASK"],
-            m(set(&base, "task", Value::Null)),
-        ),
-        (
-            76,
-            "`task.outputSchema` is the boolean schema `true`, not an object.",
-            &["CONTRACT-TASK"],
-            m(set(&base, "task/outputSchema", json!(true))),
-        ),
-        (
-            77,
-            "`task.outputSchema` is a string.",
-            &["CONTRACT-TASK"],
-            m(set(&base, "task/outputSchema", json!("object"))),
-        ),
-        (
-            60,
-            "`constraints` with an unknown member.",
-            &["CONTRACT-CONSTRAINTS"],
-            m(set(&base, "constraints/maxCost", json!(1))),
-        ),
-        (
-            61,
-            "`maxBudgetMicrocents` negative.",
-            &["CONTRACT-CONSTRAINTS"],
-            m(set(&base, "constraints/maxBudgetMicrocents", json!(-1))),
-        ),
-        (
-            62,
-            "`maxBudgetMicrocents` fractional.",
-            &["CONTRACT-CONSTRAINTS"],
-            m(set(&base, "constraints/maxBudgetMicrocents", json!(0.5))),
-        ),
-        (
-            63,
-            "`maxBudgetMicrocents` 2^53 (above the protocol integer range).",
-            &["CONTRACT-CONSTRAINTS"],
-            m(set(
-                &base,
-                "constraints/maxBudgetMicrocents",
-                json!(9_007_199_254_740_992_u64),
-            )),
-        ),
-        (
-            64,
-            "`maxChainDepth` a string.",
-            &["CONTRACT-CONSTRAINTS"],
-            m(set(&base, "constraints/maxChainDepth", json!("3"))),
-        ),
-        (
-            65,
-            "`deadline` an impossible date (February 30).",
-            &["CONTRACT-CONSTRAINTS"],
-            m(set(
-                &base,
-                "constraints/deadline",
-                json!("2026-02-30T00:00:00Z"),
-            )),
-        ),
-        (
-            66,
-            "`requiredCapabilities` entry with empty namespace (`:read`).",
-            &["CONTRACT-CONSTRAINTS"],
-            m(set(
-                &base,
-                "constraints/requiredCapabilities",
-                json!([":read"]),
-            )),
-        ),
-        (
-            67,
-            "`requiredCapabilities` entry with empty action (`docs:`).",
-            &["CONTRACT-CONSTRAINTS"],
-            m(set(
-                &base,
-                "constraints/requiredCapabilities",
-                json!(["docs:"]),
-            )),
-        ),
-        (
-            68,
-            "`requiredCapabilities` entry without `:`.",
-            &["CONTRACT-CONSTRAINTS"],
-            m(set(
-                &base,
-                "constraints/requiredCapabilities",
-                json!(["docs.read"]),
-            )),
-        ),
-        (
-            69,
-            "`requiredCapabilities` entry not a string.",
-            &["CONTRACT-CONSTRAINTS"],
-            m(set(
-                &base,
-                "constraints/requiredCapabilities",
-                json!([["docs", "read"]]),
-            )),
-        ),
-        (
-            70,
-            "`requiredCapabilities` a single string instead of an array.",
-            &["CONTRACT-CONSTRAINTS"],
-            m(set(
-                &base,
-                "constraints/requiredCapabilities",
-                json!("docs:read"),
-            )),
-        ),
-        (
-            71,
-            "`requiredCapabilities` missing.",
-            &["CONTRACT-CONSTRAINTS"],
-            m(remove(&base, "constraints/requiredCapabilities")),
-        ),
-        (
-            72,
-            "`verification` with an unknown member.",
-            &["CONTRACT-SHAPE"],
-            m(set(&base, "verification/rubric", json!("be nice"))),
-        ),
-        (
-            73,
-            "`verification.method` unknown (`llm_judge` is v0.2).",
-            &["CONTRACT-SHAPE"],
-            m(set(&base, "verification", json!({"method": "llm_judge"}))),
-        ),
-        (
-            74,
-            "`verification` not an object.",
-            &["CONTRACT-SHAPE"],
-            m(set(&base, "verification", json!("schema_match"))),
-        ),
-        (
-            75,
-            "A top-level member is `null` (`createdAt`).",
-            &["CONTRACT-SHAPE"],
-            m(set(&base, "createdAt", Value::Null)),
-        ),
-    ];
-    for (n, d, r, input) in shapes {
-        g.case(n, d, r, &[], vs, input, malformed());
-    }
-    g.case(
-        80,
-        "`requiredCapabilities` entry `acme:crm:read` (several colons) is well-formed.",
-        &["CONTRACT-CONSTRAINTS"],
-        &[],
-        vs,
-        m(set(
-            &base,
-            "constraints/requiredCapabilities",
-            json!(["acme:crm:read", "a:b"]),
-        )),
-        ok(),
-    );
-    g.case(
-        81,
-        "Free-form `task.inputs` may hold any JSON, including keys `__proto__` and `constructor`.",
-        &["CONTRACT-TASK"],
-        &[],
-        vs,
-        m(set(
-            &base,
-            "task/inputs",
-            json!({"__proto__": {"x": 1}, "constructor": null, "list": [1, "two", {"three": 3}]}),
-        )),
-        ok(),
-    );
-    g.case(82, "A malformed contract that is ALSO badly signed is `malformed_contract` (shape is checked first).", &["CONTRACT-SHAPE", "CONTRACT-VERIFY-SIGNATURE"], &[], vs,
-        verify_input(set(&good, "version", json!("0.2"))), malformed());
-    // Protocol integers at and beyond 2^53 − 1, one constraint at a time (the budget's pair is
-    // contract-create-0013 and case 63).
-    const MAX_SAFE: u64 = 9_007_199_254_740_991;
-    g.case(
-        83,
-        "`maxChainDepth` 2^53−1 (the largest protocol integer), budget 500000, signed by the issuer: verifies.",
-        &["CONTRACT-CONSTRAINTS", "CONTRACT-VERIFY-SIGNATURE", "PRIM-INT-RANGE"],
-        &[],
-        vs,
-        m(set(&base, "constraints/maxChainDepth", json!(MAX_SAFE))),
-        ok(),
-    );
-    g.case(
-        84,
-        "`maxChainDepth` 2^53 (above the protocol integer range), budget 500000, signed by the issuer: malformed_contract.",
-        &["CONTRACT-CONSTRAINTS", "PRIM-INT-RANGE"],
-        &[],
-        vs,
-        m(set(&base, "constraints/maxChainDepth", json!(MAX_SAFE + 1))),
-        malformed(),
-    );
 }
 
 fn bind_input(contract: &Value, token: Value, root: &Key, revocations: Vec<Value>) -> Value {
