@@ -486,243 +486,47 @@ fn contract_for(keys: &Keys, id: &str, required: &[&str]) -> Value {
     sign_with(&c, &keys.root)
 }
 
-fn build_binding(g: &mut Group, keys: &Keys) {
-    g.define_flag(
-        "BindingColonSplit",
-        "AMBIGUITY",
-        "D11",
-        "A required capability `org:ns:action` is split at the FIRST `:` (namespace `org`); a last-colon split is acceptable.",
-        "A contract's custom-namespace requirement is satisfied, or not, depending on the implementation.",
-    );
-    let bound = || Expectation::valid(json!({"bound": true}));
-    let mismatch = || Expectation::invalid("contract_mismatch", "5.2/contract");
-    let capm = || Expectation::invalid("capability_mismatch", "5.2/capabilities");
-    let op = "contract.bind";
-    let root_chain = Chain::root(keys);
-    let one = Chain::root(keys).delegate(&keys.bob, |_| {});
-    let two = Chain::root(keys)
-        .delegate(&keys.bob, |_| {})
-        .delegate(&keys.carol, |_| {});
-    let r = &keys.root;
-    let last = &["BIND-CONTRACT-ID", "BIND-LAST-CONTRACT"];
+/// A token of the binding cases.
+fn tok_one(keys: &Keys) -> Chain {
+    Chain::root(keys).delegate(&keys.bob, |_| {})
+}
 
-    g.case(
-        1,
-        "No attenuation: the authority's contractId equals contract.id and `docs:read` is granted.",
-        &["BIND-CONTRACT-ID", "BIND-REQUIRED-CAPS"],
-        &[],
-        op,
-        bind_input(
-            &contract_for(keys, CONTRACT, &["docs:read"]),
-            root_chain.serialized(),
-            r,
-            vec![],
-        ),
-        bound(),
-    );
-    g.case(
-        2,
-        "No attenuation, contract id differs from the authority's contractId.",
-        &["BIND-CONTRACT-ID"],
-        &[],
-        op,
-        bind_input(
-            &contract_for(keys, &ct(0xabc), &["docs:read"]),
-            root_chain.serialized(),
-            r,
-            vec![],
-        ),
-        mismatch(),
-    );
-    g.case(
-        3,
-        "One attenuation (contractId ct_000000000100): binding to that id succeeds.",
-        last,
-        &["BindingContractId"],
-        op,
-        bind_input(
-            &contract_for(keys, &ct(0x100), &["docs:read"]),
-            one.serialized(),
-            r,
-            vec![],
-        ),
-        bound(),
-    );
-    g.case(4, "One attenuation: the authority's contractId matches the contract but the last attenuation's differs → contract_mismatch.", last, &["BindingContractId"], op,
-        bind_input(&contract_for(keys, CONTRACT, &["docs:read"]), one.serialized(), r, vec![]), mismatch());
-    g.case(
-        5,
-        "Two attenuations: binding to the last one's contractId (ct_000000000101) succeeds.",
-        last,
-        &["BindingContractId"],
-        op,
-        bind_input(
-            &contract_for(keys, &ct(0x101), &["docs:read"]),
-            two.serialized(),
-            r,
-            vec![],
-        ),
-        bound(),
-    );
-    g.case(
-        6,
-        "Two attenuations: binding to the FIRST attenuation's contractId fails.",
-        last,
-        &["BindingContractId"],
-        op,
-        bind_input(
-            &contract_for(keys, &ct(0x100), &["docs:read"]),
-            two.serialized(),
-            r,
-            vec![],
-        ),
-        mismatch(),
-    );
-    g.case(
-        7,
-        "Two attenuations: binding to the authority's contractId fails.",
-        last,
-        &["BindingContractId"],
-        op,
-        bind_input(
-            &contract_for(keys, CONTRACT, &["docs:read"]),
-            two.serialized(),
-            r,
-            vec![],
-        ),
-        mismatch(),
-    );
-    let same = Chain::root(keys).delegate(&keys.bob, |a| a.contract_id = CONTRACT.to_owned());
-    g.case(
-        8,
-        "An attenuation that repeats the authority's contractId: binding to it succeeds.",
-        last,
-        &[],
-        op,
-        bind_input(
-            &contract_for(keys, CONTRACT, &["docs:read"]),
-            same.serialized(),
-            r,
-            vec![],
-        ),
-        bound(),
-    );
-    let back = Chain::root(keys)
+/// A token of the binding cases.
+fn tok_two(keys: &Keys) -> Chain {
+    Chain::root(keys)
         .delegate(&keys.bob, |_| {})
-        .delegate(&keys.carol, |a| a.contract_id = CONTRACT.to_owned());
-    g.case(9, "Two attenuations, the last one switching back to the authority's contractId: binding to it succeeds, to the middle one fails (next case).", last, &["BindingContractId"], op,
-        bind_input(&contract_for(keys, CONTRACT, &["docs:read"]), back.serialized(), r, vec![]), bound());
-    g.case(
-        10,
-        "Same token: the middle attenuation's contractId is not the last one.",
-        last,
-        &["BindingContractId"],
-        op,
-        bind_input(
-            &contract_for(keys, &ct(0x100), &["docs:read"]),
-            back.serialized(),
-            r,
-            vec![],
-        ),
-        mismatch(),
-    );
+        .delegate(&keys.carol, |_| {})
+}
 
-    // Capabilities.
-    g.case(
-        20,
-        "Every root capability required (`docs:read`, `docs:write`, `web:search`): bound.",
-        &["BIND-REQUIRED-CAPS"],
-        &[],
-        op,
-        bind_input(
-            &contract_for(keys, CONTRACT, &["docs:read", "docs:write", "web:search"]),
-            root_chain.serialized(),
-            r,
-            vec![],
-        ),
-        bound(),
-    );
-    g.case(
-        21,
-        "`docs:delete` is not granted → capability_mismatch.",
-        &["BIND-REQUIRED-CAPS"],
-        &[],
-        op,
-        bind_input(
-            &contract_for(keys, CONTRACT, &["docs:read", "docs:delete"]),
-            root_chain.serialized(),
-            r,
-            vec![],
-        ),
-        capm(),
-    );
-    g.case(
-        22,
-        "Namespace granted with another action only (`web:fetch` vs granted `web:search`).",
-        &["BIND-REQUIRED-CAPS"],
-        &[],
-        op,
-        bind_input(
-            &contract_for(keys, CONTRACT, &["web:fetch"]),
-            root_chain.serialized(),
-            r,
-            vec![],
-        ),
-        capm(),
-    );
-    g.case(
-        23,
-        "Case matters: `Docs:read` is not `docs:read`.",
-        &["BIND-REQUIRED-CAPS"],
-        &[],
-        op,
-        bind_input(
-            &contract_for(keys, CONTRACT, &["Docs:read"]),
-            root_chain.serialized(),
-            r,
-            vec![],
-        ),
-        capm(),
-    );
-    let narrowed = Chain::root(keys).delegate(&keys.bob, |a| {
+/// A token of the binding cases.
+fn tok_same(keys: &Keys) -> Chain {
+    Chain::root(keys).delegate(&keys.bob, |a| a.contract_id = CONTRACT.to_owned())
+}
+
+/// A token of the binding cases.
+fn tok_back(keys: &Keys) -> Chain {
+    Chain::root(keys)
+        .delegate(&keys.bob, |_| {})
+        .delegate(&keys.carol, |a| a.contract_id = CONTRACT.to_owned())
+}
+
+/// A token of the binding cases.
+fn tok_narrowed(keys: &Keys) -> Chain {
+    Chain::root(keys).delegate(&keys.bob, |a| {
         a.allowed_capabilities = Some(vec![cap("web", "search", "*")])
-    });
-    g.case(24, "Root grants `docs:read` but the attenuation narrowed capabilities to `web:search` only: EFFECTIVE capabilities decide → capability_mismatch.", &["BIND-REQUIRED-CAPS", "BIND-LAST-CONTRACT"], &[], op,
-        bind_input(&contract_for(keys, &ct(0x100), &["docs:read"]), narrowed.serialized(), r, vec![]), capm());
-    g.case(
-        25,
-        "Same narrowed token, requiring only `web:search`: bound.",
-        &["BIND-REQUIRED-CAPS"],
-        &[],
-        op,
-        bind_input(
-            &contract_for(keys, &ct(0x100), &["web:search"]),
-            narrowed.serialized(),
-            r,
-            vec![],
-        ),
-        bound(),
-    );
-    let narrow_res = Chain::root(keys).delegate(&keys.bob, |a| {
+    })
+}
+
+/// A token of the binding cases.
+fn tok_narrow_res(keys: &Keys) -> Chain {
+    Chain::root(keys).delegate(&keys.bob, |a| {
         a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/a.md")])
-    });
-    g.case(26, "Attenuation narrows `docs:read` to one resource: the namespace and action are still granted (any resource).", &["BIND-REQUIRED-CAPS"], &[], op,
-        bind_input(&contract_for(keys, &ct(0x100), &["docs:read"]), narrow_res.serialized(), r, vec![]), bound());
-    g.case(
-        27,
-        "Same token requiring `docs:write`: narrowed away → capability_mismatch.",
-        &["BIND-REQUIRED-CAPS"],
-        &[],
-        op,
-        bind_input(
-            &contract_for(keys, &ct(0x100), &["docs:write"]),
-            narrow_res.serialized(),
-            r,
-            vec![],
-        ),
-        capm(),
-    );
-    let two_narrow = Chain::root(keys)
+    })
+}
+
+/// A token of the binding cases.
+fn tok_two_narrow(keys: &Keys) -> Chain {
+    Chain::root(keys)
         .delegate(&keys.bob, |a| {
             a.allowed_capabilities = Some(vec![
                 cap("docs", "read", "/project/**"),
@@ -731,211 +535,136 @@ fn build_binding(g: &mut Group, keys: &Keys) {
         })
         .delegate(&keys.carol, |a| {
             a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/x/**")])
-        });
-    g.case(28, "Two narrowing attenuations, the second drops `web:search`: requiring it → capability_mismatch.", &["BIND-REQUIRED-CAPS"], &[], op,
-        bind_input(&contract_for(keys, &ct(0x101), &["web:search"]), two_narrow.serialized(), r, vec![]), capm());
-    g.case(
-        29,
-        "Same token requiring `docs:read`: bound.",
-        &["BIND-REQUIRED-CAPS"],
-        &[],
-        op,
-        bind_input(
-            &contract_for(keys, &ct(0x101), &["docs:read"]),
-            two_narrow.serialized(),
-            r,
-            vec![],
-        ),
-        bound(),
-    );
-    let wild = Chain::root(keys).caps(vec![cap("docs", "*", "/project/**")]);
-    g.case(30, "A capability with action `*` does not cover required `docs:read` (namespace and action compare as strings, no wildcard in actions).", &["BIND-REQUIRED-CAPS"], &[], op,
-        bind_input(&contract_for(keys, CONTRACT, &["docs:read"]), wild.serialized(), r, vec![]), capm());
+        })
+}
 
-    // Colon split.
-    let acme_ns = Chain::root(keys).caps(vec![cap("acme:crm", "read", "*")]);
-    g.case(40, "Token grants namespace `acme:crm`, action `read`; required `acme:crm:read` splits at the first `:` into `acme` / `crm:read` → capability_mismatch (last-colon split would bind).", &["BIND-SPLIT-FIRST-COLON"], &["BindingColonSplit"], op,
-        bind_input(&contract_for(keys, CONTRACT, &["acme:crm:read"]), acme_ns.serialized(), r, vec![]),
-        Expectation::acceptable("D11", vec![Expected::invalid("capability_mismatch", "5.2/capabilities"), Expected::valid(json!({"bound": true}))]));
-    let acme_act = Chain::root(keys).caps(vec![cap("acme", "crm:read", "*")]);
-    g.case(41, "Token grants namespace `acme`, action `crm:read`; required `acme:crm:read` at the first `:` is exactly that → bound (a last-colon split would not).", &["BIND-SPLIT-FIRST-COLON"], &["BindingColonSplit"], op,
-        bind_input(&contract_for(keys, CONTRACT, &["acme:crm:read"]), acme_act.serialized(), r, vec![]),
-        Expectation::acceptable("D11", vec![Expected::valid(json!({"bound": true})), Expected::invalid("capability_mismatch", "5.2/capabilities")]));
-    g.case(42, "Token grants `acme`/`crm`: required `acme:crm:read` (action `crm:read`) is not granted under either split.", &["BIND-SPLIT-FIRST-COLON", "BIND-REQUIRED-CAPS"], &[], op,
-        bind_input(&contract_for(keys, CONTRACT, &["acme:crm:read"]), Chain::root(keys).caps(vec![cap("acme", "crm", "*")]).serialized(), r, vec![]), capm());
+/// A token of the binding cases.
+fn tok_wild(keys: &Keys) -> Chain {
+    Chain::root(keys).caps(vec![cap("docs", "*", "/project/**")])
+}
 
-    // Empty requirements (D18).
-    let nocaps = Chain::root(keys).caps(vec![]);
-    g.case(
-        50,
-        "Empty requiredCapabilities and a token granting NO capability: bound (D18).",
-        &["BIND-EMPTY-REQUIRED"],
-        &[],
-        op,
-        bind_input(
-            &contract_for(keys, CONTRACT, &[]),
-            nocaps.serialized(),
-            r,
-            vec![],
-        ),
-        bound(),
-    );
-    g.case(
-        51,
-        "Empty requiredCapabilities, default token: bound.",
-        &["BIND-EMPTY-REQUIRED"],
-        &[],
-        op,
-        bind_input(
-            &contract_for(keys, CONTRACT, &[]),
-            root_chain.serialized(),
-            r,
-            vec![],
-        ),
-        bound(),
-    );
-    g.case(
-        52,
-        "Empty requiredCapabilities does not excuse a contract id mismatch.",
-        &["BIND-EMPTY-REQUIRED", "BIND-CONTRACT-ID"],
-        &[],
-        op,
-        bind_input(
-            &contract_for(keys, &ct(0x999), &[]),
-            nocaps.serialized(),
-            r,
-            vec![],
-        ),
-        mismatch(),
-    );
-    g.case(
-        53,
-        "No capability granted, `docs:read` required → capability_mismatch.",
-        &["BIND-REQUIRED-CAPS"],
-        &[],
-        op,
-        bind_input(
-            &contract_for(keys, CONTRACT, &["docs:read"]),
-            nocaps.serialized(),
-            r,
-            vec![],
-        ),
-        capm(),
-    );
+/// A token of the binding cases.
+fn tok_acme_ns(keys: &Keys) -> Chain {
+    Chain::root(keys).caps(vec![cap("acme:crm", "read", "*")])
+}
 
-    // Verification first.
-    let c0 = contract_for(keys, CONTRACT, &["docs:read"]);
-    let expired =
-        Chain::root(keys).with_authority(|a| a.expires_at = "2026-03-01T09:00:00Z".to_owned());
-    g.case(
-        60,
-        "Token expired at `now`: the verify denial `expired` is reported.",
-        &["BIND-VERIFY-FIRST"],
-        &[],
-        op,
-        bind_input(&c0, expired.serialized(), r, vec![]),
-        Expectation::invalid("expired", "10.1/5"),
+/// A token of the binding cases.
+fn tok_acme_act(keys: &Keys) -> Chain {
+    Chain::root(keys).caps(vec![cap("acme", "crm:read", "*")])
+}
+
+/// A token of the binding cases.
+fn tok_nocaps(keys: &Keys) -> Chain {
+    Chain::root(keys).caps(vec![])
+}
+
+/// A token of the binding cases.
+fn tok_expired(keys: &Keys) -> Chain {
+    Chain::root(keys).with_authority(|a| a.expires_at = "2026-03-01T09:00:00Z".to_owned())
+}
+
+/// A token of the binding cases.
+fn tok_widened(keys: &Keys) -> Chain {
+    Chain::root(keys).delegate(&keys.bob, |a| a.max_budget_microcents = Some(2_000_000))
+}
+
+/// A token of the binding cases.
+fn tok_forged(keys: &Keys) -> Chain {
+    Chain::root(keys).delegate(&keys.bob, |a| a.attenuator = keys.mallory.principal.clone())
+}
+
+/// The bind input for root's contract `id` requiring `required`, and `chain`'s token.
+fn bind(keys: &Keys, id: &str, required: &[&str], chain: &Chain) -> Value {
+    bind_input(
+        &contract_for(keys, id, required),
+        chain.serialized(),
+        &keys.root,
+        vec![],
+    )
+}
+
+/// contract.bind: bound, denied (code, stage), or either under D11 (bound first when `true`).
+#[derive(Clone, Copy)]
+enum Bind {
+    Bound,
+    Denied(&'static str, &'static str),
+    EitherD11(bool),
+}
+
+const BOUND: Bind = Bind::Bound;
+const MISMATCH: Bind = Bind::Denied("contract_mismatch", "5.2/contract");
+const CAPM: Bind = Bind::Denied("capability_mismatch", "5.2/capabilities");
+const LAST: &[&str] = &["BIND-CONTRACT-ID", "BIND-LAST-CONTRACT"];
+
+/// Number, description, requirements, flags, input, outcome.
+type BindRow = (
+    u16,
+    &'static str,
+    &'static [&'static str],
+    &'static [&'static str],
+    fn(&Keys) -> Value,
+    Bind,
+);
+
+#[rustfmt::skip]
+const BINDINGS: &[BindRow] = &[
+    (1, "No attenuation: the authority's contractId equals contract.id and `docs:read` is granted.", &["BIND-CONTRACT-ID", "BIND-REQUIRED-CAPS"], &[], |k| bind(k, CONTRACT, &["docs:read"], &Chain::root(k)), BOUND),
+    (2, "No attenuation, contract id differs from the authority's contractId.", &["BIND-CONTRACT-ID"], &[], |k| bind(k, &ct(0xabc), &["docs:read"], &Chain::root(k)), MISMATCH),
+    (3, "One attenuation (contractId ct_000000000100): binding to that id succeeds.", LAST, &["BindingContractId"], |k| bind(k, &ct(0x100), &["docs:read"], &tok_one(k)), BOUND),
+    (4, "One attenuation: the authority's contractId matches the contract but the last attenuation's differs → contract_mismatch.", LAST, &["BindingContractId"], |k| bind(k, CONTRACT, &["docs:read"], &tok_one(k)), MISMATCH),
+    (5, "Two attenuations: binding to the last one's contractId (ct_000000000101) succeeds.", LAST, &["BindingContractId"], |k| bind(k, &ct(0x101), &["docs:read"], &tok_two(k)), BOUND),
+    (6, "Two attenuations: binding to the FIRST attenuation's contractId fails.", LAST, &["BindingContractId"], |k| bind(k, &ct(0x100), &["docs:read"], &tok_two(k)), MISMATCH),
+    (7, "Two attenuations: binding to the authority's contractId fails.", LAST, &["BindingContractId"], |k| bind(k, CONTRACT, &["docs:read"], &tok_two(k)), MISMATCH),
+    (8, "An attenuation that repeats the authority's contractId: binding to it succeeds.", LAST, &[], |k| bind(k, CONTRACT, &["docs:read"], &tok_same(k)), BOUND),
+    (9, "Two attenuations, the last one switching back to the authority's contractId: binding to it succeeds, to the middle one fails (next case).", LAST, &["BindingContractId"], |k| bind(k, CONTRACT, &["docs:read"], &tok_back(k)), BOUND),
+    (10, "Same token: the middle attenuation's contractId is not the last one.", LAST, &["BindingContractId"], |k| bind(k, &ct(0x100), &["docs:read"], &tok_back(k)), MISMATCH),
+    // Capabilities.
+    (20, "Every root capability required (`docs:read`, `docs:write`, `web:search`): bound.", &["BIND-REQUIRED-CAPS"], &[], |k| bind(k, CONTRACT, &["docs:read", "docs:write", "web:search"], &Chain::root(k)), BOUND),
+    (21, "`docs:delete` is not granted → capability_mismatch.", &["BIND-REQUIRED-CAPS"], &[], |k| bind(k, CONTRACT, &["docs:read", "docs:delete"], &Chain::root(k)), CAPM),
+    (22, "Namespace granted with another action only (`web:fetch` vs granted `web:search`).", &["BIND-REQUIRED-CAPS"], &[], |k| bind(k, CONTRACT, &["web:fetch"], &Chain::root(k)), CAPM),
+    (23, "Case matters: `Docs:read` is not `docs:read`.", &["BIND-REQUIRED-CAPS"], &[], |k| bind(k, CONTRACT, &["Docs:read"], &Chain::root(k)), CAPM),
+    (24, "Root grants `docs:read` but the attenuation narrowed capabilities to `web:search` only: EFFECTIVE capabilities decide → capability_mismatch.", &["BIND-REQUIRED-CAPS", "BIND-LAST-CONTRACT"], &[], |k| bind(k, &ct(0x100), &["docs:read"], &tok_narrowed(k)), CAPM),
+    (25, "Same narrowed token, requiring only `web:search`: bound.", &["BIND-REQUIRED-CAPS"], &[], |k| bind(k, &ct(0x100), &["web:search"], &tok_narrowed(k)), BOUND),
+    (26, "Attenuation narrows `docs:read` to one resource: the namespace and action are still granted (any resource).", &["BIND-REQUIRED-CAPS"], &[], |k| bind(k, &ct(0x100), &["docs:read"], &tok_narrow_res(k)), BOUND),
+    (27, "Same token requiring `docs:write`: narrowed away → capability_mismatch.", &["BIND-REQUIRED-CAPS"], &[], |k| bind(k, &ct(0x100), &["docs:write"], &tok_narrow_res(k)), CAPM),
+    (28, "Two narrowing attenuations, the second drops `web:search`: requiring it → capability_mismatch.", &["BIND-REQUIRED-CAPS"], &[], |k| bind(k, &ct(0x101), &["web:search"], &tok_two_narrow(k)), CAPM),
+    (29, "Same token requiring `docs:read`: bound.", &["BIND-REQUIRED-CAPS"], &[], |k| bind(k, &ct(0x101), &["docs:read"], &tok_two_narrow(k)), BOUND),
+    (30, "A capability with action `*` does not cover required `docs:read` (namespace and action compare as strings, no wildcard in actions).", &["BIND-REQUIRED-CAPS"], &[], |k| bind(k, CONTRACT, &["docs:read"], &tok_wild(k)), CAPM),
+    (40, "Token grants namespace `acme:crm`, action `read`; required `acme:crm:read` splits at the first `:` into `acme` / `crm:read` → capability_mismatch (last-colon split would bind).", &["BIND-SPLIT-FIRST-COLON"], &["BindingColonSplit"], |k| bind(k, CONTRACT, &["acme:crm:read"], &tok_acme_ns(k)), Bind::EitherD11(false)),
+    (41, "Token grants namespace `acme`, action `crm:read`; required `acme:crm:read` at the first `:` is exactly that → bound (a last-colon split would not).", &["BIND-SPLIT-FIRST-COLON"], &["BindingColonSplit"], |k| bind(k, CONTRACT, &["acme:crm:read"], &tok_acme_act(k)), Bind::EitherD11(true)),
+    (42, "Token grants `acme`/`crm`: required `acme:crm:read` (action `crm:read`) is not granted under either split.", &["BIND-SPLIT-FIRST-COLON", "BIND-REQUIRED-CAPS"], &[], |k| bind(k, CONTRACT, &["acme:crm:read"], &Chain::root(k).caps(vec![cap("acme", "crm", "*")])), CAPM),
+    (50, "Empty requiredCapabilities and a token granting NO capability: bound (D18).", &["BIND-EMPTY-REQUIRED"], &[], |k| bind(k, CONTRACT, &[], &tok_nocaps(k)), BOUND),
+    (51, "Empty requiredCapabilities, default token: bound.", &["BIND-EMPTY-REQUIRED"], &[], |k| bind(k, CONTRACT, &[], &Chain::root(k)), BOUND),
+    (52, "Empty requiredCapabilities does not excuse a contract id mismatch.", &["BIND-EMPTY-REQUIRED", "BIND-CONTRACT-ID"], &[], |k| bind(k, &ct(0x999), &[], &tok_nocaps(k)), MISMATCH),
+    (53, "No capability granted, `docs:read` required → capability_mismatch.", &["BIND-REQUIRED-CAPS"], &[], |k| bind(k, CONTRACT, &["docs:read"], &tok_nocaps(k)), CAPM),
+    (60, "Token expired at `now`: the verify denial `expired` is reported.", &["BIND-VERIFY-FIRST"], &[], |k| bind(k, CONTRACT, &["docs:read"], &tok_expired(k)), Bind::Denied("expired", "10.1/5")),
+    (61, "Token issued by another root than `rootPublicKey`: invalid_signature.", &["BIND-VERIFY-FIRST"], &[], |k| bind_input(&contract_for(k, CONTRACT, &["docs:read"]), Chain::root(k).serialized(), &k.other_root, vec![]), Bind::Denied("invalid_signature", "10.1/3a")),
+    (62, "Token is not a SerializedDCT (`format` wrong): malformed_token.", &["BIND-VERIFY-FIRST"], &[], |k| bind_input(&contract_for(k, CONTRACT, &["docs:read"]), json!({"token": Chain::root(k).token_string(), "format": "biscuit"}), &k.root, vec![]), Bind::Denied("malformed_token", "10.1/1")),
+    (63, "Token revoked by its issuer: revoked.", &["BIND-VERIFY-FIRST"], &[], |k| bind_input(&contract_for(k, CONTRACT, &["docs:read"]), Chain::root(k).serialized(), &k.root, vec![revocation_entry(&k.root, &Chain::root(k).revocation_ids()[0], false)]), Bind::Denied("revoked", "10.1/2")),
+    (64, "Attenuation widening the budget: attenuation_violation.", &["BIND-VERIFY-FIRST"], &[], |k| bind(k, &ct(0x100), &["docs:read"], &tok_widened(k)), Bind::Denied("attenuation_violation", "10.1/4c")),
+    (65, "Expired token whose contract id ALSO mismatches: the verify denial comes first.", &["BIND-VERIFY-FIRST", "BIND-CONTRACT-ID"], &["Precedence"], |k| bind(k, &ct(0x999), &["docs:read"], &tok_expired(k)), Bind::Denied("expired", "10.1/5")),
+    (66, "Contract id mismatch AND a missing capability: contract_mismatch comes first.", &["BIND-CONTRACT-ID", "BIND-REQUIRED-CAPS"], &["Precedence"], |k| bind(k, &ct(0x999), &["docs:delete"], &Chain::root(k)), MISMATCH),
+    (67, "Attenuation by someone who is not the current delegatee (signed by that someone): attenuation_violation before any binding check.", &["BIND-VERIFY-FIRST"], &[], |k| bind(k, &ct(0x100), &["docs:read"], &tok_forged(k)), Bind::Denied("attenuation_violation", "10.1/4a")),
+    (68, "Token expiring exactly at `now` is not expired (D5): bound.", &["BIND-VERIFY-FIRST"], &["ExpiryBoundary"], |k| bind(k, CONTRACT, &["docs:read"], &Chain::root(k).with_authority(|a| a.expires_at = NOW.to_owned())), BOUND),
+];
+
+fn build_binding(g: &mut Group, keys: &Keys) {
+    g.define_flag(
+        "BindingColonSplit",
+        "AMBIGUITY",
+        "D11",
+        "A required capability `org:ns:action` is split at the FIRST `:` (namespace `org`); a last-colon split is acceptable.",
+        "A contract's custom-namespace requirement is satisfied, or not, depending on the implementation.",
     );
-    g.case(
-        61,
-        "Token issued by another root than `rootPublicKey`: invalid_signature.",
-        &["BIND-VERIFY-FIRST"],
-        &[],
-        op,
-        bind_input(&c0, root_chain.serialized(), &keys.other_root, vec![]),
-        Expectation::invalid("invalid_signature", "10.1/3a"),
-    );
-    g.case(
-        62,
-        "Token is not a SerializedDCT (`format` wrong): malformed_token.",
-        &["BIND-VERIFY-FIRST"],
-        &[],
-        op,
-        bind_input(
-            &c0,
-            json!({"token": root_chain.token_string(), "format": "biscuit"}),
-            r,
-            vec![],
-        ),
-        Expectation::invalid("malformed_token", "10.1/1"),
-    );
-    let rid = root_chain.revocation_ids()[0].clone();
-    g.case(
-        63,
-        "Token revoked by its issuer: revoked.",
-        &["BIND-VERIFY-FIRST"],
-        &[],
-        op,
-        bind_input(
-            &c0,
-            root_chain.serialized(),
-            r,
-            vec![revocation_entry(&keys.root, &rid, false)],
-        ),
-        Expectation::invalid("revoked", "10.1/2"),
-    );
-    let widened =
-        Chain::root(keys).delegate(&keys.bob, |a| a.max_budget_microcents = Some(2_000_000));
-    g.case(
-        64,
-        "Attenuation widening the budget: attenuation_violation.",
-        &["BIND-VERIFY-FIRST"],
-        &[],
-        op,
-        bind_input(
-            &contract_for(keys, &ct(0x100), &["docs:read"]),
-            widened.serialized(),
-            r,
-            vec![],
-        ),
-        Expectation::invalid("attenuation_violation", "10.1/4c"),
-    );
-    g.case(
-        65,
-        "Expired token whose contract id ALSO mismatches: the verify denial comes first.",
-        &["BIND-VERIFY-FIRST", "BIND-CONTRACT-ID"],
-        &["Precedence"],
-        op,
-        bind_input(
-            &contract_for(keys, &ct(0x999), &["docs:read"]),
-            expired.serialized(),
-            r,
-            vec![],
-        ),
-        Expectation::invalid("expired", "10.1/5"),
-    );
-    g.case(
-        66,
-        "Contract id mismatch AND a missing capability: contract_mismatch comes first.",
-        &["BIND-CONTRACT-ID", "BIND-REQUIRED-CAPS"],
-        &["Precedence"],
-        op,
-        bind_input(
-            &contract_for(keys, &ct(0x999), &["docs:delete"]),
-            root_chain.serialized(),
-            r,
-            vec![],
-        ),
-        mismatch(),
-    );
-    let forged =
-        Chain::root(keys).delegate(&keys.bob, |a| a.attenuator = keys.mallory.principal.clone());
-    g.case(67, "Attenuation by someone who is not the current delegatee (signed by that someone): attenuation_violation before any binding check.", &["BIND-VERIFY-FIRST"], &[], op,
-        bind_input(&contract_for(keys, &ct(0x100), &["docs:read"]), forged.serialized(), r, vec![]), Expectation::invalid("attenuation_violation", "10.1/4a"));
-    g.case(
-        68,
-        "Token expiring exactly at `now` is not expired (D5): bound.",
-        &["BIND-VERIFY-FIRST"],
-        &["ExpiryBoundary"],
-        op,
-        bind_input(
-            &c0,
-            Chain::root(keys)
-                .with_authority(|a| a.expires_at = NOW.to_owned())
-                .serialized(),
-            r,
-            vec![],
-        ),
-        bound(),
-    );
+    for &(n, desc, reqs, flags, input, bind) in BINDINGS {
+        let bound = || Expected::valid(json!({"bound": true}));
+        let capm = || Expected::invalid("capability_mismatch", "5.2/capabilities");
+        let expect = match bind {
+            Bind::Bound => Expectation::valid(json!({"bound": true})),
+            Bind::Denied(code, stage) => Expectation::invalid(code, stage),
+            Bind::EitherD11(true) => Expectation::acceptable("D11", vec![bound(), capm()]),
+            Bind::EitherD11(false) => Expectation::acceptable("D11", vec![capm(), bound()]),
+        };
+        g.case(n, desc, reqs, flags, "contract.bind", input(keys), expect);
+    }
 }
