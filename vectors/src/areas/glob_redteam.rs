@@ -87,10 +87,6 @@ fn s(
     );
 }
 
-fn subset(value: bool) -> Expectation {
-    Expectation::valid(json!({ "subset": value }))
-}
-
 // 1–39: every RegExp metacharacter is literal (D1: only whole `*` / `**` segments are wildcards)
 fn regex_metacharacters(g: &mut Group) {
     let lit: &[&str] = &["GLOB-OTHER-LITERAL"];
@@ -170,189 +166,93 @@ fn double_star(g: &mut Group) {
 }
 
 // 50–79: resources are opaque (D41)
-fn normalization(g: &mut Group) {
-    let f: &[&str] = &["ResourceNormalization"];
-    let e: &[&str] = &["GLOB-EXACT"];
-    let nfc = "/docs/caf\u{e9}";
-    let nfd = "/docs/cafe\u{301}";
-    m(
-        g,
-        50,
-        "NFC pattern, NFD resource (U+00E9 vs e + U+0301): different strings, no match",
-        e,
-        f,
-        nfc,
-        nfd,
-        matches(false),
-    );
-    m(
-        g,
-        51,
-        "NFD pattern, NFC resource: no match",
-        e,
-        f,
-        nfd,
-        nfc,
-        matches(false),
-    );
-    m(
-        g,
-        52,
-        "`*` segment then NFC vs NFD: `/docs/*/caf\u{e9}` does not match `/docs/x/cafe\u{301}`",
-        e,
-        f,
-        "/docs/*/caf\u{e9}",
-        "/docs/x/cafe\u{301}",
-        matches(false),
-    );
-    m(
-        g,
-        53,
-        "FULLWIDTH DIGIT ONE is not `1` (NFKC would fold it)",
-        e,
-        f,
-        "/docs/file1",
-        "/docs/file\u{ff11}",
-        matches(false),
-    );
-    m(
-        g,
-        54,
-        "U+212B ANGSTROM SIGN is not U+00C5 (NFC would fold it)",
-        e,
-        f,
-        "/docs/\u{212b}",
-        "/docs/\u{c5}",
-        matches(false),
-    );
-    m(
-        g,
-        55,
-        "U+FB01 LATIN SMALL LIGATURE FI is not `fi` (NFKC would fold it)",
-        e,
-        f,
-        "/docs/fi",
-        "/docs/\u{fb01}",
-        matches(false),
-    );
-    m(
-        g,
-        56,
-        "`ß` is not `ss` (case folding would fold it)",
-        e,
-        f,
-        "/docs/strasse",
-        "/docs/stra\u{df}e",
-        matches(false),
-    );
-    m(
-        g,
-        57,
-        "control: identical non-ASCII text matches",
-        e,
-        f,
-        nfd,
-        nfd,
-        matches(true),
-    );
+const NORMALIZATION: &[&str] = &["ResourceNormalization"];
+const EXACT: &[&str] = &["GLOB-EXACT"];
+const NFC: &str = "/docs/caf\u{e9}";
+const NFD: &str = "/docs/cafe\u{301}";
+
+/// The answer: this boolean, or true as opaque text with false acceptable under D41 (a
+/// normalizing implementation denies).
+#[derive(Clone, Copy)]
+enum Answer {
+    Is(bool),
+    OpaqueD41,
+}
+
+/// Number, description, requirements, pattern, resource, answer.
+type NormalizedMatch = (
+    u16,
+    &'static str,
+    &'static [&'static str],
+    &'static str,
+    &'static str,
+    Answer,
+);
+
+#[rustfmt::skip]
+const NORMALIZED_MATCHES: &[NormalizedMatch] = &[
+    (50, "NFC pattern, NFD resource (U+00E9 vs e + U+0301): different strings, no match", EXACT, NFC, NFD, Answer::Is(false)),
+    (51, "NFD pattern, NFC resource: no match", EXACT, NFD, NFC, Answer::Is(false)),
+    (52, "`*` segment then NFC vs NFD: `/docs/*/caf\u{e9}` does not match `/docs/x/cafe\u{301}`", EXACT, "/docs/*/caf\u{e9}", "/docs/x/cafe\u{301}", Answer::Is(false)),
+    (53, "FULLWIDTH DIGIT ONE is not `1` (NFKC would fold it)", EXACT, "/docs/file1", "/docs/file\u{ff11}", Answer::Is(false)),
+    (54, "U+212B ANGSTROM SIGN is not U+00C5 (NFC would fold it)", EXACT, "/docs/\u{212b}", "/docs/\u{c5}", Answer::Is(false)),
+    (55, "U+FB01 LATIN SMALL LIGATURE FI is not `fi` (NFKC would fold it)", EXACT, "/docs/fi", "/docs/\u{fb01}", Answer::Is(false)),
+    (56, "`ß` is not `ss` (case folding would fold it)", EXACT, "/docs/strasse", "/docs/stra\u{df}e", Answer::Is(false)),
+    (57, "control: identical non-ASCII text matches", EXACT, NFD, NFD, Answer::Is(true)),
     // Path normalization: widening direction is `invalid` (valid false), denying direction is
     // acceptable.
-    m(
-        g,
-        60,
-        "`..` is not resolved: `/project/x` does not match `/etc/../project/x`",
-        e,
-        f,
-        "/project/x",
-        "/etc/../project/x",
-        matches(false),
-    );
-    m(
-        g,
-        61,
-        "`..` is not resolved: `/project/*` does not match `/project/a/../b` (three segments)",
-        e,
-        f,
-        "/project/*",
-        "/project/a/../b",
-        matches(false),
-    );
-    m(
-        g,
-        62,
-        "`..` is not resolved in a pattern: `/etc/../project/*` does not match `/project/x`",
-        e,
-        f,
-        "/etc/../project/*",
-        "/project/x",
-        matches(false),
-    );
-    m(
-        g,
-        63,
-        "`/project/**` matches the opaque string `/project/../etc/passwd` (a normalizing matcher denies: acceptable)",
-        &["GLOB-DOUBLE-STAR"],
-        f,
-        "/project/**",
-        "/project/../etc/passwd",
-        Expectation::acceptable(
+    (60, "`..` is not resolved: `/project/x` does not match `/etc/../project/x`", EXACT, "/project/x", "/etc/../project/x", Answer::Is(false)),
+    (61, "`..` is not resolved: `/project/*` does not match `/project/a/../b` (three segments)", EXACT, "/project/*", "/project/a/../b", Answer::Is(false)),
+    (62, "`..` is not resolved in a pattern: `/etc/../project/*` does not match `/project/x`", EXACT, "/etc/../project/*", "/project/x", Answer::Is(false)),
+    (63, "`/project/**` matches the opaque string `/project/../etc/passwd` (a normalizing matcher denies: acceptable)", &["GLOB-DOUBLE-STAR"], "/project/**", "/project/../etc/passwd", Answer::OpaqueD41),
+];
+
+/// Subset: number, description, child resource, parent resource, answer.
+#[rustfmt::skip]
+const NORMALIZED_SUBSETS: &[(u16, &str, &str, &str, Answer)] = &[
+    (70, "subset: NFD child under an NFC parent is not a subset", "/docs/cafe\u{301}/**", "/docs/caf\u{e9}/**", Answer::Is(false)),
+    (71, "subset: child `/etc/../project/x` is not under parent `/project/**` (no `..` resolution)", "/etc/../project/x", "/project/**", Answer::Is(false)),
+    (72, "subset: child `/project/./x` is not under parent `/project/x` (no `.` removal)", "/project/./x", "/project/x", Answer::Is(false)),
+    (73, "subset: fullwidth child `/docs/file\u{ff11}` is not under parent `/docs/file1`", "/docs/file\u{ff11}", "/docs/file1", Answer::Is(false)),
+    (74, "subset: child `/project/../etc/**` is covered by parent `/project/**` as opaque text (a normalizing implementation refuses: acceptable)", "/project/../etc/**", "/project/**", Answer::OpaqueD41),
+];
+
+/// The expectation of `answer` for the result member `member`.
+fn answer(member: &str, answer: Answer) -> Expectation {
+    match answer {
+        Answer::Is(value) => Expectation::valid(json!({ member: value })),
+        Answer::OpaqueD41 => Expectation::acceptable(
             "D41",
             vec![
-                Expected::valid(json!({ "matches": true })),
-                Expected::valid(json!({ "matches": false })),
+                Expected::valid(json!({ member: true })),
+                Expected::valid(json!({ member: false })),
             ],
         ),
-    );
-    // Subset.
-    s(
-        g,
-        70,
-        "subset: NFD child under an NFC parent is not a subset",
-        f,
-        "/docs/cafe\u{301}/**",
-        "/docs/caf\u{e9}/**",
-        subset(false),
-    );
-    s(
-        g,
-        71,
-        "subset: child `/etc/../project/x` is not under parent `/project/**` (no `..` resolution)",
-        f,
-        "/etc/../project/x",
-        "/project/**",
-        subset(false),
-    );
-    s(
-        g,
-        72,
-        "subset: child `/project/./x` is not under parent `/project/x` (no `.` removal)",
-        f,
-        "/project/./x",
-        "/project/x",
-        subset(false),
-    );
-    s(
-        g,
-        73,
-        "subset: fullwidth child `/docs/file\u{ff11}` is not under parent `/docs/file1`",
-        f,
-        "/docs/file\u{ff11}",
-        "/docs/file1",
-        subset(false),
-    );
-    s(
-        g,
-        74,
-        "subset: child `/project/../etc/**` is covered by parent `/project/**` as opaque text (a normalizing implementation refuses: acceptable)",
-        f,
-        "/project/../etc/**",
-        "/project/**",
-        Expectation::acceptable(
-            "D41",
-            vec![
-                Expected::valid(json!({ "subset": true })),
-                Expected::valid(json!({ "subset": false })),
-            ],
-        ),
-    );
+    }
+}
+
+fn normalization(g: &mut Group) {
+    for &(n, desc, reqs, pattern, resource, a) in NORMALIZED_MATCHES {
+        m(
+            g,
+            n,
+            desc,
+            reqs,
+            NORMALIZATION,
+            pattern,
+            resource,
+            answer("matches", a),
+        );
+    }
+    for &(n, desc, child, parent, a) in NORMALIZED_SUBSETS {
+        s(
+            g,
+            n,
+            desc,
+            NORMALIZATION,
+            child,
+            parent,
+            answer("subset", a),
+        );
+    }
 }
