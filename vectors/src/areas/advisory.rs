@@ -254,11 +254,13 @@ fn three(keys: &Keys) -> Chain {
     hop(c, &keys.carol)
 }
 
-/// What a case checks: the findings of `profile.lint` on a token or on delegation records
-/// (the rules expected), or that `dct.verify` still accepts a token.
+/// What a case checks: the findings of `profile.lint` on a token, on delegation records or on
+/// a token at a given `now` (the rules expected), or that `dct.verify` still accepts a token.
 enum Check<T: 'static> {
     Token(fn(&T) -> &Chain, &'static [Rule]),
     Records(fn(&T) -> &Vec<Value>, &'static [Rule]),
+    /// Lint a token with this `now`.
+    TokenAt(fn(&T) -> &Chain, &'static str, &'static [Rule]),
     Verify(fn(&T) -> &Chain),
 }
 
@@ -271,6 +273,10 @@ fn adv_rows<T>(g: &mut Group, keys: &Keys, x: &T, rows: &[AdvRow<T>]) {
             Check::Token(chain, expect) => lint(g, *n, desc, about, tok(chain(x)), expect),
             Check::Records(records, expect) => {
                 lint(g, *n, desc, about, chain_input(records(x).clone()), expect);
+            }
+            Check::TokenAt(chain, now, expect) => {
+                let input = json!({"token": chain(x).serialized(), "now": now});
+                lint(g, *n, desc, about, input, expect);
             }
             Check::Verify(chain) => verify_valid(g, *n, desc, about, chain(x), keys),
         }
@@ -581,15 +587,20 @@ fn openclaw(g: &mut Group, keys: &Keys) {
     adv_rows(g, keys, &openclaw_fixture(keys), OPENCLAW);
 }
 
-fn delegateos(g: &mut Group, keys: &Keys) {
-    define_flags(g, "DelegateOS spec §3.6 lifecycle recommendations");
-    let (se, ld, lm, be, fut) = (
-        p::OAP_SHORT_EXPIRY,
-        p::LIFETIME_DEFAULT,
-        p::LIFETIME_MAX,
-        p::BORN_EXPIRED,
-        p::ISSUED_IN_FUTURE,
-    );
+/// The tokens and delegation records of the `delegateos` cases.
+struct Delegateos {
+    h1: Chain,
+    h1s: Chain,
+    h24: Chain,
+    h24s: Chain,
+    year: Chain,
+    zero: Chain,
+    neg: Chain,
+    future: Chain,
+    base: Chain,
+}
+
+fn delegateos_fixture(keys: &Keys) -> Delegateos {
     let life = |issued: &str, expires: &str| {
         let (i, e) = (issued.to_owned(), expires.to_owned());
         clean(keys).with_authority(move |a| {
@@ -598,125 +609,48 @@ fn delegateos(g: &mut Group, keys: &Keys) {
         })
     };
     let h1 = life("2026-03-01T09:30:00Z", "2026-03-01T10:30:00Z");
-    lint(
-        g,
-        1,
-        "exactly 1 h: not over the default (over OAP's 600 s)",
-        &[ld, se],
-        tok(&h1),
-        &[se],
-    );
     let h1s = life("2026-03-01T09:30:00Z", "2026-03-01T10:30:01Z");
-    lint(
-        g,
-        2,
-        "1 h + 1 s: over the 1 h default (info)",
-        &[ld],
-        tok(&h1s),
-        &[se, ld],
-    );
-    verify_valid(
-        g,
-        3,
-        "a token over the default lifetime still verifies",
-        &[ld],
-        &h1s,
-        keys,
-    );
     let h24 = life("2026-03-01T00:00:00Z", "2026-03-02T00:00:00Z");
-    lint(
-        g,
-        4,
-        "exactly 24 h: at the recommended maximum (default exceeded)",
-        &[lm, ld],
-        tok(&h24),
-        &[se, ld],
-    );
     let h24s = life("2026-03-01T00:00:00Z", "2026-03-02T00:00:01Z");
-    lint(
-        g,
-        5,
-        "24 h + 1 s: over the recommended maximum (warning)",
-        &[lm],
-        tok(&h24s),
-        &[se, lm, ld],
-    );
-    verify_valid(
-        g,
-        6,
-        "a token over the recommended maximum still verifies",
-        &[lm],
-        &h24s,
-        keys,
-    );
     let year = life("2026-01-01T00:00:00Z", "2027-01-01T00:00:00Z");
-    lint(
-        g,
-        7,
-        "a one-year root block",
-        &[lm],
-        tok(&year),
-        &[se, lm, ld],
-    );
     let zero = life(NOW, NOW);
-    lint(
-        g,
-        8,
-        "expiresAt equal to issuedAt: born expired (usable only at that instant)",
-        &[be],
-        tok(&zero),
-        &[be],
-    );
-    verify_valid(
-        g,
-        9,
-        "expiresAt == issuedAt == now still verifies (expiry is strict, D5)",
-        &[be],
-        &zero,
-        keys,
-    );
     let neg = life("2026-03-01T10:05:00Z", "2026-03-01T10:00:00Z");
-    lint(
-        g,
-        10,
-        "expiresAt before issuedAt: born expired",
-        &[be],
-        tok(&neg),
-        &[be],
-    );
     let future = life("2026-03-01T10:01:00Z", "2026-03-01T10:05:00Z");
-    lint(
-        g,
-        11,
-        "issuedAt after `now`: issued in the future",
-        &[fut],
-        json!({"token": future.serialized(), "now": NOW}),
-        &[fut],
-    );
-    lint(
-        g,
-        12,
-        "the same token without `now`: the issue-time rule is not evaluated",
-        &[fut],
-        tok(&future),
-        &[],
-    );
-    lint(
-        g,
-        13,
-        "issuedAt equal to `now` is not in the future",
-        &[fut],
-        json!({"token": clean(keys).serialized(), "now": ISSUED}),
-        &[],
-    );
-    verify_valid(
-        g,
-        14,
-        "a token issued in the future still verifies (verify does not read issuedAt)",
-        &[fut],
-        &future,
-        keys,
-    );
+    let base = clean(keys);
+    Delegateos {
+        h1,
+        h1s,
+        h24,
+        h24s,
+        year,
+        zero,
+        neg,
+        future,
+        base,
+    }
+}
+
+#[rustfmt::skip]
+const DELEGATEOS: &[AdvRow<Delegateos>] = &[
+    (1, "exactly 1 h: not over the default (over OAP's 600 s)", &[p::LIFETIME_DEFAULT, p::OAP_SHORT_EXPIRY], Check::Token(|x| &x.h1, &[p::OAP_SHORT_EXPIRY])),
+    (2, "1 h + 1 s: over the 1 h default (info)", &[p::LIFETIME_DEFAULT], Check::Token(|x| &x.h1s, &[p::OAP_SHORT_EXPIRY, p::LIFETIME_DEFAULT])),
+    (3, "a token over the default lifetime still verifies", &[p::LIFETIME_DEFAULT], Check::Verify(|x| &x.h1s)),
+    (4, "exactly 24 h: at the recommended maximum (default exceeded)", &[p::LIFETIME_MAX, p::LIFETIME_DEFAULT], Check::Token(|x| &x.h24, &[p::OAP_SHORT_EXPIRY, p::LIFETIME_DEFAULT])),
+    (5, "24 h + 1 s: over the recommended maximum (warning)", &[p::LIFETIME_MAX], Check::Token(|x| &x.h24s, &[p::OAP_SHORT_EXPIRY, p::LIFETIME_MAX, p::LIFETIME_DEFAULT])),
+    (6, "a token over the recommended maximum still verifies", &[p::LIFETIME_MAX], Check::Verify(|x| &x.h24s)),
+    (7, "a one-year root block", &[p::LIFETIME_MAX], Check::Token(|x| &x.year, &[p::OAP_SHORT_EXPIRY, p::LIFETIME_MAX, p::LIFETIME_DEFAULT])),
+    (8, "expiresAt equal to issuedAt: born expired (usable only at that instant)", &[p::BORN_EXPIRED], Check::Token(|x| &x.zero, &[p::BORN_EXPIRED])),
+    (9, "expiresAt == issuedAt == now still verifies (expiry is strict, D5)", &[p::BORN_EXPIRED], Check::Verify(|x| &x.zero)),
+    (10, "expiresAt before issuedAt: born expired", &[p::BORN_EXPIRED], Check::Token(|x| &x.neg, &[p::BORN_EXPIRED])),
+    (11, "issuedAt after `now`: issued in the future", &[p::ISSUED_IN_FUTURE], Check::TokenAt(|x| &x.future, NOW, &[p::ISSUED_IN_FUTURE])),
+    (12, "the same token without `now`: the issue-time rule is not evaluated", &[p::ISSUED_IN_FUTURE], Check::Token(|x| &x.future, &[])),
+    (13, "issuedAt equal to `now` is not in the future", &[p::ISSUED_IN_FUTURE], Check::TokenAt(|x| &x.base, ISSUED, &[])),
+    (14, "a token issued in the future still verifies (verify does not read issuedAt)", &[p::ISSUED_IN_FUTURE], Check::Verify(|x| &x.future)),
+];
+
+fn delegateos(g: &mut Group, keys: &Keys) {
+    define_flags(g, "DelegateOS spec §3.6 lifecycle recommendations");
+    adv_rows(g, keys, &delegateos_fixture(keys), DELEGATEOS);
     g.case(
         15,
         "a token that does not decode is malformed_token, no findings",
