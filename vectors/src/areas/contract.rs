@@ -141,152 +141,105 @@ fn create_input(seed: &Key, contract: Value) -> Value {
     json!({"issuerSeed": seed.seed_hex(), "contract": contract})
 }
 
-fn build_create(g: &mut Group, keys: &Keys) {
-    let req = &["CONTRACT-SIGN-PAYLOAD", "CONTRACT-SIGN-DETERMINISTIC"];
-    let base = unsigned_contract(&keys.root);
-    let signed = sign_with(&base, &keys.root);
-    g.case(
-        1,
-        "The default contract signed by root: signature over BLAKE2b-256 of the canonical contract without `signature` (deterministic Ed25519, exact bytes).",
-        req,
-        &[],
-        "contract.create",
-        create_input(&keys.root, base.clone()),
-        Expectation::valid(json!({ "contract": signed })),
-    );
-    g.case(
-        2,
-        "`issuer` omitted from the input: it is the seed's principal, and the signature covers it.",
-        req,
-        &[],
-        "contract.create",
-        create_input(&keys.root, remove(&base, "issuer")),
-        Expectation::valid(json!({ "contract": signed })),
-    );
-    let alice = unsigned_contract(&keys.alice);
-    g.case(
-        3,
-        "Issued by alice: the signature is alice's and differs from root's over the same task.",
-        req,
-        &[],
-        "contract.create",
-        create_input(&keys.alice, alice.clone()),
-        Expectation::valid(json!({ "contract": sign_with(&alice, &keys.alice) })),
-    );
-    g.case(
-        4,
-        "`issuer` present but not the seed's principal: the operation input is inconsistent (`invalid_input`).",
-        &["CONTRACT-SIGN-PAYLOAD"],
-        &[],
-        "contract.create",
-        create_input(&keys.mallory, base.clone()),
-        Expectation::invalid("invalid_input", "ops"),
-    );
-    // Variants whose exact bytes depend on canonicalization of the signed members.
-    let variants: Vec<(u16, &str, Value)> = vec![
-        (5, "Member order in the input is irrelevant: keys are sorted by RFC 8785 before signing (the output is a JSON object, compared as such).",
-         {
-             let mut m = Map::new();
-             for k in ["verification", "task", "constraints", "id", "createdAt", "version", "issuer"] {
-                 m.insert(k.to_owned(), base[k].clone());
-             }
-             Value::Object(m)
-         }),
-        (6, "Non-ASCII title and description (UTF-8 in canonical JSON, not escaped).",
-         set(&set(&base, "task/title", json!("Zusammenfassung — 要約 😀")), "task/description", json!("Ünïcödé\u{2028}line"))),
-        (7, "Free-form `inputs` with nested objects, arrays, numbers 1e21 and 0.1, and `null`.",
-         set(&base, "task/inputs", json!({"z": [3, 2, 1], "a": {"nested": {"deep": null}}, "big": 1e21, "small": 0.1, "neg": -5}))),
-        (8, "Empty `inputs` and an empty `outputSchema` object.",
-         set(&set(&base, "task/inputs", json!({})), "task/outputSchema", json!({}))),
-        (9, "Empty `requiredCapabilities`.",
-         set(&base, "constraints/requiredCapabilities", json!([]))),
-        (10, "Several required capabilities including a custom `org:ns:action` entry (valid: text on both sides of the first `:`).",
-         set(&base, "constraints/requiredCapabilities", json!(["docs:read", "web:search", "acme:crm:read"]))),
-        (11, "A deterministic_check verification spec with checkParams and expectedResult.",
-         set(&base, "verification", json!({"method": "deterministic_check", "checkName": "regex_match", "checkParams": {"pattern": "^ok", "field": "summary"}, "expectedResult": {"passed": true, "score": 1}}))),
-        (12, "A composite weighted verification spec with weights and passThreshold.",
-         set(&base, "verification", json!({"method": "composite", "mode": "weighted", "weights": [0.25, 0.75], "passThreshold": 0.5, "steps": [
-             {"method": "deterministic_check", "checkName": "field_exists", "checkParams": {"fields": ["summary"]}},
-             {"method": "schema_match", "schema": {"type": "object"}}]}))),
-        (13, "Budget and depth at their limits: maxBudgetMicrocents 2^53−1, maxChainDepth 0.",
-         set(&set(&base, "constraints/maxBudgetMicrocents", json!(9_007_199_254_740_991_u64)), "constraints/maxChainDepth", json!(0))),
-        (14, "Timestamps with fractional seconds (D5 profile).",
-         set(&set(&base, "createdAt", json!("2026-03-01T00:00:00.123Z")), "constraints/deadline", json!("2026-03-01T12:00:00.5Z"))),
-    ];
-    for (n, d, c) in variants {
-        let expected = sign_with(
-            &with(&c, |o| {
-                o.insert("issuer".to_owned(), json!(keys.root.principal));
-            }),
-            &keys.root,
-        );
-        g.case(
-            n,
-            d,
-            req,
-            &[],
-            "contract.create",
-            create_input(&keys.root, c),
-            Expectation::valid(json!({ "contract": expected })),
-        );
+/// A key of the fixture.
+type KeyOf = for<'a> fn(&'a Keys) -> &'a Key;
+
+/// What create returns: root's default contract signed, the input contract signed by the
+/// seed's key, the input with `issuer` = root signed by root, or a refusal (code, stage).
+#[derive(Clone, Copy)]
+enum Created {
+    SignedBase,
+    Signed,
+    WithIssuer,
+    Refused(&'static str, &'static str),
+}
+
+const MALFORMED_CREATE: Created = Created::Refused("malformed_contract", "5.1");
+const REQ: &[&str] = &["CONTRACT-SIGN-PAYLOAD", "CONTRACT-SIGN-DETERMINISTIC"];
+
+/// root's default contract with its members in another order.
+fn reordered_input(f: &Fx) -> Value {
+    let mut m = Map::new();
+    for k in [
+        "verification",
+        "task",
+        "constraints",
+        "id",
+        "createdAt",
+        "version",
+        "issuer",
+    ] {
+        m.insert(k.to_owned(), f.base[k].clone());
     }
-    let bad: Vec<(u16, &str, &[&str], Value)> = vec![
-        (
-            20,
-            "Contract id with uppercase hex is not `ct_` + 12 lowercase hex.",
-            &["CONTRACT-ID"],
-            set(&base, "id", json!("ct_00000000C0DE")),
-        ),
-        (
-            21,
-            "Contract id with 11 hex characters.",
-            &["CONTRACT-ID"],
-            set(&base, "id", json!("ct_0000000c0de")),
-        ),
-        (
-            22,
-            "An unknown top-level member.",
-            &["CONTRACT-SHAPE"],
-            set(&base, "priority", json!("high")),
-        ),
-        (
-            23,
-            "`version` `0.2`.",
-            &["CONTRACT-SHAPE"],
-            set(&base, "version", json!("0.2")),
-        ),
-        (
-            24,
-            "`requiredCapabilities` entry without `:`.",
-            &["CONTRACT-CONSTRAINTS"],
-            set(
-                &base,
-                "constraints/requiredCapabilities",
-                json!(["docsread"]),
-            ),
-        ),
-        (
-            25,
-            "`deadline` outside the D5 timestamp profile (no zone).",
-            &["CONTRACT-CONSTRAINTS"],
-            set(&base, "constraints/deadline", json!("2026-03-01T12:00:00")),
-        ),
-        (
-            26,
-            "`task` without `outputSchema`.",
-            &["CONTRACT-TASK"],
-            remove(&base, "task/outputSchema"),
-        ),
-    ];
-    for (n, d, r, c) in bad {
+    Value::Object(m)
+}
+
+/// Number, description, requirements, seed's key, input contract, outcome.
+type CreateRow = (
+    u16,
+    &'static str,
+    &'static [&'static str],
+    KeyOf,
+    fn(&Fx) -> Value,
+    Created,
+);
+
+#[rustfmt::skip]
+const CREATES: &[CreateRow] = &[
+    (1, "The default contract signed by root: signature over BLAKE2b-256 of the canonical contract without `signature` (deterministic Ed25519, exact bytes).",
+        REQ, |k| &k.root, |f| f.base.clone(), Created::SignedBase),
+    (2, "`issuer` omitted from the input: it is the seed's principal, and the signature covers it.", REQ, |k| &k.root,
+        |f| remove(&f.base, "issuer"), Created::SignedBase),
+    (3, "Issued by alice: the signature is alice's and differs from root's over the same task.", REQ, |k| &k.alice,
+        |f| unsigned_contract(&f.k.alice), Created::Signed),
+    (4, "`issuer` present but not the seed's principal: the operation input is inconsistent (`invalid_input`).", &["CONTRACT-SIGN-PAYLOAD"], |k| &k.mallory,
+        |f| f.base.clone(), Created::Refused("invalid_input", "ops")),
+    // Variants whose exact bytes depend on canonicalization of the signed members.
+    (5, "Member order in the input is irrelevant: keys are sorted by RFC 8785 before signing (the output is a JSON object, compared as such).", REQ, |k| &k.root, reordered_input, Created::WithIssuer),
+    (6, "Non-ASCII title and description (UTF-8 in canonical JSON, not escaped).", REQ, |k| &k.root, |f| set(&set(&f.base, "task/title", json!("Zusammenfassung — 要約 😀")), "task/description", json!("Ünïcödé\u{2028}line")), Created::WithIssuer),
+    (7, "Free-form `inputs` with nested objects, arrays, numbers 1e21 and 0.1, and `null`.", REQ, |k| &k.root, |f| set(&f.base, "task/inputs", json!({"z": [3, 2, 1], "a": {"nested": {"deep": null}}, "big": 1e21, "small": 0.1, "neg": -5})), Created::WithIssuer),
+    (8, "Empty `inputs` and an empty `outputSchema` object.", REQ, |k| &k.root, |f| set(&set(&f.base, "task/inputs", json!({})), "task/outputSchema", json!({})), Created::WithIssuer),
+    (9, "Empty `requiredCapabilities`.", REQ, |k| &k.root, |f| set(&f.base, "constraints/requiredCapabilities", json!([])), Created::WithIssuer),
+    (10, "Several required capabilities including a custom `org:ns:action` entry (valid: text on both sides of the first `:`).", REQ, |k| &k.root, |f| set(&f.base, "constraints/requiredCapabilities", json!(["docs:read", "web:search", "acme:crm:read"])), Created::WithIssuer),
+    (11, "A deterministic_check verification spec with checkParams and expectedResult.", REQ, |k| &k.root, |f| set(&f.base, "verification", json!({"method": "deterministic_check", "checkName": "regex_match", "checkParams": {"pattern": "^ok", "field": "summary"}, "expectedResult": {"passed": true, "score": 1}})), Created::WithIssuer),
+    (12, "A composite weighted verification spec with weights and passThreshold.", REQ, |k| &k.root, |f| set(&f.base, "verification", json!({"method": "composite", "mode": "weighted", "weights": [0.25, 0.75], "passThreshold": 0.5, "steps": [{"method": "deterministic_check", "checkName": "field_exists", "checkParams": {"fields": ["summary"]}}, {"method": "schema_match", "schema": {"type": "object"}}]})), Created::WithIssuer),
+    (13, "Budget and depth at their limits: maxBudgetMicrocents 2^53−1, maxChainDepth 0.", REQ, |k| &k.root, |f| set(&set(&f.base, "constraints/maxBudgetMicrocents", json!(9_007_199_254_740_991_u64)), "constraints/maxChainDepth", json!(0)), Created::WithIssuer),
+    (14, "Timestamps with fractional seconds (D5 profile).", REQ, |k| &k.root, |f| set(&set(&f.base, "createdAt", json!("2026-03-01T00:00:00.123Z")), "constraints/deadline", json!("2026-03-01T12:00:00.5Z")), Created::WithIssuer),
+    (20, "Contract id with uppercase hex is not `ct_` + 12 lowercase hex.", &["CONTRACT-ID"], |k| &k.root, |f| set(&f.base, "id", json!("ct_00000000C0DE")), MALFORMED_CREATE),
+    (21, "Contract id with 11 hex characters.", &["CONTRACT-ID"], |k| &k.root, |f| set(&f.base, "id", json!("ct_0000000c0de")), MALFORMED_CREATE),
+    (22, "An unknown top-level member.", &["CONTRACT-SHAPE"], |k| &k.root, |f| set(&f.base, "priority", json!("high")), MALFORMED_CREATE),
+    (23, "`version` `0.2`.", &["CONTRACT-SHAPE"], |k| &k.root, |f| set(&f.base, "version", json!("0.2")), MALFORMED_CREATE),
+    (24, "`requiredCapabilities` entry without `:`.", &["CONTRACT-CONSTRAINTS"], |k| &k.root, |f| set(&f.base, "constraints/requiredCapabilities", json!(["docsread"])), MALFORMED_CREATE),
+    (25, "`deadline` outside the D5 timestamp profile (no zone).", &["CONTRACT-CONSTRAINTS"], |k| &k.root, |f| set(&f.base, "constraints/deadline", json!("2026-03-01T12:00:00")), MALFORMED_CREATE),
+    (26, "`task` without `outputSchema`.", &["CONTRACT-TASK"], |k| &k.root, |f| remove(&f.base, "task/outputSchema"), MALFORMED_CREATE),
+];
+
+fn build_create(g: &mut Group, keys: &Keys) {
+    let f = Fx::new(keys);
+    for &(n, desc, reqs, key, contract, created) in CREATES {
+        let (key, c) = (key(keys), contract(&f));
+        let expect = match created {
+            Created::SignedBase => Expectation::valid(json!({ "contract": f.good })),
+            Created::Signed => Expectation::valid(json!({ "contract": sign_with(&c, key) })),
+            Created::WithIssuer => {
+                let expected = sign_with(
+                    &with(&c, |o| {
+                        o.insert("issuer".to_owned(), json!(keys.root.principal));
+                    }),
+                    &keys.root,
+                );
+                Expectation::valid(json!({ "contract": expected }))
+            }
+            Created::Refused(code, stage) => Expectation::invalid(code, stage),
+        };
         g.case(
             n,
-            d,
-            r,
+            desc,
+            reqs,
             &[],
             "contract.create",
-            create_input(&keys.root, c),
-            Expectation::invalid("malformed_contract", "5.1"),
+            create_input(key, c),
+            expect,
         );
     }
 }
@@ -295,7 +248,7 @@ fn verify_input(contract: Value) -> Value {
     json!({ "contract": contract })
 }
 
-/// What signature cases start from: root's unsigned contract and the signed one.
+/// What create and signature cases start from: root's unsigned contract and the signed one.
 struct Fx<'a> {
     k: &'a Keys,
     base: Value,
