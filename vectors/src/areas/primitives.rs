@@ -296,79 +296,34 @@ fn canonicalization(g: &mut Group) {
 // ---------------------------------------------------------------------------------------
 // hash
 
-fn hash(g: &mut Group) {
-    const H: &[&str] = &["PRIM-HASH-BLAKE2B256"];
-    let h = |g: &mut Group, n: u16, desc: &str, reqs: &[&str], hex_in: &str, out: &str| {
-        g.case(
-            n,
-            desc,
-            reqs,
-            &[],
-            "hash.blake2b256",
-            json!({ "hex": hex_in }),
-            Expectation::valid(json!({ "hex": out })),
-        );
-    };
-    h(
-        g,
-        1,
-        "empty input",
-        H,
-        "",
-        "0e5751c026e543b2e8ab2eb06099daa1d1e5df47778f7787faab45cdf12fe3a8",
-    );
-    h(
-        g,
-        2,
-        "`abc`: BLAKE2b-256 is bddd813c…2319, not the truncated BLAKE2b-512 ba80a53f…a2d1",
-        H,
-        "616263",
-        "bddd813c634239723171ef3fee98579b94964e3bb1cb3e427262c8c068d52319",
-    );
-    h(
-        g,
-        3,
-        "one zero byte",
-        H,
-        "00",
-        "03170a2e7597b7b7e3d84c05391d139a62b157e78786d8c082f29dcf4c111314",
-    );
-    h(
-        g,
-        4,
-        "exactly one 128-byte block of zeros",
-        H,
-        &"00".repeat(128),
-        "378d0caaaa3855f1b38693c1d6ef004fd118691c95c959d4efa950d6d6fcf7c1",
-    );
-    h(
-        g,
-        5,
-        "129 zero bytes (one byte into the second block)",
-        H,
-        &"00".repeat(129),
-        "baadfb64c3bd2cd187b54accc5e61a0720ed86bf48c28017873536cf9015d1b8",
-    );
-    let kib: String = (0..4)
+const HASH: &[&str] = &["PRIM-HASH-BLAKE2B256"];
+
+/// The bytes 00..ff four times (1 KiB), in hex.
+fn one_kib() -> String {
+    (0..4)
         .flat_map(|_| 0u8..=255)
         .map(|b| format!("{b:02x}"))
-        .collect();
-    h(
-        g,
-        6,
-        "1 KiB: bytes 00..ff repeated four times",
-        H,
-        &kib,
-        "f1551feeb252c7e60bb362205bd1ac2f70b145260a91d41e8c5d0a187549a5f2",
-    );
-    h(
-        g,
-        7,
-        "the canonical JSON bytes `{\"a\":1}` (the digest a signature covers)",
-        &["PRIM-HASH-BLAKE2B256", "PRIM-HASH-SIGNED-DIGEST"],
-        "7b2261223a317d",
-        "10a7ff3e312baec0c356be489739b93f63af84416c40f1c13023eb96c7ed50aa",
-    );
+        .collect()
+}
+
+/// Number, description, requirements, input bytes (hex), BLAKE2b-256 (hex).
+#[rustfmt::skip]
+const HASHES: &[(u16, &str, &[&str], MakeText, &str)] = &[
+    (1, "empty input", HASH, || "".into(), "0e5751c026e543b2e8ab2eb06099daa1d1e5df47778f7787faab45cdf12fe3a8"),
+    (2, "`abc`: BLAKE2b-256 is bddd813c…2319, not the truncated BLAKE2b-512 ba80a53f…a2d1", HASH, || "616263".into(), "bddd813c634239723171ef3fee98579b94964e3bb1cb3e427262c8c068d52319"),
+    (3, "one zero byte", HASH, || "00".into(), "03170a2e7597b7b7e3d84c05391d139a62b157e78786d8c082f29dcf4c111314"),
+    (4, "exactly one 128-byte block of zeros", HASH, || "00".repeat(128), "378d0caaaa3855f1b38693c1d6ef004fd118691c95c959d4efa950d6d6fcf7c1"),
+    (5, "129 zero bytes (one byte into the second block)", HASH, || "00".repeat(129), "baadfb64c3bd2cd187b54accc5e61a0720ed86bf48c28017873536cf9015d1b8"),
+    (6, "1 KiB: bytes 00..ff repeated four times", HASH, one_kib, "f1551feeb252c7e60bb362205bd1ac2f70b145260a91d41e8c5d0a187549a5f2"),
+    (7, "the canonical JSON bytes `{\"a\":1}` (the digest a signature covers)", &["PRIM-HASH-BLAKE2B256", "PRIM-HASH-SIGNED-DIGEST"], || "7b2261223a317d".into(), "10a7ff3e312baec0c356be489739b93f63af84416c40f1c13023eb96c7ed50aa"),
+];
+
+fn hash(g: &mut Group) {
+    for &(n, desc, reqs, hex_in, out) in HASHES {
+        let input = json!({ "hex": hex_in() });
+        let expect = Expectation::valid(json!({ "hex": out }));
+        g.case(n, desc, reqs, &[], "hash.blake2b256", input, expect);
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -920,103 +875,50 @@ fn timestamp(g: &mut Group) {
 // ---------------------------------------------------------------------------------------
 // principal
 
-fn principal(g: &mut Group) {
-    let p = |g: &mut Group, n: u16, desc: &str, seed: &str, id: &str| {
-        g.case(
-            n,
-            desc,
-            &["PRIM-ID-FROM-SEED", "PRIM-ID-PRINCIPAL"],
-            &[],
-            "principal.from_seed",
-            json!({ "seed": seed }),
-            Expectation::valid(json!({ "principal": id })),
-        );
-    };
+fn principal_case(g: &mut Group, n: u16, desc: &str, seed: &str, id: &str) {
+    g.case(
+        n,
+        desc,
+        &["PRIM-ID-FROM-SEED", "PRIM-ID-PRINCIPAL"],
+        &[],
+        "principal.from_seed",
+        json!({ "seed": seed }),
+        Expectation::valid(json!({ "principal": id })),
+    );
+}
+
+/// Number, description, seed (hex), principal id.
+#[rustfmt::skip]
+const PRINCIPALS: &[(u16, &str, MakeText, &str)] = &[
     // RFC 8032 §7.1 public keys in base64url (d75a98…511a → 11qYAYKx…URo).
-    p(
-        g,
-        1,
-        "RFC 8032 TEST 1 secret key → base64url of its public key d75a9801…",
-        RFC8032[0].1,
-        "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo",
-    );
-    p(
-        g,
-        2,
-        "RFC 8032 TEST 2 secret key → base64url of 3d4017c3…",
-        RFC8032[1].1,
-        "PUAXw-hDiVqStwqnTRt-vJyYLM8uxJaMwM1V8Sr0Zgw",
-    );
-    p(
-        g,
-        3,
-        "RFC 8032 TEST 3 secret key → base64url of fc51cd8e…",
-        RFC8032[2].1,
-        "_FHNjmIYoaONpH7QAjDwWAgW7RO6MwOsXeuRFUiQgCU",
-    );
-    p(
-        g,
-        4,
-        "RFC 8032 TEST SHA(abc) secret key → base64url of ec172b93…",
-        RFC8032[3].1,
-        "7Bcrk61eVjv0kyxw4SRQNMNUZ-8u_U1k6_gZaDRn4r8",
-    );
-    p(
-        g,
-        5,
-        "the all-zero seed",
-        &"00".repeat(32),
-        "O2onvM62pC1io6jQKm8Nc2UyFXcd4kOmOsBIoYtZ2ik",
-    );
-    p(
-        g,
-        6,
-        "the all-ones seed",
-        &"ff".repeat(32),
-        "dqFZIESm5PURJlvKc6YE2QsFKdHfYCvjChmpJXZg0fU",
-    );
-    // The fixed keys of every vector file (seeds = BLAKE2b-256 of their names; principals
-    // computed with the Python RFC 8032 code).
-    let fixed: &[(&str, &str, &str)] = &[
-        (
-            "root",
-            "ccdcfb0d237ff31ee147ab32c445327d770b7b92676bd6bdf190d7a5bbf7cbcc",
-            "fcNLaHpUPv7O_hQ3ctznNQSmYufIapwhvueWnldOjbs",
-        ),
-        (
-            "alice",
-            "fa9dc0df6eeb95c73c8c12aedd2f61993195d38555a0b8a85b9593f5d547a8a5",
-            "6YohcZzzs0NuDu3pZwiXaAmpOdArZ2STo7MT4bIbvZc",
-        ),
-        (
-            "bob",
-            "81b7bf8d66a0b17c17f0d84139a9bfbba32ad01b5504a462c4fea420ef42a5d6",
-            "_7JLorgU-31mfXp5TXJEo8CUD2MHdCbsvtXxyDPdJQQ",
-        ),
-        (
-            "carol",
-            "1e41b5deb4ca38b2ddb3898352397bea354dec96fb831f85985ee822c784586d",
-            "i98chMeaAps1vIXcE6meOR9z0rOmwpewUI3AzHRcxVU",
-        ),
-        (
-            "dave",
-            "56578a0f3adbacaade41899bcdb7f38707040c465b10801ead053f84d5a33b65",
-            "jRwKswyI6GKXtwnMdCOItDF23sYukDfNQ_O3yqDjG50",
-        ),
-        (
-            "mallory",
-            "3d818f6e5e442a1faa6948ffbec7bce58f81969c57f9cfe3709a4c19944d84d7",
-            "calYKpZvj-LP1iGuELwJvkpw3Bn8LE54ANqLZsdyaPI",
-        ),
-        (
-            "other_root",
-            "b7439bb27727d474a7000f014e7deb771ded7d7497488db3c78373b4b319f8ca",
-            "tQokqljCQSCGFE6SU46I3SPLpJqyobBtbs75l3n4h1g",
-        ),
-    ];
-    for (i, &(name, seed, id)) in fixed.iter().enumerate() {
+    (1, "RFC 8032 TEST 1 secret key → base64url of its public key d75a9801…", || RFC8032[0].1.into(), "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"),
+    (2, "RFC 8032 TEST 2 secret key → base64url of 3d4017c3…", || RFC8032[1].1.into(), "PUAXw-hDiVqStwqnTRt-vJyYLM8uxJaMwM1V8Sr0Zgw"),
+    (3, "RFC 8032 TEST 3 secret key → base64url of fc51cd8e…", || RFC8032[2].1.into(), "_FHNjmIYoaONpH7QAjDwWAgW7RO6MwOsXeuRFUiQgCU"),
+    (4, "RFC 8032 TEST SHA(abc) secret key → base64url of ec172b93…", || RFC8032[3].1.into(), "7Bcrk61eVjv0kyxw4SRQNMNUZ-8u_U1k6_gZaDRn4r8"),
+    (5, "the all-zero seed", || "00".repeat(32), "O2onvM62pC1io6jQKm8Nc2UyFXcd4kOmOsBIoYtZ2ik"),
+    (6, "the all-ones seed", || "ff".repeat(32), "dqFZIESm5PURJlvKc6YE2QsFKdHfYCvjChmpJXZg0fU"),
+];
+
+/// The fixed keys of every vector file (seeds = BLAKE2b-256 of their names; principals
+/// computed with the Python RFC 8032 code): name, seed (hex), principal id.
+#[rustfmt::skip]
+const FIXED_KEYS: &[(&str, &str, &str)] = &[
+    ("root", "ccdcfb0d237ff31ee147ab32c445327d770b7b92676bd6bdf190d7a5bbf7cbcc", "fcNLaHpUPv7O_hQ3ctznNQSmYufIapwhvueWnldOjbs"),
+    ("alice", "fa9dc0df6eeb95c73c8c12aedd2f61993195d38555a0b8a85b9593f5d547a8a5", "6YohcZzzs0NuDu3pZwiXaAmpOdArZ2STo7MT4bIbvZc"),
+    ("bob", "81b7bf8d66a0b17c17f0d84139a9bfbba32ad01b5504a462c4fea420ef42a5d6", "_7JLorgU-31mfXp5TXJEo8CUD2MHdCbsvtXxyDPdJQQ"),
+    ("carol", "1e41b5deb4ca38b2ddb3898352397bea354dec96fb831f85985ee822c784586d", "i98chMeaAps1vIXcE6meOR9z0rOmwpewUI3AzHRcxVU"),
+    ("dave", "56578a0f3adbacaade41899bcdb7f38707040c465b10801ead053f84d5a33b65", "jRwKswyI6GKXtwnMdCOItDF23sYukDfNQ_O3yqDjG50"),
+    ("mallory", "3d818f6e5e442a1faa6948ffbec7bce58f81969c57f9cfe3709a4c19944d84d7", "calYKpZvj-LP1iGuELwJvkpw3Bn8LE54ANqLZsdyaPI"),
+    ("other_root", "b7439bb27727d474a7000f014e7deb771ded7d7497488db3c78373b4b319f8ca", "tQokqljCQSCGFE6SU46I3SPLpJqyobBtbs75l3n4h1g"),
+];
+
+fn principal(g: &mut Group) {
+    for &(n, desc, seed, id) in PRINCIPALS {
+        principal_case(g, n, desc, &seed(), id);
+    }
+    for (i, &(name, seed, id)) in FIXED_KEYS.iter().enumerate() {
         let n = 10 + u16::try_from(i).unwrap_or(0);
-        p(
+        principal_case(
             g,
             n,
             &format!("the fixed key `{name}` of the vector headers"),
