@@ -88,81 +88,66 @@ fn s(
 }
 
 // 1–39: every RegExp metacharacter is literal (D1: only whole `*` / `**` segments are wildcards)
-fn regex_metacharacters(g: &mut Group) {
-    let lit: &[&str] = &["GLOB-OTHER-LITERAL"];
-    // (number, pattern, resource, matches, why)
-    let cases: &[(u16, &str, &str, bool, &str)] = &[
-        (1, "/a|/b", "/a/x", false, "`|` is literal: `/a|/b` does not match `/a/x` (an unescaped, ungrouped alternation `^/a|/b$` does)"),
-        (2, "/a|/b", "/a|/b", true, "`|` is literal: `/a|/b` matches itself"),
-        (3, "/x/a|b", "/x/b", false, "`|` inside a segment is literal"),
-        (4, "/a+", "/aa", false, "`+` is literal: `/a+` does not match `/aa`"),
-        (5, "/a+", "/a+", true, "`+` is literal: `/a+` matches itself"),
-        (6, "/a$/b", "/a$/b", true, "`$` is literal: `/a$/b` matches itself"),
-        (7, "/a/^b", "/a/^b", true, "`^` is literal: `/a/^b` matches itself"),
-        (8, "/a(b", "/a(b", true, "an unbalanced `(` is literal (an unescaped RegExp throws)"),
-        (9, "/a/(b|c)", "/a/b", false, "`(b|c)` is literal, not a group"),
-        (10, "/a{2}", "/aa", false, "`{2}` is literal, not a quantifier"),
-        (11, "/a{2}", "/a{2}", true, "`{2}` is literal: matches itself"),
-        (12, "/a/b.md", "/a/bXmd", false, "`.` is literal: `/a/b.md` does not match `/a/bXmd`"),
-        (13, "/a/*.md", "/a/xXmd", false, "`.` is literal in `*.md`: no reading of D1 matches `/a/xXmd` (an unescaped `[^/]*.md` does)"),
-        (14, "/a/b?", "/a/b", false, "`?` is literal: `/a/b?` does not match `/a/b` (regex optional)"),
-        (15, "/a/\\d", "/a/5", false, "`\\d` is literal, not a digit class"),
-        (16, "/a/.*", "/a/xyz", false, "`.*` is a literal segment, not a wildcard"),
-        (17, "/a/[^/]*", "/a/x", false, "`[^/]*` is literal"),
-        (18, "/a/b)", "/a/b)", true, "an unbalanced `)` is literal (an unescaped RegExp throws)"),
-        (19, "/a/[", "/a/[", true, "an unbalanced `[` is literal (an unescaped RegExp throws)"),
-    ];
-    for &(n, p, r, v, why) in cases {
-        m(g, n, why, lit, &[], p, r, matches(v));
-    }
+const LITERAL: &[&str] = &["GLOB-OTHER-LITERAL"];
+const DOUBLE_STAR: &[&str] = &["GLOB-DOUBLE-STAR"];
+
+/// Number, description, requirements, pattern, resource, matches.
+type MatchRow = (
+    u16,
+    &'static str,
+    &'static [&'static str],
+    &'static str,
+    &'static str,
+    bool,
+);
+
+#[rustfmt::skip]
+const METACHARACTERS: &[MatchRow] = &[
+    (1, "`|` is literal: `/a|/b` does not match `/a/x` (an unescaped, ungrouped alternation `^/a|/b$` does)", LITERAL, "/a|/b", "/a/x", false),
+    (2, "`|` is literal: `/a|/b` matches itself", LITERAL, "/a|/b", "/a|/b", true),
+    (3, "`|` inside a segment is literal", LITERAL, "/x/a|b", "/x/b", false),
+    (4, "`+` is literal: `/a+` does not match `/aa`", LITERAL, "/a+", "/aa", false),
+    (5, "`+` is literal: `/a+` matches itself", LITERAL, "/a+", "/a+", true),
+    (6, "`$` is literal: `/a$/b` matches itself", LITERAL, "/a$/b", "/a$/b", true),
+    (7, "`^` is literal: `/a/^b` matches itself", LITERAL, "/a/^b", "/a/^b", true),
+    (8, "an unbalanced `(` is literal (an unescaped RegExp throws)", LITERAL, "/a(b", "/a(b", true),
+    (9, "`(b|c)` is literal, not a group", LITERAL, "/a/(b|c)", "/a/b", false),
+    (10, "`{2}` is literal, not a quantifier", LITERAL, "/a{2}", "/aa", false),
+    (11, "`{2}` is literal: matches itself", LITERAL, "/a{2}", "/a{2}", true),
+    (12, "`.` is literal: `/a/b.md` does not match `/a/bXmd`", LITERAL, "/a/b.md", "/a/bXmd", false),
+    (13, "`.` is literal in `*.md`: no reading of D1 matches `/a/xXmd` (an unescaped `[^/]*.md` does)", LITERAL, "/a/*.md", "/a/xXmd", false),
+    (14, "`?` is literal: `/a/b?` does not match `/a/b` (regex optional)", LITERAL, "/a/b?", "/a/b", false),
+    (15, "`\\d` is literal, not a digit class", LITERAL, "/a/\\d", "/a/5", false),
+    (16, "`.*` is a literal segment, not a wildcard", LITERAL, "/a/.*", "/a/xyz", false),
+    (17, "`[^/]*` is literal", LITERAL, "/a/[^/]*", "/a/x", false),
+    (18, "an unbalanced `)` is literal (an unescaped RegExp throws)", LITERAL, "/a/b)", "/a/b)", true),
+    (19, "an unbalanced `[` is literal (an unescaped RegExp throws)", LITERAL, "/a/[", "/a/[", true),
     // Metacharacters next to real wildcards.
-    m(
-        g,
-        20,
-        "`*` next to a literal `|` segment: `/a|/*` does not match `/a/x` (`^/a|/[^/]+$` does)",
-        lit,
-        &[],
-        "/a|/*",
-        "/a/x",
-        matches(false),
-    );
-    m(g, 21, "`**` after a `.` segment: `/a/./**` does not match `/a/x` (the `.` segment is literal, resources are not normalized)", &["GLOB-EXACT"], &[], "/a/./**", "/a/x", matches(false));
+    (20, "`*` next to a literal `|` segment: `/a|/*` does not match `/a/x` (`^/a|/[^/]+$` does)", LITERAL, "/a|/*", "/a/x", false),
+    (21, "`**` after a `.` segment: `/a/./**` does not match `/a/x` (the `.` segment is literal, resources are not normalized)", &["GLOB-EXACT"], "/a/./**", "/a/x", false),
+];
+
+fn match_rows(g: &mut Group, rows: &[MatchRow]) {
+    for &(n, desc, reqs, pattern, resource, value) in rows {
+        m(g, n, desc, reqs, &[], pattern, resource, matches(value));
+    }
+}
+
+fn regex_metacharacters(g: &mut Group) {
+    match_rows(g, METACHARACTERS);
 }
 
 // 40–49: `**` anywhere, several times (D2)
+#[rustfmt::skip]
+const DOUBLE_STARS: &[MatchRow] = &[
+    (40, "two `**` segments: `/a/**/b/**` matches `/a/x/b/y/z` (both are wildcards, not just the first)", DOUBLE_STAR, "/a/**/b/**", "/a/x/b/y/z", true),
+    (41, "three `**` segments: `/**/a/**/b/**` matches `/q/a/r/s/b/t`", DOUBLE_STAR, "/**/a/**/b/**", "/q/a/r/s/b/t", true),
+    (42, "a second `**` is not a one-segment wildcard: `/a/**/b/**` matches `/a/b/c/d`", DOUBLE_STAR, "/a/**/b/**", "/a/b/c/d", true),
+    (43, "two `**` do not create a partial wildcard: `/a/**/b/**` does not match `/a/x/bb/y`", DOUBLE_STAR, "/a/**/b/**", "/a/x/bb/y", false),
+];
+
 fn double_star(g: &mut Group) {
-    let r: &[&str] = &["GLOB-DOUBLE-STAR"];
-    m(g, 40, "two `**` segments: `/a/**/b/**` matches `/a/x/b/y/z` (both are wildcards, not just the first)", r, &[], "/a/**/b/**", "/a/x/b/y/z", matches(true));
-    m(
-        g,
-        41,
-        "three `**` segments: `/**/a/**/b/**` matches `/q/a/r/s/b/t`",
-        r,
-        &[],
-        "/**/a/**/b/**",
-        "/q/a/r/s/b/t",
-        matches(true),
-    );
-    m(
-        g,
-        42,
-        "a second `**` is not a one-segment wildcard: `/a/**/b/**` matches `/a/b/c/d`",
-        r,
-        &[],
-        "/a/**/b/**",
-        "/a/b/c/d",
-        matches(true),
-    );
-    m(
-        g,
-        43,
-        "two `**` do not create a partial wildcard: `/a/**/b/**` does not match `/a/x/bb/y`",
-        r,
-        &[],
-        "/a/**/b/**",
-        "/a/x/bb/y",
-        matches(false),
-    );
+    match_rows(g, DOUBLE_STARS);
 }
 
 // 50–79: resources are opaque (D41)
