@@ -254,79 +254,58 @@ fn three(keys: &Keys) -> Chain {
     hop(c, &keys.carol)
 }
 
-fn vorion(g: &mut Group, keys: &Keys) {
-    define_flags(
-        g,
-        "Vorion delegation chains (packages/a3i/src/delegation): safety checks 1-3",
-    );
-    let (sd, cy, md, oc) = (
-        p::SELF_DELEGATION,
-        p::CIRCULAR_DELEGATION,
-        p::VORION_MAX_DEPTH,
-        p::OAP_DEPTH_CEILING,
-    );
+/// What a case checks: the findings of `profile.lint` on a token, on delegation records or on
+/// a token at a given `now` (the rules expected), or that `dct.verify` still accepts a token.
+enum Check<T: 'static> {
+    Token(fn(&T) -> &Chain, &'static [Rule]),
+    Records(fn(&T) -> &Vec<Value>, &'static [Rule]),
+    /// Lint a token with this `now`.
+    TokenAt(fn(&T) -> &Chain, &'static str, &'static [Rule]),
+    Verify(fn(&T) -> &Chain),
+}
+
+/// Number, description, the rules the case is about, check.
+type AdvRow<T> = (u16, &'static str, &'static [Rule], Check<T>);
+
+fn adv_rows<T>(g: &mut Group, keys: &Keys, x: &T, rows: &[AdvRow<T>]) {
+    for (n, desc, about, check) in rows {
+        match check {
+            Check::Token(chain, expect) => lint(g, *n, desc, about, tok(chain(x)), expect),
+            Check::Records(records, expect) => {
+                lint(g, *n, desc, about, chain_input(records(x).clone()), expect);
+            }
+            Check::TokenAt(chain, now, expect) => {
+                let input = json!({"token": chain(x).serialized(), "now": now});
+                lint(g, *n, desc, about, input, expect);
+            }
+            Check::Verify(chain) => verify_valid(g, *n, desc, about, chain(x), keys),
+        }
+    }
+}
+
+/// The tokens and delegation records of the `vorion` cases.
+struct Vorion {
+    c: Chain,
+    self_root: Chain,
+    self_att: Chain,
+    cyc: Chain,
+    back: Chain,
+    d4: Chain,
+    d5: Chain,
+    offset: Chain,
+    ch: Vec<Value>,
+    selfd: Vec<Value>,
+    circ: Vec<Value>,
+    long: Vec<Value>,
+    at_max: Vec<Value>,
+}
+
+fn vorion_fixture(keys: &Keys) -> Vorion {
     let c = clean(keys);
-    lint(
-        g,
-        1,
-        "the baseline token (root → alice, 5 hops allowed, 600 s) has no finding",
-        &[sd, cy, md],
-        tok(&c),
-        &[],
-    );
     let self_root = clean(keys).with_authority(|a| a.delegatee = keys.root.principal.clone());
-    lint(
-        g,
-        2,
-        "a root token issued to its own issuer is a self-delegation",
-        &[sd],
-        tok(&self_root),
-        &[sd],
-    );
-    verify_valid(
-        g,
-        3,
-        "a root token issued to its own issuer still verifies (advisory only)",
-        &[sd],
-        &self_root,
-        keys,
-    );
     let self_att = hop(clean(keys), &keys.alice);
-    lint(
-        g,
-        4,
-        "alice attenuates to alice: self-delegation in an attenuation, not a cycle",
-        &[sd, cy],
-        tok(&self_att),
-        &[sd],
-    );
-    verify_valid(g, 5, "alice → alice still verifies", &[sd], &self_att, keys);
     let cyc = hop(hop(clean(keys), &keys.bob), &keys.alice);
-    lint(
-        g,
-        6,
-        "root → alice → bob → alice: alice appears twice (circular delegation)",
-        &[cy],
-        tok(&cyc),
-        &[cy],
-    );
-    verify_valid(
-        g,
-        7,
-        "root → alice → bob → alice still verifies",
-        &[cy],
-        &cyc,
-        keys,
-    );
     let back = hop(clean(keys), &keys.root);
-    lint(
-        g,
-        8,
-        "root → alice → root: the chain returns to its issuer (circular)",
-        &[cy],
-        tok(&back),
-        &[cy],
-    );
     let ds4 = ds::delegatees(keys);
     let deep = |n: usize, max: u64| {
         let mut c = clean(keys).with_authority(|a| a.max_chain_depth = max);
@@ -336,197 +315,97 @@ fn vorion(g: &mut Group, keys: &Keys) {
         c
     };
     let d4 = deep(4, 4);
-    lint(
-        g,
-        9,
-        "four attenuations: chainDepth 4 = 5 hops, at Vorion's default maximum (no finding)",
-        &[md],
-        tok(&d4),
-        &[],
-    );
-    verify_valid(
-        g,
-        10,
-        "chainDepth 4 with maxChainDepth 4 verifies",
-        &[md],
-        &d4,
-        keys,
-    );
     let d5 = deep(5, 5);
-    lint(g, 11, "five attenuations: chainDepth 5 = 6 hops exceeds Vorion's maximum 5 (and maxChainDepth 5 exceeds OAP's ceiling)", &[md, oc], tok(&d5), &[md, oc]);
-    verify_valid(
-        g,
-        12,
-        "chainDepth 5 with maxChainDepth 5 still verifies (advisory only)",
-        &[md],
-        &d5,
-        keys,
-    );
     let offset = clean(keys).with_authority(|a| {
         a.chain_depth = 4;
         a.max_chain_depth = 4;
     });
     let offset = hop(offset.with_authority(|a| a.max_chain_depth = 5), &keys.bob);
-    lint(
-        g,
-        13,
-        "authority.chainDepth 4 plus one attenuation: effective chainDepth 5 counts (6 hops)",
-        &[md, oc],
-        tok(&offset),
-        &[md, oc],
-    );
     // Chains of §8.1 delegations.
     let ch = delegations(&three(keys), keys);
-    lint(
-        g,
-        14,
-        "a three-delegation chain root → alice → bob → carol has no finding",
-        &[sd, cy, md],
-        chain_input(ch.clone()),
-        &[],
-    );
     let mut selfd = ch.clone();
     selfd[1] = set(selfd[1].clone(), "to", json!(keys.alice.principal));
-    lint(
-        g,
-        15,
-        "a delegation whose `to` equals its `from` is a self-delegation (chain input)",
-        &[sd],
-        chain_input(selfd),
-        &[sd],
-    );
     let mut circ = ch.clone();
     circ[2] = set(circ[2].clone(), "to", json!(keys.alice.principal));
-    lint(
-        g,
-        16,
-        "a chain whose delegations go alice → bob → alice is circular (chain input)",
-        &[cy],
-        chain_input(circ),
-        &[cy],
-    );
     let long = delegations(&deep(5, 5), keys);
-    lint(
-        g,
-        17,
-        "six delegations (depth 0..5) exceed Vorion's maximum of 5 hops (chain input)",
-        &[md, oc],
-        chain_input(long),
-        &[md, oc],
-    );
     let at_max = delegations(&deep(4, 4), keys);
-    lint(
-        g,
-        18,
-        "five delegations (depth 0..4) are 5 hops, at Vorion's maximum (chain input, no finding)",
-        &[md],
-        chain_input(at_max),
-        &[],
-    );
+    Vorion {
+        c,
+        self_root,
+        self_att,
+        cyc,
+        back,
+        d4,
+        d5,
+        offset,
+        ch,
+        selfd,
+        circ,
+        long,
+        at_max,
+    }
 }
 
-fn oap(g: &mut Group, keys: &Keys) {
+#[rustfmt::skip]
+const VORION: &[AdvRow<Vorion>] = &[
+    (1, "the baseline token (root → alice, 5 hops allowed, 600 s) has no finding", &[p::SELF_DELEGATION, p::CIRCULAR_DELEGATION, p::VORION_MAX_DEPTH], Check::Token(|x| &x.c, &[])),
+    (2, "a root token issued to its own issuer is a self-delegation", &[p::SELF_DELEGATION], Check::Token(|x| &x.self_root, &[p::SELF_DELEGATION])),
+    (3, "a root token issued to its own issuer still verifies (advisory only)", &[p::SELF_DELEGATION], Check::Verify(|x| &x.self_root)),
+    (4, "alice attenuates to alice: self-delegation in an attenuation, not a cycle", &[p::SELF_DELEGATION, p::CIRCULAR_DELEGATION], Check::Token(|x| &x.self_att, &[p::SELF_DELEGATION])),
+    (5, "alice → alice still verifies", &[p::SELF_DELEGATION], Check::Verify(|x| &x.self_att)),
+    (6, "root → alice → bob → alice: alice appears twice (circular delegation)", &[p::CIRCULAR_DELEGATION], Check::Token(|x| &x.cyc, &[p::CIRCULAR_DELEGATION])),
+    (7, "root → alice → bob → alice still verifies", &[p::CIRCULAR_DELEGATION], Check::Verify(|x| &x.cyc)),
+    (8, "root → alice → root: the chain returns to its issuer (circular)", &[p::CIRCULAR_DELEGATION], Check::Token(|x| &x.back, &[p::CIRCULAR_DELEGATION])),
+    (9, "four attenuations: chainDepth 4 = 5 hops, at Vorion's default maximum (no finding)", &[p::VORION_MAX_DEPTH], Check::Token(|x| &x.d4, &[])),
+    (10, "chainDepth 4 with maxChainDepth 4 verifies", &[p::VORION_MAX_DEPTH], Check::Verify(|x| &x.d4)),
+    (11, "five attenuations: chainDepth 5 = 6 hops exceeds Vorion's maximum 5 (and maxChainDepth 5 exceeds OAP's ceiling)", &[p::VORION_MAX_DEPTH, p::OAP_DEPTH_CEILING], Check::Token(|x| &x.d5, &[p::VORION_MAX_DEPTH, p::OAP_DEPTH_CEILING])),
+    (12, "chainDepth 5 with maxChainDepth 5 still verifies (advisory only)", &[p::VORION_MAX_DEPTH], Check::Verify(|x| &x.d5)),
+    (13, "authority.chainDepth 4 plus one attenuation: effective chainDepth 5 counts (6 hops)", &[p::VORION_MAX_DEPTH, p::OAP_DEPTH_CEILING], Check::Token(|x| &x.offset, &[p::VORION_MAX_DEPTH, p::OAP_DEPTH_CEILING])),
+    (14, "a three-delegation chain root → alice → bob → carol has no finding", &[p::SELF_DELEGATION, p::CIRCULAR_DELEGATION, p::VORION_MAX_DEPTH], Check::Records(|x| &x.ch, &[])),
+    (15, "a delegation whose `to` equals its `from` is a self-delegation (chain input)", &[p::SELF_DELEGATION], Check::Records(|x| &x.selfd, &[p::SELF_DELEGATION])),
+    (16, "a chain whose delegations go alice → bob → alice is circular (chain input)", &[p::CIRCULAR_DELEGATION], Check::Records(|x| &x.circ, &[p::CIRCULAR_DELEGATION])),
+    (17, "six delegations (depth 0..5) exceed Vorion's maximum of 5 hops (chain input)", &[p::VORION_MAX_DEPTH, p::OAP_DEPTH_CEILING], Check::Records(|x| &x.long, &[p::VORION_MAX_DEPTH, p::OAP_DEPTH_CEILING])),
+    (18, "five delegations (depth 0..4) are 5 hops, at Vorion's maximum (chain input, no finding)", &[p::VORION_MAX_DEPTH], Check::Records(|x| &x.at_max, &[])),
+];
+
+fn vorion(g: &mut Group, keys: &Keys) {
     define_flags(
         g,
-        "OAP RFC 0004 Sub Agent Delegation: §3.5 depth limits, §5 security considerations",
+        "Vorion delegation chains (packages/a3i/src/delegation): safety checks 1-3",
     );
-    let (oc, se, noop) = (
-        p::OAP_DEPTH_CEILING,
-        p::OAP_SHORT_EXPIRY,
-        p::OAP_NOOP_ATTENUATION,
-    );
-    let (ld, lm) = (p::LIFETIME_DEFAULT, p::LIFETIME_MAX);
+    adv_rows(g, keys, &vorion_fixture(keys), VORION);
+}
+
+/// The tokens and delegation records of the `oap` cases.
+struct Oap {
+    m4: Chain,
+    m5: Chain,
+    m8: Chain,
+    e601: Chain,
+    frac: Chain,
+    off: Chain,
+    h12: Chain,
+    n0: Chain,
+    n1: Chain,
+    n2: Chain,
+    n3: Chain,
+    n4: Chain,
+    n5: Chain,
+    n6: Chain,
+    long: Chain,
+}
+
+fn oap_fixture(keys: &Keys) -> Oap {
     let m4 = clean(keys);
-    lint(
-        g,
-        1,
-        "maxChainDepth 4 allows 5 hops: at OAP's recommended ceiling (no finding)",
-        &[oc],
-        tok(&m4),
-        &[],
-    );
     let m5 = clean(keys).with_authority(|a| a.max_chain_depth = 5);
-    lint(
-        g,
-        2,
-        "maxChainDepth 5 allows 6 hops: beyond OAP's ceiling of 5",
-        &[oc],
-        tok(&m5),
-        &[oc],
-    );
-    verify_valid(
-        g,
-        3,
-        "maxChainDepth 5 still verifies (advisory only)",
-        &[oc],
-        &m5,
-        keys,
-    );
     let m8 = clean(keys).with_authority(|a| a.max_chain_depth = 8);
-    lint(
-        g,
-        4,
-        "maxChainDepth 8 (the kit's default root) is beyond OAP's ceiling",
-        &[oc],
-        tok(&m8),
-        &[oc],
-    );
     let e601 = clean(keys).with_authority(|a| a.expires_at = "2026-03-01T10:05:01Z".into());
-    lint(
-        g,
-        5,
-        "a root block living 601 s exceeds OAP's 600 s recommendation (info)",
-        &[se],
-        tok(&e601),
-        &[se],
-    );
-    verify_valid(g, 6, "a 601 s token still verifies", &[se], &e601, keys);
     let frac = clean(keys).with_authority(|a| a.expires_at = "2026-03-01T10:05:00.001Z".into());
-    lint(
-        g,
-        7,
-        "600.001 s is over 600 s: lifetimes compare as instants (D5)",
-        &[se],
-        tok(&frac),
-        &[se],
-    );
     let off = clean(keys).with_authority(|a| a.expires_at = "2026-03-01T11:05:00+01:00".into());
-    lint(
-        g,
-        8,
-        "an expiry with a +01:00 offset equal to 600 s after issue is not over (D5 instants)",
-        &[se],
-        tok(&off),
-        &[],
-    );
     let h12 = Chain::root(keys)
         .caps(clean(keys).authority.capabilities.clone())
         .with_authority(|a| a.max_chain_depth = 4);
-    lint(
-        g,
-        9,
-        "a 12 h root block: over OAP's 600 s and the 1 h default",
-        &[se, ld],
-        tok(&h12),
-        &[se, ld],
-    );
     let n0 = clean(keys).delegate(&keys.bob, |_| {});
-    lint(
-        g,
-        10,
-        "an attenuation that sets no restriction narrows nothing",
-        &[noop],
-        tok(&n0),
-        &[noop],
-    );
-    verify_valid(
-        g,
-        11,
-        "an unrestricted attenuation still verifies",
-        &[noop],
-        &n0,
-        keys,
-    );
     let caps = clean(keys).authority.capabilities.clone();
     let mut rev = caps.clone();
     rev.reverse();
@@ -536,153 +415,102 @@ fn oap(g: &mut Group, keys: &Keys) {
         a.expires_at = Some("2026-03-01T10:05:00.000Z".into());
         a.max_chain_depth = Some(3);
     });
-    lint(g, 12, "an attenuation restating every effective value (capabilities reordered, same budget, same expiry instant, maxChainDepth = remaining − 1) narrows nothing", &[noop], tok(&n1), &[noop]);
     let n2 = clean(keys).delegate(&keys.bob, |a| a.max_chain_depth = Some(2));
-    lint(
-        g,
-        13,
-        "an attenuation lowering only maxChainDepth below remaining − 1 narrows something",
-        &[noop],
-        tok(&n2),
-        &[],
-    );
     let n3 = clean(keys).delegate(&keys.bob, |a| {
         a.allowed_capabilities = Some(vec![caps[0].clone()])
     });
-    lint(
-        g,
-        14,
-        "an attenuation dropping one capability narrows something",
-        &[noop],
-        tok(&n3),
-        &[],
-    );
     let n4 = clean(keys).delegate(&keys.bob, |a| {
         a.expires_at = Some("2026-03-01T10:04:59Z".into())
     });
-    lint(
-        g,
-        15,
-        "an attenuation moving expiry one second earlier narrows something",
-        &[noop],
-        tok(&n4),
-        &[],
-    );
     let n5 = hop(clean(keys), &keys.bob).delegate(&keys.carol, |_| {});
-    lint(
-        g,
-        16,
-        "a narrowing attenuation followed by an unrestricted one: the second is a no-op",
-        &[noop],
-        tok(&n5),
-        &[noop],
-    );
     let n6 = clean(keys).delegate(&keys.bob, |a| {
         a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/a/**")])
     });
     let n6 = n6.delegate(&keys.carol, |a| {
         a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/a/**")])
     });
-    lint(
-        g,
-        17,
-        "restating the effective (already narrowed) capabilities narrows nothing",
-        &[noop],
-        tok(&n6),
-        &[noop],
-    );
     let long = Chain::root(keys).caps(caps.clone()).with_authority(|a| {
         a.max_chain_depth = 4;
         a.expires_at = "2026-03-02T00:00:01Z".into();
     });
-    lint(
-        g,
-        18,
-        "a 24 h + 1 s root block triggers OAP's expiry and both lifetime recommendations",
-        &[se, lm, ld],
-        tok(&long),
-        &[se, lm, ld],
-    );
+    Oap {
+        m4,
+        m5,
+        m8,
+        e601,
+        frac,
+        off,
+        h12,
+        n0,
+        n1,
+        n2,
+        n3,
+        n4,
+        n5,
+        n6,
+        long,
+    }
 }
 
-fn openclaw(g: &mut Group, keys: &Keys) {
+#[rustfmt::skip]
+const OAP: &[AdvRow<Oap>] = &[
+    (1, "maxChainDepth 4 allows 5 hops: at OAP's recommended ceiling (no finding)", &[p::OAP_DEPTH_CEILING], Check::Token(|x| &x.m4, &[])),
+    (2, "maxChainDepth 5 allows 6 hops: beyond OAP's ceiling of 5", &[p::OAP_DEPTH_CEILING], Check::Token(|x| &x.m5, &[p::OAP_DEPTH_CEILING])),
+    (3, "maxChainDepth 5 still verifies (advisory only)", &[p::OAP_DEPTH_CEILING], Check::Verify(|x| &x.m5)),
+    (4, "maxChainDepth 8 (the kit's default root) is beyond OAP's ceiling", &[p::OAP_DEPTH_CEILING], Check::Token(|x| &x.m8, &[p::OAP_DEPTH_CEILING])),
+    (5, "a root block living 601 s exceeds OAP's 600 s recommendation (info)", &[p::OAP_SHORT_EXPIRY], Check::Token(|x| &x.e601, &[p::OAP_SHORT_EXPIRY])),
+    (6, "a 601 s token still verifies", &[p::OAP_SHORT_EXPIRY], Check::Verify(|x| &x.e601)),
+    (7, "600.001 s is over 600 s: lifetimes compare as instants (D5)", &[p::OAP_SHORT_EXPIRY], Check::Token(|x| &x.frac, &[p::OAP_SHORT_EXPIRY])),
+    (8, "an expiry with a +01:00 offset equal to 600 s after issue is not over (D5 instants)", &[p::OAP_SHORT_EXPIRY], Check::Token(|x| &x.off, &[])),
+    (9, "a 12 h root block: over OAP's 600 s and the 1 h default", &[p::OAP_SHORT_EXPIRY, p::LIFETIME_DEFAULT], Check::Token(|x| &x.h12, &[p::OAP_SHORT_EXPIRY, p::LIFETIME_DEFAULT])),
+    (10, "an attenuation that sets no restriction narrows nothing", &[p::OAP_NOOP_ATTENUATION], Check::Token(|x| &x.n0, &[p::OAP_NOOP_ATTENUATION])),
+    (11, "an unrestricted attenuation still verifies", &[p::OAP_NOOP_ATTENUATION], Check::Verify(|x| &x.n0)),
+    (12, "an attenuation restating every effective value (capabilities reordered, same budget, same expiry instant, maxChainDepth = remaining − 1) narrows nothing", &[p::OAP_NOOP_ATTENUATION], Check::Token(|x| &x.n1, &[p::OAP_NOOP_ATTENUATION])),
+    (13, "an attenuation lowering only maxChainDepth below remaining − 1 narrows something", &[p::OAP_NOOP_ATTENUATION], Check::Token(|x| &x.n2, &[])),
+    (14, "an attenuation dropping one capability narrows something", &[p::OAP_NOOP_ATTENUATION], Check::Token(|x| &x.n3, &[])),
+    (15, "an attenuation moving expiry one second earlier narrows something", &[p::OAP_NOOP_ATTENUATION], Check::Token(|x| &x.n4, &[])),
+    (16, "a narrowing attenuation followed by an unrestricted one: the second is a no-op", &[p::OAP_NOOP_ATTENUATION], Check::Token(|x| &x.n5, &[p::OAP_NOOP_ATTENUATION])),
+    (17, "restating the effective (already narrowed) capabilities narrows nothing", &[p::OAP_NOOP_ATTENUATION], Check::Token(|x| &x.n6, &[p::OAP_NOOP_ATTENUATION])),
+    (18, "a 24 h + 1 s root block triggers OAP's expiry and both lifetime recommendations", &[p::OAP_SHORT_EXPIRY, p::LIFETIME_MAX, p::LIFETIME_DEFAULT], Check::Token(|x| &x.long, &[p::OAP_SHORT_EXPIRY, p::LIFETIME_MAX, p::LIFETIME_DEFAULT])),
+];
+
+fn oap(g: &mut Group, keys: &Keys) {
     define_flags(
         g,
-        "OpenClaw delegation invariants (draft): CONFIRM, STOP/TAKEOVER, RECEIPT",
+        "OAP RFC 0004 Sub Agent Delegation: §3.5 depth limits, §5 security considerations",
     );
-    let (es, ut, rm, sc) = (
-        p::EMPTY_SCOPE,
-        p::UNBOUNDED_TARGET,
-        p::RECEIPT_MISSING,
-        p::STOP_CHAIN,
-    );
+    adv_rows(g, keys, &oap_fixture(keys), OAP);
+}
+
+/// The tokens and delegation records of the `openclaw` cases.
+struct Openclaw {
+    empty: Chain,
+    empty_att: Chain,
+    star: Chain,
+    dstar: Chain,
+    inner: Chain,
+    star_att: Chain,
+    done: Vec<Value>,
+    with_att: Vec<Value>,
+    failed: Vec<Value>,
+    stop: Vec<Value>,
+    stopped: Vec<Value>,
+    top: Vec<Value>,
+    star_done: Vec<Value>,
+}
+
+fn openclaw_fixture(keys: &Keys) -> Openclaw {
     let empty = clean(keys).caps(vec![]);
-    lint(
-        g,
-        1,
-        "a root token with no capabilities confirms nothing",
-        &[es],
-        tok(&empty),
-        &[es],
-    );
     let empty_att = clean(keys).delegate(&keys.bob, |a| a.allowed_capabilities = Some(vec![]));
-    lint(
-        g,
-        2,
-        "an attenuation with an empty allowedCapabilities grants nothing",
-        &[es],
-        tok(&empty_att),
-        &[es],
-    );
     let star = clean(keys).caps(vec![
         cap("docs", "read", "/project/**"),
         cap("web", "search", "*"),
     ]);
-    lint(
-        g,
-        3,
-        "a root capability with the bare `*` resource names no target (info)",
-        &[ut],
-        tok(&star),
-        &[ut],
-    );
-    verify_valid(
-        g,
-        4,
-        "a bare `*` capability still verifies",
-        &[ut],
-        &star,
-        keys,
-    );
     let dstar = clean(keys).caps(vec![cap("docs", "read", "**")]);
-    lint(
-        g,
-        5,
-        "`**` alone is not the bare `*` (the rule names exactly `*`)",
-        &[ut],
-        tok(&dstar),
-        &[],
-    );
     let inner = clean(keys).caps(vec![cap("docs", "read", "/project/*")]);
-    lint(
-        g,
-        6,
-        "`*` as one segment of a longer pattern is bounded (no finding)",
-        &[ut],
-        tok(&inner),
-        &[],
-    );
     let star_att = star.clone().delegate(&keys.bob, |a| {
         a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/**")]);
     });
-    lint(
-        g,
-        7,
-        "a bare `*` at the root is reported even when an attenuation drops it (stripping, D14)",
-        &[ut],
-        tok(&star_att),
-        &[ut],
-    );
     let ch = delegations(&three(keys), keys);
     let mut done = ch.clone();
     done[2] = set(done[2].clone(), "status", json!("completed"));
@@ -691,98 +519,88 @@ fn openclaw(g: &mut Group, keys: &Keys) {
         "completedAt",
         json!("2026-03-01T09:58:00Z"),
     );
-    lint(
-        g,
-        8,
-        "a completed delegation without attestationId has no receipt",
-        &[rm],
-        chain_input(done.clone()),
-        &[rm],
-    );
     let mut with_att = done.clone();
     with_att[2] = set(
         with_att[2].clone(),
         "attestationId",
         json!("att_00000000a001"),
     );
-    lint(
-        g,
-        9,
-        "a completed delegation naming its attestation has a receipt (no finding)",
-        &[rm],
-        chain_input(with_att),
-        &[],
-    );
     let mut failed = ch.clone();
     failed[1] = set(failed[1].clone(), "status", json!("failed"));
-    lint(
-        g,
-        10,
-        "a failed delegation without attestationId has no receipt either",
-        &[rm],
-        chain_input(failed),
-        &[rm],
-    );
     let mut stop = ch.clone();
     stop[1] = set(stop[1].clone(), "status", json!("revoked"));
-    lint(
-        g,
-        11,
-        "a delegation below a revoked one is still active: the stop did not cover the chain",
-        &[sc],
-        chain_input(stop.clone()),
-        &[sc],
-    );
     let mut stopped = stop.clone();
     stopped[2] = set(stopped[2].clone(), "status", json!("revoked"));
-    lint(
-        g,
-        12,
-        "every delegation below the revoked one is revoked too (no finding)",
-        &[sc],
-        chain_input(stopped),
-        &[],
-    );
     let mut top = ch.clone();
     top[2] = set(top[2].clone(), "status", json!("revoked"));
-    lint(
-        g,
-        13,
-        "revoking the leaf leaves its active ancestors alone (no finding: stop applies downward)",
-        &[sc],
-        chain_input(top),
-        &[],
-    );
     // Findings come in rule-table order (spec/operations.md §11a), not in the order a linter
     // meets them: the chain's missing receipt is found before the leaf token's bare `*`, and
     // the rule table lists UNBOUNDED-TARGET first.
-    let mut star_done = delegations(&hop(hop(star, &keys.bob), &keys.carol), keys);
+    let mut star_done = delegations(&hop(hop(star.clone(), &keys.bob), &keys.carol), keys);
     star_done[2] = set(star_done[2].clone(), "status", json!("completed"));
     star_done[2] = set(
         star_done[2].clone(),
         "completedAt",
         json!("2026-03-01T09:58:00Z"),
     );
-    lint(
-        g,
-        14,
-        "a completed delegation without receipt whose token has a bare `*`: both findings, in \
-         rule-table order",
-        &[ut, rm],
-        chain_input(star_done),
-        &[ut, rm],
-    );
+    Openclaw {
+        empty,
+        empty_att,
+        star,
+        dstar,
+        inner,
+        star_att,
+        done,
+        with_att,
+        failed,
+        stop,
+        stopped,
+        top,
+        star_done,
+    }
 }
 
-fn delegateos(g: &mut Group, keys: &Keys) {
-    define_flags(g, "DelegateOS spec §3.6 lifecycle recommendations");
-    let (se, ld, lm, be, fut) = (
-        p::OAP_SHORT_EXPIRY,
-        p::LIFETIME_DEFAULT,
-        p::LIFETIME_MAX,
-        p::BORN_EXPIRED,
-        p::ISSUED_IN_FUTURE,
+#[rustfmt::skip]
+const OPENCLAW: &[AdvRow<Openclaw>] = &[
+    (1, "a root token with no capabilities confirms nothing", &[p::EMPTY_SCOPE], Check::Token(|x| &x.empty, &[p::EMPTY_SCOPE])),
+    (2, "an attenuation with an empty allowedCapabilities grants nothing", &[p::EMPTY_SCOPE], Check::Token(|x| &x.empty_att, &[p::EMPTY_SCOPE])),
+    (3, "a root capability with the bare `*` resource names no target (info)", &[p::UNBOUNDED_TARGET], Check::Token(|x| &x.star, &[p::UNBOUNDED_TARGET])),
+    (4, "a bare `*` capability still verifies", &[p::UNBOUNDED_TARGET], Check::Verify(|x| &x.star)),
+    (5, "`**` alone is not the bare `*` (the rule names exactly `*`)", &[p::UNBOUNDED_TARGET], Check::Token(|x| &x.dstar, &[])),
+    (6, "`*` as one segment of a longer pattern is bounded (no finding)", &[p::UNBOUNDED_TARGET], Check::Token(|x| &x.inner, &[])),
+    (7, "a bare `*` at the root is reported even when an attenuation drops it (stripping, D14)", &[p::UNBOUNDED_TARGET], Check::Token(|x| &x.star_att, &[p::UNBOUNDED_TARGET])),
+    (8, "a completed delegation without attestationId has no receipt", &[p::RECEIPT_MISSING], Check::Records(|x| &x.done, &[p::RECEIPT_MISSING])),
+    (9, "a completed delegation naming its attestation has a receipt (no finding)", &[p::RECEIPT_MISSING], Check::Records(|x| &x.with_att, &[])),
+    (10, "a failed delegation without attestationId has no receipt either", &[p::RECEIPT_MISSING], Check::Records(|x| &x.failed, &[p::RECEIPT_MISSING])),
+    (11, "a delegation below a revoked one is still active: the stop did not cover the chain", &[p::STOP_CHAIN], Check::Records(|x| &x.stop, &[p::STOP_CHAIN])),
+    (12, "every delegation below the revoked one is revoked too (no finding)", &[p::STOP_CHAIN], Check::Records(|x| &x.stopped, &[])),
+    (13, "revoking the leaf leaves its active ancestors alone (no finding: stop applies downward)", &[p::STOP_CHAIN], Check::Records(|x| &x.top, &[])),
+    (14, "a completed delegation without receipt whose token has a bare `*`: both findings, in \
+         rule-table order", &[p::UNBOUNDED_TARGET, p::RECEIPT_MISSING], Check::Records(|x| &x.star_done, &[p::UNBOUNDED_TARGET, p::RECEIPT_MISSING])),
+];
+
+fn openclaw(g: &mut Group, keys: &Keys) {
+    define_flags(
+        g,
+        "OpenClaw delegation invariants (draft): CONFIRM, STOP/TAKEOVER, RECEIPT",
     );
+    adv_rows(g, keys, &openclaw_fixture(keys), OPENCLAW);
+}
+
+/// The tokens and delegation records of the `delegateos` cases.
+struct Delegateos {
+    h1: Chain,
+    h1s: Chain,
+    h24: Chain,
+    h24s: Chain,
+    year: Chain,
+    zero: Chain,
+    neg: Chain,
+    future: Chain,
+    base: Chain,
+}
+
+fn delegateos_fixture(keys: &Keys) -> Delegateos {
     let life = |issued: &str, expires: &str| {
         let (i, e) = (issued.to_owned(), expires.to_owned());
         clean(keys).with_authority(move |a| {
@@ -791,125 +609,48 @@ fn delegateos(g: &mut Group, keys: &Keys) {
         })
     };
     let h1 = life("2026-03-01T09:30:00Z", "2026-03-01T10:30:00Z");
-    lint(
-        g,
-        1,
-        "exactly 1 h: not over the default (over OAP's 600 s)",
-        &[ld, se],
-        tok(&h1),
-        &[se],
-    );
     let h1s = life("2026-03-01T09:30:00Z", "2026-03-01T10:30:01Z");
-    lint(
-        g,
-        2,
-        "1 h + 1 s: over the 1 h default (info)",
-        &[ld],
-        tok(&h1s),
-        &[se, ld],
-    );
-    verify_valid(
-        g,
-        3,
-        "a token over the default lifetime still verifies",
-        &[ld],
-        &h1s,
-        keys,
-    );
     let h24 = life("2026-03-01T00:00:00Z", "2026-03-02T00:00:00Z");
-    lint(
-        g,
-        4,
-        "exactly 24 h: at the recommended maximum (default exceeded)",
-        &[lm, ld],
-        tok(&h24),
-        &[se, ld],
-    );
     let h24s = life("2026-03-01T00:00:00Z", "2026-03-02T00:00:01Z");
-    lint(
-        g,
-        5,
-        "24 h + 1 s: over the recommended maximum (warning)",
-        &[lm],
-        tok(&h24s),
-        &[se, lm, ld],
-    );
-    verify_valid(
-        g,
-        6,
-        "a token over the recommended maximum still verifies",
-        &[lm],
-        &h24s,
-        keys,
-    );
     let year = life("2026-01-01T00:00:00Z", "2027-01-01T00:00:00Z");
-    lint(
-        g,
-        7,
-        "a one-year root block",
-        &[lm],
-        tok(&year),
-        &[se, lm, ld],
-    );
     let zero = life(NOW, NOW);
-    lint(
-        g,
-        8,
-        "expiresAt equal to issuedAt: born expired (usable only at that instant)",
-        &[be],
-        tok(&zero),
-        &[be],
-    );
-    verify_valid(
-        g,
-        9,
-        "expiresAt == issuedAt == now still verifies (expiry is strict, D5)",
-        &[be],
-        &zero,
-        keys,
-    );
     let neg = life("2026-03-01T10:05:00Z", "2026-03-01T10:00:00Z");
-    lint(
-        g,
-        10,
-        "expiresAt before issuedAt: born expired",
-        &[be],
-        tok(&neg),
-        &[be],
-    );
     let future = life("2026-03-01T10:01:00Z", "2026-03-01T10:05:00Z");
-    lint(
-        g,
-        11,
-        "issuedAt after `now`: issued in the future",
-        &[fut],
-        json!({"token": future.serialized(), "now": NOW}),
-        &[fut],
-    );
-    lint(
-        g,
-        12,
-        "the same token without `now`: the issue-time rule is not evaluated",
-        &[fut],
-        tok(&future),
-        &[],
-    );
-    lint(
-        g,
-        13,
-        "issuedAt equal to `now` is not in the future",
-        &[fut],
-        json!({"token": clean(keys).serialized(), "now": ISSUED}),
-        &[],
-    );
-    verify_valid(
-        g,
-        14,
-        "a token issued in the future still verifies (verify does not read issuedAt)",
-        &[fut],
-        &future,
-        keys,
-    );
+    let base = clean(keys);
+    Delegateos {
+        h1,
+        h1s,
+        h24,
+        h24s,
+        year,
+        zero,
+        neg,
+        future,
+        base,
+    }
+}
+
+#[rustfmt::skip]
+const DELEGATEOS: &[AdvRow<Delegateos>] = &[
+    (1, "exactly 1 h: not over the default (over OAP's 600 s)", &[p::LIFETIME_DEFAULT, p::OAP_SHORT_EXPIRY], Check::Token(|x| &x.h1, &[p::OAP_SHORT_EXPIRY])),
+    (2, "1 h + 1 s: over the 1 h default (info)", &[p::LIFETIME_DEFAULT], Check::Token(|x| &x.h1s, &[p::OAP_SHORT_EXPIRY, p::LIFETIME_DEFAULT])),
+    (3, "a token over the default lifetime still verifies", &[p::LIFETIME_DEFAULT], Check::Verify(|x| &x.h1s)),
+    (4, "exactly 24 h: at the recommended maximum (default exceeded)", &[p::LIFETIME_MAX, p::LIFETIME_DEFAULT], Check::Token(|x| &x.h24, &[p::OAP_SHORT_EXPIRY, p::LIFETIME_DEFAULT])),
+    (5, "24 h + 1 s: over the recommended maximum (warning)", &[p::LIFETIME_MAX], Check::Token(|x| &x.h24s, &[p::OAP_SHORT_EXPIRY, p::LIFETIME_MAX, p::LIFETIME_DEFAULT])),
+    (6, "a token over the recommended maximum still verifies", &[p::LIFETIME_MAX], Check::Verify(|x| &x.h24s)),
+    (7, "a one-year root block", &[p::LIFETIME_MAX], Check::Token(|x| &x.year, &[p::OAP_SHORT_EXPIRY, p::LIFETIME_MAX, p::LIFETIME_DEFAULT])),
+    (8, "expiresAt equal to issuedAt: born expired (usable only at that instant)", &[p::BORN_EXPIRED], Check::Token(|x| &x.zero, &[p::BORN_EXPIRED])),
+    (9, "expiresAt == issuedAt == now still verifies (expiry is strict, D5)", &[p::BORN_EXPIRED], Check::Verify(|x| &x.zero)),
+    (10, "expiresAt before issuedAt: born expired", &[p::BORN_EXPIRED], Check::Token(|x| &x.neg, &[p::BORN_EXPIRED])),
+    (11, "issuedAt after `now`: issued in the future", &[p::ISSUED_IN_FUTURE], Check::TokenAt(|x| &x.future, NOW, &[p::ISSUED_IN_FUTURE])),
+    (12, "the same token without `now`: the issue-time rule is not evaluated", &[p::ISSUED_IN_FUTURE], Check::Token(|x| &x.future, &[])),
+    (13, "issuedAt equal to `now` is not in the future", &[p::ISSUED_IN_FUTURE], Check::TokenAt(|x| &x.base, ISSUED, &[])),
+    (14, "a token issued in the future still verifies (verify does not read issuedAt)", &[p::ISSUED_IN_FUTURE], Check::Verify(|x| &x.future)),
+];
+
+fn delegateos(g: &mut Group, keys: &Keys) {
+    define_flags(g, "DelegateOS spec §3.6 lifecycle recommendations");
+    adv_rows(g, keys, &delegateos_fixture(keys), DELEGATEOS);
     g.case(
         15,
         "a token that does not decode is malformed_token, no findings",

@@ -37,10 +37,7 @@ fn mismatch() -> Expected {
     Expected::invalid("contract_mismatch", "5.2/contract")
 }
 
-fn capm() -> Expectation {
-    Expectation::invalid("capability_mismatch", "5.2/capabilities")
-}
-
+/// The expectation of one outcome.
 fn one(e: Expected) -> Expectation {
     match e {
         Expected::Valid { output } => Expectation::valid(output),
@@ -48,175 +45,26 @@ fn one(e: Expected) -> Expectation {
     }
 }
 
-/// Adds group `bind-spec` to area `contract`.
-#[allow(clippy::too_many_lines)] // One case list.
-pub fn build(area: &mut Area) {
-    let k = area.keys().clone();
-    let g: &mut Group = area.group(
-        "bind-spec",
-        "contract.check_binding: §5.2 binding on the decoded token only — last contractId = contract.id, effective capabilities cover requiredCapabilities (D11, D43); token verification is dct.verify's, the combined check contract.bind's.",
-    );
-    let root = Chain::root(&k);
-    let same_ct =
-        |c: Chain, to: &crate::keys::Key| c.delegate(to, |a| a.contract_id = CONTRACT.to_owned());
-    let ids = &["BIND-CONTRACT-ID", "BIND-SPEC-DECODED"];
-    let caps = &["BIND-REQUIRED-CAPS", "BIND-SPEC-DECODED"];
+/// The input for root's contract `id` requiring `required`, and `chain`'s token.
+fn bind(k: &Keys, id: &str, required: &[&str], chain: &Chain) -> Value {
+    input(&contract_for(k, id, required), chain.serialized())
+}
 
-    g.case(
-        1,
-        "No attenuation, contract id = authority contractId, `docs:read` granted: bound.",
-        ids,
-        &[],
-        OP,
-        input(
-            &contract_for(&k, CONTRACT, &["docs:read"]),
-            root.serialized(),
-        ),
-        one(bound()),
-    );
-    g.case(
-        2,
-        "No attenuation, the contract's id differs from the token's contractId: contract_mismatch.",
-        ids,
-        &[],
-        OP,
-        input(
-            &contract_for(&k, &ct(0xabc), &["docs:read"]),
-            root.serialized(),
-        ),
-        one(mismatch()),
-    );
-    g.case(
-        3,
-        "`docs:read` and `web:search` required, both granted by the root capabilities: bound.",
-        caps,
-        &[],
-        OP,
-        input(
-            &contract_for(&k, CONTRACT, &["docs:read", "web:search"]),
-            root.serialized(),
-        ),
-        one(bound()),
-    );
-    g.case(
-        4,
-        "`docs:delete` required, not granted: capability_mismatch.",
-        caps,
-        &[],
-        OP,
-        input(
-            &contract_for(&k, CONTRACT, &["docs:delete"]),
-            root.serialized(),
-        ),
-        capm(),
-    );
-    g.case(
-        5,
-        "One of two required capabilities missing (`docs:read`, `mail:send`): capability_mismatch.",
-        caps,
-        &[],
-        OP,
-        input(
-            &contract_for(&k, CONTRACT, &["docs:read", "mail:send"]),
-            root.serialized(),
-        ),
-        capm(),
-    );
-    g.case(
-        6,
-        "`docs:rea` required: actions compare exactly, `docs:read` does not cover it.",
-        caps,
-        &[],
-        OP,
-        input(
-            &contract_for(&k, CONTRACT, &["docs:rea"]),
-            root.serialized(),
-        ),
-        capm(),
-    );
-    g.case(
-        7,
-        "No required capabilities: a token with the right contract id is bound.",
-        &["BIND-EMPTY-REQUIRED", "BIND-SPEC-DECODED"],
-        &[],
-        OP,
-        input(&contract_for(&k, CONTRACT, &[]), root.serialized()),
-        one(bound()),
-    );
-    let other_res = Chain::root(&k).caps(vec![cap("docs", "read", "/elsewhere/*")]);
-    g.case(
-        8,
-        "The resource is irrelevant: `docs:read` on `/elsewhere/*` covers required `docs:read`.",
-        caps,
-        &[],
-        OP,
-        input(
-            &contract_for(&k, CONTRACT, &["docs:read"]),
-            other_res.serialized(),
-        ),
-        one(bound()),
-    );
+/// `c` attenuated to `to`, repeating the authority's contractId.
+fn same_ct(c: Chain, to: &crate::keys::Key) -> Chain {
+    c.delegate(to, |a| a.contract_id = CONTRACT.to_owned())
+}
 
-    // Effective capabilities: the last allowedCapabilities.
-    let narrowed = same_ct(Chain::root(&k), &k.bob);
-    let narrowed = narrowed.with_attenuation(0, |a| {
+/// One attenuation to bob narrowed to `docs:read` on `/project/a/**`.
+fn narrowed(k: &Keys) -> Chain {
+    same_ct(Chain::root(k), &k.bob).with_attenuation(0, |a| {
         a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/a/**")]);
-    });
-    g.case(
-        10,
-        "One attenuation narrowed to `docs:read`: required `docs:read` is bound.",
-        caps,
-        &[],
-        OP,
-        input(
-            &contract_for(&k, CONTRACT, &["docs:read"]),
-            narrowed.serialized(),
-        ),
-        one(bound()),
-    );
-    g.case(11, "One attenuation narrowed to `docs:read`: required `docs:write` (granted only by the authority) is capability_mismatch — the effective capabilities count.", caps, &[], OP,
-        input(&contract_for(&k, CONTRACT, &["docs:write"]), narrowed.serialized()), capm());
-    let unrestricted = same_ct(same_ct(Chain::root(&k), &k.bob), &k.carol);
-    g.case(12, "Two attenuations without allowedCapabilities: the authority's capabilities are effective, `web:search` is bound.", caps, &[], OP,
-        input(&contract_for(&k, CONTRACT, &["web:search"]), unrestricted.serialized()), one(bound()));
+    })
+}
 
-    // Which contractId counts (D11): the last; the authority's is acceptable.
-    let own_ct = Chain::root(&k).delegate(&k.bob, |_| {});
-    let last = &["BIND-LAST-CONTRACT", "BIND-SPEC-DECODED"];
-    g.case(20, "One attenuation with its own contractId ct_000000000100: binding to it succeeds (last contractId, D11).", last, &["BindingContractId"], OP,
-        input(&contract_for(&k, &ct(0x100), &["docs:read"]), own_ct.serialized()),
-        Expectation::acceptable("D11", vec![bound(), mismatch()]));
-    g.case(21, "One attenuation with its own contractId: binding to the authority's contractId is contract_mismatch (last contractId, D11).", last, &["BindingContractId"], OP,
-        input(&contract_for(&k, CONTRACT, &["docs:read"]), own_ct.serialized()),
-        Expectation::acceptable("D11", vec![mismatch(), bound()]));
-
-    // Binding does not verify: a token re-addressed to another root still binds.
-    let foreign = Chain::root(&k).with_authority(|a| a.issuer = k.other_root.principal.clone());
-    g.case(30, "A token issued by other_root (it would not verify under root): binding as §5.2 states it only compares ids and capabilities — bound.", &["BIND-SPEC-DECODED"], &[], OP,
-        input(&contract_for(&k, CONTRACT, &["docs:read"]), foreign.serialized()), one(bound()));
-
-    // Malformed inputs.
-    g.case(
-        40,
-        "The token is not base64url of a token: malformed_token.",
-        &["BIND-SPEC-DECODED"],
-        &[],
-        OP,
-        input(
-            &contract_for(&k, CONTRACT, &["docs:read"]),
-            encode_value(&json!({})),
-        ),
-        one(Expected::invalid("malformed_token", "10.1/1")),
-    );
-    let bad_contract = set(
-        &contract_for(&k, CONTRACT, &["docs:read"]),
-        "id",
-        json!("ct_bad"),
-    );
-    g.case(41, "The contract's id is not ct_ + 12 hex: malformed_contract (before the token is looked at).", &["BIND-SPEC-DECODED"], &[], OP,
-        input(&bad_contract, encode_value(&json!({}))), one(Expected::invalid("malformed_contract", "5.1")));
-    // The contract's issuer is never used by binding: only the shape rule can refuse it.
-    let hex_issuer = sign_with(
+/// A contract whose issuer is root's public key in hex, signed by root.
+fn hex_issuer(k: &Keys) -> Value {
+    sign_with(
         &set(
             &set(
                 &unsigned_contract(&k.root),
@@ -229,7 +77,94 @@ pub fn build(area: &mut Area) {
             json!(["docs:read"]),
         ),
         &k.root,
+    )
+}
+
+/// check_binding: bound, contract_mismatch, capability_mismatch, either under D11 (`true`:
+/// bound first), or another refusal (code, stage).
+#[derive(Clone, Copy)]
+enum Spec {
+    Bound,
+    Mismatch,
+    Capm,
+    EitherD11(bool),
+    Refused(&'static str, &'static str),
+}
+
+const IDS: &[&str] = &["BIND-CONTRACT-ID", "BIND-SPEC-DECODED"];
+const CAPS: &[&str] = &["BIND-REQUIRED-CAPS", "BIND-SPEC-DECODED"];
+const LAST: &[&str] = &["BIND-LAST-CONTRACT", "BIND-SPEC-DECODED"];
+const DECODED: &[&str] = &["BIND-SPEC-DECODED"];
+
+/// Number, description, requirements, flags, input, outcome.
+type SpecRow = (
+    u16,
+    &'static str,
+    &'static [&'static str],
+    &'static [&'static str],
+    fn(&Keys) -> Value,
+    Spec,
+);
+
+#[rustfmt::skip]
+const SPECS: &[SpecRow] = &[
+    (1, "No attenuation, contract id = authority contractId, `docs:read` granted: bound.", IDS, &[],
+        |k| bind(k, CONTRACT, &["docs:read"], &Chain::root(k)), Spec::Bound),
+    (2, "No attenuation, the contract's id differs from the token's contractId: contract_mismatch.", IDS, &[],
+        |k| bind(k, &ct(0xabc), &["docs:read"], &Chain::root(k)), Spec::Mismatch),
+    (3, "`docs:read` and `web:search` required, both granted by the root capabilities: bound.", CAPS, &[],
+        |k| bind(k, CONTRACT, &["docs:read", "web:search"], &Chain::root(k)), Spec::Bound),
+    (4, "`docs:delete` required, not granted: capability_mismatch.", CAPS, &[], |k| bind(k, CONTRACT, &["docs:delete"], &Chain::root(k)), Spec::Capm),
+    (5, "One of two required capabilities missing (`docs:read`, `mail:send`): capability_mismatch.", CAPS, &[],
+        |k| bind(k, CONTRACT, &["docs:read", "mail:send"], &Chain::root(k)), Spec::Capm),
+    (6, "`docs:rea` required: actions compare exactly, `docs:read` does not cover it.", CAPS, &[],
+        |k| bind(k, CONTRACT, &["docs:rea"], &Chain::root(k)), Spec::Capm),
+    (7, "No required capabilities: a token with the right contract id is bound.", &["BIND-EMPTY-REQUIRED", "BIND-SPEC-DECODED"], &[],
+        |k| bind(k, CONTRACT, &[], &Chain::root(k)), Spec::Bound),
+    (8, "The resource is irrelevant: `docs:read` on `/elsewhere/*` covers required `docs:read`.", CAPS, &[],
+        |k| bind(k, CONTRACT, &["docs:read"], &Chain::root(k).caps(vec![cap("docs", "read", "/elsewhere/*")])), Spec::Bound),
+    // Effective capabilities: the last allowedCapabilities.
+    (10, "One attenuation narrowed to `docs:read`: required `docs:read` is bound.", CAPS, &[],
+        |k| bind(k, CONTRACT, &["docs:read"], &narrowed(k)), Spec::Bound),
+    (11, "One attenuation narrowed to `docs:read`: required `docs:write` (granted only by the authority) is capability_mismatch — the effective capabilities count.", CAPS, &[],
+        |k| bind(k, CONTRACT, &["docs:write"], &narrowed(k)), Spec::Capm),
+    (12, "Two attenuations without allowedCapabilities: the authority's capabilities are effective, `web:search` is bound.", CAPS, &[],
+        |k| bind(k, CONTRACT, &["web:search"], &same_ct(same_ct(Chain::root(k), &k.bob), &k.carol)), Spec::Bound),
+    // Which contractId counts (D11): the last; the authority's is acceptable.
+    (20, "One attenuation with its own contractId ct_000000000100: binding to it succeeds (last contractId, D11).", LAST, &["BindingContractId"],
+        |k| bind(k, &ct(0x100), &["docs:read"], &Chain::root(k).delegate(&k.bob, |_| {})), Spec::EitherD11(true)),
+    (21, "One attenuation with its own contractId: binding to the authority's contractId is contract_mismatch (last contractId, D11).", LAST, &["BindingContractId"],
+        |k| bind(k, CONTRACT, &["docs:read"], &Chain::root(k).delegate(&k.bob, |_| {})), Spec::EitherD11(false)),
+    // Binding does not verify: a token re-addressed to another root still binds.
+    (30, "A token issued by other_root (it would not verify under root): binding as §5.2 states it only compares ids and capabilities — bound.", DECODED, &[],
+        |k| bind(k, CONTRACT, &["docs:read"], &Chain::root(k).with_authority(|a| a.issuer = k.other_root.principal.clone())), Spec::Bound),
+    // Malformed inputs.
+    (40, "The token is not base64url of a token: malformed_token.", DECODED, &[],
+        |k| input(&contract_for(k, CONTRACT, &["docs:read"]), encode_value(&json!({}))), Spec::Refused("malformed_token", "10.1/1")),
+    (41, "The contract's id is not ct_ + 12 hex: malformed_contract (before the token is looked at).", DECODED, &[],
+        |k| input(&set(&contract_for(k, CONTRACT, &["docs:read"]), "id", json!("ct_bad")), encode_value(&json!({}))), Spec::Refused("malformed_contract", "5.1")),
+    // The contract's issuer is never used by binding: only the shape rule can refuse it.
+    (42, "The contract's issuer is root's public key in hex (64 characters), not a principal id; signed by root, token bound otherwise: malformed_contract.",
+        &["CONTRACT-SHAPE", "PRIM-ID-PRINCIPAL", "BIND-SPEC-DECODED"], &[],
+        |k| input(&hex_issuer(k), Chain::root(k).serialized()), Spec::Refused("malformed_contract", "5.1")),
+];
+
+/// Adds group `bind-spec` to area `contract`.
+pub fn build(area: &mut Area) {
+    let k = area.keys().clone();
+    let g: &mut Group = area.group(
+        "bind-spec",
+        "contract.check_binding: §5.2 binding on the decoded token only — last contractId = contract.id, effective capabilities cover requiredCapabilities (D11, D43); token verification is dct.verify's, the combined check contract.bind's.",
     );
-    g.case(42, "The contract's issuer is root's public key in hex (64 characters), not a principal id; signed by root, token bound otherwise: malformed_contract.", &["CONTRACT-SHAPE", "PRIM-ID-PRINCIPAL", "BIND-SPEC-DECODED"], &[], OP,
-        input(&hex_issuer, root.serialized()), one(Expected::invalid("malformed_contract", "5.1")));
+    for &(n, desc, reqs, flags, inp, spec) in SPECS {
+        let expect = match spec {
+            Spec::Bound => one(bound()),
+            Spec::Mismatch => one(mismatch()),
+            Spec::Capm => Expectation::invalid("capability_mismatch", "5.2/capabilities"),
+            Spec::EitherD11(true) => Expectation::acceptable("D11", vec![bound(), mismatch()]),
+            Spec::EitherD11(false) => Expectation::acceptable("D11", vec![mismatch(), bound()]),
+            Spec::Refused(code, stage) => one(Expected::invalid(code, stage)),
+        };
+        g.case(n, desc, reqs, flags, OP, inp(&k), expect);
+    }
 }

@@ -66,16 +66,199 @@ fn input(keys: &Keys, store: &[Value], leaf: &str, revocations: Vec<Value>) -> V
     })
 }
 
-fn ok() -> Expectation {
-    Expectation::valid(json!({ "valid": true }))
+/// `base` and `n` more tokens, each one attenuation longer than the last.
+fn tokens(k: &Keys, base: Chain, n: usize) -> Vec<Chain> {
+    let mut toks = vec![base];
+    for _ in 0..n {
+        let next = toks
+            .last()
+            .cloned()
+            .unwrap_or_else(|| Chain::root(k))
+            .delegate_n(1);
+        toks.push(next);
+    }
+    toks
 }
 
-fn fail(code: &str, stage: &str) -> Expectation {
-    Expectation::invalid(code, stage)
+/// The delegation records of `toks`, linked root first.
+fn records(k: &Keys, toks: &[Chain]) -> Vec<Value> {
+    let mut d: Vec<Value> = Vec::new();
+    for (i, t) in toks.iter().enumerate() {
+        let (parent, from) = match d.last() {
+            None => ("del_000000000000".to_owned(), k.root.principal.clone()),
+            Some(p) => (str_of(p, "id"), str_of(p, "to")),
+        };
+        d.push(delegation(t, &parent, &from, i as u64));
+    }
+    d
 }
+
+/// The chain every case starts from: tokens with 0..=3 attenuations and their records.
+struct Fx<'a> {
+    k: &'a Keys,
+    toks: Vec<Chain>,
+    d: Vec<Value>,
+    /// The id of carol → dave.
+    leaf: String,
+}
+
+impl Fx<'_> {
+    /// The input for this store and leaf, no revocations.
+    fn inp(&self, store: &[Value], leaf: &str) -> Value {
+        input(self.k, store, leaf, vec![])
+    }
+
+    /// The four records in `order`, leaf carol → dave.
+    fn order(&self, order: &[usize]) -> Value {
+        self.inp(&pick(&self.d, order), &self.leaf)
+    }
+
+    /// The id of record `i`.
+    fn id(&self, i: usize) -> String {
+        str_of(&self.d[i], "id")
+    }
+
+    /// Record `i` with `key` set to `x`, the records in the order 2, 0, 3, 1, leaf carol → dave.
+    fn with(&self, i: usize, key: &str, x: Value) -> Value {
+        let mut v = self.d.clone();
+        v[i] = set(v[i].clone(), key, x);
+        self.inp(&pick(&v, &[2, 0, 3, 1]), &self.leaf)
+    }
+}
+
+/// A sibling branch: bob → agent5 next to bob → carol.
+fn sibling(f: &Fx) -> Value {
+    let sib_tok = f.toks[1]
+        .clone()
+        .delegate(&f.k.agents[0], |a| a.delegation_id = del(0x1ff));
+    delegation(&sib_tok, &f.id(1), &str_of(&f.d[1], "to"), 2)
+}
+
+/// The records with the sibling inserted after alice → bob.
+fn with_sibling(f: &Fx) -> Vec<Value> {
+    let mut with_sib = f.d.clone();
+    with_sib.insert(2, sibling(f));
+    with_sib
+}
+
+/// The records with alice → bob's parentId naming bob → carol.
+fn cyclic(f: &Fx) -> Vec<Value> {
+    let cyc = set(f.d[1].clone(), "parentId", json!(f.id(2)));
+    vec![f.d[0].clone(), cyc, f.d[2].clone(), f.d[3].clone()]
+}
+
+/// bob → carol with `from` mallory (a second record with its id).
+fn duplicate(f: &Fx) -> Value {
+    set(f.d[2].clone(), "from", json!(f.k.mallory.principal))
+}
+
+/// Root DCT maxChainDepth 1, a chain of depth 2 stored leaf first.
+fn shallow_store(f: &Fx) -> Value {
+    let shallow = tokens(
+        f.k,
+        Chain::root(f.k).with_authority(|a| a.max_chain_depth = 1),
+        2,
+    );
+    let sd = records(f.k, &shallow);
+    f.inp(&pick(&sd, &[2, 1, 0]), &str_of(&sd[2], "id"))
+}
+
+/// bob's revocation of his block bob → carol, the records in the order 3, 1, 0, 2.
+fn revoked_store(f: &Fx) -> Value {
+    let rid = f.toks[2]
+        .revocation_ids()
+        .get(2)
+        .cloned()
+        .unwrap_or_default();
+    let revocations = vec![revocation_entry(&f.k.bob, &rid, false)];
+    input(f.k, &pick(&f.d, &[3, 1, 0, 2]), &f.leaf, revocations)
+}
+
+/// The records in the order 1, 2, 3, 0 with other_root as the root key.
+fn other_root_store(f: &Fx) -> Value {
+    let mut v = f.inp(&pick(&f.d, &[1, 2, 3, 0]), &f.leaf);
+    if let Some(m) = v.as_object_mut() {
+        m.insert("rootPublicKey".to_owned(), json!(f.k.other_root.principal));
+    }
+    v
+}
+
+/// valid (`None`) or (code, stage).
+type Verdict = Option<(&'static str, &'static str)>;
+const VALID: Verdict = None;
+const MALFORMED: Verdict = Some(("malformed_delegation", "8.1"));
+const ROOT_INVALID: Verdict = Some(("root_invalid", "8.2/1"));
+const WALK: &[&str] = &["CHAIN-STORE-WALK", "CHAIN-STORE-ORDER"];
+const ALL: &[&str] = &[
+    "CHAIN-STORE-ORDER",
+    "CHAIN-ROOT",
+    "CHAIN-FROM-TO",
+    "CHAIN-DEPTH-STEP",
+    "CHAIN-ATTENUATED-FROM",
+    "CHAIN-DCT-VERIFY",
+];
+const DUP: &[&str] = &["CHAIN-STORE-DUPLICATE"];
+const DUP_FLAG: &[&str] = &["StoreDuplicateId"];
+
+/// Number, description, requirements, flags, input, verdict.
+type StoreRow = (
+    u16,
+    &'static str,
+    &'static [&'static str],
+    &'static [&'static str],
+    fn(&Fx) -> Value,
+    Verdict,
+);
+
+#[rustfmt::skip]
+const STORES: &[StoreRow] = &[
+    // Valid chains in several orders.
+    (1, "root → alice → bob → carol → dave stored root first, leaf carol → dave: valid.", ALL, &[], |f| f.inp(&f.d, &f.leaf), VALID),
+    (2, "The same four records stored leaf first (reversed): valid.", ALL, &[], |f| f.order(&[3, 2, 1, 0]), VALID),
+    (3, "The same four records in the order 2, 0, 3, 1: valid.", ALL, &[], |f| f.order(&[2, 0, 3, 1]), VALID),
+    (4, "The same four records in the order 1, 3, 0, 2: valid.", ALL, &[], |f| f.order(&[1, 3, 0, 2]), VALID),
+    (5, "Leaf = bob → carol (depth 2): its descendant in the store is not part of its chain; valid.", WALK, &[],
+        |f| f.inp(&pick(&f.d, &[3, 1, 2, 0]), &f.id(2)), VALID),
+    (6, "Leaf = the root delegation in a store of four: valid.", WALK, &[], |f| f.inp(&pick(&f.d, &[2, 3, 0, 1]), &f.id(0)), VALID),
+    (7, "A store with a second branch (bob → agent5 next to bob → carol), leaf carol → dave: the other branch is not on the path; valid.", WALK, &[],
+        |f| f.inp(&pick(&with_sibling(f), &[4, 2, 0, 3, 1]), &f.leaf), VALID),
+    (8, "The same store, leaf = the sibling bob → agent5: valid.", WALK, &[],
+        |f| f.inp(&pick(&with_sibling(f), &[4, 2, 0, 3, 1]), &str_of(&sibling(f), "id")), VALID),
+    // The walk (D44).
+    (20, "leafId names no stored delegation: the chain is empty, malformed_delegation (as chain.verify on an empty list).", WALK, &[],
+        |f| f.inp(&pick(&f.d, &[3, 1, 0, 2]), &del(0xdead)), MALFORMED),
+    (21, "An empty store: malformed_delegation.", WALK, &[], |f| f.inp(&[], &f.leaf), MALFORMED),
+    (22, "alice → bob is missing from the store: the topmost record found (bob → carol) is not a root, root_invalid.", WALK, &[],
+        |f| f.order(&[3, 0, 2]), ROOT_INVALID),
+    (23, "The root record is missing from the store: root_invalid.", WALK, &[], |f| f.order(&[2, 3, 1]), ROOT_INVALID),
+    (24, "A parentId cycle (alice → bob's parentId names bob → carol): the walk stops at the first repeated id and the topmost record is not a root, root_invalid — not a hang.", WALK, &[],
+        |f| f.inp(&pick(&cyclic(f), &[3, 1, 2, 0]), &f.leaf), ROOT_INVALID),
+    (25, "The leaf names itself as parent: root_invalid, not a hang.", WALK, &[],
+        |f| f.inp(&[f.d[1].clone(), set(f.d[3].clone(), "parentId", json!(f.leaf.clone())), f.d[0].clone(), f.d[2].clone()], &f.leaf), ROOT_INVALID),
+    (26, "Two records with the id of bob → carol, one of them with a wrong `from`: malformed_delegation whatever the order (a map-backed store keeps whichever was put last).", DUP, DUP_FLAG,
+        |f| f.inp(&[f.d[2].clone(), f.d[0].clone(), f.d[3].clone(), duplicate(f), f.d[1].clone()], &f.leaf), MALFORMED),
+    (27, "The same two records in the other order: malformed_delegation.", DUP, DUP_FLAG,
+        |f| f.inp(&[duplicate(f), f.d[0].clone(), f.d[3].clone(), f.d[2].clone(), f.d[1].clone()], &f.leaf), MALFORMED),
+    // chain.verify's invariants, records shuffled.
+    (40, "Stored in the order 2, 0, 3, 1: the root record has depth 1, root_invalid.", &["CHAIN-ROOT", "CHAIN-STORE-ORDER"], &[],
+        |f| f.with(0, "depth", json!(1)), ROOT_INVALID),
+    (41, "Stored in the order 2, 0, 3, 1: bob → carol's `from` is mallory, from_mismatch.", &["CHAIN-FROM-TO", "CHAIN-STORE-ORDER"], &[],
+        |f| f.with(2, "from", json!(f.k.mallory.principal)), Some(("from_mismatch", "8.2/2"))),
+    (42, "Stored in the order 2, 0, 3, 1: bob → carol's depth is 3, depth_mismatch.", &["CHAIN-DEPTH-STEP", "CHAIN-STORE-ORDER"], &[],
+        |f| f.with(2, "depth", json!(3)), Some(("depth_mismatch", "8.2/3"))),
+    (43, "Stored in the order 2, 0, 3, 1: bob → carol's DCT is its parent's (no further attenuation), not_attenuated.", &["CHAIN-ATTENUATED-FROM", "CHAIN-STORE-ORDER"], &[],
+        |f| f.with(2, "dct", f.d[1]["dct"].clone()), Some(("not_attenuated", "8.2/5"))),
+    (44, "Stored in the order 2, 0, 3, 1: bob → carol's status is `paused`, malformed_delegation.", &["CHAIN-SHAPE", "CHAIN-STORE-ORDER"], &[],
+        |f| f.with(2, "status", json!("paused")), MALFORMED),
+    (45, "Stored in the order 3, 1, 0, 2: bob revoked his block bob → carol, so that delegation's DCT is denied with revoked.", &["CHAIN-DCT-VERIFY", "CHAIN-STORE-ORDER"], &[],
+        revoked_store, Some(("revoked", "10.1/2"))),
+    (46, "Root DCT maxChainDepth 1, a chain of depth 2 stored leaf first: depth_exceeded.", &["CHAIN-DEPTH-MAX", "CHAIN-STORE-ORDER"], &[],
+        shallow_store, Some(("depth_exceeded", "8.2/4"))),
+    (47, "Wrong root key (other_root) with the records shuffled: the root DCT's denial, invalid_signature.", &["CHAIN-DCT-VERIFY", "CHAIN-STORE-ORDER"], &[],
+        other_root_store, Some(("invalid_signature", "10.1/3a"))),
+];
 
 /// Adds group `store` to area `chain`.
-#[allow(clippy::too_many_lines)] // One case list.
 pub fn build(area: &mut Area) {
     let k = area.keys().clone();
     let g: &mut Group = area.group(
@@ -90,254 +273,19 @@ pub fn build(area: &mut Area) {
         "A chain's verdict depends on the order records were stored in.",
     );
     // The chain: tokens with 0..=3 attenuations, records linked root first.
-    let mut toks = vec![Chain::root(&k)];
-    for _ in 0..3 {
-        let next = toks
-            .last()
-            .cloned()
-            .unwrap_or_else(|| Chain::root(&k))
-            .delegate_n(1);
-        toks.push(next);
-    }
-    let mut d: Vec<Value> = Vec::new();
-    for (i, t) in toks.iter().enumerate() {
-        let (parent, from) = match d.last() {
-            None => ("del_000000000000".to_owned(), k.root.principal.clone()),
-            Some(p) => (str_of(p, "id"), str_of(p, "to")),
-        };
-        d.push(delegation(t, &parent, &from, i as u64));
-    }
-    let leaf = str_of(&d[3], "id");
-    let walk = &["CHAIN-STORE-WALK", "CHAIN-STORE-ORDER"];
-    let all = &[
-        "CHAIN-STORE-ORDER",
-        "CHAIN-ROOT",
-        "CHAIN-FROM-TO",
-        "CHAIN-DEPTH-STEP",
-        "CHAIN-ATTENUATED-FROM",
-        "CHAIN-DCT-VERIFY",
-    ];
-
-    // Valid chains in several orders.
-    g.case(
-        1,
-        "root → alice → bob → carol → dave stored root first, leaf carol → dave: valid.",
-        all,
-        &[],
-        OP,
-        input(&k, &d, &leaf, vec![]),
-        ok(),
-    );
-    g.case(
-        2,
-        "The same four records stored leaf first (reversed): valid.",
-        all,
-        &[],
-        OP,
-        input(&k, &pick(&d, &[3, 2, 1, 0]), &leaf, vec![]),
-        ok(),
-    );
-    g.case(
-        3,
-        "The same four records in the order 2, 0, 3, 1: valid.",
-        all,
-        &[],
-        OP,
-        input(&k, &pick(&d, &[2, 0, 3, 1]), &leaf, vec![]),
-        ok(),
-    );
-    g.case(
-        4,
-        "The same four records in the order 1, 3, 0, 2: valid.",
-        all,
-        &[],
-        OP,
-        input(&k, &pick(&d, &[1, 3, 0, 2]), &leaf, vec![]),
-        ok(),
-    );
-    g.case(5, "Leaf = bob → carol (depth 2): its descendant in the store is not part of its chain; valid.", walk, &[], OP,
-        input(&k, &pick(&d, &[3, 1, 2, 0]), &str_of(&d[2], "id"), vec![]), ok());
-    g.case(
-        6,
-        "Leaf = the root delegation in a store of four: valid.",
-        walk,
-        &[],
-        OP,
-        input(&k, &pick(&d, &[2, 3, 0, 1]), &str_of(&d[0], "id"), vec![]),
-        ok(),
-    );
-    // A sibling branch: bob → agent5 next to bob → carol.
-    let sib_tok = toks[1]
-        .clone()
-        .delegate(&k.agents[0], |a| a.delegation_id = del(0x1ff));
-    let sib = delegation(&sib_tok, &str_of(&d[1], "id"), &str_of(&d[1], "to"), 2);
-    let mut with_sib = d.clone();
-    with_sib.insert(2, sib.clone());
-    g.case(7, "A store with a second branch (bob → agent5 next to bob → carol), leaf carol → dave: the other branch is not on the path; valid.", walk, &[], OP,
-        input(&k, &pick(&with_sib, &[4, 2, 0, 3, 1]), &leaf, vec![]), ok());
-    g.case(
-        8,
-        "The same store, leaf = the sibling bob → agent5: valid.",
-        walk,
-        &[],
-        OP,
-        input(
-            &k,
-            &pick(&with_sib, &[4, 2, 0, 3, 1]),
-            &str_of(&sib, "id"),
-            vec![],
-        ),
-        ok(),
-    );
-
-    // The walk (D44).
-    g.case(20, "leafId names no stored delegation: the chain is empty, malformed_delegation (as chain.verify on an empty list).", walk, &[], OP,
-        input(&k, &pick(&d, &[3, 1, 0, 2]), &del(0xdead), vec![]), fail("malformed_delegation", "8.1"));
-    g.case(
-        21,
-        "An empty store: malformed_delegation.",
-        walk,
-        &[],
-        OP,
-        input(&k, &[], &leaf, vec![]),
-        fail("malformed_delegation", "8.1"),
-    );
-    g.case(22, "alice → bob is missing from the store: the topmost record found (bob → carol) is not a root, root_invalid.", walk, &[], OP,
-        input(&k, &pick(&d, &[3, 0, 2]), &leaf, vec![]), fail("root_invalid", "8.2/1"));
-    g.case(
-        23,
-        "The root record is missing from the store: root_invalid.",
-        walk,
-        &[],
-        OP,
-        input(&k, &pick(&d, &[2, 3, 1]), &leaf, vec![]),
-        fail("root_invalid", "8.2/1"),
-    );
-    let cyc = set(d[1].clone(), "parentId", json!(str_of(&d[2], "id")));
-    let cyclic = vec![d[0].clone(), cyc, d[2].clone(), d[3].clone()];
-    g.case(24, "A parentId cycle (alice → bob's parentId names bob → carol): the walk stops at the first repeated id and the topmost record is not a root, root_invalid — not a hang.", walk, &[], OP,
-        input(&k, &pick(&cyclic, &[3, 1, 2, 0]), &leaf, vec![]), fail("root_invalid", "8.2/1"));
-    let self_parent = set(d[3].clone(), "parentId", json!(leaf.clone()));
-    g.case(
-        25,
-        "The leaf names itself as parent: root_invalid, not a hang.",
-        walk,
-        &[],
-        OP,
-        input(
-            &k,
-            &[d[1].clone(), self_parent, d[0].clone(), d[2].clone()],
-            &leaf,
-            vec![],
-        ),
-        fail("root_invalid", "8.2/1"),
-    );
-    let dup = set(d[2].clone(), "from", json!(k.mallory.principal));
-    g.case(26, "Two records with the id of bob → carol, one of them with a wrong `from`: malformed_delegation whatever the order (a map-backed store keeps whichever was put last).", &["CHAIN-STORE-DUPLICATE"], &["StoreDuplicateId"], OP,
-        input(&k, &[d[2].clone(), d[0].clone(), d[3].clone(), dup.clone(), d[1].clone()], &leaf, vec![]), fail("malformed_delegation", "8.1"));
-    g.case(
-        27,
-        "The same two records in the other order: malformed_delegation.",
-        &["CHAIN-STORE-DUPLICATE"],
-        &["StoreDuplicateId"],
-        OP,
-        input(
-            &k,
-            &[dup, d[0].clone(), d[3].clone(), d[2].clone(), d[1].clone()],
-            &leaf,
-            vec![],
-        ),
-        fail("malformed_delegation", "8.1"),
-    );
-
-    // chain.verify's invariants, records shuffled.
-    let with = |i: usize, key: &str, x: Value| -> Vec<Value> {
-        let mut v = d.clone();
-        v[i] = set(v[i].clone(), key, x);
-        pick(&v, &[2, 0, 3, 1])
+    let toks = tokens(&k, Chain::root(&k), 3);
+    let d = records(&k, &toks);
+    let f = Fx {
+        k: &k,
+        leaf: str_of(&d[3], "id"),
+        toks,
+        d,
     };
-    g.case(
-        40,
-        "Stored in the order 2, 0, 3, 1: the root record has depth 1, root_invalid.",
-        &["CHAIN-ROOT", "CHAIN-STORE-ORDER"],
-        &[],
-        OP,
-        input(&k, &with(0, "depth", json!(1)), &leaf, vec![]),
-        fail("root_invalid", "8.2/1"),
-    );
-    g.case(
-        41,
-        "Stored in the order 2, 0, 3, 1: bob → carol's `from` is mallory, from_mismatch.",
-        &["CHAIN-FROM-TO", "CHAIN-STORE-ORDER"],
-        &[],
-        OP,
-        input(
-            &k,
-            &with(2, "from", json!(k.mallory.principal)),
-            &leaf,
-            vec![],
-        ),
-        fail("from_mismatch", "8.2/2"),
-    );
-    g.case(
-        42,
-        "Stored in the order 2, 0, 3, 1: bob → carol's depth is 3, depth_mismatch.",
-        &["CHAIN-DEPTH-STEP", "CHAIN-STORE-ORDER"],
-        &[],
-        OP,
-        input(&k, &with(2, "depth", json!(3)), &leaf, vec![]),
-        fail("depth_mismatch", "8.2/3"),
-    );
-    g.case(43, "Stored in the order 2, 0, 3, 1: bob → carol's DCT is its parent's (no further attenuation), not_attenuated.", &["CHAIN-ATTENUATED-FROM", "CHAIN-STORE-ORDER"], &[], OP,
-        input(&k, &with(2, "dct", d[1]["dct"].clone()), &leaf, vec![]), fail("not_attenuated", "8.2/5"));
-    g.case(
-        44,
-        "Stored in the order 2, 0, 3, 1: bob → carol's status is `paused`, malformed_delegation.",
-        &["CHAIN-SHAPE", "CHAIN-STORE-ORDER"],
-        &[],
-        OP,
-        input(&k, &with(2, "status", json!("paused")), &leaf, vec![]),
-        fail("malformed_delegation", "8.1"),
-    );
-    let rid = toks[2].revocation_ids().get(2).cloned().unwrap_or_default();
-    g.case(45, "Stored in the order 3, 1, 0, 2: bob revoked his block bob → carol, so that delegation's DCT is denied with revoked.", &["CHAIN-DCT-VERIFY", "CHAIN-STORE-ORDER"], &[], OP,
-        input(&k, &pick(&d, &[3, 1, 0, 2]), &leaf, vec![revocation_entry(&k.bob, &rid, false)]), fail("revoked", "10.1/2"));
-    let shallow: Vec<Chain> = {
-        let mut v = vec![Chain::root(&k).with_authority(|a| a.max_chain_depth = 1)];
-        for _ in 0..2 {
-            let next = v
-                .last()
-                .cloned()
-                .unwrap_or_else(|| Chain::root(&k))
-                .delegate_n(1);
-            v.push(next);
-        }
-        v
-    };
-    let mut sd: Vec<Value> = Vec::new();
-    for (i, t) in shallow.iter().enumerate() {
-        let (parent, from) = match sd.last() {
-            None => ("del_000000000000".to_owned(), k.root.principal.clone()),
-            Some(p) => (str_of(p, "id"), str_of(p, "to")),
+    for &(n, desc, reqs, flags, input, verdict) in STORES {
+        let expect = match verdict {
+            None => Expectation::valid(json!({ "valid": true })),
+            Some((code, stage)) => Expectation::invalid(code, stage),
         };
-        sd.push(delegation(t, &parent, &from, i as u64));
+        g.case(n, desc, reqs, flags, OP, input(&f), expect);
     }
-    g.case(
-        46,
-        "Root DCT maxChainDepth 1, a chain of depth 2 stored leaf first: depth_exceeded.",
-        &["CHAIN-DEPTH-MAX", "CHAIN-STORE-ORDER"],
-        &[],
-        OP,
-        input(&k, &pick(&sd, &[2, 1, 0]), &str_of(&sd[2], "id"), vec![]),
-        fail("depth_exceeded", "8.2/4"),
-    );
-    g.case(47, "Wrong root key (other_root) with the records shuffled: the root DCT's denial, invalid_signature.", &["CHAIN-DCT-VERIFY", "CHAIN-STORE-ORDER"], &[], OP,
-        {
-            let mut v = input(&k, &pick(&d, &[1, 2, 3, 0]), &leaf, vec![]);
-            if let Some(m) = v.as_object_mut() {
-                m.insert("rootPublicKey".to_owned(), json!(k.other_root.principal));
-            }
-            v
-        },
-        fail("invalid_signature", "10.1/3a"));
 }

@@ -143,6 +143,57 @@ fn list_answer(id: &Value, names: &[&str]) -> Value {
 }
 
 /// Builds the group.
+/// What every script starts from: delegations A (budget 200) and B (ample), the config.
+struct Fx<'a> {
+    k: &'a Keys,
+    a: Chain,
+    b: Chain,
+    cfg: Value,
+}
+
+/// A script: its input and expectation.
+type ScriptFn = fn(&Fx) -> (Value, Expectation);
+
+/// Number, description, requirements, flags, script.
+type SessionRow = (
+    u16,
+    &'static str,
+    &'static [&'static str],
+    &'static [&'static str],
+    ScriptFn,
+);
+
+#[rustfmt::skip]
+const SESSIONS: &[SessionRow] = &[
+    (1, "two delegations (A budget 200, B ample; 100 per call) whose responses arrive in reverse order: each call is charged to its own delegation (A 100, B 100), so A's third call after two answered ones is budget_exceeded while B goes on",
+        &["MCP-SESSION-SPEND-ROUTING", "MCP-SPEND-BUDGET", "MCP-CALL-STRIP", "MCP-CALL-RELAY"], &[STATE], script_1),
+    (2, "an upstream progress notification and a roots/list server request arrive while calls of delegations A and B are in flight: both reach the client, the client's answer reaches the upstream, the responses are relayed, and A and B are charged 100 each",
+        &["MCP-SESSION-SPEND-ROUTING", "MCP-NOTIFY-UPSTREAM-TO-CLIENT", "MCP-SERVER-REQUESTS", "MCP-CALL-RELAY"], &[STATE], script_2),
+    (3, "tools/list (id 7) is sent, then a tools/call (id 8); the call is answered first, then the list: the list is still filtered by the session token (docs read/write, web search: publish and search stay, run and delete_file go), because its id is a pending tools/list id",
+        &["MCP-LIST-FILTER-BY-ID", "MCP-LIST-FILTER", "MCP-CALL-RELAY"], &[STATE], script_3),
+    (4, "two tools/list requests answered in reverse order are each filtered; a tools/call result that carries a `tools` member is not a list response and is relayed unchanged",
+        &["MCP-LIST-FILTER-BY-ID", "MCP-LIST-FILTER", "MCP-CALL-RELAY", "MCP-ID-PRESERVE"], &[STATE], script_4),
+    (5, "a call with an expired token, sent while an allowed call is in flight, is answered `expired` at once and forwards nothing; the allowed call's answer is relayed; only A is charged",
+        &["MCP-DENY-NOT-FORWARDED", "MCP-DENY-NON-BLOCKING", "MCP-SESSION-SPEND-ROUTING"], &[STATE], script_5),
+    (6, "the upstream sends a roots/list request with id 1 while the client's call 1 is in flight: the request reaches the client, the client's answer (id 1) reaches the upstream and is not taken for the call's response; A's two calls exhaust its budget of 200 exactly",
+        &["MCP-SERVER-REQUESTS", "MCP-ID-PRESERVE", "MCP-SESSION-SPEND-ROUTING"], &[STATE], script_6),
+    (7, "calls with ids 1 (delegation A) and \"1\" (delegation B) are two requests: each answer is relayed with its own id and type, each call charged to its own delegation, so A is exhausted after its second answered call",
+        &["MCP-ID-PRESERVE", "MCP-SESSION-SPEND-ROUTING", "MCP-SPEND-BUDGET"], &[STATE], script_7),
+    (8, "a tools/call notification (no id) with an expired token gets no answer and forwards nothing; the next call is served",
+        &["MCP-NO-RESPONSE-TO-NOTIFICATION", "MCP-DENY-NOT-FORWARDED"], &[STATE], script_8),
+    (11, "ping, resources/list, an unknown method and a tools/call without `_delegateos` (default mode, D15) are forwarded unchanged; a log notification, the -32601 error with its data, and the answers are relayed unchanged, in the order the upstream sends them",
+        &["MCP-PASS-THROUGH", "MCP-MISSING-DELEGATEOS", "MCP-NOTIFY-UPSTREAM-TO-CLIENT", "MCP-ID-PRESERVE"], &[STATE], script_11),
+    (12, "a paged tools/list: the first page filters to empty but keeps its nextCursor, the second page keeps only the granted tools in upstream order",
+        &["MCP-LIST-PAGINATION", "MCP-LIST-FILTER", "MCP-LIST-FILTER-BY-ID"], &[STATE], script_12),
+    (13, "strict mode (D15): a tools/call without `_delegateos` is denied malformed_token and forwards nothing; the next, verified call is forwarded and charged",
+        &["MCP-STRICT-MODE", "MCP-SESSION-SPEND-ROUTING"], &[STATE, "McpStrictMode"], script_13),
+    (9, "delegation A (budget 200, 100 per call) sends three calls before any answer: the third is budget_exceeded, because spend is recorded when a call is authorized (D32); recording it when the answer arrives would let all three through",
+        &["MCP-SPEND-CONCURRENT", "MCP-SPEND-BUDGET"], &[TIMING], script_9),
+    (10, "a call is cancelled by the client (notifications/cancelled reaches the upstream) and never answered; a second call is answered: spend is 200 when recorded at authorization (D32) and 100 when recorded on the answer (§11.3 step 5 read literally)",
+        &["MCP-NOTIFY-CLIENT-TO-UPSTREAM", "MCP-SPEND-CONCURRENT"], &[TIMING], script_10),
+];
+
+/// Builds the group.
 pub fn build(g: &mut Group, keys: &Keys) {
     g.define_flag(
         STATE,
@@ -163,17 +214,44 @@ pub fn build(g: &mut Group, keys: &Keys) {
          spend at authorization; §11.3 step 5 lists 'record spend' after forwarding.",
         "Recording spend when the response arrives lets concurrent calls overdraw a budget.",
     );
-    let a = delegation(keys, DEL_A, 200);
-    let b = delegation(keys, DEL_B, 1_000_000);
-    let cfg = config(keys);
+    let f = Fx {
+        k: keys,
+        a: delegation(keys, DEL_A, 200),
+        b: delegation(keys, DEL_B, 1_000_000),
+        cfg: config(keys),
+    };
+    for &(n, desc, reqs, flags, script) in SESSIONS {
+        let (input, expect) = script(&f);
+        g.case(n, desc, reqs, flags, SESSION, input, expect);
+    }
+}
 
-    // 1. Two delegations, responses in reverse order; then A's budget shows through verdicts.
+/// The config with a session token of the root (expiring in 2099), for the list cases.
+fn listing_config(f: &Fx) -> Value {
+    let session_token = Chain::root(f.k).with_authority(|a| a.expires_at = FAR.to_owned());
+    let mut listing = f.cfg.clone();
+    listing["sessionToken"] = session_token.serialized();
+    listing
+}
+
+/// An expired token of delegation C (issued 2023, expired 2024).
+fn expired_token(keys: &Keys) -> Chain {
+    Chain::root(keys).with_authority(|a| {
+        a.delegation_id = DEL_C.to_owned();
+        a.issued_at = "2023-01-01T00:00:00Z".to_owned();
+        a.expires_at = PAST.to_owned();
+    })
+}
+
+/// Case 1. Two delegations, responses in reverse order; then A's budget shows through verdicts.
+fn script_1(f: &Fx) -> (Value, Expectation) {
+    let (a, b, cfg) = (&f.a, &f.b, &f.cfg);
     let (c1, c2, c3, c4, c5) = (
-        call(json!(1), "/project/a.md", &a),
-        call(json!(2), "/project/b.md", &b),
-        call(json!(3), "/project/a.md", &a),
-        call(json!(4), "/project/a.md", &a),
-        call(json!(5), "/project/b.md", &b),
+        call(json!(1), "/project/a.md", a),
+        call(json!(2), "/project/b.md", b),
+        call(json!(3), "/project/a.md", a),
+        call(json!(4), "/project/a.md", a),
+        call(json!(5), "/project/b.md", b),
     );
     let (r1, r2, r3, r5) = (
         answer(&json!(1), "one"),
@@ -203,27 +281,15 @@ pub fn build(g: &mut Group, keys: &Keys) {
             spent(&[(DEL_A, 200), (DEL_B, 200)]),
         )
         .split();
-    g.case(
-        1,
-        "two delegations (A budget 200, B ample; 100 per call) whose responses arrive in reverse \
-         order: each call is charged to its own delegation (A 100, B 100), so A's third call \
-         after two answered ones is budget_exceeded while B goes on",
-        &[
-            "MCP-SESSION-SPEND-ROUTING",
-            "MCP-SPEND-BUDGET",
-            "MCP-CALL-STRIP",
-            "MCP-CALL-RELAY",
-        ],
-        &[STATE],
-        SESSION,
-        input(cfg.clone(), steps),
-        outcome(expected),
-    );
+    (input(cfg.clone(), steps), outcome(expected))
+}
 
-    // 2. Notifications and a server request between two in-flight calls.
+/// Case 2. Notifications and a server request between two in-flight calls.
+fn script_2(f: &Fx) -> (Value, Expectation) {
+    let (a, b, cfg) = (&f.a, &f.b, &f.cfg);
     let (c1, c2) = (
-        call(json!(1), "/project/a.md", &a),
-        call(json!(2), "/project/b.md", &b),
+        call(json!(1), "/project/a.md", a),
+        call(json!(2), "/project/b.md", b),
     );
     let progress = json!({"jsonrpc": "2.0", "method": "notifications/progress",
                           "params": {"progressToken": "p1", "progress": 1, "total": 2}});
@@ -243,29 +309,15 @@ pub fn build(g: &mut Group, keys: &Keys) {
             spent(&[(DEL_A, 100), (DEL_B, 100)]),
         )
         .split();
-    g.case(
-        2,
-        "an upstream progress notification and a roots/list server request arrive while calls \
-         of delegations A and B are in flight: both reach the client, the client's answer \
-         reaches the upstream, the responses are relayed, and A and B are charged 100 each",
-        &[
-            "MCP-SESSION-SPEND-ROUTING",
-            "MCP-NOTIFY-UPSTREAM-TO-CLIENT",
-            "MCP-SERVER-REQUESTS",
-            "MCP-CALL-RELAY",
-        ],
-        &[STATE],
-        SESSION,
-        input(cfg.clone(), steps),
-        outcome(expected),
-    );
+    (input(cfg.clone(), steps), outcome(expected))
+}
 
-    // 3. A tools/list answered after a later tools/call was sent.
-    let session_token = Chain::root(keys).with_authority(|a| a.expires_at = FAR.to_owned());
-    let mut listing = cfg.clone();
-    listing["sessionToken"] = session_token.serialized();
+/// Case 3. A tools/list answered after a later tools/call was sent.
+fn script_3(f: &Fx) -> (Value, Expectation) {
+    let a = &f.a;
+    let listing = listing_config(f);
     let list = list_request(&json!(7));
-    let c8 = call(json!(8), "/project/a.md", &a);
+    let c8 = call(json!(8), "/project/a.md", a);
     let r8 = answer(&json!(8), "eight");
     let upstream_list = list_answer(&json!(7), &["publish", "run", "search", "delete_file"]);
     let filtered = list_answer(&json!(7), &["publish", "search"]);
@@ -275,22 +327,15 @@ pub fn build(g: &mut Group, keys: &Keys) {
         .step(upstream(r8.clone()), relayed(&r8))
         .step(upstream(upstream_list), relayed(&filtered))
         .split();
-    g.case(
-        3,
-        "tools/list (id 7) is sent, then a tools/call (id 8); the call is answered first, then \
-         the list: the list is still filtered by the session token (docs read/write, web \
-         search: publish and search stay, run and delete_file go), because its id is a \
-         pending tools/list id",
-        &["MCP-LIST-FILTER-BY-ID", "MCP-LIST-FILTER", "MCP-CALL-RELAY"],
-        &[STATE],
-        SESSION,
-        input(listing.clone(), steps),
-        outcome(expected),
-    );
+    (input(listing.clone(), steps), outcome(expected))
+}
 
-    // 4. Two lists answered in reverse order, and a call result that happens to hold `tools`.
+/// Case 4. Two lists answered in reverse order, and a call result that happens to hold `tools`.
+fn script_4(f: &Fx) -> (Value, Expectation) {
+    let listing = listing_config(f);
+    let a = &f.a;
     let (la, lb) = (list_request(&json!("a")), list_request(&json!("b")));
-    let c9 = call(json!(9), "/project/a.md", &a);
+    let c9 = call(json!(9), "/project/a.md", a);
     let r9 = json!({"jsonrpc": "2.0", "id": 9,
                     "result": {"content": [], "tools": [tool("run"), tool("delete_file")]}});
     let (steps, expected) = Script::new()
@@ -307,29 +352,14 @@ pub fn build(g: &mut Group, keys: &Keys) {
             relayed(&list_answer(&json!("a"), &["publish"])),
         )
         .split();
-    g.case(
-        4,
-        "two tools/list requests answered in reverse order are each filtered; a tools/call \
-         result that carries a `tools` member is not a list response and is relayed unchanged",
-        &[
-            "MCP-LIST-FILTER-BY-ID",
-            "MCP-LIST-FILTER",
-            "MCP-CALL-RELAY",
-            "MCP-ID-PRESERVE",
-        ],
-        &[STATE],
-        SESSION,
-        input(listing, steps),
-        outcome(expected),
-    );
+    (input(listing, steps), outcome(expected))
+}
 
-    // 5. A denied call between an allowed call and its answer.
-    let expired = Chain::root(keys).with_authority(|a| {
-        a.delegation_id = DEL_C.to_owned();
-        a.issued_at = "2023-01-01T00:00:00Z".to_owned();
-        a.expires_at = PAST.to_owned();
-    });
-    let c1 = call(json!(1), "/project/a.md", &a);
+/// Case 5. A denied call between an allowed call and its answer.
+fn script_5(f: &Fx) -> (Value, Expectation) {
+    let (keys, a, cfg) = (f.k, &f.a, &f.cfg);
+    let expired = expired_token(keys);
+    let c1 = call(json!(1), "/project/a.md", a);
     let c2 = call(json!(2), "/project/a.md", &expired);
     let r1 = answer(&json!(1), "one");
     let (steps, expected) = Script::new()
@@ -344,29 +374,18 @@ pub fn build(g: &mut Group, keys: &Keys) {
             spent(&[(DEL_A, 100), (DEL_C, 0)]),
         )
         .split();
-    g.case(
-        5,
-        "a call with an expired token, sent while an allowed call is in flight, is answered \
-         `expired` at once and forwards nothing; the allowed call's answer is relayed; only A \
-         is charged",
-        &[
-            "MCP-DENY-NOT-FORWARDED",
-            "MCP-DENY-NON-BLOCKING",
-            "MCP-SESSION-SPEND-ROUTING",
-        ],
-        &[STATE],
-        SESSION,
-        input(cfg.clone(), steps),
-        outcome(expected),
-    );
+    (input(cfg.clone(), steps), outcome(expected))
+}
 
-    // 6. A server request whose id equals a pending client request's id.
-    let c1 = call(json!(1), "/project/a.md", &a);
+/// Case 6. A server request whose id equals a pending client request's id.
+fn script_6(f: &Fx) -> (Value, Expectation) {
+    let (a, cfg) = (&f.a, &f.cfg);
+    let c1 = call(json!(1), "/project/a.md", a);
     let srv = json!({"jsonrpc": "2.0", "id": 1, "method": "roots/list"});
     let srv_answer =
         json!({"jsonrpc": "2.0", "id": 1, "result": {"roots": [{"uri": "file:///project"}]}});
     let r1 = answer(&json!(1), "one");
-    let c2 = call(json!(2), "/project/a.md", &a);
+    let c2 = call(json!(2), "/project/a.md", a);
     let r2 = answer(&json!(2), "two");
     let (steps, expected) = Script::new()
         .step(client(c1.clone()), forwarded(&c1))
@@ -377,30 +396,18 @@ pub fn build(g: &mut Group, keys: &Keys) {
         .step(upstream(r2.clone()), relayed(&r2))
         .step(spent_query(&[DEL_A]), spent(&[(DEL_A, 200)]))
         .split();
-    g.case(
-        6,
-        "the upstream sends a roots/list request with id 1 while the client's call 1 is in \
-         flight: the request reaches the client, the client's answer (id 1) reaches the \
-         upstream and is not taken for the call's response; A's two calls exhaust its budget \
-         of 200 exactly",
-        &[
-            "MCP-SERVER-REQUESTS",
-            "MCP-ID-PRESERVE",
-            "MCP-SESSION-SPEND-ROUTING",
-        ],
-        &[STATE],
-        SESSION,
-        input(cfg.clone(), steps),
-        outcome(expected),
-    );
+    (input(cfg.clone(), steps), outcome(expected))
+}
 
-    // 7. Ids 1 and "1" on two delegations.
-    let c_num = call(json!(1), "/project/a.md", &a);
-    let c_str = call(json!("1"), "/project/b.md", &b);
+/// Case 7. Ids 1 and "1" on two delegations.
+fn script_7(f: &Fx) -> (Value, Expectation) {
+    let (a, b, cfg) = (&f.a, &f.b, &f.cfg);
+    let c_num = call(json!(1), "/project/a.md", a);
+    let c_str = call(json!("1"), "/project/b.md", b);
     let (r_num, r_str) = (answer(&json!(1), "number"), answer(&json!("1"), "string"));
-    let c3 = call(json!(3), "/project/a.md", &a);
+    let c3 = call(json!(3), "/project/a.md", a);
     let r3 = answer(&json!(3), "three");
-    let c4 = call(json!(4), "/project/a.md", &a);
+    let c4 = call(json!(4), "/project/a.md", a);
     let (steps, expected) = Script::new()
         .step(client(c_num.clone()), forwarded(&c_num))
         .step(client(c_str.clone()), forwarded(&c_str))
@@ -417,28 +424,18 @@ pub fn build(g: &mut Group, keys: &Keys) {
             spent(&[(DEL_A, 200), (DEL_B, 100)]),
         )
         .split();
-    g.case(
-        7,
-        "calls with ids 1 (delegation A) and \"1\" (delegation B) are two requests: each \
-         answer is relayed with its own id and type, each call charged to its own delegation, \
-         so A is exhausted after its second answered call",
-        &[
-            "MCP-ID-PRESERVE",
-            "MCP-SESSION-SPEND-ROUTING",
-            "MCP-SPEND-BUDGET",
-        ],
-        &[STATE],
-        SESSION,
-        input(cfg.clone(), steps),
-        outcome(expected),
-    );
+    (input(cfg.clone(), steps), outcome(expected))
+}
 
-    // 8. A denied tools/call notification is dropped; the session goes on.
+/// Case 8. A denied tools/call notification is dropped; the session goes on.
+fn script_8(f: &Fx) -> (Value, Expectation) {
+    let (keys, a, cfg) = (f.k, &f.a, &f.cfg);
+    let expired = expired_token(keys);
     let mut note = call(json!(0), "/project/a.md", &expired);
     if let Some(obj) = note.as_object_mut() {
         obj.remove("id");
     }
-    let c1 = call(json!(1), "/project/a.md", &a);
+    let c1 = call(json!(1), "/project/a.md", a);
     let r1 = answer(&json!(1), "one");
     let (steps, expected) = Script::new()
         .step(client(note), out(&[], &[]))
@@ -449,18 +446,12 @@ pub fn build(g: &mut Group, keys: &Keys) {
             spent(&[(DEL_A, 100), (DEL_C, 0)]),
         )
         .split();
-    g.case(
-        8,
-        "a tools/call notification (no id) with an expired token gets no answer and forwards \
-         nothing; the next call is served",
-        &["MCP-NO-RESPONSE-TO-NOTIFICATION", "MCP-DENY-NOT-FORWARDED"],
-        &[STATE],
-        SESSION,
-        input(cfg.clone(), steps),
-        outcome(expected),
-    );
+    (input(cfg.clone(), steps), outcome(expected))
+}
 
-    // 11. Pass-through in both directions: methods the plugin does not intercept.
+/// Case 11. Pass-through in both directions: methods the plugin does not intercept.
+fn script_11(f: &Fx) -> (Value, Expectation) {
+    let cfg = &f.cfg;
     let ping = json!({"jsonrpc": "2.0", "id": "p", "method": "ping"});
     let pong = json!({"jsonrpc": "2.0", "id": "p", "result": {}});
     let res =
@@ -486,24 +477,12 @@ pub fn build(g: &mut Group, keys: &Keys) {
         .step(upstream(res_answer.clone()), relayed(&res_answer))
         .step(upstream(pong.clone()), relayed(&pong))
         .split();
-    g.case(
-        11,
-        "ping, resources/list, an unknown method and a tools/call without `_delegateos` \
-         (default mode, D15) are forwarded unchanged; a log notification, the -32601 error with \
-         its data, and the answers are relayed unchanged, in the order the upstream sends them",
-        &[
-            "MCP-PASS-THROUGH",
-            "MCP-MISSING-DELEGATEOS",
-            "MCP-NOTIFY-UPSTREAM-TO-CLIENT",
-            "MCP-ID-PRESERVE",
-        ],
-        &[STATE],
-        SESSION,
-        input(cfg.clone(), steps),
-        outcome(expected),
-    );
+    (input(cfg.clone(), steps), outcome(expected))
+}
 
-    // 12. Paged tools/list: every page filtered on its own, nextCursor relayed unchanged.
+/// Case 12. Paged tools/list: every page filtered on its own, nextCursor relayed unchanged.
+fn script_12(f: &Fx) -> (Value, Expectation) {
+    let (keys, cfg) = (f.k, &f.cfg);
     let mut paged = cfg.clone();
     paged["sessionToken"] = Chain::root(keys)
         .with_authority(|a| a.expires_at = FAR.to_owned())
@@ -530,26 +509,16 @@ pub fn build(g: &mut Group, keys: &Keys) {
             relayed(&page(22, &["search", "publish"], None)),
         )
         .split();
-    g.case(
-        12,
-        "a paged tools/list: the first page filters to empty but keeps its nextCursor, the \
-         second page keeps only the granted tools in upstream order",
-        &[
-            "MCP-LIST-PAGINATION",
-            "MCP-LIST-FILTER",
-            "MCP-LIST-FILTER-BY-ID",
-        ],
-        &[STATE],
-        SESSION,
-        input(paged, steps),
-        outcome(expected),
-    );
+    (input(paged, steps), outcome(expected))
+}
 
-    // 13. Strict mode (D15): a call without `_delegateos` is denied; a verified one works.
+/// Case 13. Strict mode (D15): a call without `_delegateos` is denied; a verified one works.
+fn script_13(f: &Fx) -> (Value, Expectation) {
+    let (a, cfg) = (&f.a, &f.cfg);
     let mut strict = cfg.clone();
     strict["strict"] = json!(true);
     let bare = call_msg(json!(31), "read_file", read("/project/a.md"), None);
-    let c32 = call(json!(32), "/project/a.md", &a);
+    let c32 = call(json!(32), "/project/a.md", a);
     let r32 = answer(&json!(32), "ok");
     let (steps, expected) = Script::new()
         .step(
@@ -560,22 +529,16 @@ pub fn build(g: &mut Group, keys: &Keys) {
         .step(upstream(r32.clone()), relayed(&r32))
         .step(spent_query(&[DEL_A]), spent(&[(DEL_A, 100)]))
         .split();
-    g.case(
-        13,
-        "strict mode (D15): a tools/call without `_delegateos` is denied malformed_token and \
-         forwards nothing; the next, verified call is forwarded and charged",
-        &["MCP-STRICT-MODE", "MCP-SESSION-SPEND-ROUTING"],
-        &[STATE, "McpStrictMode"],
-        SESSION,
-        input(strict, steps),
-        outcome(expected),
-    );
+    (input(strict, steps), outcome(expected))
+}
 
-    // 9. Budget 200, three calls in flight before any answer (D32: reserved at authorization).
+/// Case 9. Budget 200, three calls in flight before any answer (D32: reserved at authorization).
+fn script_9(f: &Fx) -> (Value, Expectation) {
+    let (a, cfg) = (&f.a, &f.cfg);
     let (c1, c2, c3) = (
-        call(json!(1), "/project/a.md", &a),
-        call(json!(2), "/project/a.md", &a),
-        call(json!(3), "/project/a.md", &a),
+        call(json!(1), "/project/a.md", a),
+        call(json!(2), "/project/a.md", a),
+        call(json!(3), "/project/a.md", a),
     );
     let (r1, r2) = (answer(&json!(1), "one"), answer(&json!(2), "two"));
     let (steps, expected) = Script::new()
@@ -589,23 +552,16 @@ pub fn build(g: &mut Group, keys: &Keys) {
         .step(upstream(r2.clone()), relayed(&r2))
         .step(spent_query(&[DEL_A]), spent(&[(DEL_A, 200)]))
         .split();
-    g.case(
-        9,
-        "delegation A (budget 200, 100 per call) sends three calls before any answer: the \
-         third is budget_exceeded, because spend is recorded when a call is authorized (D32); \
-         recording it when the answer arrives would let all three through",
-        &["MCP-SPEND-CONCURRENT", "MCP-SPEND-BUDGET"],
-        &[TIMING],
-        SESSION,
-        input(cfg.clone(), steps),
-        outcome(expected),
-    );
+    (input(cfg.clone(), steps), outcome(expected))
+}
 
-    // 10. A cancelled call never answered: charged under D32, not under the other reading.
-    let c1 = call(json!(1), "/project/a.md", &a);
+/// Case 10. A cancelled call never answered: charged under D32, not under the other reading.
+fn script_10(f: &Fx) -> (Value, Expectation) {
+    let (a, cfg) = (&f.a, &f.cfg);
+    let c1 = call(json!(1), "/project/a.md", a);
     let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
                         "params": {"requestId": 1, "reason": "user"}});
-    let c2 = call(json!(2), "/project/a.md", &a);
+    let c2 = call(json!(2), "/project/a.md", a);
     let r2 = answer(&json!(2), "two");
     let (steps, common) = Script::new()
         .step(client(c1.clone()), forwarded(&c1))
@@ -620,15 +576,8 @@ pub fn build(g: &mut Group, keys: &Keys) {
     };
     let mut steps = steps;
     steps.push(spent_query(&[DEL_A]));
-    g.case(
-        10,
-        "a call is cancelled by the client (notifications/cancelled reaches the upstream) and \
-         never answered; a second call is answered: spend is 200 when recorded at \
-         authorization (D32) and 100 when recorded on the answer (§11.3 step 5 read literally)",
-        &["MCP-NOTIFY-CLIENT-TO-UPSTREAM", "MCP-SPEND-CONCURRENT"],
-        &[TIMING],
-        SESSION,
-        input(cfg, steps),
+    (
+        input(cfg.clone(), steps),
         Expectation::acceptable("D32", vec![with(200), with(100)]),
-    );
+    )
 }

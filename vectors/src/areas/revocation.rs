@@ -143,655 +143,83 @@ fn verify_ok() -> Expectation {
     Expectation::valid(json!({ "valid": true }))
 }
 
-fn entry(g: &mut Group, k: &Keys) {
-    define_s_flag(g);
-    let id1 = rid("block-1");
-    // create_entry: exact bytes (the signature is deterministic).
-    let creates: &[(u16, &Key, &str, &str, &str, &str)] = &[
-        (
-            1,
-            &k.alice,
-            "block-1",
-            AT,
-            "block",
-            "alice revokes a block (scope block)",
-        ),
-        (
-            2,
-            &k.alice,
-            "block-1",
-            AT,
-            "chain",
-            "alice revokes a block (scope chain)",
-        ),
-        (
-            3,
-            &k.bob,
-            "block-2",
-            "2026-03-01T09:00:00.123Z",
-            "block",
-            "a fractional revokedAt is kept as given",
-        ),
-        (
-            4,
-            &k.root,
-            "block-3",
-            "2030-12-31T23:59:59Z",
-            "chain",
-            "the root revokes its authority block",
-        ),
-    ];
-    for &(n, key, label, at, scope, desc) in creates {
-        let id = rid(label);
-        g.case(n, &format!("create_entry: {desc}; exact entry bytes"),
-            &["REV-ENTRY-PAYLOAD", "REV-ENTRY-SCOPE", "PRIM-HASH-SIGNED-DIGEST"], &[],
-            "revocation.create_entry",
-            json!({ "revokerSeed": key.seed_hex(), "revocationId": id, "revokedAt": at, "scope": scope }),
-            Expectation::valid(json!({ "entry": entry_by(key, &id, at, scope) })));
+/// A key of the fixture.
+type KeyOf = for<'a> fn(&'a Keys) -> &'a Key;
+
+/// create_entry with exact bytes (the signature is deterministic): number, revoker, id label,
+/// revokedAt, scope, description.
+#[rustfmt::skip]
+const CREATES: &[(u16, KeyOf, &str, &str, &str, &str)] = &[
+    (1, |k| &k.alice, "block-1", AT, "block", "alice revokes a block (scope block)"),
+    (2, |k| &k.alice, "block-1", AT, "chain", "alice revokes a block (scope chain)"),
+    (3, |k| &k.bob, "block-2", "2026-03-01T09:00:00.123Z", "block", "a fractional revokedAt is kept as given"),
+    (4, |k| &k.root, "block-3", "2030-12-31T23:59:59Z", "chain", "the root revokes its authority block"),
+];
+
+/// create_entry refusals (alice, id `block-1`): number, description, requirements, revokedAt,
+/// scope, code, stage.
+type RefusalRow = (
+    u16,
+    &'static str,
+    &'static [&'static str],
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+);
+
+#[rustfmt::skip]
+const CREATE_REFUSALS: &[RefusalRow] = &[
+    (10, "create_entry: scope `tree` is refused", &["REV-ENTRY-SCOPE"], AT, "tree", "invalid_scope", "4.1/scope"),
+    (11, "create_entry: scope `Block` (case matters)", &["REV-ENTRY-SCOPE"], AT, "Block", "invalid_scope", "4.1/scope"),
+    (12, "create_entry: empty scope", &["REV-ENTRY-SCOPE"], AT, "", "invalid_scope", "4.1/scope"),
+    (13, "create_entry: revokedAt 30 February", &["PRIM-TIME-CALENDAR"], "2026-02-30T00:00:00Z", "block", "invalid_timestamp", "1.2/time"),
+    (14, "create_entry: revokedAt with a leap second", &["PRIM-TIME-LEAP-SECOND"], "2016-12-31T23:59:60Z", "block", "invalid_timestamp", "1.2/time"),
+    (15, "create_entry: revokedAt without offset", &["PRIM-TIME-REJECT-FORMS"], "2026-03-01T09:00:00", "block", "invalid_timestamp", "1.2/time"),
+];
+
+/// What verify_entry cases start from: alice's entry for `block-1`, scope block and chain.
+struct EntryFx<'a> {
+    k: &'a Keys,
+    id1: String,
+    good: Value,
+    good_chain: Value,
+}
+
+impl EntryFx<'_> {
+    /// The good entry with member `m` replaced by `v` (signature unchanged).
+    fn with(&self, m: &str, v: Value) -> Value {
+        with(&self.good, m, v)
     }
-    let cbad = |g: &mut Group,
-                n: u16,
-                desc: &str,
-                reqs: &[&str],
-                at: &str,
-                scope: &str,
-                code: &str,
-                stage: &str| {
-        g.case(n, desc, reqs, &[], "revocation.create_entry",
-            json!({ "revokerSeed": k.alice.seed_hex(), "revocationId": rid("block-1"), "revokedAt": at, "scope": scope }),
-            Expectation::invalid(code, stage));
-    };
-    cbad(
-        g,
-        10,
-        "create_entry: scope `tree` is refused",
-        &["REV-ENTRY-SCOPE"],
-        AT,
-        "tree",
-        "invalid_scope",
-        "4.1/scope",
-    );
-    cbad(
-        g,
-        11,
-        "create_entry: scope `Block` (case matters)",
-        &["REV-ENTRY-SCOPE"],
-        AT,
-        "Block",
-        "invalid_scope",
-        "4.1/scope",
-    );
-    cbad(
-        g,
-        12,
-        "create_entry: empty scope",
-        &["REV-ENTRY-SCOPE"],
-        AT,
-        "",
-        "invalid_scope",
-        "4.1/scope",
-    );
-    cbad(
-        g,
-        13,
-        "create_entry: revokedAt 30 February",
-        &["PRIM-TIME-CALENDAR"],
-        "2026-02-30T00:00:00Z",
-        "block",
-        "invalid_timestamp",
-        "1.2/time",
-    );
-    cbad(
-        g,
-        14,
-        "create_entry: revokedAt with a leap second",
-        &["PRIM-TIME-LEAP-SECOND"],
-        "2016-12-31T23:59:60Z",
-        "block",
-        "invalid_timestamp",
-        "1.2/time",
-    );
-    cbad(
-        g,
-        15,
-        "create_entry: revokedAt without offset",
-        &["PRIM-TIME-REJECT-FORMS"],
-        "2026-03-01T09:00:00",
-        "block",
-        "invalid_timestamp",
-        "1.2/time",
-    );
-    // A well-formed time with a revocationId that is not base64url of 32 bytes (found by the
-    // `ops` fuzz target's coverage: no case reached this check past a valid time).
-    g.case(
-        16,
-        "create_entry: revocationId `AAAA` (3 bytes, not 32) with a valid revokedAt",
-        &["REV-ENTRY-SHAPE"],
-        &[],
-        "revocation.create_entry",
-        json!({ "revokerSeed": k.alice.seed_hex(), "revocationId": "AAAA", "revokedAt": AT, "scope": "block" }),
-        Expectation::invalid("malformed_entry", "4.1/shape"),
-    );
 
-    // verify_entry.
-    let good = entry_by(&k.alice, &id1, AT, "block");
-    let good_chain = entry_by(&k.alice, &id1, AT, "chain");
-    let ve = |g: &mut Group,
-              n: u16,
-              desc: &str,
-              reqs: &[&str],
-              flags: &[&str],
-              e: Value,
-              x: Expectation| {
-        g.case(
-            n,
-            desc,
-            reqs,
-            flags,
-            "revocation.verify_entry",
-            json!({ "entry": e }),
-            x,
-        );
-    };
-    let sig = |code: &str| {
-        Expectation::invalid(
-            code,
-            match code {
-                "malformed_entry" => "4.1/shape",
-                "invalid_scope" => "4.1/scope",
-                _ => "4.1/signature",
-            },
-        )
-    };
-    ve(
-        g,
-        20,
-        "a correctly signed block entry",
-        &["REV-ENTRY-PAYLOAD", "REV-ENTRY-SIGNATURE"],
-        &[],
-        good.clone(),
-        verify_ok(),
-    );
-    ve(
-        g,
-        21,
-        "a correctly signed chain entry",
-        &["REV-ENTRY-PAYLOAD", "REV-ENTRY-SCOPE"],
-        &[],
-        good_chain.clone(),
-        verify_ok(),
-    );
-    ve(
-        g,
-        22,
-        "members in another order (JSON objects are unordered)",
-        &["REV-ENTRY-SHAPE"],
-        &[],
-        {
-            let mut m = Map::new();
-            for key in [
-                "signature",
-                "scope",
-                "revokedBy",
-                "revokedAt",
-                "revocationId",
-            ] {
-                m.insert(key.to_owned(), good[key].clone());
-            }
-            Value::Object(m)
-        },
-        verify_ok(),
-    );
-    ve(
-        g,
-        23,
-        "an entry with an offset revokedAt, signed over that text",
-        &["REV-ENTRY-PAYLOAD", "PRIM-TIME-OFFSET"],
-        &[],
-        entry_by(
-            &k.bob,
-            &rid("block-2"),
-            "2026-03-01T10:00:00+01:00",
-            "chain",
-        ),
-        verify_ok(),
-    );
-    // Tampering with each signed member.
-    ve(
-        g,
-        30,
-        "revocationId replaced by another well-formed id",
-        &["REV-ENTRY-SIGNATURE", "REV-ENTRY-PAYLOAD"],
-        &[],
-        with(&good, "revocationId", json!(rid("block-2"))),
-        sig("invalid_signature"),
-    );
-    ve(
-        g,
-        31,
-        "revokedAt changed by one second",
-        &["REV-ENTRY-SIGNATURE", "REV-ENTRY-PAYLOAD"],
-        &[],
-        with(&good, "revokedAt", json!("2026-03-01T09:00:01Z")),
-        sig("invalid_signature"),
-    );
-    ve(
-        g,
-        32,
-        "revokedAt respelled as the same instant (`.000Z`): the signature covers the text",
-        &["REV-ENTRY-SIGNATURE", "REV-ENTRY-PAYLOAD"],
-        &[],
-        with(&good, "revokedAt", json!("2026-03-01T09:00:00.000Z")),
-        sig("invalid_signature"),
-    );
-    ve(
-        g,
-        33,
-        "scope changed from block to chain",
-        &["REV-ENTRY-SIGNATURE", "REV-ENTRY-PAYLOAD"],
-        &[],
-        with(&good, "scope", json!("chain")),
-        sig("invalid_signature"),
-    );
-    ve(
-        g,
-        34,
-        "revokedBy replaced by bob (signature is alice's)",
-        &["REV-ENTRY-SIGNATURE"],
-        &[],
-        with(&good, "revokedBy", json!(k.bob.principal)),
-        sig("invalid_signature"),
-    );
-    ve(
-        g,
-        35,
-        "signed by mallory while revokedBy names alice",
-        &["REV-ENTRY-SIGNATURE"],
-        &[],
-        with(
-            &good,
-            "signature",
-            json!(sign_text(
-                &k.mallory,
-                &payload(&id1, &k.alice.principal, AT, "block")
-            )),
-        ),
-        sig("invalid_signature"),
-    );
-    ve(
-        g,
-        36,
-        "signature over the canonical text itself instead of its BLAKE2b-256 digest",
-        &["REV-ENTRY-PAYLOAD", "PRIM-HASH-SIGNED-DIGEST"],
-        &[],
-        with(
-            &good,
-            "signature",
-            json!(b64u_encode(&k.alice.keypair().sign_message(
-                payload(&id1, &k.alice.principal, AT, "block").as_bytes()
-            ))),
-        ),
-        sig("invalid_signature"),
-    );
-    ve(g, 37, "signature over a non-canonical payload (members in declaration order)",
-        &["REV-ENTRY-PAYLOAD"], &[],
-        with(&good, "signature", json!(sign_text(&k.alice, &format!(
-            "{{\"revocationId\":\"{id1}\",\"revokedBy\":\"{}\",\"revokedAt\":\"{AT}\",\"scope\":\"block\"}}",
-            k.alice.principal)))), sig("invalid_signature"));
-    ve(g, 38, "signature over the payload with whitespace (`JSON.stringify(x, null, 1)` style)",
-        &["REV-ENTRY-PAYLOAD"], &[],
-        with(&good, "signature", json!(sign_text(&k.alice, &format!(
-            "{{\n \"revocationId\": \"{id1}\",\n \"revokedAt\": \"{AT}\",\n \"revokedBy\": \"{}\",\n \"scope\": \"block\"\n}}",
-            k.alice.principal)))), sig("invalid_signature"));
-    ve(
-        g,
-        39,
-        "signature over the payload without revokedBy",
-        &["REV-ENTRY-PAYLOAD"],
-        &[],
-        with(
-            &good,
-            "signature",
-            json!(sign_text(
-                &k.alice,
-                &format!(
-                    "{{\"revocationId\":\"{id1}\",\"revokedAt\":\"{AT}\",\"scope\":\"block\"}}"
-                )
-            )),
-        ),
-        sig("invalid_signature"),
-    );
-    ve(
-        g,
-        40,
-        "the signature of another entry",
-        &["REV-ENTRY-SIGNATURE"],
-        &[],
-        with(&good, "signature", good_chain["signature"].clone()),
-        sig("invalid_signature"),
-    );
-    ve(
-        g,
-        41,
-        "S of a valid signature malleated to S + L (86 characters, S ≥ L)",
-        &["REV-ENTRY-SIGNATURE", "PRIM-SIG-S-RANGE"],
-        &["SNotReduced"],
-        with(
-            &good,
-            "signature",
-            json!(malleate_s(&s(&good, "signature"))),
-        ),
-        sig("invalid_signature"),
-    );
-    ve(
-        g,
-        42,
-        "an all-zero signature (86 characters)",
-        &["REV-ENTRY-SIGNATURE"],
-        &[],
-        with(&good, "signature", json!(b64u_encode(&[0u8; 64]))),
-        sig("invalid_signature"),
-    );
-    // Well-formed principal ids that are not usable keys (D10).
-    let identity = {
-        let mut b = [0u8; 32];
-        b[0] = 1;
-        b64u_encode(&b)
-    };
-    ve(
-        g,
-        43,
-        "revokedBy is the identity point (well-formed id, small order): no signature verifies",
-        &["PRIM-ID-PRINCIPAL-POINT", "PRIM-SIG-SMALL-ORDER"],
-        &[],
-        with(&good, "revokedBy", json!(identity)),
-        sig("invalid_signature"),
-    );
-    let not_on_curve = {
-        let mut b = [0u8; 32];
-        b[0] = 2;
-        b64u_encode(&b)
-    };
-    ve(
-        g,
-        44,
-        "revokedBy encodes y = 2, which is not on the curve: no signature verifies",
-        &["PRIM-ID-PRINCIPAL-POINT"],
-        &[],
-        with(&good, "revokedBy", json!(not_on_curve)),
-        sig("invalid_signature"),
-    );
-    let noncanon = {
-        let mut b = [0xffu8; 32];
-        b[0] = 0xee;
-        b[31] = 0x7f;
-        b64u_encode(&b)
-    };
-    ve(
-        g,
-        45,
-        "revokedBy encodes y = p + 1 (non-canonical point): no signature verifies",
-        &["PRIM-ID-PRINCIPAL-POINT", "PRIM-SIG-NONCANONICAL"],
-        &[],
-        with(&good, "revokedBy", json!(noncanon)),
-        sig("invalid_signature"),
-    );
-
-    // Scope (after shape, before signature).
-    ve(
-        g,
-        50,
-        "scope `tree`",
-        &["REV-ENTRY-SCOPE"],
-        &[],
-        with(&good, "scope", json!("tree")),
-        sig("invalid_scope"),
-    );
-    ve(
-        g,
-        51,
-        "scope `tree` with a signature made over `tree`: still refused",
-        &["REV-ENTRY-SCOPE"],
-        &[],
-        entry_by(&k.alice, &id1, AT, "tree"),
-        sig("invalid_scope"),
-    );
-    ve(
-        g,
-        52,
-        "scope `BLOCK`",
-        &["REV-ENTRY-SCOPE"],
-        &[],
-        with(&good, "scope", json!("BLOCK")),
-        sig("invalid_scope"),
-    );
-    ve(
-        g,
-        53,
-        "empty scope",
-        &["REV-ENTRY-SCOPE"],
-        &[],
-        with(&good, "scope", json!("")),
-        sig("invalid_scope"),
-    );
-    ve(
-        g,
-        54,
-        "scope `block ` with a trailing space",
-        &["REV-ENTRY-SCOPE"],
-        &[],
-        with(&good, "scope", json!("block ")),
-        sig("invalid_scope"),
-    );
-    ve(
-        g,
-        55,
-        "scope is a number: a shape fault, not a scope value",
-        &["REV-ENTRY-SHAPE"],
-        &[],
-        with(&good, "scope", json!(1)),
-        sig("malformed_entry"),
-    );
-    ve(
-        g,
-        56,
-        "scope is null",
-        &["REV-ENTRY-SHAPE"],
-        &[],
-        with(&good, "scope", Value::Null),
-        sig("malformed_entry"),
-    );
-    ve(
-        g,
-        57,
-        "bad scope and a malformed revokedAt: shape is checked first",
-        &["REV-ENTRY-SHAPE", "REV-ENTRY-SCOPE"],
-        &[],
-        with(
-            &with(&good, "scope", json!("tree")),
-            "revokedAt",
-            json!("yesterday"),
-        ),
-        sig("malformed_entry"),
-    );
-
-    // Shape.
-    const SH: &[&str] = &["REV-ENTRY-SHAPE"];
-    for (n, m) in [
-        (60u16, "revocationId"),
-        (61, "revokedBy"),
-        (62, "revokedAt"),
-        (63, "scope"),
-        (64, "signature"),
-    ] {
-        ve(
-            g,
-            n,
-            &format!("member `{m}` missing"),
-            SH,
-            &[],
-            without(&good, m),
-            sig("malformed_entry"),
-        );
+    /// The good entry with the signature of alice over `text`.
+    fn signed_over(&self, text: &str) -> Value {
+        self.with("signature", json!(sign_text(&self.k.alice, text)))
     }
-    ve(
-        g,
-        65,
-        "an extra member `reason`",
-        SH,
-        &[],
-        with(&good, "reason", json!("compromised")),
-        sig("malformed_entry"),
-    );
-    ve(
-        g,
-        66,
-        "the entry is a string",
-        SH,
-        &[],
-        json!("entry"),
-        sig("malformed_entry"),
-    );
-    ve(
-        g,
-        67,
-        "the entry is an array",
-        SH,
-        &[],
-        json!([good.clone()]),
-        sig("malformed_entry"),
-    );
-    ve(
-        g,
-        68,
-        "the entry is null",
-        SH,
-        &[],
-        Value::Null,
-        sig("malformed_entry"),
-    );
-    ve(
-        g,
-        69,
-        "the entry is an empty object",
-        SH,
-        &[],
-        json!({}),
-        sig("malformed_entry"),
-    );
-    ve(
-        g,
-        70,
-        "revocationId of 42 characters",
-        &["REV-ENTRY-SHAPE", "PRIM-B64-EXACT-LENGTH"],
-        &[],
-        with(&good, "revocationId", json!(&id1[..42])),
-        sig("malformed_entry"),
-    );
-    ve(
-        g,
-        71,
-        "revocationId of 44 characters (decodes to 33 bytes)",
-        &["REV-ENTRY-SHAPE", "PRIM-B64-EXACT-LENGTH"],
-        &[],
-        with(&good, "revocationId", json!(b64u_encode(&[7u8; 33]))),
-        sig("malformed_entry"),
-    );
-    ve(
-        g,
-        72,
-        "revocationId with `=` padding",
-        &["REV-ENTRY-SHAPE", "PRIM-B64-STRICT-DECODE"],
-        &[],
-        with(&good, "revocationId", json!(format!("{id1}="))),
-        sig("malformed_entry"),
-    );
-    ve(
-        g,
-        73,
-        "empty revocationId",
-        SH,
-        &[],
-        with(&good, "revocationId", json!("")),
-        sig("malformed_entry"),
-    );
-    ve(
-        g,
-        74,
-        "revocationId is a number",
-        SH,
-        &[],
-        with(&good, "revocationId", json!(1)),
-        sig("malformed_entry"),
-    );
-    // The id-length faults again, with the entry signed by its revoker over the bad id: the
-    // signature verifies, so only the shape rule (a revocation id is base64url of a 32-byte
-    // BLAKE2b-256 digest, §10.1 step 2) refuses them. (0070/0071 are also refused by their
-    // signature, which was made over another id.)
-    let id33 = b64u_encode(&[7u8; 33]);
-    let id31 = b64u_encode(&[7u8; 31]);
-    ve(
-        g,
-        46,
-        "revocationId of 44 characters (decodes to 33 bytes), the entry signed over it: \
-         refused for its shape",
-        &["REV-ENTRY-SHAPE", "PRIM-B64-EXACT-LENGTH"],
-        &[],
-        entry_by(&k.alice, &id33, AT, "block"),
-        sig("malformed_entry"),
-    );
-    ve(
-        g,
-        47,
-        "revocationId of 42 characters (strict base64url of 31 bytes), the entry signed over \
-         it: refused for its shape",
-        &["REV-ENTRY-SHAPE", "PRIM-B64-EXACT-LENGTH"],
-        &[],
-        entry_by(&k.alice, &id31, AT, "block"),
-        sig("malformed_entry"),
-    );
-    let alice = &k.alice.principal;
-    ve(
-        g,
-        75,
-        "revokedBy with `=` padding",
-        &[
-            "REV-ENTRY-SHAPE",
-            "PRIM-ID-PRINCIPAL",
-            "PRIM-B64-STRICT-DECODE",
-        ],
-        &[],
-        with(&good, "revokedBy", json!(format!("{alice}="))),
-        sig("malformed_entry"),
-    );
-    ve(
-        g,
-        76,
-        "revokedBy of 44 characters",
-        &[
-            "REV-ENTRY-SHAPE",
-            "PRIM-ID-PRINCIPAL",
-            "PRIM-B64-EXACT-LENGTH",
-        ],
-        &[],
-        with(&good, "revokedBy", json!(format!("{alice}A"))),
-        sig("malformed_entry"),
-    );
-    ve(
-        g,
-        77,
-        "revokedBy in the standard alphabet (`/`, `+`)",
-        &["REV-ENTRY-SHAPE", "PRIM-B64-STRICT-DECODE"],
-        &[],
-        with(
-            &good,
-            "revokedBy",
-            json!(k.bob.principal.replace('_', "/").replace('-', "+")),
-        ),
-        sig("malformed_entry"),
-    );
-    // alice's id ends in `c`; `d` keeps the 43 characters but sets unused bits.
-    let mut trailing = alice.clone();
+
+    /// The good entry's signature.
+    fn sig(&self) -> String {
+        s(&self.good, "signature")
+    }
+
+    /// The good entry with revokedBy set to this 32-byte key encoding.
+    fn revoked_by(&self, key: [u8; 32]) -> Value {
+        self.with("revokedBy", json!(b64u_encode(&key)))
+    }
+}
+
+/// 32 bytes: `first`, then `fill`, then `last`.
+const fn point(first: u8, fill: u8, last: u8) -> [u8; 32] {
+    let mut b = [fill; 32];
+    b[0] = first;
+    b[31] = last;
+    b
+}
+
+/// `principal` with its last character replaced by the next one, which differs only in the
+/// unused low bits (alice's id ends in `c`; `d` keeps the 43 characters but sets unused bits).
+fn with_trailing_bits(principal: &str) -> String {
+    let mut trailing = principal.to_owned();
     let last = trailing.pop().unwrap_or('A');
     let bumped = match last {
         'A' => 'B',
@@ -813,254 +241,215 @@ fn entry(g: &mut Group, k: &Keys) {
         other => other,
     };
     trailing.push(bumped);
-    ve(
-        g,
-        78,
-        "revokedBy whose last character has non-zero unused bits",
-        &[
-            "REV-ENTRY-SHAPE",
-            "PRIM-ID-PRINCIPAL",
-            "PRIM-B64-TRAILING-BITS",
-        ],
-        &[],
-        with(&good, "revokedBy", json!(trailing)),
-        sig("malformed_entry"),
-    );
-    ve(
-        g,
-        79,
-        "revokedAt 30 February",
-        &["REV-ENTRY-SHAPE", "PRIM-TIME-CALENDAR"],
-        &[],
-        with(&good, "revokedAt", json!("2026-02-30T09:00:00Z")),
-        sig("malformed_entry"),
-    );
-    ve(
-        g,
-        80,
-        "revokedAt in lowercase",
-        &["REV-ENTRY-SHAPE", "PRIM-TIME-REJECT-FORMS"],
-        &[],
-        with(&good, "revokedAt", json!("2026-03-01t09:00:00z")),
-        sig("malformed_entry"),
-    );
-    ve(
-        g,
-        81,
-        "revokedAt as Unix milliseconds",
-        SH,
-        &[],
-        with(&good, "revokedAt", json!(1_772_355_600_000u64)),
-        sig("malformed_entry"),
-    );
-    let gsig = s(&good, "signature");
-    ve(
-        g,
-        82,
-        "signature of 85 characters",
-        &["REV-ENTRY-SHAPE", "PRIM-B64-EXACT-LENGTH"],
-        &[],
-        with(&good, "signature", json!(&gsig[..85])),
-        sig("malformed_entry"),
-    );
-    ve(
-        g,
-        83,
-        "signature of 87 characters",
-        &["REV-ENTRY-SHAPE", "PRIM-B64-EXACT-LENGTH"],
-        &[],
-        with(&good, "signature", json!(format!("{gsig}A"))),
-        sig("malformed_entry"),
-    );
-    ve(
-        g,
-        84,
-        "signature with `==` padding",
-        &["REV-ENTRY-SHAPE", "PRIM-B64-STRICT-DECODE"],
-        &[],
-        with(&good, "signature", json!(format!("{gsig}=="))),
-        sig("malformed_entry"),
-    );
-    ve(
-        g,
-        85,
-        "signature in hex",
-        SH,
-        &[],
-        with(
-            &good,
-            "signature",
-            json!(hex::encode(
-                delegateos_reference::encoding::b64u_decode(&gsig).unwrap_or_default()
-            )),
-        ),
-        sig("malformed_entry"),
-    );
+    trailing
 }
 
-fn list(g: &mut Group, k: &Keys) {
+/// The good entry's members in another order.
+fn reordered(f: &EntryFx) -> Value {
+    let mut m = Map::new();
+    for key in [
+        "signature",
+        "scope",
+        "revokedBy",
+        "revokedAt",
+        "revocationId",
+    ] {
+        m.insert(key.to_owned(), f.good[key].clone());
+    }
+    Value::Object(m)
+}
+
+/// verify_entry: valid (`None`) or this code.
+type Verdict = Option<&'static str>;
+const VALID: Verdict = None;
+const BAD_SIG: Verdict = Some("invalid_signature");
+const BAD_SCOPE: Verdict = Some("invalid_scope");
+const MALFORMED: Verdict = Some("malformed_entry");
+
+const SIG: &[&str] = &["REV-ENTRY-SIGNATURE", "REV-ENTRY-PAYLOAD"];
+const SCOPE: &[&str] = &["REV-ENTRY-SCOPE"];
+const SH: &[&str] = &["REV-ENTRY-SHAPE"];
+const SH_LEN: &[&str] = &["REV-ENTRY-SHAPE", "PRIM-B64-EXACT-LENGTH"];
+const SH_STRICT: &[&str] = &["REV-ENTRY-SHAPE", "PRIM-B64-STRICT-DECODE"];
+
+/// Number, description, requirements, flags, entry, verdict.
+type VerifyRow = (
+    u16,
+    &'static str,
+    &'static [&'static str],
+    &'static [&'static str],
+    fn(&EntryFx) -> Value,
+    Verdict,
+);
+
+/// Valid entries, tampered signed members, unusable keys and scope.
+#[rustfmt::skip]
+const VERIFY_SIGNATURE: &[VerifyRow] = &[
+    (20, "a correctly signed block entry", &["REV-ENTRY-PAYLOAD", "REV-ENTRY-SIGNATURE"], &[], |f| f.good.clone(), VALID),
+    (21, "a correctly signed chain entry", &["REV-ENTRY-PAYLOAD", "REV-ENTRY-SCOPE"], &[], |f| f.good_chain.clone(), VALID),
+    (22, "members in another order (JSON objects are unordered)", SH, &[], reordered, VALID),
+    (23, "an entry with an offset revokedAt, signed over that text", &["REV-ENTRY-PAYLOAD", "PRIM-TIME-OFFSET"], &[],
+        |f| entry_by(&f.k.bob, &rid("block-2"), "2026-03-01T10:00:00+01:00", "chain"), VALID),
+    // Tampering with each signed member.
+    (30, "revocationId replaced by another well-formed id", SIG, &[], |f| f.with("revocationId", json!(rid("block-2"))), BAD_SIG),
+    (31, "revokedAt changed by one second", SIG, &[], |f| f.with("revokedAt", json!("2026-03-01T09:00:01Z")), BAD_SIG),
+    (32, "revokedAt respelled as the same instant (`.000Z`): the signature covers the text", SIG, &[],
+        |f| f.with("revokedAt", json!("2026-03-01T09:00:00.000Z")), BAD_SIG),
+    (33, "scope changed from block to chain", SIG, &[], |f| f.with("scope", json!("chain")), BAD_SIG),
+    (34, "revokedBy replaced by bob (signature is alice's)", &["REV-ENTRY-SIGNATURE"], &[], |f| f.with("revokedBy", json!(f.k.bob.principal)), BAD_SIG),
+    (35, "signed by mallory while revokedBy names alice", &["REV-ENTRY-SIGNATURE"], &[],
+        |f| f.with("signature", json!(sign_text(&f.k.mallory, &payload(&f.id1, &f.k.alice.principal, AT, "block")))), BAD_SIG),
+    (36, "signature over the canonical text itself instead of its BLAKE2b-256 digest", &["REV-ENTRY-PAYLOAD", "PRIM-HASH-SIGNED-DIGEST"], &[],
+        |f| f.with("signature", json!(b64u_encode(&f.k.alice.keypair().sign_message(payload(&f.id1, &f.k.alice.principal, AT, "block").as_bytes())))),
+        BAD_SIG),
+    (37, "signature over a non-canonical payload (members in declaration order)", &["REV-ENTRY-PAYLOAD"], &[],
+        |f| f.signed_over(&format!("{{\"revocationId\":\"{}\",\"revokedBy\":\"{}\",\"revokedAt\":\"{AT}\",\"scope\":\"block\"}}", f.id1, f.k.alice.principal)),
+        BAD_SIG),
+    (38, "signature over the payload with whitespace (`JSON.stringify(x, null, 1)` style)", &["REV-ENTRY-PAYLOAD"], &[],
+        |f| f.signed_over(&format!("{{\n \"revocationId\": \"{}\",\n \"revokedAt\": \"{AT}\",\n \"revokedBy\": \"{}\",\n \"scope\": \"block\"\n}}",
+            f.id1, f.k.alice.principal)), BAD_SIG),
+    (39, "signature over the payload without revokedBy", &["REV-ENTRY-PAYLOAD"], &[],
+        |f| f.signed_over(&format!("{{\"revocationId\":\"{}\",\"revokedAt\":\"{AT}\",\"scope\":\"block\"}}", f.id1)), BAD_SIG),
+    (40, "the signature of another entry", &["REV-ENTRY-SIGNATURE"], &[], |f| f.with("signature", f.good_chain["signature"].clone()), BAD_SIG),
+    (41, "S of a valid signature malleated to S + L (86 characters, S ≥ L)", &["REV-ENTRY-SIGNATURE", "PRIM-SIG-S-RANGE"], &["SNotReduced"],
+        |f| f.with("signature", json!(malleate_s(&f.sig()))), BAD_SIG),
+    (42, "an all-zero signature (86 characters)", &["REV-ENTRY-SIGNATURE"], &[], |f| f.with("signature", json!(b64u_encode(&[0u8; 64]))), BAD_SIG),
+    // Well-formed principal ids that are not usable keys (D10).
+    (43, "revokedBy is the identity point (well-formed id, small order): no signature verifies", &["PRIM-ID-PRINCIPAL-POINT", "PRIM-SIG-SMALL-ORDER"], &[],
+        |f| f.revoked_by(point(1, 0, 0)), BAD_SIG),
+    (44, "revokedBy encodes y = 2, which is not on the curve: no signature verifies", &["PRIM-ID-PRINCIPAL-POINT"], &[],
+        |f| f.revoked_by(point(2, 0, 0)), BAD_SIG),
+    (45, "revokedBy encodes y = p + 1 (non-canonical point): no signature verifies", &["PRIM-ID-PRINCIPAL-POINT", "PRIM-SIG-NONCANONICAL"], &[],
+        |f| f.revoked_by(point(0xee, 0xff, 0x7f)), BAD_SIG),
+    // Scope (after shape, before signature).
+    (50, "scope `tree`", SCOPE, &[], |f| f.with("scope", json!("tree")), BAD_SCOPE),
+    (51, "scope `tree` with a signature made over `tree`: still refused", SCOPE, &[], |f| entry_by(&f.k.alice, &f.id1, AT, "tree"), BAD_SCOPE),
+    (52, "scope `BLOCK`", SCOPE, &[], |f| f.with("scope", json!("BLOCK")), BAD_SCOPE),
+    (53, "empty scope", SCOPE, &[], |f| f.with("scope", json!("")), BAD_SCOPE),
+    (54, "scope `block ` with a trailing space", SCOPE, &[], |f| f.with("scope", json!("block ")), BAD_SCOPE),
+    (55, "scope is a number: a shape fault, not a scope value", SH, &[], |f| f.with("scope", json!(1)), MALFORMED),
+    (56, "scope is null", SH, &[], |f| f.with("scope", Value::Null), MALFORMED),
+    (57, "bad scope and a malformed revokedAt: shape is checked first", &["REV-ENTRY-SHAPE", "REV-ENTRY-SCOPE"], &[],
+        |f| with(&f.with("scope", json!("tree")), "revokedAt", json!("yesterday")), MALFORMED),
+];
+
+/// Shape.
+#[rustfmt::skip]
+const VERIFY_SHAPE: &[VerifyRow] = &[
+    (60, "member `revocationId` missing", SH, &[], |f| without(&f.good, "revocationId"), MALFORMED),
+    (61, "member `revokedBy` missing", SH, &[], |f| without(&f.good, "revokedBy"), MALFORMED),
+    (62, "member `revokedAt` missing", SH, &[], |f| without(&f.good, "revokedAt"), MALFORMED),
+    (63, "member `scope` missing", SH, &[], |f| without(&f.good, "scope"), MALFORMED),
+    (64, "member `signature` missing", SH, &[], |f| without(&f.good, "signature"), MALFORMED),
+    (65, "an extra member `reason`", SH, &[], |f| f.with("reason", json!("compromised")), MALFORMED),
+    (66, "the entry is a string", SH, &[], |_| json!("entry"), MALFORMED),
+    (67, "the entry is an array", SH, &[], |f| json!([f.good.clone()]), MALFORMED),
+    (68, "the entry is null", SH, &[], |_| Value::Null, MALFORMED),
+    (69, "the entry is an empty object", SH, &[], |_| json!({}), MALFORMED),
+    (70, "revocationId of 42 characters", SH_LEN, &[], |f| f.with("revocationId", json!(&f.id1[..42])), MALFORMED),
+    (71, "revocationId of 44 characters (decodes to 33 bytes)", SH_LEN, &[], |f| f.with("revocationId", json!(b64u_encode(&[7u8; 33]))), MALFORMED),
+    (72, "revocationId with `=` padding", SH_STRICT, &[], |f| f.with("revocationId", json!(format!("{}=", f.id1))), MALFORMED),
+    (73, "empty revocationId", SH, &[], |f| f.with("revocationId", json!("")), MALFORMED),
+    (74, "revocationId is a number", SH, &[], |f| f.with("revocationId", json!(1)), MALFORMED),
+    // The id-length faults again, with the entry signed by its revoker over the bad id: the
+    // signature verifies, so only the shape rule (a revocation id is base64url of a 32-byte
+    // BLAKE2b-256 digest, §10.1 step 2) refuses them. (0070/0071 are also refused by their
+    // signature, which was made over another id.)
+    (46, "revocationId of 44 characters (decodes to 33 bytes), the entry signed over it: \
+         refused for its shape", SH_LEN, &[], |f| entry_by(&f.k.alice, &b64u_encode(&[7u8; 33]), AT, "block"), MALFORMED),
+    (47, "revocationId of 42 characters (strict base64url of 31 bytes), the entry signed over \
+         it: refused for its shape", SH_LEN, &[], |f| entry_by(&f.k.alice, &b64u_encode(&[7u8; 31]), AT, "block"), MALFORMED),
+    (75, "revokedBy with `=` padding", &["REV-ENTRY-SHAPE", "PRIM-ID-PRINCIPAL", "PRIM-B64-STRICT-DECODE"], &[],
+        |f| f.with("revokedBy", json!(format!("{}=", f.k.alice.principal))), MALFORMED),
+    (76, "revokedBy of 44 characters", &["REV-ENTRY-SHAPE", "PRIM-ID-PRINCIPAL", "PRIM-B64-EXACT-LENGTH"], &[],
+        |f| f.with("revokedBy", json!(format!("{}A", f.k.alice.principal))), MALFORMED),
+    (77, "revokedBy in the standard alphabet (`/`, `+`)", SH_STRICT, &[],
+        |f| f.with("revokedBy", json!(f.k.bob.principal.replace('_', "/").replace('-', "+"))), MALFORMED),
+    (78, "revokedBy whose last character has non-zero unused bits", &["REV-ENTRY-SHAPE", "PRIM-ID-PRINCIPAL", "PRIM-B64-TRAILING-BITS"], &[],
+        |f| f.with("revokedBy", json!(with_trailing_bits(&f.k.alice.principal))), MALFORMED),
+    (79, "revokedAt 30 February", &["REV-ENTRY-SHAPE", "PRIM-TIME-CALENDAR"], &[], |f| f.with("revokedAt", json!("2026-02-30T09:00:00Z")), MALFORMED),
+    (80, "revokedAt in lowercase", &["REV-ENTRY-SHAPE", "PRIM-TIME-REJECT-FORMS"], &[], |f| f.with("revokedAt", json!("2026-03-01t09:00:00z")), MALFORMED),
+    (81, "revokedAt as Unix milliseconds", SH, &[], |f| f.with("revokedAt", json!(1_772_355_600_000u64)), MALFORMED),
+    (82, "signature of 85 characters", SH_LEN, &[], |f| f.with("signature", json!(&f.sig()[..85])), MALFORMED),
+    (83, "signature of 87 characters", SH_LEN, &[], |f| f.with("signature", json!(format!("{}A", f.sig()))), MALFORMED),
+    (84, "signature with `==` padding", SH_STRICT, &[], |f| f.with("signature", json!(format!("{}==", f.sig()))), MALFORMED),
+    (85, "signature in hex", SH, &[],
+        |f| f.with("signature", json!(hex::encode(delegateos_reference::encoding::b64u_decode(&f.sig()).unwrap_or_default()))), MALFORMED),
+];
+
+fn entry(g: &mut Group, k: &Keys) {
     define_s_flag(g);
-    let (a, b, c) = (rid("list-a"), rid("list-b"), rid("list-c"));
-    let ea = entry_by(&k.alice, &a, AT, "block");
-    let eb = entry_by(&k.bob, &b, AT, "chain");
-    let ec = entry_by(&k.carol, &c, AT, "block");
-    let run = |g: &mut Group,
-               n: u16,
-               desc: &str,
-               reqs: &[&str],
-               flags: &[&str],
-               add: Vec<Value>,
-               query: Vec<&String>,
-               out: Value| {
+    for &(n, key, label, at, scope, desc) in CREATES {
+        let (key, id) = (key(k), rid(label));
+        g.case(n, &format!("create_entry: {desc}; exact entry bytes"),
+            &["REV-ENTRY-PAYLOAD", "REV-ENTRY-SCOPE", "PRIM-HASH-SIGNED-DIGEST"], &[],
+            "revocation.create_entry",
+            json!({ "revokerSeed": key.seed_hex(), "revocationId": id, "revokedAt": at, "scope": scope }),
+            Expectation::valid(json!({ "entry": entry_by(key, &id, at, scope) })));
+    }
+    for &(n, desc, reqs, at, scope, code, stage) in CREATE_REFUSALS {
+        g.case(n, desc, reqs, &[], "revocation.create_entry",
+            json!({ "revokerSeed": k.alice.seed_hex(), "revocationId": rid("block-1"), "revokedAt": at, "scope": scope }),
+            Expectation::invalid(code, stage));
+    }
+    // A well-formed time with a revocationId that is not base64url of 32 bytes (found by the
+    // `ops` fuzz target's coverage: no case reached this check past a valid time).
+    g.case(
+        16,
+        "create_entry: revocationId `AAAA` (3 bytes, not 32) with a valid revokedAt",
+        &["REV-ENTRY-SHAPE"],
+        &[],
+        "revocation.create_entry",
+        json!({ "revokerSeed": k.alice.seed_hex(), "revocationId": "AAAA", "revokedAt": AT, "scope": "block" }),
+        Expectation::invalid("malformed_entry", "4.1/shape"),
+    );
+
+    // verify_entry.
+    let id1 = rid("block-1");
+    let f = EntryFx {
+        k,
+        good: entry_by(&k.alice, &id1, AT, "block"),
+        good_chain: entry_by(&k.alice, &id1, AT, "chain"),
+        id1,
+    };
+    for &(n, desc, reqs, flags, e, verdict) in VERIFY_SIGNATURE.iter().chain(VERIFY_SHAPE) {
+        let x = match verdict {
+            None => verify_ok(),
+            Some(code) => Expectation::invalid(
+                code,
+                match code {
+                    "malformed_entry" => "4.1/shape",
+                    "invalid_scope" => "4.1/scope",
+                    _ => "4.1/signature",
+                },
+            ),
+        };
         g.case(
             n,
             desc,
             reqs,
             flags,
-            "revocation.list",
-            json!({ "add": add, "query": query }),
-            Expectation::valid(out),
+            "revocation.verify_entry",
+            json!({ "entry": e(&f) }),
+            x,
         );
-    };
-    run(
-        g,
-        1,
-        "an empty list revokes nothing",
-        &["REV-LIST-IS-REVOKED"],
-        &[],
-        vec![],
-        vec![&a],
-        json!({ "added": [], "revoked": [false], "listed": [], "roundtrip": [] }),
-    );
-    run(
-        g,
-        2,
-        "two entries: both ids revoked, a third is not",
-        &["REV-LIST-ADD", "REV-LIST-IS-REVOKED", "REV-LIST-ROUNDTRIP"],
-        &[],
-        vec![ea.clone(), eb.clone()],
-        vec![&a, &b, &c],
-        json!({ "added": ["ok", "ok"], "revoked": [true, true, false], "listed": [a, b], "roundtrip": [a, b] }),
-    );
-    run(
-        g,
-        3,
-        "list() is insertion order, not sorted",
-        &["REV-LIST-ORDER", "REV-LIST-ROUNDTRIP"],
-        &[],
-        vec![ec.clone(), ea.clone(), eb.clone()],
-        vec![&a],
-        json!({ "added": ["ok", "ok", "ok"], "revoked": [true], "listed": [c, a, b], "roundtrip": [c, a, b] }),
-    );
-    run(
-        g,
-        4,
-        "adding the same entry twice is accepted and lists it once",
-        &["REV-LIST-DUPLICATE", "REV-LIST-ORDER"],
-        &[],
-        vec![ea.clone(), eb.clone(), ea.clone()],
-        vec![&a, &b],
-        json!({ "added": ["ok", "ok", "ok"], "revoked": [true, true], "listed": [a, b], "roundtrip": [a, b] }),
-    );
-    run(
-        g,
-        5,
-        "a second entry for the same id by the same revoker (other scope and time) is a no-op",
-        &["REV-LIST-DUPLICATE"],
-        &[],
-        vec![
-            ea.clone(),
-            entry_by(&k.alice, &a, "2026-03-01T11:00:00Z", "chain"),
-        ],
-        vec![&a],
-        json!({ "added": ["ok", "ok"], "revoked": [true], "listed": [a], "roundtrip": [a] }),
-    );
-    // Refused entries revoke nothing and are not listed.
-    let tampered = with(&eb, "scope", json!("block"));
-    run(
-        g,
-        10,
-        "an entry with a bad signature is refused and revokes nothing",
-        &["REV-LIST-ADD", "REV-ENTRY-SIGNATURE", "REV-LIST-IS-REVOKED"],
-        &[],
-        vec![ea.clone(), tampered.clone()],
-        vec![&a, &b],
-        json!({ "added": ["ok", "invalid_signature"], "revoked": [true, false], "listed": [a], "roundtrip": [a] }),
-    );
-    run(
-        g,
-        11,
-        "an entry with scope `tree` is refused",
-        &["REV-LIST-ADD", "REV-ENTRY-SCOPE"],
-        &[],
-        vec![with(&ec, "scope", json!("tree"))],
-        vec![&c],
-        json!({ "added": ["invalid_scope"], "revoked": [false], "listed": [], "roundtrip": [] }),
-    );
-    run(
-        g,
-        12,
-        "a malformed entry (extra member) is refused",
-        &["REV-LIST-ADD", "REV-ENTRY-SHAPE"],
-        &[],
-        vec![with(&ea, "note", json!("x")), eb.clone()],
-        vec![&a, &b],
-        json!({ "added": ["malformed_entry", "ok"], "revoked": [false, true], "listed": [b], "roundtrip": [b] }),
-    );
-    run(
-        g,
-        13,
-        "non-object entries are refused as malformed",
-        &["REV-LIST-ADD", "REV-ENTRY-SHAPE"],
-        &[],
-        vec![json!(a), Value::Null, json!([])],
-        vec![&a],
-        json!({ "added": ["malformed_entry", "malformed_entry", "malformed_entry"], "revoked": [false], "listed": [], "roundtrip": [] }),
-    );
-    run(
-        g,
-        14,
-        "a refused entry followed by a valid one for the same id: the valid one revokes",
-        &["REV-LIST-ADD", "REV-LIST-IS-REVOKED"],
-        &[],
-        vec![
-            with(&ea, "revokedAt", json!("2026-03-01T09:00:01Z")),
-            ea.clone(),
-        ],
-        vec![&a],
-        json!({ "added": ["invalid_signature", "ok"], "revoked": [true], "listed": [a], "roundtrip": [a] }),
-    );
-    run(
-        g,
-        15,
-        "an entry whose signature is S + L (malleated) is refused",
-        &["REV-LIST-ADD", "PRIM-SIG-S-RANGE"],
-        &["SNotReduced"],
-        vec![with(
-            &ea,
-            "signature",
-            json!(malleate_s(&s(&ea, "signature"))),
-        )],
-        vec![&a],
-        json!({ "added": ["invalid_signature"], "revoked": [false], "listed": [], "roundtrip": [] }),
-    );
-    // The list cannot know the revoked block's signer: a well-signed entry by anyone is stored;
-    // verification decides whether it takes effect (D6 (c)).
-    run(g, 20, "a well-signed entry by mallory is stored (whether it revokes a token is decided by verify)",
-        &["REV-LIST-ADD", "REV-LIST-IS-REVOKED"], &["RevocationWrongRevoker"],
-        vec![entry_by(&k.mallory, &c, AT, "chain")], vec![&c],
-        json!({ "added": ["ok"], "revoked": [true], "listed": [c], "roundtrip": [c] }));
-    run(
-        g,
-        21,
-        "querying an id twice, and an id that is not base64url",
-        &["REV-LIST-IS-REVOKED"],
-        &[],
-        vec![ea.clone()],
-        vec![&a, &a, &"not-an-id".to_owned()],
-        json!({ "added": ["ok"], "revoked": [true, true, false], "listed": [a], "roundtrip": [a] }),
-    );
-    let many: Vec<Value> = (0..20)
+    }
+}
+
+/// What list cases start from: entries by alice, bob (scope chain) and carol.
+struct ListFx<'a> {
+    k: &'a Keys,
+    a: String,
+    b: String,
+    c: String,
+    ea: Value,
+    eb: Value,
+    ec: Value,
+}
+
+/// Twenty entries by dave for ids `many-i`, scopes alternating block, chain.
+fn many(k: &Keys) -> Vec<Value> {
+    (0..20)
         .map(|i| {
             entry_by(
                 &k.dave,
@@ -1069,275 +458,204 @@ fn list(g: &mut Group, k: &Keys) {
                 if i % 2 == 0 { "block" } else { "chain" },
             )
         })
-        .collect();
-    let many_ids: Vec<String> = (0..20).map(|i| rid(&format!("many-{i}"))).collect();
-    run(
-        g,
-        22,
-        "twenty entries keep their insertion order through toJSON/fromJSON",
-        &["REV-LIST-ORDER", "REV-LIST-ROUNDTRIP"],
-        &[],
-        many,
-        vec![&many_ids[0], &many_ids[19]],
-        json!({ "added": vec!["ok"; 20], "revoked": [true, true], "listed": many_ids, "roundtrip": many_ids }),
-    );
+        .collect()
 }
+
+fn many_ids() -> Vec<String> {
+    (0..20).map(|i| rid(&format!("many-{i}"))).collect()
+}
+
+/// Number, description, requirements, flags, entries added, ids queried, expected output.
+type ListRow = (
+    u16,
+    &'static str,
+    &'static [&'static str],
+    &'static [&'static str],
+    fn(&ListFx) -> Vec<Value>,
+    fn(&ListFx) -> Vec<String>,
+    fn(&ListFx) -> Value,
+);
+
+#[rustfmt::skip]
+const LISTS: &[ListRow] = &[
+    (1, "an empty list revokes nothing", &["REV-LIST-IS-REVOKED"], &[], |_| vec![], |f| vec![f.a.clone()],
+        |_| json!({ "added": [], "revoked": [false], "listed": [], "roundtrip": [] })),
+    (2, "two entries: both ids revoked, a third is not", &["REV-LIST-ADD", "REV-LIST-IS-REVOKED", "REV-LIST-ROUNDTRIP"], &[],
+        |f| vec![f.ea.clone(), f.eb.clone()], |f| vec![f.a.clone(), f.b.clone(), f.c.clone()],
+        |f| json!({ "added": ["ok", "ok"], "revoked": [true, true, false], "listed": [f.a, f.b], "roundtrip": [f.a, f.b] })),
+    (3, "list() is insertion order, not sorted", &["REV-LIST-ORDER", "REV-LIST-ROUNDTRIP"], &[],
+        |f| vec![f.ec.clone(), f.ea.clone(), f.eb.clone()], |f| vec![f.a.clone()],
+        |f| json!({ "added": ["ok", "ok", "ok"], "revoked": [true], "listed": [f.c, f.a, f.b], "roundtrip": [f.c, f.a, f.b] })),
+    (4, "adding the same entry twice is accepted and lists it once", &["REV-LIST-DUPLICATE", "REV-LIST-ORDER"], &[],
+        |f| vec![f.ea.clone(), f.eb.clone(), f.ea.clone()], |f| vec![f.a.clone(), f.b.clone()],
+        |f| json!({ "added": ["ok", "ok", "ok"], "revoked": [true, true], "listed": [f.a, f.b], "roundtrip": [f.a, f.b] })),
+    (5, "a second entry for the same id by the same revoker (other scope and time) is a no-op", &["REV-LIST-DUPLICATE"], &[],
+        |f| vec![f.ea.clone(), entry_by(&f.k.alice, &f.a, "2026-03-01T11:00:00Z", "chain")], |f| vec![f.a.clone()],
+        |f| json!({ "added": ["ok", "ok"], "revoked": [true], "listed": [f.a], "roundtrip": [f.a] })),
+    // Refused entries revoke nothing and are not listed.
+    (10, "an entry with a bad signature is refused and revokes nothing", &["REV-LIST-ADD", "REV-ENTRY-SIGNATURE", "REV-LIST-IS-REVOKED"], &[],
+        |f| vec![f.ea.clone(), with(&f.eb, "scope", json!("block"))], |f| vec![f.a.clone(), f.b.clone()],
+        |f| json!({ "added": ["ok", "invalid_signature"], "revoked": [true, false], "listed": [f.a], "roundtrip": [f.a] })),
+    (11, "an entry with scope `tree` is refused", &["REV-LIST-ADD", "REV-ENTRY-SCOPE"], &[],
+        |f| vec![with(&f.ec, "scope", json!("tree"))], |f| vec![f.c.clone()],
+        |_| json!({ "added": ["invalid_scope"], "revoked": [false], "listed": [], "roundtrip": [] })),
+    (12, "a malformed entry (extra member) is refused", &["REV-LIST-ADD", "REV-ENTRY-SHAPE"], &[],
+        |f| vec![with(&f.ea, "note", json!("x")), f.eb.clone()], |f| vec![f.a.clone(), f.b.clone()],
+        |f| json!({ "added": ["malformed_entry", "ok"], "revoked": [false, true], "listed": [f.b], "roundtrip": [f.b] })),
+    (13, "non-object entries are refused as malformed", &["REV-LIST-ADD", "REV-ENTRY-SHAPE"], &[],
+        |f| vec![json!(f.a), Value::Null, json!([])], |f| vec![f.a.clone()],
+        |_| json!({ "added": ["malformed_entry", "malformed_entry", "malformed_entry"], "revoked": [false], "listed": [], "roundtrip": [] })),
+    (14, "a refused entry followed by a valid one for the same id: the valid one revokes", &["REV-LIST-ADD", "REV-LIST-IS-REVOKED"], &[],
+        |f| vec![with(&f.ea, "revokedAt", json!("2026-03-01T09:00:01Z")), f.ea.clone()], |f| vec![f.a.clone()],
+        |f| json!({ "added": ["invalid_signature", "ok"], "revoked": [true], "listed": [f.a], "roundtrip": [f.a] })),
+    (15, "an entry whose signature is S + L (malleated) is refused", &["REV-LIST-ADD", "PRIM-SIG-S-RANGE"], &["SNotReduced"],
+        |f| vec![with(&f.ea, "signature", json!(malleate_s(&s(&f.ea, "signature"))))], |f| vec![f.a.clone()],
+        |_| json!({ "added": ["invalid_signature"], "revoked": [false], "listed": [], "roundtrip": [] })),
+    // The list cannot know the revoked block's signer: a well-signed entry by anyone is stored;
+    // verification decides whether it takes effect (D6 (c)).
+    (20, "a well-signed entry by mallory is stored (whether it revokes a token is decided by verify)",
+        &["REV-LIST-ADD", "REV-LIST-IS-REVOKED"], &["RevocationWrongRevoker"],
+        |f| vec![entry_by(&f.k.mallory, &f.c, AT, "chain")], |f| vec![f.c.clone()],
+        |f| json!({ "added": ["ok"], "revoked": [true], "listed": [f.c], "roundtrip": [f.c] })),
+    (21, "querying an id twice, and an id that is not base64url", &["REV-LIST-IS-REVOKED"], &[],
+        |f| vec![f.ea.clone()], |f| vec![f.a.clone(), f.a.clone(), "not-an-id".to_owned()],
+        |f| json!({ "added": ["ok"], "revoked": [true, true, false], "listed": [f.a], "roundtrip": [f.a] })),
+    (22, "twenty entries keep their insertion order through toJSON/fromJSON", &["REV-LIST-ORDER", "REV-LIST-ROUNDTRIP"], &[],
+        |f| many(f.k), |_| vec![many_ids()[0].clone(), many_ids()[19].clone()],
+        |_| json!({ "added": vec!["ok"; 20], "revoked": [true, true], "listed": many_ids(), "roundtrip": many_ids() })),
+];
+
+fn list(g: &mut Group, k: &Keys) {
+    define_s_flag(g);
+    let (a, b, c) = (rid("list-a"), rid("list-b"), rid("list-c"));
+    let f = ListFx {
+        k,
+        ea: entry_by(&k.alice, &a, AT, "block"),
+        eb: entry_by(&k.bob, &b, AT, "chain"),
+        ec: entry_by(&k.carol, &c, AT, "block"),
+        a,
+        b,
+        c,
+    };
+    for &(n, desc, reqs, flags, add, query, out) in LISTS {
+        let input = json!({ "add": add(&f), "query": query(&f) });
+        g.case(
+            n,
+            desc,
+            reqs,
+            flags,
+            "revocation.list",
+            input,
+            Expectation::valid(out(&f)),
+        );
+    }
+}
+
+/// What from_json cases start from: entries by alice (block) and bob (chain).
+struct JsonFx<'a> {
+    k: &'a Keys,
+    a: String,
+    b: String,
+    ea: Value,
+    eb: Value,
+}
+
+fn text(v: &Value) -> String {
+    serde_json::to_string(v).unwrap_or_default()
+}
+
+/// from_json: the ids loaded, or the code of the refusal.
+#[derive(Clone, Copy)]
+enum Loaded {
+    Ids(fn(&JsonFx) -> Value),
+    Refused(&'static str),
+}
+
+const BAD_JSON: Loaded = Loaded::Refused("invalid_json");
+const BAD_ENTRY: Loaded = Loaded::Refused("malformed_entry");
+const BAD_SIGNATURE: Loaded = Loaded::Refused("invalid_signature");
+const FV: &[&str] = &["REV-LIST-FROMJSON-VERIFY"];
+const FS: &[&str] = &["REV-LIST-FROMJSON-SHAPE"];
+
+/// Number, description, requirements (REV-LIST-JSON-ARRAY is added), JSON text, outcome.
+type JsonRow = (
+    u16,
+    &'static str,
+    &'static [&'static str],
+    fn(&JsonFx) -> String,
+    Loaded,
+);
+
+#[rustfmt::skip]
+const JSON_TEXTS: &[JsonRow] = &[
+    (1, "an array of two valid entries", &["REV-LIST-FROMJSON-VERIFY", "REV-LIST-ROUNDTRIP"], |f| text(&json!([f.ea, f.eb])), Loaded::Ids(|f| json!([f.a, f.b]))),
+    (2, "the empty array", &["REV-LIST-ROUNDTRIP"], |_| "[]".into(), Loaded::Ids(|_| json!([]))),
+    (3, "order is kept (b before a)", &["REV-LIST-ORDER"], |f| text(&json!([f.eb, f.ea])), Loaded::Ids(|f| json!([f.b, f.a]))),
+    (4, "pretty-printed JSON is accepted (canonical text is not required)", &["REV-LIST-ROUNDTRIP"],
+        |f| serde_json::to_string_pretty(&json!([f.ea, f.eb])).unwrap_or_default(), Loaded::Ids(|f| json!([f.a, f.b]))),
+    (5, "the same entry twice loads as one", &["REV-LIST-DUPLICATE"], |f| text(&json!([f.ea, f.ea])), Loaded::Ids(|f| json!([f.a]))),
+    (6, "a well-signed entry by mallory loads (signer checks happen in verify)", FV,
+        |f| text(&json!([entry_by(&f.k.mallory, &f.a, AT, "block")])), Loaded::Ids(|f| json!([f.a]))),
+    // All or nothing (D6).
+    (10, "one tampered entry after a good one fails the whole load", FV, |f| text(&json!([f.ea, with(&f.eb, "scope", json!("block"))])), BAD_SIGNATURE),
+    (11, "a tampered entry first fails the whole load", FV, |f| text(&json!([with(&f.ea, "revokedBy", json!(f.k.bob.principal)), f.eb])), BAD_SIGNATURE),
+    (12, "an entry with scope `tree` fails the load", &["REV-LIST-FROMJSON-VERIFY", "REV-ENTRY-SCOPE"],
+        |f| text(&json!([f.ea, with(&f.eb, "scope", json!("tree"))])), Loaded::Refused("invalid_scope")),
+    (13, "an entry with an extra member fails the load", &["REV-LIST-FROMJSON-VERIFY", "REV-ENTRY-SHAPE"],
+        |f| text(&json!([f.ea, with(&f.eb, "extra", json!(1))])), BAD_ENTRY),
+    (14, "the first bad entry's code is reported (bad signature before a malformed entry)", FV,
+        |f| text(&json!([with(&f.ea, "scope", json!("chain")), json!({})])), BAD_SIGNATURE),
+    (15, "the first bad entry's code is reported (malformed before a bad signature)", FV,
+        |f| text(&json!([without(&f.ea, "signature"), with(&f.eb, "scope", json!("block"))])), BAD_ENTRY),
+    (16, "an unsigned entry (signature member missing)", &["REV-LIST-FROMJSON-VERIFY", "REV-ENTRY-SHAPE"], |f| text(&json!([without(&f.ea, "signature")])), BAD_ENTRY),
+    // Not JSON / not an array of objects (D22).
+    (20, "truncated JSON", FS, |_| "[{".into(), BAD_JSON),
+    (21, "the empty text", FS, |_| String::new(), BAD_JSON),
+    (22, "trailing garbage after the array", &["REV-LIST-FROMJSON-SHAPE", "PRIM-JSON-TRAILING"], |f| format!("{} x", text(&json!([f.ea]))), BAD_JSON),
+    (23, "a byte-order mark before the array", &["REV-LIST-FROMJSON-SHAPE", "PRIM-JSON-BOM"], |f| format!("\u{feff}{}", text(&json!([f.ea]))), BAD_JSON),
+    (24, "a duplicated member inside an entry (two revocationIds)", &["REV-LIST-FROMJSON-SHAPE", "PRIM-JSON-DUPLICATE-KEY"],
+        |f| format!("[{}]", text(&f.ea).replacen('{', &format!("{{\"revocationId\":\"{}\",", f.b), 1)), BAD_JSON),
+    (25, "a lone surrogate escape inside the text", &["REV-LIST-FROMJSON-SHAPE", "PRIM-JSON-LONE-SURROGATE"], |_| r#"[{"revocationId":"\ud800"}]"#.into(), BAD_JSON),
+    (26, "a number out of double range", &["REV-LIST-FROMJSON-SHAPE", "PRIM-JSON-NUMBER-RANGE"], |_| "[1e400]".into(), BAD_JSON),
+    (27, "an object instead of an array", FS, |f| text(&f.ea), BAD_ENTRY),
+    (28, "an object keyed by id (the other toJSON reading of D22)", FS, |f| text(&Value::Object(Map::from_iter([(f.a.clone(), f.ea.clone())]))), BAD_ENTRY),
+    (29, "`null`", FS, |_| "null".into(), BAD_ENTRY),
+    (30, "a string", FS, |_| "\"[]\"".into(), BAD_ENTRY),
+    (31, "an array of numbers", FS, |_| "[1]".into(), BAD_ENTRY),
+    (32, "an array containing null", FS, |_| "[null]".into(), BAD_ENTRY),
+    (33, "an array of arrays", FS, |f| format!("[[{}]]", text(&f.ea)), BAD_ENTRY),
+    (34, "an array of revocation ids (the 'set of ids' reading of §4.2)", FS, |f| text(&json!([f.a])), BAD_ENTRY),
+    (35, "nesting deeper than 32", &["REV-LIST-FROMJSON-SHAPE", "PRIM-JSON-DEPTH"], |_| format!("{}{}", "[".repeat(40), "]".repeat(40)), BAD_JSON),
+];
 
 fn from_json(g: &mut Group, k: &Keys) {
     let (a, b) = (rid("json-a"), rid("json-b"));
-    let ea = entry_by(&k.alice, &a, AT, "block");
-    let eb = entry_by(&k.bob, &b, AT, "chain");
-    let text = |v: &Value| serde_json::to_string(v).unwrap_or_default();
+    let f = JsonFx {
+        k,
+        ea: entry_by(&k.alice, &a, AT, "block"),
+        eb: entry_by(&k.bob, &b, AT, "chain"),
+        a,
+        b,
+    };
     // Every case feeds D22's array text: it applies to an implementation whose `toJSON` writes
     // that format (REV-LIST-JSON-ARRAY, issue 27); the format-free round trip is
     // `revocation.list`'s `roundtrip`.
-    let with_format = |reqs: &[&str]| -> Vec<String> {
-        let mut v: Vec<String> = reqs.iter().map(|r| (*r).to_owned()).collect();
-        v.push("REV-LIST-JSON-ARRAY".to_owned());
-        v
-    };
-    let ok = |g: &mut Group, n: u16, desc: &str, reqs: &[&str], json_text: String, ids: Value| {
-        let reqs = with_format(reqs);
-        let reqs: Vec<&str> = reqs.iter().map(String::as_str).collect();
-        g.case(
-            n,
-            desc,
-            &reqs,
-            &[],
-            "revocation.from_json",
-            json!({ "json": json_text }),
-            Expectation::valid(json!({ "revocationIds": ids })),
-        );
-    };
-    let bad = |g: &mut Group, n: u16, desc: &str, reqs: &[&str], json_text: String, code: &str| {
-        let stage = match code {
-            "invalid_json" => "4.2/from_json",
-            "malformed_entry" => "4.1/shape",
-            "invalid_scope" => "4.1/scope",
-            _ => "4.1/signature",
+    for &(n, desc, reqs, json_text, loaded) in JSON_TEXTS {
+        let mut reqs = reqs.to_vec();
+        reqs.push("REV-LIST-JSON-ARRAY");
+        let expect = match loaded {
+            Loaded::Ids(ids) => Expectation::valid(json!({ "revocationIds": ids(&f) })),
+            Loaded::Refused(code) => {
+                let stage = match code {
+                    "invalid_json" => "4.2/from_json",
+                    "malformed_entry" => "4.1/shape",
+                    "invalid_scope" => "4.1/scope",
+                    _ => "4.1/signature",
+                };
+                Expectation::invalid(code, stage)
+            }
         };
-        let reqs = with_format(reqs);
-        let reqs: Vec<&str> = reqs.iter().map(String::as_str).collect();
-        g.case(
-            n,
-            desc,
-            &reqs,
-            &[],
-            "revocation.from_json",
-            json!({ "json": json_text }),
-            Expectation::invalid(code, stage),
-        );
-    };
-    ok(
-        g,
-        1,
-        "an array of two valid entries",
-        &["REV-LIST-FROMJSON-VERIFY", "REV-LIST-ROUNDTRIP"],
-        text(&json!([ea, eb])),
-        json!([a, b]),
-    );
-    ok(
-        g,
-        2,
-        "the empty array",
-        &["REV-LIST-ROUNDTRIP"],
-        "[]".into(),
-        json!([]),
-    );
-    ok(
-        g,
-        3,
-        "order is kept (b before a)",
-        &["REV-LIST-ORDER"],
-        text(&json!([eb, ea])),
-        json!([b, a]),
-    );
-    ok(
-        g,
-        4,
-        "pretty-printed JSON is accepted (canonical text is not required)",
-        &["REV-LIST-ROUNDTRIP"],
-        serde_json::to_string_pretty(&json!([ea, eb])).unwrap_or_default(),
-        json!([a, b]),
-    );
-    ok(
-        g,
-        5,
-        "the same entry twice loads as one",
-        &["REV-LIST-DUPLICATE"],
-        text(&json!([ea, ea])),
-        json!([a]),
-    );
-    ok(
-        g,
-        6,
-        "a well-signed entry by mallory loads (signer checks happen in verify)",
-        &["REV-LIST-FROMJSON-VERIFY"],
-        text(&json!([entry_by(&k.mallory, &a, AT, "block")])),
-        json!([a]),
-    );
-    // All or nothing (D6).
-    bad(
-        g,
-        10,
-        "one tampered entry after a good one fails the whole load",
-        &["REV-LIST-FROMJSON-VERIFY"],
-        text(&json!([ea, with(&eb, "scope", json!("block"))])),
-        "invalid_signature",
-    );
-    bad(
-        g,
-        11,
-        "a tampered entry first fails the whole load",
-        &["REV-LIST-FROMJSON-VERIFY"],
-        text(&json!([with(&ea, "revokedBy", json!(k.bob.principal)), eb])),
-        "invalid_signature",
-    );
-    bad(
-        g,
-        12,
-        "an entry with scope `tree` fails the load",
-        &["REV-LIST-FROMJSON-VERIFY", "REV-ENTRY-SCOPE"],
-        text(&json!([ea, with(&eb, "scope", json!("tree"))])),
-        "invalid_scope",
-    );
-    bad(
-        g,
-        13,
-        "an entry with an extra member fails the load",
-        &["REV-LIST-FROMJSON-VERIFY", "REV-ENTRY-SHAPE"],
-        text(&json!([ea, with(&eb, "extra", json!(1))])),
-        "malformed_entry",
-    );
-    bad(
-        g,
-        14,
-        "the first bad entry's code is reported (bad signature before a malformed entry)",
-        &["REV-LIST-FROMJSON-VERIFY"],
-        text(&json!([with(&ea, "scope", json!("chain")), json!({})])),
-        "invalid_signature",
-    );
-    bad(
-        g,
-        15,
-        "the first bad entry's code is reported (malformed before a bad signature)",
-        &["REV-LIST-FROMJSON-VERIFY"],
-        text(&json!([
-            without(&ea, "signature"),
-            with(&eb, "scope", json!("block"))
-        ])),
-        "malformed_entry",
-    );
-    bad(
-        g,
-        16,
-        "an unsigned entry (signature member missing)",
-        &["REV-LIST-FROMJSON-VERIFY", "REV-ENTRY-SHAPE"],
-        text(&json!([without(&ea, "signature")])),
-        "malformed_entry",
-    );
-    // Not JSON / not an array of objects (D22).
-    const SH: &[&str] = &["REV-LIST-FROMJSON-SHAPE"];
-    bad(g, 20, "truncated JSON", SH, "[{".into(), "invalid_json");
-    bad(g, 21, "the empty text", SH, String::new(), "invalid_json");
-    bad(
-        g,
-        22,
-        "trailing garbage after the array",
-        &["REV-LIST-FROMJSON-SHAPE", "PRIM-JSON-TRAILING"],
-        format!("{} x", text(&json!([ea]))),
-        "invalid_json",
-    );
-    bad(
-        g,
-        23,
-        "a byte-order mark before the array",
-        &["REV-LIST-FROMJSON-SHAPE", "PRIM-JSON-BOM"],
-        format!("\u{feff}{}", text(&json!([ea]))),
-        "invalid_json",
-    );
-    let dup = text(&ea).replacen('{', &format!("{{\"revocationId\":\"{b}\","), 1);
-    bad(
-        g,
-        24,
-        "a duplicated member inside an entry (two revocationIds)",
-        &["REV-LIST-FROMJSON-SHAPE", "PRIM-JSON-DUPLICATE-KEY"],
-        format!("[{dup}]"),
-        "invalid_json",
-    );
-    bad(
-        g,
-        25,
-        "a lone surrogate escape inside the text",
-        &["REV-LIST-FROMJSON-SHAPE", "PRIM-JSON-LONE-SURROGATE"],
-        r#"[{"revocationId":"\ud800"}]"#.into(),
-        "invalid_json",
-    );
-    bad(
-        g,
-        26,
-        "a number out of double range",
-        &["REV-LIST-FROMJSON-SHAPE", "PRIM-JSON-NUMBER-RANGE"],
-        "[1e400]".into(),
-        "invalid_json",
-    );
-    bad(
-        g,
-        27,
-        "an object instead of an array",
-        SH,
-        text(&ea),
-        "malformed_entry",
-    );
-    bad(
-        g,
-        28,
-        "an object keyed by id (the other toJSON reading of D22)",
-        SH,
-        text(&Value::Object(Map::from_iter([(a.clone(), ea.clone())]))),
-        "malformed_entry",
-    );
-    bad(g, 29, "`null`", SH, "null".into(), "malformed_entry");
-    bad(g, 30, "a string", SH, "\"[]\"".into(), "malformed_entry");
-    bad(
-        g,
-        31,
-        "an array of numbers",
-        SH,
-        "[1]".into(),
-        "malformed_entry",
-    );
-    bad(
-        g,
-        32,
-        "an array containing null",
-        SH,
-        "[null]".into(),
-        "malformed_entry",
-    );
-    bad(
-        g,
-        33,
-        "an array of arrays",
-        SH,
-        format!("[[{}]]", text(&ea)),
-        "malformed_entry",
-    );
-    bad(
-        g,
-        34,
-        "an array of revocation ids (the 'set of ids' reading of §4.2)",
-        SH,
-        text(&json!([a])),
-        "malformed_entry",
-    );
-    let deep = format!("{}{}", "[".repeat(40), "]".repeat(40));
-    bad(
-        g,
-        35,
-        "nesting deeper than 32",
-        &["REV-LIST-FROMJSON-SHAPE", "PRIM-JSON-DEPTH"],
-        deep,
-        "invalid_json",
-    );
+        let input = json!({ "json": json_text(&f) });
+        g.case(n, desc, &reqs, &[], "revocation.from_json", input, expect);
+    }
 }

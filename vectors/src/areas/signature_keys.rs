@@ -205,165 +205,155 @@ struct SignedKind {
     tamper: (&'static str, Value),
 }
 
-#[allow(clippy::too_many_lines)] // One case list.
-fn signature_key_cases(g: &mut Group, k: &Keys, s: &SignedKind) {
-    let inp = |obj: &Value, key: &Value| json!({ s.object: obj, "publicKey": key });
-    let key = |x: &Key| json!(x.principal);
-    let f = s.signer_field;
-    let o = s.object;
-    // P = alice names herself and signs.
-    let p = &k.alice;
-    let good = sign_with(&(s.unsigned)(p), p);
-    let reqs = s.reqs;
-    let case = |g: &mut Group, n: u16, d: String, flags: &[&str], input: Value, e: Expectation| {
-        g.case(n, &d, reqs, flags, s.op, input, e);
-    };
+/// What the cases of one kind start from: alice's object signed by alice, the same object
+/// signed by mallory, and bob's object signed by bob.
+struct Fx<'a> {
+    k: &'a Keys,
+    s: &'a SignedKind,
+    good: Value,
+    forged: Value,
+    bob_obj: Value,
+}
 
-    case(
-        g,
-        1,
-        format!("The {o} is signed by its {f} alice and alice's key is passed: valid."),
-        &[],
-        inp(&good, &key(p)),
-        valid(true),
-    );
-    case(g, 2, format!("The {o} is signed by its {f} alice and bob's key is passed: not valid (the key passed decides, not the {f})."), &[], inp(&good, &key(&k.bob)), valid(false));
-    case(
-        g,
-        3,
-        format!("The {o} is signed by its {f} alice and mallory's key is passed: not valid."),
-        &[],
-        inp(&good, &key(&k.mallory)),
-        valid(false),
-    );
-    case(
-        g,
-        4,
-        format!("The {o} is signed by its {f} alice and root's key is passed: not valid."),
-        &[],
-        inp(&good, &key(&k.root)),
-        valid(false),
-    );
-    case(
-        g,
-        5,
-        format!("The {o} is signed by its {f} alice and other_root's key is passed: not valid."),
-        &[],
-        inp(&good, &key(&k.other_root)),
-        valid(false),
-    );
+impl Fx<'_> {
+    /// The description for this kind: `{o}` the object, `{f}` the signer field, `{path}` the
+    /// tampered member, `{malformed}` the domain's malformed code.
+    fn describe(&self, template: &str) -> String {
+        template
+            .replace("{o}", self.s.object)
+            .replace("{f}", self.s.signer_field)
+            .replace("{path}", self.s.tamper.0)
+            .replace("{malformed}", self.s.malformed)
+    }
 
-    // Signed by mallory while the signer field names alice.
-    let forged = sign_with(&(s.unsigned)(p), &k.mallory);
-    case(
-        g,
-        10,
-        format!("Signed by mallory while `{f}` names alice, alice's key passed: not valid."),
-        &[],
-        inp(&forged, &key(p)),
-        valid(false),
-    );
-    case(g, 11, format!("Signed by mallory while `{f}` names alice, mallory's key passed: the signature verifies under the key given (D42); refusing because the key is not the {f}'s is acceptable."), &[SIGNER_NOT_PRINCIPAL], inp(&forged, &key(&k.mallory)), key_reading(true));
-    case(g, 12, format!("Signed by mallory while `{f}` names alice, bob's key passed: not valid under either reading."), &[], inp(&forged, &key(&k.bob)), valid(false));
+    /// The good object with `m` set to `v` (signature unchanged).
+    fn with(&self, m: &str, v: Value) -> Value {
+        set(&self.good, m, v)
+    }
+}
 
-    // bob names himself and signs: the key passed, not a fixed one, decides.
-    let bob_obj = sign_with(&(s.unsigned)(&k.bob), &k.bob);
-    case(
-        g,
-        13,
-        format!("An {o} by bob, signed by bob, bob's key passed: valid."),
-        &[],
-        inp(&bob_obj, &key(&k.bob)),
-        valid(true),
-    );
-    case(
-        g,
-        14,
-        format!("An {o} by bob, signed by bob, alice's key passed: not valid."),
-        &[],
-        inp(&bob_obj, &key(p)),
-        valid(false),
-    );
-
-    // Changed after signing.
-    let (path, value) = &s.tamper;
-    let tampered = set(&good, path, value.clone());
-    case(
-        g,
-        20,
-        format!("`{path}` changed after alice signed, alice's key passed: not valid."),
-        &[],
-        inp(&tampered, &key(p)),
-        valid(false),
-    );
-    let renamed = set(&good, f, json!(k.bob.principal));
-    case(g, 21, format!("`{f}` changed from alice to bob after alice signed, bob's key passed: not valid (the {f} is signed)."), &[], inp(&renamed, &key(&k.bob)), valid(false));
-    case(g, 22, format!("`{f}` changed from alice to bob after alice signed, alice's key passed: not valid (the payload changed)."), &[], inp(&renamed, &key(p)), valid(false));
-    let mut swapped = good.clone();
-    if let (Some(m), Some(sig)) = (swapped.as_object_mut(), bob_obj.get("signature")) {
+/// The good object carrying the signature of bob's object.
+fn swapped(x: &Fx) -> Value {
+    let mut swapped = x.good.clone();
+    if let (Some(m), Some(sig)) = (swapped.as_object_mut(), x.bob_obj.get("signature")) {
         m.insert("signature".to_owned(), sig.clone());
     }
-    case(g, 23, format!("alice's {o} carrying the signature of bob's {o}, bob's key passed: not valid (a signature over other content)."), &[], inp(&swapped, &key(&k.bob)), valid(false));
-    case(g, 24, format!("Members of the signed {o} in reverse order, alice's key passed: valid (the signature covers the canonical form)."), &[], inp(&reordered(&good), &key(p)), valid(true));
+    swapped
+}
 
+/// The good object without `signature`.
+fn no_signature(x: &Fx) -> Value {
+    let mut v = x.good.clone();
+    if let Some(m) = v.as_object_mut() {
+        m.remove("signature");
+    }
+    v
+}
+
+/// What verification under the passed key gives: valid or not, valid or not with the other
+/// reading acceptable (D42), or a malformed object.
+#[derive(Clone, Copy)]
+enum Verdict {
+    Valid(bool),
+    KeyReading(bool),
+    BadObject,
+}
+
+const NOT_VALID: Verdict = Verdict::Valid(false);
+
+/// A part of the fixture.
+type Part = fn(&Fx) -> Value;
+const ALICE: Part = |x| json!(x.k.alice.principal);
+const BOB: Part = |x| json!(x.k.bob.principal);
+
+/// Number, description template (see [`Fx::describe`]), flags, object, key passed, verdict.
+type KeyRow = (
+    u16,
+    &'static str,
+    &'static [&'static str],
+    Part,
+    Part,
+    Verdict,
+);
+
+/// Who signed and which key is passed, and changes after signing.
+#[rustfmt::skip]
+const SIGNERS: &[KeyRow] = &[
+    (1, "The {o} is signed by its {f} alice and alice's key is passed: valid.", &[], |x| x.good.clone(), ALICE, Verdict::Valid(true)),
+    (2, "The {o} is signed by its {f} alice and bob's key is passed: not valid (the key passed decides, not the {f}).", &[], |x| x.good.clone(), BOB, NOT_VALID),
+    (3, "The {o} is signed by its {f} alice and mallory's key is passed: not valid.", &[], |x| x.good.clone(), |x| json!(x.k.mallory.principal), NOT_VALID),
+    (4, "The {o} is signed by its {f} alice and root's key is passed: not valid.", &[], |x| x.good.clone(), |x| json!(x.k.root.principal), NOT_VALID),
+    (5, "The {o} is signed by its {f} alice and other_root's key is passed: not valid.", &[], |x| x.good.clone(), |x| json!(x.k.other_root.principal), NOT_VALID),
+    // Signed by mallory while the signer field names alice.
+    (10, "Signed by mallory while `{f}` names alice, alice's key passed: not valid.", &[], |x| x.forged.clone(), ALICE, NOT_VALID),
+    (11, "Signed by mallory while `{f}` names alice, mallory's key passed: the signature verifies under the key given (D42); refusing because the key is not the {f}'s is acceptable.",
+        &[SIGNER_NOT_PRINCIPAL], |x| x.forged.clone(), |x| json!(x.k.mallory.principal), Verdict::KeyReading(true)),
+    (12, "Signed by mallory while `{f}` names alice, bob's key passed: not valid under either reading.", &[], |x| x.forged.clone(), BOB, NOT_VALID),
+    // bob names himself and signs: the key passed, not a fixed one, decides.
+    (13, "An {o} by bob, signed by bob, bob's key passed: valid.", &[], |x| x.bob_obj.clone(), BOB, Verdict::Valid(true)),
+    (14, "An {o} by bob, signed by bob, alice's key passed: not valid.", &[], |x| x.bob_obj.clone(), ALICE, NOT_VALID),
+    // Changed after signing.
+    (20, "`{path}` changed after alice signed, alice's key passed: not valid.", &[], |x| x.with(x.s.tamper.0, x.s.tamper.1.clone()), ALICE, NOT_VALID),
+    (21, "`{f}` changed from alice to bob after alice signed, bob's key passed: not valid (the {f} is signed).", &[],
+        |x| x.with(x.s.signer_field, json!(x.k.bob.principal)), BOB, NOT_VALID),
+    (22, "`{f}` changed from alice to bob after alice signed, alice's key passed: not valid (the payload changed).", &[],
+        |x| x.with(x.s.signer_field, json!(x.k.bob.principal)), ALICE, NOT_VALID),
+    (23, "alice's {o} carrying the signature of bob's {o}, bob's key passed: not valid (a signature over other content).", &[], swapped, BOB, NOT_VALID),
+    (24, "Members of the signed {o} in reverse order, alice's key passed: valid (the signature covers the canonical form).", &[],
+        |x| reordered(&x.good), ALICE, Verdict::Valid(true)),
+];
+
+/// Objects that cannot carry a signature.
+#[rustfmt::skip]
+const MALFORMED_OBJECTS: &[KeyRow] = &[
+    (40, "alice's {o} without `signature`: {malformed} or `valid: false`.", &[BOOLEAN_MALFORMED], no_signature, ALICE, Verdict::BadObject),
+    (41, "`signature` is not base64url: {malformed} or `valid: false`.", &[BOOLEAN_MALFORMED],
+        |x| x.with("signature", json!("!!not base64url!!")), ALICE, Verdict::BadObject),
+    (42, "`signature` decodes to 3 bytes, not 64: {malformed} or `valid: false`.", &[BOOLEAN_MALFORMED],
+        |x| x.with("signature", json!("AAAA")), ALICE, Verdict::BadObject),
+    (43, "The {o} is a JSON string, not an object: {malformed} or `valid: false`.", &[BOOLEAN_MALFORMED],
+        |_| json!("not an object"), ALICE, Verdict::BadObject),
+];
+
+fn key_rows(g: &mut Group, x: &Fx, rows: &[KeyRow]) {
+    let s = x.s;
+    for &(n, template, flags, object, key, verdict) in rows {
+        let expect = match verdict {
+            Verdict::Valid(v) => valid(v),
+            Verdict::KeyReading(v) => key_reading(v),
+            Verdict::BadObject => bad_object(s.malformed, s.stage),
+        };
+        let input = json!({ s.object: object(x), "publicKey": key(x) });
+        g.case(n, &x.describe(template), s.reqs, flags, s.op, input, expect);
+    }
+}
+
+fn signature_key_cases(g: &mut Group, k: &Keys, s: &SignedKind) {
+    // P = alice names herself and signs.
+    let p = &k.alice;
+    let x = Fx {
+        k,
+        s,
+        good: sign_with(&(s.unsigned)(p), p),
+        forged: sign_with(&(s.unsigned)(p), &k.mallory),
+        bob_obj: sign_with(&(s.unsigned)(&k.bob), &k.bob),
+    };
+    key_rows(g, &x, SIGNERS);
     // Keys that are not principal ids.
+    let o = s.object;
     for (i, (d, bad)) in malformed_keys(p).into_iter().enumerate() {
         let n = 30 + u16::try_from(i).unwrap_or(0);
-        case(g, n, format!("alice's {o} with a key that is not a principal id ({d}): nothing verifies; `valid: false` or a refusal."), &[BOOLEAN_MALFORMED], inp(&good, &bad), bad_key());
+        let desc = format!("alice's {o} with a key that is not a principal id ({d}): nothing verifies; `valid: false` or a refusal.");
+        let input = json!({ s.object: x.good, "publicKey": bad });
+        g.case(
+            n,
+            &desc,
+            s.reqs,
+            &[BOOLEAN_MALFORMED],
+            s.op,
+            input,
+            bad_key(),
+        );
     }
-
-    // Objects that cannot carry a signature.
-    let no_sig = {
-        let mut v = good.clone();
-        if let Some(m) = v.as_object_mut() {
-            m.remove("signature");
-        }
-        v
-    };
-    case(
-        g,
-        40,
-        format!(
-            "alice's {o} without `signature`: {} or `valid: false`.",
-            s.malformed
-        ),
-        &[BOOLEAN_MALFORMED],
-        inp(&no_sig, &key(p)),
-        bad_object(s.malformed, s.stage),
-    );
-    let bad_sig = set(&good, "signature", json!("!!not base64url!!"));
-    case(
-        g,
-        41,
-        format!(
-            "`signature` is not base64url: {} or `valid: false`.",
-            s.malformed
-        ),
-        &[BOOLEAN_MALFORMED],
-        inp(&bad_sig, &key(p)),
-        bad_object(s.malformed, s.stage),
-    );
-    let short_sig = set(&good, "signature", json!("AAAA"));
-    case(
-        g,
-        42,
-        format!(
-            "`signature` decodes to 3 bytes, not 64: {} or `valid: false`.",
-            s.malformed
-        ),
-        &[BOOLEAN_MALFORMED],
-        inp(&short_sig, &key(p)),
-        bad_object(s.malformed, s.stage),
-    );
-    case(
-        g,
-        43,
-        format!(
-            "The {o} is a JSON string, not an object: {} or `valid: false`.",
-            s.malformed
-        ),
-        &[BOOLEAN_MALFORMED],
-        inp(&json!("not an object"), &key(p)),
-        bad_object(s.malformed, s.stage),
-    );
+    key_rows(g, &x, MALFORMED_OBJECTS);
 }

@@ -73,82 +73,62 @@ fn flag(g: &mut Group) {
     );
 }
 
+/// The root token's context with its authority block revoked by the root.
+fn root_revoked(keys: &Keys) -> Ctx {
+    let chain = Chain::root(keys);
+    Ctx::new(keys).revoke(revocation_entry(
+        &keys.root,
+        &chain.revocation_ids()[0],
+        false,
+    ))
+}
+
+/// The root token's verdict: its AuthorizedScope, or a denial (code, step).
+#[derive(Clone, Copy)]
+enum Verify {
+    Granted,
+    Denied(&'static str, &'static str),
+}
+
+const GRANTED: Verify = Verify::Granted;
+
+/// Number, description, requirements (after DCT-VERIFY-STATELESS), context, verdict.
+type SameTokenRow = (
+    u16,
+    &'static str,
+    &'static [&'static str],
+    fn(&Keys) -> Ctx,
+    Verify,
+);
+
+#[rustfmt::skip]
+const SAME_TOKEN: &[SameTokenRow] = &[
+    (1, "the token under the default context: valid", &["DCT-VERIFY-8-SCOPE"], Ctx::new, GRANTED),
+    (2, "the same token with its authority block revoked by the root: revoked", &["DCT-VERIFY-2-EVERY-BLOCK"], root_revoked, Verify::Denied("revoked", "2")),
+    (3, "the same token with no revocation (the entry of the case before is not part of this context): valid", &["DCT-VERIFY-8-SCOPE"], Ctx::new, GRANTED),
+    (4, "the same token verified against another root key: invalid_signature", &["DCT-VERIFY-3A-ROOT-KEY"], |k| Ctx::new(k).root(&k.other_root.principal), Verify::Denied("invalid_signature", "3")),
+    (5, "the same token at a `now` one second after its expiry: expired", &["DCT-VERIFY-5-EXPIRED"], |k| Ctx::new(k).now(LATER), Verify::Denied("expired", "5")),
+    (6, "the same token with its whole budget spent: budget_exceeded", &["DCT-VERIFY-6-BUDGET"], |k| Ctx::new(k).spent(BUDGET), Verify::Denied("budget_exceeded", "6")),
+    (7, "the same token asked for docs/write on /project/readme.md (granted only under /project/drafts/*): capability_not_granted", &["DCT-VERIFY-7-CAPABILITY"], |k| Ctx::new(k).request("docs", "write", "/project/readme.md"), Verify::Denied("capability_not_granted", "7")),
+    (8, "the same token under the default context once more: valid", &["DCT-VERIFY-8-SCOPE"], Ctx::new, GRANTED),
+    (9, "the authority revocation again: revoked (a first answer for this context was not cached as valid)", &["DCT-VERIFY-2-EVERY-BLOCK"], root_revoked, Verify::Denied("revoked", "2")),
+];
+
 fn build_verify(g: &mut Group, keys: &Keys) {
     flag(g);
     let chain = Chain::root(keys);
     let token = chain.serialized();
     let granted = ok(&scope(&chain, default_caps(), BUDGET, MAX_DEPTH));
-    let root_revoked = Ctx::new(keys).revoke(revocation_entry(
-        &keys.root,
-        &chain.revocation_ids()[0],
-        false,
-    ));
-    let r = &["DCT-VERIFY-STATELESS"];
-    let case = |g: &mut Group, n: u16, desc: &str, reqs: &[&str], ctx: &Ctx, e: Expectation| {
-        let mut all: Vec<&str> = r.to_vec();
+    for &(n, desc, reqs, ctx, verify) in SAME_TOKEN {
+        let mut all: Vec<&str> = vec!["DCT-VERIFY-STATELESS"];
         all.extend_from_slice(reqs);
-        g.case(
-            n,
-            desc,
-            &all,
-            &[STATE],
-            VERIFY,
-            verify_input(token.clone(), ctx),
-            e,
-        );
-    };
-    case(
-        g,
-        1,
-        "the token under the default context: valid",
-        &["DCT-VERIFY-8-SCOPE"],
-        &Ctx::new(keys),
-        granted.clone(),
-    );
-    case(
-        g,
-        2,
-        "the same token with its authority block revoked by the root: revoked",
-        &["DCT-VERIFY-2-EVERY-BLOCK"],
-        &root_revoked,
-        deny("revoked", "2"),
-    );
-    case(g, 3, "the same token with no revocation (the entry of the case before is not part of this context): valid", &["DCT-VERIFY-8-SCOPE"], &Ctx::new(keys), granted.clone());
-    case(
-        g,
-        4,
-        "the same token verified against another root key: invalid_signature",
-        &["DCT-VERIFY-3A-ROOT-KEY"],
-        &Ctx::new(keys).root(&keys.other_root.principal),
-        deny("invalid_signature", "3"),
-    );
-    case(
-        g,
-        5,
-        "the same token at a `now` one second after its expiry: expired",
-        &["DCT-VERIFY-5-EXPIRED"],
-        &Ctx::new(keys).now(LATER),
-        deny("expired", "5"),
-    );
-    case(
-        g,
-        6,
-        "the same token with its whole budget spent: budget_exceeded",
-        &["DCT-VERIFY-6-BUDGET"],
-        &Ctx::new(keys).spent(BUDGET),
-        deny("budget_exceeded", "6"),
-    );
-    case(g, 7, "the same token asked for docs/write on /project/readme.md (granted only under /project/drafts/*): capability_not_granted", &["DCT-VERIFY-7-CAPABILITY"], &Ctx::new(keys).request("docs", "write", "/project/readme.md"), deny("capability_not_granted", "7"));
-    case(
-        g,
-        8,
-        "the same token under the default context once more: valid",
-        &["DCT-VERIFY-8-SCOPE"],
-        &Ctx::new(keys),
-        granted.clone(),
-    );
-    case(g, 9, "the authority revocation again: revoked (a first answer for this context was not cached as valid)", &["DCT-VERIFY-2-EVERY-BLOCK"], &root_revoked, deny("revoked", "2"));
-
+        let expect = match verify {
+            Verify::Granted => granted.clone(),
+            Verify::Denied(code, step) => deny(code, step),
+        };
+        let input = verify_input(token.clone(), &ctx(keys));
+        g.case(n, desc, &all, &[STATE], VERIFY, input, expect);
+    }
     // A delegated token whose attenuation block is revoked, then the same without the entry.
     let delegated = Chain::root(keys).delegate(&keys.bob, |_| {});
     let dtoken = delegated.serialized();
