@@ -692,6 +692,8 @@ impl Driver<'_> {
             // Replaced at the commit with the count of failures in a row.
             return abandoned(index, "not sent".to_owned());
         }
+        // Everything this case raises, a failed (re)start included: dropped if a signal ends it.
+        let incidents_before = self.incidents.len();
         if self.live.is_none() {
             self.fresh = false;
             match start(config) {
@@ -722,7 +724,6 @@ impl Driver<'_> {
                 }
             }
         }
-        let incidents_before = self.incidents.len();
         if let Some(l) = self.live.as_mut() {
             let keep = run_one(l, case, config, &mut result, &mut self.incidents);
             if !keep {
@@ -733,7 +734,8 @@ impl Driver<'_> {
         }
         if let Some(sig) = interrupt::interrupted() {
             if result.raw_status == Status::Errored {
-                // The signal killed the adapter: not a crash of the implementation.
+                // The signal killed the adapter (or the one being started): not a fault of
+                // the implementation.
                 self.incidents.truncate(incidents_before);
                 result.error_kind = Some(ErrorKind::Abandoned);
                 result.message = Some(format!(
