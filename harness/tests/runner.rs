@@ -879,6 +879,21 @@ fn wait_until(what: &str, mut pred: impl FnMut() -> bool) {
     }
 }
 
+/// The exit code of `child` once it exits (killed, and the test failed, after 120 s).
+fn exit_code_within(child: &mut std::process::Child, what: &str) -> Option<i32> {
+    let guard = Instant::now() + Duration::from_secs(120);
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return s.code();
+        }
+        if Instant::now() > guard {
+            let _ = child.kill();
+            panic!("{what} did not exit");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 fn assert_all_dead(pids: &[u32]) {
     // Killed processes may take a moment to be reaped by whoever inherited them.
     for &pid in pids {
@@ -933,17 +948,7 @@ fn signals_kill_every_adapter_write_partial_reports_and_exit_130() {
             .status()
             .unwrap();
         assert!(status.success());
-        let guard = Instant::now() + Duration::from_secs(120);
-        let code = loop {
-            if let Some(s) = child.try_wait().unwrap() {
-                break s.code();
-            }
-            if Instant::now() > guard {
-                let _ = child.kill();
-                panic!("SIG{signal}: the harness did not exit");
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        };
+        let code = exit_code_within(&mut child, &format!("SIG{signal}: the harness"));
         let mut stderr = String::new();
         std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
         assert_eq!(code, Some(130), "SIG{signal}: {stderr}");
@@ -1531,17 +1536,7 @@ fn an_interrupted_fuzz_writes_its_findings_and_exits_130() {
         .status()
         .unwrap();
     assert!(status.success());
-    let guard = Instant::now() + Duration::from_secs(120);
-    let code = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s.code();
-        }
-        if Instant::now() > guard {
-            let _ = child.kill();
-            panic!("the fuzzer did not exit");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let code = exit_code_within(&mut child, "the fuzzer");
     let text = std::fs::read_to_string(&log).unwrap();
     assert_eq!(code, Some(130), "{text}");
     let written = std::fs::read_dir(&out_dir).map_or(0, |d| d.count());

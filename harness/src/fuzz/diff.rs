@@ -17,7 +17,7 @@ use serde_json::{json, Value};
 
 use super::mutate::{self, Mutation, Rng, Seed};
 use super::pool::{self, Schedule};
-use super::triage::{self, Decision, Signature, Triage};
+use super::triage::{self, After, Next, Signature, Triage};
 use crate::expected::ExpectedFailures;
 use crate::runner::case::Case;
 use crate::runner::{self, ErrorKind, Quiet, RunConfig, SetupError, Status};
@@ -741,46 +741,28 @@ pub fn run(config: &DiffConfig, progress: &mut dyn FnMut(&str)) -> Result<DiffRe
             cases += 1;
             let Some(kind) = kind else { continue };
             let sig = signature(kind, &c, actual.as_ref());
-            let decision = lock().decide(&sig);
-            let mut upgrade = None;
-            match decision {
-                Decision::Known(known) => {
-                    let index = lock().repeat(&known);
-                    let Some(f) = index.and_then(|i| findings.get_mut(i)) else {
-                        continue;
-                    };
-                    f.hits += 1;
-                    // A repeat graded more severe than the kind's example (another seed's stake)
-                    // is minimized and, if it stays that kind, becomes the example.
-                    let severity = grade(kind, seeds.get(c.seed), &c.reference, actual.as_ref()).1;
-                    if severity <= f.severity {
-                        continue;
-                    }
-                    upgrade = index.map(|i| (i, known));
-                }
-                Decision::Unclassified => continue,
-                Decision::Minimize => {}
+            // A repeat graded more severe than the kind's example (another seed's stake) is
+            // minimized and, if it stays that kind, becomes the example.
+            let next = lock().before_minimizing(&sig, &mut findings, || {
+                Some(grade(kind, seeds.get(c.seed), &c.reference, actual.as_ref()).1)
+            });
+            if next == Next::Skip {
+                continue;
             }
             let found_after = started.elapsed();
             let (min, min_actual) = ahead.unwrap_or_else(|| minimize_timed(c, &sig));
             let actual = min_actual.or(actual);
             let final_sig = signature(kind, &min, actual.as_ref());
-            if let Some((i, known)) = upgrade.filter(|(_, known)| *known == final_sig) {
-                let finding = build(kind, min, actual, message, found_after, cases, &known);
-                keep_more_severe(&mut findings, i, finding, &mut *progress);
-                continue;
-            }
-            let minimized =
-                lock().minimized(sig, final_sig.clone(), findings.len(), config.max_findings);
-            match minimized {
-                Err(index) => {
-                    if let Some(f) = index.and_then(|i| findings.get_mut(i)) {
-                        f.hits += 1;
-                    }
+            let after =
+                lock().after_minimizing(next, sig, &final_sig, &mut findings, config.max_findings);
+            match after {
+                After::Skip => continue,
+                After::Upgrade(i) => {
+                    let finding = build(kind, min, actual, message, found_after, cases, &final_sig);
+                    keep_more_severe(&mut findings, i, finding, &mut *progress);
                     continue;
                 }
-                Ok(false) => continue,
-                Ok(true) => {}
+                After::New => {}
             }
             let n_mutations = min.mutations.len();
             let finding = build(kind, min, actual, message, found_after, cases, &final_sig);

@@ -24,7 +24,8 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use super::diff::FindingKind;
+use super::diff::{Finding, FindingKind};
+use delegateos_vectors::format::Severity;
 
 /// Minimizations per class (failure kind × reference outcome × implementation outcome).
 pub const DEFAULT_MINIMIZE_BUDGET: usize = 16;
@@ -173,6 +174,86 @@ impl Triage {
         }
         self.kinds.insert(kind, Some(findings));
         Ok(true)
+    }
+}
+
+/// What the commit does with a disagreement before minimizing ([`Triage::before_minimizing`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Next {
+    /// Nothing more: a repeat (its hit counted) or past its class's budget.
+    Skip,
+    /// Minimize it to learn its kind.
+    Minimize,
+    /// A repeat graded more severe than finding `.0`, the example of kind `.1`: minimize it,
+    /// and if it stays that kind it becomes the example.
+    Upgrade(usize, Signature),
+}
+
+/// What the commit does with a minimized disagreement ([`Triage::after_minimizing`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum After {
+    /// Nothing more (a repeat, its hit counted, or a new kind past `--max-findings`).
+    Skip,
+    /// Keep the more severe of it and finding `.0` ([`super::diff::keep_more_severe`]).
+    Upgrade(usize),
+    /// A new kind: the next finding.
+    New,
+}
+
+impl Triage {
+    /// Decides on a disagreement of signature `sig`; a repeat's hit is counted on its finding
+    /// in `findings`, and `severity` (asked only for a repeat of a written finding) is the
+    /// candidate's, for [`Next::Upgrade`].
+    pub(crate) fn before_minimizing(
+        &mut self,
+        sig: &Signature,
+        findings: &mut [Finding],
+        severity: impl FnOnce() -> Option<Severity>,
+    ) -> Next {
+        match self.decide(sig) {
+            Decision::Minimize => Next::Minimize,
+            Decision::Unclassified => Next::Skip,
+            Decision::Known(known) => {
+                let Some((i, f)) = self
+                    .repeat(&known)
+                    .and_then(|i| Some((i, findings.get_mut(i)?)))
+                else {
+                    return Next::Skip;
+                };
+                f.hits += 1;
+                if severity().is_some_and(|s| s > f.severity) {
+                    Next::Upgrade(i, known)
+                } else {
+                    Next::Skip
+                }
+            }
+        }
+    }
+
+    /// Records that `before` (decided as `next`) minimized to `kind`.
+    pub(crate) fn after_minimizing(
+        &mut self,
+        next: Next,
+        before: Signature,
+        kind: &Signature,
+        findings: &mut [Finding],
+        max_findings: usize,
+    ) -> After {
+        if let Next::Upgrade(i, known) = next {
+            if known == *kind {
+                return After::Upgrade(i);
+            }
+        }
+        match self.minimized(before, kind.clone(), findings.len(), max_findings) {
+            Err(index) => {
+                if let Some(f) = index.and_then(|i| findings.get_mut(i)) {
+                    f.hits += 1;
+                }
+                After::Skip
+            }
+            Ok(false) => After::Skip,
+            Ok(true) => After::New,
+        }
     }
 }
 

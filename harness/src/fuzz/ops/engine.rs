@@ -24,7 +24,7 @@ use crate::fuzz::diff::{
 };
 use crate::fuzz::mutate::Rng;
 use crate::fuzz::pool::{self, Schedule};
-use crate::fuzz::triage::{self, Decision, Signature, Triage};
+use crate::fuzz::triage::{self, After, Next, Signature, Triage};
 use crate::runner::case::Case;
 use crate::runner::{self, Quiet, RunConfig, SetupError, Status};
 use delegateos_vectors::format::{self as vf, Expectation, Level};
@@ -574,48 +574,28 @@ pub fn run(
             }
             let Some(kind) = j.kind else { continue };
             let sig = signature(kind, &c, &j);
-            let decision = lock().decide(&sig);
-            let mut upgrade = None;
-            match decision {
-                Decision::Known(known) => {
-                    let index = lock().repeat(&known);
-                    let Some(f) = index.and_then(|i| findings.get_mut(i)) else {
-                        continue;
-                    };
-                    f.hits += 1;
-                    // A repeat graded more severe than the kind's example (another seed's stake)
-                    // is minimized and, if it stays that kind, becomes the example.
-                    if j.assessment
-                        .as_ref()
-                        .is_none_or(|a| a.severity <= f.severity)
-                    {
-                        continue;
-                    }
-                    upgrade = index.map(|i| (i, known));
-                }
-                Decision::Unclassified => continue,
-                Decision::Minimize => {}
+            // A repeat graded more severe than the kind's example (another seed's stake) is
+            // minimized and, if it stays that kind, becomes the example.
+            let next = lock().before_minimizing(&sig, &mut findings, || {
+                j.assessment.as_ref().map(|a| a.severity)
+            });
+            if next == Next::Skip {
+                continue;
             }
             let found_after = started.elapsed();
             let (min, min_judged) = ahead.unwrap_or_else(|| minimize_timed(c, &sig));
             let j = min_judged.unwrap_or(j);
             let final_sig = signature(kind, &min, &j);
-            if let Some((i, known)) = upgrade.filter(|(_, known)| *known == final_sig) {
-                let finding = build(kind, min, j, found_after, cases, &known);
-                keep_more_severe(&mut findings, i, finding, &mut *progress);
-                continue;
-            }
-            let minimized =
-                lock().minimized(sig, final_sig.clone(), findings.len(), config.max_findings);
-            match minimized {
-                Err(index) => {
-                    if let Some(f) = index.and_then(|i| findings.get_mut(i)) {
-                        f.hits += 1;
-                    }
+            let after =
+                lock().after_minimizing(next, sig, &final_sig, &mut findings, config.max_findings);
+            match after {
+                After::Skip => continue,
+                After::Upgrade(i) => {
+                    let finding = build(kind, min, j, found_after, cases, &final_sig);
+                    keep_more_severe(&mut findings, i, finding, &mut *progress);
                     continue;
                 }
-                Ok(false) => continue,
-                Ok(true) => {}
+                After::New => {}
             }
             let n_edits = min.edits.len();
             let finding = build(kind, min, j, found_after, cases, &final_sig);
