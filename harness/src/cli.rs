@@ -323,7 +323,7 @@ pub fn cannot_fail(
     if !results.is_empty()
         && results
             .iter()
-            .all(|r| r.raw_status == runner::Status::Skipped)
+            .all(|r| r.raw_status() == runner::Status::Skipped)
     {
         return Some(format!(
             "all {} selected case(s) were skipped: the run cannot fail (check the adapter's \
@@ -594,7 +594,7 @@ pub fn run_command(args: &RunArgs) -> i32 {
         let unfinished = output
             .results
             .iter()
-            .filter(|r| r.error_kind == Some(runner::ErrorKind::Abandoned))
+            .filter(|r| r.error_kind() == Some(runner::ErrorKind::Abandoned))
             .count();
         error(format!(
             "interrupted by {signal}: the reports list the {unfinished} unfinished of {} cases \
@@ -698,7 +698,7 @@ fn write_baseline(path: &Path, cases: &[Case], output: &runner::RunOutput) -> Re
         .iter()
         .filter_map(|r| {
             let case = cases.get(r.index)?;
-            let reason = match r.raw_status {
+            let reason = match r.raw_status() {
                 runner::Status::Failed => format!(
                     "failed: the adapter answered {}",
                     r.actual
@@ -708,7 +708,7 @@ fn write_baseline(path: &Path, cases: &[Case], output: &runner::RunOutput) -> Re
                 ),
                 runner::Status::Errored => format!(
                     "errored ({}): {}",
-                    r.error_kind.map(|k| k.name()).unwrap_or("errored"),
+                    r.error_kind().map(|k| k.name()).unwrap_or("errored"),
                     r.message.as_deref().unwrap_or_default()
                 ),
                 _ => return None,

@@ -15,9 +15,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::runner::case::Case;
-use crate::runner::{CaseResult, ErrorKind, Status};
+use crate::runner::CaseResult;
 use delegateos_vectors::format::Severity;
-use delegateos_vectors::judge::FailureKind;
+use delegateos_vectors::outcome::{self, Subject};
 use delegateos_vectors::requirements::Requirements;
 use delegateos_vectors::severity::{self, Assessment, Direction, Hint};
 
@@ -259,46 +259,24 @@ pub fn tally(findings: &[Finding]) -> [usize; 4] {
     out
 }
 
-/// The model's assessment of a failing case (shared by the run report and the differential
-/// fuzzer, so both grade alike) (`None` for passed, acceptable, skipped, xfail and
-/// stale cases): direction, effect, severity and finding key (`spec/severity.md`). The
-/// severity follows the effect of what the implementation did, never the operation.
+/// The model's assessment of a case's outcome (`None` for passed, acceptable and skipped
+/// cases): direction, effect, severity and finding key (`spec/severity.md`), through the one
+/// entry [`delegateos_vectors::outcome::assess`]. The run report and `fuzz --op` grade their
+/// cases with it. The severity follows the effect of what the implementation did, never the
+/// operation.
 pub fn assess(case: &Case, result: &CaseResult) -> Option<Assessment> {
-    let model = severity::model();
-    let actual_code = result
-        .actual
-        .as_ref()
-        .and_then(|a| a.get("code"))
-        .and_then(Value::as_str);
-    let expected_codes = severity::expected_codes(&case.expectation);
-    let direction = match result.raw_status {
-        Status::OtherCode => Direction::OtherCode,
-        Status::Errored => match result.error_kind {
-            Some(ErrorKind::Crash) => Direction::Crash,
-            Some(ErrorKind::Timeout) => Direction::Hang,
-            _ => Direction::Errored,
-        },
-        Status::Failed => severity::direction_of(
-            &case.op,
-            result.failure_kind.unwrap_or(FailureKind::NoAnswer),
-            &case.expectation,
-            result.actual.as_ref().and_then(|a| a.get("output")),
-        ),
-        _ => return None,
-    };
-    Some(model.assess(&severity::Failure {
+    outcome::assess(&subject(case), &result.outcome)
+}
+
+/// The facts of a corpus case the severity model reads.
+pub fn subject(case: &Case) -> Subject<'_> {
+    Subject {
         op: &case.op,
         flags: &case.flags,
         requirements: &case.requirements,
-        direction,
-        expected_code: Some(&expected_codes),
-        actual_code,
-        family: result.family.as_deref(),
-        error_kind: result.error_kind.map(ErrorKind::name),
         expectation: Some(&case.expectation),
-        actual_output: result.actual.as_ref().and_then(|a| a.get("output")),
         stake: case.stake.as_ref(),
-    }))
+    }
 }
 
 #[cfg(test)]

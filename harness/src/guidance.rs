@@ -32,12 +32,12 @@ pub fn ranking(cases: &[Case], results: &[CaseResult]) -> Vec<NextOperation> {
             continue;
         };
         if matches!(
-            r.raw_status,
+            r.raw_status(),
             Status::Passed | Status::Failed | Status::Acceptable
         ) {
             executed.extend(case.requirements.iter().map(String::as_str));
         }
-        if r.raw_status == Status::Skipped {
+        if r.raw_status() == Status::Skipped {
             let entry = skipped.entry(case.op.as_str()).or_default();
             entry.0 += 1;
             entry.1.extend(case.requirements.iter().map(String::as_str));
@@ -91,20 +91,22 @@ pub fn message(cases: &[Case], results: &[CaseResult], nothing_ran: bool) -> Opt
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::runner::Outcome;
     use delegateos_vectors::CorpusSource;
     use std::time::Duration;
 
-    fn result(index: usize, raw_status: Status) -> CaseResult {
+    fn result(index: usize, status: Status) -> CaseResult {
+        let outcome = match status {
+            Status::Skipped => Outcome::Skipped,
+            Status::Passed => Outcome::Passed,
+            other => panic!("no outcome for {other:?} in these tests"),
+        };
         CaseResult {
             index,
-            status: raw_status,
-            raw_status,
-            diff: None,
-            failure_kind: None,
-            family: None,
+            status,
+            outcome,
             actual: None,
             message: None,
-            error_kind: None,
             stderr_tail: None,
             expected_failure: None,
             duration: Duration::ZERO,

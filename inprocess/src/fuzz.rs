@@ -63,8 +63,9 @@ pub use delegateos_vectors::format::Severity;
 use delegateos_vectors::format::{
     self as vf, Expectation, Expected, Generator, Level, Note, Stake, VectorFile,
 };
-use delegateos_vectors::judge::{judge_case, ActualOutcome, Verdict};
+use delegateos_vectors::judge::{judge_case, ActualOutcome, FailureKind, Verdict};
 use delegateos_vectors::keys::{Key, Keys};
+use delegateos_vectors::outcome::{self, ErrorKind, Outcome as Graded, Subject};
 use delegateos_vectors::severity::{self, Direction};
 use serde_json::{json, Value};
 
@@ -1603,14 +1604,37 @@ fn requirement_of(code: &str) -> &'static str {
     }
 }
 
-/// The runner's error kind (`ErrorKind::name`) of a crash or an errored answer, as
-/// `findings::assess` passes it for the other operations.
-fn error_kind(kind: Kind) -> &'static str {
+/// A finding of kind `kind` as the [`Judged`] outcome the severity model grades
+/// ([`outcome::assess`], as `run` and `fuzz` grade), `failure` the judge's kind of a
+/// disagreement.
+fn judged_outcome(kind: Kind, failure: FailureKind, j: &Judged) -> Graded {
     match kind {
-        Kind::Crash => "crash",
-        Kind::Errored => "adapter_errored",
-        Kind::Disagreement | Kind::OtherCode => kind.name(),
+        Kind::Crash => Graded::Errored(ErrorKind::Crash),
+        Kind::Errored => Graded::Errored(ErrorKind::AdapterErrored),
+        Kind::OtherCode => Graded::OtherCode {
+            family: j.family.clone().unwrap_or_else(|| "?".to_owned()),
+            diff: String::new(),
+        },
+        Kind::Disagreement => Graded::Failed {
+            kind: failure,
+            diff: String::new(),
+            output: j.actual_output.clone(),
+        },
     }
+}
+
+/// The assessment of a finding (every [`Kind`] is a finding, so the model always answers).
+fn assess(subject: &Subject<'_>, graded: &Graded) -> severity::Assessment {
+    outcome::assess(subject, graded).unwrap_or_else(|| severity::Assessment {
+        direction: Direction::Errored,
+        effect: String::new(),
+        severity: Severity::Low,
+        key: String::new(),
+        title: String::new(),
+        fix: String::new(),
+        joins: None,
+        hint: None,
+    })
 }
 
 /// `dct.verify`, graded as `fuzz`'s token fuzzer grades (`diff.rs` `grade`): the direction
@@ -1619,34 +1643,22 @@ fn error_kind(kind: Kind) -> &'static str {
 fn grade_token(kind: Kind, reference: &Outcome, j: &Judged) -> severity::Assessment {
     let reference_code = reference_code(reference);
     let actual_ok = outcome_class(&j.actual) == "accepted";
-    let direction = match kind {
-        Kind::OtherCode => Direction::OtherCode,
-        Kind::Crash => Direction::Crash,
-        Kind::Errored => Direction::Errored,
-        Kind::Disagreement => match (matches!(reference, Outcome::Ok { .. }), actual_ok) {
-            (false, true) => Direction::Granted,
-            (true, false) => Direction::Refused,
-            (true, true) => Direction::WrongOutput,
-            (false, false) => Direction::WrongCode,
-        },
+    let failure = match (matches!(reference, Outcome::Ok { .. }), actual_ok) {
+        (false, true) => FailureKind::AcceptedInvalid,
+        (true, false) => FailureKind::RejectedValid,
+        (true, true) => FailureKind::OutputMismatch,
+        (false, false) => FailureKind::WrongCode,
     };
     let expectation = expectation_of(reference);
     let requirements = vec![requirement_of(&reference_code).to_owned()];
-    let actual_code = j.actual.get("code").and_then(Value::as_str);
-    severity::model().assess(&severity::Failure {
+    let subject = Subject {
         op: "dct.verify",
         flags: &[],
         requirements: &requirements,
-        direction,
-        expected_code: Some(&reference_code),
-        actual_code,
-        family: None,
-        // As `diff.rs` `grade`: the finding kind's name.
-        error_kind: Some(kind.name()),
         expectation: expectation.as_ref(),
-        actual_output: j.actual_output.as_ref(),
         stake: None,
-    })
+    };
+    assess(&subject, &judged_outcome(kind, failure, j))
 }
 
 /// The other operations, graded as `fuzz --op` grades (`findings::assess` on the runner's
@@ -1667,35 +1679,15 @@ fn grade_op(
     };
     let stake = seed.filter(|_| !mutated).map(|s| &s.stake);
     let requirements = seed.map(|s| s.requirements.clone()).unwrap_or_default();
-    let direction = match kind {
-        Kind::OtherCode => Direction::OtherCode,
-        Kind::Crash => Direction::Crash,
-        Kind::Errored => Direction::Errored,
-        Kind::Disagreement => severity::direction_of(
-            &c.op,
-            j.failure
-                .unwrap_or(delegateos_vectors::judge::FailureKind::NoAnswer),
-            expectation,
-            j.actual_output.as_ref(),
-        ),
-    };
-    let expected_codes = severity::expected_codes(expectation);
-    severity::model().assess(&severity::Failure {
+    let subject = Subject {
         op: &c.op,
         flags,
         requirements: &requirements,
-        direction,
-        expected_code: Some(&expected_codes),
-        actual_code: j.actual.get("code").and_then(Value::as_str),
-        family: j.family.as_deref(),
-        error_kind: match kind {
-            Kind::Crash | Kind::Errored => Some(error_kind(kind)),
-            Kind::Disagreement | Kind::OtherCode => None,
-        },
         expectation: Some(expectation),
-        actual_output: j.actual_output.as_ref(),
         stake,
-    })
+    };
+    let failure = j.failure.unwrap_or(FailureKind::NoAnswer);
+    assess(&subject, &judged_outcome(kind, failure, j))
 }
 
 impl Finding {

@@ -60,7 +60,7 @@ use std::sync::Arc;
 
 use delegateos_vectors::format::{Case, Level, Severity};
 use delegateos_vectors::judge::{judge_case, ActualOutcome, FailureKind, Verdict};
-use delegateos_vectors::severity;
+use delegateos_vectors::outcome::{self, ErrorKind, FailOn, Outcome, Subject};
 pub use serde_json::Value;
 
 include!(concat!(env!("OUT_DIR"), "/operations.rs"));
@@ -188,6 +188,11 @@ pub struct CaseVerdict {
     pub requirements: Vec<String>,
     /// The status.
     pub status: Status,
+    /// What the implementation did, judged once (the outcome `run` grades; [`status`] is its
+    /// summary).
+    ///
+    /// [`status`]: CaseVerdict::status
+    pub outcome: Outcome,
     /// A failure whose effect the case's stake makes critical (`spec/severity.md` §8): it
     /// fails the run whatever the case's level, as in `run`.
     pub critical: bool,
@@ -198,17 +203,19 @@ pub struct CaseVerdict {
 impl CaseVerdict {
     /// Whether this verdict fails the run under `options` (as `run`'s exit code 1 would).
     pub fn fails(&self, options: &Options) -> bool {
-        if self.advisory {
-            return false;
-        }
-        let hardening = self.level == Level::Hardening;
-        match self.status {
-            Status::Failed(_) | Status::Errored => {
-                !hardening || options.fail_on_hardening || (self.critical && !options.levels_only)
-            }
-            Status::OtherCode => options.fail_on_hardening,
-            Status::Passed | Status::Acceptable | Status::Skipped => false,
-        }
+        // Advisory findings never fail an in-process run (there is no `--fail-on advisory`).
+        let fail_on = FailOn {
+            hardening: options.fail_on_hardening,
+            advisory: false,
+            levels_only: options.levels_only,
+        };
+        outcome::fails_run(
+            self.level,
+            self.advisory,
+            &self.outcome,
+            self.critical,
+            fail_on,
+        )
     }
 }
 
@@ -283,19 +290,15 @@ fn answer<I: Implementation + ?Sized>(imp: &I, case: &Case) -> Answer {
 /// Runs one case once and judges it.
 pub fn run_case<I: Implementation + ?Sized>(imp: &I, c: &CorpusCase) -> CaseVerdict {
     let case = &c.case;
-    let mut output = None;
-    let (status, message) = match answer(imp, case) {
-        Answer::Todo => (Status::Skipped, "not implemented yet".to_owned()),
-        Answer::Skip(reason) => (Status::Skipped, reason),
-        Answer::Errored(message) => (Status::Errored, message),
-        Answer::Error { code, .. } if code.is_empty() => (
-            Status::Errored,
-            "an error answer needs a non-empty code".to_owned(),
-        ),
-        Answer::Ok(out) => {
-            output = Some(out.clone());
-            judged(case, &ActualOutcome::Ok { output: out })
+    let errored = Outcome::Errored(ErrorKind::AdapterErrored);
+    let (outcome, message) = match answer(imp, case) {
+        Answer::Todo => (Outcome::Skipped, "not implemented yet".to_owned()),
+        Answer::Skip(reason) => (Outcome::Skipped, reason),
+        Answer::Errored(message) => (errored, message),
+        Answer::Error { code, .. } if code.is_empty() => {
+            (errored, "an error answer needs a non-empty code".to_owned())
         }
+        Answer::Ok(out) => judged(case, &ActualOutcome::Ok { output: out }),
         Answer::Error { code, detail } => judged(
             case,
             &ActualOutcome::Error {
@@ -311,50 +314,56 @@ pub fn run_case<I: Implementation + ?Sized>(imp: &I, c: &CorpusCase) -> CaseVerd
         level: case.level,
         advisory: c.advisory,
         requirements: case.requirements.clone(),
-        critical: critical(case, status, output.as_ref()),
-        status,
+        critical: critical(case, &outcome),
+        status: status_of(&outcome),
+        outcome,
         message,
     }
 }
 
-/// Whether a failure's effect, as the case's stake states it for what the implementation
-/// did, is critical (the severity model `run` grades with, `spec/severity.md` §8).
-fn critical(case: &Case, status: Status, output: Option<&serde_json::Value>) -> bool {
-    let Status::Failed(kind) = status else {
-        return false;
-    };
-    let model = severity::model();
-    let direction = severity::direction_of(&case.op, kind, &case.expect, output);
-    model
-        .assess(&severity::Failure {
-            op: &case.op,
-            flags: &case.flags,
-            requirements: &case.requirements,
-            direction,
-            expected_code: None,
-            actual_code: None,
-            family: None,
-            error_kind: None,
-            expectation: Some(&case.expect),
-            actual_output: output,
-            stake: Some(&case.stake),
-        })
-        .severity
-        == Severity::Critical
+/// The summary of an outcome.
+fn status_of(outcome: &Outcome) -> Status {
+    match outcome {
+        Outcome::Passed => Status::Passed,
+        Outcome::Acceptable => Status::Acceptable,
+        Outcome::Failed { kind, .. } => Status::Failed(*kind),
+        Outcome::OtherCode { .. } => Status::OtherCode,
+        Outcome::Skipped => Status::Skipped,
+        Outcome::Errored(_) => Status::Errored,
+    }
 }
 
-fn judged(case: &Case, actual: &ActualOutcome) -> (Status, String) {
-    match judge_case(&case.op, &case.flags, &case.expect, actual) {
-        Verdict::Passed => (Status::Passed, String::new()),
-        Verdict::Acceptable { .. } => (Status::Acceptable, String::new()),
-        Verdict::OtherCode { diff, family, .. } => (
-            Status::OtherCode,
-            format!("rejected with another code of the family {family}\n{diff}"),
-        ),
-        Verdict::Failed { diff, kind, .. } => {
-            (Status::Failed(kind), format!("{}\n{diff}", kind.label()))
-        }
+/// Whether a failure's effect, as the case's stake states it for what the implementation
+/// did, is critical (the severity model `run` grades with, `spec/severity.md` §8). Only a
+/// failed case counts as critical here, as in `run`.
+fn critical(case: &Case, outcome: &Outcome) -> bool {
+    if !matches!(outcome, Outcome::Failed { .. }) {
+        return false;
     }
+    let subject = Subject {
+        op: &case.op,
+        flags: &case.flags,
+        requirements: &case.requirements,
+        expectation: Some(&case.expect),
+        stake: Some(&case.stake),
+    };
+    outcome::assess(&subject, outcome).is_some_and(|a| a.severity == Severity::Critical)
+}
+
+fn judged(case: &Case, actual: &ActualOutcome) -> (Outcome, String) {
+    let verdict = judge_case(&case.op, &case.flags, &case.expect, actual);
+    let message = match &verdict {
+        Verdict::Passed | Verdict::Acceptable { .. } => String::new(),
+        Verdict::OtherCode { diff, family, .. } => {
+            format!("rejected with another code of the family {family}\n{diff}")
+        }
+        Verdict::Failed { diff, kind, .. } => format!("{}\n{diff}", kind.label()),
+    };
+    let output = match actual {
+        ActualOutcome::Ok { output } => Some(output),
+        _ => None,
+    };
+    (Outcome::judged(verdict, output), message)
 }
 
 /// Runs `cases` in order; the cases of a stateful group are run again after the group (the
@@ -379,6 +388,8 @@ pub fn run_cases<I: Implementation + ?Sized>(imp: &I, cases: &[CorpusCase]) -> V
             if v.status != Status::Skipped && again.status != v.status {
                 if matches!(v.status, Status::Passed | Status::Acceptable) {
                     v.status = again.status;
+                    v.outcome = again.outcome;
+                    v.critical = again.critical;
                 }
                 v.message = format!(
                     "the replay of the stateful group differs:\n{}",

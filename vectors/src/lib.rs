@@ -39,6 +39,7 @@ pub mod judge;
 pub mod keys;
 pub mod load;
 pub mod operations;
+pub mod outcome;
 #[cfg(feature = "generator")]
 pub mod regenerate;
 pub mod requirements;

@@ -185,9 +185,10 @@ pub struct Model {
     pub denials: Vec<(String, String)>,
 }
 
-/// The facts about one failing case the model reads.
+/// The facts about one failing case the model reads (built only by
+/// [`crate::outcome::assess`], the one entry into the model).
 #[derive(Debug, Clone, Copy)]
-pub struct Failure<'a> {
+pub(crate) struct Failure<'a> {
     /// The operation.
     pub op: &'a str,
     /// The case's flags.
@@ -196,10 +197,8 @@ pub struct Failure<'a> {
     pub requirements: &'a [String],
     /// What the implementation did.
     pub direction: Direction,
-    /// For a wrong code: the code(s) the expectation allows, joined with `|`.
+    /// For a wrong code: the first code the expectation allows (the reference's reading).
     pub expected_code: Option<&'a str>,
-    /// For a wrong or other code: the code answered.
-    pub actual_code: Option<&'a str>,
     /// For another code of the family: the family.
     pub family: Option<&'a str>,
     /// For an errored case: the runner's error kind.
@@ -540,7 +539,7 @@ impl Model {
     /// Severity, effect and finding key of one failing case (`spec/severity.md` §3–§8): the
     /// rules name the finding (its key, title and fix); the case's stated stake, where it has
     /// one, gives the effect of its direction, which no rule, flag or output member lowers.
-    pub fn assess(&self, f: &Failure<'_>) -> Assessment {
+    pub(crate) fn assess(&self, f: &Failure<'_>) -> Assessment {
         let a = self.assess_by_rules(f);
         match f.stake {
             Some(stake) => self.stated(f.direction, f.requirements, a, stake),
@@ -565,7 +564,6 @@ impl Model {
                 requirements,
                 direction,
                 expected_code: None,
-                actual_code: None,
                 family: None,
                 error_kind: None,
                 expectation: Some(expectation),
@@ -817,10 +815,7 @@ impl Model {
             Direction::WrongCode => {
                 // The first allowed code (the reference's reading): an acceptable caller-error
                 // code next to it does not make another root cause.
-                let expected = f
-                    .expected_code
-                    .and_then(|c| c.split('|').next())
-                    .unwrap_or("?");
+                let expected = f.expected_code.unwrap_or("?");
                 make(
                     f.direction,
                     &format!("code {expected}"),
@@ -1061,17 +1056,4 @@ pub fn direction_of(
             }
         }
     }
-}
-
-/// The expected code(s) of an expectation, joined with `|` (`valid` for a success).
-pub fn expected_codes(expectation: &Expectation) -> String {
-    expectation
-        .outcomes()
-        .iter()
-        .map(|o| match o {
-            Expected::Valid { .. } => "valid",
-            Expected::Invalid { code, .. } => code.as_str(),
-        })
-        .collect::<Vec<_>>()
-        .join("|")
 }

@@ -6,8 +6,9 @@
 
 use delegateos_vectors::format::{Expectation, Severity};
 use delegateos_vectors::judge::FailureKind;
+use delegateos_vectors::outcome::{self, ErrorKind, Outcome, Subject};
 use delegateos_vectors::severity::{
-    self, direction_of, model, parse, Assessment, Cell, Direction, Failure, SEVERITY_MD,
+    direction_of, model, parse, Assessment, Cell, Direction, SEVERITY_MD,
 };
 use serde_json::json;
 
@@ -22,6 +23,32 @@ fn invalid(code: &str) -> Expectation {
     }
 }
 
+/// The outcome that gives `direction` by itself (without an output to compare): a wrong
+/// verdict, a wrong code, another code of the `depth` family, a crash, a hang, a protocol
+/// error.
+fn outcome_of(direction: Direction) -> Outcome {
+    let failed = |kind| Outcome::Failed {
+        kind,
+        diff: String::new(),
+        output: None,
+    };
+    match direction {
+        Direction::Granted => failed(FailureKind::AcceptedInvalid),
+        Direction::Refused => failed(FailureKind::RejectedValid),
+        Direction::WrongCode => failed(FailureKind::WrongCode),
+        Direction::WrongOutput => failed(FailureKind::OutputMismatch),
+        Direction::OtherCode => Outcome::OtherCode {
+            family: "depth".to_owned(),
+            diff: String::new(),
+        },
+        Direction::Crash => Outcome::Errored(ErrorKind::Crash),
+        Direction::Hang => Outcome::Errored(ErrorKind::Timeout),
+        Direction::Errored => Outcome::Errored(ErrorKind::ProtocolError),
+    }
+}
+
+/// The model's assessment of the outcome that gives `direction`, through the one entry
+/// [`outcome::assess`]; without an expectation, a wrong code misses `malformed_token`.
 fn assess(
     op: &str,
     flags: &[&str],
@@ -30,19 +57,18 @@ fn assess(
     e: Option<&Expectation>,
 ) -> Assessment {
     let (flags, reqs) = (ids(flags), ids(reqs));
-    model().assess(&Failure {
+    let malformed = invalid("malformed_token");
+    let expectation = e.or((direction == Direction::WrongCode).then_some(&malformed));
+    let subject = Subject {
         op,
         flags: &flags,
         requirements: &reqs,
-        direction,
-        expected_code: Some("malformed_token"),
-        actual_code: Some("expired"),
-        family: Some("depth"),
-        error_kind: Some("crash"),
-        expectation: e,
-        actual_output: None,
+        expectation,
         stake: None,
-    })
+    };
+    let a = outcome::assess(&subject, &outcome_of(direction)).expect("a finding");
+    assert_eq!(a.direction, direction, "{op} {reqs:?}");
+    a
 }
 
 /// The model's verdict on a wrong output of `op`.
@@ -53,19 +79,19 @@ fn assess_output(
     actual: &serde_json::Value,
 ) -> Assessment {
     let reqs = ids(reqs);
-    model().assess(&Failure {
+    let subject = Subject {
         op,
         flags: &[],
         requirements: &reqs,
-        direction: Direction::WrongOutput,
-        expected_code: None,
-        actual_code: None,
-        family: None,
-        error_kind: None,
         expectation: Some(e),
-        actual_output: Some(actual),
         stake: None,
-    })
+    };
+    let failed = Outcome::Failed {
+        kind: FailureKind::OutputMismatch,
+        diff: String::new(),
+        output: Some(actual.clone()),
+    };
+    outcome::assess(&subject, &failed).expect("a finding")
 }
 
 #[test]
@@ -253,7 +279,7 @@ fn refusals_codes_crashes_and_protocol_errors_have_their_own_effects() {
     );
     assert_eq!(
         (a.severity, a.key.as_str()),
-        (Severity::Medium, "errored crash/adapter-error")
+        (Severity::Medium, "errored protocol_error/adapter-error")
     );
     let a = assess(
         "x",
@@ -398,7 +424,6 @@ fn directions_follow_what_the_output_grants() {
         direction_of("dct.verify", FailureKind::WrongCode, &either, None),
         Direction::Refused
     );
-    assert_eq!(severity::expected_codes(&either), "valid|malformed_token");
 }
 
 #[test]
@@ -498,19 +523,27 @@ fn an_output_granting_less_is_a_refusal_titled_as_such() {
 #[test]
 fn a_wrong_code_is_keyed_by_the_first_allowed_code() {
     let (flags, reqs) = (ids(&[]), ids(&["DCT-VERIFY-1-MALFORMED"]));
-    let a = model().assess(&Failure {
+    let either = Expectation::Acceptable {
+        outcomes: vec![
+            delegateos_vectors::Expected::Invalid {
+                code: "malformed_token".into(),
+                stage: None,
+            },
+            delegateos_vectors::Expected::Invalid {
+                code: "invalid_input".into(),
+                stage: None,
+            },
+        ],
+        decision: "D5".into(),
+    };
+    let subject = Subject {
         op: "dct.verify",
         flags: &flags,
         requirements: &reqs,
-        direction: Direction::WrongCode,
-        expected_code: Some("malformed_token|invalid_input"),
-        actual_code: Some("expired"),
-        family: None,
-        error_kind: None,
-        expectation: None,
-        actual_output: None,
+        expectation: Some(&either),
         stake: None,
-    });
+    };
+    let a = outcome::assess(&subject, &outcome_of(Direction::WrongCode)).expect("a finding");
     assert_eq!(a.key, "code malformed_token/wrong-code-family");
     assert!(a.title.contains("`malformed_token`"), "{}", a.title);
 }
@@ -656,20 +689,15 @@ fn the_stated_stake_decides_the_effect_and_no_rule_lowers_it() {
     let e = Expectation::Valid {
         output: json!({"valid": false}),
     };
-    let with = |s: &Stake, direction: Direction, actual: Option<&serde_json::Value>| {
-        model().assess(&Failure {
+    let with = |s: &Stake, direction: Direction| {
+        let subject = Subject {
             op: "contract.verify_signature_with_key",
             flags: &flags,
             requirements: &reqs,
-            direction,
-            expected_code: None,
-            actual_code: None,
-            family: None,
-            error_kind: Some("timeout"),
             expectation: Some(&e),
-            actual_output: actual,
             stake: Some(s),
-        })
+        };
+        outcome::assess(&subject, &outcome_of(direction)).expect("a finding")
     };
     // By the rules alone a key check that accepts is forgery.
     let ruled = assess(
@@ -681,7 +709,7 @@ fn the_stated_stake_decides_the_effect_and_no_rule_lowers_it() {
     );
     assert_eq!(ruled.effect, "forgery");
     // The padded right key: the case states lenient-input, and that is what it is.
-    let lenient = with(&stake("lenient-input"), Direction::Granted, None);
+    let lenient = with(&stake("lenient-input"), Direction::Granted);
     assert_eq!(lenient.effect, "lenient-input");
     assert_eq!(lenient.severity, Severity::Medium);
     // Named by the case's rule that gives the stated effect (one root cause per effect),
@@ -698,28 +726,30 @@ fn the_stated_stake_decides_the_effect_and_no_rule_lowers_it() {
         Some("contract-signature")
     );
     // A stated effect equal to the rules' leaves the rules' finding as it was.
-    assert_eq!(with(&stake("forgery"), Direction::Granted, None), ruled);
+    assert_eq!(with(&stake("forgery"), Direction::Granted), ruled);
     // A hang takes the stated crashOrHang effect.
-    let hang = with(&stake("forgery"), Direction::Hang, None);
+    let hang = with(&stake("forgery"), Direction::Hang);
     assert_eq!(hang.effect, "issuer-pattern-hang");
     assert_eq!(hang.severity, Severity::Medium);
     // An output member that grants more raises a wrong output above the stated effect.
     let scope = Expectation::Valid {
         output: json!({"scope": {"maxChainDepth": 2}}),
     };
-    let member = model().assess(&Failure {
+    let depth = ids(&["DCT-VERIFY-8-DEPTH"]);
+    let lenient = stake("lenient-input");
+    let subject = Subject {
         op: "dct.verify",
         flags: &flags,
-        requirements: &ids(&["DCT-VERIFY-8-DEPTH"]),
-        direction: Direction::WrongOutput,
-        expected_code: None,
-        actual_code: None,
-        family: None,
-        error_kind: None,
+        requirements: &depth,
         expectation: Some(&scope),
-        actual_output: Some(&json!({"scope": {"maxChainDepth": 9}})),
-        stake: Some(&stake("lenient-input")),
-    });
+        stake: Some(&lenient),
+    };
+    let deeper = Outcome::Failed {
+        kind: FailureKind::OutputMismatch,
+        diff: String::new(),
+        output: Some(json!({"scope": {"maxChainDepth": 9}})),
+    };
+    let member = outcome::assess(&subject, &deeper).expect("a finding");
     assert_eq!(member.effect, "depth-bypass");
     assert_eq!(member.severity, Severity::Critical);
 }

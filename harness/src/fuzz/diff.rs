@@ -381,10 +381,10 @@ fn candidate(seeds: &[Seed], seed: usize, mutations: Vec<Mutation>, keys: &Keys)
 }
 
 pub(crate) fn classify(result: &runner::CaseResult) -> Option<FindingKind> {
-    match result.raw_status {
+    match result.raw_status() {
         Status::Failed => Some(FindingKind::Disagreement),
         Status::OtherCode => Some(FindingKind::OtherCode),
-        Status::Errored => Some(match result.error_kind {
+        Status::Errored => Some(match result.error_kind() {
             Some(ErrorKind::Crash) => FindingKind::Crash,
             Some(ErrorKind::Timeout) => FindingKind::Timeout,
             Some(ErrorKind::ProtocolError) => FindingKind::ProtocolError,
@@ -569,45 +569,60 @@ fn grade(
     reference: &Outcome,
     actual: Option<&Value>,
 ) -> (Level, Severity, String, String) {
-    use delegateos_vectors::severity::{self, Direction};
+    use delegateos_vectors::judge::FailureKind;
+    use delegateos_vectors::outcome::{self, ErrorKind, Outcome as Judged, Subject};
     let level = seed.map_or(Level::Normative, |s| s.level);
     let reference_code = reference_code(reference);
     let actual_ok = outcome_class(actual) == "accepted";
-    let direction = match kind {
-        FindingKind::OtherCode => Direction::OtherCode,
-        FindingKind::Crash => Direction::Crash,
-        FindingKind::Timeout => Direction::Hang,
-        FindingKind::ProtocolError | FindingKind::Errored => Direction::Errored,
-        FindingKind::Disagreement => match (matches!(reference, Outcome::Ok { .. }), actual_ok) {
-            (false, true) => Direction::Granted,
-            (true, false) => Direction::Refused,
-            (true, true) => Direction::WrongOutput,
-            (false, false) => Direction::WrongCode,
+    let actual_code = actual.and_then(|a| a.get("code")).and_then(Value::as_str);
+    let judged = match kind {
+        FindingKind::OtherCode => Judged::OtherCode {
+            family: delegateos_vectors::families::family_for(
+                "dct.verify",
+                None,
+                &[],
+                &reference_code,
+                actual_code.unwrap_or("?"),
+            )
+            .map_or_else(|| "?".to_owned(), |f| f.name.clone()),
+            diff: String::new(),
+        },
+        FindingKind::Crash => Judged::Errored(ErrorKind::Crash),
+        FindingKind::Timeout => Judged::Errored(ErrorKind::Timeout),
+        FindingKind::ProtocolError => Judged::Errored(ErrorKind::ProtocolError),
+        FindingKind::Errored => Judged::Errored(ErrorKind::AdapterErrored),
+        FindingKind::Disagreement => Judged::Failed {
+            kind: match (matches!(reference, Outcome::Ok { .. }), actual_ok) {
+                (false, true) => FailureKind::AcceptedInvalid,
+                (true, false) => FailureKind::RejectedValid,
+                (true, true) => FailureKind::OutputMismatch,
+                (false, false) => FailureKind::WrongCode,
+            },
+            diff: String::new(),
+            output: actual.and_then(|a| a.get("output")).cloned(),
         },
     };
     let expectation = expectation_of(reference);
     let requirements = vec![requirement_of(&reference_code).to_owned()];
-    let actual_code = actual.and_then(|a| a.get("code")).and_then(Value::as_str);
-    let a = severity::model().assess(&severity::Failure {
+    let subject = Subject {
         op: "dct.verify",
         flags: &[],
         requirements: &requirements,
-        direction,
-        expected_code: Some(&reference_code),
-        actual_code,
-        family: None,
-        error_kind: Some(kind.name()),
         expectation: expectation.as_ref(),
-        actual_output: actual.and_then(|a| a.get("output")),
         // A mutated token is no case: no stake is stated for it, the rules grade it.
         stake: None,
-    });
+    };
+    // Every finding kind above is a finding, so the model always answers.
+    let (severity, effect, key) = outcome::assess(&subject, &judged).map_or_else(
+        || (Severity::Low, String::new(), String::new()),
+        |a| (a.severity, a.effect, a.key),
+    );
     let level = if kind == FindingKind::OtherCode {
         Level::Hardening
     } else {
         level
     };
-    (level, a.severity, a.effect, a.key)
+    (level, severity, effect, key)
 }
 
 fn code_of(v: Option<&Value>) -> String {

@@ -328,16 +328,22 @@ pub fn findings_of(
     report: &SuiteReport,
     labels: &[(String, &'static str)],
 ) -> Vec<crate::findings::Finding> {
-    use delegateos_vectors::severity::{self, Direction};
-    let model = severity::model();
+    use delegateos_vectors::judge::FailureKind;
+    use delegateos_vectors::outcome::{self, ErrorKind, Outcome, Subject};
     let members = report
         .cases
         .iter()
         .filter_map(|c| {
             let label = labels.iter().find(|(id, _)| *id == c.id).map(|(_, l)| *l)?;
-            let direction = match label {
-                "failed" => Direction::Granted,
-                "errored" => Direction::Errored,
+            // A failed proxy case: the proxy did what the requirement forbids (it let the call
+            // through, or answered what it must not).
+            let judged = match label {
+                "failed" => Outcome::Failed {
+                    kind: FailureKind::AcceptedInvalid,
+                    diff: String::new(),
+                    output: None,
+                },
+                "errored" => Outcome::Errored(ErrorKind::Unjudged),
                 _ => return None,
             };
             // A proxy that writes anything but JSON-RPC to stdout breaks every case at the
@@ -353,20 +359,15 @@ pub fn findings_of(
             } else {
                 &c.requirements
             };
-            let assessment = model.assess(&severity::Failure {
+            let subject = Subject {
                 op: "mcp",
                 flags: &[],
                 requirements,
-                direction,
-                expected_code: None,
-                actual_code: None,
-                family: None,
-                error_kind: Some("errored"),
                 expectation: None,
-                actual_output: None,
                 // The proxy suite's cases state no stake yet: the rules grade them.
                 stake: None,
-            });
+            };
+            let assessment = outcome::assess(&subject, &judged)?;
             Some(crate::findings::Member {
                 id: c.id.clone(),
                 description: c.description.clone(),

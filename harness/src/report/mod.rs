@@ -24,6 +24,7 @@ use crate::runner::case::Case;
 use crate::runner::{CaseResult, ErrorKind, Incident, RunOutput, Status};
 use delegateos_vectors::format::{Level, Severity};
 use delegateos_vectors::judge::FailureKind;
+use delegateos_vectors::outcome::{self, FailOn};
 use delegateos_vectors::requirements::Requirements;
 use delegateos_vectors::severity::{self, Assessment, Direction};
 
@@ -383,15 +384,32 @@ pub struct ReportContext<'a> {
     pub critical_fails: bool,
 }
 
+impl ReportContext<'_> {
+    /// The `--fail-on` choices, for the one exit rule of a case
+    /// ([`delegateos_vectors::outcome::fails_run`]).
+    pub fn fail_on(&self) -> FailOn {
+        FailOn {
+            hardening: self.fail_on_hardening,
+            advisory: self.fail_on_advisory,
+            levels_only: !self.critical_fails,
+        }
+    }
+}
+
 /// Whether the adapter died on every request it was sent (at least two; abandoned and skipped
 /// cases aside): its protocol loop is broken, and its crashes say nothing about the
 /// implementation's handling of untrusted input (issue 38 item 9).
 fn adapter_exits_on_every_request(results: &[CaseResult]) -> bool {
     let sent: Vec<&CaseResult> = results
         .iter()
-        .filter(|r| r.raw_status != Status::Skipped && r.error_kind != Some(ErrorKind::Abandoned))
+        .filter(|r| {
+            r.raw_status() != Status::Skipped && r.error_kind() != Some(ErrorKind::Abandoned)
+        })
         .collect();
-    sent.len() >= 2 && sent.iter().all(|r| r.error_kind == Some(ErrorKind::Crash))
+    sent.len() >= 2
+        && sent
+            .iter()
+            .all(|r| r.error_kind() == Some(ErrorKind::Crash))
 }
 
 /// A crash of an adapter that dies on every request: an adapter bug, not a security finding.
@@ -477,21 +495,21 @@ pub fn did_of(case: &Case, result: &CaseResult) -> Option<String> {
         .and_then(Value::as_str)
         .unwrap_or("?");
     let expected = code_list(case);
-    Some(match result.raw_status {
+    Some(match result.raw_status() {
         Status::OtherCode => format!(
             "rejected with another code: {code} where invalid {} expected (family {})",
             match case.expectation.outcomes().first() {
                 Some(delegateos_vectors::Expected::Invalid { code, .. }) => code.clone(),
                 _ => "?".to_owned(),
             },
-            result.family.as_deref().unwrap_or("?")
+            result.family().unwrap_or("?")
         ),
         Status::Errored => format!(
             "{} ({})",
-            result.error_kind.map_or("errored", ErrorKind::name),
+            result.error_kind().map_or("errored", ErrorKind::name),
             telling_line(result.message.as_deref().unwrap_or(""))
         ),
-        Status::Failed => match result.failure_kind {
+        Status::Failed => match result.failure_kind() {
             Some(FailureKind::AcceptedInvalid) => {
                 format!(
                     "accepted: valid where {expected} expected — {}",
@@ -580,7 +598,7 @@ impl Report {
                     .add(result.status);
             }
             let executed = matches!(
-                result.raw_status,
+                result.raw_status(),
                 Status::Passed | Status::Failed | Status::Acceptable
             );
             for r in &case.requirements {
@@ -589,7 +607,7 @@ impl Report {
                     executed_ids.insert(r);
                 }
             }
-            if result.raw_status == Status::Skipped {
+            if result.raw_status() == Status::Skipped {
                 let entry = skipped_ops.entry(case.op.as_str()).or_default();
                 entry.0 += 1;
                 entry.1.extend(case.requirements.iter().map(String::as_str));
@@ -632,14 +650,18 @@ impl Report {
                     op: case.op.clone(),
                     requirements: case.requirements.clone(),
                     assessment: a.clone(),
-                    counted: ctx.fail_on_hardening
-                        || (!is_hardening && result.status != Status::OtherCode)
-                        || (ctx.critical_fails && a.severity == Severity::Critical),
+                    counted: outcome::fails_run(
+                        case.level,
+                        false,
+                        &result.outcome,
+                        a.severity == Severity::Critical,
+                        ctx.fail_on(),
+                    ),
                     input_bytes: input_bytes(case),
                     did: did.clone().unwrap_or_default(),
                     expected: Some(case.expect.clone()),
                     actual: result.actual.clone(),
-                    diff: result.diff.clone(),
+                    diff: result.diff().map(str::to_owned),
                 });
             }
             target.push(CaseReport {
@@ -654,19 +676,19 @@ impl Report {
                 section,
                 level: case.level,
                 status: result.status,
-                failure: result.failure_kind.filter(|_| finding),
-                family: result.family.clone().filter(|_| finding),
+                failure: result.failure_kind().filter(|_| finding),
+                family: result.family().map(str::to_owned).filter(|_| finding),
                 severity: assessment.as_ref().map(|a| a.severity),
                 effect: assessment.as_ref().map(|a| a.effect.clone()),
                 finding: assessment.as_ref().map(|a| a.key.clone()),
                 input_bytes: input_bytes(case),
                 did,
-                raw_status: result.raw_status,
-                error_kind: result.error_kind,
+                raw_status: result.raw_status(),
+                error_kind: result.error_kind(),
                 message: result.message.clone(),
                 expected: show_expected.then(|| case.expect.clone()),
                 actual: result.actual.clone(),
-                diff: result.diff.clone(),
+                diff: result.diff().map(str::to_owned),
                 stderr_tail: result.stderr_tail.clone(),
                 expected_failure: result.expected_failure.clone(),
                 duration_ms: ms(result.duration),

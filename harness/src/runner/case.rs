@@ -11,8 +11,8 @@ use serde_json::Value;
 
 use crate::protocol::RunOutcome;
 use delegateos_vectors::format::{Ground, Level, Stake};
-use delegateos_vectors::judge::FailureKind;
-use delegateos_vectors::{CorpusSource, Expectation, Verdict};
+use delegateos_vectors::outcome::Outcome;
+use delegateos_vectors::{CorpusSource, Expectation};
 
 /// One runnable case.
 #[derive(Debug, Clone, PartialEq)]
@@ -64,29 +64,6 @@ impl Case {
                 .iter()
                 .any(|f| f.eq_ignore_ascii_case("advisory"))
     }
-}
-
-/// The comparison of an adapter's outcome with a case's expectation.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Judgement {
-    /// Matched the expectation (or the first acceptable outcome).
-    Passed,
-    /// Matched an acceptable outcome other than the first.
-    Acceptable,
-    /// Did not match; `diff` is a unified diff of expected vs actual.
-    Failed {
-        /// Unified diff, expected (`-`) vs actual (`+`).
-        diff: String,
-        /// Wrong verdict, wrong code or output mismatch.
-        kind: FailureKind,
-    },
-    /// Rejected with another code of the expected code's family.
-    OtherCode {
-        /// Unified diff, expected (`-`) vs actual (`+`).
-        diff: String,
-        /// The family (`spec/error-codes.md` §11).
-        family: String,
-    },
 }
 
 /// Why the corpus could not be loaded.
@@ -151,12 +128,14 @@ pub fn outcome_json(outcome: &RunOutcome) -> Value {
     outcome.to_json()
 }
 
-/// Compares an outcome with the expectation (the rule lives in `delegateos_vectors::judge`).
-pub fn judge(case: &Case, outcome: &RunOutcome) -> Judgement {
-    match delegateos_vectors::judge::judge_case(&case.op, &case.flags, &case.expectation, outcome) {
-        Verdict::Passed => Judgement::Passed,
-        Verdict::Acceptable { .. } => Judgement::Acceptable,
-        Verdict::Failed { diff, kind, .. } => Judgement::Failed { diff, kind },
-        Verdict::OtherCode { diff, family, .. } => Judgement::OtherCode { diff, family },
-    }
+/// Compares an adapter's reply with the expectation (the rule lives in
+/// `delegateos_vectors::judge`): the case's [`Outcome`].
+pub fn judge(case: &Case, outcome: &RunOutcome) -> Outcome {
+    let verdict =
+        delegateos_vectors::judge::judge_case(&case.op, &case.flags, &case.expectation, outcome);
+    let output = match outcome {
+        RunOutcome::Ok { output } => Some(output),
+        _ => None,
+    };
+    Outcome::judged(verdict, output)
 }

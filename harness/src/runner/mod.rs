@@ -25,7 +25,7 @@ use crate::protocol::{
     self, parse_bye_reply, parse_hello_reply, parse_run_reply, Implementation, ProtocolError,
     Request, RunOutcome,
 };
-use case::{Case, Judgement};
+use case::Case;
 use process::{AdapterProcess, ReadFailure};
 
 /// Default per-case timeout.
@@ -122,37 +122,7 @@ impl Status {
     }
 }
 
-/// Why a case errored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ErrorKind {
-    /// The adapter exited or closed stdout while the case was in flight.
-    Crash,
-    /// No reply within the per-case timeout.
-    Timeout,
-    /// The reply violated the protocol.
-    ProtocolError,
-    /// The adapter replied `errored`.
-    AdapterErrored,
-    /// The adapter could not be restarted for this case.
-    RestartFailed,
-    /// Not sent: too many consecutive errors before it.
-    Abandoned,
-}
-
-impl ErrorKind {
-    /// Snake_case name.
-    pub fn name(self) -> &'static str {
-        match self {
-            ErrorKind::Crash => "crash",
-            ErrorKind::Timeout => "timeout",
-            ErrorKind::ProtocolError => "protocol_error",
-            ErrorKind::AdapterErrored => "adapter_errored",
-            ErrorKind::RestartFailed => "restart_failed",
-            ErrorKind::Abandoned => "abandoned",
-        }
-    }
-}
+pub use delegateos_vectors::outcome::{ErrorKind, Outcome};
 
 /// The result of one case.
 #[derive(Debug, Clone, PartialEq)]
@@ -161,20 +131,12 @@ pub struct CaseResult {
     pub index: usize,
     /// Final status (after the expected-failures baseline).
     pub status: Status,
-    /// Status before the baseline was applied.
-    pub raw_status: Status,
-    /// Unified diff for failures (and xfails that failed).
-    pub diff: Option<String>,
-    /// For a failed case: what kind of violation (wrong verdict, wrong code, output mismatch).
-    pub failure_kind: Option<delegateos_vectors::judge::FailureKind>,
-    /// For an `other_code` case: the family.
-    pub family: Option<String>,
+    /// What the adapter did, judged once (before the baseline).
+    pub outcome: Outcome,
     /// What the adapter answered, as `{"result":…}` JSON.
     pub actual: Option<Value>,
     /// Skip reason, error message, or baseline reason.
     pub message: Option<String>,
-    /// Why it errored.
-    pub error_kind: Option<ErrorKind>,
     /// Adapter stderr tail captured when it errored.
     pub stderr_tail: Option<String>,
     /// Baseline entry reason, when one matched.
@@ -189,16 +151,53 @@ impl CaseResult {
         Self {
             index,
             status: Status::Errored,
-            raw_status: Status::Errored,
-            diff: None,
-            failure_kind: None,
-            family: None,
+            outcome: Outcome::Errored(ErrorKind::Unjudged),
             actual: None,
             message: None,
-            error_kind: None,
             stderr_tail: None,
             expected_failure: None,
             duration: Duration::ZERO,
+        }
+    }
+
+    /// The status before the baseline was applied: the outcome's.
+    pub fn raw_status(&self) -> Status {
+        match self.outcome {
+            Outcome::Passed => Status::Passed,
+            Outcome::Acceptable => Status::Acceptable,
+            Outcome::Failed { .. } => Status::Failed,
+            Outcome::OtherCode { .. } => Status::OtherCode,
+            Outcome::Skipped => Status::Skipped,
+            Outcome::Errored(_) => Status::Errored,
+        }
+    }
+
+    /// Why the case errored, if it did.
+    pub fn error_kind(&self) -> Option<ErrorKind> {
+        match self.outcome {
+            Outcome::Errored(kind) => Some(kind),
+            _ => None,
+        }
+    }
+
+    /// The unified diff of a failure or another code (expected → actual).
+    pub fn diff(&self) -> Option<&str> {
+        self.outcome.diff()
+    }
+
+    /// For a failed case: what kind of violation (wrong verdict, wrong code, output mismatch).
+    pub fn failure_kind(&self) -> Option<delegateos_vectors::judge::FailureKind> {
+        match self.outcome {
+            Outcome::Failed { kind, .. } => Some(kind),
+            _ => None,
+        }
+    }
+
+    /// For another code of the family: the family.
+    pub fn family(&self) -> Option<&str> {
+        match &self.outcome {
+            Outcome::OtherCode { family, .. } => Some(family),
+            _ => None,
         }
     }
 }
@@ -557,7 +556,7 @@ impl Commit<'_, '_> {
         for (index, mut result, duration) in done.results {
             let case = &self.cases[index];
             let supported = self.supported.contains(&case.op);
-            let interrupted = result.error_kind == Some(ErrorKind::Abandoned)
+            let interrupted = result.error_kind() == Some(ErrorKind::Abandoned)
                 && interrupt::interrupted().is_some();
             if supported && self.consecutive >= self.config.max_consecutive_errors && !interrupted {
                 result = abandoned(
@@ -569,8 +568,8 @@ impl Commit<'_, '_> {
                 );
                 replaced.insert(case.id.clone());
             }
-            if result.raw_status == Status::Errored
-                && result.error_kind != Some(ErrorKind::AdapterErrored)
+            if result.raw_status() == Status::Errored
+                && result.error_kind() != Some(ErrorKind::AdapterErrored)
             {
                 self.consecutive += 1;
                 if self.consecutive == self.config.max_consecutive_errors {
@@ -610,7 +609,7 @@ impl Commit<'_, '_> {
 /// A case that was not sent.
 fn abandoned(index: usize, message: String) -> CaseResult {
     let mut result = CaseResult::errored(index);
-    result.error_kind = Some(ErrorKind::Abandoned);
+    result.outcome = Outcome::Errored(ErrorKind::Abandoned);
     result.message = Some(message);
     result
 }
@@ -681,7 +680,7 @@ impl Driver<'_> {
             );
         }
         if !self.supported.contains(&case.op) {
-            result.raw_status = Status::Skipped;
+            result.outcome = Outcome::Skipped;
             result.message = Some(format!(
                 "operation `{}` not in the adapter's hello.operations",
                 case.op
@@ -718,7 +717,7 @@ impl Driver<'_> {
                         message: message.clone(),
                         stderr_tail: tail.clone(),
                     });
-                    result.error_kind = Some(ErrorKind::RestartFailed);
+                    result.outcome = Outcome::Errored(ErrorKind::RestartFailed);
                     result.message = Some(format!("adapter restart failed: {message}"));
                     result.stderr_tail = Some(tail);
                 }
@@ -733,11 +732,11 @@ impl Driver<'_> {
             }
         }
         if let Some(sig) = interrupt::interrupted() {
-            if result.raw_status == Status::Errored {
+            if result.raw_status() == Status::Errored {
                 // The signal killed the adapter (or the one being started): not a fault of
                 // the implementation.
                 self.incidents.truncate(incidents_before);
-                result.error_kind = Some(ErrorKind::Abandoned);
+                result.outcome = Outcome::Errored(ErrorKind::Abandoned);
                 result.message = Some(format!(
                     "interrupted by {} while the case was in flight",
                     interrupt::signal_name(sig)
@@ -759,7 +758,7 @@ fn holds(status: Status) -> bool {
 /// A stateful case's result from its first run and its replay after a restart: the first
 /// run's, unless the first run held and the replay did not (then the replay's, saying so).
 fn merge_replay(first: CaseResult, replay: CaseResult) -> CaseResult {
-    if !holds(first.raw_status) || holds(replay.raw_status) {
+    if !holds(first.raw_status()) || holds(replay.raw_status()) {
         return first;
     }
     let mut out = replay;
@@ -839,8 +838,7 @@ fn run_one(
         message: message.clone(),
         stderr_tail: tail.clone(),
     });
-    result.raw_status = Status::Errored;
-    result.error_kind = Some(kind);
+    result.outcome = Outcome::Errored(kind);
     result.message = Some(message);
     result.stderr_tail = Some(tail);
     false
@@ -850,7 +848,7 @@ fn record_outcome(case: &Case, outcome: RunOutcome, result: &mut CaseResult) {
     result.actual = Some(case::outcome_json(&outcome));
     match &outcome {
         RunOutcome::Skipped { reason } => {
-            result.raw_status = Status::Skipped;
+            result.outcome = Outcome::Skipped;
             result.message = Some(if reason.is_empty() {
                 "adapter replied skipped".to_owned()
             } else {
@@ -858,40 +856,28 @@ fn record_outcome(case: &Case, outcome: RunOutcome, result: &mut CaseResult) {
             });
         }
         RunOutcome::Errored { message } => {
-            result.raw_status = Status::Errored;
-            result.error_kind = Some(ErrorKind::AdapterErrored);
+            result.outcome = Outcome::Errored(ErrorKind::AdapterErrored);
             result.message = Some(message.clone());
         }
-        RunOutcome::Ok { .. } | RunOutcome::Error { .. } => match case::judge(case, &outcome) {
-            Judgement::Passed => result.raw_status = Status::Passed,
-            Judgement::Acceptable => result.raw_status = Status::Acceptable,
-            Judgement::Failed { diff, kind } => {
-                result.raw_status = Status::Failed;
-                result.failure_kind = Some(kind);
-                result.diff = Some(diff);
-            }
-            Judgement::OtherCode { diff, family } => {
-                result.raw_status = Status::OtherCode;
-                result.family = Some(family);
-                result.diff = Some(diff);
-            }
-        },
+        RunOutcome::Ok { .. } | RunOutcome::Error { .. } => {
+            result.outcome = case::judge(case, &outcome);
+        }
     }
 }
 
 fn apply_baseline(result: &mut CaseResult, baseline: &ExpectedFailures, id: &str) {
-    result.status = result.raw_status;
+    result.status = result.raw_status();
     let Some(entry) = baseline.lookup(id) else {
         return;
     };
-    let passing = matches!(result.raw_status, Status::Passed | Status::Acceptable);
+    let passing = matches!(result.raw_status(), Status::Passed | Status::Acceptable);
     if passing && entry.is_glob() {
         // A glob applies to the failing cases it matches only; whether the entry as a whole
         // is stale is decided once every case has run (`stale_globs`).
         return;
     }
     result.expected_failure = Some(entry.reason.clone());
-    result.status = match result.raw_status {
+    result.status = match result.raw_status() {
         Status::Failed | Status::OtherCode | Status::Errored => Status::Xfail,
         Status::Passed | Status::Acceptable => Status::Stale,
         other => other,
@@ -918,7 +904,7 @@ fn stale_globs(cases: &[Case], results: &mut [CaseResult], baseline: &ExpectedFa
         let failing = matched.iter().any(|&i| {
             results
                 .get(i)
-                .is_some_and(|r| matches!(r.raw_status, Status::Failed | Status::Errored))
+                .is_some_and(|r| matches!(r.raw_status(), Status::Failed | Status::Errored))
         });
         if failing {
             continue;
@@ -928,7 +914,7 @@ fn stale_globs(cases: &[Case], results: &mut [CaseResult], baseline: &ExpectedFa
             .filter(|&i| {
                 results
                     .get(i)
-                    .is_some_and(|r| matches!(r.raw_status, Status::Passed | Status::Acceptable))
+                    .is_some_and(|r| matches!(r.raw_status(), Status::Passed | Status::Acceptable))
             })
             .collect();
         if let Some(first) = passing.first().and_then(|&i| results.get_mut(i)) {

@@ -319,7 +319,7 @@ fn run_batch(
                 actual: r.actual.clone(),
                 message: r.message.clone().unwrap_or_default(),
                 assessment: kind.and_then(|_| assess(&graded, r)),
-                skipped: r.raw_status == Status::Skipped,
+                skipped: r.raw_status() == Status::Skipped,
             };
         }
     }

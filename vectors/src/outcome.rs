@@ -1,0 +1,225 @@
+//! What an implementation did on one case, judged once (issue 37), and the one way it is graded.
+//!
+//! Every producer of results — the runner (`run`), the MCP proxy suite (`mcp`), both
+//! differential fuzzers (`fuzz`, `delegateos_inprocess::fuzz`) and the in-process runner
+//! (`delegateos_inprocess`) — turns what it saw into an [`Outcome`]. [`assess`] is the only
+//! entry into the severity model (`spec/severity.md`): it reads the case's facts
+//! ([`Subject`]) and the outcome, derives the direction (§1) and returns the
+//! [`Assessment`]. [`fails_run`] is the one exit rule for a case: whether its outcome makes a
+//! run exit 1.
+
+use serde_json::Value;
+
+use crate::format::{Expectation, Expected, Level, Stake};
+use crate::judge::{FailureKind, Verdict};
+use crate::severity::{self, Assessment, Direction, Failure};
+
+/// Why a case has no verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    /// The implementation exited (or panicked) while the case was in flight.
+    Crash,
+    /// No reply within the per-case deadline.
+    Timeout,
+    /// The reply violated the adapter protocol.
+    ProtocolError,
+    /// The implementation replied `errored` (or an error without a code).
+    AdapterErrored,
+    /// The adapter could not be restarted for this case.
+    RestartFailed,
+    /// Not sent: too many consecutive errors before it.
+    Abandoned,
+    /// The case ran but its result could not be judged (the MCP suite's `errored` case: the
+    /// proxy or the harness failed before the case's own check).
+    #[serde(rename = "errored")]
+    Unjudged,
+}
+
+impl ErrorKind {
+    /// snake_case name (reports, finding keys).
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Crash => "crash",
+            Self::Timeout => "timeout",
+            Self::ProtocolError => "protocol_error",
+            Self::AdapterErrored => "adapter_errored",
+            Self::RestartFailed => "restart_failed",
+            Self::Abandoned => "abandoned",
+            Self::Unjudged => "errored",
+        }
+    }
+}
+
+/// What an implementation did on one case, once judged against the case's expectation.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// Matched the expectation (or its first acceptable outcome).
+    Passed,
+    /// Matched an acceptable outcome other than the first: the other reading of a decision.
+    Acceptable,
+    /// Did not match.
+    Failed {
+        /// What kind of violation.
+        kind: FailureKind,
+        /// Unified diff, expected (`-`) vs actual (`+`).
+        diff: String,
+        /// The output the implementation answered, when it succeeded.
+        output: Option<Value>,
+    },
+    /// Refused as expected, with another code of the expected code's family
+    /// (`spec/error-codes.md` §11): a hardening finding, never an acceptance.
+    OtherCode {
+        /// The family.
+        family: String,
+        /// Unified diff, expected (`-`) vs actual (`+`).
+        diff: String,
+    },
+    /// Not run: the operation is unsupported, or the implementation answered `skipped`.
+    Skipped,
+    /// No verdict.
+    Errored(ErrorKind),
+}
+
+impl Outcome {
+    /// The judge's verdict as an outcome; `output` is what the implementation answered when
+    /// it succeeded (read by the severity model's output members).
+    pub fn judged(verdict: Verdict, output: Option<&Value>) -> Self {
+        match verdict {
+            Verdict::Passed => Self::Passed,
+            Verdict::Acceptable { .. } => Self::Acceptable,
+            Verdict::Failed { diff, kind, .. } => Self::Failed {
+                kind,
+                diff,
+                output: output.cloned(),
+            },
+            Verdict::OtherCode { diff, family, .. } => Self::OtherCode { family, diff },
+        }
+    }
+
+    /// True when the outcome is a finding: failed, another code of the family, or errored.
+    pub fn is_finding(&self) -> bool {
+        matches!(
+            self,
+            Self::Failed { .. } | Self::OtherCode { .. } | Self::Errored(_)
+        )
+    }
+
+    /// The unified diff of a failure or another code (expected → actual).
+    pub fn diff(&self) -> Option<&str> {
+        match self {
+            Self::Failed { diff, .. } | Self::OtherCode { diff, .. } => Some(diff),
+            _ => None,
+        }
+    }
+}
+
+/// The facts of a case the severity model reads: a corpus case, a fuzzer's candidate (no
+/// flags and no stake once mutated), or a proxy case (no expectation).
+#[derive(Debug, Clone, Copy)]
+pub struct Subject<'a> {
+    /// The operation (`mcp` for a proxy case).
+    pub op: &'a str,
+    /// The case's flags.
+    pub flags: &'a [String],
+    /// The case's requirement ids.
+    pub requirements: &'a [String],
+    /// The case's expectation (a proxy case has none).
+    pub expectation: Option<&'a Expectation>,
+    /// The case's stated stake (every corpus case has one; inputs no case states are graded by
+    /// the rules alone).
+    pub stake: Option<&'a Stake>,
+}
+
+/// The severity model's assessment of `outcome` on `subject` (`spec/severity.md`); `None` for
+/// an outcome that is no finding (passed, acceptable, skipped). The one function that grades.
+pub fn assess(subject: &Subject<'_>, outcome: &Outcome) -> Option<Assessment> {
+    let (direction, output, family, error) = match outcome {
+        Outcome::Passed | Outcome::Acceptable | Outcome::Skipped => return None,
+        Outcome::Failed { kind, output, .. } => (
+            direction(subject, *kind, output.as_ref()),
+            output.as_ref(),
+            None,
+            None,
+        ),
+        Outcome::OtherCode { family, .. } => {
+            (Direction::OtherCode, None, Some(family.as_str()), None)
+        }
+        Outcome::Errored(ErrorKind::Crash) => (Direction::Crash, None, None, None),
+        Outcome::Errored(ErrorKind::Timeout) => (Direction::Hang, None, None, None),
+        Outcome::Errored(kind) => (Direction::Errored, None, None, Some(kind.name())),
+    };
+    let expected_code = subject.expectation.map(first_code);
+    Some(severity::model().assess(&Failure {
+        op: subject.op,
+        flags: subject.flags,
+        requirements: subject.requirements,
+        direction,
+        expected_code: expected_code.as_deref(),
+        family,
+        error_kind: error,
+        expectation: subject.expectation,
+        actual_output: output,
+        stake: subject.stake,
+    }))
+}
+
+/// The direction of a judged failure (`spec/severity.md` §1); without an expectation (a proxy
+/// case) the judge's kind alone.
+fn direction(subject: &Subject<'_>, kind: FailureKind, output: Option<&Value>) -> Direction {
+    match subject.expectation {
+        Some(e) => severity::direction_of(subject.op, kind, e, output),
+        None => match kind {
+            FailureKind::AcceptedInvalid => Direction::Granted,
+            FailureKind::RejectedValid => Direction::Refused,
+            FailureKind::WrongCode => Direction::WrongCode,
+            FailureKind::OutputMismatch => Direction::WrongOutput,
+            FailureKind::NoAnswer => Direction::Errored,
+        },
+    }
+}
+
+/// The first outcome an expectation allows, as a code (`valid` for a success): the
+/// reference's reading, which keys a wrong code.
+fn first_code(expectation: &Expectation) -> String {
+    match expectation.outcomes().first() {
+        Some(Expected::Invalid { code, .. }) => code.clone(),
+        Some(Expected::Valid { .. }) | None => "valid".to_owned(),
+    }
+}
+
+/// What makes a run exit 1 besides its normative and decision failures (`run --fail-on`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FailOn {
+    /// `--fail-on hardening` (or `--profile strict`): hardening findings and other codes of the
+    /// family count.
+    pub hardening: bool,
+    /// `--fail-on advisory`: advisory cases count.
+    pub advisory: bool,
+    /// `--fail-on levels`: only levels decide; a critical finding of the hardening level does
+    /// not count by itself.
+    pub levels_only: bool,
+}
+
+/// Whether one case's outcome makes the run exit 1 (`spec/severity.md` §9, the README's exit
+/// codes): a failed or errored normative or decision case; a critical failure of any level
+/// (unless `--fail-on levels`); a hardening failure or another code of the family under
+/// `--fail-on hardening`; an advisory case only under `--fail-on advisory`.
+pub fn fails_run(
+    level: Level,
+    advisory: bool,
+    outcome: &Outcome,
+    critical: bool,
+    fail_on: FailOn,
+) -> bool {
+    if advisory {
+        return fail_on.advisory && matches!(outcome, Outcome::Failed { .. } | Outcome::Errored(_));
+    }
+    match outcome {
+        Outcome::Failed { .. } | Outcome::Errored(_) => {
+            level != Level::Hardening || fail_on.hardening || (critical && !fail_on.levels_only)
+        }
+        Outcome::OtherCode { .. } => fail_on.hardening,
+        Outcome::Passed | Outcome::Acceptable | Outcome::Skipped => false,
+    }
+}
