@@ -644,6 +644,7 @@ pub fn run_command(args: &RunArgs) -> i32 {
             fail_on_hardening: args.profile == Profile::Strict
                 || args.fail_on.contains(&FailOn::Hardening),
             critical_fails: !args.fail_on.contains(&FailOn::Levels),
+            mcp_requirements: &crate::mcp::suite::requirement_ids(),
         },
     );
     report.details = args.details;
@@ -662,7 +663,7 @@ pub fn run_command(args: &RunArgs) -> i32 {
 
 /// A setup error of `run`: prints it, writes every requested report file (and a non-text
 /// `--format` report to stdout) with one errored entry giving the reason
-/// ([`crate::setup_report`]), and returns exit code 3.
+/// ([`crate::report::setup`]), and returns exit code 3.
 fn setup_failure(args: &RunArgs, command: &str, reason: impl std::fmt::Display) -> i32 {
     let reason = reason.to_string();
     error(&reason);
@@ -673,7 +674,7 @@ fn setup_failure(args: &RunArgs, command: &str, reason: impl std::fmt::Display) 
             .unwrap_or_default();
         (
             name.clone(),
-            crate::setup_report::render(&name, command, &vectors, &reason),
+            crate::report::setup::render(&name, command, &vectors, &reason),
         )
     };
     let (name, text) = render(args.format);

@@ -270,6 +270,7 @@ pub fn run(args: &ExplainArgs) -> i32 {
                 fail_on_advisory: false,
                 fail_on_hardening: false,
                 critical_fails: true,
+                mcp_requirements: &crate::mcp::suite::requirement_ids(),
             },
         );
         let this = report

@@ -9,7 +9,7 @@
 //! a run (the run report's and `fuzz --op`'s cases alike); it depends only on the runner's
 //! result types.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -118,20 +118,29 @@ pub struct Finding {
     pub example: Example,
 }
 
+/// The finding keys a run's assessments name by themselves (before any joins).
+pub fn own_keys<'a>(assessments: impl Iterator<Item = &'a Assessment>) -> BTreeSet<String> {
+    assessments.map(|a| a.key.clone()).collect()
+}
+
+/// The finding an assessment belongs to, given the run's [`own_keys`]: a case keyed by a flag
+/// or output member joins its rule's finding where the run has one (`spec/severity.md` §3) —
+/// the general defect explains the flagged cases too, and its finding shows the flag's fix as
+/// a hint. Without such a finding the flag keys its own.
+pub fn finding_key<'a>(a: &'a Assessment, keys: &BTreeSet<String>) -> &'a str {
+    match &a.joins {
+        Some(rule) if keys.contains(rule) => rule,
+        _ => &a.key,
+    }
+}
+
 /// Groups `members` into findings: one per finding key, sorted by severity, counted first,
 /// effect rank, case count, then key (`spec/severity.md` §3).
 pub fn group(members: Vec<Member>, reqs: &Requirements) -> Vec<Finding> {
-    // A case keyed by a flag or output member joins its rule's finding where the run has one
-    // (§3): the general defect explains the flagged cases too, and its finding shows the
-    // flag's fix as a hint. Without such a finding the flag keys its own.
-    let keys: std::collections::BTreeSet<String> =
-        members.iter().map(|m| m.assessment.key.clone()).collect();
+    let keys = own_keys(members.iter().map(|m| &m.assessment));
     let mut by_key: BTreeMap<String, Vec<Member>> = BTreeMap::new();
     for m in members {
-        let key = match &m.assessment.joins {
-            Some(rule) if keys.contains(rule) => rule.clone(),
-            _ => m.assessment.key.clone(),
-        };
+        let key = finding_key(&m.assessment, &keys).to_owned();
         by_key.entry(key).or_default().push(m);
     }
     let mut out: Vec<Finding> = by_key

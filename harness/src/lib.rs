@@ -11,10 +11,8 @@
 //! | [`filter`] | case selection |
 //! | [`id_glob`] | the id glob the filters and the baseline share (a leaf module) |
 //! | [`expected`] | the expected-failures baseline |
-//! | [`report`] | text, JSON, JUnit, Markdown and HTML reports |
+//! | [`report`] | every report the harness writes — `run`'s (text, JSON, JUnit, Markdown, HTML, badge), the MCP suite's, a setup error's — with the one escaper per format and the HTML page skeleton |
 //! | [`findings`] | failing cases grouped by root cause, ranked by effect (`spec/severity.md`), for `run`, `mcp` and `fuzz` |
-//! | [`setup_report`] | the report files of a run that could not start |
-//! | [`html_page`] | the skeleton, stylesheet and escaping every HTML report shares |
 //! | [`cli`] | the command line: every subcommand of the one binary |
 //! | [`exit`] | the documented exit codes |
 //! | [`mcp`] | the MCP proxy suite, the reference proxy and the recording mock upstream |
@@ -37,7 +35,6 @@ pub mod filter;
 pub mod findings;
 pub mod fuzz;
 pub mod guidance;
-pub mod html_page;
 pub mod id_glob;
 pub mod kit;
 pub mod lint;
@@ -46,4 +43,3 @@ pub mod mcp;
 pub mod protocol;
 pub mod report;
 pub mod runner;
-pub mod setup_report;

@@ -9,7 +9,7 @@
 //! `ov-{i}-counted-passed`, `ov-{i}-counted`, `ov-{i}-{severity}` (number of findings), with
 //! `i` the implementation's index.
 
-use crate::html_page::{esc, esc_code_spans, page_end, page_start};
+use crate::report::page::{esc, esc_code_spans, page_end, page_start};
 
 use super::{Comparison, ReadingCell, SCHEMA, SEVERITIES};
 

@@ -75,6 +75,7 @@ use delegateos_vectors::format::{Expectation, Expected, Ground};
 use delegateos_vectors::judge::{judge, ActualOutcome, Verdict};
 
 use crate::exit::ConformExitCode;
+use crate::report::escape::markdown_cell as md_cell;
 
 pub mod html;
 pub mod over_time;
@@ -1010,10 +1011,6 @@ fn text_table(rows: &[Vec<String>]) -> String {
         }
     }
     out
-}
-
-fn md_cell(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
 }
 
 fn md_table(rows: &[Vec<String>]) -> String {

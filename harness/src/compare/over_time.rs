@@ -31,7 +31,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
-use crate::html_page::{esc, esc_code_spans, page_end, page_start};
+use crate::report::page::{esc, esc_code_spans, page_end, page_start};
 
 use super::{corpus_digest, md_table, overview, severity_rank, text_table, Loaded, Overview};
 

@@ -18,20 +18,20 @@
 //! writes one more (also on a setup error). Live progress goes to stderr when it is a
 //! terminal, unless `--no-progress`.
 
-use std::fmt::Write as _;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Args as ClapArgs, ValueEnum};
-use serde_json::json;
 
 use super::suite::{
-    run_suite_checked, select_ids, CaseResult, MockCommand, SetupError, SmokeUpstream, Status,
-    SuiteObserver, SuiteOptions, SuiteReport,
+    run_suite_checked, select_ids, CaseResult, MockCommand, SmokeUpstream, Status, SuiteObserver,
+    SuiteOptions, SuiteReport,
 };
 use crate::expected::ExpectedFailures;
+use crate::report::mcp::{render, render_setup_error, McpCase, McpReport};
+use crate::runner::Status as RunStatus;
 
 /// Exit status: every selected case passed.
 pub const EXIT_OK: u8 = 0;
@@ -44,23 +44,7 @@ pub const EXIT_SETUP: u8 = 3;
 /// Exit status: invalid usage.
 pub const EXIT_USAGE: u8 = 64;
 
-/// Identifies the JSON report format (`spec/schemas/mcp-report.schema.json`).
-pub const REPORT_SCHEMA: &str = "delegateos-mcp-report/1";
-
-/// Report formats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum McpFormat {
-    /// Human-readable summary.
-    Text,
-    /// Machine-readable JSON.
-    Json,
-    /// JUnit XML.
-    Junit,
-    /// Markdown table for CI pages.
-    Markdown,
-    /// One self-contained HTML page (no script, no network), like `run --format html`.
-    Html,
-}
+pub use crate::report::mcp::{McpFormat, REPORT_SCHEMA};
 
 /// Arguments of `delegateos-conform mcp`.
 #[derive(Debug, Clone, ClapArgs)]
@@ -242,30 +226,31 @@ pub fn find_smoke(dir: Option<&Path>) -> Option<SmokeUpstream> {
     })
 }
 
-/// Applies the baseline: returns (final statuses per case, stale messages).
+/// Applies the baseline: returns the final status of each case, in suite order, and the stale
+/// messages.
 fn apply_baseline(
     report: &SuiteReport,
     baseline: Option<&ExpectedFailures>,
-) -> (Vec<(String, &'static str)>, Vec<String>) {
-    let mut labels = Vec::new();
+) -> (Vec<RunStatus>, Vec<String>) {
+    let mut statuses = Vec::new();
     let mut stale = Vec::new();
     for c in &report.cases {
         let entry = baseline.and_then(|b| b.lookup(&c.id));
-        let label = match (c.status, entry) {
-            (Status::Failed | Status::Errored, Some(_)) => "xfail",
+        let status = match (c.status, entry) {
+            (Status::Failed | Status::Errored, Some(_)) => RunStatus::Xfail,
             (Status::Passed, Some(e)) => {
                 stale.push(format!(
                     "{} passed but is listed as expected to fail ({})",
                     c.id, e.reason
                 ));
-                "stale"
+                RunStatus::Stale
             }
-            (Status::Passed, None) => "passed",
-            (Status::Failed, None) => "failed",
-            (Status::Errored, None) => "errored",
-            (Status::Skipped, _) => "skipped",
+            (Status::Passed, None) => RunStatus::Passed,
+            (Status::Failed, None) => RunStatus::Failed,
+            (Status::Errored, None) => RunStatus::Errored,
+            (Status::Skipped, _) => RunStatus::Skipped,
         };
-        labels.push((c.id.clone(), label));
+        statuses.push(status);
     }
     if let Some(b) = baseline {
         let ids: Vec<&str> = report.cases.iter().map(|c| c.id.as_str()).collect();
@@ -276,74 +261,28 @@ fn apply_baseline(
             ));
         }
     }
-    (labels, stale)
+    (statuses, stale)
 }
 
-/// Renders a setup error as a report in `format` (one errored entry with the reason).
-pub fn render_setup_error(proxy: &str, error: &SetupError, format: McpFormat) -> String {
-    let text = error.to_string();
-    match format {
-        McpFormat::Json => {
-            let doc = json!({
-                "schema": REPORT_SCHEMA,
-                "proxy": proxy,
-                "durationMs": 0.0,
-                "setupError": {"message": error.message, "stderrTail": error.stderr_tail},
-                "interrupted": interrupted_by(),
-                "counts": {"total": 0, "passed": 0, "failed": 0, "errored": 0, "skipped": 0, "xfail": 0, "stale": 0},
-                "stale": [],
-                "cases": [],
-                "severityModel": crate::findings::SEVERITY_MODEL,
-                "findings": [],
-            });
-            serde_json::to_string_pretty(&doc).unwrap_or_default()
-        }
-        McpFormat::Junit => format!(
-            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"delegateos-mcp\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\" time=\"0.000\">\n  <testcase classname=\"mcp\" name=\"setup\"><error message=\"{}\"/></testcase>\n</testsuite>\n",
-            xml(&text)
-        ),
-        McpFormat::Markdown => format!(
-            "## MCP proxy conformance\n\n`{proxy}`: **setup error**\n\n```\n{text}\n```\n"
-        ),
-        McpFormat::Text => format!("MCP proxy conformance: {proxy}\nSETUP ERROR {text}\n"),
-        McpFormat::Html => {
-            use crate::html_page::{esc, page_end, page_start};
-            format!(
-                "{}<h1>DelegateOS MCP proxy conformance</h1>\n<p><code>{}</code></p>\n\
-                 <div id=\"verdict\" class=\"verdict fail\">SETUP ERROR</div>\n\
-                 <pre id=\"setup-error\">{}</pre>\n{}",
-                page_start("DelegateOS MCP proxy conformance"),
-                esc(proxy),
-                esc(&text),
-                page_end(&esc(env!("CARGO_PKG_NAME")))
-            )
-        }
-    }
-}
-
-/// Renders the report.
 /// The suite's findings (`spec/severity.md`): failed proxy cases are `granted` (the proxy did
 /// what the requirement forbids), errored ones `errored`; one finding per root cause.
-pub fn findings_of(
-    report: &SuiteReport,
-    labels: &[(String, &'static str)],
-) -> Vec<crate::findings::Finding> {
+pub fn findings_of(report: &SuiteReport, statuses: &[RunStatus]) -> Vec<crate::findings::Finding> {
     use delegateos_vectors::judge::FailureKind;
     use delegateos_vectors::outcome::{self, ErrorKind, Outcome, Subject};
     let members = report
         .cases
         .iter()
-        .filter_map(|c| {
-            let label = labels.iter().find(|(id, _)| *id == c.id).map(|(_, l)| *l)?;
+        .zip(statuses)
+        .filter_map(|(c, status)| {
             // A failed proxy case: the proxy did what the requirement forbids (it let the call
             // through, or answered what it must not).
-            let judged = match label {
-                "failed" => Outcome::Failed {
+            let judged = match status {
+                RunStatus::Failed => Outcome::Failed {
                     kind: FailureKind::AcceptedInvalid,
                     diff: String::new(),
                     output: None,
                 },
-                "errored" => Outcome::Errored(ErrorKind::Unjudged),
+                RunStatus::Errored => Outcome::Errored(ErrorKind::Unjudged),
                 _ => return None,
             };
             // A proxy that writes anything but JSON-RPC to stdout breaks every case at the
@@ -389,202 +328,35 @@ pub fn findings_of(
     )
 }
 
-pub fn render(
-    report: &SuiteReport,
-    labels: &[(String, &'static str)],
-    stale: &[String],
-    format: McpFormat,
-) -> String {
-    let label_of = |c: &CaseResult| {
-        labels
+/// The report of a suite run: each case with its status after the baseline, and the findings.
+pub fn report_of(report: &SuiteReport, statuses: &[RunStatus], stale: Vec<String>) -> McpReport {
+    McpReport {
+        proxy: report.proxy.clone(),
+        duration_ms: report.duration_ms,
+        cases: report
+            .cases
             .iter()
-            .find(|(id, _)| *id == c.id)
-            .map_or("?", |(_, l)| *l)
-    };
-    let count = |l: &str| labels.iter().filter(|(_, x)| *x == l).count();
-    match format {
-        McpFormat::Json => {
-            let cases: Vec<_> = report
-                .cases
-                .iter()
-                .map(|c| {
-                    let mut v = serde_json::to_value(c).unwrap_or_default();
-                    v["result"] = json!(label_of(c));
-                    v
-                })
-                .collect();
-            let mut doc = json!({
-                "schema": REPORT_SCHEMA,
-                "proxy": report.proxy,
-                "durationMs": report.duration_ms,
-                "counts": {"total": labels.len(), "passed": count("passed"), "failed": count("failed"),
-                    "errored": count("errored"), "skipped": count("skipped"), "xfail": count("xfail"), "stale": count("stale")},
-                "stale": stale,
-                "cases": cases,
-            });
-            if let Some(signal) = interrupted_by() {
-                doc["interrupted"] = json!(signal);
-            }
-            doc["severityModel"] = json!(crate::findings::SEVERITY_MODEL);
-            doc["findings"] = json!(findings_of(report, labels));
-            serde_json::to_string_pretty(&doc).unwrap_or_default()
-        }
-        McpFormat::Junit => {
-            let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-            let _ = writeln!(
-                out,
-                "<testsuite name=\"delegateos-mcp\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{:.3}\">",
-                labels.len(),
-                count("failed") + count("stale"),
-                count("errored"),
-                count("skipped") + count("xfail"),
-                report.duration_ms / 1000.0
-            );
-            for c in &report.cases {
-                let _ = write!(
-                    out,
-                    "  <testcase classname=\"mcp\" name=\"{}\" time=\"{:.3}\"",
-                    xml(&c.id),
-                    c.duration_ms / 1000.0
-                );
-                let msg = xml(c.message.as_deref().unwrap_or(""));
-                let body = match label_of(c) {
-                    "failed" | "stale" => format!("<failure message=\"{msg}\"/>"),
-                    "errored" => format!("<error message=\"{msg}\"/>"),
-                    "skipped" | "xfail" => format!("<skipped message=\"{msg}\"/>"),
-                    _ => String::new(),
-                };
-                if body.is_empty() {
-                    out.push_str("/>\n");
-                } else {
-                    let _ = writeln!(out, ">{body}</testcase>");
-                }
-            }
-            out.push_str("</testsuite>\n");
-            out
-        }
-        McpFormat::Markdown => {
-            let findings = findings_of(report, labels);
-            let mut head = String::new();
-            for f in &findings {
-                let _ = writeln!(
-                    head,
-                    "- **{}** {} ({} case(s), e.g. `{}`): {}",
-                    f.severity.as_str(),
-                    f.effect,
-                    f.cases,
-                    f.example.id,
-                    f.title.replace('|', "\\|")
-                );
-            }
-            if !head.is_empty() {
-                head.push('\n');
-            }
-            let mut out = head + &format!(
-                "## MCP proxy conformance\n\n`{}`: {} passed, {} failed, {} errored, {} skipped, {} xfail\n\n| case | result | requirements | message |\n|---|---|---|---|\n",
-                report.proxy,
-                count("passed"),
-                count("failed"),
-                count("errored"),
-                count("skipped"),
-                count("xfail")
-            );
-            for c in &report.cases {
-                let _ = writeln!(
-                    out,
-                    "| `{}` | {} | {} | {} |",
-                    c.id,
-                    label_of(c),
-                    c.requirements.join(", "),
-                    c.message
-                        .as_deref()
-                        .unwrap_or("")
-                        .replace('|', "\\|")
-                        .replace('\n', " ")
-                );
-            }
-            out
-        }
-        McpFormat::Html => super::html::render(report, labels, stale, interrupted_by().as_deref()),
-        McpFormat::Text => {
-            let mut out = format!("MCP proxy conformance: {}\n", report.proxy);
-            let findings = findings_of(report, labels);
-            let [c, h, m, l] = crate::findings::tally(&findings);
-            if c == 0 {
-                out.push_str("Critical findings: none\n");
-            }
-            if !findings.is_empty() {
-                let _ = writeln!(
-                    out,
-                    "Findings (one per root cause, severity by effect: {}): {c} critical, {h} high, {m} medium, {l} low",
-                    crate::findings::SEVERITY_MODEL
-                );
-                for f in &findings {
-                    let _ = writeln!(
-                        out,
-                        "  {:<8} {:<22} {:>3} case(s) {} — e.g. {}\n           fix: {}",
-                        f.severity.as_str().to_uppercase(),
-                        f.effect,
-                        f.cases,
-                        f.title,
-                        f.example.id,
-                        f.fix
-                    );
-                }
-                out.push('\n');
-            }
-            for c in &report.cases {
-                let _ = writeln!(
-                    out,
-                    "  {:<8} {:<40} {:>8.0} ms",
-                    label_of(c),
-                    c.id,
-                    c.duration_ms
-                );
-                if let Some(m) = &c.message {
-                    if label_of(c) != "passed" {
-                        let _ = writeln!(out, "           {m}");
-                    }
-                }
-                if let Some(t) = &c.stderr_tail {
-                    let _ = writeln!(
-                        out,
-                        "           proxy stderr: {}",
-                        t.trim_end().replace('\n', "\n             ")
-                    );
-                }
-            }
-            for s in stale {
-                let _ = writeln!(out, "  STALE {s}");
-            }
-            if let Some(signal) = interrupted_by() {
-                let _ = writeln!(out, "INTERRUPTED by {signal}: unfinished cases are errored");
-            }
-            let _ = writeln!(
-                out,
-                "{} passed, {} failed, {} errored, {} skipped, {} xfail ({:.1} s)",
-                count("passed"),
-                count("failed"),
-                count("errored"),
-                count("skipped"),
-                count("xfail"),
-                report.duration_ms / 1000.0
-            );
-            out
-        }
+            .zip(statuses)
+            .map(|(c, status)| McpCase {
+                id: c.id.clone(),
+                description: c.description.clone(),
+                requirements: c.requirements.clone(),
+                status: *status,
+                message: c.message.clone(),
+                stderr_tail: c.stderr_tail.clone(),
+                duration_ms: c.duration_ms,
+                record: serde_json::to_value(c).unwrap_or_default(),
+            })
+            .collect(),
+        stale,
+        findings: findings_of(report, statuses),
+        interrupted: interrupted_by(),
     }
 }
 
 /// The signal that interrupted this process, by name (`crate::runner::interrupt`).
 fn interrupted_by() -> Option<String> {
     crate::runner::interrupt::interrupted().map(crate::runner::interrupt::signal_name)
-}
-
-fn xml(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
 }
 
 /// What `mcp` prints and returns.
@@ -707,9 +479,19 @@ pub fn run_observed(args: &Args, observer: &mut dyn SuiteObserver) -> Outcome {
         Ok(r) => r,
         Err(e) => {
             let mut outcome = Outcome::error(&e, EXIT_SETUP);
+            let (text, interrupted) = (e.to_string(), interrupted_by());
             emit(
                 args,
-                &|f| render_setup_error(&args.proxy, &e, f),
+                &|f| {
+                    render_setup_error(
+                        &args.proxy,
+                        &e.message,
+                        e.stderr_tail.as_deref(),
+                        &text,
+                        interrupted.as_deref(),
+                        f,
+                    )
+                },
                 &mut outcome,
             );
             // The setup error is on stderr; stdout stays empty unless a report is asked for.
@@ -719,10 +501,10 @@ pub fn run_observed(args: &Args, observer: &mut dyn SuiteObserver) -> Outcome {
             return outcome;
         }
     };
-    let (labels, stale) = apply_baseline(&report, baseline.as_ref());
-    let failed = labels
+    let (statuses, stale) = apply_baseline(&report, baseline.as_ref());
+    let failed = statuses
         .iter()
-        .any(|(_, l)| *l == "failed" || *l == "errored");
+        .any(|s| matches!(s, RunStatus::Failed | RunStatus::Errored));
     let code = if failed {
         EXIT_FAILURES
     } else if !stale.is_empty() {
@@ -735,7 +517,8 @@ pub fn run_observed(args: &Args, observer: &mut dyn SuiteObserver) -> Outcome {
         stderr: String::new(),
         code,
     };
-    emit(args, &|f| render(&report, &labels, &stale, f), &mut outcome);
+    let report = report_of(&report, &statuses, stale);
+    emit(args, &|f| render(&report, f), &mut outcome);
     outcome
 }
 

@@ -7,7 +7,6 @@
 pub mod cli;
 pub mod client;
 pub mod config;
-pub mod html;
 pub mod http_client;
 pub mod http_proxy;
 pub mod key_cache;

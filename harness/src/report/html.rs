@@ -12,8 +12,8 @@ use std::fmt::Write as _;
 use serde_json::{json, Value};
 
 use super::{CaseReport, Counts, Report};
-pub use crate::html_page::esc;
-use crate::html_page::{esc_code_spans, page_end, page_start};
+pub use crate::report::page::esc;
+use crate::report::page::{esc_code_spans, page_end, page_start};
 use crate::runner::Status;
 use delegateos_vectors::format::{Level, Severity};
 

@@ -12,24 +12,7 @@ use super::{CaseReport, Report};
 use crate::runner::Status;
 use delegateos_vectors::format::Level;
 
-/// Escapes text for XML attribute values and character data, replacing characters that XML
-/// 1.0 cannot represent at all (most C0 controls, U+FFFE/U+FFFF) with U+FFFD.
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for ch in s.chars() {
-        match ch {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\t' | '\n' | '\r' => out.push(ch),
-            c if (c as u32) < 0x20 || c == '\u{FFFE}' || c == '\u{FFFF}' => out.push('\u{FFFD}'),
-            c => out.push(c),
-        }
-    }
-    out
-}
+use super::escape::xml as escape;
 
 fn secs(ms: f64) -> String {
     format!("{:.3}", ms / 1000.0)

@@ -3,16 +3,13 @@
 
 use std::fmt::Write as _;
 
+use super::escape::markdown_cell as cell;
 use super::Report;
 use crate::runner::Status;
 use delegateos_vectors::format::Severity;
 
 /// At most this many failures are detailed; the rest are counted.
 const MAX_DETAILED: usize = 50;
-
-fn cell(s: &str) -> String {
-    s.replace('|', "\\|").replace('\n', " ")
-}
 
 /// Renders the Markdown summary.
 pub fn render(r: &Report) -> String {

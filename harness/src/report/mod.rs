@@ -5,10 +5,15 @@
 //! formats are views of it, so every format agrees on every count. This module also owns the
 //! mapping from a report to the process exit code ([`Report::exit_code`]).
 
+pub mod escape;
 pub mod html;
 pub mod junit;
 pub mod markdown;
+pub mod mcp;
+pub mod mcp_html;
+pub mod page;
 pub mod progress;
+pub mod setup;
 pub mod text;
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -382,6 +387,9 @@ pub struct ReportContext<'a> {
     /// exit code never disagree); `--fail-on levels` turns it off, so that only the levels
     /// decide.
     pub critical_fails: bool,
+    /// The requirement ids the MCP proxy suite (`delegateos-conform mcp`) checks: coverage
+    /// names those a run leaves unexecuted apart.
+    pub mcp_requirements: &'a BTreeSet<String>,
 }
 
 impl ReportContext<'_> {
@@ -574,8 +582,34 @@ impl Report {
             ..HardeningReport::default()
         };
         let mut members: Vec<Member> = Vec::new();
+        // Every case is graded once, first: the finding keys the run names decide which cases
+        // join a rule's finding (spec/severity.md §3), so each case names its final finding.
         let adapter_broken = adapter_exits_on_every_request(&run.results);
-        for result in &run.results {
+        let assessments: Vec<Option<Assessment>> = run
+            .results
+            .iter()
+            .map(|result| {
+                let case = cases.get(result.index)?;
+                let finding = matches!(
+                    result.status,
+                    Status::Failed | Status::OtherCode | Status::Errored
+                );
+                let a = assess(case, result).filter(|_| finding)?;
+                Some(if adapter_broken && a.direction == Direction::Crash {
+                    broken_adapter(a)
+                } else {
+                    a
+                })
+            })
+            .collect();
+        let keys = findings::own_keys(
+            run.results
+                .iter()
+                .zip(&assessments)
+                .filter(|(r, _)| cases.get(r.index).is_some_and(|c| !c.is_advisory()))
+                .filter_map(|(_, a)| a.as_ref()),
+        );
+        for (result, assessment) in run.results.iter().zip(assessments) {
             let Some(case) = cases.get(result.index) else {
                 continue;
             };
@@ -631,17 +665,6 @@ impl Report {
                 result.status,
                 Status::Failed | Status::OtherCode | Status::Errored
             );
-            let assessment = if finding {
-                assess(case, result).map(|a| {
-                    if adapter_broken && a.direction == Direction::Crash {
-                        broken_adapter(a)
-                    } else {
-                        a
-                    }
-                })
-            } else {
-                None
-            };
             let did = if finding { did_of(case, result) } else { None };
             if let (Some(a), false) = (&assessment, is_advisory) {
                 members.push(Member {
@@ -680,7 +703,9 @@ impl Report {
                 family: result.family().map(str::to_owned).filter(|_| finding),
                 severity: assessment.as_ref().map(|a| a.severity),
                 effect: assessment.as_ref().map(|a| a.effect.clone()),
-                finding: assessment.as_ref().map(|a| a.key.clone()),
+                finding: assessment
+                    .as_ref()
+                    .map(|a| findings::finding_key(a, &keys).to_owned()),
                 input_bytes: input_bytes(case),
                 did,
                 raw_status: result.raw_status(),
@@ -723,17 +748,14 @@ impl Report {
                 .filter(|r| !executed_ids.contains(r.id.as_str()))
                 .map(|r| r.id.clone())
                 .collect(),
-            mcp_suite: {
-                let suite: BTreeSet<String> = crate::mcp::suite::case_catalogue()
-                    .into_iter()
-                    .flat_map(|(_, _, r)| r)
-                    .collect();
-                reqs.list
-                    .iter()
-                    .filter(|r| !executed_ids.contains(r.id.as_str()) && suite.contains(&r.id))
-                    .map(|r| r.id.clone())
-                    .collect()
-            },
+            mcp_suite: reqs
+                .list
+                .iter()
+                .filter(|r| {
+                    !executed_ids.contains(r.id.as_str()) && ctx.mcp_requirements.contains(&r.id)
+                })
+                .map(|r| r.id.clone())
+                .collect(),
             skipped_operations: {
                 let mut ops: Vec<SkippedOperation> = skipped_ops
                     .into_iter()
@@ -772,16 +794,6 @@ impl Report {
                 .collect(),
         };
         let findings = findings::group(members, reqs);
-        // A case that joined its rule's finding (spec/severity.md §3) names that finding.
-        let joined: BTreeMap<&str, &str> = findings
-            .iter()
-            .flat_map(|f| f.ids.iter().map(|id| (id.as_str(), f.key.as_str())))
-            .collect();
-        for c in case_reports.iter_mut().chain(hardening.cases.iter_mut()) {
-            if let (Some(finding), Some(key)) = (c.finding.as_mut(), joined.get(c.id.as_str())) {
-                (*key).clone_into(finding);
-            }
-        }
         let critical = findings
             .iter()
             .filter(|f| f.severity == Severity::Critical)

@@ -130,6 +130,14 @@ struct Case {
     run: Run,
 }
 
+/// Every requirement id a case of the suite checks.
+pub fn requirement_ids() -> std::collections::BTreeSet<String> {
+    case_catalogue()
+        .into_iter()
+        .flat_map(|(_, _, r)| r)
+        .collect()
+}
+
 /// The ids, descriptions and requirements of every case, in order (for listings and coverage).
 pub fn case_catalogue() -> Vec<(String, String, Vec<String>)> {
     CASES

@@ -3,12 +3,14 @@
 //! `--report FORMAT=FILE`) is still written, with one errored entry giving the reason, so a CI
 //! test tab shows the failure instead of nothing or the previous run.
 //!
-//! The contents are deliberately minimal and independent of `crate::report` (which renders
-//! real runs): JSON valid against `spec/schemas/report.schema.json` (one `errored` case
+//! The contents are deliberately minimal and independent of the run report (`super::Report`,
+//! which renders real runs): JSON valid against `spec/schemas/report.schema.json` (one `errored` case
 //! `setup-error`, `exit_code` 3 as the process), JUnit XML with one `<error type="setup_error">`, Markdown, HTML (escaped,
 //! no script, no network), a red shields.io badge ("setup error") and text.
 
 use serde_json::{json, Value};
+
+use super::escape::xml;
 
 /// The id of the one errored entry.
 pub const SETUP_CASE_ID: &str = "setup-error";
@@ -50,8 +52,8 @@ pub fn render(format: &str, command: &str, vectors: &str, reason: &str) -> Strin
              <h1>DelegateOS conformance: setup error</h1>\n<p><strong>Verdict: setup error \
              (exit 3)</strong>: no case ran.</p>\n<p>Adapter command: <code>{}</code></p>\n\
              <pre>{}</pre>\n</body></html>\n",
-            xml_escape(command),
-            xml_escape(reason)
+            xml(command),
+            xml(reason)
         ),
         _ => format!(
             "DelegateOS conformance: setup error (exit 3), no case ran\nadapter command: \
@@ -123,39 +125,14 @@ fn junit(reason: &str) -> String {
          classname=\"setup\" name=\"{SETUP_CASE_ID}\">\n      <error type=\"setup_error\" \
          message=\"setup error: {}\">{}</error>\n    </testcase>\n  </testsuite>\n\
          </testsuites>\n",
-        xml_escape(first),
-        xml_escape(reason)
+        xml(first),
+        xml(reason)
     )
-}
-
-/// Escapes text for XML/HTML content and attributes; drops characters XML 1.0 forbids.
-pub fn xml_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for ch in s.chars() {
-        match ch {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\n' | '\t' | '\r' => out.push(ch),
-            c if (c as u32) < 0x20 || c == '\u{fffe}' || c == '\u{ffff}' => {
-                out.push_str(&format!("\\u{{{:x}}}", c as u32));
-            }
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn escaping() {
-        assert_eq!(xml_escape("a<&>\"\x01"), "a&lt;&amp;&gt;&quot;\\u{1}");
-    }
 
     #[test]
     fn every_format_names_the_reason() {

@@ -1,5 +1,5 @@
 //! `mcp --format html`: the proxy suite's report as one self-contained page, on the same
-//! skeleton, stylesheet and escaping as the `run` report (`crate::html_page`). It opens with
+//! skeleton, stylesheet and escaping as the `run` report ([`super::page`]). It opens with
 //! the verdict, then every failing, errored or stale case expanded (message, requirements, the
 //! proxy's stderr tail), then the whole suite as a table.
 //!
@@ -7,34 +7,24 @@
 
 use std::fmt::Write as _;
 
-use super::suite::{CaseResult, SuiteReport};
-use crate::html_page::{esc, page_end, page_start};
+use super::mcp::McpReport;
+use super::page::{esc, page_end, page_start};
+use crate::runner::Status;
 
 /// Longest stderr tail shown per case (lines, from the end); the JSON report has all of it.
 const MAX_STDERR_LINES: usize = 60;
 
-/// Labels that make the verdict fail, in the order their cases are listed first.
-const FINDING_LABELS: [&str; 3] = ["failed", "errored", "stale"];
+/// Statuses that make the verdict fail, in the order their cases are listed first.
+const FINDING_STATUSES: [Status; 3] = [Status::Failed, Status::Errored, Status::Stale];
 
-/// Renders the page. `labels` gives each case's result (after the baseline), `stale` the
-/// baseline entries that matched nothing, `interrupted` the signal that stopped the run.
-pub fn render(
-    report: &SuiteReport,
-    labels: &[(String, &'static str)],
-    stale: &[String],
-    interrupted: Option<&str>,
-) -> String {
-    let label_of = |c: &CaseResult| {
-        labels
-            .iter()
-            .find(|(id, _)| *id == c.id)
-            .map_or("?", |(_, l)| *l)
-    };
-    let count = |l: &str| labels.iter().filter(|(_, x)| *x == l).count();
+/// Renders the page.
+pub fn render(report: &McpReport) -> String {
+    let count = |s| report.count(s);
+    let stale = &report.stale;
     let title = "DelegateOS MCP proxy conformance";
     let mut out = page_start(title);
 
-    let findings = FINDING_LABELS.iter().map(|l| count(l)).sum::<usize>() + stale.len();
+    let findings = FINDING_STATUSES.iter().map(|s| count(*s)).sum::<usize>() + stale.len();
     let (class, word) = if findings == 0 {
         ("pass", "PASS")
     } else {
@@ -48,14 +38,14 @@ pub fn render(
          <span id=\"skipped\">{}</span> skipped, <span id=\"xfail\">{}</span> xfail</div>\n",
         esc(title),
         esc(&report.proxy),
-        count("passed"),
-        labels.len(),
-        count("failed"),
-        count("errored"),
-        count("skipped"),
-        count("xfail"),
+        count(Status::Passed),
+        report.cases.len(),
+        count(Status::Failed),
+        count(Status::Errored),
+        count(Status::Skipped),
+        count(Status::Xfail),
     );
-    if let Some(sig) = interrupted {
+    if let Some(sig) = &report.interrupted {
         let _ = writeln!(
             out,
             "<p class=\"critical\" id=\"interrupted\"><strong>Interrupted by {}</strong>: \
@@ -69,13 +59,13 @@ pub fn render(
     if findings == 0 {
         out.push_str("<p>None.</p>\n");
     }
-    for label in FINDING_LABELS {
-        for c in report.cases.iter().filter(|c| label_of(c) == label) {
+    for status in FINDING_STATUSES {
+        for c in report.cases.iter().filter(|c| c.status == status) {
             let _ = write!(
                 out,
                 "<details open class=\"finding\"><summary><span class=\"sev sev-high\">{}</span> \
                  <code>{}</code> <span class=\"desc\">{}</span></summary>",
-                esc(label),
+                esc(status.name()),
                 esc(&c.id),
                 esc(&c.description)
             );
@@ -114,7 +104,7 @@ pub fn render(
          <th>requirements</th><th>ms</th></tr>\n",
     );
     for c in &report.cases {
-        let label = label_of(c);
+        let label = c.status.name();
         let _ = writeln!(
             out,
             "<tr><td><code>{}</code></td><td><span class=\"s-{}\">&nbsp;</span> {}</td>\

@@ -1,12 +1,11 @@
 //! The skeleton every HTML page of the harness shares (the `run` report in `report::html`, the
-//! `mcp` report in `mcp::html`): one self-contained file, inline CSS, and a
+//! `mcp` report in `report::mcp_html`, the `compare` pages): one self-contained file, inline CSS, and a
 //! Content-Security-Policy that forbids scripts and every external load. A leaf module, so both
 //! report layers use it without importing each other.
 
-/// Escapes text for HTML content and attribute values.
-pub fn esc(s: &str) -> String {
-    crate::setup_report::xml_escape(s)
-}
+/// Escapes text for HTML content and attribute values (the one XML/HTML escaper,
+/// [`super::escape::xml`]).
+pub use super::escape::xml as esc;
 
 /// [`esc`] for text written with Markdown code spans (finding titles, fixes and requirement
 /// texts come from `spec/*.md`): each `` `span` `` becomes `<code>span</code>` (issue 38 item

@@ -1,0 +1,307 @@
+//! The MCP proxy suite's report (`delegateos-conform mcp`, `spec/schemas/mcp-report.schema.json`)
+//! in text, JSON, JUnit, Markdown and HTML ([`super::mcp_html`]), and the report of a suite that
+//! could not be set up. The suite (`crate::mcp`) runs the cases and grades them; this module
+//! only writes what it is given, with the report layer's escapers ([`super::escape`]).
+
+use std::fmt::Write as _;
+
+use serde_json::{json, Value};
+
+use super::escape::{markdown_cell, xml};
+use crate::findings::{self, Finding};
+use crate::runner::Status;
+
+/// Identifies the JSON report format (`spec/schemas/mcp-report.schema.json`).
+pub const REPORT_SCHEMA: &str = "delegateos-mcp-report/1";
+
+/// Report formats of `mcp`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum McpFormat {
+    /// Human-readable summary.
+    Text,
+    /// Machine-readable JSON.
+    Json,
+    /// JUnit XML.
+    Junit,
+    /// Markdown table for CI pages.
+    Markdown,
+    /// One self-contained HTML page (no script, no network), like `run --format html`.
+    Html,
+}
+
+/// One proxy case as the report shows it.
+#[derive(Debug, Clone)]
+pub struct McpCase {
+    /// Case id.
+    pub id: String,
+    /// What the case checks.
+    pub description: String,
+    /// Requirement ids.
+    pub requirements: Vec<String>,
+    /// Its status after the expected-failures baseline (`passed`, `failed`, `errored`,
+    /// `skipped`, `xfail` or `stale`).
+    pub status: Status,
+    /// Why it failed, errored or was skipped.
+    pub message: Option<String>,
+    /// The proxy's stderr tail.
+    pub stderr_tail: Option<String>,
+    /// Wall time.
+    pub duration_ms: f64,
+    /// The suite's own record of the case: an entry of the JSON report's `cases`, to which the
+    /// report adds `result` (the status).
+    pub record: Value,
+}
+
+/// What the MCP report shows.
+#[derive(Debug, Clone)]
+pub struct McpReport {
+    /// The proxy command template.
+    pub proxy: String,
+    /// Total wall time.
+    pub duration_ms: f64,
+    /// Every case, in suite order.
+    pub cases: Vec<McpCase>,
+    /// Baseline problems: expected failures that passed, entries that match no case.
+    pub stale: Vec<String>,
+    /// The failing cases grouped by root cause (`spec/severity.md`).
+    pub findings: Vec<Finding>,
+    /// The signal that interrupted the suite, by name.
+    pub interrupted: Option<String>,
+}
+
+impl McpReport {
+    /// Cases with `status`.
+    pub fn count(&self, status: Status) -> usize {
+        self.cases.iter().filter(|c| c.status == status).count()
+    }
+}
+
+/// Renders the report in `format`.
+pub fn render(r: &McpReport, format: McpFormat) -> String {
+    match format {
+        McpFormat::Json => json_report(r),
+        McpFormat::Junit => junit(r),
+        McpFormat::Markdown => markdown(r),
+        McpFormat::Html => super::mcp_html::render(r),
+        McpFormat::Text => text(r),
+    }
+}
+
+fn json_report(r: &McpReport) -> String {
+    let count = |s| r.count(s);
+    let cases: Vec<Value> = r
+        .cases
+        .iter()
+        .map(|c| {
+            let mut v = c.record.clone();
+            v["result"] = json!(c.status.name());
+            v
+        })
+        .collect();
+    let mut doc = json!({
+        "schema": REPORT_SCHEMA,
+        "proxy": r.proxy,
+        "durationMs": r.duration_ms,
+        "counts": {"total": r.cases.len(), "passed": count(Status::Passed), "failed": count(Status::Failed),
+            "errored": count(Status::Errored), "skipped": count(Status::Skipped), "xfail": count(Status::Xfail), "stale": count(Status::Stale)},
+        "stale": r.stale,
+        "cases": cases,
+    });
+    if let Some(signal) = &r.interrupted {
+        doc["interrupted"] = json!(signal);
+    }
+    doc["severityModel"] = json!(findings::SEVERITY_MODEL);
+    doc["findings"] = json!(r.findings);
+    serde_json::to_string_pretty(&doc).unwrap_or_default()
+}
+
+fn junit(r: &McpReport) -> String {
+    let count = |s| r.count(s);
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(
+        out,
+        "<testsuite name=\"delegateos-mcp\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" time=\"{:.3}\">",
+        r.cases.len(),
+        count(Status::Failed) + count(Status::Stale),
+        count(Status::Errored),
+        count(Status::Skipped) + count(Status::Xfail),
+        r.duration_ms / 1000.0
+    );
+    for c in &r.cases {
+        let _ = write!(
+            out,
+            "  <testcase classname=\"mcp\" name=\"{}\" time=\"{:.3}\"",
+            xml(&c.id),
+            c.duration_ms / 1000.0
+        );
+        let msg = xml(c.message.as_deref().unwrap_or(""));
+        let body = match c.status {
+            Status::Failed | Status::Stale => format!("<failure message=\"{msg}\"/>"),
+            Status::Errored => format!("<error message=\"{msg}\"/>"),
+            Status::Skipped | Status::Xfail => format!("<skipped message=\"{msg}\"/>"),
+            _ => String::new(),
+        };
+        if body.is_empty() {
+            out.push_str("/>\n");
+        } else {
+            let _ = writeln!(out, ">{body}</testcase>");
+        }
+    }
+    out.push_str("</testsuite>\n");
+    out
+}
+
+fn markdown(r: &McpReport) -> String {
+    let count = |s| r.count(s);
+    let mut head = String::new();
+    for f in &r.findings {
+        let _ = writeln!(
+            head,
+            "- **{}** {} ({} case(s), e.g. `{}`): {}",
+            f.severity.as_str(),
+            f.effect,
+            f.cases,
+            f.example.id,
+            markdown_cell(&f.title)
+        );
+    }
+    if !head.is_empty() {
+        head.push('\n');
+    }
+    let mut out = head + &format!(
+        "## MCP proxy conformance\n\n`{}`: {} passed, {} failed, {} errored, {} skipped, {} xfail\n\n| case | result | requirements | message |\n|---|---|---|---|\n",
+        r.proxy,
+        count(Status::Passed),
+        count(Status::Failed),
+        count(Status::Errored),
+        count(Status::Skipped),
+        count(Status::Xfail)
+    );
+    for c in &r.cases {
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {} | {} |",
+            c.id,
+            c.status.name(),
+            c.requirements.join(", "),
+            markdown_cell(c.message.as_deref().unwrap_or(""))
+        );
+    }
+    out
+}
+
+fn text(r: &McpReport) -> String {
+    let count = |s| r.count(s);
+    let mut out = format!("MCP proxy conformance: {}\n", r.proxy);
+    let [c, h, m, l] = findings::tally(&r.findings);
+    if c == 0 {
+        out.push_str("Critical findings: none\n");
+    }
+    if !r.findings.is_empty() {
+        let _ = writeln!(
+            out,
+            "Findings (one per root cause, severity by effect: {}): {c} critical, {h} high, {m} medium, {l} low",
+            findings::SEVERITY_MODEL
+        );
+        for f in &r.findings {
+            let _ = writeln!(
+                out,
+                "  {:<8} {:<22} {:>3} case(s) {} — e.g. {}\n           fix: {}",
+                f.severity.as_str().to_uppercase(),
+                f.effect,
+                f.cases,
+                f.title,
+                f.example.id,
+                f.fix
+            );
+        }
+        out.push('\n');
+    }
+    for c in &r.cases {
+        let _ = writeln!(
+            out,
+            "  {:<8} {:<40} {:>8.0} ms",
+            c.status.name(),
+            c.id,
+            c.duration_ms
+        );
+        if let Some(m) = &c.message {
+            if c.status != Status::Passed {
+                let _ = writeln!(out, "           {m}");
+            }
+        }
+        if let Some(t) = &c.stderr_tail {
+            let _ = writeln!(
+                out,
+                "           proxy stderr: {}",
+                t.trim_end().replace('\n', "\n             ")
+            );
+        }
+    }
+    for s in &r.stale {
+        let _ = writeln!(out, "  STALE {s}");
+    }
+    if let Some(signal) = &r.interrupted {
+        let _ = writeln!(out, "INTERRUPTED by {signal}: unfinished cases are errored");
+    }
+    let _ = writeln!(
+        out,
+        "{} passed, {} failed, {} errored, {} skipped, {} xfail ({:.1} s)",
+        count(Status::Passed),
+        count(Status::Failed),
+        count(Status::Errored),
+        count(Status::Skipped),
+        count(Status::Xfail),
+        r.duration_ms / 1000.0
+    );
+    out
+}
+
+/// A suite that could not be set up, as a report in `format`: one errored entry with the
+/// reason (`text`), the proxy's stderr tail in the JSON report.
+pub fn render_setup_error(
+    proxy: &str,
+    message: &str,
+    stderr_tail: Option<&str>,
+    text: &str,
+    interrupted: Option<&str>,
+    format: McpFormat,
+) -> String {
+    match format {
+        McpFormat::Json => {
+            let doc = json!({
+                "schema": REPORT_SCHEMA,
+                "proxy": proxy,
+                "durationMs": 0.0,
+                "setupError": {"message": message, "stderrTail": stderr_tail},
+                "interrupted": interrupted,
+                "counts": {"total": 0, "passed": 0, "failed": 0, "errored": 0, "skipped": 0, "xfail": 0, "stale": 0},
+                "stale": [],
+                "cases": [],
+                "severityModel": findings::SEVERITY_MODEL,
+                "findings": [],
+            });
+            serde_json::to_string_pretty(&doc).unwrap_or_default()
+        }
+        McpFormat::Junit => format!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"delegateos-mcp\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\" time=\"0.000\">\n  <testcase classname=\"mcp\" name=\"setup\"><error message=\"{}\"/></testcase>\n</testsuite>\n",
+            xml(text)
+        ),
+        McpFormat::Markdown => format!(
+            "## MCP proxy conformance\n\n`{proxy}`: **setup error**\n\n```\n{text}\n```\n"
+        ),
+        McpFormat::Text => format!("MCP proxy conformance: {proxy}\nSETUP ERROR {text}\n"),
+        McpFormat::Html => {
+            use super::page::{esc, page_end, page_start};
+            format!(
+                "{}<h1>DelegateOS MCP proxy conformance</h1>\n<p><code>{}</code></p>\n\
+                 <div id=\"verdict\" class=\"verdict fail\">SETUP ERROR</div>\n\
+                 <pre id=\"setup-error\">{}</pre>\n{}",
+                page_start("DelegateOS MCP proxy conformance"),
+                esc(proxy),
+                esc(text),
+                page_end(&esc(env!("CARGO_PKG_NAME")))
+            )
+        }
+    }
+}
