@@ -39,6 +39,7 @@ if (stale) throw new Error(stale);
 
 rmSync(data, { recursive: true, force: true });
 mkdirSync(join(data, 'spec', 'schemas'), { recursive: true });
+mkdirSync(join(data, 'spec', 'data'), { recursive: true });
 const chunks = [];
 const entries = [];
 const byArea = {};
@@ -61,7 +62,8 @@ for (const rel of files) {
     byLevel[c.level] = (byLevel[c.level] ?? 0) + 1;
   }
 }
-cpSync(join(root, 'spec', 'error-codes.md'), join(data, 'spec', 'error-codes.md'));
+// The spec's tables the judge reads, as data (spec/data/README.md).
+cpSync(join(root, 'spec', 'data', 'error-codes.json'), join(data, 'spec', 'data', 'error-codes.json'));
 cpSync(join(root, 'spec', 'schemas', 'vector.schema.json'), join(data, 'spec', 'schemas', 'vector.schema.json'));
 const manifest = {
   corpusVersion: version,
