@@ -62,8 +62,11 @@ for (const rel of files) {
     byLevel[c.level] = (byLevel[c.level] ?? 0) + 1;
   }
 }
-// The spec's tables the judge reads, as data (spec/data/README.md).
-cpSync(join(root, 'spec', 'data', 'error-codes.json'), join(data, 'spec', 'data', 'error-codes.json'));
+// The spec's tables the judge reads, and the number rule's cases its tests read, as data
+// (spec/data/README.md).
+for (const name of ['error-codes.json', 'number-equality.json']) {
+  cpSync(join(root, 'spec', 'data', name), join(data, 'spec', 'data', name));
+}
 cpSync(join(root, 'spec', 'schemas', 'vector.schema.json'), join(data, 'spec', 'schemas', 'vector.schema.json'));
 const manifest = {
   corpusVersion: version,

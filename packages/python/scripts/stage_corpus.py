@@ -68,8 +68,10 @@ def stage(root: Path | None = None) -> dict:
         for c in f["cases"]:
             area[c["level"]] = area.get(c["level"], 0) + 1
             by_level[c["level"]] = by_level.get(c["level"], 0) + 1
-    # The spec's tables the judge reads, as data (spec/data/README.md).
-    shutil.copyfile(root / "spec" / "data" / "error-codes.json", data / "spec" / "data" / "error-codes.json")
+    # The spec's tables the judge reads, and the number rule's cases its tests read, as data
+    # (spec/data/README.md).
+    for name in ("error-codes.json", "number-equality.json"):
+        shutil.copyfile(root / "spec" / "data" / name, data / "spec" / "data" / name)
     shutil.copyfile(
         root / "spec" / "schemas" / "vector.schema.json", data / "spec" / "schemas" / "vector.schema.json"
     )
