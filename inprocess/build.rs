@@ -16,6 +16,7 @@ mod operations;
 
 fn main() {
     println!("cargo:rerun-if-changed=spec/operations.md");
+    println!("cargo:rerun-if-changed=spec/data/operations.json");
     println!("cargo:rerun-if-changed=build/operations.rs");
     let docs = operations::parse_docs(operations::EMBEDDED);
     assert!(!docs.is_empty(), "spec/operations.md lists no operation");

@@ -1,10 +1,16 @@
-//! Code families of `spec/error-codes.md` §11 (embedded and parsed: the tables there are the
-//! single source). Where the spec defines no distinct codes, an `invalid` expectation naming
-//! one code of a family is met by another code of the same family: the judge reports it as
-//! "rejected with another code" (hardening level, low severity), never as a wrong verdict.
+//! Code families of `spec/error-codes.md` §11, read from their data file
+//! `spec/data/error-codes.json` (the single source: the two §11 tables are generated from it,
+//! and the npm and Python judges read the same file). Where the spec defines no distinct codes,
+//! an `invalid` expectation naming one code of a family is met by another code of the same
+//! family: the judge reports it as "rejected with another code" (hardening level, low
+//! severity), never as a wrong verdict.
 
-/// `spec/error-codes.md`, embedded at build time.
-pub const EMBEDDED: &str = include_str!("../spec/error-codes.md");
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+
+/// `spec/data/error-codes.json`, embedded at build time.
+pub const DATA: &str = include_str!("../spec/data/error-codes.json");
 
 /// One family with its scope.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,86 +27,109 @@ pub struct Family {
     pub only_flag: Option<String>,
 }
 
-fn backticked(cell: &str) -> Vec<String> {
-    cell.split('`')
-        .skip(1)
-        .step_by(2)
-        .map(str::to_owned)
-        .collect()
+/// One entry of `families` in `spec/data/error-codes.json` (schema: `spec/data/README.md`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct FamilyData {
+    /// Family name.
+    pub name: String,
+    /// Its codes.
+    pub codes: Vec<String>,
+    /// The spec basis (Markdown), shown in the first §11 table.
+    pub basis: String,
+    /// Operations it applies to.
+    pub ops: Vec<String>,
+    /// A remark per operation (Markdown), shown after it in the scope table.
+    #[serde(default)]
+    pub op_notes: BTreeMap<String, String>,
+    /// Stages it applies to (empty: any).
+    pub stages: Vec<String>,
+    /// A remark on the stages (Markdown), shown after them in the scope table.
+    #[serde(default)]
+    pub stages_note: Option<String>,
+    /// A flag the case must carry, if any.
+    #[serde(default)]
+    pub only_flag: Option<String>,
 }
 
-fn cells(line: &str) -> Vec<&str> {
-    line.trim()
-        .trim_matches('|')
-        .split('|')
-        .map(str::trim)
-        .collect()
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    #[serde(rename = "$comment")]
+    _comment: Option<String>,
+    families: Vec<FamilyData>,
 }
 
-fn is_stage(token: &str) -> bool {
-    token.chars().next().is_some_and(|c| c.is_ascii_digit())
+/// Reads an `error-codes.json` text.
+pub fn from_json(text: &str) -> Result<Vec<FamilyData>, serde_json::Error> {
+    serde_json::from_str::<File>(text).map(|f| f.families)
 }
 
-/// Parses the two tables of §11 of an `error-codes.md` text.
-pub fn parse(text: &str) -> Vec<Family> {
-    let mut in_section = false;
-    let mut families: Vec<Family> = Vec::new();
-    for line in text.lines() {
-        if line.starts_with("## ") {
-            in_section = line.starts_with("## 11.");
-            continue;
-        }
-        if !in_section || !line.starts_with('|') {
-            continue;
-        }
-        let c = cells(line);
-        let (Some(name), Some(second)) = (c.first(), c.get(1)) else {
-            continue;
-        };
-        if *name == "family" || name.starts_with("---") {
-            continue;
-        }
-        if let Some(f) = families.iter_mut().find(|f| f.name == *name) {
-            // Scope table: `| family | ops | stages |`.
-            f.ops = second
-                .split(',')
-                .filter_map(|s| s.split_whitespace().next())
-                .map(|s| s.trim_matches('`').to_owned())
-                .filter(|s| s.contains('.'))
-                .collect();
-            let stages = c.get(2).copied().unwrap_or("");
-            f.stages = stages
-                .split([',', ' '])
-                .map(|s| s.trim().trim_matches('`'))
-                .filter(|s| is_stage(s))
-                .map(str::to_owned)
-                .collect();
-            f.only_flag = stages
-                .split("only on")
-                .nth(1)
-                .and_then(|rest| backticked(rest).into_iter().next());
-        } else {
-            // Family table: `| family | codes | spec basis |`.
-            families.push(Family {
-                name: (*name).to_owned(),
-                codes: second
-                    .split(',')
-                    .map(|s| s.trim().to_owned())
-                    .filter(|s| !s.is_empty())
-                    .collect(),
-                ops: Vec::new(),
-                stages: Vec::new(),
-                only_flag: None,
-            });
+impl From<&FamilyData> for Family {
+    fn from(d: &FamilyData) -> Self {
+        Self {
+            name: d.name.clone(),
+            codes: d.codes.clone(),
+            ops: d.ops.clone(),
+            stages: d.stages.clone(),
+            only_flag: d.only_flag.clone(),
         }
     }
-    families
 }
 
-/// The families of the embedded `spec/error-codes.md` (parsed once).
+/// The embedded `spec/data/error-codes.json` (read once).
+pub fn data() -> &'static [FamilyData] {
+    static DATA_ROWS: std::sync::OnceLock<Vec<FamilyData>> = std::sync::OnceLock::new();
+    DATA_ROWS.get_or_init(|| {
+        #[allow(clippy::expect_used)]
+        from_json(DATA).expect("spec/data/error-codes.json (checked by the families tests)")
+    })
+}
+
+/// The families of the embedded `spec/data/error-codes.json` (read once).
 pub fn all() -> &'static [Family] {
     static ALL: std::sync::OnceLock<Vec<Family>> = std::sync::OnceLock::new();
-    ALL.get_or_init(|| parse(EMBEDDED))
+    ALL.get_or_init(|| data().iter().map(Family::from).collect())
+}
+
+/// The two tables of `spec/error-codes.md` §11 as Markdown: `(families, scopes)`.
+pub fn markdown_tables(data: &[FamilyData]) -> (String, String) {
+    let families = data
+        .iter()
+        .map(|f| vec![f.name.clone(), f.codes.join(", "), f.basis.clone()])
+        .collect::<Vec<_>>();
+    let scopes = data
+        .iter()
+        .map(|f| {
+            let ops = f
+                .ops
+                .iter()
+                .map(|op| match f.op_notes.get(op) {
+                    Some(note) => format!("{op} ({note})"),
+                    None => op.clone(),
+                })
+                .collect::<Vec<_>>()
+                .join(", ");
+            let mut stages = f.stages.join(", ");
+            if let Some(note) = &f.stages_note {
+                stages.push_str(&format!(" ({note})"));
+            }
+            if let Some(flag) = &f.only_flag {
+                if !stages.is_empty() {
+                    stages.push_str(", ");
+                }
+                stages.push_str(&format!("only on `{flag}` cases"));
+            }
+            if stages.is_empty() {
+                stages = "—".to_owned();
+            }
+            vec![f.name.clone(), ops, stages]
+        })
+        .collect::<Vec<_>>();
+    (
+        crate::spec_tables::table(&["family", "codes", "spec basis"], &families),
+        crate::spec_tables::table(&["family", "ops", "stages"], &scopes),
+    )
 }
 
 fn stage_matches(pattern: &str, stage: &str) -> bool {
@@ -153,6 +182,40 @@ pub fn family_for(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn spec_tables_error_codes_md_section_11_is_generated_from_the_data() {
+        let data = from_json(DATA).expect("spec/data/error-codes.json");
+        let (families, scopes) = markdown_tables(&data);
+        let drift: Vec<String> = [("families", families), ("scopes", scopes)]
+            .into_iter()
+            .filter_map(|(name, table)| {
+                let block = format!("error-codes.json#{name}");
+                crate::spec_tables::in_step("error-codes.md", &block, &table).err()
+            })
+            .collect();
+        assert!(drift.is_empty(), "{}", drift.join("\n"));
+        for f in &data {
+            for op in f.op_notes.keys() {
+                assert!(
+                    f.ops.contains(op),
+                    "{}: a note on {op}, not one of its ops",
+                    f.name
+                );
+            }
+            for op in &f.ops {
+                assert!(
+                    crate::operations::is_known(op),
+                    "{}: unknown op {op}",
+                    f.name
+                );
+            }
+        }
+        let mut names: Vec<&str> = data.iter().map(|f| f.name.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), data.len(), "a family listed twice");
+    }
 
     #[test]
     fn the_section_11_tables_parse_with_scopes() {

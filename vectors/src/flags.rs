@@ -6,9 +6,13 @@
 
 use crate::format::{Level, Note, Severity};
 
-/// `spec/decisions.md`, embedded: its "Flag index" table is the single source of every
-/// flag's level and severity (parsed by [`index`]; nothing here repeats those columns).
+/// `spec/decisions.md`, embedded (its prose: the decisions the cases cite).
 pub const DECISIONS: &str = include_str!("../spec/decisions.md");
+
+/// `spec/data/flags.json`, embedded: the single source of every flag's level and severity
+/// (read by [`index`]; the "Flag index" table of `spec/decisions.md` is generated from it, and
+/// nothing here repeats those columns).
+pub const INDEX_DATA: &str = include_str!("../spec/data/flags.json");
 
 /// One row of the "Flag index" table of `spec/decisions.md`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,55 +29,73 @@ pub struct IndexRow {
     pub reason: String,
 }
 
-/// Parses the "Flag index" table of a `decisions.md` text. Rows that do not parse are
-/// returned as errors (one line each), so a typo in the table cannot go unnoticed.
-pub fn parse_index(text: &str) -> (Vec<IndexRow>, Vec<String>) {
+/// One entry of `flags` in `spec/data/flags.json` (schema: `spec/data/README.md`).
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RowData {
+    flag: String,
+    decision: String,
+    level: String,
+    severity: String,
+    reason: String,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct IndexFile {
+    #[serde(rename = "$comment")]
+    _comment: Option<String>,
+    flags: Vec<RowData>,
+}
+
+/// Reads a `flags.json` text. Rows that do not read (a bad level or severity) and a file that
+/// does not parse are returned as errors, one line each, so a typo cannot go unnoticed.
+pub fn index_from_json(text: &str) -> (Vec<IndexRow>, Vec<String>) {
+    let file: IndexFile = match serde_json::from_str(text) {
+        Ok(f) => f,
+        Err(e) => return (Vec::new(), vec![format!("flags.json: {e}")]),
+    };
     let mut rows = Vec::new();
     let mut errors = Vec::new();
-    let mut in_index = false;
-    for line in text.lines() {
-        if line.starts_with("## ") {
-            in_index = line.trim() == "## Flag index";
-            continue;
-        }
-        if !in_index || !line.starts_with('|') {
-            continue;
-        }
-        let cells: Vec<&str> = line
-            .trim()
-            .trim_matches('|')
-            .split('|')
-            .map(str::trim)
-            .collect();
-        if cells
-            .first()
-            .is_some_and(|c| *c == "flag" || c.starts_with("---"))
-        {
-            continue;
-        }
-        match cells.as_slice() {
-            [flag, decision, level, severity, reason, ..] => {
-                match (Level::parse(level), Severity::parse(severity)) {
-                    (Some(level), Some(severity)) => rows.push(IndexRow {
-                        flag: (*flag).to_owned(),
-                        decision: (*decision).to_owned(),
-                        level,
-                        severity,
-                        reason: (*reason).to_owned(),
-                    }),
-                    _ => errors.push(format!("flag index row {flag:?}: bad level or severity")),
-                }
-            }
-            _ => errors.push(format!("flag index: malformed row {line:?}")),
+    for r in file.flags {
+        match (Level::parse(&r.level), Severity::parse(&r.severity)) {
+            (Some(level), Some(severity)) => rows.push(IndexRow {
+                flag: r.flag,
+                decision: r.decision,
+                level,
+                severity,
+                reason: r.reason,
+            }),
+            _ => errors.push(format!(
+                "flag index row {:?}: bad level or severity",
+                r.flag
+            )),
         }
     }
     (rows, errors)
 }
 
-/// The flag index of the embedded `spec/decisions.md` (parsed once).
+/// The "Flag index" table of `spec/decisions.md` as Markdown.
+pub fn index_markdown(rows: &[IndexRow]) -> String {
+    let rows: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            vec![
+                r.flag.clone(),
+                r.decision.clone(),
+                r.level.as_str().to_owned(),
+                r.severity.as_str().to_owned(),
+                r.reason.clone(),
+            ]
+        })
+        .collect();
+    crate::spec_tables::table(&["flag", "decision", "level", "severity", "reason"], &rows)
+}
+
+/// The flag index of the embedded `spec/data/flags.json` (read once).
 pub fn index() -> &'static [IndexRow] {
     static INDEX: std::sync::OnceLock<Vec<IndexRow>> = std::sync::OnceLock::new();
-    INDEX.get_or_init(|| parse_index(DECISIONS).0)
+    INDEX.get_or_init(|| index_from_json(INDEX_DATA).0)
 }
 
 /// The index row of `flag`, if the table lists it.
@@ -245,8 +267,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn spec_tables_decisions_md_flag_index_is_generated_from_the_data() {
+        let (rows, errors) = index_from_json(INDEX_DATA);
+        assert!(errors.is_empty(), "{errors:?}");
+        let r =
+            crate::spec_tables::in_step("decisions.md", "flags.json#index", &index_markdown(&rows));
+        if let Err(e) = r {
+            panic!("{e}");
+        }
+        let bad = INDEX_DATA.replacen("\"critical\"", "\"fatal\"", 1);
+        assert_eq!(
+            index_from_json(&bad).1.len(),
+            1,
+            "a bad severity is reported"
+        );
+        assert!(!index_from_json("{\"flags\": [{}]}").1.is_empty());
+    }
+
+    #[test]
     fn the_flag_index_parses_and_lists_every_shared_flag() {
-        let (rows, errors) = parse_index(DECISIONS);
+        let (rows, errors) = index_from_json(INDEX_DATA);
         assert!(errors.is_empty(), "{errors:?}");
         assert!(rows.len() >= FLAGS.len());
         for name in names() {

@@ -8,14 +8,15 @@
 //! |---|---|
 //! | [`corpus`] | the committed corpus embedded at build time; corpus sources and digest |
 //! | [`export`] | the corpus for another language: manifest (version, digest, counts), published keys, spec files |
-//! | [`families`] | code families of `spec/error-codes.md` §11 (embedded, parsed) |
+//! | [`families`] | code families of `spec/error-codes.md` §11 (read from `spec/data/error-codes.json`) |
 //! | [`format`] | serde types of `delegateos-vectors/1` files |
 //! | [`load`] | reading files, JSON Schema validation (`spec/schemas/vector.schema.json`) |
 //! | [`judge`] | expectation × actual outcome → verdict with a unified diff |
-//! | [`keys`], [`flags`] | the fixed published keys; every flag's note |
-//! | [`operations`] | the operation catalogue of `spec/operations.md` (embedded) |
+//! | [`keys`], [`flags`] | the fixed published keys; every flag's note (level and severity from `spec/data/flags.json`) |
+//! | [`operations`] | the operation catalogue of `spec/operations.md` (read from `spec/data/operations.json`) |
 //! | [`requirements`] | requirement ids and sections from `spec/requirements.md` (embedded) |
-//! | [`severity`] | the severity model of `spec/severity.md`: direction, effect, severity and finding key of a failure |
+//! | [`severity`] | the severity model of `spec/severity.md` (read from `spec/data/severity.json`): direction, effect, severity and finding key of a failure |
+//! | [`spec_tables`] | the spec's tables as data (`spec/data/*.json`): Markdown rendering and the drift check |
 //! | `grounds` | (feature `generator`) each case's ground and stake, read from the data files (issue 36) |
 //! | `generate`, `areas`, `regenerate` | (feature `generator`) the framework area authors write against, one module per area, and the driver that builds, checks and writes the corpus |
 //!
@@ -44,6 +45,7 @@ pub mod outcome;
 pub mod regenerate;
 pub mod requirements;
 pub mod severity;
+pub mod spec_tables;
 
 pub use corpus::CorpusSource;
 pub use format::{Case, Expectation, Expected, VectorFile};

@@ -1,13 +1,19 @@
-//! The operation catalogue of `spec/operations.md` (embedded): the names an adapter may
-//! declare in `hello` and a vector may use as `op`.
+//! The operation catalogue of `spec/operations.md`: the names an adapter may declare in
+//! `hello` and a vector may use as `op`, with each operation's documentation.
 //!
-//! Names are read from the catalogue itself (the first cell of each operation table row, and
-//! the operations §11 and §11a name in prose), so the list has a single source.
+//! The catalogue's tables are data, `spec/data/operations.json` (their single source: the
+//! Markdown tables are generated from it): the operation tables of §2–§10, the operations §11
+//! and §11a specify in prose (named in the data; their documentation is that section's text,
+//! read from the Markdown), and the §11b table of the spec function each mirrors.
 
-/// `spec/operations.md`, embedded at build time.
+/// `spec/operations.md`, embedded at build time (the prose of §11 and §11a).
 pub const EMBEDDED: &str = include_str!("../spec/operations.md");
 
-fn is_op_name(s: &str) -> bool {
+/// `spec/data/operations.json`, embedded at build time.
+pub const DATA: &str = include_str!("../spec/data/operations.json");
+
+/// True if `s` has the shape of an operation name (`area.name`).
+pub fn is_op_name(s: &str) -> bool {
     let mut parts = s.split('.');
     let first_ok = parts.next().is_some_and(|p| {
         !p.is_empty()
@@ -24,34 +30,6 @@ fn is_op_name(s: &str) -> bool {
         })
 }
 
-fn backticked(line: &str) -> impl Iterator<Item = &str> {
-    line.split('`').skip(1).step_by(2)
-}
-
-/// Parses the operation names of an `operations.md` text, sorted and deduplicated.
-pub fn parse(text: &str) -> Vec<String> {
-    let mut out = std::collections::BTreeSet::new();
-    let mut prose_section = false;
-    for line in text.lines() {
-        if line.starts_with("## ") {
-            prose_section = line.starts_with("## 11. ") || line.starts_with("## 11a. ");
-            continue;
-        }
-        if let Some(cell) = line.strip_prefix("| `") {
-            if let Some(name) = cell.split('`').next() {
-                if is_op_name(name) {
-                    out.insert(name.to_owned());
-                }
-            }
-        } else if prose_section {
-            for name in backticked(line).filter(|n| is_op_name(n)) {
-                out.insert(name.to_owned());
-            }
-        }
-    }
-    out.into_iter().collect()
-}
-
 /// One operation of the catalogue as `spec/operations.md` describes it: the single source of
 /// the stubs `delegateos-conform new-adapter` writes in every language and of the methods of the
 /// in-process trait (`delegateos-inprocess`), so neither can drift from the spec.
@@ -63,8 +41,7 @@ pub struct OperationDoc {
     pub section: String,
     /// That section's title, e.g. `Delegation capability tokens (§3, §10.1)`.
     pub section_title: String,
-    /// The input cell (markdown, `\|` unescaped); for the operations specified in prose, the
-    /// section's prose.
+    /// The input cell (markdown); for the operations specified in prose, the section's prose.
     pub input: String,
     /// The "ok output" cell.
     pub output: String,
@@ -74,113 +51,147 @@ pub struct OperationDoc {
     pub mirrors: String,
 }
 
-/// Splits a markdown table row into its cells (`\|` is an escaped bar inside a cell).
-fn cells(line: &str) -> Vec<String> {
-    let inner = line.trim().trim_start_matches('|');
-    let inner = inner.strip_suffix('|').unwrap_or(inner);
-    let mut out = vec![String::new()];
-    let mut chars = inner.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' if chars.peek() == Some(&'|') => {
-                chars.next();
-                if let Some(last) = out.last_mut() {
-                    last.push('|');
-                }
-            }
-            '|' => out.push(String::new()),
-            c => {
-                if let Some(last) = out.last_mut() {
-                    last.push(c);
-                }
-            }
-        }
-    }
-    out.into_iter().map(|c| c.trim().to_owned()).collect()
+/// `spec/data/operations.json` (schema: `spec/data/README.md`).
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Catalogue {
+    /// The operation tables, in catalogue order.
+    pub sections: Vec<Section>,
+    /// The sections that specify operations in prose.
+    pub prose_sections: Vec<ProseSection>,
+    /// The §11b table.
+    pub mirrors: Vec<Mirror>,
+    #[serde(rename = "$comment")]
+    _comment: Option<String>,
 }
 
-/// Parses the catalogue's operation tables (and the operations §11 and §11a specify in prose)
-/// into one [`OperationDoc`] per operation, in catalogue order. Every name [`parse`] returns is
-/// present.
-pub fn parse_docs(text: &str) -> Vec<OperationDoc> {
-    let mut docs: Vec<OperationDoc> = Vec::new();
-    let mut mirrors: Vec<(String, String)> = Vec::new();
-    let (mut section, mut title) = (String::new(), String::new());
-    let mut prose = String::new();
-    let flush_prose = |docs: &mut Vec<OperationDoc>, section: &str, title: &str, prose: &str| {
-        if !(section == "11" || section == "11a") {
-            return;
-        }
-        let text = prose.split_whitespace().collect::<Vec<_>>().join(" ");
-        for name in prose
-            .split('`')
-            .skip(1)
-            .step_by(2)
-            .filter(|n| is_op_name(n))
-        {
-            if !docs.iter().any(|d| d.name == name) {
-                docs.push(OperationDoc {
-                    name: name.to_owned(),
-                    section: section.to_owned(),
-                    section_title: title.to_owned(),
-                    input: text.clone(),
-                    output: String::new(),
-                    errors: String::new(),
-                    mirrors: String::new(),
-                });
-            }
-        }
-    };
-    for line in text.lines() {
-        if let Some(heading) = line.strip_prefix("## ") {
-            flush_prose(&mut docs, &section, &title, &prose);
-            prose.clear();
-            let (num, rest) = heading.split_once(". ").unwrap_or(("", heading));
-            section = num.to_owned();
-            title = rest.trim().to_owned();
+/// One operation table.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Section {
+    /// `3`.
+    pub section: String,
+    /// The heading after the number.
+    pub title: String,
+    /// Its rows.
+    pub operations: Vec<Operation>,
+}
+
+/// One row of an operation table (cells in Markdown).
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Operation {
+    /// The operation.
+    pub name: String,
+    /// The input.
+    pub input: String,
+    /// The ok output.
+    pub output: String,
+    /// The error codes (`—` when none).
+    pub errors: String,
+}
+
+/// A section that specifies operations in prose.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProseSection {
+    /// `11`.
+    pub section: String,
+    /// The heading after the number.
+    pub title: String,
+    /// The operations it specifies.
+    pub operations: Vec<String>,
+}
+
+/// One row of the §11b table.
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Mirror {
+    /// The operations.
+    pub ops: Vec<String>,
+    /// The spec function they mirror (Markdown).
+    pub function: String,
+}
+
+/// Reads an `operations.json` text.
+pub fn catalogue_from_json(text: &str) -> Result<Catalogue, serde_json::Error> {
+    serde_json::from_str(text)
+}
+
+/// The text of section `number` of an `operations.md` text (between its `## number. ` heading
+/// and the next heading), whitespace-normalized.
+fn section_prose(markdown: &str, number: &str) -> String {
+    let heading = format!("## {number}. ");
+    let mut inside = false;
+    let mut words: Vec<&str> = Vec::new();
+    for line in markdown.lines() {
+        if line.starts_with("## ") {
+            inside = line.starts_with(&heading);
             continue;
         }
-        if section == "11" || section == "11a" {
-            prose.push_str(line);
-            prose.push('\n');
-            continue;
+        if inside {
+            words.extend(line.split_whitespace());
         }
-        if !line.starts_with("| `") {
-            continue;
-        }
-        let row = cells(line);
-        if section == "11b" {
-            if let (Some(ops), Some(function)) = (row.first(), row.get(1)) {
-                for name in ops.split('`').skip(1).step_by(2).filter(|n| is_op_name(n)) {
-                    mirrors.push((name.to_owned(), function.clone()));
-                }
-            }
-            continue;
-        }
-        let Some(name) = row.first().and_then(|c| c.split('`').nth(1)) else {
-            continue;
-        };
-        if !is_op_name(name) || docs.iter().any(|d| d.name == name) {
-            continue;
-        }
-        let cell = |i: usize| row.get(i).cloned().unwrap_or_default();
-        docs.push(OperationDoc {
-            name: name.to_owned(),
-            section: section.clone(),
-            section_title: title.clone(),
-            input: cell(1),
-            output: cell(2),
-            errors: cell(3),
-            mirrors: String::new(),
-        });
     }
-    flush_prose(&mut docs, &section, &title, &prose);
-    for (name, function) in mirrors {
-        if let Some(d) = docs.iter_mut().find(|d| d.name == name) {
-            d.mirrors = function;
+    words.join(" ")
+}
+
+/// The catalogue's operations, one [`OperationDoc`] per operation in catalogue order: the
+/// tables of `catalogue`, the prose operations documented by their section's text in
+/// `markdown`, and the §11b functions.
+pub fn docs_of(catalogue: &Catalogue, markdown: &str) -> Vec<OperationDoc> {
+    let mut docs: Vec<OperationDoc> = Vec::new();
+    for s in &catalogue.sections {
+        for o in &s.operations {
+            if docs.iter().any(|d| d.name == o.name) {
+                continue;
+            }
+            docs.push(OperationDoc {
+                name: o.name.clone(),
+                section: s.section.clone(),
+                section_title: s.title.clone(),
+                input: o.input.clone(),
+                output: o.output.clone(),
+                errors: o.errors.clone(),
+                mirrors: String::new(),
+            });
+        }
+    }
+    for s in &catalogue.prose_sections {
+        let prose = section_prose(markdown, &s.section);
+        for name in &s.operations {
+            if docs.iter().any(|d| d.name == *name) {
+                continue;
+            }
+            docs.push(OperationDoc {
+                name: name.clone(),
+                section: s.section.clone(),
+                section_title: s.title.clone(),
+                input: prose.clone(),
+                output: String::new(),
+                errors: String::new(),
+                mirrors: String::new(),
+            });
+        }
+    }
+    for m in &catalogue.mirrors {
+        for name in &m.ops {
+            if let Some(d) = docs.iter_mut().find(|d| d.name == *name) {
+                d.mirrors = m.function.clone();
+            }
         }
     }
     docs
+}
+
+/// The documentation of every operation: the tables of the embedded
+/// `spec/data/operations.json`, the prose operations documented by their section's text in
+/// `markdown` (an `operations.md` text). Panics if the embedded data does not read (the
+/// operations tests read it).
+pub fn parse_docs(markdown: &str) -> Vec<OperationDoc> {
+    #[allow(clippy::expect_used)]
+    let catalogue = catalogue_from_json(DATA).expect("spec/data/operations.json");
+    docs_of(&catalogue, markdown)
 }
 
 /// [`parse_docs`] of the embedded catalogue.
@@ -189,11 +200,16 @@ pub fn docs() -> &'static [OperationDoc] {
     DOCS.get_or_init(|| parse_docs(EMBEDDED))
 }
 
-/// The operation names of the embedded catalogue.
+/// The operation names of the embedded catalogue, sorted.
 pub fn names() -> Vec<&'static str> {
     static NAMES: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
     NAMES
-        .get_or_init(|| parse(EMBEDDED))
+        .get_or_init(|| {
+            let mut n: Vec<String> = docs().iter().map(|d| d.name.clone()).collect();
+            n.sort_unstable();
+            n.dedup();
+            n
+        })
         .iter()
         .map(String::as_str)
         .collect()
@@ -207,6 +223,92 @@ pub fn is_known(op: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The catalogue's tables as Markdown (test-only: this file is also compiled into
+    /// `delegateos-inprocess`'s build script, which has no `spec_tables`), with their block names: one per section (`2` … `10`),
+    /// and `mirrors` (§11b).
+    pub fn markdown_tables(catalogue: &Catalogue) -> Vec<(String, String)> {
+        use crate::spec_tables::table;
+        let mut out: Vec<(String, String)> = catalogue
+            .sections
+            .iter()
+            .map(|s| {
+                let rows: Vec<Vec<String>> = s
+                    .operations
+                    .iter()
+                    .map(|o| {
+                        vec![
+                            format!("`{}`", o.name),
+                            o.input.clone(),
+                            o.output.clone(),
+                            o.errors.clone(),
+                        ]
+                    })
+                    .collect();
+                (
+                    s.section.clone(),
+                    table(&["op", "input", "ok output", "error codes"], &rows),
+                )
+            })
+            .collect();
+        let rows: Vec<Vec<String>> = catalogue
+            .mirrors
+            .iter()
+            .map(|m| {
+                let ops: Vec<String> = m.ops.iter().map(|o| format!("`{o}`")).collect();
+                vec![ops.join(", "), m.function.clone()]
+            })
+            .collect();
+        out.push((
+            "mirrors".to_owned(),
+            table(
+                &["op", "spec function (architecture v0.2 / protocol v0.2)"],
+                &rows,
+            ),
+        ));
+        out
+    }
+
+    #[test]
+    fn spec_tables_operations_md_is_generated_from_the_data() {
+        let catalogue = catalogue_from_json(DATA).expect("spec/data/operations.json");
+        let drift: Vec<String> = markdown_tables(&catalogue)
+            .into_iter()
+            .filter_map(|(name, table)| {
+                crate::spec_tables::in_step(
+                    "operations.md",
+                    &format!("operations.json#{name}"),
+                    &table,
+                )
+                .err()
+            })
+            .collect();
+        assert!(drift.is_empty(), "{}", drift.join("\n"));
+        for s in &catalogue.sections {
+            for o in &s.operations {
+                assert!(is_op_name(&o.name), "{}", o.name);
+            }
+        }
+        let names = names();
+        for s in &catalogue.prose_sections {
+            let heading = format!("\n## {}. {}\n", s.section, s.title);
+            assert!(EMBEDDED.contains(&heading), "no heading {heading:?}");
+            let prose = section_prose(EMBEDDED, &s.section);
+            for op in &s.operations {
+                assert!(is_op_name(op), "{op}");
+                assert!(
+                    prose.contains(&format!("`{op}`")),
+                    "§{} does not name {op}",
+                    s.section
+                );
+            }
+        }
+        for m in &catalogue.mirrors {
+            for op in &m.ops {
+                assert!(names.contains(&op.as_str()), "§11b: unknown op {op}");
+            }
+        }
+    }
 
     #[test]
     fn the_catalogue_lists_every_operation_family() {
@@ -235,7 +337,7 @@ mod tests {
         let docs = docs();
         let mut names: Vec<&str> = docs.iter().map(|d| d.name.as_str()).collect();
         names.sort_unstable();
-        assert_eq!(names, names_sorted(), "parse_docs and parse disagree");
+        assert_eq!(names, names_sorted(), "an operation listed twice");
         let verify = docs
             .iter()
             .find(|d| d.name == "dct.verify")

@@ -2,9 +2,10 @@
 //! [`Direction`]), what that lets an attacker do (its effect and [`Severity`]), and which root
 //! cause it belongs to (its finding key).
 //!
-//! The three tables of `spec/severity.md` are the only source: effects with their severities,
-//! the ordered rules over requirement ids, and the flags that decide before the rules. This
-//! module parses them ([`parse`], [`model`]) and applies them ([`Model::assess`]); it does not
+//! The tables of `spec/severity.md` are data, `spec/data/severity.json` (the only source, from
+//! which the Markdown tables are generated): effects with their severities, the ordered rules
+//! over requirement ids, the flags that decide before the rules, the output members and the
+//! denials. This module reads them ([`parse`], [`model`]) and applies them ([`Model::assess`]); it does not
 //! group cases (the harness's `findings` module does) and does not judge them (that is
 //! [`crate::judge`]).
 
@@ -22,8 +23,12 @@ pub const DENIAL_OPS: &[&str] = &[
     "chain.verify_store",
 ];
 
-/// `spec/severity.md`, embedded.
+/// `spec/severity.md`, embedded (the model's prose; its tables are generated from
+/// [`SEVERITY_DATA`]).
 pub const SEVERITY_MD: &str = include_str!("../spec/severity.md");
+
+/// `spec/data/severity.json`, embedded: the single source of the model's tables.
+pub const SEVERITY_DATA: &str = include_str!("../spec/data/severity.json");
 
 /// What the implementation did, from the judge's failure kind or the runner's error kind
 /// (`spec/severity.md` §1).
@@ -76,11 +81,21 @@ pub enum Cell {
 }
 
 impl Cell {
-    fn parse(text: &str) -> Self {
-        match text.trim() {
-            "—" | "-" | "" => Self::Default,
-            "(rule)" => Self::Rule,
-            name => Self::Effect(name.to_owned()),
+    /// The cell of a data entry: `null` is the default, `"(rule)"` defers to the rules.
+    fn from_data(cell: Option<&str>) -> Self {
+        match cell {
+            None => Self::Default,
+            Some("(rule)") => Self::Rule,
+            Some(name) => Self::Effect(name.to_owned()),
+        }
+    }
+
+    /// The cell as the Markdown table shows it.
+    fn markdown(&self) -> String {
+        match self {
+            Self::Default => "—".to_owned(),
+            Self::Rule => "(rule)".to_owned(),
+            Self::Effect(name) => name.clone(),
         }
     }
 }
@@ -257,130 +272,257 @@ impl Hint {
     }
 }
 
-const SECTION_EFFECTS: &str = "## 2. Effects";
-const SECTION_RULES: &str = "## 4. Rules";
-const SECTION_FLAGS: &str = "## 5. Flags";
-const SECTION_OUTPUTS: &str = "## 6. Outputs";
-const SECTION_DENIALS: &str = "## 7. Denials";
-
-/// The rows of the table under the heading that starts with `heading` (header and separator
-/// rows dropped), each split into trimmed cells.
-fn table<'t>(text: &'t str, heading: &str) -> Vec<Vec<&'t str>> {
-    let mut rows = Vec::new();
-    let mut inside = false;
-    let mut header_seen = false;
-    for line in text.lines() {
-        if line.starts_with("## ") {
-            inside = line.starts_with(heading);
-            header_seen = false;
-            continue;
-        }
-        if !inside || !line.starts_with('|') {
-            continue;
-        }
-        if line.starts_with("|---") {
-            continue;
-        }
-        if !header_seen {
-            header_seen = true;
-            continue;
-        }
-        rows.push(
-            line.trim()
-                .trim_matches('|')
-                .split('|')
-                .map(str::trim)
-                .collect(),
-        );
-    }
-    rows
+/// `spec/data/severity.json` (schema: `spec/data/README.md`).
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ModelData {
+    #[serde(rename = "$comment")]
+    _comment: Option<String>,
+    effects: Vec<EffectData>,
+    rules: Vec<RuleData>,
+    flags: Vec<FlagData>,
+    outputs: Vec<OutputData>,
+    denials: Vec<DenialData>,
 }
 
-/// Parses the three tables of a `severity.md` text; rows that do not parse, unknown effect
-/// names and duplicate names are returned as errors, one line each.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EffectData {
+    name: String,
+    severity: String,
+    meaning: String,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct RuleData {
+    name: String,
+    requirements: Vec<String>,
+    granted: Option<String>,
+    refused: Option<String>,
+    wrong_output: Option<String>,
+    title: String,
+    fix: String,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct FlagData {
+    flag: String,
+    granted: Option<String>,
+    refused: Option<String>,
+    wrong_output: Option<String>,
+    fix: Option<String>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct OutputData {
+    op: String,
+    member: String,
+    more_when: String,
+    granted: String,
+    title: String,
+    fix: String,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DenialData {
+    code: String,
+    granted: String,
+}
+
+impl More {
+    fn parse(m: &str) -> Option<Self> {
+        match m {
+            "superset" => Some(Self::Superset),
+            "greater" => Some(Self::Greater),
+            "smaller" => Some(Self::Smaller),
+            "differs" => Some(Self::Differs),
+            _ => None,
+        }
+    }
+
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Superset => "superset",
+            Self::Greater => "greater",
+            Self::Smaller => "smaller",
+            Self::Differs => "differs",
+        }
+    }
+}
+
+/// Reads a `severity.json` text; entries that do not read, unknown effect names and duplicate
+/// names are returned as errors, one line each.
 pub fn parse(text: &str) -> (Model, Vec<String>) {
     let mut model = Model::default();
+    let data: ModelData = match serde_json::from_str(text) {
+        Ok(d) => d,
+        Err(e) => return (model, vec![format!("severity.json: {e}")]),
+    };
     let mut errors = Vec::new();
-    for cells in table(text, SECTION_EFFECTS) {
-        match cells.as_slice() {
-            [name, severity, meaning] => match Severity::parse(severity) {
-                Some(severity) => model.effects.push(EffectRow {
-                    name: (*name).to_owned(),
-                    severity,
-                    meaning: (*meaning).to_owned(),
-                }),
-                None => errors.push(format!("effect {name:?}: bad severity {severity:?}")),
-            },
-            _ => errors.push(format!("effects: malformed row {cells:?}")),
-        }
-    }
-    for cells in table(text, SECTION_RULES) {
-        match cells.as_slice() {
-            [name, patterns, granted, refused, wrong_output, title, fix] => {
-                model.rules.push(RuleRow {
-                    name: (*name).to_owned(),
-                    patterns: patterns.split(',').map(|p| p.trim().to_owned()).collect(),
-                    granted: Cell::parse(granted),
-                    refused: Cell::parse(refused),
-                    wrong_output: Cell::parse(wrong_output),
-                    title: (*title).to_owned(),
-                    fix: (*fix).to_owned(),
-                });
-            }
-            _ => errors.push(format!("rules: malformed row {cells:?}")),
-        }
-    }
-    for cells in table(text, SECTION_FLAGS) {
-        match cells.as_slice() {
-            [flag, granted, refused, wrong_output, fix] => model.flags.push(FlagRow {
-                flag: (*flag).to_owned(),
-                granted: Cell::parse(granted),
-                refused: Cell::parse(refused),
-                wrong_output: Cell::parse(wrong_output),
-                fix: (*fix).to_owned(),
+    for e in data.effects {
+        match Severity::parse(&e.severity) {
+            Some(severity) => model.effects.push(EffectRow {
+                name: e.name,
+                severity,
+                meaning: e.meaning,
             }),
-            _ => errors.push(format!("flags: malformed row {cells:?}")),
+            None => errors.push(format!(
+                "effect {:?}: bad severity {:?}",
+                e.name, e.severity
+            )),
         }
     }
-    for cells in table(text, SECTION_OUTPUTS) {
-        let more = |m: &str| match m {
-            "superset" => Some(More::Superset),
-            "greater" => Some(More::Greater),
-            "smaller" => Some(More::Smaller),
-            "differs" => Some(More::Differs),
-            _ => None,
-        };
-        match cells.as_slice() {
-            [op, member, m, granted, title, fix] => match more(m) {
-                Some(more) => model.outputs.push(OutputRow {
-                    op: (*op).to_owned(),
-                    member: (*member).to_owned(),
-                    more,
-                    granted: (*granted).to_owned(),
-                    title: (*title).to_owned(),
-                    fix: (*fix).to_owned(),
-                }),
-                None => errors.push(format!("outputs {op} {member}: bad 'more when' {m:?}")),
-            },
-            _ => errors.push(format!("outputs: malformed row {cells:?}")),
+    for r in data.rules {
+        model.rules.push(RuleRow {
+            name: r.name,
+            patterns: r.requirements,
+            granted: Cell::from_data(r.granted.as_deref()),
+            refused: Cell::from_data(r.refused.as_deref()),
+            wrong_output: Cell::from_data(r.wrong_output.as_deref()),
+            title: r.title,
+            fix: r.fix,
+        });
+    }
+    for f in data.flags {
+        model.flags.push(FlagRow {
+            flag: f.flag,
+            granted: Cell::from_data(f.granted.as_deref()),
+            refused: Cell::from_data(f.refused.as_deref()),
+            wrong_output: Cell::from_data(f.wrong_output.as_deref()),
+            fix: f.fix.unwrap_or_else(|| "—".to_owned()),
+        });
+    }
+    for o in data.outputs {
+        match More::parse(&o.more_when) {
+            Some(more) => model.outputs.push(OutputRow {
+                op: o.op,
+                member: o.member,
+                more,
+                granted: o.granted,
+                title: o.title,
+                fix: o.fix,
+            }),
+            None => errors.push(format!(
+                "outputs {} {}: bad 'more when' {:?}",
+                o.op, o.member, o.more_when
+            )),
         }
     }
-    for cells in table(text, SECTION_DENIALS) {
-        match cells.as_slice() {
-            [code, granted] => model
-                .denials
-                .push(((*code).to_owned(), (*granted).to_owned())),
-            _ => errors.push(format!("denials: malformed row {cells:?}")),
-        }
+    for d in data.denials {
+        model.denials.push((d.code, d.granted));
     }
     errors.extend(model.problems());
     (model, errors)
 }
 
-/// The model of the embedded `spec/severity.md` (parsed once).
+/// The five tables of `spec/severity.md` as Markdown, with their block names:
+/// `effects`, `rules`, `flags`, `outputs`, `denials`.
+pub fn markdown_tables(model: &Model) -> Vec<(&'static str, String)> {
+    use crate::spec_tables::table;
+    let effects: Vec<Vec<String>> = model
+        .effects
+        .iter()
+        .map(|e| {
+            vec![
+                e.name.clone(),
+                e.severity.as_str().to_owned(),
+                e.meaning.clone(),
+            ]
+        })
+        .collect();
+    let rules: Vec<Vec<String>> = model
+        .rules
+        .iter()
+        .map(|r| {
+            vec![
+                r.name.clone(),
+                r.patterns.join(", "),
+                r.granted.markdown(),
+                r.refused.markdown(),
+                r.wrong_output.markdown(),
+                r.title.clone(),
+                r.fix.clone(),
+            ]
+        })
+        .collect();
+    let flags: Vec<Vec<String>> = model
+        .flags
+        .iter()
+        .map(|f| {
+            vec![
+                f.flag.clone(),
+                f.granted.markdown(),
+                f.refused.markdown(),
+                f.wrong_output.markdown(),
+                f.fix.clone(),
+            ]
+        })
+        .collect();
+    let outputs: Vec<Vec<String>> = model
+        .outputs
+        .iter()
+        .map(|o| {
+            vec![
+                o.op.clone(),
+                o.member.clone(),
+                o.more.as_str().to_owned(),
+                o.granted.clone(),
+                o.title.clone(),
+                o.fix.clone(),
+            ]
+        })
+        .collect();
+    let denials: Vec<Vec<String>> = model
+        .denials
+        .iter()
+        .map(|(code, granted)| vec![code.clone(), granted.clone()])
+        .collect();
+    vec![
+        (
+            "effects",
+            table(&["effect", "severity", "meaning"], &effects),
+        ),
+        (
+            "rules",
+            table(
+                &[
+                    "rule",
+                    "requirements",
+                    "granted",
+                    "refused",
+                    "wrong-output",
+                    "title",
+                    "fix",
+                ],
+                &rules,
+            ),
+        ),
+        (
+            "flags",
+            table(
+                &["flag", "granted", "refused", "wrong-output", "fix"],
+                &flags,
+            ),
+        ),
+        (
+            "outputs",
+            table(
+                &["op", "member", "more when", "granted", "title", "fix"],
+                &outputs,
+            ),
+        ),
+        ("denials", table(&["code", "granted"], &denials)),
+    ]
+}
+
+/// The model of the embedded `spec/data/severity.json` (read once).
 pub fn model() -> &'static Model {
     static MODEL: std::sync::OnceLock<Model> = std::sync::OnceLock::new();
-    MODEL.get_or_init(|| parse(SEVERITY_MD).0)
+    MODEL.get_or_init(|| parse(SEVERITY_DATA).0)
 }
 
 /// The effect every direction falls back to (`spec/severity.md` §1–§3).
@@ -1055,5 +1197,28 @@ pub fn direction_of(
                 Direction::WrongOutput
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spec_tables_severity_md_is_generated_from_the_data() {
+        let (model, errors) = parse(SEVERITY_DATA);
+        assert!(errors.is_empty(), "{errors:#?}");
+        let drift: Vec<String> = markdown_tables(&model)
+            .into_iter()
+            .filter_map(|(name, table)| {
+                crate::spec_tables::in_step("severity.md", &format!("severity.json#{name}"), &table)
+                    .err()
+            })
+            .collect();
+        assert!(drift.is_empty(), "{}", drift.join("\n"));
+        assert!(
+            !parse("{}").1.is_empty(),
+            "a file without the tables is reported"
+        );
     }
 }

@@ -1,4 +1,5 @@
-//! The severity model of `spec/severity.md` (issue 26): the tables parse, every flag of the
+//! The severity model of `spec/severity.md` (issue 26; its tables are `spec/data/severity.json`):
+//! the tables read, every flag of the
 //! flag index has a row whose granted effect agrees with the index's severity, and the model
 //! rates the classic defects by their effect, not by the operation that saw them.
 
@@ -8,9 +9,22 @@ use delegateos_vectors::format::{Expectation, Severity};
 use delegateos_vectors::judge::FailureKind;
 use delegateos_vectors::outcome::{self, ErrorKind, Outcome, Subject};
 use delegateos_vectors::severity::{
-    direction_of, model, parse, Assessment, Cell, Direction, SEVERITY_MD,
+    direction_of, model, parse, Assessment, Cell, Direction, SEVERITY_DATA,
 };
 use serde_json::json;
+
+/// `spec/data/severity.json` with the entry of `table` whose `key` is `name` changed by `edit`.
+fn edited(table: &str, key: &str, name: &str, edit: impl FnOnce(&mut serde_json::Value)) -> String {
+    let mut data: serde_json::Value = serde_json::from_str(SEVERITY_DATA).unwrap();
+    let entry = data[table]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|e| e[key] == name)
+        .unwrap();
+    edit(entry);
+    data.to_string()
+}
 
 fn ids(v: &[&str]) -> Vec<String> {
     v.iter().map(|s| (*s).to_owned()).collect()
@@ -96,7 +110,7 @@ fn assess_output(
 
 #[test]
 fn the_tables_parse_without_errors() {
-    let (m, errors) = parse(SEVERITY_MD);
+    let (m, errors) = parse(SEVERITY_DATA);
     assert!(errors.is_empty(), "{errors:#?}");
     assert!(m.effects.len() >= 15 && m.rules.len() >= 30 && m.outputs.len() >= 3);
     assert_eq!(m.denials.len(), 7);
@@ -104,12 +118,13 @@ fn the_tables_parse_without_errors() {
 
 #[test]
 fn a_broken_row_is_reported() {
-    let text = SEVERITY_MD.replace("| forgery | critical |", "| forgery | fatal |");
+    let text = edited("effects", "name", "forgery", |e| {
+        e["severity"] = json!("fatal")
+    });
     assert!(parse(&text).1.iter().any(|e| e.contains("forgery")));
-    let text = SEVERITY_MD.replace(
-        "| ScopeWidening | scope-widening |",
-        "| ScopeWidening | widening |",
-    );
+    let text = edited("flags", "flag", "ScopeWidening", |e| {
+        e["granted"] = json!("widening");
+    });
     assert!(parse(&text).1.iter().any(|e| e.contains("ScopeWidening")));
 }
 
@@ -428,10 +443,7 @@ fn directions_follow_what_the_output_grants() {
 
 #[test]
 fn a_rule_may_not_defer_to_itself_and_ties_keep_the_first_denial() {
-    let text = SEVERITY_MD.replace(
-        "| glob | GLOB-* | scope-widening |",
-        "| glob | GLOB-* | (rule) |",
-    );
+    let text = edited("rules", "name", "glob", |r| r["granted"] = json!("(rule)"));
     assert!(parse(&text).1.iter().any(|e| e.contains("rule glob")));
     // Two allowed denials of equal severity: the first listed decides the effect's name.
     let both = Expectation::Acceptable {

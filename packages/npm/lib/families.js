@@ -1,64 +1,19 @@
-// Code families of spec/error-codes.md §11, parsed from the text exactly as the Rust judge
-// parses it (vectors/src/families.rs): the tables there are the single source.
+// Code families of spec/error-codes.md §11, read from their data file spec/data/error-codes.json
+// (shipped in data/spec/data/), the same file the Rust judge (vectors/src/families.rs) and the
+// Python package read: no table is parsed from the Markdown.
 
-function backticked(cell) {
-  return cell.split('`').filter((_, i) => i % 2 === 1);
-}
-
-function cells(line) {
-  return trimMatches(line.trim(), '|').split('|').map((s) => s.trim());
-}
-
-function trimMatches(s, ch) {
-  let a = 0;
-  let b = s.length;
-  while (a < b && s[a] === ch) a++;
-  while (b > a && s[b - 1] === ch) b--;
-  return s.slice(a, b);
-}
-
-const isStage = (token) => token.length > 0 && token[0] >= '0' && token[0] <= '9';
-
-/** Parses the two tables of §11 of an error-codes.md text. */
-export function parseFamilies(text) {
-  let inSection = false;
-  const families = [];
-  for (const line of text.split(/\r?\n/)) {
-    if (line.startsWith('## ')) {
-      inSection = line.startsWith('## 11.');
-      continue;
-    }
-    if (!inSection || !line.startsWith('|')) continue;
-    const c = cells(line);
-    const name = c[0];
-    const second = c[1];
-    if (name === undefined || second === undefined) continue;
-    if (name === 'family' || name.startsWith('---')) continue;
-    const f = families.find((x) => x.name === name);
-    if (f) {
-      f.ops = second
-        .split(',')
-        .map((s) => s.trim().split(/\s+/)[0] || '')
-        .map((s) => trimMatches(s, '`'))
-        .filter((s) => s.includes('.'));
-      const stages = c[2] ?? '';
-      f.stages = stages
-        .split(/[, ]/)
-        .map((s) => trimMatches(s.trim(), '`'))
-        .filter(isStage);
-      const rest = stages.split('only on')[1];
-      f.onlyFlag = rest === undefined ? null : (backticked(rest)[0] ?? null);
-    } else {
-      families.push({
-        name,
-        codes: second.split(',').map((s) => s.trim()).filter((s) => s !== ''),
-        ops: [],
-        stages: [],
-        onlyFlag: null,
-      });
-    }
+/** The families of an error-codes.json document (already parsed). */
+export function familiesFromData(doc) {
+  if (doc === null || typeof doc !== 'object' || !Array.isArray(doc.families)) {
+    throw new Error('error-codes.json: no "families" list');
   }
-  return families;
+  return doc.families.map((f) => ({
+    name: f.name,
+    codes: [...f.codes],
+    ops: [...f.ops],
+    stages: [...f.stages],
+    onlyFlag: f.onlyFlag ?? null,
+  }));
 }
 
 function stageMatches(pattern, stage) {

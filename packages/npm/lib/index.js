@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { blake2b256Hex } from './blake2b.js';
-import { parseFamilies } from './families.js';
+import { familiesFromData } from './families.js';
 import { parseJson } from './json.js';
 import { comparePaths, digestChunks } from './paths.js';
 import { judgeCase } from './judge.js';
@@ -40,9 +40,9 @@ let families = null;
 let files = null;
 let byId = null;
 
-/** The code families of spec/error-codes.md §11 shipped with the corpus. */
+/** The code families of spec/error-codes.md §11 (spec/data/error-codes.json) shipped with the corpus. */
 export function codeFamilies() {
-  families ??= parseFamilies(readData('spec/error-codes.md').toString('utf8'));
+  families ??= familiesFromData(JSON.parse(readData('spec/data/error-codes.json').toString('utf8')));
   return families;
 }
 

@@ -39,6 +39,7 @@ if (stale) throw new Error(stale);
 
 rmSync(data, { recursive: true, force: true });
 mkdirSync(join(data, 'spec', 'schemas'), { recursive: true });
+mkdirSync(join(data, 'spec', 'data'), { recursive: true });
 const chunks = [];
 const entries = [];
 const byArea = {};
@@ -61,7 +62,11 @@ for (const rel of files) {
     byLevel[c.level] = (byLevel[c.level] ?? 0) + 1;
   }
 }
-cpSync(join(root, 'spec', 'error-codes.md'), join(data, 'spec', 'error-codes.md'));
+// The spec's tables the judge reads, and the number rule's cases its tests read, as data
+// (spec/data/README.md).
+for (const name of ['error-codes.json', 'number-equality.json']) {
+  cpSync(join(root, 'spec', 'data', name), join(data, 'spec', 'data', name));
+}
 cpSync(join(root, 'spec', 'schemas', 'vector.schema.json'), join(data, 'spec', 'schemas', 'vector.schema.json'));
 const manifest = {
   corpusVersion: version,

@@ -49,6 +49,7 @@ def stage(root: Path | None = None) -> dict:
     data = PKG / "src" / "delegateos_vectors" / "data"
     shutil.rmtree(data, ignore_errors=True)
     (data / "spec" / "schemas").mkdir(parents=True)
+    (data / "spec" / "data").mkdir(parents=True)
     buf = bytearray()
     entries, by_area, by_level, total = [], {}, {}, 0
     for rel in files:
@@ -67,7 +68,10 @@ def stage(root: Path | None = None) -> dict:
         for c in f["cases"]:
             area[c["level"]] = area.get(c["level"], 0) + 1
             by_level[c["level"]] = by_level.get(c["level"], 0) + 1
-    shutil.copyfile(root / "spec" / "error-codes.md", data / "spec" / "error-codes.md")
+    # The spec's tables the judge reads, and the number rule's cases its tests read, as data
+    # (spec/data/README.md).
+    for name in ("error-codes.json", "number-equality.json"):
+        shutil.copyfile(root / "spec" / "data" / name, data / "spec" / "data" / name)
     shutil.copyfile(
         root / "spec" / "schemas" / "vector.schema.json", data / "spec" / "schemas" / "vector.schema.json"
     )

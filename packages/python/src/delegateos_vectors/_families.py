@@ -1,9 +1,9 @@
-"""Code families of spec/error-codes.md §11, parsed from the text exactly as the Rust judge
-parses it (vectors/src/families.rs): the tables there are the single source."""
+"""Code families of spec/error-codes.md §11, read from their data file spec/data/error-codes.json
+(shipped in data/spec/data/), the same file the Rust judge (vectors/src/families.rs) and the npm
+package read: no table is parsed from the Markdown."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 
@@ -33,61 +33,20 @@ class Family:
         )
 
 
-def _backticked(cell: str) -> list[str]:
-    return cell.split("`")[1::2]
-
-
-def _trim_matches(s: str, ch: str) -> str:
-    # Rust's str::trim_matches(char): strip every leading and trailing `ch`.
-    return s.strip(ch)
-
-
-def _cells(line: str) -> list[str]:
-    return [c.strip() for c in _trim_matches(line.strip(), "|").split("|")]
-
-
-def _is_stage(token: str) -> bool:
-    return token[:1] in tuple("0123456789")
-
-
-def parse(text: str) -> list[Family]:
-    """Parses the two tables of §11 of an error-codes.md text."""
-    in_section = False
-    families: list[Family] = []
-    for line in text.splitlines():
-        if line.startswith("## "):
-            in_section = line.startswith("## 11.")
-            continue
-        if not in_section or not line.startswith("|"):
-            continue
-        c = _cells(line)
-        if len(c) < 2:
-            continue
-        name, second = c[0], c[1]
-        if name == "family" or name.startswith("---"):
-            continue
-        existing = next((f for f in families if f.name == name), None)
-        if existing is not None:
-            ops = []
-            for s in second.split(","):
-                words = s.split()
-                if not words:
-                    continue
-                op = words[0].strip("`")
-                if "." in op:
-                    ops.append(op)
-            existing.ops = ops
-            stages = c[2] if len(c) > 2 else ""
-            existing.stages = [
-                t for t in (s.strip().strip("`") for s in re.split(r"[, ]", stages)) if _is_stage(t)
-            ]
-            parts = stages.split("only on")
-            existing.only_flag = (_backticked(parts[1]) or [None])[0] if len(parts) > 1 else None
-        else:
-            families.append(
-                Family(name=name, codes=[s.strip() for s in second.split(",") if s.strip()])
-            )
-    return families
+def from_data(doc: dict) -> list[Family]:
+    """The families of an error-codes.json document (already parsed)."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("families"), list):
+        raise ValueError('error-codes.json: no "families" list')
+    return [
+        Family(
+            name=f["name"],
+            codes=list(f["codes"]),
+            ops=list(f["ops"]),
+            stages=list(f["stages"]),
+            only_flag=f.get("onlyFlag"),
+        )
+        for f in doc["families"]
+    ]
 
 
 def _stage_matches(pattern: str, stage: str) -> bool:
