@@ -1,5 +1,5 @@
 //! Generates the [`Implementation`] trait (one method per operation), `OPERATIONS` and
-//! `dispatch` from the operation catalogue, `spec/operations.md`, parsed by the same code the
+//! `dispatch` from the operation catalogue, `spec/data/operations.json`, read by the same code the
 //! vectors crate and `delegateos-conform new-adapter` use (`vectors/src/operations.rs`), so the
 //! trait cannot drift from the spec or from the other languages' stubs.
 

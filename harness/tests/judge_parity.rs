@@ -17,7 +17,7 @@
 //!   per-entry codes swapped within each code family, every other code of every family (inside
 //!   and outside its scope), an unknown code, the opposite verdict, skipped and errored.
 //!
-//! The code families each package parses from `spec/error-codes.md` §11 must equal
+//! The code families each package reads from `spec/data/error-codes.json` must equal
 //! `delegateos_vectors::families::all()` field by field. The pairs go to a JSONL file (`{source, case_id, actual, rust}`) in a temp dir; both
 //! packages' `parity` scripts judge them from their own staged copy of the corpus (whose digest
 //! and version must equal the embedded corpus's), and every verdict must equal the Rust one.
@@ -512,7 +512,7 @@ fn npm_and_python_judges_agree_with_the_rust_judge_on_every_pair() {
             "{lang} package digest is not the embedded corpus's"
         );
         assert_eq!(header["corpusVersion"], env!("CARGO_PKG_VERSION"));
-        // The code families as each package parsed spec/error-codes.md §11.
+        // The code families as each package read them from spec/data/error-codes.json.
         let rust_families: Vec<Value> = delegateos_vectors::families::all()
             .iter()
             .map(|f| {

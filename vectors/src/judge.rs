@@ -338,8 +338,11 @@ fn output_matches_with(expected: &Value, actual: &Value, family: &[String]) -> b
     }
 }
 
-/// JSON equality where numbers compare as numbers: integers exactly, other numbers within
-/// [`FLOAT_TOLERANCE`] (so `1`, `1.0` and `0.9999999999` all equal a score of `1`).
+/// JSON equality where numbers compare as numbers, by the rule of `spec/adapter-protocol.md`
+/// "Numbers" (pinned by `spec/data/number-equality.json` in Rust, JS and Python): integers in
+/// [−2^63, 2^64−1] exactly, other numbers as binary64 within [`FLOAT_TOLERANCE`] (so `1`,
+/// `1.0` and `0.9999999999` all equal a score of `1`). Exact parsing relies on serde_json's
+/// `float_roundtrip` feature, on for the workspace.
 pub fn json_equal(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => {
