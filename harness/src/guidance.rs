@@ -7,57 +7,19 @@
 //! with the most cases. An adapter that declares nothing (or whose every selected case was
 //! skipped) is told where to start; every other run ends with the next most valuable operation.
 
-use std::collections::{BTreeMap, BTreeSet};
-
 use crate::runner::case::Case;
-use crate::runner::{CaseResult, Status};
+use crate::runner::CaseResult;
+use delegateos_vectors::outcome;
 
-/// What implementing one more operation would add to this run.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NextOperation {
-    /// The operation, e.g. `dct.verify`.
-    pub op: String,
-    /// Its skipped cases.
-    pub cases: usize,
-    /// Requirement ids its skipped cases cite that no executed case of the run checked.
-    pub requirements: usize,
-}
+pub use delegateos_vectors::outcome::NextOperation;
 
-/// The skipped operations, most valuable first (see the module doc).
+/// The skipped operations, most valuable first (the one ranking,
+/// [`delegateos_vectors::outcome::next_operations`]).
 pub fn ranking(cases: &[Case], results: &[CaseResult]) -> Vec<NextOperation> {
-    let mut executed: BTreeSet<&str> = BTreeSet::new();
-    let mut skipped: BTreeMap<&str, (usize, BTreeSet<&str>)> = BTreeMap::new();
-    for r in results {
-        let Some(case) = cases.get(r.index) else {
-            continue;
-        };
-        if matches!(
-            r.raw_status(),
-            Status::Passed | Status::Failed | Status::Acceptable
-        ) {
-            executed.extend(case.requirements.iter().map(String::as_str));
-        }
-        if r.raw_status() == Status::Skipped {
-            let entry = skipped.entry(case.op.as_str()).or_default();
-            entry.0 += 1;
-            entry.1.extend(case.requirements.iter().map(String::as_str));
-        }
-    }
-    let mut out: Vec<NextOperation> = skipped
-        .into_iter()
-        .map(|(op, (n, ids))| NextOperation {
-            op: op.to_owned(),
-            cases: n,
-            requirements: ids.iter().filter(|id| !executed.contains(*id)).count(),
-        })
-        .collect();
-    out.sort_by(|a, b| {
-        b.requirements
-            .cmp(&a.requirements)
-            .then(b.cases.cmp(&a.cases))
-            .then_with(|| a.op.cmp(&b.op))
-    });
-    out
+    outcome::next_operations(results.iter().filter_map(|r| {
+        let case = cases.get(r.index)?;
+        Some((case.op.as_str(), case.requirements.as_slice(), &r.outcome))
+    }))
 }
 
 /// The line to print after a run, if any: `start with …` when the run could not fail because
@@ -91,7 +53,8 @@ pub fn message(cases: &[Case], results: &[CaseResult], nothing_ran: bool) -> Opt
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runner::Outcome;
+    use crate::runner::{Outcome, Status};
+    use std::collections::BTreeSet;
     use delegateos_vectors::CorpusSource;
     use std::time::Duration;
 

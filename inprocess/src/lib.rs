@@ -54,7 +54,7 @@
 //! case, judged and graded as `delegateos-conform fuzz` does, findings written as replayable
 //! vector files), driven by a cargo-fuzz target that `new-adapter --lang rust` writes.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
@@ -431,34 +431,14 @@ pub fn run_corpus<I: Implementation + ?Sized>(
 /// skipped cases and the requirement ids they cite that no executed case checked; most ids
 /// first, then most cases (the rule of `delegateos-conform run`'s guidance line).
 pub fn next_operations(verdicts: &[CaseVerdict]) -> Vec<(String, usize, usize)> {
-    let mut executed: BTreeSet<&str> = BTreeSet::new();
-    let mut skipped: BTreeMap<&str, (usize, BTreeSet<&str>)> = BTreeMap::new();
-    for v in verdicts {
-        match v.status {
-            Status::Passed | Status::Acceptable | Status::Failed(_) => {
-                executed.extend(v.requirements.iter().map(String::as_str));
-            }
-            Status::Skipped => {
-                let e = skipped.entry(v.op.as_str()).or_default();
-                e.0 += 1;
-                e.1.extend(v.requirements.iter().map(String::as_str));
-            }
-            Status::OtherCode | Status::Errored => {}
-        }
-    }
-    let mut out: Vec<(String, usize, usize)> = skipped
-        .into_iter()
-        .map(|(op, (n, ids))| {
-            let m = ids.iter().filter(|id| !executed.contains(*id)).count();
-            (op.to_owned(), n, m)
-        })
-        .collect();
-    out.sort_by(|a, b| {
-        b.2.cmp(&a.2)
-            .then(b.1.cmp(&a.1))
-            .then_with(|| a.0.cmp(&b.0))
-    });
-    out
+    outcome::next_operations(
+        verdicts
+            .iter()
+            .map(|v| (v.op.as_str(), v.requirements.as_slice(), &v.outcome)),
+    )
+    .into_iter()
+    .map(|n| (n.op, n.cases, n.requirements))
+    .collect()
 }
 
 fn selected_by(args: &libtest_mimic::Arguments, name: &str) -> bool {

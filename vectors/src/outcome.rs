@@ -223,3 +223,56 @@ pub fn fails_run(
         Outcome::Passed | Outcome::Acceptable | Outcome::Skipped => false,
     }
 }
+
+/// What implementing one more operation would add to a run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NextOperation {
+    /// The operation, e.g. `dct.verify`.
+    pub op: String,
+    /// Its skipped cases.
+    pub cases: usize,
+    /// Requirement ids its skipped cases cite that no executed case (passed, acceptable or
+    /// failed) of the run checked.
+    pub requirements: usize,
+}
+
+/// The operations whose cases were skipped, most valuable first: the one whose implementation
+/// would check the most requirement ids nothing else checked, then the one with the most
+/// cases, then by name. The one ranking of `run`'s guidance line, its reports'
+/// `coverage.next_operation` and `delegateos-inprocess`; `cases` gives each case's operation,
+/// requirement ids and outcome.
+pub fn next_operations<'a>(
+    cases: impl IntoIterator<Item = (&'a str, &'a [String], &'a Outcome)>,
+) -> Vec<NextOperation> {
+    use std::collections::{BTreeMap, BTreeSet};
+    let mut executed: BTreeSet<&str> = BTreeSet::new();
+    let mut skipped: BTreeMap<&str, (usize, BTreeSet<&str>)> = BTreeMap::new();
+    for (op, requirements, outcome) in cases {
+        match outcome {
+            Outcome::Passed | Outcome::Acceptable | Outcome::Failed { .. } => {
+                executed.extend(requirements.iter().map(String::as_str));
+            }
+            Outcome::Skipped => {
+                let entry = skipped.entry(op).or_default();
+                entry.0 += 1;
+                entry.1.extend(requirements.iter().map(String::as_str));
+            }
+            Outcome::OtherCode { .. } | Outcome::Errored(_) => {}
+        }
+    }
+    let mut out: Vec<NextOperation> = skipped
+        .into_iter()
+        .map(|(op, (n, ids))| NextOperation {
+            op: op.to_owned(),
+            cases: n,
+            requirements: ids.iter().filter(|id| !executed.contains(*id)).count(),
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        b.requirements
+            .cmp(&a.requirements)
+            .then(b.cases.cmp(&a.cases))
+            .then_with(|| a.op.cmp(&b.op))
+    });
+    out
+}
