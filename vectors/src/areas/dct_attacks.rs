@@ -552,6 +552,11 @@ enum Ex {
     Malformed,
     /// Valid with the scope of [`chain`]`(n)`.
     Valid(usize),
+    /// Another denial: (code, stage).
+    Denied(&'static str, &'static str),
+    /// D10: invalid_signature at the stage, or valid with the scope of [`chain`]`(n)`
+    /// (a cofactored verifier accepts).
+    Cofactored(&'static str, usize),
 }
 
 impl Ex {
@@ -561,6 +566,14 @@ impl Ex {
             Ex::Structural(stage) => structural(stage),
             Ex::Malformed => malformed(),
             Ex::Valid(n) => valid(n),
+            Ex::Denied(code, stage) => Expectation::invalid(code, stage),
+            Ex::Cofactored(stage, n) => Expectation::acceptable(
+                "D10",
+                vec![
+                    Expected::invalid("invalid_signature", stage),
+                    Expected::valid(scope(n).output()),
+                ],
+            ),
         }
     }
 }
@@ -584,6 +597,24 @@ type ForgeRow = (
 fn forge_rows(g: &mut Group, f: &Forge, rows: &[ForgeRow]) {
     for &(n, desc, reqs, flags, token, ex) in rows {
         verify_token(g, n, desc, reqs, flags, token(f), &f.ctx, ex.expect());
+    }
+}
+
+/// A forged case under a context of its own: as [`ForgeRow`], the construction giving the
+/// token and the context ([`Forge::plain`]: the default one, [`Forge::under`]: another root).
+type ForgeCtxRow = (
+    u16,
+    &'static str,
+    &'static [&'static str],
+    &'static [&'static str],
+    fn(&Forge) -> (Value, Ctx),
+    Ex,
+);
+
+fn forge_ctx_rows(g: &mut Group, f: &Forge, rows: &[ForgeCtxRow]) {
+    for &(n, desc, reqs, flags, token, ex) in rows {
+        let (token, ctx) = token(f);
+        verify_token(g, n, desc, reqs, flags, token, &ctx, ex.expect());
     }
 }
 
@@ -817,132 +848,89 @@ fn build_forged(g: &mut Group, k: &Keys) {
     blake2b_selfcheck();
     let f = Forge::new(k);
     wrong_signers(g, &f, WRONG_SIGNERS);
-    forged_root_key(g, &f);
+    forge_ctx_rows(g, &f, ROOT_KEYS);
     wrong_signers(g, &f, LYING_SIGNERS);
-    // attenuator = mallory, properly signed by mallory: 4a.
-    let c = chain(k, 1).delegate(&k.carol, |a| a.attenuator = k.mallory.principal.clone());
-    verify_token(
-        g,
-        42,
-        "mallory appends an attenuation with attenuator = mallory, validly signed by mallory \
-        (not the current delegatee)",
-        &["DCT-VERIFY-4A-ATTENUATOR"],
-        &[],
-        Tok::of(&c).ser(),
-        &f.ctx,
-        Expectation::invalid("attenuation_violation", "10.1/4a"),
-    );
+    forge_rows(g, &f, SELF_ATTENUATOR);
     forge_rows(g, &f, SWAPPED);
-    forged_two_roots(g, &f);
+    forge_ctx_rows(g, &f, TWO_ROOTS);
     forge_rows(g, &f, COUNTS);
     forge_rows(g, &f, COVERS_VALUES);
     forge_rows(g, &f, WRONG_PAYLOADS);
     forge_rows(g, &f, EDITED);
-    forged_ed25519(g, &f);
-    forged_small_order(g, &f);
+    forge_rows(g, &f, ED25519);
+    forge_ctx_rows(g, &f, SMALL_ORDER);
+}
+
+impl Forge<'_> {
+    /// The token under the default context.
+    fn plain(&self, token: Value) -> (Value, Ctx) {
+        (token, self.ctx.clone())
+    }
+
+    /// The token under a context whose root key is `root`.
+    fn under(&self, token: Value, root: &str) -> (Value, Ctx) {
+        (token, self.ctx.clone().root(root))
+    }
+
+    /// [`chain`]`(n)` issued and correctly signed by the key named `issuer`.
+    fn issued_by(&self, issuer: &str, n: usize) -> Tok {
+        let p = key(self.k, issuer).principal.clone();
+        Tok::of(&chain(self.k, n).with_authority(|a| a.issuer = p))
+    }
+
+    /// `chain(2)` with other_root's authority and authority signature spliced onto root's
+    /// attenuations and their signatures.
+    fn spliced_authority(&self) -> Value {
+        let b2 = self.issued_by("other_root", 2);
+        let t = self.t[2].clone().set("/authority", b2.auth());
+        t.set("/signatures/0", b2.v["signatures"][0].clone()).ser()
+    }
 }
 
 /// Issuer substituted by an attacker who signs it himself, or a verifier configured with
 /// another key: only the root-key check fails.
-fn forged_root_key(g: &mut Group, f: &Forge) {
-    let k = f.k;
-    let self_issued = |n: usize| {
-        let c = chain(k, n).with_authority(|a| a.issuer = k.mallory.principal.clone());
-        Tok::of(&c).ser()
-    };
-    let ctx = &f.ctx;
-    verify_token(
-        g,
-        10,
-        "authority.issuer replaced by mallory, who signs it correctly (not the context's root key)",
-        &[ROOT_KEY],
-        &[],
-        self_issued(0),
-        ctx,
-        bad_sig(S3A),
-    );
-    verify_token(
-        g,
-        11,
-        "mallory-issued root with a two-attenuation chain, every block correctly signed",
-        &[ROOT_KEY],
-        &[],
-        self_issued(2),
-        ctx,
-        bad_sig(S3A),
-    );
-    verify_token(
-        g,
-        12,
-        "valid token verified with ctx.rootPublicKey = other_root",
-        &[ROOT_KEY],
-        &[],
-        f.t[1].ser(),
-        &ctx.clone().root(&k.other_root.principal),
-        bad_sig(S3A),
-    );
-    verify_token(
-        g,
-        13,
-        "valid token verified with ctx.rootPublicKey = alice (the delegatee)",
-        &[ROOT_KEY],
-        &[],
-        f.t[1].ser(),
-        &ctx.clone().root(&k.alice.principal),
-        bad_sig(S3A),
-    );
-    let c = chain(k, 1).with_authority(|a| a.issuer = k.other_root.principal.clone());
-    verify_token(
-        g,
-        14,
-        "token issued and correctly signed by other_root, presented to a verifier trusting root",
-        &[ROOT_KEY],
-        &[],
-        Tok::of(&c).ser(),
-        ctx,
-        bad_sig(S3A),
-    );
-}
+#[rustfmt::skip]
+const ROOT_KEYS: &[ForgeCtxRow] = &[
+    (10, "authority.issuer replaced by mallory, who signs it correctly (not the context's root key)", &[ROOT_KEY], &[],
+        |f| f.plain(f.issued_by("mallory", 0).ser()), SIG_A),
+    (11, "mallory-issued root with a two-attenuation chain, every block correctly signed", &[ROOT_KEY], &[],
+        |f| f.plain(f.issued_by("mallory", 2).ser()), SIG_A),
+    (12, "valid token verified with ctx.rootPublicKey = other_root", &[ROOT_KEY], &[],
+        |f| f.under(f.t[1].ser(), &f.k.other_root.principal), SIG_A),
+    (13, "valid token verified with ctx.rootPublicKey = alice (the delegatee)", &[ROOT_KEY], &[],
+        |f| f.under(f.t[1].ser(), &f.k.alice.principal), SIG_A),
+    (14, "token issued and correctly signed by other_root, presented to a verifier trusting root", &[ROOT_KEY], &[],
+        |f| f.plain(f.issued_by("other_root", 1).ser()), SIG_A),
+];
 
-fn forged_two_roots(g: &mut Group, f: &Forge) {
-    let k = f.k;
-    let ctx = &f.ctx;
-    let [_, _, t2, _, _] = &f.t;
-    // Chains spliced from two roots.
-    {
-        let other_root = |n: usize| {
-            Tok::of(&chain(k, n).with_authority(|a| a.issuer = k.other_root.principal.clone()))
-        };
-        let b2 = other_root(2);
-        // authority of root + attenuations and their signatures from other_root's token.
-        let mut t = t2.clone();
-        t = t.set("/attenuations", b2.v["attenuations"].clone());
-        t.v["signatures"][1] = b2.v["signatures"][1].clone();
-        t.v["signatures"][2] = b2.v["signatures"][2].clone();
-        verify_token(g, 60, "root's authority + signature with the attenuations and signatures of an other_root token",
-            &[SPLICE, PREFIX], &[], t.ser(), ctx, bad_sig(S3B));
-        let mut t = b2.clone();
-        t.v["signatures"][1] = t2.v["signatures"][1].clone();
-        t.v["signatures"][2] = t2.v["signatures"][2].clone();
-        verify_token(g, 61, "other_root's authority with root-chain attenuation signatures, verified under other_root",
-            &[SPLICE, PREFIX], &[], t.ser(), &ctx.clone().root(&k.other_root.principal), bad_sig(S3B));
-        let mut t = t2.clone();
-        t = t.set("/authority", b2.auth());
-        t.v["signatures"][0] = b2.v["signatures"][0].clone();
-        verify_token(g, 62, "other_root's authority and signature spliced onto root's attenuations, verified under root",
-            &[SPLICE, ROOT_KEY], &[], t.ser(), ctx, bad_sig(S3A));
-        verify_token(
-            g,
-            63,
-            "as 62, verified under other_root: the attenuation signatures cover root's authority",
-            &[SPLICE, PREFIX],
-            &[],
-            t.ser(),
-            &ctx.clone().root(&k.other_root.principal),
-            bad_sig(S3B),
-        );
-    }
-}
+/// attenuator = mallory, properly signed by mallory: 4a.
+#[rustfmt::skip]
+const SELF_ATTENUATOR: &[ForgeRow] = &[
+    (42, "mallory appends an attenuation with attenuator = mallory, validly signed by mallory \
+        (not the current delegatee)", &["DCT-VERIFY-4A-ATTENUATOR"], &[],
+        |f| Tok::of(&chain(f.k, 1).delegate(&f.k.carol, |a| a.attenuator = f.k.mallory.principal.clone())).ser(),
+        Ex::Denied("attenuation_violation", "10.1/4a")),
+];
+
+/// Chains spliced from two roots.
+#[rustfmt::skip]
+const TWO_ROOTS: &[ForgeCtxRow] = &[
+    // authority of root + attenuations and their signatures from other_root's token.
+    (60, "root's authority + signature with the attenuations and signatures of an other_root token", &[SPLICE, PREFIX], &[], |f| {
+        let b2 = f.issued_by("other_root", 2);
+        let t = f.t[2].clone().set("/attenuations", b2.v["attenuations"].clone());
+        f.plain(t.set("/signatures/1", b2.v["signatures"][1].clone()).set("/signatures/2", b2.v["signatures"][2].clone()).ser())
+    }, SIG_B),
+    (61, "other_root's authority with root-chain attenuation signatures, verified under other_root", &[SPLICE, PREFIX], &[], |f| {
+        let t2 = &f.t[2];
+        let t = f.issued_by("other_root", 2).set("/signatures/1", t2.v["signatures"][1].clone());
+        f.under(t.set("/signatures/2", t2.v["signatures"][2].clone()).ser(), &f.k.other_root.principal)
+    }, SIG_B),
+    (62, "other_root's authority and signature spliced onto root's attenuations, verified under root", &[SPLICE, ROOT_KEY], &[],
+        |f| f.plain(f.spliced_authority()), SIG_A),
+    (63, "as 62, verified under other_root: the attenuation signatures cover root's authority", &[SPLICE, PREFIX], &[],
+        |f| f.under(f.spliced_authority(), &f.k.other_root.principal), SIG_B),
+];
 
 /// BLAKE2b-512 truncated to 32 bytes (not BLAKE2b-256).
 fn trunc512(payload: &str) -> [u8; 32] {
@@ -1032,212 +1020,113 @@ const WRONG_PAYLOADS: &[ForgeRow] = &[
     }, SIG_A),
 ];
 
-fn forged_ed25519(g: &mut Group, f: &Forge) {
-    let ctx = &f.ctx;
-    let [t0, t1, _, _, _] = &f.t;
-    // Ed25519 edge cases (D10).
-    {
-        let raw0 = decode64(&sig_of(t0, 0));
-        let raw1 = decode64(&sig_of(t1, 1));
-        let malleate = |raw: &[u8]| -> String {
-            let mut r = [0u8; 32];
-            r.copy_from_slice(&raw[..32]);
-            sig_bytes(&r, &add_le(&raw[32..], &L))
-        };
-        verify_token(
-            g,
-            150,
-            "authority signature malleated: S + L (same R; RFC 8032 requires S < L)",
-            &[ROOT_SIG, "PRIM-SIG-S-RANGE"],
-            &[],
-            t0.clone()
-                .set("/signatures/0/signature", json!(malleate(&raw0)))
-                .ser(),
-            ctx,
-            bad_sig(S3A),
-        );
-        verify_token(
-            g,
-            151,
-            "attenuation signature malleated: S + L",
-            &[ATT_SIG, "PRIM-SIG-S-RANGE"],
-            &[],
-            t1.clone()
-                .set("/signatures/1/signature", json!(malleate(&raw1)))
-                .ser(),
-            ctx,
-            bad_sig(S3B),
-        );
-        let mut r0 = [0u8; 32];
-        r0.copy_from_slice(&raw0[..32]);
-        verify_token(
-            g,
-            152,
-            "authority signature with S = L exactly",
-            &[ROOT_SIG, "PRIM-SIG-S-RANGE"],
-            &[],
-            t0.clone()
-                .set("/signatures/0/signature", json!(sig_bytes(&r0, &L)))
-                .ser(),
-            ctx,
-            bad_sig(S3A),
-        );
-        let mut s_high = [0u8; 32];
-        s_high.copy_from_slice(&raw0[32..]);
-        s_high[31] |= 0xe0;
-        verify_token(
-            g,
-            153,
-            "authority signature with the top three bits of S set (S ≥ 2^253)",
-            &[ROOT_SIG, "PRIM-SIG-S-RANGE"],
-            &[],
-            t0.clone()
-                .set("/signatures/0/signature", json!(sig_bytes(&r0, &s_high)))
-                .ser(),
-            ctx,
-            bad_sig(S3A),
-        );
-        verify_token(
-            g,
-            154,
-            "authority signature all zero bytes",
-            &[ROOT_SIG, "PRIM-SIG-SMALL-ORDER"],
-            &[],
-            t0.clone()
-                .set(
-                    "/signatures/0/signature",
-                    json!(sig_bytes(&[0; 32], &[0; 32])),
-                )
-                .ser(),
-            ctx,
-            bad_sig(S3A),
-        );
-        verify_token(
-            g,
-            155,
-            "attenuation signature all zero bytes",
-            &[ATT_SIG, "PRIM-SIG-SMALL-ORDER"],
-            &[],
-            t1.clone()
-                .set(
-                    "/signatures/1/signature",
-                    json!(sig_bytes(&[0; 32], &[0; 32])),
-                )
-                .ser(),
-            ctx,
-            bad_sig(S3B),
-        );
+impl Forge<'_> {
+    /// The R and S halves of signature `j` of token `i`.
+    fn r_s(&self, i: usize, j: usize) -> ([u8; 32], [u8; 32]) {
+        let raw = decode64(&sig_of(&self.t[i], j));
+        let (mut r, mut s) = ([0u8; 32], [0u8; 32]);
+        r.copy_from_slice(&raw[..32]);
+        s.copy_from_slice(&raw[32..]);
+        (r, s)
+    }
+
+    /// Token `i` with signature `j` malleated: S + L, same R.
+    fn malleated(&self, i: usize, j: usize) -> Value {
+        let (r, s) = self.r_s(i, j);
+        self.with_sig(i, j, sig_bytes(&r, &add_le(&s, &L)))
     }
 }
 
-fn forged_small_order(g: &mut Group, f: &Forge) {
-    let k = f.k;
-    let ctx = &f.ctx;
-    {
-        // Small-order / non-canonical attenuator keys. The root delegates (validly signed) to
-        // the weird key; the weird key's "signature" is R = identity, S = 0, which satisfies
-        // both Ed25519 equations for a small-order A (k·A = identity).
-        let weird_attenuator = |a_bytes: [u8; 32], r_bytes: [u8; 32]| -> Value {
-            let p = principal_of(&a_bytes);
-            let c = chain(k, 0).with_authority(|a| a.delegatee = p.clone());
-            let base = Tok::of(&c);
-            let att = json!({
-                "attenuator": p,
-                "delegatee": k.bob.principal,
-                "delegationId": del(0x100),
-                "contractId": ct(0x100),
-                "allowedCapabilities": [{"namespace": "docs", "action": "read", "resource": "/project/**"}],
-                "maxBudgetMicrocents": 500_000,
-            });
-            let mut t = base.set("/attenuations", json!([att]));
-            if let Some(a) = t.v["signatures"].as_array_mut() {
-                a.push(
-                    json!({"signer": p, "covers": 0, "signature": sig_bytes(&r_bytes, &[0; 32])}),
-                );
-            }
-            t.ser()
-        };
-        let mut noncanon_identity = identity();
-        noncanon_identity[31] = 0x80; // x = 0 with the sign bit set
-        let mut y_p_plus_1 = [0xffu8; 32]; // y = p + 1 (≡ 1): the identity, non-canonically
-        y_p_plus_1[0] = 0xee;
-        y_p_plus_1[31] = 0x7f;
-        let cofactored = Expectation::acceptable(
-            "D10",
-            vec![
-                Expected::invalid("invalid_signature", S3B),
-                Expected::valid(scope(1).output()),
-            ],
-        );
-        verify_token(g, 160, "attenuator is the small-order identity point; R = identity, S = 0 satisfies the \
-            cofactorless equation (strict profile rejects small-order A; RFC 8032 lets a verifier accept)",
-            &[ATT_SIG, "PRIM-SIG-SMALL-ORDER", "PRIM-ID-PRINCIPAL-POINT"], &["Ed25519Cofactored"],
-            weird_attenuator(identity(), identity()), ctx, cofactored);
-        verify_token(
-            g,
-            161,
-            "attenuator key is a non-canonical encoding of the identity (sign bit set on x = 0); \
-            RFC 8032 decoding fails, lenient decoders accept",
-            &[ATT_SIG, "PRIM-SIG-NONCANONICAL", "PRIM-ID-PRINCIPAL-POINT"],
-            &[],
-            weird_attenuator(noncanon_identity, identity()),
-            ctx,
-            bad_sig(S3B),
-        );
-        verify_token(
-            g,
-            162,
-            "attenuator key encodes y = p + 1 (non-canonical identity); RFC 8032 decoding fails",
-            &[ATT_SIG, "PRIM-SIG-NONCANONICAL", "PRIM-ID-PRINCIPAL-POINT"],
-            &[],
-            weird_attenuator(y_p_plus_1, identity()),
-            ctx,
-            bad_sig(S3B),
-        );
-        verify_token(
-            g,
-            163,
-            "small-order attenuator with a non-canonical R (identity with the sign bit set)",
-            &[ATT_SIG, "PRIM-SIG-NONCANONICAL"],
-            &[],
-            weird_attenuator(identity(), noncanon_identity),
-            ctx,
-            bad_sig(S3B),
-        );
-        // Small-order root key: the verifier itself is configured with it.
-        let p = principal_of(&identity());
-        let c = chain(k, 0).with_authority(|a| a.issuer = p.clone());
-        let t = Tok::of(&c).set("/signatures/0/signer", json!(p)).set(
-            "/signatures/0/signature",
-            json!(sig_bytes(&identity(), &[0; 32])),
-        );
-        verify_token(
-            g,
-            164,
-            "issuer and ctx.rootPublicKey are the small-order identity point; R = identity, S = 0",
-            &[ROOT_SIG, "PRIM-SIG-SMALL-ORDER", "PRIM-ID-PRINCIPAL-POINT"],
-            &["Ed25519Cofactored"],
-            t.ser(),
-            &ctx.clone().root(&p),
-            Expectation::acceptable(
-                "D10",
-                vec![
-                    Expected::invalid("invalid_signature", S3A),
-                    Expected::valid(scope(0).output()),
-                ],
-            ),
-        );
-        let p = principal_of(&noncanon_identity);
-        let c = chain(k, 0).with_authority(|a| a.issuer = p.clone());
-        let t = Tok::of(&c).set("/signatures/0/signer", json!(p)).set(
-            "/signatures/0/signature",
-            json!(sig_bytes(&identity(), &[0; 32])),
-        );
-        verify_token(g, 165, "issuer and ctx.rootPublicKey are a non-canonical identity encoding; R = identity, S = 0",
-            &[ROOT_SIG, "PRIM-SIG-NONCANONICAL", "PRIM-ID-PRINCIPAL-POINT"], &[],
-            t.ser(), &ctx.clone().root(&p), bad_sig(S3A));
-    }
+const S_RANGE: &str = "PRIM-SIG-S-RANGE";
+const SMALL: &str = "PRIM-SIG-SMALL-ORDER";
+const NONCANONICAL: &str = "PRIM-SIG-NONCANONICAL";
+const POINT: &str = "PRIM-ID-PRINCIPAL-POINT";
+const ZERO: [u8; 32] = [0; 32];
+
+/// Ed25519 edge cases (D10).
+#[rustfmt::skip]
+const ED25519: &[ForgeRow] = &[
+    (150, "authority signature malleated: S + L (same R; RFC 8032 requires S < L)", &[ROOT_SIG, S_RANGE], &[], |f| f.malleated(0, 0), SIG_A),
+    (151, "attenuation signature malleated: S + L", &[ATT_SIG, S_RANGE], &[], |f| f.malleated(1, 1), SIG_B),
+    (152, "authority signature with S = L exactly", &[ROOT_SIG, S_RANGE], &[], |f| f.with_sig(0, 0, sig_bytes(&f.r_s(0, 0).0, &L)), SIG_A),
+    (153, "authority signature with the top three bits of S set (S ≥ 2^253)", &[ROOT_SIG, S_RANGE], &[], |f| {
+        let (r, mut s) = f.r_s(0, 0);
+        s[31] |= 0xe0;
+        f.with_sig(0, 0, sig_bytes(&r, &s))
+    }, SIG_A),
+    (154, "authority signature all zero bytes", &[ROOT_SIG, SMALL], &[], |f| f.with_sig(0, 0, sig_bytes(&ZERO, &ZERO)), SIG_A),
+    (155, "attenuation signature all zero bytes", &[ATT_SIG, SMALL], &[], |f| f.with_sig(1, 1, sig_bytes(&ZERO, &ZERO)), SIG_B),
+];
+
+/// The identity with the sign bit set on x = 0 (a non-canonical encoding).
+fn noncanon_identity() -> [u8; 32] {
+    let mut b = identity();
+    b[31] = 0x80;
+    b
 }
+
+/// y = p + 1 (≡ 1): the identity, non-canonically.
+fn y_p_plus_1() -> [u8; 32] {
+    let mut b = [0xffu8; 32];
+    b[0] = 0xee;
+    b[31] = 0x7f;
+    b
+}
+
+/// Small-order / non-canonical attenuator keys. The root delegates (validly signed) to the
+/// weird key `a_bytes`; the weird key's "signature" is R = `r_bytes`, S = 0, which with R =
+/// identity satisfies both Ed25519 equations for a small-order A (k·A = identity).
+fn weird_attenuator(f: &Forge, a_bytes: [u8; 32], r_bytes: [u8; 32]) -> (Value, Ctx) {
+    let k = f.k;
+    let p = principal_of(&a_bytes);
+    let c = chain(k, 0).with_authority(|a| a.delegatee = p.clone());
+    let att = json!({
+        "attenuator": p,
+        "delegatee": k.bob.principal,
+        "delegationId": del(0x100),
+        "contractId": ct(0x100),
+        "allowedCapabilities": [{"namespace": "docs", "action": "read", "resource": "/project/**"}],
+        "maxBudgetMicrocents": 500_000,
+    });
+    let mut t = Tok::of(&c).set("/attenuations", json!([att]));
+    if let Some(a) = t.v["signatures"].as_array_mut() {
+        a.push(json!({"signer": p, "covers": 0, "signature": sig_bytes(&r_bytes, &ZERO)}));
+    }
+    f.plain(t.ser())
+}
+
+/// A small-order root key `p_bytes`, the verifier itself configured with it; R = identity, S = 0.
+fn weird_root(f: &Forge, p_bytes: [u8; 32]) -> (Value, Ctx) {
+    let p = principal_of(&p_bytes);
+    let c = chain(f.k, 0).with_authority(|a| a.issuer = p.clone());
+    let t = Tok::of(&c).set("/signatures/0/signer", json!(p));
+    f.under(
+        t.set(
+            "/signatures/0/signature",
+            json!(sig_bytes(&identity(), &ZERO)),
+        )
+        .ser(),
+        &p,
+    )
+}
+
+#[rustfmt::skip]
+const SMALL_ORDER: &[ForgeCtxRow] = &[
+    (160, "attenuator is the small-order identity point; R = identity, S = 0 satisfies the \
+        cofactorless equation (strict profile rejects small-order A; RFC 8032 lets a verifier accept)",
+        &[ATT_SIG, SMALL, POINT], &["Ed25519Cofactored"], |f| weird_attenuator(f, identity(), identity()), Ex::Cofactored(S3B, 1)),
+    (161, "attenuator key is a non-canonical encoding of the identity (sign bit set on x = 0); \
+        RFC 8032 decoding fails, lenient decoders accept", &[ATT_SIG, NONCANONICAL, POINT], &[],
+        |f| weird_attenuator(f, noncanon_identity(), identity()), SIG_B),
+    (162, "attenuator key encodes y = p + 1 (non-canonical identity); RFC 8032 decoding fails", &[ATT_SIG, NONCANONICAL, POINT], &[],
+        |f| weird_attenuator(f, y_p_plus_1(), identity()), SIG_B),
+    (163, "small-order attenuator with a non-canonical R (identity with the sign bit set)", &[ATT_SIG, NONCANONICAL], &[],
+        |f| weird_attenuator(f, identity(), noncanon_identity()), SIG_B),
+    (164, "issuer and ctx.rootPublicKey are the small-order identity point; R = identity, S = 0", &[ROOT_SIG, SMALL, POINT],
+        &["Ed25519Cofactored"], |f| weird_root(f, identity()), Ex::Cofactored(S3A, 0)),
+    (165, "issuer and ctx.rootPublicKey are a non-canonical identity encoding; R = identity, S = 0",
+        &[ROOT_SIG, NONCANONICAL, POINT], &[], |f| weird_root(f, noncanon_identity()), SIG_A),
+];
 
 /// The base64url requirement a malleated encoding violates, from its description.
 fn b64_req(what: &str) -> &'static str {
