@@ -2630,19 +2630,19 @@ fn sig_of_entry(e: &Value) -> String {
 /// acceptance disables the check answers `valid` — a wrong verdict carrying the case's
 /// critical `Malformed*Bypass` flag. The malformed cases alone cannot tell these apart.
 fn build_effects(g: &mut Group, k: &Keys) {
-    for b in BYPASSES {
-        let t = (b.token)(k);
-        let ctx = (b.ctx)(Ctx::new(k));
-        for (i, (what, value)) in b.values.iter().enumerate() {
+    for &(first, desc, reqs, flag, token, ctx, ptr, values) in BYPASSES {
+        let t = token(k);
+        let ctx = ctx(Ctx::new(k));
+        for (i, (what, value)) in values.iter().enumerate() {
             let v: Value = serde_json::from_str(value).unwrap_or_else(|e| panic!("{value}: {e}"));
-            let desc = b.desc.replace("{what}", what);
-            let token = t.clone().set(b.ptr, v).resign().ser();
+            let desc = desc.replace("{what}", what);
+            let token = t.clone().set(ptr, v).resign().ser();
             verify_token(
                 g,
-                b.first + i as u16,
+                first + i as u16,
                 &desc,
-                b.reqs,
-                &[b.flag],
+                reqs,
+                &[flag],
                 token,
                 &ctx,
                 malformed(),
@@ -2651,21 +2651,26 @@ fn build_effects(g: &mut Group, k: &Keys) {
     }
 }
 
-/// A family of acceptance-effect cases: one member mistyped so that accepting it would lift a
-/// limit; each value is one case (numbered from `first`), expected malformed_token.
-struct Bypass {
-    first: u16,
-    /// The description; `{what}` is the value's description.
-    desc: &'static str,
-    reqs: &'static [&'static str],
-    flag: &'static str,
-    /// The token (re-signed after the change) and the context it is verified under.
-    token: fn(&Keys) -> Tok,
-    ctx: fn(Ctx) -> Ctx,
-    ptr: &'static str,
-    /// (what, the value as JSON text).
-    values: &'static [(&'static str, &'static str)],
-}
+/// A family of acceptance-effect cases: (first number, description (`{what}` is the value's
+/// description), requirement ids, flag, the token (re-signed after the change), the context it
+/// is verified under, the member, the values (what, the value as JSON text)). One member is
+/// mistyped so that accepting it would lift a limit; each value is one case, numbered from the
+/// first, expected malformed_token.
+type Bypass = (
+    u16,
+    &'static str,
+    &'static [&'static str],
+    &'static str,
+    fn(&Keys) -> Tok,
+    fn(Ctx) -> Ctx,
+    &'static str,
+    &'static [(&'static str, &'static str)],
+);
+
+const EXPIRY: &str = "MalformedExpiryBypass";
+const BUDGET_B: &str = "MalformedBudgetBypass";
+const DEPTH_B: &str = "MalformedDepthBypass";
+const SCOPE_B: &str = "MalformedScopeBypass";
 
 /// One attenuation (bob) with every optional restriction present, like `malformed`'s base.
 fn effects_base(k: &Keys) -> Tok {
@@ -2772,125 +2777,44 @@ const ROOT_EXPIRED: &[&str] = &[REQ, MALFORMED, "DCT-VERIFY-5-EXPIRED"];
 
 /// 1..: expiry; 40..: budget (spend ten times the root budget, or 2^53−1 when the root budget
 /// is the malformed one); 80..: depth; 100..: scope (a request outside the root's).
+#[rustfmt::skip]
 const BYPASSES: &[Bypass] = &[
-    Bypass {
-        first: 1,
-        desc: ATT_EXPIRY_DESC,
-        reqs: ATT_EXPIRED,
-        flag: "MalformedExpiryBypass",
-        token: effects_base,
-        ctx: a_day_late,
-        ptr: "/attenuations/0/expiresAt",
-        values: BAD_TIMES.split_at(5).0,
-    },
-    Bypass {
-        first: 6,
-        desc: ATT_EXPIRY_DESC,
-        reqs: TS_EXPIRED,
-        flag: "MalformedExpiryBypass",
-        token: effects_base,
-        ctx: a_day_late,
-        ptr: "/attenuations/0/expiresAt",
-        values: BAD_TIMES.split_at(5).1,
-    },
+    (1, ATT_EXPIRY_DESC, ATT_EXPIRED, EXPIRY, effects_base, a_day_late,
+        "/attenuations/0/expiresAt", BAD_TIMES.split_at(5).0),
+    (6, ATT_EXPIRY_DESC, TS_EXPIRED, EXPIRY, effects_base, a_day_late,
+        "/attenuations/0/expiresAt", BAD_TIMES.split_at(5).1),
     // The attenuation's own expiry (11:30) still bounds the token.
-    Bypass {
-        first: 20,
-        desc: ROOT_EXPIRY_DESC,
-        reqs: ROOT_EXPIRED,
-        flag: "MalformedExpiryBypass",
-        token: effects_base,
-        ctx: a_day_late,
-        ptr: "/authority/expiresAt",
-        values: BAD_ROOT_TIMES.split_at(3).0,
-    },
-    Bypass {
-        first: 23,
-        desc: ROOT_EXPIRY_DESC,
-        reqs: TS_EXPIRED,
-        flag: "MalformedExpiryBypass",
-        token: effects_base,
-        ctx: a_day_late,
-        ptr: "/authority/expiresAt",
-        values: BAD_ROOT_TIMES.split_at(3).1,
-    },
-    Bypass {
-        first: 40,
-        desc: "attenuations[0].maxBudgetMicrocents is {what}, with spend ten times the root \
-               budget: accepting it must not lift the root's budget",
-        reqs: &[ATT, INT, MALFORMED, "DCT-VERIFY-6-BUDGET"],
-        flag: "MalformedBudgetBypass",
-        token: effects_base,
-        ctx: |c| c.spent(BUDGET * 10),
-        ptr: "/attenuations/0/maxBudgetMicrocents",
-        values: BAD_BUDGETS,
-    },
+    (20, ROOT_EXPIRY_DESC, ROOT_EXPIRED, EXPIRY, effects_base, a_day_late,
+        "/authority/expiresAt", BAD_ROOT_TIMES.split_at(3).0),
+    (23, ROOT_EXPIRY_DESC, TS_EXPIRED, EXPIRY, effects_base, a_day_late,
+        "/authority/expiresAt", BAD_ROOT_TIMES.split_at(3).1),
+    (40, "attenuations[0].maxBudgetMicrocents is {what}, with spend ten times the root \
+        budget: accepting it must not lift the root's budget",
+        &[ATT, INT, MALFORMED, "DCT-VERIFY-6-BUDGET"], BUDGET_B, effects_base, |c| c.spent(BUDGET * 10),
+        "/attenuations/0/maxBudgetMicrocents", BAD_BUDGETS),
     // Spend at the I-JSON maximum, above the attenuation's 500000.
-    Bypass {
-        first: 60,
-        desc: "authority.maxBudgetMicrocents is {what}, with spend 2^53−1: accepting it must \
-               not lift the attenuation's budget",
-        reqs: &[REQ, INT, MALFORMED, "DCT-VERIFY-6-BUDGET"],
-        flag: "MalformedBudgetBypass",
-        token: effects_base,
-        ctx: |c| c.spent(9_007_199_254_740_991),
-        ptr: "/authority/maxBudgetMicrocents",
-        values: BAD_BUDGETS.split_at(6).0,
-    },
-    Bypass {
-        first: 80,
-        desc: "attenuations[0].maxChainDepth is {what} in a two-attenuation token whose root \
-               allows one: accepting it must not lift the root's depth limit",
-        reqs: &[ATT, INT, MALFORMED, "DCT-VERIFY-4E-EXCEEDED"],
-        flag: "MalformedDepthBypass",
-        token: deep_token,
-        ctx: |c| c,
-        ptr: "/attenuations/0/maxChainDepth",
-        values: BAD_DEPTHS,
-    },
-    Bypass {
-        first: 90,
-        desc: "authority.maxChainDepth is {what} in a two-attenuation token whose first \
-               attenuation allows none after it: accepting it must not lift that limit",
-        reqs: &[REQ, INT, MALFORMED, "DCT-VERIFY-4E-EXCEEDED"],
-        flag: "MalformedDepthBypass",
-        token: deep_token,
-        ctx: |c| c,
-        ptr: "/authority/maxChainDepth",
-        values: BAD_DEPTHS,
-    },
-    Bypass {
-        first: 100,
-        desc: "attenuations[0].allowedCapabilities[0].resource is {what}, request \
-               `/etc/passwd` outside the root's scope: accepting it must not widen the scope",
-        reqs: &[CAP, MALFORMED, "DCT-VERIFY-7-CAPABILITY"],
-        flag: "MalformedScopeBypass",
-        token: effects_base,
-        ctx: outside,
-        ptr: "/attenuations/0/allowedCapabilities/0/resource",
-        values: BAD_RESOURCES,
-    },
-    Bypass {
-        first: 110,
-        desc: "attenuations[0].allowedCapabilities is {what}, request `/etc/passwd` outside \
-               the root's scope: accepting it must not widen the scope",
-        reqs: &[ATT, MALFORMED, "DCT-VERIFY-7-CAPABILITY"],
-        flag: "MalformedScopeBypass",
-        token: effects_base,
-        ctx: outside,
-        ptr: "/attenuations/0/allowedCapabilities",
-        values: BAD_CAP_LISTS,
-    },
+    (60, "authority.maxBudgetMicrocents is {what}, with spend 2^53−1: accepting it must \
+        not lift the attenuation's budget",
+        &[REQ, INT, MALFORMED, "DCT-VERIFY-6-BUDGET"], BUDGET_B, effects_base, |c| c.spent(9_007_199_254_740_991),
+        "/authority/maxBudgetMicrocents", BAD_BUDGETS.split_at(6).0),
+    (80, "attenuations[0].maxChainDepth is {what} in a two-attenuation token whose root \
+        allows one: accepting it must not lift the root's depth limit",
+        &[ATT, INT, MALFORMED, "DCT-VERIFY-4E-EXCEEDED"], DEPTH_B, deep_token, |c| c,
+        "/attenuations/0/maxChainDepth", BAD_DEPTHS),
+    (90, "authority.maxChainDepth is {what} in a two-attenuation token whose first \
+        attenuation allows none after it: accepting it must not lift that limit",
+        &[REQ, INT, MALFORMED, "DCT-VERIFY-4E-EXCEEDED"], DEPTH_B, deep_token, |c| c,
+        "/authority/maxChainDepth", BAD_DEPTHS),
+    (100, "attenuations[0].allowedCapabilities[0].resource is {what}, request \
+        `/etc/passwd` outside the root's scope: accepting it must not widen the scope",
+        &[CAP, MALFORMED, "DCT-VERIFY-7-CAPABILITY"], SCOPE_B, effects_base, outside,
+        "/attenuations/0/allowedCapabilities/0/resource", BAD_RESOURCES),
+    (110, "attenuations[0].allowedCapabilities is {what}, request `/etc/passwd` outside \
+        the root's scope: accepting it must not widen the scope",
+        &[ATT, MALFORMED, "DCT-VERIFY-7-CAPABILITY"], SCOPE_B, effects_base, outside,
+        "/attenuations/0/allowedCapabilities", BAD_CAP_LISTS),
     // Only the root: no attenuation narrows the malformed capability list.
-    Bypass {
-        first: 120,
-        desc: "authority.capabilities is {what}, request `/etc/passwd`: accepting it must \
-               not grant an unnamed resource",
-        reqs: &[CAP, MALFORMED, "DCT-VERIFY-7-CAPABILITY"],
-        flag: "MalformedScopeBypass",
-        token: |k| Tok::of(&Chain::root(k)),
-        ctx: outside,
-        ptr: "/authority/capabilities",
-        values: BAD_ROOT_CAPS,
-    },
+    (120, "authority.capabilities is {what}, request `/etc/passwd`: accepting it must \
+        not grant an unnamed resource", &[CAP, MALFORMED, "DCT-VERIFY-7-CAPABILITY"], SCOPE_B, |k| Tok::of(&Chain::root(k)), outside,
+        "/authority/capabilities", BAD_ROOT_CAPS),
 ];
