@@ -1952,220 +1952,146 @@ fn precedence_rows(g: &mut Group, k: &Keys, reqs: &[&str], rows: &[PrecedenceRow
     }
 }
 
+/// What decides a precedence case: one (code, step of §10.1), or either of two under a
+/// decision.
+#[derive(Debug, Clone, Copy)]
+enum First {
+    Step(&'static str, &'static str),
+    Either(&'static str, [(&'static str, &'static str); 2]),
+}
+
+impl First {
+    fn expect(self) -> Expectation {
+        match self {
+            First::Step(code, step) => deny(code, step),
+            First::Either(d, [(c1, s1), (c2, s2)]) => {
+                Expectation::acceptable(d, vec![deny_e(c1, s1), deny_e(c2, s2)])
+            }
+        }
+    }
+}
+
+/// A precedence case with a token or context of its own: (number, description, requirement
+/// ids, flags, the token and the context, what decides).
+type PrecedenceCase = (
+    u16,
+    &'static str,
+    &'static [&'static str],
+    &'static [&'static str],
+    fn(&Keys) -> (Value, Ctx),
+    First,
+);
+
+fn precedence_cases(g: &mut Group, k: &Keys, rows: &[PrecedenceCase]) {
+    for &(n, desc, reqs, flags, token, first) in rows {
+        let (token, ctx) = token(k);
+        verify_token(g, n, desc, reqs, flags, token, &ctx, first.expect());
+    }
+}
+
+/// `c`'s token with signature entries replaced: (index, the key that signs the right payload,
+/// the key its `signer` field names).
+fn forged(k: &Keys, c: &Chain, with: &[(usize, &str, &str)]) -> Value {
+    let mut sigs = c.signatures();
+    for &(j, signer_key, named) in with {
+        let kp = key(k, signer_key).keypair();
+        sigs[j] = if j == 0 {
+            sign_authority(&kp, &c.authority)
+        } else {
+            sign_attenuation(&kp, &c.authority, &c.attenuations[..j])
+        };
+        sigs[j].signer = key(k, named).principal.clone();
+    }
+    serialized(&c.token_with(sigs))
+}
+
+/// The default context with `c`'s authority revoked by root.
+fn root_revoked(k: &Keys, c: &Chain) -> Ctx {
+    Ctx::new(k).revoke(revocation_entry(&k.root, &c.revocation_ids()[0], false))
+}
+
+/// A token with one restriction on an attenuation to bob.
+fn to_bob(k: &Keys, change: impl FnOnce(&mut Attenuation)) -> Chain {
+    Chain::root(k).delegate(&k.bob, change)
+}
+
+const RO: &[&str] = &["DCT-VERIFY-ORDER"];
+const MALFORMED_1: First = First::Step("malformed_token", "1");
+const REVOKED_2: First = First::Step("revoked", "2");
+
+/// 1 + 2: malformed and revoked; 2 + 3: revoked and forged; 3 + 4: forged and expanded.
+#[rustfmt::skip]
+const FAULTS: &[PrecedenceCase] = &[
+    (1, "wrong SerializedDCT format (step 1) and the authority revoked (step 2)", RO, PF, |k| {
+        let root = Chain::root(k);
+        (json!({ "token": root.token_string(), "format": "delegateos-sjt-v2" }), root_revoked(k, &root))
+    }, MALFORMED_1),
+    (2, "trailing space after the JSON (not canonical) and the authority revoked", &["DCT-VERIFY-ORDER", "DCT-FORMAT-CANONICAL"],
+        &["Precedence", "NonCanonicalToken"], |k| {
+        let root = Chain::root(k);
+        let text = format!("{} ", super::dct_support::canonical_text(&root.signed()));
+        (encode_bytes(text.as_bytes()), root_revoked(k, &root))
+    }, First::Either("D9", [("malformed_token", "1"), ("revoked", "2")])),
+    (3, "malformed expiresAt (step 1) and the authority revoked", RO, PF, |k| {
+        let c = Chain::root(k).with_authority(|a| a.expires_at = "2026-03-01T12:00:00".into());
+        (c.serialized(), root_revoked(k, &c))
+    }, MALFORMED_1),
+    (10, "authority signed by mallory (step 3a) and revoked by root (step 2)", RO, PF,
+        |k| (forged(k, &Chain::root(k), &[(0, "mallory", "root")]), root_revoked(k, &Chain::root(k))), REVOKED_2),
+    (11, "context root key is other_root (step 3a) and the authority revoked", RO, PF,
+        |k| (Chain::root(k).serialized(), root_revoked(k, &Chain::root(k)).root(&k.other_root.principal)), REVOKED_2),
+    (12, "first attenuation signature forged (3b) and the second attenuation revoked by bob (step 2)",
+        &["DCT-VERIFY-ORDER", "DCT-VERIFY-2-EVERY-BLOCK"], PF, |k| {
+        let c = Chain::root(k).delegate(&k.bob, |_| {}).delegate(&k.carol, |_| {});
+        let entry = revocation_entry(&k.bob, &c.revocation_ids()[2], false);
+        (forged(k, &c, &[(1, "mallory", "alice")]), Ctx::new(k).revoke(entry))
+    }, REVOKED_2),
+    (13, "widening attenuation (4b) that is also revoked (step 2, chain scope)", RO, PF, |k| {
+        let c = to_bob(k, |a| a.allowed_capabilities = Some(vec![cap("docs", "read", "**")]));
+        let entry = revocation_entry(&k.alice, &c.revocation_ids()[1], true);
+        (c.serialized(), Ctx::new(k).revoke(entry))
+    }, REVOKED_2),
+    (14, "revoked and expired", RO, PF, |k| {
+        let root = Chain::root(k);
+        (root.serialized(), Ctx::new(k).now(EXPIRED_NOW).revoke(revocation_entry(&k.root, &root.revocation_ids()[0], false)))
+    }, REVOKED_2),
+    (20, "widening attenuation (4b) signed by mallory in alice's name (3b)", RO, PF, |k| {
+        let c = to_bob(k, |a| a.allowed_capabilities = Some(vec![cap("docs", "read", "**")]));
+        (forged(k, &c, &[(1, "mallory", "alice")]), Ctx::new(k))
+    }, First::Step("invalid_signature", "3b")),
+    (21, "authority depth exceeded (4e) under the wrong root key (3a)", RO, PF, |k| {
+        let c = Chain::root(k).with_authority(|a| { a.chain_depth = 3; a.max_chain_depth = 2; });
+        (c.serialized(), Ctx::new(k).root(&k.other_root.principal))
+    }, First::Step("invalid_signature", "3a")),
+    (22, "forged authority signature (3a) and expired (5): the spec's own example", RO, PF,
+        |k| (forged(k, &Chain::root(k), &[(0, "mallory", "root")]), Ctx::new(k).now(EXPIRED_NOW)), First::Step("invalid_signature", "3a")),
+    (23, "both the authority (3a) and the attenuation (3b) signatures forged: 3a first", &["DCT-VERIFY-ORDER", "DCT-VERIFY-3A-ROOT-SIG"],
+        PF, |k| (forged(k, &to_bob(k, |_| {}), &[(0, "mallory", "root"), (1, "mallory", "alice")]), Ctx::new(k)),
+        First::Step("invalid_signature", "3a")),
+    (24, "attenuator mallory (4a) but the signature is alice's (3b): the signature under the named attenuator fails first",
+        &["DCT-VERIFY-ORDER", "DCT-VERIFY-3B-ATTEN-SIG"], PF, |k| {
+        let c = to_bob(k, |a| a.attenuator = k.mallory.principal.clone());
+        (forged(k, &c, &[(1, "alice", "mallory")]), Ctx::new(k))
+    }, First::Step("invalid_signature", "3b")),
+];
+
+/// 6 + 7 with an empty capability list.
+#[rustfmt::skip]
+const EMPTY_CAPS_OVER_BUDGET: &[PrecedenceCase] = &[
+    (36, "empty capability list (7) and over budget (6)", RO, &["Precedence", "EmptyCapabilities"],
+        |k| (Chain::root(k).caps(vec![]).serialized(), Ctx::new(k).spent(BUDGET)),
+        First::Either("D18", [("budget_exceeded", "6"), ("malformed_token", "1")])),
+];
+
 fn build_precedence(g: &mut Group, k: &Keys) {
     define_empty_caps(g);
-    precedence_revoked(g, k);
-    precedence_forged(g, k);
-    precedence_rows(g, k, &["DCT-VERIFY-ORDER"], PRECEDENCE);
-    let c = Chain::root(k).caps(vec![]);
-    verify(
-        g,
-        36,
-        "empty capability list (7) and over budget (6)",
-        &["DCT-VERIFY-ORDER"],
-        &["Precedence", "EmptyCapabilities"],
-        &c,
-        &Ctx::new(k).spent(BUDGET),
-        Expectation::acceptable(
-            "D18",
-            vec![
-                deny_e("budget_exceeded", "6"),
-                deny_e("malformed_token", "1"),
-            ],
-        ),
-    );
+    precedence_cases(g, k, FAULTS);
+    precedence_rows(g, k, RO, PRECEDENCE);
+    precedence_cases(g, k, EMPTY_CAPS_OVER_BUDGET);
     precedence_rows(
         g,
         k,
         &["DCT-VERIFY-4-SUBSTEP-ORDER", "DCT-VERIFY-ORDER"],
         SUBSTEP_ORDER,
     );
-}
-
-fn precedence_revoked(g: &mut Group, k: &Keys) {
-    let ctx = Ctx::new(k);
-    let root = Chain::root(k);
-    let pf: &[&str] = &["Precedence"];
-    let ro: &[&str] = &["DCT-VERIFY-ORDER"];
-    let revoke_root = |c: &Chain| revocation_entry(&k.root, &c.revocation_ids()[0], false);
-    // 1 + 2: malformed and revoked.
-    {
-        let tok = json!({ "token": root.token_string(), "format": "delegateos-sjt-v2" });
-        verify_token(
-            g,
-            1,
-            "wrong SerializedDCT format (step 1) and the authority revoked (step 2)",
-            ro,
-            pf,
-            tok,
-            &ctx.clone().revoke(revoke_root(&root)),
-            deny("malformed_token", "1"),
-        );
-        let text = format!("{} ", super::dct_support::canonical_text(&root.signed()));
-        verify_token(
-            g,
-            2,
-            "trailing space after the JSON (not canonical) and the authority revoked",
-            &["DCT-VERIFY-ORDER", "DCT-FORMAT-CANONICAL"],
-            &["Precedence", "NonCanonicalToken"],
-            encode_bytes(text.as_bytes()),
-            &ctx.clone().revoke(revoke_root(&root)),
-            Expectation::acceptable(
-                "D9",
-                vec![deny_e("malformed_token", "1"), deny_e("revoked", "2")],
-            ),
-        );
-        let c = root
-            .clone()
-            .with_authority(|a| a.expires_at = "2026-03-01T12:00:00".into());
-        verify(
-            g,
-            3,
-            "malformed expiresAt (step 1) and the authority revoked",
-            ro,
-            pf,
-            &c,
-            &ctx.clone().revoke(revoke_root(&c)),
-            deny("malformed_token", "1"),
-        );
-    }
-    // 2 + 3: revoked and forged.
-    {
-        let mut sigs = root.signatures();
-        sigs[0] = sign_authority(&k.mallory.keypair(), &root.authority);
-        sigs[0].signer = k.root.principal.clone();
-        verify_token(
-            g,
-            10,
-            "authority signed by mallory (step 3a) and revoked by root (step 2)",
-            ro,
-            pf,
-            serialized(&root.token_with(sigs)),
-            &ctx.clone().revoke(revoke_root(&root)),
-            deny("revoked", "2"),
-        );
-        verify(
-            g,
-            11,
-            "context root key is other_root (step 3a) and the authority revoked",
-            ro,
-            pf,
-            &root,
-            &ctx.clone()
-                .root(&k.other_root.principal)
-                .revoke(revoke_root(&root)),
-            deny("revoked", "2"),
-        );
-        let c = root
-            .clone()
-            .delegate(&k.bob, |_| {})
-            .delegate(&k.carol, |_| {});
-        let mut sigs = c.signatures();
-        sigs[1] = sign_attenuation(&k.mallory.keypair(), &c.authority, &c.attenuations[..1]);
-        sigs[1].signer = k.alice.principal.clone();
-        let entry = revocation_entry(&k.bob, &c.revocation_ids()[2], false);
-        verify_token(g, 12, "first attenuation signature forged (3b) and the second attenuation revoked by bob (step 2)", &["DCT-VERIFY-ORDER", "DCT-VERIFY-2-EVERY-BLOCK"], pf,
-            serialized(&c.token_with(sigs)), &ctx.clone().revoke(entry), deny("revoked", "2"));
-        let c = root.clone().delegate(&k.bob, |a| {
-            a.allowed_capabilities = Some(vec![cap("docs", "read", "**")])
-        });
-        let entry = revocation_entry(&k.alice, &c.revocation_ids()[1], true);
-        verify(
-            g,
-            13,
-            "widening attenuation (4b) that is also revoked (step 2, chain scope)",
-            ro,
-            pf,
-            &c,
-            &ctx.clone().revoke(entry),
-            deny("revoked", "2"),
-        );
-        verify(
-            g,
-            14,
-            "revoked and expired",
-            ro,
-            pf,
-            &root,
-            &ctx.clone().now(EXPIRED_NOW).revoke(revoke_root(&root)),
-            deny("revoked", "2"),
-        );
-    }
-}
-
-fn precedence_forged(g: &mut Group, k: &Keys) {
-    let ctx = Ctx::new(k);
-    let root = Chain::root(k);
-    let pf: &[&str] = &["Precedence"];
-    let ro: &[&str] = &["DCT-VERIFY-ORDER"];
-    // 3 + 4: forged and expanded.
-    {
-        let c = root.clone().delegate(&k.bob, |a| {
-            a.allowed_capabilities = Some(vec![cap("docs", "read", "**")])
-        });
-        let mut sigs = c.signatures();
-        sigs[1] = sign_attenuation(&k.mallory.keypair(), &c.authority, &c.attenuations);
-        sigs[1].signer = k.alice.principal.clone();
-        verify_token(
-            g,
-            20,
-            "widening attenuation (4b) signed by mallory in alice's name (3b)",
-            ro,
-            pf,
-            serialized(&c.token_with(sigs)),
-            &ctx,
-            deny("invalid_signature", "3b"),
-        );
-        let c = root.clone().with_authority(|a| {
-            a.chain_depth = 3;
-            a.max_chain_depth = 2;
-        });
-        verify(
-            g,
-            21,
-            "authority depth exceeded (4e) under the wrong root key (3a)",
-            ro,
-            pf,
-            &c,
-            &ctx.clone().root(&k.other_root.principal),
-            deny("invalid_signature", "3a"),
-        );
-        let mut sigs = root.signatures();
-        sigs[0] = sign_authority(&k.mallory.keypair(), &root.authority);
-        sigs[0].signer = k.root.principal.clone();
-        verify_token(
-            g,
-            22,
-            "forged authority signature (3a) and expired (5): the spec's own example",
-            ro,
-            pf,
-            serialized(&root.token_with(sigs)),
-            &ctx.clone().now(EXPIRED_NOW),
-            deny("invalid_signature", "3a"),
-        );
-        let c = root.clone().delegate(&k.bob, |_| {});
-        let mut sigs = c.signatures();
-        sigs[0] = sign_authority(&k.mallory.keypair(), &c.authority);
-        sigs[0].signer = k.root.principal.clone();
-        sigs[1] = sign_attenuation(&k.mallory.keypair(), &c.authority, &c.attenuations);
-        sigs[1].signer = k.alice.principal.clone();
-        verify_token(
-            g,
-            23,
-            "both the authority (3a) and the attenuation (3b) signatures forged: 3a first",
-            &["DCT-VERIFY-ORDER", "DCT-VERIFY-3A-ROOT-SIG"],
-            pf,
-            serialized(&c.token_with(sigs)),
-            &ctx,
-            deny("invalid_signature", "3a"),
-        );
-        let c = root
-            .clone()
-            .delegate(&k.bob, |a| a.attenuator = k.mallory.principal.clone());
-        let mut sigs = c.signatures();
-        sigs[1] = sign_attenuation(&k.alice.keypair(), &c.authority, &c.attenuations);
-        sigs[1].signer = k.mallory.principal.clone();
-        verify_token(g, 24, "attenuator mallory (4a) but the signature is alice's (3b): the signature under the named attenuator fails first",
-            &["DCT-VERIFY-ORDER", "DCT-VERIFY-3B-ATTEN-SIG"], pf, serialized(&c.token_with(sigs)), &ctx, deny("invalid_signature", "3b"));
-    }
 }
