@@ -74,13 +74,13 @@ fn attenuator_at(k: &Keys, i: usize, who: &str) -> Chain {
 /// The verdict: a denial (code, step of §10.1), or valid with the scope (capabilities —
 /// `None`: the root's defaults —, remaining budget, D4's remaining depth).
 #[derive(Clone, Copy)]
-enum V {
+pub(super) enum V {
     Deny(&'static str, &'static str),
     Valid(Option<&'static [Cap]>, u64, u64),
 }
 
 impl V {
-    fn expect(self, c: &Chain) -> Expectation {
+    pub(super) fn expect(self, c: &Chain) -> Expectation {
         match self {
             V::Deny(code, step) => deny(code, step),
             V::Valid(cells, budget, depth) => {
