@@ -61,6 +61,9 @@ pub fn build(area: &mut Area) {
     rows(g, REVOCATIONS_AND_EXPIRY);
 }
 
+/// A token construction as a table cell.
+type Build = fn(&Keys) -> Chain;
+
 /// A case: (number, description, requirement ids, the token and its context, verdict).
 type Row = (
     u16,
@@ -141,7 +144,7 @@ const TIMESTAMPS_AND_RESOURCES: &[Row] = &[
 /// 30–39: boolean `covers` (Python `False == 0`, `True == 1`; D19): (number, description,
 /// token, signature entry, the boolean). Expected: malformed_token.
 #[rustfmt::skip]
-const BOOL_COVERS: &[(u16, &str, fn(&Keys) -> Chain, usize, bool)] = &[
+const BOOL_COVERS: &[(u16, &str, Build, usize, bool)] = &[
     (30, "signatures[1].covers is `false` instead of `0` (a boolean is not a JSON integer, however `False == 0` compares)",
         |k| Chain::root(k).delegate(&k.bob, |_| {}), 1, false),
     (31, "signatures[2].covers is `true` instead of `1`", |k| Chain::root(k).delegate_n(2), 2, true),
