@@ -17,30 +17,19 @@ use crate::format::{Expectation, Expected};
 use crate::generate::{Area, Group};
 use crate::keys::{Key, Keys};
 
+/// The groups, in output order: (name, description, builder).
+#[rustfmt::skip]
+const GROUPS: &[super::GroupDef] = &[
+    ("create", "contract.create: exact signed bytes of a task contract (§5.1, D13, D27).", build_create),
+    ("signature", "contract.verify_signature: structure (D27) then the issuer's signature over every member except `signature` (§5.1).",
+        build_signature),
+    ("binding", "contract.bind: the token verifies, its last contractId is the contract's id, and its effective capabilities cover requiredCapabilities (§5.2, D11, D18).",
+        build_binding),
+];
+
 /// Builds the `contract` area: groups `create`, `signature`, `binding`.
 pub fn build(area: &mut Area) {
-    let keys = area.keys().clone();
-    build_create(
-        area.group(
-            "create",
-            "contract.create: exact signed bytes of a task contract (§5.1, D13, D27).",
-        ),
-        &keys,
-    );
-    build_signature(
-        area.group(
-            "signature",
-            "contract.verify_signature: structure (D27) then the issuer's signature over every member except `signature` (§5.1).",
-        ),
-        &keys,
-    );
-    build_binding(
-        area.group(
-            "binding",
-            "contract.bind: the token verifies, its last contractId is the contract's id, and its effective capabilities cover requiredCapabilities (§5.2, D11, D18).",
-        ),
-        &keys,
-    );
+    super::build_groups(area, GROUPS);
 }
 
 /// The default verification spec of the contracts here.

@@ -22,80 +22,28 @@ use crate::format::{Expectation, Expected};
 use crate::generate::{Area, Group};
 use crate::keys::Keys;
 
+/// The groups, in output order: (name, description, builder).
+#[rustfmt::skip]
+const GROUPS: &[super::GroupDef] = &[
+    ("create", "dct.create: exact token bytes for several parameter sets, and refusals (§3.3, D23).", build_create),
+    ("attenuate", "dct.attenuate: exact token bytes, and every refusal: attenuator, widening, depth (§3.4, D4, D23).", build_attenuate),
+    ("inspect", "dct.inspect: decoding only, no signature or chain checks (D24).", build_inspect),
+    ("revocation-ids", "dct.revocation_ids: exact revocation id of every block, authority first (§3.5).", build_revids),
+    ("valid", "dct.verify: valid chains of length 0..8 and every capability shape, with the exact AuthorizedScope (§10.1 step 8, D4).",
+        build_valid),
+    ("expanded", "dct.verify: an attenuation widening capabilities, budget, expiry or depth by one step at the first, a middle and the last position (§10.1 step 4, D3, D4, D5).",
+        build_expanded),
+    ("expired", "dct.verify: expiry boundaries, offsets, fractions and string-compare traps (§10.1 step 5, D5).", build_expired),
+    ("budget", "dct.verify: budget boundaries (§10.1 step 6, D21).", build_budget),
+    ("capability", "dct.verify: the capability request of step 7 against the effective capabilities (§10.1 step 7, §10.2, D1, D2, D20).",
+        build_capability),
+    ("precedence", "dct.verify: several faults at once; the first failing step of D7 decides the code.", build_precedence),
+];
+
 /// Builds the `dct` area: groups create, attenuate, inspect, revocation-ids, valid,
 /// expanded, expired, budget, capability, precedence, then the attack groups.
 pub fn build(area: &mut Area) {
-    let k = area.keys().clone();
-    build_create(
-        area.group(
-            "create",
-            "dct.create: exact token bytes for several parameter sets, and refusals (§3.3, D23).",
-        ),
-        &k,
-    );
-    build_attenuate(
-        area.group(
-            "attenuate",
-            "dct.attenuate: exact token bytes, and every refusal: attenuator, widening, depth (§3.4, D4, D23).",
-        ),
-        &k,
-    );
-    build_inspect(
-        area.group(
-            "inspect",
-            "dct.inspect: decoding only, no signature or chain checks (D24).",
-        ),
-        &k,
-    );
-    build_revids(
-        area.group(
-            "revocation-ids",
-            "dct.revocation_ids: exact revocation id of every block, authority first (§3.5).",
-        ),
-        &k,
-    );
-    build_valid(
-        area.group(
-            "valid",
-            "dct.verify: valid chains of length 0..8 and every capability shape, with the exact AuthorizedScope (§10.1 step 8, D4).",
-        ),
-        &k,
-    );
-    build_expanded(
-        area.group(
-            "expanded",
-            "dct.verify: an attenuation widening capabilities, budget, expiry or depth by one step at the first, a middle and the last position (§10.1 step 4, D3, D4, D5).",
-        ),
-        &k,
-    );
-    build_expired(
-        area.group(
-            "expired",
-            "dct.verify: expiry boundaries, offsets, fractions and string-compare traps (§10.1 step 5, D5).",
-        ),
-        &k,
-    );
-    build_budget(
-        area.group(
-            "budget",
-            "dct.verify: budget boundaries (§10.1 step 6, D21).",
-        ),
-        &k,
-    );
-    build_capability(
-        area.group(
-            "capability",
-            "dct.verify: the capability request of step 7 against the effective capabilities (§10.1 step 7, §10.2, D1, D2, D20).",
-        ),
-        &k,
-    );
-    build_precedence(
-        area.group(
-            "precedence",
-            "dct.verify: several faults at once; the first failing step of D7 decides the code.",
-        ),
-        &k,
-    );
+    super::build_groups(area, GROUPS);
     super::dct_attacks::build(area);
     super::dct_redteam::build(area);
     super::dct_redteam_py::build(area);

@@ -46,45 +46,27 @@ const S3B: &str = "10.1/3b";
 const REVOKED_AT: &str = "2026-03-01T09:00:00Z";
 const MALFORMED: &str = "DCT-VERIFY-1-MALFORMED";
 
+/// The groups, in output order: (name, description, builder).
+#[rustfmt::skip]
+const GROUPS: &[super::GroupDef] = &[
+    ("forged", "dct.verify on forged tokens: wrong keys, substituted issuer/signer/attenuator, \
+        swapped and spliced signatures, wrong payloads, Ed25519 edge cases, stripped and \
+        extended chains (§10.1 step 3, D8, D10, D14, D16, D19).", build_forged),
+    ("malformed", "dct.verify on malformed tokens: missing, mistyped and unknown fields, numbers, ids, \
+        principals, signatures, timestamps, token-string encodings and decoded-JSON faults \
+        (§3, §10.1 step 1, D5, D9, D19, D23, D33). Every block is re-signed with the right \
+        key, so a lenient parser would accept the token.", build_malformed),
+    ("revoked", "dct.verify with revocation entries: every block and both scopes revoked by its \
+        signer, and entries that must not revoke (wrong revoker, bad signature, wrong \
+        payload, bad scope, wrong revocation id), plus revocation-specific step order \
+        (§4, §10.1 step 2, D6, D7, D22).", build_revoked),
+    ("acceptance-effects", "dct.verify on malformed tokens placed where the malformed field's check is at              stake (expiry passed, budget overspent, chain too deep, request outside the scope):              `malformed_token` is the answer; another denial is a hardening finding, `valid` is              the bypass a lenient parser opens (§3, §10.1 steps 1 and 4–7, D23, issue 15).",
+        build_effects),
+];
+
 /// Adds the attack groups to the `dct` area.
 pub fn build(area: &mut Area) {
-    let keys = area.keys().clone();
-    build_forged(
-        area.group(
-            "forged",
-            "dct.verify on forged tokens: wrong keys, substituted issuer/signer/attenuator, \
-             swapped and spliced signatures, wrong payloads, Ed25519 edge cases, stripped and \
-             extended chains (§10.1 step 3, D8, D10, D14, D16, D19).",
-        ),
-        &keys,
-    );
-    build_malformed(
-        area.group(
-            "malformed",
-            "dct.verify on malformed tokens: missing, mistyped and unknown fields, numbers, ids, \
-             principals, signatures, timestamps, token-string encodings and decoded-JSON faults \
-             (§3, §10.1 step 1, D5, D9, D19, D23, D33). Every block is re-signed with the right \
-             key, so a lenient parser would accept the token.",
-        ),
-        &keys,
-    );
-    build_revoked(
-        area.group(
-            "revoked",
-            "dct.verify with revocation entries: every block and both scopes revoked by its \
-             signer, and entries that must not revoke (wrong revoker, bad signature, wrong \
-             payload, bad scope, wrong revocation id), plus revocation-specific step order \
-             (§4, §10.1 step 2, D6, D7, D22).",
-        ),
-        &keys,
-    );
-    build_effects(
-        area.group(
-            "acceptance-effects",
-            "dct.verify on malformed tokens placed where the malformed field's check is at              stake (expiry passed, budget overspent, chain too deep, request outside the scope):              `malformed_token` is the answer; another denial is a hardening finding, `valid` is              the bypass a lenient parser opens (§3, §10.1 steps 1 and 4–7, D23, issue 15).",
-        ),
-        &keys,
-    );
+    super::build_groups(area, GROUPS);
 }
 
 // ---------------------------------------------------------------------------------------------

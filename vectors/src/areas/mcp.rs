@@ -27,25 +27,18 @@ pub(super) const DENIAL_MESSAGE: &str = "DCT verification failed";
 /// One second after the default root expiry (`dct_support::EXPIRES_AT`).
 const LATER: &str = "2026-03-01T12:00:01Z";
 
+/// The groups, in output order: (name, description, builder).
+#[rustfmt::skip]
+const GROUPS: &[super::GroupDef] = &[
+    ("filter_tools", "mcp.filter_tools: tools/list filtering by the session DCT (spec/mcp-proxy.md §3.2, D32).", build_filter),
+    ("call", "mcp.call: tools/call decisions — pass-through, forward with `_delegateos` stripped and \
+        spend attributed, every denial with its -32001 body (spec/mcp-proxy.md §3.3–3.4, \
+        D15, D17, D21, D32, M3, M4).", build_call),
+];
+
 /// Builds the `mcp` area: groups `filter_tools` and `call`.
 pub fn build(area: &mut Area) {
-    let keys = area.keys().clone();
-    build_filter(
-        area.group(
-            "filter_tools",
-            "mcp.filter_tools: tools/list filtering by the session DCT (spec/mcp-proxy.md §3.2, D32).",
-        ),
-        &keys,
-    );
-    build_call(
-        area.group(
-            "call",
-            "mcp.call: tools/call decisions — pass-through, forward with `_delegateos` stripped and \
-             spend attributed, every denial with its -32001 body (spec/mcp-proxy.md §3.3–3.4, \
-             D15, D17, D21, D32, M3, M4).",
-        ),
-        &keys,
-    );
+    super::build_groups(area, GROUPS);
 }
 
 /// The tool capability map shared by every case.
