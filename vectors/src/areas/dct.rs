@@ -14,6 +14,7 @@ use serde_json::{json, Value};
 use delegateos_reference::attenuate::{sign_attenuation, sign_authority};
 use delegateos_reference::token::{Attenuation, Authority, TokenSignature, MAX_SAFE_INTEGER};
 
+use super::dct_redteam::{rows, Row, V};
 use super::dct_support::{
     cap, caps, caps_json, default_caps, delegatees, deny, encode_bytes, key, ok, revocation_entry,
     scope, serialized, verify, verify_token, Cap, Chain, Ctx, BUDGET, EXPIRES_AT, MAX_DEPTH, NOW,
@@ -718,6 +719,22 @@ const S8: &[&str] = &[
 ];
 const READ_README: Cap = ("docs", "read", README);
 
+/// Empty capability lists; effective values through attenuations.
+#[rustfmt::skip]
+const EMPTY_AND_EFFECTIVE: &[Row] = &[
+    (31, "empty capability list: valid token that grants nothing", &["DCT-FORMAT-EMPTY-CAPABILITIES", "DCT-VERIFY-7-CAPABILITY"],
+        &["EmptyCapabilities"], |k| Chain::root(k).caps(vec![]), |c| c,
+        V::Either("D18", [("capability_not_granted", "7"), ("malformed_token", "1")])),
+    (32, "`allowedCapabilities: []` grants nothing (not \"inherit\")", &["DCT-ATTEN-EMPTY-CAPS", "DCT-VERIFY-7-CAPABILITY"],
+        &["EmptyCapabilities"], |k| Chain::root(k).delegate(&k.bob, |a| a.allowed_capabilities = Some(vec![])), |c| c,
+        V::Deny("capability_not_granted", "7")),
+    (40, "budgets 500, absent, 400: effective budget 400", &["DCT-VERIFY-8-SCOPE", "DCT-ATTEN-OMITTED"], &[], |k| chain3(k, |_| {}, |i, a| match i {
+        0 => a.max_budget_microcents = Some(500),
+        1 => {}
+        _ => a.max_budget_microcents = Some(400),
+    }), |c| c.spent(100), V::Valid(None, 300, MAX_DEPTH - 3)),
+];
+
 #[rustfmt::skip]
 const VALID: &[ValidRow] = &[
     (41, "capabilities narrowed twice, then inherited by the last attenuation", &["DCT-VERIFY-8-SCOPE", "DCT-VERIFY-4B-NARROWED", "SUBSET-NARROWING"],
@@ -828,56 +845,7 @@ fn build_valid(g: &mut Group, k: &Keys) {
             ok(&s),
         );
     }
-    let c = root.clone().caps(vec![]);
-    verify(
-        g,
-        31,
-        "empty capability list: valid token that grants nothing",
-        &["DCT-FORMAT-EMPTY-CAPABILITIES", "DCT-VERIFY-7-CAPABILITY"],
-        &["EmptyCapabilities"],
-        &c,
-        &ctx,
-        Expectation::acceptable(
-            "D18",
-            vec![
-                deny_e("capability_not_granted", "7"),
-                deny_e("malformed_token", "1"),
-            ],
-        ),
-    );
-    let c = root
-        .clone()
-        .delegate(&k.bob, |a| a.allowed_capabilities = Some(vec![]));
-    verify(
-        g,
-        32,
-        "`allowedCapabilities: []` grants nothing (not \"inherit\")",
-        &["DCT-ATTEN-EMPTY-CAPS", "DCT-VERIFY-7-CAPABILITY"],
-        &["EmptyCapabilities"],
-        &c,
-        &ctx,
-        deny("capability_not_granted", "7"),
-    );
-    // Effective values through attenuations.
-    let c = chain3(
-        k,
-        |_| {},
-        |i, a| match i {
-            0 => a.max_budget_microcents = Some(500),
-            1 => {}
-            _ => a.max_budget_microcents = Some(400),
-        },
-    );
-    verify(
-        g,
-        40,
-        "budgets 500, absent, 400: effective budget 400",
-        &["DCT-VERIFY-8-SCOPE", "DCT-ATTEN-OMITTED"],
-        &[],
-        &c,
-        &ctx.clone().spent(100),
-        ok(&scope(&c, default_caps(), 300, MAX_DEPTH - 3)),
-    );
+    rows(g, k, EMPTY_AND_EFFECTIVE);
     for &(n, desc, reqs, flags, chain, (ns, action, res), (cells, budget, depth)) in VALID {
         let c = chain(k);
         let s = scope(&c, caps(cells), budget, depth);
@@ -1061,6 +1029,14 @@ fn build_expanded(g: &mut Group, k: &Keys) {
     }
 }
 
+#[rustfmt::skip]
+const NAMESPACE_STAR: &[Row] = &[
+    (133, "parent namespace is the literal `*`; the first attenuation claims namespace `docs`",
+        &["DCT-VERIFY-4B-CAPABILITIES", "SUBSET-NS-ACTION"], &["ScopeWidening"], |k| chain3(k, |a| a.capabilities = caps(&[("*", "read", "/project/**")]),
+        |i, a| if i == 0 { a.allowed_capabilities = Some(caps(PROJECT)) }), |c| c.request("*", "read", "/project/a"),
+        V::Deny("attenuation_violation", "4b")),
+];
+
 fn expanded_capabilities(g: &mut Group, k: &Keys) {
     let ctx = Ctx::new(k);
     let v4 = |step: &str| deny(VIOLATION, step);
@@ -1131,25 +1107,7 @@ fn expanded_capabilities(g: &mut Group, k: &Keys) {
             v4("4b"),
         );
     }
-    let c = chain3(
-        k,
-        |a| a.capabilities = vec![cap("*", "read", "/project/**")],
-        |i, a| {
-            if i == 0 {
-                a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/**")]);
-            }
-        },
-    );
-    verify(
-        g,
-        133,
-        "parent namespace is the literal `*`; the first attenuation claims namespace `docs`",
-        &["DCT-VERIFY-4B-CAPABILITIES", "SUBSET-NS-ACTION"],
-        &["ScopeWidening"],
-        &c,
-        &ctx.clone().request("*", "read", "/project/a"),
-        v4("4b"),
-    );
+    rows(g, k, NAMESPACE_STAR);
 }
 
 fn expanded_budget(g: &mut Group, k: &Keys) {
@@ -1273,28 +1231,18 @@ fn expanded_expiry(g: &mut Group, k: &Keys) {
             &["DCT-VERIFY-4D-EXPIRY"], &["TimestampOffset"], &c, &ctx,
             Expectation::acceptable("D5", vec![deny_e("attenuation_violation", "4d"), deny_e("malformed_token", "1")]));
     }
-    {
-        let c = chain3(
-            k,
-            |_| {},
-            |i, a| match i {
-                0 => a.expires_at = Some("2026-03-01T11:00:00Z".into()),
-                1 => a.expires_at = Some("2026-03-01T11:30:00Z".into()),
-                _ => {}
-            },
-        );
-        verify(
-            g,
-            96,
-            "expiry 11:30 after an earlier attenuation set 11:00 (still before the root's 12:00)",
-            &["DCT-VERIFY-4D-EXPIRY"],
-            &[],
-            &c,
-            &ctx.clone().now("2026-03-01T10:00:00Z"),
-            v4("4d"),
-        );
-    }
+    rows(g, k, LATER_AFTER_EARLIER);
 }
+
+#[rustfmt::skip]
+const LATER_AFTER_EARLIER: &[Row] = &[
+    (96, "expiry 11:30 after an earlier attenuation set 11:00 (still before the root's 12:00)", &["DCT-VERIFY-4D-EXPIRY"], &[],
+        |k| chain3(k, |_| {}, |i, a| match i {
+            0 => a.expires_at = Some("2026-03-01T11:00:00Z".into()),
+            1 => a.expires_at = Some("2026-03-01T11:30:00Z".into()),
+            _ => {}
+        }), |c| c.now("2026-03-01T10:00:00Z"), V::Deny("attenuation_violation", "4d")),
+];
 
 // ---------------------------------------------------------------------------------------------
 // expired
@@ -1778,12 +1726,16 @@ fn build_capability(g: &mut Group, k: &Keys) {
             grant.expect(&c),
         );
     }
-    let c = Chain::root(k).delegate(&k.bob, |a| {
-        a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/a/*")])
-    });
-    verify(g, 60, "narrowed `/project/a/*` does not grant `/project/a/b/c` that the root's `/project/**` would", &["DCT-VERIFY-7-CAPABILITY", "GLOB-STAR-SEGMENT"], &[], &c,
-        &ctx.clone().resource("/project/a/b/c"), deny("capability_not_granted", "7"));
+    rows(g, k, NARROWED_STAR);
 }
+
+#[rustfmt::skip]
+const NARROWED_STAR: &[Row] = &[
+    (60, "narrowed `/project/a/*` does not grant `/project/a/b/c` that the root's `/project/**` would",
+        &["DCT-VERIFY-7-CAPABILITY", "GLOB-STAR-SEGMENT"], &[],
+        |k| Chain::root(k).delegate(&k.bob, |a| a.allowed_capabilities = Some(caps(&[("docs", "read", "/project/a/*")]))),
+        |c| c.resource("/project/a/b/c"), V::Deny("capability_not_granted", "7")),
+];
 
 // ---------------------------------------------------------------------------------------------
 // precedence

@@ -20,8 +20,8 @@ use delegateos_reference::token::Attenuation;
 use super::dct_support::{
     caps, default_caps, deny, ok, scope, verify, Cap, Chain, Ctx, BUDGET, MAX_DEPTH,
 };
-use crate::format::Expectation;
-use crate::generate::Area;
+use crate::format::{Expectation, Expected};
+use crate::generate::{Area, Group};
 use crate::keys::Keys;
 
 /// Adds group `redteam` to area `dct`.
@@ -38,10 +38,15 @@ pub fn build(area: &mut Area) {
         "Resources and resource patterns are opaque strings: no Unicode normalization (NFC/NFKC), no case folding, no path normalization (`.`, `..`, `//`). A matcher that normalizes and thereby matches is wrong; where normalizing would only deny, the other reading is acceptable.",
         "A normalizing verifier grants resources the grant does not name (a different code point sequence, a different path).",
     );
-    for &(n, desc, reqs, flags, chain, request, verdict) in CASES {
-        let c = chain(&k);
+    rows(g, &k, CASES);
+}
+
+/// One `dct.verify` case per row.
+pub(super) fn rows(g: &mut Group, k: &Keys, rows: &[Row]) {
+    for &(n, desc, reqs, flags, chain, request, verdict) in rows {
+        let c = chain(k);
         let expect = verdict.expect(&c);
-        verify(g, n, desc, reqs, flags, &c, &request(Ctx::new(&k)), expect);
+        verify(g, n, desc, reqs, flags, &c, &request(Ctx::new(k)), expect);
     }
 }
 
@@ -77,6 +82,8 @@ fn attenuator_at(k: &Keys, i: usize, who: &str) -> Chain {
 pub(super) enum V {
     Deny(&'static str, &'static str),
     Valid(Option<&'static [Cap]>, u64, u64),
+    /// Either of two denials under a decision: (decision, [(code, step); 2]).
+    Either(&'static str, [(&'static str, &'static str); 2]),
 }
 
 impl V {
@@ -87,13 +94,17 @@ impl V {
                 let granted = cells.map_or_else(default_caps, caps);
                 ok(&scope(c, granted, budget, depth))
             }
+            V::Either(d, [(c1, s1), (c2, s2)]) => {
+                let deny_e = |code, step| Expected::invalid(code, &format!("10.1/{step}"));
+                Expectation::acceptable(d, vec![deny_e(c1, s1), deny_e(c2, s2)])
+            }
         }
     }
 }
 
 /// A red-team case: (number, description, requirement ids, flags, token, the request (a
 /// change to the default context), verdict).
-type Row = (
+pub(super) type Row = (
     u16,
     &'static str,
     &'static [&'static str],
