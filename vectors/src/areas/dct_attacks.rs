@@ -1279,6 +1279,11 @@ impl<'a> Fix<'a> {
     }
 }
 
+/// A JSON pointer as the dotted member path of a description (`/a/0/b` → `a.0.b`).
+fn dotted(ptr: &str) -> String {
+    ptr[1..].replace('/', ".")
+}
+
 fn token_str(v: &Value) -> String {
     v["token"].as_str().unwrap_or_default().to_owned()
 }
@@ -1583,17 +1588,15 @@ fn build_malformed(g: &mut Group, k: &Keys) {
             "contractId" => s.contract_id = v.into(),
             _ => {}
         }
-        let desc = format!(
-            "{} = {v:?} (not prefix + 12 lowercase hex)",
-            &ptr[1..].replace('/', ".")
-        );
+        let desc = format!("{} = {v:?} (not prefix + 12 lowercase hex)", dotted(ptr));
+        let token = f.set(ptr, json!(v));
         verify_token(
             g,
             n,
             &desc,
             &[IDS, MALFORMED],
             &["IdFormat"],
-            f.set(ptr, json!(v)),
+            token,
             &f.ctx,
             lenient(&s),
         );
@@ -1738,93 +1741,54 @@ fn malformed_principals(g: &mut Group, f: &Fix) {
         out.push(("with a trailing newline", format!("{p}\n")));
         out
     };
-    let mut n = 360u16;
     // The issuer (and the verifier's configured root key, so only the encoding differs).
-    for (what, bad) in variants(&f.k.root.principal) {
+    for (n, (what, bad)) in (360..).zip(variants(&f.k.root.principal)) {
         let t = f.base.clone().set("/authority/issuer", json!(bad)).resign();
+        let desc = format!("authority.issuer {what} (ctx.rootPublicKey spelled the same way)");
+        let reqs = &[PRIN, b64_req(what), MALFORMED];
         verify_token(
             g,
             n,
-            &format!("authority.issuer {what} (ctx.rootPublicKey spelled the same way)"),
-            &[PRIN, b64_req(what), MALFORMED],
+            &desc,
+            reqs,
             &[],
             t.ser(),
             &f.ctx.clone().root(&bad),
             malformed(),
         );
-        n += 1;
     }
-    let mut n = 370u16;
     // The last delegatee (bob): compared with nothing, so only its encoding is wrong.
-    for (what, bad) in variants(&f.k.bob.principal) {
-        let t = f
-            .base
-            .clone()
-            .set("/attenuations/0/delegatee", json!(bad))
-            .resign();
-        verify_token(
-            g,
-            n,
-            &format!("attenuations[0].delegatee {what}"),
-            &[PRIN, b64_req(what), MALFORMED],
-            &[],
-            t.ser(),
-            &f.ctx,
-            malformed(),
-        );
-        n += 1;
+    for (n, (what, bad)) in (370..).zip(variants(&f.k.bob.principal)) {
+        let desc = format!("attenuations[0].delegatee {what}");
+        let token = f.set("/attenuations/0/delegatee", json!(bad));
+        f.case(g, n, &desc, &[PRIN, b64_req(what), MALFORMED], token);
     }
-    let mut n = 380u16;
     // alice, spelled the bad way everywhere she appears (authority.delegatee, attenuator, signer).
-    for (what, bad) in variants(&f.k.alice.principal) {
-        let t = f
-            .base
-            .clone()
-            .set("/authority/delegatee", json!(bad))
-            .set("/attenuations/0/attenuator", json!(bad))
-            .set("/signatures/1/signer", json!(bad))
-            .resign();
-        verify_token(
-            g,
-            n,
-            &format!(
-                "alice's principal id {what} in authority.delegatee, the attenuator and the signer"
-            ),
-            &[PRIN, b64_req(what), MALFORMED],
-            &[],
-            t.ser(),
-            &f.ctx,
-            malformed(),
+    for (n, (what, bad)) in (380..).zip(variants(&f.k.alice.principal)) {
+        let t = f.base.clone().set("/authority/delegatee", json!(bad));
+        let t = t.set("/attenuations/0/attenuator", json!(bad));
+        let t = t.set("/signatures/1/signer", json!(bad)).resign();
+        let desc = format!(
+            "alice's principal id {what} in authority.delegatee, the attenuator and the signer"
         );
-        n += 1;
+        f.case(g, n, &desc, &[PRIN, b64_req(what), MALFORMED], t.ser());
     }
-    let mut n = 390u16;
-    for (what, bad) in variants(&f.k.root.principal).into_iter().take(3) {
-        let t = f.base.clone().set("/signatures/0/signer", json!(bad));
-        verify_token(
-            g,
-            n,
-            &format!("signatures[0].signer {what}"),
-            &[PRIN, SIG, b64_req(what), MALFORMED],
-            &[],
-            t.ser(),
-            &f.ctx,
-            malformed(),
-        );
-        n += 1;
+    for (n, (what, bad)) in (390..).zip(variants(&f.k.root.principal).into_iter().take(3)) {
+        let desc = format!("signatures[0].signer {what}");
+        let token = f.base.clone().set("/signatures/0/signer", json!(bad)).ser();
+        f.case(g, n, &desc, &[PRIN, SIG, b64_req(what), MALFORMED], token);
     }
+    let desc = "authority.issuer is the literal name \"root\"";
+    let token = f.set("/authority/issuer", json!("root"));
+    let ctx = f.ctx.clone().root("root");
     verify_token(
         g,
         395,
-        "authority.issuer is the literal name \"root\"",
+        desc,
         &[PRIN, MALFORMED],
         &[],
-        f.base
-            .clone()
-            .set("/authority/issuer", json!("root"))
-            .resign()
-            .ser(),
-        &f.ctx.clone().root("root"),
+        token,
+        &ctx,
         malformed(),
     );
 }
@@ -1866,21 +1830,13 @@ fn malformed_signatures(g: &mut Group, f: &Fix) {
             1,
         ));
     }
-    for (i, (what, bad, j)) in sig_variants.into_iter().enumerate() {
+    for (n, (what, bad, j)) in (400..).zip(sig_variants) {
         let t = f
             .base
             .clone()
             .set(&format!("/signatures/{j}/signature"), json!(bad));
-        verify_token(
-            g,
-            400 + i as u16,
-            &format!("signature {what}"),
-            &[SIG, b64_req(&what), MALFORMED],
-            &[],
-            t.ser(),
-            &f.ctx,
-            malformed(),
-        );
+        let desc = format!("signature {what}");
+        f.case(g, n, &desc, &[SIG, b64_req(&what), MALFORMED], t.ser());
     }
 }
 
@@ -1994,17 +1950,9 @@ fn malformed_token_strings(g: &mut Group, f: &Fix) {
         ));
     }
     let _ = pad_n;
-    for (i, (what, s)) in cases.into_iter().enumerate() {
-        verify_token(
-            g,
-            440 + i as u16,
-            &format!("token string {what}"),
-            &[CANON, b64_req(&what), MALFORMED],
-            &[],
-            wrap(s),
-            &f.ctx,
-            malformed(),
-        );
+    for (n, (what, s)) in (440..).zip(cases) {
+        let desc = format!("token string {what}");
+        f.case(g, n, &desc, &[CANON, b64_req(&what), MALFORMED], wrap(s));
     }
 }
 
@@ -2410,29 +2358,13 @@ fn build_revoked(g: &mut Group, k: &Keys) {
         verify_token(g, n, desc, &[REVOKER], WR, r.tok.clone(), &ctx, valid(3));
     }
     for &(n, desc, reqs, bad) in BAD_ENTRIES {
-        verify_token(
-            g,
-            n,
-            desc,
-            reqs,
-            &[],
-            r.tok.clone(),
-            &r.with(vec![bad(&r)]),
-            valid(3),
-        );
+        let ctx = r.with(vec![bad(&r)]);
+        verify_token(g, n, desc, reqs, &[], r.tok.clone(), &ctx, valid(3));
     }
     for &(n, desc, rid, revoker) in WRONG_RIDS {
         let ctx = r.with(vec![entry(&r.kp(revoker), &rid(&r), "block")]);
-        verify_token(
-            g,
-            n,
-            desc,
-            &["DCT-REVID-BLOCK", EVERY],
-            &[],
-            r.tok.clone(),
-            &ctx,
-            valid(3),
-        );
+        let reqs = &["DCT-REVID-BLOCK", EVERY];
+        verify_token(g, n, desc, reqs, &[], r.tok.clone(), &ctx, valid(3));
     }
     for &(n, desc, rid) in BAD_RID_ENCODINGS {
         let ctx = r.with(vec![entry(&r.kp("root"), &rid(&r), "block")]);
