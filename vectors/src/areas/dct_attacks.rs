@@ -1621,10 +1621,7 @@ fn malformed_members(g: &mut Group, f: &Fix) {
         if optional || ptr.ends_with("/0") || ptr.ends_with("/signatures/1/covers") {
             continue;
         }
-        let desc = format!(
-            "required member {} missing (blocks re-signed)",
-            &ptr[1..].replace('/', ".")
-        );
+        let desc = format!("required member {} missing (blocks re-signed)", dotted(ptr));
         f.case(
             g,
             n,
@@ -1650,7 +1647,7 @@ fn malformed_members(g: &mut Group, f: &Fix) {
             }
             let desc = format!(
                 "{} is {what} (wrong JSON type; blocks re-signed)",
-                &ptr[1..].replace('/', ".")
+                dotted(ptr)
             );
             f.case(g, n, &desc, &reqs, token);
             n += 1;
@@ -1877,16 +1874,9 @@ fn malformed_timestamps(g: &mut Group, f: &Fix) {
             }
             None => (malformed(), &[]),
         };
-        verify_token(
-            g,
-            420 + i as u16,
-            &format!("{} {v:?}: {what}", &ptr[1..].replace('/', ".")),
-            &[TS, "PRIM-TIME-PROFILE", specific, MALFORMED],
-            flags,
-            t.ser(),
-            &f.ctx,
-            expect,
-        );
+        let (n, desc) = (420 + i as u16, format!("{} {v:?}: {what}", dotted(ptr)));
+        let reqs = &[TS, "PRIM-TIME-PROFILE", specific, MALFORMED];
+        verify_token(g, n, &desc, reqs, flags, t.ser(), &f.ctx, expect);
     }
 }
 
