@@ -242,15 +242,8 @@ fn build_create(g: &mut Group, k: &Keys) {
     for &(n, desc, reqs, flags, issuer, change, out) in CREATE {
         let c = Chain::root(k).with_authority(|a| change(k, a));
         let input = json!({ "issuerSeed": key(k, issuer).seed_hex(), "params": create_params(&c.authority) });
-        g.case(
-            n,
-            desc,
-            reqs,
-            flags,
-            "dct.create",
-            input,
-            out.expect(c.serialized()),
-        );
+        let expect = out.expect(c.serialized());
+        g.case(n, desc, reqs, flags, "dct.create", input, expect);
     }
 }
 // ---------------------------------------------------------------------------------------------
@@ -419,15 +412,8 @@ fn attenuate_rows(g: &mut Group, k: &Keys, rows: &[AttenRow]) {
             .cloned()
             .unwrap_or_else(unreachable_att);
         let input = json!({ "token": parent.serialized(), "attenuatorSeed": key(k, seed).seed_hex(), "params": attenuate_params(&att) });
-        g.case(
-            n,
-            desc,
-            reqs,
-            flags,
-            "dct.attenuate",
-            input,
-            out.expect(child.serialized()),
-        );
+        let expect = out.expect(child.serialized());
+        g.case(n, desc, reqs, flags, "dct.attenuate", input, expect);
     }
 }
 
@@ -529,6 +515,36 @@ const REVOCATION_IDS: &[(u16, &str, Build)] = &[
         |k| Chain::root(k).with_authority(|a| a.issuer = k.other_root.principal.clone())),
 ];
 
+/// A step-1 fault `dct.inspect` or `dct.revocation_ids` reports as malformed_token: (number,
+/// description, requirement ids, token).
+type Step1Row = (
+    u16,
+    &'static str,
+    &'static [&'static str],
+    fn(&Keys) -> Value,
+);
+
+#[rustfmt::skip]
+const INSPECT_STEP1: &[Step1Row] = &[
+    (9, "not base64url", &["DCT-INSPECT-DECODE"], |_| json!({ "token": "a+b/", "format": "delegateos-sjt-v1" })),
+    (10, "wrong SerializedDCT format", &["DCT-INSPECT-DECODE", "DCT-FORMAT-SERIALIZED"],
+        |k| json!({ "token": Chain::root(k).token_string(), "format": "delegateos-sjt-v2" })),
+    (11, "a timestamp outside the profile is a step-1 fault", &["DCT-INSPECT-DECODE", "DCT-FORMAT-TIMESTAMPS"],
+        |k| Chain::root(k).with_authority(|a| a.expires_at = "2026-03-01T12:00:00".into()).serialized()),
+];
+
+#[rustfmt::skip]
+const REVOCATION_IDS_STEP1: &[Step1Row] = &[
+    (10, "malformed token", &["DCT-REVID-BLOCK"], |_| json!({ "token": "", "format": "delegateos-sjt-v1" })),
+];
+
+fn step1_rows(g: &mut Group, k: &Keys, op: &str, rows: &[Step1Row]) {
+    for &(n, desc, reqs, token) in rows {
+        let input = json!({ "token": token(k) });
+        g.case(n, desc, reqs, &[], op, input, deny("malformed_token", "1"));
+    }
+}
+
 fn build_inspect(g: &mut Group, k: &Keys) {
     let r: &[&str] = &["DCT-INSPECT-DECODE", "DCT-REVID-ORDER"];
     let root = Chain::root(k);
@@ -550,38 +566,7 @@ fn build_inspect(g: &mut Group, k: &Keys) {
             Expectation::valid(out),
         );
     }
-    g.case(
-        9,
-        "not base64url",
-        &["DCT-INSPECT-DECODE"],
-        &[],
-        "dct.inspect",
-        json!({ "token": { "token": "a+b/", "format": "delegateos-sjt-v1" } }),
-        deny("malformed_token", "1"),
-    );
-    g.case(
-        10,
-        "wrong SerializedDCT format",
-        &["DCT-INSPECT-DECODE", "DCT-FORMAT-SERIALIZED"],
-        &[],
-        "dct.inspect",
-        json!({ "token": { "token": root.token_string(), "format": "delegateos-sjt-v2" } }),
-        deny("malformed_token", "1"),
-    );
-    {
-        let c = root
-            .clone()
-            .with_authority(|a| a.expires_at = "2026-03-01T12:00:00".into());
-        g.case(
-            11,
-            "a timestamp outside the profile is a step-1 fault",
-            &["DCT-INSPECT-DECODE", "DCT-FORMAT-TIMESTAMPS"],
-            &[],
-            "dct.inspect",
-            json!({ "token": c.serialized() }),
-            deny("malformed_token", "1"),
-        );
-    }
+    step1_rows(g, k, "dct.inspect", INSPECT_STEP1);
     {
         // The authority expires at 12:00; attenuation 0 narrows to 11:00 and attenuation 1,
         // the later one, to 10:00 (each ≤ the effective expiry before it, a valid chain). The
@@ -619,15 +604,12 @@ fn build_inspect(g: &mut Group, k: &Keys) {
 fn build_revids(g: &mut Group, k: &Keys) {
     for &(n, desc, chain) in REVOCATION_IDS {
         let c = chain(k);
-        g.case(
-            n,
-            desc,
-            &["DCT-REVID-BLOCK", "DCT-REVID-ORDER"],
-            &[],
-            "dct.revocation_ids",
+        let (input, reqs) = (
             json!({ "token": c.serialized() }),
-            Expectation::valid(json!({ "revocationIds": c.revocation_ids() })),
+            &["DCT-REVID-BLOCK", "DCT-REVID-ORDER"],
         );
+        let expect = Expectation::valid(json!({ "revocationIds": c.revocation_ids() }));
+        g.case(n, desc, reqs, &[], "dct.revocation_ids", input, expect);
     }
     let root = Chain::root(k);
     {
@@ -650,15 +632,7 @@ fn build_revids(g: &mut Group, k: &Keys) {
             ),
         );
     }
-    g.case(
-        10,
-        "malformed token",
-        &["DCT-REVID-BLOCK"],
-        &[],
-        "dct.revocation_ids",
-        json!({ "token": { "token": "", "format": "delegateos-sjt-v1" } }),
-        deny("malformed_token", "1"),
-    );
+    step1_rows(g, k, "dct.revocation_ids", REVOCATION_IDS_STEP1);
 }
 
 // ---------------------------------------------------------------------------------------------
