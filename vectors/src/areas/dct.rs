@@ -808,31 +808,15 @@ fn build_valid(g: &mut Group, k: &Keys) {
     for &(n, desc, reqs, flags, cells, res) in SHAPES {
         let c = root.clone().caps(caps(cells));
         let s = scope(&c, caps(cells), BUDGET, MAX_DEPTH);
-        verify(
-            g,
-            n,
-            desc,
-            reqs,
-            flags,
-            &c,
-            &ctx.clone().resource(res),
-            ok(&s),
-        );
+        let ctx = ctx.clone().resource(res);
+        verify(g, n, desc, reqs, flags, &c, &ctx, ok(&s));
     }
     rows(g, k, EMPTY_AND_EFFECTIVE);
     for &(n, desc, reqs, flags, chain, (ns, action, res), (cells, budget, depth)) in VALID {
         let c = chain(k);
         let s = scope(&c, caps(cells), budget, depth);
-        verify(
-            g,
-            n,
-            desc,
-            reqs,
-            flags,
-            &c,
-            &ctx.clone().request(ns, action, res),
-            ok(&s),
-        );
+        let ctx = ctx.clone().request(ns, action, res);
+        verify(g, n, desc, reqs, flags, &c, &ctx, ok(&s));
     }
 }
 
@@ -969,16 +953,8 @@ fn build_expanded(g: &mut Group, k: &Keys) {
         for (to, m) in delegatees(k)[1..].iter().zip(per) {
             c = c.delegate(to, |a| a.max_chain_depth = *m);
         }
-        verify(
-            g,
-            n,
-            desc,
-            reqs,
-            &["DepthSemantics"],
-            &c,
-            &ctx,
-            deny(code, "4e"),
-        );
+        let expect = deny(code, "4e");
+        verify(g, n, desc, reqs, &["DepthSemantics"], &c, &ctx, expect);
     }
     for &(n, desc, pos, who) in WRONG_ATTENUATORS {
         let c = chain3(
@@ -990,16 +966,9 @@ fn build_expanded(g: &mut Group, k: &Keys) {
                 }
             },
         );
-        verify(
-            g,
-            n,
-            desc,
-            &["DCT-VERIFY-4A-ATTENUATOR"],
-            &[],
-            &c,
-            &ctx,
-            deny(VIOLATION, "4a"),
-        );
+        let expect = deny(VIOLATION, "4a");
+        let reqs = &["DCT-VERIFY-4A-ATTENUATOR"];
+        verify(g, n, desc, reqs, &[], &c, &ctx, expect);
     }
 }
 
@@ -1022,16 +991,10 @@ fn expanded_capabilities(g: &mut Group, k: &Keys) {
                 |i, a| a.allowed_capabilities = Some(caps(if i == pos { child } else { parent })),
             );
             let n = 1 + (t * 3 + pos) as u16;
-            verify(
-                g,
-                n,
-                &format!("capability widened at the {posname} attenuation: {what}"),
-                &["DCT-VERIFY-4B-CAPABILITIES", "DCT-ATTEN-NARROWING", req],
-                &["ScopeWidening"],
-                &c,
-                &ctx.clone().resource(res),
-                v4("4b"),
-            );
+            let desc = format!("capability widened at the {posname} attenuation: {what}");
+            let ctx = ctx.clone().resource(res);
+            let reqs = &["DCT-VERIFY-4B-CAPABILITIES", "DCT-ATTEN-NARROWING", req];
+            verify(g, n, &desc, reqs, &["ScopeWidening"], &c, &ctx, v4("4b"));
         }
     }
     for &(n, desc, reqs, allowed, res) in RENARROWINGS {
@@ -1044,16 +1007,8 @@ fn expanded_capabilities(g: &mut Group, k: &Keys) {
                 }
             },
         );
-        verify(
-            g,
-            n,
-            desc,
-            reqs,
-            &["ScopeWidening"],
-            &c,
-            &ctx.clone().resource(res),
-            v4("4b"),
-        );
+        let ctx = ctx.clone().resource(res);
+        verify(g, n, desc, reqs, &["ScopeWidening"], &c, &ctx, v4("4b"));
     }
     // A literal `*` action or namespace in the parent grants nothing else (D3, D20).
     for (pos, posname) in POS.iter().enumerate() {
@@ -1126,16 +1081,10 @@ fn expanded_budget(g: &mut Group, k: &Keys) {
             ""
         };
         if pos == 0 {
-            verify(
-                g,
-                73,
-                &format!("{extra}budgets 501, 400, 400"),
-                &["DCT-VERIFY-4C-BUDGET", "DCT-VERIFY-8-SCOPE"],
-                &[],
-                &c,
-                &ctx,
-                ok(&scope(&c, default_caps(), 400, MAX_DEPTH - 3)),
-            );
+            let desc = format!("{extra}budgets 501, 400, 400");
+            let expect = ok(&scope(&c, default_caps(), 400, MAX_DEPTH - 3));
+            let reqs = &["DCT-VERIFY-4C-BUDGET", "DCT-VERIFY-8-SCOPE"];
+            verify(g, 73, &desc, reqs, &[], &c, &ctx, expect);
         } else {
             verify(
                 g,
@@ -1270,6 +1219,7 @@ const RB: &[&str] = &["DCT-VERIFY-5-BOUNDARY"];
 const BOUNDARY: &[&str] = &["ExpiryBoundary"];
 const BOUNDARY_FRACTION: &[&str] = &["ExpiryBoundary", "TimestampFraction"];
 const FRACTION: &[&str] = &["TimestampFraction"];
+const FRACTION_BOUNDARY: &[&str] = &["TimestampFraction", "ExpiryBoundary"];
 const OFFSET: &[&str] = &["TimestampOffset"];
 const OFFSET_BOUNDARY: &[&str] = &["TimestampOffset", "ExpiryBoundary"];
 
@@ -1394,16 +1344,8 @@ const BAD_TIMESTAMP_TOKENS: &[(&str, Build)] = &[
 fn expiry_rows(g: &mut Group, k: &Keys, rows: &[ExpiryRow]) {
     for &(n, desc, reqs, flags, chain, now, clock) in rows {
         let c = chain(k);
-        verify(
-            g,
-            n,
-            desc,
-            reqs,
-            flags,
-            &c,
-            &Ctx::new(k).now(now),
-            clock.expect(&c),
-        );
+        let ctx = Ctx::new(k).now(now);
+        verify(g, n, desc, reqs, flags, &c, &ctx, clock.expect(&c));
     }
 }
 
@@ -1419,66 +1361,31 @@ fn build_expired(g: &mut Group, k: &Keys) {
         } else {
             Clock::ExpiredOrValid
         };
-        verify(
-            g,
-            30 + d,
-            &format!("now {now}: {d} fraction digit(s), after the expiry instant"),
-            R5,
-            FRACTION,
-            &root,
-            &ctx.clone().now(&now),
-            clock.expect(&root),
-        );
+        let desc = format!("now {now}: {d} fraction digit(s), after the expiry instant");
+        let (at, expect) = (ctx.clone().now(&now), clock.expect(&root));
+        verify(g, 30 + d, &desc, R5, FRACTION, &root, &at, expect);
         let zero = format!("2026-03-01T12:00:00.{}Z", "0".repeat(usize::from(d)));
-        verify(
-            g,
-            40 + d,
-            &format!("now {zero}: {d} zero fraction digit(s), exactly the expiry instant"),
-            RB,
-            &["TimestampFraction", "ExpiryBoundary"],
-            &root,
-            &ctx.clone().now(&zero),
-            Clock::Valid.expect(&root),
-        );
+        let desc = format!("now {zero}: {d} zero fraction digit(s), exactly the expiry instant");
+        let (at, expect) = (ctx.clone().now(&zero), Clock::Valid.expect(&root));
+        verify(g, 40 + d, &desc, RB, FRACTION_BOUNDARY, &root, &at, expect);
         let nine = format!("2026-03-01T11:59:59.{}Z", "9".repeat(usize::from(d)));
-        verify(
-            g,
-            50 + d,
-            &format!("now {nine}: {d} nines, just before the expiry instant"),
-            RB,
-            FRACTION,
-            &root,
-            &ctx.clone().now(&nine),
-            Clock::Valid.expect(&root),
-        );
+        let desc = format!("now {nine}: {d} nines, just before the expiry instant");
+        let (at, expect) = (ctx.clone().now(&nine), Clock::Valid.expect(&root));
+        verify(g, 50 + d, &desc, RB, FRACTION, &root, &at, expect);
     }
     expiry_rows(g, k, EXPIRY_FRACTIONS);
     // Malformed `now` and malformed timestamps inside tokens.
     let mal = || deny("malformed_token", "1");
     for (i, (what, now)) in BAD_NOW.iter().enumerate() {
         let desc = format!("malformed now: {what}");
-        verify(
-            g,
-            80 + i as u16,
-            &desc,
-            &["DCT-VERIFY-1-MALFORMED"],
-            &[],
-            &root,
-            &ctx.clone().now(now),
-            mal(),
-        );
+        let ctx = ctx.clone().now(now);
+        let reqs = &["DCT-VERIFY-1-MALFORMED"];
+        verify(g, 80 + i as u16, &desc, reqs, &[], &root, &ctx, mal());
     }
     for (i, (what, chain)) in BAD_TIMESTAMP_TOKENS.iter().enumerate() {
-        verify(
-            g,
-            90 + i as u16,
-            &format!("correctly signed token with {what}"),
-            &["DCT-VERIFY-1-MALFORMED", "DCT-FORMAT-TIMESTAMPS"],
-            &[],
-            &chain(k),
-            &ctx,
-            mal(),
-        );
+        let desc = format!("correctly signed token with {what}");
+        let reqs = &["DCT-VERIFY-1-MALFORMED", "DCT-FORMAT-TIMESTAMPS"];
+        verify(g, 90 + i as u16, &desc, reqs, &[], &chain(k), &ctx, mal());
     }
 }
 
@@ -1675,30 +1582,14 @@ fn build_capability(g: &mut Group, k: &Keys) {
     let ctx = Ctx::new(k);
     for &(n, desc, reqs, flags, chain, (ns, action, res), grant) in CAPABILITY {
         let c = chain(k);
-        verify(
-            g,
-            n,
-            desc,
-            reqs,
-            flags,
-            &c,
-            &ctx.clone().request(ns, action, res),
-            grant.expect(&c),
-        );
+        let ctx = ctx.clone().request(ns, action, res);
+        verify(g, n, desc, reqs, flags, &c, &ctx, grant.expect(&c));
     }
     // Glob traps.
     for &(n, desc, reqs, flags, pattern, res, grant) in GLOB_TRAPS {
         let c = Chain::root(k).caps(vec![cap("docs", "read", pattern)]);
-        verify(
-            g,
-            n,
-            desc,
-            reqs,
-            flags,
-            &c,
-            &ctx.clone().resource(res),
-            grant.expect(&c),
-        );
+        let ctx = ctx.clone().resource(res);
+        verify(g, n, desc, reqs, flags, &c, &ctx, grant.expect(&c));
     }
     rows(g, k, NARROWED_STAR);
 }
@@ -1813,16 +1704,8 @@ const SUBSTEP_ORDER: &[PrecedenceRow] = &[
 
 fn precedence_rows(g: &mut Group, k: &Keys, reqs: &[&str], rows: &[PrecedenceRow]) {
     for &(n, desc, flags, chain, context, (code, step)) in rows {
-        verify(
-            g,
-            n,
-            desc,
-            reqs,
-            flags,
-            &chain(k),
-            &context(Ctx::new(k)),
-            deny(code, step),
-        );
+        let ctx = context(Ctx::new(k));
+        verify(g, n, desc, reqs, flags, &chain(k), &ctx, deny(code, step));
     }
 }
 
