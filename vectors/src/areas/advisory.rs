@@ -99,15 +99,8 @@ fn lint(g: &mut Group, n: u16, desc: &str, about: &[Rule], input: Value, expect:
         .chain(about.iter().map(flag_name))
         .collect();
     let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
-    g.case(
-        n,
-        desc,
-        &reqs,
-        &flags,
-        "profile.lint",
-        input,
-        findings(expect),
-    );
+    let expect = findings(expect);
+    g.case(n, desc, &reqs, &flags, "profile.lint", input, expect);
 }
 
 /// A `dct.verify` companion: the normative verdict stays `valid`.

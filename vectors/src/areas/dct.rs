@@ -556,15 +556,8 @@ fn build_inspect(g: &mut Group, k: &Keys) {
         let decoded = serde_json::to_value(&t).unwrap_or(Value::Null);
         let out = json!({ "decoded": decoded, "revocationIds": c.revocation_ids() });
         let input = json!({ "token": serialized(&t) });
-        g.case(
-            n,
-            desc,
-            r,
-            &[],
-            "dct.inspect",
-            input,
-            Expectation::valid(out),
-        );
+        let expect = Expectation::valid(out);
+        g.case(n, desc, r, &[], "dct.inspect", input, expect);
     }
     step1_rows(g, k, "dct.inspect", INSPECT_STEP1);
     {

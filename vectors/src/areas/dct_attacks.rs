@@ -1743,16 +1743,8 @@ fn malformed_principals(g: &mut Group, f: &Fix) {
         let t = f.base.clone().set("/authority/issuer", json!(bad)).resign();
         let desc = format!("authority.issuer {what} (ctx.rootPublicKey spelled the same way)");
         let reqs = &[PRIN, b64_req(what), MALFORMED];
-        verify_token(
-            g,
-            n,
-            &desc,
-            reqs,
-            &[],
-            t.ser(),
-            &f.ctx.clone().root(&bad),
-            malformed(),
-        );
+        let ctx = f.ctx.clone().root(&bad);
+        verify_token(g, n, &desc, reqs, &[], t.ser(), &ctx, malformed());
     }
     // The last delegatee (bob): compared with nothing, so only its encoding is wrong.
     for (n, (what, bad)) in (370..).zip(variants(&f.k.bob.principal)) {
@@ -2222,16 +2214,8 @@ fn rev_rows(g: &mut Group, r: &Rev, rows: &[RevRow]) {
         } else {
             valid(3)
         };
-        verify_token(
-            g,
-            n,
-            desc,
-            reqs,
-            flags,
-            r.tok.clone(),
-            &r.with(entries(r)),
-            expect,
-        );
+        let ctx = r.with(entries(r));
+        verify_token(g, n, desc, reqs, flags, r.tok.clone(), &ctx, expect);
     }
 }
 

@@ -539,15 +539,8 @@ fn list(g: &mut Group, k: &Keys) {
     };
     for &(n, desc, reqs, flags, add, query, out) in LISTS {
         let input = json!({ "add": add(&f), "query": query(&f) });
-        g.case(
-            n,
-            desc,
-            reqs,
-            flags,
-            "revocation.list",
-            input,
-            Expectation::valid(out(&f)),
-        );
+        let expect = Expectation::valid(out(&f));
+        g.case(n, desc, reqs, flags, "revocation.list", input, expect);
     }
 }
 
