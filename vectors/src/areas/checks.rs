@@ -178,6 +178,7 @@ const PROPERTY_SYNTAX_ERRORS: &[(u16, &str, &str)] = &[
 /// Syntax errors of `new RegExp` (V8: SyntaxError): (number, description, pattern, flags, subject).
 #[rustfmt::skip]
 const MORE_SYNTAX_ERRORS: &[(u16, &str, &str, &str, &str)] = &[
+    (214, "`a)`: an unmatched `)` (V8: SyntaxError).", "a)", "", "a"),
     (222, "`a{2` with `u`: an incomplete quantifier (V8: SyntaxError).", "a{2", "u", "aa"),
     (223, "A lone `{` with `u` (V8: SyntaxError).", "{", "u", "{"),
     (224, "`{2}` at the start without `u`: nothing to repeat (V8: SyntaxError).", "{2}", "", "{2}"),
@@ -212,6 +213,7 @@ type Probe<'a> = (u16, &'a str, &'a [&'a str], &'a str, &'a str, &'a str, bool);
 /// One `regex_match` case per probe: V8's answer is the expected verdict.
 fn run_probes(g: &mut Group, flags: &[&str], probes: Vec<Probe<'_>>) {
     for (n, d, r, p, f, s, ans) in probes {
+        let (params, output) = (Some(re(p, f)), json!(s));
         run(
             g,
             n,
@@ -219,8 +221,8 @@ fn run_probes(g: &mut Group, flags: &[&str], probes: Vec<Probe<'_>>) {
             r,
             flags,
             "regex_match",
-            Some(re(p, f)),
-            json!(s),
+            params,
+            output,
             verdict(ans),
         );
     }
@@ -306,30 +308,15 @@ fn regex_syntax_and_flags(g: &mut Group) {
     // Syntax errors and flags.
     let syn = &["CHECK-REGEX-SYNTAX"];
     for &(n, d, p, f) in REGEX_SYNTAX_ERRORS {
-        run(
-            g,
-            n,
-            d,
-            syn,
-            DIA,
-            "regex_match",
-            Some(re(p, f)),
-            json!("abc"),
-            err("invalid_params"),
-        );
+        let expect = err("invalid_params");
+        let params = Some(re(p, f));
+        let output = json!("abc");
+        run(g, n, d, syn, DIA, "regex_match", params, output, expect);
     }
     for &(n, d, f) in REFUSED_FLAGS {
-        run(
-            g,
-            n,
-            d,
-            FLG,
-            &[],
-            "regex_match",
-            Some(re("a", f)),
-            json!("a"),
-            err("invalid_params"),
-        );
+        let expect = err("invalid_params");
+        let params = Some(re("a", f));
+        run(g, n, d, FLG, &[], "regex_match", params, json!("a"), expect);
     }
     run(
         g,
@@ -476,30 +463,15 @@ fn regex_properties_and_units(g: &mut Group) {
         (168, "`^\\p{Any}$` with `u` vs 😀 (V8: true).", UNI, "^\\p{Any}$", "u", "😀", true),
     ];
     for (n, d, r, p, f, s, ans) in props {
-        run(
-            g,
-            n,
-            d,
-            r,
-            DIA,
-            "regex_match",
-            Some(re(p, f)),
-            json!(s),
-            verdict(ans),
-        );
+        let (params, output) = (Some(re(p, f)), json!(s));
+        run(g, n, d, r, DIA, "regex_match", params, output, verdict(ans));
     }
     for &(n, d, p) in PROPERTY_SYNTAX_ERRORS {
-        run(
-            g,
-            n,
-            d,
-            &["CHECK-REGEX-SYNTAX", "CHECK-REGEX-UNICODE-FLAG"],
-            DIA,
-            "regex_match",
-            Some(re(p, "u")),
-            json!("abc"),
-            err("invalid_params"),
-        );
+        let expect = err("invalid_params");
+        let reqs = &["CHECK-REGEX-SYNTAX", "CHECK-REGEX-UNICODE-FLAG"];
+        let params = Some(re(p, "u"));
+        let output = json!("abc");
+        run(g, n, d, reqs, DIA, "regex_match", params, output, expect);
     }
 
     // Without `u`, matching is by UTF-16 code unit: an astral character (😀 = U+1F600 =
@@ -623,30 +595,13 @@ fn regex_mutation_gaps(g: &mut Group) {
         (295, "128 nested groups `((…(a)…))` vs `a` (V8: true).", SRCH, &nested, "", "a", true),
     ];
     run_probes(g, DIA, gaps2);
-    run(
-        g,
-        214,
-        "`a)`: an unmatched `)` (V8: SyntaxError).",
-        &["CHECK-REGEX-SYNTAX"],
-        DIA,
-        "regex_match",
-        Some(re("a)", "")),
-        json!("a"),
-        err("invalid_params"),
-    );
     // Syntax errors of `new RegExp` (V8: SyntaxError) are `invalid_params`.
     for &(n, d, p, f, subject) in MORE_SYNTAX_ERRORS {
-        run(
-            g,
-            n,
-            d,
-            &["CHECK-REGEX-SYNTAX"],
-            DIA,
-            "regex_match",
-            Some(re(p, f)),
-            json!(subject),
-            err("invalid_params"),
-        );
+        let expect = err("invalid_params");
+        let reqs = &["CHECK-REGEX-SYNTAX"];
+        let params = Some(re(p, f));
+        let output = json!(subject);
+        run(g, n, d, reqs, DIA, "regex_match", params, output, expect);
     }
     #[rustfmt::skip]
     let rows: Vec<Run> = vec![
@@ -848,17 +803,10 @@ fn schema_formats_and_limits(g: &mut Group) {
         ),
     ];
     for (k, d, schema) in deep {
-        run(
-            g,
-            k,
-            &format!("{d}: nesting 65 is beyond the limit of 64."),
-            lim,
-            &[],
-            n,
-            schema_params(schema),
-            json!("x"),
-            err("limit_exceeded"),
-        );
+        let desc = format!("{d}: nesting 65 is beyond the limit of 64.");
+        let expect = err("limit_exceeded");
+        let params = schema_params(schema);
+        run(g, k, &desc, lim, &[], n, params, json!("x"), expect);
     }
     #[rustfmt::skip]
     let rows: Vec<Run> = vec![
@@ -1118,17 +1066,9 @@ fn build_registry(g: &mut Group) {
     run_rows(g, rows);
     let u = &["CHECK-REGISTRY-UNKNOWN"];
     for &(num, name, desc) in NEAR_MISS_NAMES {
-        run(
-            g,
-            num,
-            desc,
-            u,
-            &[],
-            name,
-            Some(json!({})),
-            json!("x"),
-            Expectation::invalid("unknown_check", "6.3"),
-        );
+        let expect = Expectation::invalid("unknown_check", "6.3");
+        let params = Some(json!({}));
+        run(g, num, desc, u, &[], name, params, json!("x"), expect);
     }
 }
 
