@@ -111,15 +111,9 @@ fn verify_valid(g: &mut Group, n: u16, desc: &str, about: &[Rule], chain: &Chain
         .chain(about.iter().map(flag_name))
         .collect();
     let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
-    g.case(
-        n,
-        desc,
-        &reqs,
-        &flags,
-        "dct.verify",
-        ds::verify_input(chain.serialized(), &Ctx::new(keys)),
-        Expectation::valid(scope(chain)),
-    );
+    let expect = Expectation::valid(scope(chain));
+    let input = ds::verify_input(chain.serialized(), &Ctx::new(keys));
+    g.case(n, desc, &reqs, &flags, "dct.verify", input, expect);
 }
 
 /// The AuthorizedScope of a chain whose every block is valid, from its construction (D4).

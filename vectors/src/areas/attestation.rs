@@ -246,15 +246,9 @@ fn build_hash(g: &mut Group) {
         ),
     ];
     for (n, d, v) in cases {
-        g.case(
-            n,
-            d,
-            r,
-            &[],
-            "attestation.output_hash",
-            json!({"output": v}),
-            Expectation::valid(json!({"outputHash": h(&v)})),
-        );
+        let expect = Expectation::valid(json!({"outputHash": h(&v)}));
+        let input = json!({"output": v});
+        g.case(n, d, r, &[], "attestation.output_hash", input, expect);
     }
     g.case(
         20,

@@ -221,15 +221,8 @@ fn build_create(g: &mut Group, keys: &Keys) {
             }
             Created::Refused(code, stage) => Expectation::invalid(code, stage),
         };
-        g.case(
-            n,
-            desc,
-            reqs,
-            &[],
-            "contract.create",
-            create_input(key, c),
-            expect,
-        );
+        let input = create_input(key, c);
+        g.case(n, desc, reqs, &[], "contract.create", input, expect);
     }
 }
 

@@ -52,15 +52,8 @@ fn m(
     resource: &str,
     expect: Expectation,
 ) {
-    g.case(
-        n,
-        desc,
-        reqs,
-        flags,
-        "glob.match",
-        json!({ "pattern": pattern, "resource": resource }),
-        expect,
-    );
+    let input = json!({ "pattern": pattern, "resource": resource });
+    g.case(n, desc, reqs, flags, "glob.match", input, expect);
 }
 
 fn cap(resource: &str) -> Value {

@@ -663,15 +663,9 @@ fn build_call(g: &mut Group, keys: &Keys) {
         let desc = format!(
             "`{method}` is not intercepted, even in strict mode and with a bogus `_delegateos`"
         );
-        g.case(
-            n,
-            &desc,
-            &["MCP-PASS-THROUGH"],
-            &[],
-            CALL,
-            f.strict(msg),
-            f.expect(Out::PassThrough, &Value::Null),
-        );
+        let expect = f.expect(Out::PassThrough, &Value::Null);
+        let input = f.strict(msg);
+        g.case(n, &desc, &["MCP-PASS-THROUGH"], &[], CALL, input, expect);
     }
     call_rows(g, &f, DENIALS);
     for &(n, what, env) in BAD_ENVELOPES {

@@ -56,27 +56,15 @@ pub fn build(area: &mut Area) {
 // canonicalization
 
 fn canon_ok(g: &mut Group, n: u16, desc: &str, reqs: &[&str], text: &str, canonical: &str) {
-    g.case(
-        n,
-        desc,
-        reqs,
-        &[],
-        "json.canonicalize",
-        json!({ "text": text }),
-        Expectation::valid(json!({ "canonical": canonical })),
-    );
+    let expect = Expectation::valid(json!({ "canonical": canonical }));
+    let input = json!({ "text": text });
+    g.case(n, desc, reqs, &[], "json.canonicalize", input, expect);
 }
 
 fn canon_bad(g: &mut Group, n: u16, desc: &str, reqs: &[&str], text: &str) {
-    g.case(
-        n,
-        desc,
-        reqs,
-        &[],
-        "json.canonicalize",
-        json!({ "text": text }),
-        Expectation::invalid("invalid_json", "1.2/json"),
-    );
+    let expect = Expectation::invalid("invalid_json", "1.2/json");
+    let input = json!({ "text": text });
+    g.case(n, desc, reqs, &[], "json.canonicalize", input, expect);
 }
 
 const NUM: &[&str] = &["PRIM-JCS-NUMBERS"];
@@ -359,15 +347,8 @@ fn verify_case(
     (pk, msg, sig): (&str, &str, &str),
     expect: Expectation,
 ) {
-    g.case(
-        n,
-        desc,
-        reqs,
-        flags,
-        "ed25519.verify",
-        json!({ "publicKey": pk, "message": msg, "signature": sig }),
-        expect,
-    );
+    let input = json!({ "publicKey": pk, "message": msg, "signature": sig });
+    g.case(n, desc, reqs, flags, "ed25519.verify", input, expect);
 }
 
 fn valid(v: bool) -> Expectation {
@@ -860,15 +841,8 @@ fn timestamp(g: &mut Group) {
             Cmp::OrTruncated(o, truncated) => order_or_truncated(o, truncated),
             Cmp::Invalid => Expectation::invalid("invalid_timestamp", "1.2/time"),
         };
-        g.case(
-            n,
-            desc,
-            reqs,
-            flags,
-            "timestamp.compare",
-            json!({ "a": a, "b": b }),
-            e,
-        );
+        let input = json!({ "a": a, "b": b });
+        g.case(n, desc, reqs, flags, "timestamp.compare", input, e);
     }
 }
 

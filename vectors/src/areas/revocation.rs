@@ -424,15 +424,8 @@ fn entry(g: &mut Group, k: &Keys) {
                 },
             ),
         };
-        g.case(
-            n,
-            desc,
-            reqs,
-            flags,
-            "revocation.verify_entry",
-            json!({ "entry": e(&f) }),
-            x,
-        );
+        let input = json!({ "entry": e(&f) });
+        g.case(n, desc, reqs, flags, "revocation.verify_entry", input, x);
     }
 }
 
