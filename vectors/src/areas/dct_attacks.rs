@@ -669,16 +669,8 @@ const LYING_SIGNERS: &[WrongSigner] = &[
 
 fn wrong_signers(g: &mut Group, f: &Forge, rows: &[WrongSigner]) {
     for &(n, desc, reqs, flags, i, j, named, signer_key, ex) in rows {
-        verify_token(
-            g,
-            n,
-            desc,
-            reqs,
-            flags,
-            f.signed_by(i, j, named, signer_key),
-            &f.ctx,
-            ex.expect(),
-        );
+        let token = f.signed_by(i, j, named, signer_key);
+        verify_token(g, n, desc, reqs, flags, token, &f.ctx, ex.expect());
     }
 }
 
@@ -2342,16 +2334,8 @@ fn build_revoked(g: &mut Group, k: &Keys) {
     }
     for &(n, desc, rid) in BAD_RID_ENCODINGS {
         let ctx = r.with(vec![entry(&r.kp("root"), &rid(&r), "block")]);
-        verify_token(
-            g,
-            n,
-            desc,
-            &[SHAPE, BAD],
-            &[],
-            r.tok.clone(),
-            &ctx,
-            valid(3),
-        );
+        let token = r.tok.clone();
+        verify_token(g, n, desc, &[SHAPE, BAD], &[], token, &ctx, valid(3));
     }
     rev_rows(g, &r, SEVERAL_ENTRIES);
     rev_cases(g, &r, SCOPE_AND_ORDER);
