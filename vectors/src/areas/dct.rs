@@ -965,6 +965,31 @@ fn build_expanded(g: &mut Group, k: &Keys) {
     }
 }
 
+/// `chain3` under a root holding `docs:*:/project/**` whose attenuations keep it, except the
+/// one at `pos`, which claims action `read`.
+fn action_read_at(k: &Keys, pos: usize) -> Chain {
+    let action = |i| if i == pos { "read" } else { "*" };
+    chain3(
+        k,
+        |a| a.capabilities = caps(&[("docs", "*", "/project/**")]),
+        |i, a| a.allowed_capabilities = Some(vec![cap("docs", action(i), "/project/**")]),
+    )
+}
+
+const STAR_REQS: &[&str] = &["DCT-VERIFY-4B-CAPABILITIES", "SUBSET-NS-ACTION"];
+const V4B: V = V::Deny(VIOLATION, "4b");
+const V4C: V = V::Deny(VIOLATION, "4c");
+
+#[rustfmt::skip]
+const ACTION_STAR: &[Row] = &[
+    (130, "parent action is the literal `*`; the first attenuation claims action `read`", STAR_REQS, WIDENING,
+        |k| action_read_at(k, 0), |c| c.request("docs", "*", "/project/a"), V4B),
+    (131, "parent action is the literal `*`; the middle attenuation claims action `read`", STAR_REQS, WIDENING,
+        |k| action_read_at(k, 1), |c| c.request("docs", "*", "/project/a"), V4B),
+    (132, "parent action is the literal `*`; the last attenuation claims action `read`", STAR_REQS, WIDENING,
+        |k| action_read_at(k, 2), |c| c.request("docs", "*", "/project/a"), V4B),
+];
+
 #[rustfmt::skip]
 const NAMESPACE_STAR: &[Row] = &[
     (133, "parent namespace is the literal `*`; the first attenuation claims namespace `docs`",
@@ -1004,149 +1029,95 @@ fn expanded_capabilities(g: &mut Group, k: &Keys) {
         verify(g, n, desc, reqs, &["ScopeWidening"], &c, &ctx, v4("4b"));
     }
     // A literal `*` action or namespace in the parent grants nothing else (D3, D20).
-    for (pos, posname) in POS.iter().enumerate() {
-        let c = chain3(
-            k,
-            |a| a.capabilities = vec![cap("docs", "*", "/project/**")],
-            |i, a| {
-                a.allowed_capabilities = Some(vec![cap(
-                    "docs",
-                    if i == pos { "read" } else { "*" },
-                    "/project/**",
-                )]);
-            },
-        );
-        verify(
-            g,
-            130 + pos as u16,
-            &format!(
-                "parent action is the literal `*`; the {posname} attenuation claims action `read`"
-            ),
-            &["DCT-VERIFY-4B-CAPABILITIES", "SUBSET-NS-ACTION"],
-            &["ScopeWidening"],
-            &c,
-            &ctx.clone().request("docs", "*", "/project/a"),
-            v4("4b"),
-        );
-    }
+    rows(g, k, ACTION_STAR);
     rows(g, k, NAMESPACE_STAR);
 }
 
-fn expanded_budget(g: &mut Group, k: &Keys) {
-    let ctx = Ctx::new(k);
-    let v4 = |step: &str| deny(VIOLATION, step);
-    // Budget +1 at each position.
-    for (pos, posname) in POS.iter().enumerate() {
-        let c = chain3(
-            k,
-            |_| {},
-            |i, a| a.max_budget_microcents = Some(if i == pos { BUDGET + 1 } else { BUDGET }),
-        );
-        verify(
-            g,
-            70 + pos as u16,
-            &format!(
-                "budget {} (root {BUDGET}) at the {posname} attenuation",
-                BUDGET + 1
-            ),
-            &["DCT-VERIFY-4C-BUDGET"],
-            &[],
-            &c,
-            &ctx,
-            v4("4c"),
-        );
-        let c = chain3(
-            k,
-            |_| {},
-            |i, a| {
-                a.max_budget_microcents = Some(if i == pos {
-                    501
-                } else if i < pos {
-                    500
-                } else {
-                    400
-                })
-            },
-        );
-        let extra = if pos == 0 {
-            "root-relative budget 501 is fine, so this is the valid control: "
-        } else {
-            ""
-        };
-        if pos == 0 {
-            let desc = format!("{extra}budgets 501, 400, 400");
-            let expect = ok(&scope(&c, default_caps(), 400, MAX_DEPTH - 3));
-            let reqs = &["DCT-VERIFY-4C-BUDGET", "DCT-VERIFY-8-SCOPE"];
-            verify(g, 73, &desc, reqs, &[], &c, &ctx, expect);
-        } else {
-            verify(
-                g,
-                73 + pos as u16,
-                &format!(
-                    "budget 501 at the {posname} attenuation after an earlier one narrowed to 500"
-                ),
-                &["DCT-VERIFY-4C-BUDGET"],
-                &[],
-                &c,
-                &ctx,
-                v4("4c"),
-            );
-        }
-    }
+/// `chain3` with budget 1000001 at `pos` and the root's 1000000 elsewhere.
+fn budget_above_root(k: &Keys, pos: usize) -> Chain {
+    chain3(
+        k,
+        |_| {},
+        |i, a| a.max_budget_microcents = Some(if i == pos { BUDGET + 1 } else { BUDGET }),
+    )
 }
+
+/// `chain3` with budget 501 at `pos`, 500 before it and 400 after it.
+fn budget_501_at(k: &Keys, pos: usize) -> Chain {
+    let budget = |i: usize| match i.cmp(&pos) {
+        std::cmp::Ordering::Equal => 501,
+        std::cmp::Ordering::Less => 500,
+        std::cmp::Ordering::Greater => 400,
+    };
+    chain3(k, |_| {}, |i, a| a.max_budget_microcents = Some(budget(i)))
+}
+
+const R4C: &[&str] = &["DCT-VERIFY-4C-BUDGET"];
+
+/// Budget +1 at each position; 501 after an earlier 500 (at the first position: the valid
+/// control, 501 is below the root's budget).
+#[rustfmt::skip]
+const BUDGET_WIDENINGS: &[Row] = &[
+    (70, "budget 1000001 (root 1000000) at the first attenuation", R4C, &[], |k| budget_above_root(k, 0), |c| c, V4C),
+    (73, "root-relative budget 501 is fine, so this is the valid control: budgets 501, 400, 400", &["DCT-VERIFY-4C-BUDGET", "DCT-VERIFY-8-SCOPE"],
+        &[], |k| budget_501_at(k, 0), |c| c, V::Valid(None, 400, MAX_DEPTH - 3)),
+    (71, "budget 1000001 (root 1000000) at the middle attenuation", R4C, &[], |k| budget_above_root(k, 1), |c| c, V4C),
+    (74, "budget 501 at the middle attenuation after an earlier one narrowed to 500", R4C, &[], |k| budget_501_at(k, 1), |c| c, V4C),
+    (72, "budget 1000001 (root 1000000) at the last attenuation", R4C, &[], |k| budget_above_root(k, 2), |c| c, V4C),
+    (75, "budget 501 at the last attenuation after an earlier one narrowed to 500", R4C, &[], |k| budget_501_at(k, 2), |c| c, V4C),
+];
+
+fn expanded_budget(g: &mut Group, k: &Keys) {
+    rows(g, k, BUDGET_WIDENINGS);
+}
+
+/// `chain3` with expiry `at` at `pos` and the root's elsewhere.
+fn expiry_at(k: &Keys, pos: usize, at: &str) -> Chain {
+    chain3(
+        k,
+        |_| {},
+        |i, a| a.expires_at = Some(if i == pos { at } else { EXPIRES_AT }.into()),
+    )
+}
+
+const R4D: &[&str] = &["DCT-VERIFY-4D-EXPIRY"];
+
+/// One nanosecond later, and a later instant that sorts earlier as text, at each position.
+#[rustfmt::skip]
+const EXPIRY_TRAPS: &[Row] = &[
+    (90, "expiry extended by one nanosecond at the first attenuation (millisecond truncation accepts it)", R4D, FRACTION,
+        |k| expiry_at(k, 0, "2026-03-01T12:00:00.000000001Z"), |c| c, V::DenyOrValid("D5", (VIOLATION, "4d"), BUDGET, MAX_DEPTH - 3)),
+    (93, "expiry `11:00:00-01:30` (= 12:30Z, sorts before `12:00:00Z` as text) at the first attenuation", R4D, OFFSET,
+        |k| expiry_at(k, 0, "2026-03-01T11:00:00-01:30"), |c| c, V::Either("D5", [(VIOLATION, "4d"), ("malformed_token", "1")])),
+    (91, "expiry extended by one nanosecond at the middle attenuation (millisecond truncation accepts it)", R4D, FRACTION,
+        |k| expiry_at(k, 1, "2026-03-01T12:00:00.000000001Z"), |c| c, V::DenyOrValid("D5", (VIOLATION, "4d"), BUDGET, MAX_DEPTH - 3)),
+    (94, "expiry `11:00:00-01:30` (= 12:30Z, sorts before `12:00:00Z` as text) at the middle attenuation", R4D, OFFSET,
+        |k| expiry_at(k, 1, "2026-03-01T11:00:00-01:30"), |c| c, V::Either("D5", [(VIOLATION, "4d"), ("malformed_token", "1")])),
+    (92, "expiry extended by one nanosecond at the last attenuation (millisecond truncation accepts it)", R4D, FRACTION,
+        |k| expiry_at(k, 2, "2026-03-01T12:00:00.000000001Z"), |c| c, V::DenyOrValid("D5", (VIOLATION, "4d"), BUDGET, MAX_DEPTH - 3)),
+    (95, "expiry `11:00:00-01:30` (= 12:30Z, sorts before `12:00:00Z` as text) at the last attenuation", R4D, OFFSET,
+        |k| expiry_at(k, 2, "2026-03-01T11:00:00-01:30"), |c| c, V::Either("D5", [(VIOLATION, "4d"), ("malformed_token", "1")])),
+];
 
 fn expanded_expiry(g: &mut Group, k: &Keys) {
     let ctx = Ctx::new(k);
-    let v4 = |step: &str| deny(VIOLATION, step);
     for &(what, later, base) in LATER_EXPIRIES {
         for (pos, posname) in POS.iter().enumerate() {
-            let c = chain3(
-                k,
-                |_| {},
-                |i, a| a.expires_at = Some(if i == pos { later } else { EXPIRES_AT }.into()),
-            );
+            let c = expiry_at(k, pos, later);
+            let desc = format!("expiry extended by {what} at the {posname} attenuation");
             verify(
                 g,
                 base + pos as u16,
-                &format!("expiry extended by {what} at the {posname} attenuation"),
-                &["DCT-VERIFY-4D-EXPIRY"],
-                &["TimestampFraction"],
+                &desc,
+                R4D,
+                FRACTION,
                 &c,
                 &ctx,
-                v4("4d"),
+                deny(VIOLATION, "4d"),
             );
         }
     }
-    for (pos, posname) in POS.iter().enumerate() {
-        let c = chain3(
-            k,
-            |_| {},
-            |i, a| {
-                a.expires_at = Some(if i == pos {
-                    "2026-03-01T12:00:00.000000001Z".into()
-                } else {
-                    EXPIRES_AT.into()
-                })
-            },
-        );
-        verify(g, 90 + pos as u16, &format!("expiry extended by one nanosecond at the {posname} attenuation (millisecond truncation accepts it)"),
-            &["DCT-VERIFY-4D-EXPIRY"], &["TimestampFraction"], &c, &ctx,
-            Expectation::acceptable("D5", vec![deny_e("attenuation_violation", "4d"), Expected::valid(scope(&c, default_caps(), BUDGET, MAX_DEPTH - 3).output())]));
-        let c = chain3(
-            k,
-            |_| {},
-            |i, a| {
-                a.expires_at = Some(if i == pos {
-                    "2026-03-01T11:00:00-01:30".into()
-                } else {
-                    EXPIRES_AT.into()
-                })
-            },
-        );
-        verify(g, 93 + pos as u16, &format!("expiry `11:00:00-01:30` (= 12:30Z, sorts before `12:00:00Z` as text) at the {posname} attenuation"),
-            &["DCT-VERIFY-4D-EXPIRY"], &["TimestampOffset"], &c, &ctx,
-            Expectation::acceptable("D5", vec![deny_e("attenuation_violation", "4d"), deny_e("malformed_token", "1")]));
-    }
+    rows(g, k, EXPIRY_TRAPS);
     rows(g, k, LATER_AFTER_EARLIER);
 }
 

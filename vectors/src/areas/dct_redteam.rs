@@ -84,6 +84,9 @@ pub(super) enum V {
     Valid(Option<&'static [Cap]>, u64, u64),
     /// Either of two denials under a decision: (decision, [(code, step); 2]).
     Either(&'static str, [(&'static str, &'static str); 2]),
+    /// A denial (code, step), or valid with the default scope (budget, depth), under a
+    /// decision.
+    DenyOrValid(&'static str, (&'static str, &'static str), u64, u64),
 }
 
 impl V {
@@ -93,6 +96,11 @@ impl V {
             V::Valid(cells, budget, depth) => {
                 let granted = cells.map_or_else(default_caps, caps);
                 ok(&scope(c, granted, budget, depth))
+            }
+            V::DenyOrValid(d, (code, step), budget, depth) => {
+                let denied = Expected::invalid(code, &format!("10.1/{step}"));
+                let granted = Expected::valid(scope(c, default_caps(), budget, depth).output());
+                Expectation::acceptable(d, vec![denied, granted])
             }
             V::Either(d, [(c1, s1), (c2, s2)]) => {
                 let deny_e = |code, step| Expected::invalid(code, &format!("10.1/{step}"));
