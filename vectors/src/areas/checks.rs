@@ -10,44 +10,23 @@ use serde_json::{json, Value};
 use crate::format::{Expectation, Expected};
 use crate::generate::{Area, Group};
 
+/// The groups, in output order: (name, description, builder).
+#[rustfmt::skip]
+const GROUPS: &[super::PlainGroupDef] = &[
+    ("regex_match", "check.run regex_match: ECMAScript RegExp semantics (V8-confirmed), flags, field, limits (§6.2, D12).", build_regex),
+    ("json_schema", "check.run json_schema: draft-07 validation under ajv-strict rules (§6.2, D12, D29).", build_schema),
+    ("string_length", "check.run string_length: UTF-16 code units, inclusive optional bounds (§6.2, D12, D28).", build_strlen),
+    ("array_length", "check.run array_length: inclusive optional bounds on arrays (§6.2, D28).", build_arrlen),
+    ("field_exists", "check.run field_exists: dot-paths over own JSON members, arrays by canonical index (§6.2, D12, D28).", build_fields),
+    ("exit_code", "check.run exit_code: `{exitCode: number}` equal to `expected` (§6.2, D28).", build_exit),
+    ("output_equals", "check.run output_equals: equality of RFC 8785 canonical forms (§6.2, D12, D28).", build_equals),
+    ("registry", "check.run name lookup: the seven built-ins exist, anything else is unknown_check (§6.3).", build_registry),
+    ("output-verification", "output.verify: VERIFY_OUTPUT of §10.3 with the composite semantics of §6.4 (D12, D28, D30).", build_verify),
+];
+
 /// Builds the `checks` area: one group per built-in, `registry`, `output-verification`.
 pub fn build(area: &mut Area) {
-    build_regex(area.group(
-        "regex_match",
-        "check.run regex_match: ECMAScript RegExp semantics (V8-confirmed), flags, field, limits (§6.2, D12).",
-    ));
-    build_schema(area.group(
-        "json_schema",
-        "check.run json_schema: draft-07 validation under ajv-strict rules (§6.2, D12, D29).",
-    ));
-    build_strlen(area.group(
-        "string_length",
-        "check.run string_length: UTF-16 code units, inclusive optional bounds (§6.2, D12, D28).",
-    ));
-    build_arrlen(area.group(
-        "array_length",
-        "check.run array_length: inclusive optional bounds on arrays (§6.2, D28).",
-    ));
-    build_fields(area.group(
-        "field_exists",
-        "check.run field_exists: dot-paths over own JSON members, arrays by canonical index (§6.2, D12, D28).",
-    ));
-    build_exit(area.group(
-        "exit_code",
-        "check.run exit_code: `{exitCode: number}` equal to `expected` (§6.2, D28).",
-    ));
-    build_equals(area.group(
-        "output_equals",
-        "check.run output_equals: equality of RFC 8785 canonical forms (§6.2, D12, D28).",
-    ));
-    build_registry(area.group(
-        "registry",
-        "check.run name lookup: the seven built-ins exist, anything else is unknown_check (§6.3).",
-    ));
-    build_verify(area.group(
-        "output-verification",
-        "output.verify: VERIFY_OUTPUT of §10.3 with the composite semantics of §6.4 (D12, D28, D30).",
-    ));
+    super::build_plain_groups(area, GROUPS);
 }
 
 fn pass() -> Expectation {

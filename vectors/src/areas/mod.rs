@@ -57,6 +57,16 @@ pub(super) fn build_groups(area: &mut Area, groups: &[GroupDef]) {
     }
 }
 
+/// A group whose cases need no keys: (name, description, the function that adds its cases).
+pub(super) type PlainGroupDef = (&'static str, &'static str, fn(&mut Group));
+
+/// Adds `groups` to `area`, in order.
+pub(super) fn build_plain_groups(area: &mut Area, groups: &[PlainGroupDef]) {
+    for &(name, description, build) in groups {
+        build(area.group(name, description));
+    }
+}
+
 /// The chain area: ordered-list verification, then the same chains from a store (any order).
 fn chain_area(area: &mut Area) {
     chain::build(area);

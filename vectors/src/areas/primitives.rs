@@ -23,32 +23,20 @@ use crate::generate::{Area, Group};
 
 const EDGE: &str = include_str!("data/ed25519_edge.json");
 
+/// The groups, in output order: (name, description, builder).
+#[rustfmt::skip]
+const GROUPS: &[super::PlainGroupDef] = &[
+    ("canonicalization", "json.canonicalize: RFC 8785 output and the strict JSON profile of D33.", canonicalization),
+    ("hash", "hash.blake2b256: unkeyed BLAKE2b with a 32-byte output (§1.2).", hash),
+    ("ed25519", "ed25519.sign / ed25519.verify: RFC 8032 known answers and the strict profile (D10).", ed25519),
+    ("base64url", "base64url.encode / base64url.decode: strict, unpadded, one encoding per byte string (D9).", base64url),
+    ("timestamp", "timestamp.compare: the RFC 3339 profile of D5, compared as instants.", timestamp),
+    ("principal", "principal.from_seed: base64url of the RFC 8032 public key of a seed (§2).", principal),
+];
+
 /// Builds the `primitives` area.
 pub fn build(area: &mut Area) {
-    canonicalization(area.group(
-        "canonicalization",
-        "json.canonicalize: RFC 8785 output and the strict JSON profile of D33.",
-    ));
-    hash(area.group(
-        "hash",
-        "hash.blake2b256: unkeyed BLAKE2b with a 32-byte output (§1.2).",
-    ));
-    ed25519(area.group(
-        "ed25519",
-        "ed25519.sign / ed25519.verify: RFC 8032 known answers and the strict profile (D10).",
-    ));
-    base64url(area.group(
-        "base64url",
-        "base64url.encode / base64url.decode: strict, unpadded, one encoding per byte string (D9).",
-    ));
-    timestamp(area.group(
-        "timestamp",
-        "timestamp.compare: the RFC 3339 profile of D5, compared as instants.",
-    ));
-    principal(area.group(
-        "principal",
-        "principal.from_seed: base64url of the RFC 8032 public key of a seed (§2).",
-    ));
+    super::build_plain_groups(area, GROUPS);
     super::primitives_redteam::build(area);
 }
 
