@@ -13,6 +13,7 @@ use delegateos_reference::crypto::sign_canonical;
 use delegateos_reference::encoding::b64u_encode;
 
 use super::dct_support::{cap, ct, revocation_entry, Chain, CONTRACT, EXPIRES_AT, ISSUED_AT, NOW};
+use super::Ids;
 use crate::format::{Expectation, Expected};
 use crate::generate::{Area, Group};
 use crate::keys::{Key, Keys};
@@ -164,14 +165,7 @@ fn reordered_input(f: &Fx) -> Value {
 }
 
 /// Number, description, requirements, seed's key, input contract, outcome.
-type CreateRow = (
-    u16,
-    &'static str,
-    &'static [&'static str],
-    KeyOf,
-    fn(&Fx) -> Value,
-    Created,
-);
+type CreateRow = (u16, &'static str, Ids, KeyOf, fn(&Fx) -> Value, Created);
 
 #[rustfmt::skip]
 const CREATES: &[CreateRow] = &[
@@ -306,13 +300,7 @@ const TAMPER: &[&str] = &["CONTRACT-VERIFY-SIGNATURE"];
 const MAX_SAFE: u64 = 9_007_199_254_740_991;
 
 /// Number, description, requirements, contract, verdict.
-type SignatureRow = (
-    u16,
-    &'static str,
-    &'static [&'static str],
-    fn(&Fx) -> Value,
-    Verdict,
-);
+type SignatureRow = (u16, &'static str, Ids, fn(&Fx) -> Value, Verdict);
 
 #[rustfmt::skip]
 const SIGNATURES: &[SignatureRow] = &[
@@ -532,14 +520,7 @@ const CAPM: Bind = Bind::Denied("capability_mismatch", "5.2/capabilities");
 const LAST: &[&str] = &["BIND-CONTRACT-ID", "BIND-LAST-CONTRACT"];
 
 /// Number, description, requirements, flags, input, outcome.
-type BindRow = (
-    u16,
-    &'static str,
-    &'static [&'static str],
-    &'static [&'static str],
-    fn(&Keys) -> Value,
-    Bind,
-);
+type BindRow = (u16, &'static str, Ids, Ids, fn(&Keys) -> Value, Bind);
 
 #[rustfmt::skip]
 const BINDINGS: &[BindRow] = &[

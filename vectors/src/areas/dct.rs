@@ -19,6 +19,7 @@ use super::dct_support::{
     cap, caps, caps_json, default_caps, delegatees, deny, encode_bytes, key, ok, revocation_entry,
     scope, serialized, verify, verify_token, Cap, Chain, Ctx, BUDGET, EXPIRES_AT, MAX_DEPTH, NOW,
 };
+use super::Ids;
 use crate::format::{Expectation, Expected};
 use crate::generate::{Area, Group};
 use crate::keys::Keys;
@@ -160,8 +161,8 @@ impl Out {
 type CreateRow = (
     u16,
     &'static str,
-    &'static [&'static str],
-    &'static [&'static str],
+    Ids,
+    Ids,
     &'static str,
     fn(&Keys, &mut Authority),
     Out,
@@ -517,12 +518,7 @@ const REVOCATION_IDS: &[(u16, &str, Build)] = &[
 
 /// A step-1 fault `dct.inspect` or `dct.revocation_ids` reports as malformed_token: (number,
 /// description, requirement ids, token).
-type Step1Row = (
-    u16,
-    &'static str,
-    &'static [&'static str],
-    fn(&Keys) -> Value,
-);
+type Step1Row = (u16, &'static str, Ids, fn(&Keys) -> Value);
 
 #[rustfmt::skip]
 const INSPECT_STEP1: &[Step1Row] = &[
@@ -634,14 +630,7 @@ fn build_revids(g: &mut Group, k: &Keys) {
 /// A root capability shape the default request resource-matches: (number, description,
 /// requirement ids, flags, root capabilities, requested resource). Expected: granted, with
 /// those capabilities, the full budget and depth.
-type Shape = (
-    u16,
-    &'static str,
-    &'static [&'static str],
-    &'static [&'static str],
-    &'static [Cap],
-    &'static str,
-);
+type Shape = (u16, &'static str, Ids, Ids, &'static [Cap], &'static str);
 
 #[rustfmt::skip]
 const SHAPES: &[Shape] = &[
@@ -667,8 +656,8 @@ const SHAPES: &[Shape] = &[
 type ValidRow = (
     u16,
     &'static str,
-    &'static [&'static str],
-    &'static [&'static str],
+    Ids,
+    Ids,
     fn(&Keys) -> Chain,
     Cap,
     (&'static [Cap], u64, u64),
@@ -857,7 +846,7 @@ const WIDENINGS: &[Widening] = &[
 type Renarrowing = (
     u16,
     &'static str,
-    &'static [&'static str],
+    Ids,
     &'static [(usize, &'static [Cap])],
     &'static str,
 );
@@ -881,7 +870,7 @@ const RENARROWINGS: &[Renarrowing] = &[
 type DepthRow = (
     u16,
     &'static str,
-    &'static [&'static str],
+    Ids,
     (u64, u64),
     &'static [Option<u64>],
     &'static str,
@@ -1171,8 +1160,8 @@ impl Clock {
 type ExpiryRow = (
     u16,
     &'static str,
-    &'static [&'static str],
-    &'static [&'static str],
+    Ids,
+    Ids,
     fn(&Keys) -> Chain,
     &'static str,
     Clock,
@@ -1358,14 +1347,7 @@ fn build_expired(g: &mut Group, k: &Keys) {
 
 /// A budget case: (number, description, requirement ids, token, `spentMicrocents`, the
 /// remaining budget of the granted scope, or `None` for budget_exceeded at step 6).
-type BudgetRow = (
-    u16,
-    &'static str,
-    &'static [&'static str],
-    Build,
-    u64,
-    Option<u64>,
-);
+type BudgetRow = (u16, &'static str, Ids, Build, u64, Option<u64>);
 
 const R6: &[&str] = &["DCT-VERIFY-6-BUDGET"];
 const R6_SCOPE: &[&str] = &["DCT-VERIFY-6-BUDGET", "DCT-VERIFY-8-SCOPE"];
@@ -1445,23 +1427,15 @@ impl Grant {
 
 /// A step-7 case: (number, description, requirement ids, flags, token, request (namespace,
 /// action, resource), outcome).
-type CapabilityRow = (
-    u16,
-    &'static str,
-    &'static [&'static str],
-    &'static [&'static str],
-    fn(&Keys) -> Chain,
-    Cap,
-    Grant,
-);
+type CapabilityRow = (u16, &'static str, Ids, Ids, fn(&Keys) -> Chain, Cap, Grant);
 
 /// A glob trap: one root capability `docs:read:<pattern>` and a `docs:read` request:
 /// (number, description, requirement ids, flags, pattern, requested resource, outcome).
 type GlobTrap = (
     u16,
     &'static str,
-    &'static [&'static str],
-    &'static [&'static str],
+    Ids,
+    Ids,
     &'static str,
     &'static str,
     Grant,
@@ -1697,8 +1671,8 @@ impl First {
 type PrecedenceCase = (
     u16,
     &'static str,
-    &'static [&'static str],
-    &'static [&'static str],
+    Ids,
+    Ids,
     fn(&Keys) -> (Value, Ctx),
     First,
 );

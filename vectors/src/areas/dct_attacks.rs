@@ -34,6 +34,7 @@ use super::dct_support::{
     cap, ct, del, encode_bytes, encode_value, key, verify_token, Chain, Ctx, Scope, BUDGET,
     CONTRACT, DELEGATION,
 };
+use super::Ids;
 use crate::format::{Expectation, Expected};
 use crate::generate::{Area, Group};
 use crate::keys::Keys;
@@ -576,14 +577,7 @@ const STRUCT_B: Ex = Ex::Structural(S3B);
 
 /// A forged case: (number, description, requirement ids, flags, token, verdict); the default
 /// context.
-type ForgeRow = (
-    u16,
-    &'static str,
-    &'static [&'static str],
-    &'static [&'static str],
-    fn(&Forge) -> Value,
-    Ex,
-);
+type ForgeRow = (u16, &'static str, Ids, Ids, fn(&Forge) -> Value, Ex);
 
 fn forge_rows(g: &mut Group, f: &Forge, rows: &[ForgeRow]) {
     for &(n, desc, reqs, flags, token, ex) in rows {
@@ -593,14 +587,7 @@ fn forge_rows(g: &mut Group, f: &Forge, rows: &[ForgeRow]) {
 
 /// A forged case under a context of its own: as [`ForgeRow`], the construction giving the
 /// token and the context ([`Forge::plain`]: the default one, [`Forge::under`]: another root).
-type ForgeCtxRow = (
-    u16,
-    &'static str,
-    &'static [&'static str],
-    &'static [&'static str],
-    fn(&Forge) -> (Value, Ctx),
-    Ex,
-);
+type ForgeCtxRow = (u16, &'static str, Ids, Ids, fn(&Forge) -> (Value, Ctx), Ex);
 
 fn forge_ctx_rows(g: &mut Group, f: &Forge, rows: &[ForgeCtxRow]) {
     for &(n, desc, reqs, flags, token, ex) in rows {
@@ -1289,14 +1276,7 @@ enum Verdict {
 }
 
 /// A malformed case: (number, description, requirement ids, flags, token, verdict).
-type TokenRow = (
-    u16,
-    &'static str,
-    &'static [&'static str],
-    &'static [&'static str],
-    fn(&Fix) -> Value,
-    Verdict,
-);
+type TokenRow = (u16, &'static str, Ids, Ids, fn(&Fix) -> Value, Verdict);
 
 fn token_rows(g: &mut Group, f: &Fix, rows: &[TokenRow]) {
     for &(n, desc, reqs, flags, token, verdict) in rows {
@@ -2097,14 +2077,7 @@ const WRONG_REVOKERS: &[(u16, &str, &str, usize, &str)] = &[
 
 /// A revocation case on [`chain`]`(3)`: (number, description, requirement ids, flags, the
 /// entries, whether the token is revoked (else it verifies)).
-type RevRow = (
-    u16,
-    &'static str,
-    &'static [&'static str],
-    &'static [&'static str],
-    fn(&Rev) -> Vec<Value>,
-    bool,
-);
+type RevRow = (u16, &'static str, Ids, Ids, fn(&Rev) -> Vec<Value>, bool);
 
 const SIG_PAYLOAD: &[&str] = &[BAD, SIGREQ, PAYLOAD];
 const ENTRY_SCOPE: &[&str] = &[BAD, "REV-ENTRY-SCOPE"];
@@ -2123,12 +2096,7 @@ fn auth_entry_signed_over(r: &Rev, payload: &Value) -> Value {
 
 /// A bad entry (refused by add, D6 (a)/(b)): (number, description, requirement ids, the
 /// entry). Expected: ignored, the token verifies.
-type BadEntry = (
-    u16,
-    &'static str,
-    &'static [&'static str],
-    fn(&Rev) -> Value,
-);
+type BadEntry = (u16, &'static str, Ids, fn(&Rev) -> Value);
 
 /// Bad entries.
 #[rustfmt::skip]
@@ -2344,14 +2312,7 @@ fn build_revoked(g: &mut Group, k: &Keys) {
 
 /// A revocation case with a token or context of its own: (number, description, requirement
 /// ids, flags, the token and the context with its entries, verdict).
-type RevCase = (
-    u16,
-    &'static str,
-    &'static [&'static str],
-    &'static [&'static str],
-    fn(&Rev) -> (Value, Ctx),
-    Ex,
-);
+type RevCase = (u16, &'static str, Ids, Ids, fn(&Rev) -> (Value, Ctx), Ex);
 
 fn rev_cases(g: &mut Group, r: &Rev, rows: &[RevCase]) {
     for &(n, desc, reqs, flags, token, ex) in rows {

@@ -20,6 +20,7 @@ use delegateos_reference::token::Attenuation;
 use super::dct_support::{
     caps, default_caps, deny, ok, scope, verify, Cap, Chain, Ctx, BUDGET, MAX_DEPTH,
 };
+use super::Ids;
 use crate::format::{Expectation, Expected};
 use crate::generate::{Area, Group};
 use crate::keys::Keys;
@@ -115,8 +116,8 @@ impl V {
 pub(super) type Row = (
     u16,
     &'static str,
-    &'static [&'static str],
-    &'static [&'static str],
+    Ids,
+    Ids,
     fn(&Keys) -> Chain,
     fn(Ctx) -> Ctx,
     V,

@@ -25,6 +25,7 @@ use super::dct_redteam::V;
 use super::dct_support::{
     caps, deny, encode_value, revocation_entry, verify, verify_token, Chain, Ctx, BUDGET, MAX_DEPTH,
 };
+use super::Ids;
 use crate::generate::Area;
 use crate::keys::Keys;
 
@@ -65,13 +66,7 @@ pub fn build(area: &mut Area) {
 type Build = fn(&Keys) -> Chain;
 
 /// A case: (number, description, requirement ids, the token and its context, verdict).
-type Row = (
-    u16,
-    &'static str,
-    &'static [&'static str],
-    fn(&Keys) -> (Chain, Ctx),
-    V,
-);
+type Row = (u16, &'static str, Ids, fn(&Keys) -> (Chain, Ctx), V);
 
 const TS: &[&str] = &["DCT-FORMAT-TIMESTAMPS"];
 const SIG_ENTRY: &[&str] = &["DCT-FORMAT-SIGNATURE-ENTRY"];

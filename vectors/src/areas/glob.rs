@@ -6,6 +6,7 @@
 
 use serde_json::{json, Value};
 
+use super::Ids;
 use crate::format::{Expectation, Expected};
 use crate::generate::{Area, Group};
 
@@ -75,8 +76,8 @@ enum Glob {
 type MatchRow = (
     u16,
     &'static str,
-    &'static [&'static str],
-    &'static [&'static str],
+    Ids,
+    Ids,
     &'static str,
     &'static str,
     Glob,
@@ -259,15 +260,7 @@ const fn r(resource: &'static str) -> Cap3 {
 }
 
 /// Number, description, requirements, flags, child, parent, answer.
-type SubsetRow = (
-    u16,
-    &'static str,
-    &'static [&'static str],
-    &'static [&'static str],
-    Cap3,
-    Cap3,
-    Glob,
-);
+type SubsetRow = (u16, &'static str, Ids, Ids, Cap3, Cap3, Glob);
 
 #[rustfmt::skip]
 const SUBSETS: &[SubsetRow] = &[

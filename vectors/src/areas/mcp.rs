@@ -17,6 +17,7 @@ use delegateos_reference::token::Capability;
 use super::dct_support::{
     cap, caps_json, default_caps, revocation_entry, Chain, BUDGET, CONTRACT, DELEGATION, NOW,
 };
+use super::Ids;
 use crate::format::Expectation;
 use crate::generate::{Area, Group};
 use crate::keys::Keys;
@@ -178,8 +179,8 @@ const LISTED: &[&str] = &["read_file", "write_file", "search", "nested"];
 type FilterRow = (
     u16,
     &'static str,
-    &'static [&'static str],
-    &'static [&'static str],
+    Ids,
+    Ids,
     fn(&Fx) -> Value,
     fn(&Fx) -> Value,
 );
@@ -465,14 +466,7 @@ fn rich_request(f: &Fx) -> Value {
 }
 
 /// Number, description, requirements, flags, input, expectation.
-type CallRow = (
-    u16,
-    &'static str,
-    &'static [&'static str],
-    &'static [&'static str],
-    fn(&Fx) -> Value,
-    Out,
-);
+type CallRow = (u16, &'static str, Ids, Ids, fn(&Fx) -> Value, Out);
 
 const README: &str = "/project/readme.md";
 

@@ -46,6 +46,9 @@ pub const AREAS: &[AreaDef] = &[
     AreaDef { name: "stateful", build: stateful::build },
 ];
 
+/// Requirement ids or flag names as a table cell.
+type Ids = &'static [&'static str];
+
 /// A group of an area: (name, description, the function that adds its cases).
 pub(super) type GroupDef = (&'static str, &'static str, fn(&mut Group, &Keys));
 

@@ -18,6 +18,7 @@
 
 use serde_json::{json, Value};
 
+use super::Ids;
 use crate::format::{Expectation, Expected};
 use crate::generate::{Area, Group};
 
@@ -69,13 +70,7 @@ const DEPTH: &[&str] = &["PRIM-JSON-DEPTH"];
 const REJECTED: Option<&str> = None;
 
 /// Number, description, requirements, text, canonical text (or [`REJECTED`]).
-type CanonRow = (
-    u16,
-    &'static str,
-    &'static [&'static str],
-    &'static str,
-    Option<&'static str>,
-);
+type CanonRow = (u16, &'static str, Ids, &'static str, Option<&'static str>);
 
 /// Key order (RFC 8785 §3.2.2, §3.2.3 and more).
 #[rustfmt::skip]
@@ -711,15 +706,7 @@ enum Cmp {
 const INVALID: Cmp = Cmp::Invalid;
 
 /// Number, description, requirements, flags, a, b, outcome.
-type CmpRow = (
-    u16,
-    &'static str,
-    &'static [&'static str],
-    &'static [&'static str],
-    &'static str,
-    &'static str,
-    Cmp,
-);
+type CmpRow = (u16, &'static str, Ids, Ids, &'static str, &'static str, Cmp);
 
 /// Instants, offsets and fractions.
 #[rustfmt::skip]

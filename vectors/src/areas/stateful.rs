@@ -20,6 +20,7 @@ use super::dct_support::{
     default_caps, deny, ok, revocation_entry, scope, verify_input, Chain, Ctx, BUDGET, MAX_DEPTH,
     VERIFY,
 };
+use super::Ids;
 use crate::format::Expectation;
 use crate::generate::{Area, Group};
 use crate::keys::Keys;
@@ -97,7 +98,7 @@ const GRANTED: Verify = Verify::Granted;
 type SameTokenRow = (
     u16,
     &'static str,
-    &'static [&'static str],
+    Ids,
     fn(&Keys) -> Chain,
     fn(&Keys) -> Ctx,
     Verify,
@@ -170,7 +171,7 @@ enum Run {
 type CheckRow = (
     u16,
     &'static str,
-    &'static [&'static str],
+    Ids,
     Run,
     fn() -> Value,
     fn() -> Value,
