@@ -29,6 +29,44 @@ pub fn build(area: &mut Area) {
     super::build_plain_groups(area, GROUPS);
 }
 
+/// A flag a group defines: (name, bug type, clause, condition, effect).
+type FlagDef = (
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+);
+
+fn define_flags(g: &mut Group, flags: &[FlagDef]) {
+    for &(name, bug_type, clause, condition, effect) in flags {
+        g.define_flag(name, bug_type, clause, condition, effect);
+    }
+}
+
+#[rustfmt::skip]
+const SCHEMA_FORMAT: FlagDef = ("SchemaFormat", "AMBIGUITY", "D29",
+    "A schema using `format`: strict ajv without a format plugin refuses it (`invalid_schema`); validating known formats is acceptable.",
+    "The same contract accepts, rejects or refuses an output depending on the validator.");
+#[rustfmt::skip]
+const LENGTH_BOUNDS: FlagDef = ("LengthBounds", "AMBIGUITY", "D28",
+    "`min > max` in string_length / array_length is `invalid_params`; answering `passed: false` is acceptable.",
+    "A contract with impossible bounds fails every output instead of being reported.");
+#[rustfmt::skip]
+const EXPECTED_RESULT_DETAILS: FlagDef = ("ExpectedResultDetails", "AMBIGUITY", "D28",
+    "`expectedResult` with a `details` member: details never take part in the comparison; comparing them is acceptable.",
+    "The same contract passes in one implementation and fails in another because of message text.");
+#[rustfmt::skip]
+const SPEC_EXTRA_FIELDS: FlagDef = ("SpecExtraFields", "AMBIGUITY", "D30",
+    "A verification spec with members its method does not use is `invalid_spec`; accepting it is acceptable.",
+    "A typo or misplaced member in a contract is silently ignored.");
+#[rustfmt::skip]
+const SCORE_RANGE_BYPASS: FlagDef = ("ScoreRangeBypass", "AUTH_BYPASS", "§6.4, D30",
+    "A weighted composite whose weights or threshold a lenient implementation accepts, built \
+        so that accepting it passes a verification whose steps fail (or reports a score outside \
+        [0, 1]).",
+    "An output that fails its contract's checks is attested as verified.");
+
 fn pass() -> Expectation {
     Expectation::valid(json!({"passed": true, "score": 1}))
 }
@@ -605,13 +643,7 @@ const SCHEMA_FORMATS: &[(u16, &str, &str, &str, bool)] = &[
 ];
 
 fn build_schema(g: &mut Group) {
-    g.define_flag(
-        "SchemaFormat",
-        "AMBIGUITY",
-        "D29",
-        "A schema using `format`: strict ajv without a format plugin refuses it (`invalid_schema`); validating known formats is acceptable.",
-        "The same contract accepts, rejects or refuses an output depending on the validator.",
-    );
+    define_flags(g, &[SCHEMA_FORMAT]);
     let v = &["CHECK-SCHEMA-VALIDATE", "CHECK-SCORE-BINARY"];
     let obj = json!({"type": "object", "required": ["summary"], "properties": {"summary": {"type": "string", "minLength": 1}}, "additionalProperties": false});
     let n = "json_schema";
@@ -833,13 +865,7 @@ fn build_strlen(g: &mut Group) {
             n, Some(json!({"min": 3, "max": 2})), json!("ab"), Expectation::acceptable("D28", vec![Expected::invalid("invalid_params", "6.2"), Expected::valid(json!({"passed": false, "score": 0}))])),
     ];
     run_rows(g, rows);
-    g.define_flag(
-        "LengthBounds",
-        "AMBIGUITY",
-        "D28",
-        "`min > max` in string_length / array_length is `invalid_params`; answering `passed: false` is acceptable.",
-        "A contract with impossible bounds fails every output instead of being reported.",
-    );
+    define_flags(g, &[LENGTH_BOUNDS]);
     let ps = &["CHECK-PARAMS-SHAPE"];
     #[rustfmt::skip]
     let rows: Vec<Run> = vec![
@@ -859,13 +885,7 @@ fn build_strlen(g: &mut Group) {
 }
 
 fn build_arrlen(g: &mut Group) {
-    g.define_flag(
-        "LengthBounds",
-        "AMBIGUITY",
-        "D28",
-        "`min > max` in string_length / array_length is `invalid_params`; answering `passed: false` is acceptable.",
-        "A contract with impossible bounds fails every output instead of being reported.",
-    );
+    define_flags(g, &[LENGTH_BOUNDS]);
     let n = "array_length";
     let b = &["CHECK-ARRLEN-BOUNDS", "CHECK-SCORE-BINARY"];
     let na = &["CHECK-ARRLEN-NON-ARRAY"];
@@ -1126,20 +1146,7 @@ fn spec_err(code: &str) -> Expectation {
 }
 
 fn build_verify(g: &mut Group) {
-    g.define_flag(
-        "ExpectedResultDetails",
-        "AMBIGUITY",
-        "D28",
-        "`expectedResult` with a `details` member: details never take part in the comparison; comparing them is acceptable.",
-        "The same contract passes in one implementation and fails in another because of message text.",
-    );
-    g.define_flag(
-        "SpecExtraFields",
-        "AMBIGUITY",
-        "D30",
-        "A verification spec with members its method does not use is `invalid_spec`; accepting it is acceptable.",
-        "A typo or misplaced member in a contract is silently ignored.",
-    );
+    define_flags(g, &[EXPECTED_RESULT_DETAILS, SPEC_EXTRA_FIELDS]);
     verify_methods(g);
     verify_composites(g);
     verify_limits(g);
@@ -1384,15 +1391,7 @@ fn verify_limits(g: &mut Group) {
     // Effect of acceptance (issue 15): weighted specs that a lenient implementation accepts,
     // built so that accepting them turns failing steps into a passed verification with a score
     // outside [0, 1]. The expectation is the refusal; the description says what acceptance does.
-    g.define_flag(
-        "ScoreRangeBypass",
-        "AUTH_BYPASS",
-        "§6.4, D30",
-        "A weighted composite whose weights or threshold a lenient implementation accepts, built \
-         so that accepting it passes a verification whose steps fail (or reports a score outside \
-         [0, 1]).",
-        "An output that fails its contract's checks is attested as verified.",
-    );
+    define_flags(g, &[SCORE_RANGE_BYPASS]);
     #[rustfmt::skip]
     let rows: Vec<Vo> = vec![
         (95, "Weights [1.0, 1.0] (sum 2, not 1 ± 0.001) on a passing and a failing step → \
