@@ -669,70 +669,38 @@ fn build_call(g: &mut Group, keys: &Keys) {
             &["MCP-DELEGATEOS-MALFORMED", "MCP-DENY-SHAPE"]
         };
         let input = f.now(f.with_env(env(&f)));
-        let expect = f.expect(MALFORMED, &input);
-        g.case(
-            n,
-            &format!("{what} → malformed_token"),
-            reqs,
-            &[],
-            CALL,
-            input,
-            expect,
+        let (desc, expect) = (
+            format!("{what} → malformed_token"),
+            f.expect(MALFORMED, &input),
         );
+        g.case(n, &desc, reqs, &[], CALL, input, expect);
     }
     call_rows(g, &f, AFTER_ENVELOPES);
     for &(n, what, env) in BINDINGS {
         let input = f.now(f.with_env(env(&f)));
         let expect = f.expect(MALFORMED, &input);
         let desc = format!("D17 binding: {what} → malformed_token");
-        g.case(
-            n,
-            &desc,
-            &["MCP-DELEGATEOS-CONSISTENT", "MCP-DENY-SHAPE"],
-            &["McpBinding"],
-            CALL,
-            input,
-            expect,
-        );
+        let reqs = &["MCP-DELEGATEOS-CONSISTENT", "MCP-DENY-SHAPE"];
+        g.case(n, &desc, reqs, &["McpBinding"], CALL, input, expect);
     }
     call_rows(g, &f, TOOL_MAP);
     for &(n, what, tool, args) in NO_RESOURCE {
         let desc = format!("M3: {what} → capability_not_granted with requested.resource null");
         let input = f.now(f.tool(tool, args()));
         let expect = f.expect(Out::Deny(null_resource, true), &input);
-        g.case(
-            n,
-            &desc,
-            &["MCP-DENY-CAPABILITY-DATA", "MCP-CALL-VERIFY"],
-            &[],
-            CALL,
-            input,
-            expect,
-        );
+        let reqs = &["MCP-DENY-CAPABILITY-DATA", "MCP-CALL-VERIFY"];
+        g.case(n, &desc, reqs, &[], CALL, input, expect);
     }
     call_rows(g, &f, STEP7);
     for &(n, id) in IDS {
         let id = id();
         let desc = format!("the denial echoes id {id} with its JSON type");
-        let input = f.now(call_msg(
-            id,
-            "read_file",
-            read("/etc/passwd"),
-            Some(envelope(&f.root)),
-        ));
-        let expect = f.expect(
-            Out::NotGranted("docs", "read", "/etc/passwd", Who::Root),
-            &input,
-        );
-        g.case(
-            n,
-            &desc,
-            &["MCP-DENY-SHAPE", "MCP-ID-PRESERVE"],
-            &[],
-            CALL,
-            input,
-            expect,
-        );
+        let env = Some(envelope(&f.root));
+        let input = f.now(call_msg(id, "read_file", read("/etc/passwd"), env));
+        let denied = Out::NotGranted("docs", "read", "/etc/passwd", Who::Root);
+        let expect = f.expect(denied, &input);
+        let reqs = &["MCP-DENY-SHAPE", "MCP-ID-PRESERVE"];
+        g.case(n, &desc, reqs, &[], CALL, input, expect);
     }
     call_rows(g, &f, NOTIFICATIONS);
 }
