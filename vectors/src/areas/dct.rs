@@ -674,6 +674,11 @@ const S8: &[&str] = &[
     "DCT-VERIFY-8-LAST-IDS",
 ];
 const READ_README: Cap = ("docs", "read", README);
+#[rustfmt::skip]
+const UNRESTRICTED_ROOT: Ids = &["DCT-VERIFY-8-SCOPE", "DCT-VERIFY-8-DEPTH", "DCT-VERIFY-8-LAST-IDS", "DCT-VERIFY-3A-ROOT-SIG"];
+#[rustfmt::skip]
+const UNRESTRICTED: Ids = &["DCT-VERIFY-8-SCOPE", "DCT-VERIFY-8-DEPTH", "DCT-VERIFY-8-LAST-IDS", "DCT-VERIFY-3B-ATTEN-SIG",
+    "DCT-VERIFY-4E-REMAINING", "DCT-ATTEN-OMITTED"];
 
 /// Empty capability lists; effective values through attenuations.
 #[rustfmt::skip]
@@ -752,39 +757,18 @@ fn build_valid(g: &mut Group, k: &Keys) {
     // Chains of length 0..8, no optional restriction anywhere.
     for len in 0..=8usize {
         let c = root.clone().delegate_n(len);
-        let s = scope(&c, default_caps(), BUDGET, MAX_DEPTH - len as u64);
-        let reqs: &[&str] = if len == 0 {
-            &[
-                "DCT-VERIFY-8-SCOPE",
-                "DCT-VERIFY-8-DEPTH",
-                "DCT-VERIFY-8-LAST-IDS",
-                "DCT-VERIFY-3A-ROOT-SIG",
-            ]
+        let remaining = MAX_DEPTH - len as u64;
+        let reqs = if len == 0 {
+            UNRESTRICTED_ROOT
         } else {
-            &[
-                "DCT-VERIFY-8-SCOPE",
-                "DCT-VERIFY-8-DEPTH",
-                "DCT-VERIFY-8-LAST-IDS",
-                "DCT-VERIFY-3B-ATTEN-SIG",
-                "DCT-VERIFY-4E-REMAINING",
-                "DCT-ATTEN-OMITTED",
-            ]
+            UNRESTRICTED
         };
-        verify(
-            g,
-            1 + len as u16,
-            &format!(
-                "chain of {len} unrestricted attenuation(s): maxChainDepth stays \
-                 {MAX_DEPTH} (step 8's effectiveMaxDepth; {} further attenuations remain \
-                 under D4's countdown)",
-                MAX_DEPTH - len as u64
-            ),
-            reqs,
-            &["DepthSemantics"],
-            &c,
-            &ctx,
-            ok(&s),
+        let desc = format!(
+            "chain of {len} unrestricted attenuation(s): maxChainDepth stays {MAX_DEPTH} (step \
+             8's effectiveMaxDepth; {remaining} further attenuations remain under D4's countdown)"
         );
+        let expect = ok(&scope(&c, default_caps(), BUDGET, remaining));
+        verify(g, 1 + len as u16, &desc, reqs, DEPTH_FLAG, &c, &ctx, expect);
     }
     // Capability shapes at the root.
     for &(n, desc, reqs, flags, cells, res) in SHAPES {
