@@ -1635,55 +1635,29 @@ fn malformed_members(g: &mut Group, f: &Fix) {
     token_rows(g, f, EMPTY_MEMBERS);
 }
 
-/// The largest protocol integer, 2^53 − 1, is valid in the authority and in an attenuation.
+/// The largest protocol integer, 2^53 − 1, is valid in the authority and, under a root budget
+/// of 2^53 − 1, in an attenuation (≤ effectiveBudget, step 4c): valid with all of it remaining.
+/// (number, description, requirement ids, attenuations).
+#[rustfmt::skip]
+const LARGEST_INTEGERS: &[(u16, &str, Ids, usize)] = &[
+    (327, "authority.maxBudgetMicrocents = 2^53 − 1 (the largest protocol integer) is valid", &[INT, "PRIM-INT-RANGE"], 0),
+    (328, "attenuations[0].maxBudgetMicrocents = 2^53 − 1 (the largest protocol integer) \
+        under a root budget of 2^53 − 1 is valid", &[INT, "PRIM-INT-RANGE", "DCT-VERIFY-4C-BUDGET"], 1),
+];
+
 fn malformed_largest_integers(g: &mut Group, f: &Fix) {
-    {
-        let c = chain(f.k, 0).with_authority(|a| a.max_budget_microcents = 9_007_199_254_740_991);
-        verify_token(
-            g,
-            327,
-            "authority.maxBudgetMicrocents = 2^53 − 1 (the largest protocol integer) is valid",
-            &[INT, "PRIM-INT-RANGE"],
-            &[],
-            Tok::of(&c).ser(),
-            &f.ctx,
-            Expectation::valid(
-                Scope {
-                    remaining: 9_007_199_254_740_991,
-                    ..scope(0)
-                }
-                .output(),
-            ),
+    const MAX: u64 = 9_007_199_254_740_991;
+    for &(n, desc, reqs, atts) in LARGEST_INTEGERS {
+        let c = chain(f.k, atts).with_authority(|a| a.max_budget_microcents = MAX);
+        let c = c.with_attenuation(0, |a| a.max_budget_microcents = Some(MAX));
+        let expect = Expectation::valid(
+            Scope {
+                remaining: MAX,
+                ..scope(atts)
+            }
+            .output(),
         );
-    }
-    {
-        // The same bound on an attenuation's number: 2^53 − 1 is a protocol integer, so a
-        // root with that budget narrowed to the same budget (≤ effectiveBudget, step 4c) is
-        // valid with all of it remaining.
-        const MAX: u64 = 9_007_199_254_740_991;
-        let c = Chain::root(f.k)
-            .with_authority(|a| a.max_budget_microcents = MAX)
-            .delegate(&f.k.bob, |a| {
-                a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/**")]);
-                a.max_budget_microcents = Some(MAX);
-            });
-        verify_token(
-            g,
-            328,
-            "attenuations[0].maxBudgetMicrocents = 2^53 − 1 (the largest protocol integer) \
-             under a root budget of 2^53 − 1 is valid",
-            &[INT, "PRIM-INT-RANGE", "DCT-VERIFY-4C-BUDGET"],
-            &[],
-            Tok::of(&c).ser(),
-            &f.ctx,
-            Expectation::valid(
-                Scope {
-                    remaining: MAX,
-                    ..scope(1)
-                }
-                .output(),
-            ),
-        );
+        verify_token(g, n, desc, reqs, &[], Tok::of(&c).ser(), &f.ctx, expect);
     }
 }
 
