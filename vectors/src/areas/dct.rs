@@ -421,33 +421,23 @@ fn attenuate_rows(g: &mut Group, k: &Keys, rows: &[AttenRow]) {
 fn build_attenuate(g: &mut Group, k: &Keys) {
     let root = Chain::root(k);
     attenuate_rows(g, k, ATTENUATE_OK);
-    {
-        // The parent's authority signature is mallory's; attenuate has no root key and does not
-        // check it (D23): the new block and signature are appended to the bytes as given.
-        let forged0 = || {
-            let mut s = sign_authority(&k.mallory.keypair(), &root.authority);
-            s.signer = k.root.principal.clone();
-            s
-        };
-        let mut psigs = root.signatures();
-        psigs[0] = forged0();
-        let child = root.clone().delegate(&k.bob, |_| {});
-        let mut csigs = child.signatures();
-        csigs[0] = forged0();
-        g.case(12, "attenuate does not verify signatures: a parent with a forged authority signature is extended (D23)",
-            &["DCT-ATTEN-APPEND"], &[], "dct.attenuate",
-            json!({ "token": serialized(&root.token_with(psigs)), "attenuatorSeed": k.alice.seed_hex(), "params": attenuate_params(&child.attenuations[0]) }),
-            Expectation::valid(json!({ "token": serialized(&child.token_with(csigs)) })));
-    }
+    // The parent's authority signature is mallory's; attenuate has no root key and does not
+    // check it (D23): the new block and signature are appended to the bytes as given.
+    let (child, by_mallory) = (one(k), &[(0, "mallory", "root")]);
+    let params = attenuate_params(&child.attenuations[0]);
+    let input = json!({ "token": forged(k, &root, by_mallory), "attenuatorSeed": k.alice.seed_hex(), "params": params });
+    let expect = Expectation::valid(json!({ "token": forged(k, &child, by_mallory) }));
+    let (op, reqs) = ("dct.attenuate", &["DCT-ATTEN-APPEND"]);
+    let desc = "attenuate does not verify signatures: a parent with a forged authority \
+                signature is extended (D23)";
+    g.case(12, desc, reqs, &[], op, input, expect);
     attenuate_rows(g, k, ATTENUATE);
     // Step-1 faults.
-    {
-        let att = one(k).attenuations[0].clone();
-        let bad = json!({ "token": "not base64url!", "format": "delegateos-sjt-v1" });
-        g.case(50, "the token is not base64url", &["DCT-VERIFY-1-MALFORMED"], &[], "dct.attenuate",
-            json!({ "token": bad, "attenuatorSeed": k.alice.seed_hex(), "params": attenuate_params(&att) }),
-            Expectation::invalid("malformed_token", "3.4/1"));
-    }
+    let bad = json!({ "token": "not base64url!", "format": "delegateos-sjt-v1" });
+    let input = json!({ "token": bad, "attenuatorSeed": k.alice.seed_hex(), "params": params });
+    let expect = Expectation::invalid("malformed_token", "3.4/1");
+    let (desc, reqs) = ("the token is not base64url", &["DCT-VERIFY-1-MALFORMED"]);
+    g.case(50, desc, reqs, &[], op, input, expect);
     attenuate_rows(g, k, ATTENUATE_STEP1);
 }
 
