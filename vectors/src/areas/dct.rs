@@ -546,72 +546,50 @@ fn build_inspect(g: &mut Group, k: &Keys) {
         g.case(n, desc, r, &[], "dct.inspect", input, expect);
     }
     step1_rows(g, k, "dct.inspect", INSPECT_STEP1);
-    {
-        // The authority expires at 12:00; attenuation 0 narrows to 11:00 and attenuation 1,
-        // the later one, to 10:00 (each ≤ the effective expiry before it, a valid chain). The
-        // token's expiry is the earliest, 10:00: neither the authority's nor the first one set.
-        let c = root
-            .clone()
-            .with_authority(|a| a.expires_at = "2026-03-01T12:00:00Z".into())
-            .delegate(&k.bob, |a| {
-                a.expires_at = Some("2026-03-01T11:00:00Z".into())
-            })
-            .delegate(&k.carol, |a| {
-                a.expires_at = Some("2026-03-01T10:00:00Z".into())
-            });
-        g.case(
-            12,
-            "a chain whose later attenuation expires earlier than the earlier one (12:00, \
-             11:00, then 10:00): expiresAt is the earliest, 10:00",
-            &[
-                "DCT-INSPECT-EXPIRY",
-                "DCT-INSPECT-DECODE",
-                "DCT-REVID-ORDER",
-            ],
-            &[],
-            "dct.inspect",
-            json!({ "token": c.serialized() }),
-            Expectation::valid(json!({
-                "decoded": c.decoded(),
-                "revocationIds": c.revocation_ids(),
-                "expiresAt": "2026-03-01T10:00:00Z",
-            })),
-        );
-    }
+    // The authority expires at 12:00; attenuation 0 narrows to 11:00 and attenuation 1, the
+    // later one, to 10:00 (each ≤ the effective expiry before it, a valid chain). The token's
+    // expiry is the earliest, 10:00: neither the authority's nor the first one set.
+    let c = root
+        .clone()
+        .with_authority(|a| a.expires_at = "2026-03-01T12:00:00Z".into());
+    let c = c.delegate(&k.bob, |a| {
+        a.expires_at = Some("2026-03-01T11:00:00Z".into())
+    });
+    let c = c.delegate(&k.carol, |a| {
+        a.expires_at = Some("2026-03-01T10:00:00Z".into())
+    });
+    let desc = "a chain whose later attenuation expires earlier than the earlier one (12:00, \
+                11:00, then 10:00): expiresAt is the earliest, 10:00";
+    let reqs = &[
+        "DCT-INSPECT-EXPIRY",
+        "DCT-INSPECT-DECODE",
+        "DCT-REVID-ORDER",
+    ];
+    let (decoded, ids) = (c.decoded(), c.revocation_ids());
+    let out =
+        json!({ "decoded": decoded, "revocationIds": ids, "expiresAt": "2026-03-01T10:00:00Z" });
+    let (input, expect) = (json!({ "token": c.serialized() }), Expectation::valid(out));
+    g.case(12, desc, reqs, &[], "dct.inspect", input, expect);
 }
+
+const REVIDS: &str = "dct.revocation_ids";
+const REVID_REQS: Ids = &["DCT-REVID-BLOCK", "DCT-REVID-ORDER"];
 
 fn build_revids(g: &mut Group, k: &Keys) {
     for &(n, desc, chain) in REVOCATION_IDS {
         let c = chain(k);
-        let (input, reqs) = (
-            json!({ "token": c.serialized() }),
-            &["DCT-REVID-BLOCK", "DCT-REVID-ORDER"],
-        );
+        let input = json!({ "token": c.serialized() });
         let expect = Expectation::valid(json!({ "revocationIds": c.revocation_ids() }));
-        g.case(n, desc, reqs, &[], "dct.revocation_ids", input, expect);
+        g.case(n, desc, REVID_REQS, &[], REVIDS, input, expect);
     }
-    let root = Chain::root(k);
-    {
-        let c = root
-            .clone()
-            .with_authority(|a| a.expires_at = "2026-03-01T13:00:00.000+01:00".into());
-        g.case(
-            9,
-            "timestamps with offset and fraction are hashed as written",
-            &["DCT-REVID-BLOCK", "DCT-REVID-ORDER"],
-            &["TimestampOffset"],
-            "dct.revocation_ids",
-            json!({ "token": c.serialized() }),
-            Expectation::acceptable(
-                "D5",
-                vec![
-                    Expected::valid(json!({ "revocationIds": c.revocation_ids() })),
-                    deny_e("malformed_token", "1"),
-                ],
-            ),
-        );
-    }
-    step1_rows(g, k, "dct.revocation_ids", REVOCATION_IDS_STEP1);
+    let c =
+        Chain::root(k).with_authority(|a| a.expires_at = "2026-03-01T13:00:00.000+01:00".into());
+    let ids = Expected::valid(json!({ "revocationIds": c.revocation_ids() }));
+    let expect = Expectation::acceptable("D5", vec![ids, deny_e("malformed_token", "1")]);
+    let desc = "timestamps with offset and fraction are hashed as written";
+    let (input, flags) = (json!({ "token": c.serialized() }), &["TimestampOffset"]);
+    g.case(9, desc, REVID_REQS, flags, REVIDS, input, expect);
+    step1_rows(g, k, REVIDS, REVOCATION_IDS_STEP1);
 }
 
 // ---------------------------------------------------------------------------------------------
