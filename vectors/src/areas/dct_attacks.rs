@@ -2225,41 +2225,7 @@ const BAD_RID_ENCODINGS: &[(u16, &str, RidOf)] = &[
 
 fn build_revoked(g: &mut Group, k: &Keys) {
     let r = Rev::new(k);
-    // Every block, both scopes, revoked by its own signer.
-    let names = [
-        "the authority (by root)",
-        "attenuation 0 (by its attenuator alice)",
-        "the middle attenuation 1 (by its attenuator bob)",
-        "the last attenuation 2 (by its attenuator carol)",
-    ];
-    let signer_of = ["root", "alice", "bob", "carol"];
-    for (i, name) in names.iter().enumerate() {
-        for (j, scope) in ["block", "chain"].iter().enumerate() {
-            verify_token(
-                g,
-                1 + (i * 2 + j) as u16,
-                &format!("{name} revoked with scope {scope}"),
-                &[EVERY, SCOPES, PAYLOAD],
-                RS,
-                r.tok.clone(),
-                &r.with(vec![r.entry(signer_of[i], i, scope)]),
-                Expectation::invalid("revoked", S2),
-            );
-        }
-    }
-    // The root token alone, authority revoked.
-    let t0 = Tok::base(k, 0);
-    let e = entry(&k.root.keypair(), &rid_of(&t0.auth()), "block");
-    verify_token(
-        g,
-        9,
-        "root token (no attenuations) with its authority revoked by root",
-        &[EVERY, PAYLOAD],
-        RS,
-        t0.ser(),
-        &r.with(vec![e]),
-        Expectation::invalid("revoked", S2),
-    );
+    rev_cases(g, &r, EVERY_BLOCK);
     // Entries that must not count: wrong revoker (D6 (c)).
     for &(n, desc, revoker, b, scope) in WRONG_REVOKERS {
         let ctx = r.with(vec![r.entry(revoker, b, scope)]);
@@ -2336,6 +2302,26 @@ fn flip_case(s: &str) -> String {
         })
         .collect()
 }
+
+/// Every block, both scopes, revoked by its own signer; the root token alone, its authority
+/// revoked.
+#[rustfmt::skip]
+const EVERY_BLOCK: &[RevCase] = &[
+    (1, "the authority (by root) revoked with scope block", EVERY_SCOPE, RS, |r| r.one("root", 0, "block"), REVOKED_2),
+    (2, "the authority (by root) revoked with scope chain", EVERY_SCOPE, RS, |r| r.one("root", 0, "chain"), REVOKED_2),
+    (3, "attenuation 0 (by its attenuator alice) revoked with scope block", EVERY_SCOPE, RS, |r| r.one("alice", 1, "block"), REVOKED_2),
+    (4, "attenuation 0 (by its attenuator alice) revoked with scope chain", EVERY_SCOPE, RS, |r| r.one("alice", 1, "chain"), REVOKED_2),
+    (5, "the middle attenuation 1 (by its attenuator bob) revoked with scope block", EVERY_SCOPE, RS, |r| r.one("bob", 2, "block"), REVOKED_2),
+    (6, "the middle attenuation 1 (by its attenuator bob) revoked with scope chain", EVERY_SCOPE, RS, |r| r.one("bob", 2, "chain"), REVOKED_2),
+    (7, "the last attenuation 2 (by its attenuator carol) revoked with scope block", EVERY_SCOPE, RS, |r| r.one("carol", 3, "block"), REVOKED_2),
+    (8, "the last attenuation 2 (by its attenuator carol) revoked with scope chain", EVERY_SCOPE, RS, |r| r.one("carol", 3, "chain"), REVOKED_2),
+    (9, "root token (no attenuations) with its authority revoked by root", &[EVERY, PAYLOAD], RS, |r| {
+        let t0 = Tok::base(r.k, 0);
+        r.revoking(&t0, "root", rid_of(&t0.auth()))
+    }, REVOKED_2),
+];
+
+const EVERY_SCOPE: Ids = &[EVERY, SCOPES, PAYLOAD];
 
 /// Scope: a revoked block not contained in the presented token; revocation-specific step order
 /// (D7).
