@@ -26,40 +26,21 @@ const EXPIRES: &str = "2026-03-01T10:05:00Z";
 const CREATED: &str = "2026-03-01T09:56:00Z";
 const VERIFY_REQ: &str = "DCT-VERIFY-8-SCOPE";
 
+/// The groups, in output order: (name, description, builder).
+#[rustfmt::skip]
+const GROUPS: &[super::GroupDef] = &[
+    ("vorion", "profile.lint: Vorion's delegation-chain safety checks (no self-delegation, no \
+        circular delegation, maximum depth 5) as advisory findings.", vorion),
+    ("oap", "profile.lint: OAP RFC 0004 (depth ceiling 5, short expiry, constrained sub-agent \
+        tokens) as advisory findings.", oap),
+    ("openclaw", "profile.lint: OpenClaw's CONFIRM / STOP / RECEIPT invariants as advisory findings.", openclaw),
+    ("delegateos", "profile.lint: the spec's own lifetime recommendations (§3.6) and issue-time sanity \
+        as advisory findings; malformed inputs.", delegateos),
+];
+
 /// Builds the `advisory` area.
 pub fn build(area: &mut Area) {
-    let keys = area.keys().clone();
-    vorion(
-        area.group(
-            "vorion",
-            "profile.lint: Vorion's delegation-chain safety checks (no self-delegation, no \
-             circular delegation, maximum depth 5) as advisory findings.",
-        ),
-        &keys,
-    );
-    oap(
-        area.group(
-            "oap",
-            "profile.lint: OAP RFC 0004 (depth ceiling 5, short expiry, constrained sub-agent \
-             tokens) as advisory findings.",
-        ),
-        &keys,
-    );
-    openclaw(
-        area.group(
-            "openclaw",
-            "profile.lint: OpenClaw's CONFIRM / STOP / RECEIPT invariants as advisory findings.",
-        ),
-        &keys,
-    );
-    delegateos(
-        area.group(
-            "delegateos",
-            "profile.lint: the spec's own lifetime recommendations (§3.6) and issue-time sanity \
-             as advisory findings; malformed inputs.",
-        ),
-        &keys,
-    );
+    super::build_groups(area, GROUPS);
 }
 
 fn flag_name(rule: &Rule) -> String {
@@ -118,15 +99,8 @@ fn lint(g: &mut Group, n: u16, desc: &str, about: &[Rule], input: Value, expect:
         .chain(about.iter().map(flag_name))
         .collect();
     let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
-    g.case(
-        n,
-        desc,
-        &reqs,
-        &flags,
-        "profile.lint",
-        input,
-        findings(expect),
-    );
+    let expect = findings(expect);
+    g.case(n, desc, &reqs, &flags, "profile.lint", input, expect);
 }
 
 /// A `dct.verify` companion: the normative verdict stays `valid`.
@@ -137,15 +111,9 @@ fn verify_valid(g: &mut Group, n: u16, desc: &str, about: &[Rule], chain: &Chain
         .chain(about.iter().map(flag_name))
         .collect();
     let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
-    g.case(
-        n,
-        desc,
-        &reqs,
-        &flags,
-        "dct.verify",
-        ds::verify_input(chain.serialized(), &Ctx::new(keys)),
-        Expectation::valid(scope(chain)),
-    );
+    let expect = Expectation::valid(scope(chain));
+    let input = ds::verify_input(chain.serialized(), &Ctx::new(keys));
+    g.case(n, desc, &reqs, &flags, "dct.verify", input, expect);
 }
 
 /// The AuthorizedScope of a chain whose every block is valid, from its construction (D4).

@@ -14,6 +14,7 @@ use delegateos_reference::encoding::b64u_encode;
 
 use super::contract::{remove, set, sign_with, unsigned_contract};
 use super::dct_support::{ct, CONTRACT, DELEGATION};
+use super::Ids;
 use crate::format::Expectation;
 use crate::generate::{Area, Group};
 use crate::keys::{Key, Keys};
@@ -149,14 +150,7 @@ const MALFORMED_CREATE: Created = Created::Refused("malformed_attestation", "7.3
 const CREATE_REQS: &[&str] = &["ATT-SIGN-PAYLOAD", "ATT-OUTPUT-HASH"];
 
 /// Number, description, requirements, seed's key, attestation, outcome.
-type CreateRow = (
-    u16,
-    &'static str,
-    &'static [&'static str],
-    KeyOf,
-    fn(&Fx) -> Value,
-    Created,
-);
+type CreateRow = (u16, &'static str, Ids, KeyOf, fn(&Fx) -> Value, Created);
 
 #[rustfmt::skip]
 const CREATES: &[CreateRow] = &[
@@ -246,15 +240,9 @@ fn build_hash(g: &mut Group) {
         ),
     ];
     for (n, d, v) in cases {
-        g.case(
-            n,
-            d,
-            r,
-            &[],
-            "attestation.output_hash",
-            json!({"output": v}),
-            Expectation::valid(json!({"outputHash": h(&v)})),
-        );
+        let expect = Expectation::valid(json!({"outputHash": h(&v)}));
+        let input = json!({"output": v});
+        g.case(n, d, r, &[], "attestation.output_hash", input, expect);
     }
     g.case(
         20,
@@ -331,8 +319,8 @@ const MAX_SAFE: u64 = 9_007_199_254_740_991;
 type VerifyRow = (
     u16,
     &'static str,
-    &'static [&'static str],
-    &'static [&'static str],
+    Ids,
+    Ids,
     fn(&Fx) -> Value,
     ContractOf,
     Verdict,

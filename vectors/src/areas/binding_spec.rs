@@ -13,6 +13,7 @@ use delegateos_reference::encoding::decode_principal;
 
 use super::contract::{set, sign_with, unsigned_contract};
 use super::dct_support::{cap, ct, encode_value, Chain, CONTRACT};
+use super::Ids;
 use crate::format::{Expectation, Expected};
 use crate::generate::{Area, Group};
 use crate::keys::Keys;
@@ -97,14 +98,7 @@ const LAST: &[&str] = &["BIND-LAST-CONTRACT", "BIND-SPEC-DECODED"];
 const DECODED: &[&str] = &["BIND-SPEC-DECODED"];
 
 /// Number, description, requirements, flags, input, outcome.
-type SpecRow = (
-    u16,
-    &'static str,
-    &'static [&'static str],
-    &'static [&'static str],
-    fn(&Keys) -> Value,
-    Spec,
-);
+type SpecRow = (u16, &'static str, Ids, Ids, fn(&Keys) -> Value, Spec);
 
 #[rustfmt::skip]
 const SPECS: &[SpecRow] = &[

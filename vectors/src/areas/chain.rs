@@ -12,6 +12,7 @@ use delegateos_reference::encoding::decode_principal;
 use delegateos_reference::ops::OPERATIONS;
 
 use super::dct_support::{self as ds, Chain, NOW};
+use super::Ids;
 use crate::format::Expectation;
 use crate::generate::{Area, Group};
 use crate::keys::{Key, Keys};
@@ -234,14 +235,7 @@ impl Fx<'_> {
 }
 
 /// Number, description, requirements, flags, input, expectation.
-type Row = (
-    u16,
-    &'static str,
-    &'static [&'static str],
-    &'static [&'static str],
-    fn(&Fx) -> Value,
-    Out,
-);
+type Row = (u16, &'static str, Ids, Ids, fn(&Fx) -> Value, Out);
 
 /// Valid chains, then shape (8.1), then the root and the parent link.
 #[rustfmt::skip]

@@ -12,6 +12,7 @@
 use serde_json::{json, Value};
 
 use super::dct_support::{del, revocation_entry, Chain, NOW};
+use super::Ids;
 use crate::format::Expectation;
 use crate::generate::{Area, Group};
 use crate::keys::Keys;
@@ -201,14 +202,7 @@ const DUP: &[&str] = &["CHAIN-STORE-DUPLICATE"];
 const DUP_FLAG: &[&str] = &["StoreDuplicateId"];
 
 /// Number, description, requirements, flags, input, verdict.
-type StoreRow = (
-    u16,
-    &'static str,
-    &'static [&'static str],
-    &'static [&'static str],
-    fn(&Fx) -> Value,
-    Verdict,
-);
+type StoreRow = (u16, &'static str, Ids, Ids, fn(&Fx) -> Value, Verdict);
 
 #[rustfmt::skip]
 const STORES: &[StoreRow] = &[

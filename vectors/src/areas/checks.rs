@@ -10,45 +10,62 @@ use serde_json::{json, Value};
 use crate::format::{Expectation, Expected};
 use crate::generate::{Area, Group};
 
+/// The groups, in output order: (name, description, builder).
+#[rustfmt::skip]
+const GROUPS: &[super::PlainGroupDef] = &[
+    ("regex_match", "check.run regex_match: ECMAScript RegExp semantics (V8-confirmed), flags, field, limits (§6.2, D12).", build_regex),
+    ("json_schema", "check.run json_schema: draft-07 validation under ajv-strict rules (§6.2, D12, D29).", build_schema),
+    ("string_length", "check.run string_length: UTF-16 code units, inclusive optional bounds (§6.2, D12, D28).", build_strlen),
+    ("array_length", "check.run array_length: inclusive optional bounds on arrays (§6.2, D28).", build_arrlen),
+    ("field_exists", "check.run field_exists: dot-paths over own JSON members, arrays by canonical index (§6.2, D12, D28).", build_fields),
+    ("exit_code", "check.run exit_code: `{exitCode: number}` equal to `expected` (§6.2, D28).", build_exit),
+    ("output_equals", "check.run output_equals: equality of RFC 8785 canonical forms (§6.2, D12, D28).", build_equals),
+    ("registry", "check.run name lookup: the seven built-ins exist, anything else is unknown_check (§6.3).", build_registry),
+    ("output-verification", "output.verify: VERIFY_OUTPUT of §10.3 with the composite semantics of §6.4 (D12, D28, D30).", build_verify),
+];
+
 /// Builds the `checks` area: one group per built-in, `registry`, `output-verification`.
 pub fn build(area: &mut Area) {
-    build_regex(area.group(
-        "regex_match",
-        "check.run regex_match: ECMAScript RegExp semantics (V8-confirmed), flags, field, limits (§6.2, D12).",
-    ));
-    build_schema(area.group(
-        "json_schema",
-        "check.run json_schema: draft-07 validation under ajv-strict rules (§6.2, D12, D29).",
-    ));
-    build_strlen(area.group(
-        "string_length",
-        "check.run string_length: UTF-16 code units, inclusive optional bounds (§6.2, D12, D28).",
-    ));
-    build_arrlen(area.group(
-        "array_length",
-        "check.run array_length: inclusive optional bounds on arrays (§6.2, D28).",
-    ));
-    build_fields(area.group(
-        "field_exists",
-        "check.run field_exists: dot-paths over own JSON members, arrays by canonical index (§6.2, D12, D28).",
-    ));
-    build_exit(area.group(
-        "exit_code",
-        "check.run exit_code: `{exitCode: number}` equal to `expected` (§6.2, D28).",
-    ));
-    build_equals(area.group(
-        "output_equals",
-        "check.run output_equals: equality of RFC 8785 canonical forms (§6.2, D12, D28).",
-    ));
-    build_registry(area.group(
-        "registry",
-        "check.run name lookup: the seven built-ins exist, anything else is unknown_check (§6.3).",
-    ));
-    build_verify(area.group(
-        "output-verification",
-        "output.verify: VERIFY_OUTPUT of §10.3 with the composite semantics of §6.4 (D12, D28, D30).",
-    ));
+    super::build_plain_groups(area, GROUPS);
 }
+
+/// A flag a group defines: (name, bug type, clause, condition, effect).
+type FlagDef = (
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+);
+
+fn define_flags(g: &mut Group, flags: &[FlagDef]) {
+    for &(name, bug_type, clause, condition, effect) in flags {
+        g.define_flag(name, bug_type, clause, condition, effect);
+    }
+}
+
+#[rustfmt::skip]
+const SCHEMA_FORMAT: FlagDef = ("SchemaFormat", "AMBIGUITY", "D29",
+    "A schema using `format`: strict ajv without a format plugin refuses it (`invalid_schema`); validating known formats is acceptable.",
+    "The same contract accepts, rejects or refuses an output depending on the validator.");
+#[rustfmt::skip]
+const LENGTH_BOUNDS: FlagDef = ("LengthBounds", "AMBIGUITY", "D28",
+    "`min > max` in string_length / array_length is `invalid_params`; answering `passed: false` is acceptable.",
+    "A contract with impossible bounds fails every output instead of being reported.");
+#[rustfmt::skip]
+const EXPECTED_RESULT_DETAILS: FlagDef = ("ExpectedResultDetails", "AMBIGUITY", "D28",
+    "`expectedResult` with a `details` member: details never take part in the comparison; comparing them is acceptable.",
+    "The same contract passes in one implementation and fails in another because of message text.");
+#[rustfmt::skip]
+const SPEC_EXTRA_FIELDS: FlagDef = ("SpecExtraFields", "AMBIGUITY", "D30",
+    "A verification spec with members its method does not use is `invalid_spec`; accepting it is acceptable.",
+    "A typo or misplaced member in a contract is silently ignored.");
+#[rustfmt::skip]
+const SCORE_RANGE_BYPASS: FlagDef = ("ScoreRangeBypass", "AUTH_BYPASS", "§6.4, D30",
+    "A weighted composite whose weights or threshold a lenient implementation accepts, built \
+        so that accepting it passes a verification whose steps fail (or reports a score outside \
+        [0, 1]).",
+    "An output that fails its contract's checks is attested as verified.");
 
 fn pass() -> Expectation {
     Expectation::valid(json!({"passed": true, "score": 1}))
@@ -178,6 +195,7 @@ const PROPERTY_SYNTAX_ERRORS: &[(u16, &str, &str)] = &[
 /// Syntax errors of `new RegExp` (V8: SyntaxError): (number, description, pattern, flags, subject).
 #[rustfmt::skip]
 const MORE_SYNTAX_ERRORS: &[(u16, &str, &str, &str, &str)] = &[
+    (214, "`a)`: an unmatched `)` (V8: SyntaxError).", "a)", "", "a"),
     (222, "`a{2` with `u`: an incomplete quantifier (V8: SyntaxError).", "a{2", "u", "aa"),
     (223, "A lone `{` with `u` (V8: SyntaxError).", "{", "u", "{"),
     (224, "`{2}` at the start without `u`: nothing to repeat (V8: SyntaxError).", "{2}", "", "{2}"),
@@ -212,6 +230,7 @@ type Probe<'a> = (u16, &'a str, &'a [&'a str], &'a str, &'a str, &'a str, bool);
 /// One `regex_match` case per probe: V8's answer is the expected verdict.
 fn run_probes(g: &mut Group, flags: &[&str], probes: Vec<Probe<'_>>) {
     for (n, d, r, p, f, s, ans) in probes {
+        let (params, output) = (Some(re(p, f)), json!(s));
         run(
             g,
             n,
@@ -219,8 +238,8 @@ fn run_probes(g: &mut Group, flags: &[&str], probes: Vec<Probe<'_>>) {
             r,
             flags,
             "regex_match",
-            Some(re(p, f)),
-            json!(s),
+            params,
+            output,
             verdict(ans),
         );
     }
@@ -306,30 +325,15 @@ fn regex_syntax_and_flags(g: &mut Group) {
     // Syntax errors and flags.
     let syn = &["CHECK-REGEX-SYNTAX"];
     for &(n, d, p, f) in REGEX_SYNTAX_ERRORS {
-        run(
-            g,
-            n,
-            d,
-            syn,
-            DIA,
-            "regex_match",
-            Some(re(p, f)),
-            json!("abc"),
-            err("invalid_params"),
-        );
+        let expect = err("invalid_params");
+        let params = Some(re(p, f));
+        let output = json!("abc");
+        run(g, n, d, syn, DIA, "regex_match", params, output, expect);
     }
     for &(n, d, f) in REFUSED_FLAGS {
-        run(
-            g,
-            n,
-            d,
-            FLG,
-            &[],
-            "regex_match",
-            Some(re("a", f)),
-            json!("a"),
-            err("invalid_params"),
-        );
+        let expect = err("invalid_params");
+        let params = Some(re("a", f));
+        run(g, n, d, FLG, &[], "regex_match", params, json!("a"), expect);
     }
     run(
         g,
@@ -476,30 +480,15 @@ fn regex_properties_and_units(g: &mut Group) {
         (168, "`^\\p{Any}$` with `u` vs 😀 (V8: true).", UNI, "^\\p{Any}$", "u", "😀", true),
     ];
     for (n, d, r, p, f, s, ans) in props {
-        run(
-            g,
-            n,
-            d,
-            r,
-            DIA,
-            "regex_match",
-            Some(re(p, f)),
-            json!(s),
-            verdict(ans),
-        );
+        let (params, output) = (Some(re(p, f)), json!(s));
+        run(g, n, d, r, DIA, "regex_match", params, output, verdict(ans));
     }
     for &(n, d, p) in PROPERTY_SYNTAX_ERRORS {
-        run(
-            g,
-            n,
-            d,
-            &["CHECK-REGEX-SYNTAX", "CHECK-REGEX-UNICODE-FLAG"],
-            DIA,
-            "regex_match",
-            Some(re(p, "u")),
-            json!("abc"),
-            err("invalid_params"),
-        );
+        let expect = err("invalid_params");
+        let reqs = &["CHECK-REGEX-SYNTAX", "CHECK-REGEX-UNICODE-FLAG"];
+        let params = Some(re(p, "u"));
+        let output = json!("abc");
+        run(g, n, d, reqs, DIA, "regex_match", params, output, expect);
     }
 
     // Without `u`, matching is by UTF-16 code unit: an astral character (😀 = U+1F600 =
@@ -623,30 +612,13 @@ fn regex_mutation_gaps(g: &mut Group) {
         (295, "128 nested groups `((…(a)…))` vs `a` (V8: true).", SRCH, &nested, "", "a", true),
     ];
     run_probes(g, DIA, gaps2);
-    run(
-        g,
-        214,
-        "`a)`: an unmatched `)` (V8: SyntaxError).",
-        &["CHECK-REGEX-SYNTAX"],
-        DIA,
-        "regex_match",
-        Some(re("a)", "")),
-        json!("a"),
-        err("invalid_params"),
-    );
     // Syntax errors of `new RegExp` (V8: SyntaxError) are `invalid_params`.
     for &(n, d, p, f, subject) in MORE_SYNTAX_ERRORS {
-        run(
-            g,
-            n,
-            d,
-            &["CHECK-REGEX-SYNTAX"],
-            DIA,
-            "regex_match",
-            Some(re(p, f)),
-            json!(subject),
-            err("invalid_params"),
-        );
+        let expect = err("invalid_params");
+        let reqs = &["CHECK-REGEX-SYNTAX"];
+        let params = Some(re(p, f));
+        let output = json!(subject);
+        run(g, n, d, reqs, DIA, "regex_match", params, output, expect);
     }
     #[rustfmt::skip]
     let rows: Vec<Run> = vec![
@@ -671,13 +643,7 @@ const SCHEMA_FORMATS: &[(u16, &str, &str, &str, bool)] = &[
 ];
 
 fn build_schema(g: &mut Group) {
-    g.define_flag(
-        "SchemaFormat",
-        "AMBIGUITY",
-        "D29",
-        "A schema using `format`: strict ajv without a format plugin refuses it (`invalid_schema`); validating known formats is acceptable.",
-        "The same contract accepts, rejects or refuses an output depending on the validator.",
-    );
+    define_flags(g, &[SCHEMA_FORMAT]);
     let v = &["CHECK-SCHEMA-VALIDATE", "CHECK-SCORE-BINARY"];
     let obj = json!({"type": "object", "required": ["summary"], "properties": {"summary": {"type": "string", "minLength": 1}}, "additionalProperties": false});
     let n = "json_schema";
@@ -848,17 +814,10 @@ fn schema_formats_and_limits(g: &mut Group) {
         ),
     ];
     for (k, d, schema) in deep {
-        run(
-            g,
-            k,
-            &format!("{d}: nesting 65 is beyond the limit of 64."),
-            lim,
-            &[],
-            n,
-            schema_params(schema),
-            json!("x"),
-            err("limit_exceeded"),
-        );
+        let desc = format!("{d}: nesting 65 is beyond the limit of 64.");
+        let expect = err("limit_exceeded");
+        let params = schema_params(schema);
+        run(g, k, &desc, lim, &[], n, params, json!("x"), expect);
     }
     #[rustfmt::skip]
     let rows: Vec<Run> = vec![
@@ -906,13 +865,7 @@ fn build_strlen(g: &mut Group) {
             n, Some(json!({"min": 3, "max": 2})), json!("ab"), Expectation::acceptable("D28", vec![Expected::invalid("invalid_params", "6.2"), Expected::valid(json!({"passed": false, "score": 0}))])),
     ];
     run_rows(g, rows);
-    g.define_flag(
-        "LengthBounds",
-        "AMBIGUITY",
-        "D28",
-        "`min > max` in string_length / array_length is `invalid_params`; answering `passed: false` is acceptable.",
-        "A contract with impossible bounds fails every output instead of being reported.",
-    );
+    define_flags(g, &[LENGTH_BOUNDS]);
     let ps = &["CHECK-PARAMS-SHAPE"];
     #[rustfmt::skip]
     let rows: Vec<Run> = vec![
@@ -932,13 +885,7 @@ fn build_strlen(g: &mut Group) {
 }
 
 fn build_arrlen(g: &mut Group) {
-    g.define_flag(
-        "LengthBounds",
-        "AMBIGUITY",
-        "D28",
-        "`min > max` in string_length / array_length is `invalid_params`; answering `passed: false` is acceptable.",
-        "A contract with impossible bounds fails every output instead of being reported.",
-    );
+    define_flags(g, &[LENGTH_BOUNDS]);
     let n = "array_length";
     let b = &["CHECK-ARRLEN-BOUNDS", "CHECK-SCORE-BINARY"];
     let na = &["CHECK-ARRLEN-NON-ARRAY"];
@@ -1118,17 +1065,9 @@ fn build_registry(g: &mut Group) {
     run_rows(g, rows);
     let u = &["CHECK-REGISTRY-UNKNOWN"];
     for &(num, name, desc) in NEAR_MISS_NAMES {
-        run(
-            g,
-            num,
-            desc,
-            u,
-            &[],
-            name,
-            Some(json!({})),
-            json!("x"),
-            Expectation::invalid("unknown_check", "6.3"),
-        );
+        let expect = Expectation::invalid("unknown_check", "6.3");
+        let params = Some(json!({}));
+        run(g, num, desc, u, &[], name, params, json!("x"), expect);
     }
 }
 
@@ -1207,20 +1146,7 @@ fn spec_err(code: &str) -> Expectation {
 }
 
 fn build_verify(g: &mut Group) {
-    g.define_flag(
-        "ExpectedResultDetails",
-        "AMBIGUITY",
-        "D28",
-        "`expectedResult` with a `details` member: details never take part in the comparison; comparing them is acceptable.",
-        "The same contract passes in one implementation and fails in another because of message text.",
-    );
-    g.define_flag(
-        "SpecExtraFields",
-        "AMBIGUITY",
-        "D30",
-        "A verification spec with members its method does not use is `invalid_spec`; accepting it is acceptable.",
-        "A typo or misplaced member in a contract is silently ignored.",
-    );
+    define_flags(g, &[EXPECTED_RESULT_DETAILS, SPEC_EXTRA_FIELDS]);
     verify_methods(g);
     verify_composites(g);
     verify_limits(g);
@@ -1465,15 +1391,7 @@ fn verify_limits(g: &mut Group) {
     // Effect of acceptance (issue 15): weighted specs that a lenient implementation accepts,
     // built so that accepting them turns failing steps into a passed verification with a score
     // outside [0, 1]. The expectation is the refusal; the description says what acceptance does.
-    g.define_flag(
-        "ScoreRangeBypass",
-        "AUTH_BYPASS",
-        "§6.4, D30",
-        "A weighted composite whose weights or threshold a lenient implementation accepts, built \
-         so that accepting it passes a verification whose steps fail (or reports a score outside \
-         [0, 1]).",
-        "An output that fails its contract's checks is attested as verified.",
-    );
+    define_flags(g, &[SCORE_RANGE_BYPASS]);
     #[rustfmt::skip]
     let rows: Vec<Vo> = vec![
         (95, "Weights [1.0, 1.0] (sum 2, not 1 ± 0.001) on a passing and a failing step → \

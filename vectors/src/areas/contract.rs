@@ -13,34 +13,24 @@ use delegateos_reference::crypto::sign_canonical;
 use delegateos_reference::encoding::b64u_encode;
 
 use super::dct_support::{cap, ct, revocation_entry, Chain, CONTRACT, EXPIRES_AT, ISSUED_AT, NOW};
+use super::Ids;
 use crate::format::{Expectation, Expected};
 use crate::generate::{Area, Group};
 use crate::keys::{Key, Keys};
 
+/// The groups, in output order: (name, description, builder).
+#[rustfmt::skip]
+const GROUPS: &[super::GroupDef] = &[
+    ("create", "contract.create: exact signed bytes of a task contract (§5.1, D13, D27).", build_create),
+    ("signature", "contract.verify_signature: structure (D27) then the issuer's signature over every member except `signature` (§5.1).",
+        build_signature),
+    ("binding", "contract.bind: the token verifies, its last contractId is the contract's id, and its effective capabilities cover requiredCapabilities (§5.2, D11, D18).",
+        build_binding),
+];
+
 /// Builds the `contract` area: groups `create`, `signature`, `binding`.
 pub fn build(area: &mut Area) {
-    let keys = area.keys().clone();
-    build_create(
-        area.group(
-            "create",
-            "contract.create: exact signed bytes of a task contract (§5.1, D13, D27).",
-        ),
-        &keys,
-    );
-    build_signature(
-        area.group(
-            "signature",
-            "contract.verify_signature: structure (D27) then the issuer's signature over every member except `signature` (§5.1).",
-        ),
-        &keys,
-    );
-    build_binding(
-        area.group(
-            "binding",
-            "contract.bind: the token verifies, its last contractId is the contract's id, and its effective capabilities cover requiredCapabilities (§5.2, D11, D18).",
-        ),
-        &keys,
-    );
+    super::build_groups(area, GROUPS);
 }
 
 /// The default verification spec of the contracts here.
@@ -175,14 +165,7 @@ fn reordered_input(f: &Fx) -> Value {
 }
 
 /// Number, description, requirements, seed's key, input contract, outcome.
-type CreateRow = (
-    u16,
-    &'static str,
-    &'static [&'static str],
-    KeyOf,
-    fn(&Fx) -> Value,
-    Created,
-);
+type CreateRow = (u16, &'static str, Ids, KeyOf, fn(&Fx) -> Value, Created);
 
 #[rustfmt::skip]
 const CREATES: &[CreateRow] = &[
@@ -232,15 +215,8 @@ fn build_create(g: &mut Group, keys: &Keys) {
             }
             Created::Refused(code, stage) => Expectation::invalid(code, stage),
         };
-        g.case(
-            n,
-            desc,
-            reqs,
-            &[],
-            "contract.create",
-            create_input(key, c),
-            expect,
-        );
+        let input = create_input(key, c);
+        g.case(n, desc, reqs, &[], "contract.create", input, expect);
     }
 }
 
@@ -324,13 +300,7 @@ const TAMPER: &[&str] = &["CONTRACT-VERIFY-SIGNATURE"];
 const MAX_SAFE: u64 = 9_007_199_254_740_991;
 
 /// Number, description, requirements, contract, verdict.
-type SignatureRow = (
-    u16,
-    &'static str,
-    &'static [&'static str],
-    fn(&Fx) -> Value,
-    Verdict,
-);
+type SignatureRow = (u16, &'static str, Ids, fn(&Fx) -> Value, Verdict);
 
 #[rustfmt::skip]
 const SIGNATURES: &[SignatureRow] = &[
@@ -550,14 +520,7 @@ const CAPM: Bind = Bind::Denied("capability_mismatch", "5.2/capabilities");
 const LAST: &[&str] = &["BIND-CONTRACT-ID", "BIND-LAST-CONTRACT"];
 
 /// Number, description, requirements, flags, input, outcome.
-type BindRow = (
-    u16,
-    &'static str,
-    &'static [&'static str],
-    &'static [&'static str],
-    fn(&Keys) -> Value,
-    Bind,
-);
+type BindRow = (u16, &'static str, Ids, Ids, fn(&Keys) -> Value, Bind);
 
 #[rustfmt::skip]
 const BINDINGS: &[BindRow] = &[

@@ -14,88 +14,38 @@ use serde_json::{json, Value};
 use delegateos_reference::attenuate::{sign_attenuation, sign_authority};
 use delegateos_reference::token::{Attenuation, Authority, TokenSignature, MAX_SAFE_INTEGER};
 
+use super::dct_redteam::{rows, Row, V};
 use super::dct_support::{
     cap, caps, caps_json, default_caps, delegatees, deny, encode_bytes, key, ok, revocation_entry,
     scope, serialized, verify, verify_token, Cap, Chain, Ctx, BUDGET, EXPIRES_AT, MAX_DEPTH, NOW,
 };
+use super::Ids;
 use crate::format::{Expectation, Expected};
 use crate::generate::{Area, Group};
 use crate::keys::Keys;
 
+/// The groups, in output order: (name, description, builder).
+#[rustfmt::skip]
+const GROUPS: &[super::GroupDef] = &[
+    ("create", "dct.create: exact token bytes for several parameter sets, and refusals (§3.3, D23).", build_create),
+    ("attenuate", "dct.attenuate: exact token bytes, and every refusal: attenuator, widening, depth (§3.4, D4, D23).", build_attenuate),
+    ("inspect", "dct.inspect: decoding only, no signature or chain checks (D24).", build_inspect),
+    ("revocation-ids", "dct.revocation_ids: exact revocation id of every block, authority first (§3.5).", build_revids),
+    ("valid", "dct.verify: valid chains of length 0..8 and every capability shape, with the exact AuthorizedScope (§10.1 step 8, D4).",
+        build_valid),
+    ("expanded", "dct.verify: an attenuation widening capabilities, budget, expiry or depth by one step at the first, a middle and the last position (§10.1 step 4, D3, D4, D5).",
+        build_expanded),
+    ("expired", "dct.verify: expiry boundaries, offsets, fractions and string-compare traps (§10.1 step 5, D5).", build_expired),
+    ("budget", "dct.verify: budget boundaries (§10.1 step 6, D21).", build_budget),
+    ("capability", "dct.verify: the capability request of step 7 against the effective capabilities (§10.1 step 7, §10.2, D1, D2, D20).",
+        build_capability),
+    ("precedence", "dct.verify: several faults at once; the first failing step of D7 decides the code.", build_precedence),
+];
+
 /// Builds the `dct` area: groups create, attenuate, inspect, revocation-ids, valid,
 /// expanded, expired, budget, capability, precedence, then the attack groups.
 pub fn build(area: &mut Area) {
-    let k = area.keys().clone();
-    build_create(
-        area.group(
-            "create",
-            "dct.create: exact token bytes for several parameter sets, and refusals (§3.3, D23).",
-        ),
-        &k,
-    );
-    build_attenuate(
-        area.group(
-            "attenuate",
-            "dct.attenuate: exact token bytes, and every refusal: attenuator, widening, depth (§3.4, D4, D23).",
-        ),
-        &k,
-    );
-    build_inspect(
-        area.group(
-            "inspect",
-            "dct.inspect: decoding only, no signature or chain checks (D24).",
-        ),
-        &k,
-    );
-    build_revids(
-        area.group(
-            "revocation-ids",
-            "dct.revocation_ids: exact revocation id of every block, authority first (§3.5).",
-        ),
-        &k,
-    );
-    build_valid(
-        area.group(
-            "valid",
-            "dct.verify: valid chains of length 0..8 and every capability shape, with the exact AuthorizedScope (§10.1 step 8, D4).",
-        ),
-        &k,
-    );
-    build_expanded(
-        area.group(
-            "expanded",
-            "dct.verify: an attenuation widening capabilities, budget, expiry or depth by one step at the first, a middle and the last position (§10.1 step 4, D3, D4, D5).",
-        ),
-        &k,
-    );
-    build_expired(
-        area.group(
-            "expired",
-            "dct.verify: expiry boundaries, offsets, fractions and string-compare traps (§10.1 step 5, D5).",
-        ),
-        &k,
-    );
-    build_budget(
-        area.group(
-            "budget",
-            "dct.verify: budget boundaries (§10.1 step 6, D21).",
-        ),
-        &k,
-    );
-    build_capability(
-        area.group(
-            "capability",
-            "dct.verify: the capability request of step 7 against the effective capabilities (§10.1 step 7, §10.2, D1, D2, D20).",
-        ),
-        &k,
-    );
-    build_precedence(
-        area.group(
-            "precedence",
-            "dct.verify: several faults at once; the first failing step of D7 decides the code.",
-        ),
-        &k,
-    );
+    super::build_groups(area, GROUPS);
     super::dct_attacks::build(area);
     super::dct_redteam::build(area);
     super::dct_redteam_py::build(area);
@@ -211,8 +161,8 @@ impl Out {
 type CreateRow = (
     u16,
     &'static str,
-    &'static [&'static str],
-    &'static [&'static str],
+    Ids,
+    Ids,
     &'static str,
     fn(&Keys, &mut Authority),
     Out,
@@ -293,15 +243,8 @@ fn build_create(g: &mut Group, k: &Keys) {
     for &(n, desc, reqs, flags, issuer, change, out) in CREATE {
         let c = Chain::root(k).with_authority(|a| change(k, a));
         let input = json!({ "issuerSeed": key(k, issuer).seed_hex(), "params": create_params(&c.authority) });
-        g.case(
-            n,
-            desc,
-            reqs,
-            flags,
-            "dct.create",
-            input,
-            out.expect(c.serialized()),
-        );
+        let expect = out.expect(c.serialized());
+        g.case(n, desc, reqs, flags, "dct.create", input, expect);
     }
 }
 // ---------------------------------------------------------------------------------------------
@@ -470,48 +413,31 @@ fn attenuate_rows(g: &mut Group, k: &Keys, rows: &[AttenRow]) {
             .cloned()
             .unwrap_or_else(unreachable_att);
         let input = json!({ "token": parent.serialized(), "attenuatorSeed": key(k, seed).seed_hex(), "params": attenuate_params(&att) });
-        g.case(
-            n,
-            desc,
-            reqs,
-            flags,
-            "dct.attenuate",
-            input,
-            out.expect(child.serialized()),
-        );
+        let expect = out.expect(child.serialized());
+        g.case(n, desc, reqs, flags, "dct.attenuate", input, expect);
     }
 }
 
 fn build_attenuate(g: &mut Group, k: &Keys) {
     let root = Chain::root(k);
     attenuate_rows(g, k, ATTENUATE_OK);
-    {
-        // The parent's authority signature is mallory's; attenuate has no root key and does not
-        // check it (D23): the new block and signature are appended to the bytes as given.
-        let forged0 = || {
-            let mut s = sign_authority(&k.mallory.keypair(), &root.authority);
-            s.signer = k.root.principal.clone();
-            s
-        };
-        let mut psigs = root.signatures();
-        psigs[0] = forged0();
-        let child = root.clone().delegate(&k.bob, |_| {});
-        let mut csigs = child.signatures();
-        csigs[0] = forged0();
-        g.case(12, "attenuate does not verify signatures: a parent with a forged authority signature is extended (D23)",
-            &["DCT-ATTEN-APPEND"], &[], "dct.attenuate",
-            json!({ "token": serialized(&root.token_with(psigs)), "attenuatorSeed": k.alice.seed_hex(), "params": attenuate_params(&child.attenuations[0]) }),
-            Expectation::valid(json!({ "token": serialized(&child.token_with(csigs)) })));
-    }
+    // The parent's authority signature is mallory's; attenuate has no root key and does not
+    // check it (D23): the new block and signature are appended to the bytes as given.
+    let (child, by_mallory) = (one(k), &[(0, "mallory", "root")]);
+    let params = attenuate_params(&child.attenuations[0]);
+    let input = json!({ "token": forged(k, &root, by_mallory), "attenuatorSeed": k.alice.seed_hex(), "params": params });
+    let expect = Expectation::valid(json!({ "token": forged(k, &child, by_mallory) }));
+    let (op, reqs) = ("dct.attenuate", &["DCT-ATTEN-APPEND"]);
+    let desc = "attenuate does not verify signatures: a parent with a forged authority \
+                signature is extended (D23)";
+    g.case(12, desc, reqs, &[], op, input, expect);
     attenuate_rows(g, k, ATTENUATE);
     // Step-1 faults.
-    {
-        let att = one(k).attenuations[0].clone();
-        let bad = json!({ "token": "not base64url!", "format": "delegateos-sjt-v1" });
-        g.case(50, "the token is not base64url", &["DCT-VERIFY-1-MALFORMED"], &[], "dct.attenuate",
-            json!({ "token": bad, "attenuatorSeed": k.alice.seed_hex(), "params": attenuate_params(&att) }),
-            Expectation::invalid("malformed_token", "3.4/1"));
-    }
+    let bad = json!({ "token": "not base64url!", "format": "delegateos-sjt-v1" });
+    let input = json!({ "token": bad, "attenuatorSeed": k.alice.seed_hex(), "params": params });
+    let expect = Expectation::invalid("malformed_token", "3.4/1");
+    let (desc, reqs) = ("the token is not base64url", &["DCT-VERIFY-1-MALFORMED"]);
+    g.case(50, desc, reqs, &[], op, input, expect);
     attenuate_rows(g, k, ATTENUATE_STEP1);
 }
 
@@ -580,6 +506,31 @@ const REVOCATION_IDS: &[(u16, &str, Build)] = &[
         |k| Chain::root(k).with_authority(|a| a.issuer = k.other_root.principal.clone())),
 ];
 
+/// A step-1 fault `dct.inspect` or `dct.revocation_ids` reports as malformed_token: (number,
+/// description, requirement ids, token).
+type Step1Row = (u16, &'static str, Ids, fn(&Keys) -> Value);
+
+#[rustfmt::skip]
+const INSPECT_STEP1: &[Step1Row] = &[
+    (9, "not base64url", &["DCT-INSPECT-DECODE"], |_| json!({ "token": "a+b/", "format": "delegateos-sjt-v1" })),
+    (10, "wrong SerializedDCT format", &["DCT-INSPECT-DECODE", "DCT-FORMAT-SERIALIZED"],
+        |k| json!({ "token": Chain::root(k).token_string(), "format": "delegateos-sjt-v2" })),
+    (11, "a timestamp outside the profile is a step-1 fault", &["DCT-INSPECT-DECODE", "DCT-FORMAT-TIMESTAMPS"],
+        |k| Chain::root(k).with_authority(|a| a.expires_at = "2026-03-01T12:00:00".into()).serialized()),
+];
+
+#[rustfmt::skip]
+const REVOCATION_IDS_STEP1: &[Step1Row] = &[
+    (10, "malformed token", &["DCT-REVID-BLOCK"], |_| json!({ "token": "", "format": "delegateos-sjt-v1" })),
+];
+
+fn step1_rows(g: &mut Group, k: &Keys, op: &str, rows: &[Step1Row]) {
+    for &(n, desc, reqs, token) in rows {
+        let input = json!({ "token": token(k) });
+        g.case(n, desc, reqs, &[], op, input, deny("malformed_token", "1"));
+    }
+}
+
 fn build_inspect(g: &mut Group, k: &Keys) {
     let r: &[&str] = &["DCT-INSPECT-DECODE", "DCT-REVID-ORDER"];
     let root = Chain::root(k);
@@ -591,125 +542,54 @@ fn build_inspect(g: &mut Group, k: &Keys) {
         let decoded = serde_json::to_value(&t).unwrap_or(Value::Null);
         let out = json!({ "decoded": decoded, "revocationIds": c.revocation_ids() });
         let input = json!({ "token": serialized(&t) });
-        g.case(
-            n,
-            desc,
-            r,
-            &[],
-            "dct.inspect",
-            input,
-            Expectation::valid(out),
-        );
+        let expect = Expectation::valid(out);
+        g.case(n, desc, r, &[], "dct.inspect", input, expect);
     }
-    g.case(
-        9,
-        "not base64url",
-        &["DCT-INSPECT-DECODE"],
-        &[],
-        "dct.inspect",
-        json!({ "token": { "token": "a+b/", "format": "delegateos-sjt-v1" } }),
-        deny("malformed_token", "1"),
-    );
-    g.case(
-        10,
-        "wrong SerializedDCT format",
-        &["DCT-INSPECT-DECODE", "DCT-FORMAT-SERIALIZED"],
-        &[],
-        "dct.inspect",
-        json!({ "token": { "token": root.token_string(), "format": "delegateos-sjt-v2" } }),
-        deny("malformed_token", "1"),
-    );
-    {
-        let c = root
-            .clone()
-            .with_authority(|a| a.expires_at = "2026-03-01T12:00:00".into());
-        g.case(
-            11,
-            "a timestamp outside the profile is a step-1 fault",
-            &["DCT-INSPECT-DECODE", "DCT-FORMAT-TIMESTAMPS"],
-            &[],
-            "dct.inspect",
-            json!({ "token": c.serialized() }),
-            deny("malformed_token", "1"),
-        );
-    }
-    {
-        // The authority expires at 12:00; attenuation 0 narrows to 11:00 and attenuation 1,
-        // the later one, to 10:00 (each ≤ the effective expiry before it, a valid chain). The
-        // token's expiry is the earliest, 10:00: neither the authority's nor the first one set.
-        let c = root
-            .clone()
-            .with_authority(|a| a.expires_at = "2026-03-01T12:00:00Z".into())
-            .delegate(&k.bob, |a| {
-                a.expires_at = Some("2026-03-01T11:00:00Z".into())
-            })
-            .delegate(&k.carol, |a| {
-                a.expires_at = Some("2026-03-01T10:00:00Z".into())
-            });
-        g.case(
-            12,
-            "a chain whose later attenuation expires earlier than the earlier one (12:00, \
-             11:00, then 10:00): expiresAt is the earliest, 10:00",
-            &[
-                "DCT-INSPECT-EXPIRY",
-                "DCT-INSPECT-DECODE",
-                "DCT-REVID-ORDER",
-            ],
-            &[],
-            "dct.inspect",
-            json!({ "token": c.serialized() }),
-            Expectation::valid(json!({
-                "decoded": c.decoded(),
-                "revocationIds": c.revocation_ids(),
-                "expiresAt": "2026-03-01T10:00:00Z",
-            })),
-        );
-    }
+    step1_rows(g, k, "dct.inspect", INSPECT_STEP1);
+    // The authority expires at 12:00; attenuation 0 narrows to 11:00 and attenuation 1, the
+    // later one, to 10:00 (each ≤ the effective expiry before it, a valid chain). The token's
+    // expiry is the earliest, 10:00: neither the authority's nor the first one set.
+    let c = root
+        .clone()
+        .with_authority(|a| a.expires_at = "2026-03-01T12:00:00Z".into());
+    let c = c.delegate(&k.bob, |a| {
+        a.expires_at = Some("2026-03-01T11:00:00Z".into())
+    });
+    let c = c.delegate(&k.carol, |a| {
+        a.expires_at = Some("2026-03-01T10:00:00Z".into())
+    });
+    let desc = "a chain whose later attenuation expires earlier than the earlier one (12:00, \
+                11:00, then 10:00): expiresAt is the earliest, 10:00";
+    let reqs = &[
+        "DCT-INSPECT-EXPIRY",
+        "DCT-INSPECT-DECODE",
+        "DCT-REVID-ORDER",
+    ];
+    let (decoded, ids) = (c.decoded(), c.revocation_ids());
+    let out =
+        json!({ "decoded": decoded, "revocationIds": ids, "expiresAt": "2026-03-01T10:00:00Z" });
+    let (input, expect) = (json!({ "token": c.serialized() }), Expectation::valid(out));
+    g.case(12, desc, reqs, &[], "dct.inspect", input, expect);
 }
+
+const REVIDS: &str = "dct.revocation_ids";
+const REVID_REQS: Ids = &["DCT-REVID-BLOCK", "DCT-REVID-ORDER"];
 
 fn build_revids(g: &mut Group, k: &Keys) {
     for &(n, desc, chain) in REVOCATION_IDS {
         let c = chain(k);
-        g.case(
-            n,
-            desc,
-            &["DCT-REVID-BLOCK", "DCT-REVID-ORDER"],
-            &[],
-            "dct.revocation_ids",
-            json!({ "token": c.serialized() }),
-            Expectation::valid(json!({ "revocationIds": c.revocation_ids() })),
-        );
+        let input = json!({ "token": c.serialized() });
+        let expect = Expectation::valid(json!({ "revocationIds": c.revocation_ids() }));
+        g.case(n, desc, REVID_REQS, &[], REVIDS, input, expect);
     }
-    let root = Chain::root(k);
-    {
-        let c = root
-            .clone()
-            .with_authority(|a| a.expires_at = "2026-03-01T13:00:00.000+01:00".into());
-        g.case(
-            9,
-            "timestamps with offset and fraction are hashed as written",
-            &["DCT-REVID-BLOCK", "DCT-REVID-ORDER"],
-            &["TimestampOffset"],
-            "dct.revocation_ids",
-            json!({ "token": c.serialized() }),
-            Expectation::acceptable(
-                "D5",
-                vec![
-                    Expected::valid(json!({ "revocationIds": c.revocation_ids() })),
-                    deny_e("malformed_token", "1"),
-                ],
-            ),
-        );
-    }
-    g.case(
-        10,
-        "malformed token",
-        &["DCT-REVID-BLOCK"],
-        &[],
-        "dct.revocation_ids",
-        json!({ "token": { "token": "", "format": "delegateos-sjt-v1" } }),
-        deny("malformed_token", "1"),
-    );
+    let c =
+        Chain::root(k).with_authority(|a| a.expires_at = "2026-03-01T13:00:00.000+01:00".into());
+    let ids = Expected::valid(json!({ "revocationIds": c.revocation_ids() }));
+    let expect = Expectation::acceptable("D5", vec![ids, deny_e("malformed_token", "1")]);
+    let desc = "timestamps with offset and fraction are hashed as written";
+    let (input, flags) = (json!({ "token": c.serialized() }), &["TimestampOffset"]);
+    g.case(9, desc, REVID_REQS, flags, REVIDS, input, expect);
+    step1_rows(g, k, REVIDS, REVOCATION_IDS_STEP1);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -718,14 +598,7 @@ fn build_revids(g: &mut Group, k: &Keys) {
 /// A root capability shape the default request resource-matches: (number, description,
 /// requirement ids, flags, root capabilities, requested resource). Expected: granted, with
 /// those capabilities, the full budget and depth.
-type Shape = (
-    u16,
-    &'static str,
-    &'static [&'static str],
-    &'static [&'static str],
-    &'static [Cap],
-    &'static str,
-);
+type Shape = (u16, &'static str, Ids, Ids, &'static [Cap], &'static str);
 
 #[rustfmt::skip]
 const SHAPES: &[Shape] = &[
@@ -751,8 +624,8 @@ const SHAPES: &[Shape] = &[
 type ValidRow = (
     u16,
     &'static str,
-    &'static [&'static str],
-    &'static [&'static str],
+    Ids,
+    Ids,
     fn(&Keys) -> Chain,
     Cap,
     (&'static [Cap], u64, u64),
@@ -769,6 +642,27 @@ const S8: &[&str] = &[
     "DCT-VERIFY-8-LAST-IDS",
 ];
 const READ_README: Cap = ("docs", "read", README);
+#[rustfmt::skip]
+const UNRESTRICTED_ROOT: Ids = &["DCT-VERIFY-8-SCOPE", "DCT-VERIFY-8-DEPTH", "DCT-VERIFY-8-LAST-IDS", "DCT-VERIFY-3A-ROOT-SIG"];
+#[rustfmt::skip]
+const UNRESTRICTED: Ids = &["DCT-VERIFY-8-SCOPE", "DCT-VERIFY-8-DEPTH", "DCT-VERIFY-8-LAST-IDS", "DCT-VERIFY-3B-ATTEN-SIG",
+    "DCT-VERIFY-4E-REMAINING", "DCT-ATTEN-OMITTED"];
+
+/// Empty capability lists; effective values through attenuations.
+#[rustfmt::skip]
+const EMPTY_AND_EFFECTIVE: &[Row] = &[
+    (31, "empty capability list: valid token that grants nothing", &["DCT-FORMAT-EMPTY-CAPABILITIES", "DCT-VERIFY-7-CAPABILITY"],
+        &["EmptyCapabilities"], |k| Chain::root(k).caps(vec![]), |c| c,
+        V::Either("D18", [("capability_not_granted", "7"), ("malformed_token", "1")])),
+    (32, "`allowedCapabilities: []` grants nothing (not \"inherit\")", &["DCT-ATTEN-EMPTY-CAPS", "DCT-VERIFY-7-CAPABILITY"],
+        &["EmptyCapabilities"], |k| Chain::root(k).delegate(&k.bob, |a| a.allowed_capabilities = Some(vec![])), |c| c,
+        V::Deny("capability_not_granted", "7")),
+    (40, "budgets 500, absent, 400: effective budget 400", &["DCT-VERIFY-8-SCOPE", "DCT-ATTEN-OMITTED"], &[], |k| chain3(k, |_| {}, |i, a| match i {
+        0 => a.max_budget_microcents = Some(500),
+        1 => {}
+        _ => a.max_budget_microcents = Some(400),
+    }), |c| c.spent(100), V::Valid(None, 300, MAX_DEPTH - 3)),
+];
 
 #[rustfmt::skip]
 const VALID: &[ValidRow] = &[
@@ -831,118 +725,32 @@ fn build_valid(g: &mut Group, k: &Keys) {
     // Chains of length 0..8, no optional restriction anywhere.
     for len in 0..=8usize {
         let c = root.clone().delegate_n(len);
-        let s = scope(&c, default_caps(), BUDGET, MAX_DEPTH - len as u64);
-        let reqs: &[&str] = if len == 0 {
-            &[
-                "DCT-VERIFY-8-SCOPE",
-                "DCT-VERIFY-8-DEPTH",
-                "DCT-VERIFY-8-LAST-IDS",
-                "DCT-VERIFY-3A-ROOT-SIG",
-            ]
+        let remaining = MAX_DEPTH - len as u64;
+        let reqs = if len == 0 {
+            UNRESTRICTED_ROOT
         } else {
-            &[
-                "DCT-VERIFY-8-SCOPE",
-                "DCT-VERIFY-8-DEPTH",
-                "DCT-VERIFY-8-LAST-IDS",
-                "DCT-VERIFY-3B-ATTEN-SIG",
-                "DCT-VERIFY-4E-REMAINING",
-                "DCT-ATTEN-OMITTED",
-            ]
+            UNRESTRICTED
         };
-        verify(
-            g,
-            1 + len as u16,
-            &format!(
-                "chain of {len} unrestricted attenuation(s): maxChainDepth stays \
-                 {MAX_DEPTH} (step 8's effectiveMaxDepth; {} further attenuations remain \
-                 under D4's countdown)",
-                MAX_DEPTH - len as u64
-            ),
-            reqs,
-            &["DepthSemantics"],
-            &c,
-            &ctx,
-            ok(&s),
+        let desc = format!(
+            "chain of {len} unrestricted attenuation(s): maxChainDepth stays {MAX_DEPTH} (step \
+             8's effectiveMaxDepth; {remaining} further attenuations remain under D4's countdown)"
         );
+        let expect = ok(&scope(&c, default_caps(), BUDGET, remaining));
+        verify(g, 1 + len as u16, &desc, reqs, DEPTH_FLAG, &c, &ctx, expect);
     }
     // Capability shapes at the root.
     for &(n, desc, reqs, flags, cells, res) in SHAPES {
         let c = root.clone().caps(caps(cells));
         let s = scope(&c, caps(cells), BUDGET, MAX_DEPTH);
-        verify(
-            g,
-            n,
-            desc,
-            reqs,
-            flags,
-            &c,
-            &ctx.clone().resource(res),
-            ok(&s),
-        );
+        let ctx = ctx.clone().resource(res);
+        verify(g, n, desc, reqs, flags, &c, &ctx, ok(&s));
     }
-    let c = root.clone().caps(vec![]);
-    verify(
-        g,
-        31,
-        "empty capability list: valid token that grants nothing",
-        &["DCT-FORMAT-EMPTY-CAPABILITIES", "DCT-VERIFY-7-CAPABILITY"],
-        &["EmptyCapabilities"],
-        &c,
-        &ctx,
-        Expectation::acceptable(
-            "D18",
-            vec![
-                deny_e("capability_not_granted", "7"),
-                deny_e("malformed_token", "1"),
-            ],
-        ),
-    );
-    let c = root
-        .clone()
-        .delegate(&k.bob, |a| a.allowed_capabilities = Some(vec![]));
-    verify(
-        g,
-        32,
-        "`allowedCapabilities: []` grants nothing (not \"inherit\")",
-        &["DCT-ATTEN-EMPTY-CAPS", "DCT-VERIFY-7-CAPABILITY"],
-        &["EmptyCapabilities"],
-        &c,
-        &ctx,
-        deny("capability_not_granted", "7"),
-    );
-    // Effective values through attenuations.
-    let c = chain3(
-        k,
-        |_| {},
-        |i, a| match i {
-            0 => a.max_budget_microcents = Some(500),
-            1 => {}
-            _ => a.max_budget_microcents = Some(400),
-        },
-    );
-    verify(
-        g,
-        40,
-        "budgets 500, absent, 400: effective budget 400",
-        &["DCT-VERIFY-8-SCOPE", "DCT-ATTEN-OMITTED"],
-        &[],
-        &c,
-        &ctx.clone().spent(100),
-        ok(&scope(&c, default_caps(), 300, MAX_DEPTH - 3)),
-    );
+    rows(g, k, EMPTY_AND_EFFECTIVE);
     for &(n, desc, reqs, flags, chain, (ns, action, res), (cells, budget, depth)) in VALID {
         let c = chain(k);
         let s = scope(&c, caps(cells), budget, depth);
-        verify(
-            g,
-            n,
-            desc,
-            reqs,
-            flags,
-            &c,
-            &ctx.clone().request(ns, action, res),
-            ok(&s),
-        );
+        let ctx = ctx.clone().request(ns, action, res);
+        verify(g, n, desc, reqs, flags, &c, &ctx, ok(&s));
     }
 }
 
@@ -990,7 +798,7 @@ const WIDENINGS: &[Widening] = &[
 type Renarrowing = (
     u16,
     &'static str,
-    &'static [&'static str],
+    Ids,
     &'static [(usize, &'static [Cap])],
     &'static str,
 );
@@ -1014,7 +822,7 @@ const RENARROWINGS: &[Renarrowing] = &[
 type DepthRow = (
     u16,
     &'static str,
-    &'static [&'static str],
+    Ids,
     (u64, u64),
     &'static [Option<u64>],
     &'static str,
@@ -1079,16 +887,8 @@ fn build_expanded(g: &mut Group, k: &Keys) {
         for (to, m) in delegatees(k)[1..].iter().zip(per) {
             c = c.delegate(to, |a| a.max_chain_depth = *m);
         }
-        verify(
-            g,
-            n,
-            desc,
-            reqs,
-            &["DepthSemantics"],
-            &c,
-            &ctx,
-            deny(code, "4e"),
-        );
+        let expect = deny(code, "4e");
+        verify(g, n, desc, reqs, &["DepthSemantics"], &c, &ctx, expect);
     }
     for &(n, desc, pos, who) in WRONG_ATTENUATORS {
         let c = chain3(
@@ -1100,18 +900,44 @@ fn build_expanded(g: &mut Group, k: &Keys) {
                 }
             },
         );
-        verify(
-            g,
-            n,
-            desc,
-            &["DCT-VERIFY-4A-ATTENUATOR"],
-            &[],
-            &c,
-            &ctx,
-            deny(VIOLATION, "4a"),
-        );
+        let expect = deny(VIOLATION, "4a");
+        let reqs = &["DCT-VERIFY-4A-ATTENUATOR"];
+        verify(g, n, desc, reqs, &[], &c, &ctx, expect);
     }
 }
+
+/// `chain3` under a root holding `docs:*:/project/**` whose attenuations keep it, except the
+/// one at `pos`, which claims action `read`.
+fn action_read_at(k: &Keys, pos: usize) -> Chain {
+    let action = |i| if i == pos { "read" } else { "*" };
+    chain3(
+        k,
+        |a| a.capabilities = caps(&[("docs", "*", "/project/**")]),
+        |i, a| a.allowed_capabilities = Some(vec![cap("docs", action(i), "/project/**")]),
+    )
+}
+
+const STAR_REQS: &[&str] = &["DCT-VERIFY-4B-CAPABILITIES", "SUBSET-NS-ACTION"];
+const V4B: V = V::Deny(VIOLATION, "4b");
+const V4C: V = V::Deny(VIOLATION, "4c");
+
+#[rustfmt::skip]
+const ACTION_STAR: &[Row] = &[
+    (130, "parent action is the literal `*`; the first attenuation claims action `read`", STAR_REQS, WIDENING,
+        |k| action_read_at(k, 0), |c| c.request("docs", "*", "/project/a"), V4B),
+    (131, "parent action is the literal `*`; the middle attenuation claims action `read`", STAR_REQS, WIDENING,
+        |k| action_read_at(k, 1), |c| c.request("docs", "*", "/project/a"), V4B),
+    (132, "parent action is the literal `*`; the last attenuation claims action `read`", STAR_REQS, WIDENING,
+        |k| action_read_at(k, 2), |c| c.request("docs", "*", "/project/a"), V4B),
+];
+
+#[rustfmt::skip]
+const NAMESPACE_STAR: &[Row] = &[
+    (133, "parent namespace is the literal `*`; the first attenuation claims namespace `docs`",
+        &["DCT-VERIFY-4B-CAPABILITIES", "SUBSET-NS-ACTION"], &["ScopeWidening"], |k| chain3(k, |a| a.capabilities = caps(&[("*", "read", "/project/**")]),
+        |i, a| if i == 0 { a.allowed_capabilities = Some(caps(PROJECT)) }), |c| c.request("*", "read", "/project/a"),
+        V::Deny("attenuation_violation", "4b")),
+];
 
 fn expanded_capabilities(g: &mut Group, k: &Keys) {
     let ctx = Ctx::new(k);
@@ -1124,16 +950,10 @@ fn expanded_capabilities(g: &mut Group, k: &Keys) {
                 |i, a| a.allowed_capabilities = Some(caps(if i == pos { child } else { parent })),
             );
             let n = 1 + (t * 3 + pos) as u16;
-            verify(
-                g,
-                n,
-                &format!("capability widened at the {posname} attenuation: {what}"),
-                &["DCT-VERIFY-4B-CAPABILITIES", "DCT-ATTEN-NARROWING", req],
-                &["ScopeWidening"],
-                &c,
-                &ctx.clone().resource(res),
-                v4("4b"),
-            );
+            let desc = format!("capability widened at the {posname} attenuation: {what}");
+            let ctx = ctx.clone().resource(res);
+            let reqs = &["DCT-VERIFY-4B-CAPABILITIES", "DCT-ATTEN-NARROWING", req];
+            verify(g, n, &desc, reqs, &["ScopeWidening"], &c, &ctx, v4("4b"));
         }
     }
     for &(n, desc, reqs, allowed, res) in RENARROWINGS {
@@ -1146,207 +966,111 @@ fn expanded_capabilities(g: &mut Group, k: &Keys) {
                 }
             },
         );
-        verify(
-            g,
-            n,
-            desc,
-            reqs,
-            &["ScopeWidening"],
-            &c,
-            &ctx.clone().resource(res),
-            v4("4b"),
-        );
+        let ctx = ctx.clone().resource(res);
+        verify(g, n, desc, reqs, &["ScopeWidening"], &c, &ctx, v4("4b"));
     }
     // A literal `*` action or namespace in the parent grants nothing else (D3, D20).
-    for (pos, posname) in POS.iter().enumerate() {
-        let c = chain3(
-            k,
-            |a| a.capabilities = vec![cap("docs", "*", "/project/**")],
-            |i, a| {
-                a.allowed_capabilities = Some(vec![cap(
-                    "docs",
-                    if i == pos { "read" } else { "*" },
-                    "/project/**",
-                )]);
-            },
-        );
-        verify(
-            g,
-            130 + pos as u16,
-            &format!(
-                "parent action is the literal `*`; the {posname} attenuation claims action `read`"
-            ),
-            &["DCT-VERIFY-4B-CAPABILITIES", "SUBSET-NS-ACTION"],
-            &["ScopeWidening"],
-            &c,
-            &ctx.clone().request("docs", "*", "/project/a"),
-            v4("4b"),
-        );
-    }
-    let c = chain3(
-        k,
-        |a| a.capabilities = vec![cap("*", "read", "/project/**")],
-        |i, a| {
-            if i == 0 {
-                a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/**")]);
-            }
-        },
-    );
-    verify(
-        g,
-        133,
-        "parent namespace is the literal `*`; the first attenuation claims namespace `docs`",
-        &["DCT-VERIFY-4B-CAPABILITIES", "SUBSET-NS-ACTION"],
-        &["ScopeWidening"],
-        &c,
-        &ctx.clone().request("*", "read", "/project/a"),
-        v4("4b"),
-    );
+    rows(g, k, ACTION_STAR);
+    rows(g, k, NAMESPACE_STAR);
 }
 
-fn expanded_budget(g: &mut Group, k: &Keys) {
-    let ctx = Ctx::new(k);
-    let v4 = |step: &str| deny(VIOLATION, step);
-    // Budget +1 at each position.
-    for (pos, posname) in POS.iter().enumerate() {
-        let c = chain3(
-            k,
-            |_| {},
-            |i, a| a.max_budget_microcents = Some(if i == pos { BUDGET + 1 } else { BUDGET }),
-        );
-        verify(
-            g,
-            70 + pos as u16,
-            &format!(
-                "budget {} (root {BUDGET}) at the {posname} attenuation",
-                BUDGET + 1
-            ),
-            &["DCT-VERIFY-4C-BUDGET"],
-            &[],
-            &c,
-            &ctx,
-            v4("4c"),
-        );
-        let c = chain3(
-            k,
-            |_| {},
-            |i, a| {
-                a.max_budget_microcents = Some(if i == pos {
-                    501
-                } else if i < pos {
-                    500
-                } else {
-                    400
-                })
-            },
-        );
-        let extra = if pos == 0 {
-            "root-relative budget 501 is fine, so this is the valid control: "
-        } else {
-            ""
-        };
-        if pos == 0 {
-            verify(
-                g,
-                73,
-                &format!("{extra}budgets 501, 400, 400"),
-                &["DCT-VERIFY-4C-BUDGET", "DCT-VERIFY-8-SCOPE"],
-                &[],
-                &c,
-                &ctx,
-                ok(&scope(&c, default_caps(), 400, MAX_DEPTH - 3)),
-            );
-        } else {
-            verify(
-                g,
-                73 + pos as u16,
-                &format!(
-                    "budget 501 at the {posname} attenuation after an earlier one narrowed to 500"
-                ),
-                &["DCT-VERIFY-4C-BUDGET"],
-                &[],
-                &c,
-                &ctx,
-                v4("4c"),
-            );
-        }
-    }
+/// `chain3` with budget 1000001 at `pos` and the root's 1000000 elsewhere.
+fn budget_above_root(k: &Keys, pos: usize) -> Chain {
+    chain3(
+        k,
+        |_| {},
+        |i, a| a.max_budget_microcents = Some(if i == pos { BUDGET + 1 } else { BUDGET }),
+    )
 }
+
+/// `chain3` with budget 501 at `pos`, 500 before it and 400 after it.
+fn budget_501_at(k: &Keys, pos: usize) -> Chain {
+    let budget = |i: usize| match i.cmp(&pos) {
+        std::cmp::Ordering::Equal => 501,
+        std::cmp::Ordering::Less => 500,
+        std::cmp::Ordering::Greater => 400,
+    };
+    chain3(k, |_| {}, |i, a| a.max_budget_microcents = Some(budget(i)))
+}
+
+const R4C: &[&str] = &["DCT-VERIFY-4C-BUDGET"];
+
+/// Budget +1 at each position; 501 after an earlier 500 (at the first position: the valid
+/// control, 501 is below the root's budget).
+#[rustfmt::skip]
+const BUDGET_WIDENINGS: &[Row] = &[
+    (70, "budget 1000001 (root 1000000) at the first attenuation", R4C, &[], |k| budget_above_root(k, 0), |c| c, V4C),
+    (73, "root-relative budget 501 is fine, so this is the valid control: budgets 501, 400, 400", &["DCT-VERIFY-4C-BUDGET", "DCT-VERIFY-8-SCOPE"],
+        &[], |k| budget_501_at(k, 0), |c| c, V::Valid(None, 400, MAX_DEPTH - 3)),
+    (71, "budget 1000001 (root 1000000) at the middle attenuation", R4C, &[], |k| budget_above_root(k, 1), |c| c, V4C),
+    (74, "budget 501 at the middle attenuation after an earlier one narrowed to 500", R4C, &[], |k| budget_501_at(k, 1), |c| c, V4C),
+    (72, "budget 1000001 (root 1000000) at the last attenuation", R4C, &[], |k| budget_above_root(k, 2), |c| c, V4C),
+    (75, "budget 501 at the last attenuation after an earlier one narrowed to 500", R4C, &[], |k| budget_501_at(k, 2), |c| c, V4C),
+];
+
+fn expanded_budget(g: &mut Group, k: &Keys) {
+    rows(g, k, BUDGET_WIDENINGS);
+}
+
+/// `chain3` with expiry `at` at `pos` and the root's elsewhere.
+fn expiry_at(k: &Keys, pos: usize, at: &str) -> Chain {
+    chain3(
+        k,
+        |_| {},
+        |i, a| a.expires_at = Some(if i == pos { at } else { EXPIRES_AT }.into()),
+    )
+}
+
+const R4D: &[&str] = &["DCT-VERIFY-4D-EXPIRY"];
+
+/// One nanosecond later, and a later instant that sorts earlier as text, at each position.
+#[rustfmt::skip]
+const EXPIRY_TRAPS: &[Row] = &[
+    (90, "expiry extended by one nanosecond at the first attenuation (millisecond truncation accepts it)", R4D, FRACTION,
+        |k| expiry_at(k, 0, "2026-03-01T12:00:00.000000001Z"), |c| c, V::DenyOrValid("D5", (VIOLATION, "4d"), BUDGET, MAX_DEPTH - 3)),
+    (93, "expiry `11:00:00-01:30` (= 12:30Z, sorts before `12:00:00Z` as text) at the first attenuation", R4D, OFFSET,
+        |k| expiry_at(k, 0, "2026-03-01T11:00:00-01:30"), |c| c, V::Either("D5", [(VIOLATION, "4d"), ("malformed_token", "1")])),
+    (91, "expiry extended by one nanosecond at the middle attenuation (millisecond truncation accepts it)", R4D, FRACTION,
+        |k| expiry_at(k, 1, "2026-03-01T12:00:00.000000001Z"), |c| c, V::DenyOrValid("D5", (VIOLATION, "4d"), BUDGET, MAX_DEPTH - 3)),
+    (94, "expiry `11:00:00-01:30` (= 12:30Z, sorts before `12:00:00Z` as text) at the middle attenuation", R4D, OFFSET,
+        |k| expiry_at(k, 1, "2026-03-01T11:00:00-01:30"), |c| c, V::Either("D5", [(VIOLATION, "4d"), ("malformed_token", "1")])),
+    (92, "expiry extended by one nanosecond at the last attenuation (millisecond truncation accepts it)", R4D, FRACTION,
+        |k| expiry_at(k, 2, "2026-03-01T12:00:00.000000001Z"), |c| c, V::DenyOrValid("D5", (VIOLATION, "4d"), BUDGET, MAX_DEPTH - 3)),
+    (95, "expiry `11:00:00-01:30` (= 12:30Z, sorts before `12:00:00Z` as text) at the last attenuation", R4D, OFFSET,
+        |k| expiry_at(k, 2, "2026-03-01T11:00:00-01:30"), |c| c, V::Either("D5", [(VIOLATION, "4d"), ("malformed_token", "1")])),
+];
 
 fn expanded_expiry(g: &mut Group, k: &Keys) {
     let ctx = Ctx::new(k);
-    let v4 = |step: &str| deny(VIOLATION, step);
     for &(what, later, base) in LATER_EXPIRIES {
         for (pos, posname) in POS.iter().enumerate() {
-            let c = chain3(
-                k,
-                |_| {},
-                |i, a| a.expires_at = Some(if i == pos { later } else { EXPIRES_AT }.into()),
-            );
+            let c = expiry_at(k, pos, later);
+            let desc = format!("expiry extended by {what} at the {posname} attenuation");
             verify(
                 g,
                 base + pos as u16,
-                &format!("expiry extended by {what} at the {posname} attenuation"),
-                &["DCT-VERIFY-4D-EXPIRY"],
-                &["TimestampFraction"],
+                &desc,
+                R4D,
+                FRACTION,
                 &c,
                 &ctx,
-                v4("4d"),
+                deny(VIOLATION, "4d"),
             );
         }
     }
-    for (pos, posname) in POS.iter().enumerate() {
-        let c = chain3(
-            k,
-            |_| {},
-            |i, a| {
-                a.expires_at = Some(if i == pos {
-                    "2026-03-01T12:00:00.000000001Z".into()
-                } else {
-                    EXPIRES_AT.into()
-                })
-            },
-        );
-        verify(g, 90 + pos as u16, &format!("expiry extended by one nanosecond at the {posname} attenuation (millisecond truncation accepts it)"),
-            &["DCT-VERIFY-4D-EXPIRY"], &["TimestampFraction"], &c, &ctx,
-            Expectation::acceptable("D5", vec![deny_e("attenuation_violation", "4d"), Expected::valid(scope(&c, default_caps(), BUDGET, MAX_DEPTH - 3).output())]));
-        let c = chain3(
-            k,
-            |_| {},
-            |i, a| {
-                a.expires_at = Some(if i == pos {
-                    "2026-03-01T11:00:00-01:30".into()
-                } else {
-                    EXPIRES_AT.into()
-                })
-            },
-        );
-        verify(g, 93 + pos as u16, &format!("expiry `11:00:00-01:30` (= 12:30Z, sorts before `12:00:00Z` as text) at the {posname} attenuation"),
-            &["DCT-VERIFY-4D-EXPIRY"], &["TimestampOffset"], &c, &ctx,
-            Expectation::acceptable("D5", vec![deny_e("attenuation_violation", "4d"), deny_e("malformed_token", "1")]));
-    }
-    {
-        let c = chain3(
-            k,
-            |_| {},
-            |i, a| match i {
-                0 => a.expires_at = Some("2026-03-01T11:00:00Z".into()),
-                1 => a.expires_at = Some("2026-03-01T11:30:00Z".into()),
-                _ => {}
-            },
-        );
-        verify(
-            g,
-            96,
-            "expiry 11:30 after an earlier attenuation set 11:00 (still before the root's 12:00)",
-            &["DCT-VERIFY-4D-EXPIRY"],
-            &[],
-            &c,
-            &ctx.clone().now("2026-03-01T10:00:00Z"),
-            v4("4d"),
-        );
-    }
+    rows(g, k, EXPIRY_TRAPS);
+    rows(g, k, LATER_AFTER_EARLIER);
 }
+
+#[rustfmt::skip]
+const LATER_AFTER_EARLIER: &[Row] = &[
+    (96, "expiry 11:30 after an earlier attenuation set 11:00 (still before the root's 12:00)", &["DCT-VERIFY-4D-EXPIRY"], &[],
+        |k| chain3(k, |_| {}, |i, a| match i {
+            0 => a.expires_at = Some("2026-03-01T11:00:00Z".into()),
+            1 => a.expires_at = Some("2026-03-01T11:30:00Z".into()),
+            _ => {}
+        }), |c| c.now("2026-03-01T10:00:00Z"), V::Deny("attenuation_violation", "4d")),
+];
 
 // ---------------------------------------------------------------------------------------------
 // expired
@@ -1388,8 +1112,8 @@ impl Clock {
 type ExpiryRow = (
     u16,
     &'static str,
-    &'static [&'static str],
-    &'static [&'static str],
+    Ids,
+    Ids,
     fn(&Keys) -> Chain,
     &'static str,
     Clock,
@@ -1400,6 +1124,7 @@ const RB: &[&str] = &["DCT-VERIFY-5-BOUNDARY"];
 const BOUNDARY: &[&str] = &["ExpiryBoundary"];
 const BOUNDARY_FRACTION: &[&str] = &["ExpiryBoundary", "TimestampFraction"];
 const FRACTION: &[&str] = &["TimestampFraction"];
+const FRACTION_BOUNDARY: &[&str] = &["TimestampFraction", "ExpiryBoundary"];
 const OFFSET: &[&str] = &["TimestampOffset"];
 const OFFSET_BOUNDARY: &[&str] = &["TimestampOffset", "ExpiryBoundary"];
 
@@ -1524,16 +1249,8 @@ const BAD_TIMESTAMP_TOKENS: &[(&str, Build)] = &[
 fn expiry_rows(g: &mut Group, k: &Keys, rows: &[ExpiryRow]) {
     for &(n, desc, reqs, flags, chain, now, clock) in rows {
         let c = chain(k);
-        verify(
-            g,
-            n,
-            desc,
-            reqs,
-            flags,
-            &c,
-            &Ctx::new(k).now(now),
-            clock.expect(&c),
-        );
+        let ctx = Ctx::new(k).now(now);
+        verify(g, n, desc, reqs, flags, &c, &ctx, clock.expect(&c));
     }
 }
 
@@ -1549,66 +1266,31 @@ fn build_expired(g: &mut Group, k: &Keys) {
         } else {
             Clock::ExpiredOrValid
         };
-        verify(
-            g,
-            30 + d,
-            &format!("now {now}: {d} fraction digit(s), after the expiry instant"),
-            R5,
-            FRACTION,
-            &root,
-            &ctx.clone().now(&now),
-            clock.expect(&root),
-        );
+        let desc = format!("now {now}: {d} fraction digit(s), after the expiry instant");
+        let (at, expect) = (ctx.clone().now(&now), clock.expect(&root));
+        verify(g, 30 + d, &desc, R5, FRACTION, &root, &at, expect);
         let zero = format!("2026-03-01T12:00:00.{}Z", "0".repeat(usize::from(d)));
-        verify(
-            g,
-            40 + d,
-            &format!("now {zero}: {d} zero fraction digit(s), exactly the expiry instant"),
-            RB,
-            &["TimestampFraction", "ExpiryBoundary"],
-            &root,
-            &ctx.clone().now(&zero),
-            Clock::Valid.expect(&root),
-        );
+        let desc = format!("now {zero}: {d} zero fraction digit(s), exactly the expiry instant");
+        let (at, expect) = (ctx.clone().now(&zero), Clock::Valid.expect(&root));
+        verify(g, 40 + d, &desc, RB, FRACTION_BOUNDARY, &root, &at, expect);
         let nine = format!("2026-03-01T11:59:59.{}Z", "9".repeat(usize::from(d)));
-        verify(
-            g,
-            50 + d,
-            &format!("now {nine}: {d} nines, just before the expiry instant"),
-            RB,
-            FRACTION,
-            &root,
-            &ctx.clone().now(&nine),
-            Clock::Valid.expect(&root),
-        );
+        let desc = format!("now {nine}: {d} nines, just before the expiry instant");
+        let (at, expect) = (ctx.clone().now(&nine), Clock::Valid.expect(&root));
+        verify(g, 50 + d, &desc, RB, FRACTION, &root, &at, expect);
     }
     expiry_rows(g, k, EXPIRY_FRACTIONS);
     // Malformed `now` and malformed timestamps inside tokens.
     let mal = || deny("malformed_token", "1");
     for (i, (what, now)) in BAD_NOW.iter().enumerate() {
         let desc = format!("malformed now: {what}");
-        verify(
-            g,
-            80 + i as u16,
-            &desc,
-            &["DCT-VERIFY-1-MALFORMED"],
-            &[],
-            &root,
-            &ctx.clone().now(now),
-            mal(),
-        );
+        let ctx = ctx.clone().now(now);
+        let reqs = &["DCT-VERIFY-1-MALFORMED"];
+        verify(g, 80 + i as u16, &desc, reqs, &[], &root, &ctx, mal());
     }
     for (i, (what, chain)) in BAD_TIMESTAMP_TOKENS.iter().enumerate() {
-        verify(
-            g,
-            90 + i as u16,
-            &format!("correctly signed token with {what}"),
-            &["DCT-VERIFY-1-MALFORMED", "DCT-FORMAT-TIMESTAMPS"],
-            &[],
-            &chain(k),
-            &ctx,
-            mal(),
-        );
+        let desc = format!("correctly signed token with {what}");
+        let reqs = &["DCT-VERIFY-1-MALFORMED", "DCT-FORMAT-TIMESTAMPS"];
+        verify(g, 90 + i as u16, &desc, reqs, &[], &chain(k), &ctx, mal());
     }
 }
 
@@ -1617,14 +1299,7 @@ fn build_expired(g: &mut Group, k: &Keys) {
 
 /// A budget case: (number, description, requirement ids, token, `spentMicrocents`, the
 /// remaining budget of the granted scope, or `None` for budget_exceeded at step 6).
-type BudgetRow = (
-    u16,
-    &'static str,
-    &'static [&'static str],
-    Build,
-    u64,
-    Option<u64>,
-);
+type BudgetRow = (u16, &'static str, Ids, Build, u64, Option<u64>);
 
 const R6: &[&str] = &["DCT-VERIFY-6-BUDGET"];
 const R6_SCOPE: &[&str] = &["DCT-VERIFY-6-BUDGET", "DCT-VERIFY-8-SCOPE"];
@@ -1704,23 +1379,15 @@ impl Grant {
 
 /// A step-7 case: (number, description, requirement ids, flags, token, request (namespace,
 /// action, resource), outcome).
-type CapabilityRow = (
-    u16,
-    &'static str,
-    &'static [&'static str],
-    &'static [&'static str],
-    fn(&Keys) -> Chain,
-    Cap,
-    Grant,
-);
+type CapabilityRow = (u16, &'static str, Ids, Ids, fn(&Keys) -> Chain, Cap, Grant);
 
 /// A glob trap: one root capability `docs:read:<pattern>` and a `docs:read` request:
 /// (number, description, requirement ids, flags, pattern, requested resource, outcome).
 type GlobTrap = (
     u16,
     &'static str,
-    &'static [&'static str],
-    &'static [&'static str],
+    Ids,
+    Ids,
     &'static str,
     &'static str,
     Grant,
@@ -1805,37 +1472,25 @@ fn build_capability(g: &mut Group, k: &Keys) {
     let ctx = Ctx::new(k);
     for &(n, desc, reqs, flags, chain, (ns, action, res), grant) in CAPABILITY {
         let c = chain(k);
-        verify(
-            g,
-            n,
-            desc,
-            reqs,
-            flags,
-            &c,
-            &ctx.clone().request(ns, action, res),
-            grant.expect(&c),
-        );
+        let ctx = ctx.clone().request(ns, action, res);
+        verify(g, n, desc, reqs, flags, &c, &ctx, grant.expect(&c));
     }
     // Glob traps.
     for &(n, desc, reqs, flags, pattern, res, grant) in GLOB_TRAPS {
         let c = Chain::root(k).caps(vec![cap("docs", "read", pattern)]);
-        verify(
-            g,
-            n,
-            desc,
-            reqs,
-            flags,
-            &c,
-            &ctx.clone().resource(res),
-            grant.expect(&c),
-        );
+        let ctx = ctx.clone().resource(res);
+        verify(g, n, desc, reqs, flags, &c, &ctx, grant.expect(&c));
     }
-    let c = Chain::root(k).delegate(&k.bob, |a| {
-        a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/a/*")])
-    });
-    verify(g, 60, "narrowed `/project/a/*` does not grant `/project/a/b/c` that the root's `/project/**` would", &["DCT-VERIFY-7-CAPABILITY", "GLOB-STAR-SEGMENT"], &[], &c,
-        &ctx.clone().resource("/project/a/b/c"), deny("capability_not_granted", "7"));
+    rows(g, k, NARROWED_STAR);
 }
+
+#[rustfmt::skip]
+const NARROWED_STAR: &[Row] = &[
+    (60, "narrowed `/project/a/*` does not grant `/project/a/b/c` that the root's `/project/**` would",
+        &["DCT-VERIFY-7-CAPABILITY", "GLOB-STAR-SEGMENT"], &[],
+        |k| Chain::root(k).delegate(&k.bob, |a| a.allowed_capabilities = Some(caps(&[("docs", "read", "/project/a/*")]))),
+        |c| c.resource("/project/a/b/c"), V::Deny("capability_not_granted", "7")),
+];
 
 // ---------------------------------------------------------------------------------------------
 // precedence
@@ -1939,233 +1594,151 @@ const SUBSTEP_ORDER: &[PrecedenceRow] = &[
 
 fn precedence_rows(g: &mut Group, k: &Keys, reqs: &[&str], rows: &[PrecedenceRow]) {
     for &(n, desc, flags, chain, context, (code, step)) in rows {
-        verify(
-            g,
-            n,
-            desc,
-            reqs,
-            flags,
-            &chain(k),
-            &context(Ctx::new(k)),
-            deny(code, step),
-        );
+        let ctx = context(Ctx::new(k));
+        verify(g, n, desc, reqs, flags, &chain(k), &ctx, deny(code, step));
     }
 }
 
+/// What decides a precedence case: one (code, step of §10.1), or either of two under a
+/// decision.
+#[derive(Debug, Clone, Copy)]
+enum First {
+    Step(&'static str, &'static str),
+    Either(&'static str, [(&'static str, &'static str); 2]),
+}
+
+impl First {
+    fn expect(self) -> Expectation {
+        match self {
+            First::Step(code, step) => deny(code, step),
+            First::Either(d, [(c1, s1), (c2, s2)]) => {
+                Expectation::acceptable(d, vec![deny_e(c1, s1), deny_e(c2, s2)])
+            }
+        }
+    }
+}
+
+/// A precedence case with a token or context of its own: (number, description, requirement
+/// ids, flags, the token and the context, what decides).
+type PrecedenceCase = (
+    u16,
+    &'static str,
+    Ids,
+    Ids,
+    fn(&Keys) -> (Value, Ctx),
+    First,
+);
+
+fn precedence_cases(g: &mut Group, k: &Keys, rows: &[PrecedenceCase]) {
+    for &(n, desc, reqs, flags, token, first) in rows {
+        let (token, ctx) = token(k);
+        verify_token(g, n, desc, reqs, flags, token, &ctx, first.expect());
+    }
+}
+
+/// `c`'s token with signature entries replaced: (index, the key that signs the right payload,
+/// the key its `signer` field names).
+fn forged(k: &Keys, c: &Chain, with: &[(usize, &str, &str)]) -> Value {
+    let mut sigs = c.signatures();
+    for &(j, signer_key, named) in with {
+        let kp = key(k, signer_key).keypair();
+        sigs[j] = if j == 0 {
+            sign_authority(&kp, &c.authority)
+        } else {
+            sign_attenuation(&kp, &c.authority, &c.attenuations[..j])
+        };
+        sigs[j].signer = key(k, named).principal.clone();
+    }
+    serialized(&c.token_with(sigs))
+}
+
+/// The default context with `c`'s authority revoked by root.
+fn root_revoked(k: &Keys, c: &Chain) -> Ctx {
+    Ctx::new(k).revoke(revocation_entry(&k.root, &c.revocation_ids()[0], false))
+}
+
+/// A token with one restriction on an attenuation to bob.
+fn to_bob(k: &Keys, change: impl FnOnce(&mut Attenuation)) -> Chain {
+    Chain::root(k).delegate(&k.bob, change)
+}
+
+const RO: &[&str] = &["DCT-VERIFY-ORDER"];
+const MALFORMED_1: First = First::Step("malformed_token", "1");
+const REVOKED_2: First = First::Step("revoked", "2");
+
+/// 1 + 2: malformed and revoked; 2 + 3: revoked and forged; 3 + 4: forged and expanded.
+#[rustfmt::skip]
+const FAULTS: &[PrecedenceCase] = &[
+    (1, "wrong SerializedDCT format (step 1) and the authority revoked (step 2)", RO, PF, |k| {
+        let root = Chain::root(k);
+        (json!({ "token": root.token_string(), "format": "delegateos-sjt-v2" }), root_revoked(k, &root))
+    }, MALFORMED_1),
+    (2, "trailing space after the JSON (not canonical) and the authority revoked", &["DCT-VERIFY-ORDER", "DCT-FORMAT-CANONICAL"],
+        &["Precedence", "NonCanonicalToken"], |k| {
+        let root = Chain::root(k);
+        let text = format!("{} ", super::dct_support::canonical_text(&root.signed()));
+        (encode_bytes(text.as_bytes()), root_revoked(k, &root))
+    }, First::Either("D9", [("malformed_token", "1"), ("revoked", "2")])),
+    (3, "malformed expiresAt (step 1) and the authority revoked", RO, PF, |k| {
+        let c = Chain::root(k).with_authority(|a| a.expires_at = "2026-03-01T12:00:00".into());
+        (c.serialized(), root_revoked(k, &c))
+    }, MALFORMED_1),
+    (10, "authority signed by mallory (step 3a) and revoked by root (step 2)", RO, PF,
+        |k| (forged(k, &Chain::root(k), &[(0, "mallory", "root")]), root_revoked(k, &Chain::root(k))), REVOKED_2),
+    (11, "context root key is other_root (step 3a) and the authority revoked", RO, PF,
+        |k| (Chain::root(k).serialized(), root_revoked(k, &Chain::root(k)).root(&k.other_root.principal)), REVOKED_2),
+    (12, "first attenuation signature forged (3b) and the second attenuation revoked by bob (step 2)",
+        &["DCT-VERIFY-ORDER", "DCT-VERIFY-2-EVERY-BLOCK"], PF, |k| {
+        let c = Chain::root(k).delegate(&k.bob, |_| {}).delegate(&k.carol, |_| {});
+        let entry = revocation_entry(&k.bob, &c.revocation_ids()[2], false);
+        (forged(k, &c, &[(1, "mallory", "alice")]), Ctx::new(k).revoke(entry))
+    }, REVOKED_2),
+    (13, "widening attenuation (4b) that is also revoked (step 2, chain scope)", RO, PF, |k| {
+        let c = to_bob(k, |a| a.allowed_capabilities = Some(vec![cap("docs", "read", "**")]));
+        let entry = revocation_entry(&k.alice, &c.revocation_ids()[1], true);
+        (c.serialized(), Ctx::new(k).revoke(entry))
+    }, REVOKED_2),
+    (14, "revoked and expired", RO, PF, |k| {
+        let root = Chain::root(k);
+        (root.serialized(), Ctx::new(k).now(EXPIRED_NOW).revoke(revocation_entry(&k.root, &root.revocation_ids()[0], false)))
+    }, REVOKED_2),
+    (20, "widening attenuation (4b) signed by mallory in alice's name (3b)", RO, PF, |k| {
+        let c = to_bob(k, |a| a.allowed_capabilities = Some(vec![cap("docs", "read", "**")]));
+        (forged(k, &c, &[(1, "mallory", "alice")]), Ctx::new(k))
+    }, First::Step("invalid_signature", "3b")),
+    (21, "authority depth exceeded (4e) under the wrong root key (3a)", RO, PF, |k| {
+        let c = Chain::root(k).with_authority(|a| { a.chain_depth = 3; a.max_chain_depth = 2; });
+        (c.serialized(), Ctx::new(k).root(&k.other_root.principal))
+    }, First::Step("invalid_signature", "3a")),
+    (22, "forged authority signature (3a) and expired (5): the spec's own example", RO, PF,
+        |k| (forged(k, &Chain::root(k), &[(0, "mallory", "root")]), Ctx::new(k).now(EXPIRED_NOW)), First::Step("invalid_signature", "3a")),
+    (23, "both the authority (3a) and the attenuation (3b) signatures forged: 3a first", &["DCT-VERIFY-ORDER", "DCT-VERIFY-3A-ROOT-SIG"],
+        PF, |k| (forged(k, &to_bob(k, |_| {}), &[(0, "mallory", "root"), (1, "mallory", "alice")]), Ctx::new(k)),
+        First::Step("invalid_signature", "3a")),
+    (24, "attenuator mallory (4a) but the signature is alice's (3b): the signature under the named attenuator fails first",
+        &["DCT-VERIFY-ORDER", "DCT-VERIFY-3B-ATTEN-SIG"], PF, |k| {
+        let c = to_bob(k, |a| a.attenuator = k.mallory.principal.clone());
+        (forged(k, &c, &[(1, "alice", "mallory")]), Ctx::new(k))
+    }, First::Step("invalid_signature", "3b")),
+];
+
+/// 6 + 7 with an empty capability list.
+#[rustfmt::skip]
+const EMPTY_CAPS_OVER_BUDGET: &[PrecedenceCase] = &[
+    (36, "empty capability list (7) and over budget (6)", RO, &["Precedence", "EmptyCapabilities"],
+        |k| (Chain::root(k).caps(vec![]).serialized(), Ctx::new(k).spent(BUDGET)),
+        First::Either("D18", [("budget_exceeded", "6"), ("malformed_token", "1")])),
+];
+
 fn build_precedence(g: &mut Group, k: &Keys) {
     define_empty_caps(g);
-    precedence_revoked(g, k);
-    precedence_forged(g, k);
-    precedence_rows(g, k, &["DCT-VERIFY-ORDER"], PRECEDENCE);
-    let c = Chain::root(k).caps(vec![]);
-    verify(
-        g,
-        36,
-        "empty capability list (7) and over budget (6)",
-        &["DCT-VERIFY-ORDER"],
-        &["Precedence", "EmptyCapabilities"],
-        &c,
-        &Ctx::new(k).spent(BUDGET),
-        Expectation::acceptable(
-            "D18",
-            vec![
-                deny_e("budget_exceeded", "6"),
-                deny_e("malformed_token", "1"),
-            ],
-        ),
-    );
+    precedence_cases(g, k, FAULTS);
+    precedence_rows(g, k, RO, PRECEDENCE);
+    precedence_cases(g, k, EMPTY_CAPS_OVER_BUDGET);
     precedence_rows(
         g,
         k,
         &["DCT-VERIFY-4-SUBSTEP-ORDER", "DCT-VERIFY-ORDER"],
         SUBSTEP_ORDER,
     );
-}
-
-fn precedence_revoked(g: &mut Group, k: &Keys) {
-    let ctx = Ctx::new(k);
-    let root = Chain::root(k);
-    let pf: &[&str] = &["Precedence"];
-    let ro: &[&str] = &["DCT-VERIFY-ORDER"];
-    let revoke_root = |c: &Chain| revocation_entry(&k.root, &c.revocation_ids()[0], false);
-    // 1 + 2: malformed and revoked.
-    {
-        let tok = json!({ "token": root.token_string(), "format": "delegateos-sjt-v2" });
-        verify_token(
-            g,
-            1,
-            "wrong SerializedDCT format (step 1) and the authority revoked (step 2)",
-            ro,
-            pf,
-            tok,
-            &ctx.clone().revoke(revoke_root(&root)),
-            deny("malformed_token", "1"),
-        );
-        let text = format!("{} ", super::dct_support::canonical_text(&root.signed()));
-        verify_token(
-            g,
-            2,
-            "trailing space after the JSON (not canonical) and the authority revoked",
-            &["DCT-VERIFY-ORDER", "DCT-FORMAT-CANONICAL"],
-            &["Precedence", "NonCanonicalToken"],
-            encode_bytes(text.as_bytes()),
-            &ctx.clone().revoke(revoke_root(&root)),
-            Expectation::acceptable(
-                "D9",
-                vec![deny_e("malformed_token", "1"), deny_e("revoked", "2")],
-            ),
-        );
-        let c = root
-            .clone()
-            .with_authority(|a| a.expires_at = "2026-03-01T12:00:00".into());
-        verify(
-            g,
-            3,
-            "malformed expiresAt (step 1) and the authority revoked",
-            ro,
-            pf,
-            &c,
-            &ctx.clone().revoke(revoke_root(&c)),
-            deny("malformed_token", "1"),
-        );
-    }
-    // 2 + 3: revoked and forged.
-    {
-        let mut sigs = root.signatures();
-        sigs[0] = sign_authority(&k.mallory.keypair(), &root.authority);
-        sigs[0].signer = k.root.principal.clone();
-        verify_token(
-            g,
-            10,
-            "authority signed by mallory (step 3a) and revoked by root (step 2)",
-            ro,
-            pf,
-            serialized(&root.token_with(sigs)),
-            &ctx.clone().revoke(revoke_root(&root)),
-            deny("revoked", "2"),
-        );
-        verify(
-            g,
-            11,
-            "context root key is other_root (step 3a) and the authority revoked",
-            ro,
-            pf,
-            &root,
-            &ctx.clone()
-                .root(&k.other_root.principal)
-                .revoke(revoke_root(&root)),
-            deny("revoked", "2"),
-        );
-        let c = root
-            .clone()
-            .delegate(&k.bob, |_| {})
-            .delegate(&k.carol, |_| {});
-        let mut sigs = c.signatures();
-        sigs[1] = sign_attenuation(&k.mallory.keypair(), &c.authority, &c.attenuations[..1]);
-        sigs[1].signer = k.alice.principal.clone();
-        let entry = revocation_entry(&k.bob, &c.revocation_ids()[2], false);
-        verify_token(g, 12, "first attenuation signature forged (3b) and the second attenuation revoked by bob (step 2)", &["DCT-VERIFY-ORDER", "DCT-VERIFY-2-EVERY-BLOCK"], pf,
-            serialized(&c.token_with(sigs)), &ctx.clone().revoke(entry), deny("revoked", "2"));
-        let c = root.clone().delegate(&k.bob, |a| {
-            a.allowed_capabilities = Some(vec![cap("docs", "read", "**")])
-        });
-        let entry = revocation_entry(&k.alice, &c.revocation_ids()[1], true);
-        verify(
-            g,
-            13,
-            "widening attenuation (4b) that is also revoked (step 2, chain scope)",
-            ro,
-            pf,
-            &c,
-            &ctx.clone().revoke(entry),
-            deny("revoked", "2"),
-        );
-        verify(
-            g,
-            14,
-            "revoked and expired",
-            ro,
-            pf,
-            &root,
-            &ctx.clone().now(EXPIRED_NOW).revoke(revoke_root(&root)),
-            deny("revoked", "2"),
-        );
-    }
-}
-
-fn precedence_forged(g: &mut Group, k: &Keys) {
-    let ctx = Ctx::new(k);
-    let root = Chain::root(k);
-    let pf: &[&str] = &["Precedence"];
-    let ro: &[&str] = &["DCT-VERIFY-ORDER"];
-    // 3 + 4: forged and expanded.
-    {
-        let c = root.clone().delegate(&k.bob, |a| {
-            a.allowed_capabilities = Some(vec![cap("docs", "read", "**")])
-        });
-        let mut sigs = c.signatures();
-        sigs[1] = sign_attenuation(&k.mallory.keypair(), &c.authority, &c.attenuations);
-        sigs[1].signer = k.alice.principal.clone();
-        verify_token(
-            g,
-            20,
-            "widening attenuation (4b) signed by mallory in alice's name (3b)",
-            ro,
-            pf,
-            serialized(&c.token_with(sigs)),
-            &ctx,
-            deny("invalid_signature", "3b"),
-        );
-        let c = root.clone().with_authority(|a| {
-            a.chain_depth = 3;
-            a.max_chain_depth = 2;
-        });
-        verify(
-            g,
-            21,
-            "authority depth exceeded (4e) under the wrong root key (3a)",
-            ro,
-            pf,
-            &c,
-            &ctx.clone().root(&k.other_root.principal),
-            deny("invalid_signature", "3a"),
-        );
-        let mut sigs = root.signatures();
-        sigs[0] = sign_authority(&k.mallory.keypair(), &root.authority);
-        sigs[0].signer = k.root.principal.clone();
-        verify_token(
-            g,
-            22,
-            "forged authority signature (3a) and expired (5): the spec's own example",
-            ro,
-            pf,
-            serialized(&root.token_with(sigs)),
-            &ctx.clone().now(EXPIRED_NOW),
-            deny("invalid_signature", "3a"),
-        );
-        let c = root.clone().delegate(&k.bob, |_| {});
-        let mut sigs = c.signatures();
-        sigs[0] = sign_authority(&k.mallory.keypair(), &c.authority);
-        sigs[0].signer = k.root.principal.clone();
-        sigs[1] = sign_attenuation(&k.mallory.keypair(), &c.authority, &c.attenuations);
-        sigs[1].signer = k.alice.principal.clone();
-        verify_token(
-            g,
-            23,
-            "both the authority (3a) and the attenuation (3b) signatures forged: 3a first",
-            &["DCT-VERIFY-ORDER", "DCT-VERIFY-3A-ROOT-SIG"],
-            pf,
-            serialized(&c.token_with(sigs)),
-            &ctx,
-            deny("invalid_signature", "3a"),
-        );
-        let c = root
-            .clone()
-            .delegate(&k.bob, |a| a.attenuator = k.mallory.principal.clone());
-        let mut sigs = c.signatures();
-        sigs[1] = sign_attenuation(&k.alice.keypair(), &c.authority, &c.attenuations);
-        sigs[1].signer = k.mallory.principal.clone();
-        verify_token(g, 24, "attenuator mallory (4a) but the signature is alice's (3b): the signature under the named attenuator fails first",
-            &["DCT-VERIFY-ORDER", "DCT-VERIFY-3B-ATTEN-SIG"], pf, serialized(&c.token_with(sigs)), &ctx, deny("invalid_signature", "3b"));
-    }
 }

@@ -34,6 +34,7 @@ use super::dct_support::{
     cap, ct, del, encode_bytes, encode_value, key, verify_token, Chain, Ctx, Scope, BUDGET,
     CONTRACT, DELEGATION,
 };
+use super::Ids;
 use crate::format::{Expectation, Expected};
 use crate::generate::{Area, Group};
 use crate::keys::Keys;
@@ -46,45 +47,27 @@ const S3B: &str = "10.1/3b";
 const REVOKED_AT: &str = "2026-03-01T09:00:00Z";
 const MALFORMED: &str = "DCT-VERIFY-1-MALFORMED";
 
+/// The groups, in output order: (name, description, builder).
+#[rustfmt::skip]
+const GROUPS: &[super::GroupDef] = &[
+    ("forged", "dct.verify on forged tokens: wrong keys, substituted issuer/signer/attenuator, \
+        swapped and spliced signatures, wrong payloads, Ed25519 edge cases, stripped and \
+        extended chains (§10.1 step 3, D8, D10, D14, D16, D19).", build_forged),
+    ("malformed", "dct.verify on malformed tokens: missing, mistyped and unknown fields, numbers, ids, \
+        principals, signatures, timestamps, token-string encodings and decoded-JSON faults \
+        (§3, §10.1 step 1, D5, D9, D19, D23, D33). Every block is re-signed with the right \
+        key, so a lenient parser would accept the token.", build_malformed),
+    ("revoked", "dct.verify with revocation entries: every block and both scopes revoked by its \
+        signer, and entries that must not revoke (wrong revoker, bad signature, wrong \
+        payload, bad scope, wrong revocation id), plus revocation-specific step order \
+        (§4, §10.1 step 2, D6, D7, D22).", build_revoked),
+    ("acceptance-effects", "dct.verify on malformed tokens placed where the malformed field's check is at              stake (expiry passed, budget overspent, chain too deep, request outside the scope):              `malformed_token` is the answer; another denial is a hardening finding, `valid` is              the bypass a lenient parser opens (§3, §10.1 steps 1 and 4–7, D23, issue 15).",
+        build_effects),
+];
+
 /// Adds the attack groups to the `dct` area.
 pub fn build(area: &mut Area) {
-    let keys = area.keys().clone();
-    build_forged(
-        area.group(
-            "forged",
-            "dct.verify on forged tokens: wrong keys, substituted issuer/signer/attenuator, \
-             swapped and spliced signatures, wrong payloads, Ed25519 edge cases, stripped and \
-             extended chains (§10.1 step 3, D8, D10, D14, D16, D19).",
-        ),
-        &keys,
-    );
-    build_malformed(
-        area.group(
-            "malformed",
-            "dct.verify on malformed tokens: missing, mistyped and unknown fields, numbers, ids, \
-             principals, signatures, timestamps, token-string encodings and decoded-JSON faults \
-             (§3, §10.1 step 1, D5, D9, D19, D23, D33). Every block is re-signed with the right \
-             key, so a lenient parser would accept the token.",
-        ),
-        &keys,
-    );
-    build_revoked(
-        area.group(
-            "revoked",
-            "dct.verify with revocation entries: every block and both scopes revoked by its \
-             signer, and entries that must not revoke (wrong revoker, bad signature, wrong \
-             payload, bad scope, wrong revocation id), plus revocation-specific step order \
-             (§4, §10.1 step 2, D6, D7, D22).",
-        ),
-        &keys,
-    );
-    build_effects(
-        area.group(
-            "acceptance-effects",
-            "dct.verify on malformed tokens placed where the malformed field's check is at              stake (expiry passed, budget overspent, chain too deep, request outside the scope):              `malformed_token` is the answer; another denial is a hardening finding, `valid` is              the bypass a lenient parser opens (§3, §10.1 steps 1 and 4–7, D23, issue 15).",
-        ),
-        &keys,
-    );
+    super::build_groups(area, GROUPS);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -552,6 +535,13 @@ enum Ex {
     Malformed,
     /// Valid with the scope of [`chain`]`(n)`.
     Valid(usize),
+    /// Another denial: (code, stage).
+    Denied(&'static str, &'static str),
+    /// D10: invalid_signature at the stage, or valid with the scope of [`chain`]`(n)`
+    /// (a cofactored verifier accepts).
+    Cofactored(&'static str, usize),
+    /// D9: malformed_token, or (a lenient parser) the denial (code, stage).
+    MalformedOr(&'static str, &'static str),
 }
 
 impl Ex {
@@ -561,6 +551,21 @@ impl Ex {
             Ex::Structural(stage) => structural(stage),
             Ex::Malformed => malformed(),
             Ex::Valid(n) => valid(n),
+            Ex::Denied(code, stage) => Expectation::invalid(code, stage),
+            Ex::MalformedOr(code, stage) => Expectation::acceptable(
+                "D9",
+                vec![
+                    Expected::invalid("malformed_token", S1),
+                    Expected::invalid(code, stage),
+                ],
+            ),
+            Ex::Cofactored(stage, n) => Expectation::acceptable(
+                "D10",
+                vec![
+                    Expected::invalid("invalid_signature", stage),
+                    Expected::valid(scope(n).output()),
+                ],
+            ),
         }
     }
 }
@@ -572,18 +577,22 @@ const STRUCT_B: Ex = Ex::Structural(S3B);
 
 /// A forged case: (number, description, requirement ids, flags, token, verdict); the default
 /// context.
-type ForgeRow = (
-    u16,
-    &'static str,
-    &'static [&'static str],
-    &'static [&'static str],
-    fn(&Forge) -> Value,
-    Ex,
-);
+type ForgeRow = (u16, &'static str, Ids, Ids, fn(&Forge) -> Value, Ex);
 
 fn forge_rows(g: &mut Group, f: &Forge, rows: &[ForgeRow]) {
     for &(n, desc, reqs, flags, token, ex) in rows {
         verify_token(g, n, desc, reqs, flags, token(f), &f.ctx, ex.expect());
+    }
+}
+
+/// A forged case under a context of its own: as [`ForgeRow`], the construction giving the
+/// token and the context ([`Forge::plain`]: the default one, [`Forge::under`]: another root).
+type ForgeCtxRow = (u16, &'static str, Ids, Ids, fn(&Forge) -> (Value, Ctx), Ex);
+
+fn forge_ctx_rows(g: &mut Group, f: &Forge, rows: &[ForgeCtxRow]) {
+    for &(n, desc, reqs, flags, token, ex) in rows {
+        let (token, ctx) = token(f);
+        verify_token(g, n, desc, reqs, flags, token, &ctx, ex.expect());
     }
 }
 
@@ -647,16 +656,8 @@ const LYING_SIGNERS: &[WrongSigner] = &[
 
 fn wrong_signers(g: &mut Group, f: &Forge, rows: &[WrongSigner]) {
     for &(n, desc, reqs, flags, i, j, named, signer_key, ex) in rows {
-        verify_token(
-            g,
-            n,
-            desc,
-            reqs,
-            flags,
-            f.signed_by(i, j, named, signer_key),
-            &f.ctx,
-            ex.expect(),
-        );
+        let token = f.signed_by(i, j, named, signer_key);
+        verify_token(g, n, desc, reqs, flags, token, &f.ctx, ex.expect());
     }
 }
 
@@ -817,132 +818,89 @@ fn build_forged(g: &mut Group, k: &Keys) {
     blake2b_selfcheck();
     let f = Forge::new(k);
     wrong_signers(g, &f, WRONG_SIGNERS);
-    forged_root_key(g, &f);
+    forge_ctx_rows(g, &f, ROOT_KEYS);
     wrong_signers(g, &f, LYING_SIGNERS);
-    // attenuator = mallory, properly signed by mallory: 4a.
-    let c = chain(k, 1).delegate(&k.carol, |a| a.attenuator = k.mallory.principal.clone());
-    verify_token(
-        g,
-        42,
-        "mallory appends an attenuation with attenuator = mallory, validly signed by mallory \
-        (not the current delegatee)",
-        &["DCT-VERIFY-4A-ATTENUATOR"],
-        &[],
-        Tok::of(&c).ser(),
-        &f.ctx,
-        Expectation::invalid("attenuation_violation", "10.1/4a"),
-    );
+    forge_rows(g, &f, SELF_ATTENUATOR);
     forge_rows(g, &f, SWAPPED);
-    forged_two_roots(g, &f);
+    forge_ctx_rows(g, &f, TWO_ROOTS);
     forge_rows(g, &f, COUNTS);
     forge_rows(g, &f, COVERS_VALUES);
     forge_rows(g, &f, WRONG_PAYLOADS);
     forge_rows(g, &f, EDITED);
-    forged_ed25519(g, &f);
-    forged_small_order(g, &f);
+    forge_rows(g, &f, ED25519);
+    forge_ctx_rows(g, &f, SMALL_ORDER);
+}
+
+impl Forge<'_> {
+    /// The token under the default context.
+    fn plain(&self, token: Value) -> (Value, Ctx) {
+        (token, self.ctx.clone())
+    }
+
+    /// The token under a context whose root key is `root`.
+    fn under(&self, token: Value, root: &str) -> (Value, Ctx) {
+        (token, self.ctx.clone().root(root))
+    }
+
+    /// [`chain`]`(n)` issued and correctly signed by the key named `issuer`.
+    fn issued_by(&self, issuer: &str, n: usize) -> Tok {
+        let p = key(self.k, issuer).principal.clone();
+        Tok::of(&chain(self.k, n).with_authority(|a| a.issuer = p))
+    }
+
+    /// `chain(2)` with other_root's authority and authority signature spliced onto root's
+    /// attenuations and their signatures.
+    fn spliced_authority(&self) -> Value {
+        let b2 = self.issued_by("other_root", 2);
+        let t = self.t[2].clone().set("/authority", b2.auth());
+        t.set("/signatures/0", b2.v["signatures"][0].clone()).ser()
+    }
 }
 
 /// Issuer substituted by an attacker who signs it himself, or a verifier configured with
 /// another key: only the root-key check fails.
-fn forged_root_key(g: &mut Group, f: &Forge) {
-    let k = f.k;
-    let self_issued = |n: usize| {
-        let c = chain(k, n).with_authority(|a| a.issuer = k.mallory.principal.clone());
-        Tok::of(&c).ser()
-    };
-    let ctx = &f.ctx;
-    verify_token(
-        g,
-        10,
-        "authority.issuer replaced by mallory, who signs it correctly (not the context's root key)",
-        &[ROOT_KEY],
-        &[],
-        self_issued(0),
-        ctx,
-        bad_sig(S3A),
-    );
-    verify_token(
-        g,
-        11,
-        "mallory-issued root with a two-attenuation chain, every block correctly signed",
-        &[ROOT_KEY],
-        &[],
-        self_issued(2),
-        ctx,
-        bad_sig(S3A),
-    );
-    verify_token(
-        g,
-        12,
-        "valid token verified with ctx.rootPublicKey = other_root",
-        &[ROOT_KEY],
-        &[],
-        f.t[1].ser(),
-        &ctx.clone().root(&k.other_root.principal),
-        bad_sig(S3A),
-    );
-    verify_token(
-        g,
-        13,
-        "valid token verified with ctx.rootPublicKey = alice (the delegatee)",
-        &[ROOT_KEY],
-        &[],
-        f.t[1].ser(),
-        &ctx.clone().root(&k.alice.principal),
-        bad_sig(S3A),
-    );
-    let c = chain(k, 1).with_authority(|a| a.issuer = k.other_root.principal.clone());
-    verify_token(
-        g,
-        14,
-        "token issued and correctly signed by other_root, presented to a verifier trusting root",
-        &[ROOT_KEY],
-        &[],
-        Tok::of(&c).ser(),
-        ctx,
-        bad_sig(S3A),
-    );
-}
+#[rustfmt::skip]
+const ROOT_KEYS: &[ForgeCtxRow] = &[
+    (10, "authority.issuer replaced by mallory, who signs it correctly (not the context's root key)", &[ROOT_KEY], &[],
+        |f| f.plain(f.issued_by("mallory", 0).ser()), SIG_A),
+    (11, "mallory-issued root with a two-attenuation chain, every block correctly signed", &[ROOT_KEY], &[],
+        |f| f.plain(f.issued_by("mallory", 2).ser()), SIG_A),
+    (12, "valid token verified with ctx.rootPublicKey = other_root", &[ROOT_KEY], &[],
+        |f| f.under(f.t[1].ser(), &f.k.other_root.principal), SIG_A),
+    (13, "valid token verified with ctx.rootPublicKey = alice (the delegatee)", &[ROOT_KEY], &[],
+        |f| f.under(f.t[1].ser(), &f.k.alice.principal), SIG_A),
+    (14, "token issued and correctly signed by other_root, presented to a verifier trusting root", &[ROOT_KEY], &[],
+        |f| f.plain(f.issued_by("other_root", 1).ser()), SIG_A),
+];
 
-fn forged_two_roots(g: &mut Group, f: &Forge) {
-    let k = f.k;
-    let ctx = &f.ctx;
-    let [_, _, t2, _, _] = &f.t;
-    // Chains spliced from two roots.
-    {
-        let other_root = |n: usize| {
-            Tok::of(&chain(k, n).with_authority(|a| a.issuer = k.other_root.principal.clone()))
-        };
-        let b2 = other_root(2);
-        // authority of root + attenuations and their signatures from other_root's token.
-        let mut t = t2.clone();
-        t = t.set("/attenuations", b2.v["attenuations"].clone());
-        t.v["signatures"][1] = b2.v["signatures"][1].clone();
-        t.v["signatures"][2] = b2.v["signatures"][2].clone();
-        verify_token(g, 60, "root's authority + signature with the attenuations and signatures of an other_root token",
-            &[SPLICE, PREFIX], &[], t.ser(), ctx, bad_sig(S3B));
-        let mut t = b2.clone();
-        t.v["signatures"][1] = t2.v["signatures"][1].clone();
-        t.v["signatures"][2] = t2.v["signatures"][2].clone();
-        verify_token(g, 61, "other_root's authority with root-chain attenuation signatures, verified under other_root",
-            &[SPLICE, PREFIX], &[], t.ser(), &ctx.clone().root(&k.other_root.principal), bad_sig(S3B));
-        let mut t = t2.clone();
-        t = t.set("/authority", b2.auth());
-        t.v["signatures"][0] = b2.v["signatures"][0].clone();
-        verify_token(g, 62, "other_root's authority and signature spliced onto root's attenuations, verified under root",
-            &[SPLICE, ROOT_KEY], &[], t.ser(), ctx, bad_sig(S3A));
-        verify_token(
-            g,
-            63,
-            "as 62, verified under other_root: the attenuation signatures cover root's authority",
-            &[SPLICE, PREFIX],
-            &[],
-            t.ser(),
-            &ctx.clone().root(&k.other_root.principal),
-            bad_sig(S3B),
-        );
-    }
-}
+/// attenuator = mallory, properly signed by mallory: 4a.
+#[rustfmt::skip]
+const SELF_ATTENUATOR: &[ForgeRow] = &[
+    (42, "mallory appends an attenuation with attenuator = mallory, validly signed by mallory \
+        (not the current delegatee)", &["DCT-VERIFY-4A-ATTENUATOR"], &[],
+        |f| Tok::of(&chain(f.k, 1).delegate(&f.k.carol, |a| a.attenuator = f.k.mallory.principal.clone())).ser(),
+        Ex::Denied("attenuation_violation", "10.1/4a")),
+];
+
+/// Chains spliced from two roots.
+#[rustfmt::skip]
+const TWO_ROOTS: &[ForgeCtxRow] = &[
+    // authority of root + attenuations and their signatures from other_root's token.
+    (60, "root's authority + signature with the attenuations and signatures of an other_root token", &[SPLICE, PREFIX], &[], |f| {
+        let b2 = f.issued_by("other_root", 2);
+        let t = f.t[2].clone().set("/attenuations", b2.v["attenuations"].clone());
+        f.plain(t.set("/signatures/1", b2.v["signatures"][1].clone()).set("/signatures/2", b2.v["signatures"][2].clone()).ser())
+    }, SIG_B),
+    (61, "other_root's authority with root-chain attenuation signatures, verified under other_root", &[SPLICE, PREFIX], &[], |f| {
+        let t2 = &f.t[2];
+        let t = f.issued_by("other_root", 2).set("/signatures/1", t2.v["signatures"][1].clone());
+        f.under(t.set("/signatures/2", t2.v["signatures"][2].clone()).ser(), &f.k.other_root.principal)
+    }, SIG_B),
+    (62, "other_root's authority and signature spliced onto root's attenuations, verified under root", &[SPLICE, ROOT_KEY], &[],
+        |f| f.plain(f.spliced_authority()), SIG_A),
+    (63, "as 62, verified under other_root: the attenuation signatures cover root's authority", &[SPLICE, PREFIX], &[],
+        |f| f.under(f.spliced_authority(), &f.k.other_root.principal), SIG_B),
+];
 
 /// BLAKE2b-512 truncated to 32 bytes (not BLAKE2b-256).
 fn trunc512(payload: &str) -> [u8; 32] {
@@ -1032,212 +990,113 @@ const WRONG_PAYLOADS: &[ForgeRow] = &[
     }, SIG_A),
 ];
 
-fn forged_ed25519(g: &mut Group, f: &Forge) {
-    let ctx = &f.ctx;
-    let [t0, t1, _, _, _] = &f.t;
-    // Ed25519 edge cases (D10).
-    {
-        let raw0 = decode64(&sig_of(t0, 0));
-        let raw1 = decode64(&sig_of(t1, 1));
-        let malleate = |raw: &[u8]| -> String {
-            let mut r = [0u8; 32];
-            r.copy_from_slice(&raw[..32]);
-            sig_bytes(&r, &add_le(&raw[32..], &L))
-        };
-        verify_token(
-            g,
-            150,
-            "authority signature malleated: S + L (same R; RFC 8032 requires S < L)",
-            &[ROOT_SIG, "PRIM-SIG-S-RANGE"],
-            &[],
-            t0.clone()
-                .set("/signatures/0/signature", json!(malleate(&raw0)))
-                .ser(),
-            ctx,
-            bad_sig(S3A),
-        );
-        verify_token(
-            g,
-            151,
-            "attenuation signature malleated: S + L",
-            &[ATT_SIG, "PRIM-SIG-S-RANGE"],
-            &[],
-            t1.clone()
-                .set("/signatures/1/signature", json!(malleate(&raw1)))
-                .ser(),
-            ctx,
-            bad_sig(S3B),
-        );
-        let mut r0 = [0u8; 32];
-        r0.copy_from_slice(&raw0[..32]);
-        verify_token(
-            g,
-            152,
-            "authority signature with S = L exactly",
-            &[ROOT_SIG, "PRIM-SIG-S-RANGE"],
-            &[],
-            t0.clone()
-                .set("/signatures/0/signature", json!(sig_bytes(&r0, &L)))
-                .ser(),
-            ctx,
-            bad_sig(S3A),
-        );
-        let mut s_high = [0u8; 32];
-        s_high.copy_from_slice(&raw0[32..]);
-        s_high[31] |= 0xe0;
-        verify_token(
-            g,
-            153,
-            "authority signature with the top three bits of S set (S ≥ 2^253)",
-            &[ROOT_SIG, "PRIM-SIG-S-RANGE"],
-            &[],
-            t0.clone()
-                .set("/signatures/0/signature", json!(sig_bytes(&r0, &s_high)))
-                .ser(),
-            ctx,
-            bad_sig(S3A),
-        );
-        verify_token(
-            g,
-            154,
-            "authority signature all zero bytes",
-            &[ROOT_SIG, "PRIM-SIG-SMALL-ORDER"],
-            &[],
-            t0.clone()
-                .set(
-                    "/signatures/0/signature",
-                    json!(sig_bytes(&[0; 32], &[0; 32])),
-                )
-                .ser(),
-            ctx,
-            bad_sig(S3A),
-        );
-        verify_token(
-            g,
-            155,
-            "attenuation signature all zero bytes",
-            &[ATT_SIG, "PRIM-SIG-SMALL-ORDER"],
-            &[],
-            t1.clone()
-                .set(
-                    "/signatures/1/signature",
-                    json!(sig_bytes(&[0; 32], &[0; 32])),
-                )
-                .ser(),
-            ctx,
-            bad_sig(S3B),
-        );
+impl Forge<'_> {
+    /// The R and S halves of signature `j` of token `i`.
+    fn r_s(&self, i: usize, j: usize) -> ([u8; 32], [u8; 32]) {
+        let raw = decode64(&sig_of(&self.t[i], j));
+        let (mut r, mut s) = ([0u8; 32], [0u8; 32]);
+        r.copy_from_slice(&raw[..32]);
+        s.copy_from_slice(&raw[32..]);
+        (r, s)
+    }
+
+    /// Token `i` with signature `j` malleated: S + L, same R.
+    fn malleated(&self, i: usize, j: usize) -> Value {
+        let (r, s) = self.r_s(i, j);
+        self.with_sig(i, j, sig_bytes(&r, &add_le(&s, &L)))
     }
 }
 
-fn forged_small_order(g: &mut Group, f: &Forge) {
-    let k = f.k;
-    let ctx = &f.ctx;
-    {
-        // Small-order / non-canonical attenuator keys. The root delegates (validly signed) to
-        // the weird key; the weird key's "signature" is R = identity, S = 0, which satisfies
-        // both Ed25519 equations for a small-order A (k·A = identity).
-        let weird_attenuator = |a_bytes: [u8; 32], r_bytes: [u8; 32]| -> Value {
-            let p = principal_of(&a_bytes);
-            let c = chain(k, 0).with_authority(|a| a.delegatee = p.clone());
-            let base = Tok::of(&c);
-            let att = json!({
-                "attenuator": p,
-                "delegatee": k.bob.principal,
-                "delegationId": del(0x100),
-                "contractId": ct(0x100),
-                "allowedCapabilities": [{"namespace": "docs", "action": "read", "resource": "/project/**"}],
-                "maxBudgetMicrocents": 500_000,
-            });
-            let mut t = base.set("/attenuations", json!([att]));
-            if let Some(a) = t.v["signatures"].as_array_mut() {
-                a.push(
-                    json!({"signer": p, "covers": 0, "signature": sig_bytes(&r_bytes, &[0; 32])}),
-                );
-            }
-            t.ser()
-        };
-        let mut noncanon_identity = identity();
-        noncanon_identity[31] = 0x80; // x = 0 with the sign bit set
-        let mut y_p_plus_1 = [0xffu8; 32]; // y = p + 1 (≡ 1): the identity, non-canonically
-        y_p_plus_1[0] = 0xee;
-        y_p_plus_1[31] = 0x7f;
-        let cofactored = Expectation::acceptable(
-            "D10",
-            vec![
-                Expected::invalid("invalid_signature", S3B),
-                Expected::valid(scope(1).output()),
-            ],
-        );
-        verify_token(g, 160, "attenuator is the small-order identity point; R = identity, S = 0 satisfies the \
-            cofactorless equation (strict profile rejects small-order A; RFC 8032 lets a verifier accept)",
-            &[ATT_SIG, "PRIM-SIG-SMALL-ORDER", "PRIM-ID-PRINCIPAL-POINT"], &["Ed25519Cofactored"],
-            weird_attenuator(identity(), identity()), ctx, cofactored);
-        verify_token(
-            g,
-            161,
-            "attenuator key is a non-canonical encoding of the identity (sign bit set on x = 0); \
-            RFC 8032 decoding fails, lenient decoders accept",
-            &[ATT_SIG, "PRIM-SIG-NONCANONICAL", "PRIM-ID-PRINCIPAL-POINT"],
-            &[],
-            weird_attenuator(noncanon_identity, identity()),
-            ctx,
-            bad_sig(S3B),
-        );
-        verify_token(
-            g,
-            162,
-            "attenuator key encodes y = p + 1 (non-canonical identity); RFC 8032 decoding fails",
-            &[ATT_SIG, "PRIM-SIG-NONCANONICAL", "PRIM-ID-PRINCIPAL-POINT"],
-            &[],
-            weird_attenuator(y_p_plus_1, identity()),
-            ctx,
-            bad_sig(S3B),
-        );
-        verify_token(
-            g,
-            163,
-            "small-order attenuator with a non-canonical R (identity with the sign bit set)",
-            &[ATT_SIG, "PRIM-SIG-NONCANONICAL"],
-            &[],
-            weird_attenuator(identity(), noncanon_identity),
-            ctx,
-            bad_sig(S3B),
-        );
-        // Small-order root key: the verifier itself is configured with it.
-        let p = principal_of(&identity());
-        let c = chain(k, 0).with_authority(|a| a.issuer = p.clone());
-        let t = Tok::of(&c).set("/signatures/0/signer", json!(p)).set(
-            "/signatures/0/signature",
-            json!(sig_bytes(&identity(), &[0; 32])),
-        );
-        verify_token(
-            g,
-            164,
-            "issuer and ctx.rootPublicKey are the small-order identity point; R = identity, S = 0",
-            &[ROOT_SIG, "PRIM-SIG-SMALL-ORDER", "PRIM-ID-PRINCIPAL-POINT"],
-            &["Ed25519Cofactored"],
-            t.ser(),
-            &ctx.clone().root(&p),
-            Expectation::acceptable(
-                "D10",
-                vec![
-                    Expected::invalid("invalid_signature", S3A),
-                    Expected::valid(scope(0).output()),
-                ],
-            ),
-        );
-        let p = principal_of(&noncanon_identity);
-        let c = chain(k, 0).with_authority(|a| a.issuer = p.clone());
-        let t = Tok::of(&c).set("/signatures/0/signer", json!(p)).set(
-            "/signatures/0/signature",
-            json!(sig_bytes(&identity(), &[0; 32])),
-        );
-        verify_token(g, 165, "issuer and ctx.rootPublicKey are a non-canonical identity encoding; R = identity, S = 0",
-            &[ROOT_SIG, "PRIM-SIG-NONCANONICAL", "PRIM-ID-PRINCIPAL-POINT"], &[],
-            t.ser(), &ctx.clone().root(&p), bad_sig(S3A));
-    }
+const S_RANGE: &str = "PRIM-SIG-S-RANGE";
+const SMALL: &str = "PRIM-SIG-SMALL-ORDER";
+const NONCANONICAL: &str = "PRIM-SIG-NONCANONICAL";
+const POINT: &str = "PRIM-ID-PRINCIPAL-POINT";
+const ZERO: [u8; 32] = [0; 32];
+
+/// Ed25519 edge cases (D10).
+#[rustfmt::skip]
+const ED25519: &[ForgeRow] = &[
+    (150, "authority signature malleated: S + L (same R; RFC 8032 requires S < L)", &[ROOT_SIG, S_RANGE], &[], |f| f.malleated(0, 0), SIG_A),
+    (151, "attenuation signature malleated: S + L", &[ATT_SIG, S_RANGE], &[], |f| f.malleated(1, 1), SIG_B),
+    (152, "authority signature with S = L exactly", &[ROOT_SIG, S_RANGE], &[], |f| f.with_sig(0, 0, sig_bytes(&f.r_s(0, 0).0, &L)), SIG_A),
+    (153, "authority signature with the top three bits of S set (S ≥ 2^253)", &[ROOT_SIG, S_RANGE], &[], |f| {
+        let (r, mut s) = f.r_s(0, 0);
+        s[31] |= 0xe0;
+        f.with_sig(0, 0, sig_bytes(&r, &s))
+    }, SIG_A),
+    (154, "authority signature all zero bytes", &[ROOT_SIG, SMALL], &[], |f| f.with_sig(0, 0, sig_bytes(&ZERO, &ZERO)), SIG_A),
+    (155, "attenuation signature all zero bytes", &[ATT_SIG, SMALL], &[], |f| f.with_sig(1, 1, sig_bytes(&ZERO, &ZERO)), SIG_B),
+];
+
+/// The identity with the sign bit set on x = 0 (a non-canonical encoding).
+fn noncanon_identity() -> [u8; 32] {
+    let mut b = identity();
+    b[31] = 0x80;
+    b
 }
+
+/// y = p + 1 (≡ 1): the identity, non-canonically.
+fn y_p_plus_1() -> [u8; 32] {
+    let mut b = [0xffu8; 32];
+    b[0] = 0xee;
+    b[31] = 0x7f;
+    b
+}
+
+/// Small-order / non-canonical attenuator keys. The root delegates (validly signed) to the
+/// weird key `a_bytes`; the weird key's "signature" is R = `r_bytes`, S = 0, which with R =
+/// identity satisfies both Ed25519 equations for a small-order A (k·A = identity).
+fn weird_attenuator(f: &Forge, a_bytes: [u8; 32], r_bytes: [u8; 32]) -> (Value, Ctx) {
+    let k = f.k;
+    let p = principal_of(&a_bytes);
+    let c = chain(k, 0).with_authority(|a| a.delegatee = p.clone());
+    let att = json!({
+        "attenuator": p,
+        "delegatee": k.bob.principal,
+        "delegationId": del(0x100),
+        "contractId": ct(0x100),
+        "allowedCapabilities": [{"namespace": "docs", "action": "read", "resource": "/project/**"}],
+        "maxBudgetMicrocents": 500_000,
+    });
+    let mut t = Tok::of(&c).set("/attenuations", json!([att]));
+    if let Some(a) = t.v["signatures"].as_array_mut() {
+        a.push(json!({"signer": p, "covers": 0, "signature": sig_bytes(&r_bytes, &ZERO)}));
+    }
+    f.plain(t.ser())
+}
+
+/// A small-order root key `p_bytes`, the verifier itself configured with it; R = identity, S = 0.
+fn weird_root(f: &Forge, p_bytes: [u8; 32]) -> (Value, Ctx) {
+    let p = principal_of(&p_bytes);
+    let c = chain(f.k, 0).with_authority(|a| a.issuer = p.clone());
+    let t = Tok::of(&c).set("/signatures/0/signer", json!(p));
+    f.under(
+        t.set(
+            "/signatures/0/signature",
+            json!(sig_bytes(&identity(), &ZERO)),
+        )
+        .ser(),
+        &p,
+    )
+}
+
+#[rustfmt::skip]
+const SMALL_ORDER: &[ForgeCtxRow] = &[
+    (160, "attenuator is the small-order identity point; R = identity, S = 0 satisfies the \
+        cofactorless equation (strict profile rejects small-order A; RFC 8032 lets a verifier accept)",
+        &[ATT_SIG, SMALL, POINT], &["Ed25519Cofactored"], |f| weird_attenuator(f, identity(), identity()), Ex::Cofactored(S3B, 1)),
+    (161, "attenuator key is a non-canonical encoding of the identity (sign bit set on x = 0); \
+        RFC 8032 decoding fails, lenient decoders accept", &[ATT_SIG, NONCANONICAL, POINT], &[],
+        |f| weird_attenuator(f, noncanon_identity(), identity()), SIG_B),
+    (162, "attenuator key encodes y = p + 1 (non-canonical identity); RFC 8032 decoding fails", &[ATT_SIG, NONCANONICAL, POINT], &[],
+        |f| weird_attenuator(f, y_p_plus_1(), identity()), SIG_B),
+    (163, "small-order attenuator with a non-canonical R (identity with the sign bit set)", &[ATT_SIG, NONCANONICAL], &[],
+        |f| weird_attenuator(f, identity(), noncanon_identity()), SIG_B),
+    (164, "issuer and ctx.rootPublicKey are the small-order identity point; R = identity, S = 0", &[ROOT_SIG, SMALL, POINT],
+        &["Ed25519Cofactored"], |f| weird_root(f, identity()), Ex::Cofactored(S3A, 0)),
+    (165, "issuer and ctx.rootPublicKey are a non-canonical identity encoding; R = identity, S = 0",
+        &[ROOT_SIG, NONCANONICAL, POINT], &[], |f| weird_root(f, noncanon_identity()), SIG_A),
+];
 
 /// The base64url requirement a malleated encoding violates, from its description.
 fn b64_req(what: &str) -> &'static str {
@@ -1399,6 +1258,11 @@ impl<'a> Fix<'a> {
     }
 }
 
+/// A JSON pointer as the dotted member path of a description (`/a/0/b` → `a.0.b`).
+fn dotted(ptr: &str) -> String {
+    ptr[1..].replace('/', ".")
+}
+
 fn token_str(v: &Value) -> String {
     v["token"].as_str().unwrap_or_default().to_owned()
 }
@@ -1412,14 +1276,7 @@ enum Verdict {
 }
 
 /// A malformed case: (number, description, requirement ids, flags, token, verdict).
-type TokenRow = (
-    u16,
-    &'static str,
-    &'static [&'static str],
-    &'static [&'static str],
-    fn(&Fix) -> Value,
-    Verdict,
-);
+type TokenRow = (u16, &'static str, Ids, Ids, fn(&Fix) -> Value, Verdict);
 
 fn token_rows(g: &mut Group, f: &Fix, rows: &[TokenRow]) {
     for &(n, desc, reqs, flags, token, verdict) in rows {
@@ -1703,17 +1560,15 @@ fn build_malformed(g: &mut Group, k: &Keys) {
             "contractId" => s.contract_id = v.into(),
             _ => {}
         }
-        let desc = format!(
-            "{} = {v:?} (not prefix + 12 lowercase hex)",
-            &ptr[1..].replace('/', ".")
-        );
+        let desc = format!("{} = {v:?} (not prefix + 12 lowercase hex)", dotted(ptr));
+        let token = f.set(ptr, json!(v));
         verify_token(
             g,
             n,
             &desc,
             &[IDS, MALFORMED],
             &["IdFormat"],
-            f.set(ptr, json!(v)),
+            token,
             &f.ctx,
             lenient(&s),
         );
@@ -1738,10 +1593,7 @@ fn malformed_members(g: &mut Group, f: &Fix) {
         if optional || ptr.ends_with("/0") || ptr.ends_with("/signatures/1/covers") {
             continue;
         }
-        let desc = format!(
-            "required member {} missing (blocks re-signed)",
-            &ptr[1..].replace('/', ".")
-        );
+        let desc = format!("required member {} missing (blocks re-signed)", dotted(ptr));
         f.case(
             g,
             n,
@@ -1767,7 +1619,7 @@ fn malformed_members(g: &mut Group, f: &Fix) {
             }
             let desc = format!(
                 "{} is {what} (wrong JSON type; blocks re-signed)",
-                &ptr[1..].replace('/', ".")
+                dotted(ptr)
             );
             f.case(g, n, &desc, &reqs, token);
             n += 1;
@@ -1783,55 +1635,29 @@ fn malformed_members(g: &mut Group, f: &Fix) {
     token_rows(g, f, EMPTY_MEMBERS);
 }
 
-/// The largest protocol integer, 2^53 − 1, is valid in the authority and in an attenuation.
+/// The largest protocol integer, 2^53 − 1, is valid in the authority and, under a root budget
+/// of 2^53 − 1, in an attenuation (≤ effectiveBudget, step 4c): valid with all of it remaining.
+/// (number, description, requirement ids, attenuations).
+#[rustfmt::skip]
+const LARGEST_INTEGERS: &[(u16, &str, Ids, usize)] = &[
+    (327, "authority.maxBudgetMicrocents = 2^53 − 1 (the largest protocol integer) is valid", &[INT, "PRIM-INT-RANGE"], 0),
+    (328, "attenuations[0].maxBudgetMicrocents = 2^53 − 1 (the largest protocol integer) \
+        under a root budget of 2^53 − 1 is valid", &[INT, "PRIM-INT-RANGE", "DCT-VERIFY-4C-BUDGET"], 1),
+];
+
 fn malformed_largest_integers(g: &mut Group, f: &Fix) {
-    {
-        let c = chain(f.k, 0).with_authority(|a| a.max_budget_microcents = 9_007_199_254_740_991);
-        verify_token(
-            g,
-            327,
-            "authority.maxBudgetMicrocents = 2^53 − 1 (the largest protocol integer) is valid",
-            &[INT, "PRIM-INT-RANGE"],
-            &[],
-            Tok::of(&c).ser(),
-            &f.ctx,
-            Expectation::valid(
-                Scope {
-                    remaining: 9_007_199_254_740_991,
-                    ..scope(0)
-                }
-                .output(),
-            ),
+    const MAX: u64 = 9_007_199_254_740_991;
+    for &(n, desc, reqs, atts) in LARGEST_INTEGERS {
+        let c = chain(f.k, atts).with_authority(|a| a.max_budget_microcents = MAX);
+        let c = c.with_attenuation(0, |a| a.max_budget_microcents = Some(MAX));
+        let expect = Expectation::valid(
+            Scope {
+                remaining: MAX,
+                ..scope(atts)
+            }
+            .output(),
         );
-    }
-    {
-        // The same bound on an attenuation's number: 2^53 − 1 is a protocol integer, so a
-        // root with that budget narrowed to the same budget (≤ effectiveBudget, step 4c) is
-        // valid with all of it remaining.
-        const MAX: u64 = 9_007_199_254_740_991;
-        let c = Chain::root(f.k)
-            .with_authority(|a| a.max_budget_microcents = MAX)
-            .delegate(&f.k.bob, |a| {
-                a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/**")]);
-                a.max_budget_microcents = Some(MAX);
-            });
-        verify_token(
-            g,
-            328,
-            "attenuations[0].maxBudgetMicrocents = 2^53 − 1 (the largest protocol integer) \
-             under a root budget of 2^53 − 1 is valid",
-            &[INT, "PRIM-INT-RANGE", "DCT-VERIFY-4C-BUDGET"],
-            &[],
-            Tok::of(&c).ser(),
-            &f.ctx,
-            Expectation::valid(
-                Scope {
-                    remaining: MAX,
-                    ..scope(1)
-                }
-                .output(),
-            ),
-        );
+        verify_token(g, n, desc, reqs, &[], Tok::of(&c).ser(), &f.ctx, expect);
     }
 }
 
@@ -1858,93 +1684,46 @@ fn malformed_principals(g: &mut Group, f: &Fix) {
         out.push(("with a trailing newline", format!("{p}\n")));
         out
     };
-    let mut n = 360u16;
     // The issuer (and the verifier's configured root key, so only the encoding differs).
-    for (what, bad) in variants(&f.k.root.principal) {
+    for (n, (what, bad)) in (360..).zip(variants(&f.k.root.principal)) {
         let t = f.base.clone().set("/authority/issuer", json!(bad)).resign();
-        verify_token(
-            g,
-            n,
-            &format!("authority.issuer {what} (ctx.rootPublicKey spelled the same way)"),
-            &[PRIN, b64_req(what), MALFORMED],
-            &[],
-            t.ser(),
-            &f.ctx.clone().root(&bad),
-            malformed(),
-        );
-        n += 1;
+        let desc = format!("authority.issuer {what} (ctx.rootPublicKey spelled the same way)");
+        let reqs = &[PRIN, b64_req(what), MALFORMED];
+        let ctx = f.ctx.clone().root(&bad);
+        verify_token(g, n, &desc, reqs, &[], t.ser(), &ctx, malformed());
     }
-    let mut n = 370u16;
     // The last delegatee (bob): compared with nothing, so only its encoding is wrong.
-    for (what, bad) in variants(&f.k.bob.principal) {
-        let t = f
-            .base
-            .clone()
-            .set("/attenuations/0/delegatee", json!(bad))
-            .resign();
-        verify_token(
-            g,
-            n,
-            &format!("attenuations[0].delegatee {what}"),
-            &[PRIN, b64_req(what), MALFORMED],
-            &[],
-            t.ser(),
-            &f.ctx,
-            malformed(),
-        );
-        n += 1;
+    for (n, (what, bad)) in (370..).zip(variants(&f.k.bob.principal)) {
+        let desc = format!("attenuations[0].delegatee {what}");
+        let token = f.set("/attenuations/0/delegatee", json!(bad));
+        f.case(g, n, &desc, &[PRIN, b64_req(what), MALFORMED], token);
     }
-    let mut n = 380u16;
     // alice, spelled the bad way everywhere she appears (authority.delegatee, attenuator, signer).
-    for (what, bad) in variants(&f.k.alice.principal) {
-        let t = f
-            .base
-            .clone()
-            .set("/authority/delegatee", json!(bad))
-            .set("/attenuations/0/attenuator", json!(bad))
-            .set("/signatures/1/signer", json!(bad))
-            .resign();
-        verify_token(
-            g,
-            n,
-            &format!(
-                "alice's principal id {what} in authority.delegatee, the attenuator and the signer"
-            ),
-            &[PRIN, b64_req(what), MALFORMED],
-            &[],
-            t.ser(),
-            &f.ctx,
-            malformed(),
+    for (n, (what, bad)) in (380..).zip(variants(&f.k.alice.principal)) {
+        let t = f.base.clone().set("/authority/delegatee", json!(bad));
+        let t = t.set("/attenuations/0/attenuator", json!(bad));
+        let t = t.set("/signatures/1/signer", json!(bad)).resign();
+        let desc = format!(
+            "alice's principal id {what} in authority.delegatee, the attenuator and the signer"
         );
-        n += 1;
+        f.case(g, n, &desc, &[PRIN, b64_req(what), MALFORMED], t.ser());
     }
-    let mut n = 390u16;
-    for (what, bad) in variants(&f.k.root.principal).into_iter().take(3) {
-        let t = f.base.clone().set("/signatures/0/signer", json!(bad));
-        verify_token(
-            g,
-            n,
-            &format!("signatures[0].signer {what}"),
-            &[PRIN, SIG, b64_req(what), MALFORMED],
-            &[],
-            t.ser(),
-            &f.ctx,
-            malformed(),
-        );
-        n += 1;
+    for (n, (what, bad)) in (390..).zip(variants(&f.k.root.principal).into_iter().take(3)) {
+        let desc = format!("signatures[0].signer {what}");
+        let token = f.base.clone().set("/signatures/0/signer", json!(bad)).ser();
+        f.case(g, n, &desc, &[PRIN, SIG, b64_req(what), MALFORMED], token);
     }
+    let desc = "authority.issuer is the literal name \"root\"";
+    let token = f.set("/authority/issuer", json!("root"));
+    let ctx = f.ctx.clone().root("root");
     verify_token(
         g,
         395,
-        "authority.issuer is the literal name \"root\"",
+        desc,
         &[PRIN, MALFORMED],
         &[],
-        f.base
-            .clone()
-            .set("/authority/issuer", json!("root"))
-            .resign()
-            .ser(),
-        &f.ctx.clone().root("root"),
+        token,
+        &ctx,
         malformed(),
     );
 }
@@ -1986,21 +1765,13 @@ fn malformed_signatures(g: &mut Group, f: &Fix) {
             1,
         ));
     }
-    for (i, (what, bad, j)) in sig_variants.into_iter().enumerate() {
+    for (n, (what, bad, j)) in (400..).zip(sig_variants) {
         let t = f
             .base
             .clone()
             .set(&format!("/signatures/{j}/signature"), json!(bad));
-        verify_token(
-            g,
-            400 + i as u16,
-            &format!("signature {what}"),
-            &[SIG, b64_req(&what), MALFORMED],
-            &[],
-            t.ser(),
-            &f.ctx,
-            malformed(),
-        );
+        let desc = format!("signature {what}");
+        f.case(g, n, &desc, &[SIG, b64_req(&what), MALFORMED], t.ser());
     }
 }
 
@@ -2041,16 +1812,9 @@ fn malformed_timestamps(g: &mut Group, f: &Fix) {
             }
             None => (malformed(), &[]),
         };
-        verify_token(
-            g,
-            420 + i as u16,
-            &format!("{} {v:?}: {what}", &ptr[1..].replace('/', ".")),
-            &[TS, "PRIM-TIME-PROFILE", specific, MALFORMED],
-            flags,
-            t.ser(),
-            &f.ctx,
-            expect,
-        );
+        let (n, desc) = (420 + i as u16, format!("{} {v:?}: {what}", dotted(ptr)));
+        let reqs = &[TS, "PRIM-TIME-PROFILE", specific, MALFORMED];
+        verify_token(g, n, &desc, reqs, flags, t.ser(), &f.ctx, expect);
     }
 }
 
@@ -2114,17 +1878,9 @@ fn malformed_token_strings(g: &mut Group, f: &Fix) {
         ));
     }
     let _ = pad_n;
-    for (i, (what, s)) in cases.into_iter().enumerate() {
-        verify_token(
-            g,
-            440 + i as u16,
-            &format!("token string {what}"),
-            &[CANON, b64_req(&what), MALFORMED],
-            &[],
-            wrap(s),
-            &f.ctx,
-            malformed(),
-        );
+    for (n, (what, s)) in (440..).zip(cases) {
+        let desc = format!("token string {what}");
+        f.case(g, n, &desc, &[CANON, b64_req(&what), MALFORMED], wrap(s));
     }
 }
 
@@ -2295,14 +2051,7 @@ const WRONG_REVOKERS: &[(u16, &str, &str, usize, &str)] = &[
 
 /// A revocation case on [`chain`]`(3)`: (number, description, requirement ids, flags, the
 /// entries, whether the token is revoked (else it verifies)).
-type RevRow = (
-    u16,
-    &'static str,
-    &'static [&'static str],
-    &'static [&'static str],
-    fn(&Rev) -> Vec<Value>,
-    bool,
-);
+type RevRow = (u16, &'static str, Ids, Ids, fn(&Rev) -> Vec<Value>, bool);
 
 const SIG_PAYLOAD: &[&str] = &[BAD, SIGREQ, PAYLOAD];
 const ENTRY_SCOPE: &[&str] = &[BAD, "REV-ENTRY-SCOPE"];
@@ -2321,12 +2070,7 @@ fn auth_entry_signed_over(r: &Rev, payload: &Value) -> Value {
 
 /// A bad entry (refused by add, D6 (a)/(b)): (number, description, requirement ids, the
 /// entry). Expected: ignored, the token verifies.
-type BadEntry = (
-    u16,
-    &'static str,
-    &'static [&'static str],
-    fn(&Rev) -> Value,
-);
+type BadEntry = (u16, &'static str, Ids, fn(&Rev) -> Value);
 
 /// Bad entries.
 #[rustfmt::skip]
@@ -2404,16 +2148,8 @@ fn rev_rows(g: &mut Group, r: &Rev, rows: &[RevRow]) {
         } else {
             valid(3)
         };
-        verify_token(
-            g,
-            n,
-            desc,
-            reqs,
-            flags,
-            r.tok.clone(),
-            &r.with(entries(r)),
-            expect,
-        );
+        let ctx = r.with(entries(r));
+        verify_token(g, n, desc, reqs, flags, r.tok.clone(), &ctx, expect);
     }
 }
 
@@ -2489,296 +2225,189 @@ const BAD_RID_ENCODINGS: &[(u16, &str, RidOf)] = &[
 
 fn build_revoked(g: &mut Group, k: &Keys) {
     let r = Rev::new(k);
-    // Every block, both scopes, revoked by its own signer.
-    let names = [
-        "the authority (by root)",
-        "attenuation 0 (by its attenuator alice)",
-        "the middle attenuation 1 (by its attenuator bob)",
-        "the last attenuation 2 (by its attenuator carol)",
-    ];
-    let signer_of = ["root", "alice", "bob", "carol"];
-    for (i, name) in names.iter().enumerate() {
-        for (j, scope) in ["block", "chain"].iter().enumerate() {
-            verify_token(
-                g,
-                1 + (i * 2 + j) as u16,
-                &format!("{name} revoked with scope {scope}"),
-                &[EVERY, SCOPES, PAYLOAD],
-                RS,
-                r.tok.clone(),
-                &r.with(vec![r.entry(signer_of[i], i, scope)]),
-                Expectation::invalid("revoked", S2),
-            );
-        }
-    }
-    // The root token alone, authority revoked.
-    let t0 = Tok::base(k, 0);
-    let e = entry(&k.root.keypair(), &rid_of(&t0.auth()), "block");
-    verify_token(
-        g,
-        9,
-        "root token (no attenuations) with its authority revoked by root",
-        &[EVERY, PAYLOAD],
-        RS,
-        t0.ser(),
-        &r.with(vec![e]),
-        Expectation::invalid("revoked", S2),
-    );
+    rev_cases(g, &r, EVERY_BLOCK);
     // Entries that must not count: wrong revoker (D6 (c)).
     for &(n, desc, revoker, b, scope) in WRONG_REVOKERS {
         let ctx = r.with(vec![r.entry(revoker, b, scope)]);
         verify_token(g, n, desc, &[REVOKER], WR, r.tok.clone(), &ctx, valid(3));
     }
     for &(n, desc, reqs, bad) in BAD_ENTRIES {
-        verify_token(
-            g,
-            n,
-            desc,
-            reqs,
-            &[],
-            r.tok.clone(),
-            &r.with(vec![bad(&r)]),
-            valid(3),
-        );
+        let ctx = r.with(vec![bad(&r)]);
+        verify_token(g, n, desc, reqs, &[], r.tok.clone(), &ctx, valid(3));
     }
     for &(n, desc, rid, revoker) in WRONG_RIDS {
         let ctx = r.with(vec![entry(&r.kp(revoker), &rid(&r), "block")]);
-        verify_token(
-            g,
-            n,
-            desc,
-            &["DCT-REVID-BLOCK", EVERY],
-            &[],
-            r.tok.clone(),
-            &ctx,
-            valid(3),
-        );
+        let reqs = &["DCT-REVID-BLOCK", EVERY];
+        verify_token(g, n, desc, reqs, &[], r.tok.clone(), &ctx, valid(3));
     }
     for &(n, desc, rid) in BAD_RID_ENCODINGS {
         let ctx = r.with(vec![entry(&r.kp("root"), &rid(&r), "block")]);
-        verify_token(
-            g,
-            n,
-            desc,
-            &[SHAPE, BAD],
-            &[],
-            r.tok.clone(),
-            &ctx,
-            valid(3),
-        );
+        let token = r.tok.clone();
+        verify_token(g, n, desc, &[SHAPE, BAD], &[], token, &ctx, valid(3));
     }
     rev_rows(g, &r, SEVERAL_ENTRIES);
-    revoked_scope_and_order(g, &r);
-    revoked_spellings(g, &r);
+    rev_cases(g, &r, SCOPE_AND_ORDER);
+    rev_cases(g, &r, SPELLINGS_REVOKED);
 }
 
-fn revoked_scope_and_order(g: &mut Group, r: &Rev) {
-    let k = r.k;
-    let t3 = &r.t3;
-    let tok = &r.tok;
-    let rid_a = &r.rids[0];
-    let rids = &r.rids[1..];
-    let root = k.root.keypair();
-    let alice = k.alice.keypair();
-    let with = |entries: Vec<Value>| r.with(entries);
-    let revoked = || Expectation::invalid("revoked", S2);
-    // Scope: a revoked block not contained in the presented token.
-    {
-        let t1 = Tok::base(k, 1);
-        verify_token(
-            g,
-            90,
-            "attenuation 1 revoked with scope chain; the presented token stops at attenuation 0 \
-            (does not contain the block): verifies",
-            &[SCOPES, EVERY],
-            RS,
-            t1.ser(),
-            &with(vec![entry(&k.bob.keypair(), &rids[1], "chain")]),
-            valid(1),
-        );
-        verify_token(g, 91, "attenuation 2 revoked with scope block; the presented token stops at attenuation 1: verifies",
-            &[SCOPES, EVERY], RS, Tok::base(k, 2).ser(), &with(vec![entry(&k.carol.keypair(), &rids[2], "block")]), valid(2));
-        // A sibling branch: alice delegates to carol instead of bob; bob's branch revoked.
-        let sibling = Tok::of(&chain(k, 0).delegate(&k.carol, |a| {
+/// A revocation case with a token or context of its own: (number, description, requirement
+/// ids, flags, the token and the context with its entries, verdict).
+type RevCase = (u16, &'static str, Ids, Ids, fn(&Rev) -> (Value, Ctx), Ex);
+
+fn rev_cases(g: &mut Group, r: &Rev, rows: &[RevCase]) {
+    for &(n, desc, reqs, flags, token, ex) in rows {
+        let (token, ctx) = token(r);
+        verify_token(g, n, desc, reqs, flags, token, &ctx, ex.expect());
+    }
+}
+
+const PR: &[&str] = &["Precedence"];
+const REVOKED_2: Ex = Ex::Denied("revoked", S2);
+
+impl Rev<'_> {
+    /// [`chain`]`(3)` under the context with one entry by `name` for block `b` (0 = the authority).
+    fn one(&self, name: &str, b: usize, scope: &str) -> (Value, Ctx) {
+        (
+            self.tok.clone(),
+            self.with(vec![self.entry(name, b, scope)]),
+        )
+    }
+
+    /// `token` under the context with one `block` entry by `name` for revocation id `rid`.
+    fn revoking(&self, token: &Tok, name: &str, rid: String) -> (Value, Ctx) {
+        (
+            token.ser(),
+            self.with(vec![entry(&self.kp(name), &rid, "block")]),
+        )
+    }
+
+    /// [`chain`]`(3)` with attenuation 1's signature replaced by attenuation 2's.
+    fn forged(&self) -> Value {
+        self.t3
+            .clone()
+            .set("/signatures/2/signature", json!(sig_of(&self.t3, 3)))
+            .ser()
+    }
+}
+
+/// ASCII letters with their case flipped.
+fn flip_case(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_lowercase() {
+                c.to_ascii_uppercase()
+            } else {
+                c.to_ascii_lowercase()
+            }
+        })
+        .collect()
+}
+
+/// Every block, both scopes, revoked by its own signer; the root token alone, its authority
+/// revoked.
+#[rustfmt::skip]
+const EVERY_BLOCK: &[RevCase] = &[
+    (1, "the authority (by root) revoked with scope block", EVERY_SCOPE, RS, |r| r.one("root", 0, "block"), REVOKED_2),
+    (2, "the authority (by root) revoked with scope chain", EVERY_SCOPE, RS, |r| r.one("root", 0, "chain"), REVOKED_2),
+    (3, "attenuation 0 (by its attenuator alice) revoked with scope block", EVERY_SCOPE, RS, |r| r.one("alice", 1, "block"), REVOKED_2),
+    (4, "attenuation 0 (by its attenuator alice) revoked with scope chain", EVERY_SCOPE, RS, |r| r.one("alice", 1, "chain"), REVOKED_2),
+    (5, "the middle attenuation 1 (by its attenuator bob) revoked with scope block", EVERY_SCOPE, RS, |r| r.one("bob", 2, "block"), REVOKED_2),
+    (6, "the middle attenuation 1 (by its attenuator bob) revoked with scope chain", EVERY_SCOPE, RS, |r| r.one("bob", 2, "chain"), REVOKED_2),
+    (7, "the last attenuation 2 (by its attenuator carol) revoked with scope block", EVERY_SCOPE, RS, |r| r.one("carol", 3, "block"), REVOKED_2),
+    (8, "the last attenuation 2 (by its attenuator carol) revoked with scope chain", EVERY_SCOPE, RS, |r| r.one("carol", 3, "chain"), REVOKED_2),
+    (9, "root token (no attenuations) with its authority revoked by root", &[EVERY, PAYLOAD], RS, |r| {
+        let t0 = Tok::base(r.k, 0);
+        r.revoking(&t0, "root", rid_of(&t0.auth()))
+    }, REVOKED_2),
+];
+
+const EVERY_SCOPE: Ids = &[EVERY, SCOPES, PAYLOAD];
+
+/// Scope: a revoked block not contained in the presented token; revocation-specific step order
+/// (D7).
+#[rustfmt::skip]
+const SCOPE_AND_ORDER: &[RevCase] = &[
+    (90, "attenuation 1 revoked with scope chain; the presented token stops at attenuation 0 \
+        (does not contain the block): verifies", &[SCOPES, EVERY], RS, |r| (Tok::base(r.k, 1).ser(), r.one("bob", 2, "chain").1),
+        Ex::Valid(1)),
+    (91, "attenuation 2 revoked with scope block; the presented token stops at attenuation 1: verifies", &[SCOPES, EVERY], RS,
+        |r| (Tok::base(r.k, 2).ser(), r.one("carol", 3, "block").1), Ex::Valid(2)),
+    // A sibling branch: alice delegates to carol instead of bob; bob's branch revoked.
+    (92, "alice's attenuation to bob revoked with scope chain; alice's sibling attenuation to carol verifies", &[SCOPES, EVERY], RS, |r| {
+        let sibling = Tok::of(&chain(r.k, 0).delegate(&r.k.carol, |a| {
             a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/**")]);
             a.max_budget_microcents = Some(500_000);
         }));
-        verify_token(g, 92, "alice's attenuation to bob revoked with scope chain; alice's sibling attenuation to carol verifies",
-            &[SCOPES, EVERY], RS, sibling.ser(), &with(vec![entry(&alice, &rids[0], "chain")]), valid(1));
-    }
+        (sibling.ser(), r.one("alice", 1, "chain").1)
+    }, Ex::Valid(1)),
+    (100, "revoked authority in a token whose attenuation signature is forged: revoked (step 2 before 3)", &[ORDER, EVERY], PR,
+        |r| (r.forged(), r.one("root", 0, "block").1), REVOKED_2),
+    (101, "forged token with only a wrong-revoker entry (mallory) for its authority: invalid_signature, not revoked", &[ORDER, REVOKER],
+        PR, |r| (r.forged(), r.one("mallory", 0, "block").1), SIG_B),
+    (102, "revoked last attenuation of an expired token: revoked (step 2 before 5)", &[ORDER, EVERY], PR, |r| {
+        let (t, ctx) = r.one("carol", 3, "block");
+        (t, ctx.now("2026-03-01T13:00:00Z"))
+    }, REVOKED_2),
+    (103, "revoked authority verified under the wrong root key: revoked (step 2 before 3a)", &[ORDER, EVERY], PR, |r| {
+        let (t, ctx) = r.one("root", 0, "block");
+        (t, ctx.root(&r.k.other_root.principal))
+    }, REVOKED_2),
+    (104, "revoked attenuation 0 with the budget exhausted and an ungranted request: revoked", &[ORDER, EVERY], PR, |r| {
+        let (t, ctx) = r.one("alice", 1, "block");
+        (t, ctx.spent(1000).request("docs", "write", "/etc/passwd"))
+    }, REVOKED_2),
+    // Mallory's self-issued token, revoked by mallory (its own issuer): step 2 precedes 3a.
+    (105, "token self-issued by mallory and revoked by mallory (its issuer): revoked, step 2 precedes the root-key check",
+        &[ORDER, EVERY], PR, |r| {
+        let t = Tok::of(&chain(r.k, 1).with_authority(|a| a.issuer = r.k.mallory.principal.clone()));
+        r.revoking(&t, "mallory", rid_of(&t.auth()))
+    }, REVOKED_2),
+    // A widening attenuation after a revoked block.
+    (106, "revoked attenuation 0 followed by a widening attenuation 1: revoked (step 2 before 4)", &[ORDER, EVERY], PR, |r| {
+        let t = Tok::of(&chain(r.k, 2).with_attenuation(1, |a| a.allowed_capabilities = Some(vec![cap("docs", "write", "/**")])));
+        r.revoking(&t, "alice", rid_of(&t.atts()[0]))
+    }, REVOKED_2),
+    // Malformed + revoked: step 1 first.
+    (107, "malformed token (issuedAt without offset) whose authority is revoked: malformed_token (step 1 before 2)", &[ORDER, MALFORMED],
+        PR, |r| {
+        let t = r.t3.clone().set("/authority/issuedAt", json!("2026-03-01T00:00:00")).resign();
+        r.revoking(&t, "root", rid_of(&t.auth()))
+    }, Ex::Malformed),
+];
 
-    // Revocation-specific step order (D7).
-    let pr: &[&str] = &["Precedence"];
-    {
-        let forged = t3
-            .clone()
-            .set("/signatures/2/signature", json!(sig_of(t3, 3)))
-            .ser();
-        verify_token(g, 100, "revoked authority in a token whose attenuation signature is forged: revoked (step 2 before 3)",
-            &[ORDER, EVERY], pr, forged.clone(), &with(vec![entry(&root, rid_a, "block")]), revoked());
-        verify_token(g, 101, "forged token with only a wrong-revoker entry (mallory) for its authority: invalid_signature, not revoked",
-            &[ORDER, REVOKER], pr, forged, &with(vec![entry(&mallory_kp(k), rid_a, "block")]), bad_sig(S3B));
-        verify_token(
-            g,
-            102,
-            "revoked last attenuation of an expired token: revoked (step 2 before 5)",
-            &[ORDER, EVERY],
-            pr,
-            tok.clone(),
-            &with(vec![entry(&k.carol.keypair(), &rids[2], "block")]).now("2026-03-01T13:00:00Z"),
-            revoked(),
-        );
-        verify_token(
-            g,
-            103,
-            "revoked authority verified under the wrong root key: revoked (step 2 before 3a)",
-            &[ORDER, EVERY],
-            pr,
-            tok.clone(),
-            &with(vec![entry(&root, rid_a, "block")]).root(&k.other_root.principal),
-            revoked(),
-        );
-        verify_token(
-            g,
-            104,
-            "revoked attenuation 0 with the budget exhausted and an ungranted request: revoked",
-            &[ORDER, EVERY],
-            pr,
-            tok.clone(),
-            &with(vec![entry(&alice, &rids[0], "block")])
-                .spent(1000)
-                .request("docs", "write", "/etc/passwd"),
-            revoked(),
-        );
-        // Mallory's self-issued token, revoked by mallory (its own issuer): step 2 precedes 3a.
-        let c = chain(k, 1).with_authority(|a| a.issuer = k.mallory.principal.clone());
-        let t = Tok::of(&c);
-        verify_token(g, 105, "token self-issued by mallory and revoked by mallory (its issuer): revoked, step 2 precedes the root-key check",
-            &[ORDER, EVERY], pr, t.ser(), &with(vec![entry(&mallory_kp(k), &rid_of(&t.auth()), "block")]), revoked());
-        // A widening attenuation after a revoked block.
-        let c = chain(k, 2).with_attenuation(1, |a| {
-            a.allowed_capabilities = Some(vec![cap("docs", "write", "/**")]);
-        });
-        let t = Tok::of(&c);
-        verify_token(
-            g,
-            106,
-            "revoked attenuation 0 followed by a widening attenuation 1: revoked (step 2 before 4)",
-            &[ORDER, EVERY],
-            pr,
-            t.ser(),
-            &with(vec![entry(&alice, &rid_of(&t.atts()[0]), "block")]),
-            revoked(),
-        );
-        // Malformed + revoked: step 1 first.
-        let t = t3
-            .clone()
-            .set("/authority/issuedAt", json!("2026-03-01T00:00:00"))
-            .resign();
-        verify_token(g, 107, "malformed token (issuedAt without offset) whose authority is revoked: malformed_token (step 1 before 2)",
-            &[ORDER, MALFORMED], pr, t.ser(), &with(vec![entry(&root, &rid_of(&t.auth()), "block")]), malformed());
-    }
-}
-
-fn revoked_spellings(g: &mut Group, r: &Rev) {
-    let k = r.k;
-    let t3 = &r.t3;
-    let tok = &r.tok;
-    let rid_a = &r.rids[0];
-    let root = k.root.keypair();
-    let alice = k.alice.keypair();
-    let with = |entries: Vec<Value>| r.with(entries);
-    let v3 = valid(3);
-    let good_auth = entry(&root, rid_a, "block");
-    // Revocation ids are computed over the block's canonical form, whatever the token's
-    // spelling: a verifier that hashes raw or re-serialized text misses the revocation.
-    {
-        let spaced = encode_bytes(t3.text().replace("\":", "\": ").as_bytes());
-        verify_token(
-            g,
-            110,
-            "non-canonical token (a space after every `:`) whose authority is revoked by root: \
-            revoked if accepted (the revocation id is over the canonical block)",
-            &[EVERY, "DCT-REVID-BLOCK", "DCT-FORMAT-CANONICAL"],
-            &["NonCanonicalToken"],
-            spaced,
-            &with(vec![entry(&root, rid_a, "block")]),
-            Expectation::acceptable(
-                "D9",
-                vec![
-                    Expected::invalid("malformed_token", S1),
-                    Expected::invalid("revoked", S2),
-                ],
-            ),
-        );
-        let t = t3
-            .clone()
-            .insert("/attenuations/0", "note", json!("x"))
-            .resign();
-        let rid_with_note = rid_of(&t.atts()[0]);
-        verify_token(
-            g,
-            111,
-            "attenuation 0 carries an unknown member (re-signed) and alice revokes that block: \
-            revoked if accepted (the revocation id covers the unknown member too)",
-            &[EVERY, "DCT-REVID-BLOCK", "DCT-FORMAT-UNKNOWN-FIELD"],
-            &["UnknownField"],
-            t.ser(),
-            &with(vec![entry(&alice, &rid_with_note, "block")]),
-            Expectation::acceptable(
-                "D9",
-                vec![
-                    Expected::invalid("malformed_token", S1),
-                    Expected::invalid("revoked", S2),
-                ],
-            ),
-        );
-        let flipped: String = rid_a
-            .chars()
-            .map(|c| {
-                if c.is_ascii_lowercase() {
-                    c.to_ascii_uppercase()
-                } else if c.is_ascii_uppercase() {
-                    c.to_ascii_lowercase()
-                } else {
-                    c
-                }
-            })
-            .collect();
-        verify_token(g, 112, "authority revocation id with its letter case flipped (correctly signed by root): no match",
-            &["DCT-REVID-BLOCK", BAD], &[], tok.clone(), &with(vec![entry(&root, &flipped, "block")]), v3.clone());
-        let by = format!("{}=", root.principal_id());
-        let payload = canon(
-            &json!({"revocationId": rid_a, "revokedBy": by, "revokedAt": REVOKED_AT, "scope": "block"}),
-        );
-        let e = json!({"revocationId": rid_a, "revokedBy": by, "revokedAt": REVOKED_AT, "scope": "block",
-            "signature": sign_text(&root, &payload)});
-        verify_token(g, 113, "authority entry whose revokedBy is root's id with `=` padding (signed over that text): ignored",
-            &[SHAPE, BAD, REVOKER], &[], tok.clone(), &with(vec![e]), v3.clone());
-        let e = tamper(
-            good_auth.clone(),
-            "signature",
-            json!(format!("{}==", sig_of_entry(&good_auth))),
-        );
-        verify_token(
-            g,
-            114,
-            "authority entry whose signature carries `==` padding: ignored",
-            &[SHAPE, BAD],
-            &[],
-            tok.clone(),
-            &with(vec![e]),
-            v3.clone(),
-        );
-    }
-}
+/// Revocation ids are computed over the block's canonical form, whatever the token's spelling:
+/// a verifier that hashes raw or re-serialized text misses the revocation.
+#[rustfmt::skip]
+const SPELLINGS_REVOKED: &[RevCase] = &[
+    (110, "non-canonical token (a space after every `:`) whose authority is revoked by root: \
+        revoked if accepted (the revocation id is over the canonical block)", &[EVERY, "DCT-REVID-BLOCK", "DCT-FORMAT-CANONICAL"],
+        &["NonCanonicalToken"], |r| (encode_bytes(r.t3.text().replace("\":", "\": ").as_bytes()), r.one("root", 0, "block").1),
+        Ex::MalformedOr("revoked", S2)),
+    (111, "attenuation 0 carries an unknown member (re-signed) and alice revokes that block: \
+        revoked if accepted (the revocation id covers the unknown member too)", &[EVERY, "DCT-REVID-BLOCK", "DCT-FORMAT-UNKNOWN-FIELD"],
+        &["UnknownField"], |r| {
+        let t = r.t3.clone().insert("/attenuations/0", "note", json!("x")).resign();
+        r.revoking(&t, "alice", rid_of(&t.atts()[0]))
+    }, Ex::MalformedOr("revoked", S2)),
+    (112, "authority revocation id with its letter case flipped (correctly signed by root): no match", &["DCT-REVID-BLOCK", BAD], &[],
+        |r| r.revoking(&r.t3, "root", flip_case(&r.rids[0])), Ex::Valid(3)),
+    (113, "authority entry whose revokedBy is root's id with `=` padding (signed over that text): ignored", &[SHAPE, BAD, REVOKER], &[],
+        |r| {
+        let (rid, by) = (&r.rids[0], format!("{}=", r.k.root.principal));
+        let payload = canon(&json!({"revocationId": rid, "revokedBy": by, "revokedAt": REVOKED_AT, "scope": "block"}));
+        let e = json!({"revocationId": rid, "revokedBy": by, "revokedAt": REVOKED_AT, "scope": "block",
+            "signature": sign_text(&r.kp("root"), &payload)});
+        (r.tok.clone(), r.with(vec![e]))
+    }, Ex::Valid(3)),
+    (114, "authority entry whose signature carries `==` padding: ignored", &[SHAPE, BAD], &[], |r| {
+        let good = r.entry("root", 0, "block");
+        let e = tamper(good.clone(), "signature", json!(format!("{}==", sig_of_entry(&good))));
+        (r.tok.clone(), r.with(vec![e]))
+    }, Ex::Valid(3)),
+];
 
 fn sig_of_entry(e: &Value) -> String {
     e["signature"].as_str().unwrap_or_default().to_owned()
-}
-
-fn mallory_kp(k: &Keys) -> Keypair {
-    k.mallory.keypair()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -2794,19 +2423,19 @@ fn mallory_kp(k: &Keys) -> Keypair {
 /// acceptance disables the check answers `valid` — a wrong verdict carrying the case's
 /// critical `Malformed*Bypass` flag. The malformed cases alone cannot tell these apart.
 fn build_effects(g: &mut Group, k: &Keys) {
-    for b in BYPASSES {
-        let t = (b.token)(k);
-        let ctx = (b.ctx)(Ctx::new(k));
-        for (i, (what, value)) in b.values.iter().enumerate() {
+    for &(first, desc, reqs, flag, token, ctx, ptr, values) in BYPASSES {
+        let t = token(k);
+        let ctx = ctx(Ctx::new(k));
+        for (i, (what, value)) in values.iter().enumerate() {
             let v: Value = serde_json::from_str(value).unwrap_or_else(|e| panic!("{value}: {e}"));
-            let desc = b.desc.replace("{what}", what);
-            let token = t.clone().set(b.ptr, v).resign().ser();
+            let desc = desc.replace("{what}", what);
+            let token = t.clone().set(ptr, v).resign().ser();
             verify_token(
                 g,
-                b.first + i as u16,
+                first + i as u16,
                 &desc,
-                b.reqs,
-                &[b.flag],
+                reqs,
+                &[flag],
                 token,
                 &ctx,
                 malformed(),
@@ -2815,21 +2444,26 @@ fn build_effects(g: &mut Group, k: &Keys) {
     }
 }
 
-/// A family of acceptance-effect cases: one member mistyped so that accepting it would lift a
-/// limit; each value is one case (numbered from `first`), expected malformed_token.
-struct Bypass {
-    first: u16,
-    /// The description; `{what}` is the value's description.
-    desc: &'static str,
-    reqs: &'static [&'static str],
-    flag: &'static str,
-    /// The token (re-signed after the change) and the context it is verified under.
-    token: fn(&Keys) -> Tok,
-    ctx: fn(Ctx) -> Ctx,
-    ptr: &'static str,
-    /// (what, the value as JSON text).
-    values: &'static [(&'static str, &'static str)],
-}
+/// A family of acceptance-effect cases: (first number, description (`{what}` is the value's
+/// description), requirement ids, flag, the token (re-signed after the change), the context it
+/// is verified under, the member, the values (what, the value as JSON text)). One member is
+/// mistyped so that accepting it would lift a limit; each value is one case, numbered from the
+/// first, expected malformed_token.
+type Bypass = (
+    u16,
+    &'static str,
+    &'static [&'static str],
+    &'static str,
+    fn(&Keys) -> Tok,
+    fn(Ctx) -> Ctx,
+    &'static str,
+    &'static [(&'static str, &'static str)],
+);
+
+const EXPIRY: &str = "MalformedExpiryBypass";
+const BUDGET_B: &str = "MalformedBudgetBypass";
+const DEPTH_B: &str = "MalformedDepthBypass";
+const SCOPE_B: &str = "MalformedScopeBypass";
 
 /// One attenuation (bob) with every optional restriction present, like `malformed`'s base.
 fn effects_base(k: &Keys) -> Tok {
@@ -2936,125 +2570,44 @@ const ROOT_EXPIRED: &[&str] = &[REQ, MALFORMED, "DCT-VERIFY-5-EXPIRED"];
 
 /// 1..: expiry; 40..: budget (spend ten times the root budget, or 2^53−1 when the root budget
 /// is the malformed one); 80..: depth; 100..: scope (a request outside the root's).
+#[rustfmt::skip]
 const BYPASSES: &[Bypass] = &[
-    Bypass {
-        first: 1,
-        desc: ATT_EXPIRY_DESC,
-        reqs: ATT_EXPIRED,
-        flag: "MalformedExpiryBypass",
-        token: effects_base,
-        ctx: a_day_late,
-        ptr: "/attenuations/0/expiresAt",
-        values: BAD_TIMES.split_at(5).0,
-    },
-    Bypass {
-        first: 6,
-        desc: ATT_EXPIRY_DESC,
-        reqs: TS_EXPIRED,
-        flag: "MalformedExpiryBypass",
-        token: effects_base,
-        ctx: a_day_late,
-        ptr: "/attenuations/0/expiresAt",
-        values: BAD_TIMES.split_at(5).1,
-    },
+    (1, ATT_EXPIRY_DESC, ATT_EXPIRED, EXPIRY, effects_base, a_day_late,
+        "/attenuations/0/expiresAt", BAD_TIMES.split_at(5).0),
+    (6, ATT_EXPIRY_DESC, TS_EXPIRED, EXPIRY, effects_base, a_day_late,
+        "/attenuations/0/expiresAt", BAD_TIMES.split_at(5).1),
     // The attenuation's own expiry (11:30) still bounds the token.
-    Bypass {
-        first: 20,
-        desc: ROOT_EXPIRY_DESC,
-        reqs: ROOT_EXPIRED,
-        flag: "MalformedExpiryBypass",
-        token: effects_base,
-        ctx: a_day_late,
-        ptr: "/authority/expiresAt",
-        values: BAD_ROOT_TIMES.split_at(3).0,
-    },
-    Bypass {
-        first: 23,
-        desc: ROOT_EXPIRY_DESC,
-        reqs: TS_EXPIRED,
-        flag: "MalformedExpiryBypass",
-        token: effects_base,
-        ctx: a_day_late,
-        ptr: "/authority/expiresAt",
-        values: BAD_ROOT_TIMES.split_at(3).1,
-    },
-    Bypass {
-        first: 40,
-        desc: "attenuations[0].maxBudgetMicrocents is {what}, with spend ten times the root \
-               budget: accepting it must not lift the root's budget",
-        reqs: &[ATT, INT, MALFORMED, "DCT-VERIFY-6-BUDGET"],
-        flag: "MalformedBudgetBypass",
-        token: effects_base,
-        ctx: |c| c.spent(BUDGET * 10),
-        ptr: "/attenuations/0/maxBudgetMicrocents",
-        values: BAD_BUDGETS,
-    },
+    (20, ROOT_EXPIRY_DESC, ROOT_EXPIRED, EXPIRY, effects_base, a_day_late,
+        "/authority/expiresAt", BAD_ROOT_TIMES.split_at(3).0),
+    (23, ROOT_EXPIRY_DESC, TS_EXPIRED, EXPIRY, effects_base, a_day_late,
+        "/authority/expiresAt", BAD_ROOT_TIMES.split_at(3).1),
+    (40, "attenuations[0].maxBudgetMicrocents is {what}, with spend ten times the root \
+        budget: accepting it must not lift the root's budget",
+        &[ATT, INT, MALFORMED, "DCT-VERIFY-6-BUDGET"], BUDGET_B, effects_base, |c| c.spent(BUDGET * 10),
+        "/attenuations/0/maxBudgetMicrocents", BAD_BUDGETS),
     // Spend at the I-JSON maximum, above the attenuation's 500000.
-    Bypass {
-        first: 60,
-        desc: "authority.maxBudgetMicrocents is {what}, with spend 2^53−1: accepting it must \
-               not lift the attenuation's budget",
-        reqs: &[REQ, INT, MALFORMED, "DCT-VERIFY-6-BUDGET"],
-        flag: "MalformedBudgetBypass",
-        token: effects_base,
-        ctx: |c| c.spent(9_007_199_254_740_991),
-        ptr: "/authority/maxBudgetMicrocents",
-        values: BAD_BUDGETS.split_at(6).0,
-    },
-    Bypass {
-        first: 80,
-        desc: "attenuations[0].maxChainDepth is {what} in a two-attenuation token whose root \
-               allows one: accepting it must not lift the root's depth limit",
-        reqs: &[ATT, INT, MALFORMED, "DCT-VERIFY-4E-EXCEEDED"],
-        flag: "MalformedDepthBypass",
-        token: deep_token,
-        ctx: |c| c,
-        ptr: "/attenuations/0/maxChainDepth",
-        values: BAD_DEPTHS,
-    },
-    Bypass {
-        first: 90,
-        desc: "authority.maxChainDepth is {what} in a two-attenuation token whose first \
-               attenuation allows none after it: accepting it must not lift that limit",
-        reqs: &[REQ, INT, MALFORMED, "DCT-VERIFY-4E-EXCEEDED"],
-        flag: "MalformedDepthBypass",
-        token: deep_token,
-        ctx: |c| c,
-        ptr: "/authority/maxChainDepth",
-        values: BAD_DEPTHS,
-    },
-    Bypass {
-        first: 100,
-        desc: "attenuations[0].allowedCapabilities[0].resource is {what}, request \
-               `/etc/passwd` outside the root's scope: accepting it must not widen the scope",
-        reqs: &[CAP, MALFORMED, "DCT-VERIFY-7-CAPABILITY"],
-        flag: "MalformedScopeBypass",
-        token: effects_base,
-        ctx: outside,
-        ptr: "/attenuations/0/allowedCapabilities/0/resource",
-        values: BAD_RESOURCES,
-    },
-    Bypass {
-        first: 110,
-        desc: "attenuations[0].allowedCapabilities is {what}, request `/etc/passwd` outside \
-               the root's scope: accepting it must not widen the scope",
-        reqs: &[ATT, MALFORMED, "DCT-VERIFY-7-CAPABILITY"],
-        flag: "MalformedScopeBypass",
-        token: effects_base,
-        ctx: outside,
-        ptr: "/attenuations/0/allowedCapabilities",
-        values: BAD_CAP_LISTS,
-    },
+    (60, "authority.maxBudgetMicrocents is {what}, with spend 2^53−1: accepting it must \
+        not lift the attenuation's budget",
+        &[REQ, INT, MALFORMED, "DCT-VERIFY-6-BUDGET"], BUDGET_B, effects_base, |c| c.spent(9_007_199_254_740_991),
+        "/authority/maxBudgetMicrocents", BAD_BUDGETS.split_at(6).0),
+    (80, "attenuations[0].maxChainDepth is {what} in a two-attenuation token whose root \
+        allows one: accepting it must not lift the root's depth limit",
+        &[ATT, INT, MALFORMED, "DCT-VERIFY-4E-EXCEEDED"], DEPTH_B, deep_token, |c| c,
+        "/attenuations/0/maxChainDepth", BAD_DEPTHS),
+    (90, "authority.maxChainDepth is {what} in a two-attenuation token whose first \
+        attenuation allows none after it: accepting it must not lift that limit",
+        &[REQ, INT, MALFORMED, "DCT-VERIFY-4E-EXCEEDED"], DEPTH_B, deep_token, |c| c,
+        "/authority/maxChainDepth", BAD_DEPTHS),
+    (100, "attenuations[0].allowedCapabilities[0].resource is {what}, request \
+        `/etc/passwd` outside the root's scope: accepting it must not widen the scope",
+        &[CAP, MALFORMED, "DCT-VERIFY-7-CAPABILITY"], SCOPE_B, effects_base, outside,
+        "/attenuations/0/allowedCapabilities/0/resource", BAD_RESOURCES),
+    (110, "attenuations[0].allowedCapabilities is {what}, request `/etc/passwd` outside \
+        the root's scope: accepting it must not widen the scope",
+        &[ATT, MALFORMED, "DCT-VERIFY-7-CAPABILITY"], SCOPE_B, effects_base, outside,
+        "/attenuations/0/allowedCapabilities", BAD_CAP_LISTS),
     // Only the root: no attenuation narrows the malformed capability list.
-    Bypass {
-        first: 120,
-        desc: "authority.capabilities is {what}, request `/etc/passwd`: accepting it must \
-               not grant an unnamed resource",
-        reqs: &[CAP, MALFORMED, "DCT-VERIFY-7-CAPABILITY"],
-        flag: "MalformedScopeBypass",
-        token: |k| Tok::of(&Chain::root(k)),
-        ctx: outside,
-        ptr: "/authority/capabilities",
-        values: BAD_ROOT_CAPS,
-    },
+    (120, "authority.capabilities is {what}, request `/etc/passwd`: accepting it must \
+        not grant an unnamed resource", &[CAP, MALFORMED, "DCT-VERIFY-7-CAPABILITY"], SCOPE_B, |k| Tok::of(&Chain::root(k)), outside,
+        "/authority/capabilities", BAD_ROOT_CAPS),
 ];

@@ -6,6 +6,7 @@
 
 use serde_json::{json, Value};
 
+use super::Ids;
 use crate::format::{Expectation, Expected};
 use crate::generate::{Area, Group};
 
@@ -75,8 +76,8 @@ enum Glob {
 type MatchRow = (
     u16,
     &'static str,
-    &'static [&'static str],
-    &'static [&'static str],
+    Ids,
+    Ids,
     &'static str,
     &'static str,
     Glob,
@@ -152,55 +153,55 @@ fn build_match(g: &mut Group) {
     build_hostile(g);
 }
 
-fn build_hostile(g: &mut Group) {
-    let hostile: &[&str] = &["GlobHostile"];
+/// 25 `**` inside one segment, then `b`.
+fn one_segment() -> String {
+    format!("/{}b", "a**".repeat(25))
+}
+
+/// A hostile pattern: (number, description, requirement ids, flags, pattern, resource,
+/// whether it matches).
+type HostileRow = (
+    u16,
+    &'static str,
+    Ids,
+    Ids,
+    fn() -> String,
+    fn() -> String,
+    bool,
+);
+
+#[rustfmt::skip]
+const HOSTILE: &[HostileRow] = &[
     // glob-match-0080 (20 `**/a` against 200 segments) is retired: a translation that turns
     // only the first `**` into `.*` needed ~10^8 steps on it, an answer in time on a fast
     // machine and a timeout on a slow one. Sized up so every backtracking variant needs
     // > 2^39 steps.
-    m(
-        g,
-        84,
-        "40 `**/a` segments against 400 `a` segments ending in a mismatch",
-        &["GLOB-LINEAR"],
-        hostile,
-        (&hostile_pattern("**/a", 40, "/b"), &repeat_path("a", 400)),
-        matches(false),
-    );
-    m(
-        g,
-        81,
-        "60 `*` segments against 60 segments",
-        &["GLOB-LINEAR", "GLOB-STAR-SEGMENT"],
-        hostile,
-        (&hostile_pattern("*", 60, ""), &repeat_path("x", 60)),
-        matches(true),
-    );
-    m(
-        g,
-        82,
-        "60 `*` segments against 59 segments",
-        &["GLOB-LINEAR", "GLOB-STAR-SEGMENT"],
-        hostile,
-        (&hostile_pattern("*", 60, ""), &repeat_path("x", 59)),
-        matches(false),
-    );
+    (84, "40 `**/a` segments against 400 `a` segments ending in a mismatch", &["GLOB-LINEAR"], &["GlobHostile"],
+        || hostile_pattern("**/a", 40, "/b"), || repeat_path("a", 400), false),
+    (81, "60 `*` segments against 60 segments", &["GLOB-LINEAR", "GLOB-STAR-SEGMENT"], &["GlobHostile"],
+        || hostile_pattern("*", 60, ""), || repeat_path("x", 60), true),
+    (82, "60 `*` segments against 59 segments", &["GLOB-LINEAR", "GLOB-STAR-SEGMENT"], &["GlobHostile"],
+        || hostile_pattern("*", 60, ""), || repeat_path("x", 59), false),
     // One segment, 25 `**` inside it against 4,000 `a`s and no `b`: literal text under D1
     // (and no match under the partial-wildcard reading either, since there is no `b`), while
     // a matcher that turns each `**` into `.*` (or `[^/]*[^/]*`) backtracks through more than
     // C(4000, 25) > 10^60 splits — a hang on any machine, never a machine-speed verdict.
-    let mut one_segment = String::from("/");
-    one_segment.push_str(&"a**".repeat(25));
-    one_segment.push('b');
-    m(
-        g,
-        83,
-        "25 `**` inside one segment against a 4,000-character segment with no `b`",
-        &["GLOB-LINEAR"],
-        &["GlobHostile", "GlobPartialWildcard"],
-        (&one_segment, &format!("/{}", "a".repeat(4000))),
-        matches(false),
-    );
+    (83, "25 `**` inside one segment against a 4,000-character segment with no `b`", &["GLOB-LINEAR"],
+        &["GlobHostile", "GlobPartialWildcard"], one_segment, || format!("/{}", "a".repeat(4000)), false),
+];
+
+fn build_hostile(g: &mut Group) {
+    for &(n, desc, reqs, flags, pattern, resource, answer) in HOSTILE {
+        m(
+            g,
+            n,
+            desc,
+            reqs,
+            flags,
+            (&pattern(), &resource()),
+            matches(answer),
+        );
+    }
 }
 
 /// `/<seg>/<seg>…<suffix>` with `n` copies of `seg`.
@@ -259,15 +260,7 @@ const fn r(resource: &'static str) -> Cap3 {
 }
 
 /// Number, description, requirements, flags, child, parent, answer.
-type SubsetRow = (
-    u16,
-    &'static str,
-    &'static [&'static str],
-    &'static [&'static str],
-    Cap3,
-    Cap3,
-    Glob,
-);
+type SubsetRow = (u16, &'static str, Ids, Ids, Cap3, Cap3, Glob);
 
 #[rustfmt::skip]
 const SUBSETS: &[SubsetRow] = &[

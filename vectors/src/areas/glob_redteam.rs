@@ -11,6 +11,7 @@
 
 use serde_json::{json, Value};
 
+use super::Ids;
 use crate::format::{Expectation, Expected};
 use crate::generate::{Area, Group};
 
@@ -52,15 +53,8 @@ fn m(
     resource: &str,
     expect: Expectation,
 ) {
-    g.case(
-        n,
-        desc,
-        reqs,
-        flags,
-        "glob.match",
-        json!({ "pattern": pattern, "resource": resource }),
-        expect,
-    );
+    let input = json!({ "pattern": pattern, "resource": resource });
+    g.case(n, desc, reqs, flags, "glob.match", input, expect);
 }
 
 fn cap(resource: &str) -> Value {
@@ -92,14 +86,7 @@ const LITERAL: &[&str] = &["GLOB-OTHER-LITERAL"];
 const DOUBLE_STAR: &[&str] = &["GLOB-DOUBLE-STAR"];
 
 /// Number, description, requirements, pattern, resource, matches.
-type MatchRow = (
-    u16,
-    &'static str,
-    &'static [&'static str],
-    &'static str,
-    &'static str,
-    bool,
-);
+type MatchRow = (u16, &'static str, Ids, &'static str, &'static str, bool);
 
 #[rustfmt::skip]
 const METACHARACTERS: &[MatchRow] = &[
@@ -165,14 +152,7 @@ enum Answer {
 }
 
 /// Number, description, requirements, pattern, resource, answer.
-type NormalizedMatch = (
-    u16,
-    &'static str,
-    &'static [&'static str],
-    &'static str,
-    &'static str,
-    Answer,
-);
+type NormalizedMatch = (u16, &'static str, Ids, &'static str, &'static str, Answer);
 
 #[rustfmt::skip]
 const NORMALIZED_MATCHES: &[NormalizedMatch] = &[

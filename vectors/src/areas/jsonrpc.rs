@@ -13,6 +13,7 @@ use delegateos_reference::encoding::{b64u_encode, decode_principal};
 use delegateos_reference::ops::OPERATIONS;
 
 use super::dct_support::{self as ds, Chain};
+use super::Ids;
 use crate::format::Expectation;
 use crate::generate::{Area, Group};
 use crate::keys::{Key, Keys};
@@ -246,13 +247,7 @@ const CO: &[&str] = &["RPC-COMPLETE"];
 const RV: &[&str] = &["RPC-REVOKE"];
 
 /// Number, description, requirements, message, expectation.
-type Row = (
-    u16,
-    &'static str,
-    &'static [&'static str],
-    fn(&Fx) -> Value,
-    Out,
-);
+type Row = (u16, &'static str, Ids, fn(&Fx) -> Value, Out);
 
 /// The five messages, valid variants, envelope, ids and mixed members.
 #[rustfmt::skip]

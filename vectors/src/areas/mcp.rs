@@ -17,6 +17,7 @@ use delegateos_reference::token::Capability;
 use super::dct_support::{
     cap, caps_json, default_caps, revocation_entry, Chain, BUDGET, CONTRACT, DELEGATION, NOW,
 };
+use super::Ids;
 use crate::format::Expectation;
 use crate::generate::{Area, Group};
 use crate::keys::Keys;
@@ -27,25 +28,18 @@ pub(super) const DENIAL_MESSAGE: &str = "DCT verification failed";
 /// One second after the default root expiry (`dct_support::EXPIRES_AT`).
 const LATER: &str = "2026-03-01T12:00:01Z";
 
+/// The groups, in output order: (name, description, builder).
+#[rustfmt::skip]
+const GROUPS: &[super::GroupDef] = &[
+    ("filter_tools", "mcp.filter_tools: tools/list filtering by the session DCT (spec/mcp-proxy.md §3.2, D32).", build_filter),
+    ("call", "mcp.call: tools/call decisions — pass-through, forward with `_delegateos` stripped and \
+        spend attributed, every denial with its -32001 body (spec/mcp-proxy.md §3.3–3.4, \
+        D15, D17, D21, D32, M3, M4).", build_call),
+];
+
 /// Builds the `mcp` area: groups `filter_tools` and `call`.
 pub fn build(area: &mut Area) {
-    let keys = area.keys().clone();
-    build_filter(
-        area.group(
-            "filter_tools",
-            "mcp.filter_tools: tools/list filtering by the session DCT (spec/mcp-proxy.md §3.2, D32).",
-        ),
-        &keys,
-    );
-    build_call(
-        area.group(
-            "call",
-            "mcp.call: tools/call decisions — pass-through, forward with `_delegateos` stripped and \
-             spend attributed, every denial with its -32001 body (spec/mcp-proxy.md §3.3–3.4, \
-             D15, D17, D21, D32, M3, M4).",
-        ),
-        &keys,
-    );
+    super::build_groups(area, GROUPS);
 }
 
 /// The tool capability map shared by every case.
@@ -185,8 +179,8 @@ const LISTED: &[&str] = &["read_file", "write_file", "search", "nested"];
 type FilterRow = (
     u16,
     &'static str,
-    &'static [&'static str],
-    &'static [&'static str],
+    Ids,
+    Ids,
     fn(&Fx) -> Value,
     fn(&Fx) -> Value,
 );
@@ -472,14 +466,7 @@ fn rich_request(f: &Fx) -> Value {
 }
 
 /// Number, description, requirements, flags, input, expectation.
-type CallRow = (
-    u16,
-    &'static str,
-    &'static [&'static str],
-    &'static [&'static str],
-    fn(&Fx) -> Value,
-    Out,
-);
+type CallRow = (u16, &'static str, Ids, Ids, fn(&Fx) -> Value, Out);
 
 const README: &str = "/project/readme.md";
 
@@ -670,15 +657,9 @@ fn build_call(g: &mut Group, keys: &Keys) {
         let desc = format!(
             "`{method}` is not intercepted, even in strict mode and with a bogus `_delegateos`"
         );
-        g.case(
-            n,
-            &desc,
-            &["MCP-PASS-THROUGH"],
-            &[],
-            CALL,
-            f.strict(msg),
-            f.expect(Out::PassThrough, &Value::Null),
-        );
+        let expect = f.expect(Out::PassThrough, &Value::Null);
+        let input = f.strict(msg);
+        g.case(n, &desc, &["MCP-PASS-THROUGH"], &[], CALL, input, expect);
     }
     call_rows(g, &f, DENIALS);
     for &(n, what, env) in BAD_ENVELOPES {
@@ -688,70 +669,38 @@ fn build_call(g: &mut Group, keys: &Keys) {
             &["MCP-DELEGATEOS-MALFORMED", "MCP-DENY-SHAPE"]
         };
         let input = f.now(f.with_env(env(&f)));
-        let expect = f.expect(MALFORMED, &input);
-        g.case(
-            n,
-            &format!("{what} → malformed_token"),
-            reqs,
-            &[],
-            CALL,
-            input,
-            expect,
+        let (desc, expect) = (
+            format!("{what} → malformed_token"),
+            f.expect(MALFORMED, &input),
         );
+        g.case(n, &desc, reqs, &[], CALL, input, expect);
     }
     call_rows(g, &f, AFTER_ENVELOPES);
     for &(n, what, env) in BINDINGS {
         let input = f.now(f.with_env(env(&f)));
         let expect = f.expect(MALFORMED, &input);
         let desc = format!("D17 binding: {what} → malformed_token");
-        g.case(
-            n,
-            &desc,
-            &["MCP-DELEGATEOS-CONSISTENT", "MCP-DENY-SHAPE"],
-            &["McpBinding"],
-            CALL,
-            input,
-            expect,
-        );
+        let reqs = &["MCP-DELEGATEOS-CONSISTENT", "MCP-DENY-SHAPE"];
+        g.case(n, &desc, reqs, &["McpBinding"], CALL, input, expect);
     }
     call_rows(g, &f, TOOL_MAP);
     for &(n, what, tool, args) in NO_RESOURCE {
         let desc = format!("M3: {what} → capability_not_granted with requested.resource null");
         let input = f.now(f.tool(tool, args()));
         let expect = f.expect(Out::Deny(null_resource, true), &input);
-        g.case(
-            n,
-            &desc,
-            &["MCP-DENY-CAPABILITY-DATA", "MCP-CALL-VERIFY"],
-            &[],
-            CALL,
-            input,
-            expect,
-        );
+        let reqs = &["MCP-DENY-CAPABILITY-DATA", "MCP-CALL-VERIFY"];
+        g.case(n, &desc, reqs, &[], CALL, input, expect);
     }
     call_rows(g, &f, STEP7);
     for &(n, id) in IDS {
         let id = id();
         let desc = format!("the denial echoes id {id} with its JSON type");
-        let input = f.now(call_msg(
-            id,
-            "read_file",
-            read("/etc/passwd"),
-            Some(envelope(&f.root)),
-        ));
-        let expect = f.expect(
-            Out::NotGranted("docs", "read", "/etc/passwd", Who::Root),
-            &input,
-        );
-        g.case(
-            n,
-            &desc,
-            &["MCP-DENY-SHAPE", "MCP-ID-PRESERVE"],
-            &[],
-            CALL,
-            input,
-            expect,
-        );
+        let env = Some(envelope(&f.root));
+        let input = f.now(call_msg(id, "read_file", read("/etc/passwd"), env));
+        let denied = Out::NotGranted("docs", "read", "/etc/passwd", Who::Root);
+        let expect = f.expect(denied, &input);
+        let reqs = &["MCP-DENY-SHAPE", "MCP-ID-PRESERVE"];
+        g.case(n, &desc, reqs, &[], CALL, input, expect);
     }
     call_rows(g, &f, NOTIFICATIONS);
 }

@@ -25,6 +25,7 @@ use serde_json::{json, Value};
 
 use super::dct_support::{Chain, NOW};
 use super::mcp::{call_msg, config, envelope, read, stripped, DENIAL_MESSAGE};
+use super::Ids;
 use crate::format::{Expectation, Expected};
 use crate::generate::Group;
 use crate::keys::Keys;
@@ -155,13 +156,7 @@ struct Fx<'a> {
 type ScriptFn = fn(&Fx) -> (Value, Expectation);
 
 /// Number, description, requirements, flags, script.
-type SessionRow = (
-    u16,
-    &'static str,
-    &'static [&'static str],
-    &'static [&'static str],
-    ScriptFn,
-);
+type SessionRow = (u16, &'static str, Ids, Ids, ScriptFn);
 
 #[rustfmt::skip]
 const SESSIONS: &[SessionRow] = &[

@@ -1,7 +1,8 @@
 //! Area generators, one file each. To add an area: write `areas/<name>.rs` with
 //! `pub fn build(area: &mut Area)` and add one line to [`AREAS`].
 
-use super::generate::{Area, AreaDef};
+use super::generate::{Area, AreaDef, Group};
+use super::keys::Keys;
 
 pub mod advisory;
 pub mod attestation;
@@ -28,60 +29,46 @@ pub mod signature_keys;
 pub mod stateful;
 
 /// Every area the generator builds, in output order.
+#[rustfmt::skip]
 pub const AREAS: &[AreaDef] = &[
-    AreaDef {
-        name: "glob",
-        build: glob::build,
-    },
-    AreaDef {
-        name: "dct",
-        build: dct::build,
-    },
-    AreaDef {
-        name: "primitives",
-        build: primitives::build,
-    },
-    AreaDef {
-        name: "revocation",
-        build: revocation::build,
-    },
-    AreaDef {
-        name: "chain",
-        build: chain_area,
-    },
-    AreaDef {
-        name: "jsonrpc",
-        build: jsonrpc::build,
-    },
-    AreaDef {
-        name: "contract",
-        build: contract_area,
-    },
-    AreaDef {
-        name: "checks",
-        build: checks::build,
-    },
-    AreaDef {
-        name: "attestation",
-        build: attestation_area,
-    },
-    AreaDef {
-        name: "advisory",
-        build: advisory::build,
-    },
-    AreaDef {
-        name: "mcp",
-        build: mcp_area,
-    },
-    AreaDef {
-        name: "companions",
-        build: companions::build,
-    },
-    AreaDef {
-        name: "stateful",
-        build: stateful::build,
-    },
+    AreaDef { name: "glob", build: glob::build },
+    AreaDef { name: "dct", build: dct::build },
+    AreaDef { name: "primitives", build: primitives::build },
+    AreaDef { name: "revocation", build: revocation::build },
+    AreaDef { name: "chain", build: chain_area },
+    AreaDef { name: "jsonrpc", build: jsonrpc::build },
+    AreaDef { name: "contract", build: contract_area },
+    AreaDef { name: "checks", build: checks::build },
+    AreaDef { name: "attestation", build: attestation_area },
+    AreaDef { name: "advisory", build: advisory::build },
+    AreaDef { name: "mcp", build: mcp_area },
+    AreaDef { name: "companions", build: companions::build },
+    AreaDef { name: "stateful", build: stateful::build },
 ];
+
+/// Requirement ids or flag names as a table cell.
+type Ids = &'static [&'static str];
+
+/// A group of an area: (name, description, the function that adds its cases).
+pub(super) type GroupDef = (&'static str, &'static str, fn(&mut Group, &Keys));
+
+/// Adds `groups` to `area`, in order.
+pub(super) fn build_groups(area: &mut Area, groups: &[GroupDef]) {
+    let keys = area.keys().clone();
+    for &(name, description, build) in groups {
+        build(area.group(name, description), &keys);
+    }
+}
+
+/// A group whose cases need no keys: (name, description, the function that adds its cases).
+pub(super) type PlainGroupDef = (&'static str, &'static str, fn(&mut Group));
+
+/// Adds `groups` to `area`, in order.
+pub(super) fn build_plain_groups(area: &mut Area, groups: &[PlainGroupDef]) {
+    for &(name, description, build) in groups {
+        build(area.group(name, description));
+    }
+}
 
 /// The chain area: ordered-list verification, then the same chains from a store (any order).
 fn chain_area(area: &mut Area) {

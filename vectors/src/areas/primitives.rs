@@ -18,37 +18,26 @@
 
 use serde_json::{json, Value};
 
+use super::Ids;
 use crate::format::{Expectation, Expected};
 use crate::generate::{Area, Group};
 
 const EDGE: &str = include_str!("data/ed25519_edge.json");
 
+/// The groups, in output order: (name, description, builder).
+#[rustfmt::skip]
+const GROUPS: &[super::PlainGroupDef] = &[
+    ("canonicalization", "json.canonicalize: RFC 8785 output and the strict JSON profile of D33.", canonicalization),
+    ("hash", "hash.blake2b256: unkeyed BLAKE2b with a 32-byte output (§1.2).", hash),
+    ("ed25519", "ed25519.sign / ed25519.verify: RFC 8032 known answers and the strict profile (D10).", ed25519),
+    ("base64url", "base64url.encode / base64url.decode: strict, unpadded, one encoding per byte string (D9).", base64url),
+    ("timestamp", "timestamp.compare: the RFC 3339 profile of D5, compared as instants.", timestamp),
+    ("principal", "principal.from_seed: base64url of the RFC 8032 public key of a seed (§2).", principal),
+];
+
 /// Builds the `primitives` area.
 pub fn build(area: &mut Area) {
-    canonicalization(area.group(
-        "canonicalization",
-        "json.canonicalize: RFC 8785 output and the strict JSON profile of D33.",
-    ));
-    hash(area.group(
-        "hash",
-        "hash.blake2b256: unkeyed BLAKE2b with a 32-byte output (§1.2).",
-    ));
-    ed25519(area.group(
-        "ed25519",
-        "ed25519.sign / ed25519.verify: RFC 8032 known answers and the strict profile (D10).",
-    ));
-    base64url(area.group(
-        "base64url",
-        "base64url.encode / base64url.decode: strict, unpadded, one encoding per byte string (D9).",
-    ));
-    timestamp(area.group(
-        "timestamp",
-        "timestamp.compare: the RFC 3339 profile of D5, compared as instants.",
-    ));
-    principal(area.group(
-        "principal",
-        "principal.from_seed: base64url of the RFC 8032 public key of a seed (§2).",
-    ));
+    super::build_plain_groups(area, GROUPS);
     super::primitives_redteam::build(area);
 }
 
@@ -56,27 +45,15 @@ pub fn build(area: &mut Area) {
 // canonicalization
 
 fn canon_ok(g: &mut Group, n: u16, desc: &str, reqs: &[&str], text: &str, canonical: &str) {
-    g.case(
-        n,
-        desc,
-        reqs,
-        &[],
-        "json.canonicalize",
-        json!({ "text": text }),
-        Expectation::valid(json!({ "canonical": canonical })),
-    );
+    let expect = Expectation::valid(json!({ "canonical": canonical }));
+    let input = json!({ "text": text });
+    g.case(n, desc, reqs, &[], "json.canonicalize", input, expect);
 }
 
 fn canon_bad(g: &mut Group, n: u16, desc: &str, reqs: &[&str], text: &str) {
-    g.case(
-        n,
-        desc,
-        reqs,
-        &[],
-        "json.canonicalize",
-        json!({ "text": text }),
-        Expectation::invalid("invalid_json", "1.2/json"),
-    );
+    let expect = Expectation::invalid("invalid_json", "1.2/json");
+    let input = json!({ "text": text });
+    g.case(n, desc, reqs, &[], "json.canonicalize", input, expect);
 }
 
 const NUM: &[&str] = &["PRIM-JCS-NUMBERS"];
@@ -93,13 +70,7 @@ const DEPTH: &[&str] = &["PRIM-JSON-DEPTH"];
 const REJECTED: Option<&str> = None;
 
 /// Number, description, requirements, text, canonical text (or [`REJECTED`]).
-type CanonRow = (
-    u16,
-    &'static str,
-    &'static [&'static str],
-    &'static str,
-    Option<&'static str>,
-);
+type CanonRow = (u16, &'static str, Ids, &'static str, Option<&'static str>);
 
 /// Key order (RFC 8785 §3.2.2, §3.2.3 and more).
 #[rustfmt::skip]
@@ -359,15 +330,8 @@ fn verify_case(
     (pk, msg, sig): (&str, &str, &str),
     expect: Expectation,
 ) {
-    g.case(
-        n,
-        desc,
-        reqs,
-        flags,
-        "ed25519.verify",
-        json!({ "publicKey": pk, "message": msg, "signature": sig }),
-        expect,
-    );
+    let input = json!({ "publicKey": pk, "message": msg, "signature": sig });
+    g.case(n, desc, reqs, flags, "ed25519.verify", input, expect);
 }
 
 fn valid(v: bool) -> Expectation {
@@ -742,15 +706,7 @@ enum Cmp {
 const INVALID: Cmp = Cmp::Invalid;
 
 /// Number, description, requirements, flags, a, b, outcome.
-type CmpRow = (
-    u16,
-    &'static str,
-    &'static [&'static str],
-    &'static [&'static str],
-    &'static str,
-    &'static str,
-    Cmp,
-);
+type CmpRow = (u16, &'static str, Ids, Ids, &'static str, &'static str, Cmp);
 
 /// Instants, offsets and fractions.
 #[rustfmt::skip]
@@ -860,15 +816,8 @@ fn timestamp(g: &mut Group) {
             Cmp::OrTruncated(o, truncated) => order_or_truncated(o, truncated),
             Cmp::Invalid => Expectation::invalid("invalid_timestamp", "1.2/time"),
         };
-        g.case(
-            n,
-            desc,
-            reqs,
-            flags,
-            "timestamp.compare",
-            json!({ "a": a, "b": b }),
-            e,
-        );
+        let input = json!({ "a": a, "b": b });
+        g.case(n, desc, reqs, flags, "timestamp.compare", input, e);
     }
 }
 

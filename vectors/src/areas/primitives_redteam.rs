@@ -24,88 +24,29 @@ pub fn build(area: &mut Area) {
     ));
 }
 
+const Z: &str = "2026-01-01T00:00:00Z";
+
+/// (number, description, a, b). Expected: invalid_timestamp.
+#[rustfmt::skip]
+const CASES: &[(u16, &str, &str, &str)] = &[
+    (1, "a trailing newline (`…Z\\n`)", "2026-01-01T00:00:00Z\n", Z),
+    (2, "a trailing newline in the second operand", Z, "2026-01-01T00:00:00Z\n"),
+    (3, "a trailing newline after an offset", "2026-01-01T01:00:00+01:00\n", Z),
+    (4, "a trailing CRLF", "2026-01-01T00:00:00Z\r\n", Z),
+    (10, "Arabic-Indic digits in the year (`٢٠٢٦`)", "\u{662}\u{660}\u{662}\u{666}-01-01T00:00:00Z", Z),
+    (11, "a Devanagari digit in the minutes", "2026-01-01T00:0\u{967}:00Z", Z),
+    (12, "a fullwidth digit in the fraction", "2026-01-01T00:00:00.\u{ff15}Z", Z),
+    (13, "a Bengali digit in the offset", "2026-01-01T00:00:00+0\u{9e7}:00", Z),
+    (20, "one-digit day and hour (strptime accepts `%d`/`%H` without padding)", "2026-01-1T0:00:00Z", Z),
+    (22, "offset with seconds (`+00:00:00`)", "2026-01-01T00:00:00+00:00:00", Z),
+    (23, "another separator character (`X`) between date and time", "2026-01-01X00:00:00Z", Z),
+];
+
 fn timestamps(g: &mut Group) {
-    let z = "2026-01-01T00:00:00Z";
-    let bad = |g: &mut Group, n: u16, desc: &str, a: &str, b: &str| {
-        g.case(
-            n,
-            desc,
-            &["PRIM-TIME-REJECT-FORMS"],
-            &[],
-            "timestamp.compare",
-            json!({ "a": a, "b": b }),
-            Expectation::invalid("invalid_timestamp", "1.2/time"),
-        );
-    };
-    bad(
-        g,
-        1,
-        "a trailing newline (`…Z\\n`)",
-        "2026-01-01T00:00:00Z\n",
-        z,
-    );
-    bad(
-        g,
-        2,
-        "a trailing newline in the second operand",
-        z,
-        "2026-01-01T00:00:00Z\n",
-    );
-    bad(
-        g,
-        3,
-        "a trailing newline after an offset",
-        "2026-01-01T01:00:00+01:00\n",
-        z,
-    );
-    bad(g, 4, "a trailing CRLF", "2026-01-01T00:00:00Z\r\n", z);
-    bad(
-        g,
-        10,
-        "Arabic-Indic digits in the year (`٢٠٢٦`)",
-        "\u{662}\u{660}\u{662}\u{666}-01-01T00:00:00Z",
-        z,
-    );
-    bad(
-        g,
-        11,
-        "a Devanagari digit in the minutes",
-        "2026-01-01T00:0\u{967}:00Z",
-        z,
-    );
-    bad(
-        g,
-        12,
-        "a fullwidth digit in the fraction",
-        "2026-01-01T00:00:00.\u{ff15}Z",
-        z,
-    );
-    bad(
-        g,
-        13,
-        "a Bengali digit in the offset",
-        "2026-01-01T00:00:00+0\u{9e7}:00",
-        z,
-    );
-    bad(
-        g,
-        20,
-        "one-digit day and hour (strptime accepts `%d`/`%H` without padding)",
-        "2026-01-1T0:00:00Z",
-        z,
-    );
-    bad(
-        g,
-        22,
-        "offset with seconds (`+00:00:00`)",
-        "2026-01-01T00:00:00+00:00:00",
-        z,
-    );
-    bad(
-        g,
-        23,
-        "another separator character (`X`) between date and time",
-        "2026-01-01X00:00:00Z",
-        z,
-    );
+    for &(n, desc, a, b) in CASES {
+        let input = json!({ "a": a, "b": b });
+        let expect = Expectation::invalid("invalid_timestamp", "1.2/time");
+        let reqs = &["PRIM-TIME-REJECT-FORMS"];
+        g.case(n, desc, reqs, &[], "timestamp.compare", input, expect);
+    }
 }

@@ -16,6 +16,7 @@ use delegateos_reference::crypto::blake2b256;
 use delegateos_reference::encoding::b64u_encode;
 use delegateos_reference::ops::OPERATIONS;
 
+use super::Ids;
 use crate::format::Expectation;
 use crate::generate::{Area, Group};
 use crate::keys::{Key, Keys};
@@ -161,7 +162,7 @@ const CREATES: &[(u16, KeyOf, &str, &str, &str, &str)] = &[
 type RefusalRow = (
     u16,
     &'static str,
-    &'static [&'static str],
+    Ids,
     &'static str,
     &'static str,
     &'static str,
@@ -273,14 +274,7 @@ const SH_LEN: &[&str] = &["REV-ENTRY-SHAPE", "PRIM-B64-EXACT-LENGTH"];
 const SH_STRICT: &[&str] = &["REV-ENTRY-SHAPE", "PRIM-B64-STRICT-DECODE"];
 
 /// Number, description, requirements, flags, entry, verdict.
-type VerifyRow = (
-    u16,
-    &'static str,
-    &'static [&'static str],
-    &'static [&'static str],
-    fn(&EntryFx) -> Value,
-    Verdict,
-);
+type VerifyRow = (u16, &'static str, Ids, Ids, fn(&EntryFx) -> Value, Verdict);
 
 /// Valid entries, tampered signed members, unusable keys and scope.
 #[rustfmt::skip]
@@ -424,15 +418,8 @@ fn entry(g: &mut Group, k: &Keys) {
                 },
             ),
         };
-        g.case(
-            n,
-            desc,
-            reqs,
-            flags,
-            "revocation.verify_entry",
-            json!({ "entry": e(&f) }),
-            x,
-        );
+        let input = json!({ "entry": e(&f) });
+        g.case(n, desc, reqs, flags, "revocation.verify_entry", input, x);
     }
 }
 
@@ -539,15 +526,8 @@ fn list(g: &mut Group, k: &Keys) {
     };
     for &(n, desc, reqs, flags, add, query, out) in LISTS {
         let input = json!({ "add": add(&f), "query": query(&f) });
-        g.case(
-            n,
-            desc,
-            reqs,
-            flags,
-            "revocation.list",
-            input,
-            Expectation::valid(out(&f)),
-        );
+        let expect = Expectation::valid(out(&f));
+        g.case(n, desc, reqs, flags, "revocation.list", input, expect);
     }
 }
 
@@ -578,13 +558,7 @@ const FV: &[&str] = &["REV-LIST-FROMJSON-VERIFY"];
 const FS: &[&str] = &["REV-LIST-FROMJSON-SHAPE"];
 
 /// Number, description, requirements (REV-LIST-JSON-ARRAY is added), JSON text, outcome.
-type JsonRow = (
-    u16,
-    &'static str,
-    &'static [&'static str],
-    fn(&JsonFx) -> String,
-    Loaded,
-);
+type JsonRow = (u16, &'static str, Ids, fn(&JsonFx) -> String, Loaded);
 
 #[rustfmt::skip]
 const JSON_TEXTS: &[JsonRow] = &[

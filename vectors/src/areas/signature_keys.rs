@@ -20,6 +20,7 @@ use delegateos_reference::encoding::b64u_encode;
 
 use super::contract::{set, sign_with, unsigned_contract};
 use super::dct_support::{CONTRACT, DELEGATION};
+use super::Ids;
 use crate::format::{Expectation, Expected};
 use crate::generate::{Area, Group};
 use crate::keys::{Key, Keys};
@@ -267,14 +268,7 @@ const ALICE: Part = |x| json!(x.k.alice.principal);
 const BOB: Part = |x| json!(x.k.bob.principal);
 
 /// Number, description template (see [`Fx::describe`]), flags, object, key passed, verdict.
-type KeyRow = (
-    u16,
-    &'static str,
-    &'static [&'static str],
-    Part,
-    Part,
-    Verdict,
-);
+type KeyRow = (u16, &'static str, Ids, Part, Part, Verdict);
 
 /// Who signed and which key is passed, and changes after signing.
 #[rustfmt::skip]

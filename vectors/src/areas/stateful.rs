@@ -20,6 +20,7 @@ use super::dct_support::{
     default_caps, deny, ok, revocation_entry, scope, verify_input, Chain, Ctx, BUDGET, MAX_DEPTH,
     VERIFY,
 };
+use super::Ids;
 use crate::format::Expectation;
 use crate::generate::{Area, Group};
 use crate::keys::Keys;
@@ -83,7 +84,8 @@ fn root_revoked(keys: &Keys) -> Ctx {
     ))
 }
 
-/// The root token's verdict: its AuthorizedScope, or a denial (code, step).
+/// A token's verdict: its AuthorizedScope (default capabilities, full budget), or a denial
+/// (code, step).
 #[derive(Clone, Copy)]
 enum Verify {
     Granted,
@@ -92,278 +94,180 @@ enum Verify {
 
 const GRANTED: Verify = Verify::Granted;
 
-/// Number, description, requirements (after DCT-VERIFY-STATELESS), context, verdict.
+/// Number, description, requirements (after DCT-VERIFY-STATELESS), token, context, verdict.
 type SameTokenRow = (
     u16,
     &'static str,
-    &'static [&'static str],
+    Ids,
+    fn(&Keys) -> Chain,
     fn(&Keys) -> Ctx,
     Verify,
 );
 
+/// The root token delegated to bob.
+fn delegated(keys: &Keys) -> Chain {
+    Chain::root(keys).delegate(&keys.bob, |_| {})
+}
+
+/// [`delegated`]'s context with its attenuation block revoked by alice (its signer).
+fn attenuation_revoked(keys: &Keys) -> Ctx {
+    let id = &delegated(keys).revocation_ids()[1];
+    Ctx::new(keys).revoke(revocation_entry(&keys.alice, id, false))
+}
+
 #[rustfmt::skip]
 const SAME_TOKEN: &[SameTokenRow] = &[
-    (1, "the token under the default context: valid", &["DCT-VERIFY-8-SCOPE"], Ctx::new, GRANTED),
-    (2, "the same token with its authority block revoked by the root: revoked", &["DCT-VERIFY-2-EVERY-BLOCK"], root_revoked, Verify::Denied("revoked", "2")),
-    (3, "the same token with no revocation (the entry of the case before is not part of this context): valid", &["DCT-VERIFY-8-SCOPE"], Ctx::new, GRANTED),
-    (4, "the same token verified against another root key: invalid_signature", &["DCT-VERIFY-3A-ROOT-KEY"], |k| Ctx::new(k).root(&k.other_root.principal), Verify::Denied("invalid_signature", "3")),
-    (5, "the same token at a `now` one second after its expiry: expired", &["DCT-VERIFY-5-EXPIRED"], |k| Ctx::new(k).now(LATER), Verify::Denied("expired", "5")),
-    (6, "the same token with its whole budget spent: budget_exceeded", &["DCT-VERIFY-6-BUDGET"], |k| Ctx::new(k).spent(BUDGET), Verify::Denied("budget_exceeded", "6")),
-    (7, "the same token asked for docs/write on /project/readme.md (granted only under /project/drafts/*): capability_not_granted", &["DCT-VERIFY-7-CAPABILITY"], |k| Ctx::new(k).request("docs", "write", "/project/readme.md"), Verify::Denied("capability_not_granted", "7")),
-    (8, "the same token under the default context once more: valid", &["DCT-VERIFY-8-SCOPE"], Ctx::new, GRANTED),
-    (9, "the authority revocation again: revoked (a first answer for this context was not cached as valid)", &["DCT-VERIFY-2-EVERY-BLOCK"], root_revoked, Verify::Denied("revoked", "2")),
+    (1, "the token under the default context: valid", &["DCT-VERIFY-8-SCOPE"], Chain::root, Ctx::new, GRANTED),
+    (2, "the same token with its authority block revoked by the root: revoked", &["DCT-VERIFY-2-EVERY-BLOCK"], Chain::root, root_revoked,
+        Verify::Denied("revoked", "2")),
+    (3, "the same token with no revocation (the entry of the case before is not part of this context): valid", &["DCT-VERIFY-8-SCOPE"],
+        Chain::root, Ctx::new, GRANTED),
+    (4, "the same token verified against another root key: invalid_signature", &["DCT-VERIFY-3A-ROOT-KEY"], Chain::root,
+        |k| Ctx::new(k).root(&k.other_root.principal), Verify::Denied("invalid_signature", "3")),
+    (5, "the same token at a `now` one second after its expiry: expired", &["DCT-VERIFY-5-EXPIRED"], Chain::root, |k| Ctx::new(k).now(LATER),
+        Verify::Denied("expired", "5")),
+    (6, "the same token with its whole budget spent: budget_exceeded", &["DCT-VERIFY-6-BUDGET"], Chain::root, |k| Ctx::new(k).spent(BUDGET),
+        Verify::Denied("budget_exceeded", "6")),
+    (7, "the same token asked for docs/write on /project/readme.md (granted only under /project/drafts/*): capability_not_granted",
+        &["DCT-VERIFY-7-CAPABILITY"], Chain::root, |k| Ctx::new(k).request("docs", "write", "/project/readme.md"),
+        Verify::Denied("capability_not_granted", "7")),
+    (8, "the same token under the default context once more: valid", &["DCT-VERIFY-8-SCOPE"], Chain::root, Ctx::new, GRANTED),
+    (9, "the authority revocation again: revoked (a first answer for this context was not cached as valid)", &["DCT-VERIFY-2-EVERY-BLOCK"],
+        Chain::root, root_revoked, Verify::Denied("revoked", "2")),
+    // A delegated token whose attenuation block is revoked, then the same without the entry.
+    (10, "a token delegated to bob, its attenuation block revoked by alice (its signer): revoked", &["DCT-VERIFY-2-EVERY-BLOCK"],
+        delegated, attenuation_revoked, Verify::Denied("revoked", "2")),
+    (11, "the delegated token without the entry: valid", &["DCT-VERIFY-8-SCOPE"], delegated, Ctx::new, GRANTED),
+    (12, "the root token under the default context after the delegated one was revoked: valid \
+        (its own blocks are not revoked)", &["DCT-VERIFY-8-SCOPE"], Chain::root, Ctx::new, GRANTED),
 ];
 
 fn build_verify(g: &mut Group, keys: &Keys) {
     flag(g);
-    let chain = Chain::root(keys);
-    let token = chain.serialized();
-    let granted = ok(&scope(&chain, default_caps(), BUDGET, MAX_DEPTH));
-    for &(n, desc, reqs, ctx, verify) in SAME_TOKEN {
+    for &(n, desc, reqs, chain, ctx, verify) in SAME_TOKEN {
         let mut all: Vec<&str> = vec!["DCT-VERIFY-STATELESS"];
         all.extend_from_slice(reqs);
+        let chain = chain(keys);
+        let depth = MAX_DEPTH - chain.attenuations.len() as u64;
         let expect = match verify {
-            Verify::Granted => granted.clone(),
+            Verify::Granted => ok(&scope(&chain, default_caps(), BUDGET, depth)),
             Verify::Denied(code, step) => deny(code, step),
         };
-        let input = verify_input(token.clone(), &ctx(keys));
+        let input = verify_input(chain.serialized(), &ctx(keys));
         g.case(n, desc, &all, &[STATE], VERIFY, input, expect);
     }
-    // A delegated token whose attenuation block is revoked, then the same without the entry.
-    let delegated = Chain::root(keys).delegate(&keys.bob, |_| {});
-    let dtoken = delegated.serialized();
-    let dgranted = ok(&scope(&delegated, default_caps(), BUDGET, MAX_DEPTH - 1));
-    let att_revoked = Ctx::new(keys).revoke(revocation_entry(
-        &keys.alice,
-        &delegated.revocation_ids()[1],
-        false,
-    ));
-    fn all(extra: &str) -> Vec<&str> {
-        vec!["DCT-VERIFY-STATELESS", extra]
+}
+
+/// How a stateful check case runs: `check.run` of the named check (its params), or
+/// `output.verify` (its verification spec).
+#[derive(Clone, Copy)]
+enum Run {
+    Check(&'static str),
+    Verify,
+}
+
+/// Number, description, requirements (after CHECK-STATELESS), how it runs, the params or the
+/// verification spec, the output, whether it passes.
+type CheckRow = (
+    u16,
+    &'static str,
+    Ids,
+    Run,
+    fn() -> Value,
+    fn() -> Value,
+    bool,
+);
+
+fn check_rows(g: &mut Group, rows: &[CheckRow]) {
+    for &(n, desc, reqs, run, params, output, passed) in rows {
+        let mut all = vec!["CHECK-STATELESS"];
+        all.extend_from_slice(reqs);
+        let (op, input, score) = match run {
+            Run::Check(name) => (
+                "check.run",
+                json!({"name": name, "params": params(), "output": output()}),
+                json!(u8::from(passed)),
+            ),
+            Run::Verify => (
+                "output.verify",
+                json!({"verification": params(), "output": output()}),
+                json!(f64::from(u8::from(passed))),
+            ),
+        };
+        let expect = Expectation::valid(json!({"passed": passed, "score": score}));
+        g.case(n, desc, &all, &[STATE], op, input, expect);
     }
-    g.case(
-        10,
-        "a token delegated to bob, its attenuation block revoked by alice (its signer): revoked",
-        &all("DCT-VERIFY-2-EVERY-BLOCK"),
-        &[STATE],
-        VERIFY,
-        verify_input(dtoken.clone(), &att_revoked),
-        deny("revoked", "2"),
-    );
-    g.case(
-        11,
-        "the delegated token without the entry: valid",
-        &all("DCT-VERIFY-8-SCOPE"),
-        &[STATE],
-        VERIFY,
-        verify_input(dtoken, &Ctx::new(keys)),
-        dgranted,
-    );
-    g.case(
-        12,
-        "the root token under the default context after the delegated one was revoked: valid \
-         (its own blocks are not revoked)",
-        &all("DCT-VERIFY-8-SCOPE"),
-        &[STATE],
-        VERIFY,
-        verify_input(token, &Ctx::new(keys)),
-        granted,
-    );
 }
 
-fn pass() -> Expectation {
-    Expectation::valid(json!({"passed": true, "score": 1}))
+const ID: &str = "https://delegateos.invalid/conformance/schemas/report";
+
+/// Schema A: `$id` …/report, requires a non-empty `summary`.
+fn report() -> Value {
+    json!({"$id": ID, "type": "object", "required": ["summary"],
+           "properties": {"summary": {"type": "string", "minLength": 1}}})
 }
 
-fn fail() -> Expectation {
-    Expectation::valid(json!({"passed": false, "score": 0}))
+/// Schema B: the same `$id`, requires an integer `count`.
+fn counted() -> Value {
+    json!({"$id": ID, "type": "object", "required": ["count"],
+           "properties": {"count": {"type": "integer"}}})
 }
 
-#[allow(clippy::too_many_arguments)] // Mirrors the case's fields one for one.
-fn check(
-    g: &mut Group,
-    n: u16,
-    desc: &str,
-    reqs: &[&str],
-    name: &str,
-    params: Value,
-    output: Value,
-    e: Expectation,
-) {
-    let mut all = vec!["CHECK-STATELESS"];
-    all.extend_from_slice(reqs);
-    g.case(
-        n,
-        desc,
-        &all,
-        &[STATE],
-        "check.run",
-        json!({"name": name, "params": params, "output": output}),
-        e,
-    );
+fn done() -> Value {
+    json!({"summary": "done"})
 }
 
-fn verify_output(
-    g: &mut Group,
-    n: u16,
-    desc: &str,
-    reqs: &[&str],
-    spec: Value,
-    output: Value,
-    e: Expectation,
-) {
-    let mut all = vec!["CHECK-STATELESS"];
-    all.extend_from_slice(reqs);
-    g.case(
-        n,
-        desc,
-        &all,
-        &[STATE],
-        "output.verify",
-        json!({"verification": spec, "output": output}),
-        e,
-    );
-}
+const V: &[&str] = &["CHECK-SCHEMA-VALIDATE"];
+const SM: &[&str] = &["VERIFY-OUTPUT-SCHEMA-MATCH"];
+const JS: Run = Run::Check("json_schema");
+
+#[rustfmt::skip]
+const SCHEMA_ID: &[CheckRow] = &[
+    (1, "schema A (`$id` …/report, requires a non-empty `summary`) against {summary: \"done\"}: passed", V, JS,
+        || json!({"schema": report()}), done, true),
+    (2, "the identical schema A and output again: passed (a validator that registers schemas by `$id` must not refuse the second compilation)",
+        V, JS, || json!({"schema": report()}), done, true),
+    (3, "schema A against {summary: \"\"}: failed", V, JS, || json!({"schema": report()}), || json!({"summary": ""}), false),
+    (4, "schema B, another schema under the same `$id` (requires an integer `count`), against {count: 3}: passed — the schema is the one in this check, not the one compiled before under its `$id`",
+        V, JS, || json!({"schema": counted()}), || json!({"count": 3}), true),
+    (5, "schema B against {summary: \"done\"} (valid under A, not under B): failed", V, JS, || json!({"schema": counted()}), done, false),
+    (6, "schema A once more against {summary: \"done\"}: passed", V, JS, || json!({"schema": report()}), done, true),
+    (7, "output.verify schema_match with schema A against {summary: \"x\"}: passed, score 1", SM, Run::Verify,
+        || json!({"method": "schema_match", "schema": report()}), || json!({"summary": "x"}), true),
+    (8, "output.verify schema_match with schema B (same `$id`) against {summary: \"x\"}: failed, score 0", SM, Run::Verify,
+        || json!({"method": "schema_match", "schema": counted()}), || json!({"summary": "x"}), false),
+    (9, "output.verify schema_match with schema B against {count: 1}: passed, score 1", SM, Run::Verify,
+        || json!({"method": "schema_match", "schema": counted()}), || json!({"count": 1}), true),
+];
 
 fn build_schema(g: &mut Group) {
     flag(g);
-    const ID: &str = "https://delegateos.invalid/conformance/schemas/report";
-    let report = json!({"$id": ID, "type": "object", "required": ["summary"],
-                        "properties": {"summary": {"type": "string", "minLength": 1}}});
-    let counted = json!({"$id": ID, "type": "object", "required": ["count"],
-                         "properties": {"count": {"type": "integer"}}});
-    let v = &["CHECK-SCHEMA-VALIDATE"];
-    let js = "json_schema";
-    let p = |s: &Value| json!({ "schema": s });
-    check(g, 1, "schema A (`$id` …/report, requires a non-empty `summary`) against {summary: \"done\"}: passed", v, js, p(&report), json!({"summary": "done"}), pass());
-    check(g, 2, "the identical schema A and output again: passed (a validator that registers schemas by `$id` must not refuse the second compilation)", v, js, p(&report), json!({"summary": "done"}), pass());
-    check(
-        g,
-        3,
-        "schema A against {summary: \"\"}: failed",
-        v,
-        js,
-        p(&report),
-        json!({"summary": ""}),
-        fail(),
-    );
-    check(g, 4, "schema B, another schema under the same `$id` (requires an integer `count`), against {count: 3}: passed — the schema is the one in this check, not the one compiled before under its `$id`", v, js, p(&counted), json!({"count": 3}), pass());
-    check(
-        g,
-        5,
-        "schema B against {summary: \"done\"} (valid under A, not under B): failed",
-        v,
-        js,
-        p(&counted),
-        json!({"summary": "done"}),
-        fail(),
-    );
-    check(
-        g,
-        6,
-        "schema A once more against {summary: \"done\"}: passed",
-        v,
-        js,
-        p(&report),
-        json!({"summary": "done"}),
-        pass(),
-    );
-    let sm = |s: &Value| json!({"method": "schema_match", "schema": s});
-    let r = &["VERIFY-OUTPUT-SCHEMA-MATCH"];
-    verify_output(
-        g,
-        7,
-        "output.verify schema_match with schema A against {summary: \"x\"}: passed, score 1",
-        r,
-        sm(&report),
-        json!({"summary": "x"}),
-        Expectation::valid(json!({"passed": true, "score": 1.0})),
-    );
-    verify_output(g, 8, "output.verify schema_match with schema B (same `$id`) against {summary: \"x\"}: failed, score 0", r, sm(&counted), json!({"summary": "x"}), Expectation::valid(json!({"passed": false, "score": 0.0})));
-    verify_output(
-        g,
-        9,
-        "output.verify schema_match with schema B against {count: 1}: passed, score 1",
-        r,
-        sm(&counted),
-        json!({"count": 1}),
-        Expectation::valid(json!({"passed": true, "score": 1.0})),
-    );
+    check_rows(g, SCHEMA_ID);
 }
+
+const RX: &[&str] = &["CHECK-REGEX-SEARCH"];
+const SL: &[&str] = &["CHECK-STRLEN-BOUNDS"];
+const DV: &[&str] = &["VERIFY-OUTPUT-DETERMINISTIC"];
+const REGEX: Run = Run::Check("regex_match");
+const STRLEN: Run = Run::Check("string_length");
+
+#[rustfmt::skip]
+const REGISTRY: &[CheckRow] = &[
+    (1, "regex_match `^a` against \"abc\": passed", RX, REGEX, || json!({"pattern": "^a"}), || json!("abc"), true),
+    (2, "regex_match `^b` against \"abc\" (same check name, another pattern): failed", RX, REGEX, || json!({"pattern": "^b"}),
+        || json!("abc"), false),
+    (3, "regex_match `^a` with flag `i` against \"ABC\": passed", RX, REGEX, || json!({"pattern": "^a", "flags": "i"}), || json!("ABC"), true),
+    (4, "regex_match `^a` without flags against \"ABC\" (the flags of the case before are not kept): failed", RX, REGEX,
+        || json!({"pattern": "^a"}), || json!("ABC"), false),
+    (5, "string_length max 3 against \"abcd\": failed", SL, STRLEN, || json!({"max": 3}), || json!("abcd"), false),
+    (6, "string_length max 5 against \"abcd\": passed", SL, STRLEN, || json!({"max": 5}), || json!("abcd"), true),
+    (7, "output.verify deterministic_check regex_match `^x` against \"xyz\": passed", DV, Run::Verify,
+        || json!({"method": "deterministic_check", "checkName": "regex_match", "checkParams": {"pattern": "^x"}}), || json!("xyz"), true),
+    (8, "output.verify deterministic_check regex_match `^y` against \"xyz\": failed", DV, Run::Verify,
+        || json!({"method": "deterministic_check", "checkName": "regex_match", "checkParams": {"pattern": "^y"}}), || json!("xyz"), false),
+];
 
 fn build_registry(g: &mut Group) {
     flag(g);
-    let rx = &["CHECK-REGEX-SEARCH"];
-    check(
-        g,
-        1,
-        "regex_match `^a` against \"abc\": passed",
-        rx,
-        "regex_match",
-        json!({"pattern": "^a"}),
-        json!("abc"),
-        pass(),
-    );
-    check(
-        g,
-        2,
-        "regex_match `^b` against \"abc\" (same check name, another pattern): failed",
-        rx,
-        "regex_match",
-        json!({"pattern": "^b"}),
-        json!("abc"),
-        fail(),
-    );
-    check(
-        g,
-        3,
-        "regex_match `^a` with flag `i` against \"ABC\": passed",
-        rx,
-        "regex_match",
-        json!({"pattern": "^a", "flags": "i"}),
-        json!("ABC"),
-        pass(),
-    );
-    check(g, 4, "regex_match `^a` without flags against \"ABC\" (the flags of the case before are not kept): failed", rx, "regex_match", json!({"pattern": "^a"}), json!("ABC"), fail());
-    let sl = &["CHECK-STRLEN-BOUNDS"];
-    check(
-        g,
-        5,
-        "string_length max 3 against \"abcd\": failed",
-        sl,
-        "string_length",
-        json!({"max": 3}),
-        json!("abcd"),
-        fail(),
-    );
-    check(
-        g,
-        6,
-        "string_length max 5 against \"abcd\": passed",
-        sl,
-        "string_length",
-        json!({"max": 5}),
-        json!("abcd"),
-        pass(),
-    );
-    let det = |name: &str, params: Value| json!({"method": "deterministic_check", "checkName": name, "checkParams": params});
-    let dv = &["VERIFY-OUTPUT-DETERMINISTIC"];
-    verify_output(
-        g,
-        7,
-        "output.verify deterministic_check regex_match `^x` against \"xyz\": passed",
-        dv,
-        det("regex_match", json!({"pattern": "^x"})),
-        json!("xyz"),
-        Expectation::valid(json!({"passed": true, "score": 1.0})),
-    );
-    verify_output(
-        g,
-        8,
-        "output.verify deterministic_check regex_match `^y` against \"xyz\": failed",
-        dv,
-        det("regex_match", json!({"pattern": "^y"})),
-        json!("xyz"),
-        Expectation::valid(json!({"passed": false, "score": 0.0})),
-    );
+    check_rows(g, REGISTRY);
 }
