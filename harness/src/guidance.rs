@@ -54,8 +54,8 @@ pub fn message(cases: &[Case], results: &[CaseResult], nothing_ran: bool) -> Opt
 mod tests {
     use super::*;
     use crate::runner::{Outcome, Status};
-    use std::collections::BTreeSet;
     use delegateos_vectors::CorpusSource;
+    use std::collections::BTreeSet;
     use std::time::Duration;
 
     fn result(index: usize, status: Status) -> CaseResult {

@@ -276,3 +276,306 @@ pub fn next_operations<'a>(
     });
     out
 }
+
+/// The outcome classes [`fails_run`] tells apart, by their report names.
+const STATUSES: [&str; 6] = [
+    "passed",
+    "acceptable",
+    "failed",
+    "other_code",
+    "skipped",
+    "errored",
+];
+
+/// An outcome of the class `status` (a report status name), for the exit-rule table.
+fn of_status(status: &str) -> Option<Outcome> {
+    Some(match status {
+        "passed" => Outcome::Passed,
+        "acceptable" => Outcome::Acceptable,
+        "failed" => Outcome::Failed {
+            kind: FailureKind::AcceptedInvalid,
+            diff: String::new(),
+            output: None,
+        },
+        "other_code" => Outcome::OtherCode {
+            family: String::new(),
+            diff: String::new(),
+        },
+        "skipped" => Outcome::Skipped,
+        "errored" => Outcome::Errored(ErrorKind::Crash),
+        _ => return None,
+    })
+}
+
+/// The exit rule as data (`spec/data/exit-rule.json`): [`fails_run`] for every level,
+/// advisory or not, outcome class, critical or not, and `--fail-on` choice, one JSON object
+/// per line. The npm and Python packages check their `fails` against this file, so the rule
+/// is written once.
+pub fn exit_rule_table() -> String {
+    let mut rows = Vec::new();
+    for level in [Level::Normative, Level::Decision, Level::Hardening] {
+        for advisory in [false, true] {
+            for status in STATUSES {
+                for critical in [false, true] {
+                    for (hardening, advisory_counts, levels_only) in
+                        (0..8).map(|bits: u8| (bits & 1 != 0, bits & 2 != 0, bits & 4 != 0))
+                    {
+                        let Some(outcome) = of_status(status) else {
+                            continue;
+                        };
+                        let fail_on = FailOn {
+                            hardening,
+                            advisory: advisory_counts,
+                            levels_only,
+                        };
+                        let fails = fails_run(level, advisory, &outcome, critical, fail_on);
+                        rows.push(format!(
+                            "    {{\"level\": \"{}\", \"advisory\": {advisory}, \"status\": \"{status}\", \
+                             \"critical\": {critical}, \"failOnHardening\": {hardening}, \
+                             \"failOnAdvisory\": {advisory_counts}, \"levelsOnly\": {levels_only}, \
+                             \"fails\": {fails}}}",
+                            level.as_str()
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    format!(
+        "{{\n  \"$comment\": \"Whether one case's outcome makes a run exit 1 (README 'Exit codes', \
+         spec/severity.md): generated from vectors/src/outcome.rs fails_run by `cargo test -p \
+         delegateos-vectors exit_rule` with DELEGATEOS_SPEC_BLESS=1; the npm and Python \
+         packages' `fails` are tested against it. Schema: spec/data/README.md.\",\n  \"cases\": [\n{}\n  ]\n}}\n",
+        rows.join(",\n")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::format::Expectation;
+
+    fn failed(kind: FailureKind) -> Outcome {
+        Outcome::Failed {
+            kind,
+            diff: "d".to_owned(),
+            output: None,
+        }
+    }
+
+    #[test]
+    fn a_normative_or_decision_failure_fails_and_a_pass_never_does() {
+        let none = FailOn::default();
+        for level in [Level::Normative, Level::Decision] {
+            assert!(fails_run(
+                level,
+                false,
+                &failed(FailureKind::WrongCode),
+                false,
+                none
+            ));
+            assert!(fails_run(
+                level,
+                false,
+                &Outcome::Errored(ErrorKind::Timeout),
+                false,
+                none
+            ));
+            for quiet in [Outcome::Passed, Outcome::Acceptable, Outcome::Skipped] {
+                assert!(!fails_run(
+                    level,
+                    false,
+                    &quiet,
+                    true,
+                    FailOn {
+                        hardening: true,
+                        advisory: true,
+                        levels_only: false
+                    }
+                ));
+            }
+        }
+    }
+
+    #[test]
+    fn hardening_fails_only_when_asked_or_critical() {
+        let f = failed(FailureKind::AcceptedInvalid);
+        let other = Outcome::OtherCode {
+            family: "f".to_owned(),
+            diff: String::new(),
+        };
+        let none = FailOn::default();
+        let hardening = FailOn {
+            hardening: true,
+            ..none
+        };
+        let levels = FailOn {
+            levels_only: true,
+            ..none
+        };
+        assert!(!fails_run(Level::Hardening, false, &f, false, none));
+        assert!(fails_run(Level::Hardening, false, &f, false, hardening));
+        assert!(fails_run(Level::Hardening, false, &f, true, none));
+        assert!(!fails_run(Level::Hardening, false, &f, true, levels));
+        // Another code of the family is hardening at every level, never critical.
+        assert!(!fails_run(Level::Normative, false, &other, true, none));
+        assert!(fails_run(Level::Normative, false, &other, false, hardening));
+    }
+
+    #[test]
+    fn advisory_fails_only_under_fail_on_advisory() {
+        let f = failed(FailureKind::RejectedValid);
+        let advisory = FailOn {
+            advisory: true,
+            ..FailOn::default()
+        };
+        assert!(!fails_run(
+            Level::Normative,
+            true,
+            &f,
+            true,
+            FailOn {
+                hardening: true,
+                ..FailOn::default()
+            }
+        ));
+        assert!(fails_run(Level::Normative, true, &f, false, advisory));
+        assert!(fails_run(
+            Level::Hardening,
+            true,
+            &Outcome::Errored(ErrorKind::Crash),
+            false,
+            advisory
+        ));
+        assert!(!fails_run(
+            Level::Normative,
+            true,
+            &Outcome::OtherCode {
+                family: String::new(),
+                diff: String::new()
+            },
+            false,
+            advisory
+        ));
+        assert!(!fails_run(
+            Level::Normative,
+            true,
+            &Outcome::Passed,
+            false,
+            advisory
+        ));
+    }
+
+    #[test]
+    fn assess_grades_findings_only_and_derives_the_direction() {
+        let reqs = vec!["DCT-VERIFY-2-EVERY-BLOCK".to_owned()];
+        let revoked = Expectation::Invalid {
+            code: "revoked".to_owned(),
+            stage: None,
+        };
+        let subject = Subject {
+            op: "dct.verify",
+            flags: &[],
+            requirements: &reqs,
+            expectation: Some(&revoked),
+            stake: None,
+        };
+        for quiet in [Outcome::Passed, Outcome::Acceptable, Outcome::Skipped] {
+            assert_eq!(assess(&subject, &quiet), None);
+        }
+        let granted = assess(&subject, &failed(FailureKind::AcceptedInvalid)).expect("finding");
+        assert_eq!(granted.direction, Direction::Granted);
+        assert_eq!(granted.key, "revocation/revocation-bypass");
+        let wrong = assess(&subject, &failed(FailureKind::WrongCode)).expect("finding");
+        assert_eq!(wrong.key, "code revoked/wrong-code-family");
+        let hang = assess(&subject, &Outcome::Errored(ErrorKind::Timeout)).expect("finding");
+        assert_eq!(hang.direction, Direction::Hang);
+        let crash = assess(&subject, &Outcome::Errored(ErrorKind::Crash)).expect("finding");
+        assert_eq!(crash.direction, Direction::Crash);
+        let protocol =
+            assess(&subject, &Outcome::Errored(ErrorKind::ProtocolError)).expect("finding");
+        assert_eq!(protocol.key, "errored protocol_error/adapter-error");
+        let other = Outcome::OtherCode {
+            family: "revocation".to_owned(),
+            diff: String::new(),
+        };
+        assert_eq!(
+            assess(&subject, &other).expect("finding").key,
+            "family revocation/same-family-code"
+        );
+        // Without an expectation (a proxy case) the judge's kind alone gives the direction.
+        let proxy = Subject {
+            expectation: None,
+            ..subject
+        };
+        for (kind, direction) in [
+            (FailureKind::AcceptedInvalid, Direction::Granted),
+            (FailureKind::RejectedValid, Direction::Refused),
+            (FailureKind::WrongCode, Direction::WrongCode),
+            (FailureKind::OutputMismatch, Direction::WrongOutput),
+            (FailureKind::NoAnswer, Direction::Errored),
+        ] {
+            assert_eq!(
+                assess(&proxy, &failed(kind)).expect("finding").direction,
+                direction
+            );
+        }
+    }
+
+    #[test]
+    fn an_outcome_names_its_diff_and_whether_it_is_a_finding() {
+        assert!(failed(FailureKind::WrongCode).is_finding());
+        assert!(Outcome::Errored(ErrorKind::Abandoned).is_finding());
+        assert!(!Outcome::Skipped.is_finding());
+        assert_eq!(failed(FailureKind::WrongCode).diff(), Some("d"));
+        assert_eq!(Outcome::Passed.diff(), None);
+        assert_eq!(ErrorKind::Unjudged.name(), "errored");
+        assert_eq!(
+            Outcome::judged(Verdict::Acceptable { matched: 1 }, None),
+            Outcome::Acceptable
+        );
+    }
+
+    /// `next_operations`: most unchecked requirement ids first, then most cases, then name;
+    /// a requirement any executed case checked does not count.
+    #[test]
+    fn the_next_operation_is_the_one_that_checks_most_of_what_nothing_checked() {
+        let ids = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        let (a, b, shared) = (ids(&["A1", "A2"]), ids(&["B1"]), ids(&["A1"]));
+        let cases = [
+            ("op.a", a.as_slice(), Outcome::Skipped),
+            ("op.b", b.as_slice(), Outcome::Skipped),
+            ("op.b", b.as_slice(), Outcome::Skipped),
+            ("op.c", shared.as_slice(), Outcome::Passed),
+            ("op.d", b.as_slice(), Outcome::Errored(ErrorKind::Crash)),
+        ];
+        let ranked = next_operations(cases.iter().map(|(op, r, o)| (*op, *r, o)));
+        let got: Vec<(&str, usize, usize)> = ranked
+            .iter()
+            .map(|n| (n.op.as_str(), n.cases, n.requirements))
+            .collect();
+        // op.a: A2 only (A1 was checked by op.c); op.b: B1, twice skipped.
+        assert_eq!(got, vec![("op.b", 2, 1), ("op.a", 1, 1)]);
+    }
+
+    #[test]
+    fn exit_rule_spec_data_is_generated_from_fails_run() {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("spec/data/exit-rule.json");
+        let table = exit_rule_table();
+        let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
+        if on_disk != table && std::env::var_os("DELEGATEOS_SPEC_BLESS").is_some() {
+            std::fs::write(&path, &table).expect("write spec/data/exit-rule.json");
+            return;
+        }
+        assert!(
+            on_disk == table,
+            "spec/data/exit-rule.json differs from fails_run: run DELEGATEOS_SPEC_BLESS=1 cargo test -p delegateos-vectors exit_rule"
+        );
+        let parsed: serde_json::Value = serde_json::from_str(&table).expect("valid JSON");
+        assert_eq!(
+            parsed["cases"].as_array().map(Vec::len),
+            Some(3 * 2 * 6 * 2 * 8)
+        );
+    }
+}

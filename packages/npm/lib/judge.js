@@ -174,19 +174,24 @@ export const isSuccess = (v) => v.verdict === 'passed' || v.verdict === 'accepta
 
 /**
  * Whether a verdict (or a status name, or a result of `runCorpus`) fails a run as
- * `delegateos-conform run`'s exit code counts it (and as delegateos-inprocess does): failed or
- * errored on a normative or decision case fails; hardening findings (hardening-level cases,
- * other_code) only with failOnHardening (implied by strict); advisory cases never fail; passed,
- * acceptable and skipped never fail. A result whose case timed out (a hang: crash-or-hang, a
- * critical effect) fails whatever the case's level, unless `levelsOnly` (`run --fail-on levels`).
+ * `delegateos-conform run`'s exit code counts it: the exit rule of vectors/src/outcome.rs
+ * `fails_run`, tabled in spec/data/exit-rule.json (shipped in data/spec/data/, and this function
+ * is tested against every row). Failed or errored on a normative or decision case fails;
+ * hardening findings (hardening-level cases, other_code) only with failOnHardening (implied by
+ * strict); a critical failure fails whatever the case's level unless `levelsOnly` (`run
+ * --fail-on levels`); advisory cases only with failOnAdvisory; passed, acceptable and skipped
+ * never fail. `options.critical` says the failure's effect is critical; without the severity
+ * model a result whose case timed out (a hang: crash-or-hang, a critical effect) counts as
+ * critical.
  */
 export function fails(c, verdictOrStatus, options = {}) {
-  if (c.advisory) return false;
   const result = typeof verdictOrStatus === 'string' ? null : verdictOrStatus;
-  if (result && 'status' in result && result.actual?.kind === 'timeout' && !options.levelsOnly) return true;
   const status = result === null ? verdictOrStatus : 'status' in result ? result.status : result.verdict;
+  const finding = status === 'failed' || status === 'errored';
+  if (c.advisory) return Boolean(options.failOnAdvisory) && finding;
+  const critical = options.critical ?? Boolean(result && 'status' in result && result.actual?.kind === 'timeout');
   const hardeningCounts = Boolean(options.failOnHardening || options.strict);
-  if (status === 'failed' || status === 'errored') return c.level !== 'hardening' || hardeningCounts;
+  if (finding) return c.level !== 'hardening' || hardeningCounts || (critical && !options.levelsOnly);
   if (status === 'other_code') return hardeningCounts;
   return false;
 }

@@ -64,7 +64,7 @@ for (const rel of files) {
 }
 // The spec's tables the judge reads, and the number rule's cases its tests read, as data
 // (spec/data/README.md).
-for (const name of ['error-codes.json', 'number-equality.json']) {
+for (const name of ['error-codes.json', 'number-equality.json', 'exit-rule.json']) {
   cpSync(join(root, 'spec', 'data', name), join(data, 'spec', 'data', name));
 }
 cpSync(join(root, 'spec', 'schemas', 'vector.schema.json'), join(data, 'spec', 'schemas', 'vector.schema.json'));

@@ -111,13 +111,21 @@ export function judgeExpectation(expect: Expectation, actual: Actual): Verdict;
 export function judgeReference(expect: Expectation, actual: Actual): Verdict;
 export function isSuccess(v: Verdict): boolean;
 /**
- * Whether the verdict fails a run, as `run`'s exit code counts it. Given a `CaseResult`, a
- * timeout (a hang) fails whatever the case's level, unless `levelsOnly`.
+ * Whether the verdict fails a run, as `run`'s exit code counts it (the rule tabled in
+ * spec/data/exit-rule.json). `critical`: the failure's effect is critical (it then fails
+ * whatever the case's level, unless `levelsOnly`); given a `CaseResult`, a timeout (a hang)
+ * counts as critical when `critical` is not given.
  */
 export function fails(
   c: Pick<CorpusCase, 'level'> & { advisory?: boolean },
   v: Verdict | Status | CaseResult,
-  options?: { failOnHardening?: boolean; strict?: boolean; levelsOnly?: boolean },
+  options?: {
+    failOnHardening?: boolean;
+    strict?: boolean;
+    levelsOnly?: boolean;
+    failOnAdvisory?: boolean;
+    critical?: boolean;
+  },
 ): boolean;
 export function jsonEqual(a: unknown, b: unknown): boolean;
 /** JSON.parse that keeps integers beyond 2^53 (within 64 bits) as BigInt. */

@@ -70,7 +70,7 @@ def stage(root: Path | None = None) -> dict:
             by_level[c["level"]] = by_level.get(c["level"], 0) + 1
     # The spec's tables the judge reads, and the number rule's cases its tests read, as data
     # (spec/data/README.md).
-    for name in ("error-codes.json", "number-equality.json"):
+    for name in ("error-codes.json", "number-equality.json", "exit-rule.json"):
         shutil.copyfile(root / "spec" / "data" / name, data / "spec" / "data" / name)
     shutil.copyfile(
         root / "spec" / "schemas" / "vector.schema.json", data / "spec" / "schemas" / "vector.schema.json"

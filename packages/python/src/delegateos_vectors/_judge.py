@@ -176,15 +176,41 @@ def fails(
     fail_on_hardening: bool = False,
     strict: bool = False,
     levels_only: bool = False,
+    fail_on_advisory: bool = False,
+    critical: bool | None = None,
 ) -> bool:
     """Whether a verdict (or a status name, or a result of ``run_cases``) fails a run as
-    `delegateos-conform run`'s exit code counts it: failed or errored on a normative or decision
-    case fails; hardening findings (hardening-level cases, other_code) only with
-    fail_on_hardening (implied by strict); advisory cases never fail; passed, acceptable and
-    skipped never fail. A result whose case timed out (a hang: crash-or-hang, a critical effect)
-    fails whatever the case's level, unless levels_only (``run --fail-on levels``)."""
+    `delegateos-conform run`'s exit code counts it: the exit rule of vectors/src/outcome.rs
+    ``fails_run``, tabled in spec/data/exit-rule.json (shipped in data/spec/data/; this function
+    is tested against every row). Failed or errored on a normative or decision case fails;
+    hardening findings (hardening-level cases, other_code) only with fail_on_hardening (implied
+    by strict); a critical failure fails whatever the case's level unless levels_only
+    (``run --fail-on levels``); advisory cases only with fail_on_advisory; passed, acceptable
+    and skipped never fail. ``critical`` says the failure's effect is critical; without the
+    severity model a result whose case timed out (a hang: crash-or-hang, a critical effect)
+    counts as critical."""
+    result = None if isinstance(verdict_or_status, str) else verdict_or_status
+    if result is None:
+        status = verdict_or_status
+    elif "status" in result:
+        status = result["status"]
+    else:
+        status = result["verdict"]
+    finding = status in ("failed", "errored")
     if case.get("advisory"):
-        return False
+        return fail_on_advisory and finding
+    if critical is None:
+        critical = (
+            result is not None
+            and "status" in result
+            and (result.get("actual") or {}).get("kind") == "timeout"
+        )
+    counts = fail_on_hardening or strict
+    if finding:
+        return case["level"] != "hardening" or counts or (critical and not levels_only)
+    if status == "other_code":
+        return counts
+    return False
     if isinstance(verdict_or_status, str):
         status = verdict_or_status
     elif "status" in verdict_or_status:
