@@ -318,3 +318,79 @@ fn the_diff_shows_only_the_listed_keys_unless_some_are_missing() {
         "{actual}"
     );
 }
+
+/// `is_success`: passed and acceptable (another reading of a decision) are successes; a
+/// failure and another code of the family are not.
+#[test]
+fn success_is_passed_or_acceptable_only() {
+    let either = Expectation::Acceptable {
+        outcomes: vec![
+            Expected::Invalid {
+                code: "malformed_token".into(),
+                stage: None,
+            },
+            Expected::Valid { output: json!({}) },
+        ],
+        decision: "D5".into(),
+    };
+    assert!(judge(&either, &err("malformed_token")).is_success());
+    let acceptable = judge(&either, &ok(json!({})));
+    assert_eq!(acceptable, Verdict::Acceptable { matched: 1 });
+    assert!(acceptable.is_success());
+    assert!(!judge(&either, &err("expired")).is_success());
+    let other = Verdict::OtherCode {
+        family: "f".into(),
+        expected_code: "a".into(),
+        actual_code: "b".into(),
+        diff: String::new(),
+    };
+    assert!(!other.is_success());
+}
+
+/// A failing acceptable case shows every outcome it allows, and its decision, as the expected
+/// side of the diff.
+#[test]
+fn a_failed_acceptable_case_shows_its_decision_and_every_outcome() {
+    let either = Expectation::Acceptable {
+        outcomes: vec![
+            Expected::Invalid {
+                code: "malformed_token".into(),
+                stage: None,
+            },
+            Expected::Valid {
+                output: json!({"n": 1}),
+            },
+        ],
+        decision: "D17".into(),
+    };
+    let Verdict::Failed { expected, diff, .. } = judge(&either, &err("expired")) else {
+        panic!("expected a failure");
+    };
+    let shown: Value = serde_json::from_str(&expected).expect("pretty JSON");
+    assert_eq!(shown["result"], "acceptable");
+    assert_eq!(shown["decision"], "D17");
+    assert_eq!(shown["outcomes"][0]["code"], "malformed_token");
+    assert_eq!(shown["outcomes"][1]["output"]["n"], 1);
+    assert!(diff.contains("D17"), "{diff}");
+}
+
+/// A nested object of an output that differs in a value (not a family code) of the same shape
+/// stays an output mismatch: per-entry codes of one family are the only substitution.
+#[test]
+fn a_nested_value_difference_is_not_a_family_code() {
+    let e = valid(json!({"added": [{"code": "malformed_entry", "index": 0}], "revoked": [true]}));
+    let v = judge_case(
+        "revocation.list",
+        &[],
+        &e,
+        &ok(json!({"added": [{"code": "invalid_signature", "index": 0}], "revoked": [true]})),
+    );
+    assert!(matches!(v, Verdict::OtherCode { .. }), "{v:?}");
+    let v = judge_case(
+        "revocation.list",
+        &[],
+        &e,
+        &ok(json!({"added": [{"code": "invalid_signature", "index": 1}], "revoked": [true]})),
+    );
+    assert_eq!(kind(&v), Some(FailureKind::OutputMismatch));
+}

@@ -776,3 +776,65 @@ fn the_rule_stake_is_the_rules_effect_per_direction() {
     assert_eq!(s.refused, "wrongful-revocation");
     assert_eq!(s.crash_or_hang, "crash-or-hang");
 }
+
+/// A superset member that lists fewer items than required grants less: the wrong output is a
+/// refusal (`compare_member`'s missing-only arm), and one that lists more grants more.
+#[test]
+fn a_member_listing_fewer_items_refuses_and_more_grants() {
+    let caps = |v: &[&str]| json!({"scope": {"capabilities": v}});
+    let e = Expectation::Valid {
+        output: caps(&["a", "b"]),
+    };
+    let fewer = assess_output("dct.verify", &["DCT-VERIFY-8-SCOPE"], &e, &caps(&["a"]));
+    assert_eq!(fewer.direction, Direction::Refused, "{fewer:?}");
+    let more = assess_output(
+        "dct.verify",
+        &["DCT-VERIFY-8-SCOPE"],
+        &e,
+        &caps(&["a", "b", "c"]),
+    );
+    assert_eq!(more.direction, Direction::Granted, "{more:?}");
+    assert_eq!(more.effect, "scope-widening");
+    // Both extra and missing: neither grants more nor less.
+    let both = assess_output(
+        "dct.verify",
+        &["DCT-VERIFY-8-SCOPE"],
+        &e,
+        &caps(&["a", "c"]),
+    );
+    assert_eq!(both.direction, Direction::WrongOutput, "{both:?}");
+}
+
+/// The single-verdict operations grant by one member: a check or output verification that
+/// passes what must fail is a grant, one that fails what must pass a refusal.
+#[test]
+fn a_check_that_passes_what_must_fail_grants() {
+    for op in ["check.run", "output.verify"] {
+        let must_fail = Expectation::Valid {
+            output: json!({"passed": false}),
+        };
+        assert_eq!(
+            direction_of(
+                op,
+                FailureKind::OutputMismatch,
+                &must_fail,
+                Some(&json!({"passed": true}))
+            ),
+            Direction::Granted,
+            "{op}"
+        );
+        let must_pass = Expectation::Valid {
+            output: json!({"passed": true}),
+        };
+        assert_eq!(
+            direction_of(
+                op,
+                FailureKind::OutputMismatch,
+                &must_pass,
+                Some(&json!({"passed": false}))
+            ),
+            Direction::Refused,
+            "{op}"
+        );
+    }
+}
