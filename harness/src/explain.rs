@@ -175,7 +175,7 @@ pub fn render_case(case: &Case, reqs: &Requirements) -> String {
         "  ",
     );
     let _ = writeln!(out, "\nExpected:");
-    indented(&mut out, &pretty(&case.expect), "  ");
+    indented(&mut out, &pretty(&case.expect_json()), "  ");
     out
 }
 

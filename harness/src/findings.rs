@@ -283,8 +283,8 @@ pub fn subject(case: &Case) -> Subject<'_> {
         op: &case.op,
         flags: &case.flags,
         requirements: &case.requirements,
-        expectation: Some(&case.expectation),
-        stake: case.stake.as_ref(),
+        expectation: Some(&case.expect),
+        stake: case.stated_stake(),
     }
 }
 

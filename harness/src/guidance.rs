@@ -105,25 +105,29 @@ mod tests {
 
     #[test]
     fn the_next_operation_counts_only_requirements_nothing_executed_checked() {
-        let mk = |id: &str, op: &str, reqs: &[&str]| Case {
-            id: id.to_owned(),
-            description: String::new(),
-            requirements: reqs.iter().map(|s| (*s).to_owned()).collect(),
-            flags: Vec::new(),
-            level: delegateos_vectors::format::Level::Normative,
-            ground: None,
-            stake: None,
-            op: op.to_owned(),
-            input: serde_json::Value::Null,
-            expect: serde_json::Value::Null,
-            expectation: serde_json::from_value(
-                serde_json::json!({"result": "valid", "output": {}}),
-            )
-            .expect("expectation"),
-            area: "a".to_owned(),
-            group: "g".to_owned(),
-            file: Default::default(),
-            sequence: None,
+        let mk = |id: &str, op: &str, reqs: &[&str]| {
+            Case::fuzzed(delegateos_vectors::format::Case {
+                id: id.to_owned(),
+                description: String::new(),
+                requirements: reqs.iter().map(|s| (*s).to_owned()).collect(),
+                flags: Vec::new(),
+                level: delegateos_vectors::format::Level::Normative,
+                ground: delegateos_vectors::format::Ground::Hardening {
+                    reason: "a test case".to_owned(),
+                },
+                stake: delegateos_vectors::format::Stake {
+                    granted: "forgery".to_owned(),
+                    refused: "valid-input-refused".to_owned(),
+                    wrong_output: "wrong-output".to_owned(),
+                    crash_or_hang: "crash-or-hang".to_owned(),
+                },
+                op: op.to_owned(),
+                input: serde_json::Value::Null,
+                expect: serde_json::from_value(
+                    serde_json::json!({"result": "valid", "output": {}}),
+                )
+                .expect("expectation"),
+            })
         };
         let cases = vec![
             mk("a-1", "glob.match", &["R1"]),

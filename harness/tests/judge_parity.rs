@@ -223,7 +223,7 @@ fn change_first_leaf(v: &Value) -> Value {
 fn derived(case: &Case) -> Vec<ActualOutcome> {
     let families = delegateos_vectors::families::all();
     let mut out = Vec::new();
-    for o in case.expectation.outcomes() {
+    for o in case.expect.outcomes() {
         match o {
             Expected::Valid { output } => {
                 out.push(ok(output.clone()));
@@ -298,8 +298,8 @@ fn write_pairs(dir: &Path, cases: &BTreeMap<&str, &Case>, pairs: &[Pair]) -> (Pa
     for p in pairs {
         let case = cases[p.case_id.as_str()];
         let v = json!({
-            "case": verdict_json(&judge_case(&case.op, &case.flags, &case.expectation, &p.actual)),
-            "reference": verdict_json(&judge_reference(&case.expectation, &p.actual)),
+            "case": verdict_json(&judge_case(&case.op, &case.flags, &case.expect, &p.actual)),
+            "reference": verdict_json(&judge_reference(&case.expect, &p.actual)),
         });
         let line = json!({
             "source": p.source,

@@ -269,23 +269,24 @@ fn runner_case(
     flags: Vec<String>,
     level: Level,
 ) -> Case {
-    Case {
+    let stake =
+        delegateos_vectors::severity::model().rule_stake("dct.verify", &flags, &[], &expectation);
+    Case::fuzzed(vf::Case {
         id,
         description: String::new(),
         requirements: Vec::new(),
         flags,
         level,
-        ground: None,
-        stake: None,
+        // The expectation is the reference's answer on a mutated token: no case states it.
+        ground: vf::Ground::Differential {
+            level,
+            reason: "a mutated token".to_owned(),
+        },
+        stake,
         op: "dct.verify".to_owned(),
         input,
-        expect: serde_json::to_value(&expectation).unwrap_or(Value::Null),
-        expectation,
-        area: "fuzz".to_owned(),
-        group: "differential".to_owned(),
-        file: PathBuf::new(),
-        sequence: None,
-    }
+        expect: expectation,
+    })
 }
 
 #[derive(Clone)]

@@ -484,7 +484,7 @@ fn telling_line(message: &str) -> &str {
 
 fn code_list(case: &Case) -> String {
     let codes: Vec<String> = case
-        .expectation
+        .expect
         .outcomes()
         .iter()
         .map(|o| match o {
@@ -506,7 +506,7 @@ pub fn did_of(case: &Case, result: &CaseResult) -> Option<String> {
     Some(match result.raw_status() {
         Status::OtherCode => format!(
             "rejected with another code: {code} where invalid {} expected (family {})",
-            match case.expectation.outcomes().first() {
+            match case.expect.outcomes().first() {
                 Some(delegateos_vectors::Expected::Invalid { code, .. }) => code.clone(),
                 _ => "?".to_owned(),
             },
@@ -536,7 +536,7 @@ pub fn did_of(case: &Case, result: &CaseResult) -> Option<String> {
                     .map(Value::to_string)
                     .unwrap_or_default();
                 let want = case
-                    .expectation
+                    .expect
                     .outcomes()
                     .iter()
                     .find_map(|o| match o {
@@ -682,7 +682,7 @@ impl Report {
                     ),
                     input_bytes: input_bytes(case),
                     did: did.clone().unwrap_or_default(),
-                    expected: Some(case.expect.clone()),
+                    expected: Some(case.expect_json()),
                     actual: result.actual.clone(),
                     diff: result.diff().map(str::to_owned),
                 });
@@ -711,7 +711,7 @@ impl Report {
                 raw_status: result.raw_status(),
                 error_kind: result.error_kind(),
                 message: result.message.clone(),
-                expected: show_expected.then(|| case.expect.clone()),
+                expected: show_expected.then(|| case.expect_json()),
                 actual: result.actual.clone(),
                 diff: result.diff().map(str::to_owned),
                 stderr_tail: result.stderr_tail.clone(),

@@ -10,36 +10,17 @@ use std::path::PathBuf;
 use serde_json::Value;
 
 use crate::protocol::RunOutcome;
-use delegateos_vectors::format::{Ground, Level, Stake};
+use delegateos_vectors::format::{self, Ground, Stake};
 use delegateos_vectors::outcome::Outcome;
-use delegateos_vectors::{CorpusSource, Expectation};
+use delegateos_vectors::CorpusSource;
 
-/// One runnable case.
+/// One runnable case: a vector case ([`format::Case`], whose fields it derefs to) with the
+/// facts of its file the runner and the reports need.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Case {
-    /// Stable case id.
-    pub id: String,
-    /// Human description.
-    pub description: String,
-    /// Requirement ids it checks.
-    pub requirements: Vec<String>,
-    /// Flags (defined in the file's notes).
-    pub flags: Vec<String>,
-    /// `normative`, `decision` or `hardening` (its ground's).
-    pub level: Level,
-    /// What the expectation rests on (every corpus case has one; a fuzzer's mutation none).
-    pub ground: Option<Ground>,
-    /// What each failing direction lets an attacker do (every corpus case states it; a
-    /// fuzzer's mutation inherits its seed's).
-    pub stake: Option<Stake>,
-    /// Operation name.
-    pub op: String,
-    /// Operation input.
-    pub input: Value,
-    /// The `expect` object as JSON (for reports).
-    pub expect: Value,
-    /// The typed expectation.
-    pub expectation: Expectation,
+    /// The vector case: id, description, requirements, flags, level, ground, stake, op, input
+    /// and the typed expectation (`expect`).
+    pub case: format::Case,
     /// File header `area`.
     pub area: String,
     /// File header `group`.
@@ -50,6 +31,20 @@ pub struct Case {
     /// `area/group`: the runner runs such cases in file order in a fresh adapter process, then
     /// replays them after a restart.
     pub sequence: Option<String>,
+}
+
+impl std::ops::Deref for Case {
+    type Target = format::Case;
+
+    fn deref(&self) -> &format::Case {
+        &self.case
+    }
+}
+
+impl std::ops::DerefMut for Case {
+    fn deref_mut(&mut self) -> &mut format::Case {
+        &mut self.case
+    }
 }
 
 impl Case {
@@ -63,6 +58,32 @@ impl Case {
                 .flags
                 .iter()
                 .any(|f| f.eq_ignore_ascii_case("advisory"))
+    }
+
+    /// A fuzzer's case (in no vector file: area `fuzz`, group `differential`).
+    pub fn fuzzed(case: format::Case) -> Self {
+        Self {
+            case,
+            area: "fuzz".to_owned(),
+            group: "differential".to_owned(),
+            file: PathBuf::new(),
+            sequence: None,
+        }
+    }
+
+    /// The expectation as the JSON the reports show.
+    pub fn expect_json(&self) -> Value {
+        serde_json::to_value(&self.case.expect).unwrap_or(Value::Null)
+    }
+
+    /// The stake a failure of this case is graded with: the stated one, except for a
+    /// differential case (a fuzzer's mutation, or its finding file replayed), whose input no
+    /// case states — the severity model's rules grade it (`spec/severity.md` §8).
+    pub fn stated_stake(&self) -> Option<&Stake> {
+        match self.ground {
+            Ground::Differential { .. } => None,
+            _ => Some(&self.stake),
+        }
     }
 }
 
@@ -99,17 +120,7 @@ pub fn load_corpus(source: &CorpusSource) -> Result<Vec<Case>, CorpusError> {
         let file = loaded.file;
         for c in file.cases {
             cases.push(Case {
-                id: c.id,
-                description: c.description,
-                requirements: c.requirements,
-                flags: c.flags,
-                level: c.level,
-                ground: Some(c.ground),
-                stake: Some(c.stake),
-                op: c.op,
-                input: c.input,
-                expect: serde_json::to_value(&c.expect).unwrap_or(Value::Null),
-                expectation: c.expect,
+                case: c,
                 area: file.area.clone(),
                 group: file.group.clone(),
                 file: loaded.path.clone(),
@@ -132,7 +143,7 @@ pub fn outcome_json(outcome: &RunOutcome) -> Value {
 /// `delegateos_vectors::judge`): the case's [`Outcome`].
 pub fn judge(case: &Case, outcome: &RunOutcome) -> Outcome {
     let verdict =
-        delegateos_vectors::judge::judge_case(&case.op, &case.flags, &case.expectation, outcome);
+        delegateos_vectors::judge::judge_case(&case.op, &case.flags, &case.expect, outcome);
     let output = match outcome {
         RunOutcome::Ok { output } => Some(output),
         _ => None,

@@ -6,7 +6,7 @@
 //! touched), minimized, and graded by the severity model exactly as the run report grades a
 //! failing case ([`assess`]).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -47,6 +47,8 @@ pub struct OpSeed {
     pub flags: Vec<String>,
     /// Level.
     pub level: Level,
+    /// The case's ground (an unmutated seed is its corpus case).
+    pub ground: vf::Ground,
     /// The case's stated stake (an unmutated seed is graded with it).
     pub stake: Stake,
     /// The case's input decoded into the mutator's view.
@@ -74,6 +76,7 @@ pub fn load_seeds(op: &str, vectors: Option<&Path>) -> Vec<OpSeed> {
                     requirements: case.requirements,
                     flags: case.flags,
                     level: case.level,
+                    ground: case.ground,
                     stake: case.stake,
                     view: view(op, &case.input),
                     expect: case.expect,
@@ -224,23 +227,36 @@ fn runner_case(
     seed: Option<&OpSeed>,
     e: &Expectation,
 ) -> Case {
-    Case {
+    let requirements = seed.map(|s| s.requirements.clone()).unwrap_or_default();
+    let flags = seed.map(|s| s.flags.clone()).unwrap_or_default();
+    let level = seed.map_or(Level::Normative, |s| s.level);
+    // An unmutated seed is its corpus case, with its ground and stated stake; a mutation is
+    // differential: no case states it, so the severity model's rules grade it.
+    let (ground, stake) = match seed {
+        Some(s) if c.edits.is_empty() => (s.ground.clone(), s.stake.clone()),
+        _ => (
+            vf::Ground::Differential {
+                level,
+                reason: format!(
+                    "a mutation of {}",
+                    seed.map_or("no case", |s| s.origin.as_str())
+                ),
+            },
+            delegateos_vectors::severity::model().rule_stake(op, &flags, &requirements, e),
+        ),
+    };
+    Case::fuzzed(vf::Case {
         id,
         description: String::new(),
-        requirements: seed.map(|s| s.requirements.clone()).unwrap_or_default(),
-        flags: seed.map(|s| s.flags.clone()).unwrap_or_default(),
-        level: seed.map_or(Level::Normative, |s| s.level),
-        ground: None,
-        stake: seed.map(|s| s.stake.clone()),
+        requirements,
+        flags,
+        level,
+        ground,
+        stake,
         op: op.to_owned(),
         input: c.input.clone(),
-        expect: serde_json::to_value(e).unwrap_or(Value::Null),
-        expectation: e.clone(),
-        area: "fuzz".to_owned(),
-        group: "differential".to_owned(),
-        file: PathBuf::new(),
-        sequence: None,
-    }
+        expect: e.clone(),
+    })
 }
 
 /// A candidate's judgement, and its minimization when a worker did it ahead of the commit.
@@ -296,24 +312,19 @@ fn run_batch(
             // a mutated one without the seed's flags, which name the seed's own trap (as the
             // token fuzzer grades without them), by its requirements' rule.
             let mutated = cands.get(i).filter(|c| !c.edits.is_empty());
-            let graded = match mutated {
-                Some(c) => Case {
-                    flags: Vec::new(),
-                    stake: None,
-                    // What the mutation does is graded by the reference's own answer: a
-                    // seed's `valid` readings carried over (the outputs of the unmutated
-                    // input) do not make another refusal of a refused input a refusal of a
-                    // valid one.
-                    expectation: match &c.reference {
-                        Outcome::Error { .. } => {
-                            expectation_of(&c.reference).unwrap_or(case.expectation.clone())
-                        }
-                        _ => case.expectation.clone(),
-                    },
-                    ..case.clone()
-                },
-                None => case.clone(),
-            };
+            // A mutated case's ground is differential, so it states no stake.
+            let mut graded = case.clone();
+            if let Some(c) = mutated {
+                graded.flags = Vec::new();
+                // What the mutation does is graded by the reference's own answer: a seed's
+                // `valid` readings carried over (the outputs of the unmutated input) do not
+                // make another refusal of a refused input a refusal of a valid one.
+                if let Outcome::Error { .. } = &c.reference {
+                    if let Some(e) = expectation_of(&c.reference) {
+                        graded.expect = e;
+                    }
+                }
+            }
             *slot = Judged {
                 kind,
                 actual: r.actual.clone(),
