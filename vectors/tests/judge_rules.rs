@@ -394,3 +394,63 @@ fn a_nested_value_difference_is_not_a_family_code() {
     );
     assert_eq!(kind(&v), Some(FailureKind::OutputMismatch));
 }
+
+/// The actual outcome as the reports show it: the adapter reply's shape without `seq`, and the
+/// reference's outcome converted to it.
+#[test]
+fn an_actual_outcome_is_shown_in_the_reply_shape() {
+    assert_eq!(
+        ok(json!({"n": 1})).to_json(),
+        json!({"outcome": "ok", "output": {"n": 1}})
+    );
+    assert_eq!(
+        err("expired").to_json(),
+        json!({"outcome": "error", "code": "expired"})
+    );
+    let with_detail = ActualOutcome::Error {
+        code: "expired".into(),
+        detail: Some("at 12:00".into()),
+    };
+    assert_eq!(
+        with_detail.to_json(),
+        json!({"outcome": "error", "code": "expired", "detail": "at 12:00"})
+    );
+    let skipped = ActualOutcome::Skipped {
+        reason: "later".into(),
+    };
+    assert_eq!(
+        skipped.to_json(),
+        json!({"outcome": "skipped", "reason": "later"})
+    );
+    let errored = ActualOutcome::Errored {
+        message: "boom".into(),
+    };
+    assert_eq!(
+        errored.to_json(),
+        json!({"outcome": "errored", "message": "boom"})
+    );
+    use delegateos_reference::ops::Outcome;
+    let from = |o: &Outcome| ActualOutcome::from(o);
+    assert_eq!(
+        from(&Outcome::Ok {
+            output: json!({"v": true})
+        }),
+        ok(json!({"v": true}))
+    );
+    assert_eq!(
+        from(&Outcome::Error {
+            code: "revoked".into(),
+            detail: "d".into()
+        }),
+        ActualOutcome::Error {
+            code: "revoked".into(),
+            detail: Some("d".into())
+        }
+    );
+    assert_eq!(
+        from(&Outcome::Unsupported {
+            reason: "r".into()
+        }),
+        ActualOutcome::Skipped { reason: "r".into() }
+    );
+}
