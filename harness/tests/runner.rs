@@ -1475,7 +1475,7 @@ fn js_hasty_gives_the_same_report_with_two_jobs() {
         return;
     }
     let adapter =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("adapters/redteam/js-hasty/adapter.js");
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../implementations/redteam/js-hasty/adapter.js");
     let run = |jobs: &str| {
         let out = run_bin(&[
             "run".into(),
@@ -1514,7 +1514,7 @@ fn an_interrupted_fuzz_writes_its_findings_and_exits_130() {
         return;
     }
     let adapter =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("adapters/redteam/js-hasty/adapter.js");
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../implementations/redteam/js-hasty/adapter.js");
     let corpus = Corpus::new(&[]);
     let out_dir = corpus.path("findings");
     let log = corpus.path("fuzz.log");

@@ -1,7 +1,7 @@
 'use strict';
 // A small DelegateOS verifier in plain node (no npm deps), written the way a hurried
 // third-party implementer would. It is the shared code base of the red-team adapters
-// `js-hasty` and `js-chain` (harness/adapters/redteam/README.md): each adapter switches on its
+// `js-hasty` and `js-chain` (implementations/redteam/README.md): each adapter switches on its
 // own list of SEEDED BUGS, so the conformance suite can be shown to catch every one of them.
 //
 // Every bug is guarded by `bug('name')`. With REDTEAM_BUGS="" the code takes the careful path

@@ -20,7 +20,7 @@
 const path = require('node:path');
 const readline = require('node:readline');
 
-const Ajv = require(path.join(__dirname, '..', '..', '..', 'mcp-smoke', 'node_modules', 'ajv'));
+const Ajv = require(path.join(__dirname, '..', '..', '..', 'harness', 'mcp-smoke', 'node_modules', 'ajv'));
 
 const ALL_BUGS = ['shared-instance', 'cache-by-id', 'regex-by-name'];
 const env = process.env.REDTEAM_BUGS;

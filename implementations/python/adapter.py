@@ -5,10 +5,10 @@ The skeleton's stubs are filled in with calls into `delegateos_mini.py` (beside 
 independent Python implementation, with `ecmaregex.py` for ECMAScript patterns and `draft07.py`
 for JSON Schema); the protocol loop and helpers are the generated, unedited `delegateos_kit.py`. Stubs still raising TODO are not declared in `hello`, so their cases are
 reported skipped. `main()` takes another library with the same functions: the red-team adapter
-(harness/adapters/redteam/py-hasty) and the spec-literal variant (harness/adapters/python-literal)
+(implementations/redteam/py-hasty) and the spec-literal variant (implementations/python-literal)
 reuse this file with theirs.
 
-    delegateos-conform run --impl 'harness/adapters/python/.venv/bin/python harness/adapters/python/adapter.py'
+    delegateos-conform run --impl 'implementations/python/.venv/bin/python implementations/python/adapter.py'
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ IMPLEMENTATION = {
     "name": "delegateos-mini (Python example adapter)",
     "version": "0.1.0",
     "language": "python",
-    "homepage": "harness/adapters/README.md",
+    "homepage": "implementations/README.md",
 }
 
 

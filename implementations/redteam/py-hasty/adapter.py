@@ -3,7 +3,7 @@
 
 Bugs are switched by REDTEAM_BUGS (see hasty_dos.BUG_NAMES); `REDTEAM_BUGS=` is the careful
 path. The protocol loop, input decoding and error mapping are the example adapter's
-(harness/adapters/python/adapter.py), run with `hasty_dos` as the library: every seeded bug
+(implementations/python/adapter.py), run with `hasty_dos` as the library: every seeded bug
 lives in the library, so a failing case points at a verifier defect, never at protocol glue.
 """
 
@@ -28,6 +28,6 @@ if __name__ == "__main__":
             "name": "py-hasty (RED TEAM, deliberately defective)",
             "version": "0.1.0",
             "language": "python",
-            "homepage": "harness/adapters/redteam/README.md",
+            "homepage": "implementations/redteam/README.md",
         },
     )

@@ -120,7 +120,7 @@ def main():
                 "name": "py-wrap (RED TEAM, deliberately defective)",
                 "version": "0.1.0",
                 "language": "python",
-                "homepage": "harness/adapters/redteam/README.md",
+                "homepage": "implementations/redteam/README.md",
             }
             reply["operations"] = [o for o in reply.get("operations", []) if o in OPERATIONS]
         elif op is not None and isinstance(reply, dict):

@@ -3,7 +3,7 @@
 A "hasty" Python DelegateOS verifier, stdlib only, seeded with Python-typical bugs. Each bug is
 guarded by `bug("name")`; the list comes from the environment variable REDTEAM_BUGS
 (comma-separated; unset = DEFAULT_BUGS = all of them; empty = the careful path). The careful
-path started as a copy of harness/adapters/python/delegateos_mini.py with PyNaCl replaced by a
+path started as a copy of implementations/python/delegateos_mini.py with PyNaCl replaced by a
 pure-Python RFC 8032 verifier (cofactorless, no small-order / torsion checks: realistic, and
 NOT the strict profile of D10 — see README.md for the careful path's known failures).
 

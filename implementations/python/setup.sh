@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Creates harness/adapters/python/.venv with the pinned dependencies (idempotent).
+# Creates implementations/python/.venv with the pinned dependencies (idempotent).
 # Used by .ci/run and by harness/tests/python_adapter.rs; run it by hand before trying the
-# adapter: `bash harness/adapters/python/setup.sh`.
+# adapter: `bash implementations/python/setup.sh`.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 python="${PYTHON:-python3}"

@@ -6,17 +6,17 @@ our decisions (spec/decisions.md) where the text is silent: at every such point 
 *other* reasonable reading. Against it, a default run of the suite must fail only on real spec
 violations; every other difference must show as `acceptable` or as a hardening finding.
 
-How it is built: a private copy of the careful library (harness/adapters/python/
+How it is built: a private copy of the careful library (implementations/python/
 delegateos_mini.py) is loaded and a handful of its functions / constants are overridden below,
 each with a comment naming the decision it takes the other side of. The protocol loop, input
-decoding and error mapping are the example adapter's (harness/adapters/python/adapter.py).
+decoding and error mapping are the example adapter's (implementations/python/adapter.py).
 `check.run` and `output.verify` are its own (§6.2-§6.4, §10.3 as written; `regex_match` through
 `ecmaregex.py`, ECMAScript semantics on Python `re` — `DELEGATEOS_LITERAL_REGEX=re` uses `re`
 itself; JSON Schema draft-07 with ajv strict's refusals through `draft07.py`), and so are `attestation.create`/`verify`,
 `contract.create`/`verify_signature`/`bind` (§5, §7) and the libsodium-only Ed25519 verify (D10),
 and `mcp.filter_tools` / `mcp.call` / `mcp.session` (§11.3, arch §6), at the end of this file.
-Needs the example adapter's venv (PyNaCl): `bash harness/adapters/python/setup.sh`, then
-    delegateos-conform run --impl 'harness/adapters/python/.venv/bin/python harness/adapters/python-literal/adapter.py'
+Needs the example adapter's venv (PyNaCl): `bash implementations/python/setup.sh`, then
+    delegateos-conform run --impl 'implementations/python/.venv/bin/python implementations/python-literal/adapter.py'
 """
 
 from __future__ import annotations
@@ -1544,6 +1544,6 @@ if __name__ == "__main__":
             "name": "delegateos-mini, spec-literal variant (issue 12)",
             "version": "0.1.0",
             "language": "python",
-            "homepage": "harness/adapters/python-literal/README.md",
+            "homepage": "implementations/python-literal/README.md",
         },
     )
