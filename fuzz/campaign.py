@@ -21,11 +21,13 @@ libFuzzer, cargo fuzz coverage). tests/tests/fuzz_regressions.rs reads the archi
 `run`: TARGETS is a comma-separated list (or `all`); each target runs MINUTES minutes as one
 libFuzzer process, `--jobs` processes at a time (default: the number of cores), under
 `nice -n 19`, from a copy of the built binary (so a rebuild by someone else cannot change the
-binary under a running campaign). New inputs go to a temporary directory; the kept corpus and
-the curated seeds are read-only extra corpus directories (the kept corpus unpacked). Afterwards, per target:
+binary under a running campaign). New inputs go to a temporary directory; the kept corpus
+(unpacked into the work directory) and the curated seeds are read-only extra corpus
+directories. Afterwards, per target:
   1. merge + minimize: libFuzzer `-merge=1` of (kept corpus, new inputs, curated seeds) into an
      empty directory — exactly what `cargo fuzz cmin` runs — which keeps the smallest input per
-     coverage feature and names every file by the SHA-1 of its contents;
+     coverage feature and names every file by the SHA-1 of its contents; the result is packed
+     into the kept archive (pack());
   2. enforce the size cap (cap_of(target): CAP_BYTES, or CAPS for larger corpora): if the
      minimized corpus is larger, the largest files are dropped first (ties by name) until it
      fits, and the drop is printed with a warning (coverage was lost: raise the cap);
