@@ -326,10 +326,10 @@ def main():
     common = {"cargo-install-flags": "--debug"}
     node = shutil.which("node")
     if node:
-        failing = {"impl": f"node {ROOT}/harness/adapters/redteam/js-hasty/adapter.js",
+        failing = {"impl": f"node {ROOT}/implementations/redteam/js-hasty/adapter.js",
                    "args": "--area dct --area glob"}
     else:
-        failing = {"impl": f"python3 {ROOT}/harness/adapters/redteam/py-hasty/adapter.py",
+        failing = {"impl": f"python3 {ROOT}/implementations/redteam/py-hasty/adapter.py",
                    "args": "--area glob"}
     session = tempfile.mkdtemp(prefix="delegateos-action-run-")
     cache_dir = os.path.join(session, "cache")  # the repository's Actions cache

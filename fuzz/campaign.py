@@ -1,20 +1,33 @@
 #!/usr/bin/env python3
-"""Fuzz campaigns over the kept corpora (fuzz/corpus/<target>/, committed).
+"""Fuzz campaigns over the kept corpora (fuzz/corpus/<target>.zip, committed).
 
     python3 fuzz/campaign.py run TARGETS MINUTES [--jobs N] [--no-build] [--note TEXT]
     python3 fuzz/campaign.py merge TARGET [DIR ...]   # merge DIRs into the kept corpus, minimize
-    python3 fuzz/campaign.py check                     # names = SHA-1 of contents, size caps
+    python3 fuzz/campaign.py check                     # archives: canonical bytes, names = SHA-1, caps
     python3 fuzz/campaign.py stats                     # files / bytes per kept corpus
+    python3 fuzz/campaign.py unpack TARGET|all [--to DIR]  # extract; prints the directory
+    python3 fuzz/campaign.py pack TARGET DIR           # write DIR's files as the kept archive
+
+Storage: each kept corpus is ONE archive, fuzz/corpus/<target>.zip, in a canonical form that
+pack() alone writes: entries stored (no compression: git's zlib and its deltas between
+versions do the compressing, so a campaign adds to the history the inputs it changed, not the
+whole archive), sorted by name, every name the SHA-1 of its contents, fixed timestamp
+(1980-01-01), mode 0644, no directories, no extra fields. `check` re-packs every archive from
+its entries and requires the same bytes. Tools read it with read_kept() (in memory) or
+unpack() (a directory: fuzz/target/corpus/<target>/, gitignored, rewritten on every unpack;
+libFuzzer, cargo fuzz coverage). tests/tests/fuzz_regressions.rs reads the archives directly.
     python3 fuzz/campaign.py flags|options|dict TARGET # libFuzzer flags / .options / dictionary
 
 `run`: TARGETS is a comma-separated list (or `all`); each target runs MINUTES minutes as one
 libFuzzer process, `--jobs` processes at a time (default: the number of cores), under
 `nice -n 19`, from a copy of the built binary (so a rebuild by someone else cannot change the
-binary under a running campaign). New inputs go to a temporary directory; the kept corpus and
-the curated seeds are read-only extra corpus directories. Afterwards, per target:
+binary under a running campaign). New inputs go to a temporary directory; the kept corpus
+(unpacked into the work directory) and the curated seeds are read-only extra corpus
+directories. Afterwards, per target:
   1. merge + minimize: libFuzzer `-merge=1` of (kept corpus, new inputs, curated seeds) into an
      empty directory — exactly what `cargo fuzz cmin` runs — which keeps the smallest input per
-     coverage feature and names every file by the SHA-1 of its contents;
+     coverage feature and names every file by the SHA-1 of its contents; the result is packed
+     into the kept archive (pack());
   2. enforce the size cap (cap_of(target): CAP_BYTES, or CAPS for larger corpora): if the
      minimized corpus is larger, the largest files are dropped first (ties by name) until it
      fits, and the drop is printed with a warning (coverage was lost: raise the cap);
@@ -26,8 +39,9 @@ the curated seeds are read-only extra corpus directories. Afterwards, per target
 Crash artifacts are copied to fuzz/artifacts/<target>/ (gitignored) for triage; see README.md
 § Regression workflow.
 
-Everything a campaign writes into the repository is deterministic in its inputs: corpus file
-names are content hashes, the ledger is append-only, FUZZING.md is rendered from the ledger.
+Everything a campaign writes into the repository is deterministic in its inputs: corpus entry
+names are content hashes, an archive is a function of its entries, the ledger is append-only,
+FUZZING.md is rendered from the ledger.
 """
 import argparse
 import datetime
@@ -39,10 +53,13 @@ import subprocess
 import sys
 import tempfile
 import time
+import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 CORPUS = os.path.join(HERE, "corpus")
+# Where unpack() extracts a kept corpus (gitignored with fuzz/target/).
+UNPACKED = os.path.join(HERE, "target", "corpus")
 SEEDS = os.path.join(HERE, "seeds")
 LEDGER = os.path.join(HERE, "campaigns.tsv")
 BIN_DIR = os.path.join(HERE, "target", "x86_64-unknown-linux-gnu", "release")
@@ -132,10 +149,68 @@ def corpus_files(d):
     return sorted(f for f in os.listdir(d) if os.path.isfile(os.path.join(d, f)))
 
 
+def archive(target):
+    """The kept corpus of `target`: fuzz/corpus/<target>.zip."""
+    return os.path.join(CORPUS, target + ".zip")
+
+
+# The one fixed timestamp of every entry (the earliest a zip can hold).
+ZIP_DATE = (1980, 1, 1, 0, 0, 0)
+
+
+def pack_bytes(files):
+    """The canonical archive of `files` ({name: bytes}): stored, sorted, fixed metadata."""
+    import io
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED, allowZip64=False) as z:
+        for name in sorted(files):
+            info = zipfile.ZipInfo(name, date_time=ZIP_DATE)
+            info.compress_type = zipfile.ZIP_STORED
+            info.create_system = 3  # Unix, whatever the host
+            info.external_attr = 0o100644 << 16
+            z.writestr(info, files[name])
+    return buf.getvalue()
+
+
+def pack(target, d):
+    """Writes the files of directory `d` as `target`'s kept archive (atomically)."""
+    files = {f: open(os.path.join(d, f), "rb").read() for f in corpus_files(d)}
+    data = pack_bytes(files)
+    os.makedirs(CORPUS, exist_ok=True)
+    tmp = archive(target) + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.replace(tmp, archive(target))
+    return len(files), sum(len(v) for v in files.values())
+
+
+def read_kept(target):
+    """{name: bytes} of `target`'s kept archive ({} if there is none)."""
+    path = archive(target)
+    if not os.path.isfile(path):
+        return {}
+    with zipfile.ZipFile(path) as z:
+        return {i.filename: z.read(i) for i in z.infolist()}
+
+
+def unpack(target, dest=None):
+    """Extracts `target`'s kept corpus into `dest` (default fuzz/target/corpus/<target>/),
+    emptied first; returns the directory. Names are checked (SHA-1 hex), never trusted as paths."""
+    dest = dest or os.path.join(UNPACKED, target)
+    if os.path.isdir(dest):
+        shutil.rmtree(dest)
+    os.makedirs(dest)
+    for name, data in read_kept(target).items():
+        if not re.fullmatch(r"[0-9a-f]{40}", name):
+            raise SystemExit(f"{archive(target)}: entry {name!r} is not a SHA-1 name; run check")
+        with open(os.path.join(dest, name), "wb") as f:
+            f.write(data)
+    return dest
+
+
 def corpus_stats(target):
-    d = os.path.join(CORPUS, target)
-    files = corpus_files(d)
-    return len(files), sum(os.path.getsize(os.path.join(d, f)) for f in files)
+    files = read_kept(target)
+    return len(files), sum(len(v) for v in files.values())
 
 
 def enforce_cap(d, cap):
@@ -155,13 +230,12 @@ def enforce_cap(d, cap):
 def merge(target, extra_dirs, exe=None, log=None):
     """Minimizes kept corpus ∪ extra_dirs ∪ curated seeds into the kept corpus (cmin)."""
     exe = exe or binary(target)
-    kept = os.path.join(CORPUS, target)
-    os.makedirs(kept, exist_ok=True)
-    inputs = [kept] + [d for d in extra_dirs if os.path.isdir(d)]
-    seeds = os.path.join(SEEDS, target)
-    if os.path.isdir(seeds):
-        inputs.append(seeds)
     with tempfile.TemporaryDirectory(prefix=f"cmin-{target}-") as tmp:
+        kept = unpack(target, os.path.join(tmp, "kept"))
+        inputs = [kept] + [d for d in extra_dirs if os.path.isdir(d)]
+        seeds = os.path.join(SEEDS, target)
+        if os.path.isdir(seeds):
+            inputs.append(seeds)
         out = os.path.join(tmp, "out")
         os.mkdir(out)
         cmd = ["nice", "-n", "19", exe, "-merge=1", out] + inputs + flags(target) + [
@@ -186,8 +260,7 @@ def merge(target, extra_dirs, exe=None, log=None):
         if dropped:
             print(f"  WARNING: {target} reached its cap of {cap_of(target)} bytes and lost "
                   f"coverage with {len(dropped)} input(s); raise CAPS[{target!r}] in campaign.py")
-        shutil.rmtree(kept)
-        shutil.copytree(staged, kept)
+        pack(target, staged)
     return corpus_stats(target)
 
 
@@ -239,8 +312,7 @@ def cmd_run(a):
                 os.makedirs(os.path.join(tdir, sub))
             exe = os.path.join(tdir, "bin", t)
             shutil.copy2(binary(t), exe)
-            os.makedirs(os.path.join(CORPUS, t), exist_ok=True)
-            extra = [os.path.join(CORPUS, t)]
+            extra = [unpack(t, os.path.join(tdir, "kept"))]
             if os.path.isdir(os.path.join(SEEDS, t)):
                 extra.append(os.path.join(SEEDS, t))
             logf = open(os.path.join(tdir, "fuzz.log"), "wb")
@@ -302,37 +374,77 @@ def cmd_merge(a):
     print(f"{a.target}: {files} files, {size} bytes")
 
 
+def check_archive(target):
+    """The errors of `target`'s kept archive: missing, empty, not canonical (re-packing its
+    entries must give the same bytes), an entry not named by its SHA-1, over the cap."""
+    path = archive(target)
+    rel = os.path.relpath(path, ROOT)
+    if not os.path.isfile(path):
+        return [f"{rel} is missing"]
+    errors = []
+    try:
+        with zipfile.ZipFile(path) as z:
+            infos = z.infolist()
+            files = {i.filename: z.read(i) for i in infos}
+    except (zipfile.BadZipFile, OSError, ValueError) as e:
+        return [f"{rel}: not a readable zip ({e})"]
+    if not files:
+        errors.append(f"{rel} is empty")
+    if len(files) != len(infos):
+        errors.append(f"{rel}: duplicate entry names")
+    total = 0
+    for name, data in files.items():
+        total += len(data)
+        if hashlib.sha1(data).hexdigest() != name:
+            errors.append(f"{rel}: entry {name}: name is not the SHA-1 of its contents")
+    if total > cap_of(target):
+        errors.append(f"{rel}: {total} bytes > cap {cap_of(target)}")
+    if open(path, "rb").read() != pack_bytes(files):
+        errors.append(f"{rel}: not in canonical form (stored, sorted, fixed metadata); "
+                      f"re-pack it: python3 fuzz/campaign.py unpack {target} && "
+                      f"python3 fuzz/campaign.py pack {target} fuzz/target/corpus/{target}")
+    return errors
+
+
 def cmd_check(_a):
-    """Fails if a kept corpus is missing, over its cap, or holds a file not named by its SHA-1."""
+    """Fails if a kept corpus is missing or breaks a rule of check_archive, or if fuzz/corpus/
+    holds anything but the targets' archives."""
     errors = []
     with open(os.path.join(HERE, "Cargo.toml")) as f:
         declared = re.findall(r'^name = "(\w+)"\npath = "fuzz_targets/', f.read(), re.M)
     if sorted(declared) != sorted(TARGETS):
         errors.append(f"campaign.py TARGETS {sorted(TARGETS)} != fuzz/Cargo.toml bins {sorted(declared)}")
     for t in TARGETS:
-        d = os.path.join(CORPUS, t)
-        files = corpus_files(d)
-        if not files:
-            errors.append(f"fuzz/corpus/{t}/ is missing or empty")
-            continue
-        total = 0
-        for f in files:
-            data = open(os.path.join(d, f), "rb").read()
-            total += len(data)
-            if hashlib.sha1(data).hexdigest() != f:
-                errors.append(f"fuzz/corpus/{t}/{f}: name is not the SHA-1 of its contents")
-        if total > cap_of(t):
-            errors.append(f"fuzz/corpus/{t}/: {total} bytes > cap {cap_of(t)}")
-    extra = sorted(set(os.listdir(CORPUS)) - set(TARGETS)) if os.path.isdir(CORPUS) else []
+        errors += check_archive(t)
+    extra = sorted(set(os.listdir(CORPUS)) - {t + ".zip" for t in TARGETS}) if os.path.isdir(CORPUS) else []
     for e in extra:
-        errors.append(f"fuzz/corpus/{e}: not a fuzz target")
+        errors.append(f"fuzz/corpus/{e}: not the archive of a fuzz target")
     for e in errors:
         print("corpus check: " + e)
     if errors:
         return 1
-    print(f"corpus check: {len(TARGETS)} kept corpora, names = SHA-1, each within its cap "
+    print(f"corpus check: {len(TARGETS)} kept corpora (fuzz/corpus/<target>.zip, canonical), "
+          f"names = SHA-1, each within its cap "
           f"({CAP_BYTES} bytes; {', '.join(f'{t} {c}' for t, c in sorted(CAPS.items()))})")
     return 0
+
+
+def cmd_unpack(a):
+    targets = TARGETS if a.target == "all" else [a.target]
+    for t in targets:
+        if t not in TARGETS:
+            raise SystemExit(f"unknown target {t!r}")
+        if not os.path.isfile(archive(t)):
+            raise SystemExit(f"{archive(t)} is missing")
+        dest = os.path.join(a.to, t) if a.to else None
+        print(unpack(t, dest))
+
+
+def cmd_pack(a):
+    if a.target not in TARGETS:
+        raise SystemExit(f"unknown target {a.target!r}")
+    files, size = pack(a.target, a.dir)
+    print(f"{os.path.relpath(archive(a.target), ROOT)}: {files} files, {size} bytes")
 
 
 def cmd_stats(_a):
@@ -356,6 +468,12 @@ def main():
     m.add_argument("dirs", nargs="*")
     sub.add_parser("check")
     sub.add_parser("stats")
+    u = sub.add_parser("unpack")
+    u.add_argument("target")
+    u.add_argument("--to", default=None, help="extract into DIR/<target>/ instead")
+    p = sub.add_parser("pack")
+    p.add_argument("target")
+    p.add_argument("dir")
     for name in ("flags", "options", "dict"):
         x = sub.add_parser(name)
         x.add_argument("target")
@@ -370,7 +488,8 @@ def main():
         else:
             print(dictionary(a.target))
         return 0
-    return {"run": cmd_run, "merge": cmd_merge, "check": cmd_check, "stats": cmd_stats}[a.cmd](a) or 0
+    return {"run": cmd_run, "merge": cmd_merge, "check": cmd_check, "stats": cmd_stats,
+            "unpack": cmd_unpack, "pack": cmd_pack}[a.cmd](a) or 0
 
 
 if __name__ == "__main__":

@@ -34,7 +34,7 @@ python3 - "$repo" "$OUT" "$WORK" "$SANITIZER" <<'EOF'
 import configparser, glob, os, subprocess, sys, zipfile
 repo, out, work, sanitizer = sys.argv[1:]
 sys.path.insert(0, os.path.join(repo, "fuzz"))
-from campaign import TARGETS, corpus_files
+from campaign import TARGETS, corpus_files, read_kept
 errors = []
 for t in TARGETS:
     exe = os.path.join(out, t)
@@ -57,10 +57,10 @@ for t in TARGETS:
     if not os.path.isfile(z):
         errors.append(f"{t}: no {t}_seed_corpus.zip")
         continue
-    want = {}
-    for d in (os.path.join(repo, "fuzz", "corpus", t), os.path.join(repo, "fuzz", "seeds", t)):
-        for f in corpus_files(d):
-            want.setdefault(f, open(os.path.join(d, f), "rb").read())
+    want = dict(read_kept(t))
+    d = os.path.join(repo, "fuzz", "seeds", t)
+    for f in corpus_files(d):
+        want.setdefault(f, open(os.path.join(d, f), "rb").read())
     with zipfile.ZipFile(z) as zf:
         got = {i.filename: zf.read(i) for i in zf.infolist()}
         if any(i.date_time != (1980, 1, 1, 0, 0, 0) for i in zf.infolist()):

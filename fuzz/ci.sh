@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # Fuzz smoke test for CI: build every cargo-fuzz target once and run each for a short, bounded
-# time starting from its kept corpus (fuzz/corpus/<target>/, committed). Fails on any crash,
-# oracle violation, timeout or OOM, on a kept corpus that breaks its rules (names = SHA-1, size
-# cap), if FUZZING.md is not what the ledgers render, and if the run wrote into a kept
-# corpus. Stable toolchain (RUSTC_BOOTSTRAP lets cargo-fuzz pass its -Z sanitizer flags).
+# time starting from its kept corpus (fuzz/corpus/<target>.zip, committed; unpacked into a
+# temporary directory). Fails on any crash, oracle violation, timeout or OOM, on a kept corpus
+# that breaks its rules (canonical archive, names = SHA-1, size cap), if FUZZING.md is not what
+# the ledgers render, and if the run changed a kept archive. Stable toolchain (RUSTC_BOOTSTRAP lets cargo-fuzz pass its -Z sanitizer flags).
 #
 #   bash fuzz/ci.sh            # 20 s per target (.ci/run passes FUZZ_SECONDS=10)
 #   FUZZ_SECONDS=300 bash fuzz/ci.sh
 #
 # Corpus directories, in libFuzzer order: a fresh temporary directory (the only one libFuzzer
-# writes new inputs into), then read-only: the kept corpus, the curated seeds, and the inputs
+# writes new inputs into), then read-only: the kept corpus (unpacked), the curated seeds, and the inputs
 # seeds.py extracts from ../vectors (so a vector added since the last campaign is fuzzed too).
 # Growing the kept corpus is a campaign's job (campaign.sh), never CI's.
 set -euo pipefail
@@ -30,6 +30,9 @@ python3 render_fuzzing.py --check
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 kept_before="$(find corpus -type f -print0 | sort -z | xargs -0 sha1sum)"
+unpack_start=$SECONDS
+python3 campaign.py unpack all --to "$tmp/kept" >/dev/null
+echo "kept corpora unpacked into $tmp/kept: $(find "$tmp/kept" -type f | wc -l) inputs, $((SECONDS - unpack_start)) s"
 
 if ! python3 seeds.py --out "$tmp/vectors" >/dev/null; then
     echo "warning: seed extraction from the vectors failed; fuzzing from the kept corpus only"
@@ -37,7 +40,7 @@ fi
 
 status=0
 for target in $(cargo fuzz list); do
-    dirs=("corpus/$target")
+    dirs=("$tmp/kept/$target")
     [ -d "seeds/$target" ] && dirs+=("seeds/$target")
     [ -d "$tmp/vectors/$target" ] && dirs+=("$tmp/vectors/$target")
     mapfile -t flags < <(python3 campaign.py flags "$target")
@@ -57,7 +60,7 @@ done
 
 kept_after="$(find corpus -type f -print0 | sort -z | xargs -0 sha1sum)"
 if [ "$kept_before" != "$kept_after" ]; then
-    echo "FAILED: the run changed a kept corpus under fuzz/corpus/ (CI must only read it)"
+    echo "FAILED: the run changed a kept corpus archive under fuzz/corpus/ (CI must only read it)"
     diff <(echo "$kept_before") <(echo "$kept_after") | head -n 20
     status=1
 fi

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Line coverage of reference/src by the kept corpora (fuzz/corpus/<target>/ + fuzz/seeds/<target>/).
+# Line coverage of reference/src by the kept corpora (fuzz/corpus/<target>.zip, unpacked into
+# fuzz/target/corpus/<target>/) + the curated seeds (fuzz/seeds/<target>/).
 #
 #   bash fuzz/coverage.sh                 # every target
 #   bash fuzz/coverage.sh glob,canonical  # some targets (the union then covers only those)
@@ -34,7 +35,7 @@ else
 fi
 
 for target in ${targets//,/ }; do
-    dirs=("corpus/$target")
+    dirs=("$(python3 campaign.py unpack "$target")")
     [ -d "seeds/$target" ] && dirs+=("seeds/$target")
     echo "== coverage: $target"
     nice -n 10 cargo fuzz coverage -O --debug-assertions --sanitizer none "$target" "${dirs[@]}" \

@@ -6,8 +6,9 @@
 #   <target>.options          libFuzzer options (campaign.py options: timeout, rss_limit_mb,
 #                             max_len, dict; verify_chain's len_control/max_len)
 #   <target>.dict             its dictionary (fuzz/dict/<target>.dict, else token.dict)
-#   <target>_seed_corpus.zip  the kept corpus fuzz/corpus/<target>/ + the curated seeds
-#                             fuzz/seeds/<target>/ (deterministic zip: sorted, fixed timestamps)
+#   <target>_seed_corpus.zip  the kept corpus fuzz/corpus/<target>.zip + the curated seeds
+#                             fuzz/seeds/<target>/ (deterministic zip: sorted, fixed timestamps,
+#                             deflated)
 #
 # $SANITIZER selects the build, as the OSS-Fuzz/ClusterFuzzLite base image sets it:
 #   address (default), undefined, memory: `cargo fuzz build -O --debug-assertions`, ASan by
@@ -46,16 +47,17 @@ for target in $(cargo fuzz list); do
     cp "$bin_dir/$target" "$OUT/"
     cp "$(python3 campaign.py dict "$target")" "$OUT/$target.dict"
     python3 campaign.py options "$target" >"$OUT/$target.options"
-    python3 - "$OUT/${target}_seed_corpus.zip" "corpus/$target" "seeds/$target" <<'EOF'
+    python3 - "$OUT/${target}_seed_corpus.zip" "$target" "seeds/$target" <<'EOF'
 import os, sys, zipfile
-out, dirs = sys.argv[1], sys.argv[2:]
-files = {}
-for d in dirs:
-    if os.path.isdir(d):
-        for f in os.listdir(d):
-            p = os.path.join(d, f)
-            if os.path.isfile(p):
-                files.setdefault(f, open(p, "rb").read())
+sys.path.insert(0, os.getcwd())
+from campaign import read_kept
+out, target, seeds = sys.argv[1:]
+files = dict(read_kept(target))
+if os.path.isdir(seeds):
+    for f in os.listdir(seeds):
+        p = os.path.join(seeds, f)
+        if os.path.isfile(p):
+            files.setdefault(f, open(p, "rb").read())
 if files:
     with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
         for name in sorted(files):

@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 cargo build --release -q -p delegateos-conform
 B="$PWD/target/release/delegateos-conform"
-HASTY="node $PWD/harness/adapters/redteam/js-hasty/adapter.js"
+HASTY="node $PWD/implementations/redteam/js-hasty/adapter.js"
 RUNS="${RUNS:-5}"
 out="$(mktemp -d)"
 bench() { farm-bench -n "$RUNS" --timeout 1800 "$@"; }

@@ -34,10 +34,10 @@ fn work_dir(name: &str) -> PathBuf {
 
 fn python_command() -> Option<String> {
     let root = repo();
-    let py = root.join("harness/adapters/python/.venv/bin/python");
+    let py = root.join("implementations/python/.venv/bin/python");
     if !py.exists() {
         eprintln!(
-            "skipping the Python example: {} is absent (see harness/adapters/python/README.md)",
+            "skipping the Python example: {} is absent (run `bash implementations/python/setup.sh`; see implementations/README.md)",
             py.display()
         );
         return None;
@@ -45,7 +45,7 @@ fn python_command() -> Option<String> {
     Some(format!(
         "{} {}",
         py.display(),
-        root.join("harness/adapters/python/adapter.py").display()
+        root.join("implementations/python/adapter.py").display()
     ))
 }
 
@@ -61,7 +61,7 @@ fn chain_command() -> Option<String> {
     Some(format!(
         "node {}",
         repo()
-            .join("harness/adapters/redteam/js-chain/adapter.js")
+            .join("implementations/redteam/js-chain/adapter.js")
             .display()
     ))
 }
@@ -207,8 +207,8 @@ fn compares_reference_python_and_js_chain() {
     // The spec-literal variant of the Python example: the text's readings where ours differ.
     if let Some(py) = python_command() {
         let literal = py.replace(
-            "harness/adapters/python/adapter.py",
-            "harness/adapters/python-literal/adapter.py",
+            "implementations/python/adapter.py",
+            "implementations/python-literal/adapter.py",
         );
         let p = dir.join("literal.json");
         let r = run_report(Some(&literal), &p, &AREAS);

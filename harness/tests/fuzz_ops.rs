@@ -168,10 +168,10 @@ const ROWS: &[Row] = &[
 fn adapter_command(adapter: &str, bugs: &str) -> String {
     match adapter {
         "py-hasty" => format!(
-            "REDTEAM_BUGS='{bugs}' python3 '{ROOT}/harness/adapters/redteam/py-hasty/adapter.py'"
+            "REDTEAM_BUGS='{bugs}' python3 '{ROOT}/implementations/redteam/py-hasty/adapter.py'"
         ),
         _ => format!(
-            "REDTEAM_BUGS='{bugs}' python3 '{ROOT}/harness/adapters/redteam/py-wrap/adapter.py' \
+            "REDTEAM_BUGS='{bugs}' python3 '{ROOT}/implementations/redteam/py-wrap/adapter.py' \
              '{BIN}' reference-adapter"
         ),
     }

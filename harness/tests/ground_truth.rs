@@ -281,7 +281,7 @@ fn deadline_ms(adapter: &str) -> &'static str {
 
 /// As [`report`], with the text report too.
 fn report_and_text(adapter: &str, bugs: Option<&str>) -> (Value, String) {
-    let script = root().join(format!("harness/adapters/redteam/{adapter}/adapter.js"));
+    let script = root().join(format!("implementations/redteam/{adapter}/adapter.js"));
     let out = std::env::temp_dir().join(format!(
         "delegateos-truth-{adapter}-{}-{}.json",
         bugs.unwrap_or("ALL").replace(',', "_"),
@@ -609,7 +609,7 @@ fn fuzz_reports_one_finding_per_kind_with_severity_by_effect() {
         return;
     }
     let dir = std::env::temp_dir().join(format!("delegateos-truth-fuzz-{}", std::process::id()));
-    let script = root().join("harness/adapters/redteam/js-chain/adapter.js");
+    let script = root().join("implementations/redteam/js-chain/adapter.js");
     let out = Command::new(BIN)
         .current_dir(root())
         .args(["fuzz", "--impl"])

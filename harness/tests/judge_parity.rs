@@ -455,7 +455,7 @@ fn npm_and_python_judges_agree_with_the_rust_judge_on_every_pair() {
             "js-hasty",
             format!(
                 "node '{}'",
-                r.join("harness/adapters/redteam/js-hasty/adapter.js")
+                r.join("implementations/redteam/js-hasty/adapter.js")
                     .display()
             ),
         ),
@@ -463,7 +463,7 @@ fn npm_and_python_judges_agree_with_the_rust_judge_on_every_pair() {
             "js-chain",
             format!(
                 "node '{}'",
-                r.join("harness/adapters/redteam/js-chain/adapter.js")
+                r.join("implementations/redteam/js-chain/adapter.js")
                     .display()
             ),
         ),
@@ -471,7 +471,7 @@ fn npm_and_python_judges_agree_with_the_rust_judge_on_every_pair() {
             "py-hasty",
             format!(
                 "python3 '{}'",
-                r.join("harness/adapters/redteam/py-hasty/adapter.py")
+                r.join("implementations/redteam/py-hasty/adapter.py")
                     .display()
             ),
         ),

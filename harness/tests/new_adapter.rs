@@ -184,9 +184,9 @@ fn python_skeleton() {
     generate("python", &dir);
     // The example adapter is built on this skeleton: its kit is the generated one, unedited.
     assert_eq!(
-        std::fs::read_to_string(root().join("harness/adapters/python/delegateos_kit.py")).unwrap(),
+        std::fs::read_to_string(root().join("implementations/python/delegateos_kit.py")).unwrap(),
         std::fs::read_to_string(dir.join("delegateos_kit.py")).unwrap(),
-        "harness/adapters/python/delegateos_kit.py is not the generated kit (copy it from \
+        "implementations/python/delegateos_kit.py is not the generated kit (copy it from \
          `delegateos-conform new-adapter --lang python DIR`)"
     );
     let command = format!("python3 -u '{}'", dir.join("adapter.py").display());

@@ -1,9 +1,9 @@
-//! The example Python adapter (`harness/adapters/python/`) runs the whole corpus through
+//! The example Python adapter (`implementations/python/`) runs the whole corpus through
 //! `delegateos-conform run` with its expected-failures baseline and must exit 0: every case
 //! of a declared operation passes (or is an accepted divergence, or is listed in
 //! `expected-failures.txt`), and no baseline entry is stale.
 //!
-//! The adapter's virtualenv is created by `harness/adapters/python/setup.sh` (idempotent;
+//! The adapter's virtualenv is created by `implementations/python/setup.sh` (idempotent;
 //! `.ci/run` calls it too). It needs `python3` (3.11) and PyPI.
 
 // Test helpers outside `#[test]` functions may fail loudly: a panic here is a test failure.
@@ -18,7 +18,7 @@ use serde_json::Value;
 const BIN: &str = env!("CARGO_BIN_EXE_delegateos-conform");
 
 fn adapter_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("adapters/python")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../implementations/python")
 }
 
 fn workspace_root() -> PathBuf {
@@ -41,7 +41,7 @@ fn adapter_command() -> String {
     });
     assert!(
         ok,
-        "harness/adapters/python/setup.sh failed (needs python3 and PyPI)"
+        "implementations/python/setup.sh failed (needs python3 and PyPI)"
     );
     format!(
         "'{}' '{}'",

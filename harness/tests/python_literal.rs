@@ -1,11 +1,11 @@
 //! Issue 12's bar: the spec-literal variant of the Python example adapter
-//! (`harness/adapters/python-literal/`: the spec text, none of our decisions) has no normative
+//! (`implementations/python-literal/`: the spec text, none of our decisions) has no normative
 //! or decision failure; its one critical finding (spend keyed by the client's delegationId,
 //! which the text allows) fails a default run, and `--fail-on levels` passes it. Its other
 //! readings show as `acceptable`, as "rejected with another code" of a family, or as
 //! hardening findings, all reported apart.
 //!
-//! Needs the example adapter's venv (`bash harness/adapters/python/setup.sh`, which `.ci/run`
+//! Needs the example adapter's venv (`bash implementations/python/setup.sh`, which `.ci/run`
 //! runs); without it the test is skipped with a message.
 
 // Test helpers outside `#[test]` functions may fail loudly: a panic here is a test failure.
@@ -20,11 +20,11 @@ const BIN: &str = env!("CARGO_BIN_EXE_delegateos-conform");
 
 #[test]
 fn spec_literal_adapter_has_no_normative_or_decision_failure() {
-    let adapters = Path::new(env!("CARGO_MANIFEST_DIR")).join("adapters");
+    let adapters = Path::new(env!("CARGO_MANIFEST_DIR")).join("../implementations");
     let python = adapters.join("python/.venv/bin/python");
     if !python.exists() {
         eprintln!(
-            "SKIPPED: {} is absent; run `bash harness/adapters/python/setup.sh` to run the \
+            "SKIPPED: {} is absent; run `bash implementations/python/setup.sh` to run the \
              spec-literal adapter test",
             python.display()
         );
@@ -139,7 +139,7 @@ fn spec_literal_adapter_has_no_normative_or_decision_failure() {
 /// fail only on cases that run a `regex_match` check: nothing else depends on the regex engine.
 #[test]
 fn spec_literal_adapter_with_python_re_fails_only_regex_cases() {
-    let adapters = Path::new(env!("CARGO_MANIFEST_DIR")).join("adapters");
+    let adapters = Path::new(env!("CARGO_MANIFEST_DIR")).join("../implementations");
     let python = adapters.join("python/.venv/bin/python");
     if !python.exists() {
         eprintln!("SKIPPED: {} is absent", python.display());

@@ -1,5 +1,5 @@
 //! The corpus keeps its teeth: the deliberately defective red-team adapters
-//! (`harness/adapters/redteam/js-hasty`, `js-chain`, sharing `js-core/`) must FAIL the `dct`,
+//! (`implementations/redteam/js-hasty`, `js-chain`, sharing `js-core/`) must FAIL the `dct`,
 //! `glob`, `contract` and `attestation` areas, and every seeded bug must be caught by a named
 //! case.
 //!
@@ -111,7 +111,7 @@ fn run(
     ids: &[&str],
     tag: &str,
 ) -> (i32, BTreeMap<String, String>) {
-    let script = root().join(format!("harness/adapters/redteam/{adapter}/adapter.js"));
+    let script = root().join(format!("implementations/redteam/{adapter}/adapter.js"));
     let report = std::env::temp_dir().join(format!(
         "delegateos-redteam-{adapter}-{tag}-{}.json",
         std::process::id()
@@ -247,7 +247,7 @@ fn every_seeded_bug_is_mapped() {
     // Each adapter's default bug list (global.DEFAULT_BUGS) must appear in its table.
     for (adapter, table) in [("js-hasty", JS_HASTY), ("js-chain", JS_CHAIN)] {
         let src = std::fs::read_to_string(
-            root().join(format!("harness/adapters/redteam/{adapter}/adapter.js")),
+            root().join(format!("implementations/redteam/{adapter}/adapter.js")),
         )
         .expect("adapter source");
         let list = src

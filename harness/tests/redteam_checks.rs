@@ -1,5 +1,5 @@
 //! The stateful groups keep their teeth against state kept between requests by real check
-//! libraries: the red-team adapter `harness/adapters/redteam/js-checks` (ajv 8 and RegExp, the
+//! libraries: the red-team adapter `implementations/redteam/js-checks` (ajv 8 and RegExp, the
 //! way many services write them) must fail, and each seeded bug must be caught by a named
 //! case of `vectors/stateful/` that fails with that bug alone and passes with none.
 //!
@@ -44,7 +44,7 @@ fn ready() -> bool {
 
 /// `run --area stateful` of js-checks; returns (exit code, status per case id).
 fn run(bugs: Option<&str>) -> (i32, BTreeMap<String, String>) {
-    let script = root().join("harness/adapters/redteam/js-checks/adapter.js");
+    let script = root().join("implementations/redteam/js-checks/adapter.js");
     let mut cmd = Command::new(BIN);
     cmd.current_dir(root())
         .arg("run")

@@ -1,6 +1,6 @@
 //! The corpus and the MCP suite keep their teeth against Python-typical defects: the
-//! deliberately defective Python verifier (`harness/adapters/redteam/py-hasty`) and the naive
-//! Python MCP proxy (`harness/adapters/redteam/py-proxy`) must fail, and every seeded bug must
+//! deliberately defective Python verifier (`implementations/redteam/py-hasty`) and the naive
+//! Python MCP proxy (`implementations/redteam/py-proxy`) must fail, and every seeded bug must
 //! be caught by a named case.
 //!
 //! For every (bug, case) row the test checks, as `tests/redteam.rs` does:
@@ -164,7 +164,7 @@ fn run_hasty(
     ids: &[&str],
     tag: &str,
 ) -> (i32, BTreeMap<String, String>) {
-    let script = root().join("harness/adapters/redteam/py-hasty/adapter.py");
+    let script = root().join("implementations/redteam/py-hasty/adapter.py");
     let report = std::env::temp_dir().join(format!(
         "delegateos-redteam-py-hasty-{tag}-{}.json",
         std::process::id()
@@ -198,7 +198,7 @@ fn run_hasty(
 
 /// `mcp` suite on one case id with py-proxy; returns (exit code, status of that case).
 fn run_proxy(py: &str, bugs: Option<&str>, id: &str) -> (i32, Option<String>) {
-    let script = root().join("harness/adapters/redteam/py-proxy/proxy.py");
+    let script = root().join("implementations/redteam/py-proxy/proxy.py");
     let mut cmd = Command::new(BIN);
     cmd.current_dir(root())
         .arg("mcp")
@@ -371,12 +371,12 @@ fn py_proxy_fails_with_every_seeded_bug_caught() {
 #[test]
 fn every_seeded_python_bug_is_mapped() {
     let hasty = seeded(
-        "harness/adapters/redteam/py-hasty/hasty_dos.py",
+        "implementations/redteam/py-hasty/hasty_dos.py",
         "BUG_NAMES = [",
         "]\n",
     );
     let proxy = seeded(
-        "harness/adapters/redteam/py-proxy/proxy.py",
+        "implementations/redteam/py-proxy/proxy.py",
         "BUG_NAMES = {",
         "}\n",
     );

@@ -1474,8 +1474,8 @@ fn js_hasty_gives_the_same_report_with_two_jobs() {
         eprintln!("node not found: skipping");
         return;
     }
-    let adapter =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("adapters/redteam/js-hasty/adapter.js");
+    let adapter = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../implementations/redteam/js-hasty/adapter.js");
     let run = |jobs: &str| {
         let out = run_bin(&[
             "run".into(),
@@ -1513,8 +1513,8 @@ fn an_interrupted_fuzz_writes_its_findings_and_exits_130() {
         eprintln!("node not found: skipping");
         return;
     }
-    let adapter =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("adapters/redteam/js-hasty/adapter.js");
+    let adapter = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../implementations/redteam/js-hasty/adapter.js");
     let corpus = Corpus::new(&[]);
     let out_dir = corpus.path("findings");
     let log = corpus.path("fuzz.log");

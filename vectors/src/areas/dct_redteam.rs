@@ -1,5 +1,5 @@
 //! Group `dct/redteam`: verification cases found by running deliberately defective third-party
-//! verifiers (`harness/adapters/redteam/`) against the corpus. Each case closes a defect class
+//! verifiers (`implementations/redteam/`) against the corpus. Each case closes a defect class
 //! the other groups caught only by one case, or not at all:
 //!
 //! - a zero restriction ignored by a falsy check (`if (att.maxBudgetMicrocents)`), at every

@@ -1,5 +1,5 @@
 //! Group `dct/redteam-py`: verification cases found by running the deliberately defective
-//! Python verifier (`harness/adapters/redteam/py-hasty/`) against the corpus. Each case closes
+//! Python verifier (`implementations/redteam/py-hasty/`) against the corpus. Each case closes
 //! a Python-typical defect class the other groups caught only outside `dct.verify`, or not at
 //! all:
 //!

@@ -1,5 +1,5 @@
 //! Group `glob/redteam`: matching and subset cases found by running deliberately defective
-//! third-party matchers (`harness/adapters/redteam/`) against the corpus:
+//! third-party matchers (`implementations/redteam/`) against the corpus:
 //!
 //! - glob → RegExp translations that forget to escape one metacharacter (`|` `+` `$` `^` `(`
 //!   `{` `.`), each metacharacter on its own case so escaping "most" of them is not enough;

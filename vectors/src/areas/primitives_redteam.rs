@@ -1,5 +1,5 @@
 //! Group `primitives/timestamp-redteam`: `timestamp.compare` cases found by running the
-//! deliberately defective Python verifier (`harness/adapters/redteam/py-hasty/`) against the
+//! deliberately defective Python verifier (`implementations/redteam/py-hasty/`) against the
 //! corpus: Python-typical timestamp parsers that the D5 profile must reject.
 //!
 //! - `re.match(r"…$")`: `$` also matches before one trailing `\n`;
