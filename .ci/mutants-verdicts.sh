@@ -15,6 +15,6 @@ mkdir -p "$out"
 cargo mutants --no-config --baseline=skip --timeout 120 --build-timeout 900 \
     -f vectors/src/judge.rs -f vectors/src/families.rs -f vectors/src/severity.rs \
     -f vectors/src/outcome.rs \
-    -o "$out/vectors" "$@" -- --lib --test judge_rules --test severity_model
+    -o "$out/vectors" "$@" -- --lib --test judge_rules --test severity_model --test number_rule
 cargo mutants --no-config --baseline=skip --timeout 120 --build-timeout 900 \
     -f harness/src/findings.rs -o "$out/harness" "$@" -- --lib findings

@@ -1208,7 +1208,13 @@ mod tests {
     fn spec_tables_severity_md_is_generated_from_the_data() {
         let (model, errors) = parse(SEVERITY_DATA);
         assert!(errors.is_empty(), "{errors:#?}");
-        let drift: Vec<String> = markdown_tables(&model)
+        let tables = markdown_tables(&model);
+        let names: Vec<&str> = tables.iter().map(|(n, _)| *n).collect();
+        assert_eq!(names, ["effects", "rules", "flags", "outputs", "denials"]);
+        // Each table has its header, separator and one row per entry.
+        assert_eq!(tables[0].1.lines().count(), 2 + model.effects.len());
+        assert_eq!(tables[1].1.lines().count(), 2 + model.rules.len());
+        let drift: Vec<String> = tables
             .into_iter()
             .filter_map(|(name, table)| {
                 crate::spec_tables::in_step("severity.md", &format!("severity.json#{name}"), &table)
