@@ -838,3 +838,14 @@ fn a_check_that_passes_what_must_fail_grants() {
         );
     }
 }
+
+/// Findings of one severity are ordered by their effect's row in §2 (forgery first); an effect
+/// the table lacks ranks last.
+#[test]
+fn effects_rank_by_their_row_and_unknown_ones_last() {
+    let m = model();
+    assert_eq!(m.effect_rank(&m.effects[0].name), 0);
+    assert_eq!(m.effect_rank(&m.effects[3].name), 3);
+    assert!(m.effect_rank("forgery") < m.effect_rank("scope-widening"));
+    assert_eq!(m.effect_rank("no-such-effect"), usize::MAX);
+}
