@@ -10,6 +10,7 @@
 
 pub mod cli;
 pub mod diff;
+pub mod finding;
 pub mod mutate;
 pub mod ops;
 pub(crate) mod pool;

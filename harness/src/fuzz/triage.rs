@@ -24,7 +24,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use super::diff::{Finding, FindingKind};
+use super::finding::{Finding, FindingKind};
 use delegateos_vectors::format::Severity;
 
 /// Minimizations per class (failure kind × reference outcome × implementation outcome).

@@ -10,7 +10,6 @@ pub mod html;
 pub mod junit;
 pub mod markdown;
 pub mod mcp;
-pub mod mcp_html;
 pub mod page;
 pub mod progress;
 pub mod setup;

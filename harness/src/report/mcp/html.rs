@@ -1,5 +1,5 @@
 //! `mcp --format html`: the proxy suite's report as one self-contained page, on the same
-//! skeleton, stylesheet and escaping as the `run` report ([`super::page`]). It opens with
+//! skeleton, stylesheet and escaping as the `run` report ([`crate::report::page`]). It opens with
 //! the verdict, then every failing, errored or stale case expanded (message, requirements, the
 //! proxy's stderr tail), then the whole suite as a table.
 //!
@@ -7,8 +7,8 @@
 
 use std::fmt::Write as _;
 
-use super::mcp::McpReport;
-use super::page::{esc, page_end, page_start};
+use super::McpReport;
+use crate::report::page::{esc, page_end, page_start};
 use crate::runner::Status;
 
 /// Longest stderr tail shown per case (lines, from the end); the JSON report has all of it.

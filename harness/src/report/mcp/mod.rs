@@ -1,11 +1,13 @@
 //! The MCP proxy suite's report (`delegateos-conform mcp`, `spec/schemas/mcp-report.schema.json`)
-//! in text, JSON, JUnit, Markdown and HTML ([`super::mcp_html`]), and the report of a suite that
+//! in text, JSON, JUnit, Markdown and HTML ([`html`]), and the report of a suite that
 //! could not be set up. The suite (`crate::mcp`) runs the cases and grades them; this module
 //! only writes what it is given, with the report layer's escapers ([`super::escape`]).
 
 use std::fmt::Write as _;
 
 use serde_json::{json, Value};
+
+pub mod html;
 
 use super::escape::{markdown_cell, xml};
 use crate::findings::{self, Finding};
@@ -82,7 +84,7 @@ pub fn render(r: &McpReport, format: McpFormat) -> String {
         McpFormat::Json => json_report(r),
         McpFormat::Junit => junit(r),
         McpFormat::Markdown => markdown(r),
-        McpFormat::Html => super::mcp_html::render(r),
+        McpFormat::Html => html::render(r),
         McpFormat::Text => text(r),
     }
 }
