@@ -1204,6 +1204,63 @@ pub fn direction_of(
 mod tests {
     use super::*;
 
+    /// §7's floor is the least severe of the denials an expectation allows: with one denial
+    /// made medium, accepting either of two denials stays medium, not the other's critical.
+    #[test]
+    fn the_denial_floor_is_the_least_severe_allowed_denial() {
+        let data = SEVERITY_DATA.replacen(
+            r#"{"code": "expired", "granted": "expiry-bypass"}"#,
+            r#"{"code": "expired", "granted": "lenient-input"}"#,
+            1,
+        );
+        assert_ne!(data, SEVERITY_DATA);
+        let (m, errors) = parse(&data);
+        assert!(errors.is_empty(), "{errors:#?}");
+        let either = Expectation::Acceptable {
+            outcomes: vec![
+                Expected::Invalid {
+                    code: "revoked".to_owned(),
+                    stage: None,
+                },
+                Expected::Invalid {
+                    code: "expired".to_owned(),
+                    stage: None,
+                },
+            ],
+            decision: "D1".to_owned(),
+        };
+        let reqs = vec!["DCT-VERIFY-1-MALFORMED".to_owned()];
+        let granted = |e: &Expectation| {
+            m.assess(&Failure {
+                op: "dct.verify",
+                flags: &[],
+                requirements: &reqs,
+                direction: Direction::Granted,
+                expected_code: None,
+                family: None,
+                error_kind: None,
+                expectation: Some(e),
+                actual_output: None,
+                stake: None,
+            })
+        };
+        let ruled = granted(&Expectation::Invalid {
+            code: "malformed_token".to_owned(),
+            stage: None,
+        });
+        assert!(
+            m.severity_of(&ruled.effect) <= Severity::Medium,
+            "{ruled:?}"
+        );
+        assert_eq!(granted(&either).effect, ruled.effect);
+        // Accepting a revoked token alone is at least its bypass.
+        let revoked = Expectation::Invalid {
+            code: "revoked".to_owned(),
+            stage: None,
+        };
+        assert_eq!(granted(&revoked).effect, "revocation-bypass");
+    }
+
     #[test]
     fn spec_tables_severity_md_is_generated_from_the_data() {
         let (model, errors) = parse(SEVERITY_DATA);

@@ -5,7 +5,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
-use delegateos_vectors::format::{Expectation, Severity};
+use delegateos_vectors::format::{Expectation, Severity, Stake};
 use delegateos_vectors::judge::FailureKind;
 use delegateos_vectors::outcome::{self, ErrorKind, Outcome, Subject};
 use delegateos_vectors::severity::{
@@ -848,4 +848,129 @@ fn effects_rank_by_their_row_and_unknown_ones_last() {
     assert_eq!(m.effect_rank(&m.effects[3].name), 3);
     assert!(m.effect_rank("forgery") < m.effect_rank("scope-widening"));
     assert_eq!(m.effect_rank("no-such-effect"), usize::MAX);
+}
+
+fn stake_of(granted: &str, refused: &str, wrong_output: &str) -> Stake {
+    Stake {
+        granted: granted.to_owned(),
+        refused: refused.to_owned(),
+        wrong_output: wrong_output.to_owned(),
+        crash_or_hang: "crash-or-hang".to_owned(),
+    }
+}
+
+/// The assessment of `outcome` on a dct.verify case with `flags`, `reqs` and `stake`.
+fn staked(
+    flags: &[&str],
+    reqs: &[&str],
+    e: &Expectation,
+    stake: Option<&Stake>,
+    direction: Direction,
+) -> Assessment {
+    let (flags, reqs) = (ids(flags), ids(reqs));
+    let subject = Subject {
+        op: "dct.verify",
+        flags: &flags,
+        requirements: &reqs,
+        expectation: Some(e),
+        stake,
+    };
+    outcome::assess(&subject, &outcome_of(direction)).expect("a finding")
+}
+
+/// A stake that states the rules' own effect for every direction changes nothing: the rules'
+/// finding (key, title, fix) stands, for a grant, a refusal and a wrong output alike.
+#[test]
+fn a_stake_equal_to_the_rules_leaves_the_finding_as_the_rules_name_it() {
+    let revoked = invalid("revoked");
+    let reqs = ["DCT-VERIFY-2-EVERY-BLOCK"];
+    let same = stake_of(
+        "revocation-bypass",
+        "wrongful-revocation",
+        "revocation-bypass",
+    );
+    for direction in [
+        Direction::Granted,
+        Direction::Refused,
+        Direction::WrongOutput,
+    ] {
+        let ruled = staked(&[], &reqs, &revoked, None, direction);
+        assert_eq!(
+            staked(&[], &reqs, &revoked, Some(&same), direction),
+            ruled,
+            "{direction:?}"
+        );
+    }
+}
+
+/// A stated effect that a rule of the case gives names the finding by that rule (its title
+/// and fix), the deciding flag's fix kept as a hint, and joins nothing: the flag's root cause
+/// is not the stated one.
+#[test]
+fn a_stated_effect_a_rule_of_the_case_gives_is_named_by_that_rule() {
+    let e = invalid("expired");
+    let reqs = ["DCT-VERIFY-5-EXPIRED"];
+    let ruled = staked(&["ExpiryBoundary"], &reqs, &e, None, Direction::Granted);
+    assert!(ruled.joins.is_some() && ruled.hint.is_some(), "{ruled:?}");
+    let lenient = stake_of("lenient-input", "valid-input-refused", "wrong-output");
+    let a = staked(
+        &["ExpiryBoundary"],
+        &reqs,
+        &e,
+        Some(&lenient),
+        Direction::Granted,
+    );
+    let rule = model()
+        .rules
+        .iter()
+        .filter(|r| r.matches("DCT-VERIFY-5-EXPIRED"))
+        .find(|r| r.granted == Cell::Effect("lenient-input".to_owned()))
+        .expect("a rule of the case gives lenient-input");
+    assert_eq!(
+        (a.effect.as_str(), a.severity),
+        ("lenient-input", Severity::Medium)
+    );
+    assert_eq!(a.key, format!("{}/lenient-input", rule.name));
+    assert_eq!((&a.title, &a.fix), (&rule.title, &rule.fix));
+    assert_eq!(a.joins, None);
+    assert_eq!(
+        a.hint.as_ref().map(|h| (h.from.as_str(), h.fix.as_str())),
+        Some(("ExpiryBoundary", ruled.fix.as_str()))
+    );
+}
+
+/// A stated effect no rule of the case gives (and not critical) keys and titles the finding by
+/// the deciding rule and the effect, without a join or a hint.
+#[test]
+fn a_stated_effect_no_rule_gives_keys_its_own_finding() {
+    let e = invalid("expired");
+    let reqs = ["DCT-VERIFY-5-EXPIRED"];
+    let ruled = staked(&["ExpiryBoundary"], &reqs, &e, None, Direction::Granted);
+    let odd = stake_of("wrong-output", "valid-input-refused", "wrong-output");
+    assert!(
+        !model()
+            .rules
+            .iter()
+            .any(|r| r.matches("DCT-VERIFY-5-EXPIRED")
+                && r.granted == Cell::Effect("wrong-output".to_owned())),
+        "the test needs an effect no rule of the case gives"
+    );
+    let a = staked(
+        &["ExpiryBoundary"],
+        &reqs,
+        &e,
+        Some(&odd),
+        Direction::Granted,
+    );
+    let decider = ruled
+        .key
+        .rsplit_once('/')
+        .map(|(d, _)| d)
+        .expect("decider/effect");
+    assert_eq!(a.effect, "wrong-output");
+    assert_eq!(a.key, format!("{decider}/wrong-output"));
+    let meaning = &model().effect("wrong-output").expect("effect").meaning;
+    assert_eq!(a.title, format!("{meaning} ({decider})"));
+    assert_eq!((a.joins, a.hint), (None, None));
+    assert_eq!(a.fix, ruled.fix);
 }
