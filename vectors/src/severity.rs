@@ -1021,7 +1021,8 @@ fn pointer<'v>(v: &'v Value, path: &str) -> Option<&'v Value> {
 /// `Some(true)` when `actual` grants more than `expected` under `more`, `Some(false)` when
 /// less, `None` when equal or incomparable.
 fn compare_member(more: More, expected: &Value, actual: &Value) -> Option<bool> {
-    if expected == actual {
+    // Equal as the judge compares (`2` and `2.0` are one number): neither more nor less.
+    if crate::judge::json_equal(expected, actual) {
         return None;
     }
     match more {

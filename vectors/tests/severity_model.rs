@@ -809,34 +809,47 @@ fn a_member_listing_fewer_items_refuses_and_more_grants() {
 /// passes what must fail is a grant, one that fails what must pass a refusal.
 #[test]
 fn a_check_that_passes_what_must_fail_grants() {
-    for op in ["check.run", "output.verify"] {
+    let ops = [
+        ("check.run", "passed"),
+        ("output.verify", "passed"),
+        ("ed25519.verify", "valid"),
+        ("contract.verify_signature_with_key", "valid"),
+        ("attestation.verify_signature", "valid"),
+        ("glob.match", "matches"),
+        ("capability.subset", "subset"),
+    ];
+    for (op, member) in ops {
         let must_fail = Expectation::Valid {
-            output: json!({"passed": false}),
+            output: json!({ member: false }),
         };
+        let granted = json!({ member: true });
         assert_eq!(
-            direction_of(
-                op,
-                FailureKind::OutputMismatch,
-                &must_fail,
-                Some(&json!({"passed": true}))
-            ),
+            direction_of(op, FailureKind::OutputMismatch, &must_fail, Some(&granted)),
             Direction::Granted,
             "{op}"
         );
         let must_pass = Expectation::Valid {
-            output: json!({"passed": true}),
+            output: json!({ member: true }),
         };
+        let refused = json!({ member: false });
         assert_eq!(
-            direction_of(
-                op,
-                FailureKind::OutputMismatch,
-                &must_pass,
-                Some(&json!({"passed": false}))
-            ),
+            direction_of(op, FailureKind::OutputMismatch, &must_pass, Some(&refused)),
             Direction::Refused,
             "{op}"
         );
     }
+}
+
+/// A member equal as the judge compares numbers (`2` and `2.0`) grants neither more nor less:
+/// an output that differs elsewhere is a wrong output, not a refusal.
+#[test]
+fn a_member_written_differently_but_equal_grants_neither() {
+    let e = Expectation::Valid {
+        output: json!({"scope": {"maxChainDepth": 2, "contractId": "ct_a"}}),
+    };
+    let actual = json!({"scope": {"maxChainDepth": 2.0, "contractId": "ct_b"}});
+    let a = assess_output("dct.verify", &["DCT-VERIFY-8-SCOPE"], &e, &actual);
+    assert_eq!(a.direction, Direction::WrongOutput, "{a:?}");
 }
 
 /// Findings of one severity are ordered by their effect's row in §2 (forgery first); an effect
