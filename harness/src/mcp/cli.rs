@@ -285,23 +285,12 @@ pub fn findings_of(report: &SuiteReport, statuses: &[RunStatus]) -> Vec<crate::f
                 RunStatus::Errored => Outcome::Errored(ErrorKind::Unjudged),
                 _ => return None,
             };
-            // A proxy that writes anything but JSON-RPC to stdout breaks every case at the
-            // transport, before the case's own check: the violation observed is
-            // MCP-STDOUT-CLEAN, whatever the case was about.
-            let stdout_noise = vec!["MCP-STDOUT-CLEAN".to_owned()];
-            let requirements = if c
-                .message
-                .as_deref()
-                .is_some_and(|m| m.starts_with(crate::mcp::suite::NON_JSON_STDOUT))
-            {
-                &stdout_noise
-            } else {
-                &c.requirements
-            };
+            // Graded by what the failure observed (the suite records MCP-STDOUT-CLEAN when
+            // the proxy broke the transport first).
             let subject = Subject {
                 op: "mcp",
                 flags: &[],
-                requirements,
+                requirements: &c.violated,
                 expectation: None,
                 // The proxy suite's cases state no stake yet: the rules grade them.
                 stake: None,

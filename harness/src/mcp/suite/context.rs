@@ -74,6 +74,9 @@ pub(super) struct Ctx {
     pub live: Mutex<Vec<(u32, PathBuf)>>,
     /// Last proxy stderr of the running case.
     pub stderr: Arc<Mutex<Option<String>>>,
+    /// Set when a session of the running case saw the proxy write a non-JSON line to stdout
+    /// (MCP-STDOUT-CLEAN): the violation the case observed, whatever it was about.
+    pub stdout_noise: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// Locks `m`, ignoring poisoning (a panicking case must not wedge the suite).

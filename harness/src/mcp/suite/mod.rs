@@ -41,6 +41,9 @@ use session::mock_pid;
 
 pub use session::NON_JSON_STDOUT;
 
+/// The requirement a proxy that writes non-JSON to stdout violates.
+pub const STDOUT_CLEAN: &str = "MCP-STDOUT-CLEAN";
+
 /// Outcome of one case.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -67,6 +70,10 @@ pub struct CaseResult {
     pub requirements: Vec<String>,
     /// Outcome.
     pub status: Status,
+    /// The requirements a failure observed violated: the case's own, or `MCP-STDOUT-CLEAN`
+    /// when the proxy broke the transport first (graded by those; not in the JSON report).
+    #[serde(skip)]
+    pub violated: Vec<String>,
     /// Why it failed, errored or was skipped.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
@@ -283,6 +290,7 @@ fn new_ctx(opts: &SuiteOptions) -> Arc<Ctx> {
         counter: AtomicU64::new(0),
         live: Mutex::new(Vec::new()),
         stderr: Arc::new(Mutex::new(None)),
+        stdout_noise: Arc::new(std::sync::atomic::AtomicBool::new(false)),
     })
 }
 
@@ -358,9 +366,20 @@ fn run_cases(ctx: &Arc<Ctx>, started: Instant, observer: &mut dyn SuiteObserver)
             None
         };
         *lock(&ctx.stderr) = None;
+        let noise = ctx
+            .stdout_noise
+            .swap(false, std::sync::atomic::Ordering::SeqCst);
         let result = CaseResult {
             id: case.id,
             description: case.description,
+            // A proxy that writes anything but JSON-RPC to stdout breaks the case at the
+            // transport, before the case's own check: the violation observed is
+            // MCP-STDOUT-CLEAN, whatever the case was about.
+            violated: if noise && status == Status::Failed {
+                vec![STDOUT_CLEAN.to_owned()]
+            } else {
+                case.requirements.clone()
+            },
             requirements: case.requirements,
             status,
             message,

@@ -71,6 +71,7 @@ pub(super) struct Session {
     pub record: PathBuf,
     next_id: u64,
     stderr_sink: Arc<Mutex<Option<String>>>,
+    stdout_noise: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Session {
@@ -153,6 +154,7 @@ impl Session {
             record,
             next_id: 0,
             stderr_sink: Arc::clone(&ctx.stderr),
+            stdout_noise: Arc::clone(&ctx.stdout_noise),
         })
     }
 
@@ -295,6 +297,8 @@ impl Session {
 
     pub(super) fn check_clean(&self) -> Result<(), String> {
         if let Some(g) = self.proxy.garbage.first() {
+            self.stdout_noise
+                .store(true, std::sync::atomic::Ordering::SeqCst);
             return Err(format!("{NON_JSON_STDOUT}: {g:?}"));
         }
         Ok(())
