@@ -987,3 +987,56 @@ fn a_stated_effect_no_rule_gives_keys_its_own_finding() {
     assert_eq!((a.joins, a.hint), (None, None));
     assert_eq!(a.fix, ruled.fix);
 }
+
+/// Of several flags the most severe decides, wherever it stands; a flag without its own fix
+/// (`—`) shows the rule's.
+#[test]
+fn the_most_severe_flag_decides_and_a_flag_without_a_fix_shows_the_rules() {
+    // A code without a §7 denial entry: no floor raises the effect.
+    let e = invalid("malformed_token");
+    let reqs = ["DCT-VERIFY-5-EXPIRED"];
+    let a = assess(
+        "dct.verify",
+        &["AdvDosBornExpired", "ExpiryBoundary"],
+        &reqs,
+        Direction::Granted,
+        Some(&e),
+    );
+    assert_eq!(a.effect, "expiry-bypass", "{a:?}");
+    let low = assess(
+        "dct.verify",
+        &["AdvDosBornExpired"],
+        &reqs,
+        Direction::Granted,
+        Some(&e),
+    );
+    let flag = model().flag("AdvDosBornExpired").expect("a flag row");
+    assert_eq!(flag.fix, "—", "the test needs a flag without its own fix");
+    let rule = model().rule_for(&ids(&reqs)).expect("a rule");
+    assert!(low.fix.starts_with(&rule.fix), "{low:?}");
+}
+
+/// A session script that sends fewer messages upstream than expected grants less; more, more.
+#[test]
+fn a_session_forwarding_fewer_messages_refuses() {
+    let script = |n: usize| json!({"steps": [{"toUpstream": vec![json!({}); n]}]});
+    let e = Expectation::Valid { output: script(2) };
+    assert_eq!(
+        direction_of(
+            "mcp.session",
+            FailureKind::OutputMismatch,
+            &e,
+            Some(&script(1))
+        ),
+        Direction::Refused
+    );
+    assert_eq!(
+        direction_of(
+            "mcp.session",
+            FailureKind::OutputMismatch,
+            &e,
+            Some(&script(3))
+        ),
+        Direction::Granted
+    );
+}
