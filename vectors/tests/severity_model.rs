@@ -1040,3 +1040,78 @@ fn a_session_forwarding_fewer_messages_refuses() {
         Direction::Granted
     );
 }
+
+/// A refusal's stated effect that another rule of the case gives in its refused column names
+/// the finding by that rule, the deciding rule's fix kept as a hint.
+#[test]
+fn a_stated_refusal_is_named_by_the_rule_whose_refused_column_gives_it() {
+    let e = Expectation::Valid {
+        output: json!({"valid": true}),
+    };
+    // Decided by entry-shape (refused: lenient-input); revocation's BAD-ENTRY row refuses
+    // with unauthorized-revocation.
+    let reqs = ["REV-ENTRY-SHAPE", "DCT-VERIFY-2-BAD-ENTRY"];
+    let ruled = staked(&[], &reqs, &e, None, Direction::Refused);
+    let decider = ruled
+        .key
+        .rsplit_once('/')
+        .map(|(d, _)| d)
+        .expect("decider/effect");
+    assert_eq!(decider, "entry-shape", "{ruled:?}");
+    let stake = stake_of("expiry-bypass", "unauthorized-revocation", "wrong-output");
+    let a = staked(&[], &reqs, &e, Some(&stake), Direction::Refused);
+    assert_eq!(a.key, "revocation/unauthorized-revocation", "{a:?}");
+    assert_eq!(a.hint.as_ref().map(|h| h.from.as_str()), Some(decider));
+}
+
+/// A stated effect that the deciding rule's own name gives in another row keys the finding by
+/// that name with the deciding row's fix, and no hint (the root cause is the same rule).
+#[test]
+fn a_stated_effect_of_the_deciding_rule_keeps_its_fix_without_a_hint() {
+    let e = Expectation::Valid {
+        output: json!({"valid": true}),
+    };
+    let reqs = ["DCT-VERIFY-2-EVERY-BLOCK", "DCT-VERIFY-2-REVOKER"];
+    let ruled = staked(&[], &reqs, &e, None, Direction::Refused);
+    assert_eq!(ruled.key, "revocation/unauthorized-revocation", "{ruled:?}");
+    let stake = stake_of(
+        "revocation-bypass",
+        "wrongful-revocation",
+        "revocation-bypass",
+    );
+    let a = staked(&[], &reqs, &e, Some(&stake), Direction::Refused);
+    assert_eq!(a.key, "revocation/wrongful-revocation");
+    assert_eq!(
+        (a.fix.as_str(), a.hint.as_ref()),
+        (ruled.fix.as_str(), None)
+    );
+}
+
+/// A wrong output an output member turned into a grant keeps the member's effect only when it
+/// is more severe than the stated one; of equal severity the stated effect stands.
+#[test]
+fn an_output_member_of_equal_severity_does_not_replace_the_stated_effect() {
+    let e = Expectation::Valid {
+        output: json!({"scope": {"maxChainDepth": 2}}),
+    };
+    let reqs = ids(&["DCT-VERIFY-8-DEPTH"]);
+    let stake = stake_of("lenient-input", "valid-input-refused", "scope-widening");
+    let subject = Subject {
+        op: "dct.verify",
+        flags: &[],
+        requirements: &reqs,
+        expectation: Some(&e),
+        stake: Some(&stake),
+    };
+    let deeper = Outcome::Failed {
+        kind: FailureKind::OutputMismatch,
+        diff: String::new(),
+        output: Some(json!({"scope": {"maxChainDepth": 9}})),
+    };
+    let a = outcome::assess(&subject, &deeper).expect("a finding");
+    assert_eq!(
+        model().severity_of("depth-bypass"),
+        model().severity_of("scope-widening")
+    );
+    assert_eq!(a.effect, "scope-widening", "{a:?}");
+}
