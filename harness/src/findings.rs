@@ -376,6 +376,26 @@ mod tests {
         assert_eq!(tally(&[]), [0, 0, 0, 0]);
     }
 
+    /// The requirements a finding quotes are its cases' most cited first, whatever their names.
+    #[test]
+    fn the_most_cited_requirement_comes_first() {
+        let reqs = Requirements::embedded();
+        let with = |id: &str, ids: &[&str]| {
+            let mut m = member(id, "k", Severity::High, true, 1);
+            m.requirements = ids.iter().map(|s| (*s).to_owned()).collect();
+            m
+        };
+        let fs = group(
+            vec![
+                with("a-1", &["ZZZ-MANY", "AAA-ONCE"]),
+                with("a-2", &["ZZZ-MANY"]),
+            ],
+            &reqs,
+        );
+        let ids: Vec<&str> = fs[0].requirements.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, vec!["ZZZ-MANY", "AAA-ONCE"]);
+    }
+
     #[test]
     fn the_most_severe_member_leads_a_mixed_key() {
         let reqs = Requirements::embedded();
@@ -404,7 +424,7 @@ mod tests {
         let fs = group(
             vec![
                 member("r-1", "rule/e", Severity::Critical, true, 50),
-                flagged("f-1", "Rare", "rule/e"),
+                flagged("f-1", "Alpha", "rule/e"),
                 flagged("f-2", "Often", "rule/e"),
                 flagged("f-3", "Often", "rule/e"),
                 // Its rule has no finding in this run: the flag keys its own.
@@ -419,7 +439,7 @@ mod tests {
         assert_eq!(fs[0].example.id, "f-1");
         assert_eq!(
             fs[0].fix,
-            "fix rule/e In particular (Often): fix of Often In particular (Rare): fix of Rare"
+            "fix rule/e In particular (Often): fix of Often In particular (Alpha): fix of Alpha"
         );
         assert_eq!(fs[1].fix, "fix Alone/e");
     }
