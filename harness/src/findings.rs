@@ -376,6 +376,43 @@ mod tests {
         assert_eq!(tally(&[]), [0, 0, 0, 0]);
     }
 
+    /// A runner case's outcome is graded with the case's facts: a failure gives its finding,
+    /// a pass none.
+    #[test]
+    fn a_runner_case_is_graded_through_the_one_assess() {
+        use crate::runner::{CaseResult, Outcome, Status};
+        use delegateos_vectors::judge::FailureKind;
+        let cases = crate::runner::case::load_corpus(&delegateos_vectors::CorpusSource::Embedded)
+            .expect("corpus");
+        let case = cases
+            .iter()
+            .find(|c| {
+                c.requirements
+                    .iter()
+                    .any(|r| r == "DCT-VERIFY-2-EVERY-BLOCK")
+            })
+            .expect("a revocation case");
+        let result = |outcome: Outcome| CaseResult {
+            index: 0,
+            status: Status::Failed,
+            outcome,
+            actual: None,
+            message: None,
+            stderr_tail: None,
+            expected_failure: None,
+            duration: std::time::Duration::ZERO,
+        };
+        let failed = result(Outcome::Failed {
+            kind: FailureKind::AcceptedInvalid,
+            diff: String::new(),
+            output: None,
+        });
+        let a = assess(case, &failed).expect("a finding");
+        assert_eq!(a.direction, Direction::Granted);
+        assert_eq!(a.effect, case.stake.granted);
+        assert_eq!(assess(case, &result(Outcome::Passed)), None);
+    }
+
     /// The requirements a finding quotes are its cases' most cited first, whatever their names.
     #[test]
     fn the_most_cited_requirement_comes_first() {
