@@ -1,5 +1,5 @@
 //! The skeleton every HTML page of the harness shares (the `run` report in `report::html`, the
-//! `mcp` report in `report::mcp_html`, the `compare` pages): one self-contained file, inline CSS, and a
+//! `mcp` report in `report::mcp::html`, the `compare` pages): one self-contained file, inline CSS, and a
 //! Content-Security-Policy that forbids scripts and every external load. A leaf module, so both
 //! report layers use it without importing each other.
 
