@@ -65,7 +65,7 @@ use delegateos_vectors::format::{
 };
 use delegateos_vectors::judge::{judge_case, ActualOutcome, FailureKind, Verdict};
 use delegateos_vectors::keys::{Key, Keys};
-use delegateos_vectors::outcome::{self, ErrorKind, Outcome as Graded, Subject};
+use delegateos_vectors::outcome::{self, ErrorKind, Fault, Subject};
 use delegateos_vectors::severity::{self, Direction};
 use serde_json::{json, Value};
 
@@ -1604,37 +1604,21 @@ fn requirement_of(code: &str) -> &'static str {
     }
 }
 
-/// A finding of kind `kind` as the [`Judged`] outcome the severity model grades
-/// ([`outcome::assess`], as `run` and `fuzz` grade), `failure` the judge's kind of a
+/// A finding of kind `kind` as the [`Fault`] the severity model grades
+/// ([`outcome::assess_fault`], as `run` and `fuzz` grade), `failure` the judge's kind of a
 /// disagreement.
-fn judged_outcome(kind: Kind, failure: FailureKind, j: &Judged) -> Graded {
+fn fault(kind: Kind, failure: FailureKind, j: &Judged) -> Fault {
     match kind {
-        Kind::Crash => Graded::Errored(ErrorKind::Crash),
-        Kind::Errored => Graded::Errored(ErrorKind::AdapterErrored),
-        Kind::OtherCode => Graded::OtherCode {
+        Kind::Crash => Fault::Errored(ErrorKind::Crash),
+        Kind::Errored => Fault::Errored(ErrorKind::AdapterErrored),
+        Kind::OtherCode => Fault::OtherCode {
             family: j.family.clone().unwrap_or_else(|| "?".to_owned()),
-            diff: String::new(),
         },
-        Kind::Disagreement => Graded::Failed {
+        Kind::Disagreement => Fault::Failed {
             kind: failure,
-            diff: String::new(),
             output: j.actual_output.clone(),
         },
     }
-}
-
-/// The assessment of a finding (every [`Kind`] is a finding, so the model always answers).
-fn assess(subject: &Subject<'_>, graded: &Graded) -> severity::Assessment {
-    outcome::assess(subject, graded).unwrap_or_else(|| severity::Assessment {
-        direction: Direction::Errored,
-        effect: String::new(),
-        severity: Severity::Low,
-        key: String::new(),
-        title: String::new(),
-        fix: String::new(),
-        joins: None,
-        hint: None,
-    })
 }
 
 /// `dct.verify`, graded as `fuzz`'s token fuzzer grades (`diff.rs` `grade`): the direction
@@ -1658,7 +1642,7 @@ fn grade_token(kind: Kind, reference: &Outcome, j: &Judged) -> severity::Assessm
         expectation: expectation.as_ref(),
         stake: None,
     };
-    assess(&subject, &judged_outcome(kind, failure, j))
+    outcome::assess_fault(&subject, &fault(kind, failure, j))
 }
 
 /// The other operations, graded as `fuzz --op` grades (`findings::assess` on the runner's
@@ -1687,7 +1671,7 @@ fn grade_op(
         stake,
     };
     let failure = j.failure.unwrap_or(FailureKind::NoAnswer);
-    assess(&subject, &judged_outcome(kind, failure, j))
+    outcome::assess_fault(&subject, &fault(kind, failure, j))
 }
 
 impl Finding {

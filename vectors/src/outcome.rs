@@ -114,6 +114,28 @@ impl Outcome {
     }
 }
 
+/// An outcome that is a finding whatever the case: what a differential fuzzer saw on a
+/// candidate where the implementation and the reference disagree. [`assess_fault`] grades it
+/// and always answers; as an [`Outcome`] it is the variant of the same name.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Fault {
+    /// A judged violation ([`Outcome::Failed`]); `output` is what the implementation answered
+    /// when it succeeded.
+    Failed {
+        /// What kind of violation.
+        kind: FailureKind,
+        /// The output the implementation answered, when it succeeded.
+        output: Option<Value>,
+    },
+    /// Another code of the expected code's family ([`Outcome::OtherCode`]).
+    OtherCode {
+        /// The family.
+        family: String,
+    },
+    /// No verdict ([`Outcome::Errored`]).
+    Errored(ErrorKind),
+}
+
 /// The facts of a case the severity model reads: a corpus case, a fuzzer's candidate (no
 /// flags and no stake once mutated), or a proxy case (no expectation).
 #[derive(Debug, Clone, Copy)]
@@ -134,23 +156,46 @@ pub struct Subject<'a> {
 /// The severity model's assessment of `outcome` on `subject` (`spec/severity.md`); `None` for
 /// an outcome that is no finding (passed, acceptable, skipped). The one function that grades.
 pub fn assess(subject: &Subject<'_>, outcome: &Outcome) -> Option<Assessment> {
-    let (direction, output, family, error) = match outcome {
+    let fault = match outcome {
         Outcome::Passed | Outcome::Acceptable | Outcome::Skipped => return None,
-        Outcome::Failed { kind, output, .. } => (
-            direction(subject, *kind, output.as_ref()),
-            output.as_ref(),
-            None,
-            None,
-        ),
-        Outcome::OtherCode { family, .. } => {
-            (Direction::OtherCode, None, Some(family.as_str()), None)
-        }
-        Outcome::Errored(ErrorKind::Crash) => (Direction::Crash, None, None, None),
-        Outcome::Errored(ErrorKind::Timeout) => (Direction::Hang, None, None, None),
-        Outcome::Errored(kind) => (Direction::Errored, None, None, Some(kind.name())),
+        Outcome::Failed { kind, output, .. } => FaultRef::Failed(*kind, output.as_ref()),
+        Outcome::OtherCode { family, .. } => FaultRef::OtherCode(family),
+        Outcome::Errored(kind) => FaultRef::Errored(*kind),
+    };
+    Some(grade(subject, fault))
+}
+
+/// [`assess`] for an outcome that is always a finding: total, so a fuzzer needs no fallback.
+pub fn assess_fault(subject: &Subject<'_>, fault: &Fault) -> Assessment {
+    grade(
+        subject,
+        match fault {
+            Fault::Failed { kind, output } => FaultRef::Failed(*kind, output.as_ref()),
+            Fault::OtherCode { family } => FaultRef::OtherCode(family),
+            Fault::Errored(kind) => FaultRef::Errored(*kind),
+        },
+    )
+}
+
+/// A finding's outcome, borrowed from an [`Outcome`] or a [`Fault`].
+#[derive(Clone, Copy)]
+enum FaultRef<'a> {
+    Failed(FailureKind, Option<&'a Value>),
+    OtherCode(&'a str),
+    Errored(ErrorKind),
+}
+
+/// The severity model's input from the case's facts and the finding's outcome.
+fn grade(subject: &Subject<'_>, fault: FaultRef<'_>) -> Assessment {
+    let (direction, output, family, error) = match fault {
+        FaultRef::Failed(kind, output) => (direction(subject, kind, output), output, None, None),
+        FaultRef::OtherCode(family) => (Direction::OtherCode, None, Some(family), None),
+        FaultRef::Errored(ErrorKind::Crash) => (Direction::Crash, None, None, None),
+        FaultRef::Errored(ErrorKind::Timeout) => (Direction::Hang, None, None, None),
+        FaultRef::Errored(kind) => (Direction::Errored, None, None, Some(kind.name())),
     };
     let expected_code = subject.expectation.map(first_code);
-    Some(severity::model().assess(&Failure {
+    severity::model().assess(&Failure {
         op: subject.op,
         flags: subject.flags,
         requirements: subject.requirements,
@@ -161,7 +206,7 @@ pub fn assess(subject: &Subject<'_>, outcome: &Outcome) -> Option<Assessment> {
         expectation: subject.expectation,
         actual_output: output,
         stake: subject.stake,
-    }))
+    })
 }
 
 /// The direction of a judged failure (`spec/severity.md` §1); without an expectation (a proxy

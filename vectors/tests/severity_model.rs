@@ -7,7 +7,7 @@
 
 use delegateos_vectors::format::{Expectation, Severity, Stake};
 use delegateos_vectors::judge::FailureKind;
-use delegateos_vectors::outcome::{self, ErrorKind, Outcome, Subject};
+use delegateos_vectors::outcome::{self, ErrorKind, Fault, Outcome, Subject};
 use delegateos_vectors::severity::{
     direction_of, model, parse, Assessment, Cell, Direction, SEVERITY_DATA,
 };
@@ -80,9 +80,30 @@ fn assess(
         expectation,
         stake: None,
     };
-    let a = outcome::assess(&subject, &outcome_of(direction)).expect("a finding");
+    let outcome = outcome_of(direction);
+    let a = outcome::assess(&subject, &outcome).expect("a finding");
     assert_eq!(a.direction, direction, "{op} {reqs:?}");
+    assert_eq!(
+        outcome::assess_fault(&subject, &fault_of(&outcome)),
+        a,
+        "the fuzzers' total entry grades as the run does"
+    );
     a
+}
+
+/// The [`Fault`] a fuzzer builds for `outcome` (a finding).
+fn fault_of(outcome: &Outcome) -> Fault {
+    match outcome {
+        Outcome::Failed { kind, output, .. } => Fault::Failed {
+            kind: *kind,
+            output: output.clone(),
+        },
+        Outcome::OtherCode { family, .. } => Fault::OtherCode {
+            family: family.clone(),
+        },
+        Outcome::Errored(kind) => Fault::Errored(*kind),
+        other => panic!("{other:?} is no finding"),
+    }
 }
 
 /// The model's verdict on a wrong output of `op`.
@@ -105,7 +126,9 @@ fn assess_output(
         diff: String::new(),
         output: Some(actual.clone()),
     };
-    outcome::assess(&subject, &failed).expect("a finding")
+    let a = outcome::assess(&subject, &failed).expect("a finding");
+    assert_eq!(outcome::assess_fault(&subject, &fault_of(&failed)), a);
+    a
 }
 
 #[test]

@@ -477,13 +477,13 @@ fn grade(
     actual: Option<&Value>,
 ) -> (Level, Severity, String, String) {
     use delegateos_vectors::judge::FailureKind;
-    use delegateos_vectors::outcome::{self, ErrorKind, Outcome as Judged, Subject};
+    use delegateos_vectors::outcome::{self, ErrorKind, Fault, Subject};
     let level = seed.map_or(Level::Normative, |s| s.level);
     let reference_code = reference_code(reference);
     let actual_ok = outcome_class(actual) == "accepted";
     let actual_code = actual.and_then(|a| a.get("code")).and_then(Value::as_str);
-    let judged = match kind {
-        FindingKind::OtherCode => Judged::OtherCode {
+    let fault = match kind {
+        FindingKind::OtherCode => Fault::OtherCode {
             family: delegateos_vectors::families::family_for(
                 "dct.verify",
                 None,
@@ -492,20 +492,18 @@ fn grade(
                 actual_code.unwrap_or("?"),
             )
             .map_or_else(|| "?".to_owned(), |f| f.name.clone()),
-            diff: String::new(),
         },
-        FindingKind::Crash => Judged::Errored(ErrorKind::Crash),
-        FindingKind::Timeout => Judged::Errored(ErrorKind::Timeout),
-        FindingKind::ProtocolError => Judged::Errored(ErrorKind::ProtocolError),
-        FindingKind::Errored => Judged::Errored(ErrorKind::AdapterErrored),
-        FindingKind::Disagreement => Judged::Failed {
+        FindingKind::Crash => Fault::Errored(ErrorKind::Crash),
+        FindingKind::Timeout => Fault::Errored(ErrorKind::Timeout),
+        FindingKind::ProtocolError => Fault::Errored(ErrorKind::ProtocolError),
+        FindingKind::Errored => Fault::Errored(ErrorKind::AdapterErrored),
+        FindingKind::Disagreement => Fault::Failed {
             kind: match (matches!(reference, Outcome::Ok { .. }), actual_ok) {
                 (false, true) => FailureKind::AcceptedInvalid,
                 (true, false) => FailureKind::RejectedValid,
                 (true, true) => FailureKind::OutputMismatch,
                 (false, false) => FailureKind::WrongCode,
             },
-            diff: String::new(),
             output: actual.and_then(|a| a.get("output")).cloned(),
         },
     };
@@ -519,11 +517,8 @@ fn grade(
         // A mutated token is no case: no stake is stated for it, the rules grade it.
         stake: None,
     };
-    // Every finding kind above is a finding, so the model always answers.
-    let (severity, effect, key) = outcome::assess(&subject, &judged).map_or_else(
-        || (Severity::Low, String::new(), String::new()),
-        |a| (a.severity, a.effect, a.key),
-    );
+    let a = outcome::assess_fault(&subject, &fault);
+    let (severity, effect, key) = (a.severity, a.effect, a.key);
     let level = if kind == FindingKind::OtherCode {
         Level::Hardening
     } else {
