@@ -59,6 +59,9 @@ use delegateos_reference::timestamp::Timestamp;
 use delegateos_reference::token::{
     attenuation_payload, authority_payload, revocation_id_of_canonical,
 };
+use delegateos_vectors::differential::{
+    assess_token, expectation_of, failure_kind, outcome_class, reference_code,
+};
 pub use delegateos_vectors::format::Severity;
 use delegateos_vectors::format::{
     self as vf, Expectation, Expected, Generator, Level, Note, Stake, VectorFile,
@@ -925,17 +928,6 @@ fn expected_of(outcome: &Outcome) -> Option<Expected> {
     }
 }
 
-fn expectation_of(outcome: &Outcome) -> Option<Expectation> {
-    match outcome {
-        Outcome::Ok { output } => Some(Expectation::valid(output.clone())),
-        Outcome::Error { code, .. } => Some(Expectation::Invalid {
-            code: code.clone(),
-            stage: None,
-        }),
-        Outcome::Unsupported { .. } => None,
-    }
-}
-
 fn unique(outcomes: Vec<Expected>) -> Vec<Expected> {
     let mut out: Vec<Expected> = Vec::new();
     for o in outcomes {
@@ -1482,8 +1474,9 @@ impl Fuzzer {
         kind: Kind,
         j: Judged,
     ) -> (Candidate, Judged) {
-        let class =
-            |c: &Candidate, j: &Judged| (reference_code(&c.reference), outcome_class(&j.actual));
+        let class = |c: &Candidate, j: &Judged| {
+            (reference_code(&c.reference), outcome_class(Some(&j.actual)))
+        };
         let want = class(&c, &j);
         let (mut best, mut judged) = (c, j);
         for _ in 0..MAX_ROUNDS {
@@ -1528,7 +1521,7 @@ impl Fuzzer {
         fields.sort();
         fields.dedup();
         let reference = reference_code(&c.reference);
-        let mut actual_class = outcome_class(&j.actual);
+        let mut actual_class = outcome_class(Some(&j.actual));
         if actual_class == "accepted" && c.op != "dct.verify" && reference == "ok" {
             actual_class = format!(
                 "accepted ({})",
@@ -1571,39 +1564,6 @@ impl Fuzzer {
     }
 }
 
-fn reference_code(o: &Outcome) -> String {
-    match o {
-        Outcome::Ok { .. } => "ok".to_owned(),
-        Outcome::Error { code, .. } => code.clone(),
-        Outcome::Unsupported { .. } => "skipped".to_owned(),
-    }
-}
-
-/// `accepted`, `refused`, or the reply kind.
-fn outcome_class(actual: &Value) -> String {
-    match actual.get("outcome").and_then(Value::as_str) {
-        Some("ok") => "accepted".to_owned(),
-        Some("error") => "refused".to_owned(),
-        Some(o) => o.to_owned(),
-        None => "none".to_owned(),
-    }
-}
-
-/// The §10.1 requirement whose step answers `code` (as `fuzz`'s token fuzzer cites it).
-fn requirement_of(code: &str) -> &'static str {
-    match code {
-        "revoked" => "DCT-VERIFY-2-EVERY-BLOCK",
-        "invalid_signature" => "DCT-VERIFY-3A-ROOT-SIG",
-        "attenuation_violation" => "DCT-VERIFY-4B-CAPABILITIES",
-        "chain_depth_exceeded" => "DCT-VERIFY-4E-EXCEEDED",
-        "expired" => "DCT-VERIFY-5-EXPIRED",
-        "budget_exceeded" => "DCT-VERIFY-6-BUDGET",
-        "capability_not_granted" => "DCT-VERIFY-7-CAPABILITY",
-        "ok" => "DCT-VERIFY-8-SCOPE",
-        _ => "DCT-VERIFY-1-MALFORMED",
-    }
-}
-
 /// A finding of kind `kind` as the [`Fault`] the severity model grades
 /// ([`outcome::assess_fault`], as `run` and `fuzz` grade), `failure` the judge's kind of a
 /// disagreement.
@@ -1625,24 +1585,8 @@ fn fault(kind: Kind, failure: FailureKind, j: &Judged) -> Fault {
 /// from the reference's and the implementation's verdicts, the requirement of the reference's
 /// step, no flags, no stake (a mutated token is no case).
 fn grade_token(kind: Kind, reference: &Outcome, j: &Judged) -> severity::Assessment {
-    let reference_code = reference_code(reference);
-    let actual_ok = outcome_class(&j.actual) == "accepted";
-    let failure = match (matches!(reference, Outcome::Ok { .. }), actual_ok) {
-        (false, true) => FailureKind::AcceptedInvalid,
-        (true, false) => FailureKind::RejectedValid,
-        (true, true) => FailureKind::OutputMismatch,
-        (false, false) => FailureKind::WrongCode,
-    };
-    let expectation = expectation_of(reference);
-    let requirements = vec![requirement_of(&reference_code).to_owned()];
-    let subject = Subject {
-        op: "dct.verify",
-        flags: &[],
-        requirements: &requirements,
-        expectation: expectation.as_ref(),
-        stake: None,
-    };
-    outcome::assess_fault(&subject, &fault(kind, failure, j))
+    let failure = failure_kind(reference, Some(&j.actual));
+    assess_token(reference, &fault(kind, failure, j))
 }
 
 /// The other operations, graded as `fuzz --op` grades (`findings::assess` on the runner's

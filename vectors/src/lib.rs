@@ -7,6 +7,7 @@
 //! | module | owns |
 //! |---|---|
 //! | [`corpus`] | the committed corpus embedded at build time; corpus sources and digest |
+//! | [`differential`] | how both token fuzzers grade a mutated token (its expectation, requirement and judge's kind) |
 //! | [`export`] | the corpus for another language: manifest (version, digest, counts), published keys, spec files |
 //! | [`families`] | code families of `spec/error-codes.md` §11 (read from `spec/data/error-codes.json`) |
 //! | [`format`] | serde types of `delegateos-vectors/1` files |
@@ -28,6 +29,7 @@ pub mod areas;
 #[cfg(feature = "generator")]
 pub mod audit;
 pub mod corpus;
+pub mod differential;
 pub mod export;
 pub mod families;
 pub mod flags;

@@ -21,6 +21,9 @@ use super::triage::{self, After, Next, Signature, Triage};
 use crate::expected::ExpectedFailures;
 use crate::runner::case::Case;
 use crate::runner::{self, ErrorKind, Quiet, RunConfig, SetupError, Status};
+use delegateos_vectors::differential::{
+    assess_token, expectation_of, failure_kind, outcome_class, reference_code,
+};
 use delegateos_vectors::format::{
     self as vf, Expectation, Generator, Level, Note, Severity, VectorFile,
 };
@@ -155,17 +158,6 @@ pub fn load_seeds(vectors: Option<&Path>, keys: &Keys) -> Vec<Seed> {
         }
     }
     seeds
-}
-
-pub(crate) fn expectation_of(outcome: &Outcome) -> Option<Expectation> {
-    match outcome {
-        Outcome::Ok { output } => Some(Expectation::valid(output.clone())),
-        Outcome::Error { code, .. } => Some(Expectation::Invalid {
-            code: code.clone(),
-            stage: None,
-        }),
-        Outcome::Unsupported { .. } => None,
-    }
 }
 
 fn runner_case(
@@ -419,16 +411,6 @@ fn field_of(m: &Mutation) -> String {
     }
 }
 
-/// The outcome class of an implementation's reply: `accepted`, `refused`, or the reply kind.
-pub(crate) fn outcome_class(v: Option<&Value>) -> String {
-    match v.and_then(|v| v.get("outcome")).and_then(Value::as_str) {
-        Some("ok") => "accepted".to_owned(),
-        Some("error") => "refused".to_owned(),
-        Some(o) => o.to_owned(),
-        None => "none".to_owned(),
-    }
-}
-
 fn signature(kind: FindingKind, c: &Candidate, actual: Option<&Value>) -> Signature {
     let mut fields: Vec<String> = c.mutations.iter().map(field_of).collect();
     fields.sort();
@@ -451,22 +433,6 @@ fn signature(kind: FindingKind, c: &Candidate, actual: Option<&Value>) -> Signat
     }
 }
 
-/// The §10.1 requirement whose step answers `code` (the fuzzer's mutated case cites it: the
-/// seed's own requirements describe the valid token, not the mutation).
-fn requirement_of(code: &str) -> &'static str {
-    match code {
-        "revoked" => "DCT-VERIFY-2-EVERY-BLOCK",
-        "invalid_signature" => "DCT-VERIFY-3A-ROOT-SIG",
-        "attenuation_violation" => "DCT-VERIFY-4B-CAPABILITIES",
-        "chain_depth_exceeded" => "DCT-VERIFY-4E-EXCEEDED",
-        "expired" => "DCT-VERIFY-5-EXPIRED",
-        "budget_exceeded" => "DCT-VERIFY-6-BUDGET",
-        "capability_not_granted" => "DCT-VERIFY-7-CAPABILITY",
-        "ok" => "DCT-VERIFY-8-SCOPE",
-        _ => "DCT-VERIFY-1-MALFORMED",
-    }
-}
-
 /// The level, severity and effect of a finding on a mutation of `seed`, by the severity model
 /// (`spec/severity.md`): accepting what the reference refuses is at least the bypass of the
 /// reference's denial; another code of the family is hardening and low.
@@ -476,20 +442,19 @@ fn grade(
     reference: &Outcome,
     actual: Option<&Value>,
 ) -> (Level, Severity, String, String) {
-    use delegateos_vectors::judge::FailureKind;
-    use delegateos_vectors::outcome::{self, ErrorKind, Fault, Subject};
+    use delegateos_vectors::outcome::Fault;
     let level = seed.map_or(Level::Normative, |s| s.level);
-    let reference_code = reference_code(reference);
-    let actual_ok = outcome_class(actual) == "accepted";
-    let actual_code = actual.and_then(|a| a.get("code")).and_then(Value::as_str);
     let fault = match kind {
         FindingKind::OtherCode => Fault::OtherCode {
             family: delegateos_vectors::families::family_for(
                 "dct.verify",
                 None,
                 &[],
-                &reference_code,
-                actual_code.unwrap_or("?"),
+                &reference_code(reference),
+                actual
+                    .and_then(|a| a.get("code"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("?"),
             )
             .map_or_else(|| "?".to_owned(), |f| f.name.clone()),
         },
@@ -498,26 +463,11 @@ fn grade(
         FindingKind::ProtocolError => Fault::Errored(ErrorKind::ProtocolError),
         FindingKind::Errored => Fault::Errored(ErrorKind::AdapterErrored),
         FindingKind::Disagreement => Fault::Failed {
-            kind: match (matches!(reference, Outcome::Ok { .. }), actual_ok) {
-                (false, true) => FailureKind::AcceptedInvalid,
-                (true, false) => FailureKind::RejectedValid,
-                (true, true) => FailureKind::OutputMismatch,
-                (false, false) => FailureKind::WrongCode,
-            },
+            kind: failure_kind(reference, actual),
             output: actual.and_then(|a| a.get("output")).cloned(),
         },
     };
-    let expectation = expectation_of(reference);
-    let requirements = vec![requirement_of(&reference_code).to_owned()];
-    let subject = Subject {
-        op: "dct.verify",
-        flags: &[],
-        requirements: &requirements,
-        expectation: expectation.as_ref(),
-        // A mutated token is no case: no stake is stated for it, the rules grade it.
-        stake: None,
-    };
-    let a = outcome::assess_fault(&subject, &fault);
+    let a = assess_token(reference, &fault);
     let (severity, effect, key) = (a.severity, a.effect, a.key);
     let level = if kind == FindingKind::OtherCode {
         Level::Hardening
@@ -539,14 +489,6 @@ fn code_of(v: Option<&Value>) -> String {
             None => "?".to_owned(),
         },
         None => "none".to_owned(),
-    }
-}
-
-pub(crate) fn reference_code(o: &Outcome) -> String {
-    match o {
-        Outcome::Ok { .. } => "ok".to_owned(),
-        Outcome::Error { code, .. } => code.clone(),
-        Outcome::Unsupported { .. } => "skipped".to_owned(),
     }
 }
 

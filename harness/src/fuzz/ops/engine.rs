@@ -18,15 +18,13 @@ use super::edit::Edit;
 use super::{build, random_edit, random_signing, view, Signing};
 use crate::expected::ExpectedFailures;
 use crate::findings::assess;
-use crate::fuzz::diff::{
-    classify, expectation_of, keep_more_severe, outcome_class, reference_code, DiffConfig,
-    DiffReport, Finding, FindingKind,
-};
+use crate::fuzz::diff::{classify, keep_more_severe, DiffConfig, DiffReport, Finding, FindingKind};
 use crate::fuzz::mutate::Rng;
 use crate::fuzz::pool::{self, Schedule};
 use crate::fuzz::triage::{self, After, Next, Signature, Triage};
 use crate::runner::case::Case;
 use crate::runner::{self, Quiet, RunConfig, SetupError, Status};
+use delegateos_vectors::differential::{expectation_of, outcome_class, reference_code};
 use delegateos_vectors::format::{self as vf, Expectation, Level};
 use delegateos_vectors::keys::Keys;
 use delegateos_vectors::severity::{Assessment, Direction};

@@ -1,0 +1,140 @@
+//! How a mutated token is graded, for both token fuzzers (`delegateos-conform fuzz` and
+//! `delegateos_inprocess::fuzz`). A mutated token is no case: its expectation is the
+//! reference's answer, it cites the §10.1 requirement whose step gives that answer, it has no
+//! flags and no stated stake, and the judge's kind comes from the two verdicts. Written once
+//! here so that both fuzzers grade a finding alike, and alike with `run`
+//! ([`crate::outcome::assess_fault`]).
+
+use delegateos_reference::ops::Outcome;
+use serde_json::Value;
+
+use crate::format::Expectation;
+use crate::judge::FailureKind;
+use crate::outcome::{assess_fault, Fault, Subject};
+use crate::severity::Assessment;
+
+/// The reference's answer as a code: `ok`, the error code, or `skipped`.
+pub fn reference_code(reference: &Outcome) -> String {
+    match reference {
+        Outcome::Ok { .. } => "ok".to_owned(),
+        Outcome::Error { code, .. } => code.clone(),
+        Outcome::Unsupported { .. } => "skipped".to_owned(),
+    }
+}
+
+/// The class of an implementation's reply (`{"outcome": …}`): `accepted`, `refused`, the
+/// reply kind, or `none`.
+pub fn outcome_class(actual: Option<&Value>) -> String {
+    match actual
+        .and_then(|v| v.get("outcome"))
+        .and_then(Value::as_str)
+    {
+        Some("ok") => "accepted".to_owned(),
+        Some("error") => "refused".to_owned(),
+        Some(o) => o.to_owned(),
+        None => "none".to_owned(),
+    }
+}
+
+/// The reference's answer as the expectation a mutated token is judged by (none for an
+/// operation the reference does not support).
+pub fn expectation_of(reference: &Outcome) -> Option<Expectation> {
+    match reference {
+        Outcome::Ok { output } => Some(Expectation::valid(output.clone())),
+        Outcome::Error { code, .. } => Some(Expectation::Invalid {
+            code: code.clone(),
+            stage: None,
+        }),
+        Outcome::Unsupported { .. } => None,
+    }
+}
+
+/// The §10.1 requirement whose step answers `code` (a mutated token cites it: the seed's own
+/// requirements describe the valid token, not the mutation).
+pub fn requirement_of(code: &str) -> &'static str {
+    match code {
+        "revoked" => "DCT-VERIFY-2-EVERY-BLOCK",
+        "invalid_signature" => "DCT-VERIFY-3A-ROOT-SIG",
+        "attenuation_violation" => "DCT-VERIFY-4B-CAPABILITIES",
+        "chain_depth_exceeded" => "DCT-VERIFY-4E-EXCEEDED",
+        "expired" => "DCT-VERIFY-5-EXPIRED",
+        "budget_exceeded" => "DCT-VERIFY-6-BUDGET",
+        "capability_not_granted" => "DCT-VERIFY-7-CAPABILITY",
+        "ok" => "DCT-VERIFY-8-SCOPE",
+        _ => "DCT-VERIFY-1-MALFORMED",
+    }
+}
+
+/// The judge's kind of a disagreement, from the reference's verdict and the reply's class.
+pub fn failure_kind(reference: &Outcome, actual: Option<&Value>) -> FailureKind {
+    let accepted = outcome_class(actual) == "accepted";
+    match (matches!(reference, Outcome::Ok { .. }), accepted) {
+        (false, true) => FailureKind::AcceptedInvalid,
+        (true, false) => FailureKind::RejectedValid,
+        (true, true) => FailureKind::OutputMismatch,
+        (false, false) => FailureKind::WrongCode,
+    }
+}
+
+/// The assessment of `fault` on a mutated token the reference answered with `reference`
+/// (`dct.verify`, by the rules: no flags, no stake).
+pub fn assess_token(reference: &Outcome, fault: &Fault) -> Assessment {
+    let expectation = expectation_of(reference);
+    let requirements = vec![requirement_of(&reference_code(reference)).to_owned()];
+    let subject = Subject {
+        op: "dct.verify",
+        flags: &[],
+        requirements: &requirements,
+        expectation: expectation.as_ref(),
+        stake: None,
+    };
+    assess_fault(&subject, fault)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_kind_comes_from_both_verdicts() {
+        let ok = Outcome::Ok { output: json!({}) };
+        let refused = Outcome::Error {
+            code: "expired".to_owned(),
+            detail: String::new(),
+        };
+        let accept = json!({"outcome": "ok", "output": {}});
+        let refuse = json!({"outcome": "error", "code": "revoked"});
+        assert_eq!(
+            failure_kind(&refused, Some(&accept)),
+            FailureKind::AcceptedInvalid
+        );
+        assert_eq!(failure_kind(&ok, Some(&refuse)), FailureKind::RejectedValid);
+        assert_eq!(
+            failure_kind(&ok, Some(&accept)),
+            FailureKind::OutputMismatch
+        );
+        assert_eq!(
+            failure_kind(&refused, Some(&refuse)),
+            FailureKind::WrongCode
+        );
+        assert_eq!(failure_kind(&ok, None), FailureKind::RejectedValid);
+    }
+
+    #[test]
+    fn a_mutated_token_cites_the_step_that_answers() {
+        let expired = Outcome::Error {
+            code: "expired".to_owned(),
+            detail: String::new(),
+        };
+        assert_eq!(reference_code(&expired), "expired");
+        assert_eq!(requirement_of("expired"), "DCT-VERIFY-5-EXPIRED");
+        assert_eq!(requirement_of("anything else"), "DCT-VERIFY-1-MALFORMED");
+        let accepted = Fault::Failed {
+            kind: FailureKind::AcceptedInvalid,
+            output: Some(json!({})),
+        };
+        let a = assess_token(&expired, &accepted);
+        assert_eq!(a.direction, crate::severity::Direction::Granted);
+    }
+}
