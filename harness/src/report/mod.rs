@@ -5,7 +5,9 @@
 //! formats are views of it, so every format agrees on every count. This module also owns the
 //! mapping from a report to the process exit code ([`Report::exit_code`]).
 
+pub mod compare;
 pub mod escape;
+pub mod explain;
 pub mod html;
 pub mod junit;
 pub mod markdown;
