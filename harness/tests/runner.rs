@@ -1406,6 +1406,41 @@ fn every_number_of_jobs_gives_the_same_report() {
     }
 }
 
+/// Which process answers which case is fixed by `--jobs` alone, never by timing: worker k of N
+/// runs units k, k + N, … So an adapter that carries state from case to case (here `count`:
+/// the number of cases its process answered) gives the same report on every run with the same
+/// N, and that report differs from `--jobs 1`'s: the difference is the bug's sign.
+#[test]
+fn an_adapter_that_keeps_state_across_cases_is_dealt_the_same_cases_every_run() {
+    // Six independent `count` cases; with two workers each answers three, alternately.
+    let cases: Vec<_> = [1, 1, 2, 2, 3, 3]
+        .iter()
+        .map(|n| {
+            (
+                "fake.echo",
+                json!({"mode": "count"}),
+                json!({"result": "valid", "output": {"n": n}}),
+                "FAKE-ONE",
+            )
+        })
+        .collect();
+    let corpus = Corpus::new(&cases);
+    for _ in 0..3 {
+        let (out, report) = corpus.run_json(&fake(""), &["--jobs", "2"]);
+        assert_eq!(
+            out.code, 0,
+            "--jobs 2 deals cases 0,2,4 and 1,3,5: {report:#}"
+        );
+        assert_eq!(statuses(&report), ["passed"; 6]);
+    }
+    let (out, report) = corpus.run_json(&fake(""), &["--jobs", "1"]);
+    assert_eq!(out.code, 1, "one process counts 1..6: {report:#}");
+    assert_eq!(
+        statuses(&report),
+        ["passed", "failed", "failed", "failed", "failed", "failed"]
+    );
+}
+
 /// The consecutive-errors rule is decided in case order, so which cases are abandoned does not
 /// depend on how many workers ran ahead.
 #[test]

@@ -14,7 +14,6 @@ pub mod starvation;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{mpsc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -357,12 +356,16 @@ fn start(config: &RunConfig) -> Result<(Live, protocol::HelloReply), SetupError>
 /// handshaken once; afterwards every fault is recorded and the run continues.
 ///
 /// With [`RunConfig::jobs`] above 1, that many adapter processes run at once, each with its own
-/// process group, restarts and deadlines: workers take the next *unit* (one independent case,
-/// or a whole stateful group, which stays in one worker, in order, with its replay) from a
-/// shared counter, and the results are committed in case order on this thread. Everything the
-/// report shows is decided at the commit, from the results in case order alone — the
-/// consecutive-errors rule, the restart count, the order of incidents — so the output is the
-/// same for every number of jobs apart from timings (`docs`: `run --jobs`).
+/// process group, restarts and deadlines. The run is cut into *units* (one independent case,
+/// or a whole stateful group, which stays in one worker, in order, with its replay); worker
+/// `k` of N runs units `k`, `k + N`, `k + 2N`, … in that order, and the results are committed
+/// in case order on this thread. Everything the report shows is decided at the commit, from
+/// the results in case order alone — the consecutive-errors rule, the restart count, the
+/// order of incidents — so the output is the same for every number of jobs apart from
+/// timings. Which process answers which case is fixed by N, never by timing: an
+/// implementation that carries state from one case into the next (a bug the corpus cannot
+/// see case by case) still gives the same report on every run with the same N, and a report
+/// that changes with N is that bug's sign (`docs`: `run --jobs`).
 pub fn run(
     cases: &[Case],
     baseline: &ExpectedFailures,
@@ -386,7 +389,6 @@ pub fn run(
     let units = units_of(cases);
     let jobs = config.jobs.clamp(1, units.len().max(1));
     let shared = Shared {
-        next_unit: AtomicUsize::new(0),
         abandoned: Mutex::new(Vec::new()),
     };
     observer.start(cases.len());
@@ -405,7 +407,7 @@ pub fn run(
     let mut first = Some(first);
     std::thread::scope(|scope| {
         let (tx, rx) = mpsc::channel::<UnitDone>();
-        for _ in 0..jobs {
+        for worker in 0..jobs {
             let tx = tx.clone();
             let mut driver = Driver {
                 config,
@@ -416,11 +418,8 @@ pub fn run(
                 fresh: true,
             };
             let units = &units;
-            let shared = &shared;
             scope.spawn(move || {
-                loop {
-                    let u = shared.next_unit.fetch_add(1, Ordering::SeqCst);
-                    let Some(range) = units.get(u) else { break };
+                for (u, range) in units.iter().enumerate().skip(worker).step_by(jobs) {
                     let results = driver.unit(cases, range.clone());
                     let incidents = std::mem::take(&mut driver.incidents);
                     if tx
@@ -511,10 +510,9 @@ fn units_of(cases: &[Case]) -> Vec<Range<usize>> {
     units
 }
 
-/// What the workers share: the next unit to take, and the case ranges the commit has already
-/// decided not to send (the consecutive-errors rule), so workers skip them.
+/// What the workers share: the case ranges the commit has already decided not to send (the
+/// consecutive-errors rule), so workers skip them.
 struct Shared {
-    next_unit: AtomicUsize,
     abandoned: Mutex<Vec<Range<usize>>>,
 }
 
