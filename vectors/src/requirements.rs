@@ -41,6 +41,36 @@ fn is_keyword(w: &str) -> bool {
 /// The requirements this harness was built with, so an installed binary needs no source tree.
 pub const EMBEDDED: &str = include_str!("../spec/requirements.md");
 
+/// `spec/data/requirements.json`, embedded: the single source of the requirements (schema:
+/// `spec/data/README.md`).
+pub const EMBEDDED_JSON: &str = include_str!("../spec/data/requirements.json");
+
+/// One requirement of `spec/data/requirements.json`.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RequirementData {
+    id: String,
+    level: String,
+    text: String,
+}
+
+/// One section of `spec/data/requirements.json`.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SectionData {
+    section: String,
+    title: String,
+    requirements: Vec<RequirementData>,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RequirementsFile {
+    #[serde(rename = "$comment")]
+    _comment: Option<String>,
+    sections: Vec<SectionData>,
+}
+
 /// The section used for case requirement ids not found in the spec.
 pub const UNKNOWN_SECTION: &str = "(unknown)";
 
@@ -100,6 +130,29 @@ impl Requirements {
         }
     }
 
+    /// Reads a `spec/data/requirements.json` text.
+    pub fn from_json(text: &str, source: &str) -> Result<Self, String> {
+        let file: RequirementsFile =
+            serde_json::from_str(text).map_err(|e| format!("{source}: {e}"))?;
+        let list = file
+            .sections
+            .into_iter()
+            .flat_map(|s| {
+                s.requirements.into_iter().map(move |r| Requirement {
+                    id: r.id,
+                    level: r.level,
+                    section: s.section.clone(),
+                    section_title: s.title.clone(),
+                    text: r.text,
+                })
+            })
+            .collect();
+        Ok(Self {
+            list,
+            source: source.to_owned(),
+        })
+    }
+
     /// Reads `path`.
     pub fn load(path: &Path) -> std::io::Result<Self> {
         let text = std::fs::read_to_string(path)?;
@@ -141,6 +194,25 @@ impl Requirements {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The data file says exactly what the hand parser read from the Markdown: every id, level,
+    /// section, section title and text, in order.
+    #[test]
+    fn requirements_json_equals_the_markdown_parse() {
+        let md = Requirements::parse(EMBEDDED, "md");
+        let json = Requirements::from_json(EMBEDDED_JSON, "json").expect("requirements.json");
+        assert_eq!(md.list.len(), json.list.len());
+        assert!(md.list.len() > 250, "{}", md.list.len());
+        for (a, b) in md.list.iter().zip(&json.list) {
+            assert_eq!(a.id, b.id);
+            assert_eq!(a.level, b.level, "{}", a.id);
+            assert_eq!(a.section, b.section, "{}", a.id);
+            assert_eq!(a.section_title, b.section_title, "{}", a.id);
+            assert_eq!(a.text, b.text, "{}", a.id);
+        }
+        assert_eq!(md.list, json.list);
+        assert_eq!(md.sections(), json.sections());
+    }
 
     #[test]
     fn parses_sections_and_items() {
