@@ -164,6 +164,37 @@ impl Requirements {
         Self::parse(EMBEDDED, "spec/requirements.md (embedded)")
     }
 
+    /// The requirement lists of `spec/requirements.md`, rendered from a
+    /// `spec/data/requirements.json` text: per section, its heading (`## §1 Title`, which stays
+    /// in the Markdown) and its block name (`requirements.json#§1`), and the list, one item
+    /// `- **`ID`** LEVEL text` per requirement.
+    pub fn markdown_lists(text: &str) -> Result<Vec<(String, String, String)>, String> {
+        let file: RequirementsFile =
+            serde_json::from_str(text).map_err(|e| format!("requirements.json: {e}"))?;
+        Ok(file
+            .sections
+            .iter()
+            .map(|s| {
+                let list: String = s
+                    .requirements
+                    .iter()
+                    .map(|r| {
+                        let words: Vec<&str> = [r.level.as_str(), r.text.as_str()]
+                            .into_iter()
+                            .filter(|w| !w.is_empty())
+                            .collect();
+                        format!("- **`{}`** {}\n", r.id, words.join(" "))
+                    })
+                    .collect();
+                (
+                    format!("## {} {}", s.section, s.title),
+                    format!("requirements.json#{}", s.section),
+                    list,
+                )
+            })
+            .collect())
+    }
+
     /// Looks up an id.
     pub fn get(&self, id: &str) -> Option<&Requirement> {
         self.list.iter().find(|r| r.id == id)
@@ -194,6 +225,30 @@ impl Requirements {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every section's heading is in the Markdown, its list follows it, generated from the data.
+    #[test]
+    fn spec_tables_requirements_md_is_generated_from_the_data() {
+        let lists = Requirements::markdown_lists(EMBEDDED_JSON).expect("requirements.json");
+        assert!(lists.len() >= 12, "{}", lists.len());
+        let mut after = 0;
+        let mut drift = Vec::new();
+        for (heading, block, list) in &lists {
+            let at = EMBEDDED[after..]
+                .find(&format!("\n{heading}\n"))
+                .map(|i| after + i)
+                .unwrap_or_else(|| panic!("no heading {heading:?} after the previous section"));
+            let begin = crate::spec_tables::begin_marker(block);
+            let next = EMBEDDED[at + 1..].find("\n## ").map_or(EMBEDDED.len(), |i| at + 1 + i);
+            assert!(
+                EMBEDDED[at..next].contains(&begin),
+                "section {heading:?}: no block {begin}"
+            );
+            after = at + 1;
+            drift.extend(crate::spec_tables::in_step("requirements.md", block, list).err());
+        }
+        assert!(drift.is_empty(), "{}", drift.join("\n"));
+    }
 
     /// The data file says exactly what the hand parser read from the Markdown: every id, level,
     /// section, section title and text, in order.
