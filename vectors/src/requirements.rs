@@ -218,6 +218,49 @@ mod tests {
         assert!(md.starts_with("r.md: "), "{md}");
     }
 
+    /// The data file keeps its reviewable layout: one requirement per line, each section's
+    /// label and title on their own lines (what an edit must keep, so a change reads as a
+    /// one-line diff).
+    #[test]
+    fn requirements_json_keeps_one_requirement_per_line() {
+        let file: RequirementsFile = serde_json::from_str(EMBEDDED).expect("requirements.json");
+        let s = |v: &str| serde_json::to_string(v).unwrap_or_default();
+        let sections: Vec<String> = file
+            .sections
+            .iter()
+            .map(|sec| {
+                let reqs: Vec<String> = sec
+                    .requirements
+                    .iter()
+                    .map(|r| {
+                        format!(
+                            "        {{\"id\": {}, \"level\": {}, \"text\": {}}}",
+                            s(&r.id),
+                            s(&r.level),
+                            s(&r.text)
+                        )
+                    })
+                    .collect();
+                format!(
+                    "    {{\n      \"section\": {},\n      \"title\": {},\n      \
+                     \"requirements\": [\n{}\n      ]\n    }}",
+                    s(&sec.section),
+                    s(&sec.title),
+                    reqs.join(",\n")
+                )
+            })
+            .collect();
+        let expected = format!(
+            "{{\n  \"$comment\": {},\n  \"sections\": [\n{}\n  ]\n}}\n",
+            s(file._comment.as_deref().unwrap_or_default()),
+            sections.join(",\n")
+        );
+        assert!(
+            EMBEDDED == expected,
+            "spec/data/requirements.json: keep one requirement per line, laid out as:\n{expected}"
+        );
+    }
+
     #[test]
     fn the_embedded_requirements_read() {
         let r = Requirements::embedded();
