@@ -237,10 +237,11 @@ pub struct RunArgs {
     /// Also write a report: FORMAT=FILE (e.g. `junit=out.xml`); repeatable.
     #[arg(long = "report", value_name = "FORMAT=FILE", value_parser = parse_report_target)]
     pub reports: Vec<(Format, PathBuf)>,
-    /// spec/requirements.md to map requirement ids to sections (default: the copy embedded in
-    /// this binary).
-    #[arg(long = "requirements-md", value_name = "FILE")]
-    pub requirements_md: Option<PathBuf>,
+    /// spec/data/requirements.json to map requirement ids to sections (default: the copy
+    /// embedded in this binary). `--requirements-md` is a hidden alias from when the
+    /// requirements were read from spec/requirements.md; it takes the JSON too.
+    #[arg(long = "requirements", alias = "requirements-md", value_name = "FILE")]
+    pub requirements_file: Option<PathBuf>,
     /// Never draw the progress bar (it is drawn only when stderr is a terminal anyway).
     #[arg(long)]
     pub no_progress: bool,
@@ -340,9 +341,10 @@ pub struct CoverageArgs {
     /// Vector directory (default: the embedded corpus).
     #[arg(long, value_name = "DIR")]
     pub vectors: Option<PathBuf>,
-    /// spec/requirements.md (default: the embedded copy).
-    #[arg(long = "requirements-md", value_name = "FILE")]
-    pub requirements_md: Option<PathBuf>,
+    /// spec/data/requirements.json (default: the embedded copy; `--requirements-md` is a
+    /// hidden alias).
+    #[arg(long = "requirements", alias = "requirements-md", value_name = "FILE")]
+    pub requirements_file: Option<PathBuf>,
     /// Print only problems and the totals line.
     #[arg(long)]
     pub quiet: bool,
@@ -465,10 +467,18 @@ pub fn default_impl_command() -> Result<String, String> {
     ))
 }
 
-/// The requirement ids a run reports against: FILE if given, else the embedded copy.
-fn load_requirements(explicit: Option<&Path>) -> Result<Requirements, std::io::Error> {
+/// The requirement ids a run reports against: FILE (a `spec/data/requirements.json`) if
+/// given, else the embedded copy. A file that is not that JSON (the Markdown
+/// `spec/requirements.md` that `--requirements-md` used to take) is an error that says so.
+fn load_requirements(explicit: Option<&Path>) -> Result<Requirements, String> {
     match explicit {
-        Some(p) => Requirements::load(p),
+        Some(p) => Requirements::load(p).map_err(|e| match e.kind() {
+            std::io::ErrorKind::InvalidData => format!(
+                "{e}: requirements are data now: pass spec/data/requirements.json \
+                 (--requirements FILE)"
+            ),
+            _ => format!("{}: {e}", p.display()),
+        }),
         None => Ok(Requirements::embedded()),
     }
 }
@@ -517,7 +527,7 @@ pub fn run_command(args: &RunArgs) -> i32 {
         },
         None => ExpectedFailures::default(),
     };
-    let requirements = match load_requirements(args.requirements_md.as_deref()) {
+    let requirements = match load_requirements(args.requirements_file.as_deref()) {
         Ok(r) => r,
         Err(e) => {
             return setup_failure(args, &command, format!("cannot read requirements: {e}"));
@@ -743,10 +753,10 @@ pub fn coverage_command(args: &CoverageArgs) -> i32 {
             return ConformExitCode::SETUP_ERROR;
         }
     };
-    let requirements = match load_requirements(args.requirements_md.as_deref()) {
+    let requirements = match load_requirements(args.requirements_file.as_deref()) {
         Ok(r) if !r.list.is_empty() => r,
         Ok(_) => {
-            error("spec/requirements.md not found or has no requirements (pass --requirements-md)");
+            error("the requirements file has no requirements (pass spec/data/requirements.json)");
             return ConformExitCode::SETUP_ERROR;
         }
         Err(e) => {
@@ -1064,6 +1074,47 @@ fn mock_upstream(args: MockUpstreamArgs) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// clap's own consistency checks (unique argument ids, aliases), which otherwise fire only
+    /// when a subcommand is parsed.
+    #[test]
+    fn the_cli_definition_is_consistent() {
+        use clap::CommandFactory;
+        Cli::command().debug_assert();
+    }
+
+    /// `--requirements-md` is a hidden alias of `--requirements FILE`: the Markdown is refused
+    /// with a message naming the data file, the JSON is read.
+    #[test]
+    fn requirements_md_is_a_hidden_alias_that_refuses_markdown() {
+        let md = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../spec/requirements.md");
+        let e = load_requirements(Some(&md)).expect_err("Markdown is not the data");
+        assert!(
+            e.contains("requirements are data now: pass spec/data/requirements.json"),
+            "{e}"
+        );
+        let json = md.with_file_name("data").join("requirements.json");
+        let r = load_requirements(Some(&json)).expect("the JSON reads");
+        assert_eq!(r.list, Requirements::embedded().list);
+        let missing = load_requirements(Some(Path::new("/nonexistent/r.json"))).unwrap_err();
+        assert!(missing.contains("/nonexistent/r.json"), "{missing}");
+        let Cli {
+            command: Command::Coverage(args),
+        } = Cli::try_parse_from(["x", "coverage", "--requirements-md", "f.json"]).expect("parses")
+        else {
+            panic!("not coverage");
+        };
+        assert_eq!(args.requirements_file.as_deref(), Some(Path::new("f.json")));
+        let mut help = Vec::new();
+        use clap::CommandFactory;
+        let _ = Cli::command()
+            .find_subcommand_mut("run")
+            .expect("run")
+            .write_long_help(&mut help);
+        let help = String::from_utf8_lossy(&help);
+        assert!(help.contains("--requirements <FILE>"), "{help}");
+        assert!(!help.contains("--requirements-md <"), "{help}");
+    }
 
     #[test]
     fn usage_errors_exit_64() {

@@ -339,8 +339,10 @@ fn hostile_corpus(dir: &Path) {
     )
     .unwrap();
     std::fs::write(
-        dir.join("requirements.md"),
-        "# R\n\n## §1 Fake <b>one</b>\n\n- **`FAKE-ONE`** MUST echo.\n",
+        dir.join("requirements.json"),
+        r#"{"sections": [{"section": "§1", "title": "Fake <b>one</b>", "requirements": [
+  {"id": "FAKE-ONE", "level": "MUST", "text": "echo."}]}]}
+"#,
     )
     .unwrap();
 }
@@ -363,8 +365,8 @@ fn failing_run_with_hostile_data_renders_inert_with_the_right_counts() {
         adapter,
         "--vectors".into(),
         dir.join("vectors").display().to_string(),
-        "--requirements-md".into(),
-        dir.join("requirements.md").display().to_string(),
+        "--requirements".into(),
+        dir.join("requirements.json").display().to_string(),
         "--extra-ops".into(),
         "fake.echo".into(),
         "--no-progress".into(),

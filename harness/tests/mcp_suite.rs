@@ -544,21 +544,20 @@ fn the_suite_is_split_by_concern_without_cycles() {
     }
 }
 
-/// Every `MCP-…` requirement in spec/requirements.md is checked by some case, and every case
-/// cites only known ids.
+/// Every `MCP-…` requirement in spec/data/requirements.json is checked by some case, and every
+/// case cites only known ids.
 #[test]
 fn every_mcp_requirement_has_a_case() {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../spec/requirements.md"
-    ))
-    .unwrap();
-    let known: std::collections::BTreeSet<String> = text
-        .split("**`")
-        .skip(1)
-        .filter_map(|s| s.split('`').next())
+    let known: std::collections::BTreeSet<String> =
+        delegateos_vectors::requirements::Requirements::load(std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../spec/data/requirements.json"
+        )))
+        .unwrap()
+        .list
+        .into_iter()
+        .map(|r| r.id)
         .filter(|id| id.starts_with("MCP-"))
-        .map(str::to_owned)
         .collect();
     assert!(known.len() >= 30, "{known:?}");
     // The catalogue and the session scripts of the embedded corpus (spec/mcp-proxy.md §6.2),

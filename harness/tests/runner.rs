@@ -114,9 +114,14 @@ impl Corpus {
             .unwrap();
         }
         std::fs::write(
-            dir.join("requirements.md"),
-            "# R\n\n## §1 Fake one\n\n- **`FAKE-ONE`** MUST echo.\n\n## §2 Fake two\n\n\
-             - **`FAKE-TWO`** MUST also echo.\n- **`FAKE-UNTESTED`** MAY do nothing.\n",
+            dir.join("requirements.json"),
+            r#"{"sections": [
+  {"section": "§1", "title": "Fake one", "requirements": [
+    {"id": "FAKE-ONE", "level": "MUST", "text": "echo."}]},
+  {"section": "§2", "title": "Fake two", "requirements": [
+    {"id": "FAKE-TWO", "level": "MUST", "text": "also echo."},
+    {"id": "FAKE-UNTESTED", "level": "MAY", "text": "do nothing."}]}]}
+"#,
         )
         .unwrap();
         Self { dir }
@@ -129,14 +134,14 @@ impl Corpus {
     /// Runs `run` with this corpus plus `extra` args.
     fn run(&self, implementation: &str, extra: &[&str]) -> Outcome {
         let vectors = self.path("vectors");
-        let reqs = self.path("requirements.md");
+        let reqs = self.path("requirements.json");
         let mut args: Vec<String> = vec![
             "run".into(),
             "--impl".into(),
             implementation.into(),
             "--vectors".into(),
             vectors.display().to_string(),
-            "--requirements-md".into(),
+            "--requirements".into(),
             reqs.display().to_string(),
             "--extra-ops".into(),
             "fake.echo,fake.other".into(),
@@ -636,8 +641,8 @@ fn a_run_that_cannot_fail_exits_3() {
         fake(""),
         "--vectors".into(),
         corpus.path("vectors").display().to_string(),
-        "--requirements-md".into(),
-        corpus.path("requirements.md").display().to_string(),
+        "--requirements".into(),
+        corpus.path("requirements.json").display().to_string(),
     ]);
     assert_eq!(out.code, 3, "{}", out.stderr);
     assert!(
@@ -823,6 +828,54 @@ fn list_ops_prints_the_handshake() {
     assert_eq!(out.stdout, "fake 0.0.1 (python)\nfake.echo\nfake.other\n");
 }
 
+/// `--requirements-md`, the option that read spec/requirements.md, is a hidden alias of
+/// `--requirements`: it takes the JSON, and the Markdown is refused with a message naming the
+/// data file (exit 3, no panic), by `run` and by `coverage`.
+#[test]
+fn requirements_md_alias_takes_the_json_and_refuses_markdown() {
+    let corpus = Corpus::new(&standard_cases());
+    let md = corpus.path("requirements.md");
+    std::fs::write(
+        &md,
+        "# R\n\n## §1 Fake one\n\n- **`FAKE-ONE`** MUST echo.\n",
+    )
+    .unwrap();
+    let vectors = corpus.path("vectors").display().to_string();
+    let with = |command: &str, file: &Path| {
+        let mut args: Vec<String> = vec![
+            command.into(),
+            "--vectors".into(),
+            vectors.clone(),
+            "--requirements-md".into(),
+            file.display().to_string(),
+        ];
+        if command == "run" {
+            args.extend(
+                ["--impl", &fake(""), "--extra-ops", "fake.echo,fake.other"].map(String::from),
+            );
+        }
+        run_bin(&args)
+    };
+    for command in ["run", "coverage"] {
+        let out = with(command, &md);
+        assert_eq!(out.code, 3, "{command}: {}", out.stderr);
+        assert!(
+            out.stderr
+                .contains("requirements are data now: pass spec/data/requirements.json"),
+            "{command}: {}",
+            out.stderr
+        );
+        assert!(!out.stderr.contains("panicked"), "{}", out.stderr);
+    }
+    // The alias reads the JSON like `--requirements`.
+    let out = with("coverage", &corpus.path("requirements.json"));
+    assert!(
+        out.stdout.contains("requirement FAKE-UNTESTED has no case"),
+        "{}",
+        out.stdout
+    );
+}
+
 #[test]
 fn coverage_reports_gaps_and_unknown_ids() {
     let corpus = Corpus::new(&standard_cases());
@@ -831,8 +884,8 @@ fn coverage_reports_gaps_and_unknown_ids() {
             "coverage".into(),
             "--vectors".into(),
             corpus.path("vectors").display().to_string(),
-            "--requirements-md".into(),
-            corpus.path("requirements.md").display().to_string(),
+            "--requirements".into(),
+            corpus.path("requirements.json").display().to_string(),
         ])
     };
     let out = cov(&corpus);
@@ -925,8 +978,8 @@ fn signals_kill_every_adapter_write_partial_reports_and_exit_130() {
                 )),
                 "--vectors",
                 &corpus.path("vectors").display().to_string(),
-                "--requirements-md",
-                &corpus.path("requirements.md").display().to_string(),
+                "--requirements",
+                &corpus.path("requirements.json").display().to_string(),
                 "--extra-ops",
                 "fake.echo,fake.other",
                 "--timeout-ms",

@@ -1,4 +1,4 @@
-//! Requirement coverage: every id in `spec/requirements.md` is cited by at least one vector
+//! Requirement coverage: every id in `spec/data/requirements.json` is cited by at least one vector
 //! case or one MCP proxy suite case, and every id cited by either exists in the spec.
 //!
 //! Mirrors `delegateos-conform coverage` (which must exit 0), but reads the committed files
@@ -34,10 +34,11 @@ fn vector_citations() -> BTreeMap<String, Vec<String>> {
 }
 
 fn spec() -> Requirements {
-    let r = Requirements::load(&root().join("spec/requirements.md")).expect("requirements.md");
+    let r = Requirements::load(&root().join("spec/data/requirements.json"))
+        .expect("spec/data/requirements.json");
     assert!(
         r.list.len() > 100,
-        "requirements.md parsed to {} ids",
+        "requirements.json read as {} ids",
         r.list.len()
     );
     r

@@ -15,7 +15,7 @@
 //! | [`judge`] | expectation × actual outcome → verdict with a unified diff |
 //! | [`keys`], [`flags`] | the fixed published keys; every flag's note (level and severity from `spec/data/flags.json`) |
 //! | [`operations`] | the operation catalogue of `spec/operations.md` (read from `spec/data/operations.json`) |
-//! | [`requirements`] | requirement ids and sections from `spec/requirements.md` (embedded) |
+//! | [`requirements`] | requirement ids and sections from `spec/data/requirements.json` (embedded) |
 //! | [`severity`] | the severity model of `spec/severity.md` (read from `spec/data/severity.json`): direction, effect, severity and finding key of a failure |
 //! | [`spec_tables`] | the spec's tables as data (`spec/data/*.json`): Markdown rendering and the drift check |
 //! | `grounds` | (feature `generator`) each case's ground and stake, read from the data files (issue 36) |

@@ -1,6 +1,7 @@
 //! The spec's machine-read tables are data (`spec/data/*.json`, schema in
 //! `spec/data/README.md`): each is read once per language by one loader (here: serde in
-//! [`crate::families`], [`crate::flags`], [`crate::severity`]). The Markdown documents keep
+//! [`crate::families`], [`crate::flags`], [`crate::severity`], [`crate::operations`],
+//! [`crate::requirements`]). The Markdown documents keep
 //! their tables for people to read; each table is *generated* from the data between two marker
 //! comments, and a test of the owning module ([`assert_in_step`]) fails when the text between
 //! the markers differs from what the data renders. `DELEGATEOS_SPEC_BLESS=1 cargo test -p

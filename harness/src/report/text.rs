@@ -528,7 +528,7 @@ pub fn render(r: &Report) -> String {
     } else {
         let _ = writeln!(
             out,
-            "\nRequirement coverage: spec/requirements.md not found; sections unknown"
+            "\nRequirement coverage: no requirements read (spec/data/requirements.json); sections unknown"
         );
     }
 
