@@ -272,4 +272,23 @@ mod tests {
         let ids: std::collections::BTreeSet<&str> = r.list.iter().map(|q| q.id.as_str()).collect();
         assert_eq!(ids.len(), r.list.len(), "duplicate ids");
     }
+
+    #[test]
+    fn every_requirement_states_its_level() {
+        const LEVELS: &[&str] = &["MUST", "MUST NOT", "SHOULD", "SHOULD NOT", "MAY"];
+        for q in &Requirements::embedded().list {
+            assert!(
+                LEVELS.contains(&q.level.as_str()),
+                "{}: level {:?}",
+                q.id,
+                q.level
+            );
+            let first = q.text.split([' ', ',']).next().unwrap_or_default();
+            assert!(
+                !LEVELS.contains(&first),
+                "{}: the level is in the text",
+                q.id
+            );
+        }
+    }
 }
