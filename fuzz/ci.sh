@@ -34,11 +34,13 @@ unpack_start=$SECONDS
 python3 campaign.py unpack all --to "$tmp/kept" >/dev/null
 echo "kept corpora unpacked into $tmp/kept: $(find "$tmp/kept" -type f | wc -l) inputs, $((SECONDS - unpack_start)) s"
 
-if ! python3 seeds.py --out "$tmp/vectors" >/dev/null; then
-    echo "warning: seed extraction from the vectors failed; fuzzing from the kept corpus only"
-fi
-
 status=0
+# The vector-derived seeds are part of the smoke test: a failure here fails it (it used to
+# warn, and the seeds went missing unnoticed while manifest.json broke the extraction).
+if ! python3 seeds.py --out "$tmp/vectors" >/dev/null; then
+    echo "FAILED: seed extraction from the vectors (python3 fuzz/seeds.py)"
+    status=1
+fi
 for target in $(cargo fuzz list); do
     dirs=("$tmp/kept/$target")
     [ -d "seeds/$target" ] && dirs+=("seeds/$target")

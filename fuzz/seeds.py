@@ -91,7 +91,10 @@ def main():
                 doc = json.load(open(os.path.join(dirpath, name)))
             except Exception:
                 continue
-            for case in doc.get("cases", []):
+            cases = doc.get("cases") if isinstance(doc, dict) else None
+            if not isinstance(cases, list):
+                continue  # manifest.json, keys.json: no case list
+            for case in cases:
                 inp, op = case.get("input"), case.get("op", "")
                 put("adapter_line", json.dumps({"cmd": "run", "seq": 1, "case": {"id": case.get("id"), "op": op, "input": inp}}))
                 if op in ops and len(ops) < 255:
