@@ -6,6 +6,7 @@
 //! the fixed keys); negative cases start from a valid contract, change ONE thing and re-sign
 //! with the issuer's key, so only the intended rule can fail.
 
+use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use delegateos_reference::canonical::canonicalize;
@@ -291,105 +292,79 @@ fn signed_with_empty_member(f: &Fx) -> Value {
     )
 }
 
-/// contract.verify_signature: valid (`None`) or (code, stage).
-type Verdict = Option<(&'static str, &'static str)>;
-const VALID: Verdict = None;
-const BAD_SIG: Verdict = Some(("invalid_signature", "5.1/signature"));
-const MALFORMED: Verdict = Some(("malformed_contract", "5.1"));
-const TAMPER: &[&str] = &["CONTRACT-VERIFY-SIGNATURE"];
-const MAX_SAFE: u64 = 9_007_199_254_740_991;
+/// A case of set `signature` of `data/tables/contract.json`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SignatureRow {
+    id: String,
+    description: String,
+    requirements: Vec<String>,
+    contract: ContractOf,
+    expect: Expectation,
+}
 
-/// Number, description, requirements, contract, verdict.
-type SignatureRow = (u16, &'static str, Ids, fn(&Fx) -> Value, Verdict);
+/// How a row's contract is built.
+#[derive(Deserialize)]
+#[serde(rename_all = "lowercase", deny_unknown_fields)]
+enum ContractOf {
+    /// Root's signed (`good`) or unsigned (`base`) contract with members set and removed by
+    /// `/`-path, then re-signed by the issuer if `resign` (so only its shape can be wrong).
+    Edit {
+        from: String,
+        #[serde(default)]
+        set: Map<String, Value>,
+        #[serde(default)]
+        remove: Vec<String>,
+        #[serde(default)]
+        resign: bool,
+    },
+    /// A contract that needs another key or signature bytes: see [`signature_case`].
+    Build(String),
+}
 
-#[rustfmt::skip]
-const SIGNATURES: &[SignatureRow] = &[
-    (1, "A contract signed by its issuer verifies.", &["CONTRACT-VERIFY-SIGNATURE", "CONTRACT-SIGN-PAYLOAD"], |f| f.good.clone(), VALID),
-    (2, "A contract issued and signed by alice verifies (the key is the contract's issuer, not a fixed root).", &["CONTRACT-VERIFY-SIGNATURE"], |f| sign_with(&unsigned_contract(&f.k.alice), &f.k.alice), VALID),
-    (3, "Member order of the received JSON is irrelevant: the signature covers the canonical form.", &["CONTRACT-VERIFY-SIGNATURE", "CONTRACT-SIGN-PAYLOAD"], reordered, VALID),
-    // Tampered after signing: every signed member, each change leaves the contract well-formed.
-    (10, "`id` changed after signing.", TAMPER, |f| set(&f.good, "id", json!(ct(0xbad))), BAD_SIG),
-    (11, "`issuer` changed to alice after root signed.", TAMPER, |f| set(&f.good, "issuer", json!(f.k.alice.principal)), BAD_SIG),
-    (12, "`createdAt` moved by one second after signing.", TAMPER, |f| set(&f.good, "createdAt", json!("2026-03-01T00:00:01Z")), BAD_SIG),
-    (13, "`createdAt` rewritten as the same instant with fractional `.000` (different bytes, same instant): still tampered.", TAMPER, |f| set(&f.good, "createdAt", json!("2026-03-01T00:00:00.000Z")), BAD_SIG),
-    (14, "`task.title` changed.", TAMPER, |f| set(&f.good, "task/title", json!("Summarise everything")), BAD_SIG),
-    (15, "`task.description` changed.", TAMPER, |f| set(&f.good, "task/description", json!("Read / and write a summary.")), BAD_SIG),
-    (16, "A member added to `task.inputs`.", TAMPER, |f| set(&f.good, "task/inputs/extra", json!(true)), BAD_SIG),
-    (17, "`task.outputSchema` loosened to `{}`.", TAMPER, |f| set(&f.good, "task/outputSchema", json!({})), BAD_SIG),
-    (18, "`verification` replaced by a different spec.", TAMPER, |f| set(&f.good, "verification", json!({"method": "schema_match", "schema": {}})), BAD_SIG),
-    (19, "`constraints.maxBudgetMicrocents` raised by one.", TAMPER, |f| set(&f.good, "constraints/maxBudgetMicrocents", json!(500_001)), BAD_SIG),
-    (20, "`constraints.deadline` extended.", TAMPER, |f| set(&f.good, "constraints/deadline", json!("2026-03-02T12:00:00Z")), BAD_SIG),
-    (21, "`constraints.maxChainDepth` raised.", TAMPER, |f| set(&f.good, "constraints/maxChainDepth", json!(4)), BAD_SIG),
-    (22, "A capability appended to `requiredCapabilities`.", TAMPER, |f| set(&f.good, "constraints/requiredCapabilities", json!(["docs:read", "docs:write"])), BAD_SIG),
-    (23, "`requiredCapabilities` emptied.", TAMPER, |f| set(&f.good, "constraints/requiredCapabilities", json!([])), BAD_SIG),
-    (24, "`task.inputs.maxWords` 200 → 200.5.", TAMPER, |f| set(&f.good, "task/inputs/maxWords", json!(200.5)), BAD_SIG),
-    (30, "Signed by mallory while `issuer` names root.", &["CONTRACT-VERIFY-SIGNATURE"], |f| sign_with(&f.base, &f.k.mallory), BAD_SIG),
-    (31, "Signed by root while `issuer` names mallory.", &["CONTRACT-VERIFY-SIGNATURE"], |f| sign_with(&unsigned_contract(&f.k.mallory), &f.k.root), BAD_SIG),
-    (32, "Signature of a different contract (root's signature over another id) transplanted.", &["CONTRACT-VERIFY-SIGNATURE"], |f| set(&f.good, "signature", sign_with(&set(&f.base, "id", json!(ct(7))), &f.k.root)["signature"].clone()), BAD_SIG),
-    (33, "One character of the signature changed (still well-formed base64url).", &["CONTRACT-VERIFY-SIGNATURE"], |f| set(&f.good, "signature", json!(flipped(&f.sig()))), BAD_SIG),
-    (34, "A signature over the contract INCLUDING a `signature: \"\"` member does not verify (the payload excludes `signature`).", &["CONTRACT-SIGN-PAYLOAD", "CONTRACT-VERIFY-SIGNATURE"], signed_with_empty_member, BAD_SIG),
-    (40, "An unknown top-level member (signed): exact members only.", &["CONTRACT-SHAPE"], |f| f.signed(set(&f.base, "priority", json!("high"))), MALFORMED),
-    (41, "`version` missing.", &["CONTRACT-SHAPE"], |f| f.signed(remove(&f.base, "version")), MALFORMED),
-    (42, "`version` `\"0.2\"`.", &["CONTRACT-SHAPE"], |f| f.signed(set(&f.base, "version", json!("0.2"))), MALFORMED),
-    (43, "`version` as the number 0.1.", &["CONTRACT-SHAPE"], |f| f.signed(set(&f.base, "version", json!(0.1))), MALFORMED),
-    (44, "`verification` missing.", &["CONTRACT-SHAPE"], |f| f.signed(remove(&f.base, "verification")), MALFORMED),
-    (45, "`createdAt` missing.", &["CONTRACT-SHAPE"], |f| f.signed(remove(&f.base, "createdAt")), MALFORMED),
-    (46, "`signature` missing.", &["CONTRACT-SHAPE"], |f| f.base.clone(), MALFORMED),
-    (47, "`signature` not a string.", &["CONTRACT-SHAPE"], |f| set(&f.good, "signature", json!(42)), MALFORMED),
-    (48, "`signature` with base64 padding.", &["CONTRACT-SHAPE"], |f| set(&f.good, "signature", json!(format!("{}==", f.sig()))), MALFORMED),
-    (49, "The contract is a JSON array.", &["CONTRACT-SHAPE"], |f| json!([f.good.clone()]), MALFORMED),
-    (50, "`issuer` is not a principal id.", &["CONTRACT-SHAPE"], |f| set(&f.good, "issuer", json!("root")), MALFORMED),
-    (51, "`id` with prefix `contract_`.", &["CONTRACT-ID"], |f| f.signed(set(&f.base, "id", json!("contract_00000000c0de"))), MALFORMED),
-    (52, "`id` with uppercase hex.", &["CONTRACT-ID"], |f| f.signed(set(&f.base, "id", json!("ct_00000000C0DE"))), MALFORMED),
-    (53, "`id` with 13 hex characters.", &["CONTRACT-ID"], |f| f.signed(set(&f.base, "id", json!("ct_000000000c0de"))), MALFORMED),
-    (54, "`createdAt` outside the profile (space instead of `T`).", &["CONTRACT-SHAPE"], |f| f.signed(set(&f.base, "createdAt", json!("2026-03-01 00:00:00Z"))), MALFORMED),
-    (55, "`task` with an unknown member.", &["CONTRACT-TASK"], |f| f.signed(set(&f.base, "task/priority", json!(1))), MALFORMED),
-    (56, "`task.title` not a string.", &["CONTRACT-TASK"], |f| f.signed(set(&f.base, "task/title", json!(7))), MALFORMED),
-    (57, "`task.inputs` an array.", &["CONTRACT-TASK"], |f| f.signed(set(&f.base, "task/inputs", json!(["/project"]))), MALFORMED),
-    (58, "`task.description` missing.", &["CONTRACT-TASK"], |f| f.signed(remove(&f.base, "task/description")), MALFORMED),
-    (59, "`task` is `null`.", &["CONTRACT-TASK"], |f| f.signed(set(&f.base, "task", Value::Null)), MALFORMED),
-    (76, "`task.outputSchema` is the boolean schema `true`, not an object.", &["CONTRACT-TASK"], |f| f.signed(set(&f.base, "task/outputSchema", json!(true))), MALFORMED),
-    (77, "`task.outputSchema` is a string.", &["CONTRACT-TASK"], |f| f.signed(set(&f.base, "task/outputSchema", json!("object"))), MALFORMED),
-    (60, "`constraints` with an unknown member.", &["CONTRACT-CONSTRAINTS"], |f| f.signed(set(&f.base, "constraints/maxCost", json!(1))), MALFORMED),
-    (61, "`maxBudgetMicrocents` negative.", &["CONTRACT-CONSTRAINTS"], |f| f.signed(set(&f.base, "constraints/maxBudgetMicrocents", json!(-1))), MALFORMED),
-    (62, "`maxBudgetMicrocents` fractional.", &["CONTRACT-CONSTRAINTS"], |f| f.signed(set(&f.base, "constraints/maxBudgetMicrocents", json!(0.5))), MALFORMED),
-    (63, "`maxBudgetMicrocents` 2^53 (above the protocol integer range).", &["CONTRACT-CONSTRAINTS"], |f| f.signed(set(&f.base, "constraints/maxBudgetMicrocents", json!(9_007_199_254_740_992_u64))), MALFORMED),
-    (64, "`maxChainDepth` a string.", &["CONTRACT-CONSTRAINTS"], |f| f.signed(set(&f.base, "constraints/maxChainDepth", json!("3"))), MALFORMED),
-    (65, "`deadline` an impossible date (February 30).", &["CONTRACT-CONSTRAINTS"], |f| f.signed(set(&f.base, "constraints/deadline", json!("2026-02-30T00:00:00Z"))), MALFORMED),
-    (66, "`requiredCapabilities` entry with empty namespace (`:read`).", &["CONTRACT-CONSTRAINTS"], |f| f.signed(set(&f.base, "constraints/requiredCapabilities", json!([":read"]))), MALFORMED),
-    (67, "`requiredCapabilities` entry with empty action (`docs:`).", &["CONTRACT-CONSTRAINTS"], |f| f.signed(set(&f.base, "constraints/requiredCapabilities", json!(["docs:"]))), MALFORMED),
-    (68, "`requiredCapabilities` entry without `:`.", &["CONTRACT-CONSTRAINTS"], |f| f.signed(set(&f.base, "constraints/requiredCapabilities", json!(["docs.read"]))), MALFORMED),
-    (69, "`requiredCapabilities` entry not a string.", &["CONTRACT-CONSTRAINTS"], |f| f.signed(set(&f.base, "constraints/requiredCapabilities", json!([["docs", "read"]]))), MALFORMED),
-    (70, "`requiredCapabilities` a single string instead of an array.", &["CONTRACT-CONSTRAINTS"], |f| f.signed(set(&f.base, "constraints/requiredCapabilities", json!("docs:read"))), MALFORMED),
-    (71, "`requiredCapabilities` missing.", &["CONTRACT-CONSTRAINTS"], |f| f.signed(remove(&f.base, "constraints/requiredCapabilities")), MALFORMED),
-    (72, "`verification` with an unknown member.", &["CONTRACT-SHAPE"], |f| f.signed(set(&f.base, "verification/rubric", json!("be nice"))), MALFORMED),
-    (73, "`verification.method` unknown (`llm_judge` is v0.2).", &["CONTRACT-SHAPE"], |f| f.signed(set(&f.base, "verification", json!({"method": "llm_judge"}))), MALFORMED),
-    (74, "`verification` not an object.", &["CONTRACT-SHAPE"], |f| f.signed(set(&f.base, "verification", json!("schema_match"))), MALFORMED),
-    (75, "A top-level member is `null` (`createdAt`).", &["CONTRACT-SHAPE"], |f| f.signed(set(&f.base, "createdAt", Value::Null)), MALFORMED),
-    (80, "`requiredCapabilities` entry `acme:crm:read` (several colons) is well-formed.", &["CONTRACT-CONSTRAINTS"], |f| f.signed(set(&f.base, "constraints/requiredCapabilities", json!(["acme:crm:read", "a:b"]))), VALID),
-    (81, "Free-form `task.inputs` may hold any JSON, including keys `__proto__` and `constructor`.", &["CONTRACT-TASK"], |f| f.signed(set(&f.base, "task/inputs", json!({"__proto__": {"x": 1}, "constructor": null, "list": [1, "two", {"three": 3}]}))), VALID),
-    (82, "A malformed contract that is ALSO badly signed is `malformed_contract` (shape is checked first).", &["CONTRACT-SHAPE", "CONTRACT-VERIFY-SIGNATURE"], |f| set(&f.good, "version", json!("0.2")), MALFORMED),
-    (83, "`maxChainDepth` 2^53−1 (the largest protocol integer), budget 500000, signed by the issuer: verifies.", &["CONTRACT-CONSTRAINTS", "CONTRACT-VERIFY-SIGNATURE", "PRIM-INT-RANGE"], |f| f.signed(set(&f.base, "constraints/maxChainDepth", json!(MAX_SAFE))), VALID),
-    (84, "`maxChainDepth` 2^53 (above the protocol integer range), budget 500000, signed by the issuer: malformed_contract.", &["CONTRACT-CONSTRAINTS", "PRIM-INT-RANGE"], |f| f.signed(set(&f.base, "constraints/maxChainDepth", json!(MAX_SAFE + 1))), MALFORMED),
-];
+/// The contracts built by name.
+fn signature_case(f: &Fx, name: &str) -> Value {
+    let k = f.k;
+    match name {
+        "issued-by-alice" => sign_with(&unsigned_contract(&k.alice), &k.alice),
+        "reordered" => reordered(f),
+        "signed-by-mallory" => sign_with(&f.base, &k.mallory),
+        "issuer-mallory-signed-by-root" => sign_with(&unsigned_contract(&k.mallory), &k.root),
+        // Root's signature over another id, transplanted.
+        "transplanted-signature" => {
+            let other = sign_with(&set(&f.base, "id", json!(ct(7))), &k.root);
+            set(&f.good, "signature", other["signature"].clone())
+        }
+        "flipped-signature" => set(&f.good, "signature", json!(flipped(&f.sig()))),
+        "signed-with-empty-signature-member" => signed_with_empty_member(f),
+        "padded-signature" => set(&f.good, "signature", json!(format!("{}==", f.sig()))),
+        "array-of-good" => json!([f.good.clone()]),
+        _ => panic!("contract.json: no construction {name}"),
+    }
+}
 
 fn build_signature(g: &mut Group, keys: &Keys) {
     let f = Fx::new(keys);
-    for &(n, desc, reqs, contract, verdict) in SIGNATURES {
-        let expect = match verdict {
-            None => Expectation::valid(json!({"valid": true})),
-            Some((code, stage)) => Expectation::invalid(code, stage),
+    let text = include_str!("data/tables/contract.json");
+    for row in super::rows::<SignatureRow>("contract.json", text) {
+        let n = row.id.strip_prefix("contract-signature-").and_then(|n| n.parse().ok());
+        let n = n.unwrap_or_else(|| panic!("contract.json: {} is no signature case", row.id));
+        let contract = match row.contract {
+            ContractOf::Edit { from, set: members, remove: gone, resign } => {
+                let start = if from == "good" { &f.good } else { &f.base };
+                let edited = members.into_iter().fold(start.clone(), |c, (p, v)| set(&c, &p, v));
+                let edited = gone.iter().fold(edited, |c, p| remove(&c, p));
+                if resign {
+                    f.signed(edited)
+                } else {
+                    edited
+                }
+            }
+            ContractOf::Build(name) => signature_case(&f, &name),
         };
-        let input = verify_input(contract(&f));
-        g.case(
-            n,
-            desc,
-            reqs,
-            &[],
-            "contract.verify_signature",
-            input,
-            expect,
-        );
+        let reqs: Vec<&str> = row.requirements.iter().map(String::as_str).collect();
+        let input = verify_input(contract);
+        g.case(n, &row.description, &reqs, &[], "contract.verify_signature", input, row.expect);
     }
 }
 
