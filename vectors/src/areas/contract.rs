@@ -347,12 +347,22 @@ fn build_signature(g: &mut Group, keys: &Keys) {
     let f = Fx::new(keys);
     let text = include_str!("data/tables/contract.json");
     for row in super::rows::<SignatureRow>("contract.json", text) {
-        let n = row.id.strip_prefix("contract-signature-").and_then(|n| n.parse().ok());
+        let n = row
+            .id
+            .strip_prefix("contract-signature-")
+            .and_then(|n| n.parse().ok());
         let n = n.unwrap_or_else(|| panic!("contract.json: {} is no signature case", row.id));
         let contract = match row.contract {
-            ContractOf::Edit { from, set: members, remove: gone, resign } => {
+            ContractOf::Edit {
+                from,
+                set: members,
+                remove: gone,
+                resign,
+            } => {
                 let start = if from == "good" { &f.good } else { &f.base };
-                let edited = members.into_iter().fold(start.clone(), |c, (p, v)| set(&c, &p, v));
+                let edited = members
+                    .into_iter()
+                    .fold(start.clone(), |c, (p, v)| set(&c, &p, v));
                 let edited = gone.iter().fold(edited, |c, p| remove(&c, p));
                 if resign {
                     f.signed(edited)
@@ -364,7 +374,8 @@ fn build_signature(g: &mut Group, keys: &Keys) {
         };
         let reqs: Vec<&str> = row.requirements.iter().map(String::as_str).collect();
         let input = verify_input(contract);
-        g.case(n, &row.description, &reqs, &[], "contract.verify_signature", input, row.expect);
+        let (desc, op) = (&row.description, "contract.verify_signature");
+        g.case(n, desc, &reqs, &[], op, input, row.expect);
     }
 }
 

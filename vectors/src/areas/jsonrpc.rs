@@ -279,9 +279,10 @@ fn build_message(f: &Fx, name: &str) -> Value {
         }
         "batch-of-request" => json!([f.request.clone()]),
         "request-dct-padded" => dct(json!(format!("{token}="))),
-        "request-dct-standard-alphabet" => {
-            dct(json!(format!("{}+/", &token[..token.len() - token.len() % 4])))
-        }
+        "request-dct-standard-alphabet" => dct(json!(format!(
+            "{}+/",
+            &token[..token.len() - token.len() % 4]
+        ))),
         "request-dct-as-object" => dct(Chain::root(f.k).serialized()),
         // A nested object whose only fault is a principal id of the wrong shape (classification
         // verifies no signature, so nothing else can refuse it): the attestation is re-signed by
@@ -304,7 +305,10 @@ fn messages(g: &mut Group, k: &Keys) {
     let f = Fx::new(k);
     let text = include_str!("data/tables/jsonrpc.json");
     for row in super::rows::<Row>("jsonrpc.json", text) {
-        let n = row.id.strip_prefix("jsonrpc-messages-").and_then(|n| n.parse().ok());
+        let n = row
+            .id
+            .strip_prefix("jsonrpc-messages-")
+            .and_then(|n| n.parse().ok());
         let n = n.unwrap_or_else(|| panic!("jsonrpc.json: {} is no case of messages", row.id));
         if KNOWN_DISAGREEMENTS.contains(&n) {
             continue;
@@ -322,6 +326,7 @@ fn messages(g: &mut Group, k: &Keys) {
         };
         let reqs: Vec<&str> = row.requirements.iter().map(String::as_str).collect();
         let input = json!({ "message": message });
-        g.case(n, &row.description, &reqs, &[], "jsonrpc.classify", input, row.expect);
+        let (desc, op) = (&row.description, "jsonrpc.classify");
+        g.case(n, desc, &reqs, &[], op, input, row.expect);
     }
 }

@@ -253,7 +253,9 @@ enum EntryOf {
 fn verify_case(f: &EntryFx, name: &str) -> Value {
     let (k, id1) = (f.k, &f.id1);
     let alice_payload = || payload(id1, &k.alice.principal, AT, "block");
-    let over = |members: &str| f.signed_over(&members.replace("ID", id1).replace("BY", &k.alice.principal));
+    let over = |members: &str| {
+        f.signed_over(&members.replace("ID", id1).replace("BY", &k.alice.principal))
+    };
     match name {
         "reordered" => reordered(f),
         "bob-offset-revokedAt" => entry_by(&k.bob, &rid("block-2"), "2026-03-01T10:00:00+01:00", "chain"),
@@ -329,12 +331,21 @@ fn entry(g: &mut Group, k: &Keys) {
     };
     let text = include_str!("data/tables/revocation.json");
     for row in super::rows::<VerifyRow>("revocation.json", text) {
-        let n = row.id.strip_prefix("revocation-entry-").and_then(|n| n.parse().ok());
+        let n = row
+            .id
+            .strip_prefix("revocation-entry-")
+            .and_then(|n| n.parse().ok());
         let n = n.unwrap_or_else(|| panic!("revocation.json: {} is no entry case", row.id));
         let entry = match row.entry {
             EntryOf::Edit { from, set, remove } => {
-                let start = if from == "good" { &f.good } else { &f.good_chain };
-                let e = set.into_iter().fold(start.clone(), |e, (m, v)| with(&e, &m, v));
+                let start = if from == "good" {
+                    &f.good
+                } else {
+                    &f.good_chain
+                };
+                let e = set
+                    .into_iter()
+                    .fold(start.clone(), |e, (m, v)| with(&e, &m, v));
                 remove.iter().fold(e, |e, m| without(&e, m))
             }
             EntryOf::Value(v) => v,
@@ -343,7 +354,8 @@ fn entry(g: &mut Group, k: &Keys) {
         let reqs: Vec<&str> = row.requirements.iter().map(String::as_str).collect();
         let flags: Vec<&str> = row.flags.iter().map(String::as_str).collect();
         let input = json!({ "entry": entry });
-        g.case(n, &row.description, &reqs, &flags, "revocation.verify_entry", input, row.expect);
+        let (desc, op) = (&row.description, "revocation.verify_entry");
+        g.case(n, desc, &reqs, &flags, op, input, row.expect);
     }
 }
 

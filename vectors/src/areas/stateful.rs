@@ -14,7 +14,6 @@
 //! revocation, then without; the same `$id` with two different schemas; the same check name
 //! with two patterns.
 
-
 use super::dct_support::{
     default_caps, deny, ok, revocation_entry, scope, verify_input, Chain, Ctx, BUDGET, MAX_DEPTH,
     VERIFY,
