@@ -6,6 +6,10 @@
 //! principal's key unless the case is about the signature; precedence cases combine two
 //! faults and expect the one D25 checks first.
 
+// A row of a data table naming a construction, key or message this file does not define is a
+// bug in the table: the generator panics with the row and the name (run in CI, it fails at once).
+#![allow(clippy::panic)]
+
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 

@@ -5,6 +5,10 @@
 //! every probe below was run on node v20.20.2 (the description says "V8: …"). Schema
 //! expectations follow draft-07 and the strictness of D29. Nothing is read off the reference.
 
+// A row of a data table naming a construction, key or message this file does not define is a
+// bug in the table: the generator panics with the row and the name (run in CI, it fails at once).
+#![allow(clippy::panic)]
+
 use serde::Deserialize;
 use serde_json::{json, Value};
 

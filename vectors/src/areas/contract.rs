@@ -6,6 +6,10 @@
 //! the fixed keys); negative cases start from a valid contract, change ONE thing and re-sign
 //! with the issuer's key, so only the intended rule can fail.
 
+// A row of a data table naming a construction, key or message this file does not define is a
+// bug in the table: the generator panics with the row and the name (run in CI, it fails at once).
+#![allow(clippy::panic)]
+
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 

@@ -7,6 +7,10 @@
 //! The cases are the rows of `data/tables/jsonrpc.json`: a valid message with members set or
 //! removed, a literal JSON value, or a construction named in [`build_message`].
 
+// A row of a data table naming a construction, key or message this file does not define is a
+// bug in the table: the generator panics with the row and the name (run in CI, it fails at once).
+#![allow(clippy::panic)]
+
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 

@@ -10,6 +10,10 @@
 //! Groups whose operations the reference does not implement yet are not built (the generator
 //! asserts agreement with the reference, so it cannot emit cases for unsupported operations).
 
+// A row of a data table naming a construction, key or message this file does not define is a
+// bug in the table: the generator panics with the row and the name (run in CI, it fails at once).
+#![allow(clippy::panic)]
+
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
