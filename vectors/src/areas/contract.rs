@@ -16,10 +16,11 @@ use serde_json::{json, Map, Value};
 use delegateos_reference::canonical::canonicalize;
 use delegateos_reference::crypto::sign_canonical;
 use delegateos_reference::encoding::b64u_encode;
+use delegateos_reference::token::Attenuation;
 
 use super::dct_support::{cap, ct, revocation_entry, Chain, CONTRACT, EXPIRES_AT, ISSUED_AT, NOW};
 use super::Ids;
-use crate::format::{Expectation, Expected};
+use crate::format::Expectation;
 use crate::generate::{Area, Group};
 use crate::keys::{Key, Keys};
 
@@ -399,160 +400,92 @@ fn contract_for(keys: &Keys, id: &str, required: &[&str]) -> Value {
     sign_with(&c, &keys.root)
 }
 
-/// A token of the binding cases.
-fn tok_one(keys: &Keys) -> Chain {
-    Chain::root(keys).delegate(&keys.bob, |_| {})
+/// The tokens of the binding cases, by name.
+fn token(k: &Keys, name: &str) -> Chain {
+    let root = Chain::root(k);
+    let narrow = |caps| move |a: &mut Attenuation| a.allowed_capabilities = Some(caps);
+    let to_contract = |a: &mut Attenuation| a.contract_id = CONTRACT.to_owned();
+    match name {
+        "root" => root,
+        "one" => root.delegate(&k.bob, |_| {}),
+        "two" => root.delegate(&k.bob, |_| {}).delegate(&k.carol, |_| {}),
+        "same" => root.delegate(&k.bob, to_contract),
+        "back" => root
+            .delegate(&k.bob, |_| {})
+            .delegate(&k.carol, to_contract),
+        "narrowed" => root.delegate(&k.bob, narrow(vec![cap("web", "search", "*")])),
+        "narrow-resource" => {
+            root.delegate(&k.bob, narrow(vec![cap("docs", "read", "/project/a.md")]))
+        }
+        "two-narrow" => root
+            .delegate(
+                &k.bob,
+                narrow(vec![
+                    cap("docs", "read", "/project/**"),
+                    cap("web", "search", "*"),
+                ]),
+            )
+            .delegate(&k.carol, narrow(vec![cap("docs", "read", "/project/x/**")])),
+        "wildcard-action" => root.caps(vec![cap("docs", "*", "/project/**")]),
+        "acme-crm-namespace" => root.caps(vec![cap("acme:crm", "read", "*")]),
+        "acme-crm-action" => root.caps(vec![cap("acme", "crm:read", "*")]),
+        "acme-crm" => root.caps(vec![cap("acme", "crm", "*")]),
+        "no-capabilities" => root.caps(vec![]),
+        "expired" => root.with_authority(|a| a.expires_at = "2026-03-01T09:00:00Z".to_owned()),
+        "expires-at-now" => root.with_authority(|a| a.expires_at = NOW.to_owned()),
+        "widened-budget" => root.delegate(&k.bob, |a| a.max_budget_microcents = Some(2_000_000)),
+        "forged-attenuator" => {
+            root.delegate(&k.bob, |a| a.attenuator = k.mallory.principal.clone())
+        }
+        _ => panic!("contract_binding.json: no token {name}"),
+    }
 }
 
-/// A token of the binding cases.
-fn tok_two(keys: &Keys) -> Chain {
-    Chain::root(keys)
-        .delegate(&keys.bob, |_| {})
-        .delegate(&keys.carol, |_| {})
+/// A case of `data/tables/contract_binding.json`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BindRow {
+    id: String,
+    description: String,
+    requirements: Vec<String>,
+    #[serde(default)]
+    flags: Vec<String>,
+    input: BindOf,
+    expect: Expectation,
 }
 
-/// A token of the binding cases.
-fn tok_same(keys: &Keys) -> Chain {
-    Chain::root(keys).delegate(&keys.bob, |a| a.contract_id = CONTRACT.to_owned())
+/// How a row's input is built.
+#[derive(Deserialize)]
+#[serde(rename_all = "lowercase", deny_unknown_fields)]
+enum BindOf {
+    /// Root's contract `contract` requiring `required`, and the token named `token` (see
+    /// [`token`]), verified under root's key with no revocation.
+    Bind {
+        contract: String,
+        required: Vec<String>,
+        token: String,
+    },
+    /// Another key, token format or revocation: see [`bind_case`].
+    Build(String),
 }
 
-/// A token of the binding cases.
-fn tok_back(keys: &Keys) -> Chain {
-    Chain::root(keys)
-        .delegate(&keys.bob, |_| {})
-        .delegate(&keys.carol, |a| a.contract_id = CONTRACT.to_owned())
+/// The inputs built by name.
+fn bind_case(k: &Keys, name: &str) -> Value {
+    let contract = contract_for(k, CONTRACT, &["docs:read"]);
+    let root = Chain::root(k);
+    match name {
+        "issued-by-other-root" => bind_input(&contract, root.serialized(), &k.other_root, vec![]),
+        "not-a-serialized-dct" => {
+            let token = json!({"token": root.token_string(), "format": "biscuit"});
+            bind_input(&contract, token, &k.root, vec![])
+        }
+        "revoked-by-issuer" => {
+            let entry = revocation_entry(&k.root, &root.revocation_ids()[0], false);
+            bind_input(&contract, root.serialized(), &k.root, vec![entry])
+        }
+        _ => panic!("contract_binding.json: no construction {name}"),
+    }
 }
-
-/// A token of the binding cases.
-fn tok_narrowed(keys: &Keys) -> Chain {
-    Chain::root(keys).delegate(&keys.bob, |a| {
-        a.allowed_capabilities = Some(vec![cap("web", "search", "*")])
-    })
-}
-
-/// A token of the binding cases.
-fn tok_narrow_res(keys: &Keys) -> Chain {
-    Chain::root(keys).delegate(&keys.bob, |a| {
-        a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/a.md")])
-    })
-}
-
-/// A token of the binding cases.
-fn tok_two_narrow(keys: &Keys) -> Chain {
-    Chain::root(keys)
-        .delegate(&keys.bob, |a| {
-            a.allowed_capabilities = Some(vec![
-                cap("docs", "read", "/project/**"),
-                cap("web", "search", "*"),
-            ])
-        })
-        .delegate(&keys.carol, |a| {
-            a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/x/**")])
-        })
-}
-
-/// A token of the binding cases.
-fn tok_wild(keys: &Keys) -> Chain {
-    Chain::root(keys).caps(vec![cap("docs", "*", "/project/**")])
-}
-
-/// A token of the binding cases.
-fn tok_acme_ns(keys: &Keys) -> Chain {
-    Chain::root(keys).caps(vec![cap("acme:crm", "read", "*")])
-}
-
-/// A token of the binding cases.
-fn tok_acme_act(keys: &Keys) -> Chain {
-    Chain::root(keys).caps(vec![cap("acme", "crm:read", "*")])
-}
-
-/// A token of the binding cases.
-fn tok_nocaps(keys: &Keys) -> Chain {
-    Chain::root(keys).caps(vec![])
-}
-
-/// A token of the binding cases.
-fn tok_expired(keys: &Keys) -> Chain {
-    Chain::root(keys).with_authority(|a| a.expires_at = "2026-03-01T09:00:00Z".to_owned())
-}
-
-/// A token of the binding cases.
-fn tok_widened(keys: &Keys) -> Chain {
-    Chain::root(keys).delegate(&keys.bob, |a| a.max_budget_microcents = Some(2_000_000))
-}
-
-/// A token of the binding cases.
-fn tok_forged(keys: &Keys) -> Chain {
-    Chain::root(keys).delegate(&keys.bob, |a| a.attenuator = keys.mallory.principal.clone())
-}
-
-/// The bind input for root's contract `id` requiring `required`, and `chain`'s token.
-fn bind(keys: &Keys, id: &str, required: &[&str], chain: &Chain) -> Value {
-    bind_input(
-        &contract_for(keys, id, required),
-        chain.serialized(),
-        &keys.root,
-        vec![],
-    )
-}
-
-/// contract.bind: bound, denied (code, stage), or either under D11 (bound first when `true`).
-#[derive(Clone, Copy)]
-enum Bind {
-    Bound,
-    Denied(&'static str, &'static str),
-    EitherD11(bool),
-}
-
-const BOUND: Bind = Bind::Bound;
-const MISMATCH: Bind = Bind::Denied("contract_mismatch", "5.2/contract");
-const CAPM: Bind = Bind::Denied("capability_mismatch", "5.2/capabilities");
-const LAST: &[&str] = &["BIND-CONTRACT-ID", "BIND-LAST-CONTRACT"];
-
-/// Number, description, requirements, flags, input, outcome.
-type BindRow = (u16, &'static str, Ids, Ids, fn(&Keys) -> Value, Bind);
-
-#[rustfmt::skip]
-const BINDINGS: &[BindRow] = &[
-    (1, "No attenuation: the authority's contractId equals contract.id and `docs:read` is granted.", &["BIND-CONTRACT-ID", "BIND-REQUIRED-CAPS"], &[], |k| bind(k, CONTRACT, &["docs:read"], &Chain::root(k)), BOUND),
-    (2, "No attenuation, contract id differs from the authority's contractId.", &["BIND-CONTRACT-ID"], &[], |k| bind(k, &ct(0xabc), &["docs:read"], &Chain::root(k)), MISMATCH),
-    (3, "One attenuation (contractId ct_000000000100): binding to that id succeeds.", LAST, &["BindingContractId"], |k| bind(k, &ct(0x100), &["docs:read"], &tok_one(k)), BOUND),
-    (4, "One attenuation: the authority's contractId matches the contract but the last attenuation's differs → contract_mismatch.", LAST, &["BindingContractId"], |k| bind(k, CONTRACT, &["docs:read"], &tok_one(k)), MISMATCH),
-    (5, "Two attenuations: binding to the last one's contractId (ct_000000000101) succeeds.", LAST, &["BindingContractId"], |k| bind(k, &ct(0x101), &["docs:read"], &tok_two(k)), BOUND),
-    (6, "Two attenuations: binding to the FIRST attenuation's contractId fails.", LAST, &["BindingContractId"], |k| bind(k, &ct(0x100), &["docs:read"], &tok_two(k)), MISMATCH),
-    (7, "Two attenuations: binding to the authority's contractId fails.", LAST, &["BindingContractId"], |k| bind(k, CONTRACT, &["docs:read"], &tok_two(k)), MISMATCH),
-    (8, "An attenuation that repeats the authority's contractId: binding to it succeeds.", LAST, &[], |k| bind(k, CONTRACT, &["docs:read"], &tok_same(k)), BOUND),
-    (9, "Two attenuations, the last one switching back to the authority's contractId: binding to it succeeds, to the middle one fails (next case).", LAST, &["BindingContractId"], |k| bind(k, CONTRACT, &["docs:read"], &tok_back(k)), BOUND),
-    (10, "Same token: the middle attenuation's contractId is not the last one.", LAST, &["BindingContractId"], |k| bind(k, &ct(0x100), &["docs:read"], &tok_back(k)), MISMATCH),
-    // Capabilities.
-    (20, "Every root capability required (`docs:read`, `docs:write`, `web:search`): bound.", &["BIND-REQUIRED-CAPS"], &[], |k| bind(k, CONTRACT, &["docs:read", "docs:write", "web:search"], &Chain::root(k)), BOUND),
-    (21, "`docs:delete` is not granted → capability_mismatch.", &["BIND-REQUIRED-CAPS"], &[], |k| bind(k, CONTRACT, &["docs:read", "docs:delete"], &Chain::root(k)), CAPM),
-    (22, "Namespace granted with another action only (`web:fetch` vs granted `web:search`).", &["BIND-REQUIRED-CAPS"], &[], |k| bind(k, CONTRACT, &["web:fetch"], &Chain::root(k)), CAPM),
-    (23, "Case matters: `Docs:read` is not `docs:read`.", &["BIND-REQUIRED-CAPS"], &[], |k| bind(k, CONTRACT, &["Docs:read"], &Chain::root(k)), CAPM),
-    (24, "Root grants `docs:read` but the attenuation narrowed capabilities to `web:search` only: EFFECTIVE capabilities decide → capability_mismatch.", &["BIND-REQUIRED-CAPS", "BIND-LAST-CONTRACT"], &[], |k| bind(k, &ct(0x100), &["docs:read"], &tok_narrowed(k)), CAPM),
-    (25, "Same narrowed token, requiring only `web:search`: bound.", &["BIND-REQUIRED-CAPS"], &[], |k| bind(k, &ct(0x100), &["web:search"], &tok_narrowed(k)), BOUND),
-    (26, "Attenuation narrows `docs:read` to one resource: the namespace and action are still granted (any resource).", &["BIND-REQUIRED-CAPS"], &[], |k| bind(k, &ct(0x100), &["docs:read"], &tok_narrow_res(k)), BOUND),
-    (27, "Same token requiring `docs:write`: narrowed away → capability_mismatch.", &["BIND-REQUIRED-CAPS"], &[], |k| bind(k, &ct(0x100), &["docs:write"], &tok_narrow_res(k)), CAPM),
-    (28, "Two narrowing attenuations, the second drops `web:search`: requiring it → capability_mismatch.", &["BIND-REQUIRED-CAPS"], &[], |k| bind(k, &ct(0x101), &["web:search"], &tok_two_narrow(k)), CAPM),
-    (29, "Same token requiring `docs:read`: bound.", &["BIND-REQUIRED-CAPS"], &[], |k| bind(k, &ct(0x101), &["docs:read"], &tok_two_narrow(k)), BOUND),
-    (30, "A capability with action `*` does not cover required `docs:read` (namespace and action compare as strings, no wildcard in actions).", &["BIND-REQUIRED-CAPS"], &[], |k| bind(k, CONTRACT, &["docs:read"], &tok_wild(k)), CAPM),
-    (40, "Token grants namespace `acme:crm`, action `read`; required `acme:crm:read` splits at the first `:` into `acme` / `crm:read` → capability_mismatch (last-colon split would bind).", &["BIND-SPLIT-FIRST-COLON"], &["BindingColonSplit"], |k| bind(k, CONTRACT, &["acme:crm:read"], &tok_acme_ns(k)), Bind::EitherD11(false)),
-    (41, "Token grants namespace `acme`, action `crm:read`; required `acme:crm:read` at the first `:` is exactly that → bound (a last-colon split would not).", &["BIND-SPLIT-FIRST-COLON"], &["BindingColonSplit"], |k| bind(k, CONTRACT, &["acme:crm:read"], &tok_acme_act(k)), Bind::EitherD11(true)),
-    (42, "Token grants `acme`/`crm`: required `acme:crm:read` (action `crm:read`) is not granted under either split.", &["BIND-SPLIT-FIRST-COLON", "BIND-REQUIRED-CAPS"], &[], |k| bind(k, CONTRACT, &["acme:crm:read"], &Chain::root(k).caps(vec![cap("acme", "crm", "*")])), CAPM),
-    (50, "Empty requiredCapabilities and a token granting NO capability: bound (D18).", &["BIND-EMPTY-REQUIRED"], &[], |k| bind(k, CONTRACT, &[], &tok_nocaps(k)), BOUND),
-    (51, "Empty requiredCapabilities, default token: bound.", &["BIND-EMPTY-REQUIRED"], &[], |k| bind(k, CONTRACT, &[], &Chain::root(k)), BOUND),
-    (52, "Empty requiredCapabilities does not excuse a contract id mismatch.", &["BIND-EMPTY-REQUIRED", "BIND-CONTRACT-ID"], &[], |k| bind(k, &ct(0x999), &[], &tok_nocaps(k)), MISMATCH),
-    (53, "No capability granted, `docs:read` required → capability_mismatch.", &["BIND-REQUIRED-CAPS"], &[], |k| bind(k, CONTRACT, &["docs:read"], &tok_nocaps(k)), CAPM),
-    (60, "Token expired at `now`: the verify denial `expired` is reported.", &["BIND-VERIFY-FIRST"], &[], |k| bind(k, CONTRACT, &["docs:read"], &tok_expired(k)), Bind::Denied("expired", "10.1/5")),
-    (61, "Token issued by another root than `rootPublicKey`: invalid_signature.", &["BIND-VERIFY-FIRST"], &[], |k| bind_input(&contract_for(k, CONTRACT, &["docs:read"]), Chain::root(k).serialized(), &k.other_root, vec![]), Bind::Denied("invalid_signature", "10.1/3a")),
-    (62, "Token is not a SerializedDCT (`format` wrong): malformed_token.", &["BIND-VERIFY-FIRST"], &[], |k| bind_input(&contract_for(k, CONTRACT, &["docs:read"]), json!({"token": Chain::root(k).token_string(), "format": "biscuit"}), &k.root, vec![]), Bind::Denied("malformed_token", "10.1/1")),
-    (63, "Token revoked by its issuer: revoked.", &["BIND-VERIFY-FIRST"], &[], |k| bind_input(&contract_for(k, CONTRACT, &["docs:read"]), Chain::root(k).serialized(), &k.root, vec![revocation_entry(&k.root, &Chain::root(k).revocation_ids()[0], false)]), Bind::Denied("revoked", "10.1/2")),
-    (64, "Attenuation widening the budget: attenuation_violation.", &["BIND-VERIFY-FIRST"], &[], |k| bind(k, &ct(0x100), &["docs:read"], &tok_widened(k)), Bind::Denied("attenuation_violation", "10.1/4c")),
-    (65, "Expired token whose contract id ALSO mismatches: the verify denial comes first.", &["BIND-VERIFY-FIRST", "BIND-CONTRACT-ID"], &["Precedence"], |k| bind(k, &ct(0x999), &["docs:read"], &tok_expired(k)), Bind::Denied("expired", "10.1/5")),
-    (66, "Contract id mismatch AND a missing capability: contract_mismatch comes first.", &["BIND-CONTRACT-ID", "BIND-REQUIRED-CAPS"], &["Precedence"], |k| bind(k, &ct(0x999), &["docs:delete"], &Chain::root(k)), MISMATCH),
-    (67, "Attenuation by someone who is not the current delegatee (signed by that someone): attenuation_violation before any binding check.", &["BIND-VERIFY-FIRST"], &[], |k| bind(k, &ct(0x100), &["docs:read"], &tok_forged(k)), Bind::Denied("attenuation_violation", "10.1/4a")),
-    (68, "Token expiring exactly at `now` is not expired (D5): bound.", &["BIND-VERIFY-FIRST"], &["ExpiryBoundary"], |k| bind(k, CONTRACT, &["docs:read"], &Chain::root(k).with_authority(|a| a.expires_at = NOW.to_owned())), BOUND),
-];
 
 fn build_binding(g: &mut Group, keys: &Keys) {
     g.define_flag(
@@ -562,15 +495,28 @@ fn build_binding(g: &mut Group, keys: &Keys) {
         "A required capability `org:ns:action` is split at the FIRST `:` (namespace `org`); a last-colon split is acceptable.",
         "A contract's custom-namespace requirement is satisfied, or not, depending on the implementation.",
     );
-    for &(n, desc, reqs, flags, input, bind) in BINDINGS {
-        let bound = || Expected::valid(json!({"bound": true}));
-        let capm = || Expected::invalid("capability_mismatch", "5.2/capabilities");
-        let expect = match bind {
-            Bind::Bound => Expectation::valid(json!({"bound": true})),
-            Bind::Denied(code, stage) => Expectation::invalid(code, stage),
-            Bind::EitherD11(true) => Expectation::acceptable("D11", vec![bound(), capm()]),
-            Bind::EitherD11(false) => Expectation::acceptable("D11", vec![capm(), bound()]),
+    let text = include_str!("data/tables/contract_binding.json");
+    for row in super::rows::<BindRow>("contract_binding.json", text) {
+        let n = row
+            .id
+            .strip_prefix("contract-binding-")
+            .and_then(|n| n.parse().ok());
+        let n = n.unwrap_or_else(|| panic!("contract_binding.json: {} is no binding case", row.id));
+        let input = match row.input {
+            BindOf::Bind {
+                contract,
+                required,
+                token: name,
+            } => {
+                let required: Vec<&str> = required.iter().map(String::as_str).collect();
+                let c = contract_for(keys, &contract, &required);
+                bind_input(&c, token(keys, &name).serialized(), &keys.root, vec![])
+            }
+            BindOf::Build(name) => bind_case(keys, &name),
         };
-        g.case(n, desc, reqs, flags, "contract.bind", input(keys), expect);
+        let reqs: Vec<&str> = row.requirements.iter().map(String::as_str).collect();
+        let flags: Vec<&str> = row.flags.iter().map(String::as_str).collect();
+        let (desc, op) = (&row.description, "contract.bind");
+        g.case(n, desc, &reqs, &flags, op, input, row.expect);
     }
 }
