@@ -5,16 +5,22 @@
 //! an entry of each required `namespace:action`, any resource (D11).
 //!
 //! Attenuated tokens here keep the authority's `contractId` unless the case is about which
-//! `contractId` counts, so that both readings of D11 agree on every other case.
+//! `contractId` counts, so that both readings of D11 agree on every other case. The cases are
+//! the rows of `data/tables/binding_spec.json`: a contract id, required capabilities and a
+//! token by name ([`token`]), or a malformed input named in [`spec_case`].
 
+// A row naming a token or construction this file does not define is a bug in the table: the
+// generator panics with the row and the name (run in CI, it fails at once).
+#![allow(clippy::panic)]
+
+use serde::Deserialize;
 use serde_json::{json, Value};
 
 use delegateos_reference::encoding::decode_principal;
 
 use super::contract::{set, sign_with, unsigned_contract};
-use super::dct_support::{cap, ct, encode_value, Chain, CONTRACT};
-use super::Ids;
-use crate::format::{Expectation, Expected};
+use super::dct_support::{cap, encode_value, Chain, CONTRACT};
+use crate::format::Expectation;
 use crate::generate::{Area, Group};
 use crate::keys::Keys;
 
@@ -28,27 +34,6 @@ fn contract_for(keys: &Keys, id: &str, required: &[&str]) -> Value {
 
 fn input(contract: &Value, token: Value) -> Value {
     json!({ "contract": contract, "token": token })
-}
-
-fn bound() -> Expected {
-    Expected::valid(json!({ "bound": true }))
-}
-
-fn mismatch() -> Expected {
-    Expected::invalid("contract_mismatch", "5.2/contract")
-}
-
-/// The expectation of one outcome.
-fn one(e: Expected) -> Expectation {
-    match e {
-        Expected::Valid { output } => Expectation::valid(output),
-        Expected::Invalid { code, stage } => Expectation::Invalid { code, stage },
-    }
-}
-
-/// The input for root's contract `id` requiring `required`, and `chain`'s token.
-fn bind(k: &Keys, id: &str, required: &[&str], chain: &Chain) -> Value {
-    input(&contract_for(k, id, required), chain.serialized())
 }
 
 /// `c` attenuated to `to`, repeating the authority's contractId.
@@ -81,67 +66,63 @@ fn hex_issuer(k: &Keys) -> Value {
     )
 }
 
-/// check_binding: bound, contract_mismatch, capability_mismatch, either under D11 (`true`:
-/// bound first), or another refusal (code, stage).
-#[derive(Clone, Copy)]
-enum Spec {
-    Bound,
-    Mismatch,
-    Capm,
-    EitherD11(bool),
-    Refused(&'static str, &'static str),
+/// The tokens of the cases, by name.
+fn token(k: &Keys, name: &str) -> Chain {
+    let root = Chain::root(k);
+    match name {
+        "root" => root,
+        "narrowed" => narrowed(k),
+        "elsewhere" => root.caps(vec![cap("docs", "read", "/elsewhere/*")]),
+        "two-same-contract" => same_ct(same_ct(root, &k.bob), &k.carol),
+        "own-contract" => root.delegate(&k.bob, |_| {}),
+        // Binding does not verify: a token re-addressed to another root still binds.
+        "issuer-other-root" => root.with_authority(|a| a.issuer = k.other_root.principal.clone()),
+        _ => panic!("binding_spec.json: no token {name}"),
+    }
 }
 
-const IDS: &[&str] = &["BIND-CONTRACT-ID", "BIND-SPEC-DECODED"];
-const CAPS: &[&str] = &["BIND-REQUIRED-CAPS", "BIND-SPEC-DECODED"];
-const LAST: &[&str] = &["BIND-LAST-CONTRACT", "BIND-SPEC-DECODED"];
-const DECODED: &[&str] = &["BIND-SPEC-DECODED"];
+/// A case of `data/tables/binding_spec.json`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SpecRow {
+    id: String,
+    description: String,
+    requirements: Vec<String>,
+    #[serde(default)]
+    flags: Vec<String>,
+    input: SpecOf,
+    expect: Expectation,
+}
 
-/// Number, description, requirements, flags, input, outcome.
-type SpecRow = (u16, &'static str, Ids, Ids, fn(&Keys) -> Value, Spec);
+/// How a row's input is built.
+#[derive(Deserialize)]
+#[serde(rename_all = "lowercase", deny_unknown_fields)]
+enum SpecOf {
+    /// Root's contract `contract` requiring `required`, and the token named `token`.
+    Bind {
+        contract: String,
+        required: Vec<String>,
+        token: String,
+    },
+    /// A malformed token or contract: see [`spec_case`].
+    Build(String),
+}
 
-#[rustfmt::skip]
-const SPECS: &[SpecRow] = &[
-    (1, "No attenuation, contract id = authority contractId, `docs:read` granted: bound.", IDS, &[],
-        |k| bind(k, CONTRACT, &["docs:read"], &Chain::root(k)), Spec::Bound),
-    (2, "No attenuation, the contract's id differs from the token's contractId: contract_mismatch.", IDS, &[],
-        |k| bind(k, &ct(0xabc), &["docs:read"], &Chain::root(k)), Spec::Mismatch),
-    (3, "`docs:read` and `web:search` required, both granted by the root capabilities: bound.", CAPS, &[],
-        |k| bind(k, CONTRACT, &["docs:read", "web:search"], &Chain::root(k)), Spec::Bound),
-    (4, "`docs:delete` required, not granted: capability_mismatch.", CAPS, &[], |k| bind(k, CONTRACT, &["docs:delete"], &Chain::root(k)), Spec::Capm),
-    (5, "One of two required capabilities missing (`docs:read`, `mail:send`): capability_mismatch.", CAPS, &[],
-        |k| bind(k, CONTRACT, &["docs:read", "mail:send"], &Chain::root(k)), Spec::Capm),
-    (6, "`docs:rea` required: actions compare exactly, `docs:read` does not cover it.", CAPS, &[],
-        |k| bind(k, CONTRACT, &["docs:rea"], &Chain::root(k)), Spec::Capm),
-    (7, "No required capabilities: a token with the right contract id is bound.", &["BIND-EMPTY-REQUIRED", "BIND-SPEC-DECODED"], &[],
-        |k| bind(k, CONTRACT, &[], &Chain::root(k)), Spec::Bound),
-    (8, "The resource is irrelevant: `docs:read` on `/elsewhere/*` covers required `docs:read`.", CAPS, &[],
-        |k| bind(k, CONTRACT, &["docs:read"], &Chain::root(k).caps(vec![cap("docs", "read", "/elsewhere/*")])), Spec::Bound),
-    // Effective capabilities: the last allowedCapabilities.
-    (10, "One attenuation narrowed to `docs:read`: required `docs:read` is bound.", CAPS, &[],
-        |k| bind(k, CONTRACT, &["docs:read"], &narrowed(k)), Spec::Bound),
-    (11, "One attenuation narrowed to `docs:read`: required `docs:write` (granted only by the authority) is capability_mismatch — the effective capabilities count.", CAPS, &[],
-        |k| bind(k, CONTRACT, &["docs:write"], &narrowed(k)), Spec::Capm),
-    (12, "Two attenuations without allowedCapabilities: the authority's capabilities are effective, `web:search` is bound.", CAPS, &[],
-        |k| bind(k, CONTRACT, &["web:search"], &same_ct(same_ct(Chain::root(k), &k.bob), &k.carol)), Spec::Bound),
-    // Which contractId counts (D11): the last; the authority's is acceptable.
-    (20, "One attenuation with its own contractId ct_000000000100: binding to it succeeds (last contractId, D11).", LAST, &["BindingContractId"],
-        |k| bind(k, &ct(0x100), &["docs:read"], &Chain::root(k).delegate(&k.bob, |_| {})), Spec::EitherD11(true)),
-    (21, "One attenuation with its own contractId: binding to the authority's contractId is contract_mismatch (last contractId, D11).", LAST, &["BindingContractId"],
-        |k| bind(k, CONTRACT, &["docs:read"], &Chain::root(k).delegate(&k.bob, |_| {})), Spec::EitherD11(false)),
-    // Binding does not verify: a token re-addressed to another root still binds.
-    (30, "A token issued by other_root (it would not verify under root): binding as §5.2 states it only compares ids and capabilities — bound.", DECODED, &[],
-        |k| bind(k, CONTRACT, &["docs:read"], &Chain::root(k).with_authority(|a| a.issuer = k.other_root.principal.clone())), Spec::Bound),
-    // Malformed inputs.
-    (40, "The token is not base64url of a token: malformed_token.", DECODED, &[],
-        |k| input(&contract_for(k, CONTRACT, &["docs:read"]), encode_value(&json!({}))), Spec::Refused("malformed_token", "10.1/1")),
-    (41, "The contract's id is not ct_ + 12 hex: malformed_contract (before the token is looked at).", DECODED, &[],
-        |k| input(&set(&contract_for(k, CONTRACT, &["docs:read"]), "id", json!("ct_bad")), encode_value(&json!({}))), Spec::Refused("malformed_contract", "5.1")),
-    // The contract's issuer is never used by binding: only the shape rule can refuse it.
-    (42, "The contract's issuer is root's public key in hex (64 characters), not a principal id; signed by root, token bound otherwise: malformed_contract.",
-        &["CONTRACT-SHAPE", "PRIM-ID-PRINCIPAL", "BIND-SPEC-DECODED"], &[],
-        |k| input(&hex_issuer(k), Chain::root(k).serialized()), Spec::Refused("malformed_contract", "5.1")),
-];
+/// The inputs built by name.
+fn spec_case(k: &Keys, name: &str) -> Value {
+    let contract = contract_for(k, CONTRACT, &["docs:read"]);
+    match name {
+        "token-not-a-token" => input(&contract, encode_value(&json!({}))),
+        // Refused before the token is looked at.
+        "contract-id-malformed" => input(
+            &set(&contract, "id", json!("ct_bad")),
+            encode_value(&json!({})),
+        ),
+        // The contract's issuer is never used by binding: only the shape rule can refuse it.
+        "contract-issuer-hex" => input(&hex_issuer(k), Chain::root(k).serialized()),
+        _ => panic!("binding_spec.json: no construction {name}"),
+    }
+}
 
 /// Adds group `bind-spec` to area `contract`.
 pub fn build(area: &mut Area) {
@@ -150,15 +131,29 @@ pub fn build(area: &mut Area) {
         "bind-spec",
         "contract.check_binding: §5.2 binding on the decoded token only — last contractId = contract.id, effective capabilities cover requiredCapabilities (D11, D43); token verification is dct.verify's, the combined check contract.bind's.",
     );
-    for &(n, desc, reqs, flags, inp, spec) in SPECS {
-        let expect = match spec {
-            Spec::Bound => one(bound()),
-            Spec::Mismatch => one(mismatch()),
-            Spec::Capm => Expectation::invalid("capability_mismatch", "5.2/capabilities"),
-            Spec::EitherD11(true) => Expectation::acceptable("D11", vec![bound(), mismatch()]),
-            Spec::EitherD11(false) => Expectation::acceptable("D11", vec![mismatch(), bound()]),
-            Spec::Refused(code, stage) => one(Expected::invalid(code, stage)),
+    let text = include_str!("data/tables/binding_spec.json");
+    for row in super::rows::<SpecRow>("binding_spec.json", text) {
+        let n = row
+            .id
+            .strip_prefix("contract-bind-spec-")
+            .and_then(|n| n.parse().ok());
+        let n = n.unwrap_or_else(|| panic!("binding_spec.json: {} is no bind-spec case", row.id));
+        let inp = match row.input {
+            SpecOf::Bind {
+                contract,
+                required,
+                token: name,
+            } => {
+                let required: Vec<&str> = required.iter().map(String::as_str).collect();
+                input(
+                    &contract_for(&k, &contract, &required),
+                    token(&k, &name).serialized(),
+                )
+            }
+            SpecOf::Build(name) => spec_case(&k, &name),
         };
-        g.case(n, desc, reqs, flags, OP, inp(&k), expect);
+        let reqs: Vec<&str> = row.requirements.iter().map(String::as_str).collect();
+        let flags: Vec<&str> = row.flags.iter().map(String::as_str).collect();
+        g.case(n, &row.description, &reqs, &flags, OP, inp, row.expect);
     }
 }

@@ -5,14 +5,19 @@
 //! delegation's `dct` is the token after its own attenuation, so delegation *i* holds the root
 //! token plus *i* attenuations. Every negative case changes one thing of that chain; the
 //! expected code is the one D26 / `spec/error-codes.md` §8 assigns to the broken invariant.
+//! The cases are the rows of `data/tables/chain.json`: the chain with members set or removed,
+//! or a construction named in [`built`].
 
-use serde_json::{json, Value};
+// A row of a data table naming a construction this file does not define is a bug in the
+// table: the generator panics with the row and the name (run in CI, it fails at once).
+#![allow(clippy::panic)]
 
-use delegateos_reference::encoding::decode_principal;
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+
 use delegateos_reference::ops::OPERATIONS;
 
 use super::dct_support::{self as ds, Chain, NOW};
-use super::Ids;
 use crate::format::Expectation;
 use crate::generate::{Area, Group};
 use crate::keys::{Key, Keys};
@@ -108,68 +113,6 @@ fn input(keys: &Keys, ds_: &[Value]) -> Value {
     })
 }
 
-fn ok() -> Expectation {
-    Expectation::valid(json!({ "valid": true }))
-}
-
-fn stage_of(code: &str) -> &'static str {
-    match code {
-        "malformed_delegation" => "8.1",
-        "root_invalid" | "parent_mismatch" => "8.2/1",
-        "from_mismatch" => "8.2/2",
-        "depth_mismatch" => "8.2/3",
-        "depth_exceeded" => "8.2/4",
-        "dct_mismatch" => "8.2/dct",
-        _ => "8.2/5",
-    }
-}
-
-fn fail(code: &str) -> Expectation {
-    Expectation::invalid(code, stage_of(code))
-}
-
-/// What a case expects: valid, a chain code (stage from [`stage_of`]), or a DCT denial of
-/// step 10.1 (code, stage).
-#[derive(Clone, Copy)]
-enum Out {
-    Valid,
-    Fail(&'static str),
-    Dct(&'static str, &'static str),
-}
-
-const OK: Out = Out::Valid;
-const MALFORMED: Out = Out::Fail("malformed_delegation");
-const ROOT_INVALID: Out = Out::Fail("root_invalid");
-const PARENT: Out = Out::Fail("parent_mismatch");
-const FROM: Out = Out::Fail("from_mismatch");
-const DEPTH: Out = Out::Fail("depth_mismatch");
-const DEPTH_EXCEEDED: Out = Out::Fail("depth_exceeded");
-const NOT_ATTENUATED: Out = Out::Fail("not_attenuated");
-const DCT_MISMATCH: Out = Out::Fail("dct_mismatch");
-const REVOKED: Out = Out::Dct("revoked", "10.1/2");
-
-const ALL: &[&str] = &[
-    "CHAIN-ROOT",
-    "CHAIN-PARENT-LINK",
-    "CHAIN-FROM-TO",
-    "CHAIN-DEPTH-STEP",
-    "CHAIN-DEPTH-MAX",
-    "CHAIN-ATTENUATED-FROM",
-    "CHAIN-DCT-VERIFY",
-];
-const SH: &[&str] = &["CHAIN-SHAPE"];
-const SH_INT: &[&str] = &["CHAIN-SHAPE", "PRIM-INT-RANGE"];
-const ROOT: &[&str] = &["CHAIN-ROOT"];
-const PL: &[&str] = &["CHAIN-PARENT-LINK"];
-const FT: &[&str] = &["CHAIN-FROM-TO"];
-const DS: &[&str] = &["CHAIN-DEPTH-STEP"];
-const AF: &[&str] = &["CHAIN-ATTENUATED-FROM"];
-const DV: &[&str] = &["CHAIN-DCT-VERIFY"];
-const ORD: &[&str] = &["CHAIN-ORDER"];
-const DM: &[&str] = &["CHAIN-DCT-VERIFY"];
-const DM_ORD: &[&str] = &["CHAIN-DCT-VERIFY", "CHAIN-ORDER"];
-const PREC: &[&str] = &["Precedence"];
-
 /// The valid three-level chain every case starts from.
 struct Fx<'a> {
     k: &'a Keys,
@@ -234,146 +177,104 @@ impl Fx<'_> {
     }
 }
 
-/// Number, description, requirements, flags, input, expectation.
-type Row = (u16, &'static str, Ids, Ids, fn(&Fx) -> Value, Out);
+/// A case of `data/tables/chain.json`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Row {
+    id: String,
+    description: String,
+    requirements: Vec<String>,
+    #[serde(default)]
+    flags: Vec<String>,
+    chain: ChainOf,
+    expect: Expectation,
+}
 
-/// Valid chains, then shape (8.1), then the root and the parent link.
-#[rustfmt::skip]
-const SHAPE_ROWS: &[Row] = &[
-    // Valid chains.
-    (1, "a root delegation alone", &["CHAIN-ROOT", "CHAIN-DCT-VERIFY"], &[], |f| f.inp(&f.d3[..1]), OK),
-    (2, "root → alice → bob (two levels)", ALL, &[], |f| f.inp(&f.d3[..2]), OK),
-    (3, "root → alice → bob → carol (three levels, each DCT one attenuation longer)", ALL, &[], |f| f.inp(&f.d3), OK),
-    (4, "a completed delegation with completedAt and attestationId", SH, &[],
-        |f| f.edits(&[(2, "status", Some(json!("completed"))), (2, "completedAt", Some(json!("2026-03-01T09:00:00Z"))),
-            (2, "attestationId", Some(json!("att_0000000000a1")))]), OK),
-    (5, "status `failed` is a known status", SH, &[], |f| f.set(1, "status", json!("failed")), OK),
-    (6, "a chain whose attenuations narrow capabilities, budget, expiry and depth", ALL, &[], |f| f.chain(&narrowing(f)), OK),
-    (7, "depth 2 with the root DCT's maxChainDepth 2 (the bound is inclusive)", &["CHAIN-DEPTH-MAX"], &["DepthSemantics"],
-        |f| f.chain(&tokens(&f.base.clone().with_authority(|a| a.max_chain_depth = 2), 3)), OK),
-    // Shape (8.1).
-    (10, "an empty list", SH, &[], |f| f.inp(&[]), MALFORMED),
-    (11, "status missing", SH, &[], |f| f.unset(0, "status"), MALFORMED),
-    (12, "unknown status `pending`", SH, &[], |f| f.set(1, "status", json!("pending")), MALFORMED),
-    (13, "an id that is not `del_` + 12 lowercase hex", SH, &[], |f| f.set(0, "id", json!("del_XYZ")), MALFORMED),
-    (14, "depth -1", SH_INT, &[], |f| f.set(0, "depth", json!(-1)), MALFORMED),
-    (15, "depth 1.5", SH_INT, &[], |f| f.set(1, "depth", json!(1.5)), MALFORMED),
-    (16, "depth as a string", SH_INT, &[], |f| f.set(1, "depth", json!("1")), MALFORMED),
-    (17, "dct is a bare token string, not a SerializedDCT", SH, &[], |f| f.set(1, "dct", f.d3[1]["dct"]["token"].clone()), MALFORMED),
-    (18, "an extra member `note`", SH, &[], |f| f.set(2, "note", json!("x")), MALFORMED),
-    (19, "from is not a principal id", SH, &[], |f| f.set(1, "from", json!("alice")), MALFORMED),
-    (20, "createdAt is not a profile timestamp", &["CHAIN-SHAPE", "PRIM-TIME-REJECT-FORMS"], &[],
-        |f| f.set(0, "createdAt", json!("2026-03-01 00:30:00")), MALFORMED),
-    (21, "completedAt is 30 February", &["CHAIN-SHAPE", "PRIM-TIME-CALENDAR"], &[],
-        |f| f.set(2, "completedAt", json!("2026-02-30T00:00:00Z")), MALFORMED),
-    (22, "attestationId with uppercase hex", SH, &[], |f| f.set(2, "attestationId", json!("att_0000000000A1")), MALFORMED),
-    (23, "contractId without the `ct_` prefix", SH, &[], |f| f.set(1, "contractId", json!("000000000100")), MALFORMED),
-    (24, "a delegation that is not an object", SH, &[], |f| f.inp(&[f.d3[0].clone(), json!("del_000000000100")]), MALFORMED),
-    (25, "to missing", SH, &[], |f| f.unset(2, "to"), MALFORMED),
-    (26, "depth above 2^53 − 1", SH_INT, &[], |f| f.set(0, "depth", json!(9_007_199_254_740_992u64)), MALFORMED),
-    // Invariant 1: the root.
-    (30, "the root's parentId is not del_000000000000", ROOT, &[], |f| f.set(0, "parentId", json!("del_000000000001")), ROOT_INVALID),
-    (31, "the root's depth is 1", ROOT, &[], |f| f.inp(&[set(f.d3[0].clone(), "depth", json!(1))]), ROOT_INVALID),
-    (32, "the chain starts at a child delegation (alice → bob alone)", ROOT, &[], |f| f.inp(&f.d3[1..2]), ROOT_INVALID),
-    // Parent link (D26).
-    (40, "a child's parentId names an unrelated delegation", PL, &[], |f| f.set(1, "parentId", json!("del_00000000beef")), PARENT),
-    (41, "the grandchild's parentId skips to the root delegation", PL, &[], |f| f.set(2, "parentId", f.d3[0]["id"].clone()), PARENT),
-    (42, "delegations out of order (root, grandchild, child)", &["CHAIN-PARENT-LINK", "CHAIN-ORDER"], &[],
-        |f| f.inp(&[f.d3[0].clone(), f.d3[2].clone(), f.d3[1].clone()]), PARENT),
-    (43, "a level is missing (root, grandchild)", PL, &[], |f| f.inp(&[f.d3[0].clone(), f.d3[2].clone()]), PARENT),
-    (44, "the root delegation repeated as its own child", PL, &[], |f| f.inp(&[f.d3[0].clone(), f.d3[0].clone()]), PARENT),
-];
+/// How a row's input is built.
+#[derive(Deserialize)]
+#[serde(rename_all = "lowercase", deny_unknown_fields)]
+enum ChainOf {
+    /// The three delegations root → alice → bob → carol with `set` ([index, member, value])
+    /// and `unset` ([index, member]) applied, then the delegations at `take` (default all, in
+    /// order), then the input members `input` replaced.
+    Edit {
+        #[serde(default)]
+        set: Vec<(usize, String, Value)>,
+        #[serde(default)]
+        unset: Vec<(usize, String)>,
+        #[serde(default)]
+        take: Option<Vec<usize>>,
+        #[serde(default)]
+        input: Map<String, Value>,
+    },
+    /// Another token, key or revocation: see [`built`].
+    Build(String),
+}
 
-/// Invariants 2–5 and the DCT verification of each delegation.
-#[rustfmt::skip]
-const INVARIANT_ROWS: &[Row] = &[
-    // Invariant 2: from = parent's to.
-    (50, "the child's from is carol, the parent delegated to alice", FT, &[], |f| f.set(1, "from", json!(f.k.carol.principal)), FROM),
-    (51, "the grandchild's from is alice, the parent delegated to bob", FT, &[], |f| f.set(2, "from", json!(f.k.alice.principal)), FROM),
-    (52, "the child's from is the root (not the parent's delegatee)", FT, &[], |f| f.set(1, "from", json!(f.k.root.principal)), FROM),
-    // Invariant 3: depth step.
-    (60, "a child at depth 2 under a root at depth 0", DS, &[], |f| f.set(1, "depth", json!(2)), DEPTH),
-    (61, "a child at depth 0", DS, &[], |f| f.set(1, "depth", json!(0)), DEPTH),
-    (62, "a grandchild at depth 1", DS, &[], |f| f.set(2, "depth", json!(1)), DEPTH),
-    // Invariant 4: depth ≤ root DCT's maxChainDepth.
-    (70, "depth 2 with the root DCT's maxChainDepth 1 (reported before the DCT's own depth denial)", &["CHAIN-DEPTH-MAX", "CHAIN-ORDER"], &[],
-        |f| f.chain(&tokens(&f.base.clone().with_authority(|a| a.max_chain_depth = 1), 3)), DEPTH_EXCEEDED),
-    (71, "depth 1 with the root DCT's maxChainDepth 0", &["CHAIN-DEPTH-MAX"], &[],
-        |f| f.chain(&tokens(&f.base.clone().with_authority(|a| a.max_chain_depth = 0), 2)), DEPTH_EXCEEDED),
-    // Invariant 5: attenuated from (D26 (b): exactly one more attenuation, same prefix).
-    (80, "the grandchild's DCT descends from a different root token (other budget)", AF, &[],
-        |f| f.set(2, "dct", other_root(f)[2].serialized()), NOT_ATTENUATED),
-    (81, "the grandchild's DCT has two more attenuations than its parent's (a skipped level)", AF, &[],
-        |f| f.set(2, "dct", tokens(&f.base, 4)[3].serialized()), NOT_ATTENUATED),
-    (82, "the child's DCT is the parent's DCT unchanged (zero more attenuations)", AF, &[], |f| f.set(1, "dct", f.t3[0].serialized()), NOT_ATTENUATED),
-    (83, "the grandchild's DCT rewrites the earlier attenuation (validly signed, but not the parent's)", AF, &[],
-        |f| f.set(2, "dct", f.base.clone().delegate(&f.k.bob, |a| a.max_budget_microcents = Some(900_000)).delegate(&f.k.carol, |_| {}).serialized()),
-        NOT_ATTENUATED),
-    (84, "the grandchild's DCT is its parent's DCT unchanged", AF, &[], |f| f.set(2, "dct", f.t3[1].serialized()), NOT_ATTENUATED),
-    // An extra, validly signed attenuation alice → alice before alice → bob.
-    (85, "the child's DCT inserts an extra attenuation before its own block", AF, &[],
-        |f| f.set(1, "dct", f.base.clone().delegate(&f.k.alice, |_| {}).delegate(&f.k.bob, |_| {}).serialized()), NOT_ATTENUATED),
-    // DCT verification of each delegation (steps 1–6, spent 0).
-    (90, "`now` after the tokens' expiry: the root delegation's DCT is expired", DV, &[],
-        |f| set(f.inp(&f.d3), "now", json!("2026-03-01T12:00:01Z")), Out::Dct("expired", "10.1/5")),
-    (91, "`now` equal to the expiry is not expired", DV, &["ExpiryBoundary"], |f| set(f.inp(&f.d3), "now", json!(ds::EXPIRES_AT)), OK),
-    (92, "a rootPublicKey other than the issuer", DV, &[],
-        |f| set(f.inp(&f.d3), "rootPublicKey", json!(f.k.other_root.principal)), Out::Dct("invalid_signature", "10.1/3a")),
-    (93, "alice revokes her attenuation block: the child delegation's DCT is revoked", DV, &["RevocationScope"],
-        |f| f.revoke(f.inp(&f.d3), &f.k.alice, 1, 1, false), REVOKED),
-    (94, "mallory's entry for alice's block does not revoke (wrong revoker)", DV, &["RevocationWrongRevoker"],
-        |f| f.revoke(f.inp(&f.d3), &f.k.mallory, 1, 1, true), OK),
-    (95, "the grandchild's attenuation grants a capability the parent lacks (spec §8.2 invariant 5: \
-         a widening block is no attenuation, §3.4 step 4)", DV, &[],
-        |f| f.set(2, "dct", widening(f).serialized()), Out::Dct("attenuation_violation", "10.1/4b")),
-    (96, "the child's DCT attenuation is signed by mallory instead of alice (spec §8.2 invariant \
-         5: a block its attenuator did not sign is no attenuation, §3.4 step 7)", DV, &[],
-        |f| f.inp(&[f.d3[0].clone(), set(f.d3[1].clone(), "dct", forged_child(f))]), Out::Dct("invalid_signature", "10.1/3b")),
-    (97, "a root DCT with budget 0 fails step 6 with spent 0", DV, &[],
-        |f| f.chain(&tokens(&f.base.clone().with_authority(|a| a.max_budget_microcents = 0), 2)), Out::Dct("budget_exceeded", "10.1/6")),
-];
-
-/// Precedence (D26 order), `dct_mismatch`, and single malformed members of checked pairs.
-#[rustfmt::skip]
-const ORDER_ROWS: &[Row] = &[
-    // Precedence (D26 order).
-    (100, "parent link and from both broken: parent_mismatch first", ORD, PREC,
-        |f| f.edits(&[(1, "parentId", Some(json!("del_00000000beef"))), (1, "from", Some(json!(f.k.carol.principal)))]), PARENT),
-    (101, "from and depth both broken: from_mismatch first", ORD, PREC,
-        |f| f.edits(&[(1, "depth", Some(json!(5))), (1, "from", Some(json!(f.k.carol.principal)))]), FROM),
-    (102, "depth step broken and the DCT not attenuated: depth_mismatch first", ORD, PREC,
-        |f| f.edits(&[(2, "depth", Some(json!(3))), (2, "dct", Some(tokens(&f.base, 4)[3].serialized()))]), DEPTH),
-    (103, "a grandchild DCT from another root token that verifies on its own: not_attenuated, not accepted", ORD, PREC,
-        |f| f.set(2, "dct", other_root(f)[2].serialized()), NOT_ATTENUATED),
-    (104, "an earlier delegation's fault is reported before a later one's", ORD, PREC,
-        |f| f.edits(&[(1, "from", Some(json!(f.k.carol.principal))), (2, "depth", Some(json!(7)))]), FROM),
-    (106, "a root invariant fault is reported before a later delegation's shape fault", ORD, PREC,
-        |f| f.edits(&[(0, "depth", Some(json!(1))), (2, "status", None)]), ROOT_INVALID),
-    (107, "the root delegation's DCT is revoked and the child's from is wrong: the root's DCT denial comes first", ORD, PREC,
-        |f| f.revoke(f.set(1, "from", json!(f.k.carol.principal)), &f.k.root, 0, 0, true), REVOKED),
-    // The DCT describes its delegation record (D26 last step, `dct_mismatch`).
-    (108, "the leaf record's to is not its DCT's last delegatee: dct_mismatch", DM, &[],
-        |f| f.set(2, "to", json!(f.k.mallory.principal)), DCT_MISMATCH),
-    (109, "the leaf record's contractId is not its DCT's effective contractId: dct_mismatch", DM, &[],
-        |f| f.set(2, "contractId", json!("ct_00000000beef")), DCT_MISMATCH),
-    (110, "the leaf record's id is not its DCT's effective delegationId: dct_mismatch", DM, &[],
-        |f| f.set(2, "id", json!("del_00000000beef")), DCT_MISMATCH),
-    (111, "the root record's to is not its DCT's delegatee (the child's from follows the record): dct_mismatch", DM, &[],
-        |f| f.edits(&[(0, "to", Some(json!(f.k.mallory.principal))), (1, "from", Some(json!(f.k.mallory.principal)))]), DCT_MISMATCH),
-    (112, "a child's dct_mismatch is reported before the next delegation's from_mismatch", DM_ORD, PREC,
-        |f| f.set(1, "to", json!(f.k.mallory.principal)), DCT_MISMATCH),
-    (113, "a child's dct_mismatch is reported before the next delegation's shape fault", DM_ORD, PREC,
-        |f| f.edits(&[(1, "contractId", Some(json!("ct_00000000beef"))), (2, "status", None)]), DCT_MISMATCH),
-    (114, "a child's DCT denial is reported before the next delegation's shape fault", ORD, PREC,
-        |f| f.revoke(f.unset(2, "status"), &f.k.alice, 1, 1, false), REVOKED),
-    // One member of each checked pair malformed on its own (id/parentId, from/to; case 13 is
-    // `id`, case 19 is `from`), and a depth at the protocol integer limit (case 26 is beyond it).
-    (115, "the root's parentId is `del_` + 11 zeros (id well-formed)", SH, &[], |f| f.set(0, "parentId", json!("del_00000000000")), MALFORMED),
-    (116, "the leaf's to is its delegatee's key in hex, not a principal id (from well-formed)", &["CHAIN-SHAPE", "PRIM-ID-PRINCIPAL"], &[],
-        |f| f.set(2, "to", json!(leaf_to_hex(f))), MALFORMED),
-    (117, "the root's depth is 2^53 − 1: a protocol integer, so the root invariant (depth 0) refuses it", &["CHAIN-ROOT", "PRIM-INT-RANGE"], &[],
-        |f| f.inp(&[set(f.d3[0].clone(), "depth", json!(9_007_199_254_740_991u64))]), ROOT_INVALID),
-];
+/// The inputs built by name.
+fn built(f: &Fx, name: &str) -> Value {
+    let (k, base) = (f.k, &f.base);
+    let depth = |d: u64, levels| {
+        f.chain(&tokens(
+            &base.clone().with_authority(|a| a.max_chain_depth = d),
+            levels,
+        ))
+    };
+    let skipped = || tokens(base, 4)[3].serialized();
+    match name {
+        "narrowing" => f.chain(&narrowing(f)),
+        "root-max-depth-2" => depth(2, 3),
+        "root-max-depth-1" => depth(1, 3),
+        "root-max-depth-0" => depth(0, 2),
+        "root-budget-0" => f.chain(&tokens(
+            &base.clone().with_authority(|a| a.max_budget_microcents = 0),
+            2,
+        )),
+        "child-dct-bare-token" => f.set(1, "dct", f.d3[1]["dct"]["token"].clone()),
+        "root-and-a-string" => f.inp(&[f.d3[0].clone(), json!("del_000000000100")]),
+        "leaf-dct-other-root" => f.set(2, "dct", other_root(f)[2].serialized()),
+        "leaf-dct-skips-a-level" => f.set(2, "dct", skipped()),
+        "child-dct-is-parent-dct" => f.set(1, "dct", f.t3[0].serialized()),
+        "leaf-dct-is-parent-dct" => f.set(2, "dct", f.t3[1].serialized()),
+        // Validly signed, but not the parent's: the earlier attenuation rewritten.
+        "leaf-dct-rewrites-attenuation" => {
+            let t = base
+                .clone()
+                .delegate(&k.bob, |a| a.max_budget_microcents = Some(900_000));
+            let t = t.delegate(&k.carol, |_| {});
+            f.set(2, "dct", t.serialized())
+        }
+        // An extra, validly signed attenuation alice → alice before alice → bob.
+        "child-dct-extra-attenuation" => {
+            let t = base
+                .clone()
+                .delegate(&k.alice, |_| {})
+                .delegate(&k.bob, |_| {});
+            f.set(1, "dct", t.serialized())
+        }
+        "alice-revokes-child-block" => f.revoke(f.inp(&f.d3), &k.alice, 1, 1, false),
+        "mallory-revokes-child-block" => f.revoke(f.inp(&f.d3), &k.mallory, 1, 1, true),
+        "leaf-dct-widens" => f.set(2, "dct", widening(f).serialized()),
+        "child-attenuation-signed-by-mallory" => f.inp(&[
+            f.d3[0].clone(),
+            set(f.d3[1].clone(), "dct", forged_child(f)),
+        ]),
+        "leaf-depth-3-and-dct-skips-a-level" => {
+            f.edits(&[(2, "depth", Some(json!(3))), (2, "dct", Some(skipped()))])
+        }
+        "root-revoked-and-child-from-wrong" => f.revoke(
+            f.set(1, "from", json!(k.carol.principal)),
+            &k.root,
+            0,
+            0,
+            true,
+        ),
+        "child-revoked-and-leaf-status-missing" => {
+            f.revoke(f.unset(2, "status"), &k.alice, 1, 1, false)
+        }
+        _ => panic!("chain.json: no construction {name}"),
+    }
+}
 
 /// Root → bob → carol, each attenuation narrowing capabilities, budget, expiry or depth.
 fn narrowing(f: &Fx) -> Vec<Chain> {
@@ -419,27 +320,47 @@ fn forged_child(f: &Fx) -> Value {
     ds::serialized(&t.token_with(sigs))
 }
 
-/// The leaf delegatee's key in hex.
-fn leaf_to_hex(f: &Fx) -> String {
-    hex::encode(decode_principal(f.d3[2]["to"].as_str().unwrap_or_default()).unwrap_or_default())
-}
-
 fn invariants(g: &mut Group, k: &Keys) {
     let base = Chain::root(k);
     let t3 = tokens(&base, 3);
     let d3 = delegations(k, &t3);
     let f = Fx { k, base, t3, d3 };
-    for &(n, desc, reqs, flags, inp, out) in
-        [SHAPE_ROWS, INVARIANT_ROWS, ORDER_ROWS].concat().iter()
-    {
+    let text = include_str!("data/tables/chain.json");
+    for row in super::rows::<Row>("chain.json", text) {
+        let n = row
+            .id
+            .strip_prefix("chain-invariants-")
+            .and_then(|n| n.parse().ok());
+        let n = n.unwrap_or_else(|| panic!("chain.json: {} is no invariants case", row.id));
         if KNOWN_DISAGREEMENTS.contains(&n) {
             continue;
         }
-        let e = match out {
-            Out::Valid => ok(),
-            Out::Fail(code) => fail(code),
-            Out::Dct(code, stage) => Expectation::invalid(code, stage),
+        let input = match row.chain {
+            ChainOf::Edit {
+                set: members,
+                unset: gone,
+                take,
+                input: top,
+            } => {
+                let mut v = f.d3.clone();
+                for (i, m, x) in members {
+                    v[i] = set(v[i].clone(), &m, x);
+                }
+                for (i, m) in gone {
+                    v[i] = unset(v[i].clone(), &m);
+                }
+                let taken: Vec<Value> = match take {
+                    Some(at) => at.iter().map(|&i| v[i].clone()).collect(),
+                    None => v,
+                };
+                top.into_iter()
+                    .fold(f.inp(&taken), |inp, (m, x)| set(inp, &m, x))
+            }
+            ChainOf::Build(name) => built(&f, &name),
         };
-        g.case(n, desc, reqs, flags, "chain.verify", inp(&f), e);
+        let reqs: Vec<&str> = row.requirements.iter().map(String::as_str).collect();
+        let flags: Vec<&str> = row.flags.iter().map(String::as_str).collect();
+        let (desc, op) = (&row.description, "chain.verify");
+        g.case(n, desc, &reqs, &flags, op, input, row.expect);
     }
 }

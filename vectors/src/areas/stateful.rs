@@ -14,14 +14,11 @@
 //! revocation, then without; the same `$id` with two different schemas; the same check name
 //! with two patterns.
 
-use serde_json::{json, Value};
-
 use super::dct_support::{
     default_caps, deny, ok, revocation_entry, scope, verify_input, Chain, Ctx, BUDGET, MAX_DEPTH,
     VERIFY,
 };
 use super::Ids;
-use crate::format::Expectation;
 use crate::generate::{Area, Group};
 use crate::keys::Keys;
 
@@ -158,116 +155,21 @@ fn build_verify(g: &mut Group, keys: &Keys) {
     }
 }
 
-/// How a stateful check case runs: `check.run` of the named check (its params), or
-/// `output.verify` (its verification spec).
-#[derive(Clone, Copy)]
-enum Run {
-    Check(&'static str),
-    Verify,
+/// Adds the rows of `set` of `data/tables/stateful.json`.
+fn table(g: &mut Group, set: &str) {
+    let text = include_str!("data/tables/stateful.json");
+    super::checks::case_rows(g, "stateful", set, "stateful.json", text);
 }
 
-/// Number, description, requirements (after CHECK-STATELESS), how it runs, the params or the
-/// verification spec, the output, whether it passes.
-type CheckRow = (
-    u16,
-    &'static str,
-    Ids,
-    Run,
-    fn() -> Value,
-    fn() -> Value,
-    bool,
-);
-
-fn check_rows(g: &mut Group, rows: &[CheckRow]) {
-    for &(n, desc, reqs, run, params, output, passed) in rows {
-        let mut all = vec!["CHECK-STATELESS"];
-        all.extend_from_slice(reqs);
-        let (op, input, score) = match run {
-            Run::Check(name) => (
-                "check.run",
-                json!({"name": name, "params": params(), "output": output()}),
-                json!(u8::from(passed)),
-            ),
-            Run::Verify => (
-                "output.verify",
-                json!({"verification": params(), "output": output()}),
-                json!(f64::from(u8::from(passed))),
-            ),
-        };
-        let expect = Expectation::valid(json!({"passed": passed, "score": score}));
-        g.case(n, desc, &all, &[STATE], op, input, expect);
-    }
-}
-
-const ID: &str = "https://delegateos.invalid/conformance/schemas/report";
-
-/// Schema A: `$id` …/report, requires a non-empty `summary`.
-fn report() -> Value {
-    json!({"$id": ID, "type": "object", "required": ["summary"],
-           "properties": {"summary": {"type": "string", "minLength": 1}}})
-}
-
-/// Schema B: the same `$id`, requires an integer `count`.
-fn counted() -> Value {
-    json!({"$id": ID, "type": "object", "required": ["count"],
-           "properties": {"count": {"type": "integer"}}})
-}
-
-fn done() -> Value {
-    json!({"summary": "done"})
-}
-
-const V: &[&str] = &["CHECK-SCHEMA-VALIDATE"];
-const SM: &[&str] = &["VERIFY-OUTPUT-SCHEMA-MATCH"];
-const JS: Run = Run::Check("json_schema");
-
-#[rustfmt::skip]
-const SCHEMA_ID: &[CheckRow] = &[
-    (1, "schema A (`$id` …/report, requires a non-empty `summary`) against {summary: \"done\"}: passed", V, JS,
-        || json!({"schema": report()}), done, true),
-    (2, "the identical schema A and output again: passed (a validator that registers schemas by `$id` must not refuse the second compilation)",
-        V, JS, || json!({"schema": report()}), done, true),
-    (3, "schema A against {summary: \"\"}: failed", V, JS, || json!({"schema": report()}), || json!({"summary": ""}), false),
-    (4, "schema B, another schema under the same `$id` (requires an integer `count`), against {count: 3}: passed — the schema is the one in this check, not the one compiled before under its `$id`",
-        V, JS, || json!({"schema": counted()}), || json!({"count": 3}), true),
-    (5, "schema B against {summary: \"done\"} (valid under A, not under B): failed", V, JS, || json!({"schema": counted()}), done, false),
-    (6, "schema A once more against {summary: \"done\"}: passed", V, JS, || json!({"schema": report()}), done, true),
-    (7, "output.verify schema_match with schema A against {summary: \"x\"}: passed, score 1", SM, Run::Verify,
-        || json!({"method": "schema_match", "schema": report()}), || json!({"summary": "x"}), true),
-    (8, "output.verify schema_match with schema B (same `$id`) against {summary: \"x\"}: failed, score 0", SM, Run::Verify,
-        || json!({"method": "schema_match", "schema": counted()}), || json!({"summary": "x"}), false),
-    (9, "output.verify schema_match with schema B against {count: 1}: passed, score 1", SM, Run::Verify,
-        || json!({"method": "schema_match", "schema": counted()}), || json!({"count": 1}), true),
-];
-
+/// Schema A (`$id` …/report, requires a non-empty `summary`), then schema B under the same
+/// `$id` (requires an integer `count`): the rows of set `schema-id`.
 fn build_schema(g: &mut Group) {
     flag(g);
-    check_rows(g, SCHEMA_ID);
+    table(g, "schema-id");
 }
 
-const RX: &[&str] = &["CHECK-REGEX-SEARCH"];
-const SL: &[&str] = &["CHECK-STRLEN-BOUNDS"];
-const DV: &[&str] = &["VERIFY-OUTPUT-DETERMINISTIC"];
-const REGEX: Run = Run::Check("regex_match");
-const STRLEN: Run = Run::Check("string_length");
-
-#[rustfmt::skip]
-const REGISTRY: &[CheckRow] = &[
-    (1, "regex_match `^a` against \"abc\": passed", RX, REGEX, || json!({"pattern": "^a"}), || json!("abc"), true),
-    (2, "regex_match `^b` against \"abc\" (same check name, another pattern): failed", RX, REGEX, || json!({"pattern": "^b"}),
-        || json!("abc"), false),
-    (3, "regex_match `^a` with flag `i` against \"ABC\": passed", RX, REGEX, || json!({"pattern": "^a", "flags": "i"}), || json!("ABC"), true),
-    (4, "regex_match `^a` without flags against \"ABC\" (the flags of the case before are not kept): failed", RX, REGEX,
-        || json!({"pattern": "^a"}), || json!("ABC"), false),
-    (5, "string_length max 3 against \"abcd\": failed", SL, STRLEN, || json!({"max": 3}), || json!("abcd"), false),
-    (6, "string_length max 5 against \"abcd\": passed", SL, STRLEN, || json!({"max": 5}), || json!("abcd"), true),
-    (7, "output.verify deterministic_check regex_match `^x` against \"xyz\": passed", DV, Run::Verify,
-        || json!({"method": "deterministic_check", "checkName": "regex_match", "checkParams": {"pattern": "^x"}}), || json!("xyz"), true),
-    (8, "output.verify deterministic_check regex_match `^y` against \"xyz\": failed", DV, Run::Verify,
-        || json!({"method": "deterministic_check", "checkName": "regex_match", "checkParams": {"pattern": "^y"}}), || json!("xyz"), false),
-];
-
+/// One check name with other parameters: the rows of set `registry`.
 fn build_registry(g: &mut Group) {
     flag(g);
-    check_rows(g, REGISTRY);
+    table(g, "registry");
 }
