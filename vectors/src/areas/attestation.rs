@@ -190,7 +190,7 @@ fn build_create(g: &mut Group, keys: &Keys) {
 /// written out (base64url of BLAKE2b-256 of the RFC 8785 text, as [`h`] computes it).
 fn build_hash(g: &mut Group) {
     let text = include_str!("data/tables/attestation.json");
-    super::checks::case_rows(g, "attestation", "output-hash", "attestation.json", text);
+    super::case_rows(g, "attestation", "output-hash", "attestation.json", text);
 }
 
 /// The contract attestations are verified against: outputSchema requires a string

@@ -9,7 +9,6 @@
 // bug in the table: the generator panics with the row and the name (run in CI, it fails at once).
 #![allow(clippy::panic)]
 
-use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::format::Expectation;
@@ -84,48 +83,10 @@ fn err(code: &str) -> Expectation {
     Expectation::invalid(code, "6.2")
 }
 
-/// A case written out as data: one row of a table in `areas/data/tables/` (one object per
-/// line), with the case's id, description, requirement ids, flags, operation, input and
-/// expectation exactly as the corpus states them. `set` names the part of the generator that
-/// adds the row: a set's rows are added together, in table order, between the cases that
-/// are built in Rust.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(super) struct CaseRow {
-    id: String,
-    set: String,
-    description: String,
-    requirements: Vec<String>,
-    flags: Vec<String>,
-    op: String,
-    input: Value,
-    expect: Expectation,
-}
-
-/// Adds the rows of `set` (`<group>/<part>` or `<group>`) of table `name` (text `text`) to `g`,
-/// a group of `area`. Every row's id must be `<area>-<group>-<NNNN>`.
-pub(super) fn case_rows(g: &mut Group, area: &str, set: &str, name: &str, text: &str) {
-    let prefix = format!("{area}-{}-", set.split('/').next().unwrap_or(set));
-    let mut added = 0;
-    for row in super::rows::<CaseRow>(name, text) {
-        if row.set != set {
-            continue;
-        }
-        let number = row.id.strip_prefix(&prefix).and_then(|n| n.parse().ok());
-        let number = number.unwrap_or_else(|| panic!("{name}: {} is no case of {prefix}", row.id));
-        let reqs: Vec<&str> = row.requirements.iter().map(String::as_str).collect();
-        let flags: Vec<&str> = row.flags.iter().map(String::as_str).collect();
-        let (desc, op) = (&row.description, &row.op);
-        g.case(number, desc, &reqs, &flags, op, row.input, row.expect);
-        added += 1;
-    }
-    assert!(added > 0, "{name}: no rows in set {set}");
-}
-
 /// Adds the rows of `set` of `data/tables/checks.json`.
 fn table(g: &mut Group, set: &str) {
     let text = include_str!("data/tables/checks.json");
-    case_rows(g, "checks", set, "checks.json", text);
+    super::case_rows(g, "checks", set, "checks.json", text);
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -29,7 +29,7 @@ pub fn build(area: &mut Area) {
 /// Adds the rows of `set` of `data/tables/glob.json`.
 fn table(g: &mut Group, set: &str) {
     let text = include_str!("data/tables/glob.json");
-    super::checks::case_rows(g, "glob", set, "glob.json", text);
+    super::case_rows(g, "glob", set, "glob.json", text);
 }
 
 fn build_match(g: &mut Group) {

@@ -1,6 +1,10 @@
 //! Area generators, one file each. To add an area: write `areas/<name>.rs` with
 //! `pub fn build(area: &mut Area)` and add one line to [`AREAS`].
 
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::format::Expectation;
 use super::generate::{Area, AreaDef, Group};
 use super::keys::Keys;
 
@@ -68,6 +72,45 @@ pub(super) fn build_groups(area: &mut Area, groups: &[GroupDef]) {
 pub(super) fn rows<T: serde::de::DeserializeOwned>(name: &str, text: &str) -> Vec<T> {
     serde_json::from_str(text)
         .unwrap_or_else(|e| panic!("vectors/src/areas/data/tables/{name}: {e}"))
+}
+
+/// A case written out as data: one row of a table in `areas/data/tables/` (one object per
+/// line), with the case's id, description, requirement ids, flags, operation, input and
+/// expectation exactly as the corpus states them. `set` names the part of the generator that
+/// adds the row: a set's rows are added together, in table order, between the cases that
+/// are built in Rust.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CaseRow {
+    id: String,
+    set: String,
+    description: String,
+    requirements: Vec<String>,
+    flags: Vec<String>,
+    op: String,
+    input: Value,
+    expect: Expectation,
+}
+
+/// Adds the rows of `set` (`<group>/<part>` or `<group>`) of table `name` (text `text`) to `g`,
+/// a group of `area`. Every row's id must be `<area>-<group>-<NNNN>`.
+#[allow(clippy::panic)]
+pub(super) fn case_rows(g: &mut Group, area: &str, set: &str, name: &str, text: &str) {
+    let prefix = format!("{area}-{}-", set.split('/').next().unwrap_or(set));
+    let mut added = 0;
+    for row in rows::<CaseRow>(name, text) {
+        if row.set != set {
+            continue;
+        }
+        let number = row.id.strip_prefix(&prefix).and_then(|n| n.parse().ok());
+        let number = number.unwrap_or_else(|| panic!("{name}: {} is no case of {prefix}", row.id));
+        let reqs: Vec<&str> = row.requirements.iter().map(String::as_str).collect();
+        let flags: Vec<&str> = row.flags.iter().map(String::as_str).collect();
+        let (desc, op) = (&row.description, &row.op);
+        g.case(number, desc, &reqs, &flags, op, row.input, row.expect);
+        added += 1;
+    }
+    assert!(added > 0, "{name}: no rows in set {set}");
 }
 
 /// A group whose cases need no keys: (name, description, the function that adds its cases).

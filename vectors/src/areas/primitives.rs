@@ -46,7 +46,7 @@ pub fn build(area: &mut Area) {
 /// Adds the rows of `set` of `data/tables/primitives.json`.
 fn table(g: &mut Group, set: &str) {
     let text = include_str!("data/tables/primitives.json");
-    super::checks::case_rows(g, "primitives", set, "primitives.json", text);
+    super::case_rows(g, "primitives", set, "primitives.json", text);
 }
 
 // ---------------------------------------------------------------------------------------
