@@ -328,96 +328,10 @@ const L: [u8; 32] = [
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10,
 ];
 
-/// BLAKE2b (RFC 7693) with output length `out_len`, unkeyed. Only used to build wrong
-/// payloads (BLAKE2b-512 truncated to 32 bytes); checked against the reference's
-/// BLAKE2b-256 in [`blake2b_selfcheck`].
-fn blake2b(out_len: usize, data: &[u8]) -> Vec<u8> {
-    const IV: [u64; 8] = [
-        0x6a09e667f3bcc908,
-        0xbb67ae8584caa73b,
-        0x3c6ef372fe94f82b,
-        0xa54ff53a5f1d36f1,
-        0x510e527fade682d1,
-        0x9b05688c2b3e6c1f,
-        0x1f83d9abfb41bd6b,
-        0x5be0cd19137e2179,
-    ];
-    const SIGMA: [[usize; 16]; 10] = [
-        [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15],
-        [14, 10, 4, 8, 9, 15, 13, 6, 1, 12, 0, 2, 11, 7, 5, 3],
-        [11, 8, 12, 0, 5, 2, 15, 13, 10, 14, 3, 6, 7, 1, 9, 4],
-        [7, 9, 3, 1, 13, 12, 11, 14, 2, 6, 5, 10, 4, 0, 15, 8],
-        [9, 0, 5, 7, 2, 4, 10, 15, 14, 1, 11, 12, 6, 8, 3, 13],
-        [2, 12, 6, 10, 0, 11, 8, 3, 4, 13, 7, 5, 15, 14, 1, 9],
-        [12, 5, 1, 15, 14, 13, 4, 10, 0, 7, 6, 3, 9, 2, 8, 11],
-        [13, 11, 7, 14, 12, 1, 3, 9, 5, 0, 15, 4, 8, 6, 2, 10],
-        [6, 15, 14, 9, 11, 3, 0, 8, 12, 2, 13, 7, 1, 4, 10, 5],
-        [10, 2, 8, 4, 7, 6, 1, 5, 15, 11, 9, 14, 3, 12, 13, 0],
-    ];
-    fn g(v: &mut [u64; 16], a: usize, b: usize, c: usize, d: usize, x: u64, y: u64) {
-        v[a] = v[a].wrapping_add(v[b]).wrapping_add(x);
-        v[d] = (v[d] ^ v[a]).rotate_right(32);
-        v[c] = v[c].wrapping_add(v[d]);
-        v[b] = (v[b] ^ v[c]).rotate_right(24);
-        v[a] = v[a].wrapping_add(v[b]).wrapping_add(y);
-        v[d] = (v[d] ^ v[a]).rotate_right(16);
-        v[c] = v[c].wrapping_add(v[d]);
-        v[b] = (v[b] ^ v[c]).rotate_right(63);
-    }
-    let mut h = IV;
-    h[0] ^= 0x0101_0000 ^ out_len as u64;
-    let blocks = data.len().div_ceil(128).max(1);
-    let mut t: u128 = 0;
-    for b in 0..blocks {
-        let chunk = &data[b * 128..data.len().min(b * 128 + 128)];
-        let mut block = [0u8; 128];
-        block[..chunk.len()].copy_from_slice(chunk);
-        t += chunk.len() as u128;
-        let mut m = [0u64; 16];
-        for (i, w) in m.iter_mut().enumerate() {
-            let mut bytes = [0u8; 8];
-            bytes.copy_from_slice(&block[i * 8..i * 8 + 8]);
-            *w = u64::from_le_bytes(bytes);
-        }
-        let mut v = [0u64; 16];
-        v[..8].copy_from_slice(&h);
-        v[8..].copy_from_slice(&IV);
-        v[12] ^= t as u64;
-        v[13] ^= (t >> 64) as u64;
-        if b == blocks - 1 {
-            v[14] = !v[14];
-        }
-        for r in 0..12 {
-            let s = SIGMA[r % 10];
-            g(&mut v, 0, 4, 8, 12, m[s[0]], m[s[1]]);
-            g(&mut v, 1, 5, 9, 13, m[s[2]], m[s[3]]);
-            g(&mut v, 2, 6, 10, 14, m[s[4]], m[s[5]]);
-            g(&mut v, 3, 7, 11, 15, m[s[6]], m[s[7]]);
-            g(&mut v, 0, 5, 10, 15, m[s[8]], m[s[9]]);
-            g(&mut v, 1, 6, 11, 12, m[s[10]], m[s[11]]);
-            g(&mut v, 2, 7, 8, 13, m[s[12]], m[s[13]]);
-            g(&mut v, 3, 4, 9, 14, m[s[14]], m[s[15]]);
-        }
-        for i in 0..8 {
-            h[i] ^= v[i] ^ v[i + 8];
-        }
-    }
-    h.iter()
-        .flat_map(|w| w.to_le_bytes())
-        .take(out_len)
-        .collect()
-}
-
-/// The local BLAKE2b must agree with the reference's BLAKE2b-256, or the "truncated
-/// BLAKE2b-512" cases would not be what they claim.
-fn blake2b_selfcheck() {
-    for data in [&b""[..], b"abc", &[7u8; 300][..]] {
-        assert_eq!(
-            blake2b(32, data),
-            blake2b256(data).to_vec(),
-            "local BLAKE2b disagrees with the reference"
-        );
-    }
+/// BLAKE2b-512 of `data` (the `blake2` crate), for wrong payloads and revocation ids.
+fn blake2b512(data: &[u8]) -> Vec<u8> {
+    use blake2::Digest;
+    blake2::Blake2b512::digest(data).to_vec()
 }
 
 /// 32 bytes as a principal id.
@@ -815,7 +729,6 @@ const EDITED: &[ForgeRow] = &[
 ];
 
 fn build_forged(g: &mut Group, k: &Keys) {
-    blake2b_selfcheck();
     let f = Forge::new(k);
     wrong_signers(g, &f, WRONG_SIGNERS);
     forge_ctx_rows(g, &f, ROOT_KEYS);
@@ -905,7 +818,7 @@ const TWO_ROOTS: &[ForgeCtxRow] = &[
 /// BLAKE2b-512 truncated to 32 bytes (not BLAKE2b-256).
 fn trunc512(payload: &str) -> [u8; 32] {
     let mut d = [0u8; 32];
-    d.copy_from_slice(&blake2b(64, payload.as_bytes())[..32]);
+    d.copy_from_slice(&blake2b512(payload.as_bytes())[..32]);
     d
 }
 
@@ -2198,7 +2111,7 @@ const WRONG_RIDS: &[(u16, &str, RidOf, &str)] = &[
         |r| digest64(authority_payload(&r.auth).as_bytes()), "root"),
     (64, "revocation id computed over the whole decoded token: no match", |r| digest64(r.t3.text().as_bytes()), "root"),
     (65, "revocation id = truncated BLAKE2b-512 of the canonical authority: no match",
-        |r| b64u_encode(&blake2b(64, canon(&r.auth).as_bytes())[..32]), "root"),
+        |r| b64u_encode(&blake2b512(canon(&r.auth).as_bytes())[..32]), "root"),
     (66, "revocation id of attenuation 0 computed over its prefix payload: no match",
         |r| digest64(prefix_payload(&r.auth, &r.atts[..1]).as_bytes()), "alice"),
     (67, "revocation id of attenuation 0 computed over attenuation 0 with its signature entry: no match", |r| {
