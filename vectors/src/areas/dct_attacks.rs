@@ -24,6 +24,7 @@
     clippy::too_many_arguments
 )]
 
+use serde::Deserialize;
 use serde_json::{json, Value};
 
 use delegateos_reference::canonical::canonicalize;
@@ -42,7 +43,6 @@ use delegateos_reference::token::FORMAT;
 
 const S1: &str = "10.1/1";
 const S2: &str = "10.1/2";
-const S3A: &str = "10.1/3a";
 const S3B: &str = "10.1/3b";
 const REVOKED_AT: &str = "2026-03-01T09:00:00Z";
 const MALFORMED: &str = "DCT-VERIFY-1-MALFORMED";
@@ -234,6 +234,16 @@ impl Tok {
             .unwrap_or_default()
     }
 
+    /// The payload signature entry `j` signs (D16 prefixes).
+    fn payload(&self, j: usize) -> String {
+        let (auth, atts) = (self.auth(), self.atts());
+        if j == 0 {
+            authority_payload(&auth)
+        } else {
+            prefix_payload(&auth, &atts[..j])
+        }
+    }
+
     /// Re-signs every signature entry that exists with the legitimate key of its block, over
     /// whatever the blocks now contain (so a content change is signed, D16 prefixes).
     fn resign(mut self) -> Self {
@@ -369,79 +379,332 @@ fn decode64(text: &str) -> Vec<u8> {
 // forged
 // ---------------------------------------------------------------------------------------------
 
-const ROOT_SIG: &str = "DCT-VERIFY-3A-ROOT-SIG";
-const ROOT_KEY: &str = "DCT-VERIFY-3A-ROOT-KEY";
-const NOT_SIGNER_A: &str = "DCT-VERIFY-3A-NOT-SIGNER-FIELD";
-const ATT_SIG: &str = "DCT-VERIFY-3B-ATTEN-SIG";
-const NOT_SIGNER_B: &str = "DCT-VERIFY-3B-NOT-SIGNER-FIELD";
-const PREFIX: &str = "DCT-VERIFY-3B-PREFIX";
-const COUNT: &str = "DCT-VERIFY-3-COUNT";
-const COVERS: &str = "DCT-VERIFY-3-COVERS";
-const SPLICE: &str = "DCT-VERIFY-3-SPLICE";
-const SS: &[&str] = &["SignatureStructure"];
+/// A case's verdict, as the data tables name it.
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Ex {
+    /// Denied: (code, stage).
+    Invalid(String, String),
+    /// D8: invalid_signature at the stage, or malformed_token.
+    Structural(String),
+    Malformed,
+    /// D9: malformed_token, or the scope a lenient decoder grants the `malformed` base token.
+    Lenient,
+    /// Valid with the scope of [`chain`]`(n)`.
+    Valid(usize),
+    /// D10: invalid_signature at the stage, or valid with the scope of [`chain`]`(n)` (a
+    /// cofactored verifier accepts).
+    Cofactored(String, usize),
+    /// D9: malformed_token, or (a lenient parser) the denial (code, stage).
+    MalformedOr(String, String),
+}
+
+impl Ex {
+    fn expect(&self) -> Expectation {
+        let either = |d: &str, a: Expected, b: Expected| Expectation::acceptable(d, vec![a, b]);
+        match self {
+            Ex::Invalid(code, stage) => Expectation::invalid(code, stage),
+            Ex::Structural(stage) => structural(stage),
+            Ex::Malformed => malformed(),
+            Ex::Lenient => lenient(&malformed_scope()),
+            Ex::Valid(n) => valid(*n),
+            Ex::MalformedOr(code, stage) => either(
+                "D9",
+                Expected::invalid("malformed_token", S1),
+                Expected::invalid(code, stage),
+            ),
+            Ex::Cofactored(stage, n) => either(
+                "D10",
+                Expected::invalid("invalid_signature", stage),
+                Expected::valid(scope(*n).output()),
+            ),
+        }
+    }
+}
+
+/// A declarative change to a token's decoded JSON, applied in order (nothing is re-signed
+/// unless a `resign` edit says so).
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Edit {
+    /// Sets the member at the pointer to the value.
+    Set(String, Value),
+    /// Sets the member at the pointer to the principal id of the named key.
+    SetPrincipal(String, String),
+    /// Copies the member at the first pointer of the unedited token to the second pointer.
+    Copy(String, String),
+    Remove(String),
+    /// Adds the member (key, value) to the object at the pointer.
+    Insert(String, String, Value),
+    /// Re-signs signature entry `j` with its block's legitimate key over the current content.
+    Resign(usize),
+    /// Re-signs every block with its legitimate key ([`Tok::resign`]).
+    ResignAll,
+}
+
+/// `orig` with `edits` applied.
+fn apply(orig: &Tok, edits: &[Edit], k: &Keys) -> Tok {
+    edits.iter().fold(orig.clone(), |t, e| match e {
+        Edit::Set(ptr, v) => t.set(ptr, v.clone()),
+        Edit::SetPrincipal(ptr, name) => t.set(ptr, json!(key(k, name).principal)),
+        Edit::Copy(from, to) => t.set(to, orig.v.pointer(from).cloned().unwrap_or_default()),
+        Edit::Remove(ptr) => t.remove(ptr),
+        Edit::Insert(ptr, name, v) => t.insert(ptr, name, v.clone()),
+        Edit::Resign(j) => {
+            let sig = sign_text(&t.signers[*j], &t.payload(*j));
+            t.set(&format!("/signatures/{j}/signature"), json!(sig))
+        }
+        Edit::ResignAll => t.resign(),
+    })
+}
+
+/// A row of `dct_forged.json`: base token `token` ([`Forge`]'s `t`) with `edits` applied after
+/// signing, or the named construction `make` with `args` ([`Forge::make`]); verified under
+/// the default context or, with `root`, a context trusting the key of that name.
+#[derive(Deserialize)]
+struct ForgedRow {
+    n: u16,
+    desc: String,
+    reqs: Vec<String>,
+    #[serde(default)]
+    flags: Vec<String>,
+    #[serde(default)]
+    token: usize,
+    #[serde(default)]
+    edits: Vec<Edit>,
+    make: Option<String>,
+    #[serde(default)]
+    args: Vec<Value>,
+    root: Option<String>,
+    expect: Ex,
+}
+
+/// A table row's requirement ids and flags as the case wants them.
+fn strs(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
+}
 
 /// What the forged cases start from: the base tokens [`chain`]`(0..=3)` and, as `t[4]`,
 /// `chain(1)` with an attenuation bob → mallory appended (correctly signed by bob).
 struct Forge<'a> {
     k: &'a Keys,
-    ctx: Ctx,
     t: [Tok; 5],
 }
 
-impl<'a> Forge<'a> {
-    fn new(k: &'a Keys) -> Self {
-        Self {
-            k,
-            ctx: Ctx::new(k),
-            t: [
-                Tok::base(k, 0),
-                Tok::base(k, 1),
-                Tok::base(k, 2),
-                Tok::base(k, 3),
-                Tok::of(&chain(k, 1).delegate(&k.mallory, |_| {})),
-            ],
-        }
-    }
-
-    /// The payload signature entry `j` of token `i` signs (D16 prefixes).
-    fn payload(&self, i: usize, j: usize) -> String {
-        let (auth, atts) = (self.t[i].auth(), self.t[i].atts());
-        if j == 0 {
-            authority_payload(&auth)
-        } else {
-            prefix_payload(&auth, &atts[..j])
-        }
-    }
-
-    /// Token `i` with signature `j` made by `signer_key` over the right payload and its
-    /// `signer` field naming `named` (`None`: left as it is).
-    fn signed_by(&self, i: usize, j: usize, named: Option<&str>, signer_key: &str) -> Value {
-        let sig = sign_text(&key(self.k, signer_key).keypair(), &self.payload(i, j));
-        let mut t = self.t[i].clone();
-        if let Some(name) = named {
-            t = t.set(
-                &format!("/signatures/{j}/signer"),
-                json!(key(self.k, name).principal),
-            );
-        }
-        t.set(&format!("/signatures/{j}/signature"), json!(sig))
-            .ser()
-    }
-
-    /// Token `i` with `ptr` set to `v` after signing (not re-signed).
-    fn edited(&self, i: usize, ptr: &str, v: Value) -> Value {
-        self.t[i].clone().set(ptr, v).ser()
-    }
-
-    /// Token `i` with signature `j` replaced by `sig`.
-    fn with_sig(&self, i: usize, j: usize, sig: String) -> Value {
-        self.edited(i, &format!("/signatures/{j}/signature"), json!(sig))
+fn build_forged(g: &mut Group, k: &Keys) {
+    let f = Forge {
+        k,
+        t: [0, 1, 2, 3, 4].map(|n| match n {
+            4 => Tok::of(&chain(k, 1).delegate(&k.mallory, |_| {})),
+            n => Tok::base(k, n),
+        }),
+    };
+    let table = include_str!("data/tables/dct_forged.json");
+    for row in super::rows::<ForgedRow>("dct_forged.json", table) {
+        let (token, root) = f.make(&row);
+        let root = root.or_else(|| row.root.as_ref().map(|r| key(k, r).principal.clone()));
+        let ctx = root.map_or_else(|| Ctx::new(k), |r| Ctx::new(k).root(&r));
+        let (reqs, flags) = (strs(&row.reqs), strs(&row.flags));
+        verify_token(g, row.n, &row.desc, &reqs, &flags, token, &ctx, row.expect.expect());
     }
 }
 
+impl Forge<'_> {
+    /// A forged row's token, and the root key of its context when the construction sets one.
+    fn make(&self, row: &ForgedRow) -> (Value, Option<String>) {
+        let (t, a) = (&self.t[row.token], &row.args);
+        let s = |i: usize| a[i].as_str().unwrap_or_default();
+        let j = a.first().and_then(Value::as_u64).unwrap_or_default() as usize;
+        let k = self.k;
+        let token = match row.make.as_deref() {
+            None => apply(t, &row.edits, k),
+            // Signature `j` made by key args[2] over the right payload, its signer field
+            // naming args[1] (null: unchanged).
+            Some("signed_by") => {
+                let t = match a[1].as_str() {
+                    Some(name) => t.clone().set(&format!("/signatures/{j}/signer"), json!(key(k, name).principal)),
+                    None => t.clone(),
+                };
+                with_sig(t.clone(), j, sign_text(&self.kp(s(2)), &t.payload(j)))
+            }
+            Some("issued_by") => self.issued_by(s(0), a[1].as_u64().unwrap_or_default() as usize),
+            Some("self_attenuator") => Tok::of(&chain(k, 1).delegate(&k.carol, |a| a.attenuator = k.mallory.principal.clone())),
+            // Signature `args[1]` copied from another token: the same root's token with
+            // another delegation id, or alice's sibling attenuation to carol.
+            Some("sig_of_other_token") => {
+                let other = match s(0) {
+                    "other_delegation" => chain(k, 1).with_authority(|a| a.delegation_id = del(0x99)),
+                    _ => chain(k, 0).delegate(&k.carol, |a| {
+                        a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/**")]);
+                        a.max_budget_microcents = Some(500_000);
+                    }),
+                };
+                let i = a[1].as_u64().unwrap_or_default() as usize;
+                with_sig(t.clone(), i, sig_of(&Tok::of(&other), i))
+            }
+            // root's authority + signature, other_root's attenuations and their signatures.
+            Some("other_root_attenuations") => {
+                let b2 = self.issued_by("other_root", 2);
+                let t = t.clone().set("/attenuations", b2.v["attenuations"].clone());
+                t.set("/signatures/1", b2.v["signatures"][1].clone()).set("/signatures/2", b2.v["signatures"][2].clone())
+            }
+            // other_root's token with root's attenuation signatures.
+            Some("root_attenuation_signatures") => {
+                let b2 = self.issued_by("other_root", 2);
+                b2.set("/signatures/1", t.v["signatures"][1].clone()).set("/signatures/2", t.v["signatures"][2].clone())
+            }
+            // other_root's authority and its signature on root's attenuations.
+            Some("other_root_authority") => {
+                let b2 = self.issued_by("other_root", 2);
+                t.clone().set("/authority", b2.auth()).set("/signatures/0", b2.v["signatures"][0].clone())
+            }
+            Some("surplus_copy") => push_sig(t.clone(), t.v["signatures"][1].clone()),
+            // A root-signed entry covering a non-existent attenuation 0.
+            Some("surplus_root_entry") => {
+                let sig = sign_text(&k.root.keypair(), &prefix_payload(&t.auth(), &[]));
+                push_sig(t.clone(), json!({"signer": k.root.principal, "covers": 0, "signature": sig}))
+            }
+            // chain(1) with the attenuations of chain(2), no signature for the second (or a
+            // copy of alice's).
+            Some("extended") => self.extended(t),
+            Some("extended_copied_signature") => {
+                let entry = json!({"signer": k.bob.principal, "covers": 1, "signature": sig_of(t, 1)});
+                push_sig(self.extended(t), entry)
+            }
+            Some("sign_over") => with_sig(t.clone(), j, self.sign_over(t, j, s(1), s(2), s(3))),
+            Some("signature_bytes") => {
+                let raw = decode64(&sig_of(t, j));
+                let (mut r, mut sv) = ([0u8; 32], [0u8; 32]);
+                r.copy_from_slice(&raw[..32]);
+                sv.copy_from_slice(&raw[32..]);
+                let (r, sv) = match s(1) {
+                    "s_plus_l" => (r, add_le(&sv, &L)),
+                    "s_equals_l" => (r, L),
+                    "s_top_bits_set" => {
+                        sv[31] |= 0xe0;
+                        (r, sv)
+                    }
+                    _ => (ZERO, ZERO),
+                };
+                with_sig(t.clone(), j, sig_bytes(&r, &sv))
+            }
+            Some("weird_attenuator") => weird_attenuator(k, point(s(0)), point(s(1))),
+            Some("weird_root") => {
+                let p = principal_of(&point(s(0)));
+                let c = chain(k, 0).with_authority(|a| a.issuer = p.clone());
+                let t = Tok::of(&c).set("/signatures/0/signer", json!(p));
+                return (with_sig(t, 0, sig_bytes(&identity(), &ZERO)).ser(), Some(p));
+            }
+            Some(other) => panic!("dct_forged.json: no construction {other:?}"),
+        };
+        (token.ser(), None)
+    }
+
+    fn kp(&self, name: &str) -> Keypair {
+        key(self.k, name).keypair()
+    }
+
+    /// [`chain`]`(n)` issued and correctly signed by the key named `issuer`.
+    fn issued_by(&self, issuer: &str, n: usize) -> Tok {
+        let p = key(self.k, issuer).principal.clone();
+        Tok::of(&chain(self.k, n).with_authority(|a| a.issuer = p))
+    }
+
+    /// `t` with the attenuations of `chain(2)` and no signature for the second.
+    fn extended(&self, t: &Tok) -> Tok {
+        let atts = serde_json::to_value(&chain(self.k, 2).attenuations).unwrap_or_default();
+        t.clone().set("/attenuations", atts)
+    }
+
+    /// Signature `j` of `t` by `signer` over the wrong payload `what`, hashed with `hash`.
+    fn sign_over(&self, t: &Tok, j: usize, signer: &str, what: &str, hash: &str) -> String {
+        let (auth, atts) = (t.auth(), t.atts());
+        let text = match what {
+            "payload" => t.payload(j),
+            "prefix_before" => prefix_payload(&auth, &atts[..j - 1]),
+            "all_attenuations" => prefix_payload(&auth, &atts),
+            "attenuations_only" => canon(&json!({"attenuations": &atts[..j]})),
+            "own_block" => canon(&atts[j - 1]),
+            "unwrapped" => canon(&auth),
+            "stringify_order" => stringify_order(&auth),
+            "unsorted_keys" => format!("{{\"authority\":{},\"attenuations\":[{}]}}", canon(&auth), canon(&atts[0])),
+            "pretty" => serde_json::to_string_pretty(&json!({"authority": auth})).unwrap_or_default(),
+            other => panic!("dct_forged.json: no payload {other:?}"),
+        };
+        let kp = self.kp(signer);
+        b64u_encode(&match hash {
+            "none" => kp.sign_message(text.as_bytes()),
+            "blake2b512_truncated" => kp.sign_digest(&trunc512(&text)),
+            _ => kp.sign_digest(&blake2b256(text.as_bytes())),
+        })
+    }
+}
+
+/// `t` with signature `j` replaced by `sig`.
+fn with_sig(t: Tok, j: usize, sig: String) -> Tok {
+    t.set(&format!("/signatures/{j}/signature"), json!(sig))
+}
+
+/// `t` with `entry` appended to its signatures.
+fn push_sig(mut t: Tok, entry: Value) -> Tok {
+    if let Some(a) = t.v["signatures"].as_array_mut() {
+        a.push(entry);
+    }
+    t
+}
+
+/// A point encoding by name: the identity, the identity with the sign bit set on x = 0, or
+/// y = p + 1 (≡ 1, the identity non-canonically).
+fn point(name: &str) -> [u8; 32] {
+    let mut b = identity();
+    match name {
+        "identity" => {}
+        "noncanonical_identity" => b[31] = 0x80,
+        "y_p_plus_1" => {
+            b = [0xff; 32];
+            b[0] = 0xee;
+            b[31] = 0x7f;
+        }
+        other => panic!("dct_forged.json: no point {other:?}"),
+    }
+    b
+}
+
+/// Small-order / non-canonical attenuator keys. The root delegates (validly signed) to the
+/// weird key `a_bytes`; the weird key's "signature" is R = `r_bytes`, S = 0, which with R =
+/// identity satisfies both Ed25519 equations for a small-order A (k·A = identity).
+fn weird_attenuator(k: &Keys, a_bytes: [u8; 32], r_bytes: [u8; 32]) -> Tok {
+    let p = principal_of(&a_bytes);
+    let c = chain(k, 0).with_authority(|a| a.delegatee = p.clone());
+    let att = json!({
+        "attenuator": p,
+        "delegatee": k.bob.principal,
+        "delegationId": del(0x100),
+        "contractId": ct(0x100),
+        "allowedCapabilities": [{"namespace": "docs", "action": "read", "resource": "/project/**"}],
+        "maxBudgetMicrocents": 500_000,
+    });
+    let t = Tok::of(&c).set("/attenuations", json!([att]));
+    push_sig(t, json!({"signer": p, "covers": 0, "signature": sig_bytes(&r_bytes, &ZERO)}))
+}
+
+/// BLAKE2b-512 truncated to 32 bytes (not BLAKE2b-256).
+fn trunc512(payload: &str) -> [u8; 32] {
+    let mut d = [0u8; 32];
+    d.copy_from_slice(&blake2b512(payload.as_bytes())[..32]);
+    d
+}
+
+/// The authority payload in JSON.stringify order (declaration order), not RFC 8785's sorted keys.
+fn stringify_order(a: &Value) -> String {
+    format!("{{\"authority\":{}}}", stringify_authority(a))
+}
+
+const ZERO: [u8; 32] = [0; 32];
+
 /// A forged case's verdict.
 #[derive(Clone, Copy)]
-enum Ex {
+enum RevEx {
     /// invalid_signature at the stage.
     Sig(&'static str),
     /// D8: invalid_signature at the stage, or malformed_token.
@@ -458,22 +721,22 @@ enum Ex {
     MalformedOr(&'static str, &'static str),
 }
 
-impl Ex {
+impl RevEx {
     fn expect(self) -> Expectation {
         match self {
-            Ex::Sig(stage) => bad_sig(stage),
-            Ex::Structural(stage) => structural(stage),
-            Ex::Malformed => malformed(),
-            Ex::Valid(n) => valid(n),
-            Ex::Denied(code, stage) => Expectation::invalid(code, stage),
-            Ex::MalformedOr(code, stage) => Expectation::acceptable(
+            RevEx::Sig(stage) => bad_sig(stage),
+            RevEx::Structural(stage) => structural(stage),
+            RevEx::Malformed => malformed(),
+            RevEx::Valid(n) => valid(n),
+            RevEx::Denied(code, stage) => Expectation::invalid(code, stage),
+            RevEx::MalformedOr(code, stage) => Expectation::acceptable(
                 "D9",
                 vec![
                     Expected::invalid("malformed_token", S1),
                     Expected::invalid(code, stage),
                 ],
             ),
-            Ex::Cofactored(stage, n) => Expectation::acceptable(
+            RevEx::Cofactored(stage, n) => Expectation::acceptable(
                 "D10",
                 vec![
                     Expected::invalid("invalid_signature", stage),
@@ -484,532 +747,7 @@ impl Ex {
     }
 }
 
-const SIG_A: Ex = Ex::Sig(S3A);
-const SIG_B: Ex = Ex::Sig(S3B);
-const STRUCT_A: Ex = Ex::Structural(S3A);
-const STRUCT_B: Ex = Ex::Structural(S3B);
-
-/// A forged case: (number, description, requirement ids, flags, token, verdict); the default
-/// context.
-type ForgeRow = (u16, &'static str, Ids, Ids, fn(&Forge) -> Value, Ex);
-
-fn forge_rows(g: &mut Group, f: &Forge, rows: &[ForgeRow]) {
-    for &(n, desc, reqs, flags, token, ex) in rows {
-        verify_token(g, n, desc, reqs, flags, token(f), &f.ctx, ex.expect());
-    }
-}
-
-/// A forged case under a context of its own: as [`ForgeRow`], the construction giving the
-/// token and the context ([`Forge::plain`]: the default one, [`Forge::under`]: another root).
-type ForgeCtxRow = (u16, &'static str, Ids, Ids, fn(&Forge) -> (Value, Ctx), Ex);
-
-fn forge_ctx_rows(g: &mut Group, f: &Forge, rows: &[ForgeCtxRow]) {
-    for &(n, desc, reqs, flags, token, ex) in rows {
-        let (token, ctx) = token(f);
-        verify_token(g, n, desc, reqs, flags, token, &ctx, ex.expect());
-    }
-}
-
-/// A signature by the wrong key: (number, description, requirement ids, flags, token index,
-/// signature index, the name its `signer` field then gives (`None`: unchanged), the key that
-/// signs the right payload, verdict).
-type WrongSigner = (
-    u16,
-    &'static str,
-    &'static [&'static str],
-    &'static [&'static str],
-    usize,
-    usize,
-    Option<&'static str>,
-    &'static str,
-    Ex,
-);
-
-#[rustfmt::skip]
-const WRONG_SIGNERS: &[WrongSigner] = &[
-    // 3a: the authority signature.
-    (1, "authority signed by mallory over the right payload (signer field still names root)", &[ROOT_SIG, SPLICE], &[], 0, 0, None,
-        "mallory", SIG_A),
-    (2, "authority signed by other_root (a different root key) over the right payload", &[ROOT_SIG, SPLICE], &[], 0, 0, None,
-        "other_root", SIG_A),
-    (3, "authority signed by its own delegatee alice", &[ROOT_SIG, SPLICE], &[], 0, 0, None, "alice", SIG_A),
-    (4, "three-block chain whose authority signature is by mallory; attenuations correctly signed", &[ROOT_SIG, SPLICE], &[], 3, 0, None,
-        "mallory", SIG_A),
-];
-
-/// The signer field lies.
-#[rustfmt::skip]
-const LYING_SIGNERS: &[WrongSigner] = &[
-    (20, "issuer is root but signatures[0] is mallory's own valid signature with signer = mallory \
-        (a verifier that uses `signer` as the key accepts)", &[NOT_SIGNER_A, ROOT_SIG], &[], 0, 0, Some("mallory"), "mallory", SIG_A),
-    (21, "as 20 on a three-attenuation chain (mallory mints the root of a valid-looking chain)", &[NOT_SIGNER_A, ROOT_SIG], &[], 3, 0,
-        Some("mallory"), "mallory", SIG_A),
-    (22, "signatures[0].signer names root but the signature is mallory's", &[ROOT_SIG], &[], 0, 0, Some("root"), "mallory", SIG_A),
-    (23, "signatures[0] is root's valid signature but signer says mallory (signer must equal the issuer)", &[NOT_SIGNER_A, COVERS], SS, 0, 0,
-        Some("mallory"), "root", STRUCT_A),
-    (24, "attenuation 0 (attenuator alice) signed by mallory with signer = mallory", &[NOT_SIGNER_B, ATT_SIG], &[], 1, 1, Some("mallory"),
-        "mallory", SIG_B),
-    (25, "attenuation 0 (attenuator alice) signed by mallory with signer = alice", &[ATT_SIG, SPLICE], &[], 1, 1, Some("alice"), "mallory",
-        SIG_B),
-    (26, "middle attenuation (attenuator bob) signed by mallory with signer = mallory", &[NOT_SIGNER_B, ATT_SIG], &[], 3, 2, Some("mallory"),
-        "mallory", SIG_B),
-    (27, "last attenuation (attenuator carol) signed by mallory with signer = mallory", &[NOT_SIGNER_B, ATT_SIG], &[], 3, 3, Some("mallory"),
-        "mallory", SIG_B),
-    (28, "last attenuation signed by its own delegatee dave with signer = dave", &[NOT_SIGNER_B, ATT_SIG], &[], 3, 3, Some("dave"), "dave",
-        SIG_B),
-    (29, "attenuation 0 correctly signed by alice but signer says bob (signer must equal the attenuator)", &[NOT_SIGNER_B, COVERS], SS, 1, 1,
-        Some("bob"), "alice", STRUCT_B),
-    (30, "middle attenuation signed by the root issuer with signer = root", &[NOT_SIGNER_B, ATT_SIG], &[], 2, 2, Some("root"), "root", SIG_B),
-    // Mallory appends attenuations to a token he merely holds a copy of: attenuator = the
-    // current delegatee (bob), signed by mallory.
-    (40, "mallory appends an attenuation naming the current delegatee bob as attenuator, \
-        signs it himself with signer = mallory (a verifier that uses `signer` accepts)", &[NOT_SIGNER_B, ATT_SIG, SPLICE], &[], 4, 2,
-        Some("mallory"), "mallory", SIG_B),
-    (41, "as 40 with signer = bob (signature by mallory)", &[ATT_SIG, SPLICE], &[], 4, 2, Some("bob"), "mallory", SIG_B),
-];
-
-fn wrong_signers(g: &mut Group, f: &Forge, rows: &[WrongSigner]) {
-    for &(n, desc, reqs, flags, i, j, named, signer_key, ex) in rows {
-        let token = f.signed_by(i, j, named, signer_key);
-        verify_token(g, n, desc, reqs, flags, token, &f.ctx, ex.expect());
-    }
-}
-
-/// Swapped and copied signatures.
-#[rustfmt::skip]
-const SWAPPED: &[ForgeRow] = &[
-    (50, "signature entries 1 and 2 swapped whole (covers and signer no longer match their positions)", &[COVERS, ATT_SIG], SS, |f| {
-        let t = &f.t[2];
-        t.clone().set("/signatures/1", t.v["signatures"][2].clone()).set("/signatures/2", t.v["signatures"][1].clone()).ser()
-    }, STRUCT_B),
-    (51, "signature strings of attenuations 0 and 1 swapped (signer and covers left in place)", &[ATT_SIG, SPLICE], &[], |f| {
-        let t = &f.t[2];
-        t.clone().set("/signatures/1/signature", json!(sig_of(t, 2))).set("/signatures/2/signature", json!(sig_of(t, 1))).ser()
-    }, SIG_B),
-    (52, "signature strings of the authority and attenuation 0 swapped", &[ROOT_SIG, SPLICE], &[], |f| {
-        let t = &f.t[1];
-        t.clone().set("/signatures/0/signature", json!(sig_of(t, 1))).set("/signatures/1/signature", json!(sig_of(t, 0))).ser()
-    }, SIG_A),
-    (53, "the authority's signature copied into the attenuation's slot", &[ATT_SIG, SPLICE], &[], |f| f.with_sig(1, 1, sig_of(&f.t[1], 0)), SIG_B),
-    // Another token of the same root: different delegation id.
-    (54, "authority signature copied from another token of the same root (same position)", &[ROOT_SIG, SPLICE], &[], |f| {
-        let other = Tok::of(&chain(f.k, 1).with_authority(|a| a.delegation_id = del(0x99)));
-        f.with_sig(1, 0, sig_of(&other, 0))
-    }, SIG_A),
-    // Another token with the same authority, different attenuation 0 (delegatee carol).
-    (55, "attenuation signature copied from a sibling token (same authority, alice delegating to carol)", &[ATT_SIG, SPLICE], &[], |f| {
-        let other = Tok::of(&chain(f.k, 0).delegate(&f.k.carol, |a| {
-            a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/**")]);
-            a.max_budget_microcents = Some(500_000);
-        }));
-        f.with_sig(1, 1, sig_of(&other, 1))
-    }, SIG_B),
-    (56, "attenuation 0's delegatee changed from bob to carol after signing (not re-signed)", &[ATT_SIG, SPLICE], &[],
-        |f| f.edited(1, "/attenuations/0/delegatee", json!(f.k.carol.principal)), SIG_B),
-];
-
-/// Signature count.
-#[rustfmt::skip]
-const COUNTS: &[ForgeRow] = &[
-    (70, "last signature dropped (two attenuations, two signatures)", &[COUNT], SS, |f| f.t[2].clone().remove("/signatures/2").ser(), STRUCT_B),
-    (71, "signatures[] empty on a root token", &[COUNT], SS, |f| f.edited(0, "/signatures", json!([])), STRUCT_A),
-    (72, "only the authority signature on a two-attenuation token", &[COUNT], SS,
-        |f| f.t[2].clone().remove("/signatures/2").remove("/signatures/1").ser(), STRUCT_B),
-    (73, "surplus signature: attenuation 0's entry duplicated at the end", &[COUNT], SS, |f| {
-        let mut t = f.t[1].clone();
-        let dup = t.v["signatures"][1].clone();
-        if let Some(a) = t.v["signatures"].as_array_mut() {
-            a.push(dup);
-        }
-        t.ser()
-    }, STRUCT_B),
-    (74, "surplus signature on a root token: a root-signed entry covering a non-existent attenuation 0", &[COUNT], SS, |f| {
-        let mut t = f.t[0].clone();
-        let sig = sign_text(&f.k.root.keypair(), &prefix_payload(&f.t[0].auth(), &[]));
-        if let Some(a) = t.v["signatures"].as_array_mut() {
-            a.push(json!({"signer": f.k.root.principal, "covers": 0, "signature": sig}));
-        }
-        t.ser()
-    }, STRUCT_B),
-    // Extended chain: attenuation appended without a signature.
-    (75, "extended chain: bob's attenuation appended without a signature", &[COUNT, ATT_SIG], SS, |f| extended(f).ser(), STRUCT_B),
-    (76, "extended chain: bob's attenuation appended with a copy of alice's signature as its entry", &[ATT_SIG, SPLICE], &[], |f| {
-        let mut t = extended(f);
-        if let Some(a) = t.v["signatures"].as_array_mut() {
-            a.push(json!({"signer": f.k.bob.principal, "covers": 1, "signature": sig_of(&f.t[1], 1)}));
-        }
-        t.ser()
-    }, SIG_B),
-];
-
-/// `chain(1)` with the attenuations of `chain(2)` and no signature for the second.
-fn extended(f: &Forge) -> Tok {
-    let atts = serde_json::to_value(&chain(f.k, 2).attenuations).unwrap_or_default();
-    f.t[1].clone().set("/attenuations", atts)
-}
-
-const SIG_ENTRY: &[&str] = &["DCT-FORMAT-SIGNATURE-ENTRY", MALFORMED];
-const SIG_ENTRY_RANGE: &[&str] = &["DCT-FORMAT-SIGNATURE-ENTRY", "PRIM-INT-RANGE", MALFORMED];
-
-/// covers (D8 well-typed but wrong; D19 mistyped). `covers` outside the protocol integer range
-/// (D19: the string `authority` or a protocol integer, PRIM-INT-RANGE: ≤ 2^53 − 1) is the one
-/// number of a token that no typed bound sees: only the every-number walk of step 1 rejects
-/// it. An implementation without that walk reads a well-typed but wrong `covers` and answers
-/// `invalid_signature` at step 3 (or accepts, for a later entry the text never reads), not
-/// `malformed_token`.
-#[rustfmt::skip]
-const COVERS_VALUES: &[ForgeRow] = &[
-    (80, "signatures[0].covers = 0 instead of \"authority\"", &[COVERS], SS, |f| f.edited(0, "/signatures/0/covers", json!(0)), STRUCT_A),
-    (81, "signatures[1].covers = \"authority\" (attenuation signature claims the authority)", &[COVERS], SS,
-        |f| f.edited(1, "/signatures/1/covers", json!("authority")), STRUCT_B),
-    (82, "signatures[1].covers = 1 (off by one)", &[COVERS], SS, |f| f.edited(2, "/signatures/1/covers", json!(1)), STRUCT_B),
-    (83, "signatures[2].covers = 0 (off by one downwards)", &[COVERS], SS, |f| f.edited(2, "/signatures/2/covers", json!(0)), STRUCT_B),
-    (84, "signatures[3].covers = 7 (far out of range)", &[COVERS], SS, |f| f.edited(3, "/signatures/3/covers", json!(7)), STRUCT_B),
-    (85, "signatures[1].covers = \"0\" (a string, not coerced: D19)", SIG_ENTRY, &[], |f| f.edited(1, "/signatures/1/covers", json!("0")),
-        Ex::Malformed),
-    (86, "signatures[1].covers = -1", SIG_ENTRY, &[], |f| f.edited(1, "/signatures/1/covers", json!(-1)), Ex::Malformed),
-    (87, "signatures[0].covers = \"Authority\" (case differs)", SIG_ENTRY, &[], |f| f.edited(0, "/signatures/0/covers", json!("Authority")),
-        Ex::Malformed),
-    (88, "signatures[2].covers = \"1\" (a string, not coerced: D19)", SIG_ENTRY, &[], |f| f.edited(2, "/signatures/2/covers", json!("1")),
-        Ex::Malformed),
-    (89, "signatures[1].covers = 2^53 (one above the largest protocol integer): step 1, not a \
-         wrong covers value", SIG_ENTRY_RANGE, &[], |f| f.edited(1, "/signatures/1/covers", json!(9_007_199_254_740_992_u64)), Ex::Malformed),
-    (166, "signatures[0].covers = 2^53 (one above the largest protocol integer) instead of \
-         \"authority\": step 1, not a wrong covers value", SIG_ENTRY_RANGE, &[],
-        |f| f.edited(0, "/signatures/0/covers", json!(9_007_199_254_740_992_u64)), Ex::Malformed),
-];
-
-/// Blocks modified after signing (no re-signing), dropped or reordered, and stripped (D14).
-#[rustfmt::skip]
-const EDITED: &[ForgeRow] = &[
-    (110, "authority capabilities widened to `/**` after signing", &[ROOT_SIG], &[],
-        |f| f.edited(0, "/authority/capabilities/0/resource", json!("/**")), SIG_A),
-    (111, "authority budget raised after signing", &[ROOT_SIG], &[], |f| f.edited(0, "/authority/maxBudgetMicrocents", json!(9_000_000)), SIG_A),
-    (112, "authority delegatee changed to mallory after signing", &[ROOT_SIG], &[],
-        |f| f.edited(0, "/authority/delegatee", json!(f.k.mallory.principal)), SIG_A),
-    (113, "authority expiry extended by a year after signing", &[ROOT_SIG], &[],
-        |f| f.edited(0, "/authority/expiresAt", json!("2027-03-01T12:00:00Z")), SIG_A),
-    (114, "authority maxChainDepth raised after signing", &[ROOT_SIG], &[], |f| f.edited(0, "/authority/maxChainDepth", json!(9)), SIG_A),
-    (115, "authority capability narrowed after signing (the change is harmless, the signature still fails)", &[ROOT_SIG], &[],
-        |f| f.edited(0, "/authority/capabilities", json!([{"namespace":"docs","action":"read","resource":"/project/**"}])), SIG_A),
-    (116, "attenuation 0 allowedCapabilities changed (still a subset) after signing", &[ATT_SIG], &[],
-        |f| f.edited(1, "/attenuations/0/allowedCapabilities/0/resource", json!("/project/b/**")), SIG_B),
-    (117, "attenuation 0 budget lowered after signing", &[ATT_SIG], &[], |f| f.edited(1, "/attenuations/0/maxBudgetMicrocents", json!(400_000)),
-        SIG_B),
-    (118, "attenuation 0 restriction removed after signing (allowedCapabilities dropped)", &[ATT_SIG], &[],
-        |f| f.t[1].clone().remove("/attenuations/0/allowedCapabilities").ser(), SIG_B),
-    (119, "attenuation 1 expiry removed after signing (inherits the later root expiry)", &[ATT_SIG], &[],
-        |f| f.t[2].clone().remove("/attenuations/1/expiresAt").ser(), SIG_B),
-    // Middle block edited; the later block's signer (carol) re-signs over the edited prefix,
-    // so only bob's signature (attenuation 1) fails.
-    (120, "middle attenuation edited after signing; the next block re-signed over the edited prefix", &[ATT_SIG, PREFIX], &[], |f| {
-        let t = f.t[3].clone().set("/attenuations/1/allowedCapabilities/0/resource", json!("/project/x/*"));
-        let carol_sig = sign_text(&f.k.carol.keypair(), &prefix_payload(&t.auth(), &t.atts()[..3]));
-        t.set("/signatures/3/signature", json!(carol_sig)).ser()
-    }, SIG_B),
-    (121, "attenuation 0 delegationId changed after signing (spend key swap)", &[ATT_SIG], &[],
-        |f| f.edited(1, "/attenuations/0/delegationId", json!(del(0x555))), SIG_B),
-    // Drop attenuation 0 of a 2-chain, keep attenuation 1 and its signature with covers fixed.
-    (130, "first attenuation and its signature removed, the second kept (covers renumbered)", &[PREFIX, SPLICE], &[],
-        |f| f.t[2].clone().remove("/attenuations/0").remove("/signatures/1").set("/signatures/1/covers", json!(0)).ser(), SIG_B),
-    (131, "attenuations reordered with their signatures (covers renumbered)", &[PREFIX, SPLICE], &[], |f| {
-        let t = &f.t[2];
-        let (a0, a1) = (t.v["attenuations"][0].clone(), t.v["attenuations"][1].clone());
-        let (s1, s2) = (t.v["signatures"][1].clone(), t.v["signatures"][2].clone());
-        t.clone().set("/attenuations/0", a1).set("/attenuations/1", a0).set("/signatures/1", s2).set("/signatures/2", s1)
-            .set("/signatures/1/covers", json!(0)).set("/signatures/2/covers", json!(1)).ser()
-    }, SIG_B),
-    // D14: stripping trailing attenuations is a protocol limitation (advisory, valid).
-    (140, "attenuation stripping: the last attenuation and its signature removed from a three-block chain \
-        (verifies with the parent's wider scope: a protocol limitation, D14)", &["DCT-VERIFY-STRIPPING"], &["AttenuationStripping"],
-        |f| f.t[3].clone().remove("/attenuations/2").remove("/signatures/3").ser(), Ex::Valid(2)),
-    (141, "attenuation stripping: every attenuation removed (the holder presents the root token)", &["DCT-VERIFY-STRIPPING"],
-        &["AttenuationStripping"], |f| f.t[3].clone().set("/attenuations", json!([])).remove("/signatures/3").remove("/signatures/2")
-            .remove("/signatures/1").ser(), Ex::Valid(0)),
-];
-
-fn build_forged(g: &mut Group, k: &Keys) {
-    let f = Forge::new(k);
-    wrong_signers(g, &f, WRONG_SIGNERS);
-    forge_ctx_rows(g, &f, ROOT_KEYS);
-    wrong_signers(g, &f, LYING_SIGNERS);
-    forge_rows(g, &f, SELF_ATTENUATOR);
-    forge_rows(g, &f, SWAPPED);
-    forge_ctx_rows(g, &f, TWO_ROOTS);
-    forge_rows(g, &f, COUNTS);
-    forge_rows(g, &f, COVERS_VALUES);
-    forge_rows(g, &f, WRONG_PAYLOADS);
-    forge_rows(g, &f, EDITED);
-    forge_rows(g, &f, ED25519);
-    forge_ctx_rows(g, &f, SMALL_ORDER);
-}
-
-impl Forge<'_> {
-    /// The token under the default context.
-    fn plain(&self, token: Value) -> (Value, Ctx) {
-        (token, self.ctx.clone())
-    }
-
-    /// The token under a context whose root key is `root`.
-    fn under(&self, token: Value, root: &str) -> (Value, Ctx) {
-        (token, self.ctx.clone().root(root))
-    }
-
-    /// [`chain`]`(n)` issued and correctly signed by the key named `issuer`.
-    fn issued_by(&self, issuer: &str, n: usize) -> Tok {
-        let p = key(self.k, issuer).principal.clone();
-        Tok::of(&chain(self.k, n).with_authority(|a| a.issuer = p))
-    }
-
-    /// `chain(2)` with other_root's authority and authority signature spliced onto root's
-    /// attenuations and their signatures.
-    fn spliced_authority(&self) -> Value {
-        let b2 = self.issued_by("other_root", 2);
-        let t = self.t[2].clone().set("/authority", b2.auth());
-        t.set("/signatures/0", b2.v["signatures"][0].clone()).ser()
-    }
-}
-
-/// Issuer substituted by an attacker who signs it himself, or a verifier configured with
-/// another key: only the root-key check fails.
-#[rustfmt::skip]
-const ROOT_KEYS: &[ForgeCtxRow] = &[
-    (10, "authority.issuer replaced by mallory, who signs it correctly (not the context's root key)", &[ROOT_KEY], &[],
-        |f| f.plain(f.issued_by("mallory", 0).ser()), SIG_A),
-    (11, "mallory-issued root with a two-attenuation chain, every block correctly signed", &[ROOT_KEY], &[],
-        |f| f.plain(f.issued_by("mallory", 2).ser()), SIG_A),
-    (12, "valid token verified with ctx.rootPublicKey = other_root", &[ROOT_KEY], &[],
-        |f| f.under(f.t[1].ser(), &f.k.other_root.principal), SIG_A),
-    (13, "valid token verified with ctx.rootPublicKey = alice (the delegatee)", &[ROOT_KEY], &[],
-        |f| f.under(f.t[1].ser(), &f.k.alice.principal), SIG_A),
-    (14, "token issued and correctly signed by other_root, presented to a verifier trusting root", &[ROOT_KEY], &[],
-        |f| f.plain(f.issued_by("other_root", 1).ser()), SIG_A),
-];
-
-/// attenuator = mallory, properly signed by mallory: 4a.
-#[rustfmt::skip]
-const SELF_ATTENUATOR: &[ForgeRow] = &[
-    (42, "mallory appends an attenuation with attenuator = mallory, validly signed by mallory \
-        (not the current delegatee)", &["DCT-VERIFY-4A-ATTENUATOR"], &[],
-        |f| Tok::of(&chain(f.k, 1).delegate(&f.k.carol, |a| a.attenuator = f.k.mallory.principal.clone())).ser(),
-        Ex::Denied("attenuation_violation", "10.1/4a")),
-];
-
-/// Chains spliced from two roots.
-#[rustfmt::skip]
-const TWO_ROOTS: &[ForgeCtxRow] = &[
-    // authority of root + attenuations and their signatures from other_root's token.
-    (60, "root's authority + signature with the attenuations and signatures of an other_root token", &[SPLICE, PREFIX], &[], |f| {
-        let b2 = f.issued_by("other_root", 2);
-        let t = f.t[2].clone().set("/attenuations", b2.v["attenuations"].clone());
-        f.plain(t.set("/signatures/1", b2.v["signatures"][1].clone()).set("/signatures/2", b2.v["signatures"][2].clone()).ser())
-    }, SIG_B),
-    (61, "other_root's authority with root-chain attenuation signatures, verified under other_root", &[SPLICE, PREFIX], &[], |f| {
-        let t2 = &f.t[2];
-        let t = f.issued_by("other_root", 2).set("/signatures/1", t2.v["signatures"][1].clone());
-        f.under(t.set("/signatures/2", t2.v["signatures"][2].clone()).ser(), &f.k.other_root.principal)
-    }, SIG_B),
-    (62, "other_root's authority and signature spliced onto root's attenuations, verified under root", &[SPLICE, ROOT_KEY], &[],
-        |f| f.plain(f.spliced_authority()), SIG_A),
-    (63, "as 62, verified under other_root: the attenuation signatures cover root's authority", &[SPLICE, PREFIX], &[],
-        |f| f.under(f.spliced_authority(), &f.k.other_root.principal), SIG_B),
-];
-
-/// BLAKE2b-512 truncated to 32 bytes (not BLAKE2b-256).
-fn trunc512(payload: &str) -> [u8; 32] {
-    let mut d = [0u8; 32];
-    d.copy_from_slice(&blake2b512(payload.as_bytes())[..32]);
-    d
-}
-
-/// The authority payload in JSON.stringify order (declaration order), not RFC 8785's sorted keys.
-fn stringify_order(f: &Forge) -> String {
-    let a = &f.t[0].v["authority"];
-    let decl_order = [
-        "issuer",
-        "delegatee",
-        "capabilities",
-        "contractId",
-        "delegationId",
-        "parentDelegationId",
-        "chainDepth",
-        "maxChainDepth",
-        "maxBudgetMicrocents",
-        "expiresAt",
-        "issuedAt",
-    ];
-    let body: Vec<String> = decl_order
-        .iter()
-        .map(|key| format!("\"{key}\":{}", canon(&a[*key])))
-        .collect();
-    format!("{{\"authority\":{{{}}}}}", body.join(","))
-}
-
-impl Forge<'_> {
-    fn kp(&self, name: &str) -> Keypair {
-        key(self.k, name).keypair()
-    }
-
-    /// The authority and attenuations of `chain(2)`.
-    fn parts(&self) -> (Value, Vec<Value>) {
-        (self.t[2].auth(), self.t[2].atts())
-    }
-}
-
-const ROOT_PAYLOAD: &[&str] = &[ROOT_SIG, "DCT-CREATE-PAYLOAD"];
-const ATT_PAYLOAD: &[&str] = &[ATT_SIG, "DCT-ATTEN-PAYLOAD"];
-
-/// Signatures over the wrong payload.
-#[rustfmt::skip]
-const WRONG_PAYLOADS: &[ForgeRow] = &[
-    (90, "attenuation 0 signed over the prefix excluding itself ({authority, attenuations: []}; D16 option b)", &[PREFIX, ATT_SIG], &[],
-        |f| f.with_sig(1, 1, sign_text(&f.kp("alice"), &prefix_payload(&f.parts().0, &[]))), SIG_B),
-    (91, "attenuation 1 signed over the prefix excluding itself (attenuations[0..1])", &[PREFIX, ATT_SIG], &[], |f| {
-        let (auth, atts) = f.parts();
-        f.with_sig(2, 2, sign_text(&f.kp("bob"), &prefix_payload(&auth, &atts[..1])))
-    }, SIG_B),
-    (92, "attenuation 0 signed over all attenuations (the whole chain) instead of its prefix", &[PREFIX, ATT_SIG], &[], |f| {
-        let (auth, atts) = f.parts();
-        f.with_sig(2, 1, sign_text(&f.kp("alice"), &prefix_payload(&auth, &atts)))
-    }, SIG_B),
-    (93, "attenuation 1 signed over {attenuations: [0..=1]} without the authority", &[PREFIX, ATT_SIG], &[],
-        |f| f.with_sig(2, 2, sign_text(&f.kp("bob"), &canon(&json!({"attenuations": &f.parts().1[..2]})))), SIG_B),
-    (94, "attenuation 1 signed over its own block only", &[PREFIX, ATT_SIG], &[],
-        |f| f.with_sig(2, 2, sign_text(&f.kp("bob"), &canon(&f.parts().1[1]))), SIG_B),
-    (95, "authority signed over canonicalize(authority) without the {\"authority\": …} wrapper", ROOT_PAYLOAD, &[],
-        |f| f.with_sig(0, 0, sign_text(&f.kp("root"), &canon(&f.t[0].auth()))), SIG_A),
-    (96, "authority signed over the canonical bytes directly (Ed25519 of the text, no BLAKE2b)", ROOT_PAYLOAD, &[],
-        |f| f.with_sig(0, 0, b64u_encode(&f.kp("root").sign_message(authority_payload(&f.t[0].auth()).as_bytes()))), SIG_A),
-    (97, "attenuation 0 signed over the canonical prefix bytes directly (no BLAKE2b)", ATT_PAYLOAD, &[], |f| {
-        let (auth, atts) = f.parts();
-        f.with_sig(1, 1, b64u_encode(&f.kp("alice").sign_message(prefix_payload(&auth, &atts[..1]).as_bytes())))
-    }, SIG_B),
-    (98, "authority signed over BLAKE2b-512 truncated to 32 bytes (not BLAKE2b-256)", ROOT_PAYLOAD, &[],
-        |f| f.with_sig(0, 0, b64u_encode(&f.kp("root").sign_digest(&trunc512(&authority_payload(&f.t[0].auth()))))), SIG_A),
-    (99, "attenuation 0 signed over BLAKE2b-512 truncated to 32 bytes", ATT_PAYLOAD, &[], |f| {
-        let (auth, atts) = f.parts();
-        f.with_sig(1, 1, b64u_encode(&f.kp("alice").sign_digest(&trunc512(&prefix_payload(&auth, &atts[..1])))))
-    }, SIG_B),
-    (100, "authority signed over JSON.stringify-order JSON (declaration order, not RFC 8785)", ROOT_PAYLOAD, &[],
-        |f| f.with_sig(0, 0, sign_text(&f.kp("root"), &stringify_order(f))), SIG_A),
-    (101, "attenuation 0 signed over {\"authority\",\"attenuations\"} in that (unsorted) key order", ATT_PAYLOAD, &[], |f| {
-        let (auth, atts) = f.parts();
-        let unsorted = format!("{{\"authority\":{},\"attenuations\":[{}]}}", canon(&auth), canon(&atts[0]));
-        f.with_sig(1, 1, sign_text(&f.kp("alice"), &unsorted))
-    }, SIG_B),
-    (102, "authority signed over pretty-printed JSON", ROOT_PAYLOAD, &[], |f| {
-        let pretty = serde_json::to_string_pretty(&json!({"authority": f.t[0].auth()})).unwrap_or_default();
-        f.with_sig(0, 0, sign_text(&f.kp("root"), &pretty))
-    }, SIG_A),
-];
-
-impl Forge<'_> {
-    /// The R and S halves of signature `j` of token `i`.
-    fn r_s(&self, i: usize, j: usize) -> ([u8; 32], [u8; 32]) {
-        let raw = decode64(&sig_of(&self.t[i], j));
-        let (mut r, mut s) = ([0u8; 32], [0u8; 32]);
-        r.copy_from_slice(&raw[..32]);
-        s.copy_from_slice(&raw[32..]);
-        (r, s)
-    }
-
-    /// Token `i` with signature `j` malleated: S + L, same R.
-    fn malleated(&self, i: usize, j: usize) -> Value {
-        let (r, s) = self.r_s(i, j);
-        self.with_sig(i, j, sig_bytes(&r, &add_le(&s, &L)))
-    }
-}
-
-const S_RANGE: &str = "PRIM-SIG-S-RANGE";
-const SMALL: &str = "PRIM-SIG-SMALL-ORDER";
-const NONCANONICAL: &str = "PRIM-SIG-NONCANONICAL";
-const POINT: &str = "PRIM-ID-PRINCIPAL-POINT";
-const ZERO: [u8; 32] = [0; 32];
-
-/// Ed25519 edge cases (D10).
-#[rustfmt::skip]
-const ED25519: &[ForgeRow] = &[
-    (150, "authority signature malleated: S + L (same R; RFC 8032 requires S < L)", &[ROOT_SIG, S_RANGE], &[], |f| f.malleated(0, 0), SIG_A),
-    (151, "attenuation signature malleated: S + L", &[ATT_SIG, S_RANGE], &[], |f| f.malleated(1, 1), SIG_B),
-    (152, "authority signature with S = L exactly", &[ROOT_SIG, S_RANGE], &[], |f| f.with_sig(0, 0, sig_bytes(&f.r_s(0, 0).0, &L)), SIG_A),
-    (153, "authority signature with the top three bits of S set (S ≥ 2^253)", &[ROOT_SIG, S_RANGE], &[], |f| {
-        let (r, mut s) = f.r_s(0, 0);
-        s[31] |= 0xe0;
-        f.with_sig(0, 0, sig_bytes(&r, &s))
-    }, SIG_A),
-    (154, "authority signature all zero bytes", &[ROOT_SIG, SMALL], &[], |f| f.with_sig(0, 0, sig_bytes(&ZERO, &ZERO)), SIG_A),
-    (155, "attenuation signature all zero bytes", &[ATT_SIG, SMALL], &[], |f| f.with_sig(1, 1, sig_bytes(&ZERO, &ZERO)), SIG_B),
-];
-
-/// The identity with the sign bit set on x = 0 (a non-canonical encoding).
-fn noncanon_identity() -> [u8; 32] {
-    let mut b = identity();
-    b[31] = 0x80;
-    b
-}
-
-/// y = p + 1 (≡ 1): the identity, non-canonically.
-fn y_p_plus_1() -> [u8; 32] {
-    let mut b = [0xffu8; 32];
-    b[0] = 0xee;
-    b[31] = 0x7f;
-    b
-}
-
-/// Small-order / non-canonical attenuator keys. The root delegates (validly signed) to the
-/// weird key `a_bytes`; the weird key's "signature" is R = `r_bytes`, S = 0, which with R =
-/// identity satisfies both Ed25519 equations for a small-order A (k·A = identity).
-fn weird_attenuator(f: &Forge, a_bytes: [u8; 32], r_bytes: [u8; 32]) -> (Value, Ctx) {
-    let k = f.k;
-    let p = principal_of(&a_bytes);
-    let c = chain(k, 0).with_authority(|a| a.delegatee = p.clone());
-    let att = json!({
-        "attenuator": p,
-        "delegatee": k.bob.principal,
-        "delegationId": del(0x100),
-        "contractId": ct(0x100),
-        "allowedCapabilities": [{"namespace": "docs", "action": "read", "resource": "/project/**"}],
-        "maxBudgetMicrocents": 500_000,
-    });
-    let mut t = Tok::of(&c).set("/attenuations", json!([att]));
-    if let Some(a) = t.v["signatures"].as_array_mut() {
-        a.push(json!({"signer": p, "covers": 0, "signature": sig_bytes(&r_bytes, &ZERO)}));
-    }
-    f.plain(t.ser())
-}
-
-/// A small-order root key `p_bytes`, the verifier itself configured with it; R = identity, S = 0.
-fn weird_root(f: &Forge, p_bytes: [u8; 32]) -> (Value, Ctx) {
-    let p = principal_of(&p_bytes);
-    let c = chain(f.k, 0).with_authority(|a| a.issuer = p.clone());
-    let t = Tok::of(&c).set("/signatures/0/signer", json!(p));
-    f.under(
-        t.set(
-            "/signatures/0/signature",
-            json!(sig_bytes(&identity(), &ZERO)),
-        )
-        .ser(),
-        &p,
-    )
-}
-
-#[rustfmt::skip]
-const SMALL_ORDER: &[ForgeCtxRow] = &[
-    (160, "attenuator is the small-order identity point; R = identity, S = 0 satisfies the \
-        cofactorless equation (strict profile rejects small-order A; RFC 8032 lets a verifier accept)",
-        &[ATT_SIG, SMALL, POINT], &["Ed25519Cofactored"], |f| weird_attenuator(f, identity(), identity()), Ex::Cofactored(S3B, 1)),
-    (161, "attenuator key is a non-canonical encoding of the identity (sign bit set on x = 0); \
-        RFC 8032 decoding fails, lenient decoders accept", &[ATT_SIG, NONCANONICAL, POINT], &[],
-        |f| weird_attenuator(f, noncanon_identity(), identity()), SIG_B),
-    (162, "attenuator key encodes y = p + 1 (non-canonical identity); RFC 8032 decoding fails", &[ATT_SIG, NONCANONICAL, POINT], &[],
-        |f| weird_attenuator(f, y_p_plus_1(), identity()), SIG_B),
-    (163, "small-order attenuator with a non-canonical R (identity with the sign bit set)", &[ATT_SIG, NONCANONICAL], &[],
-        |f| weird_attenuator(f, identity(), noncanon_identity()), SIG_B),
-    (164, "issuer and ctx.rootPublicKey are the small-order identity point; R = identity, S = 0", &[ROOT_SIG, SMALL, POINT],
-        &["Ed25519Cofactored"], |f| weird_root(f, identity()), Ex::Cofactored(S3A, 0)),
-    (165, "issuer and ctx.rootPublicKey are a non-canonical identity encoding; R = identity, S = 0",
-        &[ROOT_SIG, NONCANONICAL, POINT], &[], |f| weird_root(f, noncanon_identity()), SIG_A),
-];
+const SIG_B: RevEx = RevEx::Sig(S3B);
 
 /// The base64url requirement a malleated encoding violates, from its description.
 fn b64_req(what: &str) -> &'static str {
@@ -1112,6 +850,15 @@ struct Fix<'a> {
     s1: Scope,
 }
 
+/// The scope a lenient decoder grants the malformed cases' base token ([`Fix`]).
+fn malformed_scope() -> Scope {
+    Scope {
+        max_chain_depth: 5,
+        remaining_chain_depth: 5,
+        ..scope(1)
+    }
+}
+
 impl<'a> Fix<'a> {
     fn new(k: &'a Keys) -> Self {
         let c1 = chain(k, 1).with_attenuation(0, |a| {
@@ -1124,11 +871,7 @@ impl<'a> Fix<'a> {
             ctx: Ctx::new(k),
             text1: base.text(),
             base,
-            s1: Scope {
-                max_chain_depth: 5,
-                remaining_chain_depth: 5,
-                ..scope(1)
-            },
+            s1: malformed_scope(),
         }
     }
 
@@ -2165,7 +1908,7 @@ fn build_revoked(g: &mut Group, k: &Keys) {
 
 /// A revocation case with a token or context of its own: (number, description, requirement
 /// ids, flags, the token and the context with its entries, verdict).
-type RevCase = (u16, &'static str, Ids, Ids, fn(&Rev) -> (Value, Ctx), Ex);
+type RevCase = (u16, &'static str, Ids, Ids, fn(&Rev) -> (Value, Ctx), RevEx);
 
 fn rev_cases(g: &mut Group, r: &Rev, rows: &[RevCase]) {
     for &(n, desc, reqs, flags, token, ex) in rows {
@@ -2175,7 +1918,7 @@ fn rev_cases(g: &mut Group, r: &Rev, rows: &[RevCase]) {
 }
 
 const PR: &[&str] = &["Precedence"];
-const REVOKED_2: Ex = Ex::Denied("revoked", S2);
+const REVOKED_2: RevEx = RevEx::Denied("revoked", S2);
 
 impl Rev<'_> {
     /// [`chain`]`(3)` under the context with one entry by `name` for block `b` (0 = the authority).
@@ -2242,9 +1985,9 @@ const EVERY_SCOPE: Ids = &[EVERY, SCOPES, PAYLOAD];
 const SCOPE_AND_ORDER: &[RevCase] = &[
     (90, "attenuation 1 revoked with scope chain; the presented token stops at attenuation 0 \
         (does not contain the block): verifies", &[SCOPES, EVERY], RS, |r| (Tok::base(r.k, 1).ser(), r.one("bob", 2, "chain").1),
-        Ex::Valid(1)),
+        RevEx::Valid(1)),
     (91, "attenuation 2 revoked with scope block; the presented token stops at attenuation 1: verifies", &[SCOPES, EVERY], RS,
-        |r| (Tok::base(r.k, 2).ser(), r.one("carol", 3, "block").1), Ex::Valid(2)),
+        |r| (Tok::base(r.k, 2).ser(), r.one("carol", 3, "block").1), RevEx::Valid(2)),
     // A sibling branch: alice delegates to carol instead of bob; bob's branch revoked.
     (92, "alice's attenuation to bob revoked with scope chain; alice's sibling attenuation to carol verifies", &[SCOPES, EVERY], RS, |r| {
         let sibling = Tok::of(&chain(r.k, 0).delegate(&r.k.carol, |a| {
@@ -2252,7 +1995,7 @@ const SCOPE_AND_ORDER: &[RevCase] = &[
             a.max_budget_microcents = Some(500_000);
         }));
         (sibling.ser(), r.one("alice", 1, "chain").1)
-    }, Ex::Valid(1)),
+    }, RevEx::Valid(1)),
     (100, "revoked authority in a token whose attenuation signature is forged: revoked (step 2 before 3)", &[ORDER, EVERY], PR,
         |r| (r.forged(), r.one("root", 0, "block").1), REVOKED_2),
     (101, "forged token with only a wrong-revoker entry (mallory) for its authority: invalid_signature, not revoked", &[ORDER, REVOKER],
@@ -2285,7 +2028,7 @@ const SCOPE_AND_ORDER: &[RevCase] = &[
         PR, |r| {
         let t = r.t3.clone().set("/authority/issuedAt", json!("2026-03-01T00:00:00")).resign();
         r.revoking(&t, "root", rid_of(&t.auth()))
-    }, Ex::Malformed),
+    }, RevEx::Malformed),
 ];
 
 /// Revocation ids are computed over the block's canonical form, whatever the token's spelling:
@@ -2295,15 +2038,15 @@ const SPELLINGS_REVOKED: &[RevCase] = &[
     (110, "non-canonical token (a space after every `:`) whose authority is revoked by root: \
         revoked if accepted (the revocation id is over the canonical block)", &[EVERY, "DCT-REVID-BLOCK", "DCT-FORMAT-CANONICAL"],
         &["NonCanonicalToken"], |r| (encode_bytes(r.t3.text().replace("\":", "\": ").as_bytes()), r.one("root", 0, "block").1),
-        Ex::MalformedOr("revoked", S2)),
+        RevEx::MalformedOr("revoked", S2)),
     (111, "attenuation 0 carries an unknown member (re-signed) and alice revokes that block: \
         revoked if accepted (the revocation id covers the unknown member too)", &[EVERY, "DCT-REVID-BLOCK", "DCT-FORMAT-UNKNOWN-FIELD"],
         &["UnknownField"], |r| {
         let t = r.t3.clone().insert("/attenuations/0", "note", json!("x")).resign();
         r.revoking(&t, "alice", rid_of(&t.atts()[0]))
-    }, Ex::MalformedOr("revoked", S2)),
+    }, RevEx::MalformedOr("revoked", S2)),
     (112, "authority revocation id with its letter case flipped (correctly signed by root): no match", &["DCT-REVID-BLOCK", BAD], &[],
-        |r| r.revoking(&r.t3, "root", flip_case(&r.rids[0])), Ex::Valid(3)),
+        |r| r.revoking(&r.t3, "root", flip_case(&r.rids[0])), RevEx::Valid(3)),
     (113, "authority entry whose revokedBy is root's id with `=` padding (signed over that text): ignored", &[SHAPE, BAD, REVOKER], &[],
         |r| {
         let (rid, by) = (&r.rids[0], format!("{}=", r.k.root.principal));
@@ -2311,12 +2054,12 @@ const SPELLINGS_REVOKED: &[RevCase] = &[
         let e = json!({"revocationId": rid, "revokedBy": by, "revokedAt": REVOKED_AT, "scope": "block",
             "signature": sign_text(&r.kp("root"), &payload)});
         (r.tok.clone(), r.with(vec![e]))
-    }, Ex::Valid(3)),
+    }, RevEx::Valid(3)),
     (114, "authority entry whose signature carries `==` padding: ignored", &[SHAPE, BAD], &[], |r| {
         let good = r.entry("root", 0, "block");
         let e = tamper(good.clone(), "signature", json!(format!("{}==", sig_of_entry(&good))));
         (r.tok.clone(), r.with(vec![e]))
-    }, Ex::Valid(3)),
+    }, RevEx::Valid(3)),
 ];
 
 fn sig_of_entry(e: &Value) -> String {
