@@ -42,8 +42,6 @@ use crate::keys::Keys;
 use delegateos_reference::token::FORMAT;
 
 const S1: &str = "10.1/1";
-const S2: &str = "10.1/2";
-const S3B: &str = "10.1/3b";
 const REVOKED_AT: &str = "2026-03-01T09:00:00Z";
 const MALFORMED: &str = "DCT-VERIFY-1-MALFORMED";
 
@@ -289,10 +287,6 @@ fn replace1(text: &str, from: &str, to: &str) -> String {
     text.replacen(from, to, 1)
 }
 
-fn bad_sig(stage: &str) -> Expectation {
-    Expectation::invalid("invalid_signature", stage)
-}
-
 fn malformed() -> Expectation {
     Expectation::invalid("malformed_token", S1)
 }
@@ -505,7 +499,16 @@ fn build_forged(g: &mut Group, k: &Keys) {
         let root = root.or_else(|| row.root.as_ref().map(|r| key(k, r).principal.clone()));
         let ctx = root.map_or_else(|| Ctx::new(k), |r| Ctx::new(k).root(&r));
         let (reqs, flags) = (strs(&row.reqs), strs(&row.flags));
-        verify_token(g, row.n, &row.desc, &reqs, &flags, token, &ctx, row.expect.expect());
+        verify_token(
+            g,
+            row.n,
+            &row.desc,
+            &reqs,
+            &flags,
+            token,
+            &ctx,
+            row.expect.expect(),
+        );
     }
 }
 
@@ -522,18 +525,25 @@ impl Forge<'_> {
             // naming args[1] (null: unchanged).
             Some("signed_by") => {
                 let t = match a[1].as_str() {
-                    Some(name) => t.clone().set(&format!("/signatures/{j}/signer"), json!(key(k, name).principal)),
+                    Some(name) => t.clone().set(
+                        &format!("/signatures/{j}/signer"),
+                        json!(key(k, name).principal),
+                    ),
                     None => t.clone(),
                 };
                 with_sig(t.clone(), j, sign_text(&self.kp(s(2)), &t.payload(j)))
             }
             Some("issued_by") => self.issued_by(s(0), a[1].as_u64().unwrap_or_default() as usize),
-            Some("self_attenuator") => Tok::of(&chain(k, 1).delegate(&k.carol, |a| a.attenuator = k.mallory.principal.clone())),
+            Some("self_attenuator") => Tok::of(
+                &chain(k, 1).delegate(&k.carol, |a| a.attenuator = k.mallory.principal.clone()),
+            ),
             // Signature `args[1]` copied from another token: the same root's token with
             // another delegation id, or alice's sibling attenuation to carol.
             Some("sig_of_other_token") => {
                 let other = match s(0) {
-                    "other_delegation" => chain(k, 1).with_authority(|a| a.delegation_id = del(0x99)),
+                    "other_delegation" => {
+                        chain(k, 1).with_authority(|a| a.delegation_id = del(0x99))
+                    }
                     _ => chain(k, 0).delegate(&k.carol, |a| {
                         a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/**")]);
                         a.max_budget_microcents = Some(500_000);
@@ -546,29 +556,37 @@ impl Forge<'_> {
             Some("other_root_attenuations") => {
                 let b2 = self.issued_by("other_root", 2);
                 let t = t.clone().set("/attenuations", b2.v["attenuations"].clone());
-                t.set("/signatures/1", b2.v["signatures"][1].clone()).set("/signatures/2", b2.v["signatures"][2].clone())
+                t.set("/signatures/1", b2.v["signatures"][1].clone())
+                    .set("/signatures/2", b2.v["signatures"][2].clone())
             }
             // other_root's token with root's attenuation signatures.
             Some("root_attenuation_signatures") => {
                 let b2 = self.issued_by("other_root", 2);
-                b2.set("/signatures/1", t.v["signatures"][1].clone()).set("/signatures/2", t.v["signatures"][2].clone())
+                b2.set("/signatures/1", t.v["signatures"][1].clone())
+                    .set("/signatures/2", t.v["signatures"][2].clone())
             }
             // other_root's authority and its signature on root's attenuations.
             Some("other_root_authority") => {
                 let b2 = self.issued_by("other_root", 2);
-                t.clone().set("/authority", b2.auth()).set("/signatures/0", b2.v["signatures"][0].clone())
+                t.clone()
+                    .set("/authority", b2.auth())
+                    .set("/signatures/0", b2.v["signatures"][0].clone())
             }
             Some("surplus_copy") => push_sig(t.clone(), t.v["signatures"][1].clone()),
             // A root-signed entry covering a non-existent attenuation 0.
             Some("surplus_root_entry") => {
                 let sig = sign_text(&k.root.keypair(), &prefix_payload(&t.auth(), &[]));
-                push_sig(t.clone(), json!({"signer": k.root.principal, "covers": 0, "signature": sig}))
+                push_sig(
+                    t.clone(),
+                    json!({"signer": k.root.principal, "covers": 0, "signature": sig}),
+                )
             }
             // chain(1) with the attenuations of chain(2), no signature for the second (or a
             // copy of alice's).
             Some("extended") => self.extended(t),
             Some("extended_copied_signature") => {
-                let entry = json!({"signer": k.bob.principal, "covers": 1, "signature": sig_of(t, 1)});
+                let entry =
+                    json!({"signer": k.bob.principal, "covers": 1, "signature": sig_of(t, 1)});
                 push_sig(self.extended(t), entry)
             }
             Some("sign_over") => with_sig(t.clone(), j, self.sign_over(t, j, s(1), s(2), s(3))),
@@ -627,8 +645,14 @@ impl Forge<'_> {
             "own_block" => canon(&atts[j - 1]),
             "unwrapped" => canon(&auth),
             "stringify_order" => stringify_order(&auth),
-            "unsorted_keys" => format!("{{\"authority\":{},\"attenuations\":[{}]}}", canon(&auth), canon(&atts[0])),
-            "pretty" => serde_json::to_string_pretty(&json!({"authority": auth})).unwrap_or_default(),
+            "unsorted_keys" => format!(
+                "{{\"authority\":{},\"attenuations\":[{}]}}",
+                canon(&auth),
+                canon(&atts[0])
+            ),
+            "pretty" => {
+                serde_json::to_string_pretty(&json!({"authority": auth})).unwrap_or_default()
+            }
             other => panic!("dct_forged.json: no payload {other:?}"),
         };
         let kp = self.kp(signer);
@@ -685,7 +709,10 @@ fn weird_attenuator(k: &Keys, a_bytes: [u8; 32], r_bytes: [u8; 32]) -> Tok {
         "maxBudgetMicrocents": 500_000,
     });
     let t = Tok::of(&c).set("/attenuations", json!([att]));
-    push_sig(t, json!({"signer": p, "covers": 0, "signature": sig_bytes(&r_bytes, &ZERO)}))
+    push_sig(
+        t,
+        json!({"signer": p, "covers": 0, "signature": sig_bytes(&r_bytes, &ZERO)}),
+    )
 }
 
 /// BLAKE2b-512 truncated to 32 bytes (not BLAKE2b-256).
@@ -701,53 +728,6 @@ fn stringify_order(a: &Value) -> String {
 }
 
 const ZERO: [u8; 32] = [0; 32];
-
-/// A forged case's verdict.
-#[derive(Clone, Copy)]
-enum RevEx {
-    /// invalid_signature at the stage.
-    Sig(&'static str),
-    /// D8: invalid_signature at the stage, or malformed_token.
-    Structural(&'static str),
-    Malformed,
-    /// Valid with the scope of [`chain`]`(n)`.
-    Valid(usize),
-    /// Another denial: (code, stage).
-    Denied(&'static str, &'static str),
-    /// D10: invalid_signature at the stage, or valid with the scope of [`chain`]`(n)`
-    /// (a cofactored verifier accepts).
-    Cofactored(&'static str, usize),
-    /// D9: malformed_token, or (a lenient parser) the denial (code, stage).
-    MalformedOr(&'static str, &'static str),
-}
-
-impl RevEx {
-    fn expect(self) -> Expectation {
-        match self {
-            RevEx::Sig(stage) => bad_sig(stage),
-            RevEx::Structural(stage) => structural(stage),
-            RevEx::Malformed => malformed(),
-            RevEx::Valid(n) => valid(n),
-            RevEx::Denied(code, stage) => Expectation::invalid(code, stage),
-            RevEx::MalformedOr(code, stage) => Expectation::acceptable(
-                "D9",
-                vec![
-                    Expected::invalid("malformed_token", S1),
-                    Expected::invalid(code, stage),
-                ],
-            ),
-            RevEx::Cofactored(stage, n) => Expectation::acceptable(
-                "D10",
-                vec![
-                    Expected::invalid("invalid_signature", stage),
-                    Expected::valid(scope(n).output()),
-                ],
-            ),
-        }
-    }
-}
-
-const SIG_B: RevEx = RevEx::Sig(S3B);
 
 /// The base64url requirement a malleated encoding violates, from its description.
 fn b64_req(what: &str) -> &'static str {
@@ -1609,204 +1589,257 @@ fn malformed_token_size(g: &mut Group, f: &Fix) {
 // revoked
 // ---------------------------------------------------------------------------------------------
 
-/// A revocation entry built here (not by the reference): Ed25519 over BLAKE2b-256 of
-/// `canonicalize({revocationId, revokedBy, revokedAt, scope})` (§4.1).
-fn entry(kp: &Keypair, rid: &str, scope: &str) -> Value {
-    let by = kp.principal_id();
-    let payload = canon(
-        &json!({"revocationId": rid, "revokedBy": by, "revokedAt": REVOKED_AT, "scope": scope}),
-    );
-    json!({"revocationId": rid, "revokedBy": by, "revokedAt": REVOKED_AT, "scope": scope,
-        "signature": sign_text(kp, &payload)})
+/// A row of `dct_revoked.json`: the token (chain(3), or a named one: [`revoked_token`], with
+/// `edits`; `spaced`: its text with a space after every `:`), verified under the default
+/// context with the revocation `entries` and the context changes `now`, `root` (a key name),
+/// `spent`, `request`.
+#[derive(Deserialize)]
+struct RevokedRow {
+    n: u16,
+    desc: String,
+    reqs: Vec<String>,
+    #[serde(default)]
+    flags: Vec<String>,
+    token: Option<String>,
+    #[serde(default)]
+    edits: Vec<Edit>,
+    #[serde(default)]
+    spaced: bool,
+    entries: Vec<EntrySpec>,
+    now: Option<String>,
+    root: Option<String>,
+    spent: Option<u64>,
+    request: Option<(String, String, String)>,
+    expect: Ex,
+}
+
+/// A revocation entry (§4.1), built here and not by the reference: `by` signs it (and is its
+/// `revokedBy`, followed by `by_suffix`) with Ed25519 over BLAKE2b-256 (`hash: none`: the text
+/// itself) of `canonicalize({revocationId, revokedBy, revokedAt, scope})` (`signed`: only those
+/// members). The id is that of block `block` of chain(3) (0 = the authority), or `rid`: a named
+/// wrong one ([`Rev::rid`]). Then `signature_of` takes another entry's signature,
+/// `signature_suffix` is appended to it, `set` and `remove` change members; `bare_id`: the
+/// entry is the id string itself.
+#[derive(Deserialize)]
+struct EntrySpec {
+    by: String,
+    #[serde(default)]
+    block: usize,
+    #[serde(default = "block_scope")]
+    scope: String,
+    #[serde(default = "revoked_at")]
+    at: String,
+    #[serde(default)]
+    by_suffix: String,
+    rid: Option<String>,
+    signed: Option<Vec<String>>,
+    hash: Option<String>,
+    signature_of: Option<Box<EntrySpec>>,
+    #[serde(default)]
+    signature_suffix: String,
+    #[serde(default)]
+    set: serde_json::Map<String, Value>,
+    remove: Option<String>,
+    #[serde(default)]
+    bare_id: bool,
+}
+
+fn block_scope() -> String {
+    "block".into()
+}
+
+fn revoked_at() -> String {
+    REVOKED_AT.into()
 }
 
 fn rid_of(block: &Value) -> String {
-    b64u_encode(&blake2b256(canon(block).as_bytes()))
+    digest64(canon(block).as_bytes())
 }
 
-const EVERY: &str = "DCT-VERIFY-2-EVERY-BLOCK";
-const SCOPES: &str = "DCT-VERIFY-2-SCOPES";
-const REVOKER: &str = "DCT-VERIFY-2-REVOKER";
-const BAD: &str = "DCT-VERIFY-2-BAD-ENTRY";
-const PAYLOAD: &str = "REV-ENTRY-PAYLOAD";
-const SIGREQ: &str = "REV-ENTRY-SIGNATURE";
-const SHAPE: &str = "REV-ENTRY-SHAPE";
-const ORDER: &str = "DCT-VERIFY-ORDER";
-const RS: &[&str] = &["RevocationScope"];
-const WR: &[&str] = &["RevocationWrongRevoker"];
+fn digest64(bytes: &[u8]) -> String {
+    b64u_encode(&blake2b256(bytes))
+}
+
+/// Block `b` of `t` (0 = the authority).
+fn block_of(t: &Tok, b: usize) -> Value {
+    if b == 0 {
+        t.auth()
+    } else {
+        t.atts()[b - 1].clone()
+    }
+}
+
+/// alice's sibling attenuation: to carol instead of bob, with bob's restrictions.
+fn sibling(k: &Keys) -> Tok {
+    Tok::of(&chain(k, 0).delegate(&k.carol, |a| {
+        a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/**")]);
+        a.max_budget_microcents = Some(500_000);
+    }))
+}
+
+/// A named token of the revoked table.
+fn revoked_token(k: &Keys, name: &str) -> Tok {
+    match name {
+        "chain0" => Tok::base(k, 0),
+        "chain1" => Tok::base(k, 1),
+        "chain2" => Tok::base(k, 2),
+        "sibling" => sibling(k),
+        "mallory_issued" => {
+            Tok::of(&chain(k, 1).with_authority(|a| a.issuer = k.mallory.principal.clone()))
+        }
+        // A widening attenuation 1 after attenuation 0.
+        "widened" => Tok::of(&chain(k, 2).with_attenuation(1, |a| {
+            a.allowed_capabilities = Some(vec![cap("docs", "write", "/**")])
+        })),
+        other => panic!("dct_revoked.json: no token {other:?}"),
+    }
+}
 
 /// What the revoked cases start from: the three-attenuation token [`chain`]`(3)` and the
 /// revocation ids of its blocks.
 struct Rev<'a> {
     k: &'a Keys,
-    ctx: Ctx,
     t3: Tok,
-    tok: Value,
-    auth: Value,
-    atts: Vec<Value>,
     /// Revocation ids: the authority's first, then each attenuation's.
     rids: Vec<String>,
 }
 
-impl<'a> Rev<'a> {
-    fn new(k: &'a Keys) -> Self {
-        let t3 = Tok::base(k, 3);
-        let (auth, atts) = (t3.auth(), t3.atts());
-        let mut rids = vec![rid_of(&auth)];
-        rids.extend(atts.iter().map(rid_of));
-        Self {
-            k,
-            ctx: Ctx::new(k),
-            tok: t3.ser(),
-            t3,
-            auth,
-            atts,
-            rids,
+fn build_revoked(g: &mut Group, k: &Keys) {
+    let t3 = Tok::base(k, 3);
+    let rids = (0..4).map(|b| rid_of(&block_of(&t3, b))).collect();
+    let r = Rev { k, t3, rids };
+    for row in super::rows::<RevokedRow>(
+        "dct_revoked.json",
+        include_str!("data/tables/dct_revoked.json"),
+    ) {
+        let t = row.token.as_deref().map_or_else(
+            || apply(&r.t3, &row.edits, k),
+            |name| revoked_token(k, name),
+        );
+        let mut ctx = Ctx::new(k);
+        for e in &row.entries {
+            ctx = ctx.revoke(r.entry(e, &t));
         }
-    }
-
-    fn kp(&self, name: &str) -> Keypair {
-        key(self.k, name).keypair()
-    }
-
-    /// A correctly signed entry by `name` for block `b` (0 = the authority).
-    fn entry(&self, name: &str, b: usize, scope: &str) -> Value {
-        entry(&self.kp(name), &self.rids[b], scope)
-    }
-
-    /// The context with these revocation entries.
-    fn with(&self, entries: Vec<Value>) -> Ctx {
-        let mut c = self.ctx.clone();
-        for e in entries {
-            c = c.revoke(e);
-        }
-        c
-    }
-}
-
-fn tamper(mut e: Value, key: &str, v: Value) -> Value {
-    e[key] = v;
-    e
-}
-
-/// An entry naming a revoker that did not sign the block: (number, description, revoker,
-/// block (0 = the authority), scope). Expected: ignored, the token verifies.
-#[rustfmt::skip]
-const WRONG_REVOKERS: &[(u16, &str, &str, usize, &str)] = &[
-    (20, "the authority \"revoked\" by its delegatee alice (not its signer): ignored", "alice", 0, "block"),
-    (21, "the authority \"revoked\" by the final holder dave: ignored", "dave", 0, "block"),
-    (22, "the authority \"revoked\" by mallory: ignored", "mallory", 0, "block"),
-    (23, "attenuation 0 \"revoked\" by the root issuer, which did not sign it: ignored", "root", 1, "block"),
-    (24, "attenuation 1 \"revoked\" by alice (an upstream delegator, not its signer): ignored", "alice", 2, "block"),
-    (25, "attenuation 1 \"revoked\" by its delegatee carol: ignored", "carol", 2, "block"),
-    (26, "the last attenuation \"revoked\" by mallory: ignored", "mallory", 3, "block"),
-    (27, "the last attenuation \"revoked\" by its delegatee dave: ignored", "dave", 3, "block"),
-    (28, "the last attenuation \"revoked\" by other_root: ignored", "other_root", 3, "block"),
-    (29, "the authority \"revoked\" by mallory with scope chain: ignored", "mallory", 0, "chain"),
-];
-
-/// A revocation case on [`chain`]`(3)`: (number, description, requirement ids, flags, the
-/// entries, whether the token is revoked (else it verifies)).
-type RevRow = (u16, &'static str, Ids, Ids, fn(&Rev) -> Vec<Value>, bool);
-
-const SIG_PAYLOAD: &[&str] = &[BAD, SIGREQ, PAYLOAD];
-const ENTRY_SCOPE: &[&str] = &[BAD, "REV-ENTRY-SCOPE"];
-const ENTRY_SHAPE: &[&str] = &[BAD, SHAPE];
-const IGNORED: bool = false;
-const REVOKED: bool = true;
-
-/// The authority entry signed by root over `payload` (instead of its own payload).
-fn auth_entry_signed_over(r: &Rev, payload: &Value) -> Value {
-    tamper(
-        r.entry("root", 0, "block"),
-        "signature",
-        json!(sign_text(&r.kp("root"), &canon(payload))),
-    )
-}
-
-/// A bad entry (refused by add, D6 (a)/(b)): (number, description, requirement ids, the
-/// entry). Expected: ignored, the token verifies.
-type BadEntry = (u16, &'static str, Ids, fn(&Rev) -> Value);
-
-/// Bad entries.
-#[rustfmt::skip]
-const BAD_ENTRIES: &[BadEntry] = &[
-    (40, "authority entry with revokedBy root but signed by mallory: ignored", &[BAD, SIGREQ],
-        |r| tamper(r.entry("root", 0, "block"), "signature", r.entry("mallory", 0, "block")["signature"].clone())),
-    (41, "attenuation-0 entry whose signature is alice's signature of a different revocation id: ignored", SIG_PAYLOAD,
-        |r| tamper(r.entry("alice", 1, "block"), "signature", r.entry("alice", 2, "block")["signature"].clone())),
-    (42, "authority entry whose revokedAt was changed after signing: ignored", SIG_PAYLOAD,
-        |r| tamper(r.entry("root", 0, "block"), "revokedAt", json!("2026-03-01T09:30:00Z"))),
-    (43, "authority entry signed with scope chain but presented with scope block: ignored", SIG_PAYLOAD,
-        |r| tamper(r.entry("root", 0, "chain"), "scope", json!("block"))),
-    (44, "authority entry signed over {revocationId, revokedAt, scope} (revokedBy not covered): ignored", SIG_PAYLOAD,
-        |r| auth_entry_signed_over(r, &json!({"revocationId": r.rids[0], "revokedAt": REVOKED_AT, "scope": "block"}))),
-    (45, "authority entry signed over the canonical payload without BLAKE2b: ignored", SIG_PAYLOAD, |r| {
-        let root = r.kp("root");
-        let payload = canon(&json!({"revocationId": r.rids[0], "revokedBy": root.principal_id(), "revokedAt": REVOKED_AT, "scope": "block"}));
-        tamper(r.entry("root", 0, "block"), "signature", json!(b64u_encode(&root.sign_message(payload.as_bytes()))))
-    }),
-    (46, "authority entry signed over the revocation id alone: ignored", SIG_PAYLOAD,
-        |r| auth_entry_signed_over(r, &json!({"revocationId": r.rids[0]}))),
-    (47, "authority entry signed over scope \"token\" (unknown scope, correctly signed): ignored", ENTRY_SCOPE,
-        |r| r.entry("root", 0, "token")),
-    (48, "authority entry with scope \"BLOCK\" (case differs, correctly signed): ignored", ENTRY_SCOPE,
-        |r| r.entry("root", 0, "BLOCK")),
-    (49, "authority entry with scope \"\" (correctly signed): ignored", ENTRY_SCOPE, |r| r.entry("root", 0, "")),
-    (50, "authority entry with an extra member `reason`: ignored (malformed entry)", ENTRY_SHAPE,
-        |r| tamper(r.entry("root", 0, "block"), "reason", json!("compromised"))),
-    (51, "authority entry without a signature (unsigned entry): ignored", ENTRY_SHAPE, |r| {
-        let mut e = r.entry("root", 0, "block");
-        if let Some(m) = e.as_object_mut() {
-            m.remove("signature");
-        }
-        e
-    }),
-    (52, "authority entry whose revokedAt is outside the timestamp profile (correctly signed): ignored", ENTRY_SHAPE, |r| {
-        let (rid, by, at) = (&r.rids[0], r.kp("root").principal_id(), "2026-03-01 09:00:00Z");
-        let payload = canon(&json!({"revocationId": rid, "revokedBy": by, "revokedAt": at, "scope": "block"}));
-        json!({"revocationId": rid, "revokedBy": by, "revokedAt": at, "scope": "block", "signature": sign_text(&r.kp("root"), &payload)})
-    }),
-    (53, "revocation entry that is a string: ignored", ENTRY_SHAPE, |r| json!(r.rids[0])),
-];
-
-/// Several entries.
-#[rustfmt::skip]
-const SEVERAL_ENTRIES: &[RevRow] = &[
-    (80, "several non-counting entries (wrong revokers, bad signature, bad scope) and one valid \
-        revocation of attenuation 1 by bob: revoked", &[EVERY, REVOKER, BAD], &[], |r| vec![
-        r.entry("mallory", 0, "block"),
-        r.entry("root", 1, "chain"),
-        tamper(r.entry("root", 0, "block"), "revokedAt", json!("2026-03-01T09:30:00Z")),
-        r.entry("root", 0, "token"),
-        r.entry("bob", 2, "block"),
-    ], REVOKED),
-    (81, "several non-counting entries only: the token verifies", &[REVOKER, BAD], WR, |r| vec![
-        r.entry("mallory", 0, "block"),
-        r.entry("root", 1, "chain"),
-        r.entry("alice", 2, "block"),
-        r.entry("dave", 3, "chain"),
-        tamper(r.entry("root", 0, "block"), "revokedAt", json!("2026-03-01T09:30:00Z")),
-    ], IGNORED),
-    (82, "mallory's entry for the authority comes first, root's own entry for it second: revoked \
-        (a pre-emptive wrong-revoker entry must not shadow the real revocation)", &[EVERY, REVOKER, "REV-LIST-DUPLICATE"], WR,
-        |r| vec![r.entry("mallory", 0, "block"), r.entry("root", 0, "block")], REVOKED),
-    (83, "bob's tampered entry for attenuation 1 first, bob's valid entry second: revoked", &[EVERY, BAD], &[],
-        |r| vec![tamper(r.entry("bob", 2, "block"), "revokedAt", json!("2026-03-01T09:30:00Z")), r.entry("bob", 2, "block")], REVOKED),
-    (84, "both the authority (by root) and the last attenuation (by carol) revoked", &[EVERY], &[],
-        |r| vec![r.entry("root", 0, "chain"), r.entry("carol", 3, "block")], REVOKED),
-];
-
-fn rev_rows(g: &mut Group, r: &Rev, rows: &[RevRow]) {
-    for &(n, desc, reqs, flags, entries, revoked) in rows {
-        let expect = if revoked {
-            Expectation::invalid("revoked", S2)
-        } else {
-            valid(3)
+        let ctx = match row.now {
+            Some(now) => ctx.now(&now),
+            None => ctx,
         };
-        let ctx = r.with(entries(r));
-        verify_token(g, n, desc, reqs, flags, r.tok.clone(), &ctx, expect);
+        let ctx = match row.root {
+            Some(name) => ctx.root(&key(k, &name).principal),
+            None => ctx,
+        };
+        let ctx = match row.spent {
+            Some(spent) => ctx.spent(spent),
+            None => ctx,
+        };
+        let ctx = match row.request {
+            Some((ns, action, res)) => ctx.request(&ns, &action, &res),
+            None => ctx,
+        };
+        let token = if row.spaced {
+            encode_bytes(t.text().replace("\":", "\": ").as_bytes())
+        } else {
+            t.ser()
+        };
+        let (reqs, flags) = (strs(&row.reqs), strs(&row.flags));
+        verify_token(
+            g,
+            row.n,
+            &row.desc,
+            &reqs,
+            &flags,
+            token,
+            &ctx,
+            row.expect.expect(),
+        );
     }
+}
+
+impl Rev<'_> {
+    /// The entry `e` describes; `presented` is the token verified.
+    fn entry(&self, e: &EntrySpec, presented: &Tok) -> Value {
+        let kp = key(self.k, &e.by).keypair();
+        let rid = self.rid(e, presented);
+        if e.bare_id {
+            return json!(rid);
+        }
+        let by = format!("{}{}", kp.principal_id(), e.by_suffix);
+        let mut v =
+            json!({"revocationId": rid, "revokedBy": by, "revokedAt": e.at, "scope": e.scope});
+        let signed = match &e.signed {
+            Some(members) => {
+                Value::Object(members.iter().map(|m| (m.clone(), v[m].clone())).collect())
+            }
+            None => v.clone(),
+        };
+        let payload = canon(&signed);
+        let sig = match e.hash.as_deref() {
+            Some("none") => b64u_encode(&kp.sign_message(payload.as_bytes())),
+            _ => sign_text(&kp, &payload),
+        };
+        v["signature"] = json!(format!("{sig}{}", e.signature_suffix));
+        if let Some(other) = &e.signature_of {
+            v["signature"] = self.entry(other, presented)["signature"].clone();
+        }
+        for (member, x) in &e.set {
+            v[member] = x.clone();
+        }
+        if let (Some(member), Some(m)) = (&e.remove, v.as_object_mut()) {
+            m.remove(member);
+        }
+        v
+    }
+
+    /// The revocation id an entry names.
+    fn rid(&self, e: &EntrySpec, presented: &Tok) -> String {
+        let (auth, rid) = (self.t3.auth(), &self.rids[e.block]);
+        match e.rid.as_deref() {
+            None => rid.clone(),
+            // The block of the presented token (not of chain(3)).
+            Some("presented") => rid_of(&block_of(presented, e.block)),
+            // The authority of another token of the same root.
+            Some("other_token") => rid_of(
+                &Tok::of(&chain(self.k, 0).with_authority(|a| a.delegation_id = del(0x99))).auth(),
+            ),
+            Some("stringify_order") => digest64(stringify_authority(&auth).as_bytes()),
+            Some("pretty") => digest64(
+                serde_json::to_string_pretty(&auth)
+                    .unwrap_or_default()
+                    .as_bytes(),
+            ),
+            Some("signed_payload") => digest64(self.t3.payload(e.block).as_bytes()),
+            Some("whole_token") => digest64(self.t3.text().as_bytes()),
+            Some("blake2b512_truncated") => b64u_encode(&blake2b512(canon(&auth).as_bytes())[..32]),
+            // The block with its signature entry as a member `signature`.
+            Some("with_signature_entry") => {
+                let mut b = block_of(&self.t3, e.block);
+                b["signature"] = self.t3.v["signatures"][e.block].clone();
+                rid_of(&b)
+            }
+            Some("hex") => hex::encode(blake2b256(canon(&auth).as_bytes())),
+            Some("padded") => format!("{rid}="),
+            Some("standard_alphabet") => match rid.replace('-', "+").replace('_', "/") {
+                std if &std == rid => format!("{}+", &rid[..42]),
+                std => std,
+            },
+            Some("truncated") => rid[..42].to_owned(),
+            Some("flipped_case") => flip_case(rid),
+            Some(other) => panic!("dct_revoked.json: no revocation id {other:?}"),
+        }
+    }
+}
+
+/// ASCII letters with their case flipped.
+fn flip_case(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii_lowercase() {
+                c.to_ascii_uppercase()
+            } else {
+                c.to_ascii_lowercase()
+            }
+        })
+        .collect()
 }
 
 /// The authority in JSON.stringify order (declaration order), not canonical.
@@ -1824,246 +1857,11 @@ fn stringify_authority(a: &Value) -> String {
         "expiresAt",
         "issuedAt",
     ];
-    format!(
-        "{{{}}}",
-        decl.iter()
-            .map(|key| format!("\"{key}\":{}", canon(&a[*key])))
-            .collect::<Vec<_>>()
-            .join(",")
-    )
-}
-
-fn digest64(bytes: &[u8]) -> String {
-    b64u_encode(&blake2b256(bytes))
-}
-
-/// A revocation id as a table cell.
-type RidOf = fn(&Rev) -> String;
-
-/// Wrong revocation ids, correctly signed by the right revoker: (number, description, the
-/// id, the revoker). Expected: no match, the token verifies.
-#[rustfmt::skip]
-const WRONG_RIDS: &[(u16, &str, RidOf, &str)] = &[
-    (60, "root revokes the authority of a different token of its own: this token is unaffected",
-        |r| rid_of(&Tok::of(&chain(r.k, 0).with_authority(|a| a.delegation_id = del(0x99))).auth()), "root"),
-    (61, "revocation id computed over the authority in JSON.stringify order (not canonical): no match",
-        |r| digest64(stringify_authority(&r.auth).as_bytes()), "root"),
-    (62, "revocation id computed over the pretty-printed authority: no match",
-        |r| digest64(serde_json::to_string_pretty(&r.auth).unwrap_or_default().as_bytes()), "root"),
-    (63, "revocation id computed over the authority's signed payload {\"authority\": …}: no match",
-        |r| digest64(authority_payload(&r.auth).as_bytes()), "root"),
-    (64, "revocation id computed over the whole decoded token: no match", |r| digest64(r.t3.text().as_bytes()), "root"),
-    (65, "revocation id = truncated BLAKE2b-512 of the canonical authority: no match",
-        |r| b64u_encode(&blake2b512(canon(&r.auth).as_bytes())[..32]), "root"),
-    (66, "revocation id of attenuation 0 computed over its prefix payload: no match",
-        |r| digest64(prefix_payload(&r.auth, &r.atts[..1]).as_bytes()), "alice"),
-    (67, "revocation id of attenuation 0 computed over attenuation 0 with its signature entry: no match", |r| {
-        let mut b = r.atts[0].clone();
-        b["signature"] = r.t3.v["signatures"][1].clone();
-        rid_of(&b)
-    }, "alice"),
-];
-
-/// Wrong encodings of the right digest, correctly signed by root: malformed entries
-/// (REV-ENTRY-SHAPE): (number, description, the id).
-#[rustfmt::skip]
-const BAD_RID_ENCODINGS: &[(u16, &str, RidOf)] = &[
-    (70, "authority revocation id written as 64 hex digits (correctly signed): malformed entry, ignored",
-        |r| hex::encode(blake2b256(canon(&r.auth).as_bytes()))),
-    (71, "authority revocation id with `=` padding (correctly signed): ignored", |r| format!("{}=", r.rids[0])),
-    (72, "authority revocation id in the standard base64 alphabet (correctly signed): ignored", |r| {
-        let rid_a = &r.rids[0];
-        let std = rid_a.replace('-', "+").replace('_', "/");
-        if &std == rid_a { format!("{}+", &rid_a[..42]) } else { std }
-    }),
-    (73, "authority revocation id truncated to 42 characters (correctly signed): ignored", |r| r.rids[0][..42].to_owned()),
-];
-
-fn build_revoked(g: &mut Group, k: &Keys) {
-    let r = Rev::new(k);
-    rev_cases(g, &r, EVERY_BLOCK);
-    // Entries that must not count: wrong revoker (D6 (c)).
-    for &(n, desc, revoker, b, scope) in WRONG_REVOKERS {
-        let ctx = r.with(vec![r.entry(revoker, b, scope)]);
-        verify_token(g, n, desc, &[REVOKER], WR, r.tok.clone(), &ctx, valid(3));
-    }
-    for &(n, desc, reqs, bad) in BAD_ENTRIES {
-        let ctx = r.with(vec![bad(&r)]);
-        verify_token(g, n, desc, reqs, &[], r.tok.clone(), &ctx, valid(3));
-    }
-    for &(n, desc, rid, revoker) in WRONG_RIDS {
-        let ctx = r.with(vec![entry(&r.kp(revoker), &rid(&r), "block")]);
-        let reqs = &["DCT-REVID-BLOCK", EVERY];
-        verify_token(g, n, desc, reqs, &[], r.tok.clone(), &ctx, valid(3));
-    }
-    for &(n, desc, rid) in BAD_RID_ENCODINGS {
-        let ctx = r.with(vec![entry(&r.kp("root"), &rid(&r), "block")]);
-        let token = r.tok.clone();
-        verify_token(g, n, desc, &[SHAPE, BAD], &[], token, &ctx, valid(3));
-    }
-    rev_rows(g, &r, SEVERAL_ENTRIES);
-    rev_cases(g, &r, SCOPE_AND_ORDER);
-    rev_cases(g, &r, SPELLINGS_REVOKED);
-}
-
-/// A revocation case with a token or context of its own: (number, description, requirement
-/// ids, flags, the token and the context with its entries, verdict).
-type RevCase = (u16, &'static str, Ids, Ids, fn(&Rev) -> (Value, Ctx), RevEx);
-
-fn rev_cases(g: &mut Group, r: &Rev, rows: &[RevCase]) {
-    for &(n, desc, reqs, flags, token, ex) in rows {
-        let (token, ctx) = token(r);
-        verify_token(g, n, desc, reqs, flags, token, &ctx, ex.expect());
-    }
-}
-
-const PR: &[&str] = &["Precedence"];
-const REVOKED_2: RevEx = RevEx::Denied("revoked", S2);
-
-impl Rev<'_> {
-    /// [`chain`]`(3)` under the context with one entry by `name` for block `b` (0 = the authority).
-    fn one(&self, name: &str, b: usize, scope: &str) -> (Value, Ctx) {
-        (
-            self.tok.clone(),
-            self.with(vec![self.entry(name, b, scope)]),
-        )
-    }
-
-    /// `token` under the context with one `block` entry by `name` for revocation id `rid`.
-    fn revoking(&self, token: &Tok, name: &str, rid: String) -> (Value, Ctx) {
-        (
-            token.ser(),
-            self.with(vec![entry(&self.kp(name), &rid, "block")]),
-        )
-    }
-
-    /// [`chain`]`(3)` with attenuation 1's signature replaced by attenuation 2's.
-    fn forged(&self) -> Value {
-        self.t3
-            .clone()
-            .set("/signatures/2/signature", json!(sig_of(&self.t3, 3)))
-            .ser()
-    }
-}
-
-/// ASCII letters with their case flipped.
-fn flip_case(s: &str) -> String {
-    s.chars()
-        .map(|c| {
-            if c.is_ascii_lowercase() {
-                c.to_ascii_uppercase()
-            } else {
-                c.to_ascii_lowercase()
-            }
-        })
-        .collect()
-}
-
-/// Every block, both scopes, revoked by its own signer; the root token alone, its authority
-/// revoked.
-#[rustfmt::skip]
-const EVERY_BLOCK: &[RevCase] = &[
-    (1, "the authority (by root) revoked with scope block", EVERY_SCOPE, RS, |r| r.one("root", 0, "block"), REVOKED_2),
-    (2, "the authority (by root) revoked with scope chain", EVERY_SCOPE, RS, |r| r.one("root", 0, "chain"), REVOKED_2),
-    (3, "attenuation 0 (by its attenuator alice) revoked with scope block", EVERY_SCOPE, RS, |r| r.one("alice", 1, "block"), REVOKED_2),
-    (4, "attenuation 0 (by its attenuator alice) revoked with scope chain", EVERY_SCOPE, RS, |r| r.one("alice", 1, "chain"), REVOKED_2),
-    (5, "the middle attenuation 1 (by its attenuator bob) revoked with scope block", EVERY_SCOPE, RS, |r| r.one("bob", 2, "block"), REVOKED_2),
-    (6, "the middle attenuation 1 (by its attenuator bob) revoked with scope chain", EVERY_SCOPE, RS, |r| r.one("bob", 2, "chain"), REVOKED_2),
-    (7, "the last attenuation 2 (by its attenuator carol) revoked with scope block", EVERY_SCOPE, RS, |r| r.one("carol", 3, "block"), REVOKED_2),
-    (8, "the last attenuation 2 (by its attenuator carol) revoked with scope chain", EVERY_SCOPE, RS, |r| r.one("carol", 3, "chain"), REVOKED_2),
-    (9, "root token (no attenuations) with its authority revoked by root", &[EVERY, PAYLOAD], RS, |r| {
-        let t0 = Tok::base(r.k, 0);
-        r.revoking(&t0, "root", rid_of(&t0.auth()))
-    }, REVOKED_2),
-];
-
-const EVERY_SCOPE: Ids = &[EVERY, SCOPES, PAYLOAD];
-
-/// Scope: a revoked block not contained in the presented token; revocation-specific step order
-/// (D7).
-#[rustfmt::skip]
-const SCOPE_AND_ORDER: &[RevCase] = &[
-    (90, "attenuation 1 revoked with scope chain; the presented token stops at attenuation 0 \
-        (does not contain the block): verifies", &[SCOPES, EVERY], RS, |r| (Tok::base(r.k, 1).ser(), r.one("bob", 2, "chain").1),
-        RevEx::Valid(1)),
-    (91, "attenuation 2 revoked with scope block; the presented token stops at attenuation 1: verifies", &[SCOPES, EVERY], RS,
-        |r| (Tok::base(r.k, 2).ser(), r.one("carol", 3, "block").1), RevEx::Valid(2)),
-    // A sibling branch: alice delegates to carol instead of bob; bob's branch revoked.
-    (92, "alice's attenuation to bob revoked with scope chain; alice's sibling attenuation to carol verifies", &[SCOPES, EVERY], RS, |r| {
-        let sibling = Tok::of(&chain(r.k, 0).delegate(&r.k.carol, |a| {
-            a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/**")]);
-            a.max_budget_microcents = Some(500_000);
-        }));
-        (sibling.ser(), r.one("alice", 1, "chain").1)
-    }, RevEx::Valid(1)),
-    (100, "revoked authority in a token whose attenuation signature is forged: revoked (step 2 before 3)", &[ORDER, EVERY], PR,
-        |r| (r.forged(), r.one("root", 0, "block").1), REVOKED_2),
-    (101, "forged token with only a wrong-revoker entry (mallory) for its authority: invalid_signature, not revoked", &[ORDER, REVOKER],
-        PR, |r| (r.forged(), r.one("mallory", 0, "block").1), SIG_B),
-    (102, "revoked last attenuation of an expired token: revoked (step 2 before 5)", &[ORDER, EVERY], PR, |r| {
-        let (t, ctx) = r.one("carol", 3, "block");
-        (t, ctx.now("2026-03-01T13:00:00Z"))
-    }, REVOKED_2),
-    (103, "revoked authority verified under the wrong root key: revoked (step 2 before 3a)", &[ORDER, EVERY], PR, |r| {
-        let (t, ctx) = r.one("root", 0, "block");
-        (t, ctx.root(&r.k.other_root.principal))
-    }, REVOKED_2),
-    (104, "revoked attenuation 0 with the budget exhausted and an ungranted request: revoked", &[ORDER, EVERY], PR, |r| {
-        let (t, ctx) = r.one("alice", 1, "block");
-        (t, ctx.spent(1000).request("docs", "write", "/etc/passwd"))
-    }, REVOKED_2),
-    // Mallory's self-issued token, revoked by mallory (its own issuer): step 2 precedes 3a.
-    (105, "token self-issued by mallory and revoked by mallory (its issuer): revoked, step 2 precedes the root-key check",
-        &[ORDER, EVERY], PR, |r| {
-        let t = Tok::of(&chain(r.k, 1).with_authority(|a| a.issuer = r.k.mallory.principal.clone()));
-        r.revoking(&t, "mallory", rid_of(&t.auth()))
-    }, REVOKED_2),
-    // A widening attenuation after a revoked block.
-    (106, "revoked attenuation 0 followed by a widening attenuation 1: revoked (step 2 before 4)", &[ORDER, EVERY], PR, |r| {
-        let t = Tok::of(&chain(r.k, 2).with_attenuation(1, |a| a.allowed_capabilities = Some(vec![cap("docs", "write", "/**")])));
-        r.revoking(&t, "alice", rid_of(&t.atts()[0]))
-    }, REVOKED_2),
-    // Malformed + revoked: step 1 first.
-    (107, "malformed token (issuedAt without offset) whose authority is revoked: malformed_token (step 1 before 2)", &[ORDER, MALFORMED],
-        PR, |r| {
-        let t = r.t3.clone().set("/authority/issuedAt", json!("2026-03-01T00:00:00")).resign();
-        r.revoking(&t, "root", rid_of(&t.auth()))
-    }, RevEx::Malformed),
-];
-
-/// Revocation ids are computed over the block's canonical form, whatever the token's spelling:
-/// a verifier that hashes raw or re-serialized text misses the revocation.
-#[rustfmt::skip]
-const SPELLINGS_REVOKED: &[RevCase] = &[
-    (110, "non-canonical token (a space after every `:`) whose authority is revoked by root: \
-        revoked if accepted (the revocation id is over the canonical block)", &[EVERY, "DCT-REVID-BLOCK", "DCT-FORMAT-CANONICAL"],
-        &["NonCanonicalToken"], |r| (encode_bytes(r.t3.text().replace("\":", "\": ").as_bytes()), r.one("root", 0, "block").1),
-        RevEx::MalformedOr("revoked", S2)),
-    (111, "attenuation 0 carries an unknown member (re-signed) and alice revokes that block: \
-        revoked if accepted (the revocation id covers the unknown member too)", &[EVERY, "DCT-REVID-BLOCK", "DCT-FORMAT-UNKNOWN-FIELD"],
-        &["UnknownField"], |r| {
-        let t = r.t3.clone().insert("/attenuations/0", "note", json!("x")).resign();
-        r.revoking(&t, "alice", rid_of(&t.atts()[0]))
-    }, RevEx::MalformedOr("revoked", S2)),
-    (112, "authority revocation id with its letter case flipped (correctly signed by root): no match", &["DCT-REVID-BLOCK", BAD], &[],
-        |r| r.revoking(&r.t3, "root", flip_case(&r.rids[0])), RevEx::Valid(3)),
-    (113, "authority entry whose revokedBy is root's id with `=` padding (signed over that text): ignored", &[SHAPE, BAD, REVOKER], &[],
-        |r| {
-        let (rid, by) = (&r.rids[0], format!("{}=", r.k.root.principal));
-        let payload = canon(&json!({"revocationId": rid, "revokedBy": by, "revokedAt": REVOKED_AT, "scope": "block"}));
-        let e = json!({"revocationId": rid, "revokedBy": by, "revokedAt": REVOKED_AT, "scope": "block",
-            "signature": sign_text(&r.kp("root"), &payload)});
-        (r.tok.clone(), r.with(vec![e]))
-    }, RevEx::Valid(3)),
-    (114, "authority entry whose signature carries `==` padding: ignored", &[SHAPE, BAD], &[], |r| {
-        let good = r.entry("root", 0, "block");
-        let e = tamper(good.clone(), "signature", json!(format!("{}==", sig_of_entry(&good))));
-        (r.tok.clone(), r.with(vec![e]))
-    }, RevEx::Valid(3)),
-];
-
-fn sig_of_entry(e: &Value) -> String {
-    e["signature"].as_str().unwrap_or_default().to_owned()
+    let members: Vec<String> = decl
+        .iter()
+        .map(|m| format!("\"{m}\":{}", canon(&a[*m])))
+        .collect();
+    format!("{{{}}}", members.join(","))
 }
 
 // ---------------------------------------------------------------------------------------------
