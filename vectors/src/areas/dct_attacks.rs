@@ -32,8 +32,8 @@ use delegateos_reference::crypto::{blake2b256, Keypair};
 use delegateos_reference::encoding::b64u_encode;
 
 use super::dct_support::{
-    cap, ct, del, encode_bytes, encode_value, key, verify_token, Chain, Ctx, Scope, BUDGET,
-    CONTRACT, DELEGATION,
+    cap, ct, del, encode_bytes, encode_value, key, verify_token, Chain, Ctx, Scope, CONTRACT,
+    DELEGATION,
 };
 use super::Ids;
 use crate::format::{Expectation, Expected};
@@ -1606,10 +1606,8 @@ struct RevokedRow {
     #[serde(default)]
     spaced: bool,
     entries: Vec<EntrySpec>,
-    now: Option<String>,
-    root: Option<String>,
-    spent: Option<u64>,
-    request: Option<(String, String, String)>,
+    #[serde(flatten)]
+    ctx: CtxChange,
     expect: Ex,
 }
 
@@ -1720,22 +1718,7 @@ fn build_revoked(g: &mut Group, k: &Keys) {
         for e in &row.entries {
             ctx = ctx.revoke(r.entry(e, &t));
         }
-        let ctx = match row.now {
-            Some(now) => ctx.now(&now),
-            None => ctx,
-        };
-        let ctx = match row.root {
-            Some(name) => ctx.root(&key(k, &name).principal),
-            None => ctx,
-        };
-        let ctx = match row.spent {
-            Some(spent) => ctx.spent(spent),
-            None => ctx,
-        };
-        let ctx = match row.request {
-            Some((ns, action, res)) => ctx.request(&ns, &action, &res),
-            None => ctx,
-        };
+        let ctx = row.ctx.apply(k, ctx);
         let token = if row.spaced {
             encode_bytes(t.text().replace("\":", "\": ").as_bytes())
         } else {
@@ -1876,192 +1859,77 @@ fn stringify_authority(a: &Value) -> String {
 /// another denial code — a hardening finding ("rejected with another code"); one whose
 /// acceptance disables the check answers `valid` — a wrong verdict carrying the case's
 /// critical `Malformed*Bypass` flag. The malformed cases alone cannot tell these apart.
-fn build_effects(g: &mut Group, k: &Keys) {
-    for &(first, desc, reqs, flag, token, ctx, ptr, values) in BYPASSES {
-        let t = token(k);
-        let ctx = ctx(Ctx::new(k));
-        for (i, (what, value)) in values.iter().enumerate() {
-            let v: Value = serde_json::from_str(value).unwrap_or_else(|e| panic!("{value}: {e}"));
-            let desc = desc.replace("{what}", what);
-            let token = t.clone().set(ptr, v).resign().ser();
-            verify_token(
-                g,
-                first + i as u16,
-                &desc,
-                reqs,
-                &[flag],
-                token,
-                &ctx,
-                malformed(),
-            );
+///
+/// A row of `dct_effects.json`: the token (`base`: the malformed cases' one-attenuation base;
+/// `deep`: a root allowing one attenuation, then two; `root`: the root token alone) with
+/// `edits`, under the default context with the changes of `ctx`.
+#[derive(Deserialize)]
+struct EffectRow {
+    n: u16,
+    desc: String,
+    reqs: Vec<String>,
+    flags: Vec<String>,
+    token: String,
+    edits: Vec<Edit>,
+    #[serde(flatten)]
+    ctx: CtxChange,
+    expect: Ex,
+}
+
+/// Changes to the default context a table row asks for: `now`, `root` (a key name), `spent`,
+/// `request` (namespace, action, resource).
+#[derive(Deserialize)]
+struct CtxChange {
+    now: Option<String>,
+    root: Option<String>,
+    spent: Option<u64>,
+    request: Option<(String, String, String)>,
+}
+
+impl CtxChange {
+    fn apply(&self, k: &Keys, mut ctx: Ctx) -> Ctx {
+        if let Some(now) = &self.now {
+            ctx = ctx.now(now);
         }
+        if let Some(name) = &self.root {
+            ctx = ctx.root(&key(k, name).principal);
+        }
+        if let Some(spent) = self.spent {
+            ctx = ctx.spent(spent);
+        }
+        if let Some((ns, action, resource)) = &self.request {
+            ctx = ctx.request(ns, action, resource);
+        }
+        ctx
     }
 }
 
-/// A family of acceptance-effect cases: (first number, description (`{what}` is the value's
-/// description), requirement ids, flag, the token (re-signed after the change), the context it
-/// is verified under, the member, the values (what, the value as JSON text)). One member is
-/// mistyped so that accepting it would lift a limit; each value is one case, numbered from the
-/// first, expected malformed_token.
-type Bypass = (
-    u16,
-    &'static str,
-    &'static [&'static str],
-    &'static str,
-    fn(&Keys) -> Tok,
-    fn(Ctx) -> Ctx,
-    &'static str,
-    &'static [(&'static str, &'static str)],
-);
-
-const EXPIRY: &str = "MalformedExpiryBypass";
-const BUDGET_B: &str = "MalformedBudgetBypass";
-const DEPTH_B: &str = "MalformedDepthBypass";
-const SCOPE_B: &str = "MalformedScopeBypass";
-
-/// One attenuation (bob) with every optional restriction present, like `malformed`'s base.
-fn effects_base(k: &Keys) -> Tok {
-    Fix::new(k).base
+fn build_effects(g: &mut Group, k: &Keys) {
+    let table = include_str!("data/tables/dct_effects.json");
+    for row in super::rows::<EffectRow>("dct_effects.json", table) {
+        let t = match row.token.as_str() {
+            "base" => Fix::new(k).base,
+            // The root allows one attenuation (maxChainDepth 1); the token has two.
+            "deep" => Tok::of(
+                &Chain::root(k)
+                    .with_authority(|a| a.max_chain_depth = 1)
+                    .delegate(&k.bob, |a| a.max_chain_depth = Some(0))
+                    .delegate(&k.carol, |_| {}),
+            ),
+            _ => Tok::of(&Chain::root(k)),
+        };
+        let token = apply(&t, &row.edits, k).ser();
+        let ctx = row.ctx.apply(k, Ctx::new(k));
+        let (reqs, flags) = (strs(&row.reqs), strs(&row.flags));
+        verify_token(
+            g,
+            row.n,
+            &row.desc,
+            &reqs,
+            &flags,
+            token,
+            &ctx,
+            row.expect.expect(),
+        );
+    }
 }
-
-/// The root allows one attenuation (maxChainDepth 1); the token has two.
-fn deep_token(k: &Keys) -> Tok {
-    Tok::of(
-        &Chain::root(k)
-            .with_authority(|a| a.max_chain_depth = 1)
-            .delegate(&k.bob, |a| a.max_chain_depth = Some(0))
-            .delegate(&k.carol, |_| {}),
-    )
-}
-
-/// `now` a day after the root's expiry (12:00) and the attenuation's (11:30).
-fn a_day_late(c: Ctx) -> Ctx {
-    c.now("2026-03-02T12:00:00Z")
-}
-
-/// A request outside the root's capabilities.
-fn outside(c: Ctx) -> Ctx {
-    c.request("docs", "read", "/etc/passwd")
-}
-
-#[rustfmt::skip]
-const BAD_TIMES: &[(&str, &str)] = &[
-    ("null", "null"),
-    ("true", "true"),
-    ("a number (Unix seconds of 2030)", "1893456000"),
-    ("an object", "{}"),
-    ("an array holding the original string", r#"["2026-03-01T11:30:00Z"]"#),
-    ("the empty string", r#""""#),
-    ("\"never\"", r#""never""#),
-    ("a far-future time without an offset", r#""2099-01-01T00:00:00""#),
-];
-
-#[rustfmt::skip]
-const BAD_ROOT_TIMES: &[(&str, &str)] = &[
-    ("null", "null"),
-    ("0 (a number)", "0"),
-    ("true", "true"),
-    ("the empty string", r#""""#),
-    ("\"never\"", r#""never""#),
-];
-
-#[rustfmt::skip]
-const BAD_BUDGETS: &[(&str, &str)] = &[
-    ("the number as a string", r#""500000""#),
-    ("null", "null"),
-    ("true", "true"),
-    ("-1", "-1"),
-    ("a fraction 1.5", "1.5"),
-    ("2^53 (above the I-JSON bound)", "9007199254740992"),
-    ("an object", "{}"),
-    ("an array holding the number", "[500000]"),
-];
-
-#[rustfmt::skip]
-const BAD_DEPTHS: &[(&str, &str)] = &[
-    ("the number 5 as a string", r#""5""#),
-    ("null", "null"),
-    ("true", "true"),
-    ("a fraction 0.5", "0.5"),
-    ("-1", "-1"),
-    ("an object", "{}"),
-];
-
-#[rustfmt::skip]
-const BAD_RESOURCES: &[(&str, &str)] = &[
-    ("null", "null"),
-    ("a number", "5"),
-    ("an array holding `/**`", r#"["/**"]"#),
-    ("an object", r#"{"glob": "**"}"#),
-    ("true", "true"),
-];
-
-#[rustfmt::skip]
-const BAD_CAP_LISTS: &[(&str, &str)] = &[
-    ("null", "null"),
-    ("an object", r#"{"namespace": "docs", "action": "read", "resource": "**"}"#),
-    ("the string `*`", r#""*""#),
-    ("true", "true"),
-    ("a list holding null", "[null]"),
-];
-
-#[rustfmt::skip]
-const BAD_ROOT_CAPS: &[(&str, &str)] = &[
-    ("a capability whose resource is null", r#"[{"namespace": "docs", "action": "read", "resource": null}]"#),
-    ("an object, not a list", r#"{"namespace": "docs", "action": "read", "resource": "**"}"#),
-    ("a capability whose action is null", r#"[{"namespace": "docs", "action": null, "resource": "/**"}]"#),
-];
-
-const ATT_EXPIRED: &[&str] = &[ATT, MALFORMED, "DCT-VERIFY-5-EXPIRED"];
-const TS_EXPIRED: &[&str] = &[TS, MALFORMED, "DCT-VERIFY-5-EXPIRED"];
-const ATT_EXPIRY_DESC: &str =
-    "attenuations[0].expiresAt is {what}, verified a day after every expiry: \
-                               accepting it must not lift the root's expiry";
-const ROOT_EXPIRY_DESC: &str =
-    "authority.expiresAt is {what}, verified a day after the attenuation's expiry: \
-                                accepting it must not lift the attenuation's expiry";
-const ROOT_EXPIRED: &[&str] = &[REQ, MALFORMED, "DCT-VERIFY-5-EXPIRED"];
-
-/// 1..: expiry; 40..: budget (spend ten times the root budget, or 2^53−1 when the root budget
-/// is the malformed one); 80..: depth; 100..: scope (a request outside the root's).
-#[rustfmt::skip]
-const BYPASSES: &[Bypass] = &[
-    (1, ATT_EXPIRY_DESC, ATT_EXPIRED, EXPIRY, effects_base, a_day_late,
-        "/attenuations/0/expiresAt", BAD_TIMES.split_at(5).0),
-    (6, ATT_EXPIRY_DESC, TS_EXPIRED, EXPIRY, effects_base, a_day_late,
-        "/attenuations/0/expiresAt", BAD_TIMES.split_at(5).1),
-    // The attenuation's own expiry (11:30) still bounds the token.
-    (20, ROOT_EXPIRY_DESC, ROOT_EXPIRED, EXPIRY, effects_base, a_day_late,
-        "/authority/expiresAt", BAD_ROOT_TIMES.split_at(3).0),
-    (23, ROOT_EXPIRY_DESC, TS_EXPIRED, EXPIRY, effects_base, a_day_late,
-        "/authority/expiresAt", BAD_ROOT_TIMES.split_at(3).1),
-    (40, "attenuations[0].maxBudgetMicrocents is {what}, with spend ten times the root \
-        budget: accepting it must not lift the root's budget",
-        &[ATT, INT, MALFORMED, "DCT-VERIFY-6-BUDGET"], BUDGET_B, effects_base, |c| c.spent(BUDGET * 10),
-        "/attenuations/0/maxBudgetMicrocents", BAD_BUDGETS),
-    // Spend at the I-JSON maximum, above the attenuation's 500000.
-    (60, "authority.maxBudgetMicrocents is {what}, with spend 2^53−1: accepting it must \
-        not lift the attenuation's budget",
-        &[REQ, INT, MALFORMED, "DCT-VERIFY-6-BUDGET"], BUDGET_B, effects_base, |c| c.spent(9_007_199_254_740_991),
-        "/authority/maxBudgetMicrocents", BAD_BUDGETS.split_at(6).0),
-    (80, "attenuations[0].maxChainDepth is {what} in a two-attenuation token whose root \
-        allows one: accepting it must not lift the root's depth limit",
-        &[ATT, INT, MALFORMED, "DCT-VERIFY-4E-EXCEEDED"], DEPTH_B, deep_token, |c| c,
-        "/attenuations/0/maxChainDepth", BAD_DEPTHS),
-    (90, "authority.maxChainDepth is {what} in a two-attenuation token whose first \
-        attenuation allows none after it: accepting it must not lift that limit",
-        &[REQ, INT, MALFORMED, "DCT-VERIFY-4E-EXCEEDED"], DEPTH_B, deep_token, |c| c,
-        "/authority/maxChainDepth", BAD_DEPTHS),
-    (100, "attenuations[0].allowedCapabilities[0].resource is {what}, request \
-        `/etc/passwd` outside the root's scope: accepting it must not widen the scope",
-        &[CAP, MALFORMED, "DCT-VERIFY-7-CAPABILITY"], SCOPE_B, effects_base, outside,
-        "/attenuations/0/allowedCapabilities/0/resource", BAD_RESOURCES),
-    (110, "attenuations[0].allowedCapabilities is {what}, request `/etc/passwd` outside \
-        the root's scope: accepting it must not widen the scope",
-        &[ATT, MALFORMED, "DCT-VERIFY-7-CAPABILITY"], SCOPE_B, effects_base, outside,
-        "/attenuations/0/allowedCapabilities", BAD_CAP_LISTS),
-    // Only the root: no attenuation narrows the malformed capability list.
-    (120, "authority.capabilities is {what}, request `/etc/passwd`: accepting it must \
-        not grant an unnamed resource", &[CAP, MALFORMED, "DCT-VERIFY-7-CAPABILITY"], SCOPE_B, |k| Tok::of(&Chain::root(k)), outside,
-        "/authority/capabilities", BAD_ROOT_CAPS),
-];
