@@ -24,6 +24,8 @@
     clippy::too_many_arguments
 )]
 
+use std::ops::Range;
+
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -391,6 +393,8 @@ enum Ex {
     Cofactored(String, usize),
     /// D9: malformed_token, or (a lenient parser) the denial (code, stage).
     MalformedOr(String, String),
+    /// D9: as `lenient`, the last block's ids (`delegationId`, `contractId`) as given.
+    LenientLastIds(std::collections::BTreeMap<String, String>),
 }
 
 impl Ex {
@@ -400,7 +404,7 @@ impl Ex {
             Ex::Invalid(code, stage) => Expectation::invalid(code, stage),
             Ex::Structural(stage) => structural(stage),
             Ex::Malformed => malformed(),
-            Ex::Lenient => lenient(&malformed_scope()),
+            Ex::Lenient | Ex::LenientLastIds(_) => lenient(&malformed_scope()),
             Ex::Valid(n) => valid(*n),
             Ex::MalformedOr(code, stage) => either(
                 "D9",
@@ -762,13 +766,8 @@ const SIG: &str = "DCT-FORMAT-SIGNATURE-ENTRY";
 const INT: &str = "DCT-FORMAT-INTEGERS";
 const TS: &str = "DCT-FORMAT-TIMESTAMPS";
 const PRIN: &str = "DCT-FORMAT-PRINCIPALS";
-const IDS: &str = "DCT-FORMAT-IDS";
 const CANON: &str = "DCT-FORMAT-CANONICAL";
-const UNKNOWN: &str = "DCT-FORMAT-UNKNOWN-FIELD";
-const SER: &str = "DCT-FORMAT-SERIALIZED";
 const INNER: &str = "DCT-FORMAT-INNER-FORMAT";
-const UF: &[&str] = &["UnknownField"];
-const NC: &[&str] = &["NonCanonicalToken"];
 
 /// Every member the malformed cases remove or mistype: (pointer, JSON type, requirement).
 #[rustfmt::skip]
@@ -827,7 +826,6 @@ struct Fix<'a> {
     ctx: Ctx,
     base: Tok,
     text1: String,
-    s1: Scope,
 }
 
 /// The scope a lenient decoder grants the malformed cases' base token ([`Fix`]).
@@ -851,7 +849,6 @@ impl<'a> Fix<'a> {
             ctx: Ctx::new(k),
             text1: base.text(),
             base,
-            s1: malformed_scope(),
         }
     }
 
@@ -870,25 +867,6 @@ impl<'a> Fix<'a> {
         self.base.clone().set(ptr, value).resign().ser()
     }
 
-    /// The base with `key` added to the object at `ptr`, re-signed.
-    fn insert(&self, ptr: &str, key: &str, value: Value) -> Value {
-        self.base.clone().insert(ptr, key, value).resign().ser()
-    }
-
-    /// The base's canonical text with one occurrence of `from` replaced by `to`.
-    fn spell(&self, from: &str, to: &str) -> Value {
-        encode_bytes(replace1(&self.text1, from, to).as_bytes())
-    }
-
-    /// The base's token string.
-    fn token_string(&self) -> String {
-        token_str(&self.base.ser())
-    }
-
-    fn lenient(&self) -> Expectation {
-        lenient(&self.s1)
-    }
-
     fn case(&self, g: &mut Group, n: u16, desc: &str, reqs: &[&str], token: Value) {
         verify_token(g, n, desc, reqs, &[], token, &self.ctx, malformed());
     }
@@ -903,115 +881,134 @@ fn token_str(v: &Value) -> String {
     v["token"].as_str().unwrap_or_default().to_owned()
 }
 
-/// A malformed case's verdict: malformed_token at step 1, or (D9) that or the scope a lenient
-/// decoder grants the base token.
-#[derive(Clone, Copy)]
-enum Verdict {
-    Malformed,
-    Lenient,
+/// A row of `dct_malformed.json`: the base token ([`Fix`]) with `edits`, or its canonical text
+/// with one occurrence of `spell[0]` replaced by `spell[1]` (`{alice}`, `{mallory}`: their
+/// principal ids), or a SerializedDCT written out (`serialized`: `"<token>"` stands for the base
+/// token string, `"<decoded token>"` for its decoded JSON), or the named construction `make`
+/// with `args` ([`Fix::make`]).
+#[derive(Deserialize)]
+struct MalformedRow {
+    n: u16,
+    desc: String,
+    reqs: Vec<String>,
+    #[serde(default)]
+    flags: Vec<String>,
+    #[serde(default)]
+    edits: Vec<Edit>,
+    spell: Option<(String, String)>,
+    serialized: Option<Value>,
+    make: Option<String>,
+    #[serde(default)]
+    args: Vec<Value>,
+    expect: Ex,
 }
 
-/// A malformed case: (number, description, requirement ids, flags, token, verdict).
-type TokenRow = (u16, &'static str, Ids, Ids, fn(&Fix) -> Value, Verdict);
-
-fn token_rows(g: &mut Group, f: &Fix, rows: &[TokenRow]) {
-    for &(n, desc, reqs, flags, token, verdict) in rows {
-        let expect = match verdict {
-            Verdict::Malformed => malformed(),
-            Verdict::Lenient => f.lenient(),
+/// Adds the rows of `rows` numbered in `numbers`, in table order.
+fn malformed_table(g: &mut Group, f: &Fix, rows: &[MalformedRow], numbers: Range<u16>) {
+    for row in rows.iter().filter(|r| numbers.contains(&r.n)) {
+        let (reqs, flags) = (strs(&row.reqs), strs(&row.flags));
+        let expect = match &row.expect {
+            // D9 (IdFormat): a lenient decoder reports the malformed id as the last block's.
+            Ex::LenientLastIds(ids) => {
+                let mut s = malformed_scope();
+                s.delegation_id = ids.get("delegationId").cloned().unwrap_or(s.delegation_id);
+                s.contract_id = ids.get("contractId").cloned().unwrap_or(s.contract_id);
+                lenient(&s)
+            }
+            ex => ex.expect(),
         };
-        verify_token(g, n, desc, reqs, flags, token(f), &f.ctx, expect);
+        verify_token(
+            g,
+            row.n,
+            &row.desc,
+            &reqs,
+            &flags,
+            f.make(row),
+            &f.ctx,
+            expect,
+        );
     }
 }
 
-const MAL: Verdict = Verdict::Malformed;
-const LENIENT: Verdict = Verdict::Lenient;
+impl Fix<'_> {
+    /// A malformed row's token.
+    fn make(&self, row: &MalformedRow) -> Value {
+        let (text, a) = (&self.text1, &row.args);
+        let s = |i: usize| a[i].as_str().unwrap_or_default();
+        if let Some((from, to)) = &row.spell {
+            let named = |t: &str| {
+                t.replace("{alice}", &self.k.alice.principal)
+                    .replace("{mallory}", &self.k.mallory.principal)
+            };
+            return encode_bytes(replace1(text, &named(from), &named(to)).as_bytes());
+        }
+        if let Some(template) = &row.serialized {
+            return self.fill(template);
+        }
+        let bytes: Vec<u8> = match row.make.as_deref() {
+            None => return apply(&self.base, &row.edits, self.k).ser(),
+            Some("null") => return Value::Null,
+            Some("as_json_string") => return encode_value(&json!(text)),
+            // Outer and inner format both `args[0]`.
+            Some("inner_and_outer_format") => {
+                let inner = self.base.clone().set("/format", a[0].clone()).ser();
+                return json!({"token": inner["token"], "format": a[0]});
+            }
+            Some("spaced") => text.replace("\":", "\": ").into_bytes(),
+            Some("pretty") => serde_json::to_string_pretty(&self.base.v)
+                .unwrap_or_default()
+                .into_bytes(),
+            // The top-level members in the order `args`.
+            Some("members_in_order") => {
+                let members: Vec<String> = a
+                    .iter()
+                    .map(|m| {
+                        format!(
+                            "{m}:{}",
+                            canon(&self.base.v[m.as_str().unwrap_or_default()])
+                        )
+                    })
+                    .collect();
+                format!("{{{}}}", members.join(",")).into_bytes()
+            }
+            Some("wrapped") => format!("{}{text}{}", s(0), s(1)).into_bytes(),
+            Some("twice") => format!("{text}{text}").into_bytes(),
+            Some("text") => s(0).as_bytes().to_vec(),
+            Some("truncated") => text.as_bytes()[..text.len() - 1].to_vec(),
+            Some("bytes_before") => [bytes_of(&a[0]), text.as_bytes().to_vec()].concat(),
+            // The byte `\u{1}` (placed by replacing args[0] with args[1]) replaced by args[2].
+            Some("raw_bytes") => replace1(text, s(0), s(1))
+                .bytes()
+                .flat_map(|c| if c == 1 { bytes_of(&a[2]) } else { vec![c] })
+                .collect(),
+            // An unknown member `a` holding args[0] nested arrays, spliced before `attenuations`.
+            Some("deep") => {
+                let depth = a[0].as_u64().unwrap_or_default() as usize;
+                let inner = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+                let to = format!("{{\"a\":{inner},\"attenuations\":");
+                replace1(text, "{\"attenuations\":", &to).into_bytes()
+            }
+            Some(other) => panic!("dct_malformed.json: no construction {other:?}"),
+        };
+        encode_bytes(&bytes)
+    }
 
-#[rustfmt::skip]
-const MISSING_MORE: &[TokenRow] = &[
-    (60, "signatures[1].covers missing", &[SIG, MALFORMED], &[], |f| f.base.clone().remove("/signatures/1/covers").ser(), MAL),
-    (61, "attenuations[0].allowedCapabilities[0].namespace missing (re-signed)", &[CAP, MALFORMED], &[],
-        |f| f.base.clone().remove("/attenuations/0/allowedCapabilities/0/namespace").resign().ser(), MAL),
-    (62, "attenuations[0].allowedCapabilities[0].action missing (re-signed)", &[CAP, MALFORMED], &[],
-        |f| f.base.clone().remove("/attenuations/0/allowedCapabilities/0/action").resign().ser(), MAL),
-    (63, "attenuations[0].allowedCapabilities[0].resource missing (re-signed)", &[CAP, MALFORMED], &[],
-        |f| f.base.clone().remove("/attenuations/0/allowedCapabilities/0/resource").resign().ser(), MAL),
-];
+    /// A SerializedDCT template with the base token filled in.
+    fn fill(&self, template: &Value) -> Value {
+        match template {
+            Value::String(s) if s == "<token>" => json!(token_str(&self.base.ser())),
+            Value::String(s) if s == "<decoded token>" => self.base.v.clone(),
+            Value::Array(items) => items.iter().map(|v| self.fill(v)).collect(),
+            Value::Object(m) => m.iter().map(|(k, v)| (k.clone(), self.fill(v))).collect(),
+            other => other.clone(),
+        }
+    }
+}
 
-#[rustfmt::skip]
-const EMPTY_MEMBERS: &[TokenRow] = &[
-    (204, "authority capability with an empty namespace", &[CAP, MALFORMED], &[],
-        |f| f.set("/authority/capabilities/0/namespace", json!("")), MAL),
-    (205, "attenuation capability with an empty action", &[CAP, MALFORMED], &[],
-        |f| f.set("/attenuations/0/allowedCapabilities/0/action", json!("")), MAL),
-    (206, "signatures[1] is a string, not an object", &[SIG, MALFORMED], &[],
-        |f| f.base.clone().set("/signatures/1", json!(sig_of(&f.base, 1))).ser(), MAL),
-];
-
-/// Unknown members (D9: UnknownField acceptable).
-#[rustfmt::skip]
-const UNKNOWN_MEMBERS: &[TokenRow] = &[
-    (300, "unknown member at the top level of the decoded token (not covered by any signature)", &[UNKNOWN, MALFORMED], UF,
-        |f| f.insert("", "note", json!("x")), LENIENT),
-    (301, "unknown member in the authority (re-signed)", &[UNKNOWN, MALFORMED], UF, |f| f.insert("/authority", "note", json!("x")), LENIENT),
-    (302, "unknown member in an attenuation (re-signed)", &[UNKNOWN, MALFORMED], UF,
-        |f| f.insert("/attenuations/0", "note", json!("x")), LENIENT),
-    (303, "unknown member in an authority capability (re-signed)", &[UNKNOWN, MALFORMED], UF,
-        |f| f.insert("/authority/capabilities/1", "note", json!("x")), LENIENT),
-    (304, "unknown member in a signature entry", &[UNKNOWN, MALFORMED], UF, |f| f.insert("/signatures/0", "note", json!("x")), LENIENT),
-    (305, "unknown restriction `allowedResources` in an attenuation (a verifier ignoring it widens the scope)", &[UNKNOWN, MALFORMED], UF,
-        |f| f.insert("/attenuations/0", "allowedResources", json!(["/project/a"])), LENIENT),
-    (306, "`__proto__` member in the authority (a plain unknown key, re-signed)", &[UNKNOWN, MALFORMED], UF,
-        |f| f.insert("/authority", "__proto__", json!({"admin": true})), LENIENT),
-];
-
-const INT_RANGE: &[&str] = &[INT, "PRIM-INT-RANGE", MALFORMED];
-
-/// Numbers outside the protocol integers (re-signed).
-#[rustfmt::skip]
-const NUMBERS: &[TokenRow] = &[
-    (320, "authority.chainDepth = -1", INT_RANGE, &[], |f| f.set("/authority/chainDepth", json!(-1)), MAL),
-    (321, "authority.maxBudgetMicrocents = 1.5", INT_RANGE, &[], |f| f.set("/authority/maxBudgetMicrocents", json!(1.5)), MAL),
-    (322, "authority.maxBudgetMicrocents = 2^53 (one above the largest protocol integer)", INT_RANGE, &[],
-        |f| f.set("/authority/maxBudgetMicrocents", json!(9_007_199_254_740_992_u64)), MAL),
-    (323, "authority.maxBudgetMicrocents = 2^64 − 1", INT_RANGE, &[], |f| f.set("/authority/maxBudgetMicrocents", json!(u64::MAX)), MAL),
-    (324, "attenuations[0].maxChainDepth = -1", INT_RANGE, &[], |f| f.set("/attenuations/0/maxChainDepth", json!(-1)), MAL),
-    (325, "attenuations[0].maxBudgetMicrocents = 2^53 + 2", INT_RANGE, &[],
-        |f| f.set("/attenuations/0/maxBudgetMicrocents", json!(9_007_199_254_740_994_u64)), MAL),
-    (326, "authority.maxChainDepth = 8.5", INT_RANGE, &[], |f| f.set("/authority/maxChainDepth", json!(8.5)), MAL),
-];
-
-/// Non-canonical number spellings of valid values (D9: NonCanonicalToken acceptable).
-#[rustfmt::skip]
-const SPELLINGS: &[TokenRow] = &[
-    (330, "authority.maxBudgetMicrocents written 1e6 (exponent form of a valid integer)", &[CANON, INT, MALFORMED], NC,
-        |f| f.spell("\"maxBudgetMicrocents\":1000000", "\"maxBudgetMicrocents\":1e6"), LENIENT),
-    (331, "attenuations[0].maxBudgetMicrocents written 500000.0", &[CANON, INT, MALFORMED], NC,
-        |f| f.spell("\"maxBudgetMicrocents\":500000", "\"maxBudgetMicrocents\":500000.0"), LENIENT),
-    (332, "authority.chainDepth written -0", &[CANON, INT, MALFORMED], NC, |f| f.spell("\"chainDepth\":0", "\"chainDepth\":-0"), LENIENT),
-    (333, "authority.maxChainDepth written 8E0", &[CANON, INT, MALFORMED], NC,
-        |f| f.spell("\"maxChainDepth\":8", "\"maxChainDepth\":8E0"), LENIENT),
-    (334, "attenuations[0].maxChainDepth written 05 (leading zero: not JSON at all)", &[INT, MALFORMED], &[],
-        |f| f.spell("\"maxChainDepth\":5", "\"maxChainDepth\":05"), MAL),
-    (335, "authority.maxBudgetMicrocents written 1e400 (outside IEEE double, D33)", &["PRIM-JSON-NUMBER-RANGE", INT, MALFORMED], &[],
-        |f| f.spell("\"maxBudgetMicrocents\":1000000", "\"maxBudgetMicrocents\":1e400"), MAL),
-];
-
-/// Ids outside their pattern (D9: IdFormat acceptable): (number, pointer, value, the last
-/// block's id a lenient decoder reports as changed: "", "delegationId" or "contractId").
-#[rustfmt::skip]
-const BAD_IDS: &[(u16, &str, &str, &str)] = &[
-    (340, "/authority/contractId", "ct_00000000C0DE", ""),
-    (341, "/authority/contractId", "ct_00000000c0d", ""),
-    (342, "/authority/contractId", "ct_00000000c0de0", ""),
-    (343, "/authority/contractId", "contract-1", ""),
-    (344, "/authority/delegationId", "del_00000000000g", ""),
-    (345, "/authority/parentDelegationId", "del_0", ""),
-    (346, "/authority/parentDelegationId", "", ""),
-    (347, "/attenuations/0/delegationId", "DEL_000000000100", "delegationId"),
-    (348, "/attenuations/0/contractId", "ct_000000000100 ", "contractId"),
-    (349, "/attenuations/0/delegationId", "ct_000000000100", "delegationId"),
-];
+/// A JSON array of byte values as bytes.
+fn bytes_of(v: &Value) -> Vec<u8> {
+    serde_json::from_value(v.clone()).unwrap_or_default()
+}
 
 /// Timestamps outside the D5 profile, each a spelling of a reasonable instant: (pointer,
 /// value, what). Cases 420…, in order.
@@ -1032,110 +1029,6 @@ const BAD_TIMESTAMPS: &[(&str, &str, &str)] = &[
     ("/attenuations/0/expiresAt", "2026-03-01T11:30:00z", "lowercase z (attenuation expiry)"),
     ("/attenuations/0/expiresAt", "2026-03-01T11:30Z", "no seconds (attenuation expiry)"),
     ("/attenuations/0/expiresAt", "+002026-03-01T11:30:00Z", "expanded year (attenuation expiry)"),
-];
-
-/// An unknown member `a` holding `depth` nested arrays, spliced before `attenuations`.
-fn deep(f: &Fix, depth: usize) -> Value {
-    let inner = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
-    let t = replace1(
-        &f.text1,
-        "{\"attenuations\":",
-        &format!("{{\"a\":{inner},\"attenuations\":"),
-    );
-    encode_bytes(t.as_bytes())
-}
-
-/// The base's text with the byte `\u{1}` (placed by `from` → `to`) replaced by `bytes`.
-fn raw_bytes(f: &Fix, from: &str, to: &str, bytes: &[u8]) -> Value {
-    let t = replace1(&f.text1, from, to);
-    let b: Vec<u8> = t
-        .bytes()
-        .flat_map(|c| if c == 1 { bytes.to_vec() } else { vec![c] })
-        .collect();
-    encode_bytes(&b)
-}
-
-const DUPLICATE: &str = "PRIM-JSON-DUPLICATE-KEY";
-const DEPTH: &str = "PRIM-JSON-DEPTH";
-const TRAILING: &str = "PRIM-JSON-TRAILING";
-
-/// Decoded payload faults.
-#[rustfmt::skip]
-const PAYLOADS: &[TokenRow] = &[
-    (470, "decoded JSON with a space after every `:` (not canonical)", &[CANON, MALFORMED], NC,
-        |f| encode_bytes(f.text1.replace("\":", "\": ").as_bytes()), LENIENT),
-    (471, "decoded JSON pretty-printed", &[CANON, MALFORMED], NC,
-        |f| encode_bytes(serde_json::to_string_pretty(&f.base.v).unwrap_or_default().as_bytes()), LENIENT),
-    (472, "decoded JSON with top-level keys out of order", &[CANON, MALFORMED], NC, |f| {
-        let v = &f.base.v;
-        let reordered = format!(
-            "{{\"signatures\":{},\"format\":{},\"authority\":{},\"attenuations\":{}}}",
-            canon(&v["signatures"]), canon(&v["format"]), canon(&v["authority"]), canon(&v["attenuations"])
-        );
-        encode_bytes(reordered.as_bytes())
-    }, LENIENT),
-    (473, "decoded JSON with `/` escaped as `\\/` in a resource", &[CANON, MALFORMED], NC,
-        |f| f.spell("\"resource\":\"/project/drafts/*\"", "\"resource\":\"\\/project\\/drafts\\/*\""), LENIENT),
-    (474, "decoded JSON with a letter written as a \\u escape (JCS writes it raw)", &[CANON, MALFORMED], NC,
-        |f| f.spell("\"namespace\":\"web\"", "\"namespace\":\"\\u0077eb\""), LENIENT),
-    (475, "decoded JSON followed by a newline", &[CANON, MALFORMED], NC, |f| encode_bytes(format!("{}\n", f.text1).as_bytes()), LENIENT),
-    (476, "duplicate key with the same value (`format` twice)", &[DUPLICATE, CANON, MALFORMED, INNER], &[],
-        |f| f.spell("\"format\":\"delegateos-sjt-v1\"", "\"format\":\"delegateos-sjt-v1\",\"format\":\"delegateos-sjt-v1\""), MAL),
-    // The first `delegatee` is mallory, the last (what last-wins parsers keep) is alice; root
-    // signed the last-wins reading.
-    (477, "duplicate key with different values (authority.delegatee: mallory, then alice)", &[DUPLICATE, CANON, REQ, MALFORMED], &[], |f| {
-        let from = format!("\"delegatee\":\"{}\"", f.k.alice.principal);
-        f.spell(&from, &format!("\"delegatee\":\"{}\",{from}", f.k.mallory.principal))
-    }, MAL),
-    (478, "UTF-8 byte order mark before the JSON", &["PRIM-JSON-BOM", CANON, MALFORMED], &[],
-        |f| encode_bytes(&[&[0xef, 0xbb, 0xbf][..], f.text1.as_bytes()].concat()), MAL),
-    (479, "invalid UTF-8 (byte 0xFF) inside a resource string", &["PRIM-JSON-UTF8", CANON, MALFORMED], &[],
-        |f| raw_bytes(f, "\"/project/drafts/*\"", "\"/project/drafts/\u{1}*\"", &[0xff]), MAL),
-    (480, "overlong UTF-8 encoding of `/` (C0 AF) in a resource", &["PRIM-JSON-UTF8", CANON, MALFORMED], &[],
-        |f| raw_bytes(f, "\"/project/drafts/*\"", "\"\u{1}project/drafts/*\"", &[0xc0, 0xaf]), MAL),
-    (481, "lone surrogate escape \\ud800 in a resource", &["PRIM-JSON-LONE-SURROGATE", CANON, MALFORMED], &[],
-        |f| f.spell("\"resource\":\"/project/drafts/*\"", "\"resource\":\"/project/drafts/\\ud800\""), MAL),
-    (482, "raw control character (U+0001) inside a string", &[CANON, MALFORMED], &[],
-        |f| f.spell("\"resource\":\"/project/drafts/*\"", "\"resource\":\"/project/drafts/\u{1}\""), MAL),
-    (483, "unknown member nested 32 arrays deep (total depth 33 > 32, D33)", &[DEPTH, MALFORMED, UNKNOWN], &[], |f| deep(f, 32), MAL),
-    (484, "unknown member nested 31 arrays deep (total depth 32: only the unknown field is wrong)", &[UNKNOWN, MALFORMED], UF,
-        |f| deep(f, 31), LENIENT),
-    (485, "unknown member nested 1000 arrays deep", &[DEPTH, MALFORMED, UNKNOWN], &[], |f| deep(f, 1000), MAL),
-    (486, "trailing garbage after the JSON object", &[TRAILING, CANON, MALFORMED], &[], |f| encode_bytes(format!("{}x", f.text1).as_bytes()), MAL),
-    (487, "two JSON objects back to back (the token twice)", &[TRAILING, CANON, MALFORMED], &[],
-        |f| encode_bytes(format!("{0}{0}", f.text1).as_bytes()), MAL),
-    (488, "decoded JSON is an array holding the token", &[CANON, MALFORMED], &[], |f| encode_bytes(format!("[{}]", f.text1).as_bytes()), MAL),
-    (489, "decoded JSON is a string holding the token text", &[CANON, MALFORMED], &[], |f| encode_value(&json!(f.text1)), MAL),
-    (490, "decoded JSON is null", &[CANON, MALFORMED], &[], |_| encode_bytes(b"null"), MAL),
-    (491, "decoded JSON truncated by one byte", &[CANON, MALFORMED], &[], |f| encode_bytes(&f.text1.as_bytes()[..f.text1.len() - 1]), MAL),
-];
-
-/// The SerializedDCT wrapper and the inner format.
-#[rustfmt::skip]
-const WRAPPERS: &[TokenRow] = &[
-    (500, "SerializedDCT.format = \"delegateos-sjt-v2\"", &[SER, MALFORMED], &[],
-        |f| json!({"token": f.token_string(), "format": "delegateos-sjt-v2"}), MAL),
-    (501, "SerializedDCT.format in uppercase", &[SER, MALFORMED], &[], |f| json!({"token": f.token_string(), "format": "DELEGATEOS-SJT-V1"}), MAL),
-    (502, "SerializedDCT without format", &[SER, MALFORMED], &[], |f| json!({"token": f.token_string()}), MAL),
-    (503, "SerializedDCT without token", &[SER, MALFORMED], &[], |_| json!({"format": FORMAT}), MAL),
-    (504, "SerializedDCT with an extra member", &[SER, MALFORMED], &[],
-        |f| json!({"token": f.token_string(), "format": FORMAT, "alg": "none"}), MAL),
-    (505, "SerializedDCT.token is the decoded token object instead of a string", &[SER, MALFORMED], &[],
-        |f| json!({"token": f.base.v, "format": FORMAT}), MAL),
-    (506, "SerializedDCT.token is a number", &[SER, MALFORMED], &[], |_| json!({"token": 1, "format": FORMAT}), MAL),
-    (507, "SerializedDCT is the bare token string", &[SER, MALFORMED], &[], |f| json!(f.token_string()), MAL),
-    (508, "SerializedDCT is null", &[SER, MALFORMED], &[], |_| Value::Null, MAL),
-    (509, "SerializedDCT.format is null", &[SER, MALFORMED], &[], |f| json!({"token": f.token_string(), "format": null}), MAL),
-    (510, "SerializedDCT is an array [token, format]", &[SER, MALFORMED], &[], |f| json!([f.token_string(), FORMAT]), MAL),
-    (511, "decoded token format = \"delegateos-sjt-v2\" (outer format v1)", &[INNER, MALFORMED], &[],
-        |f| f.base.clone().set("/format", json!("delegateos-sjt-v2")).ser(), MAL),
-    (512, "outer and inner format both \"delegateos-sjt-v2\" (consistent but unknown)", &[SER, INNER, MALFORMED], &[], |f| {
-        let inner_v2 = f.base.clone().set("/format", json!("delegateos-sjt-v2")).ser();
-        json!({"token": inner_v2["token"], "format": "delegateos-sjt-v2"})
-    }, MAL),
-    (513, "outer format \"delegateos-sjt-v2\", inner format v1 (mismatch)", &[SER, MALFORMED], &[],
-        |f| json!({"token": f.token_string(), "format": "delegateos-sjt-v2"}), MAL),
-    (514, "decoded token format is the empty string", &[INNER, MALFORMED], &[], |f| f.base.clone().set("/format", json!("")).ser(), MAL),
 ];
 
 fn wrong_values(ty: Ty, original: &Value) -> Vec<(&'static str, Value)> {
@@ -1183,43 +1076,22 @@ fn wrong_values(ty: Ty, original: &Value) -> Vec<(&'static str, Value)> {
 
 fn build_malformed(g: &mut Group, k: &Keys) {
     let f = Fix::new(k);
-    malformed_members(g, &f);
-    token_rows(g, &f, UNKNOWN_MEMBERS);
-    token_rows(g, &f, NUMBERS);
+    let table = include_str!("data/tables/dct_malformed.json");
+    let rows = super::rows::<MalformedRow>("dct_malformed.json", table);
+    malformed_members(g, &f, &rows);
+    malformed_table(g, &f, &rows, 204..327);
     malformed_largest_integers(g, &f);
-    token_rows(g, &f, SPELLINGS);
-    // Ids (D9: IdFormat acceptable).
-    for &(n, ptr, v, changed) in BAD_IDS {
-        let mut s = f.s1.clone();
-        match changed {
-            "delegationId" => s.delegation_id = v.into(),
-            "contractId" => s.contract_id = v.into(),
-            _ => {}
-        }
-        let desc = format!("{} = {v:?} (not prefix + 12 lowercase hex)", dotted(ptr));
-        let token = f.set(ptr, json!(v));
-        verify_token(
-            g,
-            n,
-            &desc,
-            &[IDS, MALFORMED],
-            &["IdFormat"],
-            token,
-            &f.ctx,
-            lenient(&s),
-        );
-    }
+    malformed_table(g, &f, &rows, 329..360);
     malformed_principals(g, &f);
     malformed_signatures(g, &f);
     malformed_timestamps(g, &f);
     malformed_token_strings(g, &f);
     malformed_token_size(g, &f);
-    token_rows(g, &f, PAYLOADS);
-    token_rows(g, &f, WRAPPERS);
+    malformed_table(g, &f, &rows, 462..10000);
 }
 
 /// Missing members, wrong JSON types, null optional members.
-fn malformed_members(g: &mut Group, f: &Fix) {
+fn malformed_members(g: &mut Group, f: &Fix, rows: &[MalformedRow]) {
     // Missing members: 1..=99 (required members only; optional ones may be absent).
     let mut n = 1u16;
     for &(ptr, _, req) in FIELDS {
@@ -1240,7 +1112,7 @@ fn malformed_members(g: &mut Group, f: &Fix) {
         n += 1;
     }
     // A few more missing members.
-    token_rows(g, f, MISSING_MORE);
+    malformed_table(g, f, rows, 60..100);
     // Wrong JSON types: two per member, rotating through the alternatives, 100..=199.
     let mut n = 100u16;
     for (i, &(ptr, ty, req)) in FIELDS.iter().enumerate() {
@@ -1268,7 +1140,6 @@ fn malformed_members(g: &mut Group, f: &Fix) {
         let token = f.set(&format!("/attenuations/0/{key}"), Value::Null);
         f.case(g, 200 + j as u16, &desc, &[ATT, MALFORMED], token);
     }
-    token_rows(g, f, EMPTY_MEMBERS);
 }
 
 /// The largest protocol integer, 2^53 − 1, is valid in the authority and, under a root budget
