@@ -10,7 +10,9 @@
 //! Nothing here decides a verdict: expected outputs are written by the case author from the
 //! construction and the spec ([`Scope`] only spells an `AuthorizedScope` object).
 
-use serde_json::{json, Value};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
 
 use delegateos_reference::attenuate::{assemble, sign_attenuation, sign_authority};
 use delegateos_reference::canonical::canonicalize;
@@ -24,7 +26,7 @@ use delegateos_reference::token::{
 /// The token format string, re-exported for the area files.
 pub use delegateos_reference::token::FORMAT;
 
-use crate::format::Expectation;
+use crate::format::{Expectation, Expected};
 use crate::generate::Group;
 use crate::keys::{Key, Keys};
 
@@ -522,4 +524,182 @@ pub fn verify_token(
         verify_input(token, ctx),
         expect,
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Data-table rows of `dct.verify` cases (`data/tables/dct_verify.json`)
+
+/// A chain described by data: `root` changes the default authority, each of `atts` appends an
+/// attenuation by the current delegatee to `to` (a key name; default: the next of
+/// [`delegatees`], alice → bob → carol …) and changes it. Members are the token's (camelCase);
+/// capabilities are `[namespace, action, resource]` triples; `{"key": name}` (with an optional
+/// `suffix`) is that key's principal id.
+#[derive(Deserialize, Default, Debug)]
+pub struct ChainSpec {
+    #[serde(default)]
+    root: Map<String, Value>,
+    #[serde(default)]
+    atts: Vec<Map<String, Value>>,
+}
+
+impl ChainSpec {
+    /// The chain, every block signed by the key its signer field names.
+    pub fn build(&self, k: &Keys) -> Chain {
+        let mut c = Chain::root(k).with_authority(|a| *a = changed(a, &self.root, k));
+        let ds = delegatees(k);
+        for (i, att) in self.atts.iter().enumerate() {
+            let to = match att.get("to").and_then(Value::as_str) {
+                Some(name) => key(k, name).clone(),
+                None => ds.get(i + 1).cloned().unwrap_or_else(|| k.mallory.clone()),
+            };
+            c = c.delegate(&to, |a| *a = changed(a, att, k));
+        }
+        c
+    }
+}
+
+/// `block` with the members of `changes` (but `to`) set.
+fn changed<T: Serialize + DeserializeOwned>(
+    block: &T,
+    changes: &Map<String, Value>,
+    k: &Keys,
+) -> T {
+    let mut v = serde_json::to_value(block).unwrap_or_default();
+    for (member, x) in changes.iter().filter(|(m, _)| *m != "to") {
+        v[member] = match (member.as_str(), x) {
+            ("capabilities" | "allowedCapabilities", Value::Array(cells)) => cells
+                .iter()
+                .map(|c| json!({"namespace": c[0], "action": c[1], "resource": c[2]}))
+                .collect(),
+            (_, Value::Object(m)) if m.contains_key("key") => {
+                let name = m["key"].as_str().unwrap_or_default();
+                let suffix = m.get("suffix").and_then(Value::as_str).unwrap_or_default();
+                json!(format!("{}{suffix}", key(k, name).principal))
+            }
+            _ => x.clone(),
+        };
+    }
+    serde_json::from_value(v).unwrap_or_else(|e| {
+        panic!(
+            "dct data table: {member_list:?}: {e}",
+            member_list = changes.keys().collect::<Vec<_>>()
+        )
+    })
+}
+
+/// Changes to the default [`Ctx`] a row asks for: `now`, `root` (a key name), `spent`,
+/// `request` (namespace, action, resource), `resource` (with the default namespace and action).
+#[derive(Deserialize, Default, Debug)]
+pub struct CtxSpec {
+    now: Option<String>,
+    root: Option<String>,
+    spent: Option<u64>,
+    request: Option<(String, String, String)>,
+    resource: Option<String>,
+}
+
+impl CtxSpec {
+    /// `ctx` with the changes.
+    pub fn apply(&self, k: &Keys, mut ctx: Ctx) -> Ctx {
+        if let Some(now) = &self.now {
+            ctx = ctx.now(now);
+        }
+        if let Some(name) = &self.root {
+            ctx = ctx.root(&key(k, name).principal);
+        }
+        if let Some(spent) = self.spent {
+            ctx = ctx.spent(spent);
+        }
+        if let Some((ns, action, resource)) = &self.request {
+            ctx = ctx.request(ns, action, resource);
+        }
+        if let Some(resource) = &self.resource {
+            ctx = ctx.resource(resource);
+        }
+        ctx
+    }
+}
+
+/// The verdict of a `dct.verify` row: a denial (code, step of §10.1); valid with the scope
+/// (`caps`: the granted capabilities, default the root's defaults; the remaining budget; D4's
+/// remaining depth); either of two denials under a decision; a denial or the default scope
+/// under a decision.
+#[derive(Deserialize, Debug)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Deny(String, String),
+    Valid {
+        caps: Option<Vec<(String, String, String)>>,
+        remaining: u64,
+        depth: u64,
+    },
+    Either(String, [(String, String); 2]),
+    DenyOrValid(String, (String, String), u64, u64),
+}
+
+impl Verdict {
+    /// The expectation for `c`'s token.
+    pub fn expect(&self, c: &Chain) -> Expectation {
+        let deny_e = |code: &str, step: &str| Expected::invalid(code, &format!("10.1/{step}"));
+        match self {
+            Verdict::Deny(code, step) => deny(code, step),
+            Verdict::Valid {
+                caps,
+                remaining,
+                depth,
+            } => {
+                let granted = caps.as_ref().map_or_else(default_caps, |cells| {
+                    cells.iter().map(|(n, a, r)| cap(n, a, r)).collect()
+                });
+                ok(&scope(c, granted, *remaining, *depth))
+            }
+            Verdict::DenyOrValid(d, (code, step), remaining, depth) => {
+                let granted = scope(c, default_caps(), *remaining, *depth).output();
+                Expectation::acceptable(d, vec![deny_e(code, step), Expected::valid(granted)])
+            }
+            Verdict::Either(d, [(c1, s1), (c2, s2)]) => {
+                Expectation::acceptable(d, vec![deny_e(c1, s1), deny_e(c2, s2)])
+            }
+        }
+    }
+}
+
+/// A `dct.verify` row of `data/tables/dct_verify.json`: its group, number, description,
+/// requirement ids, flags, the chain, the context changes and the verdict.
+#[derive(Deserialize, Debug)]
+pub struct VerifyRow {
+    group: String,
+    n: u16,
+    desc: String,
+    reqs: Vec<String>,
+    #[serde(default)]
+    flags: Vec<String>,
+    chain: ChainSpec,
+    #[serde(flatten)]
+    ctx: CtxSpec,
+    expect: Verdict,
+}
+
+/// Adds the rows of `dct_verify.json` of group `group` numbered in `numbers`, in table order.
+pub fn verify_rows(g: &mut Group, k: &Keys, group: &str, numbers: std::ops::Range<u16>) {
+    let table = include_str!("data/tables/dct_verify.json");
+    for row in super::rows::<VerifyRow>("dct_verify.json", table) {
+        if row.group != group || !numbers.contains(&row.n) {
+            continue;
+        }
+        let c = row.chain.build(k);
+        let ctx = row.ctx.apply(k, Ctx::new(k));
+        let reqs: Vec<&str> = row.reqs.iter().map(String::as_str).collect();
+        let flags: Vec<&str> = row.flags.iter().map(String::as_str).collect();
+        verify(
+            g,
+            row.n,
+            &row.desc,
+            &reqs,
+            &flags,
+            &c,
+            &ctx,
+            row.expect.expect(&c),
+        );
+    }
 }
