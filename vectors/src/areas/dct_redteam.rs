@@ -15,11 +15,7 @@
 //! every block with the key its signer field names. Expectations come from the spec and
 //! `spec/decisions.md`; the generator checks that the reference agrees.
 
-use super::dct_support::{caps, default_caps, deny, ok, scope, verify, Cap, Chain, Ctx};
-use super::Ids;
-use crate::format::{Expectation, Expected};
-use crate::generate::{Area, Group};
-use crate::keys::Keys;
+use crate::generate::Area;
 
 /// Adds group `redteam` to area `dct`.
 pub fn build(area: &mut Area) {
@@ -35,60 +31,5 @@ pub fn build(area: &mut Area) {
         "Resources and resource patterns are opaque strings: no Unicode normalization (NFC/NFKC), no case folding, no path normalization (`.`, `..`, `//`). A matcher that normalizes and thereby matches is wrong; where normalizing would only deny, the other reading is acceptable.",
         "A normalizing verifier grants resources the grant does not name (a different code point sequence, a different path).",
     );
-    super::dct_support::verify_rows(g, &k, "redteam", 0..10000);
+    super::dct_support::verify_rows(g, &k, "redteam", &[0..10000]);
 }
-
-/// One `dct.verify` case per row.
-pub(super) fn rows(g: &mut Group, k: &Keys, rows: &[Row]) {
-    for &(n, desc, reqs, flags, chain, request, verdict) in rows {
-        let c = chain(k);
-        let expect = verdict.expect(&c);
-        verify(g, n, desc, reqs, flags, &c, &request(Ctx::new(k)), expect);
-    }
-}
-
-/// The verdict: a denial (code, step of §10.1), or valid with the scope (capabilities —
-/// `None`: the root's defaults —, remaining budget, D4's remaining depth).
-#[derive(Clone, Copy)]
-pub(super) enum V {
-    Deny(&'static str, &'static str),
-    Valid(Option<&'static [Cap]>, u64, u64),
-    /// Either of two denials under a decision: (decision, [(code, step); 2]).
-    Either(&'static str, [(&'static str, &'static str); 2]),
-    /// A denial (code, step), or valid with the default scope (budget, depth), under a
-    /// decision.
-    DenyOrValid(&'static str, (&'static str, &'static str), u64, u64),
-}
-
-impl V {
-    pub(super) fn expect(self, c: &Chain) -> Expectation {
-        match self {
-            V::Deny(code, step) => deny(code, step),
-            V::Valid(cells, budget, depth) => {
-                let granted = cells.map_or_else(default_caps, caps);
-                ok(&scope(c, granted, budget, depth))
-            }
-            V::DenyOrValid(d, (code, step), budget, depth) => {
-                let denied = Expected::invalid(code, &format!("10.1/{step}"));
-                let granted = Expected::valid(scope(c, default_caps(), budget, depth).output());
-                Expectation::acceptable(d, vec![denied, granted])
-            }
-            V::Either(d, [(c1, s1), (c2, s2)]) => {
-                let deny_e = |code, step| Expected::invalid(code, &format!("10.1/{step}"));
-                Expectation::acceptable(d, vec![deny_e(c1, s1), deny_e(c2, s2)])
-            }
-        }
-    }
-}
-
-/// A red-team case: (number, description, requirement ids, flags, token, the request (a
-/// change to the default context), verdict).
-pub(super) type Row = (
-    u16,
-    &'static str,
-    Ids,
-    Ids,
-    fn(&Keys) -> Chain,
-    fn(Ctx) -> Ctx,
-    V,
-);

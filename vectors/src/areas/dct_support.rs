@@ -620,52 +620,55 @@ impl CtxSpec {
     }
 }
 
-/// The verdict of a `dct.verify` row: a denial (code, step of §10.1); valid with the scope
-/// (`caps`: the granted capabilities, default the root's defaults; the remaining budget; D4's
-/// remaining depth); either of two denials under a decision; a denial or the default scope
-/// under a decision.
+/// The verdict of a `dct.verify` row: a denial (code, step of §10.1); valid with a scope;
+/// either of two denials under a decision; a denial or a scope, or a scope or a denial, under a
+/// decision (the outcome the decision prefers first).
 #[derive(Deserialize, Debug)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     Deny(String, String),
-    Valid {
-        caps: Option<Vec<(String, String, String)>>,
-        remaining: u64,
-        depth: u64,
-    },
+    Valid(Granted),
     Either(String, [(String, String); 2]),
-    DenyOrValid(String, (String, String), u64, u64),
+    DenyOrValid(String, (String, String), Granted),
+    ValidOrDeny(String, Granted, (String, String)),
+}
+
+/// A granted scope: `caps` (default: the root's defaults), the remaining budget, D4's
+/// remaining depth.
+#[derive(Deserialize, Debug)]
+pub struct Granted {
+    caps: Option<Vec<(String, String, String)>>,
+    remaining: u64,
+    depth: u64,
+}
+
+impl Granted {
+    fn output(&self, c: &Chain) -> Value {
+        let granted = self.caps.as_ref().map_or_else(default_caps, |cells| {
+            cells.iter().map(|(n, a, r)| cap(n, a, r)).collect()
+        });
+        scope(c, granted, self.remaining, self.depth).output()
+    }
 }
 
 impl Verdict {
     /// The expectation for `c`'s token.
     pub fn expect(&self, c: &Chain) -> Expectation {
-        let deny_e = |code: &str, step: &str| Expected::invalid(code, &format!("10.1/{step}"));
+        let deny_e =
+            |(code, step): &(String, String)| Expected::invalid(code, &format!("10.1/{step}"));
+        let either = |d: &str, a, b| Expectation::acceptable(d, vec![a, b]);
         match self {
             Verdict::Deny(code, step) => deny(code, step),
-            Verdict::Valid {
-                caps,
-                remaining,
-                depth,
-            } => {
-                let granted = caps.as_ref().map_or_else(default_caps, |cells| {
-                    cells.iter().map(|(n, a, r)| cap(n, a, r)).collect()
-                });
-                ok(&scope(c, granted, *remaining, *depth))
-            }
-            Verdict::DenyOrValid(d, (code, step), remaining, depth) => {
-                let granted = scope(c, default_caps(), *remaining, *depth).output();
-                Expectation::acceptable(d, vec![deny_e(code, step), Expected::valid(granted)])
-            }
-            Verdict::Either(d, [(c1, s1), (c2, s2)]) => {
-                Expectation::acceptable(d, vec![deny_e(c1, s1), deny_e(c2, s2)])
-            }
+            Verdict::Valid(s) => Expectation::valid(s.output(c)),
+            Verdict::Either(d, [a, b]) => either(d, deny_e(a), deny_e(b)),
+            Verdict::DenyOrValid(d, no, s) => either(d, deny_e(no), Expected::valid(s.output(c))),
+            Verdict::ValidOrDeny(d, s, no) => either(d, Expected::valid(s.output(c)), deny_e(no)),
         }
     }
 }
 
 /// A `dct.verify` row of `data/tables/dct_verify.json`: its group, number, description,
-/// requirement ids, flags, the chain, the context changes and the verdict.
+/// requirement ids, flags, the chain, the context changes, revocations and the verdict.
 #[derive(Deserialize, Debug)]
 pub struct VerifyRow {
     group: String,
@@ -677,18 +680,29 @@ pub struct VerifyRow {
     chain: ChainSpec,
     #[serde(flatten)]
     ctx: CtxSpec,
+    /// Revocation entries (block scope): (block, 0 = the authority; the revoker's key name).
+    #[serde(default)]
+    revoke: Vec<(usize, String)>,
     expect: Verdict,
 }
 
-/// Adds the rows of `dct_verify.json` of group `group` numbered in `numbers`, in table order.
-pub fn verify_rows(g: &mut Group, k: &Keys, group: &str, numbers: std::ops::Range<u16>) {
+/// Adds the rows of `dct_verify.json` of group `group` numbered in one of `numbers`, in table
+/// order.
+pub fn verify_rows(g: &mut Group, k: &Keys, group: &str, numbers: &[std::ops::Range<u16>]) {
     let table = include_str!("data/tables/dct_verify.json");
     for row in super::rows::<VerifyRow>("dct_verify.json", table) {
-        if row.group != group || !numbers.contains(&row.n) {
+        if row.group != group || !numbers.iter().any(|r| r.contains(&row.n)) {
             continue;
         }
         let c = row.chain.build(k);
-        let ctx = row.ctx.apply(k, Ctx::new(k));
+        let mut ctx = row.ctx.apply(k, Ctx::new(k));
+        for (b, name) in &row.revoke {
+            ctx = ctx.revoke(revocation_entry(
+                key(k, name),
+                &c.revocation_ids()[*b],
+                false,
+            ));
+        }
         let reqs: Vec<&str> = row.reqs.iter().map(String::as_str).collect();
         let flags: Vec<&str> = row.flags.iter().map(String::as_str).collect();
         verify(
