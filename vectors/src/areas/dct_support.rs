@@ -559,7 +559,7 @@ impl ChainSpec {
 }
 
 /// `block` with the members of `changes` (but `to`) set.
-fn changed<T: Serialize + DeserializeOwned>(
+pub fn changed<T: Serialize + DeserializeOwned>(
     block: &T,
     changes: &Map<String, Value>,
     k: &Keys,
