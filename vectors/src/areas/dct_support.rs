@@ -680,9 +680,15 @@ pub struct VerifyRow {
     chain: ChainSpec,
     #[serde(flatten)]
     ctx: CtxSpec,
-    /// Revocation entries (block scope): (block, 0 = the authority; the revoker's key name).
+    /// Revocation entries, block scope (`revoke`) or chain scope (`revoke_chain`): (block, 0 =
+    /// the authority; the revoker's key name).
     #[serde(default)]
     revoke: Vec<(usize, String)>,
+    #[serde(default)]
+    revoke_chain: Vec<(usize, String)>,
+    /// Signature entries replaced ([`forged`]): (index, the signing key, the named signer).
+    #[serde(default)]
+    forge: Vec<(usize, String, String)>,
     expect: Verdict,
 }
 
@@ -696,24 +702,38 @@ pub fn verify_rows(g: &mut Group, k: &Keys, group: &str, numbers: &[std::ops::Ra
         }
         let c = row.chain.build(k);
         let mut ctx = row.ctx.apply(k, Ctx::new(k));
-        for (b, name) in &row.revoke {
+        let blocks = row.revoke.iter().map(|e| (e, false));
+        for ((b, name), chain) in blocks.chain(row.revoke_chain.iter().map(|e| (e, true))) {
             ctx = ctx.revoke(revocation_entry(
                 key(k, name),
                 &c.revocation_ids()[*b],
-                false,
+                chain,
             ));
         }
+        let forge: Vec<(usize, &str, &str)> = row
+            .forge
+            .iter()
+            .map(|(j, by, named)| (*j, by.as_str(), named.as_str()))
+            .collect();
+        let (token, expect) = (forged(k, &c, &forge), row.expect.expect(&c));
         let reqs: Vec<&str> = row.reqs.iter().map(String::as_str).collect();
         let flags: Vec<&str> = row.flags.iter().map(String::as_str).collect();
-        verify(
-            g,
-            row.n,
-            &row.desc,
-            &reqs,
-            &flags,
-            &c,
-            &ctx,
-            row.expect.expect(&c),
-        );
+        verify_token(g, row.n, &row.desc, &reqs, &flags, token, &ctx, expect);
     }
+}
+
+/// `c`'s token with signature entries replaced: (index, the key that signs the right payload,
+/// the key its `signer` field names).
+pub fn forged(k: &Keys, c: &Chain, with: &[(usize, &str, &str)]) -> Value {
+    let mut sigs = c.signatures();
+    for &(j, signer_key, named) in with {
+        let kp = key(k, signer_key).keypair();
+        sigs[j] = if j == 0 {
+            sign_authority(&kp, &c.authority)
+        } else {
+            sign_attenuation(&kp, &c.authority, &c.attenuations[..j])
+        };
+        sigs[j].signer = key(k, named).principal.clone();
+    }
+    serialized(&c.token_with(sigs))
 }
