@@ -12,13 +12,12 @@
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
-use delegateos_reference::attenuate::sign_attenuation;
-use delegateos_reference::token::{Attenuation, Authority, TokenSignature};
+use delegateos_reference::token::{Attenuation, Authority};
 
 use super::dct_support::{
-    caps, caps_json, changed, default_caps, deny, encode_bytes, forged, key, ok, revocation_entry,
-    scope, serialized, verify, verify_rows, verify_token, Cap, Chain, ChainSpec, Ctx, BUDGET,
-    EXPIRES_AT, MAX_DEPTH,
+    caps, caps_json, changed, default_caps, deny, encode_bytes, forged, forged_signatures, key, ok,
+    revocation_entry, scope, serialized, verify, verify_rows, verify_token, Cap, Chain, ChainSpec,
+    Ctx, BUDGET, EXPIRES_AT, MAX_DEPTH,
 };
 use super::Ids;
 use crate::format::{Expectation, Expected};
@@ -264,54 +263,57 @@ fn build_attenuate(g: &mut Group, k: &Keys) {
 // ---------------------------------------------------------------------------------------------
 // inspect and revocation ids
 
-/// A change to a token's correct signature entries (for tokens inspect decodes unchecked).
-type Tamper = fn(&Keys, &Chain, &mut Vec<TokenSignature>);
+/// A row of `data/tables/dct_decode.json`: a token `dct.inspect` decodes or whose
+/// `dct.revocation_ids` are asked: the chain, with signature entries replaced (`forge`: index,
+/// signing key, named signer) or the last one dropped (neither operation checks signatures).
+/// Expected: the decoded token (inspect) and the revocation ids of its blocks.
+#[derive(Deserialize)]
+struct DecodeRow {
+    op: String,
+    n: u16,
+    desc: String,
+    reqs: Vec<String>,
+    chain: ChainSpec,
+    #[serde(default)]
+    forge: Vec<(usize, String, String)>,
+    #[serde(default)]
+    drop_last_signature: bool,
+}
 
-/// A token `dct.inspect` decodes: (number, description, token, change to its signatures).
-/// Expected: the decoded token and the revocation ids of its blocks.
-#[rustfmt::skip]
-const INSPECT: &[(u16, &str, Build, Tamper)] = &[
-    (1, "a root token", Chain::root, |_, _, _| {}),
-    (2, "a two-attenuation token", |k| Chain::root(k).delegate(&k.bob, |a| a.max_budget_microcents = Some(10))
-        .delegate(&k.carol, |a| a.expires_at = Some("2026-03-01T11:00:00Z".into())), |_, _, _| {}),
-    (3, "an eight-attenuation token", |k| Chain::root(k).delegate_n(8), |_, _, _| {}),
-    (4, "a token under an unrelated root is decoded (no signature check)",
-        |k| Chain::root(k).with_authority(|a| a.issuer = k.other_root.principal.clone()), |_, _, _| {}),
-    (5, "an attenuation signature by the wrong key is not checked", one, |k, c, sigs| {
-        sigs[1] = sign_attenuation(&k.mallory.keypair(), &c.authority, &c.attenuations);
-        sigs[1].signer = k.alice.principal.clone();
-    }),
-    (6, "a widening attenuation is not checked", |k| Chain::root(k).delegate(&k.bob, |a| a.allowed_capabilities = Some(caps(&[("docs", "read", "**")]))),
-        |_, _, _| {}),
-    (7, "an expired token is decoded (inspect has no clock)",
-        |k| Chain::root(k).with_authority(|a| a.expires_at = "2020-01-01T00:00:00Z".into()), |_, _, _| {}),
-    (8, "a token with a missing signature entry (a step-3 fault) is decoded", one, |_, _, sigs| {
-        sigs.pop();
-    }),
-];
-
-/// A token whose revocation ids `dct.revocation_ids` returns: (number, description, token).
-#[rustfmt::skip]
-const REVOCATION_IDS: &[(u16, &str, Build)] = &[
-    (1, "root token: one id, of the authority", Chain::root),
-    (2, "one unrestricted attenuation", one),
-    (3, "three attenuations with different restrictions", |k| chain3(k, |_| {}, |i, a| match i {
-        0 => a.max_budget_microcents = Some(100),
-        1 => a.allowed_capabilities = Some(caps(&[("docs", "read", "/project/a")])),
-        _ => a.expires_at = Some("2026-03-01T11:00:00.5Z".into()),
-    })),
-    (4, "an attenuation with every optional member present", |k| Chain::root(k).delegate(&k.bob, |a| {
-        a.allowed_capabilities = Some(caps(&[("docs", "read", "/project/x")]));
-        a.max_budget_microcents = Some(7);
-        a.expires_at = Some("2026-03-01T11:00:00Z".into());
-        a.max_chain_depth = Some(1);
-    })),
-    (5, "non-ASCII capability text hashed as raw UTF-8", |k| Chain::root(k).caps(caps(&[("docs", "read", "/проект/日本語/😀")]))),
-    (6, "capability text with `\"`, `\\` and U+0001 (canonical escapes)", |k| Chain::root(k).caps(caps(&[("docs", "read", "/a\"b\\c\u{1}d")]))),
-    (7, "eight attenuations", |k| Chain::root(k).delegate_n(8)),
-    (8, "ids do not depend on signatures: token under an unrelated root",
-        |k| Chain::root(k).with_authority(|a| a.issuer = k.other_root.principal.clone())),
-];
+fn decode_rows(g: &mut Group, k: &Keys, op: &str) {
+    let table = include_str!("data/tables/dct_decode.json");
+    for row in super::rows::<DecodeRow>("dct_decode.json", table) {
+        if row.op != op {
+            continue;
+        }
+        let c = row.chain.build(k);
+        let forge: Vec<(usize, &str, &str)> = row
+            .forge
+            .iter()
+            .map(|(j, by, named)| (*j, by.as_str(), named.as_str()))
+            .collect();
+        let mut sigs = forged_signatures(k, &c, &forge);
+        if row.drop_last_signature {
+            sigs.pop();
+        }
+        let t = c.token_with(sigs);
+        let mut out = json!({ "revocationIds": c.revocation_ids() });
+        if op == "dct.inspect" {
+            out["decoded"] = serde_json::to_value(&t).unwrap_or(Value::Null);
+        }
+        let reqs: Vec<&str> = row.reqs.iter().map(String::as_str).collect();
+        let input = json!({ "token": serialized(&t) });
+        g.case(
+            row.n,
+            &row.desc,
+            &reqs,
+            &[],
+            op,
+            input,
+            Expectation::valid(out),
+        );
+    }
+}
 
 /// A step-1 fault `dct.inspect` or `dct.revocation_ids` reports as malformed_token: (number,
 /// description, requirement ids, token).
@@ -339,19 +341,8 @@ fn step1_rows(g: &mut Group, k: &Keys, op: &str, rows: &[Step1Row]) {
 }
 
 fn build_inspect(g: &mut Group, k: &Keys) {
-    let r: &[&str] = &["DCT-INSPECT-DECODE", "DCT-REVID-ORDER"];
     let root = Chain::root(k);
-    for &(n, desc, chain, tamper) in INSPECT {
-        let c = chain(k);
-        let mut sigs = c.signatures();
-        tamper(k, &c, &mut sigs);
-        let t = c.token_with(sigs);
-        let decoded = serde_json::to_value(&t).unwrap_or(Value::Null);
-        let out = json!({ "decoded": decoded, "revocationIds": c.revocation_ids() });
-        let input = json!({ "token": serialized(&t) });
-        let expect = Expectation::valid(out);
-        g.case(n, desc, r, &[], "dct.inspect", input, expect);
-    }
+    decode_rows(g, k, "dct.inspect");
     step1_rows(g, k, "dct.inspect", INSPECT_STEP1);
     // The authority expires at 12:00; attenuation 0 narrows to 11:00 and attenuation 1, the
     // later one, to 10:00 (each ≤ the effective expiry before it, a valid chain). The token's
@@ -383,12 +374,7 @@ const REVIDS: &str = "dct.revocation_ids";
 const REVID_REQS: Ids = &["DCT-REVID-BLOCK", "DCT-REVID-ORDER"];
 
 fn build_revids(g: &mut Group, k: &Keys) {
-    for &(n, desc, chain) in REVOCATION_IDS {
-        let c = chain(k);
-        let input = json!({ "token": c.serialized() });
-        let expect = Expectation::valid(json!({ "revocationIds": c.revocation_ids() }));
-        g.case(n, desc, REVID_REQS, &[], REVIDS, input, expect);
-    }
+    decode_rows(g, k, REVIDS);
     let c =
         Chain::root(k).with_authority(|a| a.expires_at = "2026-03-01T13:00:00.000+01:00".into());
     let ids = Expected::valid(json!({ "revocationIds": c.revocation_ids() }));
@@ -552,9 +538,6 @@ const R5: &[&str] = &["DCT-VERIFY-5-EXPIRED"];
 const RB: &[&str] = &["DCT-VERIFY-5-BOUNDARY"];
 const FRACTION: &[&str] = &["TimestampFraction"];
 const FRACTION_BOUNDARY: &[&str] = &["TimestampFraction", "ExpiryBoundary"];
-
-/// A token construction as a table cell.
-type Build = fn(&Keys) -> Chain;
 
 fn build_expired(g: &mut Group, k: &Keys) {
     let ctx = Ctx::new(k);

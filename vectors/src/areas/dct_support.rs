@@ -725,6 +725,11 @@ pub fn verify_rows(g: &mut Group, k: &Keys, group: &str, numbers: &[std::ops::Ra
 /// `c`'s token with signature entries replaced: (index, the key that signs the right payload,
 /// the key its `signer` field names).
 pub fn forged(k: &Keys, c: &Chain, with: &[(usize, &str, &str)]) -> Value {
+    serialized(&c.token_with(forged_signatures(k, c, with)))
+}
+
+/// `c`'s signature entries, those of `with` replaced as [`forged`] does.
+pub fn forged_signatures(k: &Keys, c: &Chain, with: &[(usize, &str, &str)]) -> Vec<TokenSignature> {
     let mut sigs = c.signatures();
     for &(j, signer_key, named) in with {
         let kp = key(k, signer_key).keypair();
@@ -735,5 +740,5 @@ pub fn forged(k: &Keys, c: &Chain, with: &[(usize, &str, &str)]) -> Value {
         };
         sigs[j].signer = key(k, named).principal.clone();
     }
-    serialized(&c.token_with(sigs))
+    sigs
 }
