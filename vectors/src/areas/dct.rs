@@ -423,7 +423,7 @@ fn build_valid(g: &mut Group, k: &Keys) {
             expect,
         );
     }
-    verify_rows(g, k, "valid", &[20..100]);
+    verify_rows(g, k, "valid", |n| n >= 20);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -476,9 +476,9 @@ const LATER_EXPIRIES: &[(&str, &str, u16)] = &[
 
 fn build_expanded(g: &mut Group, k: &Keys) {
     expanded_capabilities(g, k);
-    verify_rows(g, k, "expanded", &[60..80, 130..140]);
+    verify_rows(g, k, "expanded", |n| (60..80).contains(&n) || n >= 130);
     expanded_expiry(g, k);
-    verify_rows(g, k, "expanded", &[89..130]);
+    verify_rows(g, k, "expanded", |n| (89..130).contains(&n));
 }
 
 fn expanded_capabilities(g: &mut Group, k: &Keys) {
@@ -542,7 +542,7 @@ const FRACTION_BOUNDARY: &[&str] = &["TimestampFraction", "ExpiryBoundary"];
 fn build_expired(g: &mut Group, k: &Keys) {
     let ctx = Ctx::new(k);
     let root = Chain::root(k);
-    verify_rows(g, k, "expired", &[0..30]);
+    verify_rows(g, k, "expired", |n| n < 30);
     // Fraction digits 1..=9: `12:00:00.0…1Z` is after 12:00:00Z (and sorts before it as text).
     for d in 1..=9u16 {
         let now = format!("2026-03-01T12:00:00.{}1Z", "0".repeat(usize::from(d) - 1));
@@ -594,21 +594,21 @@ fn build_expired(g: &mut Group, k: &Keys) {
             valid(),
         );
     }
-    verify_rows(g, k, "expired", &[60..100]);
+    verify_rows(g, k, "expired", |n| n >= 60);
 }
 
 // ---------------------------------------------------------------------------------------------
 // budget
 
 fn build_budget(g: &mut Group, k: &Keys) {
-    verify_rows(g, k, "budget", &[0..10000]);
+    verify_rows(g, k, "budget", |_| true);
 }
 
 // ---------------------------------------------------------------------------------------------
 // capability
 
 fn build_capability(g: &mut Group, k: &Keys) {
-    verify_rows(g, k, "capability", &[0..10000]);
+    verify_rows(g, k, "capability", |_| true);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -654,5 +654,5 @@ fn build_precedence(g: &mut Group, k: &Keys) {
         &revoked,
         expect,
     );
-    verify_rows(g, k, "precedence", &[3..10000]);
+    verify_rows(g, k, "precedence", |n| n >= 3);
 }

@@ -15,9 +15,11 @@
 
 // Generator code, run at build time on literal inputs: a JSON pointer that does not exist is a
 // bug in this file, and panicking with its text is the clearest report (the generator run in
-// CI would fail at once). Cases of one shape are `const` tables, one row per case (number,
-// description, requirements, flags, the construction, the verdict); the numbered loops over
-// generated variants stay loops.
+// CI would fail at once). Cases are rows of data tables (`data/tables/dct_forged.json`,
+// `dct_malformed.json`, `dct_revoked.json`, `dct_effects.json`), one row per case (number,
+// description, requirements, flags, the declarative edits or the named construction with its
+// arguments, the verdict by name); this file keeps the constructions that sign and assemble.
+// The numbered loops over generated variants stay loops.
 #![allow(
     clippy::panic,
     clippy::explicit_counter_loop,

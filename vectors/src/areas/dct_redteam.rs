@@ -31,5 +31,5 @@ pub fn build(area: &mut Area) {
         "Resources and resource patterns are opaque strings: no Unicode normalization (NFC/NFKC), no case folding, no path normalization (`.`, `..`, `//`). A matcher that normalizes and thereby matches is wrong; where normalizing would only deny, the other reading is acceptable.",
         "A normalizing verifier grants resources the grant does not name (a different code point sequence, a different path).",
     );
-    super::dct_support::verify_rows(g, &k, "redteam", &[0..10000]);
+    super::dct_support::verify_rows(g, &k, "redteam", |_| true);
 }

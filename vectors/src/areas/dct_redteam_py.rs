@@ -36,7 +36,7 @@ pub fn build(area: &mut Area) {
         "redteam-py",
         "dct.verify: defect classes found by a red-team Python verifier (regex `$` before a newline and Unicode `\\d` in timestamps, empty resource patterns read as wildcards, booleans as signature indices; D1, D5, D9, D19).",
     );
-    verify_rows(g, &k, "redteam-py", &[0..30]);
+    verify_rows(g, &k, "redteam-py", |n| n < 30);
     // Signature entries are not signed: the boolean replaces `covers` in the encoded token.
     for &(n, desc, chain, i, covers) in BOOL_COVERS {
         let mut v = chain(&k).decoded();
@@ -53,7 +53,7 @@ pub fn build(area: &mut Area) {
             deny("malformed_token", "1"),
         );
     }
-    verify_rows(g, &k, "redteam-py", &[40..100]);
+    verify_rows(g, &k, "redteam-py", |n| n >= 40);
 }
 
 /// A token construction as a table cell.
