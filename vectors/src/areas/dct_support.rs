@@ -10,7 +10,9 @@
 //! Nothing here decides a verdict: expected outputs are written by the case author from the
 //! construction and the spec ([`Scope`] only spells an `AuthorizedScope` object).
 
-use serde_json::{json, Value};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
 
 use delegateos_reference::attenuate::{assemble, sign_attenuation, sign_authority};
 use delegateos_reference::canonical::canonicalize;
@@ -24,7 +26,7 @@ use delegateos_reference::token::{
 /// The token format string, re-exported for the area files.
 pub use delegateos_reference::token::FORMAT;
 
-use crate::format::Expectation;
+use crate::format::{Expectation, Expected};
 use crate::generate::Group;
 use crate::keys::{Key, Keys};
 
@@ -522,4 +524,222 @@ pub fn verify_token(
         verify_input(token, ctx),
         expect,
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Data-table rows of `dct.verify` cases (`data/tables/dct_verify.json`)
+
+/// A chain described by data: `root` changes the default authority, each of `atts` appends an
+/// attenuation by the current delegatee to `to` (a key name; default: the next of
+/// [`delegatees`], alice → bob → carol …) and changes it. Members are the token's (camelCase);
+/// capabilities are `[namespace, action, resource]` triples; `{"key": name}` (with an optional
+/// `suffix`) is that key's principal id.
+#[derive(Deserialize, Default, Debug)]
+pub struct ChainSpec {
+    #[serde(default)]
+    root: Map<String, Value>,
+    #[serde(default)]
+    atts: Vec<Map<String, Value>>,
+}
+
+impl ChainSpec {
+    /// The chain, every block signed by the key its signer field names.
+    pub fn build(&self, k: &Keys) -> Chain {
+        let mut c = Chain::root(k).with_authority(|a| *a = changed(a, &self.root, k));
+        let ds = delegatees(k);
+        for (i, att) in self.atts.iter().enumerate() {
+            let to = match att.get("to").and_then(Value::as_str) {
+                Some(name) => key(k, name).clone(),
+                None => ds.get(i + 1).cloned().unwrap_or_else(|| k.mallory.clone()),
+            };
+            c = c.delegate(&to, |a| *a = changed(a, att, k));
+        }
+        c
+    }
+}
+
+/// `block` with the members of `changes` (but `to`) set.
+#[allow(clippy::panic)] // A row the token types refuse is a bug in the table: stop with its members.
+pub fn changed<T: Serialize + DeserializeOwned>(
+    block: &T,
+    changes: &Map<String, Value>,
+    k: &Keys,
+) -> T {
+    let mut v = serde_json::to_value(block).unwrap_or_default();
+    for (member, x) in changes.iter().filter(|(m, _)| *m != "to") {
+        v[member] = match (member.as_str(), x) {
+            ("capabilities" | "allowedCapabilities", Value::Array(cells)) => cells
+                .iter()
+                .map(|c| json!({"namespace": c[0], "action": c[1], "resource": c[2]}))
+                .collect(),
+            (_, Value::Object(m)) if m.contains_key("key") => {
+                let name = m["key"].as_str().unwrap_or_default();
+                let suffix = m.get("suffix").and_then(Value::as_str).unwrap_or_default();
+                json!(format!("{}{suffix}", key(k, name).principal))
+            }
+            _ => x.clone(),
+        };
+    }
+    serde_json::from_value(v).unwrap_or_else(|e| {
+        panic!(
+            "dct data table: {member_list:?}: {e}",
+            member_list = changes.keys().collect::<Vec<_>>()
+        )
+    })
+}
+
+/// Changes to the default [`Ctx`] a row asks for: `now`, `root` (a key name), `spent`,
+/// `request` (namespace, action, resource), `resource` (with the default namespace and action).
+#[derive(Deserialize, Default, Debug)]
+pub struct CtxSpec {
+    now: Option<String>,
+    root: Option<String>,
+    spent: Option<u64>,
+    request: Option<(String, String, String)>,
+    resource: Option<String>,
+}
+
+impl CtxSpec {
+    /// `ctx` with the changes.
+    pub fn apply(&self, k: &Keys, mut ctx: Ctx) -> Ctx {
+        if let Some(now) = &self.now {
+            ctx = ctx.now(now);
+        }
+        if let Some(name) = &self.root {
+            ctx = ctx.root(&key(k, name).principal);
+        }
+        if let Some(spent) = self.spent {
+            ctx = ctx.spent(spent);
+        }
+        if let Some((ns, action, resource)) = &self.request {
+            ctx = ctx.request(ns, action, resource);
+        }
+        if let Some(resource) = &self.resource {
+            ctx = ctx.resource(resource);
+        }
+        ctx
+    }
+}
+
+/// The verdict of a `dct.verify` row: a denial (code, step of §10.1); valid with a scope;
+/// either of two denials under a decision; a denial or a scope, or a scope or a denial, under a
+/// decision (the outcome the decision prefers first).
+#[derive(Deserialize, Debug)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Deny(String, String),
+    Valid(Granted),
+    Either(String, [(String, String); 2]),
+    DenyOrValid(String, (String, String), Granted),
+    ValidOrDeny(String, Granted, (String, String)),
+}
+
+/// A granted scope: `caps` (default: the root's defaults), the remaining budget, D4's
+/// remaining depth.
+#[derive(Deserialize, Debug)]
+pub struct Granted {
+    caps: Option<Vec<(String, String, String)>>,
+    remaining: u64,
+    depth: u64,
+}
+
+impl Granted {
+    fn output(&self, c: &Chain) -> Value {
+        let granted = self.caps.as_ref().map_or_else(default_caps, |cells| {
+            cells.iter().map(|(n, a, r)| cap(n, a, r)).collect()
+        });
+        scope(c, granted, self.remaining, self.depth).output()
+    }
+}
+
+impl Verdict {
+    /// The expectation for `c`'s token.
+    pub fn expect(&self, c: &Chain) -> Expectation {
+        let deny_e =
+            |(code, step): &(String, String)| Expected::invalid(code, &format!("10.1/{step}"));
+        let either = |d: &str, a, b| Expectation::acceptable(d, vec![a, b]);
+        match self {
+            Verdict::Deny(code, step) => deny(code, step),
+            Verdict::Valid(s) => Expectation::valid(s.output(c)),
+            Verdict::Either(d, [a, b]) => either(d, deny_e(a), deny_e(b)),
+            Verdict::DenyOrValid(d, no, s) => either(d, deny_e(no), Expected::valid(s.output(c))),
+            Verdict::ValidOrDeny(d, s, no) => either(d, Expected::valid(s.output(c)), deny_e(no)),
+        }
+    }
+}
+
+/// A `dct.verify` row of `data/tables/dct_verify.json`: its group, number, description,
+/// requirement ids, flags, the chain, the context changes, revocations and the verdict.
+#[derive(Deserialize, Debug)]
+pub struct VerifyRow {
+    group: String,
+    n: u16,
+    desc: String,
+    reqs: Vec<String>,
+    #[serde(default)]
+    flags: Vec<String>,
+    chain: ChainSpec,
+    #[serde(flatten)]
+    ctx: CtxSpec,
+    /// Revocation entries, block scope (`revoke`) or chain scope (`revoke_chain`): (block, 0 =
+    /// the authority; the revoker's key name).
+    #[serde(default)]
+    revoke: Vec<(usize, String)>,
+    #[serde(default)]
+    revoke_chain: Vec<(usize, String)>,
+    /// Signature entries replaced ([`forged`]): (index, the signing key, the named signer).
+    #[serde(default)]
+    forge: Vec<(usize, String, String)>,
+    expect: Verdict,
+}
+
+/// Adds the rows of `dct_verify.json` of group `group` whose number `pick` accepts, in table
+/// order.
+pub fn verify_rows(g: &mut Group, k: &Keys, group: &str, pick: impl Fn(u16) -> bool) {
+    let table = include_str!("data/tables/dct_verify.json");
+    for row in super::rows::<VerifyRow>("dct_verify.json", table) {
+        if row.group != group || !pick(row.n) {
+            continue;
+        }
+        let c = row.chain.build(k);
+        let mut ctx = row.ctx.apply(k, Ctx::new(k));
+        let blocks = row.revoke.iter().map(|e| (e, false));
+        for ((b, name), chain) in blocks.chain(row.revoke_chain.iter().map(|e| (e, true))) {
+            ctx = ctx.revoke(revocation_entry(
+                key(k, name),
+                &c.revocation_ids()[*b],
+                chain,
+            ));
+        }
+        let forge: Vec<(usize, &str, &str)> = row
+            .forge
+            .iter()
+            .map(|(j, by, named)| (*j, by.as_str(), named.as_str()))
+            .collect();
+        let (token, expect) = (forged(k, &c, &forge), row.expect.expect(&c));
+        let reqs: Vec<&str> = row.reqs.iter().map(String::as_str).collect();
+        let flags: Vec<&str> = row.flags.iter().map(String::as_str).collect();
+        verify_token(g, row.n, &row.desc, &reqs, &flags, token, &ctx, expect);
+    }
+}
+
+/// `c`'s token with signature entries replaced: (index, the key that signs the right payload,
+/// the key its `signer` field names).
+pub fn forged(k: &Keys, c: &Chain, with: &[(usize, &str, &str)]) -> Value {
+    serialized(&c.token_with(forged_signatures(k, c, with)))
+}
+
+/// `c`'s signature entries, those of `with` replaced as [`forged`] does.
+pub fn forged_signatures(k: &Keys, c: &Chain, with: &[(usize, &str, &str)]) -> Vec<TokenSignature> {
+    let mut sigs = c.signatures();
+    for &(j, signer_key, named) in with {
+        let kp = key(k, signer_key).keypair();
+        sigs[j] = if j == 0 {
+            sign_authority(&kp, &c.authority)
+        } else {
+            sign_attenuation(&kp, &c.authority, &c.attenuations[..j])
+        };
+        sigs[j].signer = key(k, named).principal.clone();
+    }
+    sigs
 }
