@@ -163,10 +163,13 @@ impl Out {
 /// members of `attenuation` changed, signed with the seed of `seed`). A valid case expects the
 /// token the construction produces.
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct IssueRow {
     op: String,
     n: u16,
+    #[serde(rename = "description")]
     desc: String,
+    #[serde(rename = "requirements")]
     reqs: Vec<String>,
     #[serde(default)]
     flags: Vec<String>,
@@ -268,10 +271,13 @@ fn build_attenuate(g: &mut Group, k: &Keys) {
 /// signing key, named signer) or the last one dropped (neither operation checks signatures).
 /// Expected: the decoded token (inspect) and the revocation ids of its blocks.
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct DecodeRow {
     op: String,
     n: u16,
+    #[serde(rename = "description")]
     desc: String,
+    #[serde(rename = "requirements")]
     reqs: Vec<String>,
     chain: ChainSpec,
     #[serde(default)]

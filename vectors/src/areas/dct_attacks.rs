@@ -462,9 +462,12 @@ fn apply(orig: &Tok, edits: &[Edit], k: &Keys) -> Tok {
 /// signing, or the named construction `make` with `args` ([`Forge::make`]); verified under
 /// the default context or, with `root`, a context trusting the key of that name.
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct ForgedRow {
     n: u16,
+    #[serde(rename = "description")]
     desc: String,
+    #[serde(rename = "requirements")]
     reqs: Vec<String>,
     #[serde(default)]
     flags: Vec<String>,
@@ -889,9 +892,12 @@ fn token_str(v: &Value) -> String {
 /// token string, `"<decoded token>"` for its decoded JSON), or the named construction `make`
 /// with `args` ([`Fix::make`]).
 #[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
 struct MalformedRow {
     n: u16,
+    #[serde(rename = "description")]
     desc: String,
+    #[serde(rename = "requirements")]
     reqs: Vec<String>,
     #[serde(default)]
     flags: Vec<String>,
@@ -1469,7 +1475,9 @@ fn malformed_token_size(g: &mut Group, f: &Fix) {
 #[derive(Deserialize)]
 struct RevokedRow {
     n: u16,
+    #[serde(rename = "description")]
     desc: String,
+    #[serde(rename = "requirements")]
     reqs: Vec<String>,
     #[serde(default)]
     flags: Vec<String>,
@@ -1739,7 +1747,9 @@ fn stringify_authority(a: &Value) -> String {
 #[derive(Deserialize)]
 struct EffectRow {
     n: u16,
+    #[serde(rename = "description")]
     desc: String,
+    #[serde(rename = "requirements")]
     reqs: Vec<String>,
     flags: Vec<String>,
     token: String,

@@ -674,7 +674,9 @@ impl Verdict {
 pub struct VerifyRow {
     group: String,
     n: u16,
+    #[serde(rename = "description")]
     desc: String,
+    #[serde(rename = "requirements")]
     reqs: Vec<String>,
     #[serde(default)]
     flags: Vec<String>,
