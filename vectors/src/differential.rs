@@ -121,6 +121,70 @@ mod tests {
         assert_eq!(failure_kind(&ok, None), FailureKind::RejectedValid);
     }
 
+    /// The requirement a mutated token cites for each answer is one the corpus itself cites
+    /// on a `dct.verify` case whose reference reading is that answer: the fuzzers ground a finding as the vectors
+    /// do.
+    #[test]
+    fn every_answer_cites_a_requirement_the_corpus_cites_for_it() {
+        let files = crate::corpus::load_embedded().unwrap_or_default();
+        let mut cited: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> =
+            Default::default();
+        for case in files.iter().flat_map(|f| &f.file.cases) {
+            if case.op != "dct.verify" {
+                continue;
+            }
+            // The reference reading (a decision's other readings are other answers).
+            if let Some(outcome) = case.expect.outcomes().into_iter().next() {
+                let code = match outcome {
+                    crate::format::Expected::Valid { .. } => "ok".to_owned(),
+                    crate::format::Expected::Invalid { code, .. } => code,
+                };
+                cited
+                    .entry(code)
+                    .or_default()
+                    .extend(case.requirements.iter().cloned());
+            }
+        }
+        for code in [
+            "revoked",
+            "invalid_signature",
+            "attenuation_violation",
+            "chain_depth_exceeded",
+            "expired",
+            "budget_exceeded",
+            "capability_not_granted",
+            "ok",
+            "malformed_token",
+        ] {
+            let req = requirement_of(code);
+            assert!(
+                cited.get(code).is_some_and(|ids| ids.contains(req)),
+                "{code}: {req} is cited by no dct.verify case answering {code}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_expectation_is_the_reference_answer() {
+        let output = json!({"scope": {}});
+        let ok = Outcome::Ok {
+            output: output.clone(),
+        };
+        assert_eq!(expectation_of(&ok), Some(Expectation::valid(output)));
+        let revoked = Outcome::Error {
+            code: "revoked".to_owned(),
+            detail: String::new(),
+        };
+        assert_eq!(
+            expectation_of(&revoked),
+            Some(Expectation::Invalid {
+                code: "revoked".to_owned(),
+                stage: None
+            })
+        );
+        assert_eq!(reference_code(&ok), "ok");
+    }
+
     #[test]
     fn a_mutated_token_cites_the_step_that_answers() {
         let expired = Outcome::Error {
@@ -136,5 +200,16 @@ mod tests {
         };
         let a = assess_token(&expired, &accepted);
         assert_eq!(a.direction, crate::severity::Direction::Granted);
+        // A valid token refused is keyed by the step that grants (§10.1 step 8), as `run`
+        // keys the corpus's valid cases, not by the parse step.
+        let ok = Outcome::Ok { output: json!({}) };
+        let refused = Fault::Failed {
+            kind: FailureKind::RejectedValid,
+            output: None,
+        };
+        assert_eq!(
+            assess_token(&ok, &refused).key,
+            "capability-check/valid-input-refused"
+        );
     }
 }
