@@ -25,6 +25,7 @@ fn opts_on(transport: Transport, extra: &str, glob: Option<&str>) -> SuiteOption
         smoke: None,
         transport,
         session_vectors: None,
+        jobs: 1,
     }
 }
 
@@ -149,6 +150,29 @@ fn failing_ids(report: &SuiteReport) -> Vec<String> {
         .collect()
 }
 
+/// `mcp --jobs N`: cases run side by side, each with its own proxy and upstream, and the
+/// report is the same as one after another, apart from timings — passes and failures, their
+/// order and their messages.
+#[test]
+fn every_number_of_jobs_gives_the_same_suite_report() {
+    let facts = |jobs: usize| {
+        let mut o = opts(" --fault no-strip", Some("mcp-*call*"));
+        o.jobs = jobs;
+        run_suite(&o)
+            .cases
+            .into_iter()
+            .map(|c| (c.id, c.status, c.violated, c.message))
+            .collect::<Vec<_>>()
+    };
+    let serial = facts(1);
+    assert!(
+        serial.iter().any(|c| c.1 == Status::Failed)
+            && serial.iter().any(|c| c.1 == Status::Passed),
+        "the fault must fail some cases and pass others: {serial:?}"
+    );
+    assert_eq!(facts(3), serial, "--jobs 3 differs from --jobs 1");
+}
+
 #[test]
 fn a_proxy_that_does_not_strip_is_caught() {
     let report = run_suite(&opts(" --fault no-strip", Some("mcp-*call*")));
@@ -261,6 +285,7 @@ fn cli_args(
         case_timeout: 60,
         transport: delegateos_conform::mcp::cli::TransportArg::Stdio,
         session_vectors: None,
+        jobs: 1,
     }
 }
 

@@ -92,6 +92,11 @@ pub struct Args {
     /// files under DIR instead of the embedded corpus.
     #[arg(long, value_name = "DIR")]
     pub session_vectors: Option<PathBuf>,
+    /// Run N cases side by side, each with its own proxy and mock upstream (default 1: one
+    /// after another). The report is the same for every N apart from timings: worker k of N
+    /// runs cases k, k + N, …, and results are put back in case order.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..))]
+    pub jobs: u16,
 }
 
 /// `--transport`.
@@ -458,6 +463,7 @@ pub fn run_observed(args: &Args, observer: &mut dyn SuiteObserver) -> Outcome {
             TransportArg::Http => crate::mcp::config::Transport::Http,
         },
         session_vectors: args.session_vectors.clone(),
+        jobs: usize::from(args.jobs),
     };
     let checked = run_suite_checked(&opts, observer);
     if crate::runner::interrupt::interrupted().is_some() {

@@ -63,6 +63,9 @@ pub struct SuiteOptions {
     /// Where the session scripts (`mcp.session` cases, spec/mcp-proxy.md §6.2) come from:
     /// every vector file under this directory, or the embedded corpus when `None`.
     pub session_vectors: Option<PathBuf>,
+    /// Cases run side by side (each starts its own proxy and mock upstream); 1 runs them one
+    /// after another. The report is the same for every number.
+    pub jobs: usize,
 }
 
 /// Shared state of one suite run.

@@ -344,55 +344,107 @@ fn preflight(ctx: &Ctx) -> Result<(), String> {
     answered.map(|_| ())
 }
 
+/// Runs the selected cases. With `opts.jobs` above 1, worker k of N runs cases k, k + N, … in
+/// that order, each worker with its own context (scratch directory, live processes, and the
+/// stderr and stdout noise of its running case): every case starts its own proxy and mock
+/// upstream, so cases share nothing, and which worker runs a case depends on N alone. The
+/// results are committed (and observed) in case order, so the report is the same for every
+/// N apart from timings.
 fn run_cases(ctx: &Arc<Ctx>, started: Instant, observer: &mut dyn SuiteObserver) -> SuiteReport {
     let opts = &ctx.opts;
     let cases = selected(opts);
     observer.start(cases.len());
-    let mut results = Vec::new();
-    for case in cases {
-        observer.case_started(&case.id);
-        let t0 = Instant::now();
-        let (status, message) = match (interrupted_by(), skip_reason(&case, opts)) {
-            (Some(signal), _) => (
-                Status::Errored,
-                Some(format!("not run: interrupted by {signal}")),
-            ),
-            (None, Some(why)) => (Status::Skipped, Some(why.to_owned())),
-            (None, None) => run_one(ctx, case.run.clone(), opts.case_timeout),
-        };
-        let stderr_tail = if status == Status::Failed || status == Status::Errored {
-            lock(&ctx.stderr).take().map(|s| tail(&s, 2000))
-        } else {
-            None
-        };
-        *lock(&ctx.stderr) = None;
-        let noise = ctx
-            .stdout_noise
-            .swap(false, std::sync::atomic::Ordering::SeqCst);
-        let result = CaseResult {
-            id: case.id,
-            description: case.description,
-            // A proxy that writes anything but JSON-RPC to stdout breaks the case at the
-            // transport, before the case's own check: the violation observed is
-            // MCP-STDOUT-CLEAN, whatever the case was about.
-            violated: if noise && status == Status::Failed {
-                vec![STDOUT_CLEAN.to_owned()]
-            } else {
-                case.requirements.clone()
-            },
-            requirements: case.requirements,
-            status,
-            message,
-            stderr_tail,
-            duration_ms: t0.elapsed().as_secs_f64() * 1000.0,
-        };
-        observer.case_done(&result);
-        results.push(result);
+    let jobs = opts.jobs.clamp(1, cases.len().max(1));
+    let mut results = Vec::with_capacity(cases.len());
+    if jobs == 1 {
+        for case in &cases {
+            observer.case_started(&case.id);
+            let result = run_case(ctx, case);
+            observer.case_done(&result);
+            results.push(result);
+        }
+    } else {
+        let contexts: Vec<Arc<Ctx>> = (0..jobs)
+            .map(|k| {
+                if k == 0 {
+                    Arc::clone(ctx)
+                } else {
+                    new_ctx(opts)
+                }
+            })
+            .collect();
+        let cases = &cases;
+        thread::scope(|scope| {
+            let (tx, rx) = mpsc::channel::<(usize, CaseResult)>();
+            for (k, worker) in contexts.iter().enumerate() {
+                let tx = tx.clone();
+                scope.spawn(move || {
+                    for (i, case) in cases.iter().enumerate().skip(k).step_by(jobs) {
+                        if tx.send((i, run_case(worker, case))).is_err() {
+                            break;
+                        }
+                    }
+                });
+            }
+            drop(tx);
+            let mut pending = std::collections::BTreeMap::new();
+            for (i, result) in rx {
+                pending.insert(i, result);
+                while let Some(result) = pending.remove(&results.len()) {
+                    observer.case_started(&result.id);
+                    observer.case_done(&result);
+                    results.push(result);
+                }
+            }
+        });
+        for worker in &contexts[1..] {
+            let _ = std::fs::remove_dir_all(&worker.dir);
+        }
     }
     SuiteReport {
         proxy: opts.proxy.clone(),
         cases: results,
         duration_ms: started.elapsed().as_secs_f64() * 1000.0,
+    }
+}
+
+/// Runs one case in `ctx` (skipped, or not run after a signal, without starting anything).
+fn run_case(ctx: &Arc<Ctx>, case: &Planned) -> CaseResult {
+    let opts = &ctx.opts;
+    let t0 = Instant::now();
+    let (status, message) = match (interrupted_by(), skip_reason(case, opts)) {
+        (Some(signal), _) => (
+            Status::Errored,
+            Some(format!("not run: interrupted by {signal}")),
+        ),
+        (None, Some(why)) => (Status::Skipped, Some(why.to_owned())),
+        (None, None) => run_one(ctx, case.run.clone(), opts.case_timeout),
+    };
+    let stderr_tail = if status == Status::Failed || status == Status::Errored {
+        lock(&ctx.stderr).take().map(|s| tail(&s, 2000))
+    } else {
+        None
+    };
+    *lock(&ctx.stderr) = None;
+    let noise = ctx
+        .stdout_noise
+        .swap(false, std::sync::atomic::Ordering::SeqCst);
+    CaseResult {
+        id: case.id.clone(),
+        description: case.description.clone(),
+        // A proxy that writes anything but JSON-RPC to stdout breaks the case at the
+        // transport, before the case's own check: the violation observed is
+        // MCP-STDOUT-CLEAN, whatever the case was about.
+        violated: if noise && status == Status::Failed {
+            vec![STDOUT_CLEAN.to_owned()]
+        } else {
+            case.requirements.clone()
+        },
+        requirements: case.requirements.clone(),
+        status,
+        message,
+        stderr_tail,
+        duration_ms: t0.elapsed().as_secs_f64() * 1000.0,
     }
 }
 
