@@ -65,15 +65,38 @@ pub(super) fn build_groups(area: &mut Area, groups: &[GroupDef]) {
 }
 
 /// The rows of a data table, `areas/data/tables/<name>` (embedded with `include_str!`): a
-/// JSON array with one object per case, read into the table's row type. The generator's own
-/// data, so a malformed table is a generator bug: it panics with the table's name (every
-/// table is read by the generator's tests and `vectors check`).
+/// JSON array with one object per case, read into the table's row type. A row names a
+/// published key as the descriptions do, `{"key": "carol"}`: such an object (that one member
+/// alone) is read as the key's principal id. The generator's own data, so a malformed table
+/// is a generator bug: it panics with the table's name (every table is read by the
+/// generator's tests and `vectors check`).
 #[allow(clippy::panic)]
 pub(super) fn rows<T: serde::de::DeserializeOwned>(name: &str, text: &str) -> Vec<T> {
-    serde_json::from_str(text)
-        .unwrap_or_else(|e| panic!("vectors/src/areas/data/tables/{name}: {e}"))
+    let fail =
+        |e: &dyn std::fmt::Display| -> ! { panic!("vectors/src/areas/data/tables/{name}: {e}") };
+    let mut table: Value = serde_json::from_str(text).unwrap_or_else(|e| fail(&e));
+    principals(&mut table, &Keys::fixed()).unwrap_or_else(|e| fail(&e));
+    serde_json::from_value(table).unwrap_or_else(|e| fail(&e))
 }
 
+/// Replaces every `{"key": NAME}` in `v` by the principal id of the published key NAME.
+fn principals(v: &mut Value, keys: &Keys) -> Result<(), String> {
+    match v {
+        Value::Object(m) if m.len() == 1 && m.get("key").is_some_and(Value::is_string) => {
+            let name = m["key"].as_str().unwrap_or_default().to_owned();
+            let key = keys.all().into_iter().find(|k| k.name == name);
+            *v = Value::String(
+                key.ok_or(format!("no published key {name:?}"))?
+                    .principal
+                    .clone(),
+            );
+            Ok(())
+        }
+        Value::Object(m) => m.values_mut().try_for_each(|x| principals(x, keys)),
+        Value::Array(a) => a.iter_mut().try_for_each(|x| principals(x, keys)),
+        _ => Ok(()),
+    }
+}
 /// A case written out as data: one row of a table in `areas/data/tables/` (one object per
 /// line), with the case's id, description, requirement ids, flags, operation, input and
 /// expectation exactly as the corpus states them. `set` names the part of the generator that
@@ -157,4 +180,29 @@ fn mcp_area(area: &mut Area) {
 fn attestation_area(area: &mut Area) {
     attestation::build(area);
     signature_keys::attestation(area);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_row_names_a_published_key_by_name() {
+        let keys = Keys::fixed();
+        let mut v = json!([{"from": {"key": "carol"}, "to": [{"key": "root"}]}, {"key": "x", "suffix": "="}]);
+        principals(&mut v, &keys).expect("known keys");
+        assert_eq!(v[0]["from"], json!(keys.carol.principal));
+        assert_eq!(v[0]["to"][0], json!(keys.root.principal));
+        assert_eq!(
+            v[1],
+            json!({"key": "x", "suffix": "="}),
+            "only a lone `key` member is a name"
+        );
+        let mut typo = json!({"key": "carl"});
+        assert_eq!(
+            principals(&mut typo, &keys),
+            Err("no published key \"carl\"".to_owned())
+        );
+    }
 }
