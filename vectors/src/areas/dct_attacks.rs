@@ -36,8 +36,8 @@ use delegateos_reference::crypto::{blake2b256, Keypair};
 use delegateos_reference::encoding::b64u_encode;
 
 use super::dct_support::{
-    cap, ct, del, encode_bytes, encode_value, key, verify_token, Chain, Ctx, Scope, CONTRACT,
-    DELEGATION,
+    cap, ct, del, encode_bytes, encode_value, key, verify_token, Chain, Ctx, CtxSpec, Scope,
+    CONTRACT, DELEGATION,
 };
 use super::Ids;
 use crate::format::{Expectation, Expected};
@@ -1488,7 +1488,7 @@ struct RevokedRow {
     spaced: bool,
     entries: Vec<EntrySpec>,
     #[serde(flatten)]
-    ctx: CtxChange,
+    ctx: CtxSpec,
     expect: Ex,
 }
 
@@ -1755,36 +1755,8 @@ struct EffectRow {
     token: String,
     edits: Vec<Edit>,
     #[serde(flatten)]
-    ctx: CtxChange,
+    ctx: CtxSpec,
     expect: Ex,
-}
-
-/// Changes to the default context a table row asks for: `now`, `root` (a key name), `spent`,
-/// `request` (namespace, action, resource).
-#[derive(Deserialize)]
-struct CtxChange {
-    now: Option<String>,
-    root: Option<String>,
-    spent: Option<u64>,
-    request: Option<(String, String, String)>,
-}
-
-impl CtxChange {
-    fn apply(&self, k: &Keys, mut ctx: Ctx) -> Ctx {
-        if let Some(now) = &self.now {
-            ctx = ctx.now(now);
-        }
-        if let Some(name) = &self.root {
-            ctx = ctx.root(&key(k, name).principal);
-        }
-        if let Some(spent) = self.spent {
-            ctx = ctx.spent(spent);
-        }
-        if let Some((ns, action, resource)) = &self.request {
-            ctx = ctx.request(ns, action, resource);
-        }
-        ctx
-    }
 }
 
 fn build_effects(g: &mut Group, k: &Keys) {
