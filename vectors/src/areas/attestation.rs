@@ -383,12 +383,7 @@ fn build_verify(g: &mut Group, keys: &Keys) {
     let f = Fx::new(keys);
     let text = include_str!("data/tables/attestation_verify.json");
     for row in super::rows::<VerifyRow>("attestation_verify.json", text) {
-        let n = row
-            .id
-            .strip_prefix("attestation-verify-")
-            .and_then(|n| n.parse().ok());
-        let n =
-            n.unwrap_or_else(|| panic!("attestation_verify.json: {} is no verify case", row.id));
+        let n = super::case_number("attestation_verify.json", "attestation-verify-", &row.id);
         let attestation = match row.attestation {
             AttestationOf::Edit(e) => f.edited(e),
             AttestationOf::Build(name) => built_attestation(&f, &name),

@@ -133,11 +133,7 @@ pub fn build(area: &mut Area) {
     );
     let text = include_str!("data/tables/binding_spec.json");
     for row in super::rows::<SpecRow>("binding_spec.json", text) {
-        let n = row
-            .id
-            .strip_prefix("contract-bind-spec-")
-            .and_then(|n| n.parse().ok());
-        let n = n.unwrap_or_else(|| panic!("binding_spec.json: {} is no bind-spec case", row.id));
+        let n = super::case_number("binding_spec.json", "contract-bind-spec-", &row.id);
         let inp = match row.input {
             SpecOf::Bind {
                 contract,

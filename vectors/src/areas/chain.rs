@@ -327,11 +327,7 @@ fn invariants(g: &mut Group, k: &Keys) {
     let f = Fx { k, base, t3, d3 };
     let text = include_str!("data/tables/chain.json");
     for row in super::rows::<Row>("chain.json", text) {
-        let n = row
-            .id
-            .strip_prefix("chain-invariants-")
-            .and_then(|n| n.parse().ok());
-        let n = n.unwrap_or_else(|| panic!("chain.json: {} is no invariants case", row.id));
+        let n = super::case_number("chain.json", "chain-invariants-", &row.id);
         if KNOWN_DISAGREEMENTS.contains(&n) {
             continue;
         }

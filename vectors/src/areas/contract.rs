@@ -352,11 +352,7 @@ fn build_signature(g: &mut Group, keys: &Keys) {
     let f = Fx::new(keys);
     let text = include_str!("data/tables/contract.json");
     for row in super::rows::<SignatureRow>("contract.json", text) {
-        let n = row
-            .id
-            .strip_prefix("contract-signature-")
-            .and_then(|n| n.parse().ok());
-        let n = n.unwrap_or_else(|| panic!("contract.json: {} is no signature case", row.id));
+        let n = super::case_number("contract.json", "contract-signature-", &row.id);
         let contract = match row.contract {
             ContractOf::Edit {
                 from,
@@ -497,11 +493,7 @@ fn build_binding(g: &mut Group, keys: &Keys) {
     );
     let text = include_str!("data/tables/contract_binding.json");
     for row in super::rows::<BindRow>("contract_binding.json", text) {
-        let n = row
-            .id
-            .strip_prefix("contract-binding-")
-            .and_then(|n| n.parse().ok());
-        let n = n.unwrap_or_else(|| panic!("contract_binding.json: {} is no binding case", row.id));
+        let n = super::case_number("contract_binding.json", "contract-binding-", &row.id);
         let input = match row.input {
             BindOf::Bind {
                 contract,

@@ -309,11 +309,7 @@ fn messages(g: &mut Group, k: &Keys) {
     let f = Fx::new(k);
     let text = include_str!("data/tables/jsonrpc.json");
     for row in super::rows::<Row>("jsonrpc.json", text) {
-        let n = row
-            .id
-            .strip_prefix("jsonrpc-messages-")
-            .and_then(|n| n.parse().ok());
-        let n = n.unwrap_or_else(|| panic!("jsonrpc.json: {} is no case of messages", row.id));
+        let n = super::case_number("jsonrpc.json", "jsonrpc-messages-", &row.id);
         if KNOWN_DISAGREEMENTS.contains(&n) {
             continue;
         }

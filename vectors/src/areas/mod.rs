@@ -125,8 +125,7 @@ pub(super) fn case_rows(g: &mut Group, area: &str, set: &str, name: &str, text: 
         if row.set != set {
             continue;
         }
-        let number = row.id.strip_prefix(&prefix).and_then(|n| n.parse().ok());
-        let number = number.unwrap_or_else(|| panic!("{name}: {} is no case of {prefix}", row.id));
+        let number = case_number(name, &prefix, &row.id);
         let reqs: Vec<&str> = row.requirements.iter().map(String::as_str).collect();
         let flags: Vec<&str> = row.flags.iter().map(String::as_str).collect();
         let (desc, op) = (&row.description, &row.op);
@@ -134,6 +133,14 @@ pub(super) fn case_rows(g: &mut Group, area: &str, set: &str, name: &str, text: 
         added += 1;
     }
     assert!(added > 0, "{name}: no rows in set {set}");
+}
+
+/// The number of case `id` of table `table`, whose ids all start with `prefix`
+/// (`<area>-<group>-`); an id that does not is a bug in the table.
+#[allow(clippy::panic)]
+pub(super) fn case_number(table: &str, prefix: &str, id: &str) -> u16 {
+    let number = id.strip_prefix(prefix).and_then(|n| n.parse().ok());
+    number.unwrap_or_else(|| panic!("{table}: {id} is no case of {prefix}"))
 }
 
 /// A group whose cases need no keys: (name, description, the function that adds its cases).

@@ -335,11 +335,7 @@ fn entry(g: &mut Group, k: &Keys) {
     };
     let text = include_str!("data/tables/revocation.json");
     for row in super::rows::<VerifyRow>("revocation.json", text) {
-        let n = row
-            .id
-            .strip_prefix("revocation-entry-")
-            .and_then(|n| n.parse().ok());
-        let n = n.unwrap_or_else(|| panic!("revocation.json: {} is no entry case", row.id));
+        let n = super::case_number("revocation.json", "revocation-entry-", &row.id);
         let entry = match row.entry {
             EntryOf::Edit { from, set, remove } => {
                 let start = if from == "good" {
