@@ -39,6 +39,7 @@ use crate::encoding::{
     b64u_encode, decode_signature, is_attestation_id, is_contract_id, is_delegation_id,
     is_principal_id,
 };
+use crate::faults;
 use crate::timestamp::Timestamp;
 
 /// The only attestation version of v0.1.
@@ -297,8 +298,10 @@ pub fn verify_attestation_signature(value: &Value) -> Result<Attestation, Attest
     let a = parse_attestation(value)?;
     let payload = signing_payload(value)?;
     let sig = decode_signature(&a.signature).map_err(|e| malformed(format!("signature: {e}")))?;
-    verify_canonical_principal(&a.principal, &payload, &sig)
-        .map_err(|e| AttestationError::InvalidSignature(e.to_string()))?;
+    if !faults::on("attestation.signature-unchecked") {
+        verify_canonical_principal(&a.principal, &payload, &sig)
+            .map_err(|e| AttestationError::InvalidSignature(e.to_string()))?;
+    }
     Ok(a)
 }
 
@@ -316,7 +319,7 @@ pub fn verify_attestation_value(
         None => None,
     };
     if let (Some(claimed), Some(actual)) = (&parsed.result.output_hash, &hash) {
-        if claimed != actual {
+        if claimed != actual && !faults::on("attestation.output-hash-unchecked") {
             return Err(AttestationError::OutputHashMismatch);
         }
     }

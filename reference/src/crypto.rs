@@ -123,6 +123,9 @@ fn check_point(
 fn reduced_s(sig: &[u8; 64]) -> Result<Scalar, SignatureError> {
     let mut s = [0u8; 32];
     s.copy_from_slice(&sig[32..]);
+    if crate::faults::on("ed25519.s-not-reduced") {
+        return Ok(Scalar::from_bytes_mod_order(s));
+    }
     Option::<Scalar>::from(Scalar::from_canonical_bytes(s)).ok_or(SignatureError::SNotReduced)
 }
 
@@ -196,6 +199,16 @@ impl ValidatedKey {
     /// Validates a public key: canonical encoding, not small order, torsion-free
     /// (`NonCanonicalA`, `SmallOrderA`, `MixedOrderA` otherwise).
     pub fn from_bytes(public_key: &[u8; 32]) -> Result<Self, SignatureError> {
+        if crate::faults::on("ed25519.weak-keys-accepted") {
+            // The mistake: any decodable point is a key (small order and non-canonical too).
+            let a = CompressedEdwardsY(*public_key)
+                .decompress()
+                .ok_or(SignatureError::NonCanonicalA)?;
+            return Ok(Self {
+                bytes: *public_key,
+                minus_a: -a,
+            });
+        }
         let a = check_point(
             public_key,
             SignatureError::NonCanonicalA,
@@ -220,7 +233,11 @@ impl ValidatedKey {
         h.update(message);
         let k = Scalar::from_bytes_mod_order_wide(&h.finalize().into());
         let expected_r = EdwardsPoint::vartime_double_scalar_mul_basepoint(&k, &self.minus_a, &s);
-        if expected_r.compress().to_bytes() == r_bytes && r_bytes != IDENTITY_ENCODING {
+        // (The fault `ed25519.weak-keys-accepted` also drops the identity-R rule, as the
+        // lenient verifiers that accept weak keys do.)
+        if expected_r.compress().to_bytes() == r_bytes
+            && (r_bytes != IDENTITY_ENCODING || crate::faults::on("ed25519.weak-keys-accepted"))
+        {
             return Ok(());
         }
         // Rejected. Name the reason the way the D10 checks order it: R's encoding and order

@@ -6,6 +6,7 @@
 //! [`matches`] and [`covers`] are segment-wise dynamic programs, O(|pattern| × |resource|)
 //! segments with one row of state, so hostile patterns (`/**/**/…`) cannot blow up.
 
+use crate::faults;
 use crate::token::Capability;
 
 fn is_match_all(pattern: &str) -> bool {
@@ -16,6 +17,10 @@ fn is_match_all(pattern: &str) -> bool {
 pub fn matches(pattern: &str, resource: &str) -> bool {
     if is_match_all(pattern) {
         return true;
+    }
+    if faults::on("glob.prefix-match") {
+        let literal = pattern.split('*').next().unwrap_or_default();
+        return resource.starts_with(literal.trim_end_matches('/'));
     }
     let res: Vec<&str> = resource.split('/').collect();
     // row[j]: the pattern segments seen so far match the first j resource segments.
@@ -28,12 +33,21 @@ pub fn matches(pattern: &str, resource: &str) -> bool {
         match seg {
             "**" => {
                 let mut any = false;
+                let one_or_more = faults::on("glob.double-star-one-or-more");
                 for (n, r) in next.iter_mut().zip(&row) {
+                    // Zero or more: the segments seen so far, or one more.
+                    *n = any || (*r && !one_or_more);
+                    any |= *r;
+                }
+            }
+            // `*` matches exactly one non-empty segment.
+            "*" if faults::on("glob.star-crosses-segments") => {
+                let mut any = false;
+                for (n, r) in next.iter_mut().skip(1).zip(&row) {
                     any |= *r;
                     *n = any;
                 }
             }
-            // `*` matches exactly one non-empty segment.
             "*" => {
                 for ((n, r), s) in next.iter_mut().skip(1).zip(&row).zip(&res) {
                     *n = *r && !s.is_empty();
@@ -97,11 +111,18 @@ pub fn covers(parent: &str, child: &str) -> bool {
 /// Actions are compared byte for byte: an action `*` is an action like any other, not a
 /// wildcard (D3).
 fn same_action(granted: &str, wanted: &str) -> bool {
-    granted == wanted
+    granted == wanted || (granted == "*" && faults::on("capability.action-star-wildcard"))
 }
 
 /// D3: same namespace, same action, and `covers(parent.resource, child.resource)`.
 pub fn capability_subset(child: &Capability, parent: &Capability) -> bool {
+    if faults::on("subset.resource-prefix") {
+        return child.namespace == parent.namespace
+            && same_action(&parent.action, &child.action)
+            && child
+                .resource
+                .starts_with(parent.resource.split('*').next().unwrap_or_default());
+    }
     child.namespace == parent.namespace
         && same_action(&parent.action, &child.action)
         && covers(&parent.resource, &child.resource)
@@ -110,8 +131,8 @@ pub fn capability_subset(child: &Capability, parent: &Capability) -> bool {
 /// True if `cap` grants `(namespace, action, resource)` (§10.1 step 7): same namespace, same
 /// action, and `matches(cap.resource, resource)`.
 pub fn capability_matches(cap: &Capability, namespace: &str, action: &str, resource: &str) -> bool {
-    cap.namespace == namespace
-        && same_action(&cap.action, action)
+    (cap.namespace == namespace || faults::on("verify.7.namespace-ignored"))
+        && (same_action(&cap.action, action) || faults::on("verify.7.action-ignored"))
         && matches(&cap.resource, resource)
 }
 

@@ -34,6 +34,7 @@ pub mod checks;
 pub mod contract;
 pub mod crypto;
 pub mod encoding;
+pub mod faults;
 pub mod fuzzing;
 pub mod glob;
 pub mod json;

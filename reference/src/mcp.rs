@@ -221,7 +221,11 @@ fn evaluate_for_roots(
     verify::evaluate_with_keys(
         dct,
         now,
-        tracker.spent(&delegation_id),
+        if crate::faults::on("mcp.spend-ignored") {
+            0
+        } else {
+            tracker.spent(&delegation_id)
+        },
         &root,
         &config.revocations,
         keys,
@@ -378,11 +382,17 @@ pub fn decide_call_with_keys(
         };
         return deny(denial.to_json());
     }
-    let spend = cap.spend.unwrap_or(config.spend_per_call);
+    let spend = if crate::faults::on("mcp.tool-spend-ignored") {
+        config.spend_per_call
+    } else {
+        cap.spend.unwrap_or(config.spend_per_call)
+    };
     tracker.record_spend(&scope.delegation_id, spend);
     let mut stripped = request.clone();
     if let Some(p) = stripped.get_mut("params").and_then(Value::as_object_mut) {
-        p.remove("_delegateos");
+        if !crate::faults::on("mcp.envelope-forwarded") {
+            p.remove("_delegateos");
+        }
     }
     CallDecision::Forward {
         request: stripped,

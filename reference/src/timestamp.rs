@@ -137,7 +137,10 @@ impl Timestamp {
             frac_nanos = f * 10i64.pow(9 - n as u32);
             i = end;
         }
-        let offset_secs = offset_secs(b.get(i..).unwrap_or_default()).map_err(err)?;
+        let mut offset_secs = offset_secs(b.get(i..).unwrap_or_default()).map_err(err)?;
+        if crate::faults::on("timestamp.offset-ignored") {
+            offset_secs = 0;
+        }
         let secs =
             days_from_civil(year, month, day) * 86_400 + hour * 3600 + min * 60 + sec - offset_secs;
         Ok(Timestamp {

@@ -15,6 +15,7 @@ use serde_json::{json, Value};
 
 use crate::crypto::{verify_strict_with, Blake2b256, KeyStore};
 use crate::encoding::{decode_principal, decode_signature};
+use crate::faults;
 use crate::glob::{capability_matches, capability_subset};
 use crate::revocation::RevocationList;
 use crate::timestamp::Timestamp;
@@ -297,7 +298,7 @@ impl ChainState {
     pub fn apply(&mut self, att: &Attenuation) -> Result<(), Denial> {
         let violation = |detail| Err(Denial::AttenuationViolation { detail });
         // 4a
-        if att.attenuator != self.delegatee {
+        if att.attenuator != self.delegatee && !faults::on("verify.4a.attenuator-unchecked") {
             return violation(AttenuationFault::AttenuatorMismatch);
         }
         // 4b
@@ -305,13 +306,13 @@ impl ChainState {
             let narrower = caps
                 .iter()
                 .all(|c| self.capabilities.iter().any(|p| capability_subset(c, p)));
-            if !narrower {
+            if !narrower && !faults::on("verify.4b.capabilities-unchecked") {
                 return violation(AttenuationFault::CapabilityExpansion);
             }
         }
         // 4c
         if let Some(b) = att.max_budget_microcents {
-            if b > self.budget {
+            if b > self.budget && !faults::on("verify.4c.budget-unchecked") {
                 return violation(AttenuationFault::BudgetExpansion);
             }
         }
@@ -320,7 +321,9 @@ impl ChainState {
             Some(t) => {
                 let t = Timestamp::parse(t).map_err(|e| Denial::malformed(e.to_string()))?;
                 // No later than the effective expiry (instants, D5).
-                if self.expiry.unix_nanos() < t.unix_nanos() {
+                if self.expiry.unix_nanos() < t.unix_nanos()
+                    && !faults::on("verify.4d.expiry-unchecked")
+                {
                     return violation(AttenuationFault::ExpiryExtension);
                 }
                 Some(t)
@@ -329,33 +332,46 @@ impl ChainState {
         };
         // 4e (D4): no depth left is `chain_depth_exceeded`; a non-decreasing explicit
         // maxChainDepth is a depth expansion.
-        if self.remaining == 0 {
+        if self.remaining == 0 && !faults::on("verify.4e.depth-unchecked") {
             return Err(Denial::ChainDepthExceeded {
                 max: self.depth,
                 actual: self.depth.saturating_add(1),
             });
         }
         if let Some(m) = att.max_chain_depth {
-            if m >= self.remaining {
+            let wider = if faults::on("verify.4e.depth-off-by-one") {
+                m > self.remaining
+            } else {
+                m >= self.remaining
+            };
+            if wider && !faults::on("verify.4e.depth-unchecked") {
                 return violation(AttenuationFault::DepthExpansion);
             }
         }
         // All checks passed: narrow.
         if let Some(caps) = &att.allowed_capabilities {
-            self.capabilities = caps.clone();
+            if !faults::on("verify.7.authority-capabilities-only") {
+                self.capabilities = caps.clone();
+            }
         }
         if let Some(b) = att.max_budget_microcents {
-            self.budget = b;
+            if !faults::on("verify.6.authority-budget-only") {
+                self.budget = b;
+            }
         }
         if let Some(t) = expiry {
-            self.expiry = t;
+            if !faults::on("verify.5.authority-expiry-only") {
+                self.expiry = t;
+            }
         }
         self.remaining = att
             .max_chain_depth
             .unwrap_or_else(|| self.remaining.saturating_sub(1));
         self.depth = self.depth.saturating_add(1);
         self.delegatee = att.delegatee.clone();
-        self.contract_id = att.contract_id.clone();
+        if !faults::on("verify.8.first-contract-id") {
+            self.contract_id = att.contract_id.clone();
+        }
         self.delegation_id = att.delegation_id.clone();
         Ok(())
     }
@@ -363,7 +379,7 @@ impl ChainState {
 
 /// Step 2 (D6): a block is revoked only by an entry whose `revokedBy` is that block's signer.
 fn check_revocations(d: &Decoded, revocations: &RevocationList) -> Result<(), Denial> {
-    if revocations.is_empty() {
+    if revocations.is_empty() || faults::on("verify.2.revocations-ignored") {
         // No entry can match: skip hashing every block for its revocation id.
         return Ok(());
     }
@@ -373,9 +389,15 @@ fn check_revocations(d: &Decoded, revocations: &RevocationList) -> Result<(), De
             .iter()
             .zip(t.attenuations.iter().map(|a| &a.attenuator)),
     );
-    for (canonical, signer) in blocks {
+    let authority_only = faults::on("verify.2.authority-block-only");
+    for (canonical, signer) in blocks.take(if authority_only { 1 } else { usize::MAX }) {
         let rid = revocation_id_of_canonical(canonical);
-        if revocations.is_revoked_by(&rid, signer) {
+        let revoked = if faults::on("verify.2.any-revoker") {
+            revocations.is_revoked(&rid)
+        } else {
+            revocations.is_revoked_by(&rid, signer)
+        };
+        if revoked {
             return Err(Denial::Revoked { revocation_id: rid });
         }
     }
@@ -392,14 +414,20 @@ fn check_signature(
     keys: &mut dyn KeyStore,
 ) -> Result<(), Denial> {
     let sig = sig.ok_or_else(|| Denial::signature("missing signature", index))?;
-    if sig.covers != covers {
+    if sig.covers != covers && !faults::on("verify.3.covers-unchecked") {
         return Err(Denial::signature("wrong covers value", index));
     }
-    if sig.signer != block_signer {
+    let signer_as_key = faults::on("verify.3.signer-member-as-key");
+    if sig.signer != block_signer && !signer_as_key {
         return Err(Denial::signature("signer is not the block's signer", index));
     }
     // D8: the key is the block's signer (`issuer` / `attenuator`), never `signatures[i].signer`.
-    let key = decode_principal(block_signer).map_err(|_| Denial::signature("bad key", index))?;
+    let key_text = if signer_as_key {
+        &sig.signer
+    } else {
+        block_signer
+    };
+    let key = decode_principal(key_text).map_err(|_| Denial::signature("bad key", index))?;
     let bytes =
         decode_signature(&sig.signature).map_err(|_| Denial::signature("bad signature", index))?;
     verify_strict_with(keys, &key, digest, &bytes)
@@ -414,10 +442,13 @@ fn check_authority_signature(
 ) -> Result<(), Denial> {
     let t = &d.token;
     let a = &t.authority;
-    if a.issuer != root {
+    if a.issuer != root && !faults::on("verify.3a.issuer-not-root") {
         return Err(Denial::signature("issuer is not the root key", None));
     }
     let digest: [u8; 32] = Blake2b256::digest(authority_payload(&d.authority_canonical)).into();
+    if faults::on("verify.3a.signature-unchecked") {
+        return Ok(());
+    }
     check_signature(
         &digest,
         &a.issuer,
@@ -450,6 +481,9 @@ fn check_attenuation_signatures(d: &Decoded, keys: &mut dyn KeyStore) -> Result<
         h.update(b"}");
         let digest: [u8; 32] = h.finalize().into();
         let index = Some(idx(i));
+        if faults::on("verify.3b.signatures-unchecked") {
+            continue;
+        }
         check_signature(
             &digest,
             &att.attenuator,
@@ -490,11 +524,23 @@ fn steps_1_to_6(
         state.apply(att)?;
     }
     // 5: expired strictly after the effective expiry (an instant comparison, D5).
-    if now.unix_nanos() > state.expiry.unix_nanos() {
+    let expired = if faults::on("verify.5.expiry-inclusive") {
+        now.unix_nanos() >= state.expiry.unix_nanos()
+    } else if faults::on("timestamp.compared-as-text") {
+        now.as_str() > state.expiry.as_str()
+    } else {
+        now.unix_nanos() > state.expiry.unix_nanos()
+    };
+    if expired && !faults::on("verify.5.expiry-unchecked") {
         return Err(Denial::Expired);
     }
     // 6: exhausted once spent reaches the effective budget.
-    if spent >= state.budget {
+    let exhausted = if faults::on("verify.6.budget-strictly-greater") {
+        spent > state.budget
+    } else {
+        spent >= state.budget
+    };
+    if exhausted && !faults::on("verify.6.budget-unchecked") {
         return Err(Denial::BudgetExceeded {
             limit: state.budget,
             spent,
@@ -556,7 +602,7 @@ pub fn verify_with_keys(
         .capabilities
         .iter()
         .any(|c| capability_matches(c, &ctx.namespace, &ctx.operation, &ctx.resource));
-    if !granted {
+    if !granted && !faults::on("verify.7.capability-unchecked") {
         return Err(Denial::CapabilityNotGranted {
             requested: Capability::new(&ctx.namespace, &ctx.operation, &ctx.resource),
             granted: state.capabilities,

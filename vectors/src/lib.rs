@@ -9,6 +9,7 @@
 //! | [`corpus`] | the committed corpus embedded at build time; corpus sources and digest |
 //! | [`differential`] | how both token fuzzers grade a mutated token (its expectation, requirement and judge's kind) |
 //! | [`export`] | the corpus for another language: manifest (version, digest, counts), published keys, spec files |
+//! | [`faults`] | the fault catalogue (`spec/data/faults.json`), its computed fingerprints and the diagnosis of a run's failures |
 //! | [`families`] | code families of `spec/error-codes.md` §11 (read from `spec/data/error-codes.json`) |
 //! | [`format`] | serde types of `delegateos-vectors/1` files |
 //! | [`load`] | reading files, JSON Schema validation (`spec/schemas/vector.schema.json`) |
@@ -32,6 +33,7 @@ pub mod corpus;
 pub mod differential;
 pub mod export;
 pub mod families;
+pub mod faults;
 pub mod flags;
 pub mod format;
 #[cfg(feature = "generator")]

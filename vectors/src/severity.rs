@@ -32,7 +32,9 @@ pub const SEVERITY_DATA: &str = include_str!("../spec/data/severity.json");
 
 /// What the implementation did, from the judge's failure kind or the runner's error kind
 /// (`spec/severity.md` §1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, serde::Deserialize,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Direction {
     /// Succeeded, or granted more, where a refusal was required.

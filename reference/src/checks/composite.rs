@@ -252,7 +252,9 @@ pub fn check_weights(weights: Option<&[f64]>, n: usize) -> Result<&[f64], CheckE
         ));
     }
     let sum: f64 = w.iter().sum();
-    if (sum - 1.0).abs() > WEIGHT_SUM_TOLERANCE {
+    if (sum - 1.0).abs() > WEIGHT_SUM_TOLERANCE
+        && !crate::faults::on("composite.weights-sum-unchecked")
+    {
         return Err(CheckError::InvalidSpec(format!(
             "weights sum to {sum}, not 1 ± 0.001"
         )));
@@ -265,7 +267,11 @@ pub fn majority(pass_count: usize, n: usize) -> CheckResult {
     #[allow(clippy::cast_precision_loss)]
     let score = pass_count as f64 / n.max(1) as f64;
     CheckResult {
-        passed: pass_count.saturating_mul(2) > n,
+        passed: if crate::faults::on("composite.majority-tie-passes") {
+            pass_count.saturating_mul(2) >= n
+        } else {
+            pass_count.saturating_mul(2) > n
+        },
         score: Some(score),
         details: None,
     }
