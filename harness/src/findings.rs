@@ -16,6 +16,7 @@ use serde_json::Value;
 
 use crate::runner::case::Case;
 use crate::runner::CaseResult;
+use delegateos_vectors::faults::{self, Diagnosis};
 use delegateos_vectors::format::Severity;
 use delegateos_vectors::outcome::{self, Subject};
 use delegateos_vectors::requirements::Requirements;
@@ -116,6 +117,79 @@ pub struct Finding {
     pub requirements: Vec<RequirementText>,
     /// The smallest case.
     pub example: Example,
+    /// The catalogue fault that explains the finding's cases (`spec/data/faults.json`), with
+    /// how well its fingerprint matches the run: the finding names the implementation's own
+    /// defect, not the topic of the first case that failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fault: Option<FaultEvidence>,
+    /// True when the run was diagnosed and no catalogued fault explains these cases: the
+    /// finding is named by the severity model's rules (a signal for the catalogue).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub unexplained: bool,
+}
+
+/// How a catalogue fault matches a run (`spec/data/faults.json`, issue 47).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FaultEvidence {
+    /// The fault id.
+    pub id: String,
+    /// The spec step it breaks.
+    pub step: String,
+    /// Failures of this run it explains.
+    pub explained: usize,
+    /// Cases its fingerprint holds.
+    pub predicted: usize,
+    /// Cases it predicts to fail that passed in this run.
+    pub mispredicted: usize,
+}
+
+impl FaultEvidence {
+    /// "explains 14 failures; its other 2 cases passed", for the reports.
+    pub fn summary(&self) -> String {
+        let rest = match self.mispredicted {
+            0 => String::new(),
+            1 => "; 1 other case it predicts passed".to_owned(),
+            n => format!("; {n} other cases it predicts passed"),
+        };
+        format!(
+            "fault {} ({}): explains {} failure{}{rest}",
+            self.id,
+            self.step,
+            self.explained,
+            if self.explained == 1 { "" } else { "s" }
+        )
+    }
+}
+
+/// The finding key of a case explained by catalogue fault `id`.
+pub fn fault_key(id: &str) -> String {
+    format!("fault:{id}")
+}
+
+/// A run's failures explained by the fault catalogue: `failed` is each failing corpus case's
+/// direction, `passed` the cases that ran and passed (`delegateos_vectors::faults::diagnose`).
+pub fn diagnose<'a>(
+    failed: impl Iterator<Item = (&'a str, Direction)>,
+    passed: impl Iterator<Item = &'a str>,
+) -> Diagnosis {
+    let failed: BTreeMap<String, Direction> = failed.map(|(id, d)| (id.to_owned(), d)).collect();
+    let passed: BTreeSet<String> = passed.map(str::to_owned).collect();
+    faults::diagnose(&failed, &passed)
+}
+
+/// The finding a failing case is filed under: its diagnosed fault when the run has one that
+/// explains it, else [`finding_key`]'s rule-based key.
+pub fn case_key(
+    id: &str,
+    a: &Assessment,
+    keys: &BTreeSet<String>,
+    diagnosis: &Diagnosis,
+) -> String {
+    match diagnosis.fault_of(id) {
+        Some(m) => fault_key(&m.fault),
+        None => finding_key(a, keys).to_owned(),
+    }
 }
 
 /// The finding keys a run's assessments name by themselves (before any joins).
@@ -137,10 +211,24 @@ pub fn finding_key<'a>(a: &'a Assessment, keys: &BTreeSet<String>) -> &'a str {
 /// Groups `members` into findings: one per finding key, sorted by severity, counted first,
 /// effect rank, case count, then key (`spec/severity.md` §3).
 pub fn group(members: Vec<Member>, reqs: &Requirements) -> Vec<Finding> {
+    group_diagnosed(members, reqs, None)
+}
+
+/// [`group`], with the cases `diagnosis` explains filed under their catalogue fault: one
+/// finding per fault, titled and fixed by the catalogue, its severity and effect the most
+/// severe of its cases' stated stakes; every other finding is marked unexplained.
+pub fn group_diagnosed(
+    members: Vec<Member>,
+    reqs: &Requirements,
+    diagnosis: Option<&Diagnosis>,
+) -> Vec<Finding> {
     let keys = own_keys(members.iter().map(|m| &m.assessment));
     let mut by_key: BTreeMap<String, Vec<Member>> = BTreeMap::new();
     for m in members {
-        let key = finding_key(&m.assessment, &keys).to_owned();
+        let key = match diagnosis {
+            Some(d) => case_key(&m.id, &m.assessment, &keys, d),
+            None => finding_key(&m.assessment, &keys).to_owned(),
+        };
         by_key.entry(key).or_default().push(m);
     }
     let mut out: Vec<Finding> = by_key
@@ -158,9 +246,14 @@ pub fn group(members: Vec<Member>, reqs: &Requirements) -> Vec<Finding> {
             // The most severe of the key's own members decides (they share one assessment,
             // except `(rule)` flags whose effect follows the rule of each case); members that
             // joined the key have its effect and contribute their hints.
+            let matched = diagnosis.and_then(|d| {
+                let id = key.strip_prefix("fault:")?;
+                let m = d.faults.iter().find(|m| m.fault == id)?;
+                Some((faults::fault(id)?, m))
+            });
             let lead = ms
                 .iter()
-                .filter(|m| m.assessment.key == key)
+                .filter(|m| matched.is_some() || m.assessment.key == key)
                 .max_by(|a, b| {
                     a.assessment
                         .severity
@@ -189,16 +282,22 @@ pub fn group(members: Vec<Member>, reqs: &Requirements) -> Vec<Finding> {
                 .collect();
             let mut ids: Vec<String> = ms.iter().map(|m| m.id.clone()).collect();
             ids.sort();
-            let fix = with_hints(
-                &lead.assessment.fix,
-                ms.iter().filter(|m| m.assessment.key != key),
-            );
+            let (title, fix) = match matched {
+                Some((fault, _)) => (fault.title.clone(), fault.fix.clone()),
+                None => (
+                    lead.assessment.title.clone(),
+                    with_hints(
+                        &lead.assessment.fix,
+                        ms.iter().filter(|m| m.assessment.key != key),
+                    ),
+                ),
+            };
             Some(Finding {
                 key,
                 severity: lead.assessment.severity,
                 effect: lead.assessment.effect.clone(),
                 direction: lead.assessment.direction,
-                title: lead.assessment.title.clone(),
+                title,
                 fix,
                 counted: ms.iter().any(|m| m.counted),
                 cases: ms.len(),
@@ -214,6 +313,14 @@ pub fn group(members: Vec<Member>, reqs: &Requirements) -> Vec<Finding> {
                     actual: first.actual.clone(),
                     diff: first.diff.clone(),
                 },
+                fault: matched.map(|(fault, m)| FaultEvidence {
+                    id: fault.id.clone(),
+                    step: fault.step.clone(),
+                    explained: m.explained.len(),
+                    predicted: m.predicted,
+                    mispredicted: m.mispredicted,
+                }),
+                unexplained: diagnosis.is_some() && matched.is_none(),
             })
         })
         .collect();

@@ -610,6 +610,18 @@ impl Report {
                 .filter(|(r, _)| cases.get(r.index).is_some_and(|c| !c.is_advisory()))
                 .filter_map(|(_, a)| a.as_ref()),
         );
+        // The catalogue faults that explain the run's failures (issue 47): each failing case
+        // is filed under the fault that explains it, here and in the findings.
+        let diagnosis = findings::diagnose(
+            run.results.iter().zip(&assessments).filter_map(|(r, a)| {
+                let case = cases.get(r.index).filter(|c| !c.is_advisory())?;
+                Some((case.id.as_str(), a.as_ref()?.direction))
+            }),
+            run.results
+                .iter()
+                .filter(|r| matches!(r.raw_status(), Status::Passed | Status::Acceptable))
+                .filter_map(|r| cases.get(r.index).map(|c| c.id.as_str())),
+        );
         for (result, assessment) in run.results.iter().zip(assessments) {
             let Some(case) = cases.get(result.index) else {
                 continue;
@@ -706,7 +718,7 @@ impl Report {
                 effect: assessment.as_ref().map(|a| a.effect.clone()),
                 finding: assessment
                     .as_ref()
-                    .map(|a| findings::finding_key(a, &keys).to_owned()),
+                    .map(|a| findings::case_key(&case.id, a, &keys, &diagnosis)),
                 input_bytes: input_bytes(case),
                 did,
                 raw_status: result.raw_status(),
@@ -794,7 +806,7 @@ impl Report {
                 .cloned()
                 .collect(),
         };
-        let findings = findings::group(members, reqs);
+        let findings = findings::group_diagnosed(members, reqs, Some(&diagnosis));
         let critical = findings
             .iter()
             .filter(|f| f.severity == Severity::Critical)

@@ -216,6 +216,14 @@ fn findings_detail(out: &mut String, r: &Report) {
                 "not counted in the exit code (hardening level or another code of the family)"
             }
         );
+        if let Some(fault) = &f.fault {
+            let _ = writeln!(out, "    diagnosis: {}", fault.summary());
+        } else if f.unexplained {
+            let _ = writeln!(
+                out,
+                "    diagnosis: no catalogued fault explains these cases (named by the severity model's rules)"
+            );
+        }
         for q in &f.requirements {
             let _ = writeln!(out, "    {}: {}", q.id, q.text);
         }

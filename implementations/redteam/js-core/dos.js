@@ -562,7 +562,7 @@ function verifyDct(ser, ctx) {
   const entries = ctx.revocations.filter(entryValid);
   const ids = blockRevocationIds(tok);
   const blocks = [{ rid: ids[0], signer: A.issuer }, ...atts.map((a, i) => ({ rid: ids[i + 1], signer: a.attenuator }))];
-  const checked = bug('revocation-last-block') ? blocks.slice(-1) : blocks;
+  const checked = bug('no-revocation') ? [] : bug('revocation-last-block') ? blocks.slice(-1) : blocks;
   for (const { rid, signer } of checked) {
     if (entries.some((e) => e.revocationId === rid && e.revokedBy === signer)) deny('revoked');
   }
@@ -584,9 +584,10 @@ function verifyDct(ser, ctx) {
     } catch (_) {}
     if (!same) deny('invalid_signature', 'root');
   } else if (A.issuer !== ctx.rootPublicKey) deny('invalid_signature', 'root');
-  if (!verifySig(bug('root-signer-key') ? sigs[0].signer : A.issuer, { authority: A }, sigs[0].signature)) deny('invalid_signature', 'authority');
+  const anySignature = bug('any-signature');
+  if (!anySignature && !verifySig(bug('root-signer-key') ? sigs[0].signer : A.issuer, { authority: A }, sigs[0].signature)) deny('invalid_signature', 'authority');
   for (let i = 0; i < atts.length; i++) {
-    if (bug('last-signature-only') && i !== atts.length - 1) continue;
+    if (anySignature || (bug('last-signature-only') && i !== atts.length - 1)) continue;
     if (!verifySig(atts[i].attenuator, { authority: A, attenuations: atts.slice(0, i + 1) }, sigs[i + 1].signature)) deny('invalid_signature', `attenuation ${i}`);
   }
   // 4
@@ -604,7 +605,7 @@ function verifyDct(ser, ctx) {
       if (i === 0 && a.attenuator !== current) deny('attenuation_violation', 'attenuator');
     } else if (bug('attenuator-vs-authority')) {
       if (a.attenuator !== current && a.attenuator !== A.delegatee) deny('attenuation_violation', 'attenuator');
-    } else if (a.attenuator !== current) deny('attenuation_violation', 'attenuator');
+    } else if (a.attenuator !== current && !bug('no-attenuator-check')) deny('attenuation_violation', 'attenuator');
     const hasCaps = bug('caps-empty-inherit') ? a.allowedCapabilities?.length : a.allowedCapabilities !== undefined;
     if (hasCaps) {
       const parents = bug('narrow-vs-authority') ? A.capabilities : caps;
@@ -624,7 +625,7 @@ function verifyDct(ser, ctx) {
     }
     if (a.expiresAt !== undefined) {
       const t = parseTime(a.expiresAt);
-      if (cmpTime(t, bug('narrow-vs-authority') ? parseTime(A.expiresAt) : expiry) > 0) deny('attenuation_violation', 'expiry');
+      if (!bug('skip-4d') && cmpTime(t, bug('narrow-vs-authority') ? parseTime(A.expiresAt) : expiry) > 0) deny('attenuation_violation', 'expiry');
       if (!bug('expiry-authority-only')) expiry = t;
     }
     const hasDepth = bug('depth-falsy') ? a.maxChainDepth : a.maxChainDepth !== undefined;
@@ -657,7 +658,7 @@ function verifyDct(ser, ctx) {
     : caps.some(
     (p) =>
       eqName(p.namespace, ctx.namespace) &&
-      eqName(p.action, ctx.action) &&
+      (bug('any-action') || eqName(p.action, ctx.action)) &&
       (globMatch(p.resource, ctx.resource) || (bug('request-as-pattern') && globMatch(ctx.resource, p.resource))),
   );
   if (!granted) deny('capability_not_granted');
