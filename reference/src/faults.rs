@@ -74,6 +74,77 @@ pub fn with<R>(id: &str, f: impl FnOnce() -> R) -> R {
     switch::with(id, f)
 }
 
+// The mistakes' own computations, called only where a switch is on. They live here, not in
+// the algorithms, so that the algorithms hold no code that is dead in a user's build (and
+// cargo-mutants, which skips this file, finds nothing in them that no input reaches).
+
+/// `a >= b`, where the spec's comparison is `>` (an off-by-one mistake).
+pub fn at_least<T: PartialOrd>(a: T, b: T) -> bool {
+    a >= b
+}
+
+/// `a > b`, where the spec's comparison is `>=` (an off-by-one mistake).
+pub fn greater<T: PartialOrd>(a: T, b: T) -> bool {
+    a > b
+}
+
+/// A value a falsy test (`if (x)`) reads as "not set": 0, or an empty list.
+pub trait Falsy {
+    /// True for 0 and for an empty list.
+    fn falsy(&self) -> bool;
+}
+
+impl Falsy for u64 {
+    fn falsy(&self) -> bool {
+        *self == 0
+    }
+}
+
+impl<T> Falsy for &Vec<T> {
+    fn falsy(&self) -> bool {
+        self.is_empty()
+    }
+}
+
+/// `value`, or `None` when fault `id` is on and the value is falsy.
+pub fn falsy_as_unset<T: Falsy>(id: &str, value: Option<T>) -> Option<T> {
+    match value {
+        Some(v) if on(id) && v.falsy() => None,
+        other => other,
+    }
+}
+
+/// A pattern matched as a string prefix (the text before its first `*`, without a trailing
+/// `/`): `/project/**` matches `/projectX/a`.
+pub fn prefix_match(pattern: &str, resource: &str) -> bool {
+    let literal = pattern.split('*').next().unwrap_or_default();
+    resource.starts_with(literal.trim_end_matches('/'))
+}
+
+/// Capability subset with resources compared as string prefixes.
+pub fn prefix_subset(child: &crate::token::Capability, parent: &crate::token::Capability) -> bool {
+    child.namespace == parent.namespace
+        && child.action == parent.action
+        && child
+            .resource
+            .starts_with(parent.resource.split('*').next().unwrap_or_default())
+}
+
+/// True for the action `*` (read as a wildcard by the mistake).
+pub fn is_star(action: &str) -> bool {
+    action == "*"
+}
+
+/// One step of a segment-wise glob DP where `*` matches any run of segments: `next[j]` is
+/// true when `row[k]` is for some `k < j`.
+pub fn star_any_run(row: &[bool], next: &mut [bool]) {
+    let mut any = false;
+    for (n, r) in next.iter_mut().skip(1).zip(row) {
+        any |= *r;
+        *n = any;
+    }
+}
+
 #[cfg(all(test, feature = "faults"))]
 mod tests {
     #[test]

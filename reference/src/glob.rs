@@ -19,8 +19,7 @@ pub fn matches(pattern: &str, resource: &str) -> bool {
         return true;
     }
     if faults::on("glob.prefix-match") {
-        let literal = pattern.split('*').next().unwrap_or_default();
-        return resource.starts_with(literal.trim_end_matches('/'));
+        return faults::prefix_match(pattern, resource);
     }
     let res: Vec<&str> = resource.split('/').collect();
     // row[j]: the pattern segments seen so far match the first j resource segments.
@@ -42,11 +41,7 @@ pub fn matches(pattern: &str, resource: &str) -> bool {
             }
             // `*` matches exactly one non-empty segment.
             "*" if faults::on("glob.star-crosses-segments") => {
-                let mut any = false;
-                for (n, r) in next.iter_mut().skip(1).zip(&row) {
-                    any |= *r;
-                    *n = any;
-                }
+                faults::star_any_run(&row, &mut next)
             }
             "*" => {
                 for ((n, r), s) in next.iter_mut().skip(1).zip(&row).zip(&res) {
@@ -111,17 +106,13 @@ pub fn covers(parent: &str, child: &str) -> bool {
 /// Actions are compared byte for byte: an action `*` is an action like any other, not a
 /// wildcard (D3).
 fn same_action(granted: &str, wanted: &str) -> bool {
-    granted == wanted || (granted == "*" && faults::on("capability.action-star-wildcard"))
+    granted == wanted || (faults::on("capability.action-star-wildcard") && faults::is_star(granted))
 }
 
 /// D3: same namespace, same action, and `covers(parent.resource, child.resource)`.
 pub fn capability_subset(child: &Capability, parent: &Capability) -> bool {
     if faults::on("subset.resource-prefix") {
-        return child.namespace == parent.namespace
-            && same_action(&parent.action, &child.action)
-            && child
-                .resource
-                .starts_with(parent.resource.split('*').next().unwrap_or_default());
+        return faults::prefix_subset(child, parent);
     }
     child.namespace == parent.namespace
         && same_action(&parent.action, &child.action)

@@ -298,16 +298,13 @@ impl ChainState {
     pub fn apply(&mut self, att: &Attenuation) -> Result<(), Denial> {
         let violation = |detail| Err(Denial::AttenuationViolation { detail });
         // (Faults of the catalogue: a falsy test reads an explicit 0 or [] as "not set".)
-        let allowed = att
-            .allowed_capabilities
-            .as_ref()
-            .filter(|c| !c.is_empty() || !faults::on("verify.4b.empty-capabilities-inherit"));
-        let max_budget = att
-            .max_budget_microcents
-            .filter(|b| *b != 0 || !faults::on("verify.4c.zero-budget-ignored"));
-        let max_depth = att
-            .max_chain_depth
-            .filter(|m| *m != 0 || !faults::on("verify.4e.zero-depth-ignored"));
+        let allowed = faults::falsy_as_unset(
+            "verify.4b.empty-capabilities-inherit",
+            att.allowed_capabilities.as_ref(),
+        );
+        let max_budget =
+            faults::falsy_as_unset("verify.4c.zero-budget-ignored", att.max_budget_microcents);
+        let max_depth = faults::falsy_as_unset("verify.4e.zero-depth-ignored", att.max_chain_depth);
         // 4a
         if att.attenuator != self.delegatee && !faults::on("verify.4a.attenuator-unchecked") {
             return violation(AttenuationFault::AttenuatorMismatch);
@@ -351,7 +348,7 @@ impl ChainState {
         }
         if let Some(m) = max_depth {
             let wider = if faults::on("verify.4e.depth-off-by-one") {
-                m > self.remaining
+                faults::greater(m, self.remaining)
             } else {
                 m >= self.remaining
             };
@@ -536,9 +533,9 @@ fn steps_1_to_6(
     }
     // 5: expired strictly after the effective expiry (an instant comparison, D5).
     let expired = if faults::on("verify.5.expiry-inclusive") {
-        now.unix_nanos() >= state.expiry.unix_nanos()
+        faults::at_least(now.unix_nanos(), state.expiry.unix_nanos())
     } else if faults::on("timestamp.compared-as-text") {
-        now.as_str() > state.expiry.as_str()
+        faults::greater(now.as_str(), state.expiry.as_str())
     } else {
         now.unix_nanos() > state.expiry.unix_nanos()
     };
@@ -547,7 +544,7 @@ fn steps_1_to_6(
     }
     // 6: exhausted once spent reaches the effective budget.
     let exhausted = if faults::on("verify.6.budget-strictly-greater") {
-        spent > state.budget
+        faults::greater(spent, state.budget)
     } else {
         spent >= state.budget
     };

@@ -268,7 +268,7 @@ pub fn majority(pass_count: usize, n: usize) -> CheckResult {
     let score = pass_count as f64 / n.max(1) as f64;
     CheckResult {
         passed: if crate::faults::on("composite.majority-tie-passes") {
-            pass_count.saturating_mul(2) >= n
+            crate::faults::at_least(pass_count.saturating_mul(2), n)
         } else {
             pass_count.saturating_mul(2) > n
         },
