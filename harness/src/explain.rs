@@ -68,9 +68,12 @@ pub fn run(args: &ExplainArgs) -> i32 {
     out.push_str(&explain::reproduce(case, command));
     let mut code = ConformExitCode::OK;
     if let Some(cmd) = &args.implementation {
+        // The whole default selection, as `run` runs it: a finding is diagnosed from the
+        // pattern of every failure (spec/faults.md), so the case is filed exactly as the run's
+        // report files it.
         let selected: Vec<Case> = all
             .iter()
-            .filter(|c| c.id == case.id || (case.sequence.is_some() && c.sequence == case.sequence))
+            .filter(|c| !c.is_advisory() || c.id == case.id)
             .cloned()
             .collect();
         let config = RunConfig {

@@ -255,6 +255,32 @@ mod tests {
         assert_eq!((d.faults[0].predicted, d.faults[0].mispredicted), (10, 2));
     }
 
+    /// `spec/faults.md`'s table is the catalogue, with each fingerprint's size.
+    #[test]
+    fn spec_tables_faults_md_is_generated_from_the_catalogue() {
+        let prints = &fingerprints().fingerprints;
+        let rows: Vec<Vec<String>> = catalogue()
+            .iter()
+            .map(|f| {
+                vec![
+                    format!("`{}`", f.id),
+                    f.step.clone(),
+                    f.effect.clone(),
+                    f.title.clone(),
+                    prints.get(&f.id).map_or(0, BTreeMap::len).to_string(),
+                    f.fix.clone(),
+                ]
+            })
+            .collect();
+        let table = crate::spec_tables::table(
+            &["fault", "step", "effect", "what is wrong", "cases", "fix"],
+            &rows,
+        );
+        if let Err(e) = crate::spec_tables::in_step("faults.md", "faults.json#faults", &table) {
+            panic!("{e}");
+        }
+    }
+
     #[test]
     fn the_catalogue_parses_and_ids_are_unique() {
         let cat = catalogue();

@@ -136,8 +136,24 @@ pub fn case(case: &Case, reqs: &Requirements) -> String {
     if let Some(rule) = severity::model().rule_for(&case.requirements) {
         let _ = writeln!(
             out,
-            "\nSeverity model (spec/severity.md): rule `{}` — {}",
+            "\nSeverity model (spec/severity.md): rule `{}` — {} (names a failure no catalogued fault explains)",
             rule.name, rule.title
+        );
+    }
+    let catching: Vec<String> = delegateos_vectors::faults::fingerprints()
+        .fingerprints
+        .iter()
+        .filter_map(|(id, print)| {
+            print
+                .get(&case.id)
+                .map(|d| format!("{id} ({})", d.as_str()))
+        })
+        .collect();
+    if !catching.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nCatalogued faults that fail this case (spec/faults.md): {}",
+            catching.join(", ")
         );
     }
     let _ = writeln!(
