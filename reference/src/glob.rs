@@ -63,6 +63,9 @@ pub fn matches(pattern: &str, resource: &str) -> bool {
 /// True if every resource matched by `child` is matched by `parent` under the conservative,
 /// sound rule of D3.
 pub fn covers(parent: &str, child: &str) -> bool {
+    if faults::on("subset.child-matched-as-resource") {
+        return matches(parent, child);
+    }
     if is_match_all(parent) || parent == child {
         return true;
     }
@@ -124,7 +127,8 @@ pub fn capability_subset(child: &Capability, parent: &Capability) -> bool {
 pub fn capability_matches(cap: &Capability, namespace: &str, action: &str, resource: &str) -> bool {
     (cap.namespace == namespace || faults::on("verify.7.namespace-ignored"))
         && (same_action(&cap.action, action) || faults::on("verify.7.action-ignored"))
-        && matches(&cap.resource, resource)
+        && (matches(&cap.resource, resource)
+            || (faults::on("verify.7.request-as-pattern") && matches(resource, &cap.resource)))
 }
 
 #[cfg(test)]
