@@ -58,6 +58,7 @@ use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 
+use delegateos_vectors::faults::{self, Diagnosis};
 use delegateos_vectors::format::{Case, Level, Severity};
 use delegateos_vectors::judge::{judge_case, ActualOutcome, FailureKind, Verdict};
 use delegateos_vectors::outcome::{self, ErrorKind, FailOn, Outcome, Subject};
@@ -482,6 +483,42 @@ pub struct TestRun {
     pub conclusion: libtest_mimic::Conclusion,
     /// The verdicts of the selected cases (empty with `--list`).
     pub verdicts: Vec<CaseVerdict>,
+    /// The catalogue faults that explain the failures (`spec/faults.md`), as `run` diagnoses.
+    pub diagnosis: Diagnosis,
+}
+
+/// The catalogue faults that explain `verdicts`' failures on `cases` (`spec/faults.md`):
+/// the same diagnosis `delegateos-conform run` makes from the same failures.
+pub fn diagnose(cases: &[CorpusCase], verdicts: &[CaseVerdict]) -> Diagnosis {
+    let by_id: BTreeMap<&str, &Case> = cases
+        .iter()
+        .map(|c| (c.case.id.as_str(), &c.case))
+        .collect();
+    let mut failed = BTreeMap::new();
+    let mut passed = std::collections::BTreeSet::new();
+    for v in verdicts.iter().filter(|v| !v.advisory) {
+        match v.status {
+            Status::Passed | Status::Acceptable => {
+                passed.insert(v.id.clone());
+            }
+            _ => {
+                let Some(case) = by_id.get(v.id.as_str()) else {
+                    continue;
+                };
+                let subject = Subject {
+                    op: &case.op,
+                    flags: &case.flags,
+                    requirements: &case.requirements,
+                    expectation: Some(&case.expect),
+                    stake: Some(&case.stake),
+                };
+                if let Some(a) = outcome::assess(&subject, &v.outcome) {
+                    failed.insert(v.id.clone(), a.direction);
+                }
+            }
+        }
+    }
+    faults::diagnose(&failed, &passed)
 }
 
 impl TestRun {
@@ -506,6 +543,24 @@ impl TestRun {
 
     /// Prints the guidance line (stderr) and returns the process exit code.
     pub fn exit_code(&self) -> std::process::ExitCode {
+        for m in &self.diagnosis.faults {
+            if let Some(f) = faults::fault(&m.fault) {
+                eprintln!(
+                    "delegateos-inprocess: fault {} ({}): {} — explains {} failure(s); fix: {}",
+                    f.id,
+                    f.step,
+                    f.title,
+                    m.explained.len(),
+                    f.fix
+                );
+            }
+        }
+        if !self.diagnosis.unexplained.is_empty() {
+            eprintln!(
+                "delegateos-inprocess: {} failure(s) no catalogued fault explains (see `delegateos-conform run` for their findings)",
+                self.diagnosis.unexplained.len()
+            );
+        }
         if let Some(line) = self.guidance() {
             eprintln!("delegateos-inprocess: {line}");
         }
@@ -536,6 +591,7 @@ pub fn run_tests<I: Implementation + Send + Sync + 'static>(
             .collect()
     };
     let verdicts = run_cases(imp.as_ref(), &selected);
+    let diagnosis = diagnose(&selected, &verdicts);
     let mut by_id: BTreeMap<String, CaseVerdict> =
         verdicts.iter().map(|v| (v.id.clone(), v.clone())).collect();
     let trials = cases
@@ -562,5 +618,6 @@ pub fn run_tests<I: Implementation + Send + Sync + 'static>(
     Ok(TestRun {
         conclusion,
         verdicts,
+        diagnosis,
     })
 }
