@@ -24,11 +24,22 @@ impl Implementation for WithFault {
 fn one_mistake_is_named_as_its_fault_and_the_reference_as_none() {
     let cases = corpus(&Options::default()).unwrap();
     let clean = diagnose(&cases, &run_cases(&WithFault(None), &cases));
-    assert!(clean.faults.is_empty() && clean.unexplained.is_empty(), "{clean:?}");
-    for id in ["verify.5.expiry-inclusive", "glob.prefix-match", "verify.4c.zero-budget-ignored"] {
+    assert!(
+        clean.faults.is_empty() && clean.unexplained.is_empty(),
+        "{clean:?}"
+    );
+    for id in [
+        "verify.5.expiry-inclusive",
+        "glob.prefix-match",
+        "verify.4c.zero-budget-ignored",
+    ] {
         let d = diagnose(&cases, &run_cases(&WithFault(Some(id)), &cases));
         let named: Vec<&str> = d.faults.iter().map(|m| m.fault.as_str()).collect();
         assert_eq!(named, [id], "{d:?}");
-        assert!(d.unexplained.is_empty(), "{id}: unexplained {:?}", d.unexplained);
+        assert!(
+            d.unexplained.is_empty(),
+            "{id}: unexplained {:?}",
+            d.unexplained
+        );
     }
 }

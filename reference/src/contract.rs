@@ -249,7 +249,7 @@ pub fn verify_contract_value(value: &Value) -> Result<TaskContract, ContractErro
     let c = parse_contract(value)?;
     let payload = signing_payload(value)?;
     let sig = decode_signature(&c.signature).map_err(|e| malformed(format!("signature: {e}")))?;
-    if !faults::on("contract.signature-unchecked") {
+    if faults::off("contract.signature-unchecked") {
         verify_canonical_principal(&c.issuer, &payload, &sig)
             .map_err(|e| ContractError::InvalidSignature(e.to_string()))?;
     }
@@ -266,7 +266,7 @@ pub fn bind(
 ) -> Result<AuthorizedScope, BindingError> {
     let scope =
         evaluate(token, now, 0, root_public_key, revocations).map_err(BindingError::Denied)?;
-    if scope.contract_id != contract.id && !faults::on("contract.bind-contract-id-unchecked") {
+    if scope.contract_id != contract.id && faults::off("contract.bind-contract-id-unchecked") {
         return Err(BindingError::ContractMismatch {
             expected: contract.id.clone(),
             actual: scope.contract_id,

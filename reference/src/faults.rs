@@ -74,6 +74,23 @@ pub fn with<R>(id: &str, f: impl FnOnce() -> R) -> R {
     switch::with(id, f)
 }
 
+/// True when the fault `id` is off: the guard `check && faults::off(id)` reads "the check, unless
+/// this mistake is switched on" (written without `!`, so a mutant of the guard is a mutant of
+/// the check, not of the switch).
+pub fn off(id: &str) -> bool {
+    !on(id)
+}
+
+/// One step of a segment-wise glob DP where `**` matches one or more segments (the spec: zero
+/// or more): `next[j]` is true when `row[k]` is for some `k < j`.
+pub fn double_star_one_or_more(row: &[bool], next: &mut [bool]) {
+    let mut any = false;
+    for (n, r) in next.iter_mut().zip(row) {
+        *n = any;
+        any |= *r;
+    }
+}
+
 // The mistakes' own computations, called only where a switch is on. They live here, not in
 // the algorithms, so that the algorithms hold no code that is dead in a user's build (and
 // cargo-mutants, which skips this file, finds nothing in them that no input reaches).

@@ -30,13 +30,14 @@ pub fn matches(pattern: &str, resource: &str) -> bool {
     for seg in pattern.split('/') {
         let mut next = vec![false; res.len() + 1];
         match seg {
+            "**" if faults::on("glob.double-star-one-or-more") => {
+                faults::double_star_one_or_more(&row, &mut next);
+            }
             "**" => {
                 let mut any = false;
-                let one_or_more = faults::on("glob.double-star-one-or-more");
                 for (n, r) in next.iter_mut().zip(&row) {
-                    // Zero or more: the segments seen so far, or one more.
-                    *n = any || (*r && !one_or_more);
                     any |= *r;
+                    *n = any;
                 }
             }
             // `*` matches exactly one non-empty segment.

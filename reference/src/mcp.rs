@@ -390,7 +390,7 @@ pub fn decide_call_with_keys(
     tracker.record_spend(&scope.delegation_id, spend);
     let mut stripped = request.clone();
     if let Some(p) = stripped.get_mut("params").and_then(Value::as_object_mut) {
-        if !crate::faults::on("mcp.envelope-forwarded") {
+        if crate::faults::off("mcp.envelope-forwarded") {
             p.remove("_delegateos");
         }
     }

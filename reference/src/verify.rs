@@ -306,7 +306,7 @@ impl ChainState {
             faults::falsy_as_unset("verify.4c.zero-budget-ignored", att.max_budget_microcents);
         let max_depth = faults::falsy_as_unset("verify.4e.zero-depth-ignored", att.max_chain_depth);
         // 4a
-        if att.attenuator != self.delegatee && !faults::on("verify.4a.attenuator-unchecked") {
+        if att.attenuator != self.delegatee && faults::off("verify.4a.attenuator-unchecked") {
             return violation(AttenuationFault::AttenuatorMismatch);
         }
         // 4b
@@ -314,13 +314,13 @@ impl ChainState {
             let narrower = caps
                 .iter()
                 .all(|c| self.capabilities.iter().any(|p| capability_subset(c, p)));
-            if !narrower && !faults::on("verify.4b.capabilities-unchecked") {
+            if !narrower && faults::off("verify.4b.capabilities-unchecked") {
                 return violation(AttenuationFault::CapabilityExpansion);
             }
         }
         // 4c
         if let Some(b) = max_budget {
-            if b > self.budget && !faults::on("verify.4c.budget-unchecked") {
+            if b > self.budget && faults::off("verify.4c.budget-unchecked") {
                 return violation(AttenuationFault::BudgetExpansion);
             }
         }
@@ -330,7 +330,7 @@ impl ChainState {
                 let t = Timestamp::parse(t).map_err(|e| Denial::malformed(e.to_string()))?;
                 // No later than the effective expiry (instants, D5).
                 if self.expiry.unix_nanos() < t.unix_nanos()
-                    && !faults::on("verify.4d.expiry-unchecked")
+                    && faults::off("verify.4d.expiry-unchecked")
                 {
                     return violation(AttenuationFault::ExpiryExtension);
                 }
@@ -340,7 +340,7 @@ impl ChainState {
         };
         // 4e (D4): no depth left is `chain_depth_exceeded`; a non-decreasing explicit
         // maxChainDepth is a depth expansion.
-        if self.remaining == 0 && !faults::on("verify.4e.depth-unchecked") {
+        if self.remaining == 0 && faults::off("verify.4e.depth-unchecked") {
             return Err(Denial::ChainDepthExceeded {
                 max: self.depth,
                 actual: self.depth.saturating_add(1),
@@ -352,30 +352,30 @@ impl ChainState {
             } else {
                 m >= self.remaining
             };
-            if wider && !faults::on("verify.4e.depth-unchecked") {
+            if wider && faults::off("verify.4e.depth-unchecked") {
                 return violation(AttenuationFault::DepthExpansion);
             }
         }
         // All checks passed: narrow.
         if let Some(caps) = allowed {
-            if !faults::on("verify.7.authority-capabilities-only") {
+            if faults::off("verify.7.authority-capabilities-only") {
                 self.capabilities = caps.clone();
             }
         }
         if let Some(b) = max_budget {
-            if !faults::on("verify.6.authority-budget-only") {
+            if faults::off("verify.6.authority-budget-only") {
                 self.budget = b;
             }
         }
         if let Some(t) = expiry {
-            if !faults::on("verify.5.authority-expiry-only") {
+            if faults::off("verify.5.authority-expiry-only") {
                 self.expiry = t;
             }
         }
         self.remaining = max_depth.unwrap_or_else(|| self.remaining.saturating_sub(1));
         self.depth = self.depth.saturating_add(1);
         self.delegatee = att.delegatee.clone();
-        if !faults::on("verify.8.first-contract-id") {
+        if faults::off("verify.8.first-contract-id") {
             self.contract_id = att.contract_id.clone();
         }
         self.delegation_id = att.delegation_id.clone();
@@ -420,7 +420,7 @@ fn check_signature(
     keys: &mut dyn KeyStore,
 ) -> Result<(), Denial> {
     let sig = sig.ok_or_else(|| Denial::signature("missing signature", index))?;
-    if sig.covers != covers && !faults::on("verify.3.covers-unchecked") {
+    if sig.covers != covers && faults::off("verify.3.covers-unchecked") {
         return Err(Denial::signature("wrong covers value", index));
     }
     let signer_as_key = faults::on("verify.3.signer-member-as-key");
@@ -448,7 +448,7 @@ fn check_authority_signature(
 ) -> Result<(), Denial> {
     let t = &d.token;
     let a = &t.authority;
-    if a.issuer != root && !faults::on("verify.3a.issuer-not-root") {
+    if a.issuer != root && faults::off("verify.3a.issuer-not-root") {
         return Err(Denial::signature("issuer is not the root key", None));
     }
     let digest: [u8; 32] = Blake2b256::digest(authority_payload(&d.authority_canonical)).into();
@@ -539,7 +539,7 @@ fn steps_1_to_6(
     } else {
         now.unix_nanos() > state.expiry.unix_nanos()
     };
-    if expired && !faults::on("verify.5.expiry-unchecked") {
+    if expired && faults::off("verify.5.expiry-unchecked") {
         return Err(Denial::Expired);
     }
     // 6: exhausted once spent reaches the effective budget.
@@ -548,7 +548,7 @@ fn steps_1_to_6(
     } else {
         spent >= state.budget
     };
-    if exhausted && !faults::on("verify.6.budget-unchecked") {
+    if exhausted && faults::off("verify.6.budget-unchecked") {
         return Err(Denial::BudgetExceeded {
             limit: state.budget,
             spent,
@@ -610,7 +610,7 @@ pub fn verify_with_keys(
         .capabilities
         .iter()
         .any(|c| capability_matches(c, &ctx.namespace, &ctx.operation, &ctx.resource));
-    if !granted && !faults::on("verify.7.capability-unchecked") {
+    if !granted && faults::off("verify.7.capability-unchecked") {
         return Err(Denial::CapabilityNotGranted {
             requested: Capability::new(&ctx.namespace, &ctx.operation, &ctx.resource),
             granted: state.capabilities,

@@ -253,7 +253,7 @@ pub fn check_weights(weights: Option<&[f64]>, n: usize) -> Result<&[f64], CheckE
     }
     let sum: f64 = w.iter().sum();
     if (sum - 1.0).abs() > WEIGHT_SUM_TOLERANCE
-        && !crate::faults::on("composite.weights-sum-unchecked")
+        && crate::faults::off("composite.weights-sum-unchecked")
     {
         return Err(CheckError::InvalidSpec(format!(
             "weights sum to {sum}, not 1 ± 0.001"
