@@ -296,6 +296,13 @@ pub fn render(r: &Report) -> String {
             if let Some(d) = &e.diff {
                 let _ = write!(out, "<pre>{}</pre>", esc(d));
             }
+            if let Some(fault) = &f.fault {
+                let _ = write!(
+                    out,
+                    "<p class=\"muted\">Diagnosis: {}</p>",
+                    esc(&fault.summary())
+                );
+            }
             let _ = writeln!(
                 out,
                 "<p><strong>Fix:</strong> {}</p><p class=\"muted\">{}</p></details>",

@@ -44,7 +44,10 @@ pub fn render(r: &Report) -> String {
                 f.severity.as_str(),
                 f.effect,
                 f.cases,
-                cell(&f.title),
+                cell(&match &f.fault {
+                    Some(fault) => format!("{} (fault `{}`)", f.title, fault.id),
+                    None => f.title.clone(),
+                }),
                 if f.counted { "" } else { " (not counted)" },
                 f.example.id,
                 cell(&f.fix)
