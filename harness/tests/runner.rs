@@ -1177,6 +1177,120 @@ fn list_shows_the_corpus_and_unknown_filter_values_get_suggestions() {
     assert!(!out.stderr.contains("--op"), "{}", out.stderr);
 }
 
+/// The first `n` lines of a text.
+fn head(text: &str, n: usize) -> String {
+    text.lines().take(n).collect::<Vec<_>>().join("\n")
+}
+
+#[test]
+fn a_baselined_critical_finding_stays_on_the_first_screen_of_every_format() {
+    let mut cases = standard_cases();
+    // fake-echo-0004: a wrong code (not critical); fake-echo-0005: a crash (crash-or-hang,
+    // critical).
+    cases.push((
+        "fake.echo",
+        json!({"mode": "error", "code": "expired"}),
+        json!({"result": "invalid", "code": "revoked"}),
+        "FAKE-TWO",
+    ));
+    cases.push(("fake.echo", mode("crash"), valid_empty(), "FAKE-TWO"));
+    let corpus = Corpus::new(&cases);
+    let listed = |path: &Path| -> Vec<String> {
+        std::fs::read_to_string(path)
+            .unwrap()
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .filter_map(|l| l.split_whitespace().next().map(str::to_owned))
+            .collect()
+    };
+
+    // By default --write-baseline refuses the critical case, and says so.
+    let plain = corpus.path("plain.txt");
+    let p = plain.display().to_string();
+    let out = corpus.run(&fake(""), &["--write-baseline", &p]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert_eq!(listed(&plain), ["fake-echo-0004"]);
+    assert!(
+        out.stderr.contains("--baseline-critical") && out.stderr.contains("fake-echo-0005"),
+        "{}",
+        out.stderr
+    );
+    assert!(std::fs::read_to_string(&plain)
+        .unwrap()
+        .contains("fake-echo-0005 (crash-or-hang)"));
+    // With that baseline the crash still fails the run.
+    let (out, report) = corpus.run_json(&fake(""), &["--expected-failures", &p]);
+    assert_eq!(out.code, 1);
+    assert_eq!(report["critical"][0]["effect"], "crash-or-hang");
+    assert_eq!(report["expected_critical"], json!([]));
+
+    // Asked explicitly, it lists it; the rerun passes, and every format still names it.
+    let all = corpus.path("all.txt");
+    let a = all.display().to_string();
+    let out = corpus.run(&fake(""), &["--write-baseline", &a, "--baseline-critical"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert_eq!(listed(&all), ["fake-echo-0004", "fake-echo-0005"]);
+    let md = corpus.path("out.md").display().to_string();
+    let junit = corpus.path("out.xml").display().to_string();
+    let html = corpus.path("out.html").display().to_string();
+    let json_file = corpus.path("out.json").display().to_string();
+    let out = corpus.run(
+        &fake(""),
+        &[
+            "--expected-failures",
+            &a,
+            "--report",
+            &format!("markdown={md}"),
+            "--report",
+            &format!("junit={junit}"),
+            "--report",
+            &format!("html={html}"),
+            "--report",
+            &format!("json={json_file}"),
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    let screen = head(&out.stdout, 5);
+    assert!(
+        screen.contains("Critical findings: 1 expected by the baseline: crash-or-hang"),
+        "{screen}"
+    );
+    let line2 = out.stdout.lines().nth(1).unwrap();
+    assert!(line2.contains(", 2 xfail;"), "{line2}");
+    assert!(
+        !out.stdout.contains("Critical findings: none"),
+        "{}",
+        out.stdout
+    );
+    let markdown = std::fs::read_to_string(&md).unwrap();
+    assert!(
+        head(&markdown, 6).contains("Critical findings: 1 expected by the baseline: crash-or-hang"),
+        "{markdown}"
+    );
+    assert!(head(&markdown, 2).contains("2 xfail"), "{markdown}");
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(
+        head(&xml, 4).contains("Critical findings: 1 expected by the baseline: crash-or-hang"),
+        "{xml}"
+    );
+    assert!(
+        xml.contains("CRITICAL crash-or-hang, expected by the baseline"),
+        "{xml}"
+    );
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        page.contains("Critical findings: 1 expected by the baseline: crash-or-hang"),
+        "html"
+    );
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(&json_file).unwrap()).unwrap();
+    validate_report(&report);
+    assert_eq!(report["critical"], json!([]));
+    assert_eq!(report["expected_critical"][0]["effect"], "crash-or-hang");
+    assert_eq!(report["expected_critical"][0]["cases"], 1);
+    assert_eq!(report["expected_critical"][0]["counted"], false);
+}
+
 #[test]
 fn write_baseline_and_globs_apply_only_to_failing_cases() {
     let mut cases = standard_cases();
@@ -1190,7 +1304,7 @@ fn write_baseline_and_globs_apply_only_to_failing_cases() {
     let corpus = Corpus::new(&cases);
     let written = corpus.path("written.txt");
     let w = written.display().to_string();
-    let out = corpus.run(&fake(""), &["--write-baseline", &w]);
+    let out = corpus.run(&fake(""), &["--write-baseline", &w, "--baseline-critical"]);
     assert_eq!(out.code, 1, "{}", out.stderr);
     let text = std::fs::read_to_string(&written).unwrap();
     let ids: Vec<&str> = text
