@@ -420,6 +420,12 @@ pub fn parse_run_reply(line: &[u8], seq: u64) -> Result<RunOutcome, ProtocolErro
                 message: opt_str(&map, "message")?.unwrap_or_default(),
             })
         }
+        "threw" => {
+            only_fields(&map, &["seq", "outcome", "message"])?;
+            Ok(RunOutcome::Threw {
+                message: opt_str(&map, "message")?.unwrap_or_default(),
+            })
+        }
         _ => Err(ProtocolError::UnknownOutcome(outcome)),
     }
 }

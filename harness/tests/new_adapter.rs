@@ -336,7 +336,9 @@ fn python_errors_lead_with_the_exception() {
         .unwrap();
     let all = text(&out);
     assert!(
-        all.contains(&format!("adapter_errored: {head}")),
+        // The kit reports an uncaught exception as the implementation throwing (`threw`,
+        // issue 49 item 2), not as the adapter failing (`adapter_errored`).
+        all.contains(&format!("threw: {head}")),
         "the report line is not the exception: {all}"
     );
     let out = Command::new(BIN)
@@ -348,7 +350,7 @@ fn python_errors_lead_with_the_exception() {
     let actual = all.split("\nActual (").nth(1).unwrap_or_default();
     assert!(
         actual.contains(&format!(
-            "\n  errored:\n    {head}\n    Traceback (most recent call last):\n"
+            "\n  threw:\n    {head}\n    Traceback (most recent call last):\n"
         )),
         "{all}"
     );

@@ -515,6 +515,45 @@ fn adapter_reported_errored_counts_as_errored() {
     assert_eq!(report["restarts"], 0);
 }
 
+#[test]
+fn an_implementation_that_threw_is_graded_by_the_inputs_stake_not_as_an_adapter_error() {
+    let corpus = Corpus::new(&[
+        ("fake.echo", mode("threw"), valid_empty(), "FAKE-ONE"),
+        ("fake.echo", mode("errored"), valid_empty(), "FAKE-ONE"),
+        ("fake.echo", mode("threw"), valid_empty(), "FAKE-TWO"),
+    ]);
+    // The third case's stake says a crash on its input is an issuer-only hang (medium).
+    let file = corpus.path("vectors/fake/echo.json");
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    v["cases"][2]["stake"]["crashOrHang"] = "issuer-pattern-hang".into();
+    std::fs::write(&file, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let (out, report) = corpus.run_json(&fake(""), &[]);
+    assert_eq!(out.code, 1);
+    assert_eq!(
+        statuses(&report),
+        ["errored:threw", "errored:adapter_errored", "errored:threw"]
+    );
+    let case = |i: usize| &report["cases"][i];
+    assert_eq!(case(0)["effect"], "crash-or-hang");
+    assert_eq!(case(0)["severity"], "critical");
+    assert_eq!(case(1)["effect"], "adapter-error");
+    assert_eq!(case(2)["effect"], "issuer-pattern-hang");
+    assert_eq!(case(2)["severity"], "medium");
+    assert!(
+        case(0)["did"]
+            .as_str()
+            .unwrap()
+            .contains("threw (TypeError: resource is not a string)"),
+        "{}",
+        case(0)["did"]
+    );
+    assert_eq!(report["critical"][0]["effect"], "crash-or-hang");
+    assert_eq!(report["critical"][0]["counted"], true);
+    // The adapter kept working: no restart, no incident.
+    assert_eq!(report["restarts"], 0);
+    assert_eq!(report["incidents"], json!([]));
+}
+
 fn alive(pid: u32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         // Field 3 is the state; a zombie is dead for our purposes.

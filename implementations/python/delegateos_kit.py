@@ -13,7 +13,8 @@ In an operation function:
 - raise InvalidInput(text) when the input does not have the catalogue's shape (`invalid_input`);
 - raise Skip(reason) for an input your library cannot represent (`skipped`);
 - raise TODO to leave an input unimplemented for now (`skipped`, "not implemented yet").
-Any other exception is reported `errored`, its message leading with the exception's type and text
+Any other exception is reported `threw` (the implementation threw on this input, graded as a crash
+on it: spec/adapter-protocol.md §2.2), its message leading with the exception's type and text
 (`TypeError: ...`, what the report shows) and then its traceback, and the adapter keeps running;
 map your library's own error type onto codes in adapter.py's `library_error`.
 """
@@ -252,7 +253,7 @@ def run_case(case: Any, operations: Dict[str, Callable], library_error: Optional
                 mapped = None
         if mapped is not None:
             return {"outcome": "error", "code": str(mapped[0]), "detail": str(mapped[1])}
-        return {"outcome": "errored", "message": describe(e)}
+        return {"outcome": "threw", "message": describe(e)}
     if not isinstance(output, dict):
         return {"outcome": "errored", "message": f"{case.get('op')} returned {type(output).__name__}, not a dict"}
     return {"outcome": "ok", "output": output}

@@ -284,7 +284,8 @@ pub(crate) fn classify(result: &runner::CaseResult) -> Option<FindingKind> {
         Status::Failed => Some(FindingKind::Disagreement),
         Status::OtherCode => Some(FindingKind::OtherCode),
         Status::Errored => Some(match result.error_kind() {
-            Some(ErrorKind::Crash) => FindingKind::Crash,
+            // A throw is graded as a crash on the input, as `run` grades it.
+            Some(ErrorKind::Crash | ErrorKind::Threw) => FindingKind::Crash,
             Some(ErrorKind::Timeout) => FindingKind::Timeout,
             Some(ErrorKind::ProtocolError) => FindingKind::ProtocolError,
             _ => FindingKind::Errored,

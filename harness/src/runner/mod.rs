@@ -567,7 +567,10 @@ impl Commit<'_, '_> {
                 replaced.insert(case.id.clone());
             }
             if result.raw_status() == Status::Errored
-                && result.error_kind() != Some(ErrorKind::AdapterErrored)
+                && !matches!(
+                    result.error_kind(),
+                    Some(ErrorKind::AdapterErrored | ErrorKind::Threw)
+                )
             {
                 self.consecutive += 1;
                 if self.consecutive == self.config.max_consecutive_errors {
@@ -855,6 +858,10 @@ fn record_outcome(case: &Case, outcome: RunOutcome, result: &mut CaseResult) {
         }
         RunOutcome::Errored { message } => {
             result.outcome = Outcome::Errored(ErrorKind::AdapterErrored);
+            result.message = Some(message.clone());
+        }
+        RunOutcome::Threw { message } => {
+            result.outcome = Outcome::Errored(ErrorKind::Threw);
             result.message = Some(message.clone());
         }
         RunOutcome::Ok { .. } | RunOutcome::Error { .. } => {

@@ -27,7 +27,7 @@ IMPLEMENTATION = {
 
 
 def library_error(error: BaseException) -> Optional[Tuple[str, str]]:
-    """Maps an exception your library raises onto (spec code, detail); None = `errored`.
+    """Maps an exception your library raises onto (spec code, detail); None = `threw`.
     For example: `if isinstance(error, mylib.DelegateError): return error.code, str(error)`."""
     return None
 @@STUBS@@

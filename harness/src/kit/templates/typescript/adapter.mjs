@@ -21,7 +21,7 @@ const IMPLEMENTATION = {
 };
 
 /**
- * Maps an error your library throws onto [spec code, detail]; undefined = `errored`.
+ * Maps an error your library throws onto [spec code, detail]; undefined = `threw`.
  * For example: `if (error instanceof MyLibError) return [error.code, error.message];`
  * @param {unknown} error
  * @returns {[string, string] | undefined}

@@ -14,7 +14,8 @@
 // - throw new InvalidInput(text) when the input lacks the catalogue's shape (`invalid_input`);
 // - throw new Skip(reason) for an input your library cannot represent (`skipped`);
 // - throw TODO to leave an input unimplemented for now (`skipped`, "not implemented yet").
-// Anything else thrown is reported `errored` with its stack, and the adapter keeps running; map
+// Anything else thrown is reported `threw` with its stack (the implementation threw on this input,
+// graded as a crash on it: spec/adapter-protocol.md §2.2), and the adapter keeps running; map
 // your library's own errors onto codes in adapter.mjs's `libraryError`.
 
 import { createInterface } from "node:readline";
@@ -226,7 +227,7 @@ export async function runCase(case_, operations, libraryError) {
       mapped = undefined;
     }
     if (mapped) return { outcome: "error", code: String(mapped[0]), detail: String(mapped[1] ?? "") };
-    return { outcome: "errored", message: describe(e) };
+    return { outcome: "threw", message: describe(e) };
   }
   if (typeof output !== "object" || output === null || Array.isArray(output)) {
     return { outcome: "errored", message: `${op} returned ${output === null ? "null" : typeof output}, not an object` };
