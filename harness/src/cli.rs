@@ -636,6 +636,29 @@ pub fn run_command(args: &RunArgs) -> i32 {
             }
             return code;
         }
+        // An option name nobody knows is a typo that would skip its cases silently.
+        let unknown: Vec<&str> = output
+            .options
+            .iter()
+            .map(String::as_str)
+            .filter(|o| !delegateos_vectors::options::is_known(o))
+            .collect();
+        if !unknown.is_empty() {
+            let known: Vec<&str> = delegateos_vectors::options::ALL
+                .iter()
+                .map(|o| o.name)
+                .collect();
+            return setup_failure(
+                args,
+                &command,
+                format!(
+                    "setup error: the adapter's hello declares unknown option(s) {} (the options \
+                     are {})",
+                    unknown.join(", "),
+                    known.join(", ")
+                ),
+            );
+        }
     }
     let all_ids: Vec<&str> = all.iter().map(|c| c.id.as_str()).collect();
     let vectors_label = source.label();
@@ -986,6 +1009,9 @@ fn list_ops_command(args: &ListOpsArgs) -> i32 {
             for op in &out.operations {
                 text.push_str(op);
                 text.push('\n');
+            }
+            for option in &out.options {
+                text.push_str(&format!("option {option}\n"));
             }
             let _ = write_output(None, &text);
             ConformExitCode::OK

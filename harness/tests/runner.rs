@@ -554,6 +554,52 @@ fn an_implementation_that_threw_is_graded_by_the_inputs_stake_not_as_an_adapter_
     assert_eq!(report["incidents"], json!([]));
 }
 
+#[test]
+fn a_case_needing_an_undeclared_option_is_skipped_never_a_finding() {
+    let (i1, e1) = ok(json!({"a": 1}));
+    let corpus = Corpus::new(&[
+        ("fake.echo", i1, e1, "FAKE-ONE"),
+        // Answered wrongly by the adapter: a finding whenever it is sent.
+        (
+            "fake.echo",
+            json!({"mode": "ok", "output": {"strict": false}}),
+            json!({"result": "valid", "output": {"strict": true}}),
+            "FAKE-TWO",
+        ),
+    ]);
+    let file = corpus.path("vectors/fake/echo.json");
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    v["cases"][1]["options"] = json!(["strict-mode"]);
+    std::fs::write(&file, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+
+    // Not declared: skipped with the option named, no finding, exit 0.
+    let (out, report) = corpus.run_json(&fake(""), &[]);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert_eq!(statuses(&report), ["passed", "skipped"]);
+    assert_eq!(
+        report["cases"][1]["message"],
+        "needs option strict-mode (not in the adapter's hello.options)"
+    );
+    assert_eq!(report["findings"], json!([]));
+    assert_eq!(report["options"], json!([]));
+    // Declared (with another): sent and judged.
+    let (out, report) = corpus.run_json(&fake("--options per-tool-spend,strict-mode"), &[]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert_eq!(statuses(&report), ["passed", "failed"]);
+    assert_eq!(report["options"], json!(["per-tool-spend", "strict-mode"]));
+    // Another option only: still skipped.
+    let (_, report) = corpus.run_json(&fake("--options per-tool-spend"), &[]);
+    assert_eq!(statuses(&report), ["passed", "skipped"]);
+    // An option nobody knows is a setup error naming the known ones.
+    let out = corpus.run(&fake("--options strict"), &[]);
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("unknown option(s) strict") && out.stderr.contains("strict-mode"),
+        "{}",
+        out.stderr
+    );
+}
+
 fn alive(pid: u32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         // Field 3 is the state; a zombie is dead for our purposes.

@@ -182,6 +182,7 @@ fn runner_case(
         },
         stake,
         op: "dct.verify".to_owned(),
+        options: Vec::new(),
         input,
         expect: expectation,
     })
@@ -773,6 +774,7 @@ pub fn finding_file(f: &Finding, n: usize, keys: &Keys) -> VectorFile {
             },
             stake,
             op: f.op.clone(),
+            options: Vec::new(),
             input: f.input.clone(),
             expect,
         }],

@@ -329,6 +329,8 @@ pub struct Report {
     pub implementation: Implementation,
     /// Operations it declared.
     pub operations: Vec<String>,
+    /// Options it declared (`hello.options`): cases needing another were skipped.
+    pub options: Vec<String>,
     /// The adapter command.
     pub command: String,
     /// The vectors directory.
@@ -859,6 +861,7 @@ impl Report {
             protocol: PROTOCOL_VERSION,
             implementation: run.implementation.clone(),
             operations: run.operations.clone(),
+            options: run.options.clone(),
             command: ctx.command.to_owned(),
             vectors: ctx.vectors.to_owned(),
             corpus_warning: ctx.corpus_warning.map(str::to_owned),

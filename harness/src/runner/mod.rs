@@ -221,6 +221,8 @@ pub struct RunOutput {
     pub implementation: Implementation,
     /// Operations the adapter declared.
     pub operations: Vec<String>,
+    /// Options the adapter declared (`hello.options`).
+    pub options: Vec<String>,
     /// One result per case, in case order.
     pub results: Vec<CaseResult>,
     /// Protocol violations, crashes and timeouts.
@@ -386,6 +388,7 @@ pub fn run(
         Err(e) => return Err(interrupted_setup().unwrap_or(e)),
     };
     let supported: BTreeSet<String> = hello.operations.iter().cloned().collect();
+    let options: BTreeSet<String> = hello.options.iter().cloned().collect();
     let units = units_of(cases);
     let jobs = config.jobs.clamp(1, units.len().max(1));
     let shared = Shared {
@@ -413,6 +416,7 @@ pub fn run(
                 config,
                 live: first.take(),
                 supported: &supported,
+                options: &options,
                 shared: &shared,
                 incidents: Vec::new(),
                 fresh: true,
@@ -480,6 +484,7 @@ pub fn run(
     Ok(RunOutput {
         implementation: hello.implementation,
         operations: hello.operations,
+        options: hello.options,
         results,
         incidents,
         restarts,
@@ -620,6 +625,8 @@ struct Driver<'a> {
     config: &'a RunConfig,
     live: Option<Live>,
     supported: &'a BTreeSet<String>,
+    /// The options the adapter declared.
+    options: &'a BTreeSet<String>,
     shared: &'a Shared,
     incidents: Vec<Incident>,
     /// The next start is deliberate ([`Driver::fresh_process`]), not a restart after a fault.
@@ -685,6 +692,20 @@ impl Driver<'_> {
             result.message = Some(format!(
                 "operation `{}` not in the adapter's hello.operations",
                 case.op
+            ));
+            return result;
+        }
+        let missing: Vec<&str> = case
+            .options
+            .iter()
+            .filter(|o| !self.options.contains(*o))
+            .map(String::as_str)
+            .collect();
+        if !missing.is_empty() {
+            result.outcome = Outcome::Skipped;
+            result.message = Some(format!(
+                "needs option {} (not in the adapter's hello.options)",
+                missing.join(", ")
             ));
             return result;
         }
