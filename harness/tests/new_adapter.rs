@@ -590,3 +590,31 @@ fn stub_case_counts_are_runs_with_advisory_apart() {
     assert_eq!(run + advisory, listed, "{line}");
     assert!(advisory > 0 && run > 0);
 }
+
+/// The Python and TypeScript kits list every option (spec/adapter-protocol.md §2.1) on a line
+/// of its own in the adapter's `OPTIONS`, commented out, and declare that list in `hello`.
+#[test]
+fn kits_list_every_option_a_line_each_and_declare_the_list() {
+    for (lang, file, comment) in [
+        ("python", "adapter.py", "#"),
+        ("typescript", "adapter.mjs", "//"),
+    ] {
+        let dir = scratch(&format!("options-{lang}"));
+        generate(lang, &dir);
+        let text = std::fs::read_to_string(dir.join(file)).unwrap();
+        let start = text.find("OPTIONS = [").expect("an OPTIONS list");
+        let list = &text[start..start + text[start..].find(']').unwrap()];
+        for o in delegateos_vectors::options::ALL {
+            let line = list
+                .lines()
+                .find(|l| l.contains(&format!("\"{}\"", o.name)))
+                .unwrap_or_else(|| panic!("{lang}: no line for option {}", o.name));
+            assert!(line.trim_start().starts_with(comment), "{lang}: {line}");
+        }
+        assert!(
+            text.contains("OPTIONS);") || text.contains("OPTIONS)\n"),
+            "{lang}: OPTIONS is not handed to serve"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

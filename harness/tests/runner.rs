@@ -587,6 +587,11 @@ fn a_case_needing_an_undeclared_option_is_skipped_never_a_finding() {
     assert_eq!(out.code, 1, "{}", out.stdout);
     assert_eq!(statuses(&report), ["passed", "failed"]);
     assert_eq!(report["options"], json!(["per-tool-spend", "strict-mode"]));
+    let text = corpus.run(&fake("--options strict-mode"), &[]).stdout;
+    assert!(
+        text.contains("options declared (hello.options): strict-mode\n"),
+        "{text}"
+    );
     // Another option only: still skipped.
     let (_, report) = corpus.run_json(&fake("--options per-tool-spend"), &[]);
     assert_eq!(statuses(&report), ["passed", "skipped"]);

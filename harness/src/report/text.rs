@@ -290,6 +290,15 @@ pub fn render(r: &Report) -> String {
         r.duration_ms / 1000.0,
         r.restarts
     );
+    let _ = writeln!(
+        out,
+        "options declared (hello.options): {}",
+        if r.options.is_empty() {
+            "none (cases needing one are skipped)".to_owned()
+        } else {
+            r.options.join(", ")
+        }
+    );
     out.push('\n');
 
     let width = r

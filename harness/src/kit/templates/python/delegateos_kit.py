@@ -31,7 +31,7 @@ import sys
 import textwrap
 import traceback
 from datetime import datetime, timedelta, timezone
-from typing import Any, Callable, Dict, Optional, Tuple
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
 PROTOCOL = 1
 
@@ -254,9 +254,10 @@ def _write(reply: dict) -> None:
     sys.stdout.flush()
 
 
-def serve(implementation: dict, operations: Callable[[], Dict[str, Callable]], run: Callable[[Any], dict]) -> None:
+def serve(implementation: dict, operations: Callable[[], Dict[str, Callable]], run: Callable[[Any], dict],
+          options: Sequence[str] = ()) -> None:
     """Answers frames on stdin until `bye` or end of input. `operations()` is asked at each
-    `hello`; `run(case)` answers one case."""
+    `hello`; `run(case)` answers one case; `options` are declared in `hello.options`."""
     for raw in sys.stdin.buffer:
         line = raw.decode("utf-8", "surrogateescape").strip()
         if not line:
@@ -273,7 +274,8 @@ def serve(implementation: dict, operations: Callable[[], Dict[str, Callable]], r
         if cmd == "hello":
             names = sorted(operations())
             print(f"adapter: declaring {len(names)} operation(s): {', '.join(names) or 'none'}", file=sys.stderr)
-            _write({"seq": seq, "protocol": PROTOCOL, "implementation": implementation, "operations": names})
+            _write({"seq": seq, "protocol": PROTOCOL, "implementation": implementation, "operations": names,
+                    "options": list(options)})
         elif cmd == "run":
             try:
                 reply = run(frame.get("case"))

@@ -41,4 +41,11 @@ export const STUBS = {
 
 export const OPERATIONS = kit.declared(STUBS);
 
-await kit.serve(IMPLEMENTATION, OPERATIONS, libraryError);
+// The options your implementation has (spec/adapter-protocol.md §2.1): behaviours the corpus
+// tests beyond the text's required ones. Uncomment the ones it has; a case that needs another
+// is skipped ("needs option X"), never a finding.
+export const OPTIONS = [
+@@OPTIONS@@
+];
+
+await kit.serve(IMPLEMENTATION, OPERATIONS, libraryError, OPTIONS);

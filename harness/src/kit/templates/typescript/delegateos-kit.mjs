@@ -247,7 +247,7 @@ function write(reply) {
  * @param {Record<string, Function>} operations
  * @param {(e: unknown) => [string, string] | undefined} [libraryError]
  */
-export async function serve(implementation, operations, libraryError) {
+export async function serve(implementation, operations, libraryError, options = []) {
   const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
   for await (const raw of lines) {
     const line = raw.trim();
@@ -267,7 +267,7 @@ export async function serve(implementation, operations, libraryError) {
     if (frame.cmd === "hello") {
       const names = Object.keys(operations).sort();
       process.stderr.write(`adapter: declaring ${names.length} operation(s): ${names.join(", ") || "none"}\n`);
-      write({ seq, protocol: PROTOCOL, implementation, operations: names });
+      write({ seq, protocol: PROTOCOL, implementation, operations: names, options: [...options] });
     } else if (frame.cmd === "run") {
       let reply;
       try {
