@@ -605,6 +605,41 @@ fn a_case_needing_an_undeclared_option_is_skipped_never_a_finding() {
     );
 }
 
+#[test]
+fn each_adapter_process_gets_its_worker_index_and_own_temporary_directory() {
+    let cases: Vec<_> = (0..4)
+        .map(|_| ("fake.echo", mode("env"), valid_empty(), "FAKE-ONE"))
+        .collect();
+    let corpus = Corpus::new(&cases);
+    let (out, report) = corpus.run_json(&fake(""), &["--jobs", "2"]);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert_eq!(report["jobs"], 2);
+    let answers: Vec<&Value> = report["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| &c["actual"]["output"])
+        .collect();
+    // Dealt in turn: cases 1 and 3 to worker 0, 2 and 4 to worker 1.
+    let workers: Vec<&str> = answers
+        .iter()
+        .map(|a| a["worker"].as_str().unwrap())
+        .collect();
+    assert_eq!(workers, ["0", "1", "0", "1"]);
+    assert!(answers.iter().all(|a| a["jobs"] == "2"));
+    let dirs: Vec<&str> = answers
+        .iter()
+        .map(|a| a["tmpdir"].as_str().unwrap())
+        .collect();
+    assert_ne!(dirs[0], dirs[1]);
+    assert_eq!(dirs[0], dirs[2]);
+    assert!(dirs[1].ends_with("worker-1"), "{}", dirs[1]);
+    // Removed with the run.
+    assert!(!Path::new(dirs[0]).exists() && !Path::new(dirs[1]).exists());
+    let (_, report) = corpus.run_json(&fake(""), &["--jobs", "1"]);
+    assert_eq!(report["jobs"], 1);
+}
+
 fn alive(pid: u32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         // Field 3 is the state; a zombie is dead for our purposes.
@@ -1596,7 +1631,8 @@ fn without_timings(report: &Value) -> Value {
     match report {
         Value::Object(m) => Value::Object(
             m.iter()
-                .filter(|(k, _)| k.as_str() != "duration_ms")
+                // Timings, and the job count the report records (issue 49 item 4).
+                .filter(|(k, _)| k.as_str() != "duration_ms" && k.as_str() != "jobs")
                 .map(|(k, v)| (k.clone(), without_timings(v)))
                 .collect(),
         ),

@@ -331,6 +331,8 @@ pub struct Report {
     pub operations: Vec<String>,
     /// Options it declared (`hello.options`): cases needing another were skipped.
     pub options: Vec<String>,
+    /// Adapter processes run at once (`--jobs`, at most one per independent unit).
+    pub jobs: usize,
     /// The adapter command.
     pub command: String,
     /// The vectors directory.
@@ -862,6 +864,7 @@ impl Report {
             implementation: run.implementation.clone(),
             operations: run.operations.clone(),
             options: run.options.clone(),
+            jobs: run.jobs,
             command: ctx.command.to_owned(),
             vectors: ctx.vectors.to_owned(),
             corpus_warning: ctx.corpus_warning.map(str::to_owned),

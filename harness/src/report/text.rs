@@ -282,13 +282,14 @@ pub fn render(r: &Report) -> String {
     out.push('\n');
     let _ = writeln!(
         out,
-        "adapter `{}`, protocol {}, vectors {}, {} cases, {:.1} s, {} restart(s)",
+        "adapter `{}`, protocol {}, vectors {}, {} cases, {:.1} s, {} restart(s), {} job(s)",
         r.command,
         r.protocol,
         r.vectors,
         r.totals.total,
         r.duration_ms / 1000.0,
-        r.restarts
+        r.restarts,
+        r.jobs
     );
     let _ = writeln!(
         out,

@@ -14,6 +14,7 @@ pub mod starvation;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
+use std::path::PathBuf;
 use std::sync::{mpsc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -223,6 +224,8 @@ pub struct RunOutput {
     pub operations: Vec<String>,
     /// Options the adapter declared (`hello.options`).
     pub options: Vec<String>,
+    /// Adapter processes run at once (the `--jobs` in force, at most one per unit).
+    pub jobs: usize,
     /// One result per case, in case order.
     pub results: Vec<CaseResult>,
     /// Protocol violations, crashes and timeouts.
@@ -298,9 +301,49 @@ struct Live {
 }
 
 /// Starts the adapter and performs the handshake.
-fn start(config: &RunConfig) -> Result<(Live, protocol::HelloReply), SetupError> {
-    let mut process =
-        AdapterProcess::spawn(&config.command, config.max_line).map_err(|e| SetupError::Spawn {
+/// The environment variable giving an adapter process its worker index (0 to jobs − 1).
+pub const WORKER_ENV: &str = "DELEGATEOS_CONFORM_WORKER";
+/// The environment variable giving an adapter process the run's number of jobs.
+pub const JOBS_ENV: &str = "DELEGATEOS_CONFORM_JOBS";
+
+/// A run's scratch directory: one `worker-K` directory per worker, each adapter process's
+/// `TMPDIR` (removed when the run ends).
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new() -> Self {
+        static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Self(std::env::temp_dir().join(format!("delegateos-conform-{}-{n}", std::process::id())))
+    }
+
+    /// `(worker index, jobs, its temporary directory)` as the adapter's environment.
+    fn env(&self, worker: usize, jobs: usize) -> Vec<(&'static str, String)> {
+        let dir = self.0.join(format!("worker-{worker}"));
+        // A directory that cannot be made leaves TMPDIR as it was rather than failing the run.
+        let mut env = vec![
+            (WORKER_ENV, worker.to_string()),
+            (JOBS_ENV, jobs.to_string()),
+        ];
+        if std::fs::create_dir_all(&dir).is_ok() {
+            env.push(("TMPDIR", dir.display().to_string()));
+        }
+        env
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn start(
+    config: &RunConfig,
+    env: &[(&str, String)],
+) -> Result<(Live, protocol::HelloReply), SetupError> {
+    let mut process = AdapterProcess::spawn_with_env(&config.command, config.max_line, env)
+        .map_err(|e| SetupError::Spawn {
             command: config.command.clone(),
             message: e.to_string(),
         })?;
@@ -383,14 +426,15 @@ pub fn run(
     if let Some(e) = interrupted_setup() {
         return Err(e);
     }
-    let (first, hello) = match start(config) {
+    let units = units_of(cases);
+    let jobs = config.jobs.clamp(1, units.len().max(1));
+    let scratch = Scratch::new();
+    let (first, hello) = match start(config, &scratch.env(0, jobs)) {
         Ok(started) => started,
         Err(e) => return Err(interrupted_setup().unwrap_or(e)),
     };
     let supported: BTreeSet<String> = hello.operations.iter().cloned().collect();
     let options: BTreeSet<String> = hello.options.iter().cloned().collect();
-    let units = units_of(cases);
-    let jobs = config.jobs.clamp(1, units.len().max(1));
     let shared = Shared {
         abandoned: Mutex::new(Vec::new()),
     };
@@ -417,6 +461,7 @@ pub fn run(
                 live: first.take(),
                 supported: &supported,
                 options: &options,
+                env: scratch.env(worker, jobs),
                 shared: &shared,
                 incidents: Vec::new(),
                 fresh: true,
@@ -485,6 +530,7 @@ pub fn run(
         implementation: hello.implementation,
         operations: hello.operations,
         options: hello.options,
+        jobs,
         results,
         incidents,
         restarts,
@@ -627,6 +673,8 @@ struct Driver<'a> {
     supported: &'a BTreeSet<String>,
     /// The options the adapter declared.
     options: &'a BTreeSet<String>,
+    /// This worker's index, the run's jobs and its `TMPDIR`, in every process it starts.
+    env: Vec<(&'static str, String)>,
     shared: &'a Shared,
     incidents: Vec<Incident>,
     /// The next start is deliberate ([`Driver::fresh_process`]), not a restart after a fault.
@@ -717,7 +765,7 @@ impl Driver<'_> {
         let incidents_before = self.incidents.len();
         if self.live.is_none() {
             self.fresh = false;
-            match start(config) {
+            match start(config, &self.env) {
                 Ok((l, _)) => self.live = Some(l),
                 Err(e) => {
                     let (kind, tail) = match &e {
