@@ -640,6 +640,60 @@ fn each_adapter_process_gets_its_worker_index_and_own_temporary_directory() {
     assert_eq!(report["jobs"], 1);
 }
 
+#[test]
+fn an_adapter_not_safe_in_parallel_is_told_so_and_its_cases_are_not_findings() {
+    let (i1, e1) = ok(json!({"a": 1}));
+    let unsafe_case = (
+        "fake.echo",
+        json!({"mode": "parallel-unsafe", "output": {"a": 2}}),
+        json!({"result": "valid", "output": {"a": 2}}),
+        "FAKE-ONE",
+    );
+    let corpus = Corpus::new(&[
+        ("fake.echo", i1, e1, "FAKE-ONE"),
+        unsafe_case.clone(),
+        unsafe_case,
+        // A real failure: the same alone and in parallel, so still a finding.
+        (
+            "fake.echo",
+            json!({"mode": "error", "code": "expired"}),
+            json!({"result": "invalid", "code": "revoked"}),
+            "FAKE-TWO",
+        ),
+    ]);
+    let (out, report) = corpus.run_json(&fake(""), &["--jobs", "2"]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert_eq!(statuses(&report), ["passed", "passed", "passed", "failed"]);
+    let unsafe_ids: Vec<&str> = report["parallel_unsafe"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(unsafe_ids, ["fake-echo-0002", "fake-echo-0003"]);
+    assert_eq!(report["parallel_unsafe"][0]["parallel"], "failed");
+    assert_eq!(report["parallel_unsafe"][0]["alone"], "passed");
+    let finding_ids: Vec<&str> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| f["ids"].as_array().unwrap())
+        .map(|i| i.as_str().unwrap())
+        .collect();
+    assert_eq!(finding_ids, ["fake-echo-0004"]);
+    let text = corpus.run(&fake(""), &["--jobs", "2"]).stdout;
+    let screen: Vec<&str> = text.lines().take(4).collect();
+    assert!(
+        screen
+            .iter()
+            .any(|l| l.starts_with("The adapter is not safe to run in parallel: 2 case(s)")),
+        "{text}"
+    );
+    // One job: nothing to re-run, nothing said.
+    let (_, report) = corpus.run_json(&fake(""), &["--jobs", "1"]);
+    assert_eq!(report["parallel_unsafe"], json!([]));
+}
+
 fn alive(pid: u32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         // Field 3 is the state; a zombie is dead for our purposes.

@@ -22,6 +22,9 @@ pub fn render(r: &Report) -> String {
         if r.exit_code == 0 { "✅" } else { "❌" },
         cell(&r.verdict_strip())
     );
+    if let Some(line) = r.parallel_line() {
+        let _ = writeln!(out, "⚠️ {}\n", cell(&line));
+    }
     let _ = writeln!(out, "**{}**\n", cell(&r.critical_line()));
     for f in &r.expected_critical {
         let _ = writeln!(

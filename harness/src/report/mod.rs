@@ -333,6 +333,10 @@ pub struct Report {
     pub options: Vec<String>,
     /// Adapter processes run at once (`--jobs`, at most one per independent unit).
     pub jobs: usize,
+    /// With jobs > 1, the failing cases whose verdict differed when run again alone in one
+    /// fresh process: the adapter is not safe to run in parallel; each is reported with its
+    /// verdict alone, not as a finding of the parallel run.
+    pub parallel_unsafe: Vec<crate::runner::ParallelUnsafe>,
     /// The adapter command.
     pub command: String,
     /// The vectors directory.
@@ -865,6 +869,7 @@ impl Report {
             operations: run.operations.clone(),
             options: run.options.clone(),
             jobs: run.jobs,
+            parallel_unsafe: run.parallel_unsafe.clone(),
             command: ctx.command.to_owned(),
             vectors: ctx.vectors.to_owned(),
             corpus_warning: ctx.corpus_warning.map(str::to_owned),
@@ -1029,6 +1034,37 @@ impl Report {
             effects.join(", "),
             if cases == 1 { "" } else { "s" }
         )
+    }
+
+    /// `The adapter is not safe to run in parallel: …` when a case's verdict alone differed
+    /// from its verdict with several processes, else `None`.
+    pub fn parallel_line(&self) -> Option<String> {
+        const SHOWN: usize = 8;
+        if self.parallel_unsafe.is_empty() {
+            return None;
+        }
+        let mut cases: Vec<String> = self
+            .parallel_unsafe
+            .iter()
+            .take(SHOWN)
+            .map(|p| {
+                format!(
+                    "{} ({} with {} jobs, {} alone)",
+                    p.id, p.parallel, self.jobs, p.alone
+                )
+            })
+            .collect();
+        if self.parallel_unsafe.len() > SHOWN {
+            cases.push(format!("… {} more", self.parallel_unsafe.len() - SHOWN));
+        }
+        Some(format!(
+            "The adapter is not safe to run in parallel: {} case(s) gave another verdict when run \
+             again alone in one fresh process, and are reported as they ran alone (give each \
+             process its own temporary files, ports and locks: DELEGATEOS_CONFORM_WORKER, \
+             TMPDIR; or run --jobs 1): {}",
+            self.parallel_unsafe.len(),
+            cases.join(", ")
+        ))
     }
 
     /// Failing cases (failed, other_code, errored) of the main and hardening sections, most

@@ -145,6 +145,9 @@ fn summary(out: &mut String, r: &Report) {
             "not counted unless critical"
         }
     );
+    if let Some(line) = r.parallel_line() {
+        let _ = writeln!(out, "{line}");
+    }
     let [c, h, m, l] = findings::tally(&r.findings);
     if r.findings.is_empty() && r.expected_critical.is_empty() {
         let _ = writeln!(

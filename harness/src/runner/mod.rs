@@ -226,6 +226,9 @@ pub struct RunOutput {
     pub options: Vec<String>,
     /// Adapter processes run at once (the `--jobs` in force, at most one per unit).
     pub jobs: usize,
+    /// With jobs > 1, the failing cases whose verdict differed when run again alone, in one
+    /// fresh process ([`recheck_alone`]): the adapter is not safe to run in parallel.
+    pub parallel_unsafe: Vec<ParallelUnsafe>,
     /// One result per case, in case order.
     pub results: Vec<CaseResult>,
     /// Protocol violations, crashes and timeouts.
@@ -522,6 +525,11 @@ pub fn run(
     caseless.dedup_by(|a, b| a.kind == b.kind && a.message == b.message);
     incidents.extend(caseless);
     let interrupted = interrupt::interrupted().map(interrupt::signal_name);
+    let parallel_unsafe = if interrupted.is_none() && jobs > 1 {
+        recheck_alone(cases, &mut results, baseline, config)
+    } else {
+        Vec::new()
+    };
     if interrupted.is_none() {
         stale_globs(cases, &mut results, baseline);
     }
@@ -531,12 +539,102 @@ pub fn run(
         operations: hello.operations,
         options: hello.options,
         jobs,
+        parallel_unsafe,
         results,
         incidents,
         restarts,
         duration: started.elapsed(),
         interrupted,
     })
+}
+
+/// A case whose verdict with several adapter processes differed from its verdict alone.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ParallelUnsafe {
+    /// The case.
+    pub id: String,
+    /// Its verdict among the parallel processes (`failed`, `errored:crash`, …).
+    pub parallel: String,
+    /// Its verdict alone (the one reported).
+    pub alone: String,
+}
+
+fn verdict_of(r: &CaseResult) -> String {
+    match r.error_kind() {
+        Some(kind) => format!("{}:{}", r.raw_status().name(), kind.name()),
+        None => r.raw_status().name().to_owned(),
+    }
+}
+
+/// With more than one job: every independent case the adapter answered wrongly (failed or
+/// another code; stateful groups already run in a fresh process of their own) again, in one
+/// fresh adapter process, one case at a time
+/// (issue 49 item 4). A case whose verdict alone differs from its verdict in parallel says
+/// something about the adapter (a fixed temporary file, port or lock), not the
+/// implementation: its result becomes the one alone, and it is named in the list returned.
+fn recheck_alone(
+    cases: &[Case],
+    results: &mut [CaseResult],
+    baseline: &ExpectedFailures,
+    config: &RunConfig,
+) -> Vec<ParallelUnsafe> {
+    let failing: Vec<usize> = results
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| {
+            // Answers only: a fault (crash, timeout, protocol error) already ended its process
+            // and is recorded as an incident; running it again would change the restarts and
+            // the consecutive-errors rule by the number of jobs.
+            matches!(r.raw_status(), Status::Failed | Status::OtherCode)
+                && cases.get(r.index).is_some_and(|c| c.sequence.is_none())
+        })
+        .map(|(i, _)| i)
+        .collect();
+    if failing.is_empty() {
+        return Vec::new();
+    }
+    let alone_cases: Vec<Case> = failing
+        .iter()
+        .map(|&i| cases[results[i].index].clone())
+        .collect();
+    let alone_config = RunConfig {
+        jobs: 1,
+        ..config.clone()
+    };
+    let Ok(alone) = run(
+        &alone_cases,
+        &ExpectedFailures::default(),
+        &alone_config,
+        &mut Quiet,
+    ) else {
+        return Vec::new();
+    };
+    if alone.interrupted.is_some() {
+        return Vec::new();
+    }
+    let mut differing = Vec::new();
+    for again in &alone.results {
+        let Some(&i) = failing.get(again.index) else {
+            continue;
+        };
+        let verdict = |r: &CaseResult| (r.raw_status(), r.failure_kind(), r.error_kind());
+        if verdict(again) == verdict(&results[i]) {
+            continue;
+        }
+        let index = results[i].index;
+        let id = cases[index].id.clone();
+        differing.push(ParallelUnsafe {
+            id: id.clone(),
+            parallel: verdict_of(&results[i]),
+            alone: verdict_of(again),
+        });
+        let mut replaced = again.clone();
+        replaced.index = index;
+        replaced.expected_failure = None;
+        apply_baseline(&mut replaced, baseline, &id);
+        results[i] = replaced;
+    }
+    differing
 }
 
 /// The units a run is spread over: each independent case alone, each stateful group whole
