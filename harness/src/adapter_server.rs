@@ -77,6 +77,8 @@ fn hello(frame: &Map<String, Value>, seq: Value) -> Value {
             "protocol": PROTOCOL_VERSION,
             "implementation": implementation(),
             "operations": OPERATIONS,
+            // The reference has every option of the corpus (vectors/src/options.rs).
+            "options": delegateos_vectors::options::ALL.iter().map(|o| o.name).collect::<Vec<_>>(),
         }),
         Some(other) => errored(seq, format!("unsupported protocol version {other}")),
         None => errored(seq, "hello lacks an integer `protocol`"),

@@ -214,6 +214,11 @@ pub struct RunArgs {
     /// listing every case that failed or errored in this run, to start or refresh a baseline.
     #[arg(long, value_name = "FILE")]
     pub write_baseline: Option<PathBuf>,
+    /// `--write-baseline` also lists the cases of critical findings. Without it they are left
+    /// out (and named on stderr and in the file's header): a baseline must never hide a
+    /// forgery or a crash on untrusted input by accident.
+    #[arg(long, requires = "write_baseline")]
+    pub baseline_critical: bool,
     /// Per-case timeout in milliseconds.
     #[arg(long, value_name = "MS", default_value_t = runner::DEFAULT_TIMEOUT_MS)]
     pub timeout_ms: u64,
@@ -618,7 +623,7 @@ pub fn run_command(args: &RunArgs) -> i32 {
             path.display()
         ));
     } else if let Some(path) = &args.write_baseline {
-        if let Err(e) = write_baseline(path, &selected, &output) {
+        if let Err(e) = write_baseline(path, &selected, &output, args.baseline_critical) {
             error(e);
             return ConformExitCode::SETUP_ERROR;
         }
@@ -631,9 +636,36 @@ pub fn run_command(args: &RunArgs) -> i32 {
             }
             return code;
         }
+        // An option name nobody knows is a typo that would skip its cases silently.
+        let unknown: Vec<&str> = output
+            .options
+            .iter()
+            .map(String::as_str)
+            .filter(|o| !delegateos_vectors::options::is_known(o))
+            .collect();
+        if !unknown.is_empty() {
+            let known: Vec<&str> = delegateos_vectors::options::ALL
+                .iter()
+                .map(|o| o.name)
+                .collect();
+            return setup_failure(
+                args,
+                &command,
+                format!(
+                    "setup error: the adapter's hello declares unknown option(s) {} (the options \
+                     are {})",
+                    unknown.join(", "),
+                    known.join(", ")
+                ),
+            );
+        }
     }
     let all_ids: Vec<&str> = all.iter().map(|c| c.id.as_str()).collect();
     let vectors_label = source.label();
+    let corpus_warning = source.warning();
+    if let Some(w) = &corpus_warning {
+        error(w);
+    }
     let baseline_label = args
         .expected_failures
         .as_ref()
@@ -644,6 +676,7 @@ pub fn run_command(args: &RunArgs) -> i32 {
         &ReportContext {
             command: &command,
             vectors: &vectors_label,
+            corpus_warning: corpus_warning.as_deref(),
             filter: &filter,
             requirements: &requirements,
             baseline: &baseline,
@@ -702,13 +735,34 @@ fn setup_failure(args: &RunArgs, command: &str, reason: impl std::fmt::Display) 
 }
 
 /// `run --write-baseline`: every case of the run that failed or errored (before any
-/// baseline), with the reason it did.
-fn write_baseline(path: &Path, cases: &[Case], output: &runner::RunOutput) -> Result<(), String> {
+/// baseline), with the reason it did; a case of a critical finding only with
+/// `--baseline-critical` (the others are named on stderr and in the header).
+fn write_baseline(
+    path: &Path,
+    cases: &[Case],
+    output: &runner::RunOutput,
+    baseline_critical: bool,
+) -> Result<(), String> {
+    let mut refused: Vec<String> = Vec::new();
     let entries: Vec<(String, String)> = output
         .results
         .iter()
         .filter_map(|r| {
             let case = cases.get(r.index)?;
+            let critical = matches!(
+                r.raw_status(),
+                runner::Status::Failed | runner::Status::Errored
+            ) && crate::findings::assess(case, r)
+                .is_some_and(|a| a.severity == delegateos_vectors::format::Severity::Critical);
+            if critical && !baseline_critical {
+                let effect = crate::findings::assess(case, r).map(|a| a.effect);
+                refused.push(format!(
+                    "{} ({})",
+                    case.id,
+                    effect.as_deref().unwrap_or("critical")
+                ));
+                return None;
+            }
             let reason = match r.raw_status() {
                 runner::Status::Failed => format!(
                     "failed: the adapter answered {}",
@@ -728,7 +782,7 @@ fn write_baseline(path: &Path, cases: &[Case], output: &runner::RunOutput) -> Re
         })
         .collect();
     let i = &output.implementation;
-    let header = format!(
+    let mut header = format!(
         "Expected failures of {} {}: the {} of {} cases that failed or errored, written by\n\
          `delegateos-conform run --write-baseline`. Format: `<case-id-or-glob> <reason>`\n\
          (spec/adapter-protocol.md §6); replace the reasons with why each case fails.",
@@ -737,6 +791,34 @@ fn write_baseline(path: &Path, cases: &[Case], output: &runner::RunOutput) -> Re
         entries.len(),
         output.results.len()
     );
+    if !refused.is_empty() {
+        const SHOWN: usize = 10;
+        error(format!(
+            "--write-baseline: {} case(s) of critical findings are not baselined (they keep \
+             failing the run; pass --baseline-critical to list them): {}{}",
+            refused.len(),
+            refused
+                .iter()
+                .take(SHOWN)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", "),
+            if refused.len() > SHOWN {
+                format!(", … {} more (in {})", refused.len() - SHOWN, path.display())
+            } else {
+                String::new()
+            }
+        ));
+        header.push_str(&format!(
+            "\nNot listed: the {} case(s) of critical findings, which keep failing the run\n\
+             (`--baseline-critical` lists them):",
+            refused.len()
+        ));
+        for r in &refused {
+            header.push_str("\n  ");
+            header.push_str(r);
+        }
+    }
     write_output(
         Some(path),
         &crate::expected::render_baseline(&header, &entries),
@@ -927,6 +1009,9 @@ fn list_ops_command(args: &ListOpsArgs) -> i32 {
             for op in &out.operations {
                 text.push_str(op);
                 text.push('\n');
+            }
+            for option in &out.options {
+                text.push_str(&format!("option {option}\n"));
             }
             let _ = write_output(None, &text);
             ConformExitCode::OK

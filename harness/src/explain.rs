@@ -101,6 +101,7 @@ pub fn run(args: &ExplainArgs) -> i32 {
             &ReportContext {
                 command: cmd,
                 vectors: &label,
+                corpus_warning: None,
                 filter: &filter,
                 requirements: &reqs,
                 baseline: &baseline,

@@ -122,6 +122,7 @@ mod tests {
                     crash_or_hang: "crash-or-hang".to_owned(),
                 },
                 op: op.to_owned(),
+                options: Vec::new(),
                 input: serde_json::Value::Null,
                 expect: serde_json::from_value(
                     serde_json::json!({"result": "valid", "output": {}}),

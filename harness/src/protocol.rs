@@ -132,6 +132,9 @@ pub struct HelloReply {
     pub implementation: Implementation,
     /// The operations the adapter supports; cases for other ops are skipped unsent.
     pub operations: Vec<String>,
+    /// The options (`delegateos_vectors::options`) the implementation has; a case needing
+    /// another is skipped unsent ("needs option X"). Absent in `hello`: none.
+    pub options: Vec<String>,
 }
 
 /// What the adapter said about one case: the judge's
@@ -323,7 +326,10 @@ fn opt_str(map: &Map<String, Value>, field: &'static str) -> Result<Option<Strin
 /// Validates a reply to `hello`.
 pub fn parse_hello_reply(line: &[u8]) -> Result<HelloReply, ProtocolError> {
     let map = parse_object(line)?;
-    only_fields(&map, &["seq", "protocol", "implementation", "operations"])?;
+    only_fields(
+        &map,
+        &["seq", "protocol", "implementation", "operations", "options"],
+    )?;
     check_seq(&map, 0)?;
     match map.get("protocol") {
         None => return Err(ProtocolError::MissingField("protocol")),
@@ -373,9 +379,34 @@ pub fn parse_hello_reply(line: &[u8]) -> Result<HelloReply, ProtocolError> {
             })
         }
     };
+    let options = match map.get("options") {
+        None => Vec::new(),
+        Some(Value::Array(items)) => {
+            let mut names = Vec::with_capacity(items.len());
+            for item in items {
+                match item {
+                    Value::String(s) if !s.is_empty() => names.push(s.clone()),
+                    _ => {
+                        return Err(ProtocolError::WrongType {
+                            field: "options",
+                            expected: "an array of non-empty strings",
+                        })
+                    }
+                }
+            }
+            names
+        }
+        Some(_) => {
+            return Err(ProtocolError::WrongType {
+                field: "options",
+                expected: "an array of non-empty strings",
+            })
+        }
+    };
     Ok(HelloReply {
         implementation,
         operations,
+        options,
     })
 }
 
@@ -417,6 +448,12 @@ pub fn parse_run_reply(line: &[u8], seq: u64) -> Result<RunOutcome, ProtocolErro
         "errored" => {
             only_fields(&map, &["seq", "outcome", "message"])?;
             Ok(RunOutcome::Errored {
+                message: opt_str(&map, "message")?.unwrap_or_default(),
+            })
+        }
+        "threw" => {
+            only_fields(&map, &["seq", "outcome", "message"])?;
+            Ok(RunOutcome::Threw {
                 message: opt_str(&map, "message")?.unwrap_or_default(),
             })
         }

@@ -336,7 +336,9 @@ fn python_errors_lead_with_the_exception() {
         .unwrap();
     let all = text(&out);
     assert!(
-        all.contains(&format!("adapter_errored: {head}")),
+        // The kit reports an uncaught exception as the implementation throwing (`threw`,
+        // issue 49 item 2), not as the adapter failing (`adapter_errored`).
+        all.contains(&format!("threw: {head}")),
         "the report line is not the exception: {all}"
     );
     let out = Command::new(BIN)
@@ -348,7 +350,7 @@ fn python_errors_lead_with_the_exception() {
     let actual = all.split("\nActual (").nth(1).unwrap_or_default();
     assert!(
         actual.contains(&format!(
-            "\n  errored:\n    {head}\n    Traceback (most recent call last):\n"
+            "\n  threw:\n    {head}\n    Traceback (most recent call last):\n"
         )),
         "{all}"
     );
@@ -587,4 +589,32 @@ fn stub_case_counts_are_runs_with_advisory_apart() {
         .expect("list ops names dct.verify");
     assert_eq!(run + advisory, listed, "{line}");
     assert!(advisory > 0 && run > 0);
+}
+
+/// The Python and TypeScript kits list every option (spec/adapter-protocol.md §2.1) on a line
+/// of its own in the adapter's `OPTIONS`, commented out, and declare that list in `hello`.
+#[test]
+fn kits_list_every_option_a_line_each_and_declare_the_list() {
+    for (lang, file, comment) in [
+        ("python", "adapter.py", "#"),
+        ("typescript", "adapter.mjs", "//"),
+    ] {
+        let dir = scratch(&format!("options-{lang}"));
+        generate(lang, &dir);
+        let text = std::fs::read_to_string(dir.join(file)).unwrap();
+        let start = text.find("OPTIONS = [").expect("an OPTIONS list");
+        let list = &text[start..start + text[start..].find(']').unwrap()];
+        for o in delegateos_vectors::options::ALL {
+            let line = list
+                .lines()
+                .find(|l| l.contains(&format!("\"{}\"", o.name)))
+                .unwrap_or_else(|| panic!("{lang}: no line for option {}", o.name));
+            assert!(line.trim_start().starts_with(comment), "{lang}: {line}");
+        }
+        assert!(
+            text.contains("OPTIONS);") || text.contains("OPTIONS)\n"),
+            "{lang}: OPTIONS is not handed to serve"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -515,6 +515,185 @@ fn adapter_reported_errored_counts_as_errored() {
     assert_eq!(report["restarts"], 0);
 }
 
+#[test]
+fn an_implementation_that_threw_is_graded_by_the_inputs_stake_not_as_an_adapter_error() {
+    let corpus = Corpus::new(&[
+        ("fake.echo", mode("threw"), valid_empty(), "FAKE-ONE"),
+        ("fake.echo", mode("errored"), valid_empty(), "FAKE-ONE"),
+        ("fake.echo", mode("threw"), valid_empty(), "FAKE-TWO"),
+    ]);
+    // The third case's stake says a crash on its input is an issuer-only hang (medium).
+    let file = corpus.path("vectors/fake/echo.json");
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    v["cases"][2]["stake"]["crashOrHang"] = "issuer-pattern-hang".into();
+    std::fs::write(&file, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+    let (out, report) = corpus.run_json(&fake(""), &[]);
+    assert_eq!(out.code, 1);
+    assert_eq!(
+        statuses(&report),
+        ["errored:threw", "errored:adapter_errored", "errored:threw"]
+    );
+    let case = |i: usize| &report["cases"][i];
+    assert_eq!(case(0)["effect"], "crash-or-hang");
+    assert_eq!(case(0)["severity"], "critical");
+    assert_eq!(case(1)["effect"], "adapter-error");
+    assert_eq!(case(2)["effect"], "issuer-pattern-hang");
+    assert_eq!(case(2)["severity"], "medium");
+    assert!(
+        case(0)["did"]
+            .as_str()
+            .unwrap()
+            .contains("threw (TypeError: resource is not a string)"),
+        "{}",
+        case(0)["did"]
+    );
+    assert_eq!(report["critical"][0]["effect"], "crash-or-hang");
+    assert_eq!(report["critical"][0]["counted"], true);
+    // The adapter kept working: no restart, no incident.
+    assert_eq!(report["restarts"], 0);
+    assert_eq!(report["incidents"], json!([]));
+}
+
+#[test]
+fn a_case_needing_an_undeclared_option_is_skipped_never_a_finding() {
+    let (i1, e1) = ok(json!({"a": 1}));
+    let corpus = Corpus::new(&[
+        ("fake.echo", i1, e1, "FAKE-ONE"),
+        // Answered wrongly by the adapter: a finding whenever it is sent.
+        (
+            "fake.echo",
+            json!({"mode": "ok", "output": {"strict": false}}),
+            json!({"result": "valid", "output": {"strict": true}}),
+            "FAKE-TWO",
+        ),
+    ]);
+    let file = corpus.path("vectors/fake/echo.json");
+    let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    v["cases"][1]["options"] = json!(["strict-mode"]);
+    std::fs::write(&file, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+
+    // Not declared: skipped with the option named, no finding, exit 0.
+    let (out, report) = corpus.run_json(&fake(""), &[]);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert_eq!(statuses(&report), ["passed", "skipped"]);
+    assert_eq!(
+        report["cases"][1]["message"],
+        "needs option strict-mode (not in the adapter's hello.options)"
+    );
+    assert_eq!(report["findings"], json!([]));
+    assert_eq!(report["options"], json!([]));
+    // Declared (with another): sent and judged.
+    let (out, report) = corpus.run_json(&fake("--options per-tool-spend,strict-mode"), &[]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert_eq!(statuses(&report), ["passed", "failed"]);
+    assert_eq!(report["options"], json!(["per-tool-spend", "strict-mode"]));
+    let text = corpus.run(&fake("--options strict-mode"), &[]).stdout;
+    assert!(
+        text.contains("options declared (hello.options): strict-mode\n"),
+        "{text}"
+    );
+    // Another option only: still skipped.
+    let (_, report) = corpus.run_json(&fake("--options per-tool-spend"), &[]);
+    assert_eq!(statuses(&report), ["passed", "skipped"]);
+    // An option nobody knows is a setup error naming the known ones.
+    let out = corpus.run(&fake("--options strict"), &[]);
+    assert_eq!(out.code, 3, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("unknown option(s) strict") && out.stderr.contains("strict-mode"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn each_adapter_process_gets_its_worker_index_and_own_temporary_directory() {
+    let cases: Vec<_> = (0..4)
+        .map(|_| ("fake.echo", mode("env"), valid_empty(), "FAKE-ONE"))
+        .collect();
+    let corpus = Corpus::new(&cases);
+    let (out, report) = corpus.run_json(&fake(""), &["--jobs", "2"]);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert_eq!(report["jobs"], 2);
+    let answers: Vec<&Value> = report["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| &c["actual"]["output"])
+        .collect();
+    // Dealt in turn: cases 1 and 3 to worker 0, 2 and 4 to worker 1.
+    let workers: Vec<&str> = answers
+        .iter()
+        .map(|a| a["worker"].as_str().unwrap())
+        .collect();
+    assert_eq!(workers, ["0", "1", "0", "1"]);
+    assert!(answers.iter().all(|a| a["jobs"] == "2"));
+    let dirs: Vec<&str> = answers
+        .iter()
+        .map(|a| a["tmpdir"].as_str().unwrap())
+        .collect();
+    assert_ne!(dirs[0], dirs[1]);
+    assert_eq!(dirs[0], dirs[2]);
+    assert!(dirs[1].ends_with("worker-1"), "{}", dirs[1]);
+    // Removed with the run.
+    assert!(!Path::new(dirs[0]).exists() && !Path::new(dirs[1]).exists());
+    let (_, report) = corpus.run_json(&fake(""), &["--jobs", "1"]);
+    assert_eq!(report["jobs"], 1);
+}
+
+#[test]
+fn an_adapter_not_safe_in_parallel_is_told_so_and_its_cases_are_not_findings() {
+    let (i1, e1) = ok(json!({"a": 1}));
+    let unsafe_case = (
+        "fake.echo",
+        json!({"mode": "parallel-unsafe", "output": {"a": 2}}),
+        json!({"result": "valid", "output": {"a": 2}}),
+        "FAKE-ONE",
+    );
+    let corpus = Corpus::new(&[
+        ("fake.echo", i1, e1, "FAKE-ONE"),
+        unsafe_case.clone(),
+        unsafe_case,
+        // A real failure: the same alone and in parallel, so still a finding.
+        (
+            "fake.echo",
+            json!({"mode": "error", "code": "expired"}),
+            json!({"result": "invalid", "code": "revoked"}),
+            "FAKE-TWO",
+        ),
+    ]);
+    let (out, report) = corpus.run_json(&fake(""), &["--jobs", "2"]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert_eq!(statuses(&report), ["passed", "passed", "passed", "failed"]);
+    let unsafe_ids: Vec<&str> = report["parallel_unsafe"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(unsafe_ids, ["fake-echo-0002", "fake-echo-0003"]);
+    assert_eq!(report["parallel_unsafe"][0]["parallel"], "failed");
+    assert_eq!(report["parallel_unsafe"][0]["alone"], "passed");
+    let finding_ids: Vec<&str> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| f["ids"].as_array().unwrap())
+        .map(|i| i.as_str().unwrap())
+        .collect();
+    assert_eq!(finding_ids, ["fake-echo-0004"]);
+    let text = corpus.run(&fake(""), &["--jobs", "2"]).stdout;
+    let screen: Vec<&str> = text.lines().take(4).collect();
+    assert!(
+        screen
+            .iter()
+            .any(|l| l.starts_with("The adapter is not safe to run in parallel: 2 case(s)")),
+        "{text}"
+    );
+    // One job: nothing to re-run, nothing said.
+    let (_, report) = corpus.run_json(&fake(""), &["--jobs", "1"]);
+    assert_eq!(report["parallel_unsafe"], json!([]));
+}
+
 fn alive(pid: u32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         // Field 3 is the state; a zombie is dead for our purposes.
@@ -1177,6 +1356,120 @@ fn list_shows_the_corpus_and_unknown_filter_values_get_suggestions() {
     assert!(!out.stderr.contains("--op"), "{}", out.stderr);
 }
 
+/// The first `n` lines of a text.
+fn head(text: &str, n: usize) -> String {
+    text.lines().take(n).collect::<Vec<_>>().join("\n")
+}
+
+#[test]
+fn a_baselined_critical_finding_stays_on_the_first_screen_of_every_format() {
+    let mut cases = standard_cases();
+    // fake-echo-0004: a wrong code (not critical); fake-echo-0005: a crash (crash-or-hang,
+    // critical).
+    cases.push((
+        "fake.echo",
+        json!({"mode": "error", "code": "expired"}),
+        json!({"result": "invalid", "code": "revoked"}),
+        "FAKE-TWO",
+    ));
+    cases.push(("fake.echo", mode("crash"), valid_empty(), "FAKE-TWO"));
+    let corpus = Corpus::new(&cases);
+    let listed = |path: &Path| -> Vec<String> {
+        std::fs::read_to_string(path)
+            .unwrap()
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .filter_map(|l| l.split_whitespace().next().map(str::to_owned))
+            .collect()
+    };
+
+    // By default --write-baseline refuses the critical case, and says so.
+    let plain = corpus.path("plain.txt");
+    let p = plain.display().to_string();
+    let out = corpus.run(&fake(""), &["--write-baseline", &p]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert_eq!(listed(&plain), ["fake-echo-0004"]);
+    assert!(
+        out.stderr.contains("--baseline-critical") && out.stderr.contains("fake-echo-0005"),
+        "{}",
+        out.stderr
+    );
+    assert!(std::fs::read_to_string(&plain)
+        .unwrap()
+        .contains("fake-echo-0005 (crash-or-hang)"));
+    // With that baseline the crash still fails the run.
+    let (out, report) = corpus.run_json(&fake(""), &["--expected-failures", &p]);
+    assert_eq!(out.code, 1);
+    assert_eq!(report["critical"][0]["effect"], "crash-or-hang");
+    assert_eq!(report["expected_critical"], json!([]));
+
+    // Asked explicitly, it lists it; the rerun passes, and every format still names it.
+    let all = corpus.path("all.txt");
+    let a = all.display().to_string();
+    let out = corpus.run(&fake(""), &["--write-baseline", &a, "--baseline-critical"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert_eq!(listed(&all), ["fake-echo-0004", "fake-echo-0005"]);
+    let md = corpus.path("out.md").display().to_string();
+    let junit = corpus.path("out.xml").display().to_string();
+    let html = corpus.path("out.html").display().to_string();
+    let json_file = corpus.path("out.json").display().to_string();
+    let out = corpus.run(
+        &fake(""),
+        &[
+            "--expected-failures",
+            &a,
+            "--report",
+            &format!("markdown={md}"),
+            "--report",
+            &format!("junit={junit}"),
+            "--report",
+            &format!("html={html}"),
+            "--report",
+            &format!("json={json_file}"),
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    let screen = head(&out.stdout, 5);
+    assert!(
+        screen.contains("Critical findings: 1 expected by the baseline: crash-or-hang"),
+        "{screen}"
+    );
+    let line2 = out.stdout.lines().nth(1).unwrap();
+    assert!(line2.contains(", 2 xfail;"), "{line2}");
+    assert!(
+        !out.stdout.contains("Critical findings: none"),
+        "{}",
+        out.stdout
+    );
+    let markdown = std::fs::read_to_string(&md).unwrap();
+    assert!(
+        head(&markdown, 6).contains("Critical findings: 1 expected by the baseline: crash-or-hang"),
+        "{markdown}"
+    );
+    assert!(head(&markdown, 2).contains("2 xfail"), "{markdown}");
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(
+        head(&xml, 4).contains("Critical findings: 1 expected by the baseline: crash-or-hang"),
+        "{xml}"
+    );
+    assert!(
+        xml.contains("CRITICAL crash-or-hang, expected by the baseline"),
+        "{xml}"
+    );
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        page.contains("Critical findings: 1 expected by the baseline: crash-or-hang"),
+        "html"
+    );
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(&json_file).unwrap()).unwrap();
+    validate_report(&report);
+    assert_eq!(report["critical"], json!([]));
+    assert_eq!(report["expected_critical"][0]["effect"], "crash-or-hang");
+    assert_eq!(report["expected_critical"][0]["cases"], 1);
+    assert_eq!(report["expected_critical"][0]["counted"], false);
+}
+
 #[test]
 fn write_baseline_and_globs_apply_only_to_failing_cases() {
     let mut cases = standard_cases();
@@ -1190,7 +1483,7 @@ fn write_baseline_and_globs_apply_only_to_failing_cases() {
     let corpus = Corpus::new(&cases);
     let written = corpus.path("written.txt");
     let w = written.display().to_string();
-    let out = corpus.run(&fake(""), &["--write-baseline", &w]);
+    let out = corpus.run(&fake(""), &["--write-baseline", &w, "--baseline-critical"]);
     assert_eq!(out.code, 1, "{}", out.stderr);
     let text = std::fs::read_to_string(&written).unwrap();
     let ids: Vec<&str> = text
@@ -1392,7 +1685,8 @@ fn without_timings(report: &Value) -> Value {
     match report {
         Value::Object(m) => Value::Object(
             m.iter()
-                .filter(|(k, _)| k.as_str() != "duration_ms")
+                // Timings, and the job count the report records (issue 49 item 4).
+                .filter(|(k, _)| k.as_str() != "duration_ms" && k.as_str() != "jobs")
                 .map(|(k, v)| (k.clone(), without_timings(v)))
                 .collect(),
         ),

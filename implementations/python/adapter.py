@@ -681,7 +681,9 @@ def main(library: Any = None, implementation: Optional[dict] = None) -> None:
         import delegateos_mini as library
     dos = library
     # Looked up at each call: python-literal extends OPERATIONS and replaces run_case.
-    kit.serve(implementation or IMPLEMENTATION, lambda: OPERATIONS, lambda case: run_case(case))
+    # delegateos_mini implements both options (config.strict, a tool's own spend).
+    kit.serve(implementation or IMPLEMENTATION, lambda: OPERATIONS, lambda case: run_case(case),
+              ["strict-mode", "per-tool-spend"])
 
 
 if __name__ == "__main__":

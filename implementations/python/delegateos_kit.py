@@ -13,7 +13,8 @@ In an operation function:
 - raise InvalidInput(text) when the input does not have the catalogue's shape (`invalid_input`);
 - raise Skip(reason) for an input your library cannot represent (`skipped`);
 - raise TODO to leave an input unimplemented for now (`skipped`, "not implemented yet").
-Any other exception is reported `errored`, its message leading with the exception's type and text
+Any other exception is reported `threw` (the implementation threw on this input, graded as a crash
+on it: spec/adapter-protocol.md §2.2), its message leading with the exception's type and text
 (`TypeError: ...`, what the report shows) and then its traceback, and the adapter keeps running;
 map your library's own error type onto codes in adapter.py's `library_error`.
 """
@@ -30,7 +31,7 @@ import sys
 import textwrap
 import traceback
 from datetime import datetime, timedelta, timezone
-from typing import Any, Callable, Dict, Optional, Tuple
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
 PROTOCOL = 1
 
@@ -252,7 +253,7 @@ def run_case(case: Any, operations: Dict[str, Callable], library_error: Optional
                 mapped = None
         if mapped is not None:
             return {"outcome": "error", "code": str(mapped[0]), "detail": str(mapped[1])}
-        return {"outcome": "errored", "message": describe(e)}
+        return {"outcome": "threw", "message": describe(e)}
     if not isinstance(output, dict):
         return {"outcome": "errored", "message": f"{case.get('op')} returned {type(output).__name__}, not a dict"}
     return {"outcome": "ok", "output": output}
@@ -264,9 +265,10 @@ def _write(reply: dict) -> None:
     sys.stdout.flush()
 
 
-def serve(implementation: dict, operations: Callable[[], Dict[str, Callable]], run: Callable[[Any], dict]) -> None:
+def serve(implementation: dict, operations: Callable[[], Dict[str, Callable]], run: Callable[[Any], dict],
+          options: Sequence[str] = ()) -> None:
     """Answers frames on stdin until `bye` or end of input. `operations()` is asked at each
-    `hello`; `run(case)` answers one case."""
+    `hello`; `run(case)` answers one case; `options` are declared in `hello.options`."""
     for raw in sys.stdin.buffer:
         line = raw.decode("utf-8", "surrogateescape").strip()
         if not line:
@@ -283,7 +285,8 @@ def serve(implementation: dict, operations: Callable[[], Dict[str, Callable]], r
         if cmd == "hello":
             names = sorted(operations())
             print(f"adapter: declaring {len(names)} operation(s): {', '.join(names) or 'none'}", file=sys.stderr)
-            _write({"seq": seq, "protocol": PROTOCOL, "implementation": implementation, "operations": names})
+            _write({"seq": seq, "protocol": PROTOCOL, "implementation": implementation, "operations": names,
+                    "options": list(options)})
         elif cmd == "run":
             try:
                 reply = run(frame.get("case"))

@@ -1736,6 +1736,7 @@ impl Finding {
                 },
                 stake,
                 op: self.op.clone(),
+                options: delegateos_vectors::options::needed_by(&self.input),
                 input: self.input.clone(),
                 expect: self.expectation.clone(),
             }],

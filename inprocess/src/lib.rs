@@ -43,7 +43,8 @@
 //! only with [`Options::strict`]. A case whose method answers [`Answer::Todo`] or
 //! [`Answer::Skip`] is skipped (`ignored` under `cargo test`); a run in which every case was
 //! skipped fails, naming the operation to start with. A panic in a method is that case's
-//! `errored` verdict.
+//! `errored` verdict of kind `threw` (the implementation threw on the input), graded as a crash
+//! on it by the case's stake, as `run` grades an adapter's `threw` reply.
 //!
 //! [`cases_in`] loads another vector directory (a fuzzer's findings, say) for [`run_cases`].
 //!
@@ -124,7 +125,9 @@ impl From<ActualOutcome> for Answer {
                 detail: detail.unwrap_or_default(),
             },
             ActualOutcome::Skipped { reason } => Self::Skip(reason),
-            ActualOutcome::Errored { message } => Self::Errored(message),
+            ActualOutcome::Errored { message } | ActualOutcome::Threw { message } => {
+                Self::Errored(message)
+            }
         }
     }
 }
@@ -280,11 +283,16 @@ pub(crate) fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "panic".to_owned())
 }
 
-fn answer<I: Implementation + ?Sized>(imp: &I, case: &Case) -> Answer {
+/// The implementation's answer, or `Err` with the panic's text: a panic is the implementation
+/// throwing on the input (`threw`, graded as a crash by the case's stake), never the harness.
+fn answer<I: Implementation + ?Sized>(imp: &I, case: &Case) -> Result<Answer, String> {
     match catch_unwind(AssertUnwindSafe(|| dispatch(imp, &case.op, &case.input))) {
-        Ok(Some(a)) => a,
-        Ok(None) => Answer::Skip(format!("operation {:?} is not catalogued", case.op)),
-        Err(payload) => Answer::Errored(format!("panicked: {}", panic_text(payload.as_ref()))),
+        Ok(Some(a)) => Ok(a),
+        Ok(None) => Ok(Answer::Skip(format!(
+            "operation {:?} is not catalogued",
+            case.op
+        ))),
+        Err(payload) => Err(format!("panicked: {}", panic_text(payload.as_ref()))),
     }
 }
 
@@ -293,14 +301,15 @@ pub fn run_case<I: Implementation + ?Sized>(imp: &I, c: &CorpusCase) -> CaseVerd
     let case = &c.case;
     let errored = Outcome::Errored(ErrorKind::AdapterErrored);
     let (outcome, message) = match answer(imp, case) {
-        Answer::Todo => (Outcome::Skipped, "not implemented yet".to_owned()),
-        Answer::Skip(reason) => (Outcome::Skipped, reason),
-        Answer::Errored(message) => (errored, message),
-        Answer::Error { code, .. } if code.is_empty() => {
+        Err(panic) => (Outcome::Errored(ErrorKind::Threw), panic),
+        Ok(Answer::Todo) => (Outcome::Skipped, "not implemented yet".to_owned()),
+        Ok(Answer::Skip(reason)) => (Outcome::Skipped, reason),
+        Ok(Answer::Errored(message)) => (errored, message),
+        Ok(Answer::Error { code, .. }) if code.is_empty() => {
             (errored, "an error answer needs a non-empty code".to_owned())
         }
-        Answer::Ok(out) => judged(case, &ActualOutcome::Ok { output: out }),
-        Answer::Error { code, detail } => judged(
+        Ok(Answer::Ok(out)) => judged(case, &ActualOutcome::Ok { output: out }),
+        Ok(Answer::Error { code, detail }) => judged(
             case,
             &ActualOutcome::Error {
                 code,

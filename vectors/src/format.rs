@@ -194,6 +194,11 @@ pub struct Case {
     pub stake: Stake,
     /// Operation name from `spec/operations.md`.
     pub op: String,
+    /// The options ([`crate::options`]) the case's input turns on: an adapter that does not
+    /// declare one in `hello.options` has the case skipped ("needs option X"). Absent when
+    /// none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub options: Vec<String>,
     /// The operation input object.
     pub input: Value,
     /// The expected outcome.

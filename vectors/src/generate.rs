@@ -174,6 +174,7 @@ impl Group {
                 crash_or_hang: String::new(),
             },
             op: op.to_owned(),
+            options: crate::options::needed_by(&input),
             input,
             expect,
         };

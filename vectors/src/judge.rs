@@ -47,6 +47,12 @@ pub enum ActualOutcome {
         /// What went wrong.
         message: String,
     },
+    /// The implementation threw (an exception, a panic inside the library) on this input; the
+    /// adapter itself is fine (`spec/adapter-protocol.md` §2.2).
+    Threw {
+        /// The exception.
+        message: String,
+    },
 }
 
 impl From<&Outcome> for ActualOutcome {
@@ -77,6 +83,7 @@ impl ActualOutcome {
             },
             Self::Skipped { reason } => json!({ "outcome": "skipped", "reason": reason }),
             Self::Errored { message } => json!({ "outcome": "errored", "message": message }),
+            Self::Threw { message } => json!({ "outcome": "threw", "message": message }),
         }
     }
 }
@@ -168,7 +175,9 @@ fn failure_kind(outcomes: &[Expected], actual: &ActualOutcome) -> FailureKind {
         ActualOutcome::Ok { .. } => FailureKind::AcceptedInvalid,
         ActualOutcome::Error { .. } if any_invalid => FailureKind::WrongCode,
         ActualOutcome::Error { .. } => FailureKind::RejectedValid,
-        ActualOutcome::Skipped { .. } | ActualOutcome::Errored { .. } => FailureKind::NoAnswer,
+        ActualOutcome::Skipped { .. }
+        | ActualOutcome::Errored { .. }
+        | ActualOutcome::Threw { .. } => FailureKind::NoAnswer,
     }
 }
 

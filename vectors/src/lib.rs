@@ -44,6 +44,7 @@ pub mod judge;
 pub mod keys;
 pub mod load;
 pub mod operations;
+pub mod options;
 pub mod outcome;
 #[cfg(feature = "generator")]
 pub mod regenerate;

@@ -26,6 +26,11 @@ pub enum ErrorKind {
     ProtocolError,
     /// The implementation replied `errored` (or an error without a code).
     AdapterErrored,
+    /// The adapter replied `threw`: the implementation threw on this input (an exception, a
+    /// panic inside the library) while the adapter kept working. Graded as a crash on the
+    /// case's input, by its stake (`crashOrHang`): a throw on untrusted input is a crash on
+    /// untrusted input.
+    Threw,
     /// The adapter could not be restarted for this case.
     RestartFailed,
     /// Not sent: too many consecutive errors before it.
@@ -44,6 +49,7 @@ impl ErrorKind {
             Self::Timeout => "timeout",
             Self::ProtocolError => "protocol_error",
             Self::AdapterErrored => "adapter_errored",
+            Self::Threw => "threw",
             Self::RestartFailed => "restart_failed",
             Self::Abandoned => "abandoned",
             Self::Unjudged => "errored",
@@ -190,7 +196,9 @@ fn grade(subject: &Subject<'_>, fault: FaultRef<'_>) -> Assessment {
     let (direction, output, family, error) = match fault {
         FaultRef::Failed(kind, output) => (direction(subject, kind, output), output, None, None),
         FaultRef::OtherCode(family) => (Direction::OtherCode, None, Some(family), None),
-        FaultRef::Errored(ErrorKind::Crash) => (Direction::Crash, None, None, None),
+        FaultRef::Errored(ErrorKind::Crash | ErrorKind::Threw) => {
+            (Direction::Crash, None, None, None)
+        }
         FaultRef::Errored(ErrorKind::Timeout) => (Direction::Hang, None, None, None),
         FaultRef::Errored(kind) => (Direction::Errored, None, None, Some(kind.name())),
     };

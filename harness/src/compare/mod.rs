@@ -114,6 +114,10 @@ pub struct CompareArgs {
     /// With `--baseline`: exit 1 when a finding is new (0 otherwise).
     #[arg(long, requires = "baseline")]
     pub fail_on_new: bool,
+    /// With `--baseline`: exit 1 when a finding is new or worse (its severity rose, or its
+    /// cases grew among the cases both reports ran); 0 otherwise.
+    #[arg(long, requires = "baseline")]
+    pub fail_on_worse: bool,
     /// Cores for the `--impl` runs (default: the number of available cores): up to that many
     /// implementations run at once, and the cores are shared among them (each run's `--jobs`,
     /// unless given after `--`). The comparison is the same for every N.
@@ -843,7 +847,8 @@ pub fn run(args: &CompareArgs, runner: RunWith<'_>) -> i32 {
         if let Err(code) = write_output(args, &over_time::render(&o, args.format)) {
             return code;
         }
-        return if args.fail_on_new && !o.new.is_empty() {
+        let worse = !o.new.is_empty() || !o.worse.is_empty();
+        return if (args.fail_on_new && !o.new.is_empty()) || (args.fail_on_worse && worse) {
             ConformExitCode::FAILURES
         } else {
             ConformExitCode::OK

@@ -1,7 +1,9 @@
 //! `compare --baseline OLD.json NEW.json`: two reports of the same implementation over time (an
 //! old release and a new one, `main` and a pull request) as **new**, **fixed** and
-//! **unchanged** findings, matched by finding key (one per root cause); `--fail-on-new` exits 1
-//! when a finding is new, for CI regression gates.
+//! **unchanged** findings, matched by finding key (one per root cause), and, of the findings in
+//! both, the **worse** ones (severity rose, or more of the cases both reports ran belong to it);
+//! `--fail-on-new` exits 1 when a finding is new, `--fail-on-worse` when one is new or worse,
+//! for CI regression gates.
 //!
 //! Reports of different corpus versions (different digests in `vectors`) are not refused: case
 //! ids are stable and never reused, so the comparison states the cases added (in the new
@@ -21,17 +23,23 @@
 //!               "cases_added": [id], "cases_removed": [id] },
 //!   "new":   [ { "key", "title", "severity", "cases", "counted", "cases_not_in_other" } ],
 //!   "fixed": [ { same members; severity and cases as in the baseline } ],
+//!   "worse": [ { the members of "unchanged", plus "why": [string] } ],
 //!   "unchanged": [ { "key", "title", "severity", "cases", "counted",
 //!                    "severity_before", "cases_before" } ] }
 //! ```
 //!
-//! Exit codes: 0; 1 with `--fail-on-new` when `new` is not empty; 3 and 64 as `compare`.
+//! A finding in both reports is worse when its severity rose, or when its cases that the
+//! baseline also ran outnumber its cases in the baseline (growth that comes only from cases the
+//! baseline did not run is a corpus or filter change, not a regression; it stays unchanged).
+//!
+//! Exit codes: 0; 1 with `--fail-on-new` when `new` is not empty, with `--fail-on-worse` when
+//! `new` or `worse` is not empty; 3 and 64 as `compare`.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{corpus_digest, overview, severity_rank, Loaded};
 pub use crate::report::compare::over_time::{
-    render, CorpusChange, FindingEntry, OverTime, Side, UnchangedEntry, SCHEMA,
+    render, CorpusChange, FindingEntry, OverTime, Side, UnchangedEntry, WorseEntry, SCHEMA,
 };
 
 fn side(l: &Loaded) -> Side {
@@ -135,24 +143,55 @@ pub(super) fn compare(old: &Loaded, new: &Loaded) -> OverTime {
         .filter(|(k, _)| !new_f.contains_key(*k))
         .map(|(_, f)| entry(f, &new_ids))
         .collect();
-    let mut unchanged: Vec<UnchangedEntry> = new_f
-        .iter()
-        .filter_map(|(k, f)| {
-            let before = old_f.get(k)?;
-            Some(UnchangedEntry {
-                key: f.key.clone(),
-                title: f.title.clone(),
-                severity: f.severity.clone(),
-                cases: f.cases,
-                counted: f.counted,
-                severity_before: before.severity.clone(),
-                cases_before: before.cases,
-            })
-        })
-        .collect();
+    let mut unchanged: Vec<UnchangedEntry> = Vec::new();
+    let mut worse: Vec<WorseEntry> = Vec::new();
+    for (k, f) in &new_f {
+        let Some(before) = old_f.get(k) else {
+            continue;
+        };
+        let entry = UnchangedEntry {
+            key: f.key.clone(),
+            title: f.title.clone(),
+            severity: f.severity.clone(),
+            cases: f.cases,
+            counted: f.counted,
+            severity_before: before.severity.clone(),
+            cases_before: before.cases,
+        };
+        let mut why = Vec::new();
+        if severity_rank(&f.severity) < severity_rank(&before.severity) {
+            why.push(format!(
+                "severity rose from {} to {}",
+                before.severity, f.severity
+            ));
+        }
+        // Only the cases the baseline also ran: a case it did not run cannot be a regression.
+        let comparable = f.ids.iter().filter(|i| old_ids.contains(*i)).count() as u64;
+        if comparable > before.cases {
+            let added = f.cases.saturating_sub(comparable);
+            why.push(format!(
+                "cases grew from {} to {}{}",
+                before.cases,
+                f.cases,
+                if added == 0 {
+                    String::new()
+                } else {
+                    format!(" ({added} of them not run by the baseline)")
+                }
+            ));
+        }
+        if why.is_empty() {
+            unchanged.push(entry);
+        } else {
+            worse.push(WorseEntry { entry, why });
+        }
+    }
     by_severity(&mut added, |e| (e.severity.as_str(), e.key.as_str()));
     by_severity(&mut fixed, |e| (e.severity.as_str(), e.key.as_str()));
     by_severity(&mut unchanged, |e| (e.severity.as_str(), e.key.as_str()));
+    by_severity(&mut worse, |e| {
+        (e.entry.severity.as_str(), e.entry.key.as_str())
+    });
     OverTime {
         schema: SCHEMA,
         notes,
@@ -161,6 +200,7 @@ pub(super) fn compare(old: &Loaded, new: &Loaded) -> OverTime {
         corpus,
         new: added,
         fixed,
+        worse,
         unchanged,
     }
 }

@@ -182,6 +182,7 @@ fn runner_case(
         },
         stake,
         op: "dct.verify".to_owned(),
+        options: Vec::new(),
         input,
         expect: expectation,
     })
@@ -284,7 +285,8 @@ pub(crate) fn classify(result: &runner::CaseResult) -> Option<FindingKind> {
         Status::Failed => Some(FindingKind::Disagreement),
         Status::OtherCode => Some(FindingKind::OtherCode),
         Status::Errored => Some(match result.error_kind() {
-            Some(ErrorKind::Crash) => FindingKind::Crash,
+            // A throw is graded as a crash on the input, as `run` grades it.
+            Some(ErrorKind::Crash | ErrorKind::Threw) => FindingKind::Crash,
             Some(ErrorKind::Timeout) => FindingKind::Timeout,
             Some(ErrorKind::ProtocolError) => FindingKind::ProtocolError,
             _ => FindingKind::Errored,
@@ -772,6 +774,7 @@ pub fn finding_file(f: &Finding, n: usize, keys: &Keys) -> VectorFile {
             },
             stake,
             op: f.op.clone(),
+            options: Vec::new(),
             input: f.input.clone(),
             expect,
         }],

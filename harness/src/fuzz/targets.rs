@@ -73,6 +73,9 @@ fn outcome_to_reply(outcome: &RunOutcome, seq: u64) -> Value {
         RunOutcome::Errored { message } => {
             json!({"seq": seq, "outcome": "errored", "message": message})
         }
+        RunOutcome::Threw { message } => {
+            json!({"seq": seq, "outcome": "threw", "message": message})
+        }
     }
 }
 

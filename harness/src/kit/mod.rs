@@ -292,6 +292,22 @@ fn test_keys(lang: Lang) -> String {
     out.trim_end_matches('\n').to_owned()
 }
 
+/// The options (`delegateos_vectors::options`), one commented line each, for the adapter's
+/// `OPTIONS` list (commented out: the author uncomments what the implementation has).
+fn option_lines(indent: &str, comment: &str) -> String {
+    delegateos_vectors::options::ALL
+        .iter()
+        .map(|o| {
+            format!(
+                "{indent}{comment} \"{}\",  {comment} {}",
+                o.name,
+                o.summary.split_whitespace().collect::<Vec<_>>().join(" ")
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 fn fill(template: &str, pairs: &[(&str, &str)]) -> String {
     let mut out = template.to_owned();
     for (key, value) in pairs {
@@ -523,7 +539,14 @@ pub fn render(lang: Lang, inprocess: &Inprocess) -> Vec<KitFile> {
         Lang::Python => vec![
             file(
                 "adapter.py",
-                fill(tpl::PY_ADAPTER, &[("STUBS", body.trim_end()), ("REGISTRY", registry.trim_end())]),
+                fill(
+                    tpl::PY_ADAPTER,
+                    &[
+                        ("STUBS", body.trim_end()),
+                        ("REGISTRY", registry.trim_end()),
+                        ("OPTIONS", &option_lines("    ", "#")),
+                    ],
+                ),
                 true,
             ),
             file("delegateos_kit.py", fill(tpl::PY_KIT, &[("TEST_KEYS", &keys)]), false),
@@ -531,7 +554,14 @@ pub fn render(lang: Lang, inprocess: &Inprocess) -> Vec<KitFile> {
         Lang::Typescript => vec![
             file(
                 "adapter.mjs",
-                fill(tpl::TS_ADAPTER, &[("STUBS", body.trim_end()), ("REGISTRY", registry.trim_end())]),
+                fill(
+                    tpl::TS_ADAPTER,
+                    &[
+                        ("STUBS", body.trim_end()),
+                        ("REGISTRY", registry.trim_end()),
+                        ("OPTIONS", &option_lines("  ", "//")),
+                    ],
+                ),
                 false,
             ),
             file("delegateos-kit.mjs", fill(tpl::TS_KIT, &[("TEST_KEYS", &keys)]), false),

@@ -52,9 +52,15 @@ pub struct Args {
     /// Proxy command; `{config}` is replaced by the launch-config path (spec/mcp-proxy.md).
     #[arg(long)]
     pub proxy: String,
-    /// Also run the strict-mode cases (the proxy is launched with `"strict": true`).
+    /// Also run the strict-mode cases (the proxy is launched with `"strict": true`); the same
+    /// as `--option strict-mode`.
     #[arg(long)]
     pub strict_mode_cases: bool,
+    /// An option the proxy has (the names of `run`'s `hello.options`,
+    /// spec/adapter-protocol.md §2.1): `strict-mode` runs the strict-mode cases. Repeatable or
+    /// comma-separated; an unknown name is a usage error.
+    #[arg(long = "option", value_name = "NAME", value_delimiter = ',')]
+    pub options: Vec<String>,
     /// Report format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: McpFormat,
@@ -451,10 +457,31 @@ pub fn run_observed(args: &Args, observer: &mut dyn SuiteObserver) -> Outcome {
             Err(e) => return Outcome::error(e, EXIT_SETUP),
         },
     };
+    if let Some(bad) = args
+        .options
+        .iter()
+        .find(|o| !delegateos_vectors::options::is_known(o))
+    {
+        let known: Vec<&str> = delegateos_vectors::options::ALL
+            .iter()
+            .map(|o| o.name)
+            .collect();
+        return Outcome::error(
+            format!(
+                "--option {bad}: unknown option (the options are {})",
+                known.join(", ")
+            ),
+            EXIT_USAGE,
+        );
+    }
     let opts = SuiteOptions {
         proxy: args.proxy.clone(),
         mock_upstream: mock,
-        strict_mode_cases: args.strict_mode_cases,
+        strict_mode_cases: args.strict_mode_cases
+            || args
+                .options
+                .iter()
+                .any(|o| o == delegateos_vectors::options::STRICT_MODE),
         ids: args.id.clone(),
         case_timeout: Duration::from_secs(args.case_timeout.max(1)),
         smoke: find_smoke(args.smoke_dir.as_deref()),

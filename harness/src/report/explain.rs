@@ -64,14 +64,15 @@ fn indented(out: &mut String, text: &str, prefix: &str) {
     }
 }
 
-/// An implementation's answer: JSON, except an `errored` answer's message (a traceback, a
-/// stack), which is printed as its text lines rather than one string of `\n` escapes.
+/// An implementation's answer: JSON, except an `errored` or `threw` answer's message (a
+/// traceback, a stack), which is printed as its text lines rather than one string of `\n`
+/// escapes.
 fn actual(out: &mut String, answer: &Value) {
-    if let (Some("errored"), Some(Value::String(message))) = (
+    if let (Some(outcome @ ("errored" | "threw")), Some(Value::String(message))) = (
         answer.get("outcome").and_then(Value::as_str),
         answer.get("message"),
     ) {
-        let _ = writeln!(out, "  errored:");
+        let _ = writeln!(out, "  {outcome}:");
         indented(out, message, "    ");
         let mut rest = answer.as_object().cloned().unwrap_or_default();
         rest.remove("outcome");

@@ -230,11 +230,30 @@ pub fn render(r: &Report) -> String {
     );
 
     // 1. Findings first: critical ones in the red box, then every finding with its example.
-    if r.critical.is_empty() {
+    if r.critical.is_empty() && r.expected_critical.is_empty() {
         out.push_str(
             "<section id=\"critical\" class=\"critical none\"><strong>Critical findings: \
              none</strong></section>\n",
         );
+    } else if r.critical.is_empty() {
+        // Critical findings the baseline expects: never hidden (issue 49 item 3).
+        let _ = write!(
+            out,
+            "<section id=\"critical\" class=\"critical\"><strong>{}</strong><ul>",
+            esc(&r.critical_line())
+        );
+        for c in &r.expected_critical {
+            let _ = write!(
+                out,
+                "<li><strong>{}</strong>: {} — {} case(s) expected by the baseline (xfail, not \
+                 counted), e.g. <code>{}</code></li>",
+                esc(&c.effect),
+                esc_code_spans(&c.title),
+                c.cases,
+                esc(&c.example)
+            );
+        }
+        out.push_str("</ul></section>\n");
     } else {
         let _ = write!(
             out,
@@ -250,6 +269,17 @@ pub fn render(r: &Report) -> String {
                 c.cases,
                 if c.counted { "" } else { " (not counted in the exit code)" },
                 esc(&c.example),
+                esc(&c.example)
+            );
+        }
+        for c in &r.expected_critical {
+            let _ = write!(
+                out,
+                "<li><strong>{}</strong>: {} — {} case(s) expected by the baseline (xfail, not \
+                 counted), e.g. <code>{}</code></li>",
+                esc(&c.effect),
+                esc_code_spans(&c.title),
+                c.cases,
                 esc(&c.example)
             );
         }

@@ -36,7 +36,27 @@ pub fn render(r: &Report) -> String {
     let t = &r.totals;
     let mut out = String::new();
     out.push_str("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    // Opens with the findings, one comment line per root cause, most severe first.
+    // Opens with the critical line (a critical finding the baseline expects included), then
+    // the findings, one comment line per root cause, most severe first.
+    if let Some(w) = &r.corpus_warning {
+        let _ = writeln!(out, "<!-- {} -->", escape(w).replace("--", "- -"));
+    }
+    let _ = writeln!(
+        out,
+        "<!-- {} -->",
+        escape(&r.critical_line()).replace("--", "- -")
+    );
+    for f in &r.expected_critical {
+        let _ = writeln!(
+            out,
+            "<!-- CRITICAL {} ({} case{}, expected by the baseline: xfail, not counted): {} e.g. {} -->",
+            escape(&f.effect).replace("--", "- -"),
+            f.cases,
+            if f.cases == 1 { "" } else { "s" },
+            escape(&f.title).replace("--", "- -"),
+            escape(&f.example).replace("--", "- -")
+        );
+    }
     for f in &r.findings {
         let _ = writeln!(
             out,
@@ -74,7 +94,7 @@ pub fn render(r: &Report) -> String {
             secs(time)
         );
         for c in cases {
-            testcase(&mut out, c, r.hardening.fail_on_hardening);
+            testcase(&mut out, c, r);
         }
         out.push_str("  </testsuite>\n");
     }
@@ -100,7 +120,7 @@ pub fn render(r: &Report) -> String {
             secs(time)
         );
         for c in cases {
-            testcase(&mut out, c, r.hardening.fail_on_hardening);
+            testcase(&mut out, c, r);
         }
         out.push_str("  </testsuite>\n");
     }
@@ -108,7 +128,14 @@ pub fn render(r: &Report) -> String {
     out
 }
 
-fn testcase(out: &mut String, c: &CaseReport, fail_on_hardening: bool) {
+fn testcase(out: &mut String, c: &CaseReport, r: &Report) {
+    let fail_on_hardening = r.hardening.fail_on_hardening;
+    // The critical finding an xfail case belongs to, if any: its skip message says so.
+    let expected_critical = r
+        .expected_critical
+        .iter()
+        .find(|f| f.ids.contains(&c.id))
+        .map(|f| f.effect.as_str());
     let _ = write!(
         out,
         "    <testcase name=\"{}\" classname=\"{}.{}\" time=\"{}\"",
@@ -175,7 +202,11 @@ fn testcase(out: &mut String, c: &CaseReport, fail_on_hardening: bool) {
         Status::Skipped => Some(format!("      <skipped message=\"{}\"/>\n", escape(msg))),
         Status::Xfail => Some(format!(
             "      <skipped message=\"{}\"/>\n",
-            escape(&format!("expected failure: {reason}"))
+            escape(&match expected_critical {
+                Some(effect) =>
+                    format!("CRITICAL {effect}, expected by the baseline (not counted): {reason}"),
+                None => format!("expected failure: {reason}"),
+            })
         )),
     };
     match body {

@@ -22,10 +22,23 @@ pub fn render(r: &Report) -> String {
         if r.exit_code == 0 { "✅" } else { "❌" },
         cell(&r.verdict_strip())
     );
-    if r.critical.is_empty() {
-        out.push_str("**Critical findings: none**\n\n");
-    } else {
-        let _ = writeln!(out, "**Critical findings ({})**\n", r.critical.len());
+    if let Some(line) = r.parallel_line() {
+        let _ = writeln!(out, "⚠️ {}\n", cell(&line));
+    }
+    let _ = writeln!(out, "**{}**\n", cell(&r.critical_line()));
+    for f in &r.expected_critical {
+        let _ = writeln!(
+            out,
+            "- 🛑 critical `{}` ({} case{}) expected by the baseline (xfail, not counted): {} — e.g. `{}`",
+            cell(&f.effect),
+            f.cases,
+            if f.cases == 1 { "" } else { "s" },
+            cell(&f.title),
+            f.example
+        );
+    }
+    if !r.expected_critical.is_empty() {
+        out.push('\n');
     }
     if !r.findings.is_empty() {
         let _ = writeln!(

@@ -301,6 +301,9 @@ pub struct CriticalFinding {
     pub example: String,
     /// False when none of its cases counts in the exit code.
     pub counted: bool,
+    /// Its case ids (the JSON report lists them under `findings`).
+    #[serde(skip)]
+    pub ids: Vec<String>,
 }
 
 /// A complete run report (the JSON report's shape).
@@ -308,6 +311,10 @@ pub struct CriticalFinding {
 pub struct Report {
     /// Critical findings first (normative, decision and hardening), one per root cause.
     pub critical: Vec<CriticalFinding>,
+    /// Critical findings whose every case the baseline (`--expected-failures`) expects: `xfail`
+    /// cases that would be critical without it, grouped as findings (never counted, never
+    /// hidden: every format names them on its first screen).
+    pub expected_critical: Vec<CriticalFinding>,
     /// The severity model every severity comes from (`spec/severity.md`).
     pub severity_model: String,
     /// Every finding (main and hardening sections), one per root cause, most severe first.
@@ -322,10 +329,22 @@ pub struct Report {
     pub implementation: Implementation,
     /// Operations it declared.
     pub operations: Vec<String>,
+    /// Options it declared (`hello.options`): cases needing another were skipped.
+    pub options: Vec<String>,
+    /// Adapter processes run at once (`--jobs`, at most one per independent unit).
+    pub jobs: usize,
+    /// With jobs > 1, the failing cases whose verdict differed when run again alone in one
+    /// fresh process: the adapter is not safe to run in parallel; each is reported with its
+    /// verdict alone, not as a finding of the parallel run.
+    pub parallel_unsafe: Vec<crate::runner::ParallelUnsafe>,
     /// The adapter command.
     pub command: String,
     /// The vectors directory.
     pub vectors: String,
+    /// A `--vectors DIR` that no longer matches its `manifest.json`: which files differ (the
+    /// first line of every format says so).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub corpus_warning: Option<String>,
     /// The selection in force.
     pub filter: Filter,
     /// The profile (`delegateos-v0.1` or `strict`).
@@ -368,6 +387,8 @@ pub struct ReportContext<'a> {
     pub command: &'a str,
     /// The vectors directory.
     pub vectors: &'a str,
+    /// A corpus directory that differs from its manifest (`CorpusSource::warning`).
+    pub corpus_warning: Option<&'a str>,
     /// Selection.
     pub filter: &'a Filter,
     /// Spec requirements.
@@ -583,6 +604,8 @@ impl Report {
             ..HardeningReport::default()
         };
         let mut members: Vec<Member> = Vec::new();
+        // The xfail cases that would be critical findings without the baseline.
+        let mut expected_members: Vec<Member> = Vec::new();
         // Every case is graded once, first: the finding keys the run names decide which cases
         // join a rule's finding (spec/severity.md §3), so each case names its final finding.
         let adapter_broken = adapter_exits_on_every_request(&run.results);
@@ -700,6 +723,23 @@ impl Report {
                     diff: result.diff().map(str::to_owned),
                 });
             }
+            if result.status == Status::Xfail && !is_advisory {
+                if let Some(a) = assess(case, result).filter(|a| a.severity == Severity::Critical) {
+                    expected_members.push(Member {
+                        id: case.id.clone(),
+                        description: case.description.clone(),
+                        op: case.op.clone(),
+                        requirements: case.requirements.clone(),
+                        assessment: a,
+                        counted: false,
+                        input_bytes: input_bytes(case),
+                        did: did_of(case, result).unwrap_or_default(),
+                        expected: Some(case.expect_json()),
+                        actual: result.actual.clone(),
+                        diff: result.diff().map(str::to_owned),
+                    });
+                }
+            }
             target.push(CaseReport {
                 id: case.id.clone(),
                 description: case.description.clone(),
@@ -807,20 +847,28 @@ impl Report {
                 .collect(),
         };
         let findings = findings::group_diagnosed(members, reqs, Some(&diagnosis));
+        let critical_of = |f: &Finding| CriticalFinding {
+            key: f.key.clone(),
+            title: f.title.clone(),
+            effect: f.effect.clone(),
+            cases: f.cases,
+            example: f.example.id.clone(),
+            counted: f.counted,
+            ids: f.ids.clone(),
+        };
         let critical = findings
             .iter()
             .filter(|f| f.severity == Severity::Critical)
-            .map(|f| CriticalFinding {
-                key: f.key.clone(),
-                title: f.title.clone(),
-                effect: f.effect.clone(),
-                cases: f.cases,
-                example: f.example.id.clone(),
-                counted: f.counted,
-            })
+            .map(critical_of)
+            .collect();
+        let expected_critical = findings::group(expected_members, reqs)
+            .iter()
+            .filter(|f| f.severity == Severity::Critical)
+            .map(critical_of)
             .collect();
         let mut report = Report {
             critical,
+            expected_critical,
             severity_model: findings::SEVERITY_MODEL.to_owned(),
             findings,
             schema: REPORT_SCHEMA.to_owned(),
@@ -831,8 +879,12 @@ impl Report {
             protocol: PROTOCOL_VERSION,
             implementation: run.implementation.clone(),
             operations: run.operations.clone(),
+            options: run.options.clone(),
+            jobs: run.jobs,
+            parallel_unsafe: run.parallel_unsafe.clone(),
             command: ctx.command.to_owned(),
             vectors: ctx.vectors.to_owned(),
+            corpus_warning: ctx.corpus_warning.map(str::to_owned),
             filter: ctx.filter.clone(),
             profile: ctx.profile.to_owned(),
             advisory,
@@ -950,16 +1002,81 @@ impl Report {
     pub fn verdict_strip(&self) -> String {
         let t = &self.totals;
         format!(
-            "{} — {} — corpus {} — {} passed, {} failed, {} errored; {} critical finding(s) — exit {}",
+            "{} — {} — corpus {} — {} passed, {} failed, {} errored, {} xfail; {} critical finding(s){} — exit {}",
             self.verdict(),
             self.implementation_label(),
             self.vectors,
             t.passed + t.acceptable,
             t.failed,
             t.errored,
+            t.xfail,
             self.critical.len(),
+            match self.expected_critical.len() {
+                0 => String::new(),
+                n => format!(" and {n} expected by the baseline"),
+            },
             self.exit_code
         )
+    }
+
+    /// The line every format opens its findings with: `Critical findings: none`, `Critical
+    /// findings: 2`, or, when the baseline expects critical findings, `Critical findings: 2
+    /// expected by the baseline: forgery, expiry-bypass` (after the counted ones, if any), so
+    /// that a baseline never hides a critical finding.
+    pub fn critical_line(&self) -> String {
+        let counted = match self.critical.len() {
+            0 if self.expected_critical.is_empty() => "none".to_owned(),
+            0 => String::new(),
+            n => n.to_string(),
+        };
+        if self.expected_critical.is_empty() {
+            return format!("Critical findings: {counted}");
+        }
+        let mut effects: Vec<&str> = Vec::new();
+        for f in &self.expected_critical {
+            if !effects.contains(&f.effect.as_str()) {
+                effects.push(&f.effect);
+            }
+        }
+        let cases: usize = self.expected_critical.iter().map(|f| f.cases).sum();
+        format!(
+            "Critical findings: {counted}{}{} expected by the baseline: {} ({cases} xfail case{})",
+            if counted.is_empty() { "" } else { ", and " },
+            self.expected_critical.len(),
+            effects.join(", "),
+            if cases == 1 { "" } else { "s" }
+        )
+    }
+
+    /// `The adapter is not safe to run in parallel: …` when a case's verdict alone differed
+    /// from its verdict with several processes, else `None`.
+    pub fn parallel_line(&self) -> Option<String> {
+        const SHOWN: usize = 8;
+        if self.parallel_unsafe.is_empty() {
+            return None;
+        }
+        let mut cases: Vec<String> = self
+            .parallel_unsafe
+            .iter()
+            .take(SHOWN)
+            .map(|p| {
+                format!(
+                    "{} ({} with {} jobs, {} alone)",
+                    p.id, p.parallel, self.jobs, p.alone
+                )
+            })
+            .collect();
+        if self.parallel_unsafe.len() > SHOWN {
+            cases.push(format!("… {} more", self.parallel_unsafe.len() - SHOWN));
+        }
+        Some(format!(
+            "The adapter is not safe to run in parallel: {} case(s) gave another verdict when run \
+             again alone in one fresh process, and are reported as they ran alone (give each \
+             process its own temporary files, ports and locks: DELEGATEOS_CONFORM_WORKER, \
+             TMPDIR; or run --jobs 1): {}",
+            self.parallel_unsafe.len(),
+            cases.join(", ")
+        ))
     }
 
     /// Failing cases (failed, other_code, errored) of the main and hardening sections, most

@@ -119,20 +119,24 @@ fn summary(out: &mut String, r: &Report) {
     let t = &r.totals;
     let _ = writeln!(
         out,
-        "DelegateOS conformance — {}: {} (exit {})",
+        "DelegateOS conformance — {}: {} (exit {}){}",
         r.implementation_label(),
         verdict(r),
-        r.exit_code
+        r.exit_code,
+        r.corpus_warning
+            .as_deref()
+            .map_or_else(String::new, |w| format!(" — {w}"))
     );
     let _ = writeln!(
         out,
-        "{} counted cases: {} passed, {} failed, {} errored, {} skipped, {} acceptable; hardening: {} of {} failed ({})",
+        "{} counted cases: {} passed, {} failed, {} errored, {} skipped, {} acceptable, {} xfail; hardening: {} of {} failed ({})",
         t.total,
         t.passed,
         t.failed,
         t.errored,
         t.skipped,
         t.acceptable,
+        t.xfail,
         r.hardening.totals.failed + r.hardening.totals.errored,
         r.hardening.totals.total,
         if r.hardening.fail_on_hardening {
@@ -141,8 +145,11 @@ fn summary(out: &mut String, r: &Report) {
             "not counted unless critical"
         }
     );
+    if let Some(line) = r.parallel_line() {
+        let _ = writeln!(out, "{line}");
+    }
     let [c, h, m, l] = findings::tally(&r.findings);
-    if r.findings.is_empty() {
+    if r.findings.is_empty() && r.expected_critical.is_empty() {
         let _ = writeln!(
             out,
             "Critical findings: none. No findings (severity model: {}).",
@@ -150,10 +157,27 @@ fn summary(out: &mut String, r: &Report) {
         );
         return;
     }
-    let cases: usize = r.findings.iter().map(|f| f.cases).sum();
-    if c == 0 {
-        let _ = writeln!(out, "Critical findings: none.");
+    if c == 0 || !r.expected_critical.is_empty() {
+        let _ = writeln!(out, "{}.", r.critical_line());
     }
+    // A critical finding the baseline expects stays on the first screen.
+    for (rank, f) in r.expected_critical.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "XC{:<2} {:<8} {:<24} {:>4} case{} {} [expected by the baseline: xfail, not counted] — e.g. {}",
+            rank + 1,
+            "CRITICAL",
+            f.effect,
+            f.cases,
+            if f.cases == 1 { " " } else { "s" },
+            f.title,
+            f.example
+        );
+    }
+    if r.findings.is_empty() {
+        return;
+    }
+    let cases: usize = r.findings.iter().map(|f| f.cases).sum();
     let _ = writeln!(
         out,
         "Findings (one per root cause, severity by effect: {}): {c} critical, {h} high, {m} medium, {l} low — {cases} failing case(s)\n",
@@ -269,13 +293,23 @@ pub fn render(r: &Report) -> String {
     out.push('\n');
     let _ = writeln!(
         out,
-        "adapter `{}`, protocol {}, vectors {}, {} cases, {:.1} s, {} restart(s)",
+        "adapter `{}`, protocol {}, vectors {}, {} cases, {:.1} s, {} restart(s), {} job(s)",
         r.command,
         r.protocol,
         r.vectors,
         r.totals.total,
         r.duration_ms / 1000.0,
-        r.restarts
+        r.restarts,
+        r.jobs
+    );
+    let _ = writeln!(
+        out,
+        "options declared (hello.options): {}",
+        if r.options.is_empty() {
+            "none (cases needing one are skipped)".to_owned()
+        } else {
+            r.options.join(", ")
+        }
     );
     out.push('\n');
 

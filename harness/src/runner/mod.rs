@@ -14,6 +14,7 @@ pub mod starvation;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::ops::Range;
+use std::path::PathBuf;
 use std::sync::{mpsc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -221,6 +222,13 @@ pub struct RunOutput {
     pub implementation: Implementation,
     /// Operations the adapter declared.
     pub operations: Vec<String>,
+    /// Options the adapter declared (`hello.options`).
+    pub options: Vec<String>,
+    /// Adapter processes run at once (the `--jobs` in force, at most one per unit).
+    pub jobs: usize,
+    /// With jobs > 1, the failing cases whose verdict differed when run again alone, in one
+    /// fresh process ([`recheck_alone`]): the adapter is not safe to run in parallel.
+    pub parallel_unsafe: Vec<ParallelUnsafe>,
     /// One result per case, in case order.
     pub results: Vec<CaseResult>,
     /// Protocol violations, crashes and timeouts.
@@ -296,9 +304,49 @@ struct Live {
 }
 
 /// Starts the adapter and performs the handshake.
-fn start(config: &RunConfig) -> Result<(Live, protocol::HelloReply), SetupError> {
-    let mut process =
-        AdapterProcess::spawn(&config.command, config.max_line).map_err(|e| SetupError::Spawn {
+/// The environment variable giving an adapter process its worker index (0 to jobs − 1).
+pub const WORKER_ENV: &str = "DELEGATEOS_CONFORM_WORKER";
+/// The environment variable giving an adapter process the run's number of jobs.
+pub const JOBS_ENV: &str = "DELEGATEOS_CONFORM_JOBS";
+
+/// A run's scratch directory: one `worker-K` directory per worker, each adapter process's
+/// `TMPDIR` (removed when the run ends).
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new() -> Self {
+        static RUNS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Self(std::env::temp_dir().join(format!("delegateos-conform-{}-{n}", std::process::id())))
+    }
+
+    /// `(worker index, jobs, its temporary directory)` as the adapter's environment.
+    fn env(&self, worker: usize, jobs: usize) -> Vec<(&'static str, String)> {
+        let dir = self.0.join(format!("worker-{worker}"));
+        // A directory that cannot be made leaves TMPDIR as it was rather than failing the run.
+        let mut env = vec![
+            (WORKER_ENV, worker.to_string()),
+            (JOBS_ENV, jobs.to_string()),
+        ];
+        if std::fs::create_dir_all(&dir).is_ok() {
+            env.push(("TMPDIR", dir.display().to_string()));
+        }
+        env
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn start(
+    config: &RunConfig,
+    env: &[(&str, String)],
+) -> Result<(Live, protocol::HelloReply), SetupError> {
+    let mut process = AdapterProcess::spawn_with_env(&config.command, config.max_line, env)
+        .map_err(|e| SetupError::Spawn {
             command: config.command.clone(),
             message: e.to_string(),
         })?;
@@ -381,13 +429,15 @@ pub fn run(
     if let Some(e) = interrupted_setup() {
         return Err(e);
     }
-    let (first, hello) = match start(config) {
+    let units = units_of(cases);
+    let jobs = config.jobs.clamp(1, units.len().max(1));
+    let scratch = Scratch::new();
+    let (first, hello) = match start(config, &scratch.env(0, jobs)) {
         Ok(started) => started,
         Err(e) => return Err(interrupted_setup().unwrap_or(e)),
     };
     let supported: BTreeSet<String> = hello.operations.iter().cloned().collect();
-    let units = units_of(cases);
-    let jobs = config.jobs.clamp(1, units.len().max(1));
+    let options: BTreeSet<String> = hello.options.iter().cloned().collect();
     let shared = Shared {
         abandoned: Mutex::new(Vec::new()),
     };
@@ -413,6 +463,8 @@ pub fn run(
                 config,
                 live: first.take(),
                 supported: &supported,
+                options: &options,
+                env: scratch.env(worker, jobs),
                 shared: &shared,
                 incidents: Vec::new(),
                 fresh: true,
@@ -473,6 +525,11 @@ pub fn run(
     caseless.dedup_by(|a, b| a.kind == b.kind && a.message == b.message);
     incidents.extend(caseless);
     let interrupted = interrupt::interrupted().map(interrupt::signal_name);
+    let parallel_unsafe = if interrupted.is_none() && jobs > 1 {
+        recheck_alone(cases, &mut results, baseline, config)
+    } else {
+        Vec::new()
+    };
     if interrupted.is_none() {
         stale_globs(cases, &mut results, baseline);
     }
@@ -480,12 +537,104 @@ pub fn run(
     Ok(RunOutput {
         implementation: hello.implementation,
         operations: hello.operations,
+        options: hello.options,
+        jobs,
+        parallel_unsafe,
         results,
         incidents,
         restarts,
         duration: started.elapsed(),
         interrupted,
     })
+}
+
+/// A case whose verdict with several adapter processes differed from its verdict alone.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ParallelUnsafe {
+    /// The case.
+    pub id: String,
+    /// Its verdict among the parallel processes (`failed`, `errored:crash`, …).
+    pub parallel: String,
+    /// Its verdict alone (the one reported).
+    pub alone: String,
+}
+
+fn verdict_of(r: &CaseResult) -> String {
+    match r.error_kind() {
+        Some(kind) => format!("{}:{}", r.raw_status().name(), kind.name()),
+        None => r.raw_status().name().to_owned(),
+    }
+}
+
+/// With more than one job: every independent case the adapter answered wrongly (failed or
+/// another code; stateful groups already run in a fresh process of their own) again, in one
+/// fresh adapter process, one case at a time
+/// (issue 49 item 4). A case whose verdict alone differs from its verdict in parallel says
+/// something about the adapter (a fixed temporary file, port or lock), not the
+/// implementation: its result becomes the one alone, and it is named in the list returned.
+fn recheck_alone(
+    cases: &[Case],
+    results: &mut [CaseResult],
+    baseline: &ExpectedFailures,
+    config: &RunConfig,
+) -> Vec<ParallelUnsafe> {
+    let failing: Vec<usize> = results
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| {
+            // Answers only: a fault (crash, timeout, protocol error) already ended its process
+            // and is recorded as an incident; running it again would change the restarts and
+            // the consecutive-errors rule by the number of jobs.
+            matches!(r.raw_status(), Status::Failed | Status::OtherCode)
+                && cases.get(r.index).is_some_and(|c| c.sequence.is_none())
+        })
+        .map(|(i, _)| i)
+        .collect();
+    if failing.is_empty() {
+        return Vec::new();
+    }
+    let alone_cases: Vec<Case> = failing
+        .iter()
+        .map(|&i| cases[results[i].index].clone())
+        .collect();
+    let alone_config = RunConfig {
+        jobs: 1,
+        ..config.clone()
+    };
+    let Ok(alone) = run(
+        &alone_cases,
+        &ExpectedFailures::default(),
+        &alone_config,
+        &mut Quiet,
+    ) else {
+        return Vec::new();
+    };
+    if alone.interrupted.is_some() {
+        return Vec::new();
+    }
+    let mut differing = Vec::new();
+    for again in &alone.results {
+        let Some(&i) = failing.get(again.index) else {
+            continue;
+        };
+        let verdict = |r: &CaseResult| (r.raw_status(), r.failure_kind(), r.error_kind());
+        if verdict(again) == verdict(&results[i]) {
+            continue;
+        }
+        let index = results[i].index;
+        let id = cases[index].id.clone();
+        differing.push(ParallelUnsafe {
+            id: id.clone(),
+            parallel: verdict_of(&results[i]),
+            alone: verdict_of(again),
+        });
+        let mut replaced = again.clone();
+        replaced.index = index;
+        replaced.expected_failure = None;
+        apply_baseline(&mut replaced, baseline, &id);
+        results[i] = replaced;
+    }
+    differing
 }
 
 /// The units a run is spread over: each independent case alone, each stateful group whole
@@ -567,7 +716,10 @@ impl Commit<'_, '_> {
                 replaced.insert(case.id.clone());
             }
             if result.raw_status() == Status::Errored
-                && result.error_kind() != Some(ErrorKind::AdapterErrored)
+                && !matches!(
+                    result.error_kind(),
+                    Some(ErrorKind::AdapterErrored | ErrorKind::Threw)
+                )
             {
                 self.consecutive += 1;
                 if self.consecutive == self.config.max_consecutive_errors {
@@ -617,6 +769,10 @@ struct Driver<'a> {
     config: &'a RunConfig,
     live: Option<Live>,
     supported: &'a BTreeSet<String>,
+    /// The options the adapter declared.
+    options: &'a BTreeSet<String>,
+    /// This worker's index, the run's jobs and its `TMPDIR`, in every process it starts.
+    env: Vec<(&'static str, String)>,
     shared: &'a Shared,
     incidents: Vec<Incident>,
     /// The next start is deliberate ([`Driver::fresh_process`]), not a restart after a fault.
@@ -685,6 +841,20 @@ impl Driver<'_> {
             ));
             return result;
         }
+        let missing: Vec<&str> = case
+            .options
+            .iter()
+            .filter(|o| !self.options.contains(*o))
+            .map(String::as_str)
+            .collect();
+        if !missing.is_empty() {
+            result.outcome = Outcome::Skipped;
+            result.message = Some(format!(
+                "needs option {} (not in the adapter's hello.options)",
+                missing.join(", ")
+            ));
+            return result;
+        }
         if self.shared.is_abandoned(index) {
             // Replaced at the commit with the count of failures in a row.
             return abandoned(index, "not sent".to_owned());
@@ -693,7 +863,7 @@ impl Driver<'_> {
         let incidents_before = self.incidents.len();
         if self.live.is_none() {
             self.fresh = false;
-            match start(config) {
+            match start(config, &self.env) {
                 Ok((l, _)) => self.live = Some(l),
                 Err(e) => {
                     let (kind, tail) = match &e {
@@ -855,6 +1025,10 @@ fn record_outcome(case: &Case, outcome: RunOutcome, result: &mut CaseResult) {
         }
         RunOutcome::Errored { message } => {
             result.outcome = Outcome::Errored(ErrorKind::AdapterErrored);
+            result.message = Some(message.clone());
+        }
+        RunOutcome::Threw { message } => {
+            result.outcome = Outcome::Errored(ErrorKind::Threw);
             result.message = Some(message.clone());
         }
         RunOutcome::Ok { .. } | RunOutcome::Error { .. } => {

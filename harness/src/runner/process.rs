@@ -56,7 +56,19 @@ pub struct AdapterProcess {
 impl AdapterProcess {
     /// Starts `sh -c <command>` in a new process group.
     pub fn spawn(command: &str, max_line: usize) -> std::io::Result<Self> {
+        Self::spawn_with_env(command, max_line, &[])
+    }
+
+    /// [`AdapterProcess::spawn`] with extra environment variables.
+    pub fn spawn_with_env(
+        command: &str,
+        max_line: usize,
+        env: &[(&str, String)],
+    ) -> std::io::Result<Self> {
         let mut cmd = Command::new("sh");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
         cmd.arg("-c")
             .arg(shell_command(command))
             .stdin(Stdio::piped())

@@ -252,6 +252,7 @@ fn runner_case(
         ground,
         stake,
         op: op.to_owned(),
+        options: delegateos_vectors::options::needed_by(&c.input),
         input: c.input.clone(),
         expect: e.clone(),
     })

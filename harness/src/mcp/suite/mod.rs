@@ -258,7 +258,7 @@ pub fn select_ids(globs: &[String], session_vectors: Option<&std::path::Path>) -
 fn skip_reason(case: &Planned, opts: &SuiteOptions) -> Option<&'static str> {
     match case.kind {
         Kind::Strict if !opts.strict_mode_cases => {
-            Some("strict-mode case: pass --strict-mode-cases")
+            Some("needs option strict-mode: pass --option strict-mode (or --strict-mode-cases)")
         }
         Kind::Smoke if opts.smoke.is_none() => {
             Some("smoke case: node or @modelcontextprotocol/server-everything not available")

@@ -78,6 +78,17 @@ pub struct UnchangedEntry {
     pub cases_before: u64,
 }
 
+/// A finding in both reports that got worse: its severity rose, or its cases grew (among the
+/// cases both reports ran).
+#[derive(Debug, Clone, Serialize)]
+pub struct WorseEntry {
+    /// The finding, as an unchanged one is shown.
+    #[serde(flatten)]
+    pub entry: UnchangedEntry,
+    /// What got worse, e.g. `cases grew from 4 to 34`.
+    pub why: Vec<String>,
+}
+
 /// The whole comparison over time (the JSON format).
 #[derive(Debug, Clone, Serialize)]
 pub struct OverTime {
@@ -95,7 +106,9 @@ pub struct OverTime {
     pub new: Vec<FindingEntry>,
     /// Findings only in the baseline.
     pub fixed: Vec<FindingEntry>,
-    /// Findings in both.
+    /// Findings in both that got worse (severity rose, or cases grew), most severe first.
+    pub worse: Vec<WorseEntry>,
+    /// Findings in both, no worse.
     pub unchanged: Vec<UnchangedEntry>,
 }
 
@@ -147,10 +160,32 @@ fn sections(o: &OverTime) -> Vec<Section> {
     out.push((
         "Overview".to_owned(),
         format!(
-            "{} new, {} fixed, {} unchanged finding(s) (by finding key).",
+            "{} new, {} worse, {} fixed, {} unchanged finding(s) (by finding key).",
             o.new.len(),
+            o.worse.len(),
             o.fixed.len(),
             o.unchanged.len()
+        ),
+        rows,
+    ));
+    let mut rows = vec![["finding", "severity", "cases", "before", "why"]
+        .map(str::to_owned)
+        .to_vec()];
+    for w in &o.worse {
+        let e = &w.entry;
+        rows.push(vec![
+            e.key.clone(),
+            e.severity.clone(),
+            e.cases.to_string(),
+            format!("{} ×{}", e.severity_before, e.cases_before),
+            w.why.join("; "),
+        ]);
+    }
+    out.push((
+        "Worse findings".to_owned(),
+        format!(
+            "{} finding(s) in both reports whose severity rose or whose cases grew.",
+            o.worse.len()
         ),
         rows,
     ));
@@ -235,8 +270,9 @@ fn sections(o: &OverTime) -> Vec<Section> {
 pub fn render(o: &OverTime, format: super::CompareFormat) -> String {
     use super::CompareFormat;
     let title = format!(
-        "DelegateOS conformance over time: {} new, {} fixed, {} unchanged finding(s)",
+        "DelegateOS conformance over time: {} new, {} worse, {} fixed, {} unchanged finding(s)",
         o.new.len(),
+        o.worse.len(),
         o.fixed.len(),
         o.unchanged.len()
     );
@@ -290,12 +326,17 @@ fn sev_badge(s: &str) -> String {
 fn html(o: &OverTime, title: &str) -> String {
     let mut h = page_start(title);
     h.push_str(&format!("<h1>{}</h1>\n", esc(title)));
-    let class = if o.new.is_empty() { "pass" } else { "fail" };
+    let class = if o.new.is_empty() && o.worse.is_empty() {
+        "pass"
+    } else {
+        "fail"
+    };
     h.push_str(&format!(
         "<section id=\"overview\"><div class=\"verdict {class}\"><span id=\"new-count\">{}</span> \
-         new, <span id=\"fixed-count\">{}</span> fixed, <span id=\"unchanged-count\">{}</span> \
-         unchanged finding(s)</div>\n",
+         new, <span id=\"worse-count\">{}</span> worse, <span id=\"fixed-count\">{}</span> \
+         fixed, <span id=\"unchanged-count\">{}</span> unchanged finding(s)</div>\n",
         o.new.len(),
+        o.worse.len(),
         o.fixed.len(),
         o.unchanged.len()
     ));
@@ -363,6 +404,33 @@ fn html(o: &OverTime, title: &str) -> String {
         }
         h.push_str("</section>\n");
     }
+    h.push_str(&format!(
+        "<section id=\"worse\"><h2>Worse findings ({})</h2>\n",
+        o.worse.len()
+    ));
+    if o.worse.is_empty() {
+        h.push_str("<p class=\"muted\">None.</p>");
+    } else {
+        h.push_str(
+            "<table><tr><th>finding</th><th>severity</th><th>cases</th><th>before</th>\
+             <th>why</th></tr>\n",
+        );
+        for w in &o.worse {
+            let e = &w.entry;
+            h.push_str(&format!(
+                "<tr><td><code>{}</code></td><td>{}</td><td class=\"n\">{}</td><td>{} ×{}</td>\
+                 <td>{}</td></tr>\n",
+                esc(&e.key),
+                sev_badge(&e.severity),
+                e.cases,
+                esc(&e.severity_before),
+                e.cases_before,
+                esc(&w.why.join("; "))
+            ));
+        }
+        h.push_str("</table>");
+    }
+    h.push_str("</section>\n");
     h.push_str(&format!(
         "<section id=\"unchanged\"><h2>Unchanged findings ({})</h2>\n",
         o.unchanged.len()

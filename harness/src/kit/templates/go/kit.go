@@ -14,8 +14,9 @@
 //   - return nil, Skip(reason) for an input your library cannot represent (`skipped`);
 //   - return nil, TODO to leave an input unimplemented for now (`skipped`).
 //
-// Any other error, and any panic, is reported `errored` with its text, and the adapter keeps
-// running; map your library's own errors onto codes in ops.go's libraryError.
+// A panic is reported `threw` (the implementation threw on this input, graded as a crash on it:
+// spec/adapter-protocol.md §2.2); any other error is reported `errored` with its text; the
+// adapter keeps running. Map your library's own errors onto codes in ops.go's libraryError.
 package main
 
 import (
@@ -248,7 +249,7 @@ var TestKeys = map[string]TestKey{
 func runCase(raw json.RawMessage, ops map[string]Op) (reply map[string]any) {
 	defer func() {
 		if p := recover(); p != nil {
-			reply = map[string]any{"outcome": "errored", "message": fmt.Sprintf("panic: %v\n%s", p, debug.Stack())}
+			reply = map[string]any{"outcome": "threw", "message": fmt.Sprintf("panic: %v\n%s", p, debug.Stack())}
 		}
 	}()
 	var c struct {

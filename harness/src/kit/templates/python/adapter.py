@@ -27,7 +27,7 @@ IMPLEMENTATION = {
 
 
 def library_error(error: BaseException) -> Optional[Tuple[str, str]]:
-    """Maps an exception your library raises onto (spec code, detail); None = `errored`.
+    """Maps an exception your library raises onto (spec code, detail); None = `threw`.
     For example: `if isinstance(error, mylib.DelegateError): return error.code, str(error)`."""
     return None
 @@STUBS@@
@@ -40,10 +40,17 @@ STUBS = {
 
 OPERATIONS = kit.declared(STUBS)
 
+# The options your implementation has (spec/adapter-protocol.md §2.1): behaviours the corpus
+# tests beyond the text's required ones. Uncomment the ones it has; a case that needs another
+# is skipped ("needs option X"), never a finding.
+OPTIONS = [
+@@OPTIONS@@
+]
+
 
 def run_case(case: dict) -> dict:
     return kit.run_case(case, OPERATIONS, library_error)
 
 
 if __name__ == "__main__":
-    kit.serve(IMPLEMENTATION, lambda: OPERATIONS, run_case)
+    kit.serve(IMPLEMENTATION, lambda: OPERATIONS, run_case, OPTIONS)

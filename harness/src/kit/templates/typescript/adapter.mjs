@@ -21,7 +21,7 @@ const IMPLEMENTATION = {
 };
 
 /**
- * Maps an error your library throws onto [spec code, detail]; undefined = `errored`.
+ * Maps an error your library throws onto [spec code, detail]; undefined = `threw`.
  * For example: `if (error instanceof MyLibError) return [error.code, error.message];`
  * @param {unknown} error
  * @returns {[string, string] | undefined}
@@ -41,4 +41,11 @@ export const STUBS = {
 
 export const OPERATIONS = kit.declared(STUBS);
 
-await kit.serve(IMPLEMENTATION, OPERATIONS, libraryError);
+// The options your implementation has (spec/adapter-protocol.md §2.1): behaviours the corpus
+// tests beyond the text's required ones. Uncomment the ones it has; a case that needs another
+// is skipped ("needs option X"), never a finding.
+export const OPTIONS = [
+@@OPTIONS@@
+];
+
+await kit.serve(IMPLEMENTATION, OPERATIONS, libraryError, OPTIONS);

@@ -14,7 +14,8 @@
 // - throw new InvalidInput(text) when the input lacks the catalogue's shape (`invalid_input`);
 // - throw new Skip(reason) for an input your library cannot represent (`skipped`);
 // - throw TODO to leave an input unimplemented for now (`skipped`, "not implemented yet").
-// Anything else thrown is reported `errored` with its stack, and the adapter keeps running; map
+// Anything else thrown is reported `threw` with its stack (the implementation threw on this input,
+// graded as a crash on it: spec/adapter-protocol.md §2.2), and the adapter keeps running; map
 // your library's own errors onto codes in adapter.mjs's `libraryError`.
 
 import { createInterface } from "node:readline";
@@ -226,7 +227,7 @@ export async function runCase(case_, operations, libraryError) {
       mapped = undefined;
     }
     if (mapped) return { outcome: "error", code: String(mapped[0]), detail: String(mapped[1] ?? "") };
-    return { outcome: "errored", message: describe(e) };
+    return { outcome: "threw", message: describe(e) };
   }
   if (typeof output !== "object" || output === null || Array.isArray(output)) {
     return { outcome: "errored", message: `${op} returned ${output === null ? "null" : typeof output}, not an object` };
@@ -246,7 +247,7 @@ function write(reply) {
  * @param {Record<string, Function>} operations
  * @param {(e: unknown) => [string, string] | undefined} [libraryError]
  */
-export async function serve(implementation, operations, libraryError) {
+export async function serve(implementation, operations, libraryError, options = []) {
   const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
   for await (const raw of lines) {
     const line = raw.trim();
@@ -266,7 +267,7 @@ export async function serve(implementation, operations, libraryError) {
     if (frame.cmd === "hello") {
       const names = Object.keys(operations).sort();
       process.stderr.write(`adapter: declaring ${names.length} operation(s): ${names.join(", ") || "none"}\n`);
-      write({ seq, protocol: PROTOCOL, implementation, operations: names });
+      write({ seq, protocol: PROTOCOL, implementation, operations: names, options: [...options] });
     } else if (frame.cmd === "run") {
       let reply;
       try {
