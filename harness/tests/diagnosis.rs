@@ -165,3 +165,92 @@ fn each_single_bug_is_named_as_its_own_fault_and_nothing_else_changes() {
     );
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
+
+/// A fuzz run and the replay of its finding files agree (issue 47): each finding file, run
+/// with `run --vectors`, is graded with the severity and effect the fuzzer reported for it,
+/// because the file cites the step the mutation broke, not its seed's requirements.
+#[test]
+fn fuzz_findings_replay_to_the_same_severity_and_effect() {
+    if !node_available() {
+        println!("SKIPPED: node not found");
+        return;
+    }
+    let adapter = format!(
+        "node {}",
+        root()
+            .join("implementations/redteam/js-single/adapter.js")
+            .display()
+    );
+    for bug in ["skip-4d", "budget-gt", "any-action"] {
+        let dir = std::env::temp_dir().join(format!(
+            "delegateos-diagnosis-fuzz-{bug}-{}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        let out = Command::new(BIN)
+            .args([
+                "fuzz",
+                "--seed",
+                "7",
+                "--max-cases",
+                "400",
+                "--jobs",
+                "1",
+                "--impl",
+            ])
+            .arg(&adapter)
+            .arg("--out")
+            .arg(&dir)
+            .env("BUG", bug)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        // `  finding-0001  CRITICAL expiry-bypass  5 hit(s) …`: severity and effect per file.
+        let fuzzed: BTreeMap<String, (String, String)> = text
+            .lines()
+            .filter_map(|l| {
+                let mut w = l.split_whitespace();
+                let file = w.next()?.strip_prefix("finding-")?.to_owned();
+                Some((
+                    format!("fuzz-finding-{file}-0001"),
+                    (w.next()?.to_lowercase(), w.next()?.to_owned()),
+                ))
+            })
+            .collect();
+        assert!(
+            !fuzzed.is_empty(),
+            "BUG={bug}: the fuzzer found nothing:\n{text}"
+        );
+        let out = Command::new(BIN)
+            .args(["run", "--no-progress", "--format", "json", "--impl"])
+            .arg(&adapter)
+            .arg("--vectors")
+            .arg(&dir)
+            .env("BUG", bug)
+            .output()
+            .unwrap();
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let replayed: BTreeMap<String, (String, String)> = report["cases"]
+            .as_array()
+            .into_iter()
+            .chain(report["hardening"]["cases"].as_array())
+            .flatten()
+            .filter_map(|c| {
+                Some((
+                    c["id"].as_str()?.to_owned(),
+                    (
+                        c["severity"].as_str()?.to_owned(),
+                        c["effect"].as_str()?.to_owned(),
+                    ),
+                ))
+            })
+            .collect();
+        assert_eq!(
+            fuzzed,
+            replayed,
+            "BUG={bug}: fuzz vs replay of {}",
+            dir.display()
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -65,6 +65,29 @@ pub fn requirement_of(code: &str) -> &'static str {
     }
 }
 
+/// The requirement of the §10.1 step whose denial the reference answered on a mutated token:
+/// [`requirement_of`] its code, refined for step 4 by the reference's own detail (which of
+/// 4a–4e refused), so a finding is graded by what the mutation broke.
+pub fn requirement_of_outcome(reference: &Outcome) -> &'static str {
+    let Outcome::Error { code, detail } = reference else {
+        return requirement_of(&reference_code(reference));
+    };
+    if code != "attenuation_violation" {
+        return requirement_of(code);
+    }
+    // The reference's detail names the sub-step (`attenuation_violation (step 4d)`).
+    [
+        ("step 4a", "DCT-VERIFY-4A-ATTENUATOR"),
+        ("step 4b", "DCT-VERIFY-4B-CAPABILITIES"),
+        ("step 4c", "DCT-VERIFY-4C-BUDGET"),
+        ("step 4d", "DCT-VERIFY-4D-EXPIRY"),
+        ("step 4e", "DCT-VERIFY-4E-DEPTH-EXPANSION"),
+    ]
+    .iter()
+    .find(|(step, _)| detail.contains(step))
+    .map_or("DCT-VERIFY-4B-CAPABILITIES", |(_, r)| r)
+}
+
 /// The judge's kind of a disagreement, from the reference's verdict and the reply's class.
 pub fn failure_kind(reference: &Outcome, actual: Option<&Value>) -> FailureKind {
     let accepted = outcome_class(actual) == "accepted";
@@ -80,7 +103,7 @@ pub fn failure_kind(reference: &Outcome, actual: Option<&Value>) -> FailureKind 
 /// (`dct.verify`, by the rules: no flags, no stake).
 pub fn assess_token(reference: &Outcome, fault: &Fault) -> Assessment {
     let expectation = expectation_of(reference);
-    let requirements = vec![requirement_of(&reference_code(reference)).to_owned()];
+    let requirements = vec![requirement_of_outcome(reference).to_owned()];
     let subject = Subject {
         op: "dct.verify",
         flags: &[],
@@ -95,6 +118,29 @@ pub fn assess_token(reference: &Outcome, fault: &Fault) -> Assessment {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_step_4_denial_cites_its_sub_step() {
+        let denial = |detail: &str| Outcome::Error {
+            code: "attenuation_violation".to_owned(),
+            detail: detail.to_owned(),
+        };
+        assert_eq!(
+            requirement_of_outcome(&denial("attenuation_violation (step 4d)")),
+            "DCT-VERIFY-4D-EXPIRY"
+        );
+        assert_eq!(
+            requirement_of_outcome(&denial("attenuation_violation (step 4a)")),
+            "DCT-VERIFY-4A-ATTENUATOR"
+        );
+        assert_eq!(
+            requirement_of_outcome(&Outcome::Error {
+                code: "expired".to_owned(),
+                detail: String::new()
+            }),
+            "DCT-VERIFY-5-EXPIRED"
+        );
+    }
 
     #[test]
     fn the_kind_comes_from_both_verdicts() {

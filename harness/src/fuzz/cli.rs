@@ -249,9 +249,11 @@ fn main_fuzz(args: FuzzArgs) -> Outcome {
         args.minimize_budget,
         report.cases as f64 / report.duration.as_secs_f64().max(1e-9),
     );
-    for f in &report.findings {
+    // Ranked, and numbered as the files `write_findings` writes (finding-NNNN.json).
+    for (i, f) in report.findings.iter().enumerate() {
         println!(
-            "  {:<8} {:<22} {:>5} hit(s)  {}  [{}]",
+            "  finding-{:04}  {:<8} {:<22} {:>5} hit(s)  {}  [{}]",
+            i + 1,
             f.severity.as_str().to_uppercase(),
             f.effect,
             f.hits,

@@ -23,6 +23,7 @@ use crate::runner::case::Case;
 use crate::runner::{self, ErrorKind, Quiet, RunConfig, SetupError, Status};
 use delegateos_vectors::differential::{
     assess_token, expectation_of, failure_kind, outcome_class, reference_code,
+    requirement_of_outcome,
 };
 use delegateos_vectors::format::{
     self as vf, Expectation, Generator, Level, Note, Severity, VectorFile,
@@ -567,10 +568,13 @@ pub fn run(config: &DiffConfig, progress: &mut dyn FnMut(&str)) -> Result<DiffRe
                  sig: &Signature| {
         let (level, severity, effect, report_key) =
             grade(kind, seeds.get(min.seed), &min.reference, actual.as_ref());
-        let (origin, requirements) = seeds
+        let origin = seeds
             .get(min.seed)
-            .map(|s| (s.origin.clone(), s.requirements.clone()))
+            .map(|s| s.origin.clone())
             .unwrap_or_default();
+        // The requirement of the step the mutated token breaks, the one the finding is graded
+        // by (`assess_token`), never the seed's: its finding file replays to the same grade.
+        let requirements = vec![requirement_of_outcome(&min.reference).to_owned()];
         Finding {
             kind,
             op: "dct.verify".to_owned(),
@@ -665,7 +669,7 @@ pub(crate) fn keep_more_severe(
         return;
     }
     progress(&format!(
-        "finding {} is {} {} on {} (was {} {} on {})",
+        "kind #{} is {} {} on {} (was {} {} on {})",
         index + 1,
         new.severity.as_str(),
         new.effect,

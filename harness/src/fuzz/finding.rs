@@ -90,11 +90,12 @@ pub struct Finding {
 }
 
 impl Finding {
-    /// The progress line printed when the finding is recorded as the `number`th: `changes`
+    /// The progress line printed when the finding is recorded as the `number`th kind found
+    /// (discovery order: the summary ranks the kinds and numbers them as their files): `changes`
     /// minimized `unit`s (mutations or edits) of its seed.
     pub(crate) fn announcement(&self, number: usize, changes: usize, unit: &str) -> String {
         format!(
-            "finding {number} [{}, {} {}] after {:.1}s ({} cases): {}; {changes} {unit}(s) of {}",
+            "new kind #{number} [{}, {} {}] after {:.1}s ({} cases): {}; {changes} {unit}(s) of {}",
             self.level.as_str(),
             self.severity.as_str(),
             self.effect,
