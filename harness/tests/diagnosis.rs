@@ -80,7 +80,10 @@ fn node_available() -> bool {
 }
 
 /// Finding key → (severity, case ids) of a `run --area dct` against js-single with `bug`.
-fn findings(bug: &str) -> (Vec<String>, BTreeMap<String, (String, Vec<String>)>) {
+/// Finding key → (severity, case ids).
+type Findings = BTreeMap<String, (String, Vec<String>)>;
+
+fn findings(bug: &str) -> (Vec<String>, Findings) {
     let adapter = root().join("implementations/redteam/js-single/adapter.js");
     let out = Command::new(BIN)
         .args([
