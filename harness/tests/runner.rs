@@ -1048,6 +1048,74 @@ fn signals_kill_every_adapter_write_partial_reports_and_exit_130() {
     }
 }
 
+/// Issue 46: an interrupted run does not blame the adapter for what it never reached. The
+/// cases of an operation the adapter does not declare are `skipped` (they were `errored`,
+/// unfinished), and the unfinished ones make no finding (they made an `adapter-error` one,
+/// "counted in the exit code").
+#[test]
+fn an_interrupt_leaves_undeclared_operations_skipped_and_makes_no_finding() {
+    let corpus = Corpus::new(&[
+        ("fake.echo", mode("hang"), valid_empty(), "FAKE-ONE"),
+        ("fake.echo", mode("hang"), valid_empty(), "FAKE-ONE"),
+        ("fake.other", mode("hang"), valid_empty(), "FAKE-TWO"),
+        ("fake.other", mode("hang"), valid_empty(), "FAKE-TWO"),
+    ]);
+    let mark = corpus.path("mark");
+    let report = corpus.path("partial.json");
+    let mut child = Command::new(BIN)
+        .args([
+            "run",
+            "--no-progress",
+            "--jobs",
+            "1",
+            "--impl",
+            &fake(&format!("--mark '{}'", mark.display())),
+            "--vectors",
+            &corpus.path("vectors").display().to_string(),
+            "--requirements",
+            &corpus.path("requirements.json").display().to_string(),
+            "--extra-ops",
+            "fake.echo,fake.other",
+            "--timeout-ms",
+            "600000",
+            "--report",
+            &format!("json={}", report.display()),
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_until("the adapter to hang", || {
+        std::fs::read_to_string(&mark).is_ok_and(|m| m.contains("hang"))
+    });
+    let status = Command::new("kill")
+        .args(["-INT".to_owned(), child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let code = exit_code_within(&mut child, "SIGINT: the harness");
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    assert_eq!(code, Some(130), "{stderr}");
+    let json: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let st = statuses(&json);
+    assert_eq!(
+        st,
+        [
+            "errored:abandoned",
+            "errored:abandoned",
+            "skipped",
+            "skipped"
+        ],
+        "{stderr}"
+    );
+    assert_eq!(json["findings"], json!([]), "{stderr}");
+    assert!(
+        stderr.contains("the 2 unfinished of the 4 selected cases"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn an_adapter_exiting_or_closing_stdout_is_a_crash_even_if_a_grandchild_holds_the_pipe() {
     let (i, e) = ok(json!({}));
