@@ -612,8 +612,9 @@ pub fn run_command(args: &RunArgs) -> i32 {
             .filter(|r| r.error_kind() == Some(runner::ErrorKind::Abandoned))
             .count();
         error(format!(
-            "interrupted by {signal}: the reports list the {unfinished} unfinished of {} cases \
-             as errored (interrupted)",
+            "interrupted by {signal}: the reports list the {unfinished} unfinished of the {} \
+             selected cases (counted, hardening and advisory) as errored (interrupted); no \
+             finding is made of them",
             output.results.len()
         ));
     }

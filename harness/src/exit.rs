@@ -16,7 +16,8 @@ impl ConformExitCode {
     /// No failures, but the expected-failures baseline is stale: a listed case passed, or an
     /// entry matches no case.
     pub const STALE_EXPECTED_FAILURES: i32 = 2;
-    /// The adapter could not be started or failed the handshake, or the vectors, the baseline
+    /// The adapter could not be started or failed the handshake, or failed every request it
+    /// was sent (it exited, or no reply was a protocol reply), or the vectors, the baseline
     /// or the requirements could not be read; or the run could not fail: `hello` declared no
     /// or unknown operations, every selected case was skipped, or a vector names an unknown
     /// `op`.
@@ -39,7 +40,8 @@ Exit codes:
       --fail-on advisory (--fail-on-advisory) an advisory failure
   2   no failures, but the expected-failures baseline is stale (a listed case passed,
       or an entry matches no case)
-  3   setup error: the adapter would not start or failed the handshake, or the vectors,
+  3   setup error: the adapter would not start, failed the handshake or failed every
+      request it was sent (exits, or answers no JSON: ADAPTER ERROR), or the vectors,
       baseline or requirements could not be read; or the run cannot fail: hello declares
       no or unknown operations, every selected case was skipped, or a vector has an
       unknown op

@@ -61,7 +61,9 @@ pub fn render(topic: Topic, cases: &[Case]) -> String {
             })
             .collect();
     }
-    let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+    // key -> (cases, of which advisory): `run` leaves advisory cases out unless `--profile
+    // strict`, so a count that includes them says how many (issue 46).
+    let mut counts: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     for c in cases {
         let keys: Vec<String> = match topic {
             Topic::Areas => vec![c.area.clone()],
@@ -72,13 +74,25 @@ pub fn render(topic: Topic, cases: &[Case]) -> String {
             Topic::Cases => Vec::new(),
         };
         for k in keys {
-            *counts.entry(k).or_default() += 1;
+            let entry = counts.entry(k).or_default();
+            entry.0 += 1;
+            entry.1 += usize::from(c.is_advisory());
         }
     }
     let w = counts.keys().map(String::len).max().unwrap_or(0);
     counts
         .iter()
-        .map(|(k, n)| format!("{k:<w$}  {n} case{}\n", if *n == 1 { "" } else { "s" }))
+        .map(|(k, (n, advisory))| {
+            let apart = match *advisory {
+                0 => String::new(),
+                a if a == *n => " (advisory: run only with --profile strict)".to_owned(),
+                a => format!(" ({a} advisory: run only with --profile strict)"),
+            };
+            format!(
+                "{k:<w$}  {n} case{}{apart}\n",
+                if *n == 1 { "" } else { "s" }
+            )
+        })
         .collect()
 }
 

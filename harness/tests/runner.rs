@@ -347,28 +347,48 @@ fn crash_mid_run_is_errored_and_the_adapter_restarted() {
 
 /// Issue 38 item 9: an adapter that exits on every request has a broken loop; its crashes are
 /// one medium adapter finding, not a critical crash on untrusted input — while one crash among
-/// answers stays critical (`crash_mid_run_is_errored_and_the_adapter_restarted`).
+/// answers stays critical (`crash_mid_run_is_errored_and_the_adapter_restarted`). Issue 46: it
+/// is an adapter error (exit 3, `ADAPTER ERROR`), the finding's title leads with the cause and
+/// quotes no requirement; the same for an adapter whose every reply is not JSON.
 #[test]
 fn an_adapter_that_exits_on_every_request_is_an_adapter_bug_not_a_security_finding() {
-    let corpus = Corpus::new(&[
-        ("fake.echo", mode("crash"), valid_empty(), "FAKE-ONE"),
-        ("fake.echo", mode("crash"), valid_empty(), "FAKE-ONE"),
-        ("fake.echo", mode("crash"), valid_empty(), "FAKE-TWO"),
-    ]);
-    let (out, report) = corpus.run_json(&fake(""), &[]);
-    assert_eq!(out.code, 1);
-    assert_eq!(report["critical"], json!([]), "{}", report["findings"]);
-    let findings = report["findings"].as_array().unwrap();
-    assert_eq!(findings.len(), 1, "{findings:#?}");
-    assert_eq!(
-        findings[0]["key"],
-        "errored adapter-exits-on-every-request/adapter-error"
-    );
-    assert_eq!(findings[0]["severity"], "medium");
-    assert!(findings[0]["title"]
-        .as_str()
-        .unwrap()
-        .contains("adapter exits on every request"));
+    for (bad, cause) in [
+        ("crash", "it exits on every request"),
+        ("garbage", "no reply is a protocol reply: reply is not JSON"),
+    ] {
+        let corpus = Corpus::new(&[
+            ("fake.echo", mode(bad), valid_empty(), "FAKE-ONE"),
+            ("fake.echo", mode(bad), valid_empty(), "FAKE-ONE"),
+            ("fake.echo", mode(bad), valid_empty(), "FAKE-TWO"),
+        ]);
+        let (out, report) = corpus.run_json(&fake(""), &[]);
+        assert_eq!(out.code, 3, "{bad}: {}", report["findings"]);
+        assert_eq!(report["exit_code"], 3, "{bad}");
+        assert_eq!(report["critical"], json!([]), "{}", report["findings"]);
+        let findings = report["findings"].as_array().unwrap();
+        assert_eq!(findings.len(), 1, "{bad}: {findings:#?}");
+        assert_eq!(
+            findings[0]["key"],
+            "errored adapter-exits-on-every-request/adapter-error"
+        );
+        assert_eq!(findings[0]["severity"], "medium");
+        let title = findings[0]["title"].as_str().unwrap();
+        assert!(
+            title.starts_with(&format!("the adapter is broken, {cause}")),
+            "{bad}: {title}"
+        );
+        assert!(
+            !findings[0].to_string().contains("FAKE-ONE"),
+            "{bad}: a broken adapter's finding quotes no requirement: {}",
+            findings[0]
+        );
+        let text = corpus.run(&fake(""), &[]);
+        let first = text.stdout.lines().next().unwrap_or_default();
+        assert!(
+            first.ends_with(": ADAPTER ERROR (exit 3)"),
+            "{bad}: {first}"
+        );
+    }
 }
 
 #[test]
@@ -741,7 +761,8 @@ fn consecutive_failures_abandon_the_rest() {
     let corpus = Corpus::new(&cases);
     let (out, report) =
         corpus.run_json(&fake("--crash-after 0"), &["--max-consecutive-errors", "2"]);
-    assert_eq!(out.code, 1);
+    // An adapter that exits on every request it is sent is an adapter error (issue 46).
+    assert_eq!(out.code, 3);
     assert_eq!(
         statuses(&report),
         [
@@ -1225,6 +1246,74 @@ fn signals_kill_every_adapter_write_partial_reports_and_exit_130() {
         );
         assert_all_dead(&all);
     }
+}
+
+/// Issue 46: an interrupted run does not blame the adapter for what it never reached. The
+/// cases of an operation the adapter does not declare are `skipped` (they were `errored`,
+/// unfinished), and the unfinished ones make no finding (they made an `adapter-error` one,
+/// "counted in the exit code").
+#[test]
+fn an_interrupt_leaves_undeclared_operations_skipped_and_makes_no_finding() {
+    let corpus = Corpus::new(&[
+        ("fake.echo", mode("hang"), valid_empty(), "FAKE-ONE"),
+        ("fake.echo", mode("hang"), valid_empty(), "FAKE-ONE"),
+        ("fake.other", mode("hang"), valid_empty(), "FAKE-TWO"),
+        ("fake.other", mode("hang"), valid_empty(), "FAKE-TWO"),
+    ]);
+    let mark = corpus.path("mark");
+    let report = corpus.path("partial.json");
+    let mut child = Command::new(BIN)
+        .args([
+            "run",
+            "--no-progress",
+            "--jobs",
+            "1",
+            "--impl",
+            &fake(&format!("--mark '{}'", mark.display())),
+            "--vectors",
+            &corpus.path("vectors").display().to_string(),
+            "--requirements",
+            &corpus.path("requirements.json").display().to_string(),
+            "--extra-ops",
+            "fake.echo,fake.other",
+            "--timeout-ms",
+            "600000",
+            "--report",
+            &format!("json={}", report.display()),
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_until("the adapter to hang", || {
+        std::fs::read_to_string(&mark).is_ok_and(|m| m.contains("hang"))
+    });
+    let status = Command::new("kill")
+        .args(["-INT".to_owned(), child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let code = exit_code_within(&mut child, "SIGINT: the harness");
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    assert_eq!(code, Some(130), "{stderr}");
+    let json: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let st = statuses(&json);
+    assert_eq!(
+        st,
+        [
+            "errored:abandoned",
+            "errored:abandoned",
+            "skipped",
+            "skipped"
+        ],
+        "{stderr}"
+    );
+    assert_eq!(json["findings"], json!([]), "{stderr}");
+    assert!(
+        stderr.contains("the 2 unfinished of the 4 selected cases"),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -163,8 +163,10 @@ def principal_key(principal: Any) -> bytes:
         raise ValueError(f"not a principal id: {e.detail}") from e
 
 
+# ASCII digits only (`\d` is Unicode in Python: fullwidth or Arabic-Indic digits would pass and
+# int() would read them) and an upper-case `T` and `Z`: the reference's reading (decision D5).
 _TS_RE = re.compile(
-    r"(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))"
+    r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]{1,9}))?(?:(Z)|([+-])([0-9]{2}):([0-9]{2}))"
 )
 
 
@@ -178,6 +180,8 @@ def parse_timestamp(text: str) -> datetime:
     micro = int((m.group(7) or "0").ljust(6, "0")[:6])
     offset = timedelta(0)
     if m.group(9):
+        if int(m.group(10)) > 23 or int(m.group(11)) > 59:
+            raise ValueError(f"offset out of range: {text!r}")
         offset = timedelta(hours=int(m.group(10)), minutes=int(m.group(11)))
         if m.group(9) == "-":
             offset = -offset

@@ -524,22 +524,19 @@ pub fn run_observed(args: &Args, observer: &mut dyn SuiteObserver) -> Outcome {
         }
     };
     let (statuses, stale) = apply_baseline(&report, baseline.as_ref());
-    let failed = statuses
-        .iter()
-        .any(|s| matches!(s, RunStatus::Failed | RunStatus::Errored));
-    let code = if failed {
-        EXIT_FAILURES
-    } else if !stale.is_empty() {
-        EXIT_STALE
-    } else {
-        EXIT_OK
+    let report = report_of(&report, &statuses, stale);
+    // The report's own exit status (the one its first line states); an interrupted run exits
+    // 130 from the dispatcher whatever this says.
+    let code = match report.exit_code() {
+        0 => EXIT_OK,
+        2 => EXIT_STALE,
+        _ => EXIT_FAILURES,
     };
     let mut outcome = Outcome {
         stdout: String::new(),
         stderr: String::new(),
         code,
     };
-    let report = report_of(&report, &statuses, stale);
     emit(args, &|f| render(&report, f), &mut outcome);
     outcome
 }

@@ -426,34 +426,58 @@ impl ReportContext<'_> {
     }
 }
 
-/// Whether the adapter died on every request it was sent (at least two; abandoned and skipped
-/// cases aside): its protocol loop is broken, and its crashes say nothing about the
-/// implementation's handling of untrusted input (issue 38 item 9).
-fn adapter_exits_on_every_request(results: &[CaseResult]) -> bool {
+/// The finding key of a broken adapter (below): every format and the exit code know it.
+pub const BROKEN_ADAPTER_KEY: &str = "errored adapter-exits-on-every-request/adapter-error";
+
+/// Whether the adapter failed every request it was sent at the protocol level (at least two;
+/// abandoned and skipped cases aside): it died on each (issue 38 item 9), or none of its
+/// replies was a protocol reply (issue 46: `garbage!!! <html>` to every request). Its loop is
+/// broken: its crashes and garbage say nothing about the implementation's handling of
+/// untrusted input. Returns the cause the report leads with, from the first such result.
+fn adapter_broken_on_every_request(results: &[CaseResult]) -> Option<String> {
     let sent: Vec<&CaseResult> = results
         .iter()
         .filter(|r| {
             r.raw_status() != Status::Skipped && r.error_kind() != Some(ErrorKind::Abandoned)
         })
         .collect();
-    sent.len() >= 2
-        && sent
-            .iter()
-            .all(|r| r.error_kind() == Some(ErrorKind::Crash))
+    let broken = sent.len() >= 2
+        && sent.iter().all(|r| {
+            matches!(
+                r.error_kind(),
+                Some(ErrorKind::Crash | ErrorKind::ProtocolError)
+            )
+        });
+    broken.then(|| {
+        let first = sent[0];
+        let what = match first.error_kind() {
+            Some(ErrorKind::Crash) => "it exits on every request",
+            _ => "no reply is a protocol reply",
+        };
+        match first.message.as_deref().map(telling_line) {
+            Some(line) if !line.is_empty() => format!("{what}: {line}"),
+            _ => what.to_owned(),
+        }
+    })
 }
 
-/// A crash of an adapter that dies on every request: an adapter bug, not a security finding.
-fn broken_adapter(a: Assessment) -> Assessment {
+/// A fault of an adapter that fails every request (above): an adapter bug, not a security
+/// finding; one finding whatever the kind (crash, protocol error, not sent after them), its
+/// cause first.
+fn broken_adapter(a: Assessment, cause: &str) -> Assessment {
     Assessment {
         effect: "adapter-error".to_owned(),
         severity: severity::model().severity_of("adapter-error"),
-        key: "errored adapter-exits-on-every-request/adapter-error".to_owned(),
-        title: "the adapter exits on every request — an adapter bug (its protocol loop), not a \
-                finding about the implementation"
-            .to_owned(),
-        fix: "Check the adapter's loop: read a request line, answer exactly one reply line, \
-              flush, and repeat until `bye` (spec/adapter-protocol.md). Send it one request by \
-              hand to see the error it exits with."
+        key: BROKEN_ADAPTER_KEY.to_owned(),
+        title: format!(
+            "the adapter is broken, {cause} — an adapter bug (its protocol loop), not a \
+             finding about the implementation"
+        ),
+        fix: "Check the adapter's loop: read a request line, answer exactly one JSON reply \
+              line on stdout (logs go to stderr), flush, and repeat until `bye` \
+              (spec/adapter-protocol.md); input your library rejects is an `error` reply with \
+              its code (e.g. `malformed_token`), never an exit. Send it one request by hand to \
+              see what it prints."
             .to_owned(),
         joins: None,
         hint: None,
@@ -504,17 +528,37 @@ fn telling_line(message: &str) -> &str {
     }
 }
 
+/// The outcomes a case accepts, in one phrase: `invalid revoked`, `invalid (invalid_signature
+/// or malformed_token)`, `valid or invalid expired` (issue 46: once `invalid invalid_signature
+/// or invalid malformed_token`).
 fn code_list(case: &Case) -> String {
-    let codes: Vec<String> = case
-        .expect
-        .outcomes()
-        .iter()
-        .map(|o| match o {
-            delegateos_vectors::Expected::Valid { .. } => "valid".to_owned(),
-            delegateos_vectors::Expected::Invalid { code, .. } => format!("invalid {code}"),
-        })
-        .collect();
-    codes.join(" or ")
+    outcome_phrase(&case.expect.outcomes())
+}
+
+fn outcome_phrase(outcomes: &[delegateos_vectors::Expected]) -> String {
+    let mut valid = false;
+    let mut codes: Vec<&str> = Vec::new();
+    for o in outcomes {
+        match o {
+            delegateos_vectors::Expected::Valid { .. } => valid = true,
+            delegateos_vectors::Expected::Invalid { code, .. } => {
+                if !codes.contains(&code.as_str()) {
+                    codes.push(code);
+                }
+            }
+        }
+    }
+    let invalid = match codes.as_slice() {
+        [] => None,
+        [one] => Some(format!("invalid {one}")),
+        many => Some(format!("invalid ({})", many.join(" or "))),
+    };
+    match (valid, invalid) {
+        (true, Some(i)) => format!("valid or {i}"),
+        (true, None) => "valid".to_owned(),
+        (false, Some(i)) => i,
+        (false, None) => "?".to_owned(),
+    }
 }
 
 /// What the implementation did, in one line (e.g. "valid where invalid revoked expected").
@@ -608,21 +652,26 @@ impl Report {
         let mut expected_members: Vec<Member> = Vec::new();
         // Every case is graded once, first: the finding keys the run names decide which cases
         // join a rule's finding (spec/severity.md §3), so each case names its final finding.
-        let adapter_broken = adapter_exits_on_every_request(&run.results);
+        let adapter_broken = adapter_broken_on_every_request(&run.results);
         let assessments: Vec<Option<Assessment>> = run
             .results
             .iter()
             .map(|result| {
                 let case = cases.get(result.index)?;
+                // A case an interrupt left unsent is nobody's finding (issue 46): the adapter
+                // was never asked.
+                let unreached =
+                    run.interrupted.is_some() && result.error_kind() == Some(ErrorKind::Abandoned);
                 let finding = matches!(
                     result.status,
                     Status::Failed | Status::OtherCode | Status::Errored
-                );
+                ) && !unreached;
                 let a = assess(case, result).filter(|_| finding)?;
-                Some(if adapter_broken && a.direction == Direction::Crash {
-                    broken_adapter(a)
-                } else {
-                    a
+                Some(match &adapter_broken {
+                    Some(cause) if matches!(a.direction, Direction::Crash | Direction::Errored) => {
+                        broken_adapter(a, cause)
+                    }
+                    _ => a,
                 })
             })
             .collect();
@@ -707,7 +756,12 @@ impl Report {
                     id: case.id.clone(),
                     description: case.description.clone(),
                     op: case.op.clone(),
-                    requirements: case.requirements.clone(),
+                    // A broken adapter's finding quotes no requirement: none was checked.
+                    requirements: if a.key == BROKEN_ADAPTER_KEY {
+                        Vec::new()
+                    } else {
+                        case.requirements.clone()
+                    },
                     assessment: a.clone(),
                     counted: outcome::fails_run(
                         case.level,
@@ -918,6 +972,11 @@ impl Report {
         if self.interrupted.is_some() {
             return ConformExitCode::INTERRUPTED;
         }
+        // An adapter that fails every request is an adapter error (issue 46), as one that
+        // cannot start is.
+        if self.findings.iter().any(|f| f.key == BROKEN_ADAPTER_KEY) {
+            return ConformExitCode::SETUP_ERROR;
+        }
         let advisory_failed = self.advisory.fail_on_advisory
             && (self.advisory.totals.failed > 0 || self.advisory.totals.errored > 0);
         let h = &self.hardening.totals;
@@ -945,12 +1004,14 @@ impl Report {
     }
 
     /// The verdict word every format shows (issue 38 item 8): `PASSED`, `FAILED`,
-    /// `STALE BASELINE` or `INTERRUPTED`, from the exit code alone.
+    /// `STALE BASELINE`, `ADAPTER ERROR` (an adapter that fails every request, exit 3) or
+    /// `INTERRUPTED`, from the exit code alone.
     pub fn verdict_word(&self) -> &'static str {
         match (self.interrupted.is_some(), self.exit_code) {
             (true, _) => "INTERRUPTED",
             (false, 0) => "PASSED",
             (false, 2) => "STALE BASELINE",
+            (false, 3) => "ADAPTER ERROR",
             (false, _) => "FAILED",
         }
     }
@@ -1116,7 +1177,30 @@ impl Report {
 
 #[cfg(test)]
 mod did_tests {
-    use super::{compact_pair, telling_line};
+    use super::{compact_pair, outcome_phrase, telling_line};
+    use delegateos_vectors::Expected;
+
+    /// Issue 46: `invalid invalid_signature or invalid malformed_token` read as two verdicts.
+    #[test]
+    fn accepted_outcomes_read_as_one_phrase() {
+        let invalid = |code: &str| Expected::Invalid {
+            code: code.to_owned(),
+            stage: None,
+        };
+        let valid = Expected::Valid {
+            output: serde_json::json!({}),
+        };
+        assert_eq!(outcome_phrase(&[invalid("revoked")]), "invalid revoked");
+        assert_eq!(
+            outcome_phrase(&[invalid("invalid_signature"), invalid("malformed_token")]),
+            "invalid (invalid_signature or malformed_token)"
+        );
+        assert_eq!(
+            outcome_phrase(&[valid.clone(), invalid("expired"), invalid("expired")]),
+            "valid or invalid expired"
+        );
+        assert_eq!(outcome_phrase(&[valid]), "valid");
+    }
 
     #[test]
     fn long_outputs_are_cut_where_they_differ() {

@@ -827,12 +827,8 @@ impl Driver<'_> {
     fn case(&mut self, index: usize, case: &Case) -> CaseResult {
         let config = self.config;
         let mut result = CaseResult::errored(index);
-        if let Some(sig) = interrupt::interrupted() {
-            return abandoned(
-                index,
-                format!("not run: interrupted by {}", interrupt::signal_name(sig)),
-            );
-        }
+        // An operation the adapter does not declare is skipped, interrupted or not (issue 46:
+        // an interrupt once made them unfinished, errored cases).
         if !self.supported.contains(&case.op) {
             result.outcome = Outcome::Skipped;
             result.message = Some(format!(
@@ -854,6 +850,12 @@ impl Driver<'_> {
                 missing.join(", ")
             ));
             return result;
+        }
+        if let Some(sig) = interrupt::interrupted() {
+            return abandoned(
+                index,
+                format!("not run: interrupted by {}", interrupt::signal_name(sig)),
+            );
         }
         if self.shared.is_abandoned(index) {
             // Replaced at the commit with the count of failures in a row.

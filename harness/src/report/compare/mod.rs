@@ -466,11 +466,7 @@ fn sections(c: &Comparison) -> Vec<(String, String, Vec<Vec<String>>)> {
         for s in SEVERITIES {
             let n = o.findings.get(s).copied().unwrap_or(0);
             let k = o.finding_cases.get(s).copied().unwrap_or(0);
-            row.push(if n == 0 {
-                "0".to_owned()
-            } else {
-                format!("{n} ({k} cases)")
-            });
+            row.push(findings_cell(n, k));
         }
         rows.push(row);
     }
@@ -713,5 +709,24 @@ pub fn render(c: &Comparison, format: CompareFormat) -> String {
             }
             out
         }
+    }
+}
+
+/// An overview cell: `n` findings of `k` cases (`1 (1 case)`, not `1 (1 cases)`: issue 46).
+fn findings_cell(n: u64, k: u64) -> String {
+    match (n, k) {
+        (0, _) => "0".to_owned(),
+        (n, 1) => format!("{n} (1 case)"),
+        (n, k) => format!("{n} ({k} cases)"),
+    }
+}
+
+#[cfg(test)]
+mod cell_tests {
+    #[test]
+    fn one_case_is_singular() {
+        assert_eq!(super::findings_cell(0, 0), "0");
+        assert_eq!(super::findings_cell(1, 1), "1 (1 case)");
+        assert_eq!(super::findings_cell(2, 7), "2 (7 cases)");
     }
 }

@@ -76,6 +76,43 @@ impl McpReport {
     pub fn count(&self, status: Status) -> usize {
         self.cases.iter().filter(|c| c.status == status).count()
     }
+
+    /// The exit status `mcp` returns for this report (`crate::mcp::cli`): 130 interrupted, 1 a
+    /// failed or errored case, 2 a stale baseline, 0 otherwise.
+    pub fn exit_code(&self) -> u8 {
+        if self.interrupted.is_some() {
+            130
+        } else if self.count(Status::Failed) + self.count(Status::Errored) > 0 {
+            1
+        } else if !self.stale.is_empty() {
+            2
+        } else {
+            0
+        }
+    }
+
+    /// The verdict `run` prints first, for the same exit status: `PASSED`, `FAILED`, `STALE
+    /// BASELINE` or `INTERRUPTED by SIGINT, partial`.
+    pub fn verdict(&self) -> String {
+        match (&self.interrupted, self.exit_code()) {
+            (Some(sig), _) => format!("INTERRUPTED by {sig}, partial"),
+            (None, 0) => "PASSED".to_owned(),
+            (None, 2) => "STALE BASELINE".to_owned(),
+            (None, _) => "FAILED".to_owned(),
+        }
+    }
+
+    /// The totals, as the first and last lines of the text report give them.
+    fn totals_line(&self) -> String {
+        format!(
+            "{} passed, {} failed, {} errored, {} skipped, {} xfail",
+            self.count(Status::Passed),
+            self.count(Status::Failed),
+            self.count(Status::Errored),
+            self.count(Status::Skipped),
+            self.count(Status::Xfail),
+        )
+    }
 }
 
 /// Renders the report in `format`.
@@ -192,9 +229,15 @@ fn markdown(r: &McpReport) -> String {
     out
 }
 
+/// Reads like `run`'s: the verdict and exit status first, then the totals and what ran.
 fn text(r: &McpReport) -> String {
-    let count = |s| r.count(s);
-    let mut out = format!("MCP proxy conformance: {}\n", r.proxy);
+    let mut out = format!(
+        "DelegateOS MCP proxy conformance — {}: {} (exit {})\n{}\n",
+        r.proxy,
+        r.verdict(),
+        r.exit_code(),
+        r.totals_line()
+    );
     let [c, h, m, l] = findings::tally(&r.findings);
     if c == 0 {
         out.push_str("Critical findings: none\n");
@@ -248,12 +291,10 @@ fn text(r: &McpReport) -> String {
     }
     let _ = writeln!(
         out,
-        "{} passed, {} failed, {} errored, {} skipped, {} xfail ({:.1} s)",
-        count(Status::Passed),
-        count(Status::Failed),
-        count(Status::Errored),
-        count(Status::Skipped),
-        count(Status::Xfail),
+        "\n{} (exit {}): {} ({:.1} s)",
+        r.verdict(),
+        r.exit_code(),
+        r.totals_line(),
         r.duration_ms / 1000.0
     );
     out
@@ -292,7 +333,9 @@ pub fn render_setup_error(
         McpFormat::Markdown => format!(
             "## MCP proxy conformance\n\n`{proxy}`: **setup error**\n\n```\n{text}\n```\n"
         ),
-        McpFormat::Text => format!("MCP proxy conformance: {proxy}\nSETUP ERROR {text}\n"),
+        McpFormat::Text => format!(
+            "DelegateOS MCP proxy conformance — {proxy}: SETUP ERROR (exit 3)\n{text}\n"
+        ),
         McpFormat::Html => {
             use super::page::{esc, page_end, page_start};
             format!(

@@ -13,7 +13,8 @@
 //! trait's default answers `todo` too.
 //!
 //! `fuzz/` fuzzes the same `Mine` against the reference, in process (README.md, "Differential
-//! fuzzing"): `cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run differential`.
+//! fuzzing"): `cd fuzz && cargo +nightly fuzz run differential` (without a nightly toolchain,
+//! `RUSTC_BOOTSTRAP=1 cargo fuzz run differential` is the escape hatch).
 
 #![allow(unused_variables)]
 

@@ -13,9 +13,12 @@
 //! you implement in `DELEGATEOS_FUZZ_OPS` (comma-separated, e.g. `dct.verify,glob.match`) so no
 //! time goes to the others.
 //!
-//!     cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run differential               # until a finding
-//!     RUSTC_BOOTSTRAP=1 cargo fuzz run differential -- -max_total_time=300   # five minutes
-//!     DELEGATEOS_FUZZ_STOP_AT=never RUSTC_BOOTSTRAP=1 cargo fuzz run differential  # only collect
+//!     cd fuzz && cargo +nightly fuzz run differential                    # until a finding
+//!     cargo +nightly fuzz run differential -- -max_total_time=300          # five minutes
+//!     DELEGATEOS_FUZZ_STOP_AT=never cargo +nightly fuzz run differential   # only collect
+//!
+//! Without a nightly toolchain, `RUSTC_BOOTSTRAP=1 cargo fuzz run differential` is an escape
+//! hatch (a stable compiler told to accept nightly-only flags; unsupported: prefer a nightly).
 //!
 //! Replay the findings without the fuzzer: `delegateos-conform run --vectors fuzz-findings
 //! --impl …`, or in process `delegateos_inprocess::run_cases(&Mine, &cases_in(dir, …)?)`.
