@@ -565,6 +565,26 @@ for cid, c in CASES.items():
         stake(cid, f"Issue 48 (lint 6): no member of {op}'s output grants anything, so the granted cell "
               f"cannot be {g}; a wrong output keeps its stated effect.", granted="lenient-input")
 
+# An entry that restates a case's level replaces its ground, `also` included: keep the outcomes
+# the earlier statement added (other readings stay readings).
+PREVIOUS = {}
+for name in ["baseline.json", "relevel-R1.json", "relevel-R2.json", "relevel-R3.json", "relevel-lead.json"]:
+    data = json.load(open(f"vectors/src/areas/data/grounds/{name}"))
+    for cid, e in data.get("cases", data).items():
+        if "level" in e:
+            PREVIOUS[cid] = e
+for cid, e in census.items():
+    prev = PREVIOUS.get(cid, {}).get("also", [])
+    if "level" not in e or not prev:
+        continue
+    if e["level"] != "decision":
+        sys.exit(f"{cid}: the census restates a case with other readings ({prev}) as {e['level']}")
+    merged = list(prev)
+    for o in e.get("also", []):
+        if o not in merged:
+            merged.append(o)
+    e["also"] = merged
+
 # Drop helper keys that are None.
 for e in census.values():
     for k in [k for k, v in e.items() if v is None]:
