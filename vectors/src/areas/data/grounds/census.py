@@ -565,6 +565,29 @@ for cid, c in CASES.items():
         stake(cid, f"Issue 48 (lint 6): no member of {op}'s output grants anything, so the granted cell "
               f"cannot be {g}; a wrong output keeps its stated effect.", granted="lenient-input")
 
+# ---------------------------------------------------------------------------------------------
+# 7. The census sample (seed 4848): D9's "accepting side" cases whose outcome the text requires.
+
+for cid, q, why in [
+    ("attestation-verify-0120", quote("spec", "§7.3 step 4", "Check costMicrocents ≤ contract.constraints.maxBudgetMicrocents"),
+     "a cost equal to the budget passes step 4's ≤"),
+    ("attestation-verify-0121", quote("spec", "§7.1", "costMicrocents: number; durationMs: number;"),
+     "2^53 − 1 is an exact JavaScript number, the interface's type"),
+    ("dct-create-0006", quote("spec", "§3.1", "resource: string; // glob pattern (supports * and **)"),
+     "the empty string is a string, and §3.3 builds the authority from its parameters"),
+    ("dct-create-0011", Q_AUTH_NUMBERS,
+     "2^53 − 1 is an exact JavaScript number, and §3.3 builds the authority from its parameters"),
+    ("dct-valid-0027", quote("spec", "§10.2", "Exact string matches exactly"),
+     "the empty pattern is an exact string and matches the empty resource"),
+]:
+    put(cid, f"Issue 48 census: the text requires the outcome ({why}); the reason claimed as much "
+        "while the case stayed hardening.", level="normative", quote=q)
+put("jsonrpc-messages-0017", "Issue 48 census: the reason claimed the text accepts it; §9 gives "
+    "examples only, so the case is D31's.", level="hardening",
+    reason="§9.2 shows the estimates as numbers without a range; classifying an accept whose "
+    "estimates are 0 as an accept keeps D31's integer rule (non-negative integers) from refusing a "
+    "value it admits.")
+
 # An entry that restates a case's level replaces its ground, `also` included: keep the outcomes
 # the earlier statement added (other readings stay readings).
 PREVIOUS = {}
