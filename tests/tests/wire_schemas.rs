@@ -161,10 +161,17 @@ fn all_cases() -> Vec<Case> {
 }
 
 /// The expected output of a case whose expectation is `valid` (not `acceptable`: those may
-/// carry inputs the format forbids, such as unknown token fields).
+/// carry inputs the format forbids, such as unknown token fields), or our outcome of a D45 case
+/// (issue 48: the readings of the signing payload differ only in the signature's bytes).
 fn valid_output(case: &Case) -> Option<&Value> {
     match &case.expect {
         Expectation::Valid { output } => Some(output),
+        Expectation::Acceptable { outcomes, decision } if decision == "D45" => {
+            match outcomes.first() {
+                Some(Expected::Valid { output }) => Some(output),
+                _ => None,
+            }
+        }
         _ => None,
     }
 }

@@ -178,6 +178,11 @@ impl Group {
             input,
             expect,
         };
+        // D45: a revocation entry a case hands to verification is signed both ways (not in an
+        // MCP proxy's configuration, whose list refuses an entry that does not verify).
+        if !op.starts_with("mcp.") {
+            both_readings(&mut case.input);
+        }
         // The audit's case changes (spec/audit-v0.2.md §2), then the case's ground and stake
         // as the data files state them (issue 36): its level is its ground's.
         if let Err(e) = audit::amend(&mut case) {
@@ -288,4 +293,59 @@ pub(crate) fn build_area(def: &AreaDef, keys: &Keys, errors: &mut Vec<String>) -
         .into_iter()
         .map(|group| group.into_file(keys, errors))
         .collect()
+}
+
+/// D45 (issue 48): whether a revocation entry's signature covers the BLAKE2b-256 digest of its
+/// canonical payload (our reading) or the canonical bytes themselves (the literal §4.1) is a
+/// decision, so a case that hands a well-signed entry to verification (`revocations` in a
+/// `dct.verify`, `contract.bind`, `chain.*` or stateful input, at any depth) carries it signed
+/// both ways: right after every entry whose digest signature verifies under a published key,
+/// the same entry signed over the canonical bytes. Each reading honours one of the two and
+/// ignores the other (an entry whose signature does not verify revokes nothing, §10.1 step 2
+/// with D6), so the case's outcome and stake hold under both readings. Entries that do not
+/// verify (tampered, malformed, unknown signer) get no twin.
+fn both_readings(input: &mut Value) {
+    match input {
+        Value::Object(map) => {
+            for (key, value) in map.iter_mut() {
+                if key == "revocations" {
+                    if let Value::Array(entries) = value {
+                        let mut out = Vec::with_capacity(entries.len() * 2);
+                        for entry in entries.drain(..) {
+                            let twin = literal_twin(&entry);
+                            out.push(entry);
+                            out.extend(twin);
+                        }
+                        *entries = out;
+                        continue;
+                    }
+                }
+                both_readings(value);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(both_readings),
+        _ => {}
+    }
+}
+
+/// The entry signed over its canonical bytes (D45's literal reading), when `entry` is an entry
+/// whose digest signature verifies under one of the published keys.
+fn literal_twin(entry: &Value) -> Option<Value> {
+    use delegateos_reference::encoding::b64u_encode;
+    use delegateos_reference::revocation::{entry_from_value, entry_payload};
+    let parsed = entry_from_value(entry).ok()?;
+    let keys = Keys::fixed();
+    let key = keys
+        .all()
+        .into_iter()
+        .find(|k| k.principal == parsed.revoked_by)?;
+    let payload = entry_payload(
+        &parsed.revocation_id,
+        &parsed.revoked_by,
+        &parsed.revoked_at,
+        parsed.scope,
+    );
+    let mut twin = entry.clone();
+    twin["signature"] = Value::String(b64u_encode(&key.keypair().sign_message(payload.as_bytes())));
+    Some(twin)
 }

@@ -16,7 +16,8 @@
 //!   also has `stakes`: the stake of each `<area>/<group>`, which a case entry overrides per
 //!   direction. `baseline.json` is the first statement of every case (migrated from the
 //!   inferred levels of issue 27 and the severity rules of issue 26, then reviewed);
-//!   `relevel-*.json` are the audits of issue 36 that restate a case, applied after it.
+//!   `relevel-*.json` are the audits of issue 36 that restate a case, applied after it, and
+//!   `relevel-census.json` the census of issue 48 (written by `census.py`), applied last.
 
 use std::collections::BTreeMap;
 
@@ -50,6 +51,10 @@ const CASE_FILES: &[(&str, &str)] = &[
     (
         "relevel-lead.json",
         include_str!("areas/data/grounds/relevel-lead.json"),
+    ),
+    (
+        "relevel-census.json",
+        include_str!("areas/data/grounds/relevel-census.json"),
     ),
 ];
 
