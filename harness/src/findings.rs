@@ -326,7 +326,7 @@ pub fn group_diagnosed(
         .collect();
     // Severity, then counted before not counted, then the effect's rank (forgery,
     // authorization and revocation bypass before scope, budget, expiry, depth, spend and
-    // crash: spec/severity.md §2), then case count.
+    // crash: spec/severity.md §2), then the catalogue's order of diagnosed faults, then case count.
     let model = severity::model();
     out.sort_by(|a, b| {
         b.severity
@@ -337,10 +337,21 @@ pub fn group_diagnosed(
                     .effect_rank(&a.effect)
                     .cmp(&model.effect_rank(&b.effect))
             })
+            // Within one effect, diagnosed faults in the catalogue's order, which follows the
+            // spec's steps (a forged root before a forged attenuation), then the rest.
+            .then_with(|| catalogue_rank(a).cmp(&catalogue_rank(b)))
             .then(b.cases.cmp(&a.cases))
             .then_with(|| a.key.cmp(&b.key))
     });
     out
+}
+
+/// A finding's fault's position in the catalogue (`usize::MAX` when it names none).
+fn catalogue_rank(f: &Finding) -> usize {
+    f.fault
+        .as_ref()
+        .and_then(|e| faults::catalogue().iter().position(|c| c.id == e.id))
+        .unwrap_or(usize::MAX)
 }
 
 /// `fix` followed by the distinct hints of the joined members `ms` (flags and output members

@@ -631,13 +631,13 @@ fn fuzz_reports_one_finding_per_kind_with_severity_by_effect() {
         .expect("run fuzz");
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(1), "{text}");
-    // `  SEVERITY effect hits hit(s)  kind` lines.
+    // `  finding-NNNN  SEVERITY effect hits hit(s)  kind` lines (numbered as their files).
     let kinds: Vec<(String, String, u64, String)> = text
         .lines()
-        .filter(|l| l.starts_with("  ") && l.contains(" hit(s)  "))
+        .filter(|l| l.starts_with("  finding-") && l.contains(" hit(s)  "))
         .map(|l| {
             let (head, kind) = l.split_once(" hit(s)  ").unwrap();
-            let mut w = head.split_whitespace();
+            let mut w = head.split_whitespace().skip(1);
             let severity = w.next().unwrap().to_lowercase();
             let effect = w.next().unwrap().to_owned();
             let hits: u64 = w.next().unwrap().parse().unwrap();

@@ -2000,7 +2000,7 @@ fn an_interrupted_fuzz_writes_its_findings_and_exits_130() {
         .spawn()
         .unwrap();
     wait_until("a first finding", || {
-        std::fs::read_to_string(&log).is_ok_and(|l| l.contains("finding 1 ["))
+        std::fs::read_to_string(&log).is_ok_and(|l| l.contains("new kind #1 ["))
     });
     let status = Command::new("kill")
         .args(["-INT", &child.id().to_string()])

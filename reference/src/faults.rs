@@ -95,6 +95,24 @@ pub fn double_star_one_or_more(row: &[bool], next: &mut [bool]) {
 // the algorithms, so that the algorithms hold no code that is dead in a user's build (and
 // cargo-mutants, which skips this file, finds nothing in them that no input reaches).
 
+/// Which blocks step 2 checks, as `(skip, take)` over the authority and `attenuations`
+/// blocks: all of them, unless a mistake checks only the authority or only the last block.
+pub fn revocation_blocks(attenuations: usize) -> (usize, usize) {
+    if on("verify.2.authority-block-only") {
+        (0, 1)
+    } else if on("verify.2.last-block-only") {
+        (attenuations, 1)
+    } else {
+        (0, usize::MAX)
+    }
+}
+
+/// True when a signature is verified under its entry's `signer` member rather than the
+/// block's signer: for every block, or (`root`) for the authority only.
+pub fn signer_member_as_key(root: bool) -> bool {
+    on("verify.3.signer-member-as-key") || (root && on("verify.3a.signer-member-as-key"))
+}
+
 /// `a >= b`, where the spec's comparison is `>` (an off-by-one mistake).
 pub fn at_least<T: PartialOrd>(a: T, b: T) -> bool {
     a >= b

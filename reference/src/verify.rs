@@ -340,7 +340,10 @@ impl ChainState {
         };
         // 4e (D4): no depth left is `chain_depth_exceeded`; a non-decreasing explicit
         // maxChainDepth is a depth expansion.
-        if self.remaining == 0 && faults::off("verify.4e.depth-unchecked") {
+        if self.remaining == 0
+            && faults::off("verify.4e.depth-unchecked")
+            && faults::off("verify.4e.depth-not-counted")
+        {
             return Err(Denial::ChainDepthExceeded {
                 max: self.depth,
                 actual: self.depth.saturating_add(1),
@@ -372,7 +375,11 @@ impl ChainState {
                 self.expiry = t;
             }
         }
-        self.remaining = max_depth.unwrap_or_else(|| self.remaining.saturating_sub(1));
+        self.remaining = match max_depth {
+            Some(m) => m,
+            None if faults::on("verify.4e.depth-not-counted") => self.remaining,
+            None => self.remaining.saturating_sub(1),
+        };
         self.depth = self.depth.saturating_add(1);
         self.delegatee = att.delegatee.clone();
         if faults::off("verify.8.first-contract-id") {
@@ -395,8 +402,8 @@ fn check_revocations(d: &Decoded, revocations: &RevocationList) -> Result<(), De
             .iter()
             .zip(t.attenuations.iter().map(|a| &a.attenuator)),
     );
-    let authority_only = faults::on("verify.2.authority-block-only");
-    for (canonical, signer) in blocks.take(if authority_only { 1 } else { usize::MAX }) {
+    let (skip, take) = faults::revocation_blocks(t.attenuations.len());
+    for (canonical, signer) in blocks.skip(skip).take(take) {
         let rid = revocation_id_of_canonical(canonical);
         let revoked = if faults::on("verify.2.any-revoker") {
             revocations.is_revoked(&rid)
@@ -423,7 +430,7 @@ fn check_signature(
     if sig.covers != covers && faults::off("verify.3.covers-unchecked") {
         return Err(Denial::signature("wrong covers value", index));
     }
-    let signer_as_key = faults::on("verify.3.signer-member-as-key");
+    let signer_as_key = faults::signer_member_as_key(index.is_none());
     if sig.signer != block_signer && !signer_as_key {
         return Err(Denial::signature("signer is not the block's signer", index));
     }
