@@ -142,6 +142,9 @@ pub struct FaultEvidence {
     pub predicted: usize,
     /// Cases it predicts to fail that passed in this run.
     pub mispredicted: usize,
+    /// Failures of this run it does not predict, filed under it because they have its effect
+    /// and no other named fault does (`Diagnosis::join_by_effect`).
+    pub joined: usize,
 }
 
 impl FaultEvidence {
@@ -152,8 +155,12 @@ impl FaultEvidence {
             1 => "; 1 other case it predicts passed".to_owned(),
             n => format!("; {n} other cases it predicts passed"),
         };
+        let joined = match self.joined {
+            0 => String::new(),
+            n => format!("; {n} failure(s) of the same effect it does not predict joined it"),
+        };
         format!(
-            "fault {} ({}): explains {} failure{}{rest}",
+            "fault {} ({}): explains {} failure{}{rest}{joined}",
             self.id,
             self.step,
             self.explained,
@@ -168,14 +175,25 @@ pub fn fault_key(id: &str) -> String {
 }
 
 /// A run's failures explained by the fault catalogue: `failed` is each failing corpus case's
-/// direction, `passed` the cases that ran and passed (`delegateos_vectors::faults::diagnose`).
+/// assessment, `passed` the cases that ran and passed (`delegateos_vectors::faults::diagnose`,
+/// then `join_by_effect`).
 pub fn diagnose<'a>(
-    failed: impl Iterator<Item = (&'a str, Direction)>,
+    failed: impl Iterator<Item = (&'a str, &'a Assessment)>,
     passed: impl Iterator<Item = &'a str>,
 ) -> Diagnosis {
-    let failed: BTreeMap<String, Direction> = failed.map(|(id, d)| (id.to_owned(), d)).collect();
+    let failed: Vec<(&str, &Assessment)> = failed.collect();
+    let directions: BTreeMap<String, Direction> = failed
+        .iter()
+        .map(|(id, a)| ((*id).to_owned(), a.direction))
+        .collect();
+    let effects: BTreeMap<String, String> = failed
+        .iter()
+        .map(|(id, a)| ((*id).to_owned(), a.effect.clone()))
+        .collect();
     let passed: BTreeSet<String> = passed.map(str::to_owned).collect();
-    faults::diagnose(&failed, &passed)
+    let mut d = faults::diagnose(&directions, &passed);
+    d.join_by_effect(&effects);
+    d
 }
 
 /// The finding a failing case is filed under: its diagnosed fault when the run has one that
@@ -319,6 +337,7 @@ pub fn group_diagnosed(
                     explained: m.explained.len(),
                     predicted: m.predicted,
                     mispredicted: m.mispredicted,
+                    joined: ms.iter().filter(|x| !m.explained.contains(&x.id)).count(),
                 }),
                 unexplained: diagnosis.is_some() && matched.is_none(),
             })

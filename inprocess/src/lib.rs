@@ -504,6 +504,7 @@ pub fn diagnose(cases: &[CorpusCase], verdicts: &[CaseVerdict]) -> Diagnosis {
         .map(|c| (c.case.id.as_str(), &c.case))
         .collect();
     let mut failed = BTreeMap::new();
+    let mut effects = BTreeMap::new();
     let mut passed = std::collections::BTreeSet::new();
     for v in verdicts.iter().filter(|v| !v.advisory) {
         match v.status {
@@ -523,11 +524,14 @@ pub fn diagnose(cases: &[CorpusCase], verdicts: &[CaseVerdict]) -> Diagnosis {
                 };
                 if let Some(a) = outcome::assess(&subject, &v.outcome) {
                     failed.insert(v.id.clone(), a.direction);
+                    effects.insert(v.id.clone(), a.effect);
                 }
             }
         }
     }
-    faults::diagnose(&failed, &passed)
+    let mut d = faults::diagnose(&failed, &passed);
+    d.join_by_effect(&effects);
+    d
 }
 
 impl TestRun {

@@ -108,12 +108,45 @@ pub struct Diagnosis {
     pub faults: Vec<Match>,
     /// Failures no fault explains.
     pub unexplained: BTreeSet<String>,
+    /// Failures no fault predicts, filed under the one named fault whose effect they share
+    /// ([`Diagnosis::join_by_effect`]): case id → fault id.
+    pub joined: BTreeMap<String, String>,
 }
 
 impl Diagnosis {
-    /// The fault that explains case `id`, if any.
+    /// The fault that explains case `id` (or that it joined), if any.
     pub fn fault_of(&self, id: &str) -> Option<&Match> {
-        self.faults.iter().find(|m| m.explained.contains(id))
+        let joined = self.joined.get(id);
+        self.faults
+            .iter()
+            .find(|m| m.explained.contains(id) || joined == Some(&m.fault))
+    }
+
+    /// Files each unexplained failure whose effect (`effects`: case id → effect of its stated
+    /// stake) is the catalogued effect of exactly one named fault under that fault: one
+    /// defect, one finding, when the implementation's form of the mistake reaches a few cases
+    /// the catalogued form does not. A failure whose effect no named fault has, or several
+    /// have, stays unexplained.
+    pub fn join_by_effect(&mut self, effects: &BTreeMap<String, String>) {
+        let named: Vec<(&str, &str)> = self
+            .faults
+            .iter()
+            .filter_map(|m| Some((m.fault.as_str(), fault(&m.fault)?.effect.as_str())))
+            .collect();
+        let mut joined = BTreeMap::new();
+        for id in &self.unexplained {
+            let Some(effect) = effects.get(id) else {
+                continue;
+            };
+            let mut same = named.iter().filter(|(_, e)| e == effect);
+            if let (Some((f, _)), None) = (same.next(), same.next()) {
+                joined.insert(id.clone(), (*f).to_owned());
+            }
+        }
+        for id in joined.keys() {
+            self.unexplained.remove(id);
+        }
+        self.joined = joined;
     }
 }
 
@@ -183,6 +216,7 @@ pub fn diagnose_with(
     Diagnosis {
         faults: chosen,
         unexplained: remaining.into_iter().map(str::to_owned).collect(),
+        joined: BTreeMap::new(),
     }
 }
 
