@@ -274,6 +274,7 @@ fn cli_args(
             env!("CARGO_BIN_EXE_delegateos-conform")
         ),
         strict_mode_cases: false,
+        options: Vec::new(),
         format: delegateos_conform::mcp::cli::McpFormat::Json,
         expected_failures: baseline,
         id: vec![id.to_owned()],
