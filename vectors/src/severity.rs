@@ -798,7 +798,7 @@ impl Model {
             _ => Assessment {
                 severity: self.severity_of(&effect),
                 key: format!("{decider}/{effect}"),
-                title: format!("{meaning} ({decider})"),
+                title: format!("{meaning} ({})", flag_words(decider)),
                 effect,
                 joins: None,
                 hint: None,
@@ -944,7 +944,7 @@ impl Model {
                         f.direction,
                         &row.flag,
                         effect,
-                        format!("{}: {meaning}", row.flag),
+                        format!("{meaning} ({})", flag_words(&row.flag)),
                         fix,
                     );
                     // A `(rule)` flag keys its own finding whatever the rule's.
@@ -1155,6 +1155,19 @@ fn grants_more(op: &str, expected: &Value, actual: &Value) -> Option<bool> {
         }
         _ => None,
     }
+}
+
+/// A flag's name in words for a finding's title (`ScopeWidening` → `scope widening`): titles
+/// are read by people, flag names by tools (issue 46).
+pub fn flag_words(flag: &str) -> String {
+    let mut out = String::with_capacity(flag.len() + 4);
+    for (i, c) in flag.chars().enumerate() {
+        if c.is_ascii_uppercase() && i > 0 {
+            out.push(' ');
+        }
+        out.push(c.to_ascii_lowercase());
+    }
+    out
 }
 
 /// The direction of a judged failure (`spec/severity.md` §1). An output mismatch is `granted`

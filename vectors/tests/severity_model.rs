@@ -1006,7 +1006,13 @@ fn a_stated_effect_no_rule_gives_keys_its_own_finding() {
     assert_eq!(a.effect, "wrong-output");
     assert_eq!(a.key, format!("{decider}/wrong-output"));
     let meaning = &model().effect("wrong-output").expect("effect").meaning;
-    assert_eq!(a.title, format!("{meaning} ({decider})"));
+    assert_eq!(
+        a.title,
+        format!(
+            "{meaning} ({})",
+            delegateos_vectors::severity::flag_words(decider)
+        )
+    );
     assert_eq!((a.joins, a.hint), (None, None));
     assert_eq!(a.fix, ruled.fix);
 }
@@ -1137,4 +1143,37 @@ fn an_output_member_of_equal_severity_does_not_replace_the_stated_effect() {
         model().severity_of("scope-widening")
     );
     assert_eq!(a.effect, "scope-widening", "{a:?}");
+}
+
+/// Issue 46: a finding's title is words, never a flag's CamelCase name: every corpus case
+/// with flags, graded as accepted where refused, refused where valid and answered wrongly.
+#[test]
+fn no_finding_title_carries_a_flag_name() {
+    let files = delegateos_vectors::corpus::load_embedded().expect("corpus");
+    let flags: Vec<String> = model().flags.iter().map(|f| f.flag.clone()).collect();
+    let mut leaks = std::collections::BTreeSet::new();
+    for case in files
+        .iter()
+        .flat_map(|f| &f.file.cases)
+        .filter(|c| !c.flags.is_empty())
+    {
+        let subject = Subject {
+            op: &case.op,
+            flags: &case.flags,
+            requirements: &case.requirements,
+            expectation: Some(&case.expect),
+            stake: Some(&case.stake),
+        };
+        for kind in [
+            FailureKind::AcceptedInvalid,
+            FailureKind::RejectedValid,
+            FailureKind::WrongCode,
+        ] {
+            let a = outcome::assess_fault(&subject, &Fault::Failed { kind, output: None });
+            for flag in flags.iter().filter(|f| a.title.contains(f.as_str())) {
+                leaks.insert(format!("{flag}: {}", a.title));
+            }
+        }
+    }
+    assert!(leaks.is_empty(), "{leaks:#?}");
 }
