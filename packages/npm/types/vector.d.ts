@@ -53,6 +53,8 @@ export interface Case {
   ground: Ground;
   stake: Stake;
   op: string;
+  /** The options (vectors/src/options.rs) the case's input turns on; an adapter that does not declare one in hello.options has the case skipped. */
+  options?: Array<"strict-mode" | "per-tool-spend">;
   input: {
     [key: string]: unknown;
   };
