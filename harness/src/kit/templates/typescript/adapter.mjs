@@ -44,6 +44,7 @@ export const OPERATIONS = kit.declared(STUBS);
 // The options your implementation has (spec/adapter-protocol.md §2.1): behaviours the corpus
 // tests beyond the text's required ones. Uncomment the ones it has; a case that needs another
 // is skipped ("needs option X"), never a finding.
+/** @type {string[]} */
 export const OPTIONS = [
 @@OPTIONS@@
 ];

@@ -246,6 +246,7 @@ function write(reply) {
  * @param {Record<string, unknown>} implementation
  * @param {Record<string, Function>} operations
  * @param {(e: unknown) => [string, string] | undefined} [libraryError]
+ * @param {string[]} [options] the options the implementation declares (spec/adapter-protocol.md §2.1)
  */
 export async function serve(implementation, operations, libraryError, options = []) {
   const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
