@@ -142,8 +142,9 @@ pub struct FaultEvidence {
     pub predicted: usize,
     /// Cases it predicts to fail that passed in this run.
     pub mispredicted: usize,
-    /// Failures of this run it does not predict, filed under it because they have its effect
-    /// and no other named fault does (`Diagnosis::join_by_effect`).
+    /// Failures of this run it does not predict, filed under it because they share the
+    /// rule-based finding of failures it explains, and no other named fault's do
+    /// (`Diagnosis::join_by_effect`).
     pub joined: usize,
 }
 
@@ -157,7 +158,9 @@ impl FaultEvidence {
         };
         let joined = match self.joined {
             0 => String::new(),
-            n => format!("; {n} failure(s) of the same effect it does not predict joined it"),
+            n => format!(
+                "; {n} failure(s) of the same rule and effect it does not predict joined it"
+            ),
         };
         format!(
             "fault {} ({}): explains {} failure{}{rest}{joined}",
@@ -186,13 +189,13 @@ pub fn diagnose<'a>(
         .iter()
         .map(|(id, a)| ((*id).to_owned(), a.direction))
         .collect();
-    let effects: BTreeMap<String, String> = failed
+    let keys: BTreeMap<String, String> = failed
         .iter()
-        .map(|(id, a)| ((*id).to_owned(), a.effect.clone()))
+        .map(|(id, a)| ((*id).to_owned(), a.key.clone()))
         .collect();
     let passed: BTreeSet<String> = passed.map(str::to_owned).collect();
     let mut d = faults::diagnose(&directions, &passed);
-    d.join_by_effect(&effects);
+    d.join_by_effect(&keys);
     d
 }
 

@@ -524,7 +524,7 @@ pub fn diagnose(cases: &[CorpusCase], verdicts: &[CaseVerdict]) -> Diagnosis {
                 };
                 if let Some(a) = outcome::assess(&subject, &v.outcome) {
                     failed.insert(v.id.clone(), a.direction);
-                    effects.insert(v.id.clone(), a.effect);
+                    effects.insert(v.id.clone(), a.key);
                 }
             }
         }

@@ -122,25 +122,30 @@ impl Diagnosis {
             .find(|m| m.explained.contains(id) || joined == Some(&m.fault))
     }
 
-    /// Files each unexplained failure whose effect (`effects`: case id → effect of its stated
-    /// stake) is the catalogued effect of exactly one named fault under that fault: one
-    /// defect, one finding, when the implementation's form of the mistake reaches a few cases
-    /// the catalogued form does not. A failure whose effect no named fault has, or several
-    /// have, stays unexplained.
-    pub fn join_by_effect(&mut self, effects: &BTreeMap<String, String>) {
-        let named: Vec<(&str, &str)> = self
-            .faults
-            .iter()
-            .filter_map(|m| Some((m.fault.as_str(), fault(&m.fault)?.effect.as_str())))
-            .collect();
+    /// Files each unexplained failure under a named fault when exactly one named fault
+    /// explains a failure with the same rule-based finding key (`keys`: case id → the severity
+    /// model's key, `decider/effect`): one defect, one finding, when the implementation's form
+    /// of the mistake reaches a few cases of the same rule and effect that the catalogued form
+    /// does not. A failure whose key no named fault's cases share, or several share, stays
+    /// unexplained (a lenient timestamp never joins a lenient base64url fault), and so does
+    /// one keyed by no rule (`code …`, `family …`, `hang …`, `errored …`: a code or an
+    /// outcome class says nothing about which step broke).
+    pub fn join_by_effect(&mut self, keys: &BTreeMap<String, String>) {
         let mut joined = BTreeMap::new();
         for id in &self.unexplained {
-            let Some(effect) = effects.get(id) else {
+            let Some(key) = keys.get(id) else {
                 continue;
             };
-            let mut same = named.iter().filter(|(_, e)| e == effect);
-            if let (Some((f, _)), None) = (same.next(), same.next()) {
-                joined.insert(id.clone(), (*f).to_owned());
+            let decider = key.rsplit_once('/').map_or(key.as_str(), |(d, _)| d);
+            if decider.contains(' ') {
+                continue;
+            }
+            let mut same = self
+                .faults
+                .iter()
+                .filter(|m| m.explained.iter().any(|c| keys.get(c) == Some(key)));
+            if let (Some(m), None) = (same.next(), same.next()) {
+                joined.insert(id.clone(), m.fault.clone());
             }
         }
         for id in joined.keys() {
