@@ -146,6 +146,20 @@ impl Diagnosis {
                 .filter(|m| m.explained.iter().any(|c| keys.get(c) == Some(key)));
             if let (Some(m), None) = (same.next(), same.next()) {
                 joined.insert(id.clone(), m.fault.clone());
+                continue;
+            }
+            // A critical effect: the one named fault whose catalogued effect it is (the worst
+            // effects are where one bug on two critical lines misleads most).
+            let effect = key.rsplit_once('/').map_or("", |(_, e)| e);
+            if crate::severity::model().severity_of(effect) != crate::format::Severity::Critical {
+                continue;
+            }
+            let mut same = self
+                .faults
+                .iter()
+                .filter(|m| fault(&m.fault).is_some_and(|f| f.effect == effect));
+            if let (Some(m), None) = (same.next(), same.next()) {
+                joined.insert(id.clone(), m.fault.clone());
             }
         }
         for id in joined.keys() {
