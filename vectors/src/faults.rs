@@ -140,18 +140,21 @@ impl Diagnosis {
             if decider.contains(' ') {
                 continue;
             }
-            let mut same = self
-                .faults
-                .iter()
-                .filter(|m| m.explained.iter().any(|c| keys.get(c) == Some(key)));
-            if let (Some(m), None) = (same.next(), same.next()) {
-                joined.insert(id.clone(), m.fault.clone());
-                continue;
-            }
-            // A critical effect: the one named fault whose catalogued effect it is (the worst
-            // effects are where one bug on two critical lines misleads most).
             let effect = key.rsplit_once('/').map_or("", |(_, e)| e);
-            if crate::severity::model().severity_of(effect) != crate::format::Severity::Critical {
+            let critical =
+                crate::severity::model().severity_of(effect) == crate::format::Severity::Critical;
+            // A critical failure joins only the one named fault whose catalogued effect it is
+            // (a broad rule such as `glob/scope-widening` would file other glob bugs under
+            // whichever fault explained one of its cases); a lesser one, the one fault whose
+            // explained failures share its rule-based key.
+            if !critical {
+                let mut same = self
+                    .faults
+                    .iter()
+                    .filter(|m| m.explained.iter().any(|c| keys.get(c) == Some(key)));
+                if let (Some(m), None) = (same.next(), same.next()) {
+                    joined.insert(id.clone(), m.fault.clone());
+                }
                 continue;
             }
             let mut same = self
