@@ -137,7 +137,10 @@ impl Diagnosis {
                 continue;
             };
             let decider = key.rsplit_once('/').map_or(key.as_str(), |(d, _)| d);
-            if decider.contains(' ') {
+            if ["code ", "family ", "hang ", "errored ", "crash "]
+                .iter()
+                .any(|p| decider.starts_with(p))
+            {
                 continue;
             }
             let effect = key.rsplit_once('/').map_or("", |(_, e)| e);
