@@ -180,6 +180,187 @@ pub fn star_any_run(row: &[bool], next: &mut [bool]) {
     }
 }
 
+/// Case-insensitive name equality (the mistake of `a.toLowerCase() === b.toLowerCase()`).
+pub fn same_lowercase(a: &str, b: &str) -> bool {
+    a.to_lowercase() == b.to_lowercase()
+}
+
+/// The chain depth step 4e subtracts from `maxChainDepth`: the authority's `chainDepth`; 0
+/// when the mistake ignores it; at most `maxChainDepth` when the mistake never counts depth
+/// (a token already past its depth is not refused).
+pub fn counted_depth(chain_depth: u64, max_chain_depth: u64) -> u64 {
+    if on("verify.4e.chain-depth-ignored") {
+        0
+    } else if on("verify.4e.depth-not-counted") {
+        chain_depth.min(max_chain_depth)
+    } else {
+        chain_depth
+    }
+}
+
+/// Pattern and resource as matched: themselves, or both normalized as POSIX paths (`//`
+/// collapsed, `.` and `..` resolved) by the mistake that "cleans" resources first.
+pub fn normalized_paths<'a>(
+    pattern: &'a str,
+    resource: &'a str,
+) -> (std::borrow::Cow<'a, str>, std::borrow::Cow<'a, str>) {
+    if on("glob.paths-normalized") {
+        (
+            posix_normalize(pattern).into(),
+            posix_normalize(resource).into(),
+        )
+    } else {
+        (pattern.into(), resource.into())
+    }
+}
+
+/// Node's `path.posix.normalize`.
+fn posix_normalize(s: &str) -> String {
+    if s.is_empty() {
+        return ".".to_owned();
+    }
+    let absolute = s.starts_with('/');
+    let mut parts: Vec<&str> = Vec::new();
+    for seg in s.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." if parts.last().is_some_and(|p| *p != "..") => {
+                parts.pop();
+            }
+            ".." if absolute => {}
+            _ => parts.push(seg),
+        }
+    }
+    let mut out = parts.join("/");
+    if out.is_empty() && !absolute {
+        out.push('.');
+    }
+    if s.ends_with('/') && !out.is_empty() {
+        out.push('/');
+    }
+    if absolute {
+        out.insert(0, '/');
+    }
+    out
+}
+
+/// True when signature `i` of `n` attenuation signatures is skipped: only the last one is
+/// checked.
+pub fn skips_signature(i: usize, n: usize) -> bool {
+    on("verify.3b.last-signature-only") && i + 1 != n
+}
+
+/// Step 4b's subset as a cross product: some parent has the child's namespace and action and
+/// some (possibly other) parent covers its resource.
+pub fn subset_cross_product(
+    child: &crate::token::Capability,
+    parents: &[crate::token::Capability],
+) -> bool {
+    on("verify.4b.subset-cross-product")
+        && parents
+            .iter()
+            .any(|p| p.namespace == child.namespace && p.action == child.action)
+        && parents
+            .iter()
+            .any(|p| crate::glob::covers(&p.resource, &child.resource))
+}
+
+/// Step 7 as a cross product: one capability matches the namespace and action, another (or
+/// the same) the resource.
+pub fn cross_product_grant(
+    caps: &[crate::token::Capability],
+    namespace: &str,
+    action: &str,
+    resource: &str,
+) -> bool {
+    on("verify.7.capability-cross-product")
+        && caps
+            .iter()
+            .any(|c| c.namespace == namespace && c.action == action)
+        && caps
+            .iter()
+            .any(|c| crate::glob::matches(&c.resource, resource))
+}
+
+/// True when `now` is before the authority's `issuedAt` and the mistake reads `issuedAt` as
+/// "not before" (the text gives it no such meaning).
+pub fn not_yet_valid(now: &crate::timestamp::Timestamp, issued_at: &str) -> bool {
+    on("verify.5.issued-at-as-not-before")
+        && crate::timestamp::Timestamp::parse(issued_at)
+            .is_ok_and(|t| now.unix_nanos() < t.unix_nanos())
+}
+
+/// The chain state after the authority, kept when a mistake checks attenuations against it.
+pub fn authority_state(state: &crate::verify::ChainState) -> Option<crate::verify::ChainState> {
+    (on("verify.4.narrowed-against-authority") || on("verify.4a.attenuator-authority-delegatee"))
+        .then(|| state.clone())
+}
+
+/// Step 4 with a mistake that looks at the authority block instead of the chain so far:
+/// 4b–4d compare with the authority's capabilities, budget and expiry
+/// (`verify.4.narrowed-against-authority`), or 4a also accepts the authority's delegatee as
+/// attenuator (`verify.4a.attenuator-authority-delegatee`).
+pub fn apply_against_authority(
+    state: &mut crate::verify::ChainState,
+    first: &crate::verify::ChainState,
+    att: &crate::token::Attenuation,
+) -> Result<(), crate::verify::Denial> {
+    if on("verify.4a.attenuator-authority-delegatee") {
+        if att.attenuator == first.delegatee {
+            state.delegatee = att.attenuator.clone();
+        }
+        return state.apply(att);
+    }
+    let mut s = crate::verify::ChainState {
+        capabilities: first.capabilities.clone(),
+        budget: first.budget,
+        expiry: first.expiry.clone(),
+        ..state.clone()
+    };
+    s.apply(att)?;
+    if att.allowed_capabilities.is_none() {
+        s.capabilities = std::mem::take(&mut state.capabilities);
+    }
+    if att.max_budget_microcents.is_none() {
+        s.budget = state.budget;
+    }
+    if att.expires_at.is_none() {
+        s.expiry = state.expiry.clone();
+    }
+    *state = s;
+    Ok(())
+}
+
+/// A glob translated to a regular expression, as hurried code does: `**` → `.*`, `*` →
+/// `[^/]+`, the rest escaped — or not (`glob.regex-unescaped`), or with only the first `**`
+/// translated (`glob.regex-first-double-star`). `None` when no such mistake is on; an
+/// expression that does not compile matches nothing.
+pub fn regex_translation(pattern: &str, resource: &str) -> Option<bool> {
+    let unescaped = on("glob.regex-unescaped");
+    let first_only = on("glob.regex-first-double-star");
+    if !(unescaped || first_only || on("glob.regex-translation")) {
+        return None;
+    }
+    // `regex::escape` escapes `*` too; undo that so the glob stars are translated.
+    let mut src = if unescaped {
+        pattern.to_owned()
+    } else {
+        regex::escape(pattern).replace("\\*", "*")
+    };
+    const DS: &str = "\u{0}";
+    src = if first_only {
+        src.replacen("**", DS, 1)
+    } else {
+        src.replace("**", DS)
+    };
+    src = src.replace('*', "[^/]+").replace(DS, ".*");
+    Some(
+        regex::Regex::new(&format!("^(?:{src})$"))
+            .map(|r| r.is_match(resource))
+            .unwrap_or(false),
+    )
+}
+
 #[cfg(all(test, feature = "faults"))]
 mod tests {
     #[test]

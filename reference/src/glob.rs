@@ -18,8 +18,13 @@ pub fn matches(pattern: &str, resource: &str) -> bool {
     if is_match_all(pattern) {
         return true;
     }
+    let (pattern, resource) = faults::normalized_paths(pattern, resource);
+    let (pattern, resource) = (pattern.as_ref(), resource.as_ref());
     if faults::on("glob.prefix-match") {
         return faults::prefix_match(pattern, resource);
+    }
+    if let Some(matched) = faults::regex_translation(pattern, resource) {
+        return matched;
     }
     let res: Vec<&str> = resource.split('/').collect();
     // row[j]: the pattern segments seen so far match the first j resource segments.
@@ -110,7 +115,13 @@ pub fn covers(parent: &str, child: &str) -> bool {
 /// Actions are compared byte for byte: an action `*` is an action like any other, not a
 /// wildcard (D3).
 fn same_action(granted: &str, wanted: &str) -> bool {
-    granted == wanted || (faults::on("capability.action-star-wildcard") && faults::is_star(granted))
+    same_name(granted, wanted)
+        || (faults::on("capability.action-star-wildcard") && faults::is_star(granted))
+}
+
+/// Namespaces and actions are compared byte for byte (case included).
+fn same_name(a: &str, b: &str) -> bool {
+    a == b || (faults::on("capability.names-case-insensitive") && faults::same_lowercase(a, b))
 }
 
 /// D3: same namespace, same action, and `covers(parent.resource, child.resource)`.
@@ -118,7 +129,7 @@ pub fn capability_subset(child: &Capability, parent: &Capability) -> bool {
     if faults::on("subset.resource-prefix") {
         return faults::prefix_subset(child, parent);
     }
-    child.namespace == parent.namespace
+    same_name(&child.namespace, &parent.namespace)
         && same_action(&parent.action, &child.action)
         && covers(&parent.resource, &child.resource)
 }
@@ -126,7 +137,7 @@ pub fn capability_subset(child: &Capability, parent: &Capability) -> bool {
 /// True if `cap` grants `(namespace, action, resource)` (§10.1 step 7): same namespace, same
 /// action, and `matches(cap.resource, resource)`.
 pub fn capability_matches(cap: &Capability, namespace: &str, action: &str, resource: &str) -> bool {
-    (cap.namespace == namespace || faults::on("verify.7.namespace-ignored"))
+    (same_name(&cap.namespace, namespace) || faults::on("verify.7.namespace-ignored"))
         && (same_action(&cap.action, action) || faults::on("verify.7.action-ignored"))
         && (matches(&cap.resource, resource)
             || (faults::on("verify.7.request-as-pattern") && matches(resource, &cap.resource)))

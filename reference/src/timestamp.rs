@@ -112,7 +112,12 @@ impl Timestamp {
         ) else {
             return Err(err("non-digit in date or time"));
         };
-        if !(1..=12).contains(&month) || day < 1 || day > days_in_month(year, month) {
+        let last_day = if crate::faults::on("timestamp.month-days-unchecked") {
+            31
+        } else {
+            days_in_month(year, month)
+        };
+        if !(1..=12).contains(&month) || day < 1 || day > last_day {
             return Err(err("no such calendar date"));
         }
         if hour > 23 || min > 59 || sec > 59 {
@@ -140,6 +145,9 @@ impl Timestamp {
         let mut offset_secs = offset_secs(b.get(i..).unwrap_or_default()).map_err(err)?;
         if crate::faults::on("timestamp.offset-ignored") {
             offset_secs = 0;
+        }
+        if crate::faults::on("timestamp.offset-sign-reversed") {
+            offset_secs = -offset_secs;
         }
         let secs =
             days_from_civil(year, month, day) * 86_400 + hour * 3600 + min * 60 + sec - offset_secs;

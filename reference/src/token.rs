@@ -335,7 +335,7 @@ fn check_caps(caps: &[Capability], what: &str) -> Result<(), Malformed> {
 
 /// Checks field formats of a typed token (D9). Used by [`decode`] and by `attenuate`.
 pub fn check_formats(t: &SignedJsonToken) -> Result<(), Malformed> {
-    if t.format != FORMAT {
+    if t.format != FORMAT && crate::faults::off("token.format-unchecked") {
         return Err(Malformed::new(format!(
             "unknown token format {:?}",
             t.format

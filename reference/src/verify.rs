@@ -276,7 +276,10 @@ impl ChainState {
     pub fn from_authority(a: &Authority) -> Result<Self, Denial> {
         let expiry =
             Timestamp::parse(&a.expires_at).map_err(|e| Denial::malformed(e.to_string()))?;
-        let Some(remaining) = a.max_chain_depth.checked_sub(a.chain_depth) else {
+        let Some(remaining) = a
+            .max_chain_depth
+            .checked_sub(faults::counted_depth(a.chain_depth, a.max_chain_depth))
+        else {
             return Err(Denial::ChainDepthExceeded {
                 max: a.max_chain_depth,
                 actual: a.chain_depth,
@@ -311,9 +314,10 @@ impl ChainState {
         }
         // 4b
         if let Some(caps) = allowed {
-            let narrower = caps
-                .iter()
-                .all(|c| self.capabilities.iter().any(|p| capability_subset(c, p)));
+            let narrower = caps.iter().all(|c| {
+                self.capabilities.iter().any(|p| capability_subset(c, p))
+                    || faults::subset_cross_product(c, &self.capabilities)
+            });
             if !narrower && faults::off("verify.4b.capabilities-unchecked") {
                 return violation(AttenuationFault::CapabilityExpansion);
             }
@@ -361,7 +365,9 @@ impl ChainState {
         }
         // All checks passed: narrow.
         if let Some(caps) = allowed {
-            if faults::off("verify.7.authority-capabilities-only") {
+            if faults::on("verify.4b.capabilities-union") {
+                self.capabilities.extend(caps.iter().cloned());
+            } else if faults::off("verify.7.authority-capabilities-only") {
                 self.capabilities = caps.clone();
             }
         }
@@ -496,6 +502,7 @@ fn check_attenuation_signatures(d: &Decoded, keys: &mut dyn KeyStore) -> Result<
         let index = Some(idx(i));
         if faults::on("verify.3b.signatures-unchecked")
             || faults::on("verify.3.signatures-unchecked")
+            || faults::skips_signature(i, t.attenuations.len())
         {
             continue;
         }
@@ -535,8 +542,12 @@ fn steps_1_to_6(
     check_attenuation_signatures(&d, keys)?;
     // 4
     let mut state = ChainState::from_authority(&d.token.authority)?;
+    let authority_state = faults::authority_state(&state);
     for att in &d.token.attenuations {
-        state.apply(att)?;
+        match &authority_state {
+            Some(first) => faults::apply_against_authority(&mut state, first, att)?,
+            None => state.apply(att)?,
+        }
     }
     // 5: expired strictly after the effective expiry (an instant comparison, D5).
     let expired = if faults::on("verify.5.expiry-inclusive") {
@@ -546,7 +557,9 @@ fn steps_1_to_6(
     } else {
         now.unix_nanos() > state.expiry.unix_nanos()
     };
-    if expired && faults::off("verify.5.expiry-unchecked") {
+    if (expired && faults::off("verify.5.expiry-unchecked"))
+        || faults::not_yet_valid(&now, &d.token.authority.issued_at)
+    {
         return Err(Denial::Expired);
     }
     // 6: exhausted once spent reaches the effective budget.
@@ -616,7 +629,13 @@ pub fn verify_with_keys(
     let granted = state
         .capabilities
         .iter()
-        .any(|c| capability_matches(c, &ctx.namespace, &ctx.operation, &ctx.resource));
+        .any(|c| capability_matches(c, &ctx.namespace, &ctx.operation, &ctx.resource))
+        || faults::cross_product_grant(
+            &state.capabilities,
+            &ctx.namespace,
+            &ctx.operation,
+            &ctx.resource,
+        );
     if !granted && faults::off("verify.7.capability-unchecked") {
         return Err(Denial::CapabilityNotGranted {
             requested: Capability::new(&ctx.namespace, &ctx.operation, &ctx.resource),
