@@ -178,24 +178,28 @@ pub fn fault_key(id: &str) -> String {
 }
 
 /// A run's failures explained by the fault catalogue: `failed` is each failing corpus case's
-/// assessment, `passed` the cases that ran and passed (`delegateos_vectors::faults::diagnose`,
+/// id, operation and assessment, `passed` the cases that ran and passed (`delegateos_vectors::faults::diagnose`,
 /// then `join_by_effect`).
 pub fn diagnose<'a>(
-    failed: impl Iterator<Item = (&'a str, &'a Assessment)>,
+    failed: impl Iterator<Item = (&'a str, &'a str, &'a Assessment)>,
     passed: impl Iterator<Item = &'a str>,
 ) -> Diagnosis {
-    let failed: Vec<(&str, &Assessment)> = failed.collect();
+    let failed: Vec<(&str, &str, &Assessment)> = failed.collect();
     let directions: BTreeMap<String, Direction> = failed
         .iter()
-        .map(|(id, a)| ((*id).to_owned(), a.direction))
+        .map(|(id, _, a)| ((*id).to_owned(), a.direction))
         .collect();
     let keys: BTreeMap<String, String> = failed
         .iter()
-        .map(|(id, a)| ((*id).to_owned(), a.key.clone()))
+        .map(|(id, _, a)| ((*id).to_owned(), a.key.clone()))
+        .collect();
+    let ops: BTreeMap<String, String> = failed
+        .iter()
+        .map(|(id, op, _)| ((*id).to_owned(), (*op).to_owned()))
         .collect();
     let passed: BTreeSet<String> = passed.map(str::to_owned).collect();
     let mut d = faults::diagnose(&directions, &passed);
-    d.join_by_effect(&keys);
+    d.join_by_effect(&keys, &ops);
     d
 }
 

@@ -505,6 +505,7 @@ pub fn diagnose(cases: &[CorpusCase], verdicts: &[CaseVerdict]) -> Diagnosis {
         .collect();
     let mut failed = BTreeMap::new();
     let mut effects = BTreeMap::new();
+    let mut ops = BTreeMap::new();
     let mut passed = std::collections::BTreeSet::new();
     for v in verdicts.iter().filter(|v| !v.advisory) {
         match v.status {
@@ -525,12 +526,13 @@ pub fn diagnose(cases: &[CorpusCase], verdicts: &[CaseVerdict]) -> Diagnosis {
                 if let Some(a) = outcome::assess(&subject, &v.outcome) {
                     failed.insert(v.id.clone(), a.direction);
                     effects.insert(v.id.clone(), a.key);
+                    ops.insert(v.id.clone(), case.op.clone());
                 }
             }
         }
     }
     let mut d = faults::diagnose(&failed, &passed);
-    d.join_by_effect(&effects);
+    d.join_by_effect(&effects, &ops);
     d
 }
 

@@ -141,10 +141,11 @@ impl<T> Falsy for &Vec<T> {
     }
 }
 
-/// `value`, or `None` when fault `id` is on and the value is falsy.
+/// `value`, or `None` when fault `id` (or the fault that makes every restriction falsy-tested)
+/// is on and the value is falsy.
 pub fn falsy_as_unset<T: Falsy>(id: &str, value: Option<T>) -> Option<T> {
     match value {
-        Some(v) if on(id) && v.falsy() => None,
+        Some(v) if (on(id) || on("verify.4.falsy-restrictions-inherit")) && v.falsy() => None,
         other => other,
     }
 }
@@ -359,6 +360,62 @@ pub fn regex_translation(pattern: &str, resource: &str) -> Option<bool> {
             .map(|r| r.is_match(resource))
             .unwrap_or(false),
     )
+}
+
+/// True when the mistake also verifies a signature under the key the object names for itself
+/// (`issuer`, `principal`) instead of only the caller's key.
+pub fn own_key_verifies(own: &str, payload: &str, sig: &[u8; 64]) -> bool {
+    on("signature.own-key-accepted")
+        && crate::crypto::verify_canonical_principal(own, payload, sig).is_ok()
+}
+
+/// An empty pattern read as `*` (`pattern or "*"`).
+pub fn empty_as_star(pattern: &str) -> &str {
+    if on("glob.empty-pattern-matches-all") && pattern.is_empty() {
+        "*"
+    } else {
+        pattern
+    }
+}
+
+/// The authority's budget and remaining depth, where the mistake reads a 0 budget or a 0
+/// `maxChainDepth` as "no limit" (`authority.get(k) or UNLIMITED`).
+pub fn zero_as_unlimited(budget: u64, remaining: u64, max_chain_depth: u64) -> (u64, u64) {
+    if !on("verify.4.authority-zero-unlimited") {
+        return (budget, remaining);
+    }
+    let unlimited = crate::token::MAX_SAFE_INTEGER;
+    (
+        if budget == 0 { unlimited } else { budget },
+        if max_chain_depth == 0 {
+            unlimited
+        } else {
+            remaining
+        },
+    )
+}
+
+/// The effective expiry taken as the least `expiresAt` text of the chain (a string minimum,
+/// not an instant one), where that mistake is on.
+pub fn earliest_expiry_by_text(
+    expiry: &mut crate::timestamp::Timestamp,
+    token: &crate::token::SignedJsonToken,
+) {
+    if !on("verify.5.earliest-expiry-by-text") {
+        return;
+    }
+    let texts = std::iter::once(&token.authority.expires_at).chain(
+        token
+            .attenuations
+            .iter()
+            .filter_map(|a| a.expires_at.as_ref()),
+    );
+    if let Some(t) = texts
+        .min()
+        .and_then(|t| crate::timestamp::Timestamp::parse(t).ok())
+    {
+        *expiry = t;
+    }
 }
 
 #[cfg(all(test, feature = "faults"))]

@@ -15,6 +15,7 @@ fn is_match_all(pattern: &str) -> bool {
 
 /// True if `pattern` matches `resource` (D1, D2).
 pub fn matches(pattern: &str, resource: &str) -> bool {
+    let pattern = faults::empty_as_star(pattern);
     if is_match_all(pattern) {
         return true;
     }
@@ -69,6 +70,7 @@ pub fn matches(pattern: &str, resource: &str) -> bool {
 /// True if every resource matched by `child` is matched by `parent` under the conservative,
 /// sound rule of D3.
 pub fn covers(parent: &str, child: &str) -> bool {
+    let parent = faults::empty_as_star(parent);
     if faults::on("subset.child-matched-as-resource") {
         return matches(parent, child);
     }

@@ -111,7 +111,7 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
         }
         let mut out = Map::new();
         while let Some(key) = map.next_key::<String>()? {
-            if out.contains_key(&key) {
+            if out.contains_key(&key) && crate::faults::off("json.duplicate-members-last-wins") {
                 self.reason.set(Some(Reason::Dup));
                 self.dup_key.set(Some(key));
                 return Err(A::Error::custom("duplicate key"));

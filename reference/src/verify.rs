@@ -285,9 +285,11 @@ impl ChainState {
                 actual: a.chain_depth,
             });
         };
+        let (budget, remaining) =
+            faults::zero_as_unlimited(a.max_budget_microcents, remaining, a.max_chain_depth);
         Ok(Self {
             capabilities: a.capabilities.clone(),
-            budget: a.max_budget_microcents,
+            budget,
             expiry,
             remaining,
             depth: a.chain_depth,
@@ -549,6 +551,7 @@ fn steps_1_to_6(
             None => state.apply(att)?,
         }
     }
+    faults::earliest_expiry_by_text(&mut state.expiry, &d.token);
     // 5: expired strictly after the effective expiry (an instant comparison, D5).
     let expired = if faults::on("verify.5.expiry-inclusive") {
         faults::at_least(now.unix_nanos(), state.expiry.unix_nanos())

@@ -128,16 +128,38 @@ impl Diagnosis {
     /// of the mistake reaches a few cases of the same rule and effect that the catalogued form
     /// does not. A failure whose key no named fault's cases share, or several share, stays
     /// unexplained (a lenient timestamp never joins a lenient base64url fault), and so does
-    /// one keyed by no rule (`code …`, `family …`, `hang …`, `errored …`: a code or an
-    /// outcome class says nothing about which step broke).
-    pub fn join_by_effect(&mut self, keys: &BTreeMap<String, String>) {
+    /// one keyed by no rule (`code …`, `family …`, `errored …`: a code or an adapter's
+    /// failure says nothing about which step broke). A hang or a crash on operation `op`
+    /// (`ops`: case id → operation) joins the one named fault that explains failures of `op`:
+    /// a fault's realisation in the reference can neither hang nor crash, so its fingerprint
+    /// never holds them, while the implementation's form of it (a backtracking regular
+    /// expression for a glob) does.
+    pub fn join_by_effect(
+        &mut self,
+        keys: &BTreeMap<String, String>,
+        ops: &BTreeMap<String, String>,
+    ) {
         let mut joined = BTreeMap::new();
         for id in &self.unexplained {
             let Some(key) = keys.get(id) else {
                 continue;
             };
             let decider = key.rsplit_once('/').map_or(key.as_str(), |(d, _)| d);
-            if ["code ", "family ", "hang ", "errored ", "crash "]
+            if let Some(op) = decider
+                .strip_prefix("hang ")
+                .or_else(|| decider.strip_prefix("crash "))
+            {
+                let mut same = self.faults.iter().filter(|m| {
+                    m.explained
+                        .iter()
+                        .any(|c| ops.get(c).is_some_and(|o| o == op))
+                });
+                if let (Some(m), None) = (same.next(), same.next()) {
+                    joined.insert(id.clone(), m.fault.clone());
+                }
+                continue;
+            }
+            if ["code ", "family ", "errored "]
                 .iter()
                 .any(|p| decider.starts_with(p))
             {

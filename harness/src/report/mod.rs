@@ -687,7 +687,7 @@ impl Report {
         let diagnosis = findings::diagnose(
             run.results.iter().zip(&assessments).filter_map(|(r, a)| {
                 let case = cases.get(r.index).filter(|c| !c.is_advisory())?;
-                Some((case.id.as_str(), a.as_ref()?))
+                Some((case.id.as_str(), case.op.as_str(), a.as_ref()?))
             }),
             run.results
                 .iter()
