@@ -81,7 +81,10 @@ fn undeclared_options_skip_exactly_their_cases_and_declared_ones_pass() {
                 assert_eq!(v.status, Status::Skipped, "{}: {}", v.id, v.message);
                 assert_eq!(
                     v.message,
-                    format!("needs option {} (not in Implementation::options)", options[0]),
+                    format!(
+                        "needs option {} (not in Implementation::options)",
+                        options[0]
+                    ),
                     "{}",
                     v.id
                 );
@@ -155,10 +158,7 @@ fn a_panic_or_a_threw_answer_is_a_crash_on_the_input_graded_by_its_stake() {
     // A hardening case whose stake makes a crash critical (crash-or-hang): counted even so.
     let hardening = cases
         .iter()
-        .find(|c| {
-            c.case.level == Level::Hardening
-                && c.case.stake.crash_or_hang == "crash-or-hang"
-        })
+        .find(|c| c.case.level == Level::Hardening && c.case.stake.crash_or_hang == "crash-or-hang")
         .expect("a hardening glob.match case")
         .case
         .id
@@ -175,7 +175,9 @@ fn a_panic_or_a_threw_answer_is_a_crash_on_the_input_graded_by_its_stake() {
         assert_eq!(v.outcome, Outcome::Errored(ErrorKind::Threw));
         assert!(v.message.contains("TypeError"), "{}", v.message);
         assert!(v.critical && v.fails(&Options::default()), "{v:#?}");
-        assert!(verdicts.iter().all(|v| v.outcome == Outcome::Errored(ErrorKind::Threw)));
+        assert!(verdicts
+            .iter()
+            .all(|v| v.outcome == Outcome::Errored(ErrorKind::Threw)));
     }
     // The adapter's own failure is not graded by the input: not critical, a hardening case
     // does not count by default.
