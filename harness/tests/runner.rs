@@ -740,7 +740,10 @@ fn a_crash_only_in_parallel_is_run_again_alone_and_not_a_finding() {
     ]);
     let (out, report) = corpus.run_json(&fake(""), &["--jobs", "2"]);
     assert_eq!(out.code, 1, "{}", out.stdout);
-    assert_eq!(statuses(&report), ["passed", "passed", "passed", "errored:crash"]);
+    assert_eq!(
+        statuses(&report),
+        ["passed", "passed", "passed", "errored:crash"]
+    );
     let unsafe_cases: Vec<(&str, &str, &str)> = report["parallel_unsafe"]
         .as_array()
         .unwrap()
@@ -771,7 +774,10 @@ fn a_crash_only_in_parallel_is_run_again_alone_and_not_a_finding() {
     // One job: the mode never crashes, the real crash stays.
     let (_, report) = corpus.run_json(&fake(""), &["--jobs", "1"]);
     assert_eq!(report["parallel_unsafe"], json!([]));
-    assert_eq!(statuses(&report), ["passed", "passed", "passed", "errored:crash"]);
+    assert_eq!(
+        statuses(&report),
+        ["passed", "passed", "passed", "errored:crash"]
+    );
 }
 
 fn alive(pid: u32) -> bool {

@@ -49,8 +49,10 @@ pub struct SuiteOptions {
     /// The recording mock upstream: an executable and the arguments that select the mock
     /// (`[delegateos-conform, mock-upstream]` by default: the harness's own executable).
     pub mock_upstream: MockCommand,
-    /// Run the strict-mode cases (the proxy is launched with `strict: true`).
-    pub strict_mode_cases: bool,
+    /// The options the proxy has (`delegateos_vectors::options`, the names of `run`'s
+    /// `hello.options`): a case needing another (`strict-mode` for the strict-mode cases and
+    /// session scripts, whose proxy is launched with `strict: true`) is skipped, "needs option X".
+    pub options: Vec<String>,
     /// Only cases whose id matches one of these globs (`*` any run, `?` one character);
     /// empty selects every case.
     pub ids: Vec<String>,

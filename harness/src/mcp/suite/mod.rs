@@ -202,6 +202,8 @@ struct Planned {
     description: String,
     requirements: Vec<String>,
     kind: Kind,
+    /// The options the case needs (`strict-mode` for a `Strict` case; a script's vector's own).
+    options: Vec<String>,
     run: Run,
 }
 
@@ -216,6 +218,11 @@ fn plan(session_vectors: Option<&std::path::Path>) -> Vec<Planned> {
             description: c.description.to_owned(),
             requirements: c.requirements.iter().map(|r| (*r).to_owned()).collect(),
             kind: c.kind,
+            options: if c.kind == Kind::Strict {
+                vec![delegateos_vectors::options::STRICT_MODE.to_owned()]
+            } else {
+                Vec::new()
+            },
             run: c.run.clone(),
         })
         .collect();
@@ -225,6 +232,7 @@ fn plan(session_vectors: Option<&std::path::Path>) -> Vec<Planned> {
             description: c.description.clone(),
             requirements: c.requirements.clone(),
             kind: Kind::Script,
+            options: c.options.clone(),
             run: Run::Script(Arc::new(c)),
         })),
         Err(e) => out.push(Planned {
@@ -232,6 +240,7 @@ fn plan(session_vectors: Option<&std::path::Path>) -> Vec<Planned> {
             description: "the session scripts (mcp.session vectors) load".into(),
             requirements: Vec::new(),
             kind: Kind::Script,
+            options: Vec::new(),
             run: Run::Broken(e),
         }),
     }
@@ -255,11 +264,22 @@ pub fn select_ids(globs: &[String], session_vectors: Option<&std::path::Path>) -
         .collect()
 }
 
-fn skip_reason(case: &Planned, opts: &SuiteOptions) -> Option<&'static str> {
-    match case.kind {
-        Kind::Strict if !opts.strict_mode_cases => {
-            Some("needs option strict-mode: pass --option strict-mode (or --strict-mode-cases)")
-        }
+fn skip_reason(case: &Planned, opts: &SuiteOptions) -> Option<String> {
+    let missing: Vec<&str> = case
+        .options
+        .iter()
+        .filter(|o| !opts.options.contains(o))
+        .map(String::as_str)
+        .collect();
+    if !missing.is_empty() {
+        // The same words as `run`'s skip of a case needing an undeclared `hello.options` name.
+        return Some(format!(
+            "needs option {} (pass --option {} if the proxy has it)",
+            missing.join(", "),
+            missing.join(",")
+        ));
+    }
+    let why = match case.kind {
         Kind::Smoke if opts.smoke.is_none() => {
             Some("smoke case: node or @modelcontextprotocol/server-everything not available")
         }
@@ -273,7 +293,8 @@ fn skip_reason(case: &Planned, opts: &SuiteOptions) -> Option<&'static str> {
             Some("HTTP-only case: run with --transport http")
         }
         _ => None,
-    }
+    };
+    why.map(str::to_owned)
 }
 
 fn new_ctx(opts: &SuiteOptions) -> Arc<Ctx> {
@@ -417,7 +438,7 @@ fn run_case(ctx: &Arc<Ctx>, case: &Planned) -> CaseResult {
             Status::Errored,
             Some(format!("not run: interrupted by {signal}")),
         ),
-        (None, Some(why)) => (Status::Skipped, Some(why.to_owned())),
+        (None, Some(why)) => (Status::Skipped, Some(why)),
         (None, None) => run_one(ctx, case.run.clone(), opts.case_timeout),
     };
     let stderr_tail = if status == Status::Failed || status == Status::Errored {
