@@ -41,6 +41,25 @@ impl MockCommand {
     }
 }
 
+impl SuiteOptions {
+    /// "needs option X …" when `needed` names an option the proxy was not declared to have
+    /// (the words of `run`'s skip of a case needing an undeclared `hello.options` name).
+    pub(crate) fn lacks(&self, needed: &[String]) -> Option<String> {
+        let missing: Vec<&str> = needed
+            .iter()
+            .filter(|o| !self.options.contains(o))
+            .map(String::as_str)
+            .collect();
+        (!missing.is_empty()).then(|| {
+            format!(
+                "needs option {} (pass --option {} if the proxy has it)",
+                missing.join(", "),
+                missing.join(",")
+            )
+        })
+    }
+}
+
 /// What to run.
 #[derive(Debug, Clone)]
 pub struct SuiteOptions {

@@ -218,11 +218,10 @@ fn plan(session_vectors: Option<&std::path::Path>) -> Vec<Planned> {
             description: c.description.to_owned(),
             requirements: c.requirements.iter().map(|r| (*r).to_owned()).collect(),
             kind: c.kind,
-            options: if c.kind == Kind::Strict {
-                vec![delegateos_vectors::options::STRICT_MODE.to_owned()]
-            } else {
-                Vec::new()
-            },
+            options: (c.kind == Kind::Strict)
+                .then(|| delegateos_vectors::options::STRICT_MODE.to_owned())
+                .into_iter()
+                .collect(),
             run: c.run.clone(),
         })
         .collect();
@@ -265,20 +264,6 @@ pub fn select_ids(globs: &[String], session_vectors: Option<&std::path::Path>) -
 }
 
 fn skip_reason(case: &Planned, opts: &SuiteOptions) -> Option<String> {
-    let missing: Vec<&str> = case
-        .options
-        .iter()
-        .filter(|o| !opts.options.contains(o))
-        .map(String::as_str)
-        .collect();
-    if !missing.is_empty() {
-        // The same words as `run`'s skip of a case needing an undeclared `hello.options` name.
-        return Some(format!(
-            "needs option {} (pass --option {} if the proxy has it)",
-            missing.join(", "),
-            missing.join(",")
-        ));
-    }
     let why = match case.kind {
         Kind::Smoke if opts.smoke.is_none() => {
             Some("smoke case: node or @modelcontextprotocol/server-everything not available")
@@ -294,7 +279,7 @@ fn skip_reason(case: &Planned, opts: &SuiteOptions) -> Option<String> {
         }
         _ => None,
     };
-    why.map(str::to_owned)
+    opts.lacks(&case.options).or(why.map(str::to_owned))
 }
 
 fn new_ctx(opts: &SuiteOptions) -> Arc<Ctx> {
