@@ -63,6 +63,14 @@ fn main() {
          /// [`Implementation::fallback`], which answers [`Answer::Todo`] (the case is skipped), so\n\
          /// an implementation overrides only what it has.\n\
          pub trait Implementation {{\n{methods}\
+         \x20   /// The options the implementation has (`spec/adapter-protocol.md` §2.1, the names of\n\
+         \x20   /// `hello.options`: `strict-mode`, `per-tool-spend`): behaviours the corpus tests beyond\n\
+         \x20   /// the text's required ones. A case that needs an option not listed here is skipped\n\
+         \x20   /// (\"needs option X\"), never a finding; an unknown name is an error of the run.\n\
+         \x20   /// Default: none.\n\
+         \x20   fn options(&self) -> &[&str] {{\n\
+         \x20       &[]\n\
+         \x20   }}\n\n\
          \x20   /// What every method that is not overridden answers: [`Answer::Todo`]. Override it to\n\
          \x20   /// route every operation through one function of yours (`op` is the catalogue name).\n\
          \x20   fn fallback(&self, op: &str, input: &Value) -> Answer {{\n\

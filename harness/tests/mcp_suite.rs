@@ -19,7 +19,11 @@ fn opts_on(transport: Transport, extra: &str, glob: Option<&str>) -> SuiteOption
     SuiteOptions {
         proxy: format!("'{conform}' reference-proxy --config {{config}}{extra}"),
         mock_upstream: MockCommand::subcommand_of(PathBuf::from(conform)),
-        strict_mode_cases: true,
+        // The reference proxy has every option (as the reference adapter declares them).
+        options: delegateos_vectors::options::ALL
+            .iter()
+            .map(|o| o.name.to_owned())
+            .collect(),
         ids: glob.map(str::to_owned).into_iter().collect(),
         case_timeout: Duration::from_secs(120),
         smoke: None,
@@ -213,6 +217,43 @@ fn a_proxy_that_does_not_filter_is_caught() {
 
 /// A transparent pass-through proxy (no DelegateOS at all) written in Python fails the
 /// denial, stripping and filtering cases.
+/// Issue 49: the MCP suite names options as `run` does. Without `--option strict-mode` the
+/// strict-mode cases and the corpus's strict-mode session script (`mcp-session-0013`, whose
+/// vector lists the option) are skipped with "needs option strict-mode", never a finding; with
+/// it they run and the reference proxy passes them.
+#[test]
+fn the_strict_mode_cases_need_the_option_by_its_run_name() {
+    let mut o = opts("", None);
+    o.ids = vec![
+        "mcp-strict-*".to_owned(),
+        "mcp-session-0013".to_owned(),
+        "mcp-session-0001".to_owned(),
+    ];
+    o.options = Vec::new();
+    let report = run_suite(&o);
+    let skipped: Vec<(&str, &str)> = report
+        .cases
+        .iter()
+        .filter(|c| c.status == Status::Skipped)
+        .map(|c| (c.id.as_str(), c.message.as_deref().unwrap_or_default()))
+        .collect();
+    let why = "needs option strict-mode (pass --option strict-mode if the proxy has it)";
+    assert_eq!(
+        skipped,
+        [
+            ("mcp-strict-missing-delegateos", why),
+            ("mcp-strict-allowed-call", why),
+            ("mcp-session-0013", why),
+        ],
+        "{}",
+        summary(&report)
+    );
+    assert_eq!(report.count(Status::Passed), 1, "{}", summary(&report));
+    o.options = vec![delegateos_vectors::options::STRICT_MODE.to_owned()];
+    let report = run_suite(&o);
+    assert_eq!(report.count(Status::Passed), 4, "{}", summary(&report));
+}
+
 #[test]
 fn a_python_pass_through_proxy_is_caught() {
     if std::process::Command::new("python3")
@@ -229,7 +270,7 @@ fn a_python_pass_through_proxy_is_caught() {
     );
     let mut o = opts("", Some("mcp-*"));
     o.proxy = format!("python3 '{script}' {{config}}");
-    o.strict_mode_cases = false;
+    o.options = Vec::new();
     let report = run_suite(&o);
     let failed = failing_ids(&report);
     eprintln!(

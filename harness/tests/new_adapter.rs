@@ -280,6 +280,125 @@ fn python_kit_parse_timestamp_passes_the_timestamp_cases() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The operations the TypeScript and Go kits' helpers help with, run through an adapter built
+/// on the helpers alone: `b64urlDecode`/`b64urlEncode` and `hexBytes`/`toHex` (`base64url.*`),
+/// `seed` and `principalKey` (`principal.from_seed`, the derived principal decoded back). Issue
+/// 46: every helper a kit ships must pass the corpus cases of what it helps with, hardening
+/// included (`--fail-on hardening`). (The clock helpers parse a case's own valid timestamps and
+/// validate nothing; `timestamp.compare` needs a parser these kits do not ship.)
+fn helpers_pass_their_cases(lang: &str, command: &str, dir: &Path) {
+    let report = dir.join("helpers.json");
+    let out = Command::new(BIN)
+        .current_dir(dir)
+        .args(["run", "--no-progress", "--fail-on", "hardening"])
+        .args(["--op", "base64url.*", "--op", "principal.from_seed"])
+        .args(["--details", "--report"])
+        .arg(format!("json={}", report.display()))
+        .args(["--impl", command])
+        .output()
+        .unwrap();
+    let all = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{lang}: {all}");
+    let json: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let mut map = BTreeMap::new();
+    statuses(&json, &mut map);
+    let ops = corpus_ops();
+    let mut ran = BTreeMap::<&str, usize>::new();
+    for (id, status) in &map {
+        let op = ops.get(id).map(String::as_str).unwrap_or_default();
+        if op.starts_with("base64url.") || op == "principal.from_seed" {
+            assert!(
+                status == "passed" || status == "acceptable",
+                "{lang}: {id} ({op}): {status}\n{all}"
+            );
+            *ran.entry(op).or_default() += 1;
+        }
+    }
+    let expected: usize = ops
+        .values()
+        .filter(|op| op.starts_with("base64url.") || *op == "principal.from_seed")
+        .count();
+    assert_eq!(ran.values().sum::<usize>(), expected, "{lang}: {ran:?}");
+    assert_eq!(ran.len(), 3, "{lang}: {ran:?}");
+    println!("{lang}: the kit's helpers pass their cases: {ran:?}");
+}
+
+#[test]
+fn typescript_kit_helpers_pass_their_cases() {
+    if !has("node", "--version") {
+        println!("SKIPPED: node not found");
+        return;
+    }
+    let dir = scratch("typescript-helpers");
+    generate("typescript", &dir);
+    let adapter = dir.join("adapter.mjs");
+    fill(
+        &adapter,
+        "import * as kit from \"./delegateos-kit.mjs\";\n",
+        "import * as kit from \"./delegateos-kit.mjs\";\nimport crypto from \"node:crypto\";\n",
+    );
+    fill(
+        &adapter,
+        "function base64urlDecode(input) {\n  throw TODO;\n}\n",
+        "function base64urlDecode(input) {\n  const { text } = fields(input, [\"text\"]);\n  return { hex: kit.toHex(kit.b64urlDecode(string(text, \"text\"))) };\n}\n",
+    );
+    fill(
+        &adapter,
+        "function base64urlEncode(input) {\n  throw TODO;\n}\n",
+        "function base64urlEncode(input) {\n  return { text: kit.b64urlEncode(hexBytes(fields(input, [\"hex\"]).hex, \"hex\")) };\n}\n",
+    );
+    fill(
+        &adapter,
+        "function principalFromSeed(input) {\n  throw TODO;\n}\n",
+        "function principalFromSeed(input) {\n  const s = seed(fields(input, [\"seed\"]).seed, \"seed\");\n  const der = Buffer.concat([Buffer.from(\"302e020100300506032b657004220420\", \"hex\"), s]);\n  const key = crypto.createPublicKey(crypto.createPrivateKey({ key: der, format: \"der\", type: \"pkcs8\" }));\n  const pub = Buffer.from(String(key.export({ format: \"jwk\" }).x), \"base64url\");\n  const principal = kit.b64urlEncode(pub);\n  if (!Buffer.from(kit.principalKey(principal)).equals(pub)) throw new Error(\"principalKey does not round-trip\");\n  return { principal };\n}\n",
+    );
+    let command = format!("node '{}'", adapter.display());
+    helpers_pass_their_cases("typescript", &command, &dir);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn go_kit_helpers_pass_their_cases() {
+    if !has("go", "version") {
+        println!("SKIPPED: go not found (CI installs Debian's golang-go)");
+        return;
+    }
+    let dir = scratch("go-helpers");
+    generate("go", &dir);
+    let ops = dir.join("ops.go");
+    fill(
+        &ops,
+        "package main\n",
+        "package main\n\nimport (\n\t\"bytes\"\n\t\"crypto/ed25519\"\n\t\"encoding/hex\"\n\t\"errors\"\n)\n",
+    );
+    fill(
+        &ops,
+        "func base64urlDecode(in Input) (Output, error) {\n\treturn nil, TODO\n}\n",
+        "func base64urlDecode(in Input) (Output, error) {\n\tif err := Fields(in, []string{\"text\"}); err != nil {\n\t\treturn nil, err\n\t}\n\ttext, err := Str(in, \"text\")\n\tif err != nil {\n\t\treturn nil, err\n\t}\n\tb, err := B64urlDecode(text)\n\tif err != nil {\n\t\treturn nil, err\n\t}\n\treturn Output{\"hex\": hex.EncodeToString(b)}, nil\n}\n",
+    );
+    fill(
+        &ops,
+        "func base64urlEncode(in Input) (Output, error) {\n\treturn nil, TODO\n}\n",
+        "func base64urlEncode(in Input) (Output, error) {\n\tif err := Fields(in, []string{\"hex\"}); err != nil {\n\t\treturn nil, err\n\t}\n\tb, err := Hex(in, \"hex\")\n\tif err != nil {\n\t\treturn nil, err\n\t}\n\treturn Output{\"text\": B64urlEncode(b)}, nil\n}\n",
+    );
+    fill(
+        &ops,
+        "func principalFromSeed(in Input) (Output, error) {\n\treturn nil, TODO\n}\n",
+        "func principalFromSeed(in Input) (Output, error) {\n\tif err := Fields(in, []string{\"seed\"}); err != nil {\n\t\treturn nil, err\n\t}\n\ts, err := Seed(in, \"seed\")\n\tif err != nil {\n\t\treturn nil, err\n\t}\n\tpub := ed25519.NewKeyFromSeed(s).Public().(ed25519.PublicKey)\n\tp := B64urlEncode(pub)\n\tif back, err := PrincipalKey(p); err != nil || !bytes.Equal(back, pub) {\n\t\treturn nil, errors.New(\"PrincipalKey does not round-trip\")\n\t}\n\treturn Output{\"principal\": p}, nil\n}\n",
+    );
+    let out = Command::new("go")
+        .current_dir(&dir)
+        .args(["build", "-o", "adapter", "."])
+        .env("GOFLAGS", "-mod=mod")
+        .env("GOTOOLCHAIN", "local")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "go build: {}", text(&out));
+    let command = format!("'{}'", dir.join("adapter").display());
+    helpers_pass_their_cases("go", &command, &dir);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn typescript_skeleton() {
     if !has("node", "--version") {
@@ -669,15 +788,40 @@ fn stub_case_counts_are_runs_with_advisory_apart() {
 /// of its own in the adapter's `OPTIONS`, commented out, and declare that list in `hello`.
 #[test]
 fn kits_list_every_option_a_line_each_and_declare_the_list() {
-    for (lang, file, comment) in [
-        ("python", "adapter.py", "#"),
-        ("typescript", "adapter.mjs", "//"),
+    // (language, file, the list's opening, its closing, comment, how the list reaches hello)
+    for (lang, file, open, close, comment, handed) in [
+        ("python", "adapter.py", "OPTIONS = [", "]", "#", "OPTIONS)"),
+        (
+            "typescript",
+            "adapter.mjs",
+            "OPTIONS = [",
+            "]",
+            "//",
+            "OPTIONS);",
+        ),
+        ("go", "ops.go", "var Options = []string{", "}", "//", ""),
+        (
+            "rust",
+            "tests/conformance.rs",
+            "fn options(&self) -> &[&str] {",
+            "]",
+            "//",
+            "",
+        ),
     ] {
         let dir = scratch(&format!("options-{lang}"));
         generate(lang, &dir);
         let text = std::fs::read_to_string(dir.join(file)).unwrap();
-        let start = text.find("OPTIONS = [").expect("an OPTIONS list");
-        let list = &text[start..start + text[start..].find(']').unwrap()];
+        let start = text
+            .find(open)
+            .unwrap_or_else(|| panic!("{lang}: no options list"));
+        let body = &text[start + open.len()..];
+        let body = if lang == "rust" {
+            &body[body.find("&[").unwrap() + 2..]
+        } else {
+            body
+        };
+        let list = &body[..body.find(close).unwrap()];
         for o in delegateos_vectors::options::ALL {
             let line = list
                 .lines()
@@ -685,9 +829,33 @@ fn kits_list_every_option_a_line_each_and_declare_the_list() {
                 .unwrap_or_else(|| panic!("{lang}: no line for option {}", o.name));
             assert!(line.trim_start().starts_with(comment), "{lang}: {line}");
         }
+        assert_eq!(
+            list.lines().filter(|l| !l.trim().is_empty()).count(),
+            delegateos_vectors::options::ALL.len(),
+            "{lang}: one line per option\n{list}"
+        );
+        if !handed.is_empty() {
+            assert!(
+                text.contains(handed) || text.contains("OPTIONS)\n"),
+                "{lang}: OPTIONS is not handed to serve"
+            );
+        }
+        match lang {
+            "go" => {
+                let kit = std::fs::read_to_string(dir.join("kit.go")).unwrap();
+                assert!(
+                    kit.contains("Serve(Implementation, Declared(operations), Options)")
+                        && kit.contains("\"options\": declared"),
+                    "go: Options is not declared in hello"
+                );
+            }
+            "rust" => assert!(text.contains("Answer::threw"), "rust: threw not documented"),
+            _ => {}
+        }
+        let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
         assert!(
-            text.contains("OPTIONS);") || text.contains("OPTIONS)\n"),
-            "{lang}: OPTIONS is not handed to serve"
+            readme.contains("`strict-mode`, `per-tool-spend`") && readme.contains("needs option"),
+            "{lang}: the README does not name the options"
         );
         let _ = std::fs::remove_dir_all(&dir);
     }

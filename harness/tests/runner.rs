@@ -714,6 +714,72 @@ fn an_adapter_not_safe_in_parallel_is_told_so_and_its_cases_are_not_findings() {
     assert_eq!(report["parallel_unsafe"], json!([]));
 }
 
+/// Issue 49 item 4: a crash (the adapter died) is run again alone too, not only a wrong answer:
+/// an adapter that dies only beside other instances of itself is "not safe to run in
+/// parallel", its cases are not findings; a crash alone as in parallel stays one.
+#[test]
+fn a_crash_only_in_parallel_is_run_again_alone_and_not_a_finding() {
+    let (i1, e1) = ok(json!({"a": 1}));
+    let crash_in_parallel = (
+        "fake.echo",
+        json!({"mode": "parallel-crash", "output": {"a": 2}}),
+        json!({"result": "valid", "output": {"a": 2}}),
+        "FAKE-ONE",
+    );
+    let corpus = Corpus::new(&[
+        ("fake.echo", i1, e1, "FAKE-ONE"),
+        crash_in_parallel.clone(),
+        crash_in_parallel,
+        // A crash whatever the jobs: still a finding after the re-run.
+        (
+            "fake.echo",
+            json!({"mode": "crash"}),
+            json!({"result": "valid", "output": {}}),
+            "FAKE-TWO",
+        ),
+    ]);
+    let (out, report) = corpus.run_json(&fake(""), &["--jobs", "2"]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert_eq!(
+        statuses(&report),
+        ["passed", "passed", "passed", "errored:crash"]
+    );
+    let unsafe_cases: Vec<(&str, &str, &str)> = report["parallel_unsafe"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            (
+                p["id"].as_str().unwrap(),
+                p["parallel"].as_str().unwrap(),
+                p["alone"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        unsafe_cases,
+        [
+            ("fake-echo-0002", "errored:crash", "passed"),
+            ("fake-echo-0003", "errored:crash", "passed")
+        ]
+    );
+    let finding_ids: Vec<&str> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|f| f["ids"].as_array().unwrap())
+        .map(|i| i.as_str().unwrap())
+        .collect();
+    assert_eq!(finding_ids, ["fake-echo-0004"]);
+    // One job: the mode never crashes, the real crash stays.
+    let (_, report) = corpus.run_json(&fake(""), &["--jobs", "1"]);
+    assert_eq!(report["parallel_unsafe"], json!([]));
+    assert_eq!(
+        statuses(&report),
+        ["passed", "passed", "passed", "errored:crash"]
+    );
+}
+
 fn alive(pid: u32) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         // Field 3 is the state; a zombie is dead for our purposes.
@@ -735,9 +801,11 @@ fn no_orphans_after_crashes_timeouts_and_bye() {
         ("fake.echo", i, e, "FAKE-ONE"),
     ]);
     let pidfile = corpus.path("pids");
+    // One job: the count of adapter starts is then exact (with more, a crash is also run
+    // again alone in one more process).
     let out = corpus.run(
         &fake(&format!("--spawn-child '{}'", pidfile.display())),
-        &["--timeout-ms", "700"],
+        &["--timeout-ms", "700", "--jobs", "1"],
     );
     assert_eq!(out.code, 1);
     let pids: Vec<u32> = std::fs::read_to_string(&pidfile)
@@ -1356,9 +1424,10 @@ fn a_grandchild_that_calls_setsid_does_not_outlive_the_run() {
         ("fake.echo", i, e, "FAKE-ONE"),
     ]);
     let pids = corpus.path("pids");
+    // One job, so the starts are exact (see no_orphans_after_crashes_timeouts_and_bye).
     let out = corpus.run(
         &fake(&format!("--spawn-setsid-child '{}'", pids.display())),
-        &[],
+        &["--jobs", "1"],
     );
     assert_eq!(out.code, 1, "{}", out.stderr);
     let pids = pids_in(&pids);

@@ -1086,7 +1086,7 @@ pub struct Candidate {
 pub enum Kind {
     /// Another outcome (or a code of another family) than the reference's.
     Disagreement,
-    /// The method panicked.
+    /// The method panicked or answered [`Answer::Threw`].
     Crash,
     /// The method answered [`Answer::Errored`] (or an error without a code).
     Errored,
@@ -1392,7 +1392,17 @@ impl Fuzzer {
             .get(c.seed)
             .map(|s| s.flags.as_slice())
             .unwrap_or_default();
-        let (answer, panicked) = self.answer(imp, &c.op, &c.input);
+        // An input that turns on an option the implementation does not declare is not its
+        // behaviour to answer (`Implementation::options`): skipped, as `run` skips such a case.
+        let declared = imp.options();
+        let undeclared = delegateos_vectors::options::needed_by(&c.input)
+            .iter()
+            .any(|o| !declared.contains(&o.as_str()));
+        let (answer, panicked) = if undeclared {
+            (Answer::Skip("needs an undeclared option".to_owned()), false)
+        } else {
+            self.answer(imp, &c.op, &c.input)
+        };
         let mut j = Judged {
             kind: None,
             skipped: false,
@@ -1405,6 +1415,15 @@ impl Fuzzer {
         let actual = match answer {
             Answer::Todo | Answer::Skip(_) => {
                 j.skipped = true;
+                return Some(j);
+            }
+            Answer::Threw(message) => {
+                j.kind = Some(Kind::Crash);
+                j.actual = ActualOutcome::Threw {
+                    message: message.clone(),
+                }
+                .to_json();
+                j.message = message;
                 return Some(j);
             }
             Answer::Errored(message) => {

@@ -42,9 +42,16 @@
 //! expected code's family) fail only with [`Options::fail_on_hardening`]; advisory cases run
 //! only with [`Options::strict`]. A case whose method answers [`Answer::Todo`] or
 //! [`Answer::Skip`] is skipped (`ignored` under `cargo test`); a run in which every case was
-//! skipped fails, naming the operation to start with. A panic in a method is that case's
-//! `errored` verdict of kind `threw` (the implementation threw on the input), graded as a crash
-//! on it by the case's stake, as `run` grades an adapter's `threw` reply.
+//! skipped fails, naming the operation to start with. A panic in a method (or an
+//! [`Answer::Threw`]) is that case's `errored` verdict of kind `threw` (the implementation threw
+//! on the input), graded as a crash on it by the case's stake, as `run` grades an adapter's
+//! `threw` reply: on untrusted input a critical finding, counted at every level.
+//!
+//! Options (`spec/adapter-protocol.md` §2.1): behaviours the corpus tests beyond the text's
+//! required ones (`strict-mode`, `per-tool-spend`; [`delegateos_vectors::options::ALL`]). An
+//! implementation lists those it has in [`Implementation::options`], with the names `hello`
+//! declares; a case that needs another is skipped with "needs option X", never a finding, and
+//! an unknown name is an error of the run ([`check_options`]).
 //!
 //! [`cases_in`] loads another vector directory (a fuzzer's findings, say) for [`run_cases`].
 //!
@@ -70,7 +77,7 @@ include!(concat!(env!("OUT_DIR"), "/operations.rs"));
 #[cfg(feature = "fuzz")]
 pub mod fuzz;
 
-/// What an implementation answers for one case: the four outcomes of the adapter protocol.
+/// What an implementation answers for one case: the outcomes of the adapter protocol.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Answer {
     /// The operation succeeded with this output.
@@ -87,8 +94,13 @@ pub enum Answer {
     Todo,
     /// This input cannot be represented in the library: the case is skipped.
     Skip(String),
-    /// The implementation failed unexpectedly (reported `errored`).
+    /// The adapter code around the library failed (reported `errored`, kind `adapter_errored`:
+    /// an adapter error, medium, not graded by the input).
     Errored(String),
+    /// The library threw on this input (an error it should never raise, caught by your
+    /// method): reported `errored`, kind `threw`, graded as a crash on the input by the case's
+    /// stake, exactly as a panic in the method is.
+    Threw(String),
 }
 
 impl Answer {
@@ -114,6 +126,11 @@ impl Answer {
     pub fn skip(reason: impl Into<String>) -> Self {
         Self::Skip(reason.into())
     }
+
+    /// The library threw on this input (`threw`, graded as a crash on it).
+    pub fn threw(message: impl Into<String>) -> Self {
+        Self::Threw(message.into())
+    }
 }
 
 impl From<ActualOutcome> for Answer {
@@ -125,9 +142,8 @@ impl From<ActualOutcome> for Answer {
                 detail: detail.unwrap_or_default(),
             },
             ActualOutcome::Skipped { reason } => Self::Skip(reason),
-            ActualOutcome::Errored { message } | ActualOutcome::Threw { message } => {
-                Self::Errored(message)
-            }
+            ActualOutcome::Errored { message } => Self::Errored(message),
+            ActualOutcome::Threw { message } => Self::Threw(message),
         }
     }
 }
@@ -171,7 +187,8 @@ pub enum Status {
     OtherCode,
     /// Not run: [`Answer::Todo`] or [`Answer::Skip`].
     Skipped,
-    /// The implementation panicked or answered [`Answer::Errored`].
+    /// The implementation panicked or answered [`Answer::Threw`] (kind `threw`) or
+    /// [`Answer::Errored`] (kind `adapter_errored`).
     Errored,
 }
 
@@ -296,12 +313,55 @@ fn answer<I: Implementation + ?Sized>(imp: &I, case: &Case) -> Result<Answer, St
     }
 }
 
-/// Runs one case once and judges it.
+/// Checks [`Implementation::options`]: every name must be an option of
+/// [`delegateos_vectors::options::ALL`] (as `run` refuses an unknown name in `hello.options`).
+pub fn check_options<I: Implementation + ?Sized>(imp: &I) -> Result<(), String> {
+    let unknown: Vec<&str> = imp
+        .options()
+        .iter()
+        .copied()
+        .filter(|o| !delegateos_vectors::options::is_known(o))
+        .collect();
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    let known: Vec<&str> = delegateos_vectors::options::ALL
+        .iter()
+        .map(|o| o.name)
+        .collect();
+    Err(format!(
+        "Implementation::options names unknown option(s) {} (the options are: {})",
+        unknown.join(", "),
+        known.join(", ")
+    ))
+}
+
+/// The options `case` needs that `imp` does not declare, for the skip reason.
+fn missing_options<I: Implementation + ?Sized>(imp: &I, case: &Case) -> Vec<String> {
+    let declared = imp.options();
+    case.options
+        .iter()
+        .filter(|o| !declared.contains(&o.as_str()))
+        .cloned()
+        .collect()
+}
+
+/// Runs one case once and judges it. A case needing an option the implementation does not
+/// declare ([`Implementation::options`]) is skipped, its method never called.
 pub fn run_case<I: Implementation + ?Sized>(imp: &I, c: &CorpusCase) -> CaseVerdict {
     let case = &c.case;
     let errored = Outcome::Errored(ErrorKind::AdapterErrored);
-    let (outcome, message) = match answer(imp, case) {
-        Err(panic) => (Outcome::Errored(ErrorKind::Threw), panic),
+    let missing = missing_options(imp, case);
+    let answered = if missing.is_empty() {
+        answer(imp, case)
+    } else {
+        Ok(Answer::Skip(format!(
+            "needs option {} (not in Implementation::options)",
+            missing.join(", ")
+        )))
+    };
+    let (outcome, message) = match answered {
+        Err(panic) | Ok(Answer::Threw(panic)) => (Outcome::Errored(ErrorKind::Threw), panic),
         Ok(Answer::Todo) => (Outcome::Skipped, "not implemented yet".to_owned()),
         Ok(Answer::Skip(reason)) => (Outcome::Skipped, reason),
         Ok(Answer::Errored(message)) => (errored, message),
@@ -344,10 +404,13 @@ fn status_of(outcome: &Outcome) -> Status {
 }
 
 /// Whether a failure's effect, as the case's stake states it for what the implementation
-/// did, is critical (the severity model `run` grades with, `spec/severity.md` §8). Only a
-/// failed case counts as critical here, as in `run`.
+/// did, is critical (the severity model `run` grades with, `spec/severity.md` §8): a wrong
+/// verdict, or a throw (a crash on the input), as `run` counts either.
 fn critical(case: &Case, outcome: &Outcome) -> bool {
-    if !matches!(outcome, Outcome::Failed { .. }) {
+    if !matches!(
+        outcome,
+        Outcome::Failed { .. } | Outcome::Errored(ErrorKind::Threw)
+    ) {
         return false;
     }
     let subject = Subject {
@@ -434,6 +497,7 @@ pub fn run_corpus<I: Implementation + ?Sized>(
     imp: &I,
     options: &Options,
 ) -> Result<Vec<CaseVerdict>, String> {
+    check_options(imp)?;
     Ok(run_cases(imp, &corpus(options)?))
 }
 
@@ -594,6 +658,7 @@ pub fn run_tests<I: Implementation + Send + Sync + 'static>(
     options: Options,
     args: &libtest_mimic::Arguments,
 ) -> Result<TestRun, String> {
+    check_options(&imp)?;
     let cases = corpus(&options).map_err(|e| format!("the embedded corpus does not load:\n{e}"))?;
     let imp = Arc::new(imp);
     let selected: Vec<CorpusCase> = if args.list {

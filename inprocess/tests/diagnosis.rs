@@ -11,6 +11,11 @@ use delegateos_vectors::judge::ActualOutcome;
 struct WithFault(Option<&'static str>);
 
 impl Implementation for WithFault {
+    // The reference's options, as its adapter declares them in `run`.
+    fn options(&self) -> &[&str] {
+        &["strict-mode", "per-tool-spend"]
+    }
+
     fn fallback(&self, op: &str, input: &Value) -> Answer {
         let run = || ActualOutcome::from(&ops::run(op, input)).into();
         match self.0 {

@@ -12,6 +12,11 @@ use delegateos_vectors::judge::ActualOutcome;
 struct Reference;
 
 impl Implementation for Reference {
+    // The reference has every option (spec/adapter-protocol.md §2.1), as its adapter declares.
+    fn options(&self) -> &[&str] {
+        &["strict-mode", "per-tool-spend"]
+    }
+
     fn fallback(&self, op: &str, input: &Value) -> Answer {
         ActualOutcome::from(&ops::run(op, input)).into()
     }

@@ -21,6 +21,10 @@ impl Implementation for WrongGlob {
         Answer::ok(json!({ "matches": p == "*" || p == r }))
     }
 
+    fn options(&self) -> &[&str] {
+        &["strict-mode", "per-tool-spend"]
+    }
+
     fn fallback(&self, op: &str, input: &Value) -> Answer {
         ActualOutcome::from(&ops::run(op, input)).into()
     }

@@ -46,19 +46,35 @@ pub const EXIT_USAGE: u8 = 64;
 
 pub use crate::report::mcp::{McpFormat, REPORT_SCHEMA};
 
+/// The options the proxy has: `--option` names, and `strict-mode` for the deprecated
+/// `--strict-mode-cases` (said on stderr).
+fn declared_options(args: &Args) -> Vec<String> {
+    let mut options = args.options.clone();
+    if args.strict_mode_cases {
+        eprintln!(
+            "delegateos-conform mcp: --strict-mode-cases is deprecated: use --option strict-mode"
+        );
+        options.push(delegateos_vectors::options::STRICT_MODE.to_owned());
+    }
+    options.sort();
+    options.dedup();
+    options
+}
+
 /// Arguments of `delegateos-conform mcp`.
 #[derive(Debug, Clone, ClapArgs)]
 pub struct Args {
     /// Proxy command; `{config}` is replaced by the launch-config path (spec/mcp-proxy.md).
     #[arg(long)]
     pub proxy: String,
-    /// Also run the strict-mode cases (the proxy is launched with `"strict": true`); the same
-    /// as `--option strict-mode`.
-    #[arg(long)]
+    /// Deprecated alias of `--option strict-mode` (kept for existing scripts; hidden).
+    #[arg(long, hide = true)]
     pub strict_mode_cases: bool,
     /// An option the proxy has (the names of `run`'s `hello.options`,
-    /// spec/adapter-protocol.md §2.1): `strict-mode` runs the strict-mode cases. Repeatable or
-    /// comma-separated; an unknown name is a usage error.
+    /// spec/adapter-protocol.md §2.1): `strict-mode` runs the strict-mode cases and session
+    /// scripts (the proxy launched with `"strict": true`); a case needing an option not given
+    /// is skipped, "needs option X". Repeatable or comma-separated; an unknown name is a usage
+    /// error.
     #[arg(long = "option", value_name = "NAME", value_delimiter = ',')]
     pub options: Vec<String>,
     /// Report format.
@@ -477,11 +493,7 @@ pub fn run_observed(args: &Args, observer: &mut dyn SuiteObserver) -> Outcome {
     let opts = SuiteOptions {
         proxy: args.proxy.clone(),
         mock_upstream: mock,
-        strict_mode_cases: args.strict_mode_cases
-            || args
-                .options
-                .iter()
-                .any(|o| o == delegateos_vectors::options::STRICT_MODE),
+        options: declared_options(args),
         ids: args.id.clone(),
         case_timeout: Duration::from_secs(args.case_timeout.max(1)),
         smoke: find_smoke(args.smoke_dir.as_deref()),

@@ -567,11 +567,13 @@ fn verdict_of(r: &CaseResult) -> String {
 }
 
 /// With more than one job: every independent case the adapter answered wrongly (failed or
-/// another code; stateful groups already run in a fresh process of their own) again, in one
-/// fresh adapter process, one case at a time
-/// (issue 49 item 4). A case whose verdict alone differs from its verdict in parallel says
-/// something about the adapter (a fixed temporary file, port or lock), not the
-/// implementation: its result becomes the one alone, and it is named in the list returned.
+/// another code), or on which it died or failed (crash, protocol error, `threw`, `errored`, a
+/// failed restart) again, in one fresh adapter process, one case at a time (issue 49 item 4;
+/// stateful groups already run in a fresh process of their own). A case whose verdict alone
+/// differs from its verdict in parallel says something about the adapter (a fixed temporary
+/// file, port or lock), not the implementation: its result becomes the one alone, and it is
+/// named in the list returned. Timeouts are not run again (each would cost the timeout once
+/// more), nor cases never sent (`abandoned`).
 fn recheck_alone(
     cases: &[Case],
     results: &mut [CaseResult],
@@ -582,11 +584,23 @@ fn recheck_alone(
         .iter()
         .enumerate()
         .filter(|(_, r)| {
-            // Answers only: a fault (crash, timeout, protocol error) already ended its process
-            // and is recorded as an incident; running it again would change the restarts and
-            // the consecutive-errors rule by the number of jobs.
-            matches!(r.raw_status(), Status::Failed | Status::OtherCode)
-                && cases.get(r.index).is_some_and(|c| c.sequence.is_none())
+            // The parallel run's incidents, restarts and consecutive-errors count stay as they
+            // were (they happened); only a differing verdict is replaced.
+            let again = match r.raw_status() {
+                Status::Failed | Status::OtherCode => true,
+                Status::Errored => matches!(
+                    r.error_kind(),
+                    Some(
+                        ErrorKind::Crash
+                            | ErrorKind::ProtocolError
+                            | ErrorKind::Threw
+                            | ErrorKind::AdapterErrored
+                            | ErrorKind::RestartFailed
+                    )
+                ),
+                _ => false,
+            };
+            again && cases.get(r.index).is_some_and(|c| c.sequence.is_none())
         })
         .map(|(i, _)| i)
         .collect();
@@ -597,8 +611,12 @@ fn recheck_alone(
         .iter()
         .map(|&i| cases[results[i].index].clone())
         .collect();
+    // The consecutive-errors rule was applied to the parallel run in corpus order; alone, the
+    // re-run cases are consecutive by construction, so the rule is off (a crash alone stays a
+    // crash instead of becoming `abandoned`).
     let alone_config = RunConfig {
         jobs: 1,
+        max_consecutive_errors: usize::MAX,
         ..config.clone()
     };
     let Ok(alone) = run(
@@ -618,7 +636,13 @@ fn recheck_alone(
             continue;
         };
         let verdict = |r: &CaseResult| (r.raw_status(), r.failure_kind(), r.error_kind());
-        if verdict(again) == verdict(&results[i]) {
+        // No evidence either way when the case could not be run alone.
+        if verdict(again) == verdict(&results[i])
+            || matches!(
+                again.error_kind(),
+                Some(ErrorKind::Abandoned | ErrorKind::RestartFailed)
+            )
+        {
             continue;
         }
         let index = results[i].index;

@@ -112,12 +112,16 @@ export function verifyDigest() {
 }
 
 import { runCases as runWith } from './run.js';
-export { answer, statusOf, DEFAULT_TIMEOUT_MS } from './run.js';
+export { answer, statusOf, DEFAULT_TIMEOUT_MS, OPTIONS } from './run.js';
 
 /**
  * Runs the cases of `filter` (see `cases`) against implementations from `makeImpl()` (an object
  * whose keys are op names, e.g. `{'glob.match'(input) {…}}`), stateful groups included, and
  * returns `[{case, actual, verdict, status, replay}]`; `status` is `run`'s status name.
+ *
+ * `options.options` — the options the implementation has (spec/adapter-protocol.md §2.1, the
+ * names of `hello.options`, `OPTIONS` lists them): a case that needs another is `skipped` with
+ * "needs option X", never a finding; an unknown name throws.
  *
  * `options.timeoutMs` — the budget of each call (default 10 000, or DELEGATEOS_TIMEOUT_MS;
  * 0 = none): a call still running then is terminated and the case is `errored` with

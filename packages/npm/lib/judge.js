@@ -87,10 +87,10 @@ export function outcomesOf(expect) {
 }
 
 function checkActual(actual) {
-  const kinds = ['ok', 'error', 'skipped', 'errored'];
+  const kinds = ['ok', 'error', 'skipped', 'errored', 'threw'];
   if (!isObject(actual) || !kinds.includes(actual.outcome)) {
     throw new TypeError(
-      `actual must be {outcome: "ok", output} | {outcome: "error", code} | {outcome: "skipped"} | {outcome: "errored"}, got ${String(
+      `actual must be {outcome: "ok", output} | {outcome: "error", code} | {outcome: "skipped"} | {outcome: "threw"} | {outcome: "errored"}, got ${String(
         actual && actual.outcome,
       )}`,
     );
@@ -181,15 +181,17 @@ export const isSuccess = (v) => v.verdict === 'passed' || v.verdict === 'accepta
  * strict); a critical failure fails whatever the case's level unless `levelsOnly` (`run
  * --fail-on levels`); advisory cases only with failOnAdvisory; passed, acceptable and skipped
  * never fail. `options.critical` says the failure's effect is critical; without the severity
- * model a result whose case timed out (a hang: crash-or-hang, a critical effect) counts as
- * critical.
+ * model a result whose case timed out or whose implementation threw (a hang or a crash on the
+ * input) counts as critical when the case's stake grades a crash or hang `crash-or-hang` (the
+ * critical effect; `issuer-pattern-hang` is medium), as `run` grades them.
  */
 export function fails(c, verdictOrStatus, options = {}) {
   const result = typeof verdictOrStatus === 'string' ? null : verdictOrStatus;
   const status = result === null ? verdictOrStatus : 'status' in result ? result.status : result.verdict;
   const finding = status === 'failed' || status === 'errored';
   if (c.advisory) return Boolean(options.failOnAdvisory) && finding;
-  const critical = options.critical ?? Boolean(result && 'status' in result && result.actual?.kind === 'timeout');
+  const crashed = Boolean(result && 'status' in result && (result.actual?.kind === 'timeout' || result.actual?.outcome === 'threw'));
+  const critical = options.critical ?? (crashed && (c.stake?.crashOrHang ?? 'crash-or-hang') === 'crash-or-hang');
   const hardeningCounts = Boolean(options.failOnHardening || options.strict);
   if (finding) return c.level !== 'hardening' || hardeningCounts || (critical && !options.levelsOnly);
   if (status === 'other_code') return hardeningCounts;

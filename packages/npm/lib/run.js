@@ -11,7 +11,38 @@
 
 import vm from 'node:vm';
 
-const KINDS = new Set(['ok', 'error', 'skipped', 'errored']);
+const KINDS = new Set(['ok', 'error', 'skipped', 'errored', 'threw']);
+
+/**
+ * The options (spec/adapter-protocol.md §2.1, the names of `hello.options`): behaviours the
+ * corpus tests beyond the text's required ones. A case lists those it needs (`c.options`); an
+ * implementation declares those it has (`options.options` of `runCorpus` / `answer`), and a case
+ * needing another is `skipped` with "needs option X", never a finding.
+ */
+export const OPTIONS = Object.freeze(['strict-mode', 'per-tool-spend']);
+
+/** The declared options (`options.options`), checked: an unknown name throws a TypeError. */
+export function declaredOptions(options = {}) {
+  const declared = options.options ?? [];
+  if (!Array.isArray(declared)) {
+    throw new TypeError(`delegateos-vectors: options.options must be an array of option names, got ${JSON.stringify(declared)}`);
+  }
+  const unknown = declared.filter((o) => !OPTIONS.includes(o));
+  if (unknown.length) {
+    throw new TypeError(
+      `delegateos-vectors: unknown option(s) ${unknown.join(', ')} in options.options (the options are: ${OPTIONS.join(', ')})`,
+    );
+  }
+  return declared;
+}
+
+/** The `skipped` answer of a case that needs options the implementation did not declare, or null. */
+export function optionsSkip(c, declared) {
+  const missing = (c.options ?? []).filter((o) => !declared.includes(o));
+  return missing.length
+    ? { outcome: 'skipped', reason: `needs option ${missing.join(', ')} (not in the implementation's options)` }
+    : null;
+}
 
 /** The default per-case budget in milliseconds (DELEGATEOS_TIMEOUT_MS overrides it). */
 export const DEFAULT_TIMEOUT_MS = 10_000;
@@ -75,20 +106,25 @@ const TIMED_OUT = Object.freeze({ timeout: true });
 
 /**
  * What `impl` answers for case `c`: calls `impl[c.op](c.input)`, which must return
- * `{outcome: "ok", output}` or `{outcome: "error", code}` (or `skipped` / `errored`). A missing
- * function is `skipped`; a thrown exception is `errored`; no answer within the budget
- * (`options.timeoutMs`, see `timeoutFrom`) is `errored` with `kind: 'timeout'`.
+ * `{outcome: "ok", output}` or `{outcome: "error", code}` (or `skipped` / `threw` / `errored`). A
+ * missing function is `skipped`, and so is a case needing an option not in `options.options`
+ * ("needs option X"); a thrown exception is `threw` (the implementation threw on this input:
+ * status `errored`, graded as a crash on the input, as `run` grades an adapter's `threw`); no
+ * answer within the budget (`options.timeoutMs`, see `timeoutFrom`) is `errored` with
+ * `kind: 'timeout'`.
  */
 export function answer(impl, c, options = {}) {
   const fn = impl[c.op];
   if (typeof fn !== 'function') return { outcome: 'skipped', reason: `operation ${c.op} not implemented` };
+  const skip = optionsSkip(c, declaredOptions(options));
+  if (skip) return skip;
   const ms = timeoutFrom(options);
   let a;
   try {
     a = callWithin(fn, impl, c.input, ms);
   } catch (e) {
     if (e === TIMED_OUT) return timeoutAnswer(c, ms);
-    return { outcome: 'errored', message: `threw: ${e && e.stack ? e.stack : String(e)}` };
+    return { outcome: 'threw', message: e && e.stack ? String(e.stack) : String(e) };
   }
   if (a === null || typeof a !== 'object' || !KINDS.has(a.outcome)) {
     return { outcome: 'errored', message: `returned ${JSON.stringify(a)}, not an outcome` };
@@ -99,10 +135,13 @@ export function answer(impl, c, options = {}) {
   return a;
 }
 
-/** The harness status of an answer and its verdict: passed, acceptable, failed, other_code, skipped, errored. */
+/** Whether an answer is judged (ok, error) rather than reported as it is (skipped, threw, errored). */
+export const unjudged = (actual) => actual.outcome === 'skipped' || actual.outcome === 'errored' || actual.outcome === 'threw';
+
+/** The harness status of an answer and its verdict: passed, acceptable, failed, other_code, skipped, errored (threw too). */
 export function statusOf(actual, verdict) {
   if (actual.outcome === 'skipped') return 'skipped';
-  if (actual.outcome === 'errored') return 'errored';
+  if (actual.outcome === 'errored' || actual.outcome === 'threw') return 'errored';
   return verdict.verdict;
 }
 
@@ -134,19 +173,21 @@ function progressReporter(total, options) {
  * Runs `list` (from `cases()`) against implementations made by `makeImpl()` — a fresh instance
  * for the stateless cases (and after every stateful group or timeout), and two per stateful
  * group — and returns `[{case, actual, verdict, status, replay}]` in order (`verdict` is null
- * for skipped and errored answers). `options`: `timeoutMs` (per case; default 10 s,
+ * for skipped, threw and errored answers). `options`: `options` (the implementation's options,
+ * the names of `hello.options`; a case needing another is skipped), `timeoutMs` (per case; default 10 s,
  * DELEGATEOS_TIMEOUT_MS; 0 = none), `quiet` (no progress lines; DELEGATEOS_QUIET=1),
  * `progress(line)` (where progress lines go; default stderr), `progressEveryMs` (default 5000).
  */
 export function runCases(judge, makeImpl, list, options = {}) {
   const timeoutMs = timeoutFrom(options);
+  const declared = declaredOptions(options);
   const progress = progressReporter(list.length, options);
   const counts = { failed: 0, errored: 0, timeouts: 0 };
   const out = [];
   let shared = null;
   const one = (impl, c) => {
-    const actual = answer(impl, c, { timeoutMs });
-    const verdict = actual.outcome === 'skipped' || actual.outcome === 'errored' ? null : judge(c, actual);
+    const actual = answer(impl, c, { timeoutMs, options: declared });
+    const verdict = unjudged(actual) ? null : judge(c, actual);
     return { case: c, actual, verdict, status: statusOf(actual, verdict ?? {}), replay: false };
   };
   const timedOut = (r) => r.actual.kind === 'timeout';

@@ -105,9 +105,9 @@ test('the budget: an option, DELEGATEOS_TIMEOUT_MS, 10 s by default, 0 for none'
     if (saved === undefined) delete process.env.DELEGATEOS_TIMEOUT_MS;
     else process.env.DELEGATEOS_TIMEOUT_MS = saved;
   }
-  // Exceptions still are `errored`, not timeouts.
+  // Exceptions are `threw` (the implementation threw on the input), not timeouts.
   const a = answer({ 'glob.match'() { throw new Error('boom'); } }, c, { timeoutMs: 1000 });
-  assert.equal(a.outcome, 'errored');
+  assert.equal(a.outcome, 'threw');
   assert.equal(a.kind, undefined);
   assert.match(a.message, /boom/);
 });

@@ -22,7 +22,12 @@ export type Actual =
   | { outcome: 'ok'; output: unknown }
   | { outcome: 'error'; code: string; detail?: string }
   | { outcome: 'skipped'; reason?: string }
+  /** The implementation threw on this input (an exception it should never raise): status `errored`, graded as a crash on the input. */
+  | { outcome: 'threw'; message?: string }
   | { outcome: 'errored'; message?: string; kind?: 'timeout' };
+
+/** An option (spec/adapter-protocol.md §2.1): a behaviour the corpus tests beyond the text's required ones. */
+export type OptionName = 'strict-mode' | 'per-tool-spend';
 
 export type FailureKind = 'accepted_invalid' | 'rejected_valid' | 'wrong_code' | 'output_mismatch' | 'no_answer';
 
@@ -68,7 +73,7 @@ export type Implementation = { [op: string]: (input: Record<string, unknown>) =>
 export interface CaseResult {
   case: CorpusCase;
   actual: Actual;
-  /** Null for skipped and errored answers. */
+  /** Null for skipped, threw and errored answers. */
   verdict: Verdict | null;
   status: Status;
   /** True when the first run in a stateful group held and the replay did not. */
@@ -77,6 +82,12 @@ export interface CaseResult {
 
 /** Options of `runCorpus` / `answer`. */
 export interface RunOptions {
+  /**
+   * The options the implementation has (the names of `hello.options`; `OPTIONS` lists them all).
+   * A case that needs another is `skipped` with "needs option X", never a finding. Default none;
+   * an unknown name throws.
+   */
+  options?: readonly OptionName[];
   /**
    * The budget of each call in milliseconds (default 10 000, or the DELEGATEOS_TIMEOUT_MS
    * environment variable; 0 = none). A call still running then is terminated and the case is
@@ -98,6 +109,8 @@ export const corpusVersion: string;
 /** BLAKE2b-256 (hex) of the corpus: `delegateos_vectors::corpus::embedded_digest()`. */
 export const digest: string;
 export const FLOAT_TOLERANCE: number;
+/** Every option, in the order `hello.options` lists them. */
+export const OPTIONS: readonly OptionName[];
 
 export function cases(filter?: Filter): CorpusCase[];
 export function caseById(id: string): CorpusCase | undefined;
@@ -113,11 +126,12 @@ export function isSuccess(v: Verdict): boolean;
 /**
  * Whether the verdict fails a run, as `run`'s exit code counts it (the rule tabled in
  * spec/data/exit-rule.json). `critical`: the failure's effect is critical (it then fails
- * whatever the case's level, unless `levelsOnly`); given a `CaseResult`, a timeout (a hang)
- * counts as critical when `critical` is not given.
+ * whatever the case's level, unless `levelsOnly`); given a `CaseResult`, a timeout (a hang) or
+ * a throw (a crash) counts as critical when `critical` is not given and the case's stake grades
+ * it `crash-or-hang`.
  */
 export function fails(
-  c: Pick<CorpusCase, 'level'> & { advisory?: boolean },
+  c: Pick<CorpusCase, 'level'> & { advisory?: boolean; stake?: { crashOrHang?: string } },
   v: Verdict | Status | CaseResult,
   options?: {
     failOnHardening?: boolean;
@@ -132,7 +146,7 @@ export function jsonEqual(a: unknown, b: unknown): boolean;
 export function parseJson(text: string): unknown;
 export function ok(output: unknown): Actual;
 export function error(code: string, detail?: string): Actual;
-export function answer(impl: Implementation, c: Case, options?: Pick<RunOptions, 'timeoutMs'>): Actual;
+export function answer(impl: Implementation, c: Case, options?: Pick<RunOptions, 'timeoutMs' | 'options'>): Actual;
 export function statusOf(actual: Actual, verdict: Verdict | Record<string, never>): Status;
 export function runCorpus(
   makeImpl: Implementation | (() => Implementation),

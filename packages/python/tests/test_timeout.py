@@ -128,8 +128,8 @@ def test_the_budget_option_env_default_and_none(monkeypatch):
         def glob_match(self, input):
             raise RuntimeError("boom")
 
-    a = dv.answer(Boom(), c, timeout_ms=1000)  # an exception is still `errored`, not a timeout
-    assert a["outcome"] == "errored" and "kind" not in a and "boom" in a["message"]
+    a = dv.answer(Boom(), c, timeout_ms=1000)  # an exception is `threw`, not a timeout
+    assert a["outcome"] == "threw" and "kind" not in a and "boom" in a["message"]
 
 
 def test_the_budget_restores_an_outer_timer():

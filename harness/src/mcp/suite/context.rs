@@ -41,6 +41,25 @@ impl MockCommand {
     }
 }
 
+impl SuiteOptions {
+    /// "needs option X …" when `needed` names an option the proxy was not declared to have
+    /// (the words of `run`'s skip of a case needing an undeclared `hello.options` name).
+    pub(crate) fn lacks(&self, needed: &[String]) -> Option<String> {
+        let missing: Vec<&str> = needed
+            .iter()
+            .filter(|o| !self.options.contains(o))
+            .map(String::as_str)
+            .collect();
+        (!missing.is_empty()).then(|| {
+            format!(
+                "needs option {} (pass --option {} if the proxy has it)",
+                missing.join(", "),
+                missing.join(",")
+            )
+        })
+    }
+}
+
 /// What to run.
 #[derive(Debug, Clone)]
 pub struct SuiteOptions {
@@ -49,8 +68,10 @@ pub struct SuiteOptions {
     /// The recording mock upstream: an executable and the arguments that select the mock
     /// (`[delegateos-conform, mock-upstream]` by default: the harness's own executable).
     pub mock_upstream: MockCommand,
-    /// Run the strict-mode cases (the proxy is launched with `strict: true`).
-    pub strict_mode_cases: bool,
+    /// The options the proxy has (`delegateos_vectors::options`, the names of `run`'s
+    /// `hello.options`): a case needing another (`strict-mode` for the strict-mode cases and
+    /// session scripts, whose proxy is launched with `strict: true`) is skipped, "needs option X".
+    pub options: Vec<String>,
     /// Only cases whose id matches one of these globs (`*` any run, `?` one character);
     /// empty selects every case.
     pub ids: Vec<String>,

@@ -202,6 +202,8 @@ struct Planned {
     description: String,
     requirements: Vec<String>,
     kind: Kind,
+    /// The options the case needs (`strict-mode` for a `Strict` case; a script's vector's own).
+    options: Vec<String>,
     run: Run,
 }
 
@@ -216,6 +218,10 @@ fn plan(session_vectors: Option<&std::path::Path>) -> Vec<Planned> {
             description: c.description.to_owned(),
             requirements: c.requirements.iter().map(|r| (*r).to_owned()).collect(),
             kind: c.kind,
+            options: (c.kind == Kind::Strict)
+                .then(|| delegateos_vectors::options::STRICT_MODE.to_owned())
+                .into_iter()
+                .collect(),
             run: c.run.clone(),
         })
         .collect();
@@ -225,6 +231,7 @@ fn plan(session_vectors: Option<&std::path::Path>) -> Vec<Planned> {
             description: c.description.clone(),
             requirements: c.requirements.clone(),
             kind: Kind::Script,
+            options: c.options.clone(),
             run: Run::Script(Arc::new(c)),
         })),
         Err(e) => out.push(Planned {
@@ -232,6 +239,7 @@ fn plan(session_vectors: Option<&std::path::Path>) -> Vec<Planned> {
             description: "the session scripts (mcp.session vectors) load".into(),
             requirements: Vec::new(),
             kind: Kind::Script,
+            options: Vec::new(),
             run: Run::Broken(e),
         }),
     }
@@ -255,11 +263,8 @@ pub fn select_ids(globs: &[String], session_vectors: Option<&std::path::Path>) -
         .collect()
 }
 
-fn skip_reason(case: &Planned, opts: &SuiteOptions) -> Option<&'static str> {
-    match case.kind {
-        Kind::Strict if !opts.strict_mode_cases => {
-            Some("needs option strict-mode: pass --option strict-mode (or --strict-mode-cases)")
-        }
+fn skip_reason(case: &Planned, opts: &SuiteOptions) -> Option<String> {
+    let why = match case.kind {
         Kind::Smoke if opts.smoke.is_none() => {
             Some("smoke case: node or @modelcontextprotocol/server-everything not available")
         }
@@ -273,7 +278,8 @@ fn skip_reason(case: &Planned, opts: &SuiteOptions) -> Option<&'static str> {
             Some("HTTP-only case: run with --transport http")
         }
         _ => None,
-    }
+    };
+    opts.lacks(&case.options).or(why.map(str::to_owned))
 }
 
 fn new_ctx(opts: &SuiteOptions) -> Arc<Ctx> {
@@ -417,7 +423,7 @@ fn run_case(ctx: &Arc<Ctx>, case: &Planned) -> CaseResult {
             Status::Errored,
             Some(format!("not run: interrupted by {signal}")),
         ),
-        (None, Some(why)) => (Status::Skipped, Some(why.to_owned())),
+        (None, Some(why)) => (Status::Skipped, Some(why)),
         (None, None) => run_one(ctx, case.run.clone(), opts.case_timeout),
     };
     let stderr_tail = if status == Status::Failed || status == Status::Errored {

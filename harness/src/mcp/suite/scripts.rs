@@ -49,6 +49,8 @@ pub struct ScriptCase {
     pub steps: Vec<Value>,
     /// The expected `output.steps` of every valid outcome (one unless `acceptable`).
     pub outcomes: Vec<Vec<Value>>,
+    /// The options the script needs (the vector's `options`, e.g. `strict-mode`).
+    pub options: Vec<String>,
 }
 
 /// The session-script cases among `cases` (other operations are ignored).
@@ -60,6 +62,7 @@ pub fn from_vector_cases<'a>(cases: impl IntoIterator<Item = &'a VectorCase>) ->
             id: c.id.clone(),
             description: c.description.clone(),
             requirements: c.requirements.clone(),
+            options: c.options.clone(),
             config: c.input.get("config").cloned().unwrap_or(Value::Null),
             steps: c
                 .input

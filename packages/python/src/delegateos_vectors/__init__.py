@@ -19,6 +19,7 @@ import struct
 import sys
 import threading
 import time
+import traceback
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
@@ -41,6 +42,7 @@ __all__ = [
     "DIGEST",
     "FLOAT_TOLERANCE",
     "MANIFEST",
+    "OPTIONS",
     "DelegateosError",
     "answer",
     "case_by_id",
@@ -255,15 +257,52 @@ def _budget(ms: float) -> Iterator[None]:
             signal.setitimer(signal.ITIMER_REAL, max(left, 1e-6), old_interval)
 
 
-def answer(impl: Any, case: dict, *, timeout_ms: float | None = None) -> dict:
+#: The options (spec/adapter-protocol.md §2.1, the names of ``hello.options``): behaviours the
+#: corpus tests beyond the text's required ones. A case lists those it needs (``case["options"]``);
+#: an implementation declares those it has as its ``options`` attribute (a list of names), and a
+#: case needing another is ``skipped`` with "needs option X", never a finding.
+OPTIONS: tuple[str, ...] = ("strict-mode", "per-tool-spend")
+
+
+def declared_options(impl: Any, options: Iterable[str] | None = None) -> list[str]:
+    """The options ``impl`` declares: ``options`` if given, else its ``options`` attribute (none
+    by default; a callable ``options``, e.g. from a catch-all ``__getattr__``, declares none). An
+    unknown name raises ``ValueError``."""
+    if options is None:
+        options = getattr(impl, "options", None)
+        if options is None or callable(options):
+            options = ()
+    if isinstance(options, str):
+        raise ValueError(f"delegateos-vectors: options must be a list of option names, got {options!r}")
+    declared = list(options)
+    if any(not isinstance(o, str) for o in declared):
+        raise ValueError(f"delegateos-vectors: options must be option names, got {declared!r}")
+    unknown = [o for o in declared if o not in OPTIONS]
+    if unknown:
+        raise ValueError(
+            f"delegateos-vectors: unknown option(s) {', '.join(unknown)} (the options are: {', '.join(OPTIONS)})"
+        )
+    return declared
+
+
+def answer(
+    impl: Any, case: dict, *, timeout_ms: float | None = None, options: Iterable[str] | None = None
+) -> dict:
     """What ``impl`` answers for ``case``: calls ``impl.<method_name(op)>(input)``, which returns
     an outcome dict (``ok(...)``, ``error(...)``) or raises ``DelegateosError``. A missing method
-    is ``skipped``; any other exception is ``errored``; no answer within the budget
-    (``timeout_ms``, see ``timeout_from``; enforced in the main thread on POSIX) is ``errored``
-    with ``kind: "timeout"`` and a message naming the case."""
+    is ``skipped``, and so is a case needing an option ``impl`` does not declare (its ``options``
+    attribute, or ``options``): "needs option X". Any other exception is ``threw`` (the
+    implementation threw on this input: status ``errored``, graded as a crash on the input, as
+    ``run`` grades an adapter's ``threw``); no answer within the budget (``timeout_ms``, see
+    ``timeout_from``; enforced in the main thread on POSIX) is ``errored`` with
+    ``kind: "timeout"`` and a message naming the case."""
     fn = getattr(impl, method_name(case["op"]), None)
     if not callable(fn):
         return {"outcome": "skipped", "reason": f"operation {case['op']} not implemented"}
+    declared = declared_options(impl, options)
+    missing = [o for o in case.get("options") or [] if o not in declared]
+    if missing:
+        return {"outcome": "skipped", "reason": f"needs option {', '.join(missing)} (not in the implementation's options)"}
     ms = timeout_from(timeout_ms)
     try:
         with _budget(ms):
@@ -272,9 +311,9 @@ def answer(impl: Any, case: dict, *, timeout_ms: float | None = None) -> dict:
         return timeout_answer(case, ms)
     except DelegateosError as e:
         return error(e.code, e.detail or None)
-    except Exception as e:  # noqa: BLE001 - any exception is the case's `errored`
-        return {"outcome": "errored", "message": f"raised {type(e).__name__}: {e}"}
-    if not isinstance(a, dict) or a.get("outcome") not in ("ok", "error", "skipped", "errored"):
+    except Exception as e:  # noqa: BLE001 - any exception: the implementation threw on this input
+        return {"outcome": "threw", "message": "".join(traceback.format_exception_only(type(e), e)).strip()}
+    if not isinstance(a, dict) or a.get("outcome") not in ("ok", "error", "skipped", "errored", "threw"):
         return {"outcome": "errored", "message": f"returned {a!r}, not an outcome"}
     if a["outcome"] == "error" and (not isinstance(a.get("code"), str) or not a["code"]):
         return {"outcome": "errored", "message": "an error outcome needs a non-empty code"}
@@ -282,9 +321,11 @@ def answer(impl: Any, case: dict, *, timeout_ms: float | None = None) -> dict:
 
 
 def status_of(actual: dict, verdict: dict | None) -> str:
-    """``run``'s status: passed, acceptable, failed, other_code, skipped or errored."""
+    """``run``'s status: passed, acceptable, failed, other_code, skipped or errored (threw too)."""
     if actual["outcome"] in ("skipped", "errored"):
         return actual["outcome"]
+    if actual["outcome"] == "threw":
+        return "errored"
     assert verdict is not None
     return verdict["verdict"]
 
@@ -330,12 +371,17 @@ def run_cases(
     quiet: bool | None = None,
     progress: Callable[[str], None] | None = None,
     progress_every_ms: float = _PROGRESS_EVERY_MS,
+    options: Iterable[str] | None = None,
 ) -> list[dict]:
     """Runs ``selected`` (from ``cases()``) against instances from ``make_impl()`` — one for the
     stateless cases (and a fresh one after every stateful group or timeout), two per stateful
     group (file order, then the replay after a restart; a case holds only if it holds both
     times) — and returns ``[{"case", "actual", "verdict", "status", "replay"}]`` in order
-    (``verdict`` is None for skipped and errored answers).
+    (``verdict`` is None for skipped, threw and errored answers).
+
+    ``options``: the options the implementation has (the names of ``hello.options``; default:
+    each instance's ``options`` attribute); a case that needs another is ``skipped`` with "needs
+    option X", never a finding, and an unknown name raises ``ValueError``.
 
     ``timeout_ms``: the budget of each call (default 10 s, or ``DELEGATEOS_TIMEOUT_MS``; 0 =
     none); a case with no answer by then is ``errored`` with ``actual["kind"] == "timeout"`` and
@@ -344,12 +390,14 @@ def run_cases(
     (``progress_every_ms``) unless ``quiet`` (or ``DELEGATEOS_QUIET=1``); ``progress(line)``
     takes them instead."""
     ms = timeout_from(timeout_ms)
+    if options is not None:
+        options = declared_options(None, options)
     report = _progress(len(selected), quiet, progress, progress_every_ms)
     counts = {"failed": 0, "errored": 0, "timeouts": 0}
 
     def one(impl: Any, c: dict) -> dict:
-        a = answer(impl, c, timeout_ms=ms)
-        v = None if a["outcome"] in ("skipped", "errored") else judge(c, a)
+        a = answer(impl, c, timeout_ms=ms, options=options)
+        v = None if a["outcome"] in ("skipped", "errored", "threw") else judge(c, a)
         return {"case": c, "actual": a, "verdict": v, "status": status_of(a, v), "replay": False}
 
     out: list[dict] = []

@@ -71,14 +71,14 @@ def outcomes_of(expect: dict) -> list[dict]:
     return expect["outcomes"] if expect["result"] == "acceptable" else [expect]
 
 
-_KINDS = ("ok", "error", "skipped", "errored")
+_KINDS = ("ok", "error", "skipped", "errored", "threw")
 
 
 def _check_actual(actual: Any) -> None:
     if not isinstance(actual, dict) or actual.get("outcome") not in _KINDS:
         raise TypeError(
             'actual must be {"outcome": "ok", "output": …} | {"outcome": "error", "code": …} | '
-            '{"outcome": "skipped"} | {"outcome": "errored"}'
+            '{"outcome": "skipped"} | {"outcome": "threw"} | {"outcome": "errored"}'
         )
     if actual["outcome"] == "error" and not isinstance(actual.get("code"), str):
         raise TypeError("an error outcome needs a string code")
@@ -187,8 +187,10 @@ def fails(
     by strict); a critical failure fails whatever the case's level unless levels_only
     (``run --fail-on levels``); advisory cases only with fail_on_advisory; passed, acceptable
     and skipped never fail. ``critical`` says the failure's effect is critical; without the
-    severity model a result whose case timed out (a hang: crash-or-hang, a critical effect)
-    counts as critical."""
+    severity model a result whose case timed out or whose implementation threw (a hang or a
+    crash on the input) counts as critical when the case's stake grades a crash or hang
+    ``crash-or-hang`` (the critical effect; ``issuer-pattern-hang`` is medium), as ``run``
+    grades them."""
     result = None if isinstance(verdict_or_status, str) else verdict_or_status
     if result is None:
         status = verdict_or_status
@@ -200,28 +202,16 @@ def fails(
     if case.get("advisory"):
         return fail_on_advisory and finding
     if critical is None:
-        critical = (
+        actual = (result or {}).get("actual") or {}
+        crashed = (
             result is not None
             and "status" in result
-            and (result.get("actual") or {}).get("kind") == "timeout"
+            and (actual.get("kind") == "timeout" or actual.get("outcome") == "threw")
         )
+        critical = crashed and ((case.get("stake") or {}).get("crashOrHang", "crash-or-hang") == "crash-or-hang")
     counts = fail_on_hardening or strict
     if finding:
         return case["level"] != "hardening" or counts or (critical and not levels_only)
-    if status == "other_code":
-        return counts
-    return False
-    if isinstance(verdict_or_status, str):
-        status = verdict_or_status
-    elif "status" in verdict_or_status:
-        if (verdict_or_status.get("actual") or {}).get("kind") == "timeout" and not levels_only:
-            return True
-        status = verdict_or_status["status"]
-    else:
-        status = verdict_or_status["verdict"]
-    counts = fail_on_hardening or strict
-    if status in ("failed", "errored"):
-        return case["level"] != "hardening" or counts
     if status == "other_code":
         return counts
     return False

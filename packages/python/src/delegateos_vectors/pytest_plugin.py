@@ -10,6 +10,13 @@ finding (a hardening-level case, or a rejection with another code of the expecte
 family) is reported as ``xfail`` unless ``--delegateos-fail-on-hardening`` (or
 ``--delegateos-strict``, which also runs the advisory cases, whose findings never fail).
 
+Options (spec/adapter-protocol.md §2.1, the names of ``hello.options``: ``strict-mode``,
+``per-tool-spend``; ``delegateos_vectors.OPTIONS``): the class lists those it has in an
+``options`` attribute (``options = ["strict-mode"]``); a case that needs another is skipped with
+"needs option X", never a finding; an unknown name is a usage error. An exception a method
+raises (other than ``DelegateosError``) is ``threw``: the implementation threw on the input, a
+crash on it graded by the case's stake (counted at every level when that is ``crash-or-hang``).
+
 ``--delegateos-verdicts FILE`` writes ``{case id: status}`` (``run``'s status names) as JSON.
 
 Each call has a time budget, ``--delegateos-timeout-ms`` (default 10 000, or the
@@ -225,6 +232,10 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             f"{spec} implements none of the {len(ops)} selected operations; define e.g. "
             f"{dv.method_name(ops[0])}(self, input) for {ops[0]}"
         )
+    try:
+        dv.declared_options(factory)  # its `options` attribute (spec/adapter-protocol.md §2.1)
+    except ValueError as e:
+        raise pytest.UsageError(f"{spec}.options: {e}") from None
     runner = _Runner(factory, selected, timeout_ms)
     config._delegateos_runner = runner  # type: ignore[attr-defined]
     for c in selected:

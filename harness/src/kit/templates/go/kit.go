@@ -3,7 +3,7 @@
 // Written by `delegateos-conform new-adapter --lang go`; you should not need to edit it. It
 // speaks adapter protocol v1 (spec/adapter-protocol.md) on stdin/stdout: one JSON object per
 // line, `seq` echoed, `hello` declaring exactly the operations whose stub in ops.go was filled
-// in, `bye`. A stub is "not filled in" while its body is the single statement
+// in and the options listed in ops.go's Options, `bye`. A stub is "not filled in" while its body is the single statement
 // `return nil, TODO` (read from ops.go, embedded at build time); such operations are not
 // declared, so the harness reports their cases `skipped`.
 //
@@ -308,13 +308,14 @@ func seqText(seq any) string {
 	return "null"
 }
 
-// Serve answers frames on stdin until `bye` or end of input.
-func Serve(implementation map[string]any, ops map[string]Op) {
+// Serve answers frames on stdin until `bye` or end of input; `hello` declares `ops` and
+// `options` (spec/adapter-protocol.md §2.1).
+func Serve(implementation map[string]any, ops map[string]Op, options []string) {
 	reader := bufio.NewReader(os.Stdin)
 	for {
 		line, err := reader.ReadBytes('\n')
 		if text := strings.TrimSpace(string(line)); text != "" {
-			if handle([]byte(text), implementation, ops) {
+			if handle([]byte(text), implementation, ops, options) {
 				return
 			}
 		}
@@ -327,7 +328,7 @@ func Serve(implementation map[string]any, ops map[string]Op) {
 	}
 }
 
-func handle(line []byte, implementation map[string]any, ops map[string]Op) (bye bool) {
+func handle(line []byte, implementation map[string]any, ops map[string]Op, options []string) (bye bool) {
 	var frame struct {
 		Cmd  string          `json:"cmd"`
 		Seq  json.RawMessage `json:"seq"`
@@ -349,7 +350,8 @@ func handle(line []byte, implementation map[string]any, ops map[string]Op) (bye 
 		}
 		sort.Strings(names)
 		fmt.Fprintf(os.Stderr, "adapter: declaring %d operation(s): %s\n", len(names), strings.Join(names, ", "))
-		write(map[string]any{"seq": seq, "protocol": Protocol, "implementation": implementation, "operations": names})
+		declared := append([]string{}, options...) // never null on the wire
+		write(map[string]any{"seq": seq, "protocol": Protocol, "implementation": implementation, "operations": names, "options": declared})
 	case "run":
 		reply := runCase(frame.Case, ops)
 		reply["seq"] = seq
@@ -364,5 +366,5 @@ func handle(line []byte, implementation map[string]any, ops map[string]Op) (bye 
 }
 
 func main() {
-	Serve(Implementation, Declared(operations))
+	Serve(Implementation, Declared(operations), Options)
 }

@@ -15,6 +15,13 @@ var Implementation = map[string]any{
 	"language": "go",
 }
 
+// Options lists the options your implementation has (spec/adapter-protocol.md §2.1): behaviours
+// the corpus tests beyond the text's required ones. Uncomment the ones it has; a case that needs
+// another is skipped ("needs option X"), never a finding.
+var Options = []string{
+@@OPTIONS@@
+}
+
 // libraryError maps an error your library returns onto (spec code, detail); ok=false means
 // `errored`. For example: `var e *mylib.Error; if errors.As(err, &e) { return e.Code, e.Error(), true }`.
 func libraryError(err error) (code, detail string, ok bool) {

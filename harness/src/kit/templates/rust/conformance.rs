@@ -8,6 +8,10 @@
 //!     cargo test --test conformance                 # every case
 //!     cargo test --test conformance -- dct-forged   # the cases whose id contains `dct-forged`
 //!
+//! A panic in a method is the implementation throwing on that input (`threw`, graded as a crash
+//! on it by the case's stake); answer `Answer::threw(e.to_string())` for a library error your
+//! code cannot map to a spec code, so it is graded the same way.
+//!
 //! A case whose method answers `todo`/`skip` is reported `ignored`; a run in which every case
 //! is ignored fails, naming the operation to start with. Unfilled methods can be deleted: the
 //! trait's default answers `todo` too.
@@ -27,6 +31,15 @@ use serde_json::{json, Value};
 pub(crate) struct Mine;
 
 impl Implementation for Mine {
+    /// The options your implementation has (spec/adapter-protocol.md §2.1): behaviours the
+    /// corpus tests beyond the text's required ones. Uncomment the ones it has; a case that
+    /// needs another is skipped ("needs option X"), never a finding.
+    fn options(&self) -> &[&str] {
+        &[
+@@OPTIONS@@
+        ]
+    }
+
 @@STUBS@@
 }
 
