@@ -391,6 +391,59 @@ fn an_adapter_that_exits_on_every_request_is_an_adapter_bug_not_a_security_findi
     }
 }
 
+/// Issue 46: a broken adapter (garbage or an exit on every request) once restarted 144 times
+/// (28 s): the consecutive-errors rule started over after every operation it does not declare.
+/// An adapter that answered none of its first N requests (`--max-consecutive-errors`, default
+/// 20) is given up on: no later case is sent, so it restarts exactly N times, whatever the
+/// number of cases, of undeclared operations between them, or of jobs — counted, never timed.
+#[test]
+fn a_broken_adapter_is_given_up_after_n_faults_with_no_reply_not_restarted_per_operation() {
+    for bad in ["garbage", "crash"] {
+        // 40 cases of the declared operation, one of an undeclared one after every fourth:
+        // each undeclared case used to reset the count.
+        let mut cases = Vec::new();
+        for i in 0..40 {
+            cases.push(("fake.echo", mode(bad), valid_empty(), "FAKE-ONE"));
+            if i % 4 == 3 {
+                cases.push(("fake.other", mode(bad), valid_empty(), "FAKE-TWO"));
+            }
+        }
+        let corpus = Corpus::new(&cases);
+        for (extra, n) in [
+            (vec!["--jobs", "1"], 20),
+            (vec!["--jobs", "3"], 20),
+            (vec!["--jobs", "2", "--max-consecutive-errors", "5"], 5),
+        ] {
+            let (out, report) = corpus.run_json(&fake(""), &extra);
+            assert_eq!(out.code, 3, "{bad} {extra:?}: {}", report["findings"]);
+            assert_eq!(report["restarts"], n, "{bad} {extra:?}");
+            let incidents = report["incidents"].as_array().unwrap();
+            assert_eq!(incidents.len(), n, "{bad} {extra:?}: {incidents:#?}");
+            let findings = report["findings"].as_array().unwrap();
+            assert_eq!(findings.len(), 1, "{bad} {extra:?}: {findings:#?}");
+            assert!(
+                findings[0]["title"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("the adapter is broken, "),
+                "{bad}: {}",
+                findings[0]["title"]
+            );
+            let unsent: Vec<&Value> = report["cases"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|c| {
+                    c["message"]
+                        .as_str()
+                        .is_some_and(|m| m.contains("answered none of the first"))
+                })
+                .collect();
+            assert_eq!(unsent.len(), 40 - n, "{bad} {extra:?}");
+        }
+    }
+}
+
 #[test]
 fn hang_on_one_case_times_out_and_the_run_continues() {
     let (i, e) = ok(json!({}));
