@@ -627,6 +627,42 @@ fn an_implementation_that_threw_is_graded_by_the_inputs_stake_not_as_an_adapter_
     assert_eq!(report["incidents"], json!([]));
 }
 
+/// Issue 46: a Python `TypeError` on input the implementation must reject is input it did not
+/// validate; the fix says to validate it and answer the case's code (`malformed_token`), not the
+/// generic crash or adapter hint. A case expected valid, or an error that names no exception,
+/// keeps its generic fix.
+#[test]
+fn an_exception_on_input_to_reject_says_validate_it_and_answer_its_code() {
+    let malformed = json!({"result": "invalid", "code": "malformed_token"});
+    let corpus = Corpus::new(&[
+        ("fake.echo", mode("threw"), malformed.clone(), "FAKE-ONE"),
+        ("fake.other", mode("threw"), valid_empty(), "FAKE-TWO"),
+        ("fake.echo", mode("errored"), malformed, "FAKE-ONE"),
+    ]);
+    let (_, report) = corpus.run_json(&fake("--ops fake.echo,fake.other"), &[]);
+    let fix_of = |i: usize| -> String {
+        let key = report["cases"][i]["finding"].as_str().unwrap_or_default();
+        let f = report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["key"] == key)
+            .unwrap_or_else(|| panic!("case {i}'s finding {key:?}: {report:#}"));
+        f["fix"].as_str().unwrap().to_owned()
+    };
+    let fix = fix_of(0);
+    assert!(
+        fix.contains("TypeError: resource is not a string")
+            && fix.contains("validate the input")
+            && fix.contains("`malformed_token`"),
+        "{fix}"
+    );
+    // Expected valid: not input to reject.
+    assert!(!fix_of(1).contains("validate the input"), "{}", fix_of(1));
+    // `library threw` names no exception.
+    assert!(!fix_of(2).contains("validate the input"), "{}", fix_of(2));
+}
+
 #[test]
 fn a_case_needing_an_undeclared_option_is_skipped_never_a_finding() {
     let (i1, e1) = ok(json!({"a": 1}));
