@@ -16,15 +16,19 @@
 //!   severity and case count in each;
 //! - **readings map**: per decision `Dn` of `spec/decisions.md`, which of the accepted
 //!   outcomes each implementation took on the decision's cases: `reference` (the first listed
-//!   outcome, status `passed`), `outcome N` (another listed outcome, status `acceptable`; N is
+//!   outcome, status `passed`), `reading N` (another listed outcome, status `acceptable`; N is
 //!   the index in the case's `outcomes`, 0 being the reference reading), `none` (failed or
 //!   errored), `other_code` (rejected with another code of the family), `skipped`; listed for
-//!   every decision at least one implementation reads differently from the reference;
+//!   every decision at least one implementation reads differently from the reference, each
+//!   with its title and the heading of `spec/decisions.md` that explains it (an installed
+//!   binary writes that file with `vectors export DIR`);
 //! - **interoperability**: cases that two implementations both pass (`passed` or
 //!   `acceptable`) with different outcomes, the pairs that disagree in production although
 //!   both conform, with a count per pair;
 //! - **operations**: per operation of the corpus, whether each implementation declared it in
-//!   `hello` and how many of its cases ran and were skipped.
+//!   `hello` and how many of its cases ran and were skipped; per implementation, `N of M
+//!   operations` exactly as `run`'s verdict counts them (the operations of the counted cases,
+//!   and those of them with a case not skipped), and the options it declared in `hello`.
 //!
 //! The decision and the accepted outcomes of a case come from the corpus embedded in this
 //! binary when the reports' digest is its digest (or from the `--vectors` directory a report
@@ -40,14 +44,16 @@
 //!   "implementations": [ { "label", "name", "version", "language"?, "source",
 //!       "verdict", "exit_code", "interrupted"?, "totals": {counts of the report},
 //!       "hardening_totals": {counts}, "counted", "counted_passed", "pass_rate" (percent),
+//!       "operations_run", "operations_total" (`run`'s N of M operations),
+//!       "options": [the hello.options it declared],
 //!       "findings": {"critical","high","medium","low"}  (number of findings),
 //!       "finding_cases": {"critical","high","medium","low"} (cases of those findings) } ],
 //!   "findings": [ { "key", "title", "severity" (the highest), "cells": [ null |
 //!       { "severity", "cases", "counted" } ] } ],          // cells[i] ↔ implementations[i]
-//!   "readings": [ { "decision", "cases", "cells": [ { "reference", "alternatives":
+//!   "readings": [ { "decision", "title", "read_at", "cases", "cells": [ { "reference", "alternatives":
 //!       [ {"outcome", "cases"} ], "acceptable_unknown", "none", "other_code", "skipped",
 //!       "not_run" } ], "divergent": [ { "id", "op", "outcomes": [ {"outcome", "answer"} ],
-//!       "readings": [ "reference" | "outcome N" | "acceptable" | "none" | "other_code" |
+//!       "readings": [ "reference" | "reading N" | "acceptable" | "none" | "other_code" |
 //!       "skipped" | "not_run" ] } ] } ],
 //!   "decisions_agreeing": ["Dn"],
 //!   "interoperability": { "pairs": [ { "a", "b", "cases" } ],
@@ -174,6 +180,7 @@ struct RawReport {
     schema: String,
     implementation: RawImplementation,
     operations: Vec<String>,
+    options: Vec<String>,
     vectors: String,
     interrupted: Option<String>,
     totals: Counts,
@@ -245,6 +252,15 @@ fn overview(l: &Loaded) -> Overview {
     } else {
         (counted_passed as f64 * 1000.0 / counted as f64).round() / 10.0
     };
+    // Operations as `run`'s verdict counts them (`Report::coverage_note`): those of the counted
+    // cases (the main section), and those with a case not skipped.
+    let ops: BTreeSet<&str> = r.cases.iter().map(|c| c.op.as_str()).collect();
+    let ran: BTreeSet<&str> = r
+        .cases
+        .iter()
+        .filter(|c| reading_of(Some(c), None) != Reading::Skipped)
+        .map(|c| c.op.as_str())
+        .collect();
     let mut findings: BTreeMap<String, u64> =
         SEVERITIES.iter().map(|s| ((*s).to_owned(), 0)).collect();
     let mut finding_cases = findings.clone();
@@ -266,9 +282,49 @@ fn overview(l: &Loaded) -> Overview {
         counted,
         counted_passed,
         pass_rate,
+        operations_run: ran.len() as u64,
+        operations_total: ops.len() as u64,
+        options: r.options.clone(),
         findings,
         finding_cases,
     }
+}
+
+/// The title of each decision of `spec/decisions.md` (as embedded in this binary) and the
+/// heading to read it under: `D5` → (`Time`, `spec/decisions.md, "D5 Time"`); a heading of a
+/// range (`D34–D40 MCP stdio proxy behaviour`) titles each decision of it. The flags a heading
+/// lists in parentheses are not part of the title.
+pub fn decision_titles() -> HashMap<String, (String, String)> {
+    let mut out = HashMap::new();
+    for line in delegateos_vectors::flags::DECISIONS.lines() {
+        let Some(rest) = line.strip_prefix("## D") else {
+            continue;
+        };
+        let (ids, title) = rest.split_once(' ').unwrap_or((rest, ""));
+        let title = match title.rfind(" (") {
+            Some(i)
+                if title[i + 2..].starts_with("flag") || title[i + 2..].starts_with("no flag") =>
+            {
+                &title[..i]
+            }
+            _ => title,
+        };
+        let numbers: Vec<u64> = ids
+            .split(['–', '-'])
+            .map(|n| n.trim_start_matches('D').parse().ok())
+            .collect::<Option<Vec<u64>>>()
+            .unwrap_or_default();
+        let (first, last) = match numbers.as_slice() {
+            [n] => (*n, *n),
+            [a, b] if a <= b => (*a, *b),
+            _ => continue,
+        };
+        let heading = format!("spec/decisions.md, \"D{ids} {title}\"");
+        for n in first..=last {
+            out.insert(format!("D{n}"), (title.to_owned(), heading.clone()));
+        }
+    }
+    out
 }
 
 fn findings_matrix(loaded: &[Loaded]) -> Vec<FindingRow> {
@@ -487,6 +543,7 @@ fn compare(loaded: &[Loaded]) -> Result<Comparison, String> {
     }
 
     // Readings per case.
+    let titles = decision_titles();
     let mut decisions: BTreeMap<String, DecisionRow> = BTreeMap::new();
     let mut interop_cases = Vec::new();
     let n = loaded.len();
@@ -499,11 +556,18 @@ fn compare(loaded: &[Loaded]) -> Result<Comparison, String> {
             .collect();
         let decision = ci.and_then(|c| c.decision.clone());
         if let Some(d) = &decision {
-            let row = decisions.entry(d.clone()).or_insert_with(|| DecisionRow {
+            let row = decisions.entry(d.clone()).or_insert_with(|| {
+                let (title, read_at) = titles.get(d).cloned().unwrap_or_else(|| {
+                    (String::new(), "spec/decisions.md (not in this binary's copy)".to_owned())
+                });
+                DecisionRow {
                 decision: d.clone(),
+                title,
+                read_at,
                 cases: 0,
                 cells: vec![ReadingCell::default(); n],
                 divergent: Vec::new(),
+            }
             });
             row.cases += 1;
             for (cell, r) in row.cells.iter_mut().zip(&readings) {
