@@ -408,10 +408,11 @@ where
 pub fn dispatch(cli: Cli) -> i32 {
     if matches!(
         cli.command,
-        Command::Run(_) | Command::Fuzz(_) | Command::Mcp(_)
+        Command::Run(_) | Command::Fuzz(_) | Command::Mcp(_) | Command::Compare(_)
     ) {
         // Ctrl-C, SIGTERM, SIGHUP: kill the adapters (for `mcp` the proxies; their upstreams
-        // are swept as orphans), write the partial reports, exit 130.
+        // are swept as orphans), write the partial reports (for `compare`, the comparison of
+        // its runs' partial reports), exit 130.
         if let Err(e) = runner::interrupt::install() {
             error(e);
         }

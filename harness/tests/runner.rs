@@ -1341,6 +1341,101 @@ fn signals_kill_every_adapter_write_partial_reports_and_exit_130() {
 /// cases of an operation the adapter does not declare are `skipped` (they were `errored`,
 /// unfinished), and the unfinished ones make no finding (they made an `adapter-error` one,
 /// "counted in the exit code").
+/// Issue 46: `compare --impl a='nosuch-cmd' --impl b=…` once exited 0 with a setup-error row
+/// and a spurious "different case sets" note. A setup error of one implementation is a setup
+/// error of the comparison: exit 3, the cause named, no comparison written.
+#[test]
+fn compare_with_an_implementation_that_cannot_start_is_a_setup_error() {
+    let (i, e) = ok(json!({}));
+    let corpus = Corpus::new(&[("fake.echo", i, e, "FAKE-ONE")]);
+    let out = Command::new(BIN)
+        .args([
+            "compare",
+            "--impl",
+            "a=nosuch-cmd-a46",
+            "--impl",
+            &format!("b={}", fake("")),
+            "--",
+            "--vectors",
+            &corpus.path("vectors").display().to_string(),
+            "--requirements",
+            &corpus.path("requirements.json").display().to_string(),
+            "--extra-ops",
+            "fake.echo",
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("setup error: a (run --impl nosuch-cmd-a46) could not be run:")
+            && stderr.contains("nosuch-cmd-a46: not found"),
+        "{stderr}"
+    );
+    assert!(!stdout.contains("different case sets"), "{stdout}");
+    assert!(stdout.trim().is_empty(), "no comparison: {stdout}");
+}
+
+/// Issue 46: SIGINT during `compare --impl` once exited 130 with no message and no output.
+/// Like `run` and `fuzz`: the message, then the comparison of the partial reports, exit 130.
+#[test]
+fn an_interrupted_compare_says_so_and_writes_the_partial_comparison() {
+    let (i, e) = ok(json!({}));
+    let corpus = Corpus::new(&[
+        ("fake.echo", i, e, "FAKE-ONE"),
+        ("fake.echo", mode("hang"), valid_empty(), "FAKE-ONE"),
+    ]);
+    let mark = corpus.path("mark");
+    let output = corpus.path("compare.txt");
+    let mut child = Command::new(BIN)
+        .args([
+            "compare",
+            "--jobs",
+            "2",
+            "--output",
+            &output.display().to_string(),
+            "--impl",
+            &format!("a={}", fake(&format!("--mark '{}'", mark.display()))),
+            "--impl",
+            &format!("b={}", fake(&format!("--mark '{}'", mark.display()))),
+            "--",
+            "--vectors",
+            &corpus.path("vectors").display().to_string(),
+            "--requirements",
+            &corpus.path("requirements.json").display().to_string(),
+            "--extra-ops",
+            "fake.echo",
+            "--timeout-ms",
+            "600000",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_until("both adapters to hang", || {
+        std::fs::read_to_string(&mark).is_ok_and(|m| m.matches("hang").count() == 2)
+    });
+    let status = Command::new("kill")
+        .args(["-INT".to_owned(), child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let code = exit_code_within(&mut child, "SIGINT: compare");
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    assert_eq!(code, Some(130), "{stderr}");
+    assert!(
+        stderr.contains("interrupted by SIGINT: the comparison below covers the cases each run \
+             finished (partial: a, b;"),
+        "{stderr}"
+    );
+    let text = std::fs::read_to_string(&output).expect("the partial comparison is written");
+    assert!(text.contains("2 implementations compared"), "{text}");
+    assert!(text.contains("INTERRUPTED"), "{text}");
+    assert!(text.contains("note: interrupted by SIGINT"), "{text}");
+}
+
 #[test]
 fn an_interrupt_leaves_undeclared_operations_skipped_and_makes_no_finding() {
     let corpus = Corpus::new(&[

@@ -66,8 +66,11 @@
 //! cases added and removed instead of refusing; `--fail-on-new` exits 1 when a finding is new.
 //!
 //! Exit codes: 0 the comparison was written; 3 a report could not be read or is not a
-//! `delegateos-conform-report/1`; 64 usage (fewer than two implementations, a bad
-//! `NAME=CMD`, or reports of different corpora); 130 a `--impl` run was interrupted.
+//! `delegateos-conform-report/1`, or an implementation could not be run (a setup error of one
+//! implementation is a setup error of the comparison: the cause is said, no comparison is
+//! written); 64 usage (fewer than two implementations, a bad `NAME=CMD`, or reports of
+//! different corpora); 130 interrupted (SIGINT, SIGTERM, SIGHUP): the message first, then the
+//! comparison of the partial reports the interrupted runs wrote.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Write;
@@ -161,6 +164,7 @@ struct RawCase {
     raw_status: String,
     expected: Option<Value>,
     actual: Option<Value>,
+    message: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -200,6 +204,22 @@ struct Loaded {
 }
 
 impl RawReport {
+    /// A report of a run that could not start (`report::setup`): exit 3, its one case the
+    /// errored `setup-error` entry.
+    fn is_setup_error(&self) -> bool {
+        self.exit_code == ConformExitCode::SETUP_ERROR
+            && self.interrupted.is_none()
+            && self.all_cases().all(|c| c.id == crate::report::setup::SETUP_CASE_ID)
+    }
+
+    /// Why the run could not start: the setup-error entry's message.
+    fn setup_reason(&self) -> String {
+        self.all_cases()
+            .find_map(|c| c.message.as_deref())
+            .map(|m| m.trim_start_matches("setup error: ").trim_end().to_owned())
+            .unwrap_or_else(|| "(no reason given)".to_owned())
+    }
+
     /// Every case of the report: main, hardening and advisory sections.
     fn all_cases(&self) -> impl Iterator<Item = &RawCase> {
         self.cases
@@ -236,7 +256,9 @@ fn verdict_word(r: &RawReport) -> String {
     match r.exit_code {
         0 => "PASSED",
         2 => "STALE BASELINE",
-        3 => "SETUP ERROR",
+        3 if r.is_setup_error() => "SETUP ERROR",
+        // `run`'s word for an adapter that failed every request (issue 46).
+        3 => "ADAPTER ERROR",
         _ => "FAILED",
     }
     .to_owned()
@@ -538,7 +560,7 @@ fn compare(loaded: &[Loaded]) -> Result<Comparison, String> {
                 .to_owned(),
         );
     }
-    if loaded.iter().any(|l| l.report.exit_code == 3) {
+    if loaded.iter().any(|l| l.report.is_setup_error()) {
         notes.push("a run ended in a setup error: its report has no case".to_owned());
     }
 
@@ -757,6 +779,8 @@ pub fn run(args: &CompareArgs, runner: RunWith<'_>) -> i32 {
         return ConformExitCode::USAGE;
     }
     let mut loaded = Vec::new();
+    let mut interrupted = false;
+    let mut not_started: Vec<String> = Vec::new();
     if let Some(old) = &args.baseline {
         match read_report(old) {
             Ok(report) => loaded.push(Loaded {
@@ -868,12 +892,21 @@ pub fn run(args: &CompareArgs, runner: RunWith<'_>) -> i32 {
             }
         }
         let mut result = Ok(());
+        let started = codes.len();
         for ((name, cmd), code) in impls.iter().zip(codes) {
             let path = dir.join(format!("{name}.json"));
             match code {
+                // An interrupted run wrote its partial report: compared as it is (issue 46).
                 Ok(ConformExitCode::INTERRUPTED) => {
-                    result = Err(ConformExitCode::INTERRUPTED);
-                    break;
+                    interrupted = true;
+                    if let Ok(report) = read_report(&path) {
+                        loaded.push(Loaded {
+                            label: (*name).to_owned(),
+                            source: format!("run --impl {cmd}"),
+                            report,
+                        });
+                    }
+                    continue;
                 }
                 Ok(ConformExitCode::USAGE) => {
                     result = Err(ConformExitCode::USAGE);
@@ -905,6 +938,31 @@ pub fn run(args: &CompareArgs, runner: RunWith<'_>) -> i32 {
         if let Err(code) = result {
             return code;
         }
+        if interrupted {
+            not_started = impls[started..].iter().map(|(n, _)| (*n).to_owned()).collect();
+        }
+    }
+    if interrupted || crate::runner::interrupt::interrupted().is_some() {
+        return write_interrupted(args, &mut loaded, &not_started);
+    }
+    // A setup error of one implementation is a setup error of the comparison (issue 46): it
+    // once exited 0 with a setup-error row and a note that the case sets differ.
+    let setup: Vec<&Loaded> = loaded.iter().filter(|l| l.report.is_setup_error()).collect();
+    if !setup.is_empty() {
+        for l in &setup {
+            error(format!(
+                "setup error: {} ({}) could not be run: {}",
+                l.label,
+                l.source,
+                l.report.setup_reason()
+            ));
+        }
+        error(format!(
+            "no comparison written: a setup error of one implementation is a setup error of the \
+             comparison (exit {})",
+            ConformExitCode::SETUP_ERROR
+        ));
+        return ConformExitCode::SETUP_ERROR;
     }
     if args.baseline.is_some() {
         let o = over_time::compare(&loaded[0], &loaded[1]);
@@ -939,6 +997,52 @@ pub fn run(args: &CompareArgs, runner: RunWith<'_>) -> i32 {
         Ok(()) => ConformExitCode::OK,
         Err(code) => code,
     }
+}
+
+/// An interrupted `compare --impl` (issue 46): says so first, then writes the comparison of the
+/// partial reports the runs wrote (each lists its unfinished cases), like `run` and `fuzz`;
+/// exit 130.
+fn write_interrupted(args: &CompareArgs, loaded: &mut [Loaded], not_started: &[String]) -> i32 {
+    let signal = crate::runner::interrupt::interrupted()
+        .map(crate::runner::interrupt::signal_name)
+        .or_else(|| loaded.iter().find_map(|l| l.report.interrupted.clone()))
+        .unwrap_or_else(|| "a signal".to_owned());
+    let partial: Vec<&str> = loaded
+        .iter()
+        .filter(|l| l.report.interrupted.is_some())
+        .map(|l| l.label.as_str())
+        .collect();
+    let mut message = format!("interrupted by {signal}: ");
+    if loaded.is_empty() {
+        message.push_str("no run wrote a report, nothing to compare");
+    } else {
+        message.push_str(&format!(
+            "the comparison below covers the cases each run finished{}",
+            if partial.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " (partial: {}; their unfinished cases read errored)",
+                    partial.join(", ")
+                )
+            }
+        ));
+    }
+    if !not_started.is_empty() {
+        message.push_str(&format!("; not run: {}", not_started.join(", ")));
+    }
+    error(&message);
+    if !loaded.is_empty() {
+        if args.baseline.is_some() || loaded.len() < 2 {
+            // Nothing side by side: the one report is the run's own.
+        } else if let Ok(mut comparison) = compare(loaded) {
+            comparison
+                .notes
+                .insert(0, format!("{message} (exit {})", ConformExitCode::INTERRUPTED));
+            let _ = write_output(args, &render(&comparison, args.format));
+        }
+    }
+    ConformExitCode::INTERRUPTED
 }
 
 /// Writes `text` to `--output` or stdout; `Err` is the exit code.
