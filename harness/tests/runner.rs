@@ -701,6 +701,14 @@ fn a_case_needing_an_undeclared_option_is_skipped_never_a_finding() {
         text.contains("options declared (hello.options): strict-mode\n"),
         "{text}"
     );
+    // Issue 49: the Markdown summary says it too (the HTML: tests/html_report.rs).
+    let md = corpus
+        .run(&fake("--options strict-mode"), &["--format", "markdown"])
+        .stdout;
+    assert!(
+        md.contains("options declared (hello.options): strict-mode\n"),
+        "{md}"
+    );
     // Another option only: still skipped.
     let (_, report) = corpus.run_json(&fake("--options per-tool-spend"), &[]);
     assert_eq!(statuses(&report), ["passed", "skipped"]);

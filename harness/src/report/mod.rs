@@ -1111,6 +1111,18 @@ impl Report {
         }
     }
 
+    /// `options declared (hello.options): strict-mode`, as every format says it (issue 49).
+    pub fn options_line(&self) -> String {
+        format!(
+            "options declared (hello.options): {}",
+            if self.options.is_empty() {
+                "none (cases needing one are skipped)".to_owned()
+            } else {
+                self.options.join(", ")
+            }
+        )
+    }
+
     /// `name version (language)` of the implementation, as every format names it.
     pub fn implementation_label(&self) -> String {
         let imp = &self.implementation;
