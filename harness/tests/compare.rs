@@ -704,7 +704,10 @@ fn html_page_is_inert_and_its_overview_equals_the_reports() {
         extra <= 0.0,
         "a reading or operation cell wraps into {extra} more line(s) than it has parts"
     );
-    assert!(cut <= 0.0, "a readings or operations cell is cut by {cut} px");
+    assert!(
+        cut <= 0.0,
+        "a readings or operations cell is cut by {cut} px"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 
@@ -1112,7 +1115,10 @@ fn readings_are_titled_in_one_notation_and_operations_and_options_read_as_run_sa
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&text.stdout).into_owned();
-    let end = text.find(" operations)").expect("run's verdict counts operations") + 11;
+    let end = text
+        .find(" operations)")
+        .expect("run's verdict counts operations")
+        + 11;
     let start = text[..end].rfind("; ").unwrap() + 2;
     let phrase = text[start..end].to_owned();
     assert!(phrase.starts_with("1 of "), "{phrase:?} in {text}");
@@ -1142,7 +1148,10 @@ fn readings_are_titled_in_one_notation_and_operations_and_options_read_as_run_sa
     );
     let readings = cmp["readings"].as_array().unwrap();
     if chain.is_some() {
-        assert!(!readings.is_empty(), "js-chain reads some decision differently");
+        assert!(
+            !readings.is_empty(),
+            "js-chain reads some decision differently"
+        );
     }
     for d in readings {
         let n = d["decision"].as_str().unwrap();

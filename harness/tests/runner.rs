@@ -1434,8 +1434,10 @@ fn an_interrupted_compare_says_so_and_writes_the_partial_comparison() {
     std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
     assert_eq!(code, Some(130), "{stderr}");
     assert!(
-        stderr.contains("interrupted by SIGINT: the comparison below covers the cases each run \
-             finished (partial: a, b;"),
+        stderr.contains(
+            "interrupted by SIGINT: the comparison below covers the cases each run \
+             finished (partial: a, b;"
+        ),
         "{stderr}"
     );
     let text = std::fs::read_to_string(&output).expect("the partial comparison is written");

@@ -209,7 +209,9 @@ impl RawReport {
     fn is_setup_error(&self) -> bool {
         self.exit_code == ConformExitCode::SETUP_ERROR
             && self.interrupted.is_none()
-            && self.all_cases().all(|c| c.id == crate::report::setup::SETUP_CASE_ID)
+            && self
+                .all_cases()
+                .all(|c| c.id == crate::report::setup::SETUP_CASE_ID)
     }
 
     /// Why the run could not start: the setup-error entry's message.
@@ -580,16 +582,19 @@ fn compare(loaded: &[Loaded]) -> Result<Comparison, String> {
         if let Some(d) = &decision {
             let row = decisions.entry(d.clone()).or_insert_with(|| {
                 let (title, read_at) = titles.get(d).cloned().unwrap_or_else(|| {
-                    (String::new(), "spec/decisions.md (not in this binary's copy)".to_owned())
+                    (
+                        String::new(),
+                        "spec/decisions.md (not in this binary's copy)".to_owned(),
+                    )
                 });
                 DecisionRow {
-                decision: d.clone(),
-                title,
-                read_at,
-                cases: 0,
-                cells: vec![ReadingCell::default(); n],
-                divergent: Vec::new(),
-            }
+                    decision: d.clone(),
+                    title,
+                    read_at,
+                    cases: 0,
+                    cells: vec![ReadingCell::default(); n],
+                    divergent: Vec::new(),
+                }
             });
             row.cases += 1;
             for (cell, r) in row.cells.iter_mut().zip(&readings) {
@@ -939,7 +944,10 @@ pub fn run(args: &CompareArgs, runner: RunWith<'_>) -> i32 {
             return code;
         }
         if interrupted {
-            not_started = impls[started..].iter().map(|(n, _)| (*n).to_owned()).collect();
+            not_started = impls[started..]
+                .iter()
+                .map(|(n, _)| (*n).to_owned())
+                .collect();
         }
     }
     if interrupted || crate::runner::interrupt::interrupted().is_some() {
@@ -947,7 +955,10 @@ pub fn run(args: &CompareArgs, runner: RunWith<'_>) -> i32 {
     }
     // A setup error of one implementation is a setup error of the comparison (issue 46): it
     // once exited 0 with a setup-error row and a note that the case sets differ.
-    let setup: Vec<&Loaded> = loaded.iter().filter(|l| l.report.is_setup_error()).collect();
+    let setup: Vec<&Loaded> = loaded
+        .iter()
+        .filter(|l| l.report.is_setup_error())
+        .collect();
     if !setup.is_empty() {
         for l in &setup {
             error(format!(
@@ -1036,9 +1047,10 @@ fn write_interrupted(args: &CompareArgs, loaded: &mut [Loaded], not_started: &[S
         if args.baseline.is_some() || loaded.len() < 2 {
             // Nothing side by side: the one report is the run's own.
         } else if let Ok(mut comparison) = compare(loaded) {
-            comparison
-                .notes
-                .insert(0, format!("{message} (exit {})", ConformExitCode::INTERRUPTED));
+            comparison.notes.insert(
+                0,
+                format!("{message} (exit {})", ConformExitCode::INTERRUPTED),
+            );
             let _ = write_output(args, &render(&comparison, args.format));
         }
     }

@@ -494,20 +494,14 @@ fn exception_line(text: &str) -> Option<&str> {
                 let w = w.trim_start_matches("Uncaught");
                 let name = w.strip_suffix(':').unwrap_or("");
                 (name.ends_with("Error") || name.ends_with("Exception"))
-                    && name
-                        .chars()
-                        .next()
-                        .is_some_and(|c| c.is_ascii_uppercase())
+                    && name.chars().next().is_some_and(|c| c.is_ascii_uppercase())
                     && name
                         .chars()
                         .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_'))
             })
     };
     // The last such line: a traceback ends with the exception.
-    text.lines()
-        .map(str::trim)
-        .filter(|l| names_exception(l))
-        .last()
+    text.lines().map(str::trim).rfind(|l| names_exception(l))
 }
 
 /// Issue 46: an exception (a Python `TypeError`, a panic) on a case whose answer is an error
