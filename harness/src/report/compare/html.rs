@@ -31,7 +31,7 @@ td.r-differs{background:#fff3e0}td.r-same{background:#e8f5e9}td.r-none{backgroun
 .tag{display:inline-block;min-width:1.4em;padding:0 4px;border-radius:3px;background:#455a64;color:#fff;font-weight:600;text-align:center}\
 .pct{font-size:18px;font-weight:600}\
 table.cells td.c{text-align:left;white-space:nowrap}table.cells td.c span{display:block;white-space:nowrap}\
-table.cells th.imp{text-align:center;white-space:nowrap}\
+table.cells th.imp{text-align:center;white-space:nowrap}.nw{white-space:nowrap}\
 </style>\n";
 
 /// `A`, `B`, … `Z`, `AA`, … for column `i`.
@@ -113,7 +113,7 @@ fn overview(c: &Comparison, h: &mut String) {
              <td class=\"n\"><span id=\"ov-{i}-counted-passed\">{}</span> / \
              <span id=\"ov-{i}-counted\">{}</span></td>\
              <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
-             <td class=\"n\">{}</td><td id=\"ov-{i}-operations\">{}</td>\
+             <td class=\"n\">{}</td><td id=\"ov-{i}-operations\" class=\"nw\">{}</td>\
              <td id=\"ov-{i}-options\">{}</td>",
             letter(i),
             esc(&o.label),
@@ -137,7 +137,12 @@ fn overview(c: &Comparison, h: &mut String) {
             o.totals.errored,
             o.totals.skipped,
             esc(&operations_phrase(o)),
-            esc(&options_phrase(o)),
+            // One option never breaks inside (`per-tool-spend`); lines break between them.
+            options_phrase(o)
+                .split(", ")
+                .map(|x| format!("<span class=\"nw\">{}</span>", esc(x)))
+                .collect::<Vec<_>>()
+                .join(", "),
         ));
         for s in SEVERITIES {
             let n = o.findings.get(s).copied().unwrap_or(0);
