@@ -441,6 +441,15 @@ fn a_broken_adapter_is_given_up_after_n_faults_with_no_reply_not_restarted_per_o
                 .collect();
             assert_eq!(unsent.len(), 40 - n, "{bad} {extra:?}");
         }
+        // The verdict counts what was sent, not what was given up on.
+        let text = corpus.run(&fake(""), &["--jobs", "1"]).stdout;
+        let first = text.lines().next().unwrap_or_default();
+        assert!(
+            first.ends_with(
+                ": ADAPTER ERROR (20 of 50 counted cases run; 1 of 2 operations) (exit 3)"
+            ),
+            "{bad}: {first}"
+        );
     }
 }
 

@@ -165,6 +165,7 @@ struct RawCase {
     expected: Option<Value>,
     actual: Option<Value>,
     message: Option<String>,
+    error_kind: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -277,12 +278,15 @@ fn overview(l: &Loaded) -> Overview {
         (counted_passed as f64 * 1000.0 / counted as f64).round() / 10.0
     };
     // Operations as `run`'s verdict counts them (`Report::coverage_note`): those of the counted
-    // cases (the main section), and those with a case not skipped.
+    // cases (the main section), and those with a case sent (neither skipped nor left unsent).
     let ops: BTreeSet<&str> = r.cases.iter().map(|c| c.op.as_str()).collect();
     let ran: BTreeSet<&str> = r
         .cases
         .iter()
-        .filter(|c| reading_of(Some(c), None) != Reading::Skipped)
+        .filter(|c| {
+            reading_of(Some(c), None) != Reading::Skipped
+                && c.error_kind.as_deref() != Some("abandoned")
+        })
         .map(|c| c.op.as_str())
         .collect();
     let mut findings: BTreeMap<String, u64> =

@@ -1072,24 +1072,28 @@ impl Report {
         }
     }
 
-    /// What the verdict covers, when the run skipped cases: `88 of 2097 counted cases run; 1
-    /// of 37 operations` (a run that skips almost everything must not read as a plain pass).
-    /// `None` when every counted case ran.
+    /// What the verdict covers, when the run skipped cases or left some unsent: `88 of 2097
+    /// counted cases run; 1 of 37 operations` (a run that skips almost everything must not
+    /// read as a plain pass; a broken adapter given up on after 20 requests must not read as
+    /// if 1047 ran). `None` when every counted case ran.
     pub fn coverage_note(&self) -> Option<String> {
         let t = &self.totals;
-        if t.skipped == 0 {
+        let unsent = |c: &&CaseReport| {
+            c.status == Status::Skipped || c.error_kind == Some(ErrorKind::Abandoned)
+        };
+        let sent = self.cases.iter().filter(|c| !unsent(c)).count();
+        if sent == t.total {
             return None;
         }
         let ops: BTreeSet<&str> = self.cases.iter().map(|c| c.op.as_str()).collect();
         let ran: BTreeSet<&str> = self
             .cases
             .iter()
-            .filter(|c| c.status != Status::Skipped)
+            .filter(|c| !unsent(c))
             .map(|c| c.op.as_str())
             .collect();
         Some(format!(
-            "{} of {} counted cases run; {} of {} operations",
-            t.total.saturating_sub(t.skipped),
+            "{sent} of {} counted cases run; {} of {} operations",
             t.total,
             ran.len(),
             ops.len()
