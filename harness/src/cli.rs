@@ -225,7 +225,8 @@ pub struct RunArgs {
     /// Handshake timeout in milliseconds (each start and restart).
     #[arg(long, value_name = "MS", default_value_t = runner::DEFAULT_HELLO_TIMEOUT_MS)]
     pub hello_timeout_ms: u64,
-    /// Consecutive errored cases after which the remaining cases are marked errored unsent.
+    /// Consecutive errored cases after which the remaining cases are marked errored unsent;
+    /// an adapter that answered none of its first N requests is not sent any other case.
     #[arg(long, value_name = "N", default_value_t = runner::DEFAULT_MAX_CONSECUTIVE_ERRORS)]
     pub max_consecutive_errors: usize,
     /// Adapter processes run at once (default: the number of available cores). Independent
@@ -407,10 +408,11 @@ where
 pub fn dispatch(cli: Cli) -> i32 {
     if matches!(
         cli.command,
-        Command::Run(_) | Command::Fuzz(_) | Command::Mcp(_)
+        Command::Run(_) | Command::Fuzz(_) | Command::Mcp(_) | Command::Compare(_)
     ) {
         // Ctrl-C, SIGTERM, SIGHUP: kill the adapters (for `mcp` the proxies; their upstreams
-        // are swept as orphans), write the partial reports, exit 130.
+        // are swept as orphans), write the partial reports (for `compare`, the comparison of
+        // its runs' partial reports), exit 130.
         if let Err(e) = runner::interrupt::install() {
             error(e);
         }

@@ -490,8 +490,10 @@ fn dump_dom(browser: &str, page: &Path) -> String {
 
 /// Layout of `page` in a 1366×900 frame, measured by a wrapper page next to it (the page itself
 /// runs no script): the overview's top and bottom, the matrix table's right edge, the widest
-/// matrix cell overflow (scrollWidth − clientWidth of its header cells), and the document's
-/// scroll width.
+/// matrix cell overflow (scrollWidth − clientWidth of its header cells), the document's
+/// scroll width, the readings and operations cells measured, the most lines such a cell takes
+/// beyond its parts (one line per kind of reading or per count), and the widest cut of one
+/// (scrollWidth − clientWidth).
 fn layout(browser: &str, page: &Path) -> Vec<f64> {
     let wrapper = page.with_file_name("measure.html");
     let name = page.file_name().unwrap().to_string_lossy();
@@ -508,8 +510,17 @@ fn layout(browser: &str, page: &Path) -> Vec<f64> {
                let over = 0;\
                d.querySelectorAll('#matrix th.imp').forEach(h => {{\
                  over = Math.max(over, h.scrollWidth - h.clientWidth); }});\
+               let cells = 0, extra = 0, cut = 0;\
+               d.querySelectorAll('#readings td.c, #operations td.c').forEach(c => {{\
+                 const st = getComputedStyle(c);\
+                 const lh = parseFloat(st.lineHeight) || parseFloat(st.fontSize) * 1.25;\
+                 const r = d.createRange(); r.selectNodeContents(c);\
+                 const lines = Math.round(r.getBoundingClientRect().height / lh);\
+                 const parts = Math.max(1, c.querySelectorAll('span').length);\
+                 cells += 1; extra = Math.max(extra, lines - parts);\
+                 cut = Math.max(cut, c.scrollWidth - c.clientWidth); }});\
                document.getElementById('out').textContent =\
-                 `box ${{o.top}} ${{o.bottom}} ${{t.right}} ${{over}} ${{d.documentElement.scrollWidth}} end`;\
+                 `box ${{o.top}} ${{o.bottom}} ${{t.right}} ${{over}} ${{d.documentElement.scrollWidth}} ${{cells}} ${{extra}} ${{cut}} end`;\
              }});</script></body></html>"
         ),
     )
@@ -531,7 +542,7 @@ fn layout(browser: &str, page: &Path) -> Vec<f64> {
         .unwrap_or_else(|| panic!("nothing measured: {dom}"));
     dom[start + 4..]
         .split_whitespace()
-        .take(5)
+        .take(8)
         .map(|n| n.parse().unwrap())
         .collect()
 }
@@ -683,6 +694,19 @@ fn html_page_is_inert_and_its_overview_equals_the_reports() {
     assert!(
         overflow <= 0.0,
         "a column header is clipped by {overflow} px"
+    );
+    // Issue 46: a readings cell once wrapped `ref 61, #1 29, none 12` into four lines and the
+    // operations cells were cut short: each kind of reading and each count is one line, and
+    // no cell is clipped.
+    let (cells, extra, cut) = (m[5], m[6], m[7]);
+    assert!(cells >= 1.0, "no reading or operation cell measured");
+    assert!(
+        extra <= 0.0,
+        "a reading or operation cell wraps into {extra} more line(s) than it has parts"
+    );
+    assert!(
+        cut <= 0.0,
+        "a readings or operations cell is cut by {cut} px"
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -1044,5 +1068,137 @@ fn baseline_across_corpus_versions_states_cases_added_and_removed() {
         .code(),
         Some(64)
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A wrapper of the reference adapter whose `hello` declares only `ops` and `options`: an
+/// implementation of part of the catalogue.
+fn partial_reference(dir: &Path, ops: &[&str], options: &[&str]) -> String {
+    let script = dir.join("partial.py");
+    std::fs::write(
+        &script,
+        format!(
+            "import json, subprocess, sys\n\
+             ref = subprocess.Popen([{BIN:?}, 'reference-adapter'], stdin=subprocess.PIPE, \
+             stdout=subprocess.PIPE, text=True)\n\
+             for line in sys.stdin:\n\
+             \x20   ref.stdin.write(line); ref.stdin.flush()\n\
+             \x20   reply = json.loads(ref.stdout.readline())\n\
+             \x20   if json.loads(line).get('cmd') == 'hello':\n\
+             \x20       reply['operations'] = {ops:?}\n\
+             \x20       reply['options'] = {options:?}\n\
+             \x20       reply['implementation']['name'] = 'partial'\n\
+             \x20   print(json.dumps(reply), flush=True)\n"
+        ),
+    )
+    .unwrap();
+    format!("python3 '{}'", script.display())
+}
+
+/// Issue 46 and issue 49: the readings map names each decision with its title and where to
+/// read it, in one notation (`reference`, `reading N`: no `#1`, `ref`, `outcome 1`), in every
+/// format; `compare` counts operations in `run`'s words and numbers (`1 of M operations`, not
+/// `1/M+1`); every format shows the options each implementation declared in hello.
+#[test]
+fn readings_are_titled_in_one_notation_and_operations_and_options_read_as_run_says() {
+    let dir = work_dir("titles");
+    let ref_path = dir.join("reference.json");
+    run_report(None, &ref_path, &AREAS);
+    let partial = partial_reference(&dir, &["dct.verify"], &["strict-mode"]);
+    let part_path = dir.join("partial.json");
+    let part = run_report(Some(&partial), &part_path, &AREAS);
+    assert_eq!(part["options"], serde_json::json!(["strict-mode"]));
+    // `run`'s own words: `… ; 1 of M operations)` in its verdict.
+    let text = Command::new(BIN)
+        .args(["run", "--no-progress", "--impl", &partial])
+        .args(AREAS)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout).into_owned();
+    let end = text
+        .find(" operations)")
+        .expect("run's verdict counts operations")
+        + 11;
+    let start = text[..end].rfind("; ").unwrap() + 2;
+    let phrase = text[start..end].to_owned();
+    assert!(phrase.starts_with("1 of "), "{phrase:?} in {text}");
+    assert!(phrase.ends_with(" operations"), "{phrase:?} in {text}");
+
+    // A third implementation that reads decisions differently, when node is there.
+    let chain_path = dir.join("js-chain.json");
+    let chain = chain_command().map(|c| run_report(Some(&c), &chain_path, &AREAS));
+    let (a, b) = (ref_path.to_str().unwrap(), part_path.to_str().unwrap());
+    let mut files = vec![a, b];
+    if chain.is_some() {
+        files.push(chain_path.to_str().unwrap());
+    }
+    let cmp = compare_json(&files);
+    let ov = &cmp["implementations"][1];
+    assert_eq!(
+        format!(
+            "{} of {} operations",
+            ov["operations_run"], ov["operations_total"]
+        ),
+        phrase
+    );
+    assert_eq!(ov["options"], serde_json::json!(["strict-mode"]));
+    assert_eq!(
+        cmp["implementations"][0]["options"],
+        serde_json::json!(["strict-mode", "per-tool-spend"])
+    );
+    let readings = cmp["readings"].as_array().unwrap();
+    if chain.is_some() {
+        assert!(
+            !readings.is_empty(),
+            "js-chain reads some decision differently"
+        );
+    }
+    for d in readings {
+        let n = d["decision"].as_str().unwrap();
+        let title = d["title"].as_str().unwrap();
+        assert!(
+            !title.is_empty() && !title.contains("(flag"),
+            "{n}: {title:?}"
+        );
+        assert!(
+            d["read_at"]
+                .as_str()
+                .unwrap()
+                .starts_with(&format!("spec/decisions.md, \"{n}")),
+            "{}",
+            d["read_at"]
+        );
+    }
+    // The reference reading of D5 is titled as the spec titles it.
+    let titles = delegateos_conform::compare::decision_titles();
+    assert_eq!(titles["D5"].0, "Time");
+    assert_eq!(titles["D1"].0, "Glob `*`");
+    assert_eq!(titles["D37"].0, "MCP stdio proxy behaviour");
+    for format in ["text", "markdown", "html"] {
+        let mut args = files.clone();
+        args.extend(["--format", format]);
+        let out = compare(&args);
+        assert_eq!(out.status.code(), Some(0));
+        let s = String::from_utf8_lossy(&out.stdout).into_owned();
+        // One notation: none of the old ones, in cells, legends or accepted outcomes.
+        for old in ["#1", "#0", "#N", "ref ", "outcome 1", "outcome 2"] {
+            assert!(!s.contains(old), "{format}: {old:?} in\n{s}");
+        }
+        assert!(s.contains("reading N = accepted outcome N"), "{format}");
+        assert!(s.contains("vectors export"), "{format}: where to read");
+        for d in readings {
+            assert!(
+                s.contains(d["title"].as_str().unwrap().split('`').next().unwrap()),
+                "{format}: {}",
+                d["title"]
+            );
+        }
+        assert!(s.contains(&phrase), "{format}: {phrase:?} in\n{s}");
+        let total = ov["operations_total"].as_u64().unwrap();
+        for old in [format!(" 1/{total}"), format!(" 1/{}", total + 1)] {
+            assert!(!s.contains(&old), "{format}: {old:?} in\n{s}");
+        }
+        assert!(s.contains("strict-mode"), "{format}: options");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -270,6 +270,21 @@ fn reference_run_html_and_badge_show_the_counts_in_a_browser() {
     assert_eq!(span(&dom, "failed"), 0);
     assert!(dom.contains("Critical findings: none"));
     assert!(dom.contains("verdict pass"));
+    // Issue 49: the options the implementation declared in hello.
+    let options = report["options"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o.as_str().unwrap())
+        .collect::<Vec<_>>()
+        .join(", ");
+    assert!(!options.is_empty());
+    assert!(
+        dom.contains(&format!(
+            "<span id=\"options\">options declared (hello.options): {options}</span>"
+        )),
+        "{dom}"
+    );
     // The verdict strip opens the first screen at 1366×900, and says what ran.
     let (top, bottom) = verdict_strip_box(&browser, &html);
     assert!(

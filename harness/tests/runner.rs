@@ -391,6 +391,68 @@ fn an_adapter_that_exits_on_every_request_is_an_adapter_bug_not_a_security_findi
     }
 }
 
+/// Issue 46: a broken adapter (garbage or an exit on every request) once restarted 144 times
+/// (28 s): the consecutive-errors rule started over after every operation it does not declare.
+/// An adapter that answered none of its first N requests (`--max-consecutive-errors`, default
+/// 20) is given up on: no later case is sent, so it restarts exactly N times, whatever the
+/// number of cases, of undeclared operations between them, or of jobs — counted, never timed.
+#[test]
+fn a_broken_adapter_is_given_up_after_n_faults_with_no_reply_not_restarted_per_operation() {
+    for bad in ["garbage", "crash"] {
+        // 40 cases of the declared operation, one of an undeclared one after every fourth:
+        // each undeclared case used to reset the count.
+        let mut cases = Vec::new();
+        for i in 0..40 {
+            cases.push(("fake.echo", mode(bad), valid_empty(), "FAKE-ONE"));
+            if i % 4 == 3 {
+                cases.push(("fake.other", mode(bad), valid_empty(), "FAKE-TWO"));
+            }
+        }
+        let corpus = Corpus::new(&cases);
+        for (extra, n) in [
+            (vec!["--jobs", "1"], 20),
+            (vec!["--jobs", "3"], 20),
+            (vec!["--jobs", "2", "--max-consecutive-errors", "5"], 5),
+        ] {
+            let (out, report) = corpus.run_json(&fake(""), &extra);
+            assert_eq!(out.code, 3, "{bad} {extra:?}: {}", report["findings"]);
+            assert_eq!(report["restarts"], n, "{bad} {extra:?}");
+            let incidents = report["incidents"].as_array().unwrap();
+            assert_eq!(incidents.len(), n, "{bad} {extra:?}: {incidents:#?}");
+            let findings = report["findings"].as_array().unwrap();
+            assert_eq!(findings.len(), 1, "{bad} {extra:?}: {findings:#?}");
+            assert!(
+                findings[0]["title"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("the adapter is broken, "),
+                "{bad}: {}",
+                findings[0]["title"]
+            );
+            let unsent: Vec<&Value> = report["cases"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|c| {
+                    c["message"]
+                        .as_str()
+                        .is_some_and(|m| m.contains("answered none of the first"))
+                })
+                .collect();
+            assert_eq!(unsent.len(), 40 - n, "{bad} {extra:?}");
+        }
+        // The verdict counts what was sent, not what was given up on.
+        let text = corpus.run(&fake(""), &["--jobs", "1"]).stdout;
+        let first = text.lines().next().unwrap_or_default();
+        assert!(
+            first.ends_with(
+                ": ADAPTER ERROR (20 of 50 counted cases run; 1 of 2 operations) (exit 3)"
+            ),
+            "{bad}: {first}"
+        );
+    }
+}
+
 #[test]
 fn hang_on_one_case_times_out_and_the_run_continues() {
     let (i, e) = ok(json!({}));
@@ -574,6 +636,42 @@ fn an_implementation_that_threw_is_graded_by_the_inputs_stake_not_as_an_adapter_
     assert_eq!(report["incidents"], json!([]));
 }
 
+/// Issue 46: a Python `TypeError` on input the implementation must reject is input it did not
+/// validate; the fix says to validate it and answer the case's code (`malformed_token`), not the
+/// generic crash or adapter hint. A case expected valid, or an error that names no exception,
+/// keeps its generic fix.
+#[test]
+fn an_exception_on_input_to_reject_says_validate_it_and_answer_its_code() {
+    let malformed = json!({"result": "invalid", "code": "malformed_token"});
+    let corpus = Corpus::new(&[
+        ("fake.echo", mode("threw"), malformed.clone(), "FAKE-ONE"),
+        ("fake.other", mode("threw"), valid_empty(), "FAKE-TWO"),
+        ("fake.echo", mode("errored"), malformed, "FAKE-ONE"),
+    ]);
+    let (_, report) = corpus.run_json(&fake("--ops fake.echo,fake.other"), &[]);
+    let fix_of = |i: usize| -> String {
+        let key = report["cases"][i]["finding"].as_str().unwrap_or_default();
+        let f = report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["key"] == key)
+            .unwrap_or_else(|| panic!("case {i}'s finding {key:?}: {report:#}"));
+        f["fix"].as_str().unwrap().to_owned()
+    };
+    let fix = fix_of(0);
+    assert!(
+        fix.contains("TypeError: resource is not a string")
+            && fix.contains("validate the input")
+            && fix.contains("`malformed_token`"),
+        "{fix}"
+    );
+    // Expected valid: not input to reject.
+    assert!(!fix_of(1).contains("validate the input"), "{}", fix_of(1));
+    // `library threw` names no exception.
+    assert!(!fix_of(2).contains("validate the input"), "{}", fix_of(2));
+}
+
 #[test]
 fn a_case_needing_an_undeclared_option_is_skipped_never_a_finding() {
     let (i1, e1) = ok(json!({"a": 1}));
@@ -611,6 +709,14 @@ fn a_case_needing_an_undeclared_option_is_skipped_never_a_finding() {
     assert!(
         text.contains("options declared (hello.options): strict-mode\n"),
         "{text}"
+    );
+    // Issue 49: the Markdown summary says it too (the HTML: tests/html_report.rs).
+    let md = corpus
+        .run(&fake("--options strict-mode"), &["--format", "markdown"])
+        .stdout;
+    assert!(
+        md.contains("options declared (hello.options): strict-mode\n"),
+        "{md}"
     );
     // Another option only: still skipped.
     let (_, report) = corpus.run_json(&fake("--options per-tool-spend"), &[]);
@@ -1320,6 +1426,103 @@ fn signals_kill_every_adapter_write_partial_reports_and_exit_130() {
 /// cases of an operation the adapter does not declare are `skipped` (they were `errored`,
 /// unfinished), and the unfinished ones make no finding (they made an `adapter-error` one,
 /// "counted in the exit code").
+/// Issue 46: `compare --impl a='nosuch-cmd' --impl b=…` once exited 0 with a setup-error row
+/// and a spurious "different case sets" note. A setup error of one implementation is a setup
+/// error of the comparison: exit 3, the cause named, no comparison written.
+#[test]
+fn compare_with_an_implementation_that_cannot_start_is_a_setup_error() {
+    let (i, e) = ok(json!({}));
+    let corpus = Corpus::new(&[("fake.echo", i, e, "FAKE-ONE")]);
+    let out = Command::new(BIN)
+        .args([
+            "compare",
+            "--impl",
+            "a=nosuch-cmd-a46",
+            "--impl",
+            &format!("b={}", fake("")),
+            "--",
+            "--vectors",
+            &corpus.path("vectors").display().to_string(),
+            "--requirements",
+            &corpus.path("requirements.json").display().to_string(),
+            "--extra-ops",
+            "fake.echo",
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("setup error: a (run --impl nosuch-cmd-a46) could not be run:")
+            && stderr.contains("nosuch-cmd-a46: not found"),
+        "{stderr}"
+    );
+    assert!(!stdout.contains("different case sets"), "{stdout}");
+    assert!(stdout.trim().is_empty(), "no comparison: {stdout}");
+}
+
+/// Issue 46: SIGINT during `compare --impl` once exited 130 with no message and no output.
+/// Like `run` and `fuzz`: the message, then the comparison of the partial reports, exit 130.
+#[test]
+fn an_interrupted_compare_says_so_and_writes_the_partial_comparison() {
+    let (i, e) = ok(json!({}));
+    let corpus = Corpus::new(&[
+        ("fake.echo", i, e, "FAKE-ONE"),
+        ("fake.echo", mode("hang"), valid_empty(), "FAKE-ONE"),
+    ]);
+    let mark = corpus.path("mark");
+    let output = corpus.path("compare.txt");
+    let mut child = Command::new(BIN)
+        .args([
+            "compare",
+            "--jobs",
+            "2",
+            "--output",
+            &output.display().to_string(),
+            "--impl",
+            &format!("a={}", fake(&format!("--mark '{}'", mark.display()))),
+            "--impl",
+            &format!("b={}", fake(&format!("--mark '{}'", mark.display()))),
+            "--",
+            "--vectors",
+            &corpus.path("vectors").display().to_string(),
+            "--requirements",
+            &corpus.path("requirements.json").display().to_string(),
+            "--extra-ops",
+            "fake.echo",
+            "--timeout-ms",
+            "600000",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_until("both adapters to hang", || {
+        std::fs::read_to_string(&mark).is_ok_and(|m| m.matches("hang").count() == 2)
+    });
+    let status = Command::new("kill")
+        .args(["-INT".to_owned(), child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let code = exit_code_within(&mut child, "SIGINT: compare");
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    assert_eq!(code, Some(130), "{stderr}");
+    assert!(
+        stderr.contains(
+            "interrupted by SIGINT: the comparison below covers the cases each run \
+             finished (partial: a, b;"
+        ),
+        "{stderr}"
+    );
+    let text = std::fs::read_to_string(&output).expect("the partial comparison is written");
+    assert!(text.contains("2 implementations compared"), "{text}");
+    assert!(text.contains("INTERRUPTED"), "{text}");
+    assert!(text.contains("note: interrupted by SIGINT"), "{text}");
+}
+
 #[test]
 fn an_interrupt_leaves_undeclared_operations_skipped_and_makes_no_finding() {
     let corpus = Corpus::new(&[

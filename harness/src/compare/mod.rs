@@ -16,15 +16,19 @@
 //!   severity and case count in each;
 //! - **readings map**: per decision `Dn` of `spec/decisions.md`, which of the accepted
 //!   outcomes each implementation took on the decision's cases: `reference` (the first listed
-//!   outcome, status `passed`), `outcome N` (another listed outcome, status `acceptable`; N is
+//!   outcome, status `passed`), `reading N` (another listed outcome, status `acceptable`; N is
 //!   the index in the case's `outcomes`, 0 being the reference reading), `none` (failed or
 //!   errored), `other_code` (rejected with another code of the family), `skipped`; listed for
-//!   every decision at least one implementation reads differently from the reference;
+//!   every decision at least one implementation reads differently from the reference, each
+//!   with its title and the heading of `spec/decisions.md` that explains it (an installed
+//!   binary writes that file with `vectors export DIR`);
 //! - **interoperability**: cases that two implementations both pass (`passed` or
 //!   `acceptable`) with different outcomes, the pairs that disagree in production although
 //!   both conform, with a count per pair;
 //! - **operations**: per operation of the corpus, whether each implementation declared it in
-//!   `hello` and how many of its cases ran and were skipped.
+//!   `hello` and how many of its cases ran and were skipped; per implementation, `N of M
+//!   operations` exactly as `run`'s verdict counts them (the operations of the counted cases,
+//!   and those of them with a case not skipped), and the options it declared in `hello`.
 //!
 //! The decision and the accepted outcomes of a case come from the corpus embedded in this
 //! binary when the reports' digest is its digest (or from the `--vectors` directory a report
@@ -40,14 +44,16 @@
 //!   "implementations": [ { "label", "name", "version", "language"?, "source",
 //!       "verdict", "exit_code", "interrupted"?, "totals": {counts of the report},
 //!       "hardening_totals": {counts}, "counted", "counted_passed", "pass_rate" (percent),
+//!       "operations_run", "operations_total" (`run`'s N of M operations),
+//!       "options": [the hello.options it declared],
 //!       "findings": {"critical","high","medium","low"}  (number of findings),
 //!       "finding_cases": {"critical","high","medium","low"} (cases of those findings) } ],
 //!   "findings": [ { "key", "title", "severity" (the highest), "cells": [ null |
 //!       { "severity", "cases", "counted" } ] } ],          // cells[i] ↔ implementations[i]
-//!   "readings": [ { "decision", "cases", "cells": [ { "reference", "alternatives":
+//!   "readings": [ { "decision", "title", "read_at", "cases", "cells": [ { "reference", "alternatives":
 //!       [ {"outcome", "cases"} ], "acceptable_unknown", "none", "other_code", "skipped",
 //!       "not_run" } ], "divergent": [ { "id", "op", "outcomes": [ {"outcome", "answer"} ],
-//!       "readings": [ "reference" | "outcome N" | "acceptable" | "none" | "other_code" |
+//!       "readings": [ "reference" | "reading N" | "acceptable" | "none" | "other_code" |
 //!       "skipped" | "not_run" ] } ] } ],
 //!   "decisions_agreeing": ["Dn"],
 //!   "interoperability": { "pairs": [ { "a", "b", "cases" } ],
@@ -60,8 +66,11 @@
 //! cases added and removed instead of refusing; `--fail-on-new` exits 1 when a finding is new.
 //!
 //! Exit codes: 0 the comparison was written; 3 a report could not be read or is not a
-//! `delegateos-conform-report/1`; 64 usage (fewer than two implementations, a bad
-//! `NAME=CMD`, or reports of different corpora); 130 a `--impl` run was interrupted.
+//! `delegateos-conform-report/1`, or an implementation could not be run (a setup error of one
+//! implementation is a setup error of the comparison: the cause is said, no comparison is
+//! written); 64 usage (fewer than two implementations, a bad `NAME=CMD`, or reports of
+//! different corpora); 130 interrupted (SIGINT, SIGTERM, SIGHUP): the message first, then the
+//! comparison of the partial reports the interrupted runs wrote.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Write;
@@ -155,6 +164,8 @@ struct RawCase {
     raw_status: String,
     expected: Option<Value>,
     actual: Option<Value>,
+    message: Option<String>,
+    error_kind: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -174,6 +185,7 @@ struct RawReport {
     schema: String,
     implementation: RawImplementation,
     operations: Vec<String>,
+    options: Vec<String>,
     vectors: String,
     interrupted: Option<String>,
     totals: Counts,
@@ -193,6 +205,24 @@ struct Loaded {
 }
 
 impl RawReport {
+    /// A report of a run that could not start (`report::setup`): exit 3, its one case the
+    /// errored `setup-error` entry.
+    fn is_setup_error(&self) -> bool {
+        self.exit_code == ConformExitCode::SETUP_ERROR
+            && self.interrupted.is_none()
+            && self
+                .all_cases()
+                .all(|c| c.id == crate::report::setup::SETUP_CASE_ID)
+    }
+
+    /// Why the run could not start: the setup-error entry's message.
+    fn setup_reason(&self) -> String {
+        self.all_cases()
+            .find_map(|c| c.message.as_deref())
+            .map(|m| m.trim_start_matches("setup error: ").trim_end().to_owned())
+            .unwrap_or_else(|| "(no reason given)".to_owned())
+    }
+
     /// Every case of the report: main, hardening and advisory sections.
     fn all_cases(&self) -> impl Iterator<Item = &RawCase> {
         self.cases
@@ -229,7 +259,9 @@ fn verdict_word(r: &RawReport) -> String {
     match r.exit_code {
         0 => "PASSED",
         2 => "STALE BASELINE",
-        3 => "SETUP ERROR",
+        3 if r.is_setup_error() => "SETUP ERROR",
+        // `run`'s word for an adapter that failed every request (issue 46).
+        3 => "ADAPTER ERROR",
         _ => "FAILED",
     }
     .to_owned()
@@ -245,6 +277,18 @@ fn overview(l: &Loaded) -> Overview {
     } else {
         (counted_passed as f64 * 1000.0 / counted as f64).round() / 10.0
     };
+    // Operations as `run`'s verdict counts them (`Report::coverage_note`): those of the counted
+    // cases (the main section), and those with a case sent (neither skipped nor left unsent).
+    let ops: BTreeSet<&str> = r.cases.iter().map(|c| c.op.as_str()).collect();
+    let ran: BTreeSet<&str> = r
+        .cases
+        .iter()
+        .filter(|c| {
+            reading_of(Some(c), None) != Reading::Skipped
+                && c.error_kind.as_deref() != Some("abandoned")
+        })
+        .map(|c| c.op.as_str())
+        .collect();
     let mut findings: BTreeMap<String, u64> =
         SEVERITIES.iter().map(|s| ((*s).to_owned(), 0)).collect();
     let mut finding_cases = findings.clone();
@@ -266,9 +310,49 @@ fn overview(l: &Loaded) -> Overview {
         counted,
         counted_passed,
         pass_rate,
+        operations_run: ran.len() as u64,
+        operations_total: ops.len() as u64,
+        options: r.options.clone(),
         findings,
         finding_cases,
     }
+}
+
+/// The title of each decision of `spec/decisions.md` (as embedded in this binary) and the
+/// heading to read it under: `D5` → (`Time`, `spec/decisions.md, "D5 Time"`); a heading of a
+/// range (`D34–D40 MCP stdio proxy behaviour`) titles each decision of it. The flags a heading
+/// lists in parentheses are not part of the title.
+pub fn decision_titles() -> HashMap<String, (String, String)> {
+    let mut out = HashMap::new();
+    for line in delegateos_vectors::flags::DECISIONS.lines() {
+        let Some(rest) = line.strip_prefix("## D") else {
+            continue;
+        };
+        let (ids, title) = rest.split_once(' ').unwrap_or((rest, ""));
+        let title = match title.rfind(" (") {
+            Some(i)
+                if title[i + 2..].starts_with("flag") || title[i + 2..].starts_with("no flag") =>
+            {
+                &title[..i]
+            }
+            _ => title,
+        };
+        let numbers: Vec<u64> = ids
+            .split(['–', '-'])
+            .map(|n| n.trim_start_matches('D').parse().ok())
+            .collect::<Option<Vec<u64>>>()
+            .unwrap_or_default();
+        let (first, last) = match numbers.as_slice() {
+            [n] => (*n, *n),
+            [a, b] if a <= b => (*a, *b),
+            _ => continue,
+        };
+        let heading = format!("spec/decisions.md, \"D{ids} {title}\"");
+        for n in first..=last {
+            out.insert(format!("D{n}"), (title.to_owned(), heading.clone()));
+        }
+    }
+    out
 }
 
 fn findings_matrix(loaded: &[Loaded]) -> Vec<FindingRow> {
@@ -482,11 +566,12 @@ fn compare(loaded: &[Loaded]) -> Result<Comparison, String> {
                 .to_owned(),
         );
     }
-    if loaded.iter().any(|l| l.report.exit_code == 3) {
+    if loaded.iter().any(|l| l.report.is_setup_error()) {
         notes.push("a run ended in a setup error: its report has no case".to_owned());
     }
 
     // Readings per case.
+    let titles = decision_titles();
     let mut decisions: BTreeMap<String, DecisionRow> = BTreeMap::new();
     let mut interop_cases = Vec::new();
     let n = loaded.len();
@@ -499,11 +584,21 @@ fn compare(loaded: &[Loaded]) -> Result<Comparison, String> {
             .collect();
         let decision = ci.and_then(|c| c.decision.clone());
         if let Some(d) = &decision {
-            let row = decisions.entry(d.clone()).or_insert_with(|| DecisionRow {
-                decision: d.clone(),
-                cases: 0,
-                cells: vec![ReadingCell::default(); n],
-                divergent: Vec::new(),
+            let row = decisions.entry(d.clone()).or_insert_with(|| {
+                let (title, read_at) = titles.get(d).cloned().unwrap_or_else(|| {
+                    (
+                        String::new(),
+                        "spec/decisions.md (not in this binary's copy)".to_owned(),
+                    )
+                });
+                DecisionRow {
+                    decision: d.clone(),
+                    title,
+                    read_at,
+                    cases: 0,
+                    cells: vec![ReadingCell::default(); n],
+                    divergent: Vec::new(),
+                }
             });
             row.cases += 1;
             for (cell, r) in row.cells.iter_mut().zip(&readings) {
@@ -693,6 +788,8 @@ pub fn run(args: &CompareArgs, runner: RunWith<'_>) -> i32 {
         return ConformExitCode::USAGE;
     }
     let mut loaded = Vec::new();
+    let mut interrupted = false;
+    let mut not_started: Vec<String> = Vec::new();
     if let Some(old) = &args.baseline {
         match read_report(old) {
             Ok(report) => loaded.push(Loaded {
@@ -804,12 +901,21 @@ pub fn run(args: &CompareArgs, runner: RunWith<'_>) -> i32 {
             }
         }
         let mut result = Ok(());
+        let started = codes.len();
         for ((name, cmd), code) in impls.iter().zip(codes) {
             let path = dir.join(format!("{name}.json"));
             match code {
+                // An interrupted run wrote its partial report: compared as it is (issue 46).
                 Ok(ConformExitCode::INTERRUPTED) => {
-                    result = Err(ConformExitCode::INTERRUPTED);
-                    break;
+                    interrupted = true;
+                    if let Ok(report) = read_report(&path) {
+                        loaded.push(Loaded {
+                            label: (*name).to_owned(),
+                            source: format!("run --impl {cmd}"),
+                            report,
+                        });
+                    }
+                    continue;
                 }
                 Ok(ConformExitCode::USAGE) => {
                     result = Err(ConformExitCode::USAGE);
@@ -841,6 +947,37 @@ pub fn run(args: &CompareArgs, runner: RunWith<'_>) -> i32 {
         if let Err(code) = result {
             return code;
         }
+        if interrupted {
+            not_started = impls[started..]
+                .iter()
+                .map(|(n, _)| (*n).to_owned())
+                .collect();
+        }
+    }
+    if interrupted || crate::runner::interrupt::interrupted().is_some() {
+        return write_interrupted(args, &mut loaded, &not_started);
+    }
+    // A setup error of one implementation is a setup error of the comparison (issue 46): it
+    // once exited 0 with a setup-error row and a note that the case sets differ.
+    let setup: Vec<&Loaded> = loaded
+        .iter()
+        .filter(|l| l.report.is_setup_error())
+        .collect();
+    if !setup.is_empty() {
+        for l in &setup {
+            error(format!(
+                "setup error: {} ({}) could not be run: {}",
+                l.label,
+                l.source,
+                l.report.setup_reason()
+            ));
+        }
+        error(format!(
+            "no comparison written: a setup error of one implementation is a setup error of the \
+             comparison (exit {})",
+            ConformExitCode::SETUP_ERROR
+        ));
+        return ConformExitCode::SETUP_ERROR;
     }
     if args.baseline.is_some() {
         let o = over_time::compare(&loaded[0], &loaded[1]);
@@ -875,6 +1012,53 @@ pub fn run(args: &CompareArgs, runner: RunWith<'_>) -> i32 {
         Ok(()) => ConformExitCode::OK,
         Err(code) => code,
     }
+}
+
+/// An interrupted `compare --impl` (issue 46): says so first, then writes the comparison of the
+/// partial reports the runs wrote (each lists its unfinished cases), like `run` and `fuzz`;
+/// exit 130.
+fn write_interrupted(args: &CompareArgs, loaded: &mut [Loaded], not_started: &[String]) -> i32 {
+    let signal = crate::runner::interrupt::interrupted()
+        .map(crate::runner::interrupt::signal_name)
+        .or_else(|| loaded.iter().find_map(|l| l.report.interrupted.clone()))
+        .unwrap_or_else(|| "a signal".to_owned());
+    let partial: Vec<&str> = loaded
+        .iter()
+        .filter(|l| l.report.interrupted.is_some())
+        .map(|l| l.label.as_str())
+        .collect();
+    let mut message = format!("interrupted by {signal}: ");
+    if loaded.is_empty() {
+        message.push_str("no run wrote a report, nothing to compare");
+    } else {
+        message.push_str(&format!(
+            "the comparison below covers the cases each run finished{}",
+            if partial.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " (partial: {}; their unfinished cases read errored)",
+                    partial.join(", ")
+                )
+            }
+        ));
+    }
+    if !not_started.is_empty() {
+        message.push_str(&format!("; not run: {}", not_started.join(", ")));
+    }
+    error(&message);
+    if !loaded.is_empty() {
+        if args.baseline.is_some() || loaded.len() < 2 {
+            // Nothing side by side: the one report is the run's own.
+        } else if let Ok(mut comparison) = compare(loaded) {
+            comparison.notes.insert(
+                0,
+                format!("{message} (exit {})", ConformExitCode::INTERRUPTED),
+            );
+            let _ = write_output(args, &render(&comparison, args.format));
+        }
+    }
+    ConformExitCode::INTERRUPTED
 }
 
 /// Writes `text` to `--output` or stdout; `Err` is the exit code.

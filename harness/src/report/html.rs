@@ -626,13 +626,15 @@ pub fn render(r: &Report) -> String {
 
     // Footer.
     out.push_str(&page_end(&format!(
-        "{} {} · adapter protocol {} · adapter <code>{}</code> · vectors {} · operations {}",
+        "{} {} · adapter protocol {} · adapter <code>{}</code> · vectors {} · operations {} · \
+         <span id=\"options\">{}</span>",
         esc(&r.harness.name),
         esc(&r.harness.version),
         r.protocol,
         esc(&r.command),
         esc(&r.vectors),
-        esc(&r.operations.join(", "))
+        esc(&r.operations.join(", ")),
+        esc(&r.options_line())
     )));
     out
 }

@@ -26,6 +26,7 @@ pub fn render(r: &Report) -> String {
         let _ = writeln!(out, "⚠️ {}\n", cell(&line));
     }
     let _ = writeln!(out, "**{}**\n", cell(&r.critical_line()));
+    let _ = writeln!(out, "{}\n", cell(&r.options_line()));
     for f in &r.expected_critical {
         let _ = writeln!(
             out,

@@ -485,6 +485,62 @@ fn broken_adapter(a: Assessment, cause: &str) -> Assessment {
     }
 }
 
+/// The line of an adapter's message or stderr that names an exception or a panic
+/// (`TypeError: a bytes-like object is required`, `thread 'main' panicked at …`), if any.
+fn exception_line(text: &str) -> Option<&str> {
+    let names_exception = |line: &str| {
+        line.contains("panicked at")
+            || line.split_whitespace().any(|w| {
+                let w = w.trim_start_matches("Uncaught");
+                let name = w.strip_suffix(':').unwrap_or("");
+                (name.ends_with("Error") || name.ends_with("Exception"))
+                    && name.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+                    && name
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_'))
+            })
+    };
+    // The last such line: a traceback ends with the exception.
+    text.lines().map(str::trim).rfind(|l| names_exception(l))
+}
+
+/// Issue 46: an exception (a Python `TypeError`, a panic) on a case whose answer is an error
+/// code is input the implementation did not validate. The fix says so, with the code to answer
+/// (`malformed_token`), instead of the generic crash or adapter hint.
+fn exception_on_rejected_input(a: Assessment, case: &Case, result: &CaseResult) -> Assessment {
+    if !matches!(a.direction, Direction::Crash | Direction::Errored)
+        || !matches!(
+            result.error_kind(),
+            Some(ErrorKind::Crash | ErrorKind::Threw | ErrorKind::AdapterErrored)
+        )
+    {
+        return a;
+    }
+    let Some(delegateos_vectors::Expected::Invalid { code, .. }) =
+        case.expect.outcomes().first().cloned()
+    else {
+        return a;
+    };
+    let texts = [result.message.as_deref(), result.stderr_tail.as_deref()];
+    let Some(line) = texts.into_iter().flatten().find_map(exception_line) else {
+        return a;
+    };
+    let line: String = if line.chars().count() > 120 {
+        format!("{}…", line.chars().take(119).collect::<String>())
+    } else {
+        line.to_owned()
+    };
+    Assessment {
+        fix: format!(
+            "The implementation raised an exception on input it must reject ({line}): validate \
+             the input before using it (its type, encoding and required members) and answer an \
+             `error` reply with the operation's code for it (`{code}` here, see \
+             spec/error-codes.md); never let an exception escape on untrusted input."
+        ),
+        ..a
+    }
+}
+
 /// Two one-line JSON texts cut to a readable length around where they first differ, so that
 /// a long expected and actual output never read alike (issue 38 item 10).
 fn compact_pair(a: &str, b: &str) -> (String, String) {
@@ -671,7 +727,7 @@ impl Report {
                     Some(cause) if matches!(a.direction, Direction::Crash | Direction::Errored) => {
                         broken_adapter(a, cause)
                     }
-                    _ => a,
+                    _ => exception_on_rejected_input(a, case, result),
                 })
             })
             .collect();
@@ -1016,24 +1072,28 @@ impl Report {
         }
     }
 
-    /// What the verdict covers, when the run skipped cases: `88 of 2097 counted cases run; 1
-    /// of 37 operations` (a run that skips almost everything must not read as a plain pass).
-    /// `None` when every counted case ran.
+    /// What the verdict covers, when the run skipped cases or left some unsent: `88 of 2097
+    /// counted cases run; 1 of 37 operations` (a run that skips almost everything must not
+    /// read as a plain pass; a broken adapter given up on after 20 requests must not read as
+    /// if 1047 ran). `None` when every counted case ran.
     pub fn coverage_note(&self) -> Option<String> {
         let t = &self.totals;
-        if t.skipped == 0 {
+        let unsent = |c: &&CaseReport| {
+            c.status == Status::Skipped || c.error_kind == Some(ErrorKind::Abandoned)
+        };
+        let sent = self.cases.iter().filter(|c| !unsent(c)).count();
+        if sent == t.total {
             return None;
         }
         let ops: BTreeSet<&str> = self.cases.iter().map(|c| c.op.as_str()).collect();
         let ran: BTreeSet<&str> = self
             .cases
             .iter()
-            .filter(|c| c.status != Status::Skipped)
+            .filter(|c| !unsent(c))
             .map(|c| c.op.as_str())
             .collect();
         Some(format!(
-            "{} of {} counted cases run; {} of {} operations",
-            t.total.saturating_sub(t.skipped),
+            "{sent} of {} counted cases run; {} of {} operations",
             t.total,
             ran.len(),
             ops.len()
@@ -1047,6 +1107,18 @@ impl Report {
             Some(note) => format!("{} ({note})", self.verdict_word()),
             None => self.verdict_word().to_owned(),
         }
+    }
+
+    /// `options declared (hello.options): strict-mode`, as every format says it (issue 49).
+    pub fn options_line(&self) -> String {
+        format!(
+            "options declared (hello.options): {}",
+            if self.options.is_empty() {
+                "none (cases needing one are skipped)".to_owned()
+            } else {
+                self.options.join(", ")
+            }
+        )
     }
 
     /// `name version (language)` of the implementation, as every format names it.

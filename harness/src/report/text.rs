@@ -302,15 +302,7 @@ pub fn render(r: &Report) -> String {
         r.restarts,
         r.jobs
     );
-    let _ = writeln!(
-        out,
-        "options declared (hello.options): {}",
-        if r.options.is_empty() {
-            "none (cases needing one are skipped)".to_owned()
-        } else {
-            r.options.join(", ")
-        }
-    );
+    let _ = writeln!(out, "{}", r.options_line());
     out.push('\n');
 
     let width = r

@@ -51,7 +51,9 @@ pub struct RunConfig {
     pub hello_timeout: Duration,
     /// Longest accepted stdout line.
     pub max_line: usize,
-    /// Consecutive errored cases before the rest are marked errored unsent.
+    /// Consecutive errored cases before the rest are marked errored unsent (until the next
+    /// undeclared operation); and faults with no reply since the start before every later
+    /// case is (a broken adapter, not restarted again).
     pub max_consecutive_errors: usize,
     /// Adapter processes run at once (1: one case at a time; see [`run`]).
     pub jobs: usize,
@@ -453,6 +455,9 @@ pub fn run(
         incidents: Vec::new(),
         caseless: Vec::new(),
         consecutive: 0,
+        answered: false,
+        unanswered_faults: 0,
+        given_up: None,
     };
     let mut first = Some(first);
     std::thread::scope(|scope| {
@@ -719,6 +724,25 @@ struct Commit<'a, 'o> {
     incidents: Vec<Incident>,
     caseless: Vec<Incident>,
     consecutive: usize,
+    /// Whether any case so far got a protocol reply from the adapter.
+    answered: bool,
+    /// Faults (crash, timeout, protocol error, failed restart) while `answered` is false.
+    unanswered_faults: usize,
+    /// Set when the adapter answered none of its first `max_consecutive_errors` requests:
+    /// every later case is not sent, with this message.
+    given_up: Option<String>,
+}
+
+/// Whether the adapter replied to this case (any protocol reply, an `errored` one included),
+/// as opposed to a fault (crash, timeout, protocol error, failed restart), a case not sent,
+/// or a case the harness skipped itself.
+fn answered(result: &CaseResult) -> bool {
+    result.actual.is_some()
+        || match result.outcome {
+            Outcome::Errored(kind) => matches!(kind, ErrorKind::AdapterErrored | ErrorKind::Threw),
+            Outcome::Skipped => false,
+            _ => true,
+        }
 }
 
 impl Commit<'_, '_> {
@@ -729,15 +753,47 @@ impl Commit<'_, '_> {
             let supported = self.supported.contains(&case.op);
             let interrupted = result.error_kind() == Some(ErrorKind::Abandoned)
                 && interrupt::interrupted().is_some();
-            if supported && self.consecutive >= self.config.max_consecutive_errors && !interrupted {
-                result = abandoned(
-                    index,
-                    format!(
-                        "not sent: the adapter failed {} cases in a row",
-                        self.consecutive
-                    ),
+            if supported && !interrupted {
+                if let Some(why) = &self.given_up {
+                    result = abandoned(index, why.clone());
+                    replaced.insert(case.id.clone());
+                } else if self.consecutive >= self.config.max_consecutive_errors {
+                    result = abandoned(
+                        index,
+                        format!(
+                            "not sent: the adapter failed {} cases in a row",
+                            self.consecutive
+                        ),
+                    );
+                    replaced.insert(case.id.clone());
+                }
+            }
+            if answered(&result) {
+                self.answered = true;
+            }
+            let fault = result.raw_status() == Status::Errored
+                && !matches!(
+                    result.error_kind(),
+                    Some(ErrorKind::AdapterErrored | ErrorKind::Threw | ErrorKind::Abandoned)
                 );
-                replaced.insert(case.id.clone());
+            if fault && !self.answered && self.given_up.is_none() {
+                // An adapter that answered no request since the run started (cases the
+                // harness skipped itself in between do not count) is broken (issue 46):
+                // after N such faults nothing more is sent, so it is not restarted again and
+                // again. Counted in faults, never in seconds: the same on every machine and
+                // for every number of jobs.
+                self.unanswered_faults += 1;
+                if self.unanswered_faults == self.config.max_consecutive_errors {
+                    self.given_up = Some(format!(
+                        "not sent: the adapter answered none of the first {} requests (each \
+                         ended in a crash, a timeout or a reply that is not a protocol reply), \
+                         so it was not restarted again",
+                        self.unanswered_faults
+                    ));
+                    if let Ok(mut a) = self.shared.abandoned.lock() {
+                        a.push(index + 1..self.cases.len());
+                    }
+                }
             }
             if result.raw_status() == Status::Errored
                 && !matches!(
@@ -746,7 +802,8 @@ impl Commit<'_, '_> {
                 )
             {
                 self.consecutive += 1;
-                if self.consecutive == self.config.max_consecutive_errors {
+                if self.consecutive == self.config.max_consecutive_errors && self.given_up.is_none()
+                {
                     // Until the next case the adapter does not support (which resets the
                     // count), nothing more is sent.
                     let end = (index + 1..self.cases.len())

@@ -11,7 +11,10 @@
 
 use crate::report::page::{esc, esc_code_spans, page_end, page_start};
 
-use super::{Comparison, ReadingCell, SCHEMA, SEVERITIES};
+use super::{
+    operations_phrase, options_phrase, reading_name, Comparison, ReadingCell, DECISIONS_WHERE,
+    READINGS_LEGEND, SCHEMA, SEVERITIES,
+};
 
 /// How many divergent or interoperability cases a decision lists.
 const LISTED: usize = 50;
@@ -27,6 +30,8 @@ td.c.uncounted{font-style:italic}\
 td.r-differs{background:#fff3e0}td.r-same{background:#e8f5e9}td.r-none{background:#ffebee}\
 .tag{display:inline-block;min-width:1.4em;padding:0 4px;border-radius:3px;background:#455a64;color:#fff;font-weight:600;text-align:center}\
 .pct{font-size:18px;font-weight:600}\
+table.cells td.c{text-align:left;white-space:nowrap}table.cells td.c span{display:block;white-space:nowrap}\
+table.cells th.imp{text-align:center;white-space:nowrap}.nw{white-space:nowrap}\
 </style>\n";
 
 /// `A`, `B`, … `Z`, `AA`, … for column `i`.
@@ -89,7 +94,8 @@ fn overview(c: &Comparison, h: &mut String) {
     h.push_str(
         "<table><tr><th></th><th>implementation</th><th>verdict</th><th>pass rate</th>\
          <th>passed / counted</th><th>acceptable</th><th>failed</th><th>errored</th>\
-         <th>skipped</th><th>critical</th><th>high</th><th>medium</th><th>low</th></tr>\n",
+         <th>skipped</th><th>operations</th><th>options</th><th>critical</th><th>high</th>\
+         <th>medium</th><th>low</th></tr>\n",
     );
     for (i, o) in c.implementations.iter().enumerate() {
         let lang = o
@@ -107,7 +113,8 @@ fn overview(c: &Comparison, h: &mut String) {
              <td class=\"n\"><span id=\"ov-{i}-counted-passed\">{}</span> / \
              <span id=\"ov-{i}-counted\">{}</span></td>\
              <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
-             <td class=\"n\">{}</td>",
+             <td class=\"n\">{}</td><td id=\"ov-{i}-operations\" class=\"nw\">{}</td>\
+             <td id=\"ov-{i}-options\">{}</td>",
             letter(i),
             esc(&o.label),
             esc(&o.name),
@@ -129,6 +136,13 @@ fn overview(c: &Comparison, h: &mut String) {
             o.totals.failed,
             o.totals.errored,
             o.totals.skipped,
+            esc(&operations_phrase(o)),
+            // One option never breaks inside (`per-tool-spend`); lines break between them.
+            options_phrase(o)
+                .split(", ")
+                .map(|x| format!("<span class=\"nw\">{}</span>", esc(x)))
+                .collect::<Vec<_>>()
+                .join(", "),
         ));
         for s in SEVERITIES {
             let n = o.findings.get(s).copied().unwrap_or(0);
@@ -211,12 +225,12 @@ fn reading_class(cell: &ReadingCell) -> &'static str {
 
 fn readings(c: &Comparison, h: &mut String) {
     h.push_str(&format!(
-        "<section id=\"readings\"><h2>Readings map</h2>\n<p class=\"desc\">{} decision(s) of \
-         <code>spec/decisions.md</code> read differently from the reference by at least one \
-         implementation (ref = the first accepted outcome, #N = accepted outcome N, none = \
-         failed or errored, other = another code of the family). Read the reference way by \
-         all: {}.</p>\n",
+        "<section id=\"readings\"><h2>Readings map</h2>\n<p class=\"desc\">{} decision(s) read \
+         differently from the reference by at least one implementation ({}); {}. Read the \
+         reference way by all: {}.</p>\n",
         c.readings.len(),
+        esc_code_spans(READINGS_LEGEND),
+        esc_code_spans(DECISIONS_WHERE),
         if c.decisions_agreeing.is_empty() {
             "-".to_owned()
         } else {
@@ -225,22 +239,34 @@ fn readings(c: &Comparison, h: &mut String) {
     ));
     if !c.readings.is_empty() {
         h.push_str(&format!(
-            "<table class=\"matrix\"><tr><th>decision</th><th class=\"sev-col\">cases</th>{}</tr>\n",
+            "<table class=\"cells\"><tr><th>decision</th><th>cases</th>{}</tr>\n",
             headers(c)
         ));
         for d in &c.readings {
             h.push_str(&format!(
-                "<tr><td>{}</td><td class=\"n\">{}</td>",
+                "<tr><td><b>{}</b> {}<br><small class=\"muted\">{}</small></td>\
+                 <td class=\"n\">{}</td>",
                 esc(&d.decision),
+                esc_code_spans(&d.title),
+                esc(&d.read_at),
                 d.cases
             ));
+            // One line per kind of reading, never broken inside (issue 46: `ref 61, #1 29,
+            // none 12` once wrapped into four lines of a narrow column).
             for cell in &d.cells {
-                let s = cell.summary();
+                let parts = cell.parts();
+                let body = if parts.is_empty() {
+                    "<span>-</span>".to_owned()
+                } else {
+                    parts
+                        .iter()
+                        .map(|p| format!("<span>{}</span>", esc(p)))
+                        .collect()
+                };
                 h.push_str(&format!(
-                    "<td class=\"c {}\" title=\"{}\" style=\"white-space:normal\">{}</td>",
+                    "<td class=\"c {}\" title=\"{}\">{body}</td>",
                     reading_class(cell),
-                    esc(&s),
-                    esc(&s)
+                    esc(&cell.summary()),
                 ));
             }
             h.push_str("</tr>\n");
@@ -249,9 +275,10 @@ fn readings(c: &Comparison, h: &mut String) {
     }
     for d in &c.readings {
         h.push_str(&format!(
-            "<details><summary>{}: {} case(s) read differently</summary>\n<table><tr><th>case</th>\
+            "<details><summary>{} {}: {} case(s) read differently</summary>\n<table><tr><th>case</th>\
              <th>accepted outcomes</th>{}</tr>\n",
             esc(&d.decision),
+            esc_code_spans(&d.title),
             d.divergent.len(),
             headers(c)
         ));
@@ -259,7 +286,7 @@ fn readings(c: &Comparison, h: &mut String) {
             let outcomes: Vec<String> = case
                 .outcomes
                 .iter()
-                .map(|o| format!("#{} {}", o.outcome, o.answer))
+                .map(|o| format!("{}: {}", reading_name(o.outcome), o.answer))
                 .collect();
             h.push_str(&format!(
                 "<tr><td><code>{}</code></td><td><small>{}</small></td>",
@@ -315,8 +342,7 @@ fn interop(c: &Comparison, h: &mut String) {
                 h.push_str(&format!(
                     "<td>{}</td>",
                     match r {
-                        Some(0) => "reference".to_owned(),
-                        Some(n) => format!("outcome {n}"),
+                        Some(n) => reading_name(*n),
                         None => "-".to_owned(),
                     }
                 ));
@@ -331,28 +357,25 @@ fn interop(c: &Comparison, h: &mut String) {
 fn operations(c: &Comparison, h: &mut String) {
     h.push_str(&format!(
         "<section id=\"operations\"><h2>Operations supported</h2>\n<p class=\"desc\">Declared \
-         in hello (cases run, skipped).</p>\n<table class=\"matrix\"><tr><th>operation</th>\
-         <th class=\"sev-col\"></th>{}</tr>\n",
+         in hello (cases run, skipped). Operations run, as <code>run</code> counts them: {}.</p>\n\
+         <table class=\"cells\"><tr><th>operation</th>{}</tr>\n",
+        esc(&super::operations_summary(c)),
         headers(c)
     ));
     for o in &c.operations {
-        h.push_str(&format!(
-            "<tr><td><code>{}</code></td><td></td>",
-            esc(&o.op)
-        ));
+        h.push_str(&format!("<tr><td><code>{}</code></td>", esc(&o.op)));
         for x in &o.cells {
-            let mut s = if x.declared { "yes" } else { "no" }.to_owned();
+            let mut s = format!("<span>{}</span>", if x.declared { "yes" } else { "no" });
             if x.ran > 0 || x.skipped > 0 {
-                s.push_str(&format!(" ({}", x.ran));
+                s.push_str(&format!("<span><small>{} ran", x.ran));
                 if x.skipped > 0 {
-                    s.push_str(&format!(", {} skip", x.skipped));
+                    s.push_str(&format!(", {} skipped", x.skipped));
                 }
-                s.push(')');
+                s.push_str("</small></span>");
             }
             h.push_str(&format!(
-                "<td class=\"c {}\">{}</td>",
+                "<td class=\"c {}\">{s}</td>",
                 if x.declared { "r-same" } else { "absent" },
-                esc(&s)
             ));
         }
         h.push_str("</tr>\n");

@@ -94,6 +94,13 @@ pub struct Overview {
     pub counted_passed: u64,
     /// 100 × counted_passed / counted (0 when nothing was counted), one decimal.
     pub pass_rate: f64,
+    /// Operations of the counted cases with a case not skipped: `run`'s `N of M operations`
+    /// (issue 46: compare once said `1/37` where `run` said `1 of 36`).
+    pub operations_run: u64,
+    /// Operations of the counted cases (normative and decision): the M of `N of M operations`.
+    pub operations_total: u64,
+    /// The options it declared in `hello.options` (issue 49).
+    pub options: Vec<String>,
     /// Number of findings (root causes) per severity.
     pub findings: BTreeMap<String, u64>,
     /// Cases of those findings per severity.
@@ -142,11 +149,11 @@ pub enum Reading {
 }
 
 impl Reading {
-    /// The name used in every format.
+    /// The name used in every format: `reference` for the first accepted outcome, `reading N`
+    /// for accepted outcome N (the one notation of issue 46, also in [`reading_name`]).
     pub fn name(self) -> String {
         match self {
-            Self::Outcome(0) => "reference".to_owned(),
-            Self::Outcome(n) => format!("outcome {n}"),
+            Self::Outcome(n) => reading_name(n),
             Self::Acceptable => "acceptable".to_owned(),
             Self::None => "none".to_owned(),
             Self::OtherCode => "other_code".to_owned(),
@@ -164,6 +171,27 @@ impl Reading {
         }
     }
 }
+
+/// Accepted outcome `n` of a case as every format names it: `reference` (0, the reference's
+/// reading, the first listed) or `reading N`.
+pub fn reading_name(n: usize) -> String {
+    if n == 0 {
+        "reference".to_owned()
+    } else {
+        format!("reading {n}")
+    }
+}
+
+/// What the readings map says each name means (the legend of every human format).
+pub(crate) const READINGS_LEGEND: &str = "reference = the first accepted outcome (the \
+    reference's reading), reading N = accepted outcome N of the case, acceptable = an accepted \
+    outcome not known, none = failed or errored, other code = rejected with another code of the \
+    family";
+
+/// Where a decision is explained, for a reader with no source tree (issue 46).
+pub(crate) const DECISIONS_WHERE: &str = "spec/decisions.md explains each decision under its \
+    heading (in a source checkout; with an installed binary, `delegateos-conform vectors export \
+    DIR` writes it to DIR/spec/decisions.md)";
 
 /// One alternative outcome's count.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -223,25 +251,31 @@ impl ReadingCell {
             || self.other_code > 0
     }
 
-    pub(crate) fn summary(&self) -> String {
+    /// The cell's parts, count first: `61 reference`, `29 reading 1`, `12 none`.
+    pub(crate) fn parts(&self) -> Vec<String> {
         let mut parts = Vec::new();
         if self.reference > 0 {
-            parts.push(format!("ref {}", self.reference));
+            parts.push(format!("{} {}", self.reference, reading_name(0)));
         }
         for a in &self.alternatives {
-            parts.push(format!("#{} {}", a.outcome, a.cases));
+            parts.push(format!("{} {}", a.cases, reading_name(a.outcome)));
         }
         for (n, name) in [
-            (self.acceptable_unknown, "acc"),
+            (self.acceptable_unknown, "acceptable"),
             (self.none, "none"),
-            (self.other_code, "other"),
-            (self.skipped, "skip"),
+            (self.other_code, "other code"),
+            (self.skipped, "skipped"),
             (self.not_run, "not run"),
         ] {
             if n > 0 {
-                parts.push(format!("{name} {n}"));
+                parts.push(format!("{n} {name}"));
             }
         }
+        parts
+    }
+
+    pub(crate) fn summary(&self) -> String {
+        let parts = self.parts();
         if parts.is_empty() {
             "-".to_owned()
         } else {
@@ -277,6 +311,10 @@ pub struct DivergentCase {
 pub struct DecisionRow {
     /// `Dn`.
     pub decision: String,
+    /// Its title in `spec/decisions.md` (`Time`; empty when this binary's copy lacks it).
+    pub title: String,
+    /// Where to read it: its heading in `spec/decisions.md`.
+    pub read_at: String,
     /// Cases of the decision in the compared reports.
     pub cases: u64,
     /// One cell per implementation.
@@ -443,6 +481,8 @@ fn sections(c: &Comparison) -> Vec<(String, String, Vec<Vec<String>>)> {
         "failed",
         "errored",
         "skipped",
+        "operations",
+        "options",
         "critical",
         "high",
         "medium",
@@ -462,6 +502,8 @@ fn sections(c: &Comparison) -> Vec<(String, String, Vec<Vec<String>>)> {
             o.totals.failed.to_string(),
             o.totals.errored.to_string(),
             o.totals.skipped.to_string(),
+            operations_phrase(o),
+            options_phrase(o),
         ];
         for s in SEVERITIES {
             let n = o.findings.get(s).copied().unwrap_or(0);
@@ -473,8 +515,10 @@ fn sections(c: &Comparison) -> Vec<(String, String, Vec<Vec<String>>)> {
     out.push((
         "Overview".to_owned(),
         "Per implementation: the verdict and exit code of its run, the counted pass rate \
-         (passed + acceptable over the cases not skipped) and its findings per severity \
-         (root causes, with their cases)."
+         (passed + acceptable over the cases not skipped), the operations it ran (as `run` \
+         counts them: of the counted cases' operations, those with a case not skipped), the \
+         options it declared in hello, and its findings per severity (root causes, with their \
+         cases)."
             .to_owned(),
         rows,
     ));
@@ -509,23 +553,22 @@ fn sections(c: &Comparison) -> Vec<(String, String, Vec<Vec<String>>)> {
         rows,
     ));
 
-    let mut rows = vec![["decision", "cases"]
+    let mut rows = vec![["decision", "title", "cases"]
         .map(str::to_owned)
         .into_iter()
         .chain(labels.iter().cloned())
         .collect::<Vec<_>>()];
     for d in &c.readings {
-        let mut row = vec![d.decision.clone(), d.cases.to_string()];
+        let mut row = vec![d.decision.clone(), d.title.clone(), d.cases.to_string()];
         row.extend(d.cells.iter().map(ReadingCell::summary));
         rows.push(row);
     }
     out.push((
         "Readings map".to_owned(),
         format!(
-            "{} decision(s) of spec/decisions.md read differently from the reference by at \
-             least one implementation (ref = the first accepted outcome, #N = accepted outcome \
-             N, none = failed or errored, other = another code of the family); {} decision(s) \
-             read the reference way by all: {}.",
+            "{} decision(s) read differently from the reference by at least one implementation \
+             ({READINGS_LEGEND}); {DECISIONS_WHERE}. {} decision(s) read the reference way by \
+             all: {}.",
             c.readings.len(),
             c.decisions_agreeing.len(),
             if c.decisions_agreeing.is_empty() {
@@ -547,7 +590,7 @@ fn sections(c: &Comparison) -> Vec<(String, String, Vec<Vec<String>>)> {
             let outcomes: Vec<String> = case
                 .outcomes
                 .iter()
-                .map(|o| format!("#{} {}", o.outcome, o.answer))
+                .map(|o| format!("{}: {}", reading_name(o.outcome), o.answer))
                 .collect();
             let mut row = vec![d.decision.clone(), case.id.clone(), outcomes.join("; ")];
             row.extend(case.readings.iter().cloned());
@@ -603,8 +646,7 @@ fn sections(c: &Comparison) -> Vec<(String, String, Vec<Vec<String>>)> {
         for ic in cases.iter().take(SHOWN) {
             let mut row = vec![d.clone(), ic.id.clone()];
             row.extend(ic.readings.iter().map(|r| match r {
-                Some(0) => "reference".to_owned(),
-                Some(n) => format!("outcome {n}"),
+                Some(n) => reading_name(*n),
                 None => "-".to_owned(),
             }));
             rows.push(row);
@@ -644,20 +686,12 @@ fn sections(c: &Comparison) -> Vec<(String, String, Vec<Vec<String>>)> {
         }));
         rows.push(row);
     }
-    let supported: Vec<String> = c
-        .implementations
-        .iter()
-        .enumerate()
-        .map(|(i, o)| {
-            let declared = c.operations.iter().filter(|r| r.cells[i].declared).count();
-            format!("{} {declared}/{}", o.label, c.operations.len())
-        })
-        .collect();
     out.push((
         "Operations supported".to_owned(),
         format!(
-            "Declared in hello (cases run and skipped): {}.",
-            supported.join(", ")
+            "Declared in hello (cases run and skipped). Operations run, as `run` counts them: \
+             {}.",
+            operations_summary(c)
         ),
         rows,
     ));
@@ -710,6 +744,29 @@ pub fn render(c: &Comparison, format: CompareFormat) -> String {
             out
         }
     }
+}
+
+/// `1 of 36 operations`, `run`'s words and numbers (issue 46).
+pub(crate) fn operations_phrase(o: &Overview) -> String {
+    format!("{} of {} operations", o.operations_run, o.operations_total)
+}
+
+/// `strict-mode, per-tool-spend`, or `none`.
+pub(crate) fn options_phrase(o: &Overview) -> String {
+    if o.options.is_empty() {
+        "none".to_owned()
+    } else {
+        o.options.join(", ")
+    }
+}
+
+/// `a 1 of 36 operations, ref 36 of 36 operations`.
+pub(crate) fn operations_summary(c: &Comparison) -> String {
+    c.implementations
+        .iter()
+        .map(|o| format!("{} {}", o.label, operations_phrase(o)))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// An overview cell: `n` findings of `k` cases (`1 (1 case)`, not `1 (1 cases)`: issue 46).
