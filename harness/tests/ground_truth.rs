@@ -9,6 +9,9 @@
 //!    plus 20 %, every one is a finding some critical bug yields on its own, and every critical
 //!    bug's own top finding has its cases among them (the first screen names every critical
 //!    bug); a few bugs (`FIRST_CRITICAL_LINES`) must be within the first n critical lines.
+//! 3. with ONE bug on, the run names the bug's seeded fault of the catalogue
+//!    (`spec/data/faults.json`) exactly once and no other fault, with at most the listed
+//!    number of findings no fault explains (`SEEDED`, issue 47).
 //!
 //! Failures of the adapters' careful path (`REDTEAM_BUGS=`, node's OpenSSL Ed25519 accepting
 //! non-canonical identity keys) are not seeded bugs and are left out of every count.
@@ -358,6 +361,82 @@ fn per_bug(
         .collect()
 }
 
+/// Each JavaScript red-team bug's seeded fault of the catalogue (`spec/data/faults.json`),
+/// the number of further findings it may add that no fault explains, and why: with the bug
+/// alone, the run must name exactly that fault once and no other fault (issue 47). `None`:
+/// the mistake is not in the catalogue (its realisation needs what the reference lacks), so
+/// no finding of it may be named after any fault.
+const SEEDED: &[(&str, Option<&str>, usize, &str)] = &[
+    ("budget-falsy", Some("verify.4c.zero-budget-ignored"), 0, ""),
+    ("depth-falsy", Some("verify.4e.zero-depth-ignored"), 0, ""),
+    ("caps-empty-inherit", Some("verify.4b.empty-capabilities-inherit"), 0, ""),
+    ("glob-regex-unescaped", Some("glob.regex-unescaped"), 1, "the adapter answers `errored` where its regular expression does not compile"),
+    ("glob-replace-first", Some("glob.regex-first-double-star"), 0, ""),
+    ("glob-star-empty", Some("glob.regex-translation"), 0, "its `*` matching an empty segment is D1's other reading"),
+    ("date-parse", Some("timestamp.month-days-unchecked"), 4, "Date.parse rolls day 31 of a short month over (catalogued); its other leniencies (formats, NaN compared as equal) are not"),
+    ("b64-lenient", Some("base64url.lenient"), 1, "a lenient principal id changes a denial's code on one malformed case"),
+    ("json-lenient", Some("token.null-members-as-unset"), 3, "its skipped canonical check is D9's other reading; codes and a thrown exception on malformed input remain"),
+    ("request-as-pattern", Some("verify.7.request-as-pattern"), 0, ""),
+    ("revid-blake2b512", Some("verify.2.revocations-ignored"), 1, "ids that never match are revocation ignored; the revocation.id output is also wrong"),
+    ("expiry-authority-only", Some("verify.5.authority-expiry-only"), 0, ""),
+    ("unsafe-integers", Some("token.integers-unbounded"), 3, "it also accepts negative and fractional numbers, which the catalogue's form (above 2^53-1 only) does not"),
+    ("subset-via-match", Some("subset.child-matched-as-resource"), 0, ""),
+    ("attenuator-vs-authority", Some("verify.4a.attenuator-authority-delegatee"), 0, ""),
+    ("resource-normalize", Some("glob.paths-normalized"), 0, ""),
+    ("resource-nfc", None, 1, "Unicode normalization is not realised against the reference"),
+    ("revocation-ids-raw", None, 2, "revocation ids over raw block text are not realised against the reference"),
+    ("revocation-ids-typed", None, 1, "revocation ids over a re-serialized typed block are not realised against the reference"),
+    ("key-padding-lenient", Some("signature.key-decoding-lenient"), 0, ""),
+    ("expiry-inclusive", Some("verify.5.expiry-inclusive"), 0, ""),
+    ("budget-gt", Some("verify.6.budget-strictly-greater"), 0, ""),
+    ("revocation-last-block", Some("verify.2.last-block-only"), 0, ""),
+    ("revocation-unsigned", Some("revocation.entry-signature-unchecked"), 0, ""),
+    ("subset-startswith", Some("subset.resource-prefix"), 0, ""),
+    ("attenuator-first-only", Some("verify.4a.attenuator-unchecked"), 0, ""),
+    ("last-signature-only", Some("verify.3b.last-signature-only"), 0, ""),
+    ("covers-ignored", Some("verify.3.covers-unchecked"), 0, ""),
+    ("depth-ignores-chaindepth", Some("verify.4e.chain-depth-ignored"), 0, ""),
+    ("case-insensitive", Some("capability.names-case-insensitive"), 0, ""),
+    ("depth-no-count", Some("verify.4e.depth-not-counted"), 0, ""),
+    ("caps-union", Some("verify.4b.capabilities-union"), 0, ""),
+    ("glob-doublestar-dotstar", Some("glob.regex-translation"), 0, ""),
+    ("narrow-vs-authority", Some("verify.4.narrowed-against-authority"), 0, ""),
+    ("cap-cross-product", Some("verify.7.capability-cross-product"), 0, ""),
+    ("subset-cross-product", Some("verify.4b.subset-cross-product"), 0, ""),
+    ("ts-days-31", Some("timestamp.month-days-unchecked"), 0, ""),
+    ("offset-sign", Some("timestamp.offset-sign-reversed"), 0, ""),
+    ("depth-le", Some("verify.4e.depth-off-by-one"), 0, ""),
+    ("issuedat-notbefore", Some("verify.5.issued-at-as-not-before"), 0, ""),
+    ("format-unchecked", Some("token.format-unchecked"), 0, ""),
+    ("root-signer-key", Some("verify.3a.signer-member-as-key"), 0, ""),
+];
+
+/// The seeded-fault problems of one bug's findings (`SEEDED`): its fault named exactly once,
+/// no other fault named, and at most the allowed number of further findings.
+fn seeded_fault_problems(bug: &str, fs: &[Value]) -> Vec<String> {
+    let Some((_, seeded, extra, why)) = SEEDED.iter().find(|s| s.0 == bug) else {
+        return Vec::new();
+    };
+    let named: Vec<&str> = fs
+        .iter()
+        .filter_map(|f| f["key"].as_str()?.strip_prefix("fault:"))
+        .collect();
+    let mut problems = Vec::new();
+    let want: Vec<&str> = seeded.iter().copied().collect();
+    if named != want {
+        problems.push(format!(
+            "{bug}: names faults {named:?}, its seeded fault is {want:?}"
+        ));
+    }
+    let others = fs.len() - named.len();
+    if others > *extra {
+        problems.push(format!(
+            "{bug}: {others} findings no fault explains, at most {extra} expected ({why})"
+        ));
+    }
+    problems
+}
+
 fn check(adapter: &'static str, truth: &[Truth]) {
     if !node_available() {
         println!("SKIPPED: node not found");
@@ -399,6 +478,7 @@ fn check(adapter: &'static str, truth: &[Truth]) {
                 ));
             }
         }
+        problems.extend(seeded_fault_problems(bug, fs));
         if fs.len() > 3 && !MANY_FINDINGS.iter().any(|(b, _)| b == bug) {
             problems.push(format!("{bug}: {} findings for one bug", fs.len()));
         }

@@ -418,6 +418,42 @@ pub fn earliest_expiry_by_text(
     }
 }
 
+/// A caller-given key as the mistake decodes it (Node's `Buffer.from(key, "base64url")`:
+/// characters outside the alphabet skipped, `+` and `/` read as `-` and `_`, padding and
+/// leftover bits ignored), re-encoded as the principal id it decodes to; the key itself when
+/// the mistake is off or the bytes are no 32-byte key.
+pub fn lenient_key(key: &str) -> std::borrow::Cow<'_, str> {
+    if !on("signature.key-decoding-lenient") {
+        return key.into();
+    }
+    let mut bits: u32 = 0;
+    let mut n = 0;
+    let mut bytes = Vec::new();
+    for c in key.chars() {
+        let v = match c {
+            'A'..='Z' => c as u32 - 'A' as u32,
+            'a'..='z' => c as u32 - 'a' as u32 + 26,
+            '0'..='9' => c as u32 - '0' as u32 + 52,
+            '-' | '+' => 62,
+            '_' | '/' => 63,
+            '=' => break,
+            _ => continue,
+        };
+        bits = (bits << 6) | v;
+        n += 6;
+        if n >= 8 {
+            n -= 8;
+            bytes.push((bits >> n) as u8);
+            bits &= (1 << n) - 1;
+        }
+    }
+    if bytes.len() == 32 {
+        crate::encoding::b64u_encode(&bytes).into()
+    } else {
+        key.into()
+    }
+}
+
 #[cfg(all(test, feature = "faults"))]
 mod tests {
     #[test]

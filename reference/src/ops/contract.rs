@@ -131,6 +131,8 @@ fn bind(input: &Value) -> OpResult {
 fn verify_signature_with_key(input: &Value) -> OpResult {
     let input = Input::new(input, &["contract", "publicKey"], &[])?;
     let key = input.str("publicKey")?;
+    let key = crate::faults::lenient_key(key);
+    let key = key.as_ref();
     let value = input.value("contract")?;
     let parsed = parse_contract(value).map_err(|e| code(&e))?;
     let payload = signing_payload(value).map_err(|e| code(&e))?;
