@@ -16,10 +16,10 @@ pub struct CanonError(pub String);
 /// Returns the RFC 8785 canonical text of `value`.
 pub fn canonicalize(value: &Value) -> Result<String, CanonError> {
     let mut out = String::new();
-    if write_fast(value, &mut out) {
-        return Ok(out);
+    if !write_fast(value, &mut out) {
+        out = serde_json_canonicalizer::to_string(value).map_err(|e| CanonError(e.to_string()))?;
     }
-    serde_json_canonicalizer::to_string(value).map_err(|e| CanonError(e.to_string()))
+    Ok(crate::faults::ascii_escaped(out))
 }
 
 /// Largest integer written by the fast path: every integer up to 2^53 is an exact f64 and ES6

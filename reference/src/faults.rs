@@ -337,6 +337,9 @@ pub fn apply_against_authority(
 /// translated (`glob.regex-first-double-star`). `None` when no such mistake is on; an
 /// expression that does not compile matches nothing.
 pub fn regex_translation(pattern: &str, resource: &str) -> Option<bool> {
+    if on("glob.fnmatch") {
+        return Some(fnmatch(pattern, resource));
+    }
     let unescaped = on("glob.regex-unescaped");
     let first_only = on("glob.regex-first-double-star");
     if !(unescaped || first_only || on("glob.regex-translation")) {
@@ -451,6 +454,95 @@ pub fn lenient_key(key: &str) -> std::borrow::Cow<'_, str> {
         crate::encoding::b64u_encode(&bytes).into()
     } else {
         key.into()
+    }
+}
+
+/// Python's `fnmatch.fnmatchcase(text, pattern)`: `*` any run of characters (`/` included),
+/// `?` one character, `[seq]` / `[!seq]` a character class, anything else literal.
+fn fnmatch(pattern: &str, text: &str) -> bool {
+    let chars: Vec<char> = pattern.chars().collect();
+    let mut src = String::from("^(?s:");
+    let mut i = 0;
+    while let Some(&c) = chars.get(i) {
+        i += 1;
+        match c {
+            '*' => src.push_str(".*"),
+            '?' => src.push('.'),
+            '[' => {
+                let mut j = i;
+                if chars.get(j) == Some(&'!') {
+                    j += 1;
+                }
+                if chars.get(j) == Some(&']') {
+                    j += 1;
+                }
+                while chars.get(j).is_some_and(|c| *c != ']') {
+                    j += 1;
+                }
+                if j >= chars.len() {
+                    src.push_str("\\[");
+                    continue;
+                }
+                let mut class: String = chars[i..j].iter().collect();
+                if let Some(rest) = class.strip_prefix('!') {
+                    class = format!("^{rest}");
+                }
+                src.push('[');
+                src.push_str(&class.replace('\\', "\\\\"));
+                src.push(']');
+                i = j + 1;
+            }
+            c => src.push_str(&regex::escape(&c.to_string())),
+        }
+    }
+    src.push_str(")$");
+    regex::Regex::new(&src).is_ok_and(|r| r.is_match(text))
+}
+
+/// The revocation entries of one id that step 2 looks at: all of them, or only the last one
+/// (entries kept in a map by id, a later entry replacing an earlier one).
+pub fn entries_considered<T>(entries: &[T]) -> &[T] {
+    if on("revocation.last-entry-per-id") {
+        entries
+            .len()
+            .checked_sub(1)
+            .map_or(entries, |i| &entries[i..])
+    } else {
+        entries
+    }
+}
+
+/// Canonical text as the mistake writes it: every non-ASCII character escaped as `\uXXXX`
+/// (Python's `json.dumps` with its default `ensure_ascii`).
+pub fn ascii_escaped(text: String) -> String {
+    if !on("canonical-json.non-ascii-escaped") || text.is_ascii() {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len() * 2);
+    for c in text.chars() {
+        if c.is_ascii() {
+            out.push(c);
+        } else {
+            let mut units = [0u16; 2];
+            for u in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{u:04x}"));
+            }
+        }
+    }
+    out
+}
+
+/// The signature entry checked for the block at `position`: the entry at that position, or
+/// (signatures kept in a map by `covers`) the last entry whose `covers` names the block.
+pub fn signature_for(
+    sigs: &[crate::token::TokenSignature],
+    position: usize,
+    covers: crate::token::Covers,
+) -> Option<&crate::token::TokenSignature> {
+    if on("verify.3.signatures-by-covers") {
+        sigs.iter().rev().find(|s| s.covers == covers)
+    } else {
+        sigs.get(position)
     }
 }
 

@@ -269,7 +269,7 @@ impl RevocationList {
 
     /// True if `revocation_id` is revoked by an entry whose `revokedBy` is `signer` (D6 (c)).
     pub fn is_revoked_by(&self, revocation_id: &str, signer: &str) -> bool {
-        self.entries_for(revocation_id)
+        crate::faults::entries_considered(&self.entries_for(revocation_id))
             .iter()
             .any(|e| e.revoked_by == signer)
     }

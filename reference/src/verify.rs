@@ -473,7 +473,7 @@ fn check_authority_signature(
     check_signature(
         &digest,
         &a.issuer,
-        t.signatures.first(),
+        faults::signature_for(&t.signatures, 0, Covers::Authority),
         Covers::Authority,
         None,
         keys,
@@ -511,7 +511,7 @@ fn check_attenuation_signatures(d: &Decoded, keys: &mut dyn KeyStore) -> Result<
         check_signature(
             &digest,
             &att.attenuator,
-            t.signatures.get(i + 1),
+            faults::signature_for(&t.signatures, i + 1, Covers::Index(idx(i))),
             Covers::Index(idx(i)),
             index,
             keys,
@@ -519,7 +519,7 @@ fn check_attenuation_signatures(d: &Decoded, keys: &mut dyn KeyStore) -> Result<
     }
     // A surplus entry belongs to no block; error-codes.md files it under 3b, after all blocks.
     let n = t.attenuations.len();
-    if t.signatures.len() > n + 1 {
+    if t.signatures.len() > n + 1 && faults::off("verify.3.signatures-by-covers") {
         return Err(Denial::signature("surplus signature entry", Some(idx(n))));
     }
     Ok(())
