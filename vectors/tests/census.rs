@@ -23,13 +23,21 @@ use delegateos_vectors::corpus::load_embedded;
 use delegateos_vectors::format::{Case, Expectation, Expected, Ground};
 use serde_json::Value;
 
+/// The ground files, one per area (`vectors/src/grounds.rs`).
 const GROUND_FILES: &[&str] = &[
-    include_str!("../src/areas/data/grounds/baseline.json"),
-    include_str!("../src/areas/data/grounds/relevel-R1.json"),
-    include_str!("../src/areas/data/grounds/relevel-R2.json"),
-    include_str!("../src/areas/data/grounds/relevel-R3.json"),
-    include_str!("../src/areas/data/grounds/relevel-lead.json"),
-    include_str!("../src/areas/data/grounds/relevel-census.json"),
+    include_str!("../src/areas/data/grounds/advisory.json"),
+    include_str!("../src/areas/data/grounds/attestation.json"),
+    include_str!("../src/areas/data/grounds/chain.json"),
+    include_str!("../src/areas/data/grounds/checks.json"),
+    include_str!("../src/areas/data/grounds/companions.json"),
+    include_str!("../src/areas/data/grounds/contract.json"),
+    include_str!("../src/areas/data/grounds/dct.json"),
+    include_str!("../src/areas/data/grounds/glob.json"),
+    include_str!("../src/areas/data/grounds/jsonrpc.json"),
+    include_str!("../src/areas/data/grounds/mcp.json"),
+    include_str!("../src/areas/data/grounds/primitives.json"),
+    include_str!("../src/areas/data/grounds/revocation.json"),
+    include_str!("../src/areas/data/grounds/stateful.json"),
 ];
 const SEVERITY: &str = include_str!("../spec/data/severity.json");
 const REQUIREMENT_QUOTES: &str = include_str!("../spec/grounds/requirement-quotes.json");
@@ -120,9 +128,10 @@ fn audited() -> BTreeSet<String> {
         let v: Value = serde_json::from_str(text).unwrap();
         let cases = v.get("cases").unwrap_or(&v).as_object().unwrap();
         for (id, e) in cases {
-            if e.get("audit")
-                .and_then(Value::as_str)
-                .is_some_and(|a| !a.trim().is_empty())
+            let note = |a: &Value| a.as_str().is_some_and(|a| !a.trim().is_empty());
+            if e.get("audit").is_some_and(|a| {
+                note(a) || a.as_array().is_some_and(|l| l.iter().any(note))
+            })
             {
                 out.insert(id.clone());
             }
