@@ -8,6 +8,11 @@
 //! output the spec does not determine (a depth countdown the literal text does not apply, a
 //! list without the entries that could never revoke), the added outcome is a success with an
 //! empty `output` object: it pins the verdict, not the output.
+//!
+//! No rule here reads a case's description (issue 48): the clause a case names where its
+//! requirements do not (a token member of the wrong JSON type, I-JSON input, a wrong revoker)
+//! and the `expired` reading of an expiry that is no time are fields of the case's entry in
+//! `src/areas/data/grounds/<area>.json` (`clause`, `amend`), applied by `crate::grounds`.
 
 use serde_json::json;
 
@@ -193,8 +198,6 @@ pub fn amend(case: &mut Case) -> Result<(), String> {
     amend_caller_input(case);
     amend_depth_at_issuance(case);
     amend_iso8601(case);
-    amend_timestamp_garbage_code(case);
-    name_clauses(case);
     Ok(())
 }
 
@@ -385,115 +388,6 @@ fn amend_iso8601(case: &mut Case) {
             add_outcome(case, "D5", "TimestampOffset", Expected::valid(json!({})));
         }
         _ => {}
-    }
-}
-
-/// Issue 27 (D5): an expiry that is no time at all (February 30, month 13, second 60 outside a
-/// leap second) must be refused, but *which* code refuses it is a decision: `malformed_token`
-/// at step 1 (ours) or `expired` at step 5 from a verifier that treats an unparseable expiry
-/// as already past. Cases whose faulty timestamp is an `expiresAt` accept both.
-fn amend_timestamp_garbage_code(case: &mut Case) {
-    if case.op != "dct.verify" {
-        return;
-    }
-    let garbage = case
-        .requirements
-        .iter()
-        .any(|r| r == "PRIM-TIME-CALENDAR" || r == "PRIM-TIME-LEAP-SECOND");
-    let malformed =
-        case.expect.outcomes().first().is_some_and(
-            |o| matches!(o, Expected::Invalid { code, .. } if code == "malformed_token"),
-        );
-    let expiry = case.description.contains("expiresAt") && !case.description.contains("issuedAt");
-    let iso_form = ISO8601_FORMS
-        .iter()
-        .any(|(form, _)| case.description.contains(form));
-    if garbage && malformed && expiry && !iso_form && !contains_iso_form(&case.input) {
-        add_outcome(
-            case,
-            "D5",
-            "TimestampOffset",
-            Expected::invalid("expired", "10.1/5"),
-        );
-    }
-}
-
-/// Descriptions of `dct.verify` cases whose token has a member of the wrong JSON type (or is no
-/// object): §3.1 types every member and step 1 validates the structure, so the refusal is the
-/// text's even where the cited requirement's decision (D9, D23) is hardening. A value of the
-/// right type outside the profile (`-1`, `1.5`, `2^53`, a padded id) and an optional attenuation
-/// member that is `null` (D23) are not type faults.
-const TYPE_FAULTS: &[&str] = &[
-    "wrong JSON type",
-    " is true",
-    " is false",
-    " is an object",
-    " is an array",
-    " is a number",
-    " (a number)",
-    " as a string",
-    " is the string `",
-    " is a list holding null",
-    "].resource is null",
-    " whose resource is null",
-    " whose action is null",
-    "authority.expiresAt is null",
-    "authority.maxBudgetMicrocents is null",
-    "authority.maxChainDepth is null",
-    "decoded JSON is null",
-    "decoded JSON is a string",
-    "decoded JSON is an array",
-];
-
-/// Names, in the case, the clause that decides it where the rule of issue 27 needs one the
-/// cited requirements do not give:
-/// - `json.canonicalize` refusing what is not I-JSON: §1.2 names RFC 8785, whose input is
-///   I-JSON (RFC 7493 §2.1–2.2: UTF-8 without lone surrogates, unique member names, numbers
-///   that are IEEE doubles);
-/// - a token member of the wrong JSON type ([`TYPE_FAULTS`]): §3.1's interface and step 1;
-/// - a wrong-revoker entry that must not revoke: §4.1's `revokedBy` "must be the signer of
-///   the revoked block" (§10.1 step 2 checks only `isRevoked(revId)`; the case rests on §4.1).
-fn name_clauses(case: &mut Case) {
-    const IJSON: &[&str] = &[
-        "PRIM-JSON-LONE-SURROGATE",
-        "PRIM-JSON-DUPLICATE-KEY",
-        "PRIM-JSON-NUMBER-RANGE",
-        "PRIM-JSON-UTF8",
-    ];
-    let mut clause = None;
-    if case.op == "json.canonicalize"
-        && case
-            .requirements
-            .iter()
-            .any(|r| IJSON.contains(&r.as_str()))
-        && matches!(&case.expect, Expectation::Invalid { .. })
-    {
-        clause = Some("spec §1.2: RFC 8785 canonicalizes I-JSON, RFC 7493 §2.1–2.2");
-    }
-    if case.op == "dct.verify"
-        && case.expect.outcomes().first().is_some_and(
-            |o| matches!(o, Expected::Invalid { code, .. } if code == "malformed_token"),
-        )
-        && TYPE_FAULTS.iter().any(|p| case.description.contains(p))
-    {
-        clause = Some(
-            "spec §3.1: the SignedJSONToken interface types; §10.1 step 1: \"validate \
-             structure\"",
-        );
-    }
-    if case.flags.iter().any(|f| f == "RevocationWrongRevoker") {
-        clause = Some(
-            "spec §4.1: `revokedBy` must be the signer of the revoked block; §10.1 step 2 \
-             looks the id up in that list",
-        );
-    }
-    if let Some(clause) = clause {
-        if !["(spec §", "(architecture §"]
-            .iter()
-            .any(|open| case.description.contains(open))
-        {
-            case.description = format!("{} ({clause})", case.description);
-        }
     }
 }
 

@@ -38,10 +38,7 @@ const CASE_FILES: &[(&str, &str)] = &[
         "attestation.json",
         include_str!("areas/data/grounds/attestation.json"),
     ),
-    (
-        "chain.json",
-        include_str!("areas/data/grounds/chain.json"),
-    ),
+    ("chain.json", include_str!("areas/data/grounds/chain.json")),
     (
         "checks.json",
         include_str!("areas/data/grounds/checks.json"),
@@ -54,22 +51,13 @@ const CASE_FILES: &[(&str, &str)] = &[
         "contract.json",
         include_str!("areas/data/grounds/contract.json"),
     ),
-    (
-        "dct.json",
-        include_str!("areas/data/grounds/dct.json"),
-    ),
-    (
-        "glob.json",
-        include_str!("areas/data/grounds/glob.json"),
-    ),
+    ("dct.json", include_str!("areas/data/grounds/dct.json")),
+    ("glob.json", include_str!("areas/data/grounds/glob.json")),
     (
         "jsonrpc.json",
         include_str!("areas/data/grounds/jsonrpc.json"),
     ),
-    (
-        "mcp.json",
-        include_str!("areas/data/grounds/mcp.json"),
-    ),
+    ("mcp.json", include_str!("areas/data/grounds/mcp.json")),
     (
         "primitives.json",
         include_str!("areas/data/grounds/primitives.json"),
@@ -139,10 +127,45 @@ struct Entry {
     also: Vec<Expected>,
     #[serde(default)]
     stake: Option<PartialStake>,
+    /// The clause that decides the case where its cited requirements name none (issue 27's
+    /// level rule), appended to its description as ` (<clause>)`.
+    #[serde(default)]
+    clause: Option<String>,
+    /// Outcomes another reading gives, each added with its decision and flag before `also`
+    /// (issue 27's audit; a case stated here instead of inferred from its description).
+    #[serde(default)]
+    amend: Vec<Amendment>,
     /// The reviewers' notes, one or a list (not copied into the case).
     #[serde(default)]
     #[allow(dead_code)]
     audit: Option<Value>,
+}
+
+/// An outcome another reading gives, with the decision and the flag that name it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Amendment {
+    decision: String,
+    flag: String,
+    outcome: Expected,
+}
+
+/// Adds `extra` to the case's outcomes (making it `acceptable` under `decision` unless it
+/// already is), with `flag` (nothing if the case already allows it).
+fn add_outcome(case: &mut Case, decision: &str, flag: &str, extra: &Expected) {
+    let mut outcomes = case.expect.outcomes();
+    if outcomes.contains(extra) {
+        return;
+    }
+    outcomes.push(extra.clone());
+    let decision = match &case.expect {
+        Expectation::Acceptable { decision, .. } => decision.clone(),
+        _ => decision.to_owned(),
+    };
+    case.expect = Expectation::Acceptable { outcomes, decision };
+    if !case.flags.iter().any(|f| f == flag) {
+        case.flags.push(flag.to_owned());
+    }
 }
 
 /// One area's file.
@@ -215,8 +238,9 @@ pub fn requirement_quote(id: &str) -> Option<&'static Quote> {
     data().quotes.get(id).and_then(Option::as_ref)
 }
 
-/// Sets `case.ground`, `case.stake` and `case.level` from the data files, and adds the
-/// outcomes other readings give (`also`) to its expectation. `group` is `<area>/<group>`.
+/// Sets `case.ground`, `case.stake` and `case.level` from the data files, adds the outcomes
+/// other readings give (`amend`, then `also`) to its expectation, and names its `clause` in
+/// its description. `group` is `<area>/<group>`.
 pub fn apply(case: &mut Case, group: &str) -> Result<(), String> {
     let d = data();
     let Some((file, entry)) = d.entries.get(&case.id) else {
@@ -231,7 +255,16 @@ pub fn apply(case: &mut Case, group: &str) -> Result<(), String> {
             case.id
         ));
     };
-    let stake = entry.stake.as_ref().map_or_else(|| base.clone(), |s| s.over(base));
+    let stake = entry
+        .stake
+        .as_ref()
+        .map_or_else(|| base.clone(), |s| s.over(base));
+    for a in &entry.amend {
+        add_outcome(case, &a.decision, &a.flag, &a.outcome);
+    }
+    if let Some(clause) = &entry.clause {
+        case.description = format!("{} ({clause})", case.description);
+    }
     let ground = ground_of(&case.id, file, entry)?;
     let also = entry.also.clone();
     if !also.is_empty() {

@@ -129,9 +129,8 @@ fn audited() -> BTreeSet<String> {
         let cases = v.get("cases").unwrap_or(&v).as_object().unwrap();
         for (id, e) in cases {
             let note = |a: &Value| a.as_str().is_some_and(|a| !a.trim().is_empty());
-            if e.get("audit").is_some_and(|a| {
-                note(a) || a.as_array().is_some_and(|l| l.iter().any(note))
-            })
+            if e.get("audit")
+                .is_some_and(|a| note(a) || a.as_array().is_some_and(|l| l.iter().any(note)))
             {
                 out.insert(id.clone());
             }

@@ -102,6 +102,9 @@ fn token(case: &Case) -> Option<Value> {
     serde_json::from_slice(&b64u_decode(text).ok()?).ok()
 }
 
+/// The payload an attenuation signature is made over: `(authority, attenuations, i)`.
+type Payload = fn(&Value, &[Value], usize) -> Value;
+
 /// How each signed part of the case's input was signed over less than the text says:
 /// `(structure, what the signature covers)`. For a token, every attenuation signature
 /// must be made over less the same way (the tokens of one implementation that signs too
@@ -127,17 +130,20 @@ fn signs_less(case: &Case) -> Vec<(Structure, String)> {
             }
         }
         // The smaller payloads an attenuation signature can be made over.
-        let readings: [(&str, fn(&Value, &[Value], usize) -> Value); 4] = [
+        let readings: [(&str, Payload); 4] = [
             ("the block alone", |_, atts, i| atts[i].clone()),
-            ("{attenuations[0..=i]} without the authority", |_, atts, i| {
-                json!({ "attenuations": &atts[..=i] })
-            }),
-            ("{authority, [block i]} without the blocks before", |auth, atts, i| {
-                json!({ "authority": auth, "attenuations": [&atts[i]] })
-            }),
-            ("the prefix before the block", |auth, atts, i| {
-                json!({ "authority": auth, "attenuations": &atts[..i] })
-            }),
+            (
+                "{attenuations[0..=i]} without the authority",
+                |_, atts, i| json!({ "attenuations": &atts[..=i] }),
+            ),
+            (
+                "{authority, [block i]} without the blocks before",
+                |auth, atts, i| json!({ "authority": auth, "attenuations": [&atts[i]] }),
+            ),
+            (
+                "the prefix before the block",
+                |auth, atts, i| json!({ "authority": auth, "attenuations": &atts[..i] }),
+            ),
         ];
         if !atts.is_empty() {
             for (name, payload) in readings {
@@ -160,9 +166,27 @@ fn signs_less(case: &Case) -> Vec<(Structure, String)> {
         Some((obj, principal))
     };
     let parts = [
-        ("revocation.verify_entry", "entry", "revokedBy", Structure::RevocationEntry, true),
-        ("contract.verify_signature", "contract", "issuer", Structure::Contract, true),
-        ("attestation.verify", "attestation", "principal", Structure::Attestation, false),
+        (
+            "revocation.verify_entry",
+            "entry",
+            "revokedBy",
+            Structure::RevocationEntry,
+            true,
+        ),
+        (
+            "contract.verify_signature",
+            "contract",
+            "issuer",
+            Structure::Contract,
+            true,
+        ),
+        (
+            "attestation.verify",
+            "attestation",
+            "principal",
+            Structure::Attestation,
+            false,
+        ),
     ];
     for (op, member, signer, structure, bytes_too) in parts {
         if case.op != op {
@@ -196,16 +220,18 @@ fn coverage(all: &[Case]) -> BTreeMap<Structure, Vec<(String, String)>> {
     let mut by: BTreeMap<Structure, Vec<(String, String)>> =
         STRUCTURES.iter().map(|s| (*s, Vec::new())).collect();
     for case in all {
-        let refused = case.expect.outcomes().iter().all(
-            |o| matches!(o, Expected::Invalid { code, .. } if code == "invalid_signature"),
-        );
+        let refused =
+            case.expect.outcomes().iter().all(
+                |o| matches!(o, Expected::Invalid { code, .. } if code == "invalid_signature"),
+            );
         if !refused || !serious.contains(&case.stake.granted) {
             continue;
         }
         for (structure, how) in signs_less(case) {
-            by.entry(structure)
-                .or_default()
-                .push((case.id.clone(), format!("{how}; granted: {}", case.stake.granted)));
+            by.entry(structure).or_default().push((
+                case.id.clone(),
+                format!("{how}; granted: {}", case.stake.granted),
+            ));
         }
     }
     by
@@ -228,7 +254,11 @@ fn every_signed_structure_has_a_case_signed_over_less() {
             eprintln!("  {id}: signed over {how}");
         }
     }
-    assert_eq!(uncovered(&by), Vec::<Structure>::new(), "structures no case shows");
+    assert_eq!(
+        uncovered(&by),
+        Vec::<Structure>::new(),
+        "structures no case shows"
+    );
     // The cases written for this (issue 48): each is found, so the finder is not blind.
     let ids: BTreeSet<&str> = by.values().flatten().map(|(id, _)| id.as_str()).collect();
     for id in [

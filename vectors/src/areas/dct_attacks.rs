@@ -661,9 +661,8 @@ impl Forge<'_> {
     ///   the block alone.
     fn signs_less(&self, what: &str) -> Tok {
         let k = self.k;
-        let block_sig = |t: &Tok, i: usize, signer: &Key| {
-            sign_text(&signer.keypair(), &canon(&t.atts()[i]))
-        };
+        let block_sig =
+            |t: &Tok, i: usize, signer: &Key| sign_text(&signer.keypair(), &canon(&t.atts()[i]));
         let narrow_root = || {
             Chain::root(k).with_authority(|a| {
                 a.capabilities = vec![cap("docs", "read", "/project/public/**")];
