@@ -131,8 +131,10 @@ struct Entry {
     /// level rule), appended to its description as ` (<clause>)`.
     #[serde(default)]
     clause: Option<String>,
-    /// Outcomes another reading gives, each added with its decision and flag before `also`
-    /// (issue 27's audit; a case stated here instead of inferred from its description).
+    /// Outcomes another reading gives, each added with its decision and flag before the
+    /// audit's rules over inputs and before `also` (the amendments of `spec/audit-v0.2.md`
+    /// §2 and issue 27, stated with the case instead of listed by id or inferred from its
+    /// description in `audit.rs`).
     #[serde(default)]
     amend: Vec<Amendment>,
     /// The reviewers' notes, one or a list (not copied into the case).
@@ -238,9 +240,20 @@ pub fn requirement_quote(id: &str) -> Option<&'static Quote> {
     data().quotes.get(id).and_then(Option::as_ref)
 }
 
+/// Adds the outcomes the case's entry lists in `amend` (each with its decision and flag),
+/// in order. The generator calls it before the audit's rules over inputs (`crate::audit`)
+/// and [`apply`].
+pub fn amend(case: &mut Case) {
+    if let Some((_, entry)) = data().entries.get(&case.id) {
+        for a in &entry.amend {
+            add_outcome(case, &a.decision, &a.flag, &a.outcome);
+        }
+    }
+}
+
 /// Sets `case.ground`, `case.stake` and `case.level` from the data files, adds the outcomes
-/// other readings give (`amend`, then `also`) to its expectation, and names its `clause` in
-/// its description. `group` is `<area>/<group>`.
+/// other readings give (`also`) to its expectation, and names its `clause` in its
+/// description. `group` is `<area>/<group>`.
 pub fn apply(case: &mut Case, group: &str) -> Result<(), String> {
     let d = data();
     let Some((file, entry)) = d.entries.get(&case.id) else {
@@ -259,9 +272,6 @@ pub fn apply(case: &mut Case, group: &str) -> Result<(), String> {
         .stake
         .as_ref()
         .map_or_else(|| base.clone(), |s| s.over(base));
-    for a in &entry.amend {
-        add_outcome(case, &a.decision, &a.flag, &a.outcome);
-    }
     if let Some(clause) = &entry.clause {
         case.description = format!("{} ({clause})", case.description);
     }
