@@ -11,7 +11,10 @@
 //! 6. a `valid` expectation states a `granted` effect that some output member of the operation
 //!    can grant (a `false` answer that could be `true`, a denial that could be a forward, an
 //!    output member of `spec/severity.md` §6), else a harmless one;
-//! 7. a fix hint's comparison agrees with the requirement text it restates.
+//! 7. a fix hint's comparison agrees with the requirement text it restates;
+//! 8. a reason shared by several cases describes each of them: where it names operations of
+//!    the catalogue, every case that shares it runs one of them (a reason written for one
+//!    operation's cases, copied onto another's, says nothing true about those).
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -442,6 +445,57 @@ fn lint_fix_hints(severity: &Value, quotes: &Value) -> Vec<String> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// 8. A shared reason describes every case that shares it.
+
+/// The catalogued operations a reason names (`dct.verify`, `json.canonicalize`, …), as whole
+/// words.
+fn operations_named(reason: &str) -> BTreeSet<&'static str> {
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    delegateos_vectors::operations::names()
+        .into_iter()
+        .filter(|op| {
+            reason.match_indices(op).any(|(at, _)| {
+                let before = reason[..at].chars().next_back();
+                let after = reason[at + op.len()..].chars().next();
+                !before.is_some_and(|c| word(c) || c == '.') && !after.is_some_and(word)
+            })
+        })
+        .collect()
+}
+
+fn lint_shared_reasons_describe(all: &[Case]) -> Vec<String> {
+    let mut by: BTreeMap<&str, Vec<&Case>> = BTreeMap::new();
+    for c in all {
+        let reason = match &c.ground {
+            Ground::Hardening { reason } => Some(reason.as_str()),
+            Ground::Decision { reason, .. } => reason.as_deref(),
+            _ => None,
+        };
+        if let Some(r) = reason {
+            by.entry(r).or_default().push(c);
+        }
+    }
+    let mut out = Vec::new();
+    for (reason, cases) in by {
+        let named = operations_named(reason);
+        if cases.len() < 2 || named.is_empty() {
+            continue;
+        }
+        for c in cases {
+            if !named.contains(c.op.as_str()) {
+                out.push(format!(
+                    "{}: a {} case shares a reason about {}: {reason:?}",
+                    c.id,
+                    c.op,
+                    named.iter().copied().collect::<Vec<_>>().join(", ")
+                ));
+            }
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
 // The corpus passes every lint.
 
 #[test]
@@ -456,6 +510,7 @@ fn the_corpus_passes_every_lint() {
     problems.extend(lint_reasons_are_sentences(&all));
     problems.extend(lint_quotes_are_not_headings(&all, &spec, &architecture));
     problems.extend(lint_granted_on_valid(&all, &grantable(&all)));
+    problems.extend(lint_shared_reasons_describe(&all));
     problems.extend(lint_fix_hints(
         &serde_json::from_str(SEVERITY).unwrap(),
         &serde_json::from_str(REQUIREMENT_QUOTES).unwrap(),
@@ -585,4 +640,33 @@ fn lint_7_catches_a_fix_hint_with_the_boundary_off_by_one() {
         }
     }
     assert_eq!(lint_fix_hints(&planted, &quotes).len(), 1);
+}
+
+#[test]
+fn lint_8_catches_a_reason_shared_by_a_case_of_another_operation() {
+    let all = cases();
+    let reason = Ground::Hardening {
+        reason: "The text does not limit nesting, so refusing deep input in `json.canonicalize` \
+                 without crashing is safer behaviour."
+            .to_owned(),
+    };
+    let mut planted: Vec<Case> = [
+        "primitives-canonicalization-0094",
+        "primitives-canonicalization-0095",
+    ]
+    .iter()
+    .map(|id| {
+        let mut c = case(&all, id).clone();
+        c.ground = reason.clone();
+        c
+    })
+    .collect();
+    assert!(lint_shared_reasons_describe(&planted).is_empty());
+    // The same reason on a `dct.verify` case it does not describe.
+    let mut other = case(&all, "dct-malformed-0335").clone();
+    other.ground = reason;
+    planted.push(other);
+    let problems = lint_shared_reasons_describe(&planted);
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(problems[0].starts_with("dct-malformed-0335: a dct.verify case"));
 }
