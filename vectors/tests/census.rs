@@ -14,7 +14,10 @@
 //! 7. a fix hint's comparison agrees with the requirement text it restates;
 //! 8. a reason shared by several cases describes each of them: where it names operations of
 //!    the catalogue, every case that shares it runs one of them (a reason written for one
-//!    operation's cases, copied onto another's, says nothing true about those).
+//!    operation's cases, copied onto another's, says nothing true about those);
+//! 9. a critical `wrongOutput` effect on a case that can answer `valid` is one an output member
+//!    of the operation carries (`spec/severity.md` §6): a wrong id in an AuthorizedScope is no
+//!    expiry or revocation bypass.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -496,6 +499,44 @@ fn lint_shared_reasons_describe(all: &[Case]) -> Vec<String> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// 9. A critical wrong output is one an output member can carry.
+
+fn lint_wrong_output_effects(all: &[Case], severity: &Value) -> Vec<String> {
+    let critical: BTreeSet<&str> = severity["effects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["severity"] == "critical")
+        .filter_map(|e| e["name"].as_str())
+        .collect();
+    let mut carried: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for row in severity["outputs"].as_array().unwrap() {
+        if let (Some(op), Some(effect)) = (row["op"].as_str(), row["granted"].as_str()) {
+            carried.entry(op).or_default().insert(effect);
+        }
+    }
+    all.iter()
+        .filter(|c| {
+            c.expect
+                .outcomes()
+                .iter()
+                .any(|o| matches!(o, Expected::Valid { .. }))
+        })
+        .filter_map(|c| {
+            let members = carried.get(c.op.as_str())?;
+            let w = c.stake.wrong_output.as_str();
+            (critical.contains(w) && w != "crash-or-hang" && !members.contains(w)).then(|| {
+                format!(
+                    "{}: wrongOutput {w} on a case that can answer `valid`, but no output member \
+                     of {} carries it",
+                    c.id, c.op
+                )
+            })
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------------
 // The corpus passes every lint.
 
 #[test]
@@ -511,6 +552,10 @@ fn the_corpus_passes_every_lint() {
     problems.extend(lint_quotes_are_not_headings(&all, &spec, &architecture));
     problems.extend(lint_granted_on_valid(&all, &grantable(&all)));
     problems.extend(lint_shared_reasons_describe(&all));
+    problems.extend(lint_wrong_output_effects(
+        &all,
+        &serde_json::from_str(SEVERITY).unwrap(),
+    ));
     problems.extend(lint_fix_hints(
         &serde_json::from_str(SEVERITY).unwrap(),
         &serde_json::from_str(REQUIREMENT_QUOTES).unwrap(),
@@ -669,4 +714,15 @@ fn lint_8_catches_a_reason_shared_by_a_case_of_another_operation() {
     let problems = lint_shared_reasons_describe(&planted);
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert!(problems[0].starts_with("dct-malformed-0335: a dct.verify case"));
+}
+
+#[test]
+fn lint_9_catches_an_expiry_bypass_stated_for_a_wrong_scope() {
+    let all = cases();
+    let severity: Value = serde_json::from_str(SEVERITY).unwrap();
+    let mut planted = case(&all, "dct-expired-0055").clone();
+    assert!(lint_wrong_output_effects(std::slice::from_ref(&planted), &severity).is_empty());
+    // What the case stated before the sample of seed 11.
+    planted.stake.wrong_output = "expiry-bypass".to_owned();
+    assert_eq!(lint_wrong_output_effects(&[planted], &severity).len(), 1);
 }
