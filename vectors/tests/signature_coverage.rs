@@ -25,6 +25,7 @@ use delegateos_vectors::format::{Case, Expected};
 use serde_json::{json, Map, Value};
 
 const SEVERITY: &str = include_str!("../spec/data/severity.json");
+const FINGERPRINTS: &str = include_str!("../spec/data/fingerprints.json");
 
 /// The signed structures of the text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -296,4 +297,38 @@ fn a_case_stated_with_a_lesser_stake_does_not_count() {
         c.stake.granted = "lenient-input".into();
     }
     assert_eq!(uncovered(&coverage(&all)), vec![Structure::Attestation]);
+}
+
+#[test]
+fn a_verifier_that_checks_one_block_fails_these_cases_as_forgery() {
+    // The catalogue's fault `verify.3b.block-only` is the reference verifying each attenuation
+    // signature over its own block (spec/faults.md); its computed fingerprint
+    // (tests/fingerprints.rs) says what the corpus sees of that mistake. It must accept the
+    // cases moved onto another chain (direction `granted`), each stated as forgery.
+    let fingerprints: Value = serde_json::from_str(FINGERPRINTS).unwrap();
+    let fault = fingerprints["fingerprints"]["verify.3b.block-only"]
+        .as_object()
+        .expect("the fault has a fingerprint");
+    let granted: BTreeSet<&str> = fault
+        .iter()
+        .filter(|(_, d)| d.as_str() == Some("granted"))
+        .map(|(id, _)| id.as_str())
+        .collect();
+    let all = cases();
+    let shown: BTreeSet<String> = coverage(&all)[&Structure::AttenuationPrefix]
+        .iter()
+        .map(|(id, _)| id.clone())
+        .collect();
+    assert!(
+        !granted.is_empty(),
+        "the block-only verifier accepts no case"
+    );
+    for id in &granted {
+        assert!(
+            shown.contains(*id),
+            "{id}: accepted by the block-only verifier, not shown"
+        );
+        let c = all.iter().find(|c| c.id == *id).unwrap();
+        assert_eq!(c.stake.granted, "forgery", "{id}");
+    }
 }
