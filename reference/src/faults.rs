@@ -113,6 +113,12 @@ pub fn signer_member_as_key(root: bool) -> bool {
     on("verify.3.signer-member-as-key") || (root && on("verify.3a.signer-member-as-key"))
 }
 
+/// The digest an attenuation signature is checked over when it is taken to cover its own
+/// block only (BLAKE2b-256 of the block's canonical JSON), not the token prefix up to it.
+pub fn block_only_digest(block_canonical: &str) -> [u8; 32] {
+    crate::crypto::blake2b256(block_canonical.as_bytes())
+}
+
 /// `a >= b`, where the spec's comparison is `>` (an off-by-one mistake).
 pub fn at_least<T: PartialOrd>(a: T, b: T) -> bool {
     a >= b

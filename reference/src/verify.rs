@@ -500,7 +500,11 @@ fn check_attenuation_signatures(d: &Decoded, keys: &mut dyn KeyStore) -> Result<
         h.update(b"],\"authority\":");
         h.update(d.authority_canonical.as_bytes());
         h.update(b"}");
-        let digest: [u8; 32] = h.finalize().into();
+        let digest: [u8; 32] = if faults::on("verify.3b.block-only") {
+            faults::block_only_digest(canonical)
+        } else {
+            h.finalize().into()
+        };
         let index = Some(idx(i));
         if faults::on("verify.3b.signatures-unchecked")
             || faults::on("verify.3.signatures-unchecked")

@@ -1,201 +1,32 @@
-//! The case changes of `spec/audit-v0.2.md` §2 (issue 12), applied by the generator framework
-//! to the cases the areas build (so no area call site repeats them). A case's level is not
-//! decided here: it is its ground's (`crate::grounds`, issue 36).
+//! The audit's rules over a case's input (`spec/audit-v0.2.md` §2, issue 12; issue 27),
+//! applied by the generator framework to the cases the areas build (so no area call site
+//! repeats them). A case's level is not decided here: it is its ground's (`crate::grounds`,
+//! issue 36).
 //!
-//! [`amend`] turns the cases the audit lists into `acceptable` ones: the reference's reading
-//! stays outcome 0 (the generator still asserts the reference gives it), and the other
-//! reading is added as written by the audit. Where the other reading is a success whose exact
-//! output the spec does not determine (a depth countdown the literal text does not apply, a
-//! list without the entries that could never revoke), the added outcome is a success with an
-//! empty `output` object: it pins the verdict, not the output.
+//! [`amend`] adds the outcome another reasonable reading gives to cases whose *input* has the
+//! trait the reading turns on (a caller's malformed `now` or root key, a token deeper than its
+//! bound at issuance, an ISO 8601 form outside the D5 profile, a scoreless check's `score`):
+//! the reference's reading stays outcome 0 (the generator still asserts the reference gives
+//! it). Where the other reading is a success whose exact output the spec does not determine,
+//! the added outcome is a success with an empty `output` object: it pins the verdict, not the
+//! output.
+//!
+//! No rule here names a case or reads its description (issue 48): the amendments the audit
+//! once listed by id, the clause a case names where its requirements do not (a token member
+//! of the wrong JSON type, I-JSON input, a wrong revoker) and the `expired` reading of an
+//! expiry that is no time are fields of the case's entry in
+//! `src/areas/data/grounds/<area>.json` (`amend`, `clause`), applied by `crate::grounds`.
 
 use serde_json::json;
 
 use crate::format::{Case, Expectation, Expected};
 
-/// How the audit turns a case into an `acceptable` one.
-#[derive(Debug, Clone, Copy)]
-enum Amend {
-    /// Add the other outcome `Expected` (built by the function from outcome 0), the flag
-    /// naming the decision, under decision `D…`.
-    Add {
-        decision: &'static str,
-        flag: &'static str,
-        other: fn(&Expected) -> Option<Expected>,
-    },
-}
-
-fn success(_: &Expected) -> Option<Expected> {
-    Some(Expected::valid(json!({})))
-}
-
-fn subset_rejects(_: &Expected) -> Option<Expected> {
-    Some(Expected::invalid("attenuation_violation", "10.1/4b"))
-}
-
-fn check_fails(_: &Expected) -> Option<Expected> {
-    Some(Expected::valid(json!({"passed": false, "score": 0})))
-}
-
-fn chain_valid(_: &Expected) -> Option<Expected> {
-    Some(Expected::valid(json!({"valid": true})))
-}
-
-/// §8.2 invariant 2 (`child.from === parent.to`), the fault a five-invariant check reports.
-fn from_mismatch(_: &Expected) -> Option<Expected> {
-    Some(Expected::invalid("from_mismatch", "8.2/2"))
-}
-
-/// D13: the same BLAKE2b-256 digest, lowercase hex instead of base64url.
-fn hex_digest(first: &Expected) -> Option<Expected> {
-    let Expected::Valid { output } = first else {
-        return None;
-    };
-    let b64 = output.get("outputHash")?.as_str()?;
-    let bytes = delegateos_reference::encoding::b64u_decode(b64).ok()?;
-    Some(Expected::valid(json!({ "outputHash": hex::encode(bytes) })))
-}
-
-/// D11: the other reading of `contract.bind` flips the contract-id verdict.
-fn other_binding(first: &Expected) -> Option<Expected> {
-    match first {
-        Expected::Valid { .. } => Some(Expected::invalid("contract_mismatch", "5.2/contract")),
-        Expected::Invalid { code, .. } if code == "contract_mismatch" => {
-            Some(Expected::valid(json!({"bound": true})))
-        }
-        Expected::Invalid { .. } => None,
-    }
-}
-
-/// D18: an implementation that refuses an empty authority capability list as malformed.
-fn empty_caps_malformed(_: &Expected) -> Option<Expected> {
-    Some(Expected::invalid("malformed_token", "10.1/1"))
-}
-
-/// D32: a proxy that hides the argument-resource tools whose capability exists only for
-/// other resources lists nothing here.
-fn tools_hidden(_: &Expected) -> Option<Expected> {
-    Some(Expected::valid(json!({"tools": []})))
-}
-
-fn amendment(id: &str) -> Option<Amend> {
-    let add = |decision, flag, other| {
-        Some(Amend::Add {
-            decision,
-            flag,
-            other,
-        })
-    };
-    let n = |prefix: &str| -> Option<u32> { id.strip_prefix(prefix)?.parse().ok() };
-    if id == "dct-redteam-0043" {
-        return add("D3", "SubsetConservative", subset_rejects);
-    }
-    if id == "checks-output-verification-0027" {
-        return add("D28", "ExpectedResultDetails", check_fails);
-    }
-    if matches!(
-        id,
-        "checks-json_schema-0030"
-            | "checks-json_schema-0031"
-            | "checks-json_schema-0032"
-            | "checks-output-verification-0006"
-    ) {
-        return add("D29", "SchemaDialect", check_fails);
-    }
-    if matches!(
-        id,
-        "dct-attenuate-0038"
-            | "dct-expanded-0102"
-            | "dct-expanded-0105"
-            | "dct-expanded-0106"
-            | "dct-redteam-0005"
-            | "dct-redteam-0006"
-    ) {
-        return add("D4", "DepthSemantics", success);
-    }
-    if let Some(k) = n("dct-forged-") {
-        if matches!(k, 23 | 29 | 73 | 74 | 81 | 82 | 83 | 84) {
-            return add("D8", "SignatureStructure", success);
-        }
-    }
-    if id == "dct-malformed-0504" {
-        return add("D9", "UnknownField", success);
-    }
-    if let Some(k) = n("revocation-from-json-") {
-        if (10..=16).contains(&k) || (31..=34).contains(&k) {
-            return add("D6", "RevocationListAtomic", success);
-        }
-    }
-    if id == "chain-invariants-0081" {
-        return add("D26", "ChainAttenuationCount", chain_valid);
-    }
-    // Issue 27 (D26 option (c)): §8.2 lists five invariants; a chain check that is exactly
-    // those (each token verified separately, where it is used) finds nothing wrong with a
-    // chain whose only fault is a delegation's DCT failing steps 1–6 (expired, wrong root key,
-    // revoked, zero budget), or reports the invariant the text names when there is one.
-    if matches!(
-        id,
-        "chain-invariants-0090"
-            | "chain-invariants-0092"
-            | "chain-invariants-0093"
-            | "chain-invariants-0097"
-            | "chain-invariants-0114"
-            | "chain-store-0045"
-            | "chain-store-0047"
-    ) {
-        return add("D26", "ChainAttenuationCount", chain_valid);
-    }
-    if id == "chain-invariants-0107" {
-        return add("D26", "ChainAttenuationCount", from_mismatch);
-    }
-    if let Some(k) = n("attestation-output-hash-") {
-        if (1..=15).contains(&k) || k == 20 || k == 21 {
-            return add("D13", "OutputHashEncoding", hex_digest);
-        }
-    }
-    if let Some(k) = n("contract-binding-") {
-        // 25, 26, 29 (audit §15): positive capability cases on tokens whose last attenuation
-        // carries the contract's id and the authority another one; the authority reading binds
-        // nothing there (its rejections 24, 27, 28 are `contract_mismatch`, same family).
-        if matches!(k, 3..=7 | 9 | 10 | 25 | 26 | 29) {
-            return add("D11", "BindingContractId", other_binding);
-        }
-    }
-    if id == "attestation-verify-0032" {
-        return add("D13", "OutputHashEncoding", success);
-    }
-    if let Some(k) = n("contract-binding-") {
-        if matches!(k, 50 | 52 | 53) {
-            return add("D18", "EmptyCapabilities", empty_caps_malformed);
-        }
-    }
-    if id == "mcp-filter_tools-0003" {
-        return add("D32", "McpListFilter", tools_hidden);
-    }
-    None
-}
-
-/// Applies the audit's expectation changes to `case` (no-op for cases it does not list).
-/// Returns an error line if the audit names a case whose expectation it cannot amend.
-pub fn amend(case: &mut Case) -> Result<(), String> {
-    amend_listed(case)?;
-    if case.id == "chain-invariants-0114" {
-        // Also D26's order: a check that reads every record's shape before any DCT reports the
-        // next delegation's shape fault (the `chain` family).
-        add_outcome(
-            case,
-            "D26",
-            "ChainAttenuationCount",
-            Expected::invalid("malformed_delegation", "8.1"),
-        );
-    }
+/// Applies the audit's rules over inputs to `case`.
+pub fn amend(case: &mut Case) {
     amend_check_score(case);
     amend_caller_input(case);
     amend_depth_at_issuance(case);
     amend_iso8601(case);
-    amend_timestamp_garbage_code(case);
-    name_clauses(case);
-    Ok(())
 }
 
 /// Adds `extra` to the case's outcomes (making it `acceptable` under `decision` unless it
@@ -388,115 +219,6 @@ fn amend_iso8601(case: &mut Case) {
     }
 }
 
-/// Issue 27 (D5): an expiry that is no time at all (February 30, month 13, second 60 outside a
-/// leap second) must be refused, but *which* code refuses it is a decision: `malformed_token`
-/// at step 1 (ours) or `expired` at step 5 from a verifier that treats an unparseable expiry
-/// as already past. Cases whose faulty timestamp is an `expiresAt` accept both.
-fn amend_timestamp_garbage_code(case: &mut Case) {
-    if case.op != "dct.verify" {
-        return;
-    }
-    let garbage = case
-        .requirements
-        .iter()
-        .any(|r| r == "PRIM-TIME-CALENDAR" || r == "PRIM-TIME-LEAP-SECOND");
-    let malformed =
-        case.expect.outcomes().first().is_some_and(
-            |o| matches!(o, Expected::Invalid { code, .. } if code == "malformed_token"),
-        );
-    let expiry = case.description.contains("expiresAt") && !case.description.contains("issuedAt");
-    let iso_form = ISO8601_FORMS
-        .iter()
-        .any(|(form, _)| case.description.contains(form));
-    if garbage && malformed && expiry && !iso_form && !contains_iso_form(&case.input) {
-        add_outcome(
-            case,
-            "D5",
-            "TimestampOffset",
-            Expected::invalid("expired", "10.1/5"),
-        );
-    }
-}
-
-/// Descriptions of `dct.verify` cases whose token has a member of the wrong JSON type (or is no
-/// object): §3.1 types every member and step 1 validates the structure, so the refusal is the
-/// text's even where the cited requirement's decision (D9, D23) is hardening. A value of the
-/// right type outside the profile (`-1`, `1.5`, `2^53`, a padded id) and an optional attenuation
-/// member that is `null` (D23) are not type faults.
-const TYPE_FAULTS: &[&str] = &[
-    "wrong JSON type",
-    " is true",
-    " is false",
-    " is an object",
-    " is an array",
-    " is a number",
-    " (a number)",
-    " as a string",
-    " is the string `",
-    " is a list holding null",
-    "].resource is null",
-    " whose resource is null",
-    " whose action is null",
-    "authority.expiresAt is null",
-    "authority.maxBudgetMicrocents is null",
-    "authority.maxChainDepth is null",
-    "decoded JSON is null",
-    "decoded JSON is a string",
-    "decoded JSON is an array",
-];
-
-/// Names, in the case, the clause that decides it where the rule of issue 27 needs one the
-/// cited requirements do not give:
-/// - `json.canonicalize` refusing what is not I-JSON: §1.2 names RFC 8785, whose input is
-///   I-JSON (RFC 7493 §2.1–2.2: UTF-8 without lone surrogates, unique member names, numbers
-///   that are IEEE doubles);
-/// - a token member of the wrong JSON type ([`TYPE_FAULTS`]): §3.1's interface and step 1;
-/// - a wrong-revoker entry that must not revoke: §4.1's `revokedBy` "must be the signer of
-///   the revoked block" (§10.1 step 2 checks only `isRevoked(revId)`; the case rests on §4.1).
-fn name_clauses(case: &mut Case) {
-    const IJSON: &[&str] = &[
-        "PRIM-JSON-LONE-SURROGATE",
-        "PRIM-JSON-DUPLICATE-KEY",
-        "PRIM-JSON-NUMBER-RANGE",
-        "PRIM-JSON-UTF8",
-    ];
-    let mut clause = None;
-    if case.op == "json.canonicalize"
-        && case
-            .requirements
-            .iter()
-            .any(|r| IJSON.contains(&r.as_str()))
-        && matches!(&case.expect, Expectation::Invalid { .. })
-    {
-        clause = Some("spec §1.2: RFC 8785 canonicalizes I-JSON, RFC 7493 §2.1–2.2");
-    }
-    if case.op == "dct.verify"
-        && case.expect.outcomes().first().is_some_and(
-            |o| matches!(o, Expected::Invalid { code, .. } if code == "malformed_token"),
-        )
-        && TYPE_FAULTS.iter().any(|p| case.description.contains(p))
-    {
-        clause = Some(
-            "spec §3.1: the SignedJSONToken interface types; §10.1 step 1: \"validate \
-             structure\"",
-        );
-    }
-    if case.flags.iter().any(|f| f == "RevocationWrongRevoker") {
-        clause = Some(
-            "spec §4.1: `revokedBy` must be the signer of the revoked block; §10.1 step 2 \
-             looks the id up in that list",
-        );
-    }
-    if let Some(clause) = clause {
-        if !["(spec §", "(architecture §"]
-            .iter()
-            .any(|open| case.description.contains(open))
-        {
-            case.description = format!("{} ({clause})", case.description);
-        }
-    }
-}
-
 /// The checks whose §6.2 text gives no score (only `regex_match` and `json_schema` have one).
 const SCORELESS_CHECKS: &[&str] = &[
     "string_length",
@@ -557,84 +279,4 @@ fn amend_check_score(case: &mut Case) {
     if !case.flags.iter().any(|f| f == "CheckScore") {
         case.flags.push("CheckScore".to_owned());
     }
-}
-
-/// The amendments of the cases the audit lists by id.
-fn amend_listed(case: &mut Case) -> Result<(), String> {
-    let Some(Amend::Add {
-        decision,
-        flag,
-        other,
-    }) = amendment(&case.id)
-    else {
-        return Ok(());
-    };
-    let mut outcomes = case.expect.outcomes();
-    let Some(first) = outcomes.first().cloned() else {
-        return Err(format!(
-            "{}: the audit amends a case without outcomes",
-            case.id
-        ));
-    };
-    let Some(extra) = other(&first) else {
-        return Err(format!(
-            "{}: the audit's other reading does not apply to outcome 0",
-            case.id
-        ));
-    };
-    if !outcomes.contains(&extra) {
-        outcomes.push(extra);
-    }
-    let decision = match &case.expect {
-        Expectation::Acceptable { decision, .. } => decision.clone(),
-        _ => decision.to_owned(),
-    };
-    case.expect = Expectation::Acceptable { outcomes, decision };
-    if !case.flags.iter().any(|f| f == flag) {
-        case.flags.push(flag.to_owned());
-    }
-    Ok(())
-}
-
-/// The audit's ids that must exist in the corpus (a renamed case must not silently lose its
-/// override).
-pub fn listed_ids() -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let mut push = |prefix: &str, nums: &[u32]| {
-        for k in nums {
-            out.push(format!("{prefix}{k:04}"));
-        }
-    };
-    push("dct-forged-", &[23, 29, 73, 74, 81, 82, 83, 84]);
-    push(
-        "revocation-from-json-",
-        &[10, 11, 12, 13, 14, 15, 16, 31, 32, 33, 34],
-    );
-    push(
-        "attestation-output-hash-",
-        &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 20, 21],
-    );
-    push(
-        "contract-binding-",
-        &[3, 4, 5, 6, 7, 9, 10, 25, 26, 29, 50, 52, 53],
-    );
-    push("dct-expanded-", &[102, 105, 106]);
-    push("chain-invariants-", &[90, 92, 93, 97, 107, 114]);
-    push("chain-store-", &[45, 47]);
-    push("dct-redteam-", &[5, 6, 43]);
-    for id in [
-        "dct-attenuate-0038",
-        "dct-malformed-0504",
-        "chain-invariants-0081",
-        "checks-output-verification-0027",
-        "checks-json_schema-0030",
-        "checks-json_schema-0031",
-        "checks-json_schema-0032",
-        "checks-output-verification-0006",
-        "attestation-verify-0032",
-        "mcp-filter_tools-0003",
-    ] {
-        out.push(id.to_owned());
-    }
-    out
 }

@@ -185,9 +185,8 @@ impl Group {
         }
         // The audit's case changes (spec/audit-v0.2.md §2), then the case's ground and stake
         // as the data files state them (issue 36): its level is its ground's.
-        if let Err(e) = audit::amend(&mut case) {
-            self.errors.push(e);
-        }
+        grounds::amend(&mut case);
+        audit::amend(&mut case);
         if let Err(e) = grounds::apply(&mut case, &format!("{}/{}", self.area, self.name)) {
             self.errors.push(e);
         }

@@ -9,15 +9,14 @@
 //!   upstream protocol spec or architecture document (`spec/upstream/`) it restates, or `null`
 //!   where the text does not decide it. A normative case names the requirement whose quote
 //!   decides it (`"requirement"`) or carries its own `"quote"`.
-//! - `vectors/src/areas/data/grounds/*.json`: one entry per case id — `level`, and for
-//!   `normative` a `requirement` or `quote`, for `decision` the `decision` (with `also`: the
-//!   outcomes other reasonable readings give, added to the expectation; or a `reason` why the
-//!   text admits one), for `hardening` the `reason`; an optional partial `stake`. Each file
-//!   also has `stakes`: the stake of each `<area>/<group>`, which a case entry overrides per
-//!   direction. `baseline.json` is the first statement of every case (migrated from the
-//!   inferred levels of issue 27 and the severity rules of issue 26, then reviewed);
-//!   `relevel-*.json` are the audits of issue 36 that restate a case, applied after it, and
-//!   `relevel-census.json` the census of issue 48 (written by `census.py`), applied last.
+//! - `vectors/src/areas/data/grounds/<area>.json`: the current state of every case of the
+//!   area, one entry per case id and the only statement of it (issue 48: the baseline of issue
+//!   36 and the re-level files of its audits and of the census were folded into these) —
+//!   `level`, and for `normative` a `requirement` or `quote`, for `decision` the `decision`
+//!   (with `also`: the outcomes other reasonable readings give, added to the expectation; or a
+//!   `reason` why the text admits one), for `hardening` the `reason`; a `stake` where it
+//!   differs from its group's; `audit`, the reviewers' notes (one or a list, not copied into
+//!   the case). Each file also has `stakes`: the stake of each `<area>/<group>` of the area.
 
 use std::collections::BTreeMap;
 
@@ -29,32 +28,47 @@ use crate::format::{Case, Expectation, Expected, Ground, Level, Stake};
 /// The requirement quotes.
 const REQUIREMENT_QUOTES: &str = include_str!("../spec/grounds/requirement-quotes.json");
 
-/// The case files, applied in this order (a later entry for the same case replaces the
-/// ground of an earlier one and merges its stake).
+/// The case files, one per area: each case and each group is stated in exactly one.
 const CASE_FILES: &[(&str, &str)] = &[
     (
-        "baseline.json",
-        include_str!("areas/data/grounds/baseline.json"),
+        "advisory.json",
+        include_str!("areas/data/grounds/advisory.json"),
     ),
     (
-        "relevel-R1.json",
-        include_str!("areas/data/grounds/relevel-R1.json"),
+        "attestation.json",
+        include_str!("areas/data/grounds/attestation.json"),
+    ),
+    ("chain.json", include_str!("areas/data/grounds/chain.json")),
+    (
+        "checks.json",
+        include_str!("areas/data/grounds/checks.json"),
     ),
     (
-        "relevel-R2.json",
-        include_str!("areas/data/grounds/relevel-R2.json"),
+        "companions.json",
+        include_str!("areas/data/grounds/companions.json"),
     ),
     (
-        "relevel-R3.json",
-        include_str!("areas/data/grounds/relevel-R3.json"),
+        "contract.json",
+        include_str!("areas/data/grounds/contract.json"),
+    ),
+    ("dct.json", include_str!("areas/data/grounds/dct.json")),
+    ("glob.json", include_str!("areas/data/grounds/glob.json")),
+    (
+        "jsonrpc.json",
+        include_str!("areas/data/grounds/jsonrpc.json"),
+    ),
+    ("mcp.json", include_str!("areas/data/grounds/mcp.json")),
+    (
+        "primitives.json",
+        include_str!("areas/data/grounds/primitives.json"),
     ),
     (
-        "relevel-lead.json",
-        include_str!("areas/data/grounds/relevel-lead.json"),
+        "revocation.json",
+        include_str!("areas/data/grounds/revocation.json"),
     ),
     (
-        "relevel-census.json",
-        include_str!("areas/data/grounds/relevel-census.json"),
+        "stateful.json",
+        include_str!("areas/data/grounds/stateful.json"),
     ),
 ];
 
@@ -69,7 +83,7 @@ pub struct Quote {
     pub quote: String,
 }
 
-/// A partial stake (per-direction overrides).
+/// A partial stake (the directions where a case differs from its group).
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct PartialStake {
@@ -96,13 +110,11 @@ impl PartialStake {
     }
 }
 
-/// One case's entry in a case file.
+/// One case's entry in its area's file: the case's current ground and stake.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Entry {
-    /// Absent in an entry that only restates the stake.
-    #[serde(default)]
-    level: Option<Level>,
+    level: Level,
     #[serde(default)]
     requirement: Option<String>,
     #[serde(default)]
@@ -115,13 +127,50 @@ struct Entry {
     also: Vec<Expected>,
     #[serde(default)]
     stake: Option<PartialStake>,
-    /// The auditor's note (not copied into the case).
+    /// The clause that decides the case where its cited requirements name none (issue 27's
+    /// level rule), appended to its description as ` (<clause>)`.
+    #[serde(default)]
+    clause: Option<String>,
+    /// Outcomes another reading gives, each added with its decision and flag before the
+    /// audit's rules over inputs and before `also` (the amendments of `spec/audit-v0.2.md`
+    /// §2 and issue 27, stated with the case instead of listed by id or inferred from its
+    /// description in `audit.rs`).
+    #[serde(default)]
+    amend: Vec<Amendment>,
+    /// The reviewers' notes, one or a list (not copied into the case).
     #[serde(default)]
     #[allow(dead_code)]
-    audit: Option<String>,
+    audit: Option<Value>,
 }
 
-/// One case file.
+/// An outcome another reading gives, with the decision and the flag that name it.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Amendment {
+    decision: String,
+    flag: String,
+    outcome: Expected,
+}
+
+/// Adds `extra` to the case's outcomes (making it `acceptable` under `decision` unless it
+/// already is), with `flag` (nothing if the case already allows it).
+fn add_outcome(case: &mut Case, decision: &str, flag: &str, extra: &Expected) {
+    let mut outcomes = case.expect.outcomes();
+    if outcomes.contains(extra) {
+        return;
+    }
+    outcomes.push(extra.clone());
+    let decision = match &case.expect {
+        Expectation::Acceptable { decision, .. } => decision.clone(),
+        _ => decision.to_owned(),
+    };
+    case.expect = Expectation::Acceptable { outcomes, decision };
+    if !case.flags.iter().any(|f| f == flag) {
+        case.flags.push(flag.to_owned());
+    }
+}
+
+/// One area's file.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct CaseFile {
@@ -135,8 +184,8 @@ struct CaseFile {
 struct Data {
     quotes: BTreeMap<String, Option<Quote>>,
     stakes: BTreeMap<String, Stake>,
-    /// Per case: the entries of every file that names it, in file order.
-    entries: BTreeMap<String, Vec<(&'static str, Entry)>>,
+    /// Per case: its file and its entry.
+    entries: BTreeMap<String, (&'static str, Entry)>,
     errors: Vec<String>,
 }
 
@@ -149,24 +198,19 @@ fn data() -> &'static Data {
             BTreeMap::new()
         });
         let mut stakes = BTreeMap::new();
-        let mut entries: BTreeMap<String, Vec<(&'static str, Entry)>> = BTreeMap::new();
+        let mut entries: BTreeMap<String, (&'static str, Entry)> = BTreeMap::new();
         for (name, text) in CASE_FILES {
-            // A relevel file is a bare map of case entries; the baseline has `stakes` too.
-            let parsed: Result<CaseFile, _> = serde_json::from_str::<Value>(text).and_then(|v| {
-                if v.get("cases").is_some() {
-                    serde_json::from_value(v)
-                } else {
-                    serde_json::from_value(v).map(|cases| CaseFile {
-                        stakes: BTreeMap::new(),
-                        cases,
-                    })
-                }
-            });
-            match parsed {
+            match serde_json::from_str::<CaseFile>(text) {
                 Ok(file) => {
-                    stakes.extend(file.stakes);
+                    for (group, stake) in file.stakes {
+                        if stakes.insert(group.clone(), stake).is_some() {
+                            errors.push(format!("{name}: group {group} is stated twice"));
+                        }
+                    }
                     for (id, entry) in file.cases {
-                        entries.entry(id).or_default().push((*name, entry));
+                        if let Some((other, _)) = entries.insert(id.clone(), (*name, entry)) {
+                            errors.push(format!("{id}: stated in {other} and {name}"));
+                        }
                     }
                 }
                 Err(e) => errors.push(format!("vectors/src/areas/data/grounds/{name}: {e}")),
@@ -196,11 +240,23 @@ pub fn requirement_quote(id: &str) -> Option<&'static Quote> {
     data().quotes.get(id).and_then(Option::as_ref)
 }
 
-/// Sets `case.ground`, `case.stake` and `case.level` from the data files, and adds the
-/// outcomes other readings give (`also`) to its expectation. `group` is `<area>/<group>`.
+/// Adds the outcomes the case's entry lists in `amend` (each with its decision and flag),
+/// in order. The generator calls it before the audit's rules over inputs (`crate::audit`)
+/// and [`apply`].
+pub fn amend(case: &mut Case) {
+    if let Some((_, entry)) = data().entries.get(&case.id) {
+        for a in &entry.amend {
+            add_outcome(case, &a.decision, &a.flag, &a.outcome);
+        }
+    }
+}
+
+/// Sets `case.ground`, `case.stake` and `case.level` from the data files, adds the outcomes
+/// other readings give (`also`) to its expectation, and names its `clause` in its
+/// description. `group` is `<area>/<group>`.
 pub fn apply(case: &mut Case, group: &str) -> Result<(), String> {
     let d = data();
-    let Some(entries) = d.entries.get(&case.id) else {
+    let Some((file, entry)) = d.entries.get(&case.id) else {
         return Err(format!(
             "{}: no ground (add an entry to vectors/src/areas/data/grounds/)",
             case.id
@@ -208,23 +264,19 @@ pub fn apply(case: &mut Case, group: &str) -> Result<(), String> {
     };
     let Some(base) = d.stakes.get(group) else {
         return Err(format!(
-            "{}: group {group} has no stake in vectors/src/areas/data/grounds/baseline.json",
+            "{}: group {group} has no stake in vectors/src/areas/data/grounds/",
             case.id
         ));
     };
-    let mut stake = base.clone();
-    for (_, e) in entries {
-        if let Some(s) = &e.stake {
-            stake = s.over(&stake);
-        }
+    let stake = entry
+        .stake
+        .as_ref()
+        .map_or_else(|| base.clone(), |s| s.over(base));
+    if let Some(clause) = &entry.clause {
+        case.description = format!("{} ({clause})", case.description);
     }
-    // The last statement of a case's level is its ground (an audit restates the baseline;
-    // an entry without a level restates only the stake).
-    let Some((file, last)) = entries.iter().rev().find(|(_, e)| e.level.is_some()) else {
-        return Err(format!("{}: no ground", case.id));
-    };
-    let ground = ground_of(&case.id, file, last)?;
-    let also = last.also.clone();
+    let ground = ground_of(&case.id, file, entry)?;
+    let also = entry.also.clone();
     if !also.is_empty() {
         let Ground::Decision { decision, .. } = &ground else {
             return Err(format!(
@@ -251,7 +303,7 @@ pub fn apply(case: &mut Case, group: &str) -> Result<(), String> {
 }
 
 fn ground_of(id: &str, file: &str, e: &Entry) -> Result<Ground, String> {
-    let level = e.level.unwrap_or_default();
+    let level = e.level;
     let missing = |what: &str| format!("{id} ({file}): a {} ground needs {what}", level.as_str());
     Ok(match level {
         Level::Normative => {

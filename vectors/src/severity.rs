@@ -692,7 +692,7 @@ impl Model {
     }
 
     /// The stake the rules alone give a case (each direction's effect, `spec/severity.md`
-    /// §4–§7): how `vectors/src/areas/data/grounds/baseline.json` was first written, and the
+    /// §4–§7): how the first statement of every case's stake was written (issue 36), and the
     /// stake of a fuzzer's finding file, whose input no case states.
     pub fn rule_stake(
         &self,

@@ -11,7 +11,13 @@
 //! 6. a `valid` expectation states a `granted` effect that some output member of the operation
 //!    can grant (a `false` answer that could be `true`, a denial that could be a forward, an
 //!    output member of `spec/severity.md` §6), else a harmless one;
-//! 7. a fix hint's comparison agrees with the requirement text it restates.
+//! 7. a fix hint's comparison agrees with the requirement text it restates;
+//! 8. a reason shared by several cases describes each of them: where it names operations of
+//!    the catalogue, every case that shares it runs one of them (a reason written for one
+//!    operation's cases, copied onto another's, says nothing true about those);
+//! 9. a critical `wrongOutput` effect on a case that can answer `valid` is one an output member
+//!    of the operation carries (`spec/severity.md` §6): a wrong id in an AuthorizedScope is no
+//!    expiry or revocation bypass.
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
@@ -23,13 +29,21 @@ use delegateos_vectors::corpus::load_embedded;
 use delegateos_vectors::format::{Case, Expectation, Expected, Ground};
 use serde_json::Value;
 
+/// The ground files, one per area (`vectors/src/grounds.rs`).
 const GROUND_FILES: &[&str] = &[
-    include_str!("../src/areas/data/grounds/baseline.json"),
-    include_str!("../src/areas/data/grounds/relevel-R1.json"),
-    include_str!("../src/areas/data/grounds/relevel-R2.json"),
-    include_str!("../src/areas/data/grounds/relevel-R3.json"),
-    include_str!("../src/areas/data/grounds/relevel-lead.json"),
-    include_str!("../src/areas/data/grounds/relevel-census.json"),
+    include_str!("../src/areas/data/grounds/advisory.json"),
+    include_str!("../src/areas/data/grounds/attestation.json"),
+    include_str!("../src/areas/data/grounds/chain.json"),
+    include_str!("../src/areas/data/grounds/checks.json"),
+    include_str!("../src/areas/data/grounds/companions.json"),
+    include_str!("../src/areas/data/grounds/contract.json"),
+    include_str!("../src/areas/data/grounds/dct.json"),
+    include_str!("../src/areas/data/grounds/glob.json"),
+    include_str!("../src/areas/data/grounds/jsonrpc.json"),
+    include_str!("../src/areas/data/grounds/mcp.json"),
+    include_str!("../src/areas/data/grounds/primitives.json"),
+    include_str!("../src/areas/data/grounds/revocation.json"),
+    include_str!("../src/areas/data/grounds/stateful.json"),
 ];
 const SEVERITY: &str = include_str!("../spec/data/severity.json");
 const REQUIREMENT_QUOTES: &str = include_str!("../spec/grounds/requirement-quotes.json");
@@ -120,9 +134,9 @@ fn audited() -> BTreeSet<String> {
         let v: Value = serde_json::from_str(text).unwrap();
         let cases = v.get("cases").unwrap_or(&v).as_object().unwrap();
         for (id, e) in cases {
+            let note = |a: &Value| a.as_str().is_some_and(|a| !a.trim().is_empty());
             if e.get("audit")
-                .and_then(Value::as_str)
-                .is_some_and(|a| !a.trim().is_empty())
+                .is_some_and(|a| note(a) || a.as_array().is_some_and(|l| l.iter().any(note)))
             {
                 out.insert(id.clone());
             }
@@ -434,6 +448,95 @@ fn lint_fix_hints(severity: &Value, quotes: &Value) -> Vec<String> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// 8. A shared reason describes every case that shares it.
+
+/// The catalogued operations a reason names (`dct.verify`, `json.canonicalize`, …), as whole
+/// words.
+fn operations_named(reason: &str) -> BTreeSet<&'static str> {
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    delegateos_vectors::operations::names()
+        .into_iter()
+        .filter(|op| {
+            reason.match_indices(op).any(|(at, _)| {
+                let before = reason[..at].chars().next_back();
+                let after = reason[at + op.len()..].chars().next();
+                !before.is_some_and(|c| word(c) || c == '.') && !after.is_some_and(word)
+            })
+        })
+        .collect()
+}
+
+fn lint_shared_reasons_describe(all: &[Case]) -> Vec<String> {
+    let mut by: BTreeMap<&str, Vec<&Case>> = BTreeMap::new();
+    for c in all {
+        let reason = match &c.ground {
+            Ground::Hardening { reason } => Some(reason.as_str()),
+            Ground::Decision { reason, .. } => reason.as_deref(),
+            _ => None,
+        };
+        if let Some(r) = reason {
+            by.entry(r).or_default().push(c);
+        }
+    }
+    let mut out = Vec::new();
+    for (reason, cases) in by {
+        let named = operations_named(reason);
+        if cases.len() < 2 || named.is_empty() {
+            continue;
+        }
+        for c in cases {
+            if !named.contains(c.op.as_str()) {
+                out.push(format!(
+                    "{}: a {} case shares a reason about {}: {reason:?}",
+                    c.id,
+                    c.op,
+                    named.iter().copied().collect::<Vec<_>>().join(", ")
+                ));
+            }
+        }
+    }
+    out
+}
+
+// ---------------------------------------------------------------------------------------------
+// 9. A critical wrong output is one an output member can carry.
+
+fn lint_wrong_output_effects(all: &[Case], severity: &Value) -> Vec<String> {
+    let critical: BTreeSet<&str> = severity["effects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["severity"] == "critical")
+        .filter_map(|e| e["name"].as_str())
+        .collect();
+    let mut carried: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for row in severity["outputs"].as_array().unwrap() {
+        if let (Some(op), Some(effect)) = (row["op"].as_str(), row["granted"].as_str()) {
+            carried.entry(op).or_default().insert(effect);
+        }
+    }
+    all.iter()
+        .filter(|c| {
+            c.expect
+                .outcomes()
+                .iter()
+                .any(|o| matches!(o, Expected::Valid { .. }))
+        })
+        .filter_map(|c| {
+            let members = carried.get(c.op.as_str())?;
+            let w = c.stake.wrong_output.as_str();
+            (critical.contains(w) && w != "crash-or-hang" && !members.contains(w)).then(|| {
+                format!(
+                    "{}: wrongOutput {w} on a case that can answer `valid`, but no output member \
+                     of {} carries it",
+                    c.id, c.op
+                )
+            })
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------------
 // The corpus passes every lint.
 
 #[test]
@@ -448,6 +551,11 @@ fn the_corpus_passes_every_lint() {
     problems.extend(lint_reasons_are_sentences(&all));
     problems.extend(lint_quotes_are_not_headings(&all, &spec, &architecture));
     problems.extend(lint_granted_on_valid(&all, &grantable(&all)));
+    problems.extend(lint_shared_reasons_describe(&all));
+    problems.extend(lint_wrong_output_effects(
+        &all,
+        &serde_json::from_str(SEVERITY).unwrap(),
+    ));
     problems.extend(lint_fix_hints(
         &serde_json::from_str(SEVERITY).unwrap(),
         &serde_json::from_str(REQUIREMENT_QUOTES).unwrap(),
@@ -577,4 +685,44 @@ fn lint_7_catches_a_fix_hint_with_the_boundary_off_by_one() {
         }
     }
     assert_eq!(lint_fix_hints(&planted, &quotes).len(), 1);
+}
+
+#[test]
+fn lint_8_catches_a_reason_shared_by_a_case_of_another_operation() {
+    let all = cases();
+    let reason = Ground::Hardening {
+        reason: "The text does not limit nesting, so refusing deep input in `json.canonicalize` \
+                 without crashing is safer behaviour."
+            .to_owned(),
+    };
+    let mut planted: Vec<Case> = [
+        "primitives-canonicalization-0094",
+        "primitives-canonicalization-0095",
+    ]
+    .iter()
+    .map(|id| {
+        let mut c = case(&all, id).clone();
+        c.ground = reason.clone();
+        c
+    })
+    .collect();
+    assert!(lint_shared_reasons_describe(&planted).is_empty());
+    // The same reason on a `dct.verify` case it does not describe.
+    let mut other = case(&all, "dct-malformed-0335").clone();
+    other.ground = reason;
+    planted.push(other);
+    let problems = lint_shared_reasons_describe(&planted);
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(problems[0].starts_with("dct-malformed-0335: a dct.verify case"));
+}
+
+#[test]
+fn lint_9_catches_an_expiry_bypass_stated_for_a_wrong_scope() {
+    let all = cases();
+    let severity: Value = serde_json::from_str(SEVERITY).unwrap();
+    let mut planted = case(&all, "dct-expired-0055").clone();
+    assert!(lint_wrong_output_effects(std::slice::from_ref(&planted), &severity).is_empty());
+    // What the case stated before the sample of seed 11.
+    planted.stake.wrong_output = "expiry-bypass".to_owned();
+    assert_eq!(lint_wrong_output_effects(&[planted], &severity).len(), 1);
 }

@@ -17,7 +17,7 @@ use delegateos_reference::canonical::canonicalize;
 use delegateos_reference::crypto::blake2b256;
 use delegateos_reference::encoding::b64u_encode;
 
-use super::contract::{remove, set, sign_with, unsigned_contract};
+use super::contract::{remove, set, sign_with, sign_without, unsigned_contract};
 use super::dct_support::{ct, CONTRACT, DELEGATION};
 use super::Ids;
 use crate::format::Expectation;
@@ -357,6 +357,12 @@ fn built_attestation(f: &Fx, name: &str) -> Value {
         // One-level verification does not authorise principals.
         "attested-by-mallory" => sign_with(&unsigned(&f.k.mallory), &f.k.mallory),
         "array-of-good" => json!([f.good.clone()]),
+        // alice signs every member but `result`; the output (with a matching hash) is then
+        // replaced where the signature does not reach.
+        "signed-without-result-output-replaced" => with_output(
+            &sign_without(&f.base, &f.k.alice, &["result"]),
+            json!({"summary": "ok: something else"}),
+        ),
         _ => panic!("attestation_verify.json: no attestation {name}"),
     }
 }

@@ -81,6 +81,20 @@ pub fn sign_with(value: &Value, signer: &Key) -> Value {
     Value::Object(obj)
 }
 
+/// `value` with a `signature` by `signer` over all its members except `signature` AND
+/// `left_out`: what an implementation that signs fewer members than the text names would
+/// produce (issue 48, deliverable 4). Digest-signed like [`sign_with`].
+pub fn sign_without(value: &Value, signer: &Key, left_out: &[&str]) -> Value {
+    let mut part = value.as_object().cloned().unwrap_or_default();
+    part.remove("signature");
+    for m in left_out {
+        part.remove(*m);
+    }
+    let payload = canonicalize(&Value::Object(part)).unwrap_or_default();
+    let sig = b64u_encode(&sign_canonical(&signer.keypair(), &payload));
+    set(value, "signature", Value::String(sig))
+}
+
 /// The default contract issued and signed by `root`.
 pub fn signed_contract(keys: &Keys) -> Value {
     sign_with(&unsigned_contract(&keys.root), &keys.root)
@@ -340,6 +354,13 @@ fn signature_case(f: &Fx, name: &str) -> Value {
             let other = sign_with(&set(&f.base, "id", json!(ct(7))), &k.root);
             set(&f.good, "signature", other["signature"].clone())
         }
+        // Root signs every member but `constraints`; the holder then raises the budget a
+        // hundredfold where the signature does not reach.
+        "signed-without-constraints-budget-raised" => set(
+            &sign_without(&f.base, &k.root, &["constraints"]),
+            "constraints/maxBudgetMicrocents",
+            json!(50_000_000),
+        ),
         "flipped-signature" => set(&f.good, "signature", json!(flipped(&f.sig()))),
         "signed-with-empty-signature-member" => signed_with_empty_member(f),
         "padded-signature" => set(&f.good, "signature", json!(format!("{}==", f.sig()))),

@@ -42,7 +42,7 @@ use super::dct_support::{
 use super::Ids;
 use crate::format::{Expectation, Expected};
 use crate::generate::{Area, Group};
-use crate::keys::Keys;
+use crate::keys::{Key, Keys};
 use delegateos_reference::token::FORMAT;
 
 const S1: &str = "10.1/1";
@@ -599,6 +599,9 @@ impl Forge<'_> {
                 push_sig(self.extended(t), entry)
             }
             Some("sign_over") => with_sig(t.clone(), j, self.sign_over(t, j, s(1), s(2), s(3))),
+            // Signed by an implementation that signs less than §3.3/§3.4 say, then changed
+            // where those signatures do not reach: see [`Forge::signs_less`].
+            Some("signs_less") => self.signs_less(s(0)),
             Some("signature_bytes") => {
                 let raw = decode64(&sig_of(t, j));
                 let (mut r, mut sv) = ([0u8; 32], [0u8; 32]);
@@ -641,6 +644,67 @@ impl Forge<'_> {
     fn extended(&self, t: &Tok) -> Tok {
         let atts = serde_json::to_value(&chain(self.k, 2).attenuations).unwrap_or_default();
         t.clone().set("/attenuations", atts)
+    }
+
+    /// A token whose signatures cover less than the text says, changed by its holder where
+    /// they do not reach (issue 48, deliverable 4). Every signature is over BLAKE2b-256 of a
+    /// canonical payload, as §3.3 says, but of a smaller one:
+    /// - `authority_without_budget`: root signs `{authority}` without `maxBudgetMicrocents`
+    ///   (a subset of the members); the holder then raises the budget to 9,000,000,000.
+    /// - `block_moved`: alice signs her block to bob over the block alone (not the prefix
+    ///   `{authority, attenuations[0..=0]}`) on a narrow root delegation
+    ///   (`docs:read:/project/public/**`, `del_000000000077`); bob moves block and signature
+    ///   onto root's wide delegation to alice ([`chain`]`(0)`'s authority).
+    /// - `block_moved_deep`: as `block_moved` one level down: bob signs his block to carol
+    ///   over the block alone under alice's narrow block (`/project/public/**`); carol moves
+    ///   it behind alice's wide block to bob (`/project/**`), which alice also signed over
+    ///   the block alone.
+    fn signs_less(&self, what: &str) -> Tok {
+        let k = self.k;
+        let block_sig =
+            |t: &Tok, i: usize, signer: &Key| sign_text(&signer.keypair(), &canon(&t.atts()[i]));
+        let narrow_root = || {
+            Chain::root(k).with_authority(|a| {
+                a.capabilities = vec![cap("docs", "read", "/project/public/**")];
+                a.delegation_id = del(0x77);
+            })
+        };
+        match what {
+            "authority_without_budget" => {
+                let t = Tok::base(k, 0);
+                let mut part = t.auth();
+                if let Some(m) = part.as_object_mut() {
+                    m.remove("maxBudgetMicrocents");
+                }
+                let sig = sign_text(&k.root.keypair(), &canon(&json!({ "authority": part })));
+                with_sig(t, 0, sig).set("/authority/maxBudgetMicrocents", json!(9_000_000_000u64))
+            }
+            "block_moved" => {
+                let from = Tok::of(&narrow_root().delegate(&k.bob, |_| {}));
+                let sig = block_sig(&from, 0, &k.alice);
+                Tok::of(&Chain::root(k).delegate(&k.bob, |_| {}))
+                    .set("/attenuations/0", from.atts()[0].clone())
+                    .set("/signatures/1/signature", json!(sig))
+            }
+            "block_moved_deep" => {
+                let bob_with = |resource: &str| {
+                    let resource = resource.to_owned();
+                    Chain::root(k)
+                        .delegate(&k.bob, move |a| {
+                            a.allowed_capabilities = Some(vec![cap("docs", "read", &resource)]);
+                        })
+                        .delegate(&k.carol, |_| {})
+                };
+                let from = Tok::of(&bob_with("/project/public/**"));
+                let onto = Tok::of(&bob_with("/project/**"));
+                let (sig0, sig1) = (block_sig(&onto, 0, &k.alice), block_sig(&from, 1, &k.bob));
+                onto.clone()
+                    .set("/attenuations/1", from.atts()[1].clone())
+                    .set("/signatures/1/signature", json!(sig0))
+                    .set("/signatures/2/signature", json!(sig1))
+            }
+            other => panic!("dct_forged.json: no signs_less construction {other:?}"),
+        }
     }
 
     /// Signature `j` of `t` by `signer` over the wrong payload `what`, hashed with `hash`.

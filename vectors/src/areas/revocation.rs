@@ -277,6 +277,13 @@ fn verify_case(f: &EntryFx, name: &str) -> Value {
         "signed-without-revokedBy" => over(&format!(
             "{{\"revocationId\":\"ID\",\"revokedAt\":\"{AT}\",\"scope\":\"block\"}}"
         )),
+        // alice signs the entry without its revocationId; the entry is then pointed at
+        // another block (id `block-2`), which she never revoked.
+        "signed-without-revocationId-retargeted" => with(
+            &over(&format!("{{\"revokedAt\":\"{AT}\",\"revokedBy\":\"BY\",\"scope\":\"block\"}}")),
+            "revocationId",
+            json!(rid("block-2")),
+        ),
         "signature-of-chain-entry" => f.with("signature", f.good_chain["signature"].clone()),
         "signature-s-plus-l" => f.with("signature", json!(malleate_s(&f.sig()))),
         "all-zero-signature" => f.with("signature", json!(b64u_encode(&[0u8; 64]))),

@@ -1,6 +1,10 @@
 #!/usr/bin/env python3
-"""Writes relevel-census.json: the census of issue 48 (grounds and stakes read against the
-seed text), applied after every other ground file.
+"""Wrote relevel-census.json: the census of issue 48 (grounds and stakes read against the
+seed text), then applied after every other ground file. Kept for its D45 computations (the
+literal reading's outcomes from the published seeds, cited by spec/decisions.md D45): since the
+fold of issue 48 (deliverable 5) the generator reads only the per-area files of this folder, in
+which the census's statements now live, so the file this script writes is read by nothing; it
+would need porting to write into the area files before it is run again.
 
 Run from the repository root (`python3 vectors/src/areas/data/grounds/census.py`); it reads the
 corpus of the commit before the census (`BASE`) from git for descriptions and expected outputs. The D45 outcomes of the literal
