@@ -416,6 +416,14 @@ const SEEDED: &[(&str, Option<&str>, usize, &str)] = &[
     ("root-signer-key", Some("verify.3a.signer-member-as-key"), 0, ""),
 ];
 
+/// Bugs whose seeded fault the all-bugs run cannot name, and why.
+const MASKED_WITH_ALL_BUGS: &[(&str, &str)] = &[(
+    "revocation-unsigned",
+    "its seven dct-revoked failures are also caps-union's (whose fingerprint refuses them too) \
+     and the greedy cover files them under that larger fault; js-chain answers none of the \
+     revocation.create_entry cases that would tell the two apart",
+)];
+
 /// The seeded-fault problems of one bug's findings (`SEEDED`): its fault named exactly once,
 /// no other fault named, and at most the allowed number of further findings.
 fn seeded_fault_problems(bug: &str, fs: &[Value]) -> Vec<String> {
@@ -539,6 +547,10 @@ fn check(adapter: &'static str, truth: &[Truth]) {
         let Some((_, Some(seeded), ..)) = SEEDED.iter().find(|s| s.0 == *bug) else {
             continue;
         };
+        if let Some((_, why)) = MASKED_WITH_ALL_BUGS.iter().find(|m| m.0 == *bug) {
+            table.push_str(&format!("{adapter} all bugs: {bug} masked: {why}\n"));
+            continue;
+        }
         let own = print(seeded);
         let by = named
             .iter()
@@ -582,9 +594,18 @@ fn check(adapter: &'static str, truth: &[Truth]) {
             .collect()
     };
     // Every critical finding is a critical bug's own, or (bugs interacting on one case) has
-    // an effect some critical bug has on its own: never a medium bug rated critical.
+    // an effect some critical bug has on its own, or only cases some bug makes critical on its
+    // own (a hang joined to a bug's fault alone stays a hang finding when several faults of
+    // its operation are named): never a medium bug rated critical.
     let from_critical_bugs = own("critical", "key");
     let critical_effects = own("critical", "effect");
+    let critical_cases: BTreeSet<String> = truth
+        .iter()
+        .flat_map(|t| by_bug[t.0].iter())
+        .filter(|f| f["severity"] == "critical")
+        .flat_map(|f| f["ids"].as_array().cloned().unwrap_or_default())
+        .filter_map(|i| i.as_str().map(str::to_owned))
+        .collect();
     for f in &critical {
         let key = f["key"].as_str().unwrap_or("?");
         let effect = f["effect"].as_str().unwrap_or("?");
@@ -592,7 +613,13 @@ fn check(adapter: &'static str, truth: &[Truth]) {
             table.push_str(&format!(
                 "{adapter} all bugs: {key} arises from bugs interacting\n"
             ));
-            if !critical_effects.contains(effect) {
+            let own_cases = f["ids"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .all(|i| critical_cases.contains(i));
+            if !critical_effects.contains(effect) && !own_cases {
                 problems.push(format!(
                     "all bugs: critical finding {key} is no critical bug's effect"
                 ));
