@@ -346,6 +346,9 @@ pub fn regex_translation(pattern: &str, resource: &str) -> Option<bool> {
     if on("glob.fnmatch") {
         return Some(fnmatch(pattern, resource));
     }
+    if on("glob.pathlib-match") {
+        return Some(pathlib_match(pattern, resource));
+    }
     let unescaped = on("glob.regex-unescaped");
     let first_only = on("glob.regex-first-double-star");
     if !(unescaped || first_only || on("glob.regex-translation")) {
@@ -550,6 +553,44 @@ pub fn signature_for(
     } else {
         sigs.get(position)
     }
+}
+
+/// Python 3.11's `PurePosixPath(resource).match(pattern)`: both split into parts (empty and `.`
+/// parts dropped, a leading `/` or exactly `//` kept as the root); a relative pattern matches
+/// the path's last parts, an absolute one the whole path; each part by [`fnmatch`].
+fn pathlib_match(pattern: &str, resource: &str) -> bool {
+    fn parts(s: &str) -> (&str, Vec<&str>) {
+        let root = if s.starts_with("//") && !s.starts_with("///") {
+            "//"
+        } else if s.starts_with('/') {
+            "/"
+        } else {
+            ""
+        };
+        let rest = s
+            .split('/')
+            .filter(|p| !p.is_empty() && *p != ".")
+            .collect();
+        (root, rest)
+    }
+    let (p_root, p_parts) = parts(pattern);
+    let (r_root, r_parts) = parts(resource);
+    if p_parts.is_empty() && p_root.is_empty() {
+        return false; // Python raises ValueError("empty pattern")
+    }
+    if !p_root.is_empty() && (p_root != r_root || p_parts.len() != r_parts.len()) {
+        return false;
+    }
+    let r_len = r_parts.len() + usize::from(!r_root.is_empty());
+    if p_parts.len() > r_len {
+        return false;
+    }
+    p_parts
+        .iter()
+        .rev()
+        .zip(r_parts.iter().rev())
+        .all(|(p, r)| fnmatch(p, r))
+        && (p_parts.len() <= r_parts.len() || fnmatch(p_parts[0], r_root))
 }
 
 #[cfg(all(test, feature = "faults"))]
