@@ -188,7 +188,7 @@ impl Implementation for Mine {
         Answer::todo()
     }
 
-    // dct.verify — 919 cases in the embedded corpus, 13 more advisory with --profile strict (spec/operations.md §3)
+    // dct.verify — 922 cases in the embedded corpus, 13 more advisory with --profile strict (spec/operations.md §3)
     // input: `{token: SerializedDCT, context}`; `context` = `{namespace, action, resource, now,
     //        spentMicrocents, rootPublicKey, revocations: [RevocationEntry]}`
     // output: `{scope: AuthorizedScope}`
@@ -258,7 +258,7 @@ impl Implementation for Mine {
         Answer::todo()
     }
 
-    // revocation.verify_entry — 56 cases in the embedded corpus (spec/operations.md §5)
+    // revocation.verify_entry — 57 cases in the embedded corpus (spec/operations.md §5)
     // input: `{entry}` — any JSON value
     // output: `{valid: true}`
     // errors: `malformed_entry`, `invalid_scope`, `invalid_signature`
@@ -304,7 +304,7 @@ impl Implementation for Mine {
         Answer::todo()
     }
 
-    // contract.verify_signature — 66 cases in the embedded corpus (spec/operations.md §6)
+    // contract.verify_signature — 67 cases in the embedded corpus (spec/operations.md §6)
     // input: `{contract}`
     // output: `{valid: true}`
     // errors: `malformed_contract`, `invalid_signature`
@@ -398,7 +398,7 @@ impl Implementation for Mine {
         Answer::todo()
     }
 
-    // attestation.verify — 80 cases in the embedded corpus (spec/operations.md §8)
+    // attestation.verify — 81 cases in the embedded corpus (spec/operations.md §8)
     // input: `{attestation, contract}`
     // output: `{valid: true}`
     // errors: `malformed_contract` (the contract's structure; its signature is

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Diagnosis accuracy over a red-team adapter's seeded bugs (issue 47), one bug at a time:
+# for each bug, the findings its run adds to the careful path's (`REDTEAM_BUGS=`), each as
+# severity letter, key (`fault:<id>` when the diagnosis names a catalogue fault; a trailing `?`
+# marks a finding no fault explains) and case count. A long job (about 20 s per JavaScript bug,
+# a minute per Python bug on 2 cores), so it is not in CI; harness/tests/ground_truth.rs asserts
+# the JavaScript adapters' seeded faults (SEEDED).
+#
+#   implementations/redteam/diagnosis.sh js-hasty|js-chain|py-hasty [BUG,BUG,...]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+name=${1:?usage: diagnosis.sh js-hasty|js-chain|py-hasty [BUGS]}
+case "$name" in
+    js-*) adapter="node implementations/redteam/$name/adapter.js"
+          all=$(node -e "process.env.REDTEAM_BUGS=undefined; const s=require('fs').readFileSync('implementations/redteam/$name/adapter.js','utf8'); console.log([...s.match(/DEFAULT_BUGS = \[([\s\S]*?)\];/)[1].matchAll(/'([^']+)'/g)].map(m=>m[1]).join(','))") ;;
+    py-hasty) adapter="python3 implementations/redteam/py-hasty/adapter.py"
+          all=$(python3 -c "import re;s=open('implementations/redteam/py-hasty/hasty_dos.py').read();print(','.join(re.findall(r'\"([a-z0-9-]+)\",',re.search(r'BUG_NAMES = \[(.*?)\n\]',s,re.S).group(1))))") ;;
+    *) echo "unknown adapter $name" >&2; exit 2 ;;
+esac
+bugs=${2:-$all}
+cargo build -q -p delegateos-conform
+bin=target/debug/delegateos-conform
+careful=$(REDTEAM_BUGS= "$bin" run --no-progress --format json --impl "$adapter" 2>/dev/null \
+    | python3 -c "import json,sys; print(json.dumps({f['key']:f['ids'] for f in json.load(sys.stdin)['findings']}))")
+for bug in ${bugs//,/ }; do
+    REDTEAM_BUGS=$bug "$bin" run --no-progress --format json --impl "$adapter" 2>/dev/null \
+        | CAREFUL="$careful" BUG=$bug python3 -c "
+import json, os, sys
+careful = json.loads(os.environ['CAREFUL']); r = json.load(sys.stdin)
+added = [f for f in r['findings'] if careful.get(f['key']) != f['ids']]
+print(os.environ['BUG'], len(added), ' '.join('%s:%s%s(%d)' % (f['severity'][0], f['key'], '?' if f.get('unexplained') else '', len(f['ids'])) for f in added))
+" || true
+done
