@@ -7,28 +7,26 @@
 //! judge decides agreement: `failed` is a disagreement, `errored` a crash, hang, protocol
 //! violation or adapter error.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use delegateos_reference::ops::{self, Outcome};
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use super::mutate::{self, Mutation, Rng, Seed};
 use super::pool::{self, Schedule};
 use super::triage::{self, After, Next, Signature, Triage};
 use crate::expected::ExpectedFailures;
 use crate::runner::case::Case;
 use crate::runner::{self, ErrorKind, Quiet, RunConfig, SetupError, Status};
-use delegateos_vectors::differential::{
-    assess_token, expectation_of, failure_kind, outcome_class, reference_code,
-    requirement_of_outcome,
-};
-use delegateos_vectors::format::{
-    self as vf, Expectation, Generator, Level, Note, Severity, VectorFile,
-};
+use delegateos_vectors::fuzz::entropy::{Entropy, Rng};
+use delegateos_vectors::fuzz::expect::{token_candidate as candidate, token_mutations, TokenCandidate as Candidate};
+use delegateos_vectors::fuzz::finding::{grade_token, HARNESS};
+use delegateos_vectors::fuzz::mutate::Seed;
+use delegateos_vectors::format::{self as vf, Expectation, Level};
 use delegateos_vectors::keys::Keys;
+
+/// The `dct.verify` seeds (the core's [`delegateos_vectors::fuzz::expect::token_seeds`]).
+pub use delegateos_vectors::fuzz::expect::token_seeds as load_seeds;
 
 /// Settings of one differential run.
 #[derive(Debug, Clone)]
@@ -59,7 +57,7 @@ pub struct DiffConfig {
     pub minimize_budget: usize,
 }
 
-pub use super::finding::{Finding, FindingKind};
+pub use delegateos_vectors::fuzz::finding::{Finding, FindingKind};
 
 /// Summary of a differential run.
 #[derive(Debug, Clone)]
@@ -128,39 +126,6 @@ impl DiffReport {
     }
 }
 
-/// Valid `dct.verify` cases of the corpus's `dct` area as seeds (the embedded corpus, or
-/// `<dir>/dct/*.json` when a directory is given), plus the builtin chains.
-pub fn load_seeds(vectors: Option<&Path>, keys: &Keys) -> Vec<Seed> {
-    let mut seeds = mutate::builtin_seeds(keys);
-    let Ok(files) = delegateos_vectors::CorpusSource::from_option(vectors).load() else {
-        return seeds;
-    };
-    for loaded in files {
-        let file = loaded.file;
-        if file.area != "dct" {
-            continue;
-        }
-        for case in file.cases {
-            let valid = matches!(
-                case.expect.outcomes().first(),
-                Some(vf::Expected::Valid { .. })
-            );
-            if case.op == "dct.verify" && valid {
-                if let Some(mut seed) = Seed::from_input(&case.id, case.requirements, &case.input) {
-                    seed.flags = case.flags.clone();
-                    seed.level = case.level;
-                    if let Expectation::Acceptable { outcomes, decision } = &case.expect {
-                        seed.alternatives = outcomes.iter().skip(1).cloned().collect();
-                        seed.decision = Some(decision.clone());
-                    }
-                    seeds.push(seed);
-                }
-            }
-        }
-    }
-    seeds
-}
-
 fn runner_case(
     id: String,
     input: Value,
@@ -187,98 +152,6 @@ fn runner_case(
         input,
         expect: expectation,
     })
-}
-
-#[derive(Clone)]
-struct Candidate {
-    seed: usize,
-    mutations: Vec<Mutation>,
-    input: Value,
-    reference: Outcome,
-    /// The outcomes an implementation may give: the reference's first.
-    expectation: Option<Expectation>,
-}
-
-fn expected_of(outcome: &Outcome) -> Option<vf::Expected> {
-    match outcome {
-        Outcome::Ok { output } => Some(vf::Expected::valid(output.clone())),
-        Outcome::Error { code, .. } => Some(vf::Expected::Invalid {
-            code: code.clone(),
-            stage: None,
-        }),
-        Outcome::Unsupported { .. } => None,
-    }
-}
-
-/// The expectation of a mutated case. The reference's outcome comes first. Two more readings
-/// are allowed:
-/// - if the reference still accepts, the seed's other `acceptable` outcomes (the mutation did
-///   not settle the seed's decision);
-/// - if the context's `now` is not a profile timestamp, which fault is reported first is
-///   settled by no spec text (D7 orders the token's steps, not the context's validation):
-///   `malformed_token` for `now` and the token fault the reference reports with the seed's
-///   own `now` are both acceptable.
-fn candidate_expectation(seed: &Seed, input: &Value, reference: &Outcome) -> Option<Expectation> {
-    let first = expected_of(reference)?;
-    let mut outcomes = vec![first.clone()];
-    let mut decision = None;
-    if matches!(first, vf::Expected::Valid { .. }) && !seed.alternatives.is_empty() {
-        outcomes.extend(seed.alternatives.iter().cloned());
-        decision = seed.decision.clone();
-    }
-    let now = input
-        .get("context")
-        .and_then(|c| c.get("now"))
-        .and_then(Value::as_str);
-    let now_malformed =
-        now.is_some_and(|n| delegateos_reference::timestamp::Timestamp::parse(n).is_err());
-    if now_malformed {
-        if let Some(seed_now) = seed.context.get("now") {
-            let mut fixed = input.clone();
-            if let Some(ctx) = fixed.get_mut("context").and_then(Value::as_object_mut) {
-                ctx.insert("now".to_owned(), seed_now.clone());
-            }
-            let token_fault = ops::run("dct.verify", &fixed);
-            if let Some(e @ vf::Expected::Invalid { .. }) = expected_of(&token_fault) {
-                outcomes.push(e);
-            }
-        }
-        outcomes.push(vf::Expected::Invalid {
-            code: "malformed_token".to_owned(),
-            stage: None,
-        });
-        decision = decision.or_else(|| Some("D7".to_owned()));
-    }
-    let mut unique: Vec<vf::Expected> = Vec::new();
-    for o in outcomes {
-        if !unique.contains(&o) {
-            unique.push(o);
-        }
-    }
-    if unique.len() == 1 {
-        return expectation_of(reference);
-    }
-    Some(Expectation::Acceptable {
-        outcomes: unique,
-        decision: decision.unwrap_or_else(|| "D7".to_owned()),
-    })
-}
-
-fn candidate(seeds: &[Seed], seed: usize, mutations: Vec<Mutation>, keys: &Keys) -> Candidate {
-    let input = seeds
-        .get(seed)
-        .map_or(Value::Null, |s| mutate::build(s, &mutations, keys));
-    let reference = ops::run("dct.verify", &input);
-    let expectation = seeds
-        .get(seed)
-        .and_then(|s| candidate_expectation(s, &input, &reference));
-    Candidate {
-        seed,
-        mutations,
-        input,
-        reference,
-        expectation,
-    }
 }
 
 pub(crate) fn classify(result: &runner::CaseResult) -> Option<FindingKind> {
@@ -356,8 +229,7 @@ fn minimize(
     let mut actual = None;
     let same = |t: &Candidate, (k, a, _): &BatchResult| {
         k.is_some_and(|k| {
-            let s = signature(k, t, a.as_ref());
-            s.kind == sig.kind && s.reference == sig.reference && s.actual == sig.actual
+            Signature::of_token(k, &t.mutations, &t.reference, a.as_ref()).same_class(sig)
         })
     };
     if best.mutations.len() <= triage::SUBSETS_UP_TO {
@@ -404,97 +276,6 @@ fn minimize(
     (best, actual)
 }
 
-/// The field a mutation touched: its signature without the verb (`token:expiresAt`,
-/// `forge`, `encode:padding`).
-fn field_of(m: &Mutation) -> String {
-    let sig = m.signature();
-    match sig.split_once(':') {
-        Some(("set" | "remove" | "insert", rest)) => rest.to_owned(),
-        _ => sig,
-    }
-}
-
-fn signature(kind: FindingKind, c: &Candidate, actual: Option<&Value>) -> Signature {
-    let mut fields: Vec<String> = c.mutations.iter().map(field_of).collect();
-    fields.sort();
-    fields.dedup();
-    let actual_class = outcome_class(actual);
-    let reference = reference_code(&c.reference);
-    if actual_class == "refused" && reference != "ok" {
-        // Another denial than the reference's: one precedence or mapping mistake per
-        // reference code (as `run` keys wrong codes), whichever fields led there.
-        fields.clear();
-        fields.push("any".to_owned());
-    } else if fields.is_empty() {
-        fields.push("seed".to_owned());
-    }
-    Signature {
-        kind,
-        reference,
-        actual: actual_class,
-        fields,
-    }
-}
-
-/// The level, severity and effect of a finding on a mutation of `seed`, by the severity model
-/// (`spec/severity.md`): accepting what the reference refuses is at least the bypass of the
-/// reference's denial; another code of the family is hardening and low.
-fn grade(
-    kind: FindingKind,
-    seed: Option<&Seed>,
-    reference: &Outcome,
-    actual: Option<&Value>,
-) -> (Level, Severity, String, String) {
-    use delegateos_vectors::outcome::Fault;
-    let level = seed.map_or(Level::Normative, |s| s.level);
-    let fault = match kind {
-        FindingKind::OtherCode => Fault::OtherCode {
-            family: delegateos_vectors::families::family_for(
-                "dct.verify",
-                None,
-                &[],
-                &reference_code(reference),
-                actual
-                    .and_then(|a| a.get("code"))
-                    .and_then(Value::as_str)
-                    .unwrap_or("?"),
-            )
-            .map_or_else(|| "?".to_owned(), |f| f.name.clone()),
-        },
-        FindingKind::Crash => Fault::Errored(ErrorKind::Crash),
-        FindingKind::Timeout => Fault::Errored(ErrorKind::Timeout),
-        FindingKind::ProtocolError => Fault::Errored(ErrorKind::ProtocolError),
-        FindingKind::Errored => Fault::Errored(ErrorKind::AdapterErrored),
-        FindingKind::Disagreement => Fault::Failed {
-            kind: failure_kind(reference, actual),
-            output: actual.and_then(|a| a.get("output")).cloned(),
-        },
-    };
-    let a = assess_token(reference, &fault);
-    let (severity, effect, key) = (a.severity, a.effect, a.key);
-    let level = if kind == FindingKind::OtherCode {
-        Level::Hardening
-    } else {
-        level
-    };
-    (level, severity, effect, key)
-}
-
-fn code_of(v: Option<&Value>) -> String {
-    match v {
-        Some(v) => match v.get("outcome").and_then(Value::as_str) {
-            Some("error") => v
-                .get("code")
-                .and_then(Value::as_str)
-                .unwrap_or("?")
-                .to_owned(),
-            Some(o) => o.to_owned(),
-            None => "?".to_owned(),
-        },
-        None => "none".to_owned(),
-    }
-}
-
 /// The candidates of batch `b` of a run seeded with `seed`: a function of both alone, so
 /// every number of workers explores the same batches ([`super::pool`]).
 fn batch_of(seeds: &[Seed], seed: u64, b: usize, size: usize, keys: &Keys) -> Vec<Candidate> {
@@ -502,15 +283,7 @@ fn batch_of(seeds: &[Seed], seed: u64, b: usize, size: usize, keys: &Keys) -> Ve
     (0..size)
         .map(|_| {
             let s = rng.below(seeds.len());
-            let n = 1 + rng.below(3);
-            let muts = seeds
-                .get(s)
-                .map(|seed| {
-                    (0..n)
-                        .map(|_| mutate::random(&mut rng, seed, keys))
-                        .collect()
-                })
-                .unwrap_or_default();
+            let muts = token_mutations(&mut rng, seeds.get(s), keys);
             candidate(seeds, s, muts, keys)
         })
         .collect()
@@ -551,7 +324,7 @@ pub fn run(config: &DiffConfig, progress: &mut dyn FnMut(&str)) -> Result<DiffRe
             .zip(results)
             .map(|(c, r)| {
                 let ahead = r.0.and_then(|kind| {
-                    let sig = signature(kind, c, r.1.as_ref());
+                    let sig = Signature::of_token(kind, &c.mutations, &c.reference, r.1.as_ref());
                     let fresh = lock().would_minimize(&sig);
                     fresh.then(|| minimize_timed(c.clone(), &sig))
                 });
@@ -566,35 +339,11 @@ pub fn run(config: &DiffConfig, progress: &mut dyn FnMut(&str)) -> Result<DiffRe
                  found_after: Duration,
                  cases_before: usize,
                  sig: &Signature| {
-        let (level, severity, effect, report_key) =
-            grade(kind, seeds.get(min.seed), &min.reference, actual.as_ref());
-        let origin = seeds
-            .get(min.seed)
-            .map(|s| s.origin.clone())
-            .unwrap_or_default();
-        // The requirement of the step the mutated token breaks, the one the finding is graded
-        // by (`assess_token`), never the seed's: its finding file replays to the same grade.
-        let requirements = vec![requirement_of_outcome(&min.reference).to_owned()];
+        let seed = seeds.get(min.seed);
         Finding {
-            kind,
-            op: "dct.verify".to_owned(),
-            origin,
-            requirements,
-            mutations: min.mutations,
-            edits: Vec::new(),
-            input: min.input,
-            reference: min.reference,
-            expectation: min.expectation,
-            actual,
-            message,
             found_after,
             cases_before,
-            level,
-            severity,
-            effect,
-            report_key,
-            key: sig.key(""),
-            hits: 1,
+            ..Finding::of_token(kind, seed, min, actual, message, sig)
         }
     };
     let mut findings: Vec<Finding> = Vec::new();
@@ -605,11 +354,12 @@ pub fn run(config: &DiffConfig, progress: &mut dyn FnMut(&str)) -> Result<DiffRe
         for (c, ((kind, actual, message), ahead)) in batch.into_iter().zip(results) {
             cases += 1;
             let Some(kind) = kind else { continue };
-            let sig = signature(kind, &c, actual.as_ref());
+            let sig = Signature::of_token(kind, &c.mutations, &c.reference, actual.as_ref());
             // A repeat graded more severe than the kind's example (another seed's stake) is
             // minimized and, if it stays that kind, becomes the example.
             let next = lock().before_minimizing(&sig, &mut findings, || {
-                Some(grade(kind, seeds.get(c.seed), &c.reference, actual.as_ref()).1)
+                let level = seeds.get(c.seed).map_or(Level::Normative, |s| s.level);
+                Some(grade_token(kind, level, &c.reference, actual.as_ref()).1.severity)
             });
             if next == Next::Skip {
                 continue;
@@ -617,7 +367,7 @@ pub fn run(config: &DiffConfig, progress: &mut dyn FnMut(&str)) -> Result<DiffRe
             let found_after = started.elapsed();
             let (min, min_actual) = ahead.unwrap_or_else(|| minimize_timed(c, &sig));
             let actual = min_actual.or(actual);
-            let final_sig = signature(kind, &min, actual.as_ref());
+            let final_sig = Signature::of_token(kind, &min.mutations, &min.reference, actual.as_ref());
             let after =
                 lock().after_minimizing(next, sig, &final_sig, &mut findings, config.max_findings);
             match after {
@@ -684,120 +434,12 @@ pub(crate) fn keep_more_severe(
     *old = new;
 }
 
-/// A finding as a replayable vector file (`area` `fuzz`, group = file stem `finding-NNNN`).
-/// The expectation is the reference's outcome; the case is flagged `DifferentialFinding`.
-pub fn finding_file(f: &Finding, n: usize, keys: &Keys) -> VectorFile {
-    let group = format!("finding-{n:04}");
-    let mut notes = BTreeMap::new();
-    notes.insert(
-        "DifferentialFinding".to_owned(),
-        Note {
-            // The schema has no differential bug type: the case is a mutated (modified) parameter set.
-            bug_type: "MODIFIED_PARAMETER".to_owned(),
-            description: format!(
-                "Found by `delegateos-conform fuzz`: a structurally mutated (re-signed where \
-                 signed) {} case on which the implementation disagreed with the reference (or \
-                 crashed, hung, or broke the protocol). The expectation is the reference's \
-                 outcome, not a constructed verdict: this is a finding to triage, not a corpus \
-                 vector.",
-                f.op
-            ),
-            clause: "§10.1".to_owned(),
-            effect: format!(
-                "The implementation answers this {} case differently from the reference.",
-                f.op
-            ),
-            level: f.level,
-            severity: f.severity,
-        },
-    );
-    let mutations = if f.edits.is_empty() {
-        serde_json::to_string(&f.mutations).unwrap_or_default()
-    } else {
-        serde_json::to_string(&f.edits).unwrap_or_default()
-    };
-    let expect = f.expectation.clone().unwrap_or(Expectation::Invalid {
-        code: "skipped".to_owned(),
-        stage: None,
-    });
-    let requirements = if f.requirements.is_empty() {
-        vec!["DCT-VERIFY-1-MALFORMED".to_owned()]
-    } else {
-        f.requirements.clone()
-    };
-    let stake = delegateos_vectors::severity::model().rule_stake(
-        &f.op,
-        &["DifferentialFinding".to_owned()],
-        &requirements,
-        &expect,
-    );
-    VectorFile {
-        schema: vf::SCHEMA_ID.to_owned(),
-        spec_version: delegateos_vectors::format::SPEC_VERSION.to_owned(),
-        generator: Generator {
-            name: "delegateos-conform fuzz".to_owned(),
-            version: "1".to_owned(),
-        },
-        area: "fuzz".to_owned(),
-        group: group.clone(),
-        stateful: false,
-        description: format!(
-            "DifferentialFinding ({}): reference {} vs implementation {}",
-            f.kind.name(),
-            reference_code(&f.reference),
-            code_of(f.actual.as_ref())
-        ),
-        keys: keys.header(),
-        notes,
-        number_of_cases: 1,
-        cases: vec![vf::Case {
-            id: format!("fuzz-{group}-0001"),
-            description: format!(
-                "DifferentialFinding ({}, after {:.1}s): {} mutated by {mutations}; implementation answered {}{}",
-                f.kind.name(),
-                f.found_after.as_secs_f64(),
-                f.origin,
-                f.actual
-                    .as_ref()
-                    .map_or_else(|| "nothing".to_owned(), Value::to_string),
-                if f.message.is_empty() {
-                    String::new()
-                } else {
-                    format!(" ({})", f.message)
-                },
-            ),
-            requirements,
-            flags: vec!["DifferentialFinding".to_owned()],
-            level: f.level,
-            ground: vf::Ground::Differential {
-                level: f.level,
-                reason: format!(
-                    "the reference's answer on {} mutated (the level is the seed's)",
-                    f.origin
-                ),
-            },
-            stake,
-            op: f.op.clone(),
-            options: Vec::new(),
-            input: f.input.clone(),
-            expect,
-        }],
-    }
-}
-
 /// Writes every finding to `dir/finding-NNNN.json` (sorted-key pretty JSON); returns the paths.
 pub fn write_findings(dir: &Path, report: &DiffReport) -> std::io::Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir)?;
-    let keys = Keys::fixed();
     let mut paths = Vec::new();
     for (i, f) in report.findings.iter().enumerate() {
-        let file = finding_file(f, i + 1, &keys);
-        let value = serde_json::to_value(&file).unwrap_or_else(|_| json!({}));
-        let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
-        text.push('\n');
-        let path = dir.join(format!("{}.json", file.group));
-        std::fs::write(&path, text)?;
-        paths.push(path);
+        paths.push(f.write(dir, &format!("finding-{:04}", i + 1), &HARNESS)?);
     }
     Ok(paths)
 }

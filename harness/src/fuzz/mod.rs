@@ -7,11 +7,16 @@
 //! the adapter protocol (via [`crate::runner`]), and reports crashes, timeouts and
 //! disagreements, each minimized and saved as a replayable vector-format case. `fuzz --op`
 //! does the same for the other operations that take untrusted input ([`ops`]).
+//!
+//! What the fuzzer does to an input — mutators, edits, re-signing, seeds, expectation,
+//! grading, finding files — is the fuzz core below the harness, `delegateos_vectors::fuzz`,
+//! shared with `delegateos_inprocess::fuzz`; the harness keeps the loops over adapter
+//! processes, the pool and the triage.
+
+pub use delegateos_vectors::fuzz::{finding, mutate};
 
 pub mod cli;
 pub mod diff;
-pub mod finding;
-pub mod mutate;
 pub mod ops;
 pub(crate) mod pool;
 pub mod targets;

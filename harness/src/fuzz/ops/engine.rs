@@ -6,217 +6,28 @@
 //! touched), minimized, and graded by the severity model exactly as the run report grades a
 //! failing case ([`assess`]).
 
-use std::path::Path;
 use std::sync::Mutex;
 use std::time::Instant;
 
-use delegateos_reference::ops::{self, Outcome};
-use delegateos_vectors::format::Stake;
+use delegateos_reference::ops::Outcome;
 use serde_json::Value;
 
-use super::edit::Edit;
-use super::{build, random_edit, random_signing, view, Signing};
 use crate::expected::ExpectedFailures;
 use crate::findings::assess;
 use crate::fuzz::diff::{classify, keep_more_severe, DiffConfig, DiffReport, Finding, FindingKind};
-use crate::fuzz::mutate::Rng;
 use crate::fuzz::pool::{self, Schedule};
 use crate::fuzz::triage::{self, After, Next, Signature, Triage};
 use crate::runner::case::Case;
 use crate::runner::{self, Quiet, RunConfig, SetupError, Status};
-use delegateos_vectors::differential::{expectation_of, outcome_class, reference_code};
+use delegateos_vectors::differential::expectation_of;
 use delegateos_vectors::format::{self as vf, Expectation, Level};
+use delegateos_vectors::fuzz::entropy::{Entropy, Rng};
+use delegateos_vectors::fuzz::expect::{op_candidate as candidate, op_edits, OpCandidate as Candidate};
 use delegateos_vectors::keys::Keys;
-use delegateos_vectors::severity::{Assessment, Direction};
+use delegateos_vectors::severity::Assessment;
 
-/// Largest encoded input a candidate may have (bytes): bigger ones are not sent.
-const MAX_INPUT_BYTES: usize = 256 * 1024;
-/// Edits per candidate: 1..=MAX_EDITS.
-const MAX_EDITS: usize = 3;
-
-/// A corpus case of the fuzzed operation.
-#[derive(Debug, Clone)]
-pub struct OpSeed {
-    /// Case id.
-    pub origin: String,
-    /// Requirement ids.
-    pub requirements: Vec<String>,
-    /// Flags.
-    pub flags: Vec<String>,
-    /// Level.
-    pub level: Level,
-    /// The case's ground (an unmutated seed is its corpus case).
-    pub ground: vf::Ground,
-    /// The case's stated stake (an unmutated seed is graded with it).
-    pub stake: Stake,
-    /// The case's input decoded into the mutator's view.
-    pub view: Value,
-    /// The case's expectation (its `acceptable` outcomes widen a candidate's expectation when
-    /// the reference still answers one of them).
-    pub expect: Expectation,
-}
-
-/// Every case of `op` in the corpus (the embedded one, or `vectors`), stateful groups
-/// excepted, in corpus order.
-pub fn load_seeds(op: &str, vectors: Option<&Path>) -> Vec<OpSeed> {
-    let Ok(files) = delegateos_vectors::CorpusSource::from_option(vectors).load() else {
-        return Vec::new();
-    };
-    let mut seeds = Vec::new();
-    for loaded in files {
-        if loaded.file.stateful {
-            continue;
-        }
-        for case in loaded.file.cases {
-            if case.op == op {
-                seeds.push(OpSeed {
-                    origin: case.id,
-                    requirements: case.requirements,
-                    flags: case.flags,
-                    level: case.level,
-                    ground: case.ground,
-                    stake: case.stake,
-                    view: view(op, &case.input),
-                    expect: case.expect,
-                });
-            }
-        }
-    }
-    seeds
-}
-
-#[derive(Clone)]
-struct Candidate {
-    seed: usize,
-    edits: Vec<Edit>,
-    signing: Signing,
-    input: Value,
-    reference: Outcome,
-    expectation: Option<Expectation>,
-}
-
-fn expected_of(outcome: &Outcome) -> Option<vf::Expected> {
-    match outcome {
-        Outcome::Ok { output } => Some(vf::Expected::valid(output.clone())),
-        Outcome::Error { code, .. } => Some(vf::Expected::Invalid {
-            code: code.clone(),
-            stage: None,
-        }),
-        Outcome::Unsupported { .. } => None,
-    }
-}
-
-/// The reference's outcome; the seed's other `acceptable` outcomes too when the reference
-/// still answers one of them (the edits left the seed's open question open); and `also`, the
-/// outcomes a decision leaves open for this candidate (D7: a malformed caller `now`).
-fn candidate_expectation(
-    seed: &OpSeed,
-    reference: &Outcome,
-    also: Vec<vf::Expected>,
-) -> Option<Expectation> {
-    let first = expected_of(reference)?;
-    let mut outcomes = vec![first.clone()];
-    let mut decision = None;
-    if let Expectation::Acceptable {
-        outcomes: open,
-        decision: d,
-    } = &seed.expect
-    {
-        if open.contains(&first) {
-            outcomes.extend(open.iter().cloned());
-            decision = Some(d.clone());
-        }
-    }
-    if !also.is_empty() {
-        outcomes.extend(also);
-        decision = decision.or_else(|| Some("D7".to_owned()));
-    }
-    let mut unique: Vec<vf::Expected> = Vec::new();
-    for o in outcomes {
-        if !unique.contains(&o) {
-            unique.push(o);
-        }
-    }
-    match decision {
-        Some(decision) if unique.len() > 1 => Some(Expectation::Acceptable {
-            outcomes: unique,
-            decision,
-        }),
-        _ => expectation_of(reference),
-    }
-}
-
-/// The reference's outcome as an implementation is held to it ([`super::comparable`]).
-fn comparable_outcome(op: &str, outcome: &Outcome) -> Outcome {
-    match outcome {
-        Outcome::Ok { output } => Outcome::Ok {
-            output: super::comparable(op, output),
-        },
-        other => other.clone(),
-    }
-}
-
-/// D7 and `spec/operations.md` §1 (issue 27): `now` is the caller's argument, and when an
-/// edit made it something other than a profile timestamp, the text does not order that fault
-/// before the token's own. So next to the reference's answer, `invalid_input` and the denial
-/// the candidate gets at the seed's `now` are acceptable, as the token fuzzer allows.
-fn malformed_now_outcomes(op: &str, input: &Value, seed: &OpSeed) -> Vec<vf::Expected> {
-    let malformed = input
-        .get("now")
-        .and_then(Value::as_str)
-        .is_some_and(|n| delegateos_reference::timestamp::Timestamp::parse(n).is_err());
-    let Some(seed_now) = seed.view.get("now").filter(|_| malformed) else {
-        return Vec::new();
-    };
-    let mut at_seed_now = input.clone();
-    at_seed_now["now"] = seed_now.clone();
-    let mut out = vec![vf::Expected::Invalid {
-        code: "invalid_input".to_owned(),
-        stage: None,
-    }];
-    let denial = comparable_outcome(op, &ops::run(op, &at_seed_now));
-    let denied = match &denial {
-        Outcome::Ok { output } => output.get("decision").and_then(Value::as_str) == Some("deny"),
-        Outcome::Error { .. } => true,
-        Outcome::Unsupported { .. } => false,
-    };
-    if denied {
-        out.extend(expected_of(&denial));
-    }
-    out
-}
-
-fn candidate(
-    op: &str,
-    seeds: &[OpSeed],
-    seed: usize,
-    edits: Vec<Edit>,
-    signing: Signing,
-    keys: &Keys,
-) -> Candidate {
-    let s = seeds.get(seed);
-    let input = s.map_or(Value::Null, |s| build(op, &s.view, &edits, signing, keys));
-    let too_big = input.to_string().len() > MAX_INPUT_BYTES;
-    let reference = if too_big {
-        Outcome::Unsupported {
-            reason: "input above the fuzzer's size bound".to_owned(),
-        }
-    } else {
-        ops::run(op, &input)
-    };
-    let expectation = s.and_then(|s| {
-        let also = malformed_now_outcomes(op, &input, s);
-        candidate_expectation(s, &comparable_outcome(op, &reference), also)
-    });
-    Candidate {
-        seed,
-        edits,
-        signing,
-        input,
-        reference,
-        expectation,
-    }
-}
+/// The corpus cases of an operation as seeds (the core's).
+pub use delegateos_vectors::fuzz::expect::{op_seeds as load_seeds, OpSeed};
 
 fn runner_case(
     op: &str,
@@ -337,43 +148,8 @@ fn run_batch(
 }
 
 fn signature(kind: FindingKind, c: &Candidate, j: &Judged) -> Signature {
-    let actual = j.actual.as_ref();
-    let mut fields: Vec<String> = c.edits.iter().map(Edit::field).collect();
-    fields.sort();
-    fields.dedup();
-    let mut actual_class = outcome_class(actual);
-    if actual_class == "accepted" && matches!(c.reference, Outcome::Ok { .. }) {
-        // Both succeeded: what the output does (grants more, less, or differs otherwise).
-        if let Some(a) = &j.assessment {
-            actual_class = format!("accepted ({})", direction_name(a.direction));
-        }
-    }
-    let reference = reference_code(&c.reference);
-    if actual_class == "refused" && reference != "ok" {
-        // Another refusal than the reference's: one precedence or mapping mistake per
-        // reference code, whichever fields led there (as the token fuzzer keys it).
-        fields = vec!["any".to_owned()];
-    } else if fields.is_empty() {
-        fields.push("seed".to_owned());
-    }
-    Signature {
-        kind,
-        reference,
-        actual: actual_class,
-        fields,
-    }
-}
-
-fn direction_name(d: Direction) -> &'static str {
-    match d {
-        Direction::Granted => "grants more",
-        Direction::Refused => "grants less",
-        _ => "other output",
-    }
-}
-
-fn same(a: &Signature, b: &Signature) -> bool {
-    a.kind == b.kind && a.reference == b.reference && a.actual == b.actual
+    let direction = j.assessment.as_ref().map(|a| a.direction);
+    Signature::of_op(kind, &c.edits, &c.reference, j.actual.as_ref(), direction)
 }
 
 /// Drops edits one at a time while the same disagreement persists.
@@ -400,7 +176,7 @@ fn minimize(
             let hit = trials
                 .into_iter()
                 .zip(results)
-                .find(|(t, j)| j.kind.is_some_and(|k| same(&signature(k, t, j), sig)));
+                .find(|(t, j)| j.kind.is_some_and(|k| signature(k, t, j).same_class(sig)));
             if let Some((t, j)) = hit {
                 return (t, Some(j));
             }
@@ -424,7 +200,7 @@ fn minimize(
         let hit = trials
             .into_iter()
             .zip(results)
-            .find(|(t, j)| j.kind.is_some_and(|k| same(&signature(k, t, j), sig)));
+            .find(|(t, j)| j.kind.is_some_and(|k| signature(k, t, j).same_class(sig)));
         match hit {
             Some((t, j)) => {
                 best = t;
@@ -436,25 +212,10 @@ fn minimize(
     (best, judged)
 }
 
-/// A new candidate: a random seed, its signing mode, and 1..=[`MAX_EDITS`] edits, each
-/// generated on the view the previous ones produced.
+/// A new candidate: a random seed, its signing mode, and its edits ([`op_edits`]).
 fn generate(op: &str, seeds: &[OpSeed], rng: &mut Rng, keys: &Keys) -> Candidate {
     let s = rng.below(seeds.len());
-    let signing = random_signing(op, rng);
-    let n = 1 + rng.below(MAX_EDITS);
-    let mut edits: Vec<Edit> = Vec::new();
-    if let Some(seed) = seeds.get(s) {
-        for _ in 0..n {
-            let mut v = seed.view.clone();
-            for e in edits.iter().filter(|e| !e.is_text()) {
-                super::edit::apply(&mut v, e);
-            }
-            let input = build(op, &seed.view, &edits, signing, keys);
-            if let Some(e) = random_edit(op, rng, &v, &input) {
-                edits.push(e);
-            }
-        }
-    }
+    let (signing, edits) = op_edits(op, rng, seeds.get(s), keys);
     candidate(op, seeds, s, edits, signing, keys)
 }
 
@@ -535,43 +296,11 @@ pub fn run(
                  cases_before: usize,
                  sig: &Signature| {
         let seed = seeds.get(min.seed);
-        let level = if kind == FindingKind::OtherCode {
-            Level::Hardening
-        } else {
-            seed.map_or(Level::Normative, |s| s.level)
-        };
-        let (severity, effect, report_key) = j.assessment.as_ref().map_or_else(
-            || (vf::Severity::Medium, "unassessed".to_owned(), String::new()),
-            |a| (a.severity, a.effect.clone(), a.key.clone()),
-        );
-        let origin = seed.map(|s| s.origin.clone()).unwrap_or_default();
+        let assessment = j.assessment.as_ref();
         Finding {
-            kind,
-            op: op.to_owned(),
-            origin,
-            requirements: seed.map(|s| s.requirements.clone()).unwrap_or_default(),
-            mutations: Vec::new(),
-            edits: min
-                .edits
-                .iter()
-                .map(|e| serde_json::to_value(e).unwrap_or(Value::Null))
-                .chain(std::iter::once(
-                    serde_json::to_value(min.signing).unwrap_or(Value::Null),
-                ))
-                .collect(),
-            input: min.input,
-            reference: min.reference,
-            expectation: min.expectation,
-            actual: j.actual,
-            message: j.message,
             found_after,
             cases_before,
-            level,
-            severity,
-            effect,
-            report_key,
-            key: sig.key(&format!("{op} ")),
-            hits: 1,
+            ..Finding::of_op(op, kind, seed, min, j.actual, j.message, assessment, sig)
         }
     };
     let mut findings: Vec<Finding> = Vec::new();

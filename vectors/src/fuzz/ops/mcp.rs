@@ -7,10 +7,11 @@ use serde_json::{json, Value};
 use super::edit::{self, Edit};
 use super::sign;
 use super::Signing;
-use crate::fuzz::mutate::{self, Rng, Seg};
+use crate::fuzz::mutate::{self, Seg};
+use crate::fuzz::entropy::Entropy;
 use delegateos_reference::canonical::canonicalize;
 use delegateos_reference::encoding::{b64u_decode, b64u_encode};
-use delegateos_vectors::keys::Keys;
+use crate::keys::Keys;
 
 const DCT: [&str; 4] = ["request", "params", "_delegateos", "dct"];
 
@@ -123,7 +124,7 @@ fn dictionary(key: &str) -> Vec<Value> {
 
 /// One structure-aware edit: in the call's `params` (tool name, arguments), in the decoded
 /// token, or anywhere (config, `now`, JSON-RPC members).
-pub fn random_edit(rng: &mut Rng, view: &Value) -> Option<Edit> {
+pub fn random_edit(rng: &mut impl Entropy, view: &Value) -> Option<Edit> {
     let key = |k: &str| Seg::Key(k.to_owned());
     if rng.below(5) == 0 {
         // The tool name: another mapped tool, or a spelling variant of this one.

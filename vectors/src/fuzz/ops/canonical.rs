@@ -5,10 +5,11 @@ use serde_json::Value;
 
 use super::edit::Edit;
 use super::text;
-use crate::fuzz::mutate::{Rng, Seg};
+use crate::fuzz::mutate::Seg;
+use crate::fuzz::entropy::Entropy;
 
 /// One text edit of the input's `text`.
-pub fn random_edit(rng: &mut Rng, input: &Value) -> Option<Edit> {
+pub fn random_edit(rng: &mut impl Entropy, input: &Value) -> Option<Edit> {
     let current = input.get("text").and_then(Value::as_str).unwrap_or("");
     Some(Edit::Text {
         path: vec![Seg::Key("text".to_owned())],

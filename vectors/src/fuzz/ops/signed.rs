@@ -7,11 +7,12 @@ use serde_json::{json, Value};
 use super::edit::{self, Edit};
 use super::sign;
 use super::Signing;
-use crate::fuzz::mutate::{Rng, Seg};
+use crate::fuzz::mutate::Seg;
+use crate::fuzz::entropy::Entropy;
 use delegateos_reference::canonical::canonical_bytes;
 use delegateos_reference::crypto::blake2b256;
 use delegateos_reference::encoding::b64u_encode;
-use delegateos_vectors::keys::Keys;
+use crate::keys::Keys;
 
 /// Re-signs the input's contract (under `issuer`) and attestation (under `principal`);
 /// `Rehash` first sets the attestation's `result.outputHash` to its output's digest.
@@ -131,7 +132,7 @@ const SEMANTIC: &[&[&str]] = &[
 /// One structure-aware edit of the contract or attestation: one in four adds an unknown
 /// member to the signed object itself (a member its signature may or may not cover), one in
 /// four sets a verdict-deciding member from the dictionary, the rest are generic.
-pub fn random_edit(rng: &mut Rng, view: &Value) -> Option<Edit> {
+pub fn random_edit(rng: &mut impl Entropy, view: &Value) -> Option<Edit> {
     if rng.below(4) == 0 {
         let present: Vec<&&[&str]> = SEMANTIC
             .iter()
