@@ -555,3 +555,41 @@ impl Finding {
         }
     }
 }
+
+/// The assessment of `fault` on candidate `c` of `op` (not `dct.verify`), graded as `run`
+/// grades its case: an unmutated seed exactly as its corpus case (its flags and stated
+/// stake); a mutated one without the seed's flags, which name the seed's own trap, by its
+/// requirements' rule, and, when the reference refused, against the reference's own refusal
+/// (a seed's `valid` readings carried over do not make another refusal of a refused input a
+/// refusal of a valid one). `None` for a candidate that was not run.
+pub fn grade_op(
+    op: &str,
+    seed: Option<&OpSeed>,
+    c: &OpCandidate,
+    fault: &Fault,
+) -> Option<Assessment> {
+    let mut expectation = c.expectation.clone()?;
+    let mutated = !c.edits.is_empty();
+    if mutated && matches!(c.reference, Outcome::Error { .. }) {
+        if let Some(e) = crate::differential::expectation_of(&c.reference) {
+            expectation = e;
+        }
+    }
+    let no_flags: Vec<String> = Vec::new();
+    let flags = match seed {
+        Some(s) if !mutated => &s.flags,
+        _ => &no_flags,
+    };
+    let stake = seed
+        .filter(|s| !mutated && !matches!(s.ground, vf::Ground::Differential { .. }))
+        .map(|s| &s.stake);
+    let requirements = seed.map(|s| s.requirements.clone()).unwrap_or_default();
+    let subject = crate::outcome::Subject {
+        op,
+        flags,
+        requirements: &requirements,
+        expectation: Some(&expectation),
+        stake,
+    };
+    Some(crate::outcome::assess_fault(&subject, fault))
+}
