@@ -56,6 +56,7 @@ use delegateos_vectors::differential::{outcome_class, reference_code};
 pub use delegateos_vectors::format::Severity;
 use delegateos_vectors::format::{Expectation, VectorFile};
 pub use delegateos_vectors::fuzz::entropy::{fnv, Bytes, Entropy};
+pub use delegateos_vectors::fuzz::expect::{OpCandidate, TokenCandidate};
 use delegateos_vectors::fuzz::expect::{
     op_candidate, op_edits, op_seeds, token_candidate, token_mutations, token_seeds, OpSeed,
 };
@@ -93,7 +94,8 @@ impl Seeds {
     }
 }
 
-/// One generated case: a seed, its changes, and the input they build.
+/// One generated case: a seed, its changes, and the input they build (the core's candidate
+/// of the seed's operation).
 #[derive(Debug, Clone)]
 pub struct Candidate {
     /// Which operation's seeds, and which seed.
@@ -102,24 +104,78 @@ pub struct Candidate {
     pub origin: String,
     /// The operation.
     pub op: String,
-    /// `dct.verify`: the token mutations, in order.
-    pub mutations: Vec<Mutation>,
-    /// Other operations: the edits, in order.
-    pub edits: Vec<Edit>,
-    /// Other operations: whether signed structures were re-signed after the edits.
-    pub signing: Signing,
-    /// The input.
-    pub input: Value,
-    /// The reference's answer.
-    pub reference: Outcome,
-    /// What the implementation is held to (`None`: the reference does not support the input,
-    /// or it is above the size bound; the case is not run).
-    pub expectation: Option<Expectation>,
+    /// The changes, the input they build, the reference's answer and the expectation.
+    pub case: Case,
+}
+
+/// A candidate as the core builds it.
+#[derive(Debug, Clone)]
+pub enum Case {
+    /// `dct.verify`: token mutations.
+    Token(TokenCandidate),
+    /// Another operation: edits and a signing mode.
+    Op(OpCandidate),
 }
 
 impl Candidate {
+    /// The input.
+    pub fn input(&self) -> &Value {
+        match &self.case {
+            Case::Token(c) => &c.input,
+            Case::Op(c) => &c.input,
+        }
+    }
+
+    /// The reference's answer.
+    pub fn reference(&self) -> &Outcome {
+        match &self.case {
+            Case::Token(c) => &c.reference,
+            Case::Op(c) => &c.reference,
+        }
+    }
+
+    /// What the implementation is held to (`None`: the reference does not support the input,
+    /// or it is above the size bound; the case is not run).
+    pub fn expectation(&self) -> Option<&Expectation> {
+        match &self.case {
+            Case::Token(c) => c.expectation.as_ref(),
+            Case::Op(c) => c.expectation.as_ref(),
+        }
+    }
+
+    /// `dct.verify`'s token mutations (empty for another operation).
+    pub fn mutations(&self) -> &[Mutation] {
+        match &self.case {
+            Case::Token(c) => &c.mutations,
+            Case::Op(_) => &[],
+        }
+    }
+
+    /// Another operation's edits (empty for `dct.verify`).
+    pub fn edits(&self) -> &[Edit] {
+        match &self.case {
+            Case::Token(_) => &[],
+            Case::Op(c) => &c.edits,
+        }
+    }
+
     fn changes(&self) -> usize {
-        self.mutations.len() + self.edits.len()
+        self.mutations().len() + self.edits().len()
+    }
+
+    /// The candidate without its `i`th change.
+    fn without(&self, i: usize) -> (Vec<Mutation>, Vec<Edit>, Signing) {
+        let (mut mutations, mut edits) = (self.mutations().to_vec(), self.edits().to_vec());
+        if i < mutations.len() {
+            mutations.remove(i);
+        } else if i - mutations.len() < edits.len() {
+            edits.remove(i - mutations.len());
+        }
+        let signing = match &self.case {
+            Case::Op(c) => c.signing,
+            Case::Token(_) => Signing::Resign,
+        };
+        (mutations, edits, signing)
     }
 }
 
@@ -280,48 +336,28 @@ impl Fuzzer {
         edits: Vec<Edit>,
         signing: Signing,
     ) -> Candidate {
-        match self.seeds.get(at.0) {
-            Some(Seeds::Token(seeds)) => {
-                let c = token_candidate(seeds, at.1, mutations, &self.keys);
-                Candidate {
-                    at,
-                    origin: seeds.get(at.1).map(|s| s.origin.clone()).unwrap_or_default(),
-                    op: "dct.verify".to_owned(),
-                    mutations: c.mutations,
-                    edits: Vec::new(),
-                    signing,
-                    input: c.input,
-                    reference: c.reference,
-                    expectation: c.expectation,
-                }
-            }
-            Some(Seeds::Op(op, seeds)) => {
-                let c = op_candidate(op, seeds, at.1, edits, signing, &self.keys);
-                Candidate {
-                    at,
-                    origin: seeds.get(at.1).map(|s| s.origin.clone()).unwrap_or_default(),
-                    op: op.clone(),
-                    mutations: Vec::new(),
-                    edits: c.edits,
-                    signing: c.signing,
-                    input: c.input,
-                    reference: c.reference,
-                    expectation: c.expectation,
-                }
-            }
-            None => Candidate {
-                at,
-                origin: String::new(),
-                op: String::new(),
-                mutations,
-                edits,
-                signing,
-                input: Value::Null,
-                reference: Outcome::Unsupported {
-                    reason: "no seed".to_owned(),
-                },
-                expectation: None,
-            },
+        let (op, origin, case) = match self.seeds.get(at.0) {
+            Some(Seeds::Op(op, seeds)) => (
+                op.clone(),
+                seeds.get(at.1).map(|s| s.origin.clone()),
+                Case::Op(op_candidate(op, seeds, at.1, edits, signing, &self.keys)),
+            ),
+            Some(Seeds::Token(seeds)) => (
+                "dct.verify".to_owned(),
+                seeds.get(at.1).map(|s| s.origin.clone()),
+                Case::Token(token_candidate(seeds, at.1, mutations, &self.keys)),
+            ),
+            None => (
+                "dct.verify".to_owned(),
+                None,
+                Case::Token(token_candidate(&[], 0, mutations, &self.keys)),
+            ),
+        };
+        Candidate {
+            at,
+            origin: origin.unwrap_or_default(),
+            op,
+            case,
         }
     }
 
@@ -384,18 +420,18 @@ impl Fuzzer {
     }
 
     fn judge<I: Implementation + ?Sized>(&self, imp: &I, c: &Candidate) -> Option<Judged> {
-        let expectation = c.expectation.as_ref()?;
+        let expectation = c.expectation()?;
         let flags = self.flags(c.at);
         // An input that turns on an option the implementation does not declare is not its
         // behaviour to answer (`Implementation::options`): skipped, as `run` skips such a case.
         let declared = imp.options();
-        let undeclared = delegateos_vectors::options::needed_by(&c.input)
+        let undeclared = delegateos_vectors::options::needed_by(c.input())
             .iter()
             .any(|o| !declared.contains(&o.as_str()));
         let (answer, panicked) = if undeclared {
             (Answer::Skip("needs an undeclared option".to_owned()), false)
         } else {
-            self.answer(imp, &c.op, &c.input)
+            self.answer(imp, &c.op, c.input())
         };
         let mut j = Judged {
             kind: None,
@@ -488,20 +524,15 @@ impl Fuzzer {
         j: Judged,
     ) -> (Candidate, Judged) {
         let class = |c: &Candidate, j: &Judged| {
-            (reference_code(&c.reference), outcome_class(Some(&j.actual)))
+            (reference_code(c.reference()), outcome_class(Some(&j.actual)))
         };
         let want = class(&c, &j);
         let (mut best, mut judged) = (c, j);
         for _ in 0..MAX_ROUNDS {
             let mut improved = false;
             for i in 0..best.changes() {
-                let (mut mutations, mut edits) = (best.mutations.clone(), best.edits.clone());
-                if i < mutations.len() {
-                    mutations.remove(i);
-                } else {
-                    edits.remove(i - mutations.len());
-                }
-                let t = self.candidate_of(best.at, mutations, edits, best.signing);
+                let (mutations, edits, signing) = best.without(i);
+                let t = self.candidate_of(best.at, mutations, edits, signing);
                 if let Some(tj) = self.judge(imp, &t) {
                     if tj.kind == Some(kind) && class(&t, &tj) == want {
                         best = t;
@@ -523,51 +554,31 @@ impl Fuzzer {
     fn finding(&self, kind: Kind, c: Candidate, j: Judged) -> Finding {
         let actual = Some(j.actual.clone());
         let failure = j.failure.unwrap_or(FailureKind::NoAnswer);
-        let finding = match self.seeds.get(c.at.0) {
-            Some(Seeds::Token(seeds)) => {
-                let sig = Signature::of_token(kind, &c.mutations, &c.reference, actual.as_ref());
-                let tc = delegateos_vectors::fuzz::expect::TokenCandidate {
-                    seed: c.at.1,
-                    mutations: c.mutations,
-                    input: c.input,
-                    reference: c.reference,
-                    expectation: c.expectation,
-                };
-                core::Finding::of_token(kind, seeds.get(c.at.1), tc, actual, j.message, &sig)
-            }
-            Some(Seeds::Op(op, seeds)) => {
+        let finding = match (c.case, self.seeds.get(c.at.0)) {
+            (Case::Op(oc), Some(Seeds::Op(op, seeds))) => {
                 let seed = seeds.get(c.at.1);
-                let oc = delegateos_vectors::fuzz::expect::OpCandidate {
-                    seed: c.at.1,
-                    edits: c.edits,
-                    signing: c.signing,
-                    input: c.input,
-                    reference: c.reference,
-                    expectation: c.expectation,
-                };
                 let family = j.family.clone();
                 let fault = fault_of(kind, failure, j.actual_output.clone(), || {
                     family.unwrap_or_else(|| "?".to_owned())
                 });
                 let a = grade_op(op, seed, &oc, &fault);
                 let direction = a.as_ref().map(|a| a.direction);
-                let sig = Signature::of_op(kind, &oc.edits, &oc.reference, actual.as_ref(), direction);
+                let sig =
+                    Signature::of_op(kind, &oc.edits, &oc.reference, actual.as_ref(), direction);
                 core::Finding::of_op(op, kind, seed, oc, actual, j.message, a.as_ref(), &sig)
             }
-            None => core::Finding::of_token(
-                kind,
-                None,
-                delegateos_vectors::fuzz::expect::TokenCandidate {
-                    seed: 0,
-                    mutations: Vec::new(),
-                    input: c.input,
-                    reference: c.reference.clone(),
-                    expectation: None,
-                },
-                actual.clone(),
-                j.message,
-                &Signature::of_token(kind, &[], &c.reference, actual.as_ref()),
-            ),
+            (Case::Token(tc), seeds) => {
+                let seed = match seeds {
+                    Some(Seeds::Token(seeds)) => seeds.get(c.at.1),
+                    _ => None,
+                };
+                let sig = Signature::of_token(kind, &tc.mutations, &tc.reference, actual.as_ref());
+                core::Finding::of_token(kind, seed, tc, actual, j.message, &sig)
+            }
+            (Case::Op(oc), _) => {
+                let sig = Signature::of_op(kind, &oc.edits, &oc.reference, actual.as_ref(), None);
+                core::Finding::of_op(&c.op, kind, None, oc, actual, j.message, None, &sig)
+            }
         };
         Finding(finding)
     }

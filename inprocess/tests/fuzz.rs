@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use delegateos_inprocess::fuzz::{
-    self, Finding, Fuzzer, Kind, Mutation, Reference, Signing, Stage, Step,
+    self, Case, Finding, Fuzzer, Kind, Mutation, Reference, Signing, Stage, Step,
 };
 use delegateos_inprocess::{cases_in, run_cases, Answer, Implementation, Options, Status, Value};
 use delegateos_reference::ops::{self, Outcome};
@@ -176,18 +176,18 @@ fn the_reference_against_itself_finds_nothing() {
             Step::NotRun | Step::Skipped => {}
         }
         ops_run.insert(c.op.clone());
-        let code = match &c.reference {
+        let code = match c.reference() {
             Outcome::Ok { .. } => "ok".to_owned(),
             Outcome::Error { code, .. } => code.clone(),
             Outcome::Unsupported { .. } => "unsupported".to_owned(),
         };
         // A token field edited before re-signing, no signature forged.
-        let token_edit = c.mutations.iter().any(|m| {
+        let token_edit = c.mutations().iter().any(|m| {
             matches!(
                 m,
                 Mutation::Set { stage: Stage::Token, .. } | Mutation::Remove { stage: Stage::Token, .. }
             )
-        }) && !c.mutations.iter().any(|m| {
+        }) && !c.mutations().iter().any(|m| {
             matches!(m, Mutation::Forge { .. })
                 || matches!(m, Mutation::Set { stage: Stage::Signed, .. } | Mutation::Remove { stage: Stage::Signed, .. } | Mutation::Insert { stage: Stage::Signed, .. })
         });
@@ -198,7 +198,7 @@ fn the_reference_against_itself_finds_nothing() {
             past_signature += 1;
         }
         encoded += usize::from(
-            c.mutations
+            c.mutations()
                 .iter()
                 .any(|m| matches!(m, Mutation::Encode { .. })),
         );
@@ -233,8 +233,8 @@ fn same_bytes_same_case_and_same_finding() {
     for i in 0..50 {
         let (a, b) = (fuzzer.candidate(&input(i)), fuzzer.candidate(&input(i)));
         assert_eq!(
-            (&a.input, &a.mutations, &a.origin),
-            (&b.input, &b.mutations, &b.origin)
+            (a.input(), a.mutations(), &a.origin),
+            (b.input(), b.mutations(), &b.origin)
         );
     }
     let (i, f) = first_finding(&fuzzer, &IgnoresExpiry, 2000);
@@ -412,12 +412,12 @@ fn the_other_reading_of_a_malformed_now_is_no_finding() {
         }
         let c = fuzzer.candidate(&bytes);
         let malformed = c
-            .input
+            .input()
             .pointer("/context/now")
             .and_then(Value::as_str)
             .is_some_and(|n| delegateos_reference::timestamp::Timestamp::parse(n).is_err());
         let differs =
-            !matches!(&c.reference, Outcome::Error { code, .. } if code == "malformed_token");
+            !matches!(c.reference(), Outcome::Error { code, .. } if code == "malformed_token");
         reached += usize::from(malformed && differs);
     }
     assert!(
@@ -446,6 +446,9 @@ fn signed_structures_are_re_signed_after_their_edits() {
         let (mut resigned, mut accepted) = (0, 0);
         for i in 0..600 {
             let c = fuzzer.candidate(&input(i));
+            let Case::Op(c) = &c.case else {
+                panic!("{op}: a token candidate");
+            };
             if c.signing == Signing::Keep || c.edits.is_empty() {
                 continue;
             }
