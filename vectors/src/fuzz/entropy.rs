@@ -17,6 +17,14 @@ pub trait Entropy {
     }
 }
 
+/// A registered operation's mutator gets its choices as a trait object
+/// ([`crate::fuzz::ops::Fuzzable`]); the generic mutators take it through this.
+impl Entropy for &mut dyn Entropy {
+    fn below(&mut self, n: usize) -> usize {
+        (**self).below(n)
+    }
+}
+
 /// A small deterministic PRNG (SplitMix64): the same `--seed` gives the same run.
 #[derive(Debug, Clone)]
 pub struct Rng(u64);

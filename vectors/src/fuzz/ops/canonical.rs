@@ -16,3 +16,17 @@ pub fn random_edit(rng: &mut impl Entropy, input: &Value) -> Option<Edit> {
         text: text::random(rng, current),
     })
 }
+
+/// `json.canonicalize`.
+#[derive(Debug)]
+pub struct Canonicalize;
+
+impl super::Fuzzable for Canonicalize {
+    fn name(&self) -> &'static str {
+        "json.canonicalize"
+    }
+
+    fn random_edit(&self, mut rng: &mut dyn Entropy, _view: &Value, input: &Value) -> Option<Edit> {
+        random_edit(&mut rng, input)
+    }
+}

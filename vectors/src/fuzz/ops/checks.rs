@@ -150,3 +150,31 @@ pub fn random_edit(rng: &mut impl Entropy, view: &Value) -> Option<Edit> {
     }
     edit::random(rng, view, &[], &dictionary)
 }
+
+/// `check.run`.
+#[derive(Debug)]
+pub struct Run;
+
+impl super::Fuzzable for Run {
+    fn name(&self) -> &'static str {
+        "check.run"
+    }
+
+    fn random_edit(&self, mut rng: &mut dyn Entropy, view: &Value, _input: &Value) -> Option<Edit> {
+        random_edit(&mut rng, view)
+    }
+}
+
+/// `output.verify` (the same check specs).
+#[derive(Debug)]
+pub struct OutputVerify;
+
+impl super::Fuzzable for OutputVerify {
+    fn name(&self) -> &'static str {
+        "output.verify"
+    }
+
+    fn random_edit(&self, mut rng: &mut dyn Entropy, view: &Value, _input: &Value) -> Option<Edit> {
+        random_edit(&mut rng, view)
+    }
+}

@@ -100,3 +100,17 @@ pub fn random_edit(rng: &mut impl Entropy, view: &Value) -> Option<Edit> {
         }
     })
 }
+
+/// `glob.match`.
+#[derive(Debug)]
+pub struct Match;
+
+impl super::Fuzzable for Match {
+    fn name(&self) -> &'static str {
+        "glob.match"
+    }
+
+    fn random_edit(&self, mut rng: &mut dyn Entropy, view: &Value, _input: &Value) -> Option<Edit> {
+        random_edit(&mut rng, view)
+    }
+}

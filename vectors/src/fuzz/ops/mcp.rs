@@ -152,6 +152,37 @@ pub fn random_edit(rng: &mut impl Entropy, view: &Value) -> Option<Edit> {
         .or_else(|| edit::random(rng, view, &[], &dictionary))
 }
 
+/// `mcp.call`: the call's token decoded, edited, re-signed; the reference's free text not
+/// compared.
+#[derive(Debug)]
+pub struct Call;
+
+impl super::Fuzzable for Call {
+    fn name(&self) -> &'static str {
+        "mcp.call"
+    }
+
+    fn view(&self, input: &Value) -> Value {
+        view(input)
+    }
+
+    fn encode(&self, view: &Value, signing: Signing, keys: &Keys) -> Value {
+        encode(view, signing, keys)
+    }
+
+    fn random_signing(&self, rng: &mut dyn Entropy) -> Signing {
+        super::mostly_resigned(rng)
+    }
+
+    fn random_edit(&self, mut rng: &mut dyn Entropy, view: &Value, _input: &Value) -> Option<Edit> {
+        random_edit(&mut rng, view)
+    }
+
+    fn comparable(&self, output: &Value) -> Value {
+        comparable(output)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -56,65 +56,90 @@ pub enum Signing {
     Rehash,
 }
 
-/// The view of `op`'s `input` that its mutator edits.
-pub fn view(op: &str, input: &Value) -> Value {
-    match op {
-        "revocation.from_json" => revocation::view(input),
-        "mcp.call" => mcp::view(input),
-        _ => input.clone(),
+/// A fuzzable operation (other than `dct.verify`, whose token mutator is [`super::mutate`]):
+/// what its mutator edits, how an edited view becomes an input again (re-signed per the
+/// candidate's signing mode), how candidates treat signatures, and the part of the reference's
+/// output an implementation is held to. One implementation per operation, in the module of
+/// its family; [`REGISTRY`] lists them.
+pub trait Fuzzable: Sync {
+    /// The operation's catalogue name.
+    fn name(&self) -> &'static str;
+
+    /// The view of `input` that the mutator edits (default: the input itself).
+    fn view(&self, input: &Value) -> Value {
+        input.clone()
+    }
+
+    /// The input for an edited `view` (default: the view itself).
+    fn encode(&self, view: &Value, _signing: Signing, _keys: &Keys) -> Value {
+        view.clone()
+    }
+
+    /// How a new candidate treats signatures (default: [`Signing::Keep`], drawing nothing).
+    fn random_signing(&self, _rng: &mut dyn Entropy) -> Signing {
+        Signing::Keep
+    }
+
+    /// One structure-aware edit of `view` (whose encoded input is `input`).
+    fn random_edit(&self, rng: &mut dyn Entropy, view: &Value, input: &Value) -> Option<Edit>;
+
+    /// The part of an ok `output` an implementation is held to: what a vector of the
+    /// operation would pin (default: all of it). The reference's answer is the fuzzer's
+    /// expectation, but its free text is not.
+    fn comparable(&self, output: &Value) -> Value {
+        output.clone()
     }
 }
 
-/// The part of `op`'s ok `output` an implementation is held to: what a vector of `op` would
-/// pin. The reference's answer is the fuzzer's expectation, but its free text is not: for
-/// `mcp.call` this drops the bodies that carry a `detail` (spec/mcp-proxy.md §6).
-pub fn comparable(op: &str, output: &Value) -> Value {
-    match op {
-        "mcp.call" => mcp::comparable(output),
-        _ => output.clone(),
+/// Re-signed in 7 of 10 candidates, kept in the others.
+pub(crate) fn mostly_resigned(rng: &mut dyn Entropy) -> Signing {
+    if rng.below(10) < 7 {
+        Signing::Resign
+    } else {
+        Signing::Keep
     }
+}
+
+/// Every fuzzable operation beyond `dct.verify`, in [`OPERATIONS`] order.
+pub static REGISTRY: &[&dyn Fuzzable] = &[
+    &revocation::FromJson,
+    &canonical::Canonicalize,
+    &glob::Match,
+    &checks::Run,
+    &checks::OutputVerify,
+    &signed::ContractSignature,
+    &signed::Attestation,
+    &mcp::Call,
+];
+
+/// The registered operation named `op`.
+pub fn operation(op: &str) -> Option<&'static dyn Fuzzable> {
+    REGISTRY.iter().copied().find(|o| o.name() == op)
+}
+
+/// The view of `op`'s `input` that its mutator edits.
+pub fn view(op: &str, input: &Value) -> Value {
+    operation(op).map_or_else(|| input.clone(), |o| o.view(input))
+}
+
+/// The part of `op`'s ok `output` an implementation is held to ([`Fuzzable::comparable`]).
+pub fn comparable(op: &str, output: &Value) -> Value {
+    operation(op).map_or_else(|| output.clone(), |o| o.comparable(output))
 }
 
 /// The input of `op` for an edited `view`.
 pub fn encode(op: &str, view: &Value, signing: Signing, keys: &Keys) -> Value {
-    match op {
-        "revocation.from_json" => revocation::encode(view, signing, keys),
-        "contract.verify_signature" | "attestation.verify" => signed::encode(view, signing, keys),
-        "mcp.call" => mcp::encode(view, signing, keys),
-        _ => view.clone(),
-    }
+    operation(op).map_or_else(|| view.clone(), |o| o.encode(view, signing, keys))
 }
 
 /// How a new candidate of `op` treats signatures.
 pub fn random_signing(op: &str, rng: &mut impl Entropy) -> Signing {
-    match op {
-        "revocation.from_json" | "contract.verify_signature" | "mcp.call" => {
-            if rng.below(10) < 7 {
-                Signing::Resign
-            } else {
-                Signing::Keep
-            }
-        }
-        "attestation.verify" => match rng.below(10) {
-            0..=2 => Signing::Keep,
-            3..=5 => Signing::Resign,
-            _ => Signing::Rehash,
-        },
-        _ => Signing::Keep,
-    }
+    operation(op).map_or(Signing::Keep, |o| o.random_signing(rng))
 }
 
 /// One structure-aware edit of `op`'s `view` (whose encoded input is `input`).
 pub fn random_edit(op: &str, rng: &mut impl Entropy, view: &Value, input: &Value) -> Option<Edit> {
-    match op {
-        "json.canonicalize" => canonical::random_edit(rng, input),
-        "revocation.from_json" => revocation::random_edit(rng, view, input),
-        "glob.match" => glob::random_edit(rng, view),
-        "check.run" | "output.verify" => checks::random_edit(rng, view),
-        "contract.verify_signature" | "attestation.verify" => signed::random_edit(rng, view),
-        "mcp.call" => mcp::random_edit(rng, view),
-        _ => None,
-    }
+    operation(op).and_then(|o| o.random_edit(rng, view, input))
 }
 
 /// Builds the input of a candidate: the seed's view, edited, encoded, then text-edited.
@@ -128,4 +153,16 @@ pub fn build(op: &str, seed_view: &Value, edits: &[Edit], signing: Signing, keys
         edit::apply_text(&mut input, e);
     }
     input
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_registry_is_every_fuzzed_operation_but_the_token_fuzzers() {
+        let names: Vec<&str> = REGISTRY.iter().map(|o| o.name()).collect();
+        assert_eq!(names, OPERATIONS[1..].to_vec());
+        assert_eq!(OPERATIONS[0], "dct.verify");
+    }
 }

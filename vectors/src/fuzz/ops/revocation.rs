@@ -87,3 +87,29 @@ pub fn random_edit(rng: &mut impl Entropy, view: &Value, input: &Value) -> Optio
         text: text::random(rng, current),
     })
 }
+
+/// `revocation.from_json`: the list's JSON text parsed into its entries, re-signed.
+#[derive(Debug)]
+pub struct FromJson;
+
+impl super::Fuzzable for FromJson {
+    fn name(&self) -> &'static str {
+        "revocation.from_json"
+    }
+
+    fn view(&self, input: &Value) -> Value {
+        view(input)
+    }
+
+    fn encode(&self, view: &Value, signing: Signing, keys: &Keys) -> Value {
+        encode(view, signing, keys)
+    }
+
+    fn random_signing(&self, rng: &mut dyn Entropy) -> Signing {
+        super::mostly_resigned(rng)
+    }
+
+    fn random_edit(&self, mut rng: &mut dyn Entropy, view: &Value, input: &Value) -> Option<Edit> {
+        random_edit(&mut rng, view, input)
+    }
+}

@@ -170,3 +170,52 @@ pub fn random_edit(rng: &mut impl Entropy, view: &Value) -> Option<Edit> {
     }
     edit::random(rng, view, &[], &dictionary)
 }
+
+/// `contract.verify_signature`: the contract re-signed after its edits.
+#[derive(Debug)]
+pub struct ContractSignature;
+
+impl super::Fuzzable for ContractSignature {
+    fn name(&self) -> &'static str {
+        "contract.verify_signature"
+    }
+
+    fn encode(&self, view: &Value, signing: Signing, keys: &Keys) -> Value {
+        encode(view, signing, keys)
+    }
+
+    fn random_signing(&self, rng: &mut dyn Entropy) -> Signing {
+        super::mostly_resigned(rng)
+    }
+
+    fn random_edit(&self, mut rng: &mut dyn Entropy, view: &Value, _input: &Value) -> Option<Edit> {
+        random_edit(&mut rng, view)
+    }
+}
+
+/// `attestation.verify`: the attestation kept, re-signed, or rehashed (its `outputHash`
+/// recomputed) and re-signed, in 3, 3 and 4 of 10 candidates.
+#[derive(Debug)]
+pub struct Attestation;
+
+impl super::Fuzzable for Attestation {
+    fn name(&self) -> &'static str {
+        "attestation.verify"
+    }
+
+    fn encode(&self, view: &Value, signing: Signing, keys: &Keys) -> Value {
+        encode(view, signing, keys)
+    }
+
+    fn random_signing(&self, rng: &mut dyn Entropy) -> Signing {
+        match rng.below(10) {
+            0..=2 => Signing::Keep,
+            3..=5 => Signing::Resign,
+            _ => Signing::Rehash,
+        }
+    }
+
+    fn random_edit(&self, mut rng: &mut dyn Entropy, view: &Value, _input: &Value) -> Option<Edit> {
+        random_edit(&mut rng, view)
+    }
+}
