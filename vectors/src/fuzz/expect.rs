@@ -364,3 +364,81 @@ pub fn op_candidate(
         expectation,
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A malformed `now` together with a token fault: no spec text orders them, so both
+    /// `malformed_token` and the token fault's code are acceptable (D7, issue 12).
+    #[test]
+    fn malformed_now_with_a_token_fault_accepts_both_codes() {
+        let keys = Keys::fixed();
+        let seeds = mutate::builtin_seeds(&keys);
+        let mutations = vec![
+            Mutation::Set {
+                stage: mutate::Stage::Context,
+                path: vec![mutate::Seg::Key("now".to_owned())],
+                value: json!("2026-02-30T00:00:00Z"),
+            },
+            Mutation::Forge {
+                block: 0,
+                key: "mallory".to_owned(),
+            },
+        ];
+        let c = token_candidate(&seeds, 0, mutations, &keys);
+        let Some(Expectation::Acceptable { outcomes, .. }) = &c.expectation else {
+            panic!("expected acceptable, got {:?}", c.expectation);
+        };
+        let codes: Vec<&str> = outcomes
+            .iter()
+            .filter_map(|o| match o {
+                Expected::Invalid { code, .. } => Some(code.as_str()),
+                Expected::Valid { .. } => None,
+            })
+            .collect();
+        assert!(codes.contains(&"malformed_token"), "{codes:?}");
+        assert!(codes.contains(&"invalid_signature"), "{codes:?}");
+    }
+
+    /// D7: an `mcp.call` whose caller `now` is not a profile timestamp may be answered with
+    /// the reference's denial, `invalid_input`, or the token's own denial at the seed's `now`;
+    /// a well-formed `now` leaves the reference's answer alone.
+    #[test]
+    fn a_malformed_caller_now_leaves_the_order_open() {
+        let keys = Keys::fixed();
+        let seeds = op_seeds("mcp.call", None);
+        let invalid_input = Expected::Invalid {
+            code: "invalid_input".to_owned(),
+            stage: None,
+        };
+        let mut widened = 0;
+        for (i, s) in seeds.iter().enumerate() {
+            let input = build("mcp.call", &s.view, &[], Signing::Keep, &keys);
+            if input.get("now").is_none() {
+                continue;
+            }
+            assert!(malformed_now_outcomes("mcp.call", &input, s).is_empty());
+            let mut bad = input.clone();
+            bad["now"] = Value::from("2026-02-30T00:00:00Z");
+            let also = malformed_now_outcomes("mcp.call", &bad, s);
+            assert!(also.contains(&invalid_input), "{}", s.origin);
+            let edit = Edit::Set {
+                path: vec![crate::fuzz::mutate::Seg::Key("now".to_owned())],
+                value: Value::from("2026-02-30T00:00:00Z"),
+            };
+            let c = op_candidate("mcp.call", &seeds, i, vec![edit], Signing::Keep, &keys);
+            match c.expectation {
+                Some(Expectation::Acceptable { outcomes, decision }) => {
+                    assert!(outcomes.contains(&invalid_input), "{}", s.origin);
+                    assert!(!decision.is_empty());
+                }
+                other => panic!("{}: {other:?}", s.origin),
+            }
+            widened += 1;
+        }
+        assert!(widened > 10, "only {widened} mcp.call seeds carry a now");
+    }
+}
