@@ -56,14 +56,14 @@ use delegateos_vectors::differential::{outcome_class, reference_code};
 pub use delegateos_vectors::format::Severity;
 use delegateos_vectors::format::{Expectation, VectorFile};
 pub use delegateos_vectors::fuzz::entropy::{fnv, Bytes, Entropy};
-pub use delegateos_vectors::fuzz::expect::{OpCandidate, TokenCandidate};
 use delegateos_vectors::fuzz::expect::{
     op_candidate, op_edits, op_seeds, token_candidate, token_mutations, token_seeds, OpSeed,
 };
-use delegateos_vectors::fuzz::finding::{self as core, fault_of, grade_op, Signature, IN_PROCESS};
+pub use delegateos_vectors::fuzz::expect::{OpCandidate, TokenCandidate};
 /// What kind of problem a finding is (the core's kinds; in process: a disagreement, a crash —
 /// a panic or [`Answer::Threw`] —, an error answer, or another code of the family).
 pub use delegateos_vectors::fuzz::finding::FindingKind as Kind;
+use delegateos_vectors::fuzz::finding::{self as core, fault_of, grade_op, Signature, IN_PROCESS};
 pub use delegateos_vectors::fuzz::mutate::{Encoding, Mutation, Seed, Seg, Stage};
 pub use delegateos_vectors::fuzz::ops::edit::Edit;
 pub use delegateos_vectors::fuzz::ops::{Signing, OPERATIONS as FUZZED_OPERATIONS};
@@ -524,7 +524,10 @@ impl Fuzzer {
         j: Judged,
     ) -> (Candidate, Judged) {
         let class = |c: &Candidate, j: &Judged| {
-            (reference_code(c.reference()), outcome_class(Some(&j.actual)))
+            (
+                reference_code(c.reference()),
+                outcome_class(Some(&j.actual)),
+            )
         };
         let want = class(&c, &j);
         let (mut best, mut judged) = (c, j);
@@ -644,7 +647,9 @@ mod tests {
         std::env::set_var("DELEGATEOS_FUZZ_OPS", " glob.match ,");
         let glob = Fuzzer::from_env().unwrap();
         assert!(
-            glob.seeds.iter().all(|s| matches!(s, Seeds::Op(op, _) if op == "glob.match"))
+            glob.seeds
+                .iter()
+                .all(|s| matches!(s, Seeds::Op(op, _) if op == "glob.match"))
                 && glob.seeds() > 10
         );
         std::env::set_var("DELEGATEOS_FUZZ_OPS", "glob.match,dct.create");

@@ -185,11 +185,29 @@ fn the_reference_against_itself_finds_nothing() {
         let token_edit = c.mutations().iter().any(|m| {
             matches!(
                 m,
-                Mutation::Set { stage: Stage::Token, .. } | Mutation::Remove { stage: Stage::Token, .. }
+                Mutation::Set {
+                    stage: Stage::Token,
+                    ..
+                } | Mutation::Remove {
+                    stage: Stage::Token,
+                    ..
+                }
             )
         }) && !c.mutations().iter().any(|m| {
             matches!(m, Mutation::Forge { .. })
-                || matches!(m, Mutation::Set { stage: Stage::Signed, .. } | Mutation::Remove { stage: Stage::Signed, .. } | Mutation::Insert { stage: Stage::Signed, .. })
+                || matches!(
+                    m,
+                    Mutation::Set {
+                        stage: Stage::Signed,
+                        ..
+                    } | Mutation::Remove {
+                        stage: Stage::Signed,
+                        ..
+                    } | Mutation::Insert {
+                        stage: Stage::Signed,
+                        ..
+                    }
+                )
         });
         if c.op == "dct.verify"
             && token_edit
@@ -263,7 +281,10 @@ fn a_verifier_that_ignores_expiry_is_found_and_its_finding_replays() {
         "{f:?}"
     );
     assert_eq!(actual(&f)["outcome"], "ok");
-    assert!(!f.mutations.is_empty(), "a valid seed needs a mutation to expire");
+    assert!(
+        !f.mutations.is_empty(),
+        "a valid seed needs a mutation to expire"
+    );
     assert!(f.severity >= Severity::High, "{}", f.summary());
     assert!(
         f.key
@@ -441,7 +462,11 @@ impl Implementation for Faulty {
 /// refuses for a reason after the signature check, are generated for each.
 #[test]
 fn signed_structures_are_re_signed_after_their_edits() {
-    for op in ["contract.verify_signature", "attestation.verify", "revocation.from_json"] {
+    for op in [
+        "contract.verify_signature",
+        "attestation.verify",
+        "revocation.from_json",
+    ] {
         let fuzzer = Fuzzer::for_operations(&[op]).unwrap();
         let (mut resigned, mut accepted) = (0, 0);
         for i in 0..600 {
@@ -465,7 +490,10 @@ fn signed_structures_are_re_signed_after_their_edits() {
             accepted += usize::from(ok && !signature_fault);
         }
         assert!(resigned > 200, "{op}: only {resigned} re-signed candidates");
-        assert!(accepted >= 10, "{op}: only {accepted} edited, re-signed candidates accepted");
+        assert!(
+            accepted >= 10,
+            "{op}: only {accepted} edited, re-signed candidates accepted"
+        );
     }
 }
 
@@ -477,7 +505,10 @@ fn an_unchecked_signature_of_a_contract_an_attestation_or_a_revocation_entry_is_
     for (op, fault) in [
         ("contract.verify_signature", "contract.signature-unchecked"),
         ("attestation.verify", "attestation.signature-unchecked"),
-        ("revocation.from_json", "revocation.entry-signature-unchecked"),
+        (
+            "revocation.from_json",
+            "revocation.entry-signature-unchecked",
+        ),
     ] {
         let fuzzer = Fuzzer::for_operations(&[op]).unwrap();
         let faulty = Faulty(fault);
@@ -488,10 +519,13 @@ fn an_unchecked_signature_of_a_contract_an_attestation_or_a_revocation_entry_is_
                 _ => None,
             })
             .unwrap_or_else(|| panic!("{fault}: no accepting finding within 3000 inputs"));
-        assert_eq!(f.kind, Kind::Disagreement, "{fault}, input {i}: {}", f.summary());
+        assert_eq!(
+            f.kind,
+            Kind::Disagreement,
+            "{fault}, input {i}: {}",
+            f.summary()
+        );
         assert_eq!(f.op, op);
-        replays(&f, &faulty, &format!("{fault}"), |s| {
-            matches!(s, Status::Failed(_))
-        });
+        replays(&f, &faulty, fault, |s| matches!(s, Status::Failed(_)));
     }
 }

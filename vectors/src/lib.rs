@@ -36,9 +36,9 @@ pub mod export;
 pub mod families;
 pub mod faults;
 pub mod flags;
+pub mod format;
 #[cfg(feature = "fuzz")]
 pub mod fuzz;
-pub mod format;
 #[cfg(feature = "generator")]
 pub mod generate;
 #[cfg(feature = "generator")]

@@ -18,11 +18,13 @@ use super::triage::{self, After, Next, Signature, Triage};
 use crate::expected::ExpectedFailures;
 use crate::runner::case::Case;
 use crate::runner::{self, ErrorKind, Quiet, RunConfig, SetupError, Status};
+use delegateos_vectors::format::{self as vf, Expectation, Level};
 use delegateos_vectors::fuzz::entropy::{Entropy, Rng};
-use delegateos_vectors::fuzz::expect::{token_candidate as candidate, token_mutations, TokenCandidate as Candidate};
+use delegateos_vectors::fuzz::expect::{
+    token_candidate as candidate, token_mutations, TokenCandidate as Candidate,
+};
 use delegateos_vectors::fuzz::finding::{grade_token, HARNESS};
 use delegateos_vectors::fuzz::mutate::Seed;
-use delegateos_vectors::format::{self as vf, Expectation, Level};
 use delegateos_vectors::keys::Keys;
 
 /// The `dct.verify` seeds (the core's [`delegateos_vectors::fuzz::expect::token_seeds`]).
@@ -359,7 +361,11 @@ pub fn run(config: &DiffConfig, progress: &mut dyn FnMut(&str)) -> Result<DiffRe
             // minimized and, if it stays that kind, becomes the example.
             let next = lock().before_minimizing(&sig, &mut findings, || {
                 let level = seeds.get(c.seed).map_or(Level::Normative, |s| s.level);
-                Some(grade_token(kind, level, &c.reference, actual.as_ref()).1.severity)
+                Some(
+                    grade_token(kind, level, &c.reference, actual.as_ref())
+                        .1
+                        .severity,
+                )
             });
             if next == Next::Skip {
                 continue;
@@ -367,7 +373,8 @@ pub fn run(config: &DiffConfig, progress: &mut dyn FnMut(&str)) -> Result<DiffRe
             let found_after = started.elapsed();
             let (min, min_actual) = ahead.unwrap_or_else(|| minimize_timed(c, &sig));
             let actual = min_actual.or(actual);
-            let final_sig = Signature::of_token(kind, &min.mutations, &min.reference, actual.as_ref());
+            let final_sig =
+                Signature::of_token(kind, &min.mutations, &min.reference, actual.as_ref());
             let after =
                 lock().after_minimizing(next, sig, &final_sig, &mut findings, config.max_findings);
             match after {

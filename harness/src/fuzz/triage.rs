@@ -24,8 +24,8 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use delegateos_vectors::fuzz::finding::{Finding, FindingKind};
 use delegateos_vectors::format::Severity;
+use delegateos_vectors::fuzz::finding::{Finding, FindingKind};
 
 /// Minimizations per class (failure kind × reference outcome × implementation outcome).
 pub const DEFAULT_MINIMIZE_BUDGET: usize = 16;

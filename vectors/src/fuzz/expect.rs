@@ -329,7 +329,9 @@ pub fn op_expectation(
     }
     let outcomes = unique(outcomes);
     match decision {
-        Some(decision) if outcomes.len() > 1 => Some(Expectation::Acceptable { outcomes, decision }),
+        Some(decision) if outcomes.len() > 1 => {
+            Some(Expectation::Acceptable { outcomes, decision })
+        }
         _ => expectation_of(&reference),
     }
 }

@@ -253,7 +253,8 @@ impl Finding {
     pub fn write(&self, dir: &Path, group: &str, writer: &Writer) -> std::io::Result<PathBuf> {
         std::fs::create_dir_all(dir)?;
         let file = self.file(group, &Keys::fixed(), writer);
-        let value = serde_json::to_value(&file).unwrap_or_else(|_| Value::Object(Default::default()));
+        let value =
+            serde_json::to_value(&file).unwrap_or_else(|_| Value::Object(Default::default()));
         let mut text = serde_json::to_string_pretty(&value).unwrap_or_default();
         text.push('\n');
         let path = dir.join(format!("{group}.json"));

@@ -22,7 +22,9 @@ use crate::runner::{self, Quiet, RunConfig, SetupError, Status};
 use delegateos_vectors::differential::expectation_of;
 use delegateos_vectors::format::{self as vf, Expectation, Level};
 use delegateos_vectors::fuzz::entropy::{Entropy, Rng};
-use delegateos_vectors::fuzz::expect::{op_candidate as candidate, op_edits, OpCandidate as Candidate};
+use delegateos_vectors::fuzz::expect::{
+    op_candidate as candidate, op_edits, OpCandidate as Candidate,
+};
 use delegateos_vectors::keys::Keys;
 use delegateos_vectors::severity::Assessment;
 
@@ -371,8 +373,8 @@ fn op_salt(op: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use delegateos_vectors::differential::reference_code;
     use crate::fuzz::ops::OPERATIONS;
+    use delegateos_vectors::differential::reference_code;
 
     /// Same seed, same candidates (inputs and reference answers); never a panic.
     #[test]

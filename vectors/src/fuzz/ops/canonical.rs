@@ -5,8 +5,8 @@ use serde_json::Value;
 
 use super::edit::Edit;
 use super::text;
-use crate::fuzz::mutate::Seg;
 use crate::fuzz::entropy::Entropy;
+use crate::fuzz::mutate::Seg;
 
 /// One text edit of the input's `text`.
 pub fn random_edit(rng: &mut impl Entropy, input: &Value) -> Option<Edit> {

@@ -6,8 +6,8 @@ use serde_json::{json, Value};
 
 use super::edit::{self, Edit};
 use super::sign;
-use crate::fuzz::mutate::Seg;
 use crate::fuzz::entropy::Entropy;
+use crate::fuzz::mutate::Seg;
 
 fn strings(items: &[&str]) -> Vec<Value> {
     items.iter().map(|s| Value::from(*s)).collect()

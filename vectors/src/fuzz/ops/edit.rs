@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::text::TextEdit;
-use crate::fuzz::mutate::Seg;
 use crate::fuzz::entropy::Entropy;
+use crate::fuzz::mutate::Seg;
 
 /// Nodes visited when picking a random node (bounds time on huge inputs).
 const MAX_NODES: usize = 4096;

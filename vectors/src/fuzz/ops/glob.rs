@@ -5,8 +5,8 @@
 use serde_json::Value;
 
 use super::edit::{self, Edit};
-use crate::fuzz::mutate::Seg;
 use crate::fuzz::entropy::Entropy;
+use crate::fuzz::mutate::Seg;
 
 const WILD: &[&str] = &[
     "*", "**", "***", "?", "[a]", "\\*", "*.md", "a*", "*a", "{a,b}",

@@ -7,11 +7,11 @@ use serde_json::{json, Value};
 use super::edit::{self, Edit};
 use super::sign;
 use super::Signing;
-use crate::fuzz::mutate::{self, Seg};
 use crate::fuzz::entropy::Entropy;
+use crate::fuzz::mutate::{self, Seg};
+use crate::keys::Keys;
 use delegateos_reference::canonical::canonicalize;
 use delegateos_reference::encoding::{b64u_decode, b64u_encode};
-use crate::keys::Keys;
 
 const DCT: [&str; 4] = ["request", "params", "_delegateos", "dct"];
 

@@ -8,11 +8,11 @@ use super::edit::{self, Edit};
 use super::sign;
 use super::text;
 use super::Signing;
-use crate::fuzz::mutate::Seg;
 use crate::fuzz::entropy::Entropy;
+use crate::fuzz::mutate::Seg;
+use crate::keys::Keys;
 use delegateos_reference::canonical::canonicalize;
 use delegateos_reference::encoding::b64u_encode;
-use crate::keys::Keys;
 
 /// `{entries}` when the text is JSON, else `{raw}`.
 pub fn view(input: &Value) -> Value {

@@ -7,12 +7,12 @@ use serde_json::{json, Value};
 use super::edit::{self, Edit};
 use super::sign;
 use super::Signing;
-use crate::fuzz::mutate::Seg;
 use crate::fuzz::entropy::Entropy;
+use crate::fuzz::mutate::Seg;
+use crate::keys::Keys;
 use delegateos_reference::canonical::canonical_bytes;
 use delegateos_reference::crypto::blake2b256;
 use delegateos_reference::encoding::b64u_encode;
-use crate::keys::Keys;
 
 /// Re-signs the input's contract (under `issuer`) and attestation (under `principal`);
 /// `Rehash` first sets the attestation's `result.outputHash` to its output's digest.
