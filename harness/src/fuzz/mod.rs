@@ -17,6 +17,7 @@ pub use delegateos_vectors::fuzz::{finding, mutate};
 
 pub mod cli;
 pub mod diff;
+pub mod drive;
 pub mod ops;
 pub(crate) mod pool;
 pub mod targets;

@@ -172,7 +172,7 @@ pub(crate) enum Next {
 pub(crate) enum After {
     /// Nothing more (a repeat, its hit counted, or a new kind past `--max-findings`).
     Skip,
-    /// Keep the more severe of it and finding `.0` ([`super::diff::keep_more_severe`]).
+    /// Keep the more severe of it and finding `.0` ([`super::drive::keep_more_severe`]).
     Upgrade(usize),
     /// A new kind: the next finding.
     New,

@@ -6,27 +6,24 @@
 //! touched), minimized, and graded by the severity model exactly as the run report grades a
 //! failing case ([`assess`]).
 
-use std::sync::Mutex;
 use std::time::Instant;
 
 use delegateos_reference::ops::Outcome;
-use serde_json::Value;
 
 use crate::expected::ExpectedFailures;
 use crate::findings::assess;
-use crate::fuzz::diff::{classify, keep_more_severe, DiffConfig, DiffReport, Finding, FindingKind};
-use crate::fuzz::pool::{self, Schedule};
-use crate::fuzz::triage::{self, After, Next, Signature, Triage};
+use crate::fuzz::diff::{DiffConfig, DiffReport, Finding, FindingKind};
+use crate::fuzz::drive::{self, classify, Judged, Target};
+use crate::fuzz::triage::Signature;
 use crate::runner::case::Case;
 use crate::runner::{self, Quiet, RunConfig, SetupError, Status};
 use delegateos_vectors::differential::expectation_of;
-use delegateos_vectors::format::{self as vf, Expectation, Level};
+use delegateos_vectors::format::{self as vf, Expectation, Level, Severity};
 use delegateos_vectors::fuzz::entropy::{Entropy, Rng};
 use delegateos_vectors::fuzz::expect::{
     op_candidate as candidate, op_edits, OpCandidate as Candidate,
 };
 use delegateos_vectors::keys::Keys;
-use delegateos_vectors::severity::Assessment;
 
 /// The corpus cases of an operation as seeds (the core's).
 pub use delegateos_vectors::fuzz::expect::{op_seeds as load_seeds, OpSeed};
@@ -71,18 +68,6 @@ fn runner_case(
     })
 }
 
-/// A candidate's judgement, and its minimization when a worker did it ahead of the commit.
-type Explored = (Judged, Option<(Candidate, Option<Judged>)>);
-
-/// Per candidate: kind, reply, message, assessment (`None`: agreed), and whether skipped.
-struct Judged {
-    kind: Option<FindingKind>,
-    actual: Option<Value>,
-    message: String,
-    assessment: Option<Assessment>,
-    skipped: bool,
-}
-
 fn run_batch(
     op: &str,
     seeds: &[OpSeed],
@@ -103,16 +88,7 @@ fn run_batch(
             ));
         }
     }
-    let mut out: Vec<Judged> = cands
-        .iter()
-        .map(|_| Judged {
-            kind: None,
-            actual: None,
-            message: String::new(),
-            assessment: None,
-            skipped: false,
-        })
-        .collect();
+    let mut out = vec![Judged::default(); cands.len()];
     if cases.is_empty() {
         return Ok(out);
     }
@@ -149,71 +125,6 @@ fn run_batch(
     Ok(out)
 }
 
-fn signature(kind: FindingKind, c: &Candidate, j: &Judged) -> Signature {
-    let direction = j.assessment.as_ref().map(|a| a.direction);
-    Signature::of_op(kind, &c.edits, &c.reference, j.actual.as_ref(), direction)
-}
-
-/// Drops edits one at a time while the same disagreement persists.
-fn minimize(
-    op: &str,
-    seeds: &[OpSeed],
-    c: Candidate,
-    sig: &Signature,
-    keys: &Keys,
-    config: &RunConfig,
-) -> (Candidate, Option<Judged>) {
-    let mut best = c;
-    let mut judged = None;
-    if best.edits.len() <= triage::SUBSETS_UP_TO {
-        // Every proper subset in one session: the smallest that holds.
-        let trials: Vec<Candidate> = triage::proper_subsets(best.edits.len())
-            .into_iter()
-            .map(|keep| {
-                let e = keep.iter().filter_map(|&i| best.edits.get(i).cloned());
-                candidate(op, seeds, best.seed, e.collect(), best.signing, keys)
-            })
-            .collect();
-        if let Ok(results) = run_batch(op, seeds, &trials, config) {
-            let hit = trials
-                .into_iter()
-                .zip(results)
-                .find(|(t, j)| j.kind.is_some_and(|k| signature(k, t, j).same_class(sig)));
-            if let Some((t, j)) = hit {
-                return (t, Some(j));
-            }
-        }
-        return (best, judged);
-    }
-    for _round in 0..8 {
-        if best.edits.is_empty() {
-            break;
-        }
-        let trials: Vec<Candidate> = (0..best.edits.len())
-            .map(|i| {
-                let mut e = best.edits.clone();
-                e.remove(i);
-                candidate(op, seeds, best.seed, e, best.signing, keys)
-            })
-            .collect();
-        let Ok(results) = run_batch(op, seeds, &trials, config) else {
-            break;
-        };
-        let hit = trials
-            .into_iter()
-            .zip(results)
-            .find(|(t, j)| j.kind.is_some_and(|k| signature(k, t, j).same_class(sig)));
-        match hit {
-            Some((t, j)) => {
-                best = t;
-                judged = Some(j);
-            }
-            None => break,
-        }
-    }
-    (best, judged)
-}
-
 /// A new candidate: a random seed, its signing mode, and its edits ([`op_edits`]).
 fn generate(op: &str, seeds: &[OpSeed], rng: &mut Rng, keys: &Keys) -> Candidate {
     let s = rng.below(seeds.len());
@@ -221,20 +132,64 @@ fn generate(op: &str, seeds: &[OpSeed], rng: &mut Rng, keys: &Keys) -> Candidate
     candidate(op, seeds, s, edits, signing, keys)
 }
 
-/// The candidates of batch `b` (a function of the seed, the operation and `b` alone: every
-/// number of workers explores the same batches).
-fn batch_of(
-    op: &str,
-    seeds: &[OpSeed],
+/// An operation of the fuzz core's registry, edited by its mutator.
+struct Operation<'a> {
+    op: &'a str,
+    seeds: Vec<OpSeed>,
+    keys: Keys,
     seed: u64,
-    b: usize,
-    size: usize,
-    keys: &Keys,
-) -> Vec<Candidate> {
-    let mut rng = Rng::new(seed ^ op_salt(op) ^ (b as u64).wrapping_mul(0xA076_1D64_78BD_642F));
-    (0..size)
-        .map(|_| generate(op, seeds, &mut rng, keys))
-        .collect()
+}
+
+impl Target for Operation<'_> {
+    type Candidate = Candidate;
+    const UNIT: &'static str = "edit";
+
+    fn batch(&self, b: usize, size: usize) -> Vec<Candidate> {
+        let mut rng =
+            Rng::new(self.seed ^ op_salt(self.op) ^ (b as u64).wrapping_mul(0xA076_1D64_78BD_642F));
+        (0..size)
+            .map(|_| generate(self.op, &self.seeds, &mut rng, &self.keys))
+            .collect()
+    }
+
+    fn run_batch(
+        &self,
+        cands: &[Candidate],
+        config: &RunConfig,
+    ) -> Result<Vec<Judged>, SetupError> {
+        run_batch(self.op, &self.seeds, cands, config)
+    }
+
+    fn signature(&self, kind: FindingKind, c: &Candidate, j: &Judged) -> Signature {
+        let direction = j.assessment.as_ref().map(|a| a.direction);
+        Signature::of_op(kind, &c.edits, &c.reference, j.actual.as_ref(), direction)
+    }
+
+    fn severity(&self, _kind: FindingKind, _c: &Candidate, j: &Judged) -> Option<Severity> {
+        j.assessment.as_ref().map(|a| a.severity)
+    }
+
+    fn changes(&self, c: &Candidate) -> usize {
+        c.edits.len()
+    }
+
+    fn keeping(&self, c: &Candidate, keep: &[usize]) -> Candidate {
+        let e = keep.iter().filter_map(|&i| c.edits.get(i).cloned());
+        candidate(
+            self.op,
+            &self.seeds,
+            c.seed,
+            e.collect(),
+            c.signing,
+            &self.keys,
+        )
+    }
+
+    fn finding(&self, kind: FindingKind, c: Candidate, j: Judged, sig: &Signature) -> Finding {
+        let seed = self.seeds.get(c.seed);
+        let a = j.assessment.as_ref();
+        Finding::of_op(self.op, kind, seed, c, j.actual, j.message, a, sig)
+    }
 }
 
 /// Runs the differential fuzzer on `op` (not `dct.verify`, see [`crate::fuzz::diff::run`]).
@@ -245,121 +200,19 @@ pub fn run(
     progress: &mut dyn FnMut(&str),
 ) -> Result<DiffReport, String> {
     let started = Instant::now();
-    let keys = Keys::fixed();
     let seeds = load_seeds(op, config.vectors.as_deref());
     if seeds.is_empty() {
         return Err(format!(
             "no corpus case of operation {op} to seed the fuzzer"
         ));
     }
-    let run_config = RunConfig {
-        timeout: config.timeout,
-        ..RunConfig::new(config.command.clone())
+    let target = Operation {
+        op,
+        seeds,
+        keys: Keys::fixed(),
+        seed: config.seed,
     };
-    let schedule = Schedule {
-        jobs: config.jobs,
-        batch: config.batch,
-        max_cases: config.max_cases,
-        deadline: started + config.duration,
-    };
-    let triage = Mutex::new(Triage::new(config.minimize_budget));
-    let lock = || {
-        triage
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    };
-    let minimize_timed = |c: Candidate, sig: &Signature| {
-        let at = Instant::now();
-        let min = minimize(op, &seeds, c, sig, &keys, &run_config);
-        lock().minimizing += at.elapsed();
-        min
-    };
-    // A worker runs a batch, then minimizes ahead what the triage would minimize as it stands
-    // (`crate::fuzz::triage`).
-    let explore = |batch: &[Candidate]| -> Result<Vec<Explored>, SetupError> {
-        let results = run_batch(op, &seeds, batch, &run_config)?;
-        Ok(batch
-            .iter()
-            .zip(results)
-            .map(|(c, j)| {
-                let ahead = j.kind.and_then(|kind| {
-                    let sig = signature(kind, c, &j);
-                    let fresh = lock().would_minimize(&sig);
-                    fresh.then(|| minimize_timed(c.clone(), &sig))
-                });
-                (j, ahead)
-            })
-            .collect())
-    };
-    let build = |kind: FindingKind,
-                 min: Candidate,
-                 j: Judged,
-                 found_after: std::time::Duration,
-                 cases_before: usize,
-                 sig: &Signature| {
-        let seed = seeds.get(min.seed);
-        let assessment = j.assessment.as_ref();
-        Finding {
-            found_after,
-            cases_before,
-            ..Finding::of_op(op, kind, seed, min, j.actual, j.message, assessment, sig)
-        }
-    };
-    let mut findings: Vec<Finding> = Vec::new();
-    let (mut cases, mut skipped) = (0, 0);
-    let mut commit = |batch: Vec<Candidate>, results: Vec<Explored>| -> bool {
-        for (c, (j, ahead)) in batch.into_iter().zip(results) {
-            cases += 1;
-            if j.skipped {
-                skipped += 1;
-            }
-            let Some(kind) = j.kind else { continue };
-            let sig = signature(kind, &c, &j);
-            // A repeat graded more severe than the kind's example (another seed's stake) is
-            // minimized and, if it stays that kind, becomes the example.
-            let next = lock().before_minimizing(&sig, &mut findings, || {
-                j.assessment.as_ref().map(|a| a.severity)
-            });
-            if next == Next::Skip {
-                continue;
-            }
-            let found_after = started.elapsed();
-            let (min, min_judged) = ahead.unwrap_or_else(|| minimize_timed(c, &sig));
-            let j = min_judged.unwrap_or(j);
-            let final_sig = signature(kind, &min, &j);
-            let after =
-                lock().after_minimizing(next, sig, &final_sig, &mut findings, config.max_findings);
-            match after {
-                After::Skip => continue,
-                After::Upgrade(i) => {
-                    let finding = build(kind, min, j, found_after, cases, &final_sig);
-                    keep_more_severe(&mut findings, i, finding, &mut *progress);
-                    continue;
-                }
-                After::New => {}
-            }
-            let n_edits = min.edits.len();
-            let finding = build(kind, min, j, found_after, cases, &final_sig);
-            progress(&finding.announcement(findings.len() + 1, n_edits, "edit"));
-            findings.push(finding);
-            if config.stop_on_first {
-                return false;
-            }
-        }
-        true
-    };
-    match pool::explore(
-        &schedule,
-        &|b, size| batch_of(op, &seeds, config.seed, b, size, &keys),
-        &explore,
-        &mut commit,
-    ) {
-        // Interrupted: the findings so far are reported and written; the command exits 130.
-        Ok(()) | Err(SetupError::Interrupted { .. }) => {}
-        Err(e) => return Err(e.to_string()),
-    }
-    let report = DiffReport::new(findings, &lock(), cases, skipped, seeds.len(), started);
-    Ok(report)
+    drive::run(&target, target.seeds.len(), config, started, progress).map_err(|e| e.to_string())
 }
 
 /// A per-operation constant mixed into the seed, so `--op a,b` does not replay one PRNG
@@ -375,6 +228,7 @@ mod tests {
     use super::*;
     use crate::fuzz::ops::OPERATIONS;
     use delegateos_vectors::differential::reference_code;
+    use serde_json::Value;
 
     /// Same seed, same candidates (inputs and reference answers); never a panic.
     #[test]
