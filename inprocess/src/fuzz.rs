@@ -57,7 +57,7 @@ pub use delegateos_vectors::format::Severity;
 use delegateos_vectors::format::{Expectation, VectorFile};
 pub use delegateos_vectors::fuzz::entropy::{fnv, Bytes, Entropy};
 use delegateos_vectors::fuzz::expect::{
-    op_candidate, op_edits, op_seeds, token_candidate, token_mutations, token_seeds, OpSeed,
+    op_candidate, op_edits, op_seeds_in, token_candidate, token_mutations, token_seeds_in, OpSeed,
 };
 pub use delegateos_vectors::fuzz::expect::{OpCandidate, TokenCandidate};
 /// What kind of problem a finding is (the core's kinds; in process: a disagreement, a crash —
@@ -280,7 +280,7 @@ impl Fuzzer {
                 FUZZED_OPERATIONS.join(", ")
             ));
         }
-        delegateos_vectors::corpus::load_embedded().map_err(|errors| {
+        let files = delegateos_vectors::corpus::load_embedded().map_err(|errors| {
             errors
                 .iter()
                 .map(ToString::to_string)
@@ -292,8 +292,8 @@ impl Fuzzer {
             .iter()
             .filter(|op| ops.contains(op))
             .map(|op| match *op {
-                "dct.verify" => Seeds::Token(token_seeds(None, &keys)),
-                op => Seeds::Op(op.to_owned(), op_seeds(op, None)),
+                "dct.verify" => Seeds::Token(token_seeds_in(&files, &keys)),
+                op => Seeds::Op(op.to_owned(), op_seeds_in(&files, op)),
             })
             .collect();
         let picks: Vec<(usize, usize)> = seeds

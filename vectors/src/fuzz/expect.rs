@@ -16,6 +16,7 @@ use super::ops::{build, random_edit, random_signing, view, Signing};
 use crate::differential::expectation_of;
 use crate::format::{self as vf, Expectation, Expected, Level, Stake};
 use crate::keys::Keys;
+use crate::load::LoadedFile;
 
 /// Largest encoded input a candidate may have (bytes): bigger ones are not run.
 pub const MAX_INPUT_BYTES: usize = 256 * 1024;
@@ -25,19 +26,25 @@ pub const MAX_EDITS: usize = 3;
 /// Valid `dct.verify` cases of the corpus's `dct` area as seeds (the embedded corpus, or
 /// `<dir>/dct/*.json` when a directory is given), after the builtin chains.
 pub fn token_seeds(vectors: Option<&Path>, keys: &Keys) -> Vec<Seed> {
+    let files = crate::CorpusSource::from_option(vectors)
+        .load()
+        .unwrap_or_default();
+    token_seeds_in(&files, keys)
+}
+
+/// [`token_seeds`] of files already loaded.
+pub fn token_seeds_in(files: &[LoadedFile], keys: &Keys) -> Vec<Seed> {
     let mut seeds = mutate::builtin_seeds(keys);
-    let Ok(files) = crate::CorpusSource::from_option(vectors).load() else {
-        return seeds;
-    };
     for loaded in files {
-        let file = loaded.file;
+        let file = &loaded.file;
         if file.area != "dct" {
             continue;
         }
-        for case in file.cases {
+        for case in &file.cases {
             let valid = matches!(case.expect.outcomes().first(), Some(Expected::Valid { .. }));
             if case.op == "dct.verify" && valid {
-                if let Some(mut seed) = Seed::from_input(&case.id, case.requirements, &case.input) {
+                let requirements = case.requirements.clone();
+                if let Some(mut seed) = Seed::from_input(&case.id, requirements, &case.input) {
                     seed.flags = case.flags.clone();
                     seed.level = case.level;
                     if let Expectation::Acceptable { outcomes, decision } = &case.expect {
@@ -77,25 +84,30 @@ pub struct OpSeed {
 /// Every case of `op` in the corpus (the embedded one, or `vectors`), stateful groups
 /// excepted, in corpus order.
 pub fn op_seeds(op: &str, vectors: Option<&Path>) -> Vec<OpSeed> {
-    let Ok(files) = crate::CorpusSource::from_option(vectors).load() else {
-        return Vec::new();
-    };
+    let files = crate::CorpusSource::from_option(vectors)
+        .load()
+        .unwrap_or_default();
+    op_seeds_in(&files, op)
+}
+
+/// [`op_seeds`] of files already loaded.
+pub fn op_seeds_in(files: &[LoadedFile], op: &str) -> Vec<OpSeed> {
     let mut seeds = Vec::new();
     for loaded in files {
         if loaded.file.stateful {
             continue;
         }
-        for case in loaded.file.cases {
+        for case in &loaded.file.cases {
             if case.op == op {
                 seeds.push(OpSeed {
-                    origin: case.id,
-                    requirements: case.requirements,
-                    flags: case.flags,
+                    origin: case.id.clone(),
+                    requirements: case.requirements.clone(),
+                    flags: case.flags.clone(),
                     level: case.level,
-                    ground: case.ground,
-                    stake: case.stake,
+                    ground: case.ground.clone(),
+                    stake: case.stake.clone(),
                     view: view(op, &case.input),
-                    expect: case.expect,
+                    expect: case.expect.clone(),
                 });
             }
         }
@@ -248,13 +260,18 @@ pub fn op_edits(
     let signing = random_signing(op, rng);
     let n = 1 + rng.below(MAX_EDITS);
     let mut edits: Vec<Edit> = Vec::new();
+    let text = super::ops::edits_text(op);
     if let Some(seed) = seed {
         for _ in 0..n {
             let mut v = seed.view.clone();
             for e in edits.iter().filter(|e| !e.is_text()) {
                 edit::apply(&mut v, e);
             }
-            let input = build(op, &seed.view, &edits, signing, keys);
+            let input = if text {
+                build(op, &seed.view, &edits, signing, keys)
+            } else {
+                Value::Null
+            };
             if let Some(e) = random_edit(op, rng, &v, &input) {
                 edits.push(e);
             }

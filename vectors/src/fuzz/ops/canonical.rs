@@ -26,6 +26,10 @@ impl super::Fuzzable for Canonicalize {
         "json.canonicalize"
     }
 
+    fn edits_text(&self) -> bool {
+        true
+    }
+
     fn random_edit(&self, mut rng: &mut dyn Entropy, _view: &Value, input: &Value) -> Option<Edit> {
         random_edit(&mut rng, input)
     }

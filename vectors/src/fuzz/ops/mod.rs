@@ -80,8 +80,15 @@ pub trait Fuzzable: Sync {
         Signing::Keep
     }
 
-    /// One structure-aware edit of `view` (whose encoded input is `input`).
+    /// One structure-aware edit of `view` (whose encoded input is `input`, built only for an
+    /// operation that [`Fuzzable::edits_text`]; `null` otherwise).
     fn random_edit(&self, rng: &mut dyn Entropy, view: &Value, input: &Value) -> Option<Edit>;
+
+    /// Whether [`Fuzzable::random_edit`] reads the encoded input (JSON-text edits): building
+    /// it re-signs, so the others are spared it.
+    fn edits_text(&self) -> bool {
+        false
+    }
 
     /// The part of an ok `output` an implementation is held to: what a vector of the
     /// operation would pin (default: all of it). The reference's answer is the fuzzer's
@@ -135,6 +142,11 @@ pub fn encode(op: &str, view: &Value, signing: Signing, keys: &Keys) -> Value {
 /// How a new candidate of `op` treats signatures.
 pub fn random_signing(op: &str, rng: &mut impl Entropy) -> Signing {
     operation(op).map_or(Signing::Keep, |o| o.random_signing(rng))
+}
+
+/// Whether `op`'s mutator reads the encoded input ([`Fuzzable::edits_text`]).
+pub fn edits_text(op: &str) -> bool {
+    operation(op).is_some_and(|o| o.edits_text())
 }
 
 /// One structure-aware edit of `op`'s `view` (whose encoded input is `input`).

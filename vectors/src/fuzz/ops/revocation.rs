@@ -109,6 +109,10 @@ impl super::Fuzzable for FromJson {
         super::mostly_resigned(rng)
     }
 
+    fn edits_text(&self) -> bool {
+        true
+    }
+
     fn random_edit(&self, mut rng: &mut dyn Entropy, view: &Value, input: &Value) -> Option<Edit> {
         random_edit(&mut rng, view, input)
     }
