@@ -69,6 +69,7 @@ pub use delegateos_vectors::fuzz::ops::edit::Edit;
 pub use delegateos_vectors::fuzz::ops::{Signing, OPERATIONS as FUZZED_OPERATIONS};
 use delegateos_vectors::judge::{judge_case, ActualOutcome, FailureKind, Verdict};
 use delegateos_vectors::keys::Keys;
+use delegateos_vectors::outcome::assess_fault;
 use serde_json::{json, Value};
 
 use crate::{dispatch, panic_text, Answer, Implementation};
@@ -564,7 +565,7 @@ impl Fuzzer {
                 let fault = fault_of(kind, failure, j.actual_output.clone(), || {
                     family.unwrap_or_else(|| "?".to_owned())
                 });
-                let a = grade_op(op, seed, &oc, &fault);
+                let a = grade_op(op, seed, &oc, |s| Some(assess_fault(s, &fault)));
                 let direction = a.as_ref().map(|a| a.direction);
                 let sig =
                     Signature::of_op(kind, &oc.edits, &oc.reference, actual.as_ref(), direction);

@@ -557,17 +557,19 @@ impl Finding {
     }
 }
 
-/// The assessment of `fault` on candidate `c` of `op` (not `dct.verify`), graded as `run`
-/// grades its case: an unmutated seed exactly as its corpus case (its flags and stated
+/// The assessment of a disagreement on candidate `c` of `op` (not `dct.verify`), graded as
+/// `run` grades its case: an unmutated seed exactly as its corpus case (its flags and stated
 /// stake); a mutated one without the seed's flags, which name the seed's own trap, by its
 /// requirements' rule, and, when the reference refused, against the reference's own refusal
 /// (a seed's `valid` readings carried over do not make another refusal of a refused input a
-/// refusal of a valid one). `None` for a candidate that was not run.
+/// refusal of a valid one). `assess` is the severity model's entry the fuzzer has at hand
+/// (`outcome::assess` on the runner's outcome, `outcome::assess_fault` on a [`Fault`]) applied
+/// to that subject. `None` for a candidate that was not run.
 pub fn grade_op(
     op: &str,
     seed: Option<&OpSeed>,
     c: &OpCandidate,
-    fault: &Fault,
+    assess: impl FnOnce(&crate::outcome::Subject<'_>) -> Option<Assessment>,
 ) -> Option<Assessment> {
     let mut expectation = c.expectation.clone()?;
     let mutated = !c.edits.is_empty();
@@ -581,6 +583,7 @@ pub fn grade_op(
         Some(s) if !mutated => &s.flags,
         _ => &no_flags,
     };
+    // A mutated case's ground is differential, so it states no stake.
     let stake = seed
         .filter(|s| !mutated && !matches!(s.ground, vf::Ground::Differential { .. }))
         .map(|s| &s.stake);
@@ -592,5 +595,5 @@ pub fn grade_op(
         expectation: Some(&expectation),
         stake,
     };
-    Some(crate::outcome::assess_fault(&subject, fault))
+    assess(&subject)
 }

@@ -8,22 +8,20 @@
 
 use std::time::Instant;
 
-use delegateos_reference::ops::Outcome;
-
 use crate::expected::ExpectedFailures;
-use crate::findings::assess;
 use crate::fuzz::diff::{DiffConfig, DiffReport, Finding, FindingKind};
 use crate::fuzz::drive::{self, classify, Judged, Target};
 use crate::fuzz::triage::Signature;
 use crate::runner::case::Case;
 use crate::runner::{self, Quiet, RunConfig, SetupError, Status};
-use delegateos_vectors::differential::expectation_of;
 use delegateos_vectors::format::{self as vf, Expectation, Level, Severity};
 use delegateos_vectors::fuzz::entropy::{Entropy, Rng};
 use delegateos_vectors::fuzz::expect::{
     op_candidate as candidate, op_edits, OpCandidate as Candidate,
 };
+use delegateos_vectors::fuzz::finding::grade_op;
 use delegateos_vectors::keys::Keys;
+use delegateos_vectors::outcome;
 
 /// The corpus cases of an operation as seeds (the core's).
 pub use delegateos_vectors::fuzz::expect::{op_seeds as load_seeds, OpSeed};
@@ -93,31 +91,20 @@ fn run_batch(
         return Ok(out);
     }
     let run = runner::run(&cases, &ExpectedFailures::default(), config, &mut Quiet)?;
-    for ((r, &i), case) in run.results.iter().zip(&index).zip(&cases) {
+    for (r, &i) in run.results.iter().zip(&index) {
         if let Some(slot) = out.get_mut(i) {
             let kind = classify(r);
-            // An unmutated seed is graded exactly as the run report grades that corpus case;
-            // a mutated one without the seed's flags, which name the seed's own trap (as the
-            // token fuzzer grades without them), by its requirements' rule.
-            let mutated = cands.get(i).filter(|c| !c.edits.is_empty());
-            // A mutated case's ground is differential, so it states no stake.
-            let mut graded = case.clone();
-            if let Some(c) = mutated {
-                graded.flags = Vec::new();
-                // What the mutation does is graded by the reference's own answer: a seed's
-                // `valid` readings carried over (the outputs of the unmutated input) do not
-                // make another refusal of a refused input a refusal of a valid one.
-                if let Outcome::Error { .. } = &c.reference {
-                    if let Some(e) = expectation_of(&c.reference) {
-                        graded.expect = e;
-                    }
-                }
-            }
+            // Graded as the run report grades a case ([`grade_op`]: an unmutated seed as its
+            // corpus case, a mutated one by its requirements' rule).
+            let assessment = kind.and_then(|_| {
+                let c = cands.get(i)?;
+                grade_op(op, seeds.get(c.seed), c, |s| outcome::assess(s, &r.outcome))
+            });
             *slot = Judged {
                 kind,
                 actual: r.actual.clone(),
                 message: r.message.clone().unwrap_or_default(),
-                assessment: kind.and_then(|_| assess(&graded, r)),
+                assessment,
                 skipped: r.raw_status() == Status::Skipped,
             };
         }
@@ -227,6 +214,7 @@ fn op_salt(op: &str) -> u64 {
 mod tests {
     use super::*;
     use crate::fuzz::ops::OPERATIONS;
+    use delegateos_reference::ops::Outcome;
     use delegateos_vectors::differential::reference_code;
     use serde_json::Value;
 
