@@ -1,11 +1,9 @@
-//! The differential loop of `fuzz --op OP` for the operations of [`super`]: seeds from the
-//! corpus cases of `OP`, structure-aware edits, the reference's own answer
-//! (`delegateos_reference::ops::run`) as the expectation, the implementation through the
-//! runner (process supervision, protocol validation, judging), then findings deduplicated by
-//! kind (operation × finding kind × reference outcome × implementation outcome class × fields
-//! touched), minimized, and graded by the severity model exactly as the run report grades a
-//! failing case ([`assess`]).
-
+//! `fuzz --op OP`'s target of the differential loop ([`crate::fuzz::drive`]) for every
+//! operation of the fuzz core's registry ([`super::REGISTRY`]): seeds from the corpus cases of
+//! `OP`, the operation's structure-aware edits (re-signed per the drawn signing mode), the
+//! reference's own answer as the expectation, the implementation through the runner, and each
+//! disagreement graded by the severity model exactly as the run report grades a failing case
+//! (the core's `grade_op` over `outcome::assess`).
 use std::time::Instant;
 
 use crate::expected::ExpectedFailures;

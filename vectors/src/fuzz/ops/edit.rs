@@ -171,7 +171,7 @@ pub fn apply_text(input: &mut Value, edit: &Edit) {
     }
 }
 
-/// Every node's path (bounded by [`MAX_NODES`] and [`MAX_DEPTH`]) under `prefix` (the part
+/// Every node's path (bounded by `MAX_NODES` and `MAX_DEPTH`) under `prefix` (the part
 /// of the document the mutator may edit), the prefix node included, the root excluded.
 pub fn paths(doc: &Value, prefix: &[Seg]) -> Vec<Vec<Seg>> {
     let mut out = Vec::new();

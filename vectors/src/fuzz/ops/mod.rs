@@ -30,8 +30,8 @@ use crate::fuzz::entropy::Entropy;
 use crate::keys::Keys;
 use edit::Edit;
 
-/// The operations `fuzz --op` accepts (`dct.verify` is the token fuzzer of
-/// [`crate::fuzz::diff`]; the others are this module's).
+/// The fuzzed operations, as `fuzz --op` and `delegateos_inprocess::fuzz` take them:
+/// `dct.verify`, whose mutator is [`crate::fuzz::mutate`], then [`REGISTRY`]'s.
 pub const OPERATIONS: &[&str] = &[
     "dct.verify",
     "revocation.from_json",
