@@ -3,7 +3,7 @@
 //! supervision: timeouts, crashes, restarts, protocol validation, and judging against the
 //! reference's answer), the triage at the commit, minimization, grading and the finding list.
 //! What differs per operation — how candidates are made, judged, keyed and graded — is a
-//! [`Target`]: [`super::diff`] for `dct.verify`'s token mutations, [`super::ops::engine`] for
+//! `Target`: [`super::diff`] for `dct.verify`'s token mutations, [`super::ops::engine`] for
 //! the operations of the fuzz core's registry.
 
 use std::path::{Path, PathBuf};
