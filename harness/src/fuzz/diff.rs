@@ -15,9 +15,8 @@ use serde_json::Value;
 
 use super::drive::{self, classify, Judged, Target};
 use super::triage::Signature;
-use crate::expected::ExpectedFailures;
 use crate::runner::case::Case;
-use crate::runner::{self, Quiet, RunConfig, SetupError};
+use crate::runner::{CaseResult, SetupError};
 use delegateos_vectors::format::{self as vf, Expectation, Level, Severity};
 use delegateos_vectors::fuzz::entropy::{Entropy, Rng};
 use delegateos_vectors::fuzz::expect::{
@@ -82,47 +81,30 @@ impl Target for Tokens {
             .collect()
     }
 
-    fn run_batch(
-        &self,
-        cands: &[Candidate],
-        config: &RunConfig,
-    ) -> Result<Vec<Judged>, SetupError> {
-        let mut index = Vec::new();
-        let mut cases = Vec::new();
-        for (i, c) in cands.iter().enumerate() {
-            if let Some(e) = &c.expectation {
-                let (flags, level) = self
-                    .seeds
-                    .get(c.seed)
-                    .map(|s| (s.flags.clone(), s.level))
-                    .unwrap_or_default();
-                index.push(i);
-                cases.push(runner_case(
-                    format!("fuzz-case-{i:04}"),
-                    c.input.clone(),
-                    e.clone(),
-                    flags,
-                    level,
-                ));
-            }
+    fn case(&self, i: usize, c: &Candidate) -> Option<Case> {
+        let e = c.expectation.as_ref()?;
+        let (flags, level) = self
+            .seeds
+            .get(c.seed)
+            .map(|s| (s.flags.clone(), s.level))
+            .unwrap_or_default();
+        Some(runner_case(
+            format!("fuzz-case-{i:04}"),
+            c.input.clone(),
+            e.clone(),
+            flags,
+            level,
+        ))
+    }
+
+    /// A skip is no finding and, for the token fuzzer, not counted.
+    fn judge(&self, _c: &Candidate, r: &CaseResult) -> Judged {
+        Judged {
+            kind: classify(r),
+            actual: r.actual.clone(),
+            message: r.message.clone().unwrap_or_default(),
+            ..Judged::default()
         }
-        let mut out = vec![Judged::default(); cands.len()];
-        if cases.is_empty() {
-            return Ok(out);
-        }
-        let run = runner::run(&cases, &ExpectedFailures::default(), config, &mut Quiet)?;
-        for (r, &i) in run.results.iter().zip(&index) {
-            if let Some(slot) = out.get_mut(i) {
-                // A skip is no finding and, for the token fuzzer, not counted.
-                *slot = Judged {
-                    kind: classify(r),
-                    actual: r.actual.clone(),
-                    message: r.message.clone().unwrap_or_default(),
-                    ..Judged::default()
-                };
-            }
-        }
-        Ok(out)
     }
 
     fn signature(&self, kind: FindingKind, c: &Candidate, j: &Judged) -> Signature {

@@ -14,7 +14,9 @@ use serde_json::Value;
 
 use super::pool::{self, Schedule};
 use super::triage::{self, After, Next, Signature, Triage};
-use crate::runner::{self, ErrorKind, RunConfig, SetupError, Status};
+use crate::expected::ExpectedFailures;
+use crate::runner::case::Case;
+use crate::runner::{self, CaseResult, ErrorKind, Quiet, RunConfig, SetupError, Status};
 use delegateos_vectors::format::Severity;
 use delegateos_vectors::fuzz::finding::HARNESS;
 pub use delegateos_vectors::fuzz::finding::{Finding, FindingKind};
@@ -156,12 +158,10 @@ pub(crate) trait Target: Sync {
     /// The candidates of batch `b`: a function of the run's seed, the operation and `b` alone,
     /// so every number of workers explores the same batches ([`super::pool`]).
     fn batch(&self, b: usize, size: usize) -> Vec<Self::Candidate>;
-    /// Runs candidates through the implementation: one judgement per candidate.
-    fn run_batch(
-        &self,
-        cands: &[Self::Candidate],
-        config: &RunConfig,
-    ) -> Result<Vec<Judged>, SetupError>;
+    /// The runner case of candidate `c` (the `i`th of its batch; `None`: not run).
+    fn case(&self, i: usize, c: &Self::Candidate) -> Option<Case>;
+    /// The judgement of the runner's result on candidate `c`.
+    fn judge(&self, c: &Self::Candidate, r: &CaseResult) -> Judged;
     /// The finding kind's identity of a disagreement.
     fn signature(&self, kind: FindingKind, c: &Self::Candidate, j: &Judged) -> Signature;
     /// Its severity before minimization (the triage upgrades a kind's example to a more
@@ -179,6 +179,33 @@ pub(crate) trait Target: Sync {
     /// The minimized finding, graded (not yet timed).
     fn finding(&self, kind: FindingKind, c: Self::Candidate, j: Judged, sig: &Signature)
         -> Finding;
+}
+
+/// Runs candidates through the implementation: one judgement per candidate.
+fn run_batch<T: Target>(
+    target: &T,
+    cands: &[T::Candidate],
+    config: &RunConfig,
+) -> Result<Vec<Judged>, SetupError> {
+    let mut index = Vec::new();
+    let mut cases = Vec::new();
+    for (i, c) in cands.iter().enumerate() {
+        if let Some(case) = target.case(i, c) {
+            index.push(i);
+            cases.push(case);
+        }
+    }
+    let mut out = vec![Judged::default(); cands.len()];
+    if cases.is_empty() {
+        return Ok(out);
+    }
+    let run = runner::run(&cases, &ExpectedFailures::default(), config, &mut Quiet)?;
+    for (r, &i) in run.results.iter().zip(&index) {
+        if let (Some(slot), Some(c)) = (out.get_mut(i), cands.get(i)) {
+            *slot = target.judge(c, r);
+        }
+    }
+    Ok(out)
 }
 
 /// Drops changes while the same disagreement persists (same kind, reference outcome and
@@ -203,7 +230,7 @@ fn minimize<T: Target>(
             .into_iter()
             .map(|keep| target.keeping(&best, &keep))
             .collect();
-        if let Ok(results) = target.run_batch(&trials, config) {
+        if let Ok(results) = run_batch(target, &trials, config) {
             if let Some((t, j)) = trials.into_iter().zip(results).find(|(t, j)| same(t, j)) {
                 return (t, Some(j));
             }
@@ -221,7 +248,7 @@ fn minimize<T: Target>(
                 target.keeping(&best, &keep)
             })
             .collect();
-        let Ok(results) = target.run_batch(&trials, config) else {
+        let Ok(results) = run_batch(target, &trials, config) else {
             break;
         };
         match trials.into_iter().zip(results).find(|(t, j)| same(t, j)) {
@@ -272,7 +299,7 @@ pub(crate) fn run<T: Target>(
     // A worker runs a batch, then minimizes ahead what the triage would minimize as it stands
     // ([`super::triage`]).
     let explore = |batch: &[T::Candidate]| -> Result<Vec<Explored<T::Candidate>>, SetupError> {
-        let results = target.run_batch(batch, &run_config)?;
+        let results = run_batch(target, batch, &run_config)?;
         Ok(batch
             .iter()
             .zip(results)

@@ -6,12 +6,11 @@
 //! (the core's `grade_op` over `outcome::assess`).
 use std::time::Instant;
 
-use crate::expected::ExpectedFailures;
 use crate::fuzz::diff::{DiffConfig, DiffReport, Finding, FindingKind};
 use crate::fuzz::drive::{self, classify, Judged, Target};
 use crate::fuzz::triage::Signature;
 use crate::runner::case::Case;
-use crate::runner::{self, Quiet, RunConfig, SetupError, Status};
+use crate::runner::{CaseResult, Status};
 use delegateos_vectors::format::{self as vf, Expectation, Level, Severity};
 use delegateos_vectors::fuzz::entropy::{Entropy, Rng};
 use delegateos_vectors::fuzz::expect::{
@@ -64,52 +63,6 @@ fn runner_case(
     })
 }
 
-fn run_batch(
-    op: &str,
-    seeds: &[OpSeed],
-    cands: &[Candidate],
-    config: &RunConfig,
-) -> Result<Vec<Judged>, SetupError> {
-    let mut index = Vec::new();
-    let mut cases = Vec::new();
-    for (i, c) in cands.iter().enumerate() {
-        if let Some(e) = &c.expectation {
-            index.push(i);
-            cases.push(runner_case(
-                op,
-                format!("fuzz-case-{i:04}"),
-                c,
-                seeds.get(c.seed),
-                e,
-            ));
-        }
-    }
-    let mut out = vec![Judged::default(); cands.len()];
-    if cases.is_empty() {
-        return Ok(out);
-    }
-    let run = runner::run(&cases, &ExpectedFailures::default(), config, &mut Quiet)?;
-    for (r, &i) in run.results.iter().zip(&index) {
-        if let Some(slot) = out.get_mut(i) {
-            let kind = classify(r);
-            // Graded as the run report grades a case ([`grade_op`]: an unmutated seed as its
-            // corpus case, a mutated one by its requirements' rule).
-            let assessment = kind.and_then(|_| {
-                let c = cands.get(i)?;
-                grade_op(op, seeds.get(c.seed), c, |s| outcome::assess(s, &r.outcome))
-            });
-            *slot = Judged {
-                kind,
-                actual: r.actual.clone(),
-                message: r.message.clone().unwrap_or_default(),
-                assessment,
-                skipped: r.raw_status() == Status::Skipped,
-            };
-        }
-    }
-    Ok(out)
-}
-
 /// A new candidate: a random seed, its signing mode, and its edits ([`op_edits`]).
 fn generate(op: &str, seeds: &[OpSeed], rng: &mut Rng, keys: &Keys) -> Candidate {
     let s = rng.below(seeds.len());
@@ -137,12 +90,28 @@ impl Target for Operation<'_> {
             .collect()
     }
 
-    fn run_batch(
-        &self,
-        cands: &[Candidate],
-        config: &RunConfig,
-    ) -> Result<Vec<Judged>, SetupError> {
-        run_batch(self.op, &self.seeds, cands, config)
+    fn case(&self, i: usize, c: &Candidate) -> Option<Case> {
+        let e = c.expectation.as_ref()?;
+        let id = format!("fuzz-case-{i:04}");
+        Some(runner_case(self.op, id, c, self.seeds.get(c.seed), e))
+    }
+
+    /// Graded as the run report grades a case ([`grade_op`]: an unmutated seed as its corpus
+    /// case, a mutated one by its requirements' rule).
+    fn judge(&self, c: &Candidate, r: &CaseResult) -> Judged {
+        let kind = classify(r);
+        let assessment = kind.and_then(|_| {
+            grade_op(self.op, self.seeds.get(c.seed), c, |s| {
+                outcome::assess(s, &r.outcome)
+            })
+        });
+        Judged {
+            kind,
+            actual: r.actual.clone(),
+            message: r.message.clone().unwrap_or_default(),
+            assessment,
+            skipped: r.raw_status() == Status::Skipped,
+        }
     }
 
     fn signature(&self, kind: FindingKind, c: &Candidate, j: &Judged) -> Signature {
