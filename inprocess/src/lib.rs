@@ -59,8 +59,9 @@
 //! no processes, no HTTP stack. With the feature `fuzz` it also depends on
 //! `delegateos-reference` and offers the module `fuzz`: in-process differential fuzzing of
 //! an [`Implementation`] against the reference (one fuzzer input → one mutated, re-signed corpus
-//! case, judged and graded as `delegateos-conform fuzz` does, findings written as replayable
-//! vector files), driven by a cargo-fuzz target that `new-adapter --lang rust` writes.
+//! case, judged and graded as `delegateos-conform fuzz` does — with its code, the fuzz core of
+//! `delegateos-vectors` — findings written as replayable vector files), driven by a cargo-fuzz
+//! target that `new-adapter --lang rust` writes.
 
 use std::collections::BTreeMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};

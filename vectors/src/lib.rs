@@ -11,6 +11,7 @@
 //! | [`export`] | the corpus for another language: manifest (version, digest, counts), published keys, spec files |
 //! | [`faults`] | the fault catalogue (`spec/data/faults.json`), its computed fingerprints and the diagnosis of a run's failures |
 //! | [`families`] | code families of `spec/error-codes.md` §11 (read from `spec/data/error-codes.json`) |
+//! | `fuzz` | (feature `fuzz`) the fuzz core both differential fuzzers share: mutators, edits, re-signing, seeds, expectation, grading, finding files |
 //! | [`format`] | serde types of `delegateos-vectors/1` files |
 //! | [`load`] | reading files, JSON Schema validation (`spec/schemas/vector.schema.json`) |
 //! | [`judge`] | expectation × actual outcome → verdict with a unified diff |
@@ -36,6 +37,8 @@ pub mod families;
 pub mod faults;
 pub mod flags;
 pub mod format;
+#[cfg(feature = "fuzz")]
+pub mod fuzz;
 #[cfg(feature = "generator")]
 pub mod generate;
 #[cfg(feature = "generator")]

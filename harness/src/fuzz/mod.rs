@@ -1,5 +1,6 @@
 //! Fuzzing on the harness side: entry points for its parsers ([`targets`]) and the
-//! differential fuzzer `delegateos-conform fuzz` ([`diff`], [`mutate`], [`cli`]).
+//! differential fuzzer `delegateos-conform fuzz` ([`cli`], the loop [`drive`] and its targets
+//! [`diff`] and [`ops::engine`]).
 //!
 //! The differential fuzzer takes valid `dct.verify` cases, mutates them structurally,
 //! re-signs them with the published test keys (so mutations reach the semantic checks of the
@@ -7,11 +8,17 @@
 //! the adapter protocol (via [`crate::runner`]), and reports crashes, timeouts and
 //! disagreements, each minimized and saved as a replayable vector-format case. `fuzz --op`
 //! does the same for the other operations that take untrusted input ([`ops`]).
+//!
+//! What the fuzzer does to an input — mutators, edits, re-signing, seeds, expectation,
+//! grading, finding files — is the fuzz core below the harness, `delegateos_vectors::fuzz`,
+//! shared with `delegateos_inprocess::fuzz`; the harness keeps the loop over adapter
+//! processes, the pool and the triage.
+
+pub use delegateos_vectors::fuzz::{finding, mutate};
 
 pub mod cli;
 pub mod diff;
-pub mod finding;
-pub mod mutate;
+pub mod drive;
 pub mod ops;
 pub(crate) mod pool;
 pub mod targets;

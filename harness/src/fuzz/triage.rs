@@ -24,46 +24,24 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use super::finding::{Finding, FindingKind};
 use delegateos_vectors::format::Severity;
+use delegateos_vectors::fuzz::finding::{Finding, FindingKind};
 
 /// Minimizations per class (failure kind × reference outcome × implementation outcome).
 pub const DEFAULT_MINIMIZE_BUDGET: usize = 16;
 
-/// A finding kind (see the module docs).
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) struct Signature {
-    pub kind: FindingKind,
-    pub reference: String,
-    pub actual: String,
-    /// Sorted, deduplicated; `["seed"]` for a disagreement of the unmutated seed, `["any"]`
-    /// when the kind does not depend on the fields.
-    pub fields: Vec<String>,
+/// A finding kind (see the module docs): the core's signature.
+pub(crate) use delegateos_vectors::fuzz::finding::Signature;
+
+fn class(s: &Signature) -> (FindingKind, &str, &str) {
+    (s.kind, &s.reference, &s.actual)
 }
 
-impl Signature {
-    /// The finding key printed and written: `<op >kind: reference … / implementation … /
-    /// fields` (`prefix` is the operation and a space, or empty for `dct.verify`).
-    pub(crate) fn key(&self, prefix: &str) -> String {
-        format!(
-            "{prefix}{}: reference {} / implementation {} / {}",
-            self.kind.name(),
-            self.reference,
-            self.actual,
-            self.fields.join("+")
-        )
-    }
-
-    fn class(&self) -> (FindingKind, &str, &str) {
-        (self.kind, &self.reference, &self.actual)
-    }
-
-    /// Whether this known kind explains `other` (same class, fields a subset).
-    fn explains(&self, other: &Signature) -> bool {
-        self.class() == other.class()
-            && self.fields != ["seed"]
-            && self.fields.iter().all(|f| other.fields.contains(f))
-    }
+/// Whether known kind `known` explains `other` (same class, fields a subset).
+fn explains(known: &Signature, other: &Signature) -> bool {
+    class(known) == class(other)
+        && known.fields != ["seed"]
+        && known.fields.iter().all(|f| other.fields.contains(f))
 }
 
 /// What to do with a candidate that disagreed.
@@ -119,7 +97,7 @@ impl Triage {
         let explained = self
             .kinds
             .keys()
-            .filter(|k| k.explains(sig))
+            .filter(|k| explains(k, sig))
             .min_by_key(|k| k.fields.len());
         if let Some(k) = explained {
             return Decision::Known(k.clone());
@@ -140,7 +118,7 @@ impl Triage {
     pub(crate) fn would_minimize(&self, sig: &Signature) -> bool {
         !self.resolved.contains_key(sig)
             && !self.kinds.contains_key(sig)
-            && !self.kinds.keys().any(|k| k.explains(sig))
+            && !self.kinds.keys().any(|k| explains(k, sig))
             && self
                 .spent
                 .get(&(sig.kind, sig.reference.clone(), sig.actual.clone()))
@@ -194,7 +172,7 @@ pub(crate) enum Next {
 pub(crate) enum After {
     /// Nothing more (a repeat, its hit counted, or a new kind past `--max-findings`).
     Skip,
-    /// Keep the more severe of it and finding `.0` ([`super::diff::keep_more_severe`]).
+    /// Keep the more severe of it and finding `.0` ([`super::drive::keep_more_severe`]).
     Upgrade(usize),
     /// A new kind: the next finding.
     New,

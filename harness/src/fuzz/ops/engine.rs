@@ -1,222 +1,27 @@
-//! The differential loop of `fuzz --op OP` for the operations of [`super`]: seeds from the
-//! corpus cases of `OP`, structure-aware edits, the reference's own answer
-//! (`delegateos_reference::ops::run`) as the expectation, the implementation through the
-//! runner (process supervision, protocol validation, judging), then findings deduplicated by
-//! kind (operation × finding kind × reference outcome × implementation outcome class × fields
-//! touched), minimized, and graded by the severity model exactly as the run report grades a
-//! failing case ([`assess`]).
-
-use std::path::Path;
-use std::sync::Mutex;
+//! `fuzz --op OP`'s target of the differential loop ([`crate::fuzz::drive`]) for every
+//! operation of the fuzz core's registry ([`super::REGISTRY`]): seeds from the corpus cases of
+//! `OP`, the operation's structure-aware edits (re-signed per the drawn signing mode), the
+//! reference's own answer as the expectation, the implementation through the runner, and each
+//! disagreement graded by the severity model exactly as the run report grades a failing case
+//! (the core's `grade_op` over `outcome::assess`).
 use std::time::Instant;
 
-use delegateos_reference::ops::{self, Outcome};
-use delegateos_vectors::format::Stake;
-use serde_json::Value;
-
-use super::edit::Edit;
-use super::{build, random_edit, random_signing, view, Signing};
-use crate::expected::ExpectedFailures;
-use crate::findings::assess;
-use crate::fuzz::diff::{classify, keep_more_severe, DiffConfig, DiffReport, Finding, FindingKind};
-use crate::fuzz::mutate::Rng;
-use crate::fuzz::pool::{self, Schedule};
-use crate::fuzz::triage::{self, After, Next, Signature, Triage};
+use crate::fuzz::diff::{DiffConfig, DiffReport, Finding, FindingKind};
+use crate::fuzz::drive::{self, classify, Judged, Target};
+use crate::fuzz::triage::Signature;
 use crate::runner::case::Case;
-use crate::runner::{self, Quiet, RunConfig, SetupError, Status};
-use delegateos_vectors::differential::{expectation_of, outcome_class, reference_code};
-use delegateos_vectors::format::{self as vf, Expectation, Level};
+use crate::runner::{CaseResult, Status};
+use delegateos_vectors::format::{self as vf, Expectation, Level, Severity};
+use delegateos_vectors::fuzz::entropy::{Entropy, Rng};
+use delegateos_vectors::fuzz::expect::{
+    op_candidate as candidate, op_edits, OpCandidate as Candidate,
+};
+use delegateos_vectors::fuzz::finding::grade_op;
 use delegateos_vectors::keys::Keys;
-use delegateos_vectors::severity::{Assessment, Direction};
+use delegateos_vectors::outcome;
 
-/// Largest encoded input a candidate may have (bytes): bigger ones are not sent.
-const MAX_INPUT_BYTES: usize = 256 * 1024;
-/// Edits per candidate: 1..=MAX_EDITS.
-const MAX_EDITS: usize = 3;
-
-/// A corpus case of the fuzzed operation.
-#[derive(Debug, Clone)]
-pub struct OpSeed {
-    /// Case id.
-    pub origin: String,
-    /// Requirement ids.
-    pub requirements: Vec<String>,
-    /// Flags.
-    pub flags: Vec<String>,
-    /// Level.
-    pub level: Level,
-    /// The case's ground (an unmutated seed is its corpus case).
-    pub ground: vf::Ground,
-    /// The case's stated stake (an unmutated seed is graded with it).
-    pub stake: Stake,
-    /// The case's input decoded into the mutator's view.
-    pub view: Value,
-    /// The case's expectation (its `acceptable` outcomes widen a candidate's expectation when
-    /// the reference still answers one of them).
-    pub expect: Expectation,
-}
-
-/// Every case of `op` in the corpus (the embedded one, or `vectors`), stateful groups
-/// excepted, in corpus order.
-pub fn load_seeds(op: &str, vectors: Option<&Path>) -> Vec<OpSeed> {
-    let Ok(files) = delegateos_vectors::CorpusSource::from_option(vectors).load() else {
-        return Vec::new();
-    };
-    let mut seeds = Vec::new();
-    for loaded in files {
-        if loaded.file.stateful {
-            continue;
-        }
-        for case in loaded.file.cases {
-            if case.op == op {
-                seeds.push(OpSeed {
-                    origin: case.id,
-                    requirements: case.requirements,
-                    flags: case.flags,
-                    level: case.level,
-                    ground: case.ground,
-                    stake: case.stake,
-                    view: view(op, &case.input),
-                    expect: case.expect,
-                });
-            }
-        }
-    }
-    seeds
-}
-
-#[derive(Clone)]
-struct Candidate {
-    seed: usize,
-    edits: Vec<Edit>,
-    signing: Signing,
-    input: Value,
-    reference: Outcome,
-    expectation: Option<Expectation>,
-}
-
-fn expected_of(outcome: &Outcome) -> Option<vf::Expected> {
-    match outcome {
-        Outcome::Ok { output } => Some(vf::Expected::valid(output.clone())),
-        Outcome::Error { code, .. } => Some(vf::Expected::Invalid {
-            code: code.clone(),
-            stage: None,
-        }),
-        Outcome::Unsupported { .. } => None,
-    }
-}
-
-/// The reference's outcome; the seed's other `acceptable` outcomes too when the reference
-/// still answers one of them (the edits left the seed's open question open); and `also`, the
-/// outcomes a decision leaves open for this candidate (D7: a malformed caller `now`).
-fn candidate_expectation(
-    seed: &OpSeed,
-    reference: &Outcome,
-    also: Vec<vf::Expected>,
-) -> Option<Expectation> {
-    let first = expected_of(reference)?;
-    let mut outcomes = vec![first.clone()];
-    let mut decision = None;
-    if let Expectation::Acceptable {
-        outcomes: open,
-        decision: d,
-    } = &seed.expect
-    {
-        if open.contains(&first) {
-            outcomes.extend(open.iter().cloned());
-            decision = Some(d.clone());
-        }
-    }
-    if !also.is_empty() {
-        outcomes.extend(also);
-        decision = decision.or_else(|| Some("D7".to_owned()));
-    }
-    let mut unique: Vec<vf::Expected> = Vec::new();
-    for o in outcomes {
-        if !unique.contains(&o) {
-            unique.push(o);
-        }
-    }
-    match decision {
-        Some(decision) if unique.len() > 1 => Some(Expectation::Acceptable {
-            outcomes: unique,
-            decision,
-        }),
-        _ => expectation_of(reference),
-    }
-}
-
-/// The reference's outcome as an implementation is held to it ([`super::comparable`]).
-fn comparable_outcome(op: &str, outcome: &Outcome) -> Outcome {
-    match outcome {
-        Outcome::Ok { output } => Outcome::Ok {
-            output: super::comparable(op, output),
-        },
-        other => other.clone(),
-    }
-}
-
-/// D7 and `spec/operations.md` §1 (issue 27): `now` is the caller's argument, and when an
-/// edit made it something other than a profile timestamp, the text does not order that fault
-/// before the token's own. So next to the reference's answer, `invalid_input` and the denial
-/// the candidate gets at the seed's `now` are acceptable, as the token fuzzer allows.
-fn malformed_now_outcomes(op: &str, input: &Value, seed: &OpSeed) -> Vec<vf::Expected> {
-    let malformed = input
-        .get("now")
-        .and_then(Value::as_str)
-        .is_some_and(|n| delegateos_reference::timestamp::Timestamp::parse(n).is_err());
-    let Some(seed_now) = seed.view.get("now").filter(|_| malformed) else {
-        return Vec::new();
-    };
-    let mut at_seed_now = input.clone();
-    at_seed_now["now"] = seed_now.clone();
-    let mut out = vec![vf::Expected::Invalid {
-        code: "invalid_input".to_owned(),
-        stage: None,
-    }];
-    let denial = comparable_outcome(op, &ops::run(op, &at_seed_now));
-    let denied = match &denial {
-        Outcome::Ok { output } => output.get("decision").and_then(Value::as_str) == Some("deny"),
-        Outcome::Error { .. } => true,
-        Outcome::Unsupported { .. } => false,
-    };
-    if denied {
-        out.extend(expected_of(&denial));
-    }
-    out
-}
-
-fn candidate(
-    op: &str,
-    seeds: &[OpSeed],
-    seed: usize,
-    edits: Vec<Edit>,
-    signing: Signing,
-    keys: &Keys,
-) -> Candidate {
-    let s = seeds.get(seed);
-    let input = s.map_or(Value::Null, |s| build(op, &s.view, &edits, signing, keys));
-    let too_big = input.to_string().len() > MAX_INPUT_BYTES;
-    let reference = if too_big {
-        Outcome::Unsupported {
-            reason: "input above the fuzzer's size bound".to_owned(),
-        }
-    } else {
-        ops::run(op, &input)
-    };
-    let expectation = s.and_then(|s| {
-        let also = malformed_now_outcomes(op, &input, s);
-        candidate_expectation(s, &comparable_outcome(op, &reference), also)
-    });
-    Candidate {
-        seed,
-        edits,
-        signing,
-        input,
-        reference,
-        expectation,
-    }
-}
+/// The corpus cases of an operation as seeds (the core's).
+pub use delegateos_vectors::fuzz::expect::{op_seeds as load_seeds, OpSeed};
 
 fn runner_case(
     op: &str,
@@ -258,220 +63,87 @@ fn runner_case(
     })
 }
 
-/// A candidate's judgement, and its minimization when a worker did it ahead of the commit.
-type Explored = (Judged, Option<(Candidate, Option<Judged>)>);
-
-/// Per candidate: kind, reply, message, assessment (`None`: agreed), and whether skipped.
-struct Judged {
-    kind: Option<FindingKind>,
-    actual: Option<Value>,
-    message: String,
-    assessment: Option<Assessment>,
-    skipped: bool,
-}
-
-fn run_batch(
-    op: &str,
-    seeds: &[OpSeed],
-    cands: &[Candidate],
-    config: &RunConfig,
-) -> Result<Vec<Judged>, SetupError> {
-    let mut index = Vec::new();
-    let mut cases = Vec::new();
-    for (i, c) in cands.iter().enumerate() {
-        if let Some(e) = &c.expectation {
-            index.push(i);
-            cases.push(runner_case(
-                op,
-                format!("fuzz-case-{i:04}"),
-                c,
-                seeds.get(c.seed),
-                e,
-            ));
-        }
-    }
-    let mut out: Vec<Judged> = cands
-        .iter()
-        .map(|_| Judged {
-            kind: None,
-            actual: None,
-            message: String::new(),
-            assessment: None,
-            skipped: false,
-        })
-        .collect();
-    if cases.is_empty() {
-        return Ok(out);
-    }
-    let run = runner::run(&cases, &ExpectedFailures::default(), config, &mut Quiet)?;
-    for ((r, &i), case) in run.results.iter().zip(&index).zip(&cases) {
-        if let Some(slot) = out.get_mut(i) {
-            let kind = classify(r);
-            // An unmutated seed is graded exactly as the run report grades that corpus case;
-            // a mutated one without the seed's flags, which name the seed's own trap (as the
-            // token fuzzer grades without them), by its requirements' rule.
-            let mutated = cands.get(i).filter(|c| !c.edits.is_empty());
-            // A mutated case's ground is differential, so it states no stake.
-            let mut graded = case.clone();
-            if let Some(c) = mutated {
-                graded.flags = Vec::new();
-                // What the mutation does is graded by the reference's own answer: a seed's
-                // `valid` readings carried over (the outputs of the unmutated input) do not
-                // make another refusal of a refused input a refusal of a valid one.
-                if let Outcome::Error { .. } = &c.reference {
-                    if let Some(e) = expectation_of(&c.reference) {
-                        graded.expect = e;
-                    }
-                }
-            }
-            *slot = Judged {
-                kind,
-                actual: r.actual.clone(),
-                message: r.message.clone().unwrap_or_default(),
-                assessment: kind.and_then(|_| assess(&graded, r)),
-                skipped: r.raw_status() == Status::Skipped,
-            };
-        }
-    }
-    Ok(out)
-}
-
-fn signature(kind: FindingKind, c: &Candidate, j: &Judged) -> Signature {
-    let actual = j.actual.as_ref();
-    let mut fields: Vec<String> = c.edits.iter().map(Edit::field).collect();
-    fields.sort();
-    fields.dedup();
-    let mut actual_class = outcome_class(actual);
-    if actual_class == "accepted" && matches!(c.reference, Outcome::Ok { .. }) {
-        // Both succeeded: what the output does (grants more, less, or differs otherwise).
-        if let Some(a) = &j.assessment {
-            actual_class = format!("accepted ({})", direction_name(a.direction));
-        }
-    }
-    let reference = reference_code(&c.reference);
-    if actual_class == "refused" && reference != "ok" {
-        // Another refusal than the reference's: one precedence or mapping mistake per
-        // reference code, whichever fields led there (as the token fuzzer keys it).
-        fields = vec!["any".to_owned()];
-    } else if fields.is_empty() {
-        fields.push("seed".to_owned());
-    }
-    Signature {
-        kind,
-        reference,
-        actual: actual_class,
-        fields,
-    }
-}
-
-fn direction_name(d: Direction) -> &'static str {
-    match d {
-        Direction::Granted => "grants more",
-        Direction::Refused => "grants less",
-        _ => "other output",
-    }
-}
-
-fn same(a: &Signature, b: &Signature) -> bool {
-    a.kind == b.kind && a.reference == b.reference && a.actual == b.actual
-}
-
-/// Drops edits one at a time while the same disagreement persists.
-fn minimize(
-    op: &str,
-    seeds: &[OpSeed],
-    c: Candidate,
-    sig: &Signature,
-    keys: &Keys,
-    config: &RunConfig,
-) -> (Candidate, Option<Judged>) {
-    let mut best = c;
-    let mut judged = None;
-    if best.edits.len() <= triage::SUBSETS_UP_TO {
-        // Every proper subset in one session: the smallest that holds.
-        let trials: Vec<Candidate> = triage::proper_subsets(best.edits.len())
-            .into_iter()
-            .map(|keep| {
-                let e = keep.iter().filter_map(|&i| best.edits.get(i).cloned());
-                candidate(op, seeds, best.seed, e.collect(), best.signing, keys)
-            })
-            .collect();
-        if let Ok(results) = run_batch(op, seeds, &trials, config) {
-            let hit = trials
-                .into_iter()
-                .zip(results)
-                .find(|(t, j)| j.kind.is_some_and(|k| same(&signature(k, t, j), sig)));
-            if let Some((t, j)) = hit {
-                return (t, Some(j));
-            }
-        }
-        return (best, judged);
-    }
-    for _round in 0..8 {
-        if best.edits.is_empty() {
-            break;
-        }
-        let trials: Vec<Candidate> = (0..best.edits.len())
-            .map(|i| {
-                let mut e = best.edits.clone();
-                e.remove(i);
-                candidate(op, seeds, best.seed, e, best.signing, keys)
-            })
-            .collect();
-        let Ok(results) = run_batch(op, seeds, &trials, config) else {
-            break;
-        };
-        let hit = trials
-            .into_iter()
-            .zip(results)
-            .find(|(t, j)| j.kind.is_some_and(|k| same(&signature(k, t, j), sig)));
-        match hit {
-            Some((t, j)) => {
-                best = t;
-                judged = Some(j);
-            }
-            None => break,
-        }
-    }
-    (best, judged)
-}
-
-/// A new candidate: a random seed, its signing mode, and 1..=[`MAX_EDITS`] edits, each
-/// generated on the view the previous ones produced.
+/// A new candidate: a random seed, its signing mode, and its edits ([`op_edits`]).
 fn generate(op: &str, seeds: &[OpSeed], rng: &mut Rng, keys: &Keys) -> Candidate {
     let s = rng.below(seeds.len());
-    let signing = random_signing(op, rng);
-    let n = 1 + rng.below(MAX_EDITS);
-    let mut edits: Vec<Edit> = Vec::new();
-    if let Some(seed) = seeds.get(s) {
-        for _ in 0..n {
-            let mut v = seed.view.clone();
-            for e in edits.iter().filter(|e| !e.is_text()) {
-                super::edit::apply(&mut v, e);
-            }
-            let input = build(op, &seed.view, &edits, signing, keys);
-            if let Some(e) = random_edit(op, rng, &v, &input) {
-                edits.push(e);
-            }
-        }
-    }
+    let (signing, edits) = op_edits(op, rng, seeds.get(s), keys);
     candidate(op, seeds, s, edits, signing, keys)
 }
 
-/// The candidates of batch `b` (a function of the seed, the operation and `b` alone: every
-/// number of workers explores the same batches).
-fn batch_of(
-    op: &str,
-    seeds: &[OpSeed],
+/// An operation of the fuzz core's registry, edited by its mutator.
+struct Operation<'a> {
+    op: &'a str,
+    seeds: Vec<OpSeed>,
+    keys: Keys,
     seed: u64,
-    b: usize,
-    size: usize,
-    keys: &Keys,
-) -> Vec<Candidate> {
-    let mut rng = Rng::new(seed ^ op_salt(op) ^ (b as u64).wrapping_mul(0xA076_1D64_78BD_642F));
-    (0..size)
-        .map(|_| generate(op, seeds, &mut rng, keys))
-        .collect()
+}
+
+impl Target for Operation<'_> {
+    type Candidate = Candidate;
+    const UNIT: &'static str = "edit";
+
+    fn batch(&self, b: usize, size: usize) -> Vec<Candidate> {
+        let mut rng =
+            Rng::new(self.seed ^ op_salt(self.op) ^ (b as u64).wrapping_mul(0xA076_1D64_78BD_642F));
+        (0..size)
+            .map(|_| generate(self.op, &self.seeds, &mut rng, &self.keys))
+            .collect()
+    }
+
+    fn case(&self, i: usize, c: &Candidate) -> Option<Case> {
+        let e = c.expectation.as_ref()?;
+        let id = format!("fuzz-case-{i:04}");
+        Some(runner_case(self.op, id, c, self.seeds.get(c.seed), e))
+    }
+
+    /// Graded as the run report grades a case ([`grade_op`]: an unmutated seed as its corpus
+    /// case, a mutated one by its requirements' rule).
+    fn judge(&self, c: &Candidate, r: &CaseResult) -> Judged {
+        let kind = classify(r);
+        let assessment = kind.and_then(|_| {
+            grade_op(self.op, self.seeds.get(c.seed), c, |s| {
+                outcome::assess(s, &r.outcome)
+            })
+        });
+        Judged {
+            kind,
+            actual: r.actual.clone(),
+            message: r.message.clone().unwrap_or_default(),
+            assessment,
+            skipped: r.raw_status() == Status::Skipped,
+        }
+    }
+
+    fn signature(&self, kind: FindingKind, c: &Candidate, j: &Judged) -> Signature {
+        let direction = j.assessment.as_ref().map(|a| a.direction);
+        Signature::of_op(kind, &c.edits, &c.reference, j.actual.as_ref(), direction)
+    }
+
+    fn severity(&self, _kind: FindingKind, _c: &Candidate, j: &Judged) -> Option<Severity> {
+        j.assessment.as_ref().map(|a| a.severity)
+    }
+
+    fn changes(&self, c: &Candidate) -> usize {
+        c.edits.len()
+    }
+
+    fn keeping(&self, c: &Candidate, keep: &[usize]) -> Candidate {
+        let e = keep.iter().filter_map(|&i| c.edits.get(i).cloned());
+        candidate(
+            self.op,
+            &self.seeds,
+            c.seed,
+            e.collect(),
+            c.signing,
+            &self.keys,
+        )
+    }
+
+    fn finding(&self, kind: FindingKind, c: Candidate, j: Judged, sig: &Signature) -> Finding {
+        let seed = self.seeds.get(c.seed);
+        let a = j.assessment.as_ref();
+        Finding::of_op(self.op, kind, seed, c, j.actual, j.message, a, sig)
+    }
 }
 
 /// Runs the differential fuzzer on `op` (not `dct.verify`, see [`crate::fuzz::diff::run`]).
@@ -482,153 +154,19 @@ pub fn run(
     progress: &mut dyn FnMut(&str),
 ) -> Result<DiffReport, String> {
     let started = Instant::now();
-    let keys = Keys::fixed();
     let seeds = load_seeds(op, config.vectors.as_deref());
     if seeds.is_empty() {
         return Err(format!(
             "no corpus case of operation {op} to seed the fuzzer"
         ));
     }
-    let run_config = RunConfig {
-        timeout: config.timeout,
-        ..RunConfig::new(config.command.clone())
+    let target = Operation {
+        op,
+        seeds,
+        keys: Keys::fixed(),
+        seed: config.seed,
     };
-    let schedule = Schedule {
-        jobs: config.jobs,
-        batch: config.batch,
-        max_cases: config.max_cases,
-        deadline: started + config.duration,
-    };
-    let triage = Mutex::new(Triage::new(config.minimize_budget));
-    let lock = || {
-        triage
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-    };
-    let minimize_timed = |c: Candidate, sig: &Signature| {
-        let at = Instant::now();
-        let min = minimize(op, &seeds, c, sig, &keys, &run_config);
-        lock().minimizing += at.elapsed();
-        min
-    };
-    // A worker runs a batch, then minimizes ahead what the triage would minimize as it stands
-    // (`crate::fuzz::triage`).
-    let explore = |batch: &[Candidate]| -> Result<Vec<Explored>, SetupError> {
-        let results = run_batch(op, &seeds, batch, &run_config)?;
-        Ok(batch
-            .iter()
-            .zip(results)
-            .map(|(c, j)| {
-                let ahead = j.kind.and_then(|kind| {
-                    let sig = signature(kind, c, &j);
-                    let fresh = lock().would_minimize(&sig);
-                    fresh.then(|| minimize_timed(c.clone(), &sig))
-                });
-                (j, ahead)
-            })
-            .collect())
-    };
-    let build = |kind: FindingKind,
-                 min: Candidate,
-                 j: Judged,
-                 found_after: std::time::Duration,
-                 cases_before: usize,
-                 sig: &Signature| {
-        let seed = seeds.get(min.seed);
-        let level = if kind == FindingKind::OtherCode {
-            Level::Hardening
-        } else {
-            seed.map_or(Level::Normative, |s| s.level)
-        };
-        let (severity, effect, report_key) = j.assessment.as_ref().map_or_else(
-            || (vf::Severity::Medium, "unassessed".to_owned(), String::new()),
-            |a| (a.severity, a.effect.clone(), a.key.clone()),
-        );
-        let origin = seed.map(|s| s.origin.clone()).unwrap_or_default();
-        Finding {
-            kind,
-            op: op.to_owned(),
-            origin,
-            requirements: seed.map(|s| s.requirements.clone()).unwrap_or_default(),
-            mutations: Vec::new(),
-            edits: min
-                .edits
-                .iter()
-                .map(|e| serde_json::to_value(e).unwrap_or(Value::Null))
-                .chain(std::iter::once(
-                    serde_json::to_value(min.signing).unwrap_or(Value::Null),
-                ))
-                .collect(),
-            input: min.input,
-            reference: min.reference,
-            expectation: min.expectation,
-            actual: j.actual,
-            message: j.message,
-            found_after,
-            cases_before,
-            level,
-            severity,
-            effect,
-            report_key,
-            key: sig.key(&format!("{op} ")),
-            hits: 1,
-        }
-    };
-    let mut findings: Vec<Finding> = Vec::new();
-    let (mut cases, mut skipped) = (0, 0);
-    let mut commit = |batch: Vec<Candidate>, results: Vec<Explored>| -> bool {
-        for (c, (j, ahead)) in batch.into_iter().zip(results) {
-            cases += 1;
-            if j.skipped {
-                skipped += 1;
-            }
-            let Some(kind) = j.kind else { continue };
-            let sig = signature(kind, &c, &j);
-            // A repeat graded more severe than the kind's example (another seed's stake) is
-            // minimized and, if it stays that kind, becomes the example.
-            let next = lock().before_minimizing(&sig, &mut findings, || {
-                j.assessment.as_ref().map(|a| a.severity)
-            });
-            if next == Next::Skip {
-                continue;
-            }
-            let found_after = started.elapsed();
-            let (min, min_judged) = ahead.unwrap_or_else(|| minimize_timed(c, &sig));
-            let j = min_judged.unwrap_or(j);
-            let final_sig = signature(kind, &min, &j);
-            let after =
-                lock().after_minimizing(next, sig, &final_sig, &mut findings, config.max_findings);
-            match after {
-                After::Skip => continue,
-                After::Upgrade(i) => {
-                    let finding = build(kind, min, j, found_after, cases, &final_sig);
-                    keep_more_severe(&mut findings, i, finding, &mut *progress);
-                    continue;
-                }
-                After::New => {}
-            }
-            let n_edits = min.edits.len();
-            let finding = build(kind, min, j, found_after, cases, &final_sig);
-            progress(&finding.announcement(findings.len() + 1, n_edits, "edit"));
-            findings.push(finding);
-            if config.stop_on_first {
-                return false;
-            }
-        }
-        true
-    };
-    match pool::explore(
-        &schedule,
-        &|b, size| batch_of(op, &seeds, config.seed, b, size, &keys),
-        &explore,
-        &mut commit,
-    ) {
-        // Interrupted: the findings so far are reported and written; the command exits 130.
-        Ok(()) | Err(SetupError::Interrupted { .. }) => {}
-        Err(e) => return Err(e.to_string()),
-    }
-    let report = DiffReport::new(findings, &lock(), cases, skipped, seeds.len(), started);
-    Ok(report)
+    drive::run(&target, target.seeds.len(), config, started, progress).map_err(|e| e.to_string())
 }
 
 /// A per-operation constant mixed into the seed, so `--op a,b` does not replay one PRNG
@@ -643,6 +181,9 @@ fn op_salt(op: &str) -> u64 {
 mod tests {
     use super::*;
     use crate::fuzz::ops::OPERATIONS;
+    use delegateos_reference::ops::Outcome;
+    use delegateos_vectors::differential::reference_code;
+    use serde_json::Value;
 
     /// Same seed, same candidates (inputs and reference answers); never a panic.
     #[test]
@@ -686,44 +227,5 @@ mod tests {
             assert!(ok > 0, "{op}: nothing accepted");
             assert!(distinct.len() > 1, "{op}: one answer for every candidate");
         }
-    }
-
-    /// D7: an `mcp.call` whose caller `now` is not a profile timestamp may be answered with
-    /// the reference's denial, `invalid_input`, or the token's own denial at the seed's `now`;
-    /// a well-formed `now` leaves the reference's answer alone.
-    #[test]
-    fn a_malformed_caller_now_leaves_the_order_open() {
-        let keys = Keys::fixed();
-        let seeds = load_seeds("mcp.call", None);
-        let invalid_input = vf::Expected::Invalid {
-            code: "invalid_input".to_owned(),
-            stage: None,
-        };
-        let mut widened = 0;
-        for (i, s) in seeds.iter().enumerate() {
-            let input = build("mcp.call", &s.view, &[], Signing::Keep, &keys);
-            if input.get("now").is_none() {
-                continue;
-            }
-            assert!(malformed_now_outcomes("mcp.call", &input, s).is_empty());
-            let mut bad = input.clone();
-            bad["now"] = Value::from("2026-02-30T00:00:00Z");
-            let also = malformed_now_outcomes("mcp.call", &bad, s);
-            assert!(also.contains(&invalid_input), "{}", s.origin);
-            let edit = Edit::Set {
-                path: vec![crate::fuzz::mutate::Seg::Key("now".to_owned())],
-                value: Value::from("2026-02-30T00:00:00Z"),
-            };
-            let c = candidate("mcp.call", &seeds, i, vec![edit], Signing::Keep, &keys);
-            match c.expectation {
-                Some(Expectation::Acceptable { outcomes, decision }) => {
-                    assert!(outcomes.contains(&invalid_input), "{}", s.origin);
-                    assert!(!decision.is_empty());
-                }
-                other => panic!("{}: {other:?}", s.origin),
-            }
-            widened += 1;
-        }
-        assert!(widened > 10, "only {widened} mcp.call seeds carry a now");
     }
 }

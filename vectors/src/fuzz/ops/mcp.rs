@@ -7,10 +7,11 @@ use serde_json::{json, Value};
 use super::edit::{self, Edit};
 use super::sign;
 use super::Signing;
-use crate::fuzz::mutate::{self, Rng, Seg};
+use crate::fuzz::entropy::Entropy;
+use crate::fuzz::mutate::{self, Seg};
+use crate::keys::Keys;
 use delegateos_reference::canonical::canonicalize;
 use delegateos_reference::encoding::{b64u_decode, b64u_encode};
-use delegateos_vectors::keys::Keys;
 
 const DCT: [&str; 4] = ["request", "params", "_delegateos", "dct"];
 
@@ -123,7 +124,7 @@ fn dictionary(key: &str) -> Vec<Value> {
 
 /// One structure-aware edit: in the call's `params` (tool name, arguments), in the decoded
 /// token, or anywhere (config, `now`, JSON-RPC members).
-pub fn random_edit(rng: &mut Rng, view: &Value) -> Option<Edit> {
+pub fn random_edit(rng: &mut impl Entropy, view: &Value) -> Option<Edit> {
     let key = |k: &str| Seg::Key(k.to_owned());
     if rng.below(5) == 0 {
         // The tool name: another mapped tool, or a spelling variant of this one.
@@ -149,6 +150,37 @@ pub fn random_edit(rng: &mut Rng, view: &Value) -> Option<Edit> {
     };
     edit::random(rng, view, &prefix, &dictionary)
         .or_else(|| edit::random(rng, view, &[], &dictionary))
+}
+
+/// `mcp.call`: the call's token decoded, edited, re-signed; the reference's free text not
+/// compared.
+#[derive(Debug)]
+pub struct Call;
+
+impl super::Fuzzable for Call {
+    fn name(&self) -> &'static str {
+        "mcp.call"
+    }
+
+    fn view(&self, input: &Value) -> Value {
+        view(input)
+    }
+
+    fn encode(&self, view: &Value, signing: Signing, keys: &Keys) -> Value {
+        encode(view, signing, keys)
+    }
+
+    fn random_signing(&self, rng: &mut dyn Entropy) -> Signing {
+        super::mostly_resigned(rng)
+    }
+
+    fn random_edit(&self, mut rng: &mut dyn Entropy, view: &Value, _input: &Value) -> Option<Edit> {
+        random_edit(&mut rng, view)
+    }
+
+    fn comparable(&self, output: &Value) -> Value {
+        comparable(output)
+    }
 }
 
 #[cfg(test)]

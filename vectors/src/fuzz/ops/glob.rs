@@ -5,7 +5,8 @@
 use serde_json::Value;
 
 use super::edit::{self, Edit};
-use crate::fuzz::mutate::{Rng, Seg};
+use crate::fuzz::entropy::Entropy;
+use crate::fuzz::mutate::Seg;
 
 const WILD: &[&str] = &[
     "*", "**", "***", "?", "[a]", "\\*", "*.md", "a*", "*a", "{a,b}",
@@ -14,12 +15,12 @@ const PLAIN: &[&str] = &[
     "a", "b", "ab", "A", ".", "..", "", "project", "é", "e\u{301}", "a b", "%2F", "a.md", "-",
 ];
 
-fn segment(rng: &mut Rng) -> String {
+fn segment(rng: &mut impl Entropy) -> String {
     let set = if rng.below(3) == 0 { WILD } else { PLAIN };
     rng.pick(set).map_or_else(String::new, |s| (*s).to_owned())
 }
 
-fn path(rng: &mut Rng) -> String {
+fn path(rng: &mut impl Entropy) -> String {
     let n = 1 + rng.below(4);
     let segs: Vec<String> = (0..n).map(|_| segment(rng)).collect();
     let lead = if rng.below(4) == 0 { "" } else { "/" };
@@ -28,7 +29,7 @@ fn path(rng: &mut Rng) -> String {
 }
 
 /// A resource the pattern could match: each wildcard replaced by plain segments.
-fn instantiate(rng: &mut Rng, pattern: &str) -> String {
+fn instantiate(rng: &mut impl Entropy, pattern: &str) -> String {
     pattern
         .split('/')
         .map(|seg| match seg {
@@ -46,7 +47,7 @@ fn instantiate(rng: &mut Rng, pattern: &str) -> String {
         .join("/")
 }
 
-fn splice(rng: &mut Rng, s: &str) -> String {
+fn splice(rng: &mut impl Entropy, s: &str) -> String {
     let mut segs: Vec<String> = s.split('/').map(str::to_owned).collect();
     let i = rng.below(segs.len());
     match rng.below(4) {
@@ -73,7 +74,7 @@ fn splice(rng: &mut Rng, s: &str) -> String {
 }
 
 /// One edit of `pattern` or `resource`.
-pub fn random_edit(rng: &mut Rng, view: &Value) -> Option<Edit> {
+pub fn random_edit(rng: &mut impl Entropy, view: &Value) -> Option<Edit> {
     let pattern = view.get("pattern").and_then(Value::as_str).unwrap_or("*");
     let resource = view.get("resource").and_then(Value::as_str).unwrap_or("");
     let set = |k: &str, v: String| Edit::Set {
@@ -98,4 +99,18 @@ pub fn random_edit(rng: &mut Rng, view: &Value) -> Option<Edit> {
             });
         }
     })
+}
+
+/// `glob.match`.
+#[derive(Debug)]
+pub struct Match;
+
+impl super::Fuzzable for Match {
+    fn name(&self) -> &'static str {
+        "glob.match"
+    }
+
+    fn random_edit(&self, mut rng: &mut dyn Entropy, view: &Value, _input: &Value) -> Option<Edit> {
+        random_edit(&mut rng, view)
+    }
 }

@@ -7,11 +7,12 @@ use serde_json::{json, Value};
 use super::edit::{self, Edit};
 use super::sign;
 use super::Signing;
-use crate::fuzz::mutate::{Rng, Seg};
+use crate::fuzz::entropy::Entropy;
+use crate::fuzz::mutate::Seg;
+use crate::keys::Keys;
 use delegateos_reference::canonical::canonical_bytes;
 use delegateos_reference::crypto::blake2b256;
 use delegateos_reference::encoding::b64u_encode;
-use delegateos_vectors::keys::Keys;
 
 /// Re-signs the input's contract (under `issuer`) and attestation (under `principal`);
 /// `Rehash` first sets the attestation's `result.outputHash` to its output's digest.
@@ -131,7 +132,7 @@ const SEMANTIC: &[&[&str]] = &[
 /// One structure-aware edit of the contract or attestation: one in four adds an unknown
 /// member to the signed object itself (a member its signature may or may not cover), one in
 /// four sets a verdict-deciding member from the dictionary, the rest are generic.
-pub fn random_edit(rng: &mut Rng, view: &Value) -> Option<Edit> {
+pub fn random_edit(rng: &mut impl Entropy, view: &Value) -> Option<Edit> {
     if rng.below(4) == 0 {
         let present: Vec<&&[&str]> = SEMANTIC
             .iter()
@@ -168,4 +169,53 @@ pub fn random_edit(rng: &mut Rng, view: &Value) -> Option<Edit> {
         }
     }
     edit::random(rng, view, &[], &dictionary)
+}
+
+/// `contract.verify_signature`: the contract re-signed after its edits.
+#[derive(Debug)]
+pub struct ContractSignature;
+
+impl super::Fuzzable for ContractSignature {
+    fn name(&self) -> &'static str {
+        "contract.verify_signature"
+    }
+
+    fn encode(&self, view: &Value, signing: Signing, keys: &Keys) -> Value {
+        encode(view, signing, keys)
+    }
+
+    fn random_signing(&self, rng: &mut dyn Entropy) -> Signing {
+        super::mostly_resigned(rng)
+    }
+
+    fn random_edit(&self, mut rng: &mut dyn Entropy, view: &Value, _input: &Value) -> Option<Edit> {
+        random_edit(&mut rng, view)
+    }
+}
+
+/// `attestation.verify`: the attestation kept, re-signed, or rehashed (its `outputHash`
+/// recomputed) and re-signed, in 3, 3 and 4 of 10 candidates.
+#[derive(Debug)]
+pub struct Attestation;
+
+impl super::Fuzzable for Attestation {
+    fn name(&self) -> &'static str {
+        "attestation.verify"
+    }
+
+    fn encode(&self, view: &Value, signing: Signing, keys: &Keys) -> Value {
+        encode(view, signing, keys)
+    }
+
+    fn random_signing(&self, rng: &mut dyn Entropy) -> Signing {
+        match rng.below(10) {
+            0..=2 => Signing::Keep,
+            3..=5 => Signing::Resign,
+            _ => Signing::Rehash,
+        }
+    }
+
+    fn random_edit(&self, mut rng: &mut dyn Entropy, view: &Value, _input: &Value) -> Option<Edit> {
+        random_edit(&mut rng, view)
+    }
 }

@@ -4,10 +4,10 @@
 
 use serde_json::{json, Value};
 
+use crate::keys::{Key, Keys};
 use delegateos_reference::canonical::{canonicalize, signing_payload};
 use delegateos_reference::crypto::sign_canonical;
 use delegateos_reference::encoding::b64u_encode;
-use delegateos_vectors::keys::{Key, Keys};
 
 /// The test key whose principal id is `principal`.
 pub fn key_of<'k>(keys: &'k Keys, principal: Option<&Value>) -> Option<&'k Key> {

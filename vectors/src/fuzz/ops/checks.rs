@@ -6,7 +6,8 @@ use serde_json::{json, Value};
 
 use super::edit::{self, Edit};
 use super::sign;
-use crate::fuzz::mutate::{Rng, Seg};
+use crate::fuzz::entropy::Entropy;
+use crate::fuzz::mutate::Seg;
 
 fn strings(items: &[&str]) -> Vec<Value> {
     items.iter().map(|s| Value::from(*s)).collect()
@@ -140,7 +141,7 @@ fn dictionary(key: &str) -> Vec<Value> {
 
 /// One structure-aware edit: half of them in the checked `output`, the rest anywhere
 /// (check name, params, spec).
-pub fn random_edit(rng: &mut Rng, view: &Value) -> Option<Edit> {
+pub fn random_edit(rng: &mut impl Entropy, view: &Value) -> Option<Edit> {
     if rng.below(2) == 0 {
         let output = [Seg::Key("output".to_owned())];
         if let Some(e) = edit::random(rng, view, &output, &dictionary) {
@@ -148,4 +149,32 @@ pub fn random_edit(rng: &mut Rng, view: &Value) -> Option<Edit> {
         }
     }
     edit::random(rng, view, &[], &dictionary)
+}
+
+/// `check.run`.
+#[derive(Debug)]
+pub struct Run;
+
+impl super::Fuzzable for Run {
+    fn name(&self) -> &'static str {
+        "check.run"
+    }
+
+    fn random_edit(&self, mut rng: &mut dyn Entropy, view: &Value, _input: &Value) -> Option<Edit> {
+        random_edit(&mut rng, view)
+    }
+}
+
+/// `output.verify` (the same check specs).
+#[derive(Debug)]
+pub struct OutputVerify;
+
+impl super::Fuzzable for OutputVerify {
+    fn name(&self) -> &'static str {
+        "output.verify"
+    }
+
+    fn random_edit(&self, mut rng: &mut dyn Entropy, view: &Value, _input: &Value) -> Option<Edit> {
+        random_edit(&mut rng, view)
+    }
 }

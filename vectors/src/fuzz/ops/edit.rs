@@ -8,7 +8,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::text::TextEdit;
-use crate::fuzz::mutate::{Rng, Seg};
+use crate::fuzz::entropy::Entropy;
+use crate::fuzz::mutate::Seg;
 
 /// Nodes visited when picking a random node (bounds time on huge inputs).
 const MAX_NODES: usize = 4096;
@@ -170,7 +171,7 @@ pub fn apply_text(input: &mut Value, edit: &Edit) {
     }
 }
 
-/// Every node's path (bounded by [`MAX_NODES`] and [`MAX_DEPTH`]) under `prefix` (the part
+/// Every node's path (bounded by `MAX_NODES` and `MAX_DEPTH`) under `prefix` (the part
 /// of the document the mutator may edit), the prefix node included, the root excluded.
 pub fn paths(doc: &Value, prefix: &[Seg]) -> Vec<Vec<Seg>> {
     let mut out = Vec::new();
@@ -254,7 +255,7 @@ pub fn retyped(v: &Value) -> Option<Value> {
 
 /// A tweak of a string: case flip, truncation, doubling, surrounding whitespace, a NUL, a
 /// combining mark, a trailing newline.
-pub fn tweak_string(rng: &mut Rng, s: &str) -> String {
+pub fn tweak_string(rng: &mut impl Entropy, s: &str) -> String {
     match rng.below(9) {
         0 => s.to_uppercase(),
         1 => s.to_lowercase(),
@@ -280,7 +281,7 @@ pub fn tweak_string(rng: &mut Rng, s: &str) -> String {
 /// type change, a string tweak, removal, duplication or reordering of an array element, or
 /// an unknown member. `None` when there is no node.
 pub fn random(
-    rng: &mut Rng,
+    rng: &mut impl Entropy,
     doc: &Value,
     prefix: &[Seg],
     dictionary: &dyn Fn(&str) -> Vec<Value>,

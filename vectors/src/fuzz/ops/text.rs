@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::fuzz::mutate::Rng;
+use crate::fuzz::entropy::Entropy;
 
 /// Number spellings: exponent forms, negative zero, I-JSON edges and beyond, non-JSON forms.
 pub const NUMBERS: &[&str] = &[
@@ -304,13 +304,13 @@ fn keys_of(text: &str) -> Vec<String> {
     out
 }
 
-fn pick_str(rng: &mut Rng, items: &[&str]) -> String {
+fn pick_str(rng: &mut impl Entropy, items: &[&str]) -> String {
     rng.pick(items)
         .map_or_else(String::new, |s| (*s).to_owned())
 }
 
 /// A random value spelling.
-pub fn random_value(rng: &mut Rng) -> String {
+pub fn random_value(rng: &mut impl Entropy) -> String {
     match rng.below(4) {
         0 | 1 => pick_str(rng, NUMBERS),
         2 => pick_str(rng, STRINGS),
@@ -319,7 +319,7 @@ pub fn random_value(rng: &mut Rng) -> String {
 }
 
 /// A small random JSON-ish document (objects with tricky keys, numbers, strings).
-pub fn random_document(rng: &mut Rng, depth: usize) -> String {
+pub fn random_document(rng: &mut impl Entropy, depth: usize) -> String {
     if depth == 0 {
         return random_value(rng);
     }
@@ -347,7 +347,7 @@ pub fn random_document(rng: &mut Rng, depth: usize) -> String {
 }
 
 /// A random text edit of `text`.
-pub fn random(rng: &mut Rng, text: &str) -> TextEdit {
+pub fn random(rng: &mut impl Entropy, text: &str) -> TextEdit {
     match rng.below(12) {
         0..=4 => TextEdit::ReplaceValue {
             n: rng.below(64),
@@ -420,7 +420,7 @@ mod tests {
             "[\"\u{2028}\", -0, 1e400]",
             "😀😀😀",
         ];
-        let mut rng = Rng::new(9);
+        let mut rng = crate::fuzz::entropy::Rng::new(9);
         for t in texts {
             for _ in 0..200 {
                 let e = random(&mut rng, t);

@@ -19,47 +19,16 @@ use delegateos_reference::token::{
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use delegateos_vectors::format::{Expected, Level};
-use delegateos_vectors::keys::{Key, Keys};
+use crate::format::{Expected, Level};
+use crate::keys::{Key, Keys};
+
+use super::entropy::Entropy;
 
 /// Revocation id of a block given as JSON (§3.5): base64url(BLAKE2b-256(canonicalize(block))).
 /// A mutated block need not decode, so it is canonicalized as it stands (an empty text when it
 /// cannot be: the entry then revokes nothing).
 fn revocation_id_of(block: &Value) -> String {
     revocation_id_of_canonical(&canonicalize(block).unwrap_or_default())
-}
-
-/// A small deterministic PRNG (SplitMix64): the same `--seed` gives the same run.
-#[derive(Debug, Clone)]
-pub struct Rng(u64);
-
-impl Rng {
-    /// A generator from `seed`.
-    pub fn new(seed: u64) -> Self {
-        Self(seed)
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `0..n` (0 when `n == 0`).
-    pub fn below(&mut self, n: usize) -> usize {
-        if n == 0 {
-            return 0;
-        }
-        usize::try_from(self.next_u64() % u64::try_from(n).unwrap_or(u64::MAX)).unwrap_or(0)
-    }
-
-    /// One element of a non-empty slice.
-    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> Option<&'a T> {
-        items.get(self.below(items.len()))
-    }
 }
 
 /// One step of a JSON path.
@@ -194,6 +163,18 @@ impl Mutation {
                     .and_then(|v| v.as_str().map(str::to_owned))
                     .unwrap_or_default()
             ),
+        }
+    }
+}
+
+impl Mutation {
+    /// The field a mutation touched: its signature without the verb (`token:expiresAt`,
+    /// `forge`, `encode:padding`).
+    pub fn field(&self) -> String {
+        let sig = self.signature();
+        match sig.split_once(':') {
+            Some(("set" | "remove" | "insert", rest)) => rest.to_owned(),
+            _ => sig,
         }
     }
 }
@@ -573,7 +554,7 @@ fn numbers() -> Vec<Value> {
 }
 
 /// A random mutation of `seed` (given the mutations already chosen, so block counts match).
-pub fn random(rng: &mut Rng, seed: &Seed, keys: &Keys) -> Mutation {
+pub fn random(rng: &mut impl Entropy, seed: &Seed, keys: &Keys) -> Mutation {
     let token = &seed.token;
     let n = blocks(token);
     let block = rng.below(n);

@@ -8,10 +8,11 @@ use super::edit::{self, Edit};
 use super::sign;
 use super::text;
 use super::Signing;
-use crate::fuzz::mutate::{Rng, Seg};
+use crate::fuzz::entropy::Entropy;
+use crate::fuzz::mutate::Seg;
+use crate::keys::Keys;
 use delegateos_reference::canonical::canonicalize;
 use delegateos_reference::encoding::b64u_encode;
-use delegateos_vectors::keys::Keys;
 
 /// `{entries}` when the text is JSON, else `{raw}`.
 pub fn view(input: &Value) -> Value {
@@ -74,7 +75,7 @@ fn dictionary(key: &str) -> Vec<Value> {
 }
 
 /// One edit: structured (an entry or member under `entries`) or textual (the `json` text).
-pub fn random_edit(rng: &mut Rng, view: &Value, input: &Value) -> Option<Edit> {
+pub fn random_edit(rng: &mut impl Entropy, view: &Value, input: &Value) -> Option<Edit> {
     if view.get("entries").is_some() && rng.below(3) != 0 {
         if let Some(e) = edit::random(rng, view, &[Seg::Key("entries".to_owned())], &dictionary) {
             return Some(e);
@@ -85,4 +86,34 @@ pub fn random_edit(rng: &mut Rng, view: &Value, input: &Value) -> Option<Edit> {
         path: vec![Seg::Key("json".to_owned())],
         text: text::random(rng, current),
     })
+}
+
+/// `revocation.from_json`: the list's JSON text parsed into its entries, re-signed.
+#[derive(Debug)]
+pub struct FromJson;
+
+impl super::Fuzzable for FromJson {
+    fn name(&self) -> &'static str {
+        "revocation.from_json"
+    }
+
+    fn view(&self, input: &Value) -> Value {
+        view(input)
+    }
+
+    fn encode(&self, view: &Value, signing: Signing, keys: &Keys) -> Value {
+        encode(view, signing, keys)
+    }
+
+    fn random_signing(&self, rng: &mut dyn Entropy) -> Signing {
+        super::mostly_resigned(rng)
+    }
+
+    fn edits_text(&self) -> bool {
+        true
+    }
+
+    fn random_edit(&self, mut rng: &mut dyn Entropy, view: &Value, input: &Value) -> Option<Edit> {
+        random_edit(&mut rng, view, input)
+    }
 }
