@@ -109,9 +109,12 @@ const ROWS: &[Row] = &[
         bug: "json-dupes-last",
         budget: 256,
         seed: 2,
-        severity: Severity::High,
+        // A duplicate member accepted (the reference refuses `invalid_json`, the seed another
+        // code): graded by the refusal the mutation caused, lenient input (the entry's
+        // signature is still checked over what was parsed), not by the seed's revocation rule.
+        severity: Severity::Medium,
         kind: "reference invalid_json / implementation accepted",
-        report_key: "revocation/unauthorized-revocation",
+        report_key: "revocation-list/lenient-input",
     },
     Row {
         op: "check.run",
@@ -137,11 +140,14 @@ const ROWS: &[Row] = &[
         op: "contract.verify_signature",
         adapter: "py-wrap",
         bug: "contract-unknown-members-stripped",
-        budget: 256,
+        budget: 1024,
         seed: 1,
-        severity: Severity::Medium,
+        // A member added after signing is accepted, because the signature is checked over the
+        // contract with unknown members stripped: the signed contents are not what is used
+        // (issue 48, signatures over less than the text names).
+        severity: Severity::Critical,
         kind: "reference malformed_contract / implementation accepted",
-        report_key: "contracts/lenient-input",
+        report_key: "contract-signature/forgery",
     },
     Row {
         op: "attestation.verify",

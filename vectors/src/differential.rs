@@ -65,6 +65,49 @@ pub fn requirement_of(code: &str) -> &'static str {
     }
 }
 
+/// The first code an expectation names (`None` for a valid outcome).
+pub fn expected_code(expectation: &Expectation) -> Option<String> {
+    match expectation.outcomes().into_iter().next() {
+        Some(crate::format::Expected::Invalid { code, .. }) => Some(code),
+        _ => None,
+    }
+}
+
+/// The requirement ids the embedded corpus's cases of `op` cite when they expect `code` (the
+/// set most of them cite; on a tie the first in order): a mutated input the reference refuses
+/// with another code than its seed's is graded by the requirement of that refusal, not by the
+/// seed's (an attestation made over budget and re-signed is a budget finding, not the forgery
+/// its seed was written for). `None` when no case of `op` expects `code`.
+pub fn requirements_of_code(op: &str, code: &str) -> Option<Vec<String>> {
+    type Index = std::collections::BTreeMap<(String, String), Vec<String>>;
+    static INDEX: std::sync::OnceLock<Index> = std::sync::OnceLock::new();
+    let index = INDEX.get_or_init(|| {
+        let mut counts: std::collections::BTreeMap<(String, String), Vec<(Vec<String>, usize)>> =
+            std::collections::BTreeMap::new();
+        for loaded in crate::corpus::load_embedded().unwrap_or_default() {
+            for case in &loaded.file.cases {
+                let Some(code) = expected_code(&case.expect) else {
+                    continue;
+                };
+                let sets = counts.entry((case.op.clone(), code)).or_default();
+                match sets.iter_mut().find(|(r, _)| *r == case.requirements) {
+                    Some((_, n)) => *n += 1,
+                    None => sets.push((case.requirements.clone(), 1)),
+                }
+            }
+        }
+        counts
+            .into_iter()
+            .filter_map(|(key, sets)| {
+                let best = sets.iter().map(|(_, n)| *n).max()?;
+                let (reqs, _) = sets.into_iter().find(|(_, n)| *n == best)?;
+                Some((key, reqs))
+            })
+            .collect()
+    });
+    index.get(&(op.to_owned(), code.to_owned())).cloned()
+}
+
 /// The requirement of the §10.1 step whose denial the reference answered on a mutated token:
 /// [`requirement_of`] its code, refined for step 4 by the reference's own detail (which of
 /// 4a–4e refused), so a finding is graded by what the mutation broke.

@@ -587,7 +587,20 @@ pub fn grade_op(
     let stake = seed
         .filter(|s| !mutated && !matches!(s.ground, vf::Ground::Differential { .. }))
         .map(|s| &s.stake);
-    let requirements = seed.map(|s| s.requirements.clone()).unwrap_or_default();
+    let mut requirements = seed.map(|s| s.requirements.clone()).unwrap_or_default();
+    // A mutated input the reference refuses with another code than its refused seed's cites
+    // the requirement of that refusal (issue 47: the step the mutation broke).
+    if let (true, Outcome::Error { code, .. }) = (mutated, &c.reference) {
+        // Only for a seed that is itself a refusal: a valid seed's requirements describe what
+        // the mutated input would be accepted as; a refused seed's name a trap the mutation
+        // may have left for another one.
+        let seed_code = seed.and_then(|s| crate::differential::expected_code(&s.expect));
+        if seed_code.is_some() && seed_code.as_deref() != Some(code.as_str()) {
+            if let Some(r) = crate::differential::requirements_of_code(op, code) {
+                requirements = r;
+            }
+        }
+    }
     let subject = crate::outcome::Subject {
         op,
         flags,
