@@ -79,11 +79,12 @@ pub fn expected_code(expectation: &Expectation) -> Option<String> {
 /// seed's (an attestation made over budget and re-signed is a budget finding, not the forgery
 /// its seed was written for). `None` when no case of `op` expects `code`.
 pub fn requirements_of_code(op: &str, code: &str) -> Option<Vec<String>> {
-    type Index = std::collections::BTreeMap<(String, String), Vec<String>>;
+    type Key = (String, String);
+    type Index = std::collections::BTreeMap<Key, Vec<String>>;
+    type Counts = std::collections::BTreeMap<Key, Vec<(Vec<String>, usize)>>;
     static INDEX: std::sync::OnceLock<Index> = std::sync::OnceLock::new();
     let index = INDEX.get_or_init(|| {
-        let mut counts: std::collections::BTreeMap<(String, String), Vec<(Vec<String>, usize)>> =
-            std::collections::BTreeMap::new();
+        let mut counts = Counts::new();
         for loaded in crate::corpus::load_embedded().unwrap_or_default() {
             for case in &loaded.file.cases {
                 let Some(code) = expected_code(&case.expect) else {
