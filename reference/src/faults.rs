@@ -338,11 +338,13 @@ pub fn apply_against_authority(
     Ok(())
 }
 
-/// A glob translated to a regular expression, as hurried code does: `**` → `.*`, `*` →
-/// `[^/]+`, the rest escaped — or not (`glob.regex-unescaped`), or with only the first `**`
-/// translated (`glob.regex-first-double-star`). `None` when no such mistake is on; an
-/// expression that does not compile matches nothing.
-pub fn regex_translation(pattern: &str, resource: &str) -> Option<bool> {
+/// `matches` as one of the other-matcher mistakes computes it: Python's `fnmatch`
+/// (`glob.fnmatch`), `PurePosixPath.match` (`glob.pathlib-match`), or a glob translated to a
+/// regular expression as hurried code does — `**` → `.*`, `*` → `[^/]+`, the rest escaped, or
+/// not (`glob.regex-unescaped`), or with only the first `**` translated
+/// (`glob.regex-first-double-star`). `None` when no such mistake is on; an expression that
+/// does not compile matches nothing.
+pub fn other_matcher(pattern: &str, resource: &str) -> Option<bool> {
     if on("glob.fnmatch") {
         return Some(fnmatch(pattern, resource));
     }

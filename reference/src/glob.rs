@@ -24,7 +24,7 @@ pub fn matches(pattern: &str, resource: &str) -> bool {
     if faults::on("glob.prefix-match") {
         return faults::prefix_match(pattern, resource);
     }
-    if let Some(matched) = faults::regex_translation(pattern, resource) {
+    if let Some(matched) = faults::other_matcher(pattern, resource) {
         return matched;
     }
     let res: Vec<&str> = resource.split('/').collect();
