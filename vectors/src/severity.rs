@@ -200,6 +200,26 @@ pub struct Model {
     pub outputs: Vec<OutputRow>,
     /// §10.1 denial codes and the effect of accepting where they are required.
     pub denials: Vec<(String, String)>,
+    /// The broken-adapter rule: one finding for an adapter that fails every request.
+    pub adapter: AdapterRow,
+}
+
+/// The finding key of a broken adapter ([`Model::broken_adapter`]): every format and the exit
+/// code know it.
+pub const BROKEN_ADAPTER_KEY: &str = "errored adapter-exits-on-every-request/adapter-error";
+
+/// The broken-adapter rule (`severity.json#adapter`): when it applies, its effect, and the
+/// title (`{cause}` is the first failed request's cause) and fix of its one finding.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AdapterRow {
+    /// When the rule applies.
+    pub when: String,
+    /// The effect of its finding.
+    pub effect: String,
+    /// What is broken; `{cause}` is replaced by the cause.
+    pub title: String,
+    /// How to fix it.
+    pub fix: String,
 }
 
 /// The facts about one failing case the model reads (built only by
@@ -285,6 +305,16 @@ struct ModelData {
     flags: Vec<FlagData>,
     outputs: Vec<OutputData>,
     denials: Vec<DenialData>,
+    adapter: AdapterData,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AdapterData {
+    when: String,
+    effect: String,
+    title: String,
+    fix: String,
 }
 
 #[derive(serde::Deserialize)]
@@ -417,12 +447,18 @@ pub fn parse(text: &str) -> (Model, Vec<String>) {
     for d in data.denials {
         model.denials.push((d.code, d.granted));
     }
+    model.adapter = AdapterRow {
+        when: data.adapter.when,
+        effect: data.adapter.effect,
+        title: data.adapter.title,
+        fix: data.adapter.fix,
+    };
     errors.extend(model.problems());
     (model, errors)
 }
 
-/// The five tables of `spec/severity.md` as Markdown, with their block names:
-/// `effects`, `rules`, `flags`, `outputs`, `denials`.
+/// The six tables of `spec/severity.md` as Markdown, with their block names:
+/// `effects`, `rules`, `flags`, `outputs`, `denials`, `adapter`.
 pub fn markdown_tables(model: &Model) -> Vec<(&'static str, String)> {
     use crate::spec_tables::table;
     let effects: Vec<Vec<String>> = model
@@ -518,6 +554,19 @@ pub fn markdown_tables(model: &Model) -> Vec<(&'static str, String)> {
             ),
         ),
         ("denials", table(&["code", "granted"], &denials)),
+        (
+            "adapter",
+            table(
+                &["when", "effect", "key", "title", "fix"],
+                &[vec![
+                    model.adapter.when.clone(),
+                    model.adapter.effect.clone(),
+                    format!("`{BROKEN_ADAPTER_KEY}`"),
+                    model.adapter.title.clone(),
+                    model.adapter.fix.clone(),
+                ]],
+            ),
+        ),
     ]
 }
 
@@ -541,6 +590,23 @@ fn default_effect(direction: Direction) -> &'static str {
 }
 
 impl Model {
+    /// The broken-adapter rule (`spec/severity.md` §7a): a crash or errored answer of an
+    /// adapter that failed every request is one adapter-error finding, its cause first — its
+    /// crashes and garbage say nothing about the implementation's handling of untrusted input.
+    /// The rule's key replaces the case's, and no flag's or member's hint joins it.
+    pub fn broken_adapter(&self, a: Assessment, cause: &str) -> Assessment {
+        Assessment {
+            effect: self.adapter.effect.clone(),
+            severity: self.severity_of(&self.adapter.effect),
+            key: BROKEN_ADAPTER_KEY.to_owned(),
+            title: self.adapter.title.replace("{cause}", cause),
+            fix: self.adapter.fix.clone(),
+            joins: None,
+            hint: None,
+            ..a
+        }
+    }
+
     /// The effect named `name`.
     pub fn effect(&self, name: &str) -> Option<&EffectRow> {
         self.effects.iter().find(|e| e.name == name)
@@ -576,6 +642,9 @@ impl Model {
     /// Inconsistencies: effect names no table defines, duplicate names.
     pub fn problems(&self) -> Vec<String> {
         let mut out = Vec::new();
+        if self.effect(&self.adapter.effect).is_none() {
+            out.push(format!("adapter: unknown effect {:?}", self.adapter.effect));
+        }
         let known = |cell: &Cell| match cell {
             Cell::Effect(name) => self.effect(name).is_some(),
             Cell::Default | Cell::Rule => true,
@@ -1283,7 +1352,10 @@ mod tests {
         assert!(errors.is_empty(), "{errors:#?}");
         let tables = markdown_tables(&model);
         let names: Vec<&str> = tables.iter().map(|(n, _)| *n).collect();
-        assert_eq!(names, ["effects", "rules", "flags", "outputs", "denials"]);
+        assert_eq!(
+            names,
+            ["effects", "rules", "flags", "outputs", "denials", "adapter"]
+        );
         // Each table has its header, separator and one row per entry.
         assert_eq!(tables[0].1.lines().count(), 2 + model.effects.len());
         assert_eq!(tables[1].1.lines().count(), 2 + model.rules.len());

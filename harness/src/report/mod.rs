@@ -426,8 +426,7 @@ impl ReportContext<'_> {
     }
 }
 
-/// The finding key of a broken adapter (below): every format and the exit code know it.
-pub const BROKEN_ADAPTER_KEY: &str = "errored adapter-exits-on-every-request/adapter-error";
+pub use delegateos_vectors::severity::BROKEN_ADAPTER_KEY;
 
 /// Whether the adapter failed every request it was sent at the protocol level (at least two;
 /// abandoned and skipped cases aside): it died on each (issue 38 item 9), or none of its
@@ -459,30 +458,6 @@ fn adapter_broken_on_every_request(results: &[CaseResult]) -> Option<String> {
             _ => what.to_owned(),
         }
     })
-}
-
-/// A fault of an adapter that fails every request (above): an adapter bug, not a security
-/// finding; one finding whatever the kind (crash, protocol error, not sent after them), its
-/// cause first.
-fn broken_adapter(a: Assessment, cause: &str) -> Assessment {
-    Assessment {
-        effect: "adapter-error".to_owned(),
-        severity: severity::model().severity_of("adapter-error"),
-        key: BROKEN_ADAPTER_KEY.to_owned(),
-        title: format!(
-            "the adapter is broken, {cause} — an adapter bug (its protocol loop), not a \
-             finding about the implementation"
-        ),
-        fix: "Check the adapter's loop: read a request line, answer exactly one JSON reply \
-              line on stdout (logs go to stderr), flush, and repeat until `bye` \
-              (spec/adapter-protocol.md); input your library rejects is an `error` reply with \
-              its code (e.g. `malformed_token`), never an exit. Send it one request by hand to \
-              see what it prints."
-            .to_owned(),
-        joins: None,
-        hint: None,
-        ..a
-    }
 }
 
 /// The line of an adapter's message or stderr that names an exception or a panic
@@ -684,205 +659,215 @@ fn ms(d: std::time::Duration) -> f64 {
     (d.as_secs_f64() * 1000.0 * 1000.0).round() / 1000.0
 }
 
-impl Report {
-    /// Builds the report for `cases` (the selected cases, in the order run) and `run`.
-    pub fn build(cases: &[Case], run: &RunOutput, ctx: &ReportContext<'_>) -> Self {
-        let reqs = ctx.requirements;
-        let mut totals = Counts::default();
-        let mut by_section: BTreeMap<String, Counts> = BTreeMap::new();
-        let mut case_reports = Vec::with_capacity(run.results.len());
-        let mut executed_ids: BTreeSet<&str> = BTreeSet::new();
-        let mut cited: BTreeSet<&str> = BTreeSet::new();
-        // op -> (skipped cases, ids they cite)
-        let mut skipped_ops: BTreeMap<&str, (usize, BTreeSet<&str>)> = BTreeMap::new();
-        let mut advisory = AdvisoryReport {
-            fail_on_advisory: ctx.fail_on_advisory,
-            ..AdvisoryReport::default()
-        };
-        let mut hardening = HardeningReport {
-            fail_on_hardening: ctx.fail_on_hardening,
-            ..HardeningReport::default()
-        };
-        let mut members: Vec<Member> = Vec::new();
-        // The xfail cases that would be critical findings without the baseline.
-        let mut expected_members: Vec<Member> = Vec::new();
-        // Every case is graded once, first: the finding keys the run names decide which cases
-        // join a rule's finding (spec/severity.md §3), so each case names its final finding.
-        let adapter_broken = adapter_broken_on_every_request(&run.results);
-        let assessments: Vec<Option<Assessment>> = run
-            .results
-            .iter()
-            .map(|result| {
-                let case = cases.get(result.index)?;
-                // A case an interrupt left unsent is nobody's finding (issue 46): the adapter
-                // was never asked.
-                let unreached =
-                    run.interrupted.is_some() && result.error_kind() == Some(ErrorKind::Abandoned);
-                let finding = matches!(
-                    result.status,
-                    Status::Failed | Status::OtherCode | Status::Errored
-                ) && !unreached;
-                let a = assess(case, result).filter(|_| finding)?;
-                Some(match &adapter_broken {
-                    Some(cause) if matches!(a.direction, Direction::Crash | Direction::Errored) => {
-                        broken_adapter(a, cause)
-                    }
-                    _ => exception_on_rejected_input(a, case, result),
-                })
-            })
-            .collect();
-        let keys = findings::own_keys(
-            run.results
-                .iter()
-                .zip(&assessments)
-                .filter(|(r, _)| cases.get(r.index).is_some_and(|c| !c.is_advisory()))
-                .filter_map(|(_, a)| a.as_ref()),
-        );
-        // The catalogue faults that explain the run's failures (issue 47): each failing case
-        // is filed under the fault that explains it, here and in the findings.
-        let diagnosis = findings::diagnose(
-            run.results.iter().zip(&assessments).filter_map(|(r, a)| {
-                let case = cases.get(r.index).filter(|c| !c.is_advisory())?;
-                Some((case.id.as_str(), case.op.as_str(), a.as_ref()?))
-            }),
-            run.results
-                .iter()
-                .filter(|r| matches!(r.raw_status(), Status::Passed | Status::Acceptable))
-                .filter_map(|r| cases.get(r.index).map(|c| c.id.as_str())),
-        );
-        for (result, assessment) in run.results.iter().zip(assessments) {
-            let Some(case) = cases.get(result.index) else {
-                continue;
-            };
-            let section = case
-                .requirements
-                .first()
-                .map(|r| reqs.section_of(r))
-                .unwrap_or_else(|| delegateos_vectors::requirements::UNKNOWN_SECTION.to_owned());
-            let is_advisory = case.is_advisory();
-            let is_hardening = !is_advisory && case.level == Level::Hardening;
-            if is_advisory {
-                advisory.totals.add(result.status);
-            } else if is_hardening {
-                hardening.totals.add(result.status);
-            } else {
-                totals.add(result.status);
-                by_section
-                    .entry(section.clone())
-                    .or_default()
-                    .add(result.status);
-            }
-            let executed = matches!(
-                result.raw_status(),
-                Status::Passed | Status::Failed | Status::Acceptable
-            );
-            for r in &case.requirements {
-                cited.insert(r);
-                if executed {
-                    executed_ids.insert(r);
-                }
-            }
-            if result.raw_status() == Status::Skipped {
-                let entry = skipped_ops.entry(case.op.as_str()).or_default();
-                entry.0 += 1;
-                entry.1.extend(case.requirements.iter().map(String::as_str));
-            }
-            let show_expected = matches!(
-                result.status,
-                Status::Failed
-                    | Status::OtherCode
-                    | Status::Acceptable
-                    | Status::Xfail
-                    | Status::Stale
-            );
-            let target = if is_advisory {
-                &mut advisory.cases
-            } else if is_hardening {
-                &mut hardening.cases
-            } else {
-                &mut case_reports
-            };
+/// The counts, case reports and finding members of a run, gathered case by case
+/// ([`Report::build`]'s second step).
+struct Tally<'a> {
+    totals: Counts,
+    by_section: BTreeMap<String, Counts>,
+    case_reports: Vec<CaseReport>,
+    executed_ids: BTreeSet<&'a str>,
+    cited: BTreeSet<&'a str>,
+    /// op -> (skipped cases, ids they cite)
+    skipped_ops: BTreeMap<&'a str, (usize, BTreeSet<&'a str>)>,
+    advisory: AdvisoryReport,
+    hardening: HardeningReport,
+    members: Vec<Member>,
+    /// The xfail cases that would be critical findings without the baseline.
+    expected_members: Vec<Member>,
+}
+
+/// The grading of a run's results, done once before the cases are tallied: each result's
+/// assessment, and the catalogue faults that explain the failures.
+struct Grading {
+    assessments: Vec<Option<Assessment>>,
+    keys: BTreeSet<String>,
+    diagnosis: delegateos_vectors::faults::Diagnosis,
+}
+
+/// Step 1 of [`Report::build`]: every case is graded once, first: the finding keys the run
+/// names decide which cases join a rule's finding (spec/severity.md §3), so each case names
+/// its final finding; and the catalogue faults that explain the run's failures (issue 47) file
+/// each failing case under the fault that explains it, here and in the findings.
+fn grade(cases: &[Case], run: &RunOutput) -> Grading {
+    let adapter_broken = adapter_broken_on_every_request(&run.results);
+    let assessments: Vec<Option<Assessment>> = run
+        .results
+        .iter()
+        .map(|result| {
+            let case = cases.get(result.index)?;
+            // A case an interrupt left unsent is nobody's finding (issue 46): the adapter
+            // was never asked.
+            let unreached =
+                run.interrupted.is_some() && result.error_kind() == Some(ErrorKind::Abandoned);
             let finding = matches!(
                 result.status,
                 Status::Failed | Status::OtherCode | Status::Errored
-            );
-            let did = if finding { did_of(case, result) } else { None };
-            if let (Some(a), false) = (&assessment, is_advisory) {
-                members.push(Member {
-                    id: case.id.clone(),
-                    description: case.description.clone(),
-                    op: case.op.clone(),
-                    // A broken adapter's finding quotes no requirement: none was checked.
-                    requirements: if a.key == BROKEN_ADAPTER_KEY {
-                        Vec::new()
-                    } else {
-                        case.requirements.clone()
-                    },
-                    assessment: a.clone(),
-                    counted: outcome::fails_run(
-                        case.level,
-                        false,
-                        &result.outcome,
-                        a.severity == Severity::Critical,
-                        ctx.fail_on(),
-                    ),
-                    input_bytes: input_bytes(case),
-                    did: did.clone().unwrap_or_default(),
-                    expected: Some(case.expect_json()),
-                    actual: result.actual.clone(),
-                    diff: result.diff().map(str::to_owned),
-                });
-            }
-            if result.status == Status::Xfail && !is_advisory {
-                if let Some(a) = assess(case, result).filter(|a| a.severity == Severity::Critical) {
-                    expected_members.push(Member {
-                        id: case.id.clone(),
-                        description: case.description.clone(),
-                        op: case.op.clone(),
-                        requirements: case.requirements.clone(),
-                        assessment: a,
-                        counted: false,
-                        input_bytes: input_bytes(case),
-                        did: did_of(case, result).unwrap_or_default(),
-                        expected: Some(case.expect_json()),
-                        actual: result.actual.clone(),
-                        diff: result.diff().map(str::to_owned),
-                    });
+            ) && !unreached;
+            let a = assess(case, result).filter(|_| finding)?;
+            Some(match &adapter_broken {
+                Some(cause) if matches!(a.direction, Direction::Crash | Direction::Errored) => {
+                    severity::model().broken_adapter(a, cause)
                 }
-            }
-            target.push(CaseReport {
-                id: case.id.clone(),
-                description: case.description.clone(),
-                area: case.area.clone(),
-                group: case.group.clone(),
-                file: case.file.display().to_string(),
-                op: case.op.clone(),
-                requirements: case.requirements.clone(),
-                flags: case.flags.clone(),
-                section,
-                level: case.level,
-                status: result.status,
-                failure: result.failure_kind().filter(|_| finding),
-                family: result.family().map(str::to_owned).filter(|_| finding),
-                severity: assessment.as_ref().map(|a| a.severity),
-                effect: assessment.as_ref().map(|a| a.effect.clone()),
-                finding: assessment
-                    .as_ref()
-                    .map(|a| findings::case_key(&case.id, a, &keys, &diagnosis)),
-                input_bytes: input_bytes(case),
-                did,
-                raw_status: result.raw_status(),
-                error_kind: result.error_kind(),
-                message: result.message.clone(),
-                expected: show_expected.then(|| case.expect_json()),
-                actual: result.actual.clone(),
-                diff: result.diff().map(str::to_owned),
-                stderr_tail: result.stderr_tail.clone(),
-                expected_failure: result.expected_failure.clone(),
-                duration_ms: ms(result.duration),
-            });
+                _ => exception_on_rejected_input(a, case, result),
+            })
+        })
+        .collect();
+    let counted = || {
+        run.results
+            .iter()
+            .zip(&assessments)
+            .filter_map(|(r, a)| Some((cases.get(r.index).filter(|c| !c.is_advisory())?, a)))
+    };
+    let keys = findings::own_keys(counted().filter_map(|(_, a)| a.as_ref()));
+    let diagnosis = findings::diagnose(
+        counted().filter_map(|(case, a)| Some((case.id.as_str(), case.op.as_str(), a.as_ref()?))),
+        run.results
+            .iter()
+            .filter(|r| matches!(r.raw_status(), Status::Passed | Status::Acceptable))
+            .filter_map(|r| cases.get(r.index).map(|c| c.id.as_str())),
+    );
+    Grading {
+        assessments,
+        keys,
+        diagnosis,
+    }
+}
+
+/// A finding member: one failing case with its assessment.
+fn member_of(
+    case: &Case,
+    result: &CaseResult,
+    assessment: Assessment,
+    counted: bool,
+    did: String,
+) -> Member {
+    Member {
+        id: case.id.clone(),
+        description: case.description.clone(),
+        op: case.op.clone(),
+        // A broken adapter's finding quotes no requirement: none was checked.
+        requirements: if assessment.key == BROKEN_ADAPTER_KEY {
+            Vec::new()
+        } else {
+            case.requirements.clone()
+        },
+        assessment,
+        counted,
+        input_bytes: input_bytes(case),
+        did,
+        expected: Some(case.expect_json()),
+        actual: result.actual.clone(),
+        diff: result.diff().map(str::to_owned),
+    }
+}
+
+impl<'a> Tally<'a> {
+    fn new(ctx: &ReportContext<'_>, cases: usize) -> Self {
+        Tally {
+            totals: Counts::default(),
+            by_section: BTreeMap::new(),
+            case_reports: Vec::with_capacity(cases),
+            executed_ids: BTreeSet::new(),
+            cited: BTreeSet::new(),
+            skipped_ops: BTreeMap::new(),
+            advisory: AdvisoryReport {
+                fail_on_advisory: ctx.fail_on_advisory,
+                ..AdvisoryReport::default()
+            },
+            hardening: HardeningReport {
+                fail_on_hardening: ctx.fail_on_hardening,
+                ..HardeningReport::default()
+            },
+            members: Vec::new(),
+            expected_members: Vec::new(),
         }
-        // Sections in spec order, then anything unknown.
+    }
+
+    /// Step 2 of [`Report::build`]: one case's counts, requirements, finding member and report.
+    fn add(
+        &mut self,
+        case: &'a Case,
+        result: &CaseResult,
+        assessment: Option<Assessment>,
+        grading: &Grading,
+        ctx: &ReportContext<'_>,
+    ) {
+        let section = case
+            .requirements
+            .first()
+            .map(|r| ctx.requirements.section_of(r))
+            .unwrap_or_else(|| delegateos_vectors::requirements::UNKNOWN_SECTION.to_owned());
+        let is_advisory = case.is_advisory();
+        let is_hardening = !is_advisory && case.level == Level::Hardening;
+        if is_advisory {
+            self.advisory.totals.add(result.status);
+        } else if is_hardening {
+            self.hardening.totals.add(result.status);
+        } else {
+            self.totals.add(result.status);
+            self.by_section
+                .entry(section.clone())
+                .or_default()
+                .add(result.status);
+        }
+        self.note_requirements(case, result);
+        let finding = matches!(
+            result.status,
+            Status::Failed | Status::OtherCode | Status::Errored
+        );
+        let did = if finding { did_of(case, result) } else { None };
+        if let (Some(a), false) = (&assessment, is_advisory) {
+            let counted = outcome::fails_run(
+                case.level,
+                false,
+                &result.outcome,
+                a.severity == Severity::Critical,
+                ctx.fail_on(),
+            );
+            let did = did.clone().unwrap_or_default();
+            self.members
+                .push(member_of(case, result, a.clone(), counted, did));
+        }
+        if result.status == Status::Xfail && !is_advisory {
+            if let Some(a) = assess(case, result).filter(|a| a.severity == Severity::Critical) {
+                let did = did_of(case, result).unwrap_or_default();
+                let mut member = member_of(case, result, a, false, did);
+                member.requirements = case.requirements.clone();
+                self.expected_members.push(member);
+            }
+        }
+        let report = case_report(case, result, assessment, section, did, grading);
+        if is_advisory {
+            self.advisory.cases.push(report);
+        } else if is_hardening {
+            self.hardening.cases.push(report);
+        } else {
+            self.case_reports.push(report);
+        }
+    }
+
+    /// The requirements a case cites, executed or not, and the skipped operations.
+    fn note_requirements(&mut self, case: &'a Case, result: &CaseResult) {
+        let executed = matches!(
+            result.raw_status(),
+            Status::Passed | Status::Failed | Status::Acceptable
+        );
+        for r in &case.requirements {
+            self.cited.insert(r);
+            if executed {
+                self.executed_ids.insert(r);
+            }
+        }
+        if result.raw_status() == Status::Skipped {
+            let entry = self.skipped_ops.entry(case.op.as_str()).or_default();
+            entry.0 += 1;
+            entry.1.extend(case.requirements.iter().map(String::as_str));
+        }
+    }
+
+    /// Sections in spec order, then anything unknown.
+    fn sections(&mut self, reqs: &Requirements) -> Vec<SectionSummary> {
+        let mut by_section = std::mem::take(&mut self.by_section);
         let mut sections = Vec::new();
         for s in reqs.sections() {
             if let Some(c) = by_section.remove(&s) {
@@ -898,84 +883,153 @@ impl Report {
                 counts: c,
             });
         }
-        let coverage = Coverage {
+        sections
+    }
+
+    /// Step 3 of [`Report::build`]: which requirements the run executed, and what it skipped.
+    fn coverage(&self, cases: &[Case], run: &RunOutput, ctx: &ReportContext<'_>) -> Coverage {
+        let reqs = ctx.requirements;
+        let executed = |id: &str| self.executed_ids.contains(id);
+        let mut skipped_operations: Vec<SkippedOperation> = self
+            .skipped_ops
+            .iter()
+            .map(|(op, (n, ids))| SkippedOperation {
+                op: (*op).to_owned(),
+                cases: *n,
+                unchecked_requirements: ids
+                    .iter()
+                    .filter(|id| !executed(id))
+                    .map(|id| (*id).to_owned())
+                    .collect(),
+            })
+            .collect();
+        skipped_operations.sort_by(|a, b| b.cases.cmp(&a.cases).then_with(|| a.op.cmp(&b.op)));
+        Coverage {
             total: reqs.list.len(),
-            executed: reqs
-                .list
-                .iter()
-                .filter(|r| executed_ids.contains(r.id.as_str()))
-                .count(),
+            executed: reqs.list.iter().filter(|r| executed(&r.id)).count(),
             not_executed: reqs
                 .list
                 .iter()
-                .filter(|r| !executed_ids.contains(r.id.as_str()))
+                .filter(|r| !executed(&r.id))
                 .map(|r| r.id.clone())
                 .collect(),
             mcp_suite: reqs
                 .list
                 .iter()
-                .filter(|r| {
-                    !executed_ids.contains(r.id.as_str()) && ctx.mcp_requirements.contains(&r.id)
-                })
+                .filter(|r| !executed(&r.id) && ctx.mcp_requirements.contains(&r.id))
                 .map(|r| r.id.clone())
                 .collect(),
-            skipped_operations: {
-                let mut ops: Vec<SkippedOperation> = skipped_ops
-                    .into_iter()
-                    .map(|(op, (n, ids))| SkippedOperation {
-                        op: op.to_owned(),
-                        cases: n,
-                        unchecked_requirements: ids
-                            .into_iter()
-                            .filter(|id| !executed_ids.contains(id))
-                            .map(str::to_owned)
-                            .collect(),
-                    })
-                    .collect();
-                ops.sort_by(|a, b| b.cases.cmp(&a.cases).then_with(|| a.op.cmp(&b.op)));
-                ops
-            },
+            skipped_operations,
             next_operation: crate::guidance::message(cases, &run.results, false),
             unknown: if reqs.list.is_empty() {
                 Vec::new()
             } else {
-                cited
+                self.cited
                     .iter()
                     .filter(|id| reqs.get(id).is_none())
                     .map(|id| (*id).to_owned())
                     .collect()
             },
-        };
-        let expected_failures = BaselineReport {
-            file: ctx.baseline_file.map(str::to_owned),
-            entries: ctx.baseline.entries.len(),
-            unused: ctx
-                .baseline
-                .unused(ctx.all_ids)
-                .into_iter()
-                .cloned()
-                .collect(),
-        };
-        let findings = findings::group_diagnosed(members, reqs, Some(&diagnosis));
-        let critical_of = |f: &Finding| CriticalFinding {
-            key: f.key.clone(),
-            title: f.title.clone(),
-            effect: f.effect.clone(),
-            cases: f.cases,
-            example: f.example.id.clone(),
-            counted: f.counted,
-            ids: f.ids.clone(),
-        };
+        }
+    }
+}
+
+/// One case as the report shows it.
+fn case_report(
+    case: &Case,
+    result: &CaseResult,
+    assessment: Option<Assessment>,
+    section: String,
+    did: Option<String>,
+    grading: &Grading,
+) -> CaseReport {
+    let finding = matches!(
+        result.status,
+        Status::Failed | Status::OtherCode | Status::Errored
+    );
+    let show_expected = matches!(
+        result.status,
+        Status::Failed | Status::OtherCode | Status::Acceptable | Status::Xfail | Status::Stale
+    );
+    CaseReport {
+        id: case.id.clone(),
+        description: case.description.clone(),
+        area: case.area.clone(),
+        group: case.group.clone(),
+        file: case.file.display().to_string(),
+        op: case.op.clone(),
+        requirements: case.requirements.clone(),
+        flags: case.flags.clone(),
+        section,
+        level: case.level,
+        status: result.status,
+        failure: result.failure_kind().filter(|_| finding),
+        family: result.family().map(str::to_owned).filter(|_| finding),
+        severity: assessment.as_ref().map(|a| a.severity),
+        finding: assessment
+            .as_ref()
+            .map(|a| findings::case_key(&case.id, a, &grading.keys, &grading.diagnosis)),
+        effect: assessment.map(|a| a.effect),
+        input_bytes: input_bytes(case),
+        did,
+        raw_status: result.raw_status(),
+        error_kind: result.error_kind(),
+        message: result.message.clone(),
+        expected: show_expected.then(|| case.expect_json()),
+        actual: result.actual.clone(),
+        diff: result.diff().map(str::to_owned),
+        stderr_tail: result.stderr_tail.clone(),
+        expected_failure: result.expected_failure.clone(),
+        duration_ms: ms(result.duration),
+    }
+}
+
+/// A critical finding as the report's summary lists it.
+fn critical_of(f: &Finding) -> CriticalFinding {
+    CriticalFinding {
+        key: f.key.clone(),
+        title: f.title.clone(),
+        effect: f.effect.clone(),
+        cases: f.cases,
+        example: f.example.id.clone(),
+        counted: f.counted,
+        ids: f.ids.clone(),
+    }
+}
+
+impl Report {
+    /// Builds the report for `cases` (the selected cases, in the order run) and `run`: the
+    /// results are graded (step 1), tallied case by case (step 2), their coverage computed
+    /// (step 3), and the findings grouped by the faults and rules that explain them.
+    pub fn build(cases: &[Case], run: &RunOutput, ctx: &ReportContext<'_>) -> Self {
+        let mut grading = grade(cases, run);
+        let assessments = std::mem::take(&mut grading.assessments);
+        let mut tally = Tally::new(ctx, run.results.len());
+        for (result, assessment) in run.results.iter().zip(assessments) {
+            if let Some(case) = cases.get(result.index) {
+                tally.add(case, result, assessment, &grading, ctx);
+            }
+        }
+        let sections = tally.sections(ctx.requirements);
+        let coverage = tally.coverage(cases, run, ctx);
+        let findings = findings::group_diagnosed(
+            std::mem::take(&mut tally.members),
+            ctx.requirements,
+            Some(&grading.diagnosis),
+        );
         let critical = findings
             .iter()
             .filter(|f| f.severity == Severity::Critical)
             .map(critical_of)
             .collect();
-        let expected_critical = findings::group(expected_members, reqs)
-            .iter()
-            .filter(|f| f.severity == Severity::Critical)
-            .map(critical_of)
-            .collect();
+        let expected_critical = findings::group(
+            std::mem::take(&mut tally.expected_members),
+            ctx.requirements,
+        )
+        .iter()
+        .filter(|f| f.severity == Severity::Critical)
+        .map(critical_of)
+        .collect();
         let mut report = Report {
             critical,
             expected_critical,
@@ -997,16 +1051,25 @@ impl Report {
             corpus_warning: ctx.corpus_warning.map(str::to_owned),
             filter: ctx.filter.clone(),
             profile: ctx.profile.to_owned(),
-            advisory,
-            hardening,
+            advisory: tally.advisory,
+            hardening: tally.hardening,
             duration_ms: ms(run.duration),
             interrupted: run.interrupted.clone(),
             restarts: run.restarts,
-            totals,
+            totals: tally.totals,
             sections,
-            cases: case_reports,
+            cases: tally.case_reports,
             incidents: run.incidents.clone(),
-            expected_failures,
+            expected_failures: BaselineReport {
+                file: ctx.baseline_file.map(str::to_owned),
+                entries: ctx.baseline.entries.len(),
+                unused: ctx
+                    .baseline
+                    .unused(ctx.all_ids)
+                    .into_iter()
+                    .cloned()
+                    .collect(),
+            },
             coverage,
             exit_code: 0,
             details: false,
