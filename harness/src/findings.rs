@@ -31,12 +31,8 @@ const MAX_REQUIREMENTS: usize = 3;
 /// One failing case, assessed.
 #[derive(Debug, Clone)]
 pub struct Member {
-    /// Case id.
-    pub id: String,
-    /// Case description.
-    pub description: String,
-    /// Operation (or `mcp` for proxy cases).
-    pub op: String,
+    /// The case as every finding shows it.
+    pub case: CaseView,
     /// Requirement ids.
     pub requirements: Vec<String>,
     /// The model's verdict.
@@ -44,16 +40,6 @@ pub struct Member {
     /// True when the case decides the exit code (normative or decision level, not another
     /// code of the family, not advisory).
     pub counted: bool,
-    /// Size of the case's input (serialized JSON bytes): the smallest case is the example.
-    pub input_bytes: usize,
-    /// What the implementation did, in one line.
-    pub did: String,
-    /// The expectation.
-    pub expected: Option<Value>,
-    /// What the implementation answered.
-    pub actual: Option<Value>,
-    /// Unified diff, expected → actual.
-    pub diff: Option<String>,
 }
 
 /// A requirement with its text from `spec/requirements.md`.
@@ -65,10 +51,11 @@ pub struct RequirementText {
     pub text: String,
 }
 
-/// The smallest case of a finding.
+/// One failing case as the findings show it (the one case view of `run`, `mcp` and `fuzz`):
+/// a finding's example is its smallest member's view.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Example {
+pub struct CaseView {
     /// Case id.
     pub id: String,
     /// Case description.
@@ -77,7 +64,7 @@ pub struct Example {
     pub op: String,
     /// What the implementation did.
     pub did: String,
-    /// Input size in bytes.
+    /// Input size in bytes (serialized JSON): the smallest case is a finding's example.
     pub input_bytes: usize,
     /// The expectation.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -116,7 +103,7 @@ pub struct Finding {
     /// The requirements its cases cite most, with their text.
     pub requirements: Vec<RequirementText>,
     /// The smallest case.
-    pub example: Example,
+    pub example: CaseView,
     /// The catalogue fault that explains the finding's cases (`spec/data/faults.json`), with
     /// how well its fingerprint matches the run: the finding names the implementation's own
     /// defect, not the topic of the first case that failed.
@@ -251,7 +238,7 @@ pub fn group_diagnosed(
     let mut by_key: BTreeMap<String, Vec<Member>> = BTreeMap::new();
     for m in members {
         let key = match diagnosis {
-            Some(d) => case_key(&m.id, &m.assessment, &keys, d),
+            Some(d) => case_key(&m.case.id, &m.assessment, &keys, d),
             None => finding_key(&m.assessment, &keys).to_owned(),
         };
         by_key.entry(key).or_default().push(m);
@@ -264,8 +251,8 @@ pub fn group_diagnosed(
             ms.sort_by(|a, b| {
                 b.counted
                     .cmp(&a.counted)
-                    .then(a.input_bytes.cmp(&b.input_bytes))
-                    .then_with(|| a.id.cmp(&b.id))
+                    .then(a.case.input_bytes.cmp(&b.case.input_bytes))
+                    .then_with(|| a.case.id.cmp(&b.case.id))
             });
             let first = ms.first()?;
             // The most severe of the key's own members decides (they share one assessment,
@@ -283,7 +270,7 @@ pub fn group_diagnosed(
                     a.assessment
                         .severity
                         .cmp(&b.assessment.severity)
-                        .then_with(|| b.id.cmp(&a.id))
+                        .then_with(|| b.case.id.cmp(&a.case.id))
                 })
                 .unwrap_or(first);
             let mut cited: BTreeMap<&str, usize> = BTreeMap::new();
@@ -305,7 +292,7 @@ pub fn group_diagnosed(
                         .unwrap_or_default(),
                 })
                 .collect();
-            let mut ids: Vec<String> = ms.iter().map(|m| m.id.clone()).collect();
+            let mut ids: Vec<String> = ms.iter().map(|m| m.case.id.clone()).collect();
             ids.sort();
             let (title, fix) = match matched {
                 Some((fault, _)) => (fault.title.clone(), fault.fix.clone()),
@@ -328,23 +315,17 @@ pub fn group_diagnosed(
                 cases: ms.len(),
                 ids,
                 requirements,
-                example: Example {
-                    id: first.id.clone(),
-                    description: first.description.clone(),
-                    op: first.op.clone(),
-                    did: first.did.clone(),
-                    input_bytes: first.input_bytes,
-                    expected: first.expected.clone(),
-                    actual: first.actual.clone(),
-                    diff: first.diff.clone(),
-                },
+                example: first.case.clone(),
                 fault: matched.map(|(fault, m)| FaultEvidence {
                     id: fault.id.clone(),
                     step: fault.step.clone(),
                     explained: m.explained.len(),
                     predicted: m.predicted,
                     mispredicted: m.mispredicted,
-                    joined: ms.iter().filter(|x| !m.explained.contains(&x.id)).count(),
+                    joined: ms
+                        .iter()
+                        .filter(|x| !m.explained.contains(&x.case.id))
+                        .count(),
                 }),
                 unexplained: diagnosis.is_some() && matched.is_none(),
             })
@@ -439,9 +420,16 @@ mod tests {
 
     fn member(id: &str, key: &str, severity: Severity, counted: bool, bytes: usize) -> Member {
         Member {
-            id: id.to_owned(),
-            description: format!("case {id}"),
-            op: "dct.verify".to_owned(),
+            case: CaseView {
+                id: id.to_owned(),
+                description: format!("case {id}"),
+                op: "dct.verify".to_owned(),
+                input_bytes: bytes,
+                did: format!("did {id}"),
+                expected: Some(json!({"result": "invalid", "code": "expired"})),
+                actual: Some(json!({"outcome": "ok"})),
+                diff: Some(format!("diff {id}")),
+            },
             requirements: vec!["DCT-VERIFY-5-EXPIRED".to_owned(), format!("REQ-{id}")],
             assessment: Assessment {
                 direction: Direction::Granted,
@@ -454,11 +442,6 @@ mod tests {
                 hint: None,
             },
             counted,
-            input_bytes: bytes,
-            did: format!("did {id}"),
-            expected: Some(json!({"result": "invalid", "code": "expired"})),
-            actual: Some(json!({"outcome": "ok"})),
-            diff: Some(format!("diff {id}")),
         }
     }
 

@@ -324,17 +324,19 @@ pub fn findings_of(report: &SuiteReport, statuses: &[RunStatus]) -> Vec<crate::f
             };
             let assessment = outcome::assess(&subject, &judged)?;
             Some(crate::findings::Member {
-                id: c.id.clone(),
-                description: c.description.clone(),
-                op: "mcp".to_owned(),
+                case: crate::findings::CaseView {
+                    id: c.id.clone(),
+                    description: c.description.clone(),
+                    op: "mcp".to_owned(),
+                    input_bytes: c.id.len(),
+                    did: c.message.clone().unwrap_or_default(),
+                    expected: None,
+                    actual: None,
+                    diff: None,
+                },
                 requirements: c.requirements.clone(),
                 assessment,
                 counted: true,
-                input_bytes: c.id.len(),
-                did: c.message.clone().unwrap_or_default(),
-                expected: None,
-                actual: None,
-                diff: None,
             })
         })
         .collect();

@@ -24,7 +24,7 @@ use serde_json::Value;
 use crate::exit::ConformExitCode;
 use crate::expected::{Entry, ExpectedFailures};
 use crate::filter::Filter;
-use crate::findings::{self, assess, Finding, Member};
+use crate::findings::{self, assess, CaseView, Finding, Member};
 use crate::protocol::{Implementation, PROTOCOL_VERSION};
 use crate::runner::case::Case;
 use crate::runner::{CaseResult, ErrorKind, Incident, RunOutput, Status};
@@ -742,9 +742,16 @@ fn member_of(
     did: String,
 ) -> Member {
     Member {
-        id: case.id.clone(),
-        description: case.description.clone(),
-        op: case.op.clone(),
+        case: CaseView {
+            id: case.id.clone(),
+            description: case.description.clone(),
+            op: case.op.clone(),
+            input_bytes: input_bytes(case),
+            did,
+            expected: Some(case.expect_json()),
+            actual: result.actual.clone(),
+            diff: result.diff().map(str::to_owned),
+        },
         // A broken adapter's finding quotes no requirement: none was checked.
         requirements: if assessment.key == BROKEN_ADAPTER_KEY {
             Vec::new()
@@ -753,11 +760,6 @@ fn member_of(
         },
         assessment,
         counted,
-        input_bytes: input_bytes(case),
-        did,
-        expected: Some(case.expect_json()),
-        actual: result.actual.clone(),
-        diff: result.diff().map(str::to_owned),
     }
 }
 
