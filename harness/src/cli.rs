@@ -235,7 +235,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..=256))]
     pub jobs: Option<u16>,
     /// Format of the report written to stdout (or `--output`).
-    #[arg(long, value_enum, default_value = "text")]
+    #[arg(long, default_value = "text", value_parser = crate::report::format::parser(crate::report::format::RUN))]
     pub format: Format,
     /// Write the `--format` report to FILE instead of stdout.
     #[arg(long, value_name = "FILE")]
@@ -368,16 +368,7 @@ pub struct ListOpsArgs {
 }
 
 fn parse_report_target(s: &str) -> Result<(Format, PathBuf), String> {
-    let (format, file) = s
-        .split_once('=')
-        .ok_or_else(|| format!("expected FORMAT=FILE, got `{s}`"))?;
-    let format = <Format as clap::ValueEnum>::from_str(format, true).map_err(|_| {
-        format!("unknown format `{format}` (text, json, junit, markdown, html, badge)")
-    })?;
-    if file.is_empty() {
-        return Err("empty FILE in FORMAT=FILE".to_owned());
-    }
-    Ok((format, PathBuf::from(file)))
+    Format::parse_target(s, crate::report::format::RUN, "run")
 }
 
 /// Parses `args` (including the program name), runs, and returns the exit code.
@@ -714,23 +705,15 @@ fn setup_failure(args: &RunArgs, command: &str, reason: impl std::fmt::Display) 
     let reason = reason.to_string();
     error(&reason);
     let vectors = CorpusSource::from_option(args.vectors.as_deref()).label();
-    let render = |format: Format| {
-        let name = clap::ValueEnum::to_possible_value(&format)
-            .map(|v| v.get_name().to_owned())
-            .unwrap_or_default();
-        (
-            name.clone(),
-            crate::report::setup::render(&name, command, &vectors, &reason),
-        )
-    };
-    let (name, text) = render(args.format);
-    if args.output.is_some() || name != "text" {
+    let render = |format: Format| crate::report::setup::render(format, command, &vectors, &reason);
+    let text = render(args.format);
+    if args.output.is_some() || args.format != Format::Text {
         if let Err(e) = write_output(args.output.as_deref(), &text) {
             error(e);
         }
     }
     for (format, path) in &args.reports {
-        if let Err(e) = write_output(Some(path), &render(*format).1) {
+        if let Err(e) = write_output(Some(path), &render(*format)) {
             error(e);
         }
     }

@@ -25,19 +25,10 @@ use delegateos_reference::token::{self, SerializedDct, FORMAT};
 use delegateos_reference::verify::{evaluate, AuthorizedScope, Denial};
 
 use crate::exit::ConformExitCode;
+use crate::report::format::{self, Format};
 
 /// The earliest instant of the timestamp profile: "before every token".
 const BEFORE_EVERYTHING: &str = "0000-01-01T00:00:00Z";
-
-/// Output format of `lint`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum LintFormat {
-    /// Human-readable.
-    #[default]
-    Text,
-    /// One JSON object.
-    Json,
-}
 
 /// `lint`
 #[derive(Debug, Clone, clap::Args)]
@@ -52,8 +43,8 @@ pub struct LintArgs {
     #[arg(long, value_name = "TIMESTAMP")]
     pub now: Option<String>,
     /// Output format.
-    #[arg(long, value_enum, default_value = "text")]
-    pub format: LintFormat,
+    #[arg(long, default_value = "text", value_parser = format::parser(format::LINT))]
+    pub format: Format,
     /// Exit 1 when there is any advisory finding of severity `warning`.
     #[arg(long)]
     pub fail_on_advisory: bool,
@@ -412,12 +403,12 @@ pub fn run(args: &LintArgs) -> i32 {
     };
     let (result, pass) = lint(&input, args.root.as_deref(), &now);
     let rendered = match args.format {
-        LintFormat::Json => {
+        Format::Json => {
             let mut s = serde_json::to_string_pretty(&result).unwrap_or_default();
             s.push('\n');
             s
         }
-        LintFormat::Text => render_text(&result),
+        _ => render_text(&result),
     };
     print!("{rendered}");
     let warned = result["advisory"]

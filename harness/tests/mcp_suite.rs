@@ -316,7 +316,7 @@ fn cli_args(
         ),
         strict_mode_cases: false,
         options: Vec::new(),
-        format: delegateos_conform::mcp::cli::McpFormat::Json,
+        format: delegateos_conform::mcp::cli::Format::Json,
         expected_failures: baseline,
         id: vec![id.to_owned()],
         output: None,
@@ -475,12 +475,12 @@ fn mcp_usage_errors_for_missing_config_placeholder_and_empty_selection() {
 #[test]
 fn mcp_repeatable_ids_report_files_schema_and_progress() {
     use delegateos_conform::mcp::cli::{
-        parse_report_spec, progress_enabled, run_observed, McpFormat, Progress,
+        parse_report_spec, progress_enabled, run_observed, Format, Progress,
     };
     let dir = temp_dir("reports");
     let mut args = cli_args("", "mcp-handshake", None);
     args.id.push("mcp-stdout-clean".into());
-    args.format = McpFormat::Text;
+    args.format = Format::Text;
     args.output = Some(dir.join("out.txt"));
     for f in ["json", "junit", "markdown", "text"] {
         args.report.push(

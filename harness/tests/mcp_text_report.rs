@@ -6,7 +6,7 @@
 
 use std::process::Command;
 
-use delegateos_conform::report::mcp::{render, McpCase, McpFormat, McpReport};
+use delegateos_conform::report::mcp::{render, Format, McpCase, McpReport};
 use delegateos_conform::runner::Status;
 use serde_json::Value;
 
@@ -43,7 +43,7 @@ fn mcp_text_report_opens_with_the_verdict() {
         vec![],
         None,
     );
-    let text = render(&failed, McpFormat::Text);
+    let text = render(&failed, Format::Text);
     let mut lines = text.lines();
     assert_eq!(
         lines.next(),
@@ -66,13 +66,13 @@ fn mcp_text_report_opens_with_the_verdict() {
         vec!["mcp-a".into()],
         None,
     );
-    assert!(render(&stale, McpFormat::Text)
+    assert!(render(&stale, Format::Text)
         .lines()
         .next()
         .unwrap()
         .ends_with(": STALE BASELINE (exit 2)"));
     let cut = report(vec![case("mcp-a", Status::Errored)], vec![], Some("SIGINT"));
-    assert!(render(&cut, McpFormat::Text)
+    assert!(render(&cut, Format::Text)
         .lines()
         .next()
         .unwrap()
@@ -103,4 +103,48 @@ fn mcp_reference_proxy_first_line_is_the_verdict() {
         format!("DelegateOS MCP proxy conformance — {proxy}: PASSED (exit 0)"),
         "{stdout}"
     );
+}
+
+/// Issue 50: `mcp` writes every format of the one set, a badge too, coloured by its exit
+/// status like `run`'s; and each command names the formats it writes when given another.
+#[test]
+fn mcp_writes_a_badge_and_commands_refuse_formats_they_do_not_write() {
+    let badge =
+        |r: &McpReport| -> Value { serde_json::from_str(&render(r, Format::Badge)).unwrap() };
+    let failed = report(
+        vec![
+            case("mcp-a", Status::Passed),
+            case("mcp-b", Status::Failed),
+            case("mcp-c", Status::Skipped),
+        ],
+        vec![],
+        None,
+    );
+    let b = badge(&failed);
+    assert_eq!(b["schemaVersion"], 1);
+    assert_eq!(b["message"], "1/2 passed, 1 failing");
+    assert_eq!(b["color"], "red");
+    let passed = report(vec![case("mcp-a", Status::Passed)], vec![], None);
+    assert_eq!(badge(&passed)["color"], "brightgreen");
+    assert_eq!(badge(&passed)["message"], "1/1 passed");
+    for (args, names) in [
+        (
+            &["compare", "--format", "junit", "a.json"][..],
+            "[possible values: text, markdown, json, html]",
+        ),
+        (
+            &["lint", "--format", "html", "x"][..],
+            "[possible values: text, json]",
+        ),
+    ] {
+        let out = Command::new(BIN).args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(64), "{args:?}: {err}");
+        assert!(err.contains(names), "{args:?}: {err}");
+    }
+    let out = Command::new(BIN)
+        .args(["compare", "--format", "md", "--help"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "md is markdown for every command");
 }

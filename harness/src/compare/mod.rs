@@ -89,8 +89,8 @@ pub mod over_time;
 
 use crate::report::compare::{decision_number, severity_rank, SEVERITIES};
 pub use crate::report::compare::{
-    html, render, Alternative, CompareFormat, Comparison, Counts, DecisionRow, DivergentCase,
-    FindingCell, FindingRow, Interop, InteropCase, InteropPair, OperationCell, OperationRow,
+    html, render, Alternative, Comparison, Counts, DecisionRow, DivergentCase, FindingCell,
+    FindingRow, Format, Interop, InteropCase, InteropPair, OperationCell, OperationRow,
     OutcomeSummary, Overview, Reading, ReadingCell, SCHEMA,
 };
 
@@ -106,8 +106,8 @@ pub struct CompareArgs {
     #[arg(long = "impl", value_name = "NAME=CMD")]
     pub implementations: Vec<String>,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = CompareFormat::Text)]
-    pub format: CompareFormat,
+    #[arg(long, default_value = "text", value_parser = crate::report::format::parser(crate::report::format::COMPARE))]
+    pub format: Format,
     /// Write the comparison to FILE instead of stdout.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-use clap::{Args as ClapArgs, ValueEnum};
+use clap::Args as ClapArgs;
 
 use super::suite::{
     run_suite_checked, select_ids, CaseResult, MockCommand, SmokeUpstream, Status, SuiteObserver,
@@ -44,7 +44,7 @@ pub const EXIT_SETUP: u8 = 3;
 /// Exit status: invalid usage.
 pub const EXIT_USAGE: u8 = 64;
 
-pub use crate::report::mcp::{McpFormat, REPORT_SCHEMA};
+pub use crate::report::mcp::{Format, REPORT_SCHEMA};
 
 /// The options the proxy has: `--option` names, and `strict-mode` for the deprecated
 /// `--strict-mode-cases` (said on stderr).
@@ -77,9 +77,9 @@ pub struct Args {
     /// error.
     #[arg(long = "option", value_name = "NAME", value_delimiter = ',')]
     pub options: Vec<String>,
-    /// Report format.
-    #[arg(long, value_enum, default_value = "text")]
-    pub format: McpFormat,
+    /// Format of the report written to stdout (or `--output`).
+    #[arg(long, default_value = "text", value_parser = crate::report::format::parser(crate::report::format::MCP))]
+    pub format: Format,
     /// Expected-failures baseline (`<id-or-glob> <reason>` per line).
     #[arg(long)]
     pub expected_failures: Option<PathBuf>,
@@ -89,7 +89,8 @@ pub struct Args {
     /// Write the `--format` report to FILE instead of stdout.
     #[arg(long, value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Also write a report in FORMAT (text, json, junit, markdown, html) to FILE (repeatable).
+    /// Also write a report in FORMAT (text, json, junit, markdown, html, badge) to FILE
+    /// (repeatable).
     #[arg(long, value_name = "FORMAT=FILE", value_parser = parse_report_spec)]
     pub report: Vec<ReportSpec>,
     /// No live progress on stderr (it is drawn only when stderr is a terminal anyway).
@@ -135,26 +136,15 @@ pub enum TransportArg {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReportSpec {
     /// The format.
-    pub format: McpFormat,
+    pub format: Format,
     /// Where to write it.
     pub path: PathBuf,
 }
 
 /// Parses `FORMAT=FILE`.
 pub fn parse_report_spec(s: &str) -> Result<ReportSpec, String> {
-    let (format, path) = s
-        .split_once('=')
-        .ok_or_else(|| format!("expected FORMAT=FILE, got {s:?}"))?;
-    let format = McpFormat::from_str(format, true).map_err(|_| {
-        format!("unknown report format {format:?} (text, json, junit, markdown, html)")
-    })?;
-    if path.is_empty() {
-        return Err(format!("no file in {s:?}"));
-    }
-    Ok(ReportSpec {
-        format,
-        path: PathBuf::from(path),
-    })
+    let (format, path) = Format::parse_target(s, crate::report::format::MCP, "mcp")?;
+    Ok(ReportSpec { format, path })
 }
 
 /// Live progress on a writer (stderr when it is a terminal): the running case on one
@@ -404,7 +394,7 @@ fn write_file(path: &Path, text: &str) -> Result<(), String> {
 }
 
 /// Writes every requested report file; the `--format` one goes to stdout unless `--output`.
-fn emit(args: &Args, render_as: &dyn Fn(McpFormat) -> String, outcome: &mut Outcome) {
+fn emit(args: &Args, render_as: &dyn Fn(Format) -> String, outcome: &mut Outcome) {
     let main = render_as(args.format);
     match &args.output {
         Some(p) => {
@@ -531,7 +521,7 @@ pub fn run_observed(args: &Args, observer: &mut dyn SuiteObserver) -> Outcome {
                 &mut outcome,
             );
             // The setup error is on stderr; stdout stays empty unless a report is asked for.
-            if args.output.is_none() && args.format == McpFormat::Text {
+            if args.output.is_none() && args.format == Format::Text {
                 outcome.stdout.clear();
             }
             return outcome;

@@ -8,6 +8,7 @@
 pub mod compare;
 pub mod escape;
 pub mod explain;
+pub mod format;
 pub mod html;
 pub mod junit;
 pub mod markdown;
@@ -37,23 +38,7 @@ use delegateos_vectors::severity::{self, Assessment, Direction};
 /// The `schema` value of JSON reports.
 pub const REPORT_SCHEMA: &str = "delegateos-conform-report/1";
 
-/// The report formats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    /// Human summary (default).
-    Text,
-    /// Machine report, `spec/schemas/report.schema.json`.
-    Json,
-    /// JUnit XML for CI test tabs.
-    Junit,
-    /// Markdown for CI summary pages (`md` is accepted too).
-    #[value(alias = "md")]
-    Markdown,
-    /// One self-contained HTML page (no script, no network).
-    Html,
-    /// shields.io endpoint badge JSON (`{"schemaVersion":1,"label":…,"message":…,"color":…}`).
-    Badge,
-}
+pub use format::Format;
 
 /// Counts per status.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]

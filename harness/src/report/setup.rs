@@ -11,22 +11,22 @@
 use serde_json::{json, Value};
 
 use super::escape::xml;
+use super::Format;
 
 /// The id of the one errored entry.
 pub const SETUP_CASE_ID: &str = "setup-error";
 
-/// The report of a failed setup in the format named `format` (`text`, `json`, `junit`,
-/// `markdown`, `html`, `badge`; an unknown name gets text).
-pub fn render(format: &str, command: &str, vectors: &str, reason: &str) -> String {
+/// The report of a failed setup in `format`.
+pub fn render(format: Format, command: &str, vectors: &str, reason: &str) -> String {
     match format {
-        "json" => {
+        Format::Json => {
             let mut s = serde_json::to_string_pretty(&json_report(command, vectors, reason))
                 .unwrap_or_default();
             s.push('\n');
             s
         }
-        "junit" => junit(reason),
-        "badge" => {
+        Format::Junit => junit(reason),
+        Format::Badge => {
             let mut s = serde_json::to_string_pretty(&json!({
                 "schemaVersion": 1,
                 "label": "DelegateOS conformance",
@@ -37,14 +37,14 @@ pub fn render(format: &str, command: &str, vectors: &str, reason: &str) -> Strin
             s.push('\n');
             s
         }
-        "markdown" => format!(
+        Format::Markdown => format!(
             "# DelegateOS conformance: setup error\n\n**Verdict: setup error (exit 3)**: no case \
              ran.\n\n- Adapter command: `{}`\n- Vectors: `{}`\n\n```text\n{}\n```\n",
             command.replace('`', "'"),
             vectors.replace('`', "'"),
             reason.replace("```", "'''")
         ),
-        "html" => format!(
+        Format::Html => format!(
             "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
              <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; \
              style-src 'unsafe-inline'\">\
@@ -55,7 +55,7 @@ pub fn render(format: &str, command: &str, vectors: &str, reason: &str) -> Strin
             xml(command),
             xml(reason)
         ),
-        _ => format!(
+        Format::Text => format!(
             "DelegateOS conformance: setup error (exit 3), no case ran\nadapter command: \
              {command}\nvectors: {vectors}\n\n{reason}\n"
         ),
@@ -136,14 +136,15 @@ mod tests {
 
     #[test]
     fn every_format_names_the_reason() {
-        for f in ["text", "json", "junit", "markdown", "html", "other"] {
-            assert!(render(f, "cmd", "v", "boom <x>").contains("boom"), "{f}");
+        // The badge says `setup error` only: a badge has no room for the reason.
+        for f in Format::ALL.into_iter().filter(|f| *f != Format::Badge) {
+            assert!(render(f, "cmd", "v", "boom <x>").contains("boom"), "{f:?}");
         }
-        let badge: Value = serde_json::from_str(&render("badge", "c", "v", "boom")).unwrap();
+        let badge: Value = serde_json::from_str(&render(Format::Badge, "c", "v", "boom")).unwrap();
         assert_eq!(badge["schemaVersion"], 1);
         assert_eq!(badge["message"], "setup error");
         let html = render(
-            "html",
+            Format::Html,
             "<script>x</script>",
             "v",
             "</pre><img src=x onerror=alert(1)>",

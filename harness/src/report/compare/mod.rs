@@ -22,19 +22,9 @@ pub(crate) const SEVERITIES: [&str; 4] = ["critical", "high", "medium", "low"];
 /// How many divergent cases the text and Markdown formats show per decision or pair.
 const SHOWN: usize = 5;
 
-/// `compare --format`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum CompareFormat {
-    /// Human-readable tables.
-    Text,
-    /// Markdown for CI summary pages (`md` is accepted too).
-    #[value(alias = "md")]
-    Markdown,
-    /// Machine-readable, schema `delegateos-conform-compare/1` (see the module docs).
-    Json,
-    /// One self-contained HTML page (no script, no network).
-    Html,
-}
+/// The formats of `compare` are the one set ([`super::Format`], [`super::format::COMPARE`]):
+/// text, Markdown, JSON and HTML (a comparison is not one verdict: no JUnit, no badge).
+pub use super::Format;
 
 // ---------------------------------------------------------------------------------------------
 // The model.
@@ -698,16 +688,17 @@ fn sections(c: &Comparison) -> Vec<(String, String, Vec<Vec<String>>)> {
     out
 }
 
-/// The comparison in `format`.
-pub fn render(c: &Comparison, format: CompareFormat) -> String {
+/// The comparison in `format` (one of [`super::format::COMPARE`]; the command line takes no
+/// other, and any other is rendered as text).
+pub fn render(c: &Comparison, format: Format) -> String {
     match format {
-        CompareFormat::Json => {
+        Format::Json => {
             let mut s = serde_json::to_string_pretty(c).unwrap_or_default();
             s.push('\n');
             s
         }
-        CompareFormat::Html => html::page(c),
-        CompareFormat::Text => {
+        Format::Html => html::page(c),
+        Format::Text | Format::Junit | Format::Badge => {
             let mut out = format!(
                 "DelegateOS conformance: {} implementations compared\ncorpus: {}\ndecisions \
                  from: {}\n",
@@ -724,7 +715,7 @@ pub fn render(c: &Comparison, format: CompareFormat) -> String {
             }
             out
         }
-        CompareFormat::Markdown => {
+        Format::Markdown => {
             let mut out = format!(
                 "# DelegateOS conformance: {} implementations compared\n\nCorpus: `{}`; \
                  decisions from {}.\n",

@@ -267,8 +267,8 @@ fn sections(o: &OverTime) -> Vec<Section> {
 }
 
 /// The comparison over time in `format`.
-pub fn render(o: &OverTime, format: super::CompareFormat) -> String {
-    use super::CompareFormat;
+pub fn render(o: &OverTime, format: super::Format) -> String {
+    use crate::report::Format;
     let title = format!(
         "DelegateOS conformance over time: {} new, {} worse, {} fixed, {} unchanged finding(s)",
         o.new.len(),
@@ -277,12 +277,12 @@ pub fn render(o: &OverTime, format: super::CompareFormat) -> String {
         o.unchanged.len()
     );
     match format {
-        CompareFormat::Json => {
+        Format::Json => {
             let mut s = serde_json::to_string_pretty(o).unwrap_or_default();
             s.push('\n');
             s
         }
-        CompareFormat::Text => {
+        Format::Text | Format::Junit | Format::Badge => {
             let mut out = format!(
                 "{title}\nbaseline: {}\ncurrent:  {}\n",
                 o.baseline.overview.source, o.current.overview.source
@@ -298,7 +298,7 @@ pub fn render(o: &OverTime, format: super::CompareFormat) -> String {
             }
             out
         }
-        CompareFormat::Markdown => {
+        Format::Markdown => {
             let mut out = format!(
                 "# {title}\n\nBaseline `{}`, current `{}`.\n",
                 o.baseline.overview.source.replace('`', "'"),
@@ -315,7 +315,7 @@ pub fn render(o: &OverTime, format: super::CompareFormat) -> String {
             }
             out
         }
-        CompareFormat::Html => html(o, &title),
+        Format::Html => html(o, &title),
     }
 }
 

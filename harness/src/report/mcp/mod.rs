@@ -1,5 +1,5 @@
 //! The MCP proxy suite's report (`delegateos-conform mcp`, `spec/schemas/mcp-report.schema.json`)
-//! in text, JSON, JUnit, Markdown and HTML ([`html`]), and the report of a suite that
+//! in text, JSON, JUnit, Markdown, HTML ([`html`]) and a shields.io badge, and the report of a suite that
 //! could not be set up. The suite (`crate::mcp`) runs the cases and grades them; this module
 //! only writes what it is given, with the report layer's escapers ([`super::escape`]).
 
@@ -16,20 +16,8 @@ use crate::runner::Status;
 /// Identifies the JSON report format (`spec/schemas/mcp-report.schema.json`).
 pub const REPORT_SCHEMA: &str = "delegateos-mcp-report/1";
 
-/// Report formats of `mcp`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum McpFormat {
-    /// Human-readable summary.
-    Text,
-    /// Machine-readable JSON.
-    Json,
-    /// JUnit XML.
-    Junit,
-    /// Markdown table for CI pages.
-    Markdown,
-    /// One self-contained HTML page (no script, no network), like `run --format html`.
-    Html,
-}
+/// The formats of `mcp` are the one set ([`super::Format`], [`super::format::MCP`]).
+pub use super::Format;
 
 /// One proxy case as the report shows it.
 #[derive(Debug, Clone)]
@@ -116,14 +104,46 @@ impl McpReport {
 }
 
 /// Renders the report in `format`.
-pub fn render(r: &McpReport, format: McpFormat) -> String {
+pub fn render(r: &McpReport, format: Format) -> String {
     match format {
-        McpFormat::Json => json_report(r),
-        McpFormat::Junit => junit(r),
-        McpFormat::Markdown => markdown(r),
-        McpFormat::Html => html::render(r),
-        McpFormat::Text => text(r),
+        Format::Json => json_report(r),
+        Format::Junit => junit(r),
+        Format::Markdown => markdown(r),
+        Format::Html => html::render(r),
+        Format::Text => text(r),
+        Format::Badge => badge(
+            &format!(
+                "{}/{} passed{}",
+                r.count(Status::Passed),
+                r.cases.len() - r.count(Status::Skipped),
+                match r.count(Status::Failed) + r.count(Status::Errored) {
+                    0 => String::new(),
+                    n => format!(", {n} failing"),
+                }
+            ),
+            match r.exit_code() {
+                0 => "brightgreen",
+                2 => "yellow",
+                _ => "red",
+            },
+        ),
     }
+}
+
+/// The label of `mcp`'s shields.io badge.
+pub const BADGE_LABEL: &str = "DelegateOS MCP proxy";
+
+/// A shields.io endpoint badge of the suite.
+fn badge(message: &str, color: &str) -> String {
+    let mut s = serde_json::to_string_pretty(&json!({
+        "schemaVersion": 1,
+        "label": BADGE_LABEL,
+        "message": message,
+        "color": color,
+    }))
+    .unwrap_or_default();
+    s.push('\n');
+    s
 }
 
 fn json_report(r: &McpReport) -> String {
@@ -308,10 +328,10 @@ pub fn render_setup_error(
     stderr_tail: Option<&str>,
     text: &str,
     interrupted: Option<&str>,
-    format: McpFormat,
+    format: Format,
 ) -> String {
     match format {
-        McpFormat::Json => {
+        Format::Json => {
             let doc = json!({
                 "schema": REPORT_SCHEMA,
                 "proxy": proxy,
@@ -326,17 +346,18 @@ pub fn render_setup_error(
             });
             serde_json::to_string_pretty(&doc).unwrap_or_default()
         }
-        McpFormat::Junit => format!(
+        Format::Junit => format!(
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuite name=\"delegateos-mcp\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\" time=\"0.000\">\n  <testcase classname=\"mcp\" name=\"setup\"><error message=\"{}\"/></testcase>\n</testsuite>\n",
             xml(text)
         ),
-        McpFormat::Markdown => format!(
+        Format::Markdown => format!(
             "## MCP proxy conformance\n\n`{proxy}`: **setup error**\n\n```\n{text}\n```\n"
         ),
-        McpFormat::Text => format!(
+        Format::Text => format!(
             "DelegateOS MCP proxy conformance — {proxy}: SETUP ERROR (exit 3)\n{text}\n"
         ),
-        McpFormat::Html => {
+        Format::Badge => badge("setup error", "red"),
+        Format::Html => {
             use super::page::{esc, page_end, page_start};
             format!(
                 "{}<h1>DelegateOS MCP proxy conformance</h1>\n<p><code>{}</code></p>\n\
