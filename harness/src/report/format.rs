@@ -24,15 +24,8 @@ pub enum Format {
     Badge,
 }
 
-/// The formats `run` writes.
-pub const RUN: &[Format] = &[
-    Format::Text,
-    Format::Json,
-    Format::Junit,
-    Format::Markdown,
-    Format::Html,
-    Format::Badge,
-];
+/// The formats `run` writes: all of them.
+pub const RUN: &[Format] = &Format::ALL;
 
 /// The formats `mcp` writes.
 pub const MCP: &[Format] = RUN;
