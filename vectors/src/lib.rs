@@ -21,7 +21,7 @@
 //! | [`severity`] | the severity model of `spec/severity.md` (read from `spec/data/severity.json`): direction, effect, severity and finding key of a failure |
 //! | [`spec_tables`] | the spec's tables as data (`spec/data/*.json`): Markdown rendering and the drift check |
 //! | `grounds` | (feature `generator`) each case's ground and stake, read from the data files (issue 36) |
-//! | `generate`, `areas`, `regenerate` | (feature `generator`) the framework area authors write against, one module per area, and the driver that builds, checks and writes the corpus |
+//! | `generate`, `tables`, `areas`, `regenerate` | (feature `generator`) the framework area authors write against, the table toolkit beside it (group lists, table rows, cases written out as rows), the areas (`areas/mod.rs` is their registry only, one module per area), and the driver that builds, checks and writes the corpus |
 //!
 //! The generator runs the reference in-process only to *assert agreement*; running an
 //! implementation under test goes through the adapter protocol (the harness), never here.
@@ -54,6 +54,8 @@ pub mod regenerate;
 pub mod requirements;
 pub mod severity;
 pub mod spec_tables;
+#[cfg(feature = "generator")]
+mod tables;
 
 pub use corpus::CorpusSource;
 pub use format::{Case, Expectation, Expected, VectorFile};

@@ -28,7 +28,7 @@ const VERIFY_REQ: &str = "DCT-VERIFY-8-SCOPE";
 
 /// The groups, in output order: (name, description, builder).
 #[rustfmt::skip]
-const GROUPS: &[super::GroupDef] = &[
+const GROUPS: &[crate::tables::GroupDef] = &[
     ("vorion", "profile.lint: Vorion's delegation-chain safety checks (no self-delegation, no \
         circular delegation, maximum depth 5) as advisory findings.", vorion),
     ("oap", "profile.lint: OAP RFC 0004 (depth ceiling 5, short expiry, constrained sub-agent \
@@ -40,7 +40,7 @@ const GROUPS: &[super::GroupDef] = &[
 
 /// Builds the `advisory` area.
 pub fn build(area: &mut Area) {
-    super::build_groups(area, GROUPS);
+    crate::tables::build_groups(area, GROUPS);
 }
 
 fn flag_name(rule: &Rule) -> String {

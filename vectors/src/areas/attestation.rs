@@ -19,10 +19,10 @@ use delegateos_reference::encoding::b64u_encode;
 
 use super::contract::{remove, set, sign_with, sign_without, unsigned_contract};
 use super::dct_support::{ct, CONTRACT, DELEGATION};
-use super::Ids;
 use crate::format::Expectation;
 use crate::generate::{Area, Group};
 use crate::keys::{Key, Keys};
+use crate::tables::Ids;
 
 /// Builds the `attestation` area: groups `create`, `output-hash`, `verify`.
 pub fn build(area: &mut Area) {
@@ -202,7 +202,7 @@ struct HashRow {
 /// expectation computed by the D13 formula ([`h`]).
 fn build_hash(g: &mut Group) {
     let text = include_str!("data/tables/attestation_output_hash.json");
-    for row in super::rows::<HashRow>("attestation_output_hash.json", text) {
+    for row in crate::tables::rows::<HashRow>("attestation_output_hash.json", text) {
         let hash = h(row.same_as.as_ref().unwrap_or(&row.output));
         let (op, reqs) = ("attestation.output_hash", &["ATT-OUTPUT-HASH"]);
         let input = json!({ "output": row.output });
@@ -388,8 +388,9 @@ fn built_contract(f: &Fx, name: &str) -> Value {
 fn build_verify(g: &mut Group, keys: &Keys) {
     let f = Fx::new(keys);
     let text = include_str!("data/tables/attestation_verify.json");
-    for row in super::rows::<VerifyRow>("attestation_verify.json", text) {
-        let n = super::case_number("attestation_verify.json", "attestation-verify-", &row.id);
+    for row in crate::tables::rows::<VerifyRow>("attestation_verify.json", text) {
+        let n =
+            crate::tables::case_number("attestation_verify.json", "attestation-verify-", &row.id);
         let attestation = match row.attestation {
             AttestationOf::Edit(e) => f.edited(e),
             AttestationOf::Build(name) => built_attestation(&f, &name),

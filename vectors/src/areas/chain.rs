@@ -326,8 +326,8 @@ fn invariants(g: &mut Group, k: &Keys) {
     let d3 = delegations(k, &t3);
     let f = Fx { k, base, t3, d3 };
     let text = include_str!("data/tables/chain.json");
-    for row in super::rows::<Row>("chain.json", text) {
-        let n = super::case_number("chain.json", "chain-invariants-", &row.id);
+    for row in crate::tables::rows::<Row>("chain.json", text) {
+        let n = crate::tables::case_number("chain.json", "chain-invariants-", &row.id);
         if KNOWN_DISAGREEMENTS.contains(&n) {
             continue;
         }

@@ -12,10 +12,10 @@
 use serde_json::{json, Value};
 
 use super::dct_support::{del, revocation_entry, Chain, NOW};
-use super::Ids;
 use crate::format::Expectation;
 use crate::generate::{Area, Group};
 use crate::keys::Keys;
+use crate::tables::Ids;
 
 const OP: &str = "chain.verify_store";
 const CREATED: &str = "2026-03-01T00:30:00Z";

@@ -16,7 +16,7 @@ use crate::generate::{Area, Group};
 
 /// The groups, in output order: (name, description, builder).
 #[rustfmt::skip]
-const GROUPS: &[super::PlainGroupDef] = &[
+const GROUPS: &[crate::tables::PlainGroupDef] = &[
     ("regex_match", "check.run regex_match: ECMAScript RegExp semantics (V8-confirmed), flags, field, limits (§6.2, D12).", build_regex),
     ("json_schema", "check.run json_schema: draft-07 validation under ajv-strict rules (§6.2, D12, D29).", build_schema),
     ("string_length", "check.run string_length: UTF-16 code units, inclusive optional bounds (§6.2, D12, D28).", build_strlen),
@@ -30,7 +30,7 @@ const GROUPS: &[super::PlainGroupDef] = &[
 
 /// Builds the `checks` area: one group per built-in, `registry`, `output-verification`.
 pub fn build(area: &mut Area) {
-    super::build_plain_groups(area, GROUPS);
+    crate::tables::build_plain_groups(area, GROUPS);
 }
 
 /// A flag a group defines: (name, bug type, clause, condition, effect).
@@ -86,7 +86,7 @@ fn err(code: &str) -> Expectation {
 /// Adds the rows of `set` of `data/tables/checks.json`.
 fn table(g: &mut Group, set: &str) {
     let text = include_str!("data/tables/checks.json");
-    super::case_rows(g, "checks", set, "checks.json", text);
+    crate::tables::case_rows(g, "checks", set, "checks.json", text);
 }
 
 #[allow(clippy::too_many_arguments)]

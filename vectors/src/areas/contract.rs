@@ -19,14 +19,14 @@ use delegateos_reference::encoding::b64u_encode;
 use delegateos_reference::token::Attenuation;
 
 use super::dct_support::{cap, ct, revocation_entry, Chain, CONTRACT, EXPIRES_AT, ISSUED_AT, NOW};
-use super::Ids;
 use crate::format::Expectation;
 use crate::generate::{Area, Group};
 use crate::keys::{Key, Keys};
+use crate::tables::Ids;
 
 /// The groups, in output order: (name, description, builder).
 #[rustfmt::skip]
-const GROUPS: &[super::GroupDef] = &[
+const GROUPS: &[crate::tables::GroupDef] = &[
     ("create", "contract.create: exact signed bytes of a task contract (§5.1, D13, D27).", build_create),
     ("signature", "contract.verify_signature: structure (D27) then the issuer's signature over every member except `signature` (§5.1).",
         build_signature),
@@ -36,7 +36,7 @@ const GROUPS: &[super::GroupDef] = &[
 
 /// Builds the `contract` area: groups `create`, `signature`, `binding`.
 pub fn build(area: &mut Area) {
-    super::build_groups(area, GROUPS);
+    crate::tables::build_groups(area, GROUPS);
 }
 
 /// The default verification spec of the contracts here.
@@ -372,8 +372,8 @@ fn signature_case(f: &Fx, name: &str) -> Value {
 fn build_signature(g: &mut Group, keys: &Keys) {
     let f = Fx::new(keys);
     let text = include_str!("data/tables/contract.json");
-    for row in super::rows::<SignatureRow>("contract.json", text) {
-        let n = super::case_number("contract.json", "contract-signature-", &row.id);
+    for row in crate::tables::rows::<SignatureRow>("contract.json", text) {
+        let n = crate::tables::case_number("contract.json", "contract-signature-", &row.id);
         let contract = match row.contract {
             ContractOf::Edit {
                 from,
@@ -513,8 +513,8 @@ fn build_binding(g: &mut Group, keys: &Keys) {
         "A contract's custom-namespace requirement is satisfied, or not, depending on the implementation.",
     );
     let text = include_str!("data/tables/contract_binding.json");
-    for row in super::rows::<BindRow>("contract_binding.json", text) {
-        let n = super::case_number("contract_binding.json", "contract-binding-", &row.id);
+    for row in crate::tables::rows::<BindRow>("contract_binding.json", text) {
+        let n = crate::tables::case_number("contract_binding.json", "contract-binding-", &row.id);
         let input = match row.input {
             BindOf::Bind {
                 contract,

@@ -19,14 +19,14 @@ use super::dct_support::{
     revocation_entry, scope, serialized, verify, verify_rows, verify_token, Cap, Chain, ChainSpec,
     Ctx, BUDGET, EXPIRES_AT, MAX_DEPTH,
 };
-use super::Ids;
 use crate::format::{Expectation, Expected};
 use crate::generate::{Area, Group};
 use crate::keys::Keys;
+use crate::tables::Ids;
 
 /// The groups, in output order: (name, description, builder).
 #[rustfmt::skip]
-const GROUPS: &[super::GroupDef] = &[
+const GROUPS: &[crate::tables::GroupDef] = &[
     ("create", "dct.create: exact token bytes for several parameter sets, and refusals (§3.3, D23).", build_create),
     ("attenuate", "dct.attenuate: exact token bytes, and every refusal: attenuator, widening, depth (§3.4, D4, D23).", build_attenuate),
     ("inspect", "dct.inspect: decoding only, no signature or chain checks (D24).", build_inspect),
@@ -45,7 +45,7 @@ const GROUPS: &[super::GroupDef] = &[
 /// Builds the `dct` area: groups create, attenuate, inspect, revocation-ids, valid,
 /// expanded, expired, budget, capability, precedence, then the attack groups.
 pub fn build(area: &mut Area) {
-    super::build_groups(area, GROUPS);
+    crate::tables::build_groups(area, GROUPS);
     super::dct_attacks::build(area);
     super::dct_redteam::build(area);
     super::dct_redteam_py::build(area);
@@ -191,7 +191,7 @@ struct IssueRow {
 /// Adds the `op` rows of `dct_issue.json` numbered in `numbers`, in table order.
 fn issue_rows(g: &mut Group, k: &Keys, op: &str, numbers: std::ops::Range<u16>) {
     let table = include_str!("data/tables/dct_issue.json");
-    for row in super::rows::<IssueRow>("dct_issue.json", table) {
+    for row in crate::tables::rows::<IssueRow>("dct_issue.json", table) {
         if row.op != op || !numbers.contains(&row.n) {
             continue;
         }
@@ -288,7 +288,7 @@ struct DecodeRow {
 
 fn decode_rows(g: &mut Group, k: &Keys, op: &str) {
     let table = include_str!("data/tables/dct_decode.json");
-    for row in super::rows::<DecodeRow>("dct_decode.json", table) {
+    for row in crate::tables::rows::<DecodeRow>("dct_decode.json", table) {
         if row.op != op {
             continue;
         }

@@ -39,10 +39,10 @@ use super::dct_support::{
     cap, ct, del, encode_bytes, encode_value, key, verify_token, Chain, Ctx, CtxSpec, Scope,
     CONTRACT, DELEGATION,
 };
-use super::Ids;
 use crate::format::{Expectation, Expected};
 use crate::generate::{Area, Group};
 use crate::keys::{Key, Keys};
+use crate::tables::Ids;
 use delegateos_reference::token::FORMAT;
 
 const S1: &str = "10.1/1";
@@ -51,7 +51,7 @@ const MALFORMED: &str = "DCT-VERIFY-1-MALFORMED";
 
 /// The groups, in output order: (name, description, builder).
 #[rustfmt::skip]
-const GROUPS: &[super::GroupDef] = &[
+const GROUPS: &[crate::tables::GroupDef] = &[
     ("forged", "dct.verify on forged tokens: wrong keys, substituted issuer/signer/attenuator, \
         swapped and spliced signatures, wrong payloads, Ed25519 edge cases, stripped and \
         extended chains (§10.1 step 3, D8, D10, D14, D16, D19).", build_forged),
@@ -69,7 +69,7 @@ const GROUPS: &[super::GroupDef] = &[
 
 /// Adds the attack groups to the `dct` area.
 pub fn build(area: &mut Area) {
-    super::build_groups(area, GROUPS);
+    crate::tables::build_groups(area, GROUPS);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -503,7 +503,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
         }),
     };
     let table = include_str!("data/tables/dct_forged.json");
-    for row in super::rows::<ForgedRow>("dct_forged.json", table) {
+    for row in crate::tables::rows::<ForgedRow>("dct_forged.json", table) {
         let (token, root) = f.make(&row);
         let root = root.or_else(|| row.root.as_ref().map(|r| key(k, r).principal.clone()));
         let ctx = root.map_or_else(|| Ctx::new(k), |r| Ctx::new(k).root(&r));
@@ -1149,7 +1149,7 @@ fn wrong_values(ty: Ty, original: &Value) -> Vec<(&'static str, Value)> {
 fn build_malformed(g: &mut Group, k: &Keys) {
     let f = Fix::new(k);
     let table = include_str!("data/tables/dct_malformed.json");
-    let rows = super::rows::<MalformedRow>("dct_malformed.json", table);
+    let rows = crate::tables::rows::<MalformedRow>("dct_malformed.json", table);
     malformed_members(g, &f, &rows);
     malformed_table(g, &f, &rows, 204..327);
     malformed_largest_integers(g, &f);
@@ -1651,7 +1651,7 @@ fn build_revoked(g: &mut Group, k: &Keys) {
     let t3 = Tok::base(k, 3);
     let rids = (0..4).map(|b| rid_of(&block_of(&t3, b))).collect();
     let r = Rev { k, t3, rids };
-    for row in super::rows::<RevokedRow>(
+    for row in crate::tables::rows::<RevokedRow>(
         "dct_revoked.json",
         include_str!("data/tables/dct_revoked.json"),
     ) {
@@ -1825,7 +1825,7 @@ struct EffectRow {
 
 fn build_effects(g: &mut Group, k: &Keys) {
     let table = include_str!("data/tables/dct_effects.json");
-    for row in super::rows::<EffectRow>("dct_effects.json", table) {
+    for row in crate::tables::rows::<EffectRow>("dct_effects.json", table) {
         let t = match row.token.as_str() {
             "base" => Fix::new(k).base,
             // The root allows one attenuation (maxChainDepth 1); the token has two.

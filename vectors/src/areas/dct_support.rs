@@ -699,7 +699,7 @@ pub struct VerifyRow {
 /// order.
 pub fn verify_rows(g: &mut Group, k: &Keys, group: &str, pick: impl Fn(u16) -> bool) {
     let table = include_str!("data/tables/dct_verify.json");
-    for row in super::rows::<VerifyRow>("dct_verify.json", table) {
+    for row in crate::tables::rows::<VerifyRow>("dct_verify.json", table) {
         if row.group != group || !pick(row.n) {
             continue;
         }

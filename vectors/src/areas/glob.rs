@@ -9,9 +9,9 @@
 
 use serde_json::json;
 
-use super::Ids;
 use crate::format::Expectation;
 use crate::generate::{Area, Group};
+use crate::tables::Ids;
 
 /// Builds the `glob` area: groups `match` and `subset`.
 pub fn build(area: &mut Area) {
@@ -29,7 +29,7 @@ pub fn build(area: &mut Area) {
 /// Adds the rows of `set` of `data/tables/glob.json`.
 fn table(g: &mut Group, set: &str) {
     let text = include_str!("data/tables/glob.json");
-    super::case_rows(g, "glob", set, "glob.json", text);
+    crate::tables::case_rows(g, "glob", set, "glob.json", text);
 }
 
 fn build_match(g: &mut Group) {

@@ -19,7 +19,7 @@ pub fn build(area: &mut Area) {
     );
     define_flags(g);
     let text = include_str!("data/tables/glob.json");
-    super::case_rows(g, "glob", "redteam", "glob.json", text);
+    crate::tables::case_rows(g, "glob", "redteam", "glob.json", text);
 }
 
 /// The flags local to this group (also used by the `companions` area's copies of its cases).

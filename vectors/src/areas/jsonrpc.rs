@@ -308,8 +308,8 @@ fn hex_principal(k: &Keys) -> String {
 fn messages(g: &mut Group, k: &Keys) {
     let f = Fx::new(k);
     let text = include_str!("data/tables/jsonrpc.json");
-    for row in super::rows::<Row>("jsonrpc.json", text) {
-        let n = super::case_number("jsonrpc.json", "jsonrpc-messages-", &row.id);
+    for row in crate::tables::rows::<Row>("jsonrpc.json", text) {
+        let n = crate::tables::case_number("jsonrpc.json", "jsonrpc-messages-", &row.id);
         if KNOWN_DISAGREEMENTS.contains(&n) {
             continue;
         }

@@ -17,10 +17,10 @@ use delegateos_reference::token::Capability;
 use super::dct_support::{
     cap, caps_json, default_caps, revocation_entry, Chain, BUDGET, CONTRACT, DELEGATION, NOW,
 };
-use super::Ids;
 use crate::format::Expectation;
 use crate::generate::{Area, Group};
 use crate::keys::Keys;
+use crate::tables::Ids;
 
 const FILTER: &str = "mcp.filter_tools";
 const CALL: &str = "mcp.call";
@@ -30,7 +30,7 @@ const LATER: &str = "2026-03-01T12:00:01Z";
 
 /// The groups, in output order: (name, description, builder).
 #[rustfmt::skip]
-const GROUPS: &[super::GroupDef] = &[
+const GROUPS: &[crate::tables::GroupDef] = &[
     ("filter_tools", "mcp.filter_tools: tools/list filtering by the session DCT (spec/mcp-proxy.md §3.2, D32).", build_filter),
     ("call", "mcp.call: tools/call decisions — pass-through, forward with `_delegateos` stripped and \
         spend attributed, every denial with its -32001 body (spec/mcp-proxy.md §3.3–3.4, \
@@ -39,7 +39,7 @@ const GROUPS: &[super::GroupDef] = &[
 
 /// Builds the `mcp` area: groups `filter_tools` and `call`.
 pub fn build(area: &mut Area) {
-    super::build_groups(area, GROUPS);
+    crate::tables::build_groups(area, GROUPS);
 }
 
 /// The tool capability map shared by every case.

@@ -25,10 +25,10 @@ use serde_json::{json, Value};
 
 use super::dct_support::{Chain, NOW};
 use super::mcp::{call_msg, config, envelope, read, stripped, DENIAL_MESSAGE};
-use super::Ids;
 use crate::format::{Expectation, Expected};
 use crate::generate::Group;
 use crate::keys::Keys;
+use crate::tables::Ids;
 
 const SESSION: &str = "mcp.session";
 /// Expiry of every live token: after any date a proxy's clock will show (§6.2).

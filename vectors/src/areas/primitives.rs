@@ -28,7 +28,7 @@ const EDGE: &str = include_str!("data/ed25519_edge.json");
 
 /// The groups, in output order: (name, description, builder).
 #[rustfmt::skip]
-const GROUPS: &[super::PlainGroupDef] = &[
+const GROUPS: &[crate::tables::PlainGroupDef] = &[
     ("canonicalization", "json.canonicalize: RFC 8785 output and the strict JSON profile of D33.", canonicalization),
     ("hash", "hash.blake2b256: unkeyed BLAKE2b with a 32-byte output (§1.2).", hash),
     ("ed25519", "ed25519.sign / ed25519.verify: RFC 8032 known answers and the strict profile (D10).", ed25519),
@@ -39,14 +39,14 @@ const GROUPS: &[super::PlainGroupDef] = &[
 
 /// Builds the `primitives` area.
 pub fn build(area: &mut Area) {
-    super::build_plain_groups(area, GROUPS);
+    crate::tables::build_plain_groups(area, GROUPS);
     super::primitives_redteam::build(area);
 }
 
 /// Adds the rows of `set` of `data/tables/primitives.json`.
 fn table(g: &mut Group, set: &str) {
     let text = include_str!("data/tables/primitives.json");
-    super::case_rows(g, "primitives", set, "primitives.json", text);
+    crate::tables::case_rows(g, "primitives", set, "primitives.json", text);
 }
 
 // ---------------------------------------------------------------------------------------

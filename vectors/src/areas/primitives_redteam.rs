@@ -21,7 +21,7 @@ pub fn build(area: &mut Area) {
         "timestamp.compare: forms Python parsers accept that the D5 profile rejects (red team).",
     );
     let text = include_str!("data/tables/primitives.json");
-    super::case_rows(
+    crate::tables::case_rows(
         g,
         "primitives",
         "timestamp-redteam",

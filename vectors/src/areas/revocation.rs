@@ -21,10 +21,10 @@ use delegateos_reference::crypto::blake2b256;
 use delegateos_reference::encoding::b64u_encode;
 use delegateos_reference::ops::OPERATIONS;
 
-use super::Ids;
 use crate::format::Expectation;
 use crate::generate::{Area, Group};
 use crate::keys::{Key, Keys};
+use crate::tables::Ids;
 
 /// `revokedAt` of most entries.
 const AT: &str = "2026-03-01T09:00:00Z";
@@ -341,8 +341,8 @@ fn entry(g: &mut Group, k: &Keys) {
         id1,
     };
     let text = include_str!("data/tables/revocation.json");
-    for row in super::rows::<VerifyRow>("revocation.json", text) {
-        let n = super::case_number("revocation.json", "revocation-entry-", &row.id);
+    for row in crate::tables::rows::<VerifyRow>("revocation.json", text) {
+        let n = crate::tables::case_number("revocation.json", "revocation-entry-", &row.id);
         let entry = match row.entry {
             EntryOf::Edit { from, set, remove } => {
                 let start = if from == "good" {

@@ -20,10 +20,10 @@ use delegateos_reference::encoding::b64u_encode;
 
 use super::contract::{set, sign_with, unsigned_contract};
 use super::dct_support::{CONTRACT, DELEGATION};
-use super::Ids;
 use crate::format::{Expectation, Expected};
 use crate::generate::{Area, Group};
 use crate::keys::{Key, Keys};
+use crate::tables::Ids;
 
 /// The flag of the one ambiguous case class: a signature by Q over an object naming P,
 /// verified under Q.

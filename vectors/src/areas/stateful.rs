@@ -18,9 +18,9 @@ use super::dct_support::{
     default_caps, deny, ok, revocation_entry, scope, verify_input, Chain, Ctx, BUDGET, MAX_DEPTH,
     VERIFY,
 };
-use super::Ids;
 use crate::generate::{Area, Group};
 use crate::keys::Keys;
+use crate::tables::Ids;
 
 /// One second after the default root expiry (`dct_support::EXPIRES_AT`).
 const LATER: &str = "2026-03-01T12:00:01Z";
@@ -158,7 +158,7 @@ fn build_verify(g: &mut Group, keys: &Keys) {
 /// Adds the rows of `set` of `data/tables/stateful.json`.
 fn table(g: &mut Group, set: &str) {
     let text = include_str!("data/tables/stateful.json");
-    super::case_rows(g, "stateful", set, "stateful.json", text);
+    crate::tables::case_rows(g, "stateful", set, "stateful.json", text);
 }
 
 /// Schema A (`$id` …/report, requires a non-empty `summary`), then schema B under the same
