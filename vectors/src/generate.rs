@@ -129,6 +129,15 @@ pub struct Group {
 }
 
 impl Group {
+    /// The number of case `id` of this group (`<area>-<group>-NNNN`), named by a row of table
+    /// `table`: an id of another group is a bug in the table (the generator's own data: it
+    /// panics with the table's name, and every table is read by the generator's tests).
+    #[allow(clippy::panic)]
+    pub fn number_of(&self, table: &str, id: &str) -> u16 {
+        let prefix = format!("{}-{}-", self.area, self.name);
+        crate::tables::case_number(table, &prefix, id)
+    }
+
     /// Marks the group stateful: its cases run in file order in one fresh adapter process and
     /// are replayed after a restart (vectors/README.md "Stateful groups"). Each case's
     /// expectation must still follow from its own input alone.

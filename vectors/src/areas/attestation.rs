@@ -191,7 +191,7 @@ fn build_create(g: &mut Group, keys: &Keys) {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct HashRow {
-    n: u16,
+    id: String,
     description: String,
     output: Value,
     #[serde(default)]
@@ -207,7 +207,15 @@ fn build_hash(g: &mut Group) {
         let (op, reqs) = ("attestation.output_hash", &["ATT-OUTPUT-HASH"]);
         let input = json!({ "output": row.output });
         let expect = Expectation::valid(json!({ "outputHash": hash }));
-        g.case(row.n, &row.description, reqs, &[], op, input, expect);
+        g.case(
+            g.number_of("attestation_output_hash.json", &row.id),
+            &row.description,
+            reqs,
+            &[],
+            op,
+            input,
+            expect,
+        );
     }
 }
 

@@ -166,7 +166,7 @@ impl Out {
 #[serde(deny_unknown_fields)]
 struct IssueRow {
     op: String,
-    n: u16,
+    id: String,
     #[serde(rename = "description")]
     desc: String,
     #[serde(rename = "requirements")]
@@ -192,7 +192,7 @@ struct IssueRow {
 fn issue_rows(g: &mut Group, k: &Keys, op: &str, numbers: std::ops::Range<u16>) {
     let table = include_str!("data/tables/dct_issue.json");
     for row in crate::tables::rows::<IssueRow>("dct_issue.json", table) {
-        if row.op != op || !numbers.contains(&row.n) {
+        if row.op != op || !numbers.contains(&g.number_of("dct_issue.json", &row.id)) {
             continue;
         }
         let (input, token) = if op == "create" {
@@ -217,7 +217,7 @@ fn issue_rows(g: &mut Group, k: &Keys, op: &str, numbers: std::ops::Range<u16>) 
         let reqs: Vec<&str> = row.reqs.iter().map(String::as_str).collect();
         let flags: Vec<&str> = row.flags.iter().map(String::as_str).collect();
         g.case(
-            row.n,
+            g.number_of("dct_issue.json", &row.id),
             &row.desc,
             &reqs,
             &flags,
@@ -274,7 +274,7 @@ fn build_attenuate(g: &mut Group, k: &Keys) {
 #[serde(deny_unknown_fields)]
 struct DecodeRow {
     op: String,
-    n: u16,
+    id: String,
     #[serde(rename = "description")]
     desc: String,
     #[serde(rename = "requirements")]
@@ -310,7 +310,7 @@ fn decode_rows(g: &mut Group, k: &Keys, op: &str) {
         let reqs: Vec<&str> = row.reqs.iter().map(String::as_str).collect();
         let input = json!({ "token": serialized(&t) });
         g.case(
-            row.n,
+            g.number_of("dct_decode.json", &row.id),
             &row.desc,
             &reqs,
             &[],

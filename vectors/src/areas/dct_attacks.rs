@@ -464,7 +464,7 @@ fn apply(orig: &Tok, edits: &[Edit], k: &Keys) -> Tok {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ForgedRow {
-    n: u16,
+    id: String,
     #[serde(rename = "description")]
     desc: String,
     #[serde(rename = "requirements")]
@@ -508,9 +508,10 @@ fn build_forged(g: &mut Group, k: &Keys) {
         let root = root.or_else(|| row.root.as_ref().map(|r| key(k, r).principal.clone()));
         let ctx = root.map_or_else(|| Ctx::new(k), |r| Ctx::new(k).root(&r));
         let (reqs, flags) = (strs(&row.reqs), strs(&row.flags));
+        let n = g.number_of("dct_forged.json", &row.id);
         verify_token(
             g,
-            row.n,
+            n,
             &row.desc,
             &reqs,
             &flags,
@@ -958,7 +959,7 @@ fn token_str(v: &Value) -> String {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct MalformedRow {
-    n: u16,
+    id: String,
     #[serde(rename = "description")]
     desc: String,
     #[serde(rename = "requirements")]
@@ -977,7 +978,11 @@ struct MalformedRow {
 
 /// Adds the rows of `rows` numbered in `numbers`, in table order.
 fn malformed_table(g: &mut Group, f: &Fix, rows: &[MalformedRow], numbers: Range<u16>) {
-    for row in rows.iter().filter(|r| numbers.contains(&r.n)) {
+    for row in rows {
+        let n = g.number_of("dct_malformed.json", &row.id);
+        if !numbers.contains(&n) {
+            continue;
+        }
         let (reqs, flags) = (strs(&row.reqs), strs(&row.flags));
         let expect = match &row.expect {
             // D9 (IdFormat): a lenient decoder reports the malformed id as the last block's.
@@ -989,16 +994,7 @@ fn malformed_table(g: &mut Group, f: &Fix, rows: &[MalformedRow], numbers: Range
             }
             ex => ex.expect(),
         };
-        verify_token(
-            g,
-            row.n,
-            &row.desc,
-            &reqs,
-            &flags,
-            f.make(row),
-            &f.ctx,
-            expect,
-        );
+        verify_token(g, n, &row.desc, &reqs, &flags, f.make(row), &f.ctx, expect);
     }
 }
 
@@ -1538,7 +1534,7 @@ fn malformed_token_size(g: &mut Group, f: &Fix) {
 /// `spent`, `request`.
 #[derive(Deserialize)]
 struct RevokedRow {
-    n: u16,
+    id: String,
     #[serde(rename = "description")]
     desc: String,
     #[serde(rename = "requirements")]
@@ -1670,9 +1666,10 @@ fn build_revoked(g: &mut Group, k: &Keys) {
             t.ser()
         };
         let (reqs, flags) = (strs(&row.reqs), strs(&row.flags));
+        let n = g.number_of("dct_revoked.json", &row.id);
         verify_token(
             g,
-            row.n,
+            n,
             &row.desc,
             &reqs,
             &flags,
@@ -1810,7 +1807,7 @@ fn stringify_authority(a: &Value) -> String {
 /// `edits`, under the default context with the changes of `ctx`.
 #[derive(Deserialize)]
 struct EffectRow {
-    n: u16,
+    id: String,
     #[serde(rename = "description")]
     desc: String,
     #[serde(rename = "requirements")]
@@ -1840,9 +1837,10 @@ fn build_effects(g: &mut Group, k: &Keys) {
         let token = apply(&t, &row.edits, k).ser();
         let ctx = row.ctx.apply(k, Ctx::new(k));
         let (reqs, flags) = (strs(&row.reqs), strs(&row.flags));
+        let n = g.number_of("dct_effects.json", &row.id);
         verify_token(
             g,
-            row.n,
+            n,
             &row.desc,
             &reqs,
             &flags,

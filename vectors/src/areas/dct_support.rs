@@ -668,12 +668,12 @@ impl Verdict {
     }
 }
 
-/// A `dct.verify` row of `data/tables/dct_verify.json`: its group, number, description,
+/// A `dct.verify` row of `data/tables/dct_verify.json`: its group, case id, description,
 /// requirement ids, flags, the chain, the context changes, revocations and the verdict.
 #[derive(Deserialize, Debug)]
 pub struct VerifyRow {
     group: String,
-    n: u16,
+    id: String,
     #[serde(rename = "description")]
     desc: String,
     #[serde(rename = "requirements")]
@@ -700,7 +700,11 @@ pub struct VerifyRow {
 pub fn verify_rows(g: &mut Group, k: &Keys, group: &str, pick: impl Fn(u16) -> bool) {
     let table = include_str!("data/tables/dct_verify.json");
     for row in crate::tables::rows::<VerifyRow>("dct_verify.json", table) {
-        if row.group != group || !pick(row.n) {
+        if row.group != group {
+            continue;
+        }
+        let n = g.number_of("dct_verify.json", &row.id);
+        if !pick(n) {
             continue;
         }
         let c = row.chain.build(k);
@@ -721,7 +725,7 @@ pub fn verify_rows(g: &mut Group, k: &Keys, group: &str, pick: impl Fn(u16) -> b
         let (token, expect) = (forged(k, &c, &forge), row.expect.expect(&c));
         let reqs: Vec<&str> = row.reqs.iter().map(String::as_str).collect();
         let flags: Vec<&str> = row.flags.iter().map(String::as_str).collect();
-        verify_token(g, row.n, &row.desc, &reqs, &flags, token, &ctx, expect);
+        verify_token(g, n, &row.desc, &reqs, &flags, token, &ctx, expect);
     }
 }
 
