@@ -459,8 +459,8 @@ fn apply(orig: &Tok, edits: &[Edit], k: &Keys) -> Tok {
 }
 
 /// A row of `dct_forged.json`: base token `token` ([`Forge`]'s `t`) with `edits` applied after
-/// signing, or the named construction `make` with `args` ([`Forge::make`]); verified under
-/// the default context or, with `root`, a context trusting the key of that name.
+/// signing, or the named construction `make` ([`Forged`], built by [`Forge::make`]); verified
+/// under the default context or, with `root`, a context trusting the key of that name.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ForgedRow {
@@ -475,11 +475,125 @@ struct ForgedRow {
     token: usize,
     #[serde(default)]
     edits: Vec<Edit>,
-    make: Option<String>,
-    #[serde(default)]
-    args: Vec<Value>,
+    make: Option<Forged>,
     root: Option<String>,
     expect: Ex,
+}
+
+/// A named construction of `dct_forged.json`, its parameters by name: a misspelt construction
+/// or field is a parse error naming it. `signature` is an index into the token's signatures.
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+enum Forged {
+    /// Signature `signature` made by key `by` over the right payload, its signer field
+    /// naming `signer` (absent: unchanged).
+    SignedBy {
+        signature: usize,
+        #[serde(default)]
+        signer: Option<String>,
+        by: String,
+    },
+    /// [`chain`]`(attenuations)` issued and correctly signed by the key named `issuer`.
+    IssuedBy { issuer: String, attenuations: usize },
+    /// chain(1) with an attenuation to carol whose attenuator field names mallory.
+    SelfAttenuator,
+    /// Signature `signature` copied from another token: the same root's token with another
+    /// delegation id, or alice's sibling attenuation to carol.
+    SigOfOtherToken { other: OtherToken, signature: usize },
+    /// root's authority + signature, other_root's attenuations and their signatures.
+    OtherRootAttenuations,
+    /// other_root's token with root's attenuation signatures.
+    RootAttenuationSignatures,
+    /// other_root's authority and its signature on root's attenuations.
+    OtherRootAuthority,
+    /// A second copy of signature 1 appended.
+    SurplusCopy,
+    /// A root-signed entry covering a non-existent attenuation 0.
+    SurplusRootEntry,
+    /// chain(1) with the attenuations of chain(2), no signature for the second.
+    Extended,
+    /// [`Forged::Extended`] with a copy of alice's signature for the second.
+    ExtendedCopiedSignature,
+    /// Signature `signature` by `by` over the wrong text `over`, hashed with `hash`.
+    SignOver {
+        signature: usize,
+        by: String,
+        over: SignedText,
+        hash: Hash,
+    },
+    /// Signed by an implementation that signs less than §3.3/§3.4 say ([`Forge::signs_less`]).
+    SignsLess { what: SignsLess },
+    /// Signature `signature` with its bytes changed to `bytes`.
+    SignatureBytes {
+        signature: usize,
+        bytes: SignatureBytes,
+    },
+    /// The root delegates to the weird key `attenuator`, whose "signature" is R = `r`, S = 0.
+    WeirdAttenuator { attenuator: Point, r: Point },
+    /// A root whose key is the weird point `root`, signature R = identity, S = 0.
+    WeirdRoot { root: Point },
+}
+
+/// The token a signature is copied from ([`Forged::SigOfOtherToken`]).
+#[derive(Deserialize, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+enum OtherToken {
+    OtherDelegation,
+    Sibling,
+}
+
+/// The text a wrong signature is made over ([`Forged::SignOver`]).
+#[derive(Deserialize, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+enum SignedText {
+    Payload,
+    PrefixBefore,
+    AllAttenuations,
+    AttenuationsOnly,
+    OwnBlock,
+    Unwrapped,
+    StringifyOrder,
+    UnsortedKeys,
+    Pretty,
+}
+
+/// How the signed text is hashed ([`Forged::SignOver`]).
+#[derive(Deserialize, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+enum Hash {
+    Blake2b256,
+    None,
+    Blake2b512Truncated,
+}
+
+/// What a signer that signs too little leaves out ([`Forge::signs_less`]).
+#[derive(Deserialize, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+enum SignsLess {
+    AuthorityWithoutBudget,
+    BlockMoved,
+    BlockMovedDeep,
+}
+
+/// Changed signature bytes ([`Forged::SignatureBytes`]).
+#[derive(Deserialize, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+enum SignatureBytes {
+    SPlusL,
+    SEqualsL,
+    STopBitsSet,
+    Zero,
+}
+
+/// A point encoding: the identity, the identity with the sign bit set on x = 0, or y = p + 1
+/// (≡ 1, the identity non-canonically).
+#[derive(Deserialize, Clone, Copy)]
+#[serde(rename_all = "snake_case")]
+enum Point {
+    Identity,
+    NoncanonicalIdentity,
+    #[serde(rename = "y_p_plus_1")]
+    YPPlus1,
 }
 
 /// A table row's requirement ids and flags as the case wants them.
@@ -525,108 +639,111 @@ fn build_forged(g: &mut Group, k: &Keys) {
 impl Forge<'_> {
     /// A forged row's token, and the root key of its context when the construction sets one.
     fn make(&self, row: &ForgedRow) -> (Value, Option<String>) {
-        let (t, a) = (&self.t[row.token], &row.args);
-        let s = |i: usize| a[i].as_str().unwrap_or_default();
-        let j = a.first().and_then(Value::as_u64).unwrap_or_default() as usize;
+        let t = &self.t[row.token];
         let k = self.k;
-        let token = match row.make.as_deref() {
+        let token = match &row.make {
             None => apply(t, &row.edits, k),
-            // Signature `j` made by key args[2] over the right payload, its signer field
-            // naming args[1] (null: unchanged).
-            Some("signed_by") => {
-                let t = match a[1].as_str() {
+            Some(Forged::SignedBy {
+                signature,
+                signer,
+                by,
+            }) => {
+                let j = *signature;
+                let t = match signer {
                     Some(name) => t.clone().set(
                         &format!("/signatures/{j}/signer"),
                         json!(key(k, name).principal),
                     ),
                     None => t.clone(),
                 };
-                with_sig(t.clone(), j, sign_text(&self.kp(s(2)), &t.payload(j)))
+                with_sig(t.clone(), j, sign_text(&self.kp(by), &t.payload(j)))
             }
-            Some("issued_by") => self.issued_by(s(0), a[1].as_u64().unwrap_or_default() as usize),
-            Some("self_attenuator") => Tok::of(
+            Some(Forged::IssuedBy {
+                issuer,
+                attenuations,
+            }) => self.issued_by(issuer, *attenuations),
+            Some(Forged::SelfAttenuator) => Tok::of(
                 &chain(k, 1).delegate(&k.carol, |a| a.attenuator = k.mallory.principal.clone()),
             ),
-            // Signature `args[1]` copied from another token: the same root's token with
-            // another delegation id, or alice's sibling attenuation to carol.
-            Some("sig_of_other_token") => {
-                let other = match s(0) {
-                    "other_delegation" => {
+            Some(Forged::SigOfOtherToken { other, signature }) => {
+                let other = match other {
+                    OtherToken::OtherDelegation => {
                         chain(k, 1).with_authority(|a| a.delegation_id = del(0x99))
                     }
-                    _ => chain(k, 0).delegate(&k.carol, |a| {
+                    OtherToken::Sibling => chain(k, 0).delegate(&k.carol, |a| {
                         a.allowed_capabilities = Some(vec![cap("docs", "read", "/project/**")]);
                         a.max_budget_microcents = Some(500_000);
                     }),
                 };
-                let i = a[1].as_u64().unwrap_or_default() as usize;
-                with_sig(t.clone(), i, sig_of(&Tok::of(&other), i))
+                with_sig(t.clone(), *signature, sig_of(&Tok::of(&other), *signature))
             }
-            // root's authority + signature, other_root's attenuations and their signatures.
-            Some("other_root_attenuations") => {
+            Some(Forged::OtherRootAttenuations) => {
                 let b2 = self.issued_by("other_root", 2);
                 let t = t.clone().set("/attenuations", b2.v["attenuations"].clone());
                 t.set("/signatures/1", b2.v["signatures"][1].clone())
                     .set("/signatures/2", b2.v["signatures"][2].clone())
             }
-            // other_root's token with root's attenuation signatures.
-            Some("root_attenuation_signatures") => {
+            Some(Forged::RootAttenuationSignatures) => {
                 let b2 = self.issued_by("other_root", 2);
                 b2.set("/signatures/1", t.v["signatures"][1].clone())
                     .set("/signatures/2", t.v["signatures"][2].clone())
             }
-            // other_root's authority and its signature on root's attenuations.
-            Some("other_root_authority") => {
+            Some(Forged::OtherRootAuthority) => {
                 let b2 = self.issued_by("other_root", 2);
                 t.clone()
                     .set("/authority", b2.auth())
                     .set("/signatures/0", b2.v["signatures"][0].clone())
             }
-            Some("surplus_copy") => push_sig(t.clone(), t.v["signatures"][1].clone()),
-            // A root-signed entry covering a non-existent attenuation 0.
-            Some("surplus_root_entry") => {
+            Some(Forged::SurplusCopy) => push_sig(t.clone(), t.v["signatures"][1].clone()),
+            Some(Forged::SurplusRootEntry) => {
                 let sig = sign_text(&k.root.keypair(), &prefix_payload(&t.auth(), &[]));
                 push_sig(
                     t.clone(),
                     json!({"signer": k.root.principal, "covers": 0, "signature": sig}),
                 )
             }
-            // chain(1) with the attenuations of chain(2), no signature for the second (or a
-            // copy of alice's).
-            Some("extended") => self.extended(t),
-            Some("extended_copied_signature") => {
+            Some(Forged::Extended) => self.extended(t),
+            Some(Forged::ExtendedCopiedSignature) => {
                 let entry =
                     json!({"signer": k.bob.principal, "covers": 1, "signature": sig_of(t, 1)});
                 push_sig(self.extended(t), entry)
             }
-            Some("sign_over") => with_sig(t.clone(), j, self.sign_over(t, j, s(1), s(2), s(3))),
-            // Signed by an implementation that signs less than §3.3/§3.4 say, then changed
-            // where those signatures do not reach: see [`Forge::signs_less`].
-            Some("signs_less") => self.signs_less(s(0)),
-            Some("signature_bytes") => {
-                let raw = decode64(&sig_of(t, j));
+            Some(Forged::SignOver {
+                signature,
+                by,
+                over,
+                hash,
+            }) => with_sig(
+                t.clone(),
+                *signature,
+                self.sign_over(t, *signature, by, *over, *hash),
+            ),
+            Some(Forged::SignsLess { what }) => self.signs_less(*what),
+            Some(Forged::SignatureBytes { signature, bytes }) => {
+                let raw = decode64(&sig_of(t, *signature));
                 let (mut r, mut sv) = ([0u8; 32], [0u8; 32]);
                 r.copy_from_slice(&raw[..32]);
                 sv.copy_from_slice(&raw[32..]);
-                let (r, sv) = match s(1) {
-                    "s_plus_l" => (r, add_le(&sv, &L)),
-                    "s_equals_l" => (r, L),
-                    "s_top_bits_set" => {
+                let (r, sv) = match bytes {
+                    SignatureBytes::SPlusL => (r, add_le(&sv, &L)),
+                    SignatureBytes::SEqualsL => (r, L),
+                    SignatureBytes::STopBitsSet => {
                         sv[31] |= 0xe0;
                         (r, sv)
                     }
-                    _ => (ZERO, ZERO),
+                    SignatureBytes::Zero => (ZERO, ZERO),
                 };
-                with_sig(t.clone(), j, sig_bytes(&r, &sv))
+                with_sig(t.clone(), *signature, sig_bytes(&r, &sv))
             }
-            Some("weird_attenuator") => weird_attenuator(k, point(s(0)), point(s(1))),
-            Some("weird_root") => {
-                let p = principal_of(&point(s(0)));
+            Some(Forged::WeirdAttenuator { attenuator, r }) => {
+                weird_attenuator(k, point(*attenuator), point(*r))
+            }
+            Some(Forged::WeirdRoot { root }) => {
+                let p = principal_of(&point(*root));
                 let c = chain(k, 0).with_authority(|a| a.issuer = p.clone());
                 let t = Tok::of(&c).set("/signatures/0/signer", json!(p));
                 return (with_sig(t, 0, sig_bytes(&identity(), &ZERO)).ser(), Some(p));
             }
-            Some(other) => panic!("dct_forged.json: no construction {other:?}"),
         };
         (token.ser(), None)
     }
@@ -660,7 +777,7 @@ impl Forge<'_> {
     ///   over the block alone under alice's narrow block (`/project/public/**`); carol moves
     ///   it behind alice's wide block to bob (`/project/**`), which alice also signed over
     ///   the block alone.
-    fn signs_less(&self, what: &str) -> Tok {
+    fn signs_less(&self, what: SignsLess) -> Tok {
         let k = self.k;
         let block_sig =
             |t: &Tok, i: usize, signer: &Key| sign_text(&signer.keypair(), &canon(&t.atts()[i]));
@@ -671,7 +788,7 @@ impl Forge<'_> {
             })
         };
         match what {
-            "authority_without_budget" => {
+            SignsLess::AuthorityWithoutBudget => {
                 let t = Tok::base(k, 0);
                 let mut part = t.auth();
                 if let Some(m) = part.as_object_mut() {
@@ -680,14 +797,14 @@ impl Forge<'_> {
                 let sig = sign_text(&k.root.keypair(), &canon(&json!({ "authority": part })));
                 with_sig(t, 0, sig).set("/authority/maxBudgetMicrocents", json!(9_000_000_000u64))
             }
-            "block_moved" => {
+            SignsLess::BlockMoved => {
                 let from = Tok::of(&narrow_root().delegate(&k.bob, |_| {}));
                 let sig = block_sig(&from, 0, &k.alice);
                 Tok::of(&Chain::root(k).delegate(&k.bob, |_| {}))
                     .set("/attenuations/0", from.atts()[0].clone())
                     .set("/signatures/1/signature", json!(sig))
             }
-            "block_moved_deep" => {
+            SignsLess::BlockMovedDeep => {
                 let bob_with = |resource: &str| {
                     let resource = resource.to_owned();
                     Chain::root(k)
@@ -704,36 +821,34 @@ impl Forge<'_> {
                     .set("/signatures/1/signature", json!(sig0))
                     .set("/signatures/2/signature", json!(sig1))
             }
-            other => panic!("dct_forged.json: no signs_less construction {other:?}"),
         }
     }
 
     /// Signature `j` of `t` by `signer` over the wrong payload `what`, hashed with `hash`.
-    fn sign_over(&self, t: &Tok, j: usize, signer: &str, what: &str, hash: &str) -> String {
+    fn sign_over(&self, t: &Tok, j: usize, signer: &str, what: SignedText, hash: Hash) -> String {
         let (auth, atts) = (t.auth(), t.atts());
         let text = match what {
-            "payload" => t.payload(j),
-            "prefix_before" => prefix_payload(&auth, &atts[..j - 1]),
-            "all_attenuations" => prefix_payload(&auth, &atts),
-            "attenuations_only" => canon(&json!({"attenuations": &atts[..j]})),
-            "own_block" => canon(&atts[j - 1]),
-            "unwrapped" => canon(&auth),
-            "stringify_order" => stringify_order(&auth),
-            "unsorted_keys" => format!(
+            SignedText::Payload => t.payload(j),
+            SignedText::PrefixBefore => prefix_payload(&auth, &atts[..j - 1]),
+            SignedText::AllAttenuations => prefix_payload(&auth, &atts),
+            SignedText::AttenuationsOnly => canon(&json!({"attenuations": &atts[..j]})),
+            SignedText::OwnBlock => canon(&atts[j - 1]),
+            SignedText::Unwrapped => canon(&auth),
+            SignedText::StringifyOrder => stringify_order(&auth),
+            SignedText::UnsortedKeys => format!(
                 "{{\"authority\":{},\"attenuations\":[{}]}}",
                 canon(&auth),
                 canon(&atts[0])
             ),
-            "pretty" => {
+            SignedText::Pretty => {
                 serde_json::to_string_pretty(&json!({"authority": auth})).unwrap_or_default()
             }
-            other => panic!("dct_forged.json: no payload {other:?}"),
         };
         let kp = self.kp(signer);
         b64u_encode(&match hash {
-            "none" => kp.sign_message(text.as_bytes()),
-            "blake2b512_truncated" => kp.sign_digest(&trunc512(&text)),
-            _ => kp.sign_digest(&blake2b256(text.as_bytes())),
+            Hash::None => kp.sign_message(text.as_bytes()),
+            Hash::Blake2b512Truncated => kp.sign_digest(&trunc512(&text)),
+            Hash::Blake2b256 => kp.sign_digest(&blake2b256(text.as_bytes())),
         })
     }
 }
@@ -751,19 +866,17 @@ fn push_sig(mut t: Tok, entry: Value) -> Tok {
     t
 }
 
-/// A point encoding by name: the identity, the identity with the sign bit set on x = 0, or
-/// y = p + 1 (≡ 1, the identity non-canonically).
-fn point(name: &str) -> [u8; 32] {
+/// The bytes of a [`Point`].
+fn point(p: Point) -> [u8; 32] {
     let mut b = identity();
-    match name {
-        "identity" => {}
-        "noncanonical_identity" => b[31] = 0x80,
-        "y_p_plus_1" => {
+    match p {
+        Point::Identity => {}
+        Point::NoncanonicalIdentity => b[31] = 0x80,
+        Point::YPPlus1 => {
             b = [0xff; 32];
             b[0] = 0xee;
             b[31] = 0x7f;
         }
-        other => panic!("dct_forged.json: no point {other:?}"),
     }
     b
 }
@@ -955,7 +1068,7 @@ fn token_str(v: &Value) -> String {
 /// with one occurrence of `spell[0]` replaced by `spell[1]` (`{alice}`, `{mallory}`: their
 /// principal ids), or a SerializedDCT written out (`serialized`: `"<token>"` stands for the base
 /// token string, `"<decoded token>"` for its decoded JSON), or the named construction `make`
-/// with `args` ([`Fix::make`]).
+/// ([`Malformed`], built by [`Fix::make`]).
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct MalformedRow {
@@ -970,10 +1083,45 @@ struct MalformedRow {
     edits: Vec<Edit>,
     spell: Option<(String, String)>,
     serialized: Option<Value>,
-    make: Option<String>,
-    #[serde(default)]
-    args: Vec<Value>,
+    make: Option<Malformed>,
     expect: Ex,
+}
+
+/// A named construction of `dct_malformed.json` over the base token's canonical text, its
+/// parameters by name: a misspelt construction or field is a parse error naming it.
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+enum Malformed {
+    /// The SerializedDCT is JSON `null`.
+    Null,
+    /// The token text itself is the SerializedDCT (a JSON string).
+    AsJsonString,
+    /// Outer and inner format both `format`.
+    InnerAndOuterFormat { format: Value },
+    /// A space after every `":`.
+    Spaced,
+    /// Pretty-printed.
+    Pretty,
+    /// The top-level members in the order `members`.
+    MembersInOrder { members: Vec<String> },
+    /// The text between `before` and `after`.
+    Wrapped { before: String, after: String },
+    /// The text twice.
+    Twice,
+    /// The token is `text` instead.
+    Text { text: String },
+    /// The text without its last byte.
+    Truncated,
+    /// The raw `bytes` before the text.
+    BytesBefore { bytes: Vec<u8> },
+    /// The byte `\u{1}` (placed by replacing `replace` with `with`) replaced by the raw `bytes`.
+    RawBytes {
+        replace: String,
+        with: String,
+        bytes: Vec<u8>,
+    },
+    /// An unknown member `a` holding `depth` nested arrays, spliced before `attenuations`.
+    Deep { depth: usize },
 }
 
 /// Adds the rows of `rows` numbered in `numbers`, in table order.
@@ -1001,8 +1149,7 @@ fn malformed_table(g: &mut Group, f: &Fix, rows: &[MalformedRow], numbers: Range
 impl Fix<'_> {
     /// A malformed row's token.
     fn make(&self, row: &MalformedRow) -> Value {
-        let (text, a) = (&self.text1, &row.args);
-        let s = |i: usize| a[i].as_str().unwrap_or_default();
+        let text = &self.text1;
         if let Some((from, to)) = &row.spell {
             let named = |t: &str| {
                 t.replace("{alice}", &self.k.alice.principal)
@@ -1013,50 +1160,47 @@ impl Fix<'_> {
         if let Some(template) = &row.serialized {
             return self.fill(template);
         }
-        let bytes: Vec<u8> = match row.make.as_deref() {
+        let bytes: Vec<u8> = match &row.make {
             None => return apply(&self.base, &row.edits, self.k).ser(),
-            Some("null") => return Value::Null,
-            Some("as_json_string") => return encode_value(&json!(text)),
-            // Outer and inner format both `args[0]`.
-            Some("inner_and_outer_format") => {
-                let inner = self.base.clone().set("/format", a[0].clone()).ser();
-                return json!({"token": inner["token"], "format": a[0]});
+            Some(Malformed::Null) => return Value::Null,
+            Some(Malformed::AsJsonString) => return encode_value(&json!(text)),
+            Some(Malformed::InnerAndOuterFormat { format }) => {
+                let inner = self.base.clone().set("/format", format.clone()).ser();
+                return json!({"token": inner["token"], "format": format});
             }
-            Some("spaced") => text.replace("\":", "\": ").into_bytes(),
-            Some("pretty") => serde_json::to_string_pretty(&self.base.v)
+            Some(Malformed::Spaced) => text.replace("\":", "\": ").into_bytes(),
+            Some(Malformed::Pretty) => serde_json::to_string_pretty(&self.base.v)
                 .unwrap_or_default()
                 .into_bytes(),
-            // The top-level members in the order `args`.
-            Some("members_in_order") => {
-                let members: Vec<String> = a
+            Some(Malformed::MembersInOrder { members }) => {
+                let members: Vec<String> = members
                     .iter()
-                    .map(|m| {
-                        format!(
-                            "{m}:{}",
-                            canon(&self.base.v[m.as_str().unwrap_or_default()])
-                        )
-                    })
+                    .map(|m| format!("{}:{}", json!(m), canon(&self.base.v[m.as_str()])))
                     .collect();
                 format!("{{{}}}", members.join(",")).into_bytes()
             }
-            Some("wrapped") => format!("{}{text}{}", s(0), s(1)).into_bytes(),
-            Some("twice") => format!("{text}{text}").into_bytes(),
-            Some("text") => s(0).as_bytes().to_vec(),
-            Some("truncated") => text.as_bytes()[..text.len() - 1].to_vec(),
-            Some("bytes_before") => [bytes_of(&a[0]), text.as_bytes().to_vec()].concat(),
-            // The byte `\u{1}` (placed by replacing args[0] with args[1]) replaced by args[2].
-            Some("raw_bytes") => replace1(text, s(0), s(1))
+            Some(Malformed::Wrapped { before, after }) => {
+                format!("{before}{text}{after}").into_bytes()
+            }
+            Some(Malformed::Twice) => format!("{text}{text}").into_bytes(),
+            Some(Malformed::Text { text }) => text.as_bytes().to_vec(),
+            Some(Malformed::Truncated) => text.as_bytes()[..text.len() - 1].to_vec(),
+            Some(Malformed::BytesBefore { bytes }) => {
+                [bytes.clone(), text.as_bytes().to_vec()].concat()
+            }
+            Some(Malformed::RawBytes {
+                replace,
+                with,
+                bytes,
+            }) => replace1(text, replace, with)
                 .bytes()
-                .flat_map(|c| if c == 1 { bytes_of(&a[2]) } else { vec![c] })
+                .flat_map(|c| if c == 1 { bytes.clone() } else { vec![c] })
                 .collect(),
-            // An unknown member `a` holding args[0] nested arrays, spliced before `attenuations`.
-            Some("deep") => {
-                let depth = a[0].as_u64().unwrap_or_default() as usize;
-                let inner = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+            Some(Malformed::Deep { depth }) => {
+                let inner = format!("{}{}", "[".repeat(*depth), "]".repeat(*depth));
                 let to = format!("{{\"a\":{inner},\"attenuations\":");
                 replace1(text, "{\"attenuations\":", &to).into_bytes()
             }
-            Some(other) => panic!("dct_malformed.json: no construction {other:?}"),
         };
         encode_bytes(&bytes)
     }
@@ -1071,11 +1215,6 @@ impl Fix<'_> {
             other => other.clone(),
         }
     }
-}
-
-/// A JSON array of byte values as bytes.
-fn bytes_of(v: &Value) -> Vec<u8> {
-    serde_json::from_value(v.clone()).unwrap_or_default()
 }
 
 /// Timestamps outside the D5 profile, each a spelling of a reasonable instant: (pointer,
@@ -1848,5 +1987,39 @@ fn build_effects(g: &mut Group, k: &Keys) {
             &ctx,
             row.expect.expect(),
         );
+    }
+}
+
+#[cfg(test)]
+mod construction_tests {
+    use super::{Forged, Malformed};
+
+    /// Issue 50: a table row's construction is typed, its parameters named: a typo in a row is
+    /// a parse error naming the construction or the field, never a silent default.
+    #[test]
+    fn a_misspelt_construction_or_field_is_a_parse_error_naming_it() {
+        let forged = |t: &str| {
+            serde_json::from_str::<Forged>(t)
+                .err()
+                .map(|e| e.to_string())
+        };
+        let malformed = |t: &str| {
+            serde_json::from_str::<Malformed>(t)
+                .err()
+                .map(|e| e.to_string())
+        };
+        assert_eq!(
+            forged(r#"{"signed_by": {"signature": 0, "by": "mallory"}}"#),
+            None
+        );
+        let e = forged(r#"{"signed_by": {"signature": 0, "bye": "mallory"}}"#).unwrap();
+        assert!(e.contains("bye"), "{e}");
+        let e = forged(r#""sel_attenuator""#).unwrap();
+        assert!(e.contains("sel_attenuator"), "{e}");
+        let e = forged(r#"{"weird_root": {"root": "identiti"}}"#).unwrap();
+        assert!(e.contains("identiti"), "{e}");
+        assert_eq!(malformed(r#"{"deep": {"depth": 3}}"#), None);
+        let e = malformed(r#"{"deep": {"depht": 3}}"#).unwrap();
+        assert!(e.contains("depht"), "{e}");
     }
 }
