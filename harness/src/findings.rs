@@ -77,6 +77,18 @@ pub struct CaseView {
     pub diff: Option<String>,
 }
 
+/// The operation of the MCP proxy suite's cases (`mcp`): scripts run against a proxy, not
+/// corpus cases with an input (`explain` does not know them).
+pub const MCP_SUITE_OP: &str = "mcp";
+
+impl CaseView {
+    /// Whether the case is a corpus case (it has an input, and `explain` shows it), not a
+    /// proxy-suite case.
+    pub fn from_corpus(&self) -> bool {
+        self.op != MCP_SUITE_OP
+    }
+}
+
 /// One root cause.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -148,3 +148,35 @@ fn mcp_writes_a_badge_and_commands_refuse_formats_they_do_not_write() {
         .unwrap();
     assert!(out.status.success(), "md is markdown for every command");
 }
+
+/// Issue 50: `mcp` shows its findings in `run`'s vocabulary — the ranked index (`C1 CRITICAL …`),
+/// then each finding in detail — and names no `explain` command for a proxy case (`explain`
+/// knows corpus cases only).
+#[test]
+fn mcp_findings_read_as_run_findings() {
+    let out = Command::new(BIN)
+        .args([
+            "mcp",
+            "--proxy",
+            &format!("{BIN} reference-proxy --fault forward-denied --config {{config}}"),
+            "--id",
+            "mcp-deny-capability-resource",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    let index = text
+        .find("\nC1   CRITICAL authorization-bypass")
+        .expect(&text);
+    let detail = text.find("\nFindings in detail").expect(&text);
+    let case_list = text
+        .find("  failed   mcp-deny-capability-resource")
+        .expect(&text);
+    assert!(index < detail && detail < case_list, "{text}");
+    assert!(
+        text.contains("    case: mcp-deny-capability-resource — "),
+        "{text}"
+    );
+    assert!(!text.contains("explain mcp-"), "{text}");
+}

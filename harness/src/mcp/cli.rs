@@ -317,7 +317,7 @@ pub fn findings_of(report: &SuiteReport, statuses: &[RunStatus]) -> Vec<crate::f
                 case: crate::findings::CaseView {
                     id: c.id.clone(),
                     description: c.description.clone(),
-                    op: "mcp".to_owned(),
+                    op: crate::findings::MCP_SUITE_OP.to_owned(),
                     input_bytes: c.id.len(),
                     did: c.message.clone().unwrap_or_default(),
                     expected: None,

@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 
 use serde_json::{json, Value};
 
-use super::{CaseReport, Counts, Report};
+use super::{findings_view, CaseReport, Counts, Report};
 pub use crate::report::page::esc;
 use crate::report::page::{esc_code_spans, page_end, page_start};
 use crate::runner::Status;
@@ -285,63 +285,7 @@ pub fn render(r: &Report) -> String {
         }
         out.push_str("</ul></section>\n");
     }
-    if !r.findings.is_empty() {
-        let _ = writeln!(
-            out,
-            "<section id=\"findings\"><h2>Findings ({}, one per root cause; severity by effect: <code>{}</code>)</h2>",
-            r.findings.len(),
-            esc(&r.severity_model)
-        );
-        for f in &r.findings {
-            let _ = write!(
-                out,
-                "<details class=\"finding\"><summary><span class=\"sev sev-{}\">{}</span> <strong>{}</strong> — {} ({} case(s){})</summary>",
-                f.severity.as_str(),
-                f.severity.as_str(),
-                esc(&f.effect),
-                esc_code_spans(&f.title),
-                f.cases,
-                if f.counted { "" } else { ", not counted in the exit code" }
-            );
-            out.push_str("<ul>");
-            for q in &f.requirements {
-                let _ = write!(
-                    out,
-                    "<li><code>{}</code>: {}</li>",
-                    esc(&q.id),
-                    esc_code_spans(&q.text)
-                );
-            }
-            out.push_str("</ul>");
-            let e = &f.example;
-            let _ = write!(
-                out,
-                "<p>Smallest case <code>{}</code> ({}, {} input bytes): {}<br>{}</p>",
-                esc(&e.id),
-                esc(&e.op),
-                e.input_bytes,
-                esc(&e.description),
-                esc(&e.did)
-            );
-            if let Some(d) = &e.diff {
-                let _ = write!(out, "<pre>{}</pre>", esc(d));
-            }
-            if let Some(fault) = &f.fault {
-                let _ = write!(
-                    out,
-                    "<p class=\"muted\">Diagnosis: {}</p>",
-                    esc(&fault.summary())
-                );
-            }
-            let _ = writeln!(
-                out,
-                "<p><strong>Fix:</strong> {}</p><p class=\"muted\">{}</p></details>",
-                esc_code_spans(&f.fix),
-                esc(&f.ids.join(", "))
-            );
-        }
-        out.push_str("</section>\n");
-    }
+    findings_view::html_section(&mut out, &r.findings, &r.severity_model);
 
     // 2. Verdict.
     let t = &r.totals;

@@ -4,9 +4,8 @@
 use std::fmt::Write as _;
 
 use super::escape::markdown_cell as cell;
-use super::Report;
+use super::{findings_view, Report};
 use crate::runner::Status;
-use delegateos_vectors::format::Severity;
 
 /// At most this many failures are detailed; the rest are counted.
 const MAX_DETAILED: usize = 50;
@@ -41,38 +40,7 @@ pub fn render(r: &Report) -> String {
     if !r.expected_critical.is_empty() {
         out.push('\n');
     }
-    if !r.findings.is_empty() {
-        let _ = writeln!(
-            out,
-            "| severity | effect | cases | finding | smallest case | fix |\n|---|---|---:|---|---|---|"
-        );
-        for f in &r.findings {
-            let _ = writeln!(
-                out,
-                "| {}{} | {} | {} | {}{} | `{}` | {} |",
-                if f.severity == Severity::Critical {
-                    "🛑 "
-                } else {
-                    ""
-                },
-                f.severity.as_str(),
-                f.effect,
-                f.cases,
-                cell(&match &f.fault {
-                    Some(fault) => format!("{} (fault `{}`)", f.title, fault.id),
-                    None => f.title.clone(),
-                }),
-                if f.counted { "" } else { " (not counted)" },
-                f.example.id,
-                cell(&f.fix)
-            );
-        }
-        let _ = writeln!(
-            out,
-            "\nSeverity by effect: `{}`; one finding per root cause.\n",
-            r.severity_model
-        );
-    }
+    findings_view::markdown_table(&mut out, &r.findings, &r.severity_model);
     let t = &r.totals;
     let icon = if r.exit_code == 0 { "✅" } else { "❌" };
     let _ = writeln!(

@@ -8,6 +8,7 @@
 pub mod compare;
 pub mod escape;
 pub mod explain;
+pub mod findings_view;
 pub mod format;
 pub mod html;
 pub mod junit;

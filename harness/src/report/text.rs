@@ -4,8 +4,9 @@
 
 use std::fmt::Write as _;
 
+use super::findings_view::{self, indent};
 use super::{CaseReport, Report};
-use crate::findings::{self, Finding};
+use crate::findings;
 use crate::runner::Status;
 use delegateos_vectors::format::{Level, Severity};
 
@@ -13,20 +14,6 @@ use delegateos_vectors::format::{Level, Severity};
 const MAX_DIFF_LINES: usize = 80;
 /// Longest stderr tail printed per incident.
 const MAX_TAIL_LINES: usize = 20;
-
-fn indent(out: &mut String, text: &str, prefix: &str, max_lines: usize) {
-    let lines: Vec<&str> = text.lines().collect();
-    for line in lines.iter().take(max_lines) {
-        let _ = writeln!(out, "{prefix}{line}");
-    }
-    if lines.len() > max_lines {
-        let _ = writeln!(
-            out,
-            "{prefix}… {} more lines (see the JSON report)",
-            lines.len() - max_lines
-        );
-    }
-}
 
 fn tail(text: &str, max_lines: usize) -> String {
     let lines: Vec<&str> = text.lines().collect();
@@ -66,51 +53,12 @@ fn finding(out: &mut String, c: &CaseReport) {
     }
 }
 
-/// Lines of the opening screen given to the findings index before the rest is summarised
-/// ("… N more"); critical and high findings are always listed.
-const SCREEN_FINDINGS: usize = 30;
-/// Case ids listed per finding in the detail section.
-const MAX_IDS: usize = 12;
-/// Diff lines of a finding's example.
-const EXAMPLE_DIFF_LINES: usize = 24;
-
 /// The verdict of a report, with what it covers (`Report::verdict`).
 fn verdict(r: &Report) -> String {
     match &r.interrupted {
         Some(sig) => format!("INTERRUPTED by {sig}, partial"),
         None => r.verdict(),
     }
-}
-
-/// `C1`, `H2`, `M3`, `L4`: a finding's label, by severity and rank.
-pub fn label(f: &Finding, rank: usize) -> String {
-    let letter = match f.severity {
-        Severity::Critical => 'C',
-        Severity::High => 'H',
-        Severity::Medium => 'M',
-        Severity::Low => 'L',
-    };
-    format!("{letter}{}", rank + 1)
-}
-
-/// One line of the findings index.
-fn index_line(out: &mut String, f: &Finding, rank: usize) {
-    let _ = writeln!(
-        out,
-        "{:<4} {:<8} {:<24} {:>4} case{} {}{} — e.g. {}",
-        label(f, rank),
-        f.severity.as_str().to_uppercase(),
-        f.effect,
-        f.cases,
-        if f.cases == 1 { " " } else { "s" },
-        f.title,
-        if f.counted {
-            ""
-        } else {
-            " [not counted in the exit code]"
-        },
-        f.example.id
-    );
 }
 
 /// The opening screen: verdict, counts and one line per finding, every critical and high one
@@ -148,7 +96,7 @@ fn summary(out: &mut String, r: &Report) {
     if let Some(line) = r.parallel_line() {
         let _ = writeln!(out, "{line}");
     }
-    let [c, h, m, l] = findings::tally(&r.findings);
+    let [c, ..] = findings::tally(&r.findings);
     if r.findings.is_empty() && r.expected_critical.is_empty() {
         let _ = writeln!(
             out,
@@ -177,111 +125,7 @@ fn summary(out: &mut String, r: &Report) {
     if r.findings.is_empty() {
         return;
     }
-    let cases: usize = r.findings.iter().map(|f| f.cases).sum();
-    let _ = writeln!(
-        out,
-        "Findings (one per root cause, severity by effect: {}): {c} critical, {h} high, {m} medium, {l} low — {cases} failing case(s)\n",
-        r.severity_model
-    );
-    let always = c + h;
-    let shown = always.max(SCREEN_FINDINGS.min(r.findings.len()));
-    let mut ranks = Ranks::default();
-    for f in r.findings.iter().take(shown) {
-        let rank = ranks.next(f.severity);
-        index_line(out, f, rank);
-    }
-    if r.findings.len() > shown {
-        let _ = writeln!(
-            out,
-            "… {} more finding(s) of lower severity in the detail below",
-            r.findings.len() - shown
-        );
-    }
-}
-
-/// Numbers findings per severity (`C1`, `C2`, `H1`, …) in report order.
-#[derive(Default)]
-struct Ranks([usize; 4]);
-
-impl Ranks {
-    fn next(&mut self, s: Severity) -> usize {
-        let i = Severity::ORDER.iter().position(|x| *x == s).unwrap_or(3);
-        let rank = self.0[i];
-        self.0[i] += 1;
-        rank
-    }
-}
-
-/// Every finding: requirement text, smallest case with expected vs actual, fix, case ids.
-fn findings_detail(out: &mut String, r: &Report) {
-    if r.findings.is_empty() {
-        return;
-    }
-    let _ = writeln!(out, "\nFindings in detail");
-    let mut ranks = Ranks::default();
-    for f in &r.findings {
-        let rank = ranks.next(f.severity);
-        let _ = writeln!(
-            out,
-            "\n{} {} {} — {}  [{}]",
-            label(f, rank),
-            f.severity.as_str().to_uppercase(),
-            f.effect,
-            f.title,
-            f.key
-        );
-        let _ = writeln!(
-            out,
-            "    {} case(s), {}",
-            f.cases,
-            if f.counted {
-                "counted in the exit code"
-            } else {
-                "not counted in the exit code (hardening level or another code of the family)"
-            }
-        );
-        if let Some(fault) = &f.fault {
-            let _ = writeln!(out, "    diagnosis: {}", fault.summary());
-        } else if f.unexplained {
-            let _ = writeln!(
-                out,
-                "    diagnosis: no catalogued fault explains these cases (named by the severity model's rules)"
-            );
-        }
-        for q in &f.requirements {
-            let _ = writeln!(out, "    {}: {}", q.id, q.text);
-        }
-        let e = &f.example;
-        let _ = writeln!(
-            out,
-            "    smallest case: {} ({}, {} input bytes) — {}",
-            e.id, e.op, e.input_bytes, e.description
-        );
-        let _ = writeln!(out, "      did: {}", e.did);
-        if let Some(diff) = &e.diff {
-            indent(out, diff, "      ", EXAMPLE_DIFF_LINES);
-        }
-        if !f.fix.is_empty() {
-            let _ = writeln!(out, "    fix: {}", f.fix);
-        }
-        let more = f.ids.len().saturating_sub(MAX_IDS);
-        let _ = writeln!(
-            out,
-            "    cases: {}{}",
-            f.ids
-                .iter()
-                .take(MAX_IDS)
-                .cloned()
-                .collect::<Vec<_>>()
-                .join(", "),
-            if more > 0 {
-                format!(" … and {more} more")
-            } else {
-                String::new()
-            }
-        );
-        let _ = writeln!(out, "    explain: delegateos-conform explain {}", e.id);
-    }
+    findings_view::text_index(out, &r.findings, &r.severity_model);
 }
 
 /// Renders the text report.
@@ -289,7 +133,7 @@ pub fn render(r: &Report) -> String {
     let mut out = String::new();
     // The report opens with the findings, one line per root cause, critical first.
     summary(&mut out, r);
-    findings_detail(&mut out, r);
+    findings_view::text_detail(&mut out, &r.findings);
     out.push('\n');
     let _ = writeln!(
         out,

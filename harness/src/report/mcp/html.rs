@@ -8,6 +8,8 @@
 use std::fmt::Write as _;
 
 use super::McpReport;
+use crate::findings;
+use crate::report::findings_view;
 use crate::report::page::{esc, page_end, page_start};
 use crate::runner::Status;
 
@@ -54,10 +56,14 @@ pub fn render(report: &McpReport) -> String {
         );
     }
 
-    // Findings first, expanded.
-    let _ = writeln!(out, "<h2 id=\"findings\">Findings ({findings})</h2>");
-    if findings == 0 {
-        out.push_str("<p>None.</p>\n");
+    // Findings first, as `run` shows them; then every failing case, expanded.
+    if report.findings.is_empty() {
+        out.push_str("<section id=\"findings\"><h2>Findings (0)</h2><p>None.</p></section>\n");
+    } else {
+        findings_view::html_section(&mut out, &report.findings, findings::SEVERITY_MODEL);
+    }
+    if findings > 0 {
+        let _ = writeln!(out, "<h2 id=\"failing\">Failing cases ({findings})</h2>");
     }
     for status in FINDING_STATUSES {
         for c in report.cases.iter().filter(|c| c.status == status) {

@@ -10,6 +10,7 @@ use serde_json::{json, Value};
 pub mod html;
 
 use super::escape::{markdown_cell, xml};
+use super::findings_view;
 use crate::findings::{self, Finding};
 use crate::runner::Status;
 
@@ -212,21 +213,9 @@ fn junit(r: &McpReport) -> String {
 
 fn markdown(r: &McpReport) -> String {
     let count = |s| r.count(s);
+    // The findings as `run` shows them, first.
     let mut head = String::new();
-    for f in &r.findings {
-        let _ = writeln!(
-            head,
-            "- **{}** {} ({} case(s), e.g. `{}`): {}",
-            f.severity.as_str(),
-            f.effect,
-            f.cases,
-            f.example.id,
-            markdown_cell(&f.title)
-        );
-    }
-    if !head.is_empty() {
-        head.push('\n');
-    }
+    findings_view::markdown_table(&mut head, &r.findings, findings::SEVERITY_MODEL);
     let mut out = head + &format!(
         "## MCP proxy conformance\n\n`{}`: {} passed, {} failed, {} errored, {} skipped, {} xfail\n\n| case | result | requirements | message |\n|---|---|---|---|\n",
         r.proxy,
@@ -258,28 +247,14 @@ fn text(r: &McpReport) -> String {
         r.exit_code(),
         r.totals_line()
     );
-    let [c, h, m, l] = findings::tally(&r.findings);
+    // The findings as `run` shows them: an index, then each in detail.
+    let [c, ..] = findings::tally(&r.findings);
     if c == 0 {
         out.push_str("Critical findings: none\n");
     }
     if !r.findings.is_empty() {
-        let _ = writeln!(
-            out,
-            "Findings (one per root cause, severity by effect: {}): {c} critical, {h} high, {m} medium, {l} low",
-            findings::SEVERITY_MODEL
-        );
-        for f in &r.findings {
-            let _ = writeln!(
-                out,
-                "  {:<8} {:<22} {:>3} case(s) {} — e.g. {}\n           fix: {}",
-                f.severity.as_str().to_uppercase(),
-                f.effect,
-                f.cases,
-                f.title,
-                f.example.id,
-                f.fix
-            );
-        }
+        findings_view::text_index(&mut out, &r.findings, findings::SEVERITY_MODEL);
+        findings_view::text_detail(&mut out, &r.findings);
         out.push('\n');
     }
     for c in &r.cases {
