@@ -122,7 +122,7 @@ fn mcp_writes_a_badge_and_commands_refuse_formats_they_do_not_write() {
     );
     let b = badge(&failed);
     assert_eq!(b["schemaVersion"], 1);
-    assert_eq!(b["message"], "1/2 passed, 1 failing");
+    assert_eq!(b["message"], "1/2 passed, 1 failing (2 of 3 run)");
     assert_eq!(b["color"], "red");
     let passed = report(vec![case("mcp-a", Status::Passed)], vec![], None);
     assert_eq!(badge(&passed)["color"], "brightgreen");

@@ -9,7 +9,7 @@
 
 use std::fmt::Write as _;
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::{findings_view, CaseReport, Counts, Report};
 pub use crate::report::page::esc;
@@ -21,9 +21,6 @@ use delegateos_vectors::format::{Level, Severity};
 const MAX_DETAILED: usize = 200;
 /// Longest diff or stderr tail shown per entry (lines); the JSON report has everything.
 const MAX_LINES: usize = 120;
-
-/// The badge label.
-pub const BADGE_LABEL: &str = "DelegateOS conformance";
 
 fn severity_tag(s: Option<Severity>, fallback: &str) -> String {
     match s {
@@ -581,41 +578,4 @@ pub fn render(r: &Report) -> String {
         esc(&r.options_line())
     )));
     out
-}
-
-/// The shields.io endpoint badge (`https://shields.io/badges/endpoint-badge`): "N/M passed"
-/// over the counted cases (normative and decision, skipped ones excluded; an acceptable
-/// divergence counts as passed), green when the exit code is 0, yellow for a stale baseline,
-/// red otherwise.
-pub fn badge(r: &Report) -> Value {
-    let t = &r.totals;
-    let counted = t.total.saturating_sub(t.skipped);
-    let passed = t.passed + t.acceptable;
-    let failing = t.failed + t.errored;
-    let mut message = if failing > 0 {
-        format!("{passed}/{counted} passed, {failing} failing")
-    } else {
-        format!("{passed}/{counted} passed")
-    };
-    // A run that skipped cases says how much of the corpus it covers (issue 38 item 8).
-    if t.skipped > 0 {
-        message.push_str(&format!(" ({counted} of {} run)", t.total));
-    }
-    json!({
-        "schemaVersion": 1,
-        "label": BADGE_LABEL,
-        "message": message,
-        "color": match r.exit_code {
-            0 => "brightgreen",
-            2 => "yellow",
-            _ => "red",
-        },
-    })
-}
-
-/// [`badge`] as pretty JSON with a final newline.
-pub fn render_badge(r: &Report) -> String {
-    let mut s = serde_json::to_string_pretty(&badge(r)).unwrap_or_else(|_| "{}".into());
-    s.push('\n');
-    s
 }

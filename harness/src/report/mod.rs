@@ -5,6 +5,7 @@
 //! formats are views of it, so every format agrees on every count. This module also owns the
 //! mapping from a report to the process exit code ([`Report::exit_code`]).
 
+pub mod badge;
 pub mod compare;
 pub mod escape;
 pub mod explain;
@@ -1293,7 +1294,16 @@ impl Report {
             Format::Junit => junit::render(self),
             Format::Markdown => markdown::render(self),
             Format::Html => html::render(self),
-            Format::Badge => html::render_badge(self),
+            Format::Badge => {
+                let t = &self.totals;
+                let tally = badge::Tally {
+                    passed: t.passed + t.acceptable,
+                    failing: t.failed + t.errored,
+                    skipped: t.skipped,
+                    total: t.total,
+                };
+                badge::render(badge::RUN_LABEL, &badge::message(tally), self.exit_code)
+            }
         }
     }
 }

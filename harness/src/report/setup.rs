@@ -26,17 +26,7 @@ pub fn render(format: Format, command: &str, vectors: &str, reason: &str) -> Str
             s
         }
         Format::Junit => junit(reason),
-        Format::Badge => {
-            let mut s = serde_json::to_string_pretty(&json!({
-                "schemaVersion": 1,
-                "label": "DelegateOS conformance",
-                "message": "setup error",
-                "color": "red",
-            }))
-            .unwrap_or_default();
-            s.push('\n');
-            s
-        }
+        Format::Badge => super::badge::render(super::badge::RUN_LABEL, "setup error", 3),
         Format::Markdown => format!(
             "# DelegateOS conformance: setup error\n\n**Verdict: setup error (exit 3)**: no case \
              ran.\n\n- Adapter command: `{}`\n- Vectors: `{}`\n\n```text\n{}\n```\n",

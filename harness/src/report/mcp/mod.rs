@@ -112,39 +112,17 @@ pub fn render(r: &McpReport, format: Format) -> String {
         Format::Markdown => markdown(r),
         Format::Html => html::render(r),
         Format::Text => text(r),
-        Format::Badge => badge(
-            &format!(
-                "{}/{} passed{}",
-                r.count(Status::Passed),
-                r.cases.len() - r.count(Status::Skipped),
-                match r.count(Status::Failed) + r.count(Status::Errored) {
-                    0 => String::new(),
-                    n => format!(", {n} failing"),
-                }
-            ),
-            match r.exit_code() {
-                0 => "brightgreen",
-                2 => "yellow",
-                _ => "red",
-            },
-        ),
+        Format::Badge => {
+            let tally = super::badge::Tally {
+                passed: r.count(Status::Passed),
+                failing: r.count(Status::Failed) + r.count(Status::Errored),
+                skipped: r.count(Status::Skipped),
+                total: r.cases.len(),
+            };
+            let message = super::badge::message(tally);
+            super::badge::render(super::badge::MCP_LABEL, &message, i32::from(r.exit_code()))
+        }
     }
-}
-
-/// The label of `mcp`'s shields.io badge.
-pub const BADGE_LABEL: &str = "DelegateOS MCP proxy";
-
-/// A shields.io endpoint badge of the suite.
-fn badge(message: &str, color: &str) -> String {
-    let mut s = serde_json::to_string_pretty(&json!({
-        "schemaVersion": 1,
-        "label": BADGE_LABEL,
-        "message": message,
-        "color": color,
-    }))
-    .unwrap_or_default();
-    s.push('\n');
-    s
 }
 
 fn json_report(r: &McpReport) -> String {
@@ -331,7 +309,7 @@ pub fn render_setup_error(
         Format::Text => format!(
             "DelegateOS MCP proxy conformance — {proxy}: SETUP ERROR (exit 3)\n{text}\n"
         ),
-        Format::Badge => badge("setup error", "red"),
+        Format::Badge => super::badge::render(super::badge::MCP_LABEL, "setup error", 3),
         Format::Html => {
             use super::page::{esc, page_end, page_start};
             format!(
