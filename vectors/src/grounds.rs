@@ -9,8 +9,10 @@
 //!   upstream protocol spec or architecture document (`spec/upstream/`) it restates, or `null`
 //!   where the text does not decide it. A normative case names the requirement whose quote
 //!   decides it (`"requirement"`) or carries its own `"quote"`.
-//! - `vectors/src/areas/data/grounds/<area>.json`: the current state of every case of the
-//!   area, one entry per case id and the only statement of it (issue 48: the baseline of issue
+//! - a case written as a row of a table (`vectors/src/areas/data/tables/`) states them in its
+//!   row, as the members `ground` (the entry below without its stake) and `stake`;
+//! - `vectors/src/areas/data/grounds/<area>.json`: the current state of every other case of
+//!   the area (those built in Rust), one entry per case id and the only statement of it (issue 48: the baseline of issue
 //!   36 and the re-level files of its audits and of the census were folded into these) —
 //!   `level`, and for `normative` a `requirement` or `quote`, for `decision` the `decision`
 //!   (with `also`: the outcomes other reasonable readings give, added to the expectation; or a
@@ -216,6 +218,19 @@ fn data() -> &'static Data {
                 Err(e) => errors.push(format!("vectors/src/areas/data/grounds/{name}: {e}")),
             }
         }
+        // The cases written as table rows state their facts in the row (issue 48).
+        for (table, id, entry) in crate::tables::row_facts() {
+            match serde_json::from_value::<Entry>(entry) {
+                Ok(entry) => {
+                    if let Some((other, _)) = entries.insert(id.clone(), (table, entry)) {
+                        errors.push(format!("{id}: stated in {other} and in its row of {table}"));
+                    }
+                }
+                Err(e) => errors.push(format!(
+                    "vectors/src/areas/data/tables/{table}: {id}: ground or stake: {e}"
+                )),
+            }
+        }
         Data {
             quotes,
             stakes,
@@ -258,7 +273,8 @@ pub fn apply(case: &mut Case, group: &str) -> Result<(), String> {
     let d = data();
     let Some((file, entry)) = d.entries.get(&case.id) else {
         return Err(format!(
-            "{}: no ground (add an entry to vectors/src/areas/data/grounds/)",
+            "{}: no ground (state it in the case's table row, or for a case built in Rust in \
+             vectors/src/areas/data/grounds/<area>.json)",
             case.id
         ));
     };

@@ -9,6 +9,40 @@ use crate::format::Expectation;
 use crate::generate::{Area, Group};
 use crate::keys::Keys;
 
+/// Every data table of the areas, `areas/data/tables/<name>`, by name.
+#[rustfmt::skip]
+pub(crate) const TABLES: &[(&str, &str)] = &[
+    ("attestation_output_hash.json", include_str!("areas/data/tables/attestation_output_hash.json")),
+    ("attestation_verify.json", include_str!("areas/data/tables/attestation_verify.json")),
+    ("binding_spec.json", include_str!("areas/data/tables/binding_spec.json")),
+    ("chain.json", include_str!("areas/data/tables/chain.json")),
+    ("checks.json", include_str!("areas/data/tables/checks.json")),
+    ("contract.json", include_str!("areas/data/tables/contract.json")),
+    ("contract_binding.json", include_str!("areas/data/tables/contract_binding.json")),
+    ("dct_decode.json", include_str!("areas/data/tables/dct_decode.json")),
+    ("dct_effects.json", include_str!("areas/data/tables/dct_effects.json")),
+    ("dct_forged.json", include_str!("areas/data/tables/dct_forged.json")),
+    ("dct_issue.json", include_str!("areas/data/tables/dct_issue.json")),
+    ("dct_malformed.json", include_str!("areas/data/tables/dct_malformed.json")),
+    ("dct_revoked.json", include_str!("areas/data/tables/dct_revoked.json")),
+    ("dct_verify.json", include_str!("areas/data/tables/dct_verify.json")),
+    ("glob.json", include_str!("areas/data/tables/glob.json")),
+    ("jsonrpc.json", include_str!("areas/data/tables/jsonrpc.json")),
+    ("primitives.json", include_str!("areas/data/tables/primitives.json")),
+    ("revocation.json", include_str!("areas/data/tables/revocation.json")),
+    ("stateful.json", include_str!("areas/data/tables/stateful.json")),
+];
+
+/// The text of table `name`; a name that is no table is a bug in the generator.
+#[allow(clippy::panic)]
+fn text_of(name: &str) -> &'static str {
+    TABLES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, text)| *text)
+        .unwrap_or_else(|| panic!("vectors/src/areas/data/tables/{name}: no such table"))
+}
+
 /// Requirement ids or flag names as a table cell.
 pub(crate) type Ids = &'static [&'static str];
 
@@ -23,19 +57,52 @@ pub(crate) fn build_groups(area: &mut Area, groups: &[GroupDef]) {
     }
 }
 
-/// The rows of a data table, `areas/data/tables/<name>` (embedded with `include_str!`): a
-/// JSON array with one object per case, read into the table's row type. A row names a
-/// published key as the descriptions do, `{"key": "carol"}`: such an object (that one member
-/// alone) is read as the key's principal id. The generator's own data, so a malformed table
-/// is a generator bug: it panics with the table's name (every table is read by the
-/// generator's tests and `vectors check`).
+/// The rows of a data table, `areas/data/tables/<name>`: a JSON array with one object per
+/// case, read into the table's row type. A row names a published key as the descriptions do,
+/// `{"key": "carol"}`: such an object (that one member alone) is read as the key's principal
+/// id. A row's `ground` and `stake` (the case's facts, [`row_facts`]) are read by
+/// `crate::grounds`, not by the row type. The generator's own data, so a malformed table is a
+/// generator bug: it panics with the table's name (every table is read by the generator's
+/// tests and `vectors check`).
 #[allow(clippy::panic)]
-pub(crate) fn rows<T: serde::de::DeserializeOwned>(name: &str, text: &str) -> Vec<T> {
+pub(crate) fn rows<T: serde::de::DeserializeOwned>(name: &str) -> Vec<T> {
     let fail =
         |e: &dyn std::fmt::Display| -> ! { panic!("vectors/src/areas/data/tables/{name}: {e}") };
-    let mut table: Value = serde_json::from_str(text).unwrap_or_else(|e| fail(&e));
+    let mut table: Value = serde_json::from_str(text_of(name)).unwrap_or_else(|e| fail(&e));
+    if let Some(rows) = table.as_array_mut() {
+        for row in rows.iter_mut().filter_map(Value::as_object_mut) {
+            row.remove("ground");
+            row.remove("stake");
+        }
+    }
     principals(&mut table, &Keys::fixed()).unwrap_or_else(|e| fail(&e));
     serde_json::from_value(table).unwrap_or_else(|e| fail(&e))
+}
+
+/// The facts the rows of every table state about their cases: (table, case id, the case's
+/// entry — its `ground` members with its `stake` as `stake`), for `crate::grounds` (issue 48:
+/// a case's ground and stake live in its row). A table that does not parse states none here
+/// (its rows report it).
+pub(crate) fn row_facts() -> Vec<(&'static str, String, Value)> {
+    let mut out = Vec::new();
+    for (name, text) in TABLES {
+        let Ok(Value::Array(rows)) = serde_json::from_str::<Value>(text) else {
+            continue;
+        };
+        for row in rows {
+            let (Some(id), Some(ground)) =
+                (row.get("id").and_then(Value::as_str), row.get("ground"))
+            else {
+                continue;
+            };
+            let mut entry = ground.clone();
+            if let (Some(m), Some(stake)) = (entry.as_object_mut(), row.get("stake")) {
+                m.insert("stake".to_owned(), stake.clone());
+            }
+            out.push((*name, id.to_owned(), entry));
+        }
+    }
+    out
 }
 
 /// Replaces every `{"key": NAME}` in `v` by the principal id of the published key NAME.
@@ -77,10 +144,10 @@ struct CaseRow {
 /// Adds the rows of `set` (`<group>/<part>` or `<group>`) of table `name` (text `text`) to `g`,
 /// a group of `area`. Every row's id must be `<area>-<group>-<NNNN>`.
 #[allow(clippy::panic)]
-pub(crate) fn case_rows(g: &mut Group, area: &str, set: &str, name: &str, text: &str) {
+pub(crate) fn case_rows(g: &mut Group, area: &str, set: &str, name: &str) {
     let prefix = format!("{area}-{}-", set.split('/').next().unwrap_or(set));
     let mut added = 0;
-    for row in rows::<CaseRow>(name, text) {
+    for row in rows::<CaseRow>(name) {
         if row.set != set {
             continue;
         }

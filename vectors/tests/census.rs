@@ -127,22 +127,39 @@ fn lint_unsigned_is_forgery(all: &[Case]) -> Vec<String> {
 // ---------------------------------------------------------------------------------------------
 // 2. One class, one level and one stake, unless a case says why it differs.
 
-/// Per case: whether some ground file gives it an `audit` note.
-fn audited() -> BTreeSet<String> {
-    let mut out = BTreeSet::new();
+/// Every case's ground entry: those of the ground files, and the `ground` of each table row.
+fn ground_entries() -> Vec<(String, Value)> {
+    let mut out = Vec::new();
     for text in GROUND_FILES {
         let v: Value = serde_json::from_str(text).unwrap();
         let cases = v.get("cases").unwrap_or(&v).as_object().unwrap();
-        for (id, e) in cases {
-            let note = |a: &Value| a.as_str().is_some_and(|a| !a.trim().is_empty());
-            if e.get("audit")
-                .is_some_and(|a| note(a) || a.as_array().is_some_and(|l| l.iter().any(note)))
-            {
-                out.insert(id.clone());
+        out.extend(cases.iter().map(|(id, e)| (id.clone(), e.clone())));
+    }
+    let tables = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/areas/data/tables");
+    for file in std::fs::read_dir(&tables).unwrap() {
+        let text = std::fs::read_to_string(file.unwrap().path()).unwrap();
+        let rows: Value = serde_json::from_str(&text).unwrap();
+        for row in rows.as_array().unwrap() {
+            if let (Some(id), Some(g)) = (row["id"].as_str(), row.get("ground")) {
+                out.push((id.to_owned(), g.clone()));
             }
         }
     }
     out
+}
+
+/// Per case: whether its ground entry (in a ground file or its table row) gives it an `audit`
+/// note.
+fn audited() -> BTreeSet<String> {
+    let note = |a: &Value| a.as_str().is_some_and(|a| !a.trim().is_empty());
+    ground_entries()
+        .into_iter()
+        .filter(|(_, e)| {
+            e.get("audit")
+                .is_some_and(|a| note(a) || a.as_array().is_some_and(|l| l.iter().any(note)))
+        })
+        .map(|(id, _)| id)
+        .collect()
 }
 
 fn most_common<'a>(values: impl Iterator<Item = &'a str>) -> &'a str {

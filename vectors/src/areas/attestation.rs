@@ -201,8 +201,7 @@ struct HashRow {
 /// The `outputHash` of plain outputs: rows of `data/tables/attestation_output_hash.json`, each
 /// expectation computed by the D13 formula ([`h`]).
 fn build_hash(g: &mut Group) {
-    let text = include_str!("data/tables/attestation_output_hash.json");
-    for row in crate::tables::rows::<HashRow>("attestation_output_hash.json", text) {
+    for row in crate::tables::rows::<HashRow>("attestation_output_hash.json") {
         let hash = h(row.same_as.as_ref().unwrap_or(&row.output));
         let (op, reqs) = ("attestation.output_hash", &["ATT-OUTPUT-HASH"]);
         let input = json!({ "output": row.output });
@@ -395,8 +394,7 @@ fn built_contract(f: &Fx, name: &str) -> Value {
 
 fn build_verify(g: &mut Group, keys: &Keys) {
     let f = Fx::new(keys);
-    let text = include_str!("data/tables/attestation_verify.json");
-    for row in crate::tables::rows::<VerifyRow>("attestation_verify.json", text) {
+    for row in crate::tables::rows::<VerifyRow>("attestation_verify.json") {
         let n =
             crate::tables::case_number("attestation_verify.json", "attestation-verify-", &row.id);
         let attestation = match row.attestation {

@@ -325,8 +325,7 @@ fn invariants(g: &mut Group, k: &Keys) {
     let t3 = tokens(&base, 3);
     let d3 = delegations(k, &t3);
     let f = Fx { k, base, t3, d3 };
-    let text = include_str!("data/tables/chain.json");
-    for row in crate::tables::rows::<Row>("chain.json", text) {
+    for row in crate::tables::rows::<Row>("chain.json") {
         let n = crate::tables::case_number("chain.json", "chain-invariants-", &row.id);
         if KNOWN_DISAGREEMENTS.contains(&n) {
             continue;

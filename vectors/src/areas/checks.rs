@@ -85,8 +85,7 @@ fn err(code: &str) -> Expectation {
 
 /// Adds the rows of `set` of `data/tables/checks.json`.
 fn table(g: &mut Group, set: &str) {
-    let text = include_str!("data/tables/checks.json");
-    crate::tables::case_rows(g, "checks", set, "checks.json", text);
+    crate::tables::case_rows(g, "checks", set, "checks.json");
 }
 
 #[allow(clippy::too_many_arguments)]

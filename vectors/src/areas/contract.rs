@@ -371,8 +371,7 @@ fn signature_case(f: &Fx, name: &str) -> Value {
 
 fn build_signature(g: &mut Group, keys: &Keys) {
     let f = Fx::new(keys);
-    let text = include_str!("data/tables/contract.json");
-    for row in crate::tables::rows::<SignatureRow>("contract.json", text) {
+    for row in crate::tables::rows::<SignatureRow>("contract.json") {
         let n = crate::tables::case_number("contract.json", "contract-signature-", &row.id);
         let contract = match row.contract {
             ContractOf::Edit {
@@ -512,8 +511,7 @@ fn build_binding(g: &mut Group, keys: &Keys) {
         "A required capability `org:ns:action` is split at the FIRST `:` (namespace `org`); a last-colon split is acceptable.",
         "A contract's custom-namespace requirement is satisfied, or not, depending on the implementation.",
     );
-    let text = include_str!("data/tables/contract_binding.json");
-    for row in crate::tables::rows::<BindRow>("contract_binding.json", text) {
+    for row in crate::tables::rows::<BindRow>("contract_binding.json") {
         let n = crate::tables::case_number("contract_binding.json", "contract-binding-", &row.id);
         let input = match row.input {
             BindOf::Bind {

@@ -190,8 +190,7 @@ struct IssueRow {
 
 /// Adds the `op` rows of `dct_issue.json` numbered in `numbers`, in table order.
 fn issue_rows(g: &mut Group, k: &Keys, op: &str, numbers: std::ops::Range<u16>) {
-    let table = include_str!("data/tables/dct_issue.json");
-    for row in crate::tables::rows::<IssueRow>("dct_issue.json", table) {
+    for row in crate::tables::rows::<IssueRow>("dct_issue.json") {
         if row.op != op || !numbers.contains(&g.number_of("dct_issue.json", &row.id)) {
             continue;
         }
@@ -287,8 +286,7 @@ struct DecodeRow {
 }
 
 fn decode_rows(g: &mut Group, k: &Keys, op: &str) {
-    let table = include_str!("data/tables/dct_decode.json");
-    for row in crate::tables::rows::<DecodeRow>("dct_decode.json", table) {
+    for row in crate::tables::rows::<DecodeRow>("dct_decode.json") {
         if row.op != op {
             continue;
         }

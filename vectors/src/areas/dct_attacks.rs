@@ -616,8 +616,7 @@ fn build_forged(g: &mut Group, k: &Keys) {
             n => Tok::base(k, n),
         }),
     };
-    let table = include_str!("data/tables/dct_forged.json");
-    for row in crate::tables::rows::<ForgedRow>("dct_forged.json", table) {
+    for row in crate::tables::rows::<ForgedRow>("dct_forged.json") {
         let (token, root) = f.make(&row);
         let root = root.or_else(|| row.root.as_ref().map(|r| key(k, r).principal.clone()));
         let ctx = root.map_or_else(|| Ctx::new(k), |r| Ctx::new(k).root(&r));
@@ -1283,8 +1282,7 @@ fn wrong_values(ty: Ty, original: &Value) -> Vec<(&'static str, Value)> {
 
 fn build_malformed(g: &mut Group, k: &Keys) {
     let f = Fix::new(k);
-    let table = include_str!("data/tables/dct_malformed.json");
-    let rows = crate::tables::rows::<MalformedRow>("dct_malformed.json", table);
+    let rows = crate::tables::rows::<MalformedRow>("dct_malformed.json");
     malformed_members(g, &f, &rows);
     malformed_table(g, &f, &rows, 204..327);
     malformed_largest_integers(g, &f);
@@ -1786,10 +1784,7 @@ fn build_revoked(g: &mut Group, k: &Keys) {
     let t3 = Tok::base(k, 3);
     let rids = (0..4).map(|b| rid_of(&block_of(&t3, b))).collect();
     let r = Rev { k, t3, rids };
-    for row in crate::tables::rows::<RevokedRow>(
-        "dct_revoked.json",
-        include_str!("data/tables/dct_revoked.json"),
-    ) {
+    for row in crate::tables::rows::<RevokedRow>("dct_revoked.json") {
         let t = row.token.as_deref().map_or_else(
             || apply(&r.t3, &row.edits, k),
             |name| revoked_token(k, name),
@@ -1960,8 +1955,7 @@ struct EffectRow {
 }
 
 fn build_effects(g: &mut Group, k: &Keys) {
-    let table = include_str!("data/tables/dct_effects.json");
-    for row in crate::tables::rows::<EffectRow>("dct_effects.json", table) {
+    for row in crate::tables::rows::<EffectRow>("dct_effects.json") {
         let t = match row.token.as_str() {
             "base" => Fix::new(k).base,
             // The root allows one attenuation (maxChainDepth 1); the token has two.

@@ -698,8 +698,7 @@ pub struct VerifyRow {
 /// Adds the rows of `dct_verify.json` of group `group` whose number `pick` accepts, in table
 /// order.
 pub fn verify_rows(g: &mut Group, k: &Keys, group: &str, pick: impl Fn(u16) -> bool) {
-    let table = include_str!("data/tables/dct_verify.json");
-    for row in crate::tables::rows::<VerifyRow>("dct_verify.json", table) {
+    for row in crate::tables::rows::<VerifyRow>("dct_verify.json") {
         if row.group != group {
             continue;
         }

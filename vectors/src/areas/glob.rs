@@ -28,8 +28,7 @@ pub fn build(area: &mut Area) {
 
 /// Adds the rows of `set` of `data/tables/glob.json`.
 fn table(g: &mut Group, set: &str) {
-    let text = include_str!("data/tables/glob.json");
-    crate::tables::case_rows(g, "glob", set, "glob.json", text);
+    crate::tables::case_rows(g, "glob", set, "glob.json");
 }
 
 fn build_match(g: &mut Group) {

@@ -18,8 +18,7 @@ pub fn build(area: &mut Area) {
         "glob.match and capability.subset: defect classes found by red-team matchers (unescaped RegExp metacharacters, first-only `**` replacement, resource normalization; D1, D2, D3, D41).",
     );
     define_flags(g);
-    let text = include_str!("data/tables/glob.json");
-    crate::tables::case_rows(g, "glob", "redteam", "glob.json", text);
+    crate::tables::case_rows(g, "glob", "redteam", "glob.json");
 }
 
 /// The flags local to this group (also used by the `companions` area's copies of its cases).

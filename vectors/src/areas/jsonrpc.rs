@@ -307,8 +307,7 @@ fn hex_principal(k: &Keys) -> String {
 
 fn messages(g: &mut Group, k: &Keys) {
     let f = Fx::new(k);
-    let text = include_str!("data/tables/jsonrpc.json");
-    for row in crate::tables::rows::<Row>("jsonrpc.json", text) {
+    for row in crate::tables::rows::<Row>("jsonrpc.json") {
         let n = crate::tables::case_number("jsonrpc.json", "jsonrpc-messages-", &row.id);
         if KNOWN_DISAGREEMENTS.contains(&n) {
             continue;

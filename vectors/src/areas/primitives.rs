@@ -45,8 +45,7 @@ pub fn build(area: &mut Area) {
 
 /// Adds the rows of `set` of `data/tables/primitives.json`.
 fn table(g: &mut Group, set: &str) {
-    let text = include_str!("data/tables/primitives.json");
-    crate::tables::case_rows(g, "primitives", set, "primitives.json", text);
+    crate::tables::case_rows(g, "primitives", set, "primitives.json");
 }
 
 // ---------------------------------------------------------------------------------------

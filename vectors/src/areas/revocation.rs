@@ -340,8 +340,7 @@ fn entry(g: &mut Group, k: &Keys) {
         good_chain: entry_by(&k.alice, &id1, AT, "chain"),
         id1,
     };
-    let text = include_str!("data/tables/revocation.json");
-    for row in crate::tables::rows::<VerifyRow>("revocation.json", text) {
+    for row in crate::tables::rows::<VerifyRow>("revocation.json") {
         let n = crate::tables::case_number("revocation.json", "revocation-entry-", &row.id);
         let entry = match row.entry {
             EntryOf::Edit { from, set, remove } => {
