@@ -171,11 +171,6 @@ pub(crate) trait Target: Sync {
     fn changes(&self, c: &Self::Candidate) -> usize;
     /// The candidate with only the changes at `keep`, in order.
     fn keeping(&self, c: &Self::Candidate, keep: &[usize]) -> Self::Candidate;
-    /// The judgement a minimized finding reports: its own, or, where the minimization found
-    /// nothing smaller, the original's.
-    fn merge(&self, original: Judged, minimized: Option<Judged>) -> Judged {
-        minimized.unwrap_or(original)
-    }
     /// The minimized finding, graded (not yet timed).
     fn finding(&self, kind: FindingKind, c: Self::Candidate, j: Judged, sig: &Signature)
         -> Finding;
@@ -344,7 +339,9 @@ pub(crate) fn run<T: Target>(
             }
             let found_after = started.elapsed();
             let (min, min_judged) = ahead.unwrap_or_else(|| minimize_timed(c, &sig));
-            let j = target.merge(j, min_judged);
+            // A minimized finding reports its own judgement (the reply and message of the input
+            // it writes), or, where minimization found nothing smaller, the original's.
+            let j = min_judged.unwrap_or(j);
             let final_sig = target.signature(kind, &min, &j);
             let after =
                 lock().after_minimizing(next, sig, &final_sig, &mut findings, config.max_findings);

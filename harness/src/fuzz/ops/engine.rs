@@ -47,17 +47,6 @@ impl Target for Operation {
         self.fz.grading().unit()
     }
 
-    /// TEMPORARY (byte-identity check): the token target's merge.
-    fn merge(&self, original: Judged, minimized: Option<Judged>) -> Judged {
-        if self.fz.grading() == super::Grading::ByStep {
-            return Judged {
-                actual: minimized.and_then(|m| m.actual).or(original.actual),
-                ..original
-            };
-        }
-        minimized.unwrap_or(original)
-    }
-
     fn batch(&self, b: usize, size: usize) -> Vec<Candidate> {
         let salt = self.fz.stream_salt();
         let mut rng = Rng::new(self.seed ^ salt ^ (b as u64).wrapping_mul(0xA076_1D64_78BD_642F));
