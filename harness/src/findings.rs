@@ -2,7 +2,7 @@
 //! implementation's behaviour lets an attacker do.
 //!
 //! A leaf shared by the three reports that judge implementations — `run` (`report/`), `mcp`
-//! (`mcp/cli.rs`) and `fuzz` (`fuzz/diff.rs`) — so none of them imports another. Each turns its
+//! (`mcp/cli.rs`) and `fuzz` (`fuzz/drive.rs`) — so none of them imports another. Each turns its
 //! own failing cases into [`Member`]s (one assessed case each, see
 //! [`delegateos_vectors::severity::Model::assess`]); [`group`] makes one [`Finding`] per
 //! finding key, with the smallest case as its example. [`assess`] grades one failing case of

@@ -56,16 +56,18 @@ use delegateos_vectors::differential::{outcome_class, reference_code};
 pub use delegateos_vectors::format::Severity;
 use delegateos_vectors::format::{Expectation, VectorFile};
 pub use delegateos_vectors::fuzz::entropy::{fnv, Bytes, Entropy};
-use delegateos_vectors::fuzz::expect::{
-    op_candidate, op_edits, op_seeds_in, token_candidate, token_mutations, token_seeds_in, OpSeed,
-};
-pub use delegateos_vectors::fuzz::expect::{OpCandidate, TokenCandidate};
+/// A candidate as the core builds it: a seed's changes (token mutations for `dct.verify`,
+/// edits and a signing mode for the others), the input they build, the reference's answer and
+/// the expectation.
+pub use delegateos_vectors::fuzz::expect::Candidate as Case;
+use delegateos_vectors::fuzz::expect::{candidate, changes, OpSeed};
 /// What kind of problem a finding is (the core's kinds; in process: a disagreement, a crash —
 /// a panic or [`Answer::Threw`] —, an error answer, or another code of the family).
 pub use delegateos_vectors::fuzz::finding::FindingKind as Kind;
-use delegateos_vectors::fuzz::finding::{self as core, fault_of, grade_op, Signature, IN_PROCESS};
+use delegateos_vectors::fuzz::finding::{self as core, fault_of, grade, Signature, IN_PROCESS};
 pub use delegateos_vectors::fuzz::mutate::{Encoding, Mutation, Seed, Seg, Stage};
 pub use delegateos_vectors::fuzz::ops::edit::Edit;
+use delegateos_vectors::fuzz::ops::{operation, Changes, Fuzzable};
 pub use delegateos_vectors::fuzz::ops::{Signing, OPERATIONS as FUZZED_OPERATIONS};
 use delegateos_vectors::judge::{judge_case, ActualOutcome, FailureKind, Verdict};
 use delegateos_vectors::keys::Keys;
@@ -77,21 +79,20 @@ use crate::{dispatch, panic_text, Answer, Implementation};
 /// Minimization rounds.
 const MAX_ROUNDS: usize = 8;
 
-/// The seeds of one fuzzed operation.
-#[derive(Debug, Clone)]
-enum Seeds {
-    /// `dct.verify`'s: decoded tokens and contexts.
-    Token(Vec<Seed>),
-    /// Another operation's: corpus cases in the mutator's view.
-    Op(String, Vec<OpSeed>),
+/// The seeds of one fuzzed operation: its registry entry and its corpus cases (for
+/// `dct.verify`, the builtin chains too) in its mutator's view.
+#[derive(Clone)]
+struct Seeds {
+    fz: &'static dyn Fuzzable,
+    seeds: Vec<OpSeed>,
 }
 
-impl Seeds {
-    fn len(&self) -> usize {
-        match self {
-            Self::Token(s) => s.len(),
-            Self::Op(_, s) => s.len(),
-        }
+impl std::fmt::Debug for Seeds {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Seeds")
+            .field("op", &self.fz.name())
+            .field("seeds", &self.seeds.len())
+            .finish()
     }
 }
 
@@ -109,74 +110,41 @@ pub struct Candidate {
     pub case: Case,
 }
 
-/// A candidate as the core builds it.
-#[derive(Debug, Clone)]
-pub enum Case {
-    /// `dct.verify`: token mutations.
-    Token(TokenCandidate),
-    /// Another operation: edits and a signing mode.
-    Op(OpCandidate),
-}
-
 impl Candidate {
     /// The input.
     pub fn input(&self) -> &Value {
-        match &self.case {
-            Case::Token(c) => &c.input,
-            Case::Op(c) => &c.input,
-        }
+        &self.case.input
     }
 
     /// The reference's answer.
     pub fn reference(&self) -> &Outcome {
-        match &self.case {
-            Case::Token(c) => &c.reference,
-            Case::Op(c) => &c.reference,
-        }
+        &self.case.reference
     }
 
     /// What the implementation is held to (`None`: the reference does not support the input,
     /// or it is above the size bound; the case is not run).
     pub fn expectation(&self) -> Option<&Expectation> {
-        match &self.case {
-            Case::Token(c) => c.expectation.as_ref(),
-            Case::Op(c) => c.expectation.as_ref(),
-        }
+        self.case.expectation.as_ref()
     }
 
     /// `dct.verify`'s token mutations (empty for another operation).
     pub fn mutations(&self) -> &[Mutation] {
-        match &self.case {
-            Case::Token(c) => &c.mutations,
-            Case::Op(_) => &[],
-        }
+        &self.case.mutations
     }
 
     /// Another operation's edits (empty for `dct.verify`).
     pub fn edits(&self) -> &[Edit] {
-        match &self.case {
-            Case::Token(_) => &[],
-            Case::Op(c) => &c.edits,
-        }
+        &self.case.edits
     }
 
     fn changes(&self) -> usize {
-        self.mutations().len() + self.edits().len()
+        self.case.changes()
     }
 
-    /// The candidate without its `i`th change.
-    fn without(&self, i: usize) -> (Vec<Mutation>, Vec<Edit>, Signing) {
-        let (mut mutations, mut edits) = (self.mutations().to_vec(), self.edits().to_vec());
-        if i < mutations.len() {
-            mutations.remove(i);
-        } else if i - mutations.len() < edits.len() {
-            edits.remove(i - mutations.len());
-        }
-        let signing = match &self.case {
-            Case::Op(c) => c.signing,
-            Case::Token(_) => Signing::Resign,
-        };
-        (mutations, edits, signing)
+    /// The candidate's changes without its `i`th.
+    fn without(&self, i: usize) -> Changes {
+        let keep: Vec<usize> = (0..self.changes()).filter(|&k| k != i).collect();
+        self.case.keeping(&keep)
     }
 }
 
@@ -292,15 +260,16 @@ impl Fuzzer {
         let seeds: Vec<Seeds> = FUZZED_OPERATIONS
             .iter()
             .filter(|op| ops.contains(op))
-            .map(|op| match *op {
-                "dct.verify" => Seeds::Token(token_seeds_in(&files, &keys)),
-                op => Seeds::Op(op.to_owned(), op_seeds_in(&files, op)),
+            .filter_map(|op| operation(op))
+            .map(|fz| Seeds {
+                fz,
+                seeds: fz.seeds(&files, &keys),
             })
             .collect();
         let picks: Vec<(usize, usize)> = seeds
             .iter()
             .enumerate()
-            .flat_map(|(o, s)| (0..s.len()).map(move |i| (o, i)))
+            .flat_map(|(o, s)| (0..s.seeds.len()).map(move |i| (o, i)))
             .collect();
         if picks.is_empty() {
             return Err(format!(
@@ -330,40 +299,19 @@ impl Fuzzer {
 
     /// The candidate of seed `at` with these changes (the core builds, re-signs, runs the
     /// reference and states the expectation).
-    fn candidate_of(
-        &self,
-        at: (usize, usize),
-        mutations: Vec<Mutation>,
-        edits: Vec<Edit>,
-        signing: Signing,
-    ) -> Candidate {
-        let (op, origin, case) = match self.seeds.get(at.0) {
-            Some(Seeds::Op(op, seeds)) => (
-                op.clone(),
-                seeds.get(at.1).map(|s| s.origin.clone()),
-                Case::Op(op_candidate(op, seeds, at.1, edits, signing, &self.keys)),
-            ),
-            Some(Seeds::Token(seeds)) => (
-                "dct.verify".to_owned(),
-                seeds.get(at.1).map(|s| s.origin.clone()),
-                Case::Token(token_candidate(seeds, at.1, mutations, &self.keys)),
-            ),
-            None => (
-                "dct.verify".to_owned(),
-                None,
-                Case::Token(token_candidate(&[], 0, mutations, &self.keys)),
-            ),
-        };
-        Candidate {
+    fn candidate_of(&self, at: (usize, usize), ch: Changes) -> Option<Candidate> {
+        let Seeds { fz, seeds } = self.seeds.get(at.0)?;
+        let origin = seeds.get(at.1)?.origin.clone();
+        Some(Candidate {
             at,
-            origin: origin.unwrap_or_default(),
-            op,
-            case,
-        }
+            origin,
+            op: fz.name().to_owned(),
+            case: candidate(*fz, seeds, at.1, ch, &self.keys),
+        })
     }
 
     /// The case `bytes` decide: a seed, then its changes as `fuzz` draws them
-    /// ([`token_mutations`], [`op_edits`]), with the bytes as the source of randomness.
+    /// ([`Fuzzable::random_changes`]), with the bytes as the source of randomness.
     pub fn candidate(&self, bytes: &[u8]) -> Candidate {
         let mut src = Bytes::new(bytes);
         let at = self
@@ -371,26 +319,27 @@ impl Fuzzer {
             .get(src.below(self.picks.len()))
             .copied()
             .unwrap_or_default();
-        match self.seeds.get(at.0) {
-            Some(Seeds::Token(seeds)) => {
-                let m = token_mutations(&mut src, seeds.get(at.1), &self.keys);
-                self.candidate_of(at, m, Vec::new(), Signing::Resign)
-            }
-            Some(Seeds::Op(op, seeds)) => {
-                let (signing, edits) = op_edits(op, &mut src, seeds.get(at.1), &self.keys);
-                self.candidate_of(at, Vec::new(), edits, signing)
-            }
-            None => self.candidate_of(at, Vec::new(), Vec::new(), Signing::Keep),
+        let Seeds { fz, seeds } = &self.seeds[at.0];
+        let ch = changes(*fz, &mut src, seeds.get(at.1), &self.keys);
+        Candidate {
+            at,
+            origin: seeds
+                .get(at.1)
+                .map(|s| s.origin.clone())
+                .unwrap_or_default(),
+            op: fz.name().to_owned(),
+            case: candidate(*fz, seeds, at.1, ch, &self.keys),
         }
     }
 
+    fn seed(&self, at: (usize, usize)) -> Option<&OpSeed> {
+        self.seeds.get(at.0)?.seeds.get(at.1)
+    }
+
     fn flags(&self, at: (usize, usize)) -> &[String] {
-        match self.seeds.get(at.0) {
-            Some(Seeds::Token(s)) => s.get(at.1).map(|s| s.flags.as_slice()),
-            Some(Seeds::Op(_, s)) => s.get(at.1).map(|s| s.flags.as_slice()),
-            None => None,
-        }
-        .unwrap_or_default()
+        self.seed(at)
+            .map(|s| s.flags.as_slice())
+            .unwrap_or_default()
     }
 
     fn answer<I: Implementation + ?Sized>(
@@ -535,8 +484,9 @@ impl Fuzzer {
         for _ in 0..MAX_ROUNDS {
             let mut improved = false;
             for i in 0..best.changes() {
-                let (mutations, edits, signing) = best.without(i);
-                let t = self.candidate_of(best.at, mutations, edits, signing);
+                let Some(t) = self.candidate_of(best.at, best.without(i)) else {
+                    continue;
+                };
                 if let Some(tj) = self.judge(imp, &t) {
                     if tj.kind == Some(kind) && class(&t, &tj) == want {
                         best = t;
@@ -558,33 +508,27 @@ impl Fuzzer {
     fn finding(&self, kind: Kind, c: Candidate, j: Judged) -> Finding {
         let actual = Some(j.actual.clone());
         let failure = j.failure.unwrap_or(FailureKind::NoAnswer);
-        let finding = match (c.case, self.seeds.get(c.at.0)) {
-            (Case::Op(oc), Some(Seeds::Op(op, seeds))) => {
-                let seed = seeds.get(c.at.1);
-                let family = j.family.clone();
-                let fault = fault_of(kind, failure, j.actual_output.clone(), || {
-                    family.unwrap_or_else(|| "?".to_owned())
-                });
-                let a = grade_op(op, seed, &oc, |s| Some(assess_fault(s, &fault)));
-                let direction = a.as_ref().map(|a| a.direction);
-                let sig =
-                    Signature::of_op(kind, &oc.edits, &oc.reference, actual.as_ref(), direction);
-                core::Finding::of_op(op, kind, seed, oc, actual, j.message, a.as_ref(), &sig)
-            }
-            (Case::Token(tc), seeds) => {
-                let seed = match seeds {
-                    Some(Seeds::Token(seeds)) => seeds.get(c.at.1),
-                    _ => None,
-                };
-                let sig = Signature::of_token(kind, &tc.mutations, &tc.reference, actual.as_ref());
-                core::Finding::of_token(kind, seed, tc, actual, j.message, &sig)
-            }
-            (Case::Op(oc), _) => {
-                let sig = Signature::of_op(kind, &oc.edits, &oc.reference, actual.as_ref(), None);
-                core::Finding::of_op(&c.op, kind, None, oc, actual, j.message, None, &sig)
-            }
-        };
-        Finding(finding)
+        let seed = self.seed(c.at);
+        let family = j.family.clone();
+        let fault = fault_of(kind, failure, j.actual_output.clone(), || {
+            family.unwrap_or_else(|| "?".to_owned())
+        });
+        let fz = self.seeds[c.at.0].fz;
+        let a = grade(fz, kind, seed, &c.case, actual.as_ref(), |s| {
+            Some(assess_fault(s, &fault))
+        });
+        let direction = a.as_ref().map(|a| a.direction);
+        let sig = Signature::of(fz.grading(), kind, &c.case, actual.as_ref(), direction);
+        Finding(core::Finding::of(
+            fz,
+            kind,
+            seed,
+            c.case,
+            actual,
+            j.message,
+            a.as_ref(),
+            &sig,
+        ))
     }
 }
 
@@ -647,12 +591,7 @@ mod tests {
     fn the_operations_come_from_the_environment() {
         std::env::set_var("DELEGATEOS_FUZZ_OPS", " glob.match ,");
         let glob = Fuzzer::from_env().unwrap();
-        assert!(
-            glob.seeds
-                .iter()
-                .all(|s| matches!(s, Seeds::Op(op, _) if op == "glob.match"))
-                && glob.seeds() > 10
-        );
+        assert!(glob.seeds.iter().all(|s| s.fz.name() == "glob.match") && glob.seeds() > 10);
         std::env::set_var("DELEGATEOS_FUZZ_OPS", "glob.match,dct.create");
         let refused = Fuzzer::from_env().unwrap_err();
         assert!(refused.contains("dct.create is not fuzzed"), "{refused}");

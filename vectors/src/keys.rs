@@ -20,17 +20,21 @@ pub struct Key {
     pub seed: [u8; 32],
     /// The principal id (base64url of the public key).
     pub principal: String,
+    /// The keypair, derived once: deriving it is a scalar multiplication, as costly as a
+    /// signature, and the fuzzers re-sign with these keys on every case.
+    keypair: Keypair,
 }
 
 impl Key {
     /// Derives key `name` from its published seed.
     pub fn derive(name: &'static str) -> Self {
         let seed = blake2b256(format!("{SEED_PREFIX}{name}").as_bytes());
-        let principal = Keypair::from_seed(&seed).principal_id();
+        let keypair = Keypair::from_seed(&seed);
         Self {
             name,
             seed,
-            principal,
+            principal: keypair.principal_id(),
+            keypair,
         }
     }
 
@@ -39,9 +43,9 @@ impl Key {
         hex::encode(self.seed)
     }
 
-    /// The keypair.
+    /// The keypair (a copy of the one derived with the key).
     pub fn keypair(&self) -> Keypair {
-        Keypair::from_seed(&self.seed)
+        self.keypair.clone()
     }
 }
 

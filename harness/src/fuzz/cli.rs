@@ -11,7 +11,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::diff::{self, DiffConfig, DiffReport};
+use super::drive::{self, DiffConfig, DiffReport};
 use super::ops;
 
 /// Arguments of `delegateos-conform fuzz`.
@@ -170,12 +170,7 @@ fn main_fuzz(args: FuzzArgs) -> Outcome {
     for op in &op_list {
         let mut op_config = config.clone();
         op_config.max_findings = args.max_findings.saturating_sub(report.findings.len());
-        let result = if op == "dct.verify" {
-            diff::run(&op_config, &mut |line| println!("{line}")).map_err(|e| e.to_string())
-        } else {
-            ops::engine::run(op, &op_config, &mut |line| println!("{line}"))
-        };
-        let part = match result {
+        let part = match ops::engine::run(op, &op_config, &mut |line| println!("{line}")) {
             Ok(r) => r,
             Err(e) => {
                 eprintln!("error: {e}");
@@ -267,7 +262,7 @@ fn main_fuzz(args: FuzzArgs) -> Outcome {
     // Hardening findings (another code of the family, hardening seeds) are written and
     // reported, but only normative and decision findings fail the run.
     let failing = report.findings.len() - hardening + report.suppressed;
-    match diff::write_findings(&args.out, &report) {
+    match drive::write_findings(&args.out, &report) {
         Ok(paths) => {
             for p in paths {
                 println!("  wrote {}", p.display());

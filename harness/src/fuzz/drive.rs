@@ -2,9 +2,9 @@
 //! of candidates through the implementation (via [`crate::runner::run`], which owns process
 //! supervision: timeouts, crashes, restarts, protocol validation, and judging against the
 //! reference's answer), the triage at the commit, minimization, grading and the finding list.
-//! What differs per operation — how candidates are made, judged, keyed and graded — is a
-//! `Target`: [`super::diff`] for `dct.verify`'s token mutations, [`super::ops::engine`] for
-//! the operations of the fuzz core's registry.
+//! What differs per operation — how candidates are made, judged, keyed and graded — is the
+//! fuzz core's registry entry of the operation, which [`super::ops::engine`], the one
+//! `Target`, reads.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -153,7 +153,7 @@ pub(crate) trait Target: Sync {
     /// A generated case.
     type Candidate: Clone + Send + Sync;
     /// What the loop calls a change of a candidate in its progress lines.
-    const UNIT: &'static str;
+    fn unit(&self) -> &'static str;
 
     /// The candidates of batch `b`: a function of the run's seed, the operation and `b` alone,
     /// so every number of workers explores the same batches ([`super::pool`]).
@@ -171,11 +171,6 @@ pub(crate) trait Target: Sync {
     fn changes(&self, c: &Self::Candidate) -> usize;
     /// The candidate with only the changes at `keep`, in order.
     fn keeping(&self, c: &Self::Candidate, keep: &[usize]) -> Self::Candidate;
-    /// The judgement a minimized finding reports: its own, or, where the minimization found
-    /// nothing smaller, the original's.
-    fn merge(&self, original: Judged, minimized: Option<Judged>) -> Judged {
-        minimized.unwrap_or(original)
-    }
     /// The minimized finding, graded (not yet timed).
     fn finding(&self, kind: FindingKind, c: Self::Candidate, j: Judged, sig: &Signature)
         -> Finding;
@@ -344,7 +339,9 @@ pub(crate) fn run<T: Target>(
             }
             let found_after = started.elapsed();
             let (min, min_judged) = ahead.unwrap_or_else(|| minimize_timed(c, &sig));
-            let j = target.merge(j, min_judged);
+            // A minimized finding reports its own judgement (the reply and message of the input
+            // it writes), or, where minimization found nothing smaller, the original's.
+            let j = min_judged.unwrap_or(j);
             let final_sig = target.signature(kind, &min, &j);
             let after =
                 lock().after_minimizing(next, sig, &final_sig, &mut findings, config.max_findings);
@@ -359,7 +356,7 @@ pub(crate) fn run<T: Target>(
             }
             let changes = target.changes(&min);
             let finding = build(kind, min, j, found_after, cases, &final_sig);
-            progress(&finding.announcement(findings.len() + 1, changes, T::UNIT));
+            progress(&finding.announcement(findings.len() + 1, changes, target.unit()));
             findings.push(finding);
             if config.stop_on_first {
                 return false;

@@ -1,6 +1,6 @@
 //! Fuzzing on the harness side: entry points for its parsers ([`targets`]) and the
-//! differential fuzzer `delegateos-conform fuzz` ([`cli`], the loop [`drive`] and its targets
-//! [`diff`] and [`ops::engine`]).
+//! differential fuzzer `delegateos-conform fuzz` ([`cli`], the loop [`drive`] and its target
+//! [`ops::engine`], one for every operation of the core's registry).
 //!
 //! The differential fuzzer takes valid `dct.verify` cases, mutates them structurally,
 //! re-signs them with the published test keys (so mutations reach the semantic checks of the
@@ -17,7 +17,6 @@
 pub use delegateos_vectors::fuzz::{finding, mutate};
 
 pub mod cli;
-pub mod diff;
 pub mod drive;
 pub mod ops;
 pub(crate) mod pool;

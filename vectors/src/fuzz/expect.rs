@@ -10,9 +10,9 @@ use delegateos_reference::timestamp::Timestamp;
 use serde_json::Value;
 
 use super::entropy::Entropy;
-use super::mutate::{self, Mutation, Seed};
-use super::ops::edit::{self, Edit};
-use super::ops::{build, random_edit, random_signing, view, Signing};
+use super::mutate::Mutation;
+use super::ops::edit::Edit;
+use super::ops::{Changes, Fuzzable, Signing};
 use crate::differential::expectation_of;
 use crate::format::{self as vf, Expectation, Expected, Level, Stake};
 use crate::keys::Keys;
@@ -23,43 +23,7 @@ pub const MAX_INPUT_BYTES: usize = 256 * 1024;
 /// Mutations or edits per candidate: 1..=MAX_EDITS.
 pub const MAX_EDITS: usize = 3;
 
-/// Valid `dct.verify` cases of the corpus's `dct` area as seeds (the embedded corpus, or
-/// `<dir>/dct/*.json` when a directory is given), after the builtin chains.
-pub fn token_seeds(vectors: Option<&Path>, keys: &Keys) -> Vec<Seed> {
-    let files = crate::CorpusSource::from_option(vectors)
-        .load()
-        .unwrap_or_default();
-    token_seeds_in(&files, keys)
-}
-
-/// [`token_seeds`] of files already loaded.
-pub fn token_seeds_in(files: &[LoadedFile], keys: &Keys) -> Vec<Seed> {
-    let mut seeds = mutate::builtin_seeds(keys);
-    for loaded in files {
-        let file = &loaded.file;
-        if file.area != "dct" {
-            continue;
-        }
-        for case in &file.cases {
-            let valid = matches!(case.expect.outcomes().first(), Some(Expected::Valid { .. }));
-            if case.op == "dct.verify" && valid {
-                let requirements = case.requirements.clone();
-                if let Some(mut seed) = Seed::from_input(&case.id, requirements, &case.input) {
-                    seed.flags = case.flags.clone();
-                    seed.level = case.level;
-                    if let Expectation::Acceptable { outcomes, decision } = &case.expect {
-                        seed.alternatives = outcomes.iter().skip(1).cloned().collect();
-                        seed.decision = Some(decision.clone());
-                    }
-                    seeds.push(seed);
-                }
-            }
-        }
-    }
-    seeds
-}
-
-/// A corpus case of a fuzzed operation other than `dct.verify`.
+/// A seed of a fuzzed operation: a corpus case (or, for `dct.verify`, a builtin chain).
 #[derive(Debug, Clone)]
 pub struct OpSeed {
     /// Case id.
@@ -74,24 +38,26 @@ pub struct OpSeed {
     pub ground: vf::Ground,
     /// The case's stated stake (an unmutated seed is graded with it).
     pub stake: Stake,
-    /// The case's input decoded into the mutator's view.
+    /// The case's input decoded into the mutator's view (`dct.verify`: the decoded token and
+    /// the context).
     pub view: Value,
     /// The case's expectation (its `acceptable` outcomes widen a candidate's expectation when
     /// the reference still answers one of them).
     pub expect: Expectation,
 }
 
-/// Every case of `op` in the corpus (the embedded one, or `vectors`), stateful groups
-/// excepted, in corpus order.
-pub fn op_seeds(op: &str, vectors: Option<&Path>) -> Vec<OpSeed> {
+/// The seeds of `fz` in the corpus (the embedded one, or `vectors`) ([`Fuzzable::seeds`]).
+pub fn seeds(fz: &dyn Fuzzable, vectors: Option<&Path>, keys: &Keys) -> Vec<OpSeed> {
     let files = crate::CorpusSource::from_option(vectors)
         .load()
         .unwrap_or_default();
-    op_seeds_in(&files, op)
+    fz.seeds(&files, keys)
 }
 
-/// [`op_seeds`] of files already loaded.
-pub fn op_seeds_in(files: &[LoadedFile], op: &str) -> Vec<OpSeed> {
+/// Every case of `fz`'s operation in `files`, stateful groups excepted, in corpus order (the
+/// default [`Fuzzable::seeds`]).
+pub fn op_seeds_of<F: Fuzzable + ?Sized>(fz: &F, files: &[LoadedFile]) -> Vec<OpSeed> {
+    let op = fz.name();
     let mut seeds = Vec::new();
     for loaded in files {
         if loaded.file.stateful {
@@ -106,7 +72,7 @@ pub fn op_seeds_in(files: &[LoadedFile], op: &str) -> Vec<OpSeed> {
                     level: case.level,
                     ground: case.ground.clone(),
                     stake: case.stake.clone(),
-                    view: view(op, &case.input),
+                    view: fz.view(&case.input),
                     expect: case.expect.clone(),
                 });
             }
@@ -115,27 +81,15 @@ pub fn op_seeds_in(files: &[LoadedFile], op: &str) -> Vec<OpSeed> {
     seeds
 }
 
-/// A mutated `dct.verify` case.
+/// A candidate: a seed and its changes (token mutations for `dct.verify`, edits and a signing
+/// mode for the others), the input they build, the reference's answer and the expectation.
 #[derive(Debug, Clone)]
-pub struct TokenCandidate {
+pub struct Candidate {
     /// Index of its seed.
     pub seed: usize,
-    /// The mutations, in order.
+    /// `dct.verify`'s token mutations, in order (empty for the others).
     pub mutations: Vec<Mutation>,
-    /// The input.
-    pub input: Value,
-    /// The reference's answer.
-    pub reference: Outcome,
-    /// The outcomes an implementation may give: the reference's first (`None`: not run).
-    pub expectation: Option<Expectation>,
-}
-
-/// An edited case of another operation.
-#[derive(Debug, Clone)]
-pub struct OpCandidate {
-    /// Index of its seed.
-    pub seed: usize,
-    /// The edits, in order.
+    /// Another operation's edits, in order (empty for `dct.verify`).
     pub edits: Vec<Edit>,
     /// Whether signed structures are re-signed after the edits.
     pub signing: Signing,
@@ -146,6 +100,29 @@ pub struct OpCandidate {
     /// What the implementation is held to (`None`: the reference does not support the input,
     /// or it is above the size bound; the case is not run).
     pub expectation: Option<Expectation>,
+}
+
+impl Candidate {
+    /// How many changes (mutations, then edits) it has.
+    pub fn changes(&self) -> usize {
+        self.mutations.len() + self.edits.len()
+    }
+
+    /// Its changes at `keep` (indices into mutations, then edits), in order; same signing.
+    pub fn keeping(&self, keep: &[usize]) -> Changes {
+        let m = self.mutations.len();
+        Changes {
+            signing: self.signing,
+            mutations: keep
+                .iter()
+                .filter_map(|&i| self.mutations.get(i).cloned())
+                .collect(),
+            edits: keep
+                .iter()
+                .filter_map(|&i| i.checked_sub(m).and_then(|i| self.edits.get(i)).cloned())
+                .collect(),
+        }
+    }
 }
 
 /// `outcome` as one expected outcome (none for an unsupported input).
@@ -175,13 +152,6 @@ fn malformed(now: Option<&Value>) -> bool {
         .is_some_and(|n| Timestamp::parse(n).is_err())
 }
 
-/// The mutations of a new token candidate of `seed`: 1..=[`MAX_EDITS`], drawn from `rng`.
-pub fn token_mutations(rng: &mut impl Entropy, seed: Option<&Seed>, keys: &Keys) -> Vec<Mutation> {
-    let n = 1 + rng.below(MAX_EDITS);
-    seed.map(|seed| (0..n).map(|_| mutate::random(rng, seed, keys)).collect())
-        .unwrap_or_default()
-}
-
 /// The expectation of a mutated token. The reference's outcome comes first. Two more readings
 /// are allowed:
 /// - if the reference still accepts, the seed's other `acceptable` outcomes (the mutation did
@@ -190,16 +160,25 @@ pub fn token_mutations(rng: &mut impl Entropy, seed: Option<&Seed>, keys: &Keys)
 ///   settled by no spec text (D7 orders the token's steps, not the context's validation):
 ///   `malformed_token` for `now` and the token fault the reference reports with the seed's
 ///   own `now` are both acceptable.
-pub fn token_expectation(seed: &Seed, input: &Value, reference: &Outcome) -> Option<Expectation> {
+pub fn token_expectation(seed: &OpSeed, input: &Value, reference: &Outcome) -> Option<Expectation> {
     let first = expected_of(reference)?;
     let mut outcomes = vec![first.clone()];
     let mut decision = None;
-    if matches!(first, Expected::Valid { .. }) && !seed.alternatives.is_empty() {
-        outcomes.extend(seed.alternatives.iter().cloned());
-        decision = seed.decision.clone();
+    if let (
+        Expected::Valid { .. },
+        Expectation::Acceptable {
+            outcomes: open,
+            decision: d,
+        },
+    ) = (&first, &seed.expect)
+    {
+        if open.len() > 1 {
+            outcomes.extend(open.iter().skip(1).cloned());
+            decision = Some(d.clone());
+        }
     }
     if malformed(input.get("context").and_then(|c| c.get("now"))) {
-        if let Some(seed_now) = seed.context.get("now") {
+        if let Some(seed_now) = seed.view.get("context").and_then(|c| c.get("now")) {
             let mut fixed = input.clone();
             if let Some(ctx) = fixed.get_mut("context").and_then(Value::as_object_mut) {
                 ctx.insert("now".to_owned(), seed_now.clone());
@@ -225,66 +204,29 @@ pub fn token_expectation(seed: &Seed, input: &Value, reference: &Outcome) -> Opt
     })
 }
 
-/// The token candidate of seed `seed` with `mutations`: built, re-signed, answered by the
-/// reference, and its expectation.
-pub fn token_candidate(
-    seeds: &[Seed],
-    seed: usize,
-    mutations: Vec<Mutation>,
-    keys: &Keys,
-) -> TokenCandidate {
-    let input = seeds
-        .get(seed)
-        .map_or(Value::Null, |s| mutate::build(s, &mutations, keys));
-    let reference = ops::run("dct.verify", &input);
-    let expectation = seeds
-        .get(seed)
-        .and_then(|s| token_expectation(s, &input, &reference));
-    TokenCandidate {
-        seed,
-        mutations,
-        input,
-        reference,
-        expectation,
-    }
-}
-
-/// The signing mode and edits of a new candidate of `op` on `seed`: 1..=[`MAX_EDITS`] edits,
-/// each generated on the view the previous ones produced.
-pub fn op_edits(
-    op: &str,
-    rng: &mut impl Entropy,
+/// The changes of a new candidate of `seed` ([`Fuzzable::random_changes`]; none without a
+/// seed).
+pub fn changes(
+    fz: &dyn Fuzzable,
+    rng: &mut dyn Entropy,
     seed: Option<&OpSeed>,
     keys: &Keys,
-) -> (Signing, Vec<Edit>) {
-    let signing = random_signing(op, rng);
-    let n = 1 + rng.below(MAX_EDITS);
-    let mut edits: Vec<Edit> = Vec::new();
-    let text = super::ops::edits_text(op);
-    if let Some(seed) = seed {
-        for _ in 0..n {
-            let mut v = seed.view.clone();
-            for e in edits.iter().filter(|e| !e.is_text()) {
-                edit::apply(&mut v, e);
-            }
-            let input = if text {
-                build(op, &seed.view, &edits, signing, keys)
-            } else {
-                Value::Null
-            };
-            if let Some(e) = random_edit(op, rng, &v, &input) {
-                edits.push(e);
-            }
-        }
-    }
-    (signing, edits)
+) -> Changes {
+    seed.map_or(
+        Changes {
+            signing: Signing::Keep,
+            mutations: Vec::new(),
+            edits: Vec::new(),
+        },
+        |s| fz.random_changes(rng, s, keys),
+    )
 }
 
 /// The reference's outcome as an implementation is held to it ([`super::ops::comparable`]).
-pub fn comparable_outcome(op: &str, outcome: &Outcome) -> Outcome {
+pub fn comparable_outcome<F: Fuzzable + ?Sized>(fz: &F, outcome: &Outcome) -> Outcome {
     match outcome {
         Outcome::Ok { output } => Outcome::Ok {
-            output: super::ops::comparable(op, output),
+            output: fz.comparable(output),
         },
         other => other.clone(),
     }
@@ -294,7 +236,11 @@ pub fn comparable_outcome(op: &str, outcome: &Outcome) -> Outcome {
 /// edit made it something other than a profile timestamp, the text does not order that fault
 /// before the token's own. So next to the reference's answer, `invalid_input` and the denial
 /// the candidate gets at the seed's `now` are acceptable, as the token fuzzer allows.
-fn malformed_now_outcomes(op: &str, input: &Value, seed: &OpSeed) -> Vec<Expected> {
+fn malformed_now_outcomes<F: Fuzzable + ?Sized>(
+    fz: &F,
+    input: &Value,
+    seed: &OpSeed,
+) -> Vec<Expected> {
     let Some(seed_now) = seed.view.get("now").filter(|_| malformed(input.get("now"))) else {
         return Vec::new();
     };
@@ -304,7 +250,7 @@ fn malformed_now_outcomes(op: &str, input: &Value, seed: &OpSeed) -> Vec<Expecte
         code: "invalid_input".to_owned(),
         stage: None,
     }];
-    let denial = comparable_outcome(op, &ops::run(op, &at_seed_now));
+    let denial = comparable_outcome(fz, &ops::run(fz.name(), &at_seed_now));
     let denied = match &denial {
         Outcome::Ok { output } => output.get("decision").and_then(Value::as_str) == Some("deny"),
         Outcome::Error { .. } => true,
@@ -319,14 +265,14 @@ fn malformed_now_outcomes(op: &str, input: &Value, seed: &OpSeed) -> Vec<Expecte
 /// The reference's outcome; the seed's other `acceptable` outcomes too when the reference
 /// still answers one of them (the edits left the seed's open question open); and the outcomes
 /// a decision leaves open for this candidate (D7: a malformed caller `now`).
-pub fn op_expectation(
-    op: &str,
+pub fn op_expectation<F: Fuzzable + ?Sized>(
+    fz: &F,
     seed: &OpSeed,
     input: &Value,
     reference: &Outcome,
 ) -> Option<Expectation> {
-    let also = malformed_now_outcomes(op, input, seed);
-    let reference = comparable_outcome(op, reference);
+    let also = malformed_now_outcomes(fz, input, seed);
+    let reference = comparable_outcome(fz, reference);
     let first = expected_of(&reference)?;
     let mut outcomes = vec![first.clone()];
     let mut decision = None;
@@ -353,29 +299,55 @@ pub fn op_expectation(
     }
 }
 
-/// The candidate of `op` on seed `seed` with `edits`: built (re-signed per `signing`),
-/// answered by the reference (unless above [`MAX_INPUT_BYTES`]), and its expectation.
-pub fn op_candidate(
-    op: &str,
+/// Whether `input` as compact JSON text is longer than `limit` bytes (counted, not built).
+fn longer_than(input: &Value, limit: usize) -> bool {
+    struct Count(usize, usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 += bytes.len();
+            if self.0 > self.1 {
+                Err(std::io::ErrorKind::WriteZero.into())
+            } else {
+                Ok(bytes.len())
+            }
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    serde_json::to_writer(&mut Count(0, limit), input).is_err()
+}
+
+/// The candidate of `fz` on seed `seed` with `changes`: built (mutated or edited, re-signed
+/// per its signing), answered by the reference (unless the operation's inputs are bounded and
+/// it is above [`MAX_INPUT_BYTES`]), and its expectation ([`Fuzzable::expectation`]).
+pub fn candidate(
+    fz: &dyn Fuzzable,
     seeds: &[OpSeed],
     seed: usize,
-    edits: Vec<Edit>,
-    signing: Signing,
+    changes: Changes,
     keys: &Keys,
-) -> OpCandidate {
+) -> Candidate {
+    let Changes {
+        signing,
+        mutations,
+        edits,
+    } = changes;
     let s = seeds.get(seed);
-    let input = s.map_or(Value::Null, |s| build(op, &s.view, &edits, signing, keys));
-    let too_big = input.to_string().len() > MAX_INPUT_BYTES;
-    let reference = if too_big {
+    let input = s.map_or(Value::Null, |s| {
+        fz.build(&s.view, &mutations, &edits, signing, keys)
+    });
+    let reference = if fz.bounded_input() && longer_than(&input, MAX_INPUT_BYTES) {
         Outcome::Unsupported {
             reason: "input above the fuzzer's size bound".to_owned(),
         }
     } else {
-        ops::run(op, &input)
+        ops::run(fz.name(), &input)
     };
-    let expectation = s.and_then(|s| op_expectation(op, s, &input, &reference));
-    OpCandidate {
+    let expectation = s.and_then(|s| fz.expectation(s, &input, &reference));
+    Candidate {
         seed,
+        mutations,
         edits,
         signing,
         input,
@@ -384,18 +356,70 @@ pub fn op_candidate(
     }
 }
 
+/// Candidate `c` of `fz` on `seed` as a case (id `id`) for a runner to judge (`None`: not run).
+/// An unmutated seed is its corpus case, with its ground and stated stake; a changed one is
+/// differential: no case states it, so the severity model's rules grade it.
+pub fn fuzzed_case(
+    fz: &dyn Fuzzable,
+    id: String,
+    c: &Candidate,
+    seed: Option<&OpSeed>,
+) -> Option<vf::Case> {
+    let e = c.expectation.as_ref()?;
+    let op = fz.name();
+    let requirements = seed.map(|s| s.requirements.clone()).unwrap_or_default();
+    let flags = seed.map(|s| s.flags.clone()).unwrap_or_default();
+    let level = seed.map_or(Level::Normative, |s| s.level);
+    let (ground, stake) = match seed {
+        Some(s) if c.changes() == 0 => (s.ground.clone(), s.stake.clone()),
+        _ => (
+            vf::Ground::Differential {
+                level,
+                reason: format!(
+                    "a mutation of {}",
+                    seed.map_or("no case", |s| s.origin.as_str())
+                ),
+            },
+            crate::severity::model().rule_stake(op, &flags, &requirements, e),
+        ),
+    };
+    Some(vf::Case {
+        id,
+        description: String::new(),
+        requirements,
+        flags,
+        level,
+        ground,
+        stake,
+        op: op.to_owned(),
+        options: crate::options::needed_by(&c.input),
+        input: c.input.clone(),
+        expect: e.clone(),
+    })
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::*;
+    use crate::fuzz::mutate;
+    use crate::fuzz::ops::{operation, token::Verify};
     use serde_json::json;
+
+    fn changes(mutations: Vec<Mutation>, edits: Vec<Edit>) -> Changes {
+        Changes {
+            signing: Signing::Keep,
+            mutations,
+            edits,
+        }
+    }
 
     /// A malformed `now` together with a token fault: no spec text orders them, so both
     /// `malformed_token` and the token fault's code are acceptable (D7, issue 12).
     #[test]
     fn malformed_now_with_a_token_fault_accepts_both_codes() {
         let keys = Keys::fixed();
-        let seeds = mutate::builtin_seeds(&keys);
+        let seeds = Verify.seeds(&[], &keys);
         let mutations = vec![
             Mutation::Set {
                 stage: mutate::Stage::Context,
@@ -407,7 +431,7 @@ mod tests {
                 key: "mallory".to_owned(),
             },
         ];
-        let c = token_candidate(&seeds, 0, mutations, &keys);
+        let c = candidate(&Verify, &seeds, 0, changes(mutations, Vec::new()), &keys);
         let Some(Expectation::Acceptable { outcomes, .. }) = &c.expectation else {
             panic!("expected acceptable, got {:?}", c.expectation);
         };
@@ -428,27 +452,28 @@ mod tests {
     #[test]
     fn a_malformed_caller_now_leaves_the_order_open() {
         let keys = Keys::fixed();
-        let seeds = op_seeds("mcp.call", None);
+        let call = operation("mcp.call").unwrap();
+        let seeds = super::seeds(call, None, &keys);
         let invalid_input = Expected::Invalid {
             code: "invalid_input".to_owned(),
             stage: None,
         };
         let mut widened = 0;
         for (i, s) in seeds.iter().enumerate() {
-            let input = build("mcp.call", &s.view, &[], Signing::Keep, &keys);
+            let input = call.build(&s.view, &[], &[], Signing::Keep, &keys);
             if input.get("now").is_none() {
                 continue;
             }
-            assert!(malformed_now_outcomes("mcp.call", &input, s).is_empty());
+            assert!(malformed_now_outcomes(call, &input, s).is_empty());
             let mut bad = input.clone();
             bad["now"] = Value::from("2026-02-30T00:00:00Z");
-            let also = malformed_now_outcomes("mcp.call", &bad, s);
+            let also = malformed_now_outcomes(call, &bad, s);
             assert!(also.contains(&invalid_input), "{}", s.origin);
             let edit = Edit::Set {
                 path: vec![crate::fuzz::mutate::Seg::Key("now".to_owned())],
                 value: Value::from("2026-02-30T00:00:00Z"),
             };
-            let c = op_candidate("mcp.call", &seeds, i, vec![edit], Signing::Keep, &keys);
+            let c = candidate(call, &seeds, i, changes(Vec::new(), vec![edit]), &keys);
             match c.expectation {
                 Some(Expectation::Acceptable { outcomes, decision }) => {
                     assert!(outcomes.contains(&invalid_input), "{}", s.origin);

@@ -9,9 +9,10 @@ use std::time::Duration;
 use delegateos_reference::ops::Outcome;
 use serde_json::Value;
 
-use super::expect::{OpCandidate, OpSeed, TokenCandidate};
-use super::mutate::{Mutation, Seed};
+use super::expect::{Candidate, OpSeed};
+use super::mutate::Mutation;
 use super::ops::edit::Edit;
+use super::ops::{Fuzzable, Grading};
 use crate::differential::{
     assess_token, failure_kind, outcome_class, reference_code, requirement_of_outcome,
 };
@@ -393,6 +394,22 @@ impl Signature {
         Self::new(kind, reference, actual_class, fields)
     }
 
+    /// The signature of a finding on candidate `c` of an operation graded `grading`: the
+    /// fields its mutations ([`Signature::of_token`]) or edits ([`Signature::of_op`],
+    /// `direction` the assessment's) touched.
+    pub fn of(
+        grading: Grading,
+        kind: FindingKind,
+        c: &Candidate,
+        actual: Option<&Value>,
+        direction: Option<Direction>,
+    ) -> Self {
+        match grading {
+            Grading::ByStep => Self::of_token(kind, &c.mutations, &c.reference, actual),
+            Grading::BySeed => Self::of_op(kind, &c.edits, &c.reference, actual, direction),
+        }
+    }
+
     /// Same kind, reference outcome and implementation outcome class (what minimization
     /// keeps).
     pub fn same_class(&self, other: &Signature) -> bool {
@@ -466,15 +483,57 @@ pub fn grade_token(
     (level, a)
 }
 
+/// The assessment of a disagreement of `kind` on candidate `c` of `fz` (`None`: not run):
+/// [`grade_token`] for an operation graded by step, [`grade_op`] (through `assess`, the
+/// fuzzer's entry into the severity model) for one graded by its seed.
+pub fn grade(
+    fz: &dyn Fuzzable,
+    kind: FindingKind,
+    seed: Option<&OpSeed>,
+    c: &Candidate,
+    actual: Option<&Value>,
+    assess: impl FnOnce(&crate::outcome::Subject<'_>) -> Option<Assessment>,
+) -> Option<Assessment> {
+    match fz.grading() {
+        Grading::ByStep => {
+            let level = seed.map_or(Level::Normative, |s| s.level);
+            Some(grade_token(kind, level, &c.reference, actual).1)
+        }
+        Grading::BySeed => grade_op(fz.name(), seed, c, assess),
+    }
+}
+
 impl Finding {
-    /// The finding of a minimized token candidate `c` of `seed` (not yet timed: `found_after`
-    /// and `cases_before` are the loop's to set). It cites the requirement of the step the
-    /// mutated token breaks, the one it is graded by ([`assess_token`]), never the seed's, so
-    /// its finding file replays to the same grade.
-    pub fn of_token(
+    /// The finding of a minimized candidate `c` of `fz` on `seed`, graded `assessment` (not
+    /// yet timed: `found_after` and `cases_before` are the loop's to set); an operation graded
+    /// by step is graded again here on `c` ([`Finding::of_token`]).
+    #[allow(clippy::too_many_arguments)]
+    pub fn of(
+        fz: &dyn Fuzzable,
         kind: FindingKind,
-        seed: Option<&Seed>,
-        c: TokenCandidate,
+        seed: Option<&OpSeed>,
+        c: Candidate,
+        actual: Option<Value>,
+        message: String,
+        assessment: Option<&Assessment>,
+        sig: &Signature,
+    ) -> Self {
+        match fz.grading() {
+            Grading::ByStep => Self::of_token(fz.name(), kind, seed, c, actual, message, sig),
+            Grading::BySeed => {
+                Self::of_op(fz.name(), kind, seed, c, actual, message, assessment, sig)
+            }
+        }
+    }
+
+    /// The finding of a minimized token candidate `c` of `seed`. It cites the requirement of
+    /// the step the mutated token breaks, the one it is graded by ([`assess_token`]), never
+    /// the seed's, so its finding file replays to the same grade.
+    fn of_token(
+        op: &str,
+        kind: FindingKind,
+        seed: Option<&OpSeed>,
+        c: Candidate,
         actual: Option<Value>,
         message: String,
         sig: &Signature,
@@ -483,7 +542,7 @@ impl Finding {
         let (level, a) = grade_token(kind, level, &c.reference, actual.as_ref());
         Self {
             kind,
-            op: "dct.verify".to_owned(),
+            op: op.to_owned(),
             origin: seed.map(|s| s.origin.clone()).unwrap_or_default(),
             requirements: vec![requirement_of_outcome(&c.reference).to_owned()],
             mutations: c.mutations,
@@ -504,14 +563,13 @@ impl Finding {
         }
     }
 
-    /// The finding of a minimized candidate `c` of `op` on `seed`, graded `assessment` (not yet
-    /// timed).
+    /// The finding of a minimized candidate `c` of `op` on `seed`, graded `assessment`.
     #[allow(clippy::too_many_arguments)]
-    pub fn of_op(
+    fn of_op(
         op: &str,
         kind: FindingKind,
         seed: Option<&OpSeed>,
-        c: OpCandidate,
+        c: Candidate,
         actual: Option<Value>,
         message: String,
         assessment: Option<&Assessment>,
@@ -568,7 +626,7 @@ impl Finding {
 pub fn grade_op(
     op: &str,
     seed: Option<&OpSeed>,
-    c: &OpCandidate,
+    c: &Candidate,
     assess: impl FnOnce(&crate::outcome::Subject<'_>) -> Option<Assessment>,
 ) -> Option<Assessment> {
     let mut expectation = c.expectation.clone()?;

@@ -19,7 +19,7 @@ use delegateos_reference::token::{
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::format::{Expected, Level};
+use crate::format::Level;
 use crate::keys::{Key, Keys};
 
 use super::entropy::Entropy;
@@ -194,11 +194,6 @@ pub struct Seed {
     pub flags: Vec<String>,
     /// The seed case's level; findings on its mutations inherit it.
     pub level: Level,
-    /// The seed case's other `acceptable` outcomes (beyond the reference's reading) and the
-    /// decision naming them.
-    pub alternatives: Vec<Expected>,
-    /// That decision (`D…`), if the seed was `acceptable`.
-    pub decision: Option<String>,
 }
 
 impl Seed {
@@ -214,8 +209,6 @@ impl Seed {
             context: input.get("context")?.clone(),
             flags: Vec::new(),
             level: Level::Normative,
-            alternatives: Vec::new(),
-            decision: None,
         })
     }
 }
@@ -421,10 +414,11 @@ fn encode(token: &Value, encodings: &[Encoding]) -> (String, String) {
     (b64, format)
 }
 
-/// Applies `mutations` to `seed` and re-signs: the `dct.verify` input to send.
-pub fn build(seed: &Seed, mutations: &[Mutation], keys: &Keys) -> Value {
-    let mut token = seed.token.clone();
-    let mut context = seed.context.clone();
+/// Applies `mutations` to a seed's decoded `token` and `context` and re-signs: the
+/// `dct.verify` input to send.
+pub fn build(token: &Value, context: &Value, mutations: &[Mutation], keys: &Keys) -> Value {
+    let mut token = token.clone();
+    let mut context = context.clone();
     let mut forged = Vec::new();
     let mut encodings = Vec::new();
     for m in mutations {
@@ -553,9 +547,8 @@ fn numbers() -> Vec<Value> {
     ]
 }
 
-/// A random mutation of `seed` (given the mutations already chosen, so block counts match).
-pub fn random(rng: &mut impl Entropy, seed: &Seed, keys: &Keys) -> Mutation {
-    let token = &seed.token;
+/// A random mutation of a seed's decoded `token`.
+pub fn random(rng: &mut impl Entropy, token: &Value, keys: &Keys) -> Mutation {
     let n = blocks(token);
     let block = rng.below(n);
     let key_names: Vec<&str> = keys.all().iter().map(|k| k.name).collect();
@@ -849,8 +842,6 @@ pub fn builtin_seeds(keys: &Keys) -> Vec<Seed> {
                 context,
                 flags: Vec::new(),
                 level: Level::Normative,
-                alternatives: Vec::new(),
-                decision: None,
             }
         })
         .collect()
@@ -865,7 +856,7 @@ mod tests {
     fn builtin_seeds_verify_and_resigning_keeps_them_valid() {
         let keys = Keys::fixed();
         for seed in builtin_seeds(&keys) {
-            let input = build(&seed, &[], &keys);
+            let input = build(&seed.token, &seed.context, &[], &keys);
             let out = run("dct.verify", &input);
             assert!(
                 matches!(out, Outcome::Ok { .. }),
@@ -891,7 +882,10 @@ mod tests {
             ],
             value: json!("**"),
         };
-        let out = run("dct.verify", &build(seed, &[widen], &keys));
+        let out = run(
+            "dct.verify",
+            &build(&seed.token, &seed.context, &[widen], &keys),
+        );
         assert!(
             matches!(&out, Outcome::Error { code, .. } if code == "attenuation_violation"),
             "{out:?}"

@@ -1,107 +1,73 @@
 //! `fuzz --op OP`'s target of the differential loop ([`crate::fuzz::drive`]) for every
-//! operation of the fuzz core's registry ([`super::REGISTRY`]): seeds from the corpus cases of
-//! `OP`, the operation's structure-aware edits (re-signed per the drawn signing mode), the
-//! reference's own answer as the expectation, the implementation through the runner, and each
-//! disagreement graded by the severity model exactly as the run report grades a failing case
-//! (the core's `grade_op` over `outcome::assess`).
+//! operation of the fuzz core's registry ([`super::REGISTRY`]), `dct.verify` among them: the
+//! operation's seeds, its changes (token mutations, or structure-aware edits re-signed per the
+//! drawn signing mode), the reference's own answer as the expectation, the implementation
+//! through the runner, and each disagreement graded by the severity model as the core grades
+//! it for the operation (`grade`: by the step the reference names, or exactly as the run
+//! report grades the seed case, over `outcome::assess`).
 use std::time::Instant;
 
-use crate::fuzz::diff::{DiffConfig, DiffReport, Finding, FindingKind};
-use crate::fuzz::drive::{self, classify, Judged, Target};
+use crate::fuzz::drive::{
+    self, classify, DiffConfig, DiffReport, Finding, FindingKind, Judged, Target,
+};
 use crate::fuzz::triage::Signature;
 use crate::runner::case::Case;
 use crate::runner::{CaseResult, Status};
-use delegateos_vectors::format::{self as vf, Expectation, Level, Severity};
+use delegateos_vectors::format::Severity;
 use delegateos_vectors::fuzz::entropy::{Entropy, Rng};
-use delegateos_vectors::fuzz::expect::{
-    op_candidate as candidate, op_edits, OpCandidate as Candidate,
-};
-use delegateos_vectors::fuzz::finding::grade_op;
+use delegateos_vectors::fuzz::expect::{candidate, changes, fuzzed_case, Candidate};
+use delegateos_vectors::fuzz::finding::grade;
 use delegateos_vectors::keys::Keys;
 use delegateos_vectors::outcome;
 
-/// The corpus cases of an operation as seeds (the core's).
-pub use delegateos_vectors::fuzz::expect::{op_seeds as load_seeds, OpSeed};
+use super::Fuzzable;
 
-fn runner_case(
-    op: &str,
-    id: String,
-    c: &Candidate,
-    seed: Option<&OpSeed>,
-    e: &Expectation,
-) -> Case {
-    let requirements = seed.map(|s| s.requirements.clone()).unwrap_or_default();
-    let flags = seed.map(|s| s.flags.clone()).unwrap_or_default();
-    let level = seed.map_or(Level::Normative, |s| s.level);
-    // An unmutated seed is its corpus case, with its ground and stated stake; a mutation is
-    // differential: no case states it, so the severity model's rules grade it.
-    let (ground, stake) = match seed {
-        Some(s) if c.edits.is_empty() => (s.ground.clone(), s.stake.clone()),
-        _ => (
-            vf::Ground::Differential {
-                level,
-                reason: format!(
-                    "a mutation of {}",
-                    seed.map_or("no case", |s| s.origin.as_str())
-                ),
-            },
-            delegateos_vectors::severity::model().rule_stake(op, &flags, &requirements, e),
-        ),
-    };
-    Case::fuzzed(vf::Case {
-        id,
-        description: String::new(),
-        requirements,
-        flags,
-        level,
-        ground,
-        stake,
-        op: op.to_owned(),
-        options: delegateos_vectors::options::needed_by(&c.input),
-        input: c.input.clone(),
-        expect: e.clone(),
-    })
-}
+/// The seeds of an operation (the core's).
+pub use delegateos_vectors::fuzz::expect::{seeds as load_seeds, OpSeed};
 
-/// A new candidate: a random seed, its signing mode, and its edits ([`op_edits`]).
-fn generate(op: &str, seeds: &[OpSeed], rng: &mut Rng, keys: &Keys) -> Candidate {
+/// A new candidate: a random seed and its changes ([`Fuzzable::random_changes`]).
+fn generate(fz: &dyn Fuzzable, seeds: &[OpSeed], rng: &mut Rng, keys: &Keys) -> Candidate {
     let s = rng.below(seeds.len());
-    let (signing, edits) = op_edits(op, rng, seeds.get(s), keys);
-    candidate(op, seeds, s, edits, signing, keys)
+    let ch = changes(fz, rng, seeds.get(s), keys);
+    candidate(fz, seeds, s, ch, keys)
 }
 
-/// An operation of the fuzz core's registry, edited by its mutator.
-struct Operation<'a> {
-    op: &'a str,
+/// An operation of the fuzz core's registry, changed by its mutator.
+struct Operation {
+    fz: &'static dyn Fuzzable,
     seeds: Vec<OpSeed>,
     keys: Keys,
     seed: u64,
 }
 
-impl Target for Operation<'_> {
+impl Target for Operation {
     type Candidate = Candidate;
-    const UNIT: &'static str = "edit";
+
+    fn unit(&self) -> &'static str {
+        self.fz.grading().unit()
+    }
 
     fn batch(&self, b: usize, size: usize) -> Vec<Candidate> {
-        let mut rng =
-            Rng::new(self.seed ^ op_salt(self.op) ^ (b as u64).wrapping_mul(0xA076_1D64_78BD_642F));
+        let salt = self.fz.stream_salt();
+        let mut rng = Rng::new(self.seed ^ salt ^ (b as u64).wrapping_mul(0xA076_1D64_78BD_642F));
         (0..size)
-            .map(|_| generate(self.op, &self.seeds, &mut rng, &self.keys))
+            .map(|_| generate(self.fz, &self.seeds, &mut rng, &self.keys))
             .collect()
     }
 
     fn case(&self, i: usize, c: &Candidate) -> Option<Case> {
-        let e = c.expectation.as_ref()?;
         let id = format!("fuzz-case-{i:04}");
-        Some(runner_case(self.op, id, c, self.seeds.get(c.seed), e))
+        fuzzed_case(self.fz, id, c, self.seeds.get(c.seed)).map(Case::fuzzed)
     }
 
-    /// Graded as the run report grades a case ([`grade_op`]: an unmutated seed as its corpus
-    /// case, a mutated one by its requirements' rule).
+    /// Graded as the core grades the operation ([`grade`]: by the step the reference names,
+    /// or as the run report grades the seed case: unmutated as its corpus case, mutated by its
+    /// requirements' rule).
     fn judge(&self, c: &Candidate, r: &CaseResult) -> Judged {
         let kind = classify(r);
-        let assessment = kind.and_then(|_| {
-            grade_op(self.op, self.seeds.get(c.seed), c, |s| {
+        let seed = self.seeds.get(c.seed);
+        let assessment = kind.and_then(|k| {
+            grade(self.fz, k, seed, c, r.actual.as_ref(), |s| {
                 outcome::assess(s, &r.outcome)
             })
         });
@@ -116,7 +82,7 @@ impl Target for Operation<'_> {
 
     fn signature(&self, kind: FindingKind, c: &Candidate, j: &Judged) -> Signature {
         let direction = j.assessment.as_ref().map(|a| a.direction);
-        Signature::of_op(kind, &c.edits, &c.reference, j.actual.as_ref(), direction)
+        Signature::of(self.fz.grading(), kind, c, j.actual.as_ref(), direction)
     }
 
     fn severity(&self, _kind: FindingKind, _c: &Candidate, j: &Judged) -> Option<Severity> {
@@ -124,79 +90,74 @@ impl Target for Operation<'_> {
     }
 
     fn changes(&self, c: &Candidate) -> usize {
-        c.edits.len()
+        c.changes()
     }
 
     fn keeping(&self, c: &Candidate, keep: &[usize]) -> Candidate {
-        let e = keep.iter().filter_map(|&i| c.edits.get(i).cloned());
-        candidate(
-            self.op,
-            &self.seeds,
-            c.seed,
-            e.collect(),
-            c.signing,
-            &self.keys,
-        )
+        candidate(self.fz, &self.seeds, c.seed, c.keeping(keep), &self.keys)
     }
 
     fn finding(&self, kind: FindingKind, c: Candidate, j: Judged, sig: &Signature) -> Finding {
         let seed = self.seeds.get(c.seed);
         let a = j.assessment.as_ref();
-        Finding::of_op(self.op, kind, seed, c, j.actual, j.message, a, sig)
+        Finding::of(self.fz, kind, seed, c, j.actual, j.message, a, sig)
     }
 }
 
-/// Runs the differential fuzzer on `op` (not `dct.verify`, see [`crate::fuzz::diff::run`]).
-/// An operation without corpus seeds, or an adapter that cannot be started, is an error.
+/// Runs the differential fuzzer on `op`. An operation outside the registry or without
+/// seeds, or an adapter that cannot be started, is an error.
 pub fn run(
     op: &str,
     config: &DiffConfig,
     progress: &mut dyn FnMut(&str),
 ) -> Result<DiffReport, String> {
     let started = Instant::now();
-    let seeds = load_seeds(op, config.vectors.as_deref());
+    let fz = super::operation(op).ok_or_else(|| format!("operation {op} is not fuzzable"))?;
+    let keys = Keys::fixed();
+    let seeds = load_seeds(fz, config.vectors.as_deref(), &keys);
     if seeds.is_empty() {
         return Err(format!(
             "no corpus case of operation {op} to seed the fuzzer"
         ));
     }
     let target = Operation {
-        op,
+        fz,
         seeds,
-        keys: Keys::fixed(),
+        keys,
         seed: config.seed,
     };
     drive::run(&target, target.seeds.len(), config, started, progress).map_err(|e| e.to_string())
 }
 
-/// A per-operation constant mixed into the seed, so `--op a,b` does not replay one PRNG
-/// stream on every operation.
-fn op_salt(op: &str) -> u64 {
-    op.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fuzz::ops::OPERATIONS;
+    use crate::fuzz::drive::write_findings;
+    use crate::fuzz::ops::{operation, Changes, Signing, OPERATIONS};
     use delegateos_reference::ops::Outcome;
     use delegateos_vectors::differential::reference_code;
-    use serde_json::Value;
+    use delegateos_vectors::format::{Expectation, Level};
+    use delegateos_vectors::fuzz::mutate::{self, Mutation};
+    use serde_json::{json, Value};
+    use std::time::Duration;
+
+    fn fuzzable(op: &str) -> &'static dyn Fuzzable {
+        operation(op).unwrap_or_else(|| panic!("{op} is registered"))
+    }
 
     /// Same seed, same candidates (inputs and reference answers); never a panic.
     #[test]
     fn generation_is_deterministic_for_a_seed() {
         let keys = Keys::fixed();
-        for op in OPERATIONS.iter().filter(|o| **o != "dct.verify") {
-            let seeds = load_seeds(op, None);
+        for op in OPERATIONS {
+            let fz = fuzzable(op);
+            let seeds = load_seeds(fz, None, &keys);
             assert!(!seeds.is_empty(), "{op}: no seeds");
             let run = |seed: u64| -> Vec<(Value, String)> {
                 let mut rng = Rng::new(seed);
                 (0..40)
                     .map(|_| {
-                        let c = generate(op, &seeds, &mut rng, &keys);
+                        let c = generate(fz, &seeds, &mut rng, &keys);
                         (c.input, reference_code(&c.reference))
                     })
                     .collect()
@@ -213,11 +174,12 @@ mod tests {
     #[test]
     fn mutated_candidates_reach_several_verdicts() {
         let keys = Keys::fixed();
-        for op in OPERATIONS.iter().filter(|o| **o != "dct.verify") {
-            let seeds = load_seeds(op, None);
+        for op in OPERATIONS {
+            let fz = fuzzable(op);
+            let seeds = load_seeds(fz, None, &keys);
             let mut rng = Rng::new(3);
             let answers: Vec<String> = (0..200)
-                .map(|_| match generate(op, &seeds, &mut rng, &keys).reference {
+                .map(|_| match generate(fz, &seeds, &mut rng, &keys).reference {
                     Outcome::Ok { output } => format!("ok {output}"),
                     other => reference_code(&other),
                 })
@@ -227,5 +189,59 @@ mod tests {
             assert!(ok > 0, "{op}: nothing accepted");
             assert!(distinct.len() > 1, "{op}: one answer for every candidate");
         }
+    }
+
+    #[test]
+    fn a_token_finding_is_a_valid_replayable_vector_file() {
+        let keys = Keys::fixed();
+        let fz = fuzzable("dct.verify");
+        let seeds = load_seeds(fz, None, &keys);
+        let mutations = vec![Mutation::Encode {
+            encoding: mutate::Encoding::Padding,
+        }];
+        let changes = Changes {
+            signing: Signing::Resign,
+            mutations: mutations.clone(),
+            edits: Vec::new(),
+        };
+        let c = candidate(fz, &seeds, 0, changes, &keys);
+        let finding = Finding {
+            kind: FindingKind::Disagreement,
+            op: "dct.verify".to_owned(),
+            origin: "builtin-0".to_owned(),
+            requirements: Vec::new(),
+            mutations,
+            edits: Vec::new(),
+            input: c.input,
+            reference: c.reference,
+            expectation: c.expectation,
+            actual: Some(json!({"outcome": "ok", "output": {}})),
+            message: String::new(),
+            found_after: Duration::from_millis(1),
+            cases_before: 1,
+            level: Level::Normative,
+            severity: Severity::High,
+            effect: "lenient-input".to_owned(),
+            report_key: String::new(),
+            key: "disagreement: reference malformed_token / implementation accepted / token:x"
+                .to_owned(),
+            hits: 1,
+        };
+        let report = DiffReport {
+            cases: 1,
+            findings: vec![finding],
+            seeds: seeds.len(),
+            ..DiffReport::empty()
+        };
+        let dir = std::env::temp_dir().join(format!("dos-fuzz-findings-{}", std::process::id()));
+        let paths = write_findings(&dir, &report).unwrap();
+        assert_eq!(paths.len(), 1);
+        let file = delegateos_vectors::load::load_file(&paths[0]).unwrap();
+        assert_eq!(file.cases[0].flags, vec!["DifferentialFinding".to_owned()]);
+        assert!(matches!(
+            &file.cases[0].expect,
+            Expectation::Invalid { code, .. } if code == "malformed_token"
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -1,17 +1,20 @@
-//! Differential fuzzing of the operations beyond `dct.verify` that take untrusted input
-//! (`fuzz --op`): one module per concern.
+//! The registry of fuzzed operations that take untrusted input (`fuzz --op`), `dct.verify`
+//! among them: one module per concern.
 //!
 //! | module | concern |
 //! |---|---|
 //! | [`edit`] | replayable structure-aware edits of a JSON document |
 //! | [`text`] | edits of JSON text (numbers, escapes, duplicate keys, nesting, unicode) |
 //! | [`sign`] | re-signing with the published test keys |
+//! | [`token`] | `dct.verify`: the token mutator of [`crate::fuzz::mutate`] as a registered operation |
 //! | [`revocation`], [`canonical`], [`glob`], [`checks`], [`signed`], [`mcp`] | per operation: the decoded view a mutator edits, its dictionary, and the encoding back to an input |
 //! | the harness's `fuzz::ops::engine`, `delegateos_inprocess::fuzz` | the loops: mutate, run both sides, compare, deduplicate, minimize, grade |
 //!
 //! Each operation's input is decoded into a *view* (e.g. a revocation list's JSON text parsed
 //! into its entries, an MCP call's token decoded), edited, encoded back (re-signed when the
 //! candidate says so), then text edits apply to the encoded input's JSON-text fields.
+//! `dct.verify`'s view is the decoded token and its context, changed by token
+//! [`Mutation`]s instead of edits and re-signed block by block ([`token`]).
 
 pub mod canonical;
 pub mod checks;
@@ -22,16 +25,22 @@ pub mod revocation;
 pub mod sign;
 pub mod signed;
 pub mod text;
+pub mod token;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::fuzz::entropy::Entropy;
+use crate::format::Expectation;
+use crate::fuzz::entropy::{fnv, Entropy};
+use crate::fuzz::expect::{self, OpSeed, MAX_EDITS};
+use crate::fuzz::mutate::Mutation;
 use crate::keys::Keys;
+use crate::load::LoadedFile;
+use delegateos_reference::ops::Outcome;
 use edit::Edit;
 
-/// The fuzzed operations, as `fuzz --op` and `delegateos_inprocess::fuzz` take them:
-/// `dct.verify`, whose mutator is [`crate::fuzz::mutate`], then [`REGISTRY`]'s.
+/// The fuzzed operations, as `fuzz --op` and `delegateos_inprocess::fuzz` take them: the names
+/// of [`REGISTRY`], in its order.
 pub const OPERATIONS: &[&str] = &[
     "dct.verify",
     "revocation.from_json",
@@ -56,14 +65,56 @@ pub enum Signing {
     Rehash,
 }
 
-/// A fuzzable operation (other than `dct.verify`, whose token mutator is [`super::mutate`]):
-/// what its mutator edits, how an edited view becomes an input again (re-signed per the
-/// candidate's signing mode), how candidates treat signatures, and the part of the reference's
-/// output an implementation is held to. One implementation per operation, in the module of
-/// its family; [`REGISTRY`] lists them.
-pub trait Fuzzable: Sync {
+/// How a finding of an operation is graded, keyed and recorded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Grading {
+    /// As `run` grades its seed case (the seed's requirements, an unmutated seed with its
+    /// flags and stated stake); keyed `<op> kind: …`, with what the output does when both
+    /// accepted; its changes recorded as edits and the signing mode.
+    BySeed,
+    /// By the §10.1 step the reference's answer names (`dct.verify`: a mutated token is
+    /// judged by the step it breaks, never by its seed's requirements); keyed `kind: …`; its
+    /// changes recorded as token mutations.
+    ByStep,
+}
+
+impl Grading {
+    /// What a fuzzer's progress lines call one change of a candidate.
+    pub fn unit(self) -> &'static str {
+        match self {
+            Self::BySeed => "edit",
+            Self::ByStep => "mutation",
+        }
+    }
+}
+
+/// A fuzzable operation: where its seeds come from, what its mutator changes (the view), how a
+/// changed view becomes an input again (re-signed per the candidate's signing mode), what the
+/// implementation is held to, and how a finding is graded. One implementation per operation,
+/// in the module of its family; [`REGISTRY`] lists them. The defaults are those of an
+/// operation whose corpus cases are edited structure-aware ([`Edit`]s); `dct.verify`
+/// ([`token::Verify`]) overrides the seeds, changes, build, expectation and grading. Unwind
+/// safe, so a fuzzer holding registry entries is (`delegateos_inprocess::fuzz::Fuzzer`).
+pub trait Fuzzable: Sync + std::panic::RefUnwindSafe {
     /// The operation's catalogue name.
     fn name(&self) -> &'static str;
+
+    /// How its findings are graded ([`Grading::BySeed`] by default).
+    fn grading(&self) -> Grading {
+        Grading::BySeed
+    }
+
+    /// A constant mixed into the harness's seed of each batch, so `--op a,b` does not replay
+    /// one random stream on every operation (default: the FNV-1a hash of the name).
+    fn stream_salt(&self) -> u64 {
+        fnv(self.name().as_bytes())
+    }
+
+    /// The seeds among loaded corpus `files` (default: every case of the operation outside
+    /// stateful groups, its input in the mutator's view).
+    fn seeds(&self, files: &[LoadedFile], _keys: &Keys) -> Vec<OpSeed> {
+        expect::op_seeds_of(self, files)
+    }
 
     /// The view of `input` that the mutator edits (default: the input itself).
     fn view(&self, input: &Value) -> Value {
@@ -81,8 +132,76 @@ pub trait Fuzzable: Sync {
     }
 
     /// One structure-aware edit of `view` (whose encoded input is `input`, built only for an
-    /// operation that [`Fuzzable::edits_text`]; `null` otherwise).
-    fn random_edit(&self, rng: &mut dyn Entropy, view: &Value, input: &Value) -> Option<Edit>;
+    /// operation that [`Fuzzable::edits_text`]; `null` otherwise). Default: none (an operation
+    /// that changes its inputs otherwise overrides [`Fuzzable::random_changes`]).
+    fn random_edit(&self, _rng: &mut dyn Entropy, _view: &Value, _input: &Value) -> Option<Edit> {
+        None
+    }
+
+    /// The changes of a new candidate of `seed`: its signing mode ([`Fuzzable::random_signing`]),
+    /// then 1..=[`MAX_EDITS`] edits, each drawn on the view the previous ones produced.
+    fn random_changes(&self, rng: &mut dyn Entropy, seed: &OpSeed, keys: &Keys) -> Changes {
+        let signing = self.random_signing(rng);
+        let n = 1 + rng.below(MAX_EDITS);
+        let mut edits: Vec<Edit> = Vec::new();
+        let text = self.edits_text();
+        for _ in 0..n {
+            let mut v = seed.view.clone();
+            for e in edits.iter().filter(|e| !e.is_text()) {
+                edit::apply(&mut v, e);
+            }
+            let input = if text {
+                self.build(&seed.view, &[], &edits, signing, keys)
+            } else {
+                Value::Null
+            };
+            if let Some(e) = self.random_edit(rng, &v, &input) {
+                edits.push(e);
+            }
+        }
+        Changes {
+            signing,
+            mutations: Vec::new(),
+            edits,
+        }
+    }
+
+    /// The input of a candidate: the seed's view, edited, encoded, then text-edited (default),
+    /// or, for token `mutations`, mutated and re-signed.
+    fn build(
+        &self,
+        seed_view: &Value,
+        _mutations: &[Mutation],
+        edits: &[Edit],
+        signing: Signing,
+        keys: &Keys,
+    ) -> Value {
+        let mut v = seed_view.clone();
+        for e in edits.iter().filter(|e| !e.is_text()) {
+            edit::apply(&mut v, e);
+        }
+        let mut input = self.encode(&v, signing, keys);
+        for e in edits.iter().filter(|e| e.is_text()) {
+            edit::apply_text(&mut input, e);
+        }
+        input
+    }
+
+    /// Whether a candidate above [`expect::MAX_INPUT_BYTES`] is not run (default: yes).
+    fn bounded_input(&self) -> bool {
+        true
+    }
+
+    /// What the implementation is held to on candidate `input` of `seed`, the reference having
+    /// answered `reference` (`None`: not run). Default: [`expect::op_expectation`].
+    fn expectation(
+        &self,
+        seed: &OpSeed,
+        input: &Value,
+        reference: &Outcome,
+    ) -> Option<Expectation> {
+        expect::op_expectation(self, seed, input, reference)
+    }
 
     /// Whether [`Fuzzable::random_edit`] reads the encoded input (JSON-text edits): building
     /// it re-signs, so the others are spared it.
@@ -98,6 +217,17 @@ pub trait Fuzzable: Sync {
     }
 }
 
+/// A candidate's changes: its signing mode, then token mutations (`dct.verify`) or edits.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Changes {
+    /// How signed structures are treated.
+    pub signing: Signing,
+    /// Token mutations ([`Grading::ByStep`]).
+    pub mutations: Vec<Mutation>,
+    /// Edits (the others).
+    pub edits: Vec<Edit>,
+}
+
 /// Re-signed in 7 of 10 candidates, kept in the others.
 pub(crate) fn mostly_resigned(rng: &mut dyn Entropy) -> Signing {
     if rng.below(10) < 7 {
@@ -107,8 +237,9 @@ pub(crate) fn mostly_resigned(rng: &mut dyn Entropy) -> Signing {
     }
 }
 
-/// Every fuzzable operation beyond `dct.verify`, in [`OPERATIONS`] order.
+/// Every fuzzable operation, in [`OPERATIONS`] order.
 pub static REGISTRY: &[&dyn Fuzzable] = &[
+    &token::Verify,
     &revocation::FromJson,
     &canonical::Canonicalize,
     &glob::Match,
@@ -124,57 +255,18 @@ pub fn operation(op: &str) -> Option<&'static dyn Fuzzable> {
     REGISTRY.iter().copied().find(|o| o.name() == op)
 }
 
-/// The view of `op`'s `input` that its mutator edits.
-pub fn view(op: &str, input: &Value) -> Value {
-    operation(op).map_or_else(|| input.clone(), |o| o.view(input))
-}
-
-/// The part of `op`'s ok `output` an implementation is held to ([`Fuzzable::comparable`]).
-pub fn comparable(op: &str, output: &Value) -> Value {
-    operation(op).map_or_else(|| output.clone(), |o| o.comparable(output))
-}
-
-/// The input of `op` for an edited `view`.
-pub fn encode(op: &str, view: &Value, signing: Signing, keys: &Keys) -> Value {
-    operation(op).map_or_else(|| view.clone(), |o| o.encode(view, signing, keys))
-}
-
-/// How a new candidate of `op` treats signatures.
-pub fn random_signing(op: &str, rng: &mut impl Entropy) -> Signing {
-    operation(op).map_or(Signing::Keep, |o| o.random_signing(rng))
-}
-
-/// Whether `op`'s mutator reads the encoded input ([`Fuzzable::edits_text`]).
-pub fn edits_text(op: &str) -> bool {
-    operation(op).is_some_and(|o| o.edits_text())
-}
-
-/// One structure-aware edit of `op`'s `view` (whose encoded input is `input`).
-pub fn random_edit(op: &str, rng: &mut impl Entropy, view: &Value, input: &Value) -> Option<Edit> {
-    operation(op).and_then(|o| o.random_edit(rng, view, input))
-}
-
-/// Builds the input of a candidate: the seed's view, edited, encoded, then text-edited.
-pub fn build(op: &str, seed_view: &Value, edits: &[Edit], signing: Signing, keys: &Keys) -> Value {
-    let mut v = seed_view.clone();
-    for e in edits.iter().filter(|e| !e.is_text()) {
-        edit::apply(&mut v, e);
-    }
-    let mut input = encode(op, &v, signing, keys);
-    for e in edits.iter().filter(|e| e.is_text()) {
-        edit::apply_text(&mut input, e);
-    }
-    input
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn the_registry_is_every_fuzzed_operation_but_the_token_fuzzers() {
+    fn the_registry_is_every_fuzzed_operation() {
         let names: Vec<&str> = REGISTRY.iter().map(|o| o.name()).collect();
-        assert_eq!(names, OPERATIONS[1..].to_vec());
-        assert_eq!(OPERATIONS[0], "dct.verify");
+        assert_eq!(names, OPERATIONS.to_vec());
+        assert_eq!(
+            operation("dct.verify").map(|o| o.grading()),
+            Some(Grading::ByStep)
+        );
+        assert!(REGISTRY[1..].iter().all(|o| o.grading() == Grading::BySeed));
     }
 }
