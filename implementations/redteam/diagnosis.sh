@@ -19,7 +19,7 @@ case "$name" in
 esac
 bugs=${2:-$all}
 cargo build -q -p delegateos-conform
-bin=target/debug/delegateos-conform
+bin=${CARGO_TARGET_DIR:-target}/debug/delegateos-conform
 careful=$(REDTEAM_BUGS= "$bin" run --no-progress --format json --impl "$adapter" 2>/dev/null \
     | python3 -c "import json,sys; print(json.dumps({f['key']:f['ids'] for f in json.load(sys.stdin)['findings']}))")
 for bug in ${bugs//,/ }; do

@@ -62,7 +62,8 @@ pub fn b64u_decode(text: &str) -> Result<Vec<u8>, EncodingError> {
 }
 
 fn decode_fixed<const N: usize>(text: &str, chars: usize) -> Result<[u8; N], EncodingError> {
-    if text.len() != chars {
+    // The lenient decoder's mistake goes with a length checked on the decoded bytes only.
+    if text.len() != chars && crate::faults::off("base64url.lenient") {
         return Err(EncodingError::WrongLength {
             expected: chars,
             actual: text.len(),
