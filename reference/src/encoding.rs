@@ -37,19 +37,9 @@ pub fn b64u_encode(bytes: &[u8]) -> String {
 /// Strict base64url decoding (rejects padding, `+`, `/`, whitespace, non-zero trailing bits).
 pub fn b64u_decode(text: &str) -> Result<Vec<u8>, EncodingError> {
     if crate::faults::on("base64url.lenient") {
-        // The mistake: padding and the standard alphabet accepted, trailing bits ignored.
-        let text = text
-            .trim_end_matches('=')
-            .replace('+', "-")
-            .replace('/', "_");
-        return base64::engine::GeneralPurpose::new(
-            &base64::alphabet::URL_SAFE,
-            base64::engine::GeneralPurposeConfig::new()
-                .with_decode_padding_mode(base64::engine::DecodePaddingMode::Indifferent)
-                .with_decode_allow_trailing_bits(true),
-        )
-        .decode(text)
-        .map_err(|_| EncodingError::NotBase64Url);
+        // The mistake: padding, the standard alphabet, stray characters and trailing bits
+        // accepted (Node's `Buffer.from(text, "base64url")`).
+        return Ok(crate::faults::node_base64(text));
     }
     let bytes = URL_SAFE_NO_PAD
         .decode(text)

@@ -517,10 +517,22 @@ pub fn lenient_key(key: &str) -> std::borrow::Cow<'_, str> {
     if !on("signature.key-decoding-lenient") {
         return key.into();
     }
+    let bytes = node_base64(key);
+    if bytes.len() == 32 {
+        crate::encoding::b64u_encode(&bytes).into()
+    } else {
+        key.into()
+    }
+}
+
+/// Node's `Buffer.from(text, "base64url")` (Python's `urlsafe_b64decode` is alike): characters
+/// outside the alphabet skipped, `+` and `/` read as `-` and `_`, decoding stopped at `=`,
+/// leftover bits ignored. It never fails.
+pub fn node_base64(text: &str) -> Vec<u8> {
     let mut bits: u32 = 0;
     let mut n = 0;
     let mut bytes = Vec::new();
-    for c in key.chars() {
+    for c in text.chars() {
         let v = match c {
             'A'..='Z' => c as u32 - 'A' as u32,
             'a'..='z' => c as u32 - 'a' as u32 + 26,
@@ -538,11 +550,7 @@ pub fn lenient_key(key: &str) -> std::borrow::Cow<'_, str> {
             bits &= (1 << n) - 1;
         }
     }
-    if bytes.len() == 32 {
-        crate::encoding::b64u_encode(&bytes).into()
-    } else {
-        key.into()
-    }
+    bytes
 }
 
 /// Python's `fnmatch.fnmatchcase(text, pattern)`: `*` any run of characters (`/` included),
@@ -719,6 +727,19 @@ pub fn hashed_block<'a>(
         return typed.into();
     }
     canonical.into()
+}
+
+/// JSON parsed as an ordinary parser does (`JSON.parse`, serde_json's `Value`): the strict
+/// profile, except that the last of duplicate members wins.
+pub fn parse_last_wins(bytes: &[u8]) -> Result<serde_json::Value, crate::json::JsonError> {
+    #[cfg(feature = "faults")]
+    {
+        with("json.duplicate-members-last-wins", || crate::json::parse_strict(bytes))
+    }
+    #[cfg(not(feature = "faults"))]
+    {
+        crate::json::parse_strict(bytes)
+    }
 }
 
 /// The text of each block of a token as received (what a `RawValue` member holds: the span of
