@@ -734,7 +734,9 @@ pub fn hashed_block<'a>(
 pub fn parse_last_wins(bytes: &[u8]) -> Result<serde_json::Value, crate::json::JsonError> {
     #[cfg(feature = "faults")]
     {
-        with("json.duplicate-members-last-wins", || crate::json::parse_strict(bytes))
+        with("json.duplicate-members-last-wins", || {
+            crate::json::parse_strict(bytes)
+        })
     }
     #[cfg(not(feature = "faults"))]
     {

@@ -20,8 +20,8 @@ use crate::glob::{capability_matches, capability_subset};
 use crate::revocation::RevocationList;
 use crate::timestamp::Timestamp;
 use crate::token::{
-    authority_payload, block_revocation_ids, decode_blocks, Attenuation, Authority,
-    Capability, Covers, Decoded, SerializedDct,
+    authority_payload, block_revocation_ids, decode_blocks, Attenuation, Authority, Capability,
+    Covers, Decoded, SerializedDct,
 };
 
 /// What the verifier is asked (architecture §2.5 `VerificationContext`).
