@@ -36,6 +36,11 @@ pub fn b64u_encode(bytes: &[u8]) -> String {
 
 /// Strict base64url decoding (rejects padding, `+`, `/`, whitespace, non-zero trailing bits).
 pub fn b64u_decode(text: &str) -> Result<Vec<u8>, EncodingError> {
+    if crate::faults::on("base64url.node-buffer") {
+        // The mistake: padding, the standard alphabet, stray characters and trailing bits
+        // accepted (Node's `Buffer.from(text, "base64url")`, which never fails).
+        return Ok(crate::faults::node_base64(text));
+    }
     if crate::faults::on("base64url.lenient") {
         // The mistake: padding and the standard alphabet accepted, trailing bits ignored.
         let text = text
@@ -62,7 +67,8 @@ pub fn b64u_decode(text: &str) -> Result<Vec<u8>, EncodingError> {
 }
 
 fn decode_fixed<const N: usize>(text: &str, chars: usize) -> Result<[u8; N], EncodingError> {
-    if text.len() != chars {
+    // Node's decoder goes with a length checked on the decoded bytes only.
+    if text.len() != chars && crate::faults::off("base64url.node-buffer") {
         return Err(EncodingError::WrongLength {
             expected: chars,
             actual: text.len(),

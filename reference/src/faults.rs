@@ -119,6 +119,16 @@ pub fn block_only_digest(block_canonical: &str) -> [u8; 32] {
     crate::crypto::blake2b256(block_canonical.as_bytes())
 }
 
+/// The first 32 bytes of BLAKE2b-512 (Node's `createHash('blake2b512')` cut to length), which
+/// differ from BLAKE2b-256: the output length is a parameter of BLAKE2b, not a truncation.
+pub fn blake2b512_prefix(bytes: &[u8]) -> [u8; 32] {
+    use blake2::Digest;
+    let full = blake2::Blake2b512::digest(bytes);
+    let mut out = [0u8; 32];
+    out.copy_from_slice(&full[..32]);
+    out
+}
+
 /// `a >= b`, where the spec's comparison is `>` (an off-by-one mistake).
 pub fn at_least<T: PartialOrd>(a: T, b: T) -> bool {
     a >= b
@@ -206,7 +216,8 @@ pub fn counted_depth(chain_depth: u64, max_chain_depth: u64) -> u64 {
 }
 
 /// Pattern and resource as matched: themselves, or both normalized as POSIX paths (`//`
-/// collapsed, `.` and `..` resolved) by the mistake that "cleans" resources first.
+/// collapsed, `.` and `..` resolved) or as Unicode text (NFC) by the mistakes that "clean"
+/// resources first.
 pub fn normalized_paths<'a>(
     pattern: &'a str,
     resource: &'a str,
@@ -216,10 +227,76 @@ pub fn normalized_paths<'a>(
             posix_normalize(pattern).into(),
             posix_normalize(resource).into(),
         )
+    } else if on("glob.unicode-normalized") {
+        (nfc(pattern).into(), nfc(resource).into())
     } else {
         (pattern.into(), resource.into())
     }
 }
+
+/// Unicode NFC (JavaScript's `s.normalize('NFC')`) as far as the reference carries Unicode's
+/// tables: a Latin letter followed by one combining mark is composed into the precomposed
+/// letter of Latin-1 Supplement or Latin Extended-A, and the canonical singletons OHM SIGN,
+/// KELVIN SIGN and ANGSTROM SIGN become the letters they stand for. (The corpus's
+/// non-NFC resources are all of these; a full NFC needs the Unicode Character Database.)
+fn nfc(s: &str) -> String {
+    let mut out: Vec<char> = Vec::with_capacity(s.len());
+    for c in s.chars() {
+        let c = match c {
+            '\u{2126}' => '\u{3a9}',
+            '\u{212a}' => 'K',
+            '\u{212b}' => '\u{c5}',
+            c => c,
+        };
+        let composed = out.last().and_then(|&base| {
+            let table: Vec<char> = NFC_COMPOSITIONS.chars().collect();
+            table
+                .chunks(3)
+                .find(|t| t[0] == base && t[1] == c)
+                .map(|t| t[2])
+        });
+        match (composed, out.last_mut()) {
+            (Some(p), Some(last)) => *last = p,
+            _ => out.push(c),
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// Base letter, combining mark, precomposed letter: Unicode's primary composites in
+/// U+00C0..U+017F (generated with Python's `unicodedata`).
+const NFC_COMPOSITIONS: &str = "\
+    A\u{300}\u{c0}A\u{301}\u{c1}A\u{302}\u{c2}A\u{303}\u{c3}A\u{308}\u{c4}A\u{30a}\u{c5}\
+    C\u{327}\u{c7}E\u{300}\u{c8}E\u{301}\u{c9}E\u{302}\u{ca}E\u{308}\u{cb}I\u{300}\u{cc}\
+    I\u{301}\u{cd}I\u{302}\u{ce}I\u{308}\u{cf}N\u{303}\u{d1}O\u{300}\u{d2}O\u{301}\u{d3}\
+    O\u{302}\u{d4}O\u{303}\u{d5}O\u{308}\u{d6}U\u{300}\u{d9}U\u{301}\u{da}U\u{302}\u{db}\
+    U\u{308}\u{dc}Y\u{301}\u{dd}a\u{300}\u{e0}a\u{301}\u{e1}a\u{302}\u{e2}a\u{303}\u{e3}\
+    a\u{308}\u{e4}a\u{30a}\u{e5}c\u{327}\u{e7}e\u{300}\u{e8}e\u{301}\u{e9}e\u{302}\u{ea}\
+    e\u{308}\u{eb}i\u{300}\u{ec}i\u{301}\u{ed}i\u{302}\u{ee}i\u{308}\u{ef}n\u{303}\u{f1}\
+    o\u{300}\u{f2}o\u{301}\u{f3}o\u{302}\u{f4}o\u{303}\u{f5}o\u{308}\u{f6}u\u{300}\u{f9}\
+    u\u{301}\u{fa}u\u{302}\u{fb}u\u{308}\u{fc}y\u{301}\u{fd}y\u{308}\u{ff}\
+    A\u{304}\u{100}a\u{304}\u{101}A\u{306}\u{102}a\u{306}\u{103}A\u{328}\u{104}\
+    a\u{328}\u{105}C\u{301}\u{106}c\u{301}\u{107}C\u{302}\u{108}c\u{302}\u{109}\
+    C\u{307}\u{10a}c\u{307}\u{10b}C\u{30c}\u{10c}c\u{30c}\u{10d}D\u{30c}\u{10e}\
+    d\u{30c}\u{10f}E\u{304}\u{112}e\u{304}\u{113}E\u{306}\u{114}e\u{306}\u{115}\
+    E\u{307}\u{116}e\u{307}\u{117}E\u{328}\u{118}e\u{328}\u{119}E\u{30c}\u{11a}\
+    e\u{30c}\u{11b}G\u{302}\u{11c}g\u{302}\u{11d}G\u{306}\u{11e}g\u{306}\u{11f}\
+    G\u{307}\u{120}g\u{307}\u{121}G\u{327}\u{122}g\u{327}\u{123}H\u{302}\u{124}\
+    h\u{302}\u{125}I\u{303}\u{128}i\u{303}\u{129}I\u{304}\u{12a}i\u{304}\u{12b}\
+    I\u{306}\u{12c}i\u{306}\u{12d}I\u{328}\u{12e}i\u{328}\u{12f}I\u{307}\u{130}\
+    J\u{302}\u{134}j\u{302}\u{135}K\u{327}\u{136}k\u{327}\u{137}L\u{301}\u{139}\
+    l\u{301}\u{13a}L\u{327}\u{13b}l\u{327}\u{13c}L\u{30c}\u{13d}l\u{30c}\u{13e}\
+    N\u{301}\u{143}n\u{301}\u{144}N\u{327}\u{145}n\u{327}\u{146}N\u{30c}\u{147}\
+    n\u{30c}\u{148}O\u{304}\u{14c}o\u{304}\u{14d}O\u{306}\u{14e}o\u{306}\u{14f}\
+    O\u{30b}\u{150}o\u{30b}\u{151}R\u{301}\u{154}r\u{301}\u{155}R\u{327}\u{156}\
+    r\u{327}\u{157}R\u{30c}\u{158}r\u{30c}\u{159}S\u{301}\u{15a}s\u{301}\u{15b}\
+    S\u{302}\u{15c}s\u{302}\u{15d}S\u{327}\u{15e}s\u{327}\u{15f}S\u{30c}\u{160}\
+    s\u{30c}\u{161}T\u{327}\u{162}t\u{327}\u{163}T\u{30c}\u{164}t\u{30c}\u{165}\
+    U\u{303}\u{168}u\u{303}\u{169}U\u{304}\u{16a}u\u{304}\u{16b}U\u{306}\u{16c}\
+    u\u{306}\u{16d}U\u{30a}\u{16e}u\u{30a}\u{16f}U\u{30b}\u{170}u\u{30b}\u{171}\
+    U\u{328}\u{172}u\u{328}\u{173}W\u{302}\u{174}w\u{302}\u{175}Y\u{302}\u{176}\
+    y\u{302}\u{177}Y\u{308}\u{178}Z\u{301}\u{179}z\u{301}\u{17a}Z\u{307}\u{17b}\
+    z\u{307}\u{17c}Z\u{30c}\u{17d}z\u{30c}\u{17e}";
 
 /// Node's `path.posix.normalize`.
 fn posix_normalize(s: &str) -> String {
@@ -440,10 +517,22 @@ pub fn lenient_key(key: &str) -> std::borrow::Cow<'_, str> {
     if !on("signature.key-decoding-lenient") {
         return key.into();
     }
+    let bytes = node_base64(key);
+    if bytes.len() == 32 {
+        crate::encoding::b64u_encode(&bytes).into()
+    } else {
+        key.into()
+    }
+}
+
+/// Node's `Buffer.from(text, "base64url")` (Python's `urlsafe_b64decode` is alike): characters
+/// outside the alphabet skipped, `+` and `/` read as `-` and `_`, decoding stopped at `=`,
+/// leftover bits ignored. It never fails.
+pub fn node_base64(text: &str) -> Vec<u8> {
     let mut bits: u32 = 0;
     let mut n = 0;
     let mut bytes = Vec::new();
-    for c in key.chars() {
+    for c in text.chars() {
         let v = match c {
             'A'..='Z' => c as u32 - 'A' as u32,
             'a'..='z' => c as u32 - 'a' as u32 + 26,
@@ -461,11 +550,7 @@ pub fn lenient_key(key: &str) -> std::borrow::Cow<'_, str> {
             bits &= (1 << n) - 1;
         }
     }
-    if bytes.len() == 32 {
-        crate::encoding::b64u_encode(&bytes).into()
-    } else {
-        key.into()
-    }
+    bytes
 }
 
 /// Python's `fnmatch.fnmatchcase(text, pattern)`: `*` any run of characters (`/` included),
@@ -593,6 +678,188 @@ fn pathlib_match(pattern: &str, resource: &str) -> bool {
         .zip(r_parts.iter().rev())
         .all(|(p, r)| fnmatch(p, r))
         && (p_parts.len() <= r_parts.len() || fnmatch(p_parts[0], r_root))
+}
+
+/// A block's members as a typed decoder sees them: all of them, or (the mistake of a typed
+/// decoding that ignores unknown fields, `verify.2.revocation-id-over-typed-block`) only the
+/// members the spec names.
+pub fn known_members<'a>(
+    obj: &'a serde_json::Map<String, serde_json::Value>,
+    required: &[&str],
+    optional: &[&str],
+) -> std::borrow::Cow<'a, serde_json::Map<String, serde_json::Value>> {
+    if !on("verify.2.revocation-id-over-typed-block") {
+        return std::borrow::Cow::Borrowed(obj);
+    }
+    let known = obj
+        .iter()
+        .filter(|(k, _)| required.contains(&k.as_str()) || optional.contains(&k.as_str()))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect::<serde_json::Map<_, _>>();
+    std::borrow::Cow::Owned(known)
+}
+
+/// The text a block's revocation id is computed over: its canonical JSON as it appeared in the
+/// token, or, by a mistake, its text as received (`verify.2.revocation-id-over-raw-text`) or
+/// its typed form re-serialized, unknown members dropped
+/// (`verify.2.revocation-id-over-typed-block`). `i` is 0 for the authority, `j + 1` for
+/// attenuation `j`.
+pub fn hashed_block<'a>(
+    d: &'a crate::token::Decoded,
+    i: usize,
+    canonical: &'a str,
+) -> std::borrow::Cow<'a, str> {
+    if on("verify.2.revocation-id-over-raw-text") {
+        if let Some(raw) = d.raw_blocks.get(i) {
+            return raw.as_str().into();
+        }
+    }
+    if on("verify.2.revocation-id-over-typed-block") {
+        let typed = match i.checked_sub(1) {
+            None => crate::token::canonical_of(&d.token.authority),
+            Some(j) => d
+                .token
+                .attenuations
+                .get(j)
+                .map(crate::token::canonical_of)
+                .unwrap_or_default(),
+        };
+        return typed.into();
+    }
+    canonical.into()
+}
+
+/// JSON parsed as an ordinary parser does (`JSON.parse`, serde_json's `Value`): the strict
+/// profile, except that the last of duplicate members wins.
+pub fn parse_last_wins(bytes: &[u8]) -> Result<serde_json::Value, crate::json::JsonError> {
+    #[cfg(feature = "faults")]
+    {
+        with("json.duplicate-members-last-wins", || {
+            crate::json::parse_strict(bytes)
+        })
+    }
+    #[cfg(not(feature = "faults"))]
+    {
+        crate::json::parse_strict(bytes)
+    }
+}
+
+/// The text of each block of a token as received (what a `RawValue` member holds: the span of
+/// `authority`'s value and of each element of `attenuations`, whitespace inside included),
+/// authority first; empty unless `verify.2.revocation-id-over-raw-text` is on. `bytes` is
+/// JSON the strict parser accepted.
+pub fn raw_blocks(bytes: &[u8]) -> Vec<String> {
+    if !on("verify.2.revocation-id-over-raw-text") {
+        return Vec::new();
+    }
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return Vec::new();
+    };
+    let b = text.as_bytes();
+    let mut i = 0;
+    let ws = |i: &mut usize| {
+        while b.get(*i).is_some_and(|c| b" \t\n\r".contains(c)) {
+            *i += 1;
+        }
+    };
+    fn string(b: &[u8], i: &mut usize) {
+        *i += 1;
+        while let Some(&c) = b.get(*i) {
+            *i += if c == b'\\' { 2 } else { 1 };
+            if c == b'"' {
+                return;
+            }
+        }
+    }
+    fn value(b: &[u8], i: &mut usize) {
+        let skip_ws = |i: &mut usize| {
+            while b.get(*i).is_some_and(|c| b" \t\n\r".contains(c)) {
+                *i += 1;
+            }
+        };
+        match b.get(*i) {
+            Some(b'"') => string(b, i),
+            Some(&open @ (b'{' | b'[')) => {
+                *i += 1;
+                skip_ws(i);
+                let close = if open == b'{' { b'}' } else { b']' };
+                if b.get(*i) == Some(&close) {
+                    *i += 1;
+                    return;
+                }
+                loop {
+                    skip_ws(i);
+                    if open == b'{' {
+                        string(b, i);
+                        skip_ws(i);
+                        *i += 1; // ':'
+                        skip_ws(i);
+                    }
+                    value(b, i);
+                    skip_ws(i);
+                    let c = b.get(*i).copied();
+                    *i += 1;
+                    if c != Some(b',') {
+                        return;
+                    }
+                }
+            }
+            _ => {
+                while b.get(*i).is_some_and(|c| !b",}] \t\n\r".contains(c)) {
+                    *i += 1;
+                }
+            }
+        }
+    }
+    let mut authority = String::new();
+    let mut attenuations = Vec::new();
+    ws(&mut i);
+    i += 1; // '{'
+    loop {
+        ws(&mut i);
+        if b.get(i) != Some(&b'"') {
+            break;
+        }
+        let key_start = i;
+        string(b, &mut i);
+        let key = text.get(key_start..i).unwrap_or_default();
+        ws(&mut i);
+        i += 1; // ':'
+        ws(&mut i);
+        if key == "\"attenuations\"" && b.get(i) == Some(&b'[') {
+            i += 1;
+            ws(&mut i);
+            if b.get(i) == Some(&b']') {
+                i += 1;
+            } else {
+                loop {
+                    ws(&mut i);
+                    let start = i;
+                    value(b, &mut i);
+                    attenuations.push(text.get(start..i).unwrap_or_default().to_owned());
+                    ws(&mut i);
+                    let c = b.get(i).copied();
+                    i += 1;
+                    if c != Some(b',') {
+                        break;
+                    }
+                }
+            }
+        } else {
+            let start = i;
+            value(b, &mut i);
+            if key == "\"authority\"" {
+                authority = text.get(start..i).unwrap_or_default().to_owned();
+            }
+        }
+        ws(&mut i);
+        let c = b.get(i).copied();
+        i += 1;
+        if c != Some(b',') {
+            break;
+        }
+    }
+    std::iter::once(authority).chain(attenuations).collect()
 }
 
 #[cfg(all(test, feature = "faults"))]

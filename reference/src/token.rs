@@ -197,6 +197,9 @@ pub struct Decoded {
     pub authority_canonical: String,
     /// Canonical JSON of each attenuation as it appeared in the token.
     pub attenuation_canonical: Vec<String>,
+    /// The text of each block as received, authority first: kept only by the mistake that
+    /// hashes it for revocation ids (`verify.2.revocation-id-over-raw-text`), else empty.
+    pub raw_blocks: Vec<String>,
 }
 
 const TOP_KEYS: &[&str] = &["attenuations", "authority", "format", "signatures"];
@@ -285,12 +288,17 @@ fn check_structure(v: &Value) -> Result<(), Malformed> {
     let top = as_object(v, "token")?;
     check_keys(top, "token", TOP_KEYS, &[])?;
     let auth = as_object(&top["authority"], "authority")?;
-    check_keys(auth, "authority", AUTHORITY_KEYS, &[])?;
+    check_keys(
+        &faults::known_members(auth, AUTHORITY_KEYS, &[]),
+        "authority",
+        AUTHORITY_KEYS,
+        &[],
+    )?;
     check_capabilities(&auth["capabilities"], "authority.capabilities")?;
     for att in as_array(&top["attenuations"], "attenuations")? {
         let att = as_object(att, "attenuation")?;
         check_keys(
-            att,
+            &faults::known_members(att, ATTENUATION_REQUIRED, ATTENUATION_OPTIONAL),
             "attenuation",
             ATTENUATION_REQUIRED,
             ATTENUATION_OPTIONAL,
@@ -404,7 +412,14 @@ pub fn decode_blocks(dct: &SerializedDct) -> Result<Decoded, Malformed> {
         return Err(Malformed::new("token longer than 1 MiB"));
     }
     let bytes = b64u_decode(&dct.token).map_err(|e| Malformed::new(format!("token: {e}")))?;
-    let value = parse_strict(&bytes).map_err(|e| Malformed::new(e.to_string()))?;
+    // A decoder that keeps each block's raw text parses it as ordinary JSON (the last of
+    // duplicate members wins) and trusts it as it is (`verify.2.revocation-id-over-raw-text`).
+    let value = if faults::on("verify.2.revocation-id-over-raw-text") {
+        faults::parse_last_wins(&bytes)
+    } else {
+        parse_strict(&bytes)
+    }
+    .map_err(|e| Malformed::new(e.to_string()))?;
     decode_parsed(&bytes, value)
 }
 
@@ -427,7 +442,7 @@ fn decode_parsed(bytes: &[u8], value: Value) -> Result<Decoded, Malformed> {
         &canon(&value["format"])?,
         &canon(&value["signatures"])?,
     );
-    if !canonical {
+    if !canonical && faults::off("verify.2.revocation-id-over-raw-text") {
         return Err(Malformed::new("token JSON is not in canonical form"));
     }
     let token: SignedJsonToken =
@@ -437,6 +452,7 @@ fn decode_parsed(bytes: &[u8], value: Value) -> Result<Decoded, Malformed> {
         token,
         authority_canonical,
         attenuation_canonical,
+        raw_blocks: faults::raw_blocks(bytes),
     })
 }
 
@@ -481,12 +497,24 @@ pub fn encode(token: &SignedJsonToken) -> SerializedDct {
 
 /// Revocation id of a block given as its canonical text.
 pub fn revocation_id_of_canonical(canonical_block: &str) -> String {
+    if faults::on("revocation.id-blake2b512-truncated") {
+        return b64u_encode(&faults::blake2b512_prefix(canonical_block.as_bytes()));
+    }
     b64u_encode(&blake2b256(canonical_block.as_bytes()))
 }
 
 /// Revocation id of a typed block ([`Authority`] or [`Attenuation`]).
 pub fn revocation_id_of_block<T: Serialize>(block: &T) -> String {
     revocation_id_of_canonical(&canonical_of(block))
+}
+
+/// Revocation ids of every block of a decoded token, authority first (§3.5): BLAKE2b-256 of
+/// the canonical JSON of each block as it appeared in the token.
+pub fn block_revocation_ids(d: &Decoded) -> impl Iterator<Item = String> + '_ {
+    std::iter::once(&d.authority_canonical)
+        .chain(&d.attenuation_canonical)
+        .enumerate()
+        .map(|(i, canonical)| revocation_id_of_canonical(&faults::hashed_block(d, i, canonical)))
 }
 
 /// Revocation ids of every block, authority first (§3.5).

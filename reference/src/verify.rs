@@ -20,8 +20,8 @@ use crate::glob::{capability_matches, capability_subset};
 use crate::revocation::RevocationList;
 use crate::timestamp::Timestamp;
 use crate::token::{
-    authority_payload, decode_blocks, revocation_id_of_canonical, Attenuation, Authority,
-    Capability, Covers, Decoded, SerializedDct,
+    authority_payload, block_revocation_ids, decode_blocks, Attenuation, Authority, Capability,
+    Covers, Decoded, SerializedDct,
 };
 
 /// What the verifier is asked (architecture §2.5 `VerificationContext`).
@@ -405,14 +405,11 @@ fn check_revocations(d: &Decoded, revocations: &RevocationList) -> Result<(), De
         return Ok(());
     }
     let t = &d.token;
-    let blocks = std::iter::once((&d.authority_canonical, &t.authority.issuer)).chain(
-        d.attenuation_canonical
-            .iter()
-            .zip(t.attenuations.iter().map(|a| &a.attenuator)),
-    );
+    let signers =
+        std::iter::once(&t.authority.issuer).chain(t.attenuations.iter().map(|a| &a.attenuator));
+    let blocks = block_revocation_ids(d).zip(signers);
     let (skip, take) = faults::revocation_blocks(t.attenuations.len());
-    for (canonical, signer) in blocks.skip(skip).take(take) {
-        let rid = revocation_id_of_canonical(canonical);
+    for (rid, signer) in blocks.skip(skip).take(take) {
         let revoked = if faults::on("verify.2.any-revoker") {
             revocations.is_revoked(&rid)
         } else {

@@ -222,6 +222,8 @@ fn inspect(input: &Value) -> OpResult {
 fn revocation_ids(input: &Value) -> OpResult {
     let input = Input::new(input, &["token"], &[])?;
     let dct = serialized(input.value("token")?)?;
-    let decoded = token::decode(&dct).map_err(|e| OpError::new("malformed_token", e.detail))?;
-    Ok(json!({ "revocationIds": token::revocation_ids(&decoded) }))
+    let decoded =
+        token::decode_blocks(&dct).map_err(|e| OpError::new("malformed_token", e.detail))?;
+    let ids: Vec<String> = token::block_revocation_ids(&decoded).collect();
+    Ok(json!({ "revocationIds": ids }))
 }
