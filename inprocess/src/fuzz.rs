@@ -60,7 +60,7 @@ pub use delegateos_vectors::fuzz::entropy::{fnv, Bytes, Entropy};
 /// edits and a signing mode for the others), the input they build, the reference's answer and
 /// the expectation.
 pub use delegateos_vectors::fuzz::expect::Candidate as Case;
-use delegateos_vectors::fuzz::expect::{candidate, changes, OpSeed};
+use delegateos_vectors::fuzz::expect::{candidate, changes};
 /// What kind of problem a finding is (the core's kinds; in process: a disagreement, a crash —
 /// a panic or [`Answer::Threw`] —, an error answer, or another code of the family).
 pub use delegateos_vectors::fuzz::finding::FindingKind as Kind;
@@ -69,6 +69,7 @@ pub use delegateos_vectors::fuzz::mutate::{Encoding, Mutation, Seed, Seg, Stage}
 pub use delegateos_vectors::fuzz::ops::edit::Edit;
 use delegateos_vectors::fuzz::ops::{operation, Changes, Fuzzable};
 pub use delegateos_vectors::fuzz::ops::{Signing, OPERATIONS as FUZZED_OPERATIONS};
+use delegateos_vectors::fuzz::seed::OpSeed;
 use delegateos_vectors::judge::{judge_case, ActualOutcome, FailureKind, Verdict};
 use delegateos_vectors::keys::Keys;
 use delegateos_vectors::outcome::assess_fault;

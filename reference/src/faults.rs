@@ -113,12 +113,6 @@ pub fn signer_member_as_key(root: bool) -> bool {
     on("verify.3.signer-member-as-key") || (root && on("verify.3a.signer-member-as-key"))
 }
 
-/// The digest an attenuation signature is checked over when it is taken to cover its own
-/// block only (BLAKE2b-256 of the block's canonical JSON), not the token prefix up to it.
-pub fn block_only_digest(block_canonical: &str) -> [u8; 32] {
-    crate::crypto::blake2b256(block_canonical.as_bytes())
-}
-
 /// The first 32 bytes of BLAKE2b-512 (Node's `createHash('blake2b512')` cut to length), which
 /// differ from BLAKE2b-256: the output length is a parameter of BLAKE2b, not a truncation.
 pub fn blake2b512_prefix(bytes: &[u8]) -> [u8; 32] {
@@ -171,15 +165,6 @@ pub fn falsy_as_unset<T: Falsy>(id: &str, value: Option<T>) -> Option<T> {
 pub fn prefix_match(pattern: &str, resource: &str) -> bool {
     let literal = pattern.split('*').next().unwrap_or_default();
     resource.starts_with(literal.trim_end_matches('/'))
-}
-
-/// Capability subset with resources compared as string prefixes.
-pub fn prefix_subset(child: &crate::token::Capability, parent: &crate::token::Capability) -> bool {
-    child.namespace == parent.namespace
-        && child.action == parent.action
-        && child
-            .resource
-            .starts_with(parent.resource.split('*').next().unwrap_or_default())
 }
 
 /// True for the action `*` (read as a wildcard by the mistake).
@@ -334,87 +319,6 @@ pub fn skips_signature(i: usize, n: usize) -> bool {
     on("verify.3b.last-signature-only") && i + 1 != n
 }
 
-/// Step 4b's subset as a cross product: some parent has the child's namespace and action and
-/// some (possibly other) parent covers its resource.
-pub fn subset_cross_product(
-    child: &crate::token::Capability,
-    parents: &[crate::token::Capability],
-) -> bool {
-    on("verify.4b.subset-cross-product")
-        && parents
-            .iter()
-            .any(|p| p.namespace == child.namespace && p.action == child.action)
-        && parents
-            .iter()
-            .any(|p| crate::glob::covers(&p.resource, &child.resource))
-}
-
-/// Step 7 as a cross product: one capability matches the namespace and action, another (or
-/// the same) the resource.
-pub fn cross_product_grant(
-    caps: &[crate::token::Capability],
-    namespace: &str,
-    action: &str,
-    resource: &str,
-) -> bool {
-    on("verify.7.capability-cross-product")
-        && caps
-            .iter()
-            .any(|c| c.namespace == namespace && c.action == action)
-        && caps
-            .iter()
-            .any(|c| crate::glob::matches(&c.resource, resource))
-}
-
-/// True when `now` is before the authority's `issuedAt` and the mistake reads `issuedAt` as
-/// "not before" (the text gives it no such meaning).
-pub fn not_yet_valid(now: &crate::timestamp::Timestamp, issued_at: &str) -> bool {
-    on("verify.5.issued-at-as-not-before")
-        && crate::timestamp::Timestamp::parse(issued_at)
-            .is_ok_and(|t| now.unix_nanos() < t.unix_nanos())
-}
-
-/// The chain state after the authority, kept when a mistake checks attenuations against it.
-pub fn authority_state(state: &crate::verify::ChainState) -> Option<crate::verify::ChainState> {
-    (on("verify.4.narrowed-against-authority") || on("verify.4a.attenuator-authority-delegatee"))
-        .then(|| state.clone())
-}
-
-/// Step 4 with a mistake that looks at the authority block instead of the chain so far:
-/// 4b–4d compare with the authority's capabilities, budget and expiry
-/// (`verify.4.narrowed-against-authority`), or 4a also accepts the authority's delegatee as
-/// attenuator (`verify.4a.attenuator-authority-delegatee`).
-pub fn apply_against_authority(
-    state: &mut crate::verify::ChainState,
-    first: &crate::verify::ChainState,
-    att: &crate::token::Attenuation,
-) -> Result<(), crate::verify::Denial> {
-    if on("verify.4a.attenuator-authority-delegatee") {
-        if att.attenuator == first.delegatee {
-            state.delegatee = att.attenuator.clone();
-        }
-        return state.apply(att);
-    }
-    let mut s = crate::verify::ChainState {
-        capabilities: first.capabilities.clone(),
-        budget: first.budget,
-        expiry: first.expiry.clone(),
-        ..state.clone()
-    };
-    s.apply(att)?;
-    if att.allowed_capabilities.is_none() {
-        s.capabilities = std::mem::take(&mut state.capabilities);
-    }
-    if att.max_budget_microcents.is_none() {
-        s.budget = state.budget;
-    }
-    if att.expires_at.is_none() {
-        s.expiry = state.expiry.clone();
-    }
-    *state = s;
-    Ok(())
-}
-
 /// `matches` as one of the other-matcher mistakes computes it: Python's `fnmatch`
 /// (`glob.fnmatch`), `PurePosixPath.match` (`glob.pathlib-match`), or a glob translated to a
 /// regular expression as hurried code does — `**` → `.*`, `*` → `[^/]+`, the rest escaped, or
@@ -453,75 +357,12 @@ pub fn other_matcher(pattern: &str, resource: &str) -> Option<bool> {
     )
 }
 
-/// True when the mistake also verifies a signature under the key the object names for itself
-/// (`issuer`, `principal`) instead of only the caller's key.
-pub fn own_key_verifies(own: &str, payload: &str, sig: &[u8; 64]) -> bool {
-    on("signature.own-key-accepted")
-        && crate::crypto::verify_canonical_principal(own, payload, sig).is_ok()
-}
-
 /// An empty pattern read as `*` (`pattern or "*"`).
 pub fn empty_as_star(pattern: &str) -> &str {
     if on("glob.empty-pattern-matches-all") && pattern.is_empty() {
         "*"
     } else {
         pattern
-    }
-}
-
-/// The authority's budget and remaining depth, where the mistake reads a 0 budget or a 0
-/// `maxChainDepth` as "no limit" (`authority.get(k) or UNLIMITED`).
-pub fn zero_as_unlimited(budget: u64, remaining: u64, max_chain_depth: u64) -> (u64, u64) {
-    if !on("verify.4.authority-zero-unlimited") {
-        return (budget, remaining);
-    }
-    let unlimited = crate::token::MAX_SAFE_INTEGER;
-    (
-        if budget == 0 { unlimited } else { budget },
-        if max_chain_depth == 0 {
-            unlimited
-        } else {
-            remaining
-        },
-    )
-}
-
-/// The effective expiry taken as the least `expiresAt` text of the chain (a string minimum,
-/// not an instant one), where that mistake is on.
-pub fn earliest_expiry_by_text(
-    expiry: &mut crate::timestamp::Timestamp,
-    token: &crate::token::SignedJsonToken,
-) {
-    if !on("verify.5.earliest-expiry-by-text") {
-        return;
-    }
-    let texts = std::iter::once(&token.authority.expires_at).chain(
-        token
-            .attenuations
-            .iter()
-            .filter_map(|a| a.expires_at.as_ref()),
-    );
-    if let Some(t) = texts
-        .min()
-        .and_then(|t| crate::timestamp::Timestamp::parse(t).ok())
-    {
-        *expiry = t;
-    }
-}
-
-/// A caller-given key as the mistake decodes it (Node's `Buffer.from(key, "base64url")`:
-/// characters outside the alphabet skipped, `+` and `/` read as `-` and `_`, padding and
-/// leftover bits ignored), re-encoded as the principal id it decodes to; the key itself when
-/// the mistake is off or the bytes are no 32-byte key.
-pub fn lenient_key(key: &str) -> std::borrow::Cow<'_, str> {
-    if !on("signature.key-decoding-lenient") {
-        return key.into();
-    }
-    let bytes = node_base64(key);
-    if bytes.len() == 32 {
-        crate::encoding::b64u_encode(&bytes).into()
-    } else {
-        key.into()
     }
 }
 
@@ -628,20 +469,6 @@ pub fn ascii_escaped(text: String) -> String {
     out
 }
 
-/// The signature entry checked for the block at `position`: the entry at that position, or
-/// (signatures kept in a map by `covers`) the last entry whose `covers` names the block.
-pub fn signature_for(
-    sigs: &[crate::token::TokenSignature],
-    position: usize,
-    covers: crate::token::Covers,
-) -> Option<&crate::token::TokenSignature> {
-    if on("verify.3.signatures-by-covers") {
-        sigs.iter().rev().find(|s| s.covers == covers)
-    } else {
-        sigs.get(position)
-    }
-}
-
 /// Python 3.11's `PurePosixPath(resource).match(pattern)`: both split into parts (empty and `.`
 /// parts dropped, a leading `/` or exactly `//` kept as the root); a relative pattern matches
 /// the path's last parts, an absolute one the whole path; each part by [`fnmatch`].
@@ -697,51 +524,6 @@ pub fn known_members<'a>(
         .map(|(k, v)| (k.clone(), v.clone()))
         .collect::<serde_json::Map<_, _>>();
     std::borrow::Cow::Owned(known)
-}
-
-/// The text a block's revocation id is computed over: its canonical JSON as it appeared in the
-/// token, or, by a mistake, its text as received (`verify.2.revocation-id-over-raw-text`) or
-/// its typed form re-serialized, unknown members dropped
-/// (`verify.2.revocation-id-over-typed-block`). `i` is 0 for the authority, `j + 1` for
-/// attenuation `j`.
-pub fn hashed_block<'a>(
-    d: &'a crate::token::Decoded,
-    i: usize,
-    canonical: &'a str,
-) -> std::borrow::Cow<'a, str> {
-    if on("verify.2.revocation-id-over-raw-text") {
-        if let Some(raw) = d.raw_blocks.get(i) {
-            return raw.as_str().into();
-        }
-    }
-    if on("verify.2.revocation-id-over-typed-block") {
-        let typed = match i.checked_sub(1) {
-            None => crate::token::canonical_of(&d.token.authority),
-            Some(j) => d
-                .token
-                .attenuations
-                .get(j)
-                .map(crate::token::canonical_of)
-                .unwrap_or_default(),
-        };
-        return typed.into();
-    }
-    canonical.into()
-}
-
-/// JSON parsed as an ordinary parser does (`JSON.parse`, serde_json's `Value`): the strict
-/// profile, except that the last of duplicate members wins.
-pub fn parse_last_wins(bytes: &[u8]) -> Result<serde_json::Value, crate::json::JsonError> {
-    #[cfg(feature = "faults")]
-    {
-        with("json.duplicate-members-last-wins", || {
-            crate::json::parse_strict(bytes)
-        })
-    }
-    #[cfg(not(feature = "faults"))]
-    {
-        crate::json::parse_strict(bytes)
-    }
 }
 
 /// The text of each block of a token as received (what a `RawValue` member holds: the span of

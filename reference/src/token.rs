@@ -415,7 +415,7 @@ pub fn decode_blocks(dct: &SerializedDct) -> Result<Decoded, Malformed> {
     // A decoder that keeps each block's raw text parses it as ordinary JSON (the last of
     // duplicate members wins) and trusts it as it is (`verify.2.revocation-id-over-raw-text`).
     let value = if faults::on("verify.2.revocation-id-over-raw-text") {
-        faults::parse_last_wins(&bytes)
+        mistakes::parse_last_wins(&bytes)
     } else {
         parse_strict(&bytes)
     }
@@ -514,7 +514,7 @@ pub fn block_revocation_ids(d: &Decoded) -> impl Iterator<Item = String> + '_ {
     std::iter::once(&d.authority_canonical)
         .chain(&d.attenuation_canonical)
         .enumerate()
-        .map(|(i, canonical)| revocation_id_of_canonical(&faults::hashed_block(d, i, canonical)))
+        .map(|(i, canonical)| revocation_id_of_canonical(&mistakes::hashed_block(d, i, canonical)))
 }
 
 /// Revocation ids of every block, authority first (§3.5).
@@ -606,5 +606,57 @@ impl SerializedDct {
         let obj = as_object(value, "SerializedDCT")?;
         check_keys(obj, "SerializedDCT", &["format", "token"], &[])?;
         serde_json::from_value(value.clone()).map_err(|e| Malformed::new(e.to_string()))
+    }
+}
+
+/// The catalogue's mistakes at these steps (`spec/faults.md`), computed only when their fault
+/// is on (`faults::on`): beside the steps they break, so that `faults.rs` (the switches)
+/// imports nothing of the reference.
+mod mistakes {
+    /// The text a block's revocation id is computed over: its canonical JSON as it appeared in the
+    /// token, or, by a mistake, its text as received (`verify.2.revocation-id-over-raw-text`) or
+    /// its typed form re-serialized, unknown members dropped
+    /// (`verify.2.revocation-id-over-typed-block`). `i` is 0 for the authority, `j + 1` for
+    /// attenuation `j`.
+    pub(crate) fn hashed_block<'a>(
+        d: &'a crate::token::Decoded,
+        i: usize,
+        canonical: &'a str,
+    ) -> std::borrow::Cow<'a, str> {
+        if crate::faults::on("verify.2.revocation-id-over-raw-text") {
+            if let Some(raw) = d.raw_blocks.get(i) {
+                return raw.as_str().into();
+            }
+        }
+        if crate::faults::on("verify.2.revocation-id-over-typed-block") {
+            let typed = match i.checked_sub(1) {
+                None => crate::token::canonical_of(&d.token.authority),
+                Some(j) => d
+                    .token
+                    .attenuations
+                    .get(j)
+                    .map(crate::token::canonical_of)
+                    .unwrap_or_default(),
+            };
+            return typed.into();
+        }
+        canonical.into()
+    }
+
+    /// JSON parsed as an ordinary parser does (`JSON.parse`, serde_json's `Value`): the strict
+    /// profile, except that the last of duplicate members wins.
+    pub(crate) fn parse_last_wins(
+        bytes: &[u8],
+    ) -> Result<serde_json::Value, crate::json::JsonError> {
+        #[cfg(feature = "faults")]
+        {
+            crate::faults::with("json.duplicate-members-last-wins", || {
+                crate::json::parse_strict(bytes)
+            })
+        }
+        #[cfg(not(feature = "faults"))]
+        {
+            crate::json::parse_strict(bytes)
+        }
     }
 }

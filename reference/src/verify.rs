@@ -286,7 +286,7 @@ impl ChainState {
             });
         };
         let (budget, remaining) =
-            faults::zero_as_unlimited(a.max_budget_microcents, remaining, a.max_chain_depth);
+            mistakes::zero_as_unlimited(a.max_budget_microcents, remaining, a.max_chain_depth);
         Ok(Self {
             capabilities: a.capabilities.clone(),
             budget,
@@ -318,7 +318,7 @@ impl ChainState {
         if let Some(caps) = allowed {
             let narrower = caps.iter().all(|c| {
                 self.capabilities.iter().any(|p| capability_subset(c, p))
-                    || faults::subset_cross_product(c, &self.capabilities)
+                    || mistakes::subset_cross_product(c, &self.capabilities)
             });
             if !narrower && faults::off("verify.4b.capabilities-unchecked") {
                 return violation(AttenuationFault::CapabilityExpansion);
@@ -470,7 +470,7 @@ fn check_authority_signature(
     check_signature(
         &digest,
         &a.issuer,
-        faults::signature_for(&t.signatures, 0, Covers::Authority),
+        mistakes::signature_for(&t.signatures, 0, Covers::Authority),
         Covers::Authority,
         None,
         keys,
@@ -498,7 +498,7 @@ fn check_attenuation_signatures(d: &Decoded, keys: &mut dyn KeyStore) -> Result<
         h.update(d.authority_canonical.as_bytes());
         h.update(b"}");
         let digest: [u8; 32] = if faults::on("verify.3b.block-only") {
-            faults::block_only_digest(canonical)
+            mistakes::block_only_digest(canonical)
         } else {
             h.finalize().into()
         };
@@ -512,7 +512,7 @@ fn check_attenuation_signatures(d: &Decoded, keys: &mut dyn KeyStore) -> Result<
         check_signature(
             &digest,
             &att.attenuator,
-            faults::signature_for(&t.signatures, i + 1, Covers::Index(idx(i))),
+            mistakes::signature_for(&t.signatures, i + 1, Covers::Index(idx(i))),
             Covers::Index(idx(i)),
             index,
             keys,
@@ -545,14 +545,14 @@ fn steps_1_to_6(
     check_attenuation_signatures(&d, keys)?;
     // 4
     let mut state = ChainState::from_authority(&d.token.authority)?;
-    let authority_state = faults::authority_state(&state);
+    let authority_state = mistakes::authority_state(&state);
     for att in &d.token.attenuations {
         match &authority_state {
-            Some(first) => faults::apply_against_authority(&mut state, first, att)?,
+            Some(first) => mistakes::apply_against_authority(&mut state, first, att)?,
             None => state.apply(att)?,
         }
     }
-    faults::earliest_expiry_by_text(&mut state.expiry, &d.token);
+    mistakes::earliest_expiry_by_text(&mut state.expiry, &d.token);
     // 5: expired strictly after the effective expiry (an instant comparison, D5).
     let expired = if faults::on("verify.5.expiry-inclusive") {
         faults::at_least(now.unix_nanos(), state.expiry.unix_nanos())
@@ -562,7 +562,7 @@ fn steps_1_to_6(
         now.unix_nanos() > state.expiry.unix_nanos()
     };
     if (expired && faults::off("verify.5.expiry-unchecked"))
-        || faults::not_yet_valid(&now, &d.token.authority.issued_at)
+        || mistakes::not_yet_valid(&now, &d.token.authority.issued_at)
     {
         return Err(Denial::Expired);
     }
@@ -634,7 +634,7 @@ pub fn verify_with_keys(
         .capabilities
         .iter()
         .any(|c| capability_matches(c, &ctx.namespace, &ctx.operation, &ctx.resource))
-        || faults::cross_product_grant(
+        || mistakes::cross_product_grant(
             &state.capabilities,
             &ctx.namespace,
             &ctx.operation,
@@ -686,4 +686,155 @@ pub fn evaluate_with_keys(
         keys,
     )?;
     Ok(scope_of(&d, state, spent_microcents))
+}
+
+/// The catalogue's mistakes at these steps (`spec/faults.md`), computed only when their fault
+/// is on (`faults::on`): beside the steps they break, so that `faults.rs` (the switches)
+/// imports nothing of the reference.
+mod mistakes {
+    /// The digest an attenuation signature is checked over when it is taken to cover its own
+    /// block only (BLAKE2b-256 of the block's canonical JSON), not the token prefix up to it.
+    pub(crate) fn block_only_digest(block_canonical: &str) -> [u8; 32] {
+        crate::crypto::blake2b256(block_canonical.as_bytes())
+    }
+
+    /// Step 4b's subset as a cross product: some parent has the child's namespace and action and
+    /// some (possibly other) parent covers its resource.
+    pub(crate) fn subset_cross_product(
+        child: &crate::token::Capability,
+        parents: &[crate::token::Capability],
+    ) -> bool {
+        crate::faults::on("verify.4b.subset-cross-product")
+            && parents
+                .iter()
+                .any(|p| p.namespace == child.namespace && p.action == child.action)
+            && parents
+                .iter()
+                .any(|p| crate::glob::covers(&p.resource, &child.resource))
+    }
+
+    /// Step 7 as a cross product: one capability matches the namespace and action, another (or
+    /// the same) the resource.
+    pub(crate) fn cross_product_grant(
+        caps: &[crate::token::Capability],
+        namespace: &str,
+        action: &str,
+        resource: &str,
+    ) -> bool {
+        crate::faults::on("verify.7.capability-cross-product")
+            && caps
+                .iter()
+                .any(|c| c.namespace == namespace && c.action == action)
+            && caps
+                .iter()
+                .any(|c| crate::glob::matches(&c.resource, resource))
+    }
+
+    /// True when `now` is before the authority's `issuedAt` and the mistake reads `issuedAt` as
+    /// "not before" (the text gives it no such meaning).
+    pub(crate) fn not_yet_valid(now: &crate::timestamp::Timestamp, issued_at: &str) -> bool {
+        crate::faults::on("verify.5.issued-at-as-not-before")
+            && crate::timestamp::Timestamp::parse(issued_at)
+                .is_ok_and(|t| now.unix_nanos() < t.unix_nanos())
+    }
+
+    /// The chain state after the authority, kept when a mistake checks attenuations against it.
+    pub(crate) fn authority_state(
+        state: &crate::verify::ChainState,
+    ) -> Option<crate::verify::ChainState> {
+        (crate::faults::on("verify.4.narrowed-against-authority")
+            || crate::faults::on("verify.4a.attenuator-authority-delegatee"))
+        .then(|| state.clone())
+    }
+
+    /// Step 4 with a mistake that looks at the authority block instead of the chain so far:
+    /// 4b–4d compare with the authority's capabilities, budget and expiry
+    /// (`verify.4.narrowed-against-authority`), or 4a also accepts the authority's delegatee as
+    /// attenuator (`verify.4a.attenuator-authority-delegatee`).
+    pub(crate) fn apply_against_authority(
+        state: &mut crate::verify::ChainState,
+        first: &crate::verify::ChainState,
+        att: &crate::token::Attenuation,
+    ) -> Result<(), crate::verify::Denial> {
+        if crate::faults::on("verify.4a.attenuator-authority-delegatee") {
+            if att.attenuator == first.delegatee {
+                state.delegatee = att.attenuator.clone();
+            }
+            return state.apply(att);
+        }
+        let mut s = state.clone();
+        s.capabilities = first.capabilities.clone();
+        s.budget = first.budget;
+        s.expiry = first.expiry.clone();
+        s.apply(att)?;
+        if att.allowed_capabilities.is_none() {
+            s.capabilities = std::mem::take(&mut state.capabilities);
+        }
+        if att.max_budget_microcents.is_none() {
+            s.budget = state.budget;
+        }
+        if att.expires_at.is_none() {
+            s.expiry = state.expiry.clone();
+        }
+        *state = s;
+        Ok(())
+    }
+
+    /// The authority's budget and remaining depth, where the mistake reads a 0 budget or a 0
+    /// `maxChainDepth` as "no limit" (`authority.get(k) or UNLIMITED`).
+    pub(crate) fn zero_as_unlimited(
+        budget: u64,
+        remaining: u64,
+        max_chain_depth: u64,
+    ) -> (u64, u64) {
+        if !crate::faults::on("verify.4.authority-zero-unlimited") {
+            return (budget, remaining);
+        }
+        let unlimited = crate::token::MAX_SAFE_INTEGER;
+        (
+            if budget == 0 { unlimited } else { budget },
+            if max_chain_depth == 0 {
+                unlimited
+            } else {
+                remaining
+            },
+        )
+    }
+
+    /// The effective expiry taken as the least `expiresAt` text of the chain (a string minimum,
+    /// not an instant one), where that mistake is on.
+    pub(crate) fn earliest_expiry_by_text(
+        expiry: &mut crate::timestamp::Timestamp,
+        token: &crate::token::SignedJsonToken,
+    ) {
+        if !crate::faults::on("verify.5.earliest-expiry-by-text") {
+            return;
+        }
+        let texts = std::iter::once(&token.authority.expires_at).chain(
+            token
+                .attenuations
+                .iter()
+                .filter_map(|a| a.expires_at.as_ref()),
+        );
+        if let Some(t) = texts
+            .min()
+            .and_then(|t| crate::timestamp::Timestamp::parse(t).ok())
+        {
+            *expiry = t;
+        }
+    }
+
+    /// The signature entry checked for the block at `position`: the entry at that position, or
+    /// (signatures kept in a map by `covers`) the last entry whose `covers` names the block.
+    pub(crate) fn signature_for(
+        sigs: &[crate::token::TokenSignature],
+        position: usize,
+        covers: crate::token::Covers,
+    ) -> Option<&crate::token::TokenSignature> {
+        if crate::faults::on("verify.3.signatures-by-covers") {
+            sigs.iter().rev().find(|s| s.covers == covers)
+        } else {
+            sigs.get(position)
+        }
+    }
 }

@@ -135,7 +135,7 @@ impl Group {
     #[allow(clippy::panic)]
     pub fn number_of(&self, table: &str, id: &str) -> u16 {
         let prefix = format!("{}-{}-", self.area, self.name);
-        crate::tables::case_number(table, &prefix, id)
+        case_number(table, &prefix, id)
     }
 
     /// Marks the group stateful: its cases run in file order in one fresh adapter process and
@@ -356,4 +356,12 @@ fn literal_twin(entry: &Value) -> Option<Value> {
     let mut twin = entry.clone();
     twin["signature"] = Value::String(b64u_encode(&key.keypair().sign_message(payload.as_bytes())));
     Some(twin)
+}
+
+/// The number of case `id` of table `table`, whose ids all start with `prefix`
+/// (`<area>-<group>-`); an id that does not is a bug in the table.
+#[allow(clippy::panic)]
+pub(crate) fn case_number(table: &str, prefix: &str, id: &str) -> u16 {
+    let number = id.strip_prefix(prefix).and_then(|n| n.parse().ok());
+    number.unwrap_or_else(|| panic!("{table}: {id} is no case of {prefix}"))
 }

@@ -219,7 +219,7 @@ fn data() -> &'static Data {
             }
         }
         // The cases written as table rows state their facts in the row (issue 48).
-        for (table, id, entry) in crate::tables::row_facts() {
+        for (table, id, entry) in crate::table_data::row_facts() {
             match serde_json::from_value::<Entry>(entry) {
                 Ok(entry) => {
                     if let Some((other, _)) = entries.insert(id.clone(), (table, entry)) {

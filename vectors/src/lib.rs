@@ -55,6 +55,8 @@ pub mod requirements;
 pub mod severity;
 pub mod spec_tables;
 #[cfg(feature = "generator")]
+mod table_data;
+#[cfg(feature = "generator")]
 mod tables;
 
 pub use corpus::CorpusSource;

@@ -9,40 +9,6 @@ use crate::format::Expectation;
 use crate::generate::{Area, Group};
 use crate::keys::Keys;
 
-/// Every data table of the areas, `areas/data/tables/<name>`, by name.
-#[rustfmt::skip]
-pub(crate) const TABLES: &[(&str, &str)] = &[
-    ("attestation_output_hash.json", include_str!("areas/data/tables/attestation_output_hash.json")),
-    ("attestation_verify.json", include_str!("areas/data/tables/attestation_verify.json")),
-    ("binding_spec.json", include_str!("areas/data/tables/binding_spec.json")),
-    ("chain.json", include_str!("areas/data/tables/chain.json")),
-    ("checks.json", include_str!("areas/data/tables/checks.json")),
-    ("contract.json", include_str!("areas/data/tables/contract.json")),
-    ("contract_binding.json", include_str!("areas/data/tables/contract_binding.json")),
-    ("dct_decode.json", include_str!("areas/data/tables/dct_decode.json")),
-    ("dct_effects.json", include_str!("areas/data/tables/dct_effects.json")),
-    ("dct_forged.json", include_str!("areas/data/tables/dct_forged.json")),
-    ("dct_issue.json", include_str!("areas/data/tables/dct_issue.json")),
-    ("dct_malformed.json", include_str!("areas/data/tables/dct_malformed.json")),
-    ("dct_revoked.json", include_str!("areas/data/tables/dct_revoked.json")),
-    ("dct_verify.json", include_str!("areas/data/tables/dct_verify.json")),
-    ("glob.json", include_str!("areas/data/tables/glob.json")),
-    ("jsonrpc.json", include_str!("areas/data/tables/jsonrpc.json")),
-    ("primitives.json", include_str!("areas/data/tables/primitives.json")),
-    ("revocation.json", include_str!("areas/data/tables/revocation.json")),
-    ("stateful.json", include_str!("areas/data/tables/stateful.json")),
-];
-
-/// The text of table `name`; a name that is no table is a bug in the generator.
-#[allow(clippy::panic)]
-fn text_of(name: &str) -> &'static str {
-    TABLES
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, text)| *text)
-        .unwrap_or_else(|| panic!("vectors/src/areas/data/tables/{name}: no such table"))
-}
-
 /// Requirement ids or flag names as a table cell.
 pub(crate) type Ids = &'static [&'static str];
 
@@ -68,7 +34,8 @@ pub(crate) fn build_groups(area: &mut Area, groups: &[GroupDef]) {
 pub(crate) fn rows<T: serde::de::DeserializeOwned>(name: &str) -> Vec<T> {
     let fail =
         |e: &dyn std::fmt::Display| -> ! { panic!("vectors/src/areas/data/tables/{name}: {e}") };
-    let mut table: Value = serde_json::from_str(text_of(name)).unwrap_or_else(|e| fail(&e));
+    let mut table: Value =
+        serde_json::from_str(crate::table_data::text_of(name)).unwrap_or_else(|e| fail(&e));
     if let Some(rows) = table.as_array_mut() {
         for row in rows.iter_mut().filter_map(Value::as_object_mut) {
             row.remove("ground");
@@ -77,32 +44,6 @@ pub(crate) fn rows<T: serde::de::DeserializeOwned>(name: &str) -> Vec<T> {
     }
     principals(&mut table, &Keys::fixed()).unwrap_or_else(|e| fail(&e));
     serde_json::from_value(table).unwrap_or_else(|e| fail(&e))
-}
-
-/// The facts the rows of every table state about their cases: (table, case id, the case's
-/// entry — its `ground` members with its `stake` as `stake`), for `crate::grounds` (issue 48:
-/// a case's ground and stake live in its row). A table that does not parse states none here
-/// (its rows report it).
-pub(crate) fn row_facts() -> Vec<(&'static str, String, Value)> {
-    let mut out = Vec::new();
-    for (name, text) in TABLES {
-        let Ok(Value::Array(rows)) = serde_json::from_str::<Value>(text) else {
-            continue;
-        };
-        for row in rows {
-            let (Some(id), Some(ground)) =
-                (row.get("id").and_then(Value::as_str), row.get("ground"))
-            else {
-                continue;
-            };
-            let mut entry = ground.clone();
-            if let (Some(m), Some(stake)) = (entry.as_object_mut(), row.get("stake")) {
-                m.insert("stake".to_owned(), stake.clone());
-            }
-            out.push((*name, id.to_owned(), entry));
-        }
-    }
-    out
 }
 
 /// Replaces every `{"key": NAME}` in `v` by the principal id of the published key NAME.
@@ -151,7 +92,7 @@ pub(crate) fn case_rows(g: &mut Group, area: &str, set: &str, name: &str) {
         if row.set != set {
             continue;
         }
-        let number = case_number(name, &prefix, &row.id);
+        let number = crate::generate::case_number(name, &prefix, &row.id);
         let reqs: Vec<&str> = row.requirements.iter().map(String::as_str).collect();
         let flags: Vec<&str> = row.flags.iter().map(String::as_str).collect();
         let (desc, op) = (&row.description, &row.op);
@@ -159,14 +100,6 @@ pub(crate) fn case_rows(g: &mut Group, area: &str, set: &str, name: &str) {
         added += 1;
     }
     assert!(added > 0, "{name}: no rows in set {set}");
-}
-
-/// The number of case `id` of table `table`, whose ids all start with `prefix`
-/// (`<area>-<group>-`); an id that does not is a bug in the table.
-#[allow(clippy::panic)]
-pub(crate) fn case_number(table: &str, prefix: &str, id: &str) -> u16 {
-    let number = id.strip_prefix(prefix).and_then(|n| n.parse().ok());
-    number.unwrap_or_else(|| panic!("{table}: {id} is no case of {prefix}"))
 }
 
 /// A group whose cases need no keys: (name, description, the function that adds its cases).

@@ -90,7 +90,7 @@ fn verify(input: &Value) -> OpResult {
 fn verify_signature_with_key(input: &Value) -> OpResult {
     let input = Input::new(input, &["attestation", "publicKey"], &[])?;
     let key = input.str("publicKey")?;
-    let key = crate::faults::lenient_key(key);
+    let key = super::mistakes::lenient_key(key);
     let key = key.as_ref();
     let value = input.value("attestation")?;
     let parsed = parse_attestation(value).map_err(|e| code(&e))?;
@@ -98,6 +98,6 @@ fn verify_signature_with_key(input: &Value) -> OpResult {
     let sig = decode_signature(&parsed.signature)
         .map_err(|e| OpError::new("malformed_attestation", format!("signature: {e}")))?;
     let valid = verify_canonical_principal(key, &payload, &sig).is_ok()
-        || crate::faults::own_key_verifies(&parsed.principal, &payload, &sig);
+        || super::mistakes::own_key_verifies(&parsed.principal, &payload, &sig);
     Ok(json!({ "valid": valid }))
 }

@@ -131,7 +131,7 @@ fn bind(input: &Value) -> OpResult {
 fn verify_signature_with_key(input: &Value) -> OpResult {
     let input = Input::new(input, &["contract", "publicKey"], &[])?;
     let key = input.str("publicKey")?;
-    let key = crate::faults::lenient_key(key);
+    let key = super::mistakes::lenient_key(key);
     let key = key.as_ref();
     let value = input.value("contract")?;
     let parsed = parse_contract(value).map_err(|e| code(&e))?;
@@ -139,7 +139,7 @@ fn verify_signature_with_key(input: &Value) -> OpResult {
     let sig = decode_signature(&parsed.signature)
         .map_err(|e| OpError::new("malformed_contract", format!("signature: {e}")))?;
     let valid = verify_canonical_principal(key, &payload, &sig).is_ok()
-        || crate::faults::own_key_verifies(&parsed.issuer, &payload, &sig);
+        || super::mistakes::own_key_verifies(&parsed.issuer, &payload, &sig);
     Ok(json!({ "valid": valid }))
 }
 

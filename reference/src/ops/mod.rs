@@ -22,6 +22,7 @@ mod glob;
 mod input;
 mod jsonrpc;
 mod mcp;
+mod mistakes;
 mod primitives;
 mod profiles;
 mod revocation;

@@ -395,8 +395,7 @@ fn built_contract(f: &Fx, name: &str) -> Value {
 fn build_verify(g: &mut Group, keys: &Keys) {
     let f = Fx::new(keys);
     for row in crate::tables::rows::<VerifyRow>("attestation_verify.json") {
-        let n =
-            crate::tables::case_number("attestation_verify.json", "attestation-verify-", &row.id);
+        let n = g.number_of("attestation_verify.json", &row.id);
         let attestation = match row.attestation {
             AttestationOf::Edit(e) => f.edited(e),
             AttestationOf::Build(name) => built_attestation(&f, &name),

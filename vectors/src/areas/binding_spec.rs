@@ -132,7 +132,7 @@ pub fn build(area: &mut Area) {
         "contract.check_binding: §5.2 binding on the decoded token only — last contractId = contract.id, effective capabilities cover requiredCapabilities (D11, D43); token verification is dct.verify's, the combined check contract.bind's.",
     );
     for row in crate::tables::rows::<SpecRow>("binding_spec.json") {
-        let n = crate::tables::case_number("binding_spec.json", "contract-bind-spec-", &row.id);
+        let n = g.number_of("binding_spec.json", &row.id);
         let inp = match row.input {
             SpecOf::Bind {
                 contract,

@@ -372,7 +372,7 @@ fn signature_case(f: &Fx, name: &str) -> Value {
 fn build_signature(g: &mut Group, keys: &Keys) {
     let f = Fx::new(keys);
     for row in crate::tables::rows::<SignatureRow>("contract.json") {
-        let n = crate::tables::case_number("contract.json", "contract-signature-", &row.id);
+        let n = g.number_of("contract.json", &row.id);
         let contract = match row.contract {
             ContractOf::Edit {
                 from,
@@ -512,7 +512,7 @@ fn build_binding(g: &mut Group, keys: &Keys) {
         "A contract's custom-namespace requirement is satisfied, or not, depending on the implementation.",
     );
     for row in crate::tables::rows::<BindRow>("contract_binding.json") {
-        let n = crate::tables::case_number("contract_binding.json", "contract-binding-", &row.id);
+        let n = g.number_of("contract_binding.json", &row.id);
         let input = match row.input {
             BindOf::Bind {
                 contract,

@@ -308,7 +308,7 @@ fn hex_principal(k: &Keys) -> String {
 fn messages(g: &mut Group, k: &Keys) {
     let f = Fx::new(k);
     for row in crate::tables::rows::<Row>("jsonrpc.json") {
-        let n = crate::tables::case_number("jsonrpc.json", "jsonrpc-messages-", &row.id);
+        let n = g.number_of("jsonrpc.json", &row.id);
         if KNOWN_DISAGREEMENTS.contains(&n) {
             continue;
         }

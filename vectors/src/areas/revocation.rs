@@ -341,7 +341,7 @@ fn entry(g: &mut Group, k: &Keys) {
         id1,
     };
     for row in crate::tables::rows::<VerifyRow>("revocation.json") {
-        let n = crate::tables::case_number("revocation.json", "revocation-entry-", &row.id);
+        let n = g.number_of("revocation.json", &row.id);
         let entry = match row.entry {
             EntryOf::Edit { from, set, remove } => {
                 let start = if from == "good" {

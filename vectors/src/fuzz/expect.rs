@@ -6,45 +6,15 @@
 use std::path::Path;
 
 use delegateos_reference::ops::{self, Outcome};
-use delegateos_reference::timestamp::Timestamp;
 use serde_json::Value;
 
 use super::entropy::Entropy;
 use super::mutate::Mutation;
 use super::ops::edit::Edit;
 use super::ops::{Changes, Fuzzable, Signing};
-use crate::differential::expectation_of;
-use crate::format::{self as vf, Expectation, Expected, Level, Stake};
+use super::seed::{OpSeed, MAX_INPUT_BYTES};
+use crate::format::{self as vf, Expectation, Level};
 use crate::keys::Keys;
-use crate::load::LoadedFile;
-
-/// Largest encoded input a candidate may have (bytes): bigger ones are not run.
-pub const MAX_INPUT_BYTES: usize = 256 * 1024;
-/// Mutations or edits per candidate: 1..=MAX_EDITS.
-pub const MAX_EDITS: usize = 3;
-
-/// A seed of a fuzzed operation: a corpus case (or, for `dct.verify`, a builtin chain).
-#[derive(Debug, Clone)]
-pub struct OpSeed {
-    /// Case id.
-    pub origin: String,
-    /// Requirement ids.
-    pub requirements: Vec<String>,
-    /// Flags.
-    pub flags: Vec<String>,
-    /// Level.
-    pub level: Level,
-    /// The case's ground (an unmutated seed is its corpus case).
-    pub ground: vf::Ground,
-    /// The case's stated stake (an unmutated seed is graded with it).
-    pub stake: Stake,
-    /// The case's input decoded into the mutator's view (`dct.verify`: the decoded token and
-    /// the context).
-    pub view: Value,
-    /// The case's expectation (its `acceptable` outcomes widen a candidate's expectation when
-    /// the reference still answers one of them).
-    pub expect: Expectation,
-}
 
 /// The seeds of `fz` in the corpus (the embedded one, or `vectors`) ([`Fuzzable::seeds`]).
 pub fn seeds(fz: &dyn Fuzzable, vectors: Option<&Path>, keys: &Keys) -> Vec<OpSeed> {
@@ -52,33 +22,6 @@ pub fn seeds(fz: &dyn Fuzzable, vectors: Option<&Path>, keys: &Keys) -> Vec<OpSe
         .load()
         .unwrap_or_default();
     fz.seeds(&files, keys)
-}
-
-/// Every case of `fz`'s operation in `files`, stateful groups excepted, in corpus order (the
-/// default [`Fuzzable::seeds`]).
-pub fn op_seeds_of<F: Fuzzable + ?Sized>(fz: &F, files: &[LoadedFile]) -> Vec<OpSeed> {
-    let op = fz.name();
-    let mut seeds = Vec::new();
-    for loaded in files {
-        if loaded.file.stateful {
-            continue;
-        }
-        for case in &loaded.file.cases {
-            if case.op == op {
-                seeds.push(OpSeed {
-                    origin: case.id.clone(),
-                    requirements: case.requirements.clone(),
-                    flags: case.flags.clone(),
-                    level: case.level,
-                    ground: case.ground.clone(),
-                    stake: case.stake.clone(),
-                    view: fz.view(&case.input),
-                    expect: case.expect.clone(),
-                });
-            }
-        }
-    }
-    seeds
 }
 
 /// A candidate: a seed and its changes (token mutations for `dct.verify`, edits and a signing
@@ -125,85 +68,6 @@ impl Candidate {
     }
 }
 
-/// `outcome` as one expected outcome (none for an unsupported input).
-pub fn expected_of(outcome: &Outcome) -> Option<Expected> {
-    match outcome {
-        Outcome::Ok { output } => Some(Expected::valid(output.clone())),
-        Outcome::Error { code, .. } => Some(Expected::Invalid {
-            code: code.clone(),
-            stage: None,
-        }),
-        Outcome::Unsupported { .. } => None,
-    }
-}
-
-fn unique(outcomes: Vec<Expected>) -> Vec<Expected> {
-    let mut out: Vec<Expected> = Vec::new();
-    for o in outcomes {
-        if !out.contains(&o) {
-            out.push(o);
-        }
-    }
-    out
-}
-
-fn malformed(now: Option<&Value>) -> bool {
-    now.and_then(Value::as_str)
-        .is_some_and(|n| Timestamp::parse(n).is_err())
-}
-
-/// The expectation of a mutated token. The reference's outcome comes first. Two more readings
-/// are allowed:
-/// - if the reference still accepts, the seed's other `acceptable` outcomes (the mutation did
-///   not settle the seed's decision);
-/// - if the context's `now` is not a profile timestamp, which fault is reported first is
-///   settled by no spec text (D7 orders the token's steps, not the context's validation):
-///   `malformed_token` for `now` and the token fault the reference reports with the seed's
-///   own `now` are both acceptable.
-pub fn token_expectation(seed: &OpSeed, input: &Value, reference: &Outcome) -> Option<Expectation> {
-    let first = expected_of(reference)?;
-    let mut outcomes = vec![first.clone()];
-    let mut decision = None;
-    if let (
-        Expected::Valid { .. },
-        Expectation::Acceptable {
-            outcomes: open,
-            decision: d,
-        },
-    ) = (&first, &seed.expect)
-    {
-        if open.len() > 1 {
-            outcomes.extend(open.iter().skip(1).cloned());
-            decision = Some(d.clone());
-        }
-    }
-    if malformed(input.get("context").and_then(|c| c.get("now"))) {
-        if let Some(seed_now) = seed.view.get("context").and_then(|c| c.get("now")) {
-            let mut fixed = input.clone();
-            if let Some(ctx) = fixed.get_mut("context").and_then(Value::as_object_mut) {
-                ctx.insert("now".to_owned(), seed_now.clone());
-            }
-            let token_fault = ops::run("dct.verify", &fixed);
-            if let Some(e @ Expected::Invalid { .. }) = expected_of(&token_fault) {
-                outcomes.push(e);
-            }
-        }
-        outcomes.push(Expected::Invalid {
-            code: "malformed_token".to_owned(),
-            stage: None,
-        });
-        decision = decision.or_else(|| Some("D7".to_owned()));
-    }
-    let outcomes = unique(outcomes);
-    if outcomes.len() == 1 {
-        return expectation_of(reference);
-    }
-    Some(Expectation::Acceptable {
-        outcomes,
-        decision: decision.unwrap_or_else(|| "D7".to_owned()),
-    })
-}
-
 /// The changes of a new candidate of `seed` ([`Fuzzable::random_changes`]; none without a
 /// seed).
 pub fn changes(
@@ -220,83 +84,6 @@ pub fn changes(
         },
         |s| fz.random_changes(rng, s, keys),
     )
-}
-
-/// The reference's outcome as an implementation is held to it ([`super::ops::comparable`]).
-pub fn comparable_outcome<F: Fuzzable + ?Sized>(fz: &F, outcome: &Outcome) -> Outcome {
-    match outcome {
-        Outcome::Ok { output } => Outcome::Ok {
-            output: fz.comparable(output),
-        },
-        other => other.clone(),
-    }
-}
-
-/// D7 and `spec/operations.md` §1 (issue 27): `now` is the caller's argument, and when an
-/// edit made it something other than a profile timestamp, the text does not order that fault
-/// before the token's own. So next to the reference's answer, `invalid_input` and the denial
-/// the candidate gets at the seed's `now` are acceptable, as the token fuzzer allows.
-fn malformed_now_outcomes<F: Fuzzable + ?Sized>(
-    fz: &F,
-    input: &Value,
-    seed: &OpSeed,
-) -> Vec<Expected> {
-    let Some(seed_now) = seed.view.get("now").filter(|_| malformed(input.get("now"))) else {
-        return Vec::new();
-    };
-    let mut at_seed_now = input.clone();
-    at_seed_now["now"] = seed_now.clone();
-    let mut out = vec![Expected::Invalid {
-        code: "invalid_input".to_owned(),
-        stage: None,
-    }];
-    let denial = comparable_outcome(fz, &ops::run(fz.name(), &at_seed_now));
-    let denied = match &denial {
-        Outcome::Ok { output } => output.get("decision").and_then(Value::as_str) == Some("deny"),
-        Outcome::Error { .. } => true,
-        Outcome::Unsupported { .. } => false,
-    };
-    if denied {
-        out.extend(expected_of(&denial));
-    }
-    out
-}
-
-/// The reference's outcome; the seed's other `acceptable` outcomes too when the reference
-/// still answers one of them (the edits left the seed's open question open); and the outcomes
-/// a decision leaves open for this candidate (D7: a malformed caller `now`).
-pub fn op_expectation<F: Fuzzable + ?Sized>(
-    fz: &F,
-    seed: &OpSeed,
-    input: &Value,
-    reference: &Outcome,
-) -> Option<Expectation> {
-    let also = malformed_now_outcomes(fz, input, seed);
-    let reference = comparable_outcome(fz, reference);
-    let first = expected_of(&reference)?;
-    let mut outcomes = vec![first.clone()];
-    let mut decision = None;
-    if let Expectation::Acceptable {
-        outcomes: open,
-        decision: d,
-    } = &seed.expect
-    {
-        if open.contains(&first) {
-            outcomes.extend(open.iter().cloned());
-            decision = Some(d.clone());
-        }
-    }
-    if !also.is_empty() {
-        outcomes.extend(also);
-        decision = decision.or_else(|| Some("D7".to_owned()));
-    }
-    let outcomes = unique(outcomes);
-    match decision {
-        Some(decision) if outcomes.len() > 1 => {
-            Some(Expectation::Acceptable { outcomes, decision })
-        }
-        _ => expectation_of(&reference),
-    }
 }
 
 /// Whether `input` as compact JSON text is longer than `limit` bytes (counted, not built).
@@ -402,8 +189,9 @@ pub fn fuzzed_case(
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::*;
+    use crate::format::Expected;
     use crate::fuzz::mutate;
-    use crate::fuzz::ops::{operation, token::Verify};
+    use crate::fuzz::ops::{malformed_now_outcomes, operation, token::Verify};
     use serde_json::json;
 
     fn changes(mutations: Vec<Mutation>, edits: Vec<Edit>) -> Changes {

@@ -9,10 +9,11 @@ use std::time::Duration;
 use delegateos_reference::ops::Outcome;
 use serde_json::Value;
 
-use super::expect::{Candidate, OpSeed};
+use super::expect::Candidate;
 use super::mutate::Mutation;
 use super::ops::edit::Edit;
 use super::ops::{Fuzzable, Grading};
+use super::seed::OpSeed;
 use crate::differential::{
     assess_token, failure_kind, outcome_class, reference_code, requirement_of_outcome,
 };

@@ -9,7 +9,8 @@
 //! | [`entropy`] | the source of choices |
 //! | [`mutate`] | `dct.verify`: structural token mutations, re-signing of every block, revocation entries |
 //! | [`ops`] | the other operations: the registry of fuzzable operations, edits, text edits, re-signing of contracts, attestations and revocation lists |
-//! | [`expect`] | seeds from the corpus, candidates, and what the implementation is held to |
+//! | [`seed`] | a seed from the corpus, a candidate's bounds, and what a mutated token is held to (a leaf) |
+//! | [`expect`] | seeds of an operation, candidates and their changes, and what the implementation is held to |
 //! | [`finding`] | a finding, its kind, its grade and its finding file |
 
 pub mod entropy;
@@ -17,3 +18,4 @@ pub mod expect;
 pub mod finding;
 pub mod mutate;
 pub mod ops;
+pub mod seed;

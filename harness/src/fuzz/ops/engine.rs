@@ -23,7 +23,8 @@ use delegateos_vectors::outcome;
 use super::Fuzzable;
 
 /// The seeds of an operation (the core's).
-pub use delegateos_vectors::fuzz::expect::{seeds as load_seeds, OpSeed};
+pub use delegateos_vectors::fuzz::expect::seeds as load_seeds;
+pub use delegateos_vectors::fuzz::seed::OpSeed;
 
 /// A new candidate: a random seed and its changes ([`Fuzzable::random_changes`]).
 fn generate(fz: &dyn Fuzzable, seeds: &[OpSeed], rng: &mut Rng, keys: &Keys) -> Candidate {

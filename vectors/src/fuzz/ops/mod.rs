@@ -30,10 +30,12 @@ pub mod token;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::differential::expectation_of;
 use crate::format::Expectation;
+use crate::format::Expected;
 use crate::fuzz::entropy::{fnv, Entropy};
-use crate::fuzz::expect::{self, OpSeed, MAX_EDITS};
 use crate::fuzz::mutate::Mutation;
+use crate::fuzz::seed::{expected_of, malformed, unique, OpSeed, MAX_EDITS};
 use crate::keys::Keys;
 use crate::load::LoadedFile;
 use delegateos_reference::ops::Outcome;
@@ -113,7 +115,7 @@ pub trait Fuzzable: Sync + std::panic::RefUnwindSafe {
     /// The seeds among loaded corpus `files` (default: every case of the operation outside
     /// stateful groups, its input in the mutator's view).
     fn seeds(&self, files: &[LoadedFile], _keys: &Keys) -> Vec<OpSeed> {
-        expect::op_seeds_of(self, files)
+        op_seeds_of(self, files)
     }
 
     /// The view of `input` that the mutator edits (default: the input itself).
@@ -187,20 +189,20 @@ pub trait Fuzzable: Sync + std::panic::RefUnwindSafe {
         input
     }
 
-    /// Whether a candidate above [`expect::MAX_INPUT_BYTES`] is not run (default: yes).
+    /// Whether a candidate above [`crate::fuzz::seed::MAX_INPUT_BYTES`] is not run (default: yes).
     fn bounded_input(&self) -> bool {
         true
     }
 
     /// What the implementation is held to on candidate `input` of `seed`, the reference having
-    /// answered `reference` (`None`: not run). Default: [`expect::op_expectation`].
+    /// answered `reference` (`None`: not run). Default: [`op_expectation`].
     fn expectation(
         &self,
         seed: &OpSeed,
         input: &Value,
         reference: &Outcome,
     ) -> Option<Expectation> {
-        expect::op_expectation(self, seed, input, reference)
+        op_expectation(self, seed, input, reference)
     }
 
     /// Whether [`Fuzzable::random_edit`] reads the encoded input (JSON-text edits): building
@@ -253,6 +255,110 @@ pub static REGISTRY: &[&dyn Fuzzable] = &[
 /// The registered operation named `op`.
 pub fn operation(op: &str) -> Option<&'static dyn Fuzzable> {
     REGISTRY.iter().copied().find(|o| o.name() == op)
+}
+
+/// Every case of `fz`'s operation in `files`, stateful groups excepted, in corpus order (the
+/// default [`Fuzzable::seeds`]).
+pub fn op_seeds_of<F: Fuzzable + ?Sized>(fz: &F, files: &[LoadedFile]) -> Vec<OpSeed> {
+    let op = fz.name();
+    let mut seeds = Vec::new();
+    for loaded in files {
+        if loaded.file.stateful {
+            continue;
+        }
+        for case in &loaded.file.cases {
+            if case.op == op {
+                seeds.push(OpSeed {
+                    origin: case.id.clone(),
+                    requirements: case.requirements.clone(),
+                    flags: case.flags.clone(),
+                    level: case.level,
+                    ground: case.ground.clone(),
+                    stake: case.stake.clone(),
+                    view: fz.view(&case.input),
+                    expect: case.expect.clone(),
+                });
+            }
+        }
+    }
+    seeds
+}
+
+/// The reference's outcome as an implementation is held to it ([`super::ops::comparable`]).
+pub fn comparable_outcome<F: Fuzzable + ?Sized>(fz: &F, outcome: &Outcome) -> Outcome {
+    match outcome {
+        Outcome::Ok { output } => Outcome::Ok {
+            output: fz.comparable(output),
+        },
+        other => other.clone(),
+    }
+}
+
+/// D7 and `spec/operations.md` §1 (issue 27): `now` is the caller's argument, and when an
+/// edit made it something other than a profile timestamp, the text does not order that fault
+/// before the token's own. So next to the reference's answer, `invalid_input` and the denial
+/// the candidate gets at the seed's `now` are acceptable, as the token fuzzer allows.
+pub(crate) fn malformed_now_outcomes<F: Fuzzable + ?Sized>(
+    fz: &F,
+    input: &Value,
+    seed: &OpSeed,
+) -> Vec<Expected> {
+    let Some(seed_now) = seed.view.get("now").filter(|_| malformed(input.get("now"))) else {
+        return Vec::new();
+    };
+    let mut at_seed_now = input.clone();
+    at_seed_now["now"] = seed_now.clone();
+    let mut out = vec![Expected::Invalid {
+        code: "invalid_input".to_owned(),
+        stage: None,
+    }];
+    let denial = comparable_outcome(fz, &delegateos_reference::ops::run(fz.name(), &at_seed_now));
+    let denied = match &denial {
+        Outcome::Ok { output } => output.get("decision").and_then(Value::as_str) == Some("deny"),
+        Outcome::Error { .. } => true,
+        Outcome::Unsupported { .. } => false,
+    };
+    if denied {
+        out.extend(expected_of(&denial));
+    }
+    out
+}
+
+/// The reference's outcome; the seed's other `acceptable` outcomes too when the reference
+/// still answers one of them (the edits left the seed's open question open); and the outcomes
+/// a decision leaves open for this candidate (D7: a malformed caller `now`).
+pub fn op_expectation<F: Fuzzable + ?Sized>(
+    fz: &F,
+    seed: &OpSeed,
+    input: &Value,
+    reference: &Outcome,
+) -> Option<Expectation> {
+    let also = malformed_now_outcomes(fz, input, seed);
+    let reference = comparable_outcome(fz, reference);
+    let first = expected_of(&reference)?;
+    let mut outcomes = vec![first.clone()];
+    let mut decision = None;
+    if let Expectation::Acceptable {
+        outcomes: open,
+        decision: d,
+    } = &seed.expect
+    {
+        if open.contains(&first) {
+            outcomes.extend(open.iter().cloned());
+            decision = Some(d.clone());
+        }
+    }
+    if !also.is_empty() {
+        outcomes.extend(also);
+        decision = decision.or_else(|| Some("D7".to_owned()));
+    }
+    let outcomes = unique(outcomes);
+    match decision {
+        Some(decision) if outcomes.len() > 1 => {
+            Some(Expectation::Acceptable { outcomes, decision })
+        }
+        _ => expectation_of(&reference),
+    }
 }
 
 #[cfg(test)]

@@ -11,9 +11,9 @@ use serde_json::{json, Value};
 use super::{Changes, Fuzzable, Grading, Signing};
 use crate::format::{Expectation, Expected, Ground, Stake};
 use crate::fuzz::entropy::Entropy;
-use crate::fuzz::expect::{self, OpSeed, MAX_EDITS};
 use crate::fuzz::mutate::{self, Mutation, Seed};
 use crate::fuzz::ops::edit::Edit;
+use crate::fuzz::seed::{self, OpSeed, MAX_EDITS};
 use crate::keys::Keys;
 use crate::load::LoadedFile;
 
@@ -136,6 +136,6 @@ impl Fuzzable for Verify {
         input: &Value,
         reference: &Outcome,
     ) -> Option<Expectation> {
-        expect::token_expectation(seed, input, reference)
+        seed::token_expectation(seed, input, reference)
     }
 }

@@ -1,0 +1,26 @@
+//! The catalogue's mistakes (`spec/faults.md`) that the operations make when a fault is on:
+//! their computations live beside the operations that call them, so that `faults.rs` (the
+//! switches) imports nothing of the reference.
+
+/// True when the mistake also verifies a signature under the key the object names for itself
+/// (`issuer`, `principal`) instead of only the caller's key.
+pub(crate) fn own_key_verifies(own: &str, payload: &str, sig: &[u8; 64]) -> bool {
+    crate::faults::on("signature.own-key-accepted")
+        && crate::crypto::verify_canonical_principal(own, payload, sig).is_ok()
+}
+
+/// A caller-given key as the mistake decodes it (Node's `Buffer.from(key, "base64url")`:
+/// characters outside the alphabet skipped, `+` and `/` read as `-` and `_`, padding and
+/// leftover bits ignored), re-encoded as the principal id it decodes to; the key itself when
+/// the mistake is off or the bytes are no 32-byte key.
+pub(crate) fn lenient_key(key: &str) -> std::borrow::Cow<'_, str> {
+    if !crate::faults::on("signature.key-decoding-lenient") {
+        return key.into();
+    }
+    let bytes = crate::faults::node_base64(key);
+    if bytes.len() == 32 {
+        crate::encoding::b64u_encode(&bytes).into()
+    } else {
+        key.into()
+    }
+}
