@@ -43,7 +43,10 @@ function run(c) {
     return { outcome: 'ok', output: f(c.input) };
   } catch (e) {
     if (e instanceof dos.Denial) return { outcome: 'error', code: e.code, detail: e.message };
-    return { outcome: 'errored', message: String((e && e.stack) || e) };
+    // Any other exception is the verifier's own (a regular expression that does not compile, a
+    // TypeError on a member of the wrong type): the implementation threw on this input
+    // (spec/adapter-protocol.md §9); `errored` is kept for the adapter's own failures.
+    return { outcome: 'threw', message: String((e && e.stack) || e) };
   }
 }
 
