@@ -644,6 +644,130 @@ pub fn raw_blocks(bytes: &[u8]) -> Vec<String> {
     std::iter::once(authority).chain(attenuations).collect()
 }
 
+/// The NaN of a timestamp read by [`date_parse_nanos`]: an instant no timestamp text reaches
+/// (`Timestamp::unix_nanos` of a text `Date.parse` cannot read, `timestamp.date-parse`).
+pub const DATE_PARSE_NAN: i128 = i128::MIN;
+
+/// False when `a` and `b` are instants of which one is `Date.parse`'s NaN, where
+/// `timestamp.date-parse` is on: every comparison with NaN is false, so such a token is neither
+/// expired nor extended (true otherwise: the comparison stands).
+pub fn ordered(a: i128, b: i128) -> bool {
+    !(on("timestamp.date-parse") && (a == DATE_PARSE_NAN || b == DATE_PARSE_NAN))
+}
+
+/// JavaScript's `Date.parse` (V8, the local time zone taken as UTC) over the timestamp shapes
+/// an implementer meets, in nanoseconds since the epoch cut to whole milliseconds, or
+/// [`DATE_PARSE_NAN`]: a year of 4 digits (or `±` and 6), then optionally `-MM` and `-DD`, then
+/// optionally a `T`, `t` or space, `HH:MM`, optionally `:SS` and a fraction of any length, and
+/// a zone `Z`, `z`, `±HH:MM` or `±HHMM` (none: local time). The day may be any of 1..=31 (a day
+/// past the month's end rolls over into the next month); an hour may be 24 only at 24:00:00;
+/// seconds stop at 59 (a leap second is NaN); anything else (other digits, surrounding
+/// whitespace, a bare number) is NaN.
+pub fn date_parse_nanos(text: &str) -> i128 {
+    date_parse_ms(text.as_bytes()).map_or(DATE_PARSE_NAN, |ms| i128::from(ms) * 1_000_000)
+}
+
+fn date_parse_ms(b: &[u8]) -> Option<i64> {
+    let mut i = 0;
+    let num = |i: &mut usize, n: usize| -> Option<i64> {
+        let d = b.get(*i..*i + n)?;
+        if !d.iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        *i += n;
+        Some(d.iter().fold(0, |v, c| v * 10 + i64::from(c - b'0')))
+    };
+    let year = match b.first() {
+        Some(s @ (b'+' | b'-')) => {
+            i = 1;
+            let y = num(&mut i, 6)?;
+            if *s == b'-' {
+                -y
+            } else {
+                y
+            }
+        }
+        _ => num(&mut i, 4)?,
+    };
+    let (mut month, mut day) = (1, 1);
+    if b.get(i) == Some(&b'-') {
+        i += 1;
+        month = num(&mut i, 2)?;
+        if b.get(i) == Some(&b'-') {
+            i += 1;
+            day = num(&mut i, 2)?;
+        }
+    }
+    let (mut h, mut mi, mut sec, mut ms, mut offset_min) = (0, 0, 0, 0, 0);
+    if i < b.len() {
+        if !matches!(b.get(i), Some(b'T' | b't' | b' ')) {
+            return None;
+        }
+        i += 1;
+        h = num(&mut i, 2)?;
+        if b.get(i) != Some(&b':') {
+            return None;
+        }
+        i += 1;
+        mi = num(&mut i, 2)?;
+        if b.get(i) == Some(&b':') {
+            i += 1;
+            sec = num(&mut i, 2)?;
+            if b.get(i) == Some(&b'.') {
+                i += 1;
+                let start = i;
+                while b.get(i).is_some_and(u8::is_ascii_digit) {
+                    if i - start < 3 {
+                        ms = ms * 10 + i64::from(b[i] - b'0');
+                    }
+                    i += 1;
+                }
+                match i - start {
+                    0 => return None,
+                    1 => ms *= 100,
+                    2 => ms *= 10,
+                    _ => {}
+                }
+            }
+        }
+        match b.get(i) {
+            None => {}
+            Some(b'Z' | b'z') if i + 1 == b.len() => {}
+            Some(s @ (b'+' | b'-')) => {
+                let sign = if *s == b'-' { -1 } else { 1 };
+                i += 1;
+                let oh = num(&mut i, 2)?;
+                if b.get(i) == Some(&b':') {
+                    i += 1;
+                }
+                let om = num(&mut i, 2)?;
+                if i != b.len() || oh > 23 || om > 59 {
+                    return None;
+                }
+                offset_min = sign * (oh * 60 + om);
+            }
+            _ => return None,
+        }
+    }
+    let midnight = h == 24 && mi == 0 && sec == 0 && ms == 0;
+    if !(1..=12).contains(&month)
+        || !(1..=31).contains(&day)
+        || (h > 23 && !midnight)
+        || mi > 59
+        || sec > 59
+    {
+        return None;
+    }
+    // Days from 1970-01-01 to the first of the month (Howard Hinnant's days_from_civil), plus
+    // the day of the month: a day past the month's end rolls over.
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * ((month + 9) % 12) + 2) / 5;
+    let days = era * 146_097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719_468 + (day - 1);
+    Some(((days * 24 + h) * 60 + mi - offset_min) * 60_000 + sec * 1000 + ms)
+}
+
 #[cfg(all(test, feature = "faults"))]
 mod tests {
     #[test]
@@ -656,5 +780,23 @@ mod tests {
             assert!(super::on("a"));
         });
         assert!(!super::on("a"));
+    }
+
+    #[test]
+    fn date_parse_reads_as_v8_does() {
+        let ms = |t: &str| super::date_parse_ms(t.as_bytes());
+        assert_eq!(ms("1970-01-01T00:00:00Z"), Some(0));
+        assert_eq!(ms("2026-01-01T00:00:00Z"), Some(1_767_225_600_000));
+        assert_eq!(ms("2026-01-01"), ms("2026-01-01T00:00:00Z"));
+        assert_eq!(ms("2026-01-01 00:00:00z"), ms("2026-01-01T00:00:00Z"));
+        assert_eq!(ms("2026-01-01T01:00:00+0100"), ms("2026-01-01T00:00Z"));
+        assert_eq!(ms("2026-02-29T00:00:00Z"), ms("2026-03-01T00:00:00Z"));
+        assert_eq!(ms("2026-01-01T00:00:00.123456789Z"), Some(1_767_225_600_123));
+        assert_eq!(ms("+002026-01-01T00:00:00Z"), Some(1_767_225_600_000));
+        for nan in ["", "never", "1772359200", "2016-12-31T23:59:60Z", "2026-01-32T00:00:00Z",
+            "2026-00-01T00:00:00Z", "2026-01-01T00:00:00+24:00", "2026-01-01T00:00:00Z\n",
+            "2026-01-01T00:00:00+00", "2026-01-01T00:00:00.Z"] {
+            assert_eq!(ms(nan), None, "{nan:?}");
+        }
     }
 }

@@ -315,7 +315,11 @@ fn check_structure(v: &Value) -> Result<(), Malformed> {
             &[],
         )?;
     }
-    check_numbers(v)
+    if faults::off("token.integers-any-number") {
+        check_numbers(v)
+    } else {
+        Ok(())
+    }
 }
 
 fn check_principal(id: &str, what: &str) -> Result<(), Malformed> {
@@ -379,13 +383,13 @@ pub fn check_formats(t: &SignedJsonToken) -> Result<(), Malformed> {
             .into_iter()
             .flatten()
         {
-            if n > MAX_SAFE_INTEGER {
+            if n > MAX_SAFE_INTEGER && faults::off("token.integers-any-number") {
                 return Err(Malformed::new(format!("{what}: number above 2^53-1")));
             }
         }
     }
     for n in [a.chain_depth, a.max_chain_depth, a.max_budget_microcents] {
-        if n > MAX_SAFE_INTEGER {
+        if n > MAX_SAFE_INTEGER && faults::off("token.integers-any-number") {
             return Err(Malformed::new("authority: number above 2^53-1"));
         }
     }
@@ -413,14 +417,17 @@ pub fn decode_blocks(dct: &SerializedDct) -> Result<Decoded, Malformed> {
     }
     let bytes = b64u_decode(&dct.token).map_err(|e| Malformed::new(format!("token: {e}")))?;
     // A decoder that keeps each block's raw text parses it as ordinary JSON (the last of
-    // duplicate members wins) and trusts it as it is (`verify.2.revocation-id-over-raw-text`).
-    let value = if faults::on("verify.2.revocation-id-over-raw-text") {
+    // duplicate members wins) and trusts it as it is (`verify.2.revocation-id-over-raw-text`),
+    // and so does one that uses the platform's parser as it is (`token.json-parse-lenient`).
+    let value = if faults::on("verify.2.revocation-id-over-raw-text")
+        || faults::on("token.json-parse-lenient")
+    {
         mistakes::parse_last_wins(&bytes)
     } else {
         parse_strict(&bytes)
     }
     .map_err(|e| Malformed::new(e.to_string()))?;
-    decode_parsed(&bytes, value)
+    decode_parsed(&bytes, mistakes::null_members_dropped(value))
 }
 
 fn decode_parsed(bytes: &[u8], value: Value) -> Result<Decoded, Malformed> {
@@ -442,11 +449,14 @@ fn decode_parsed(bytes: &[u8], value: Value) -> Result<Decoded, Malformed> {
         &canon(&value["format"])?,
         &canon(&value["signatures"])?,
     );
-    if !canonical && faults::off("verify.2.revocation-id-over-raw-text") {
+    if !canonical
+        && faults::off("verify.2.revocation-id-over-raw-text")
+        && faults::off("token.json-parse-lenient")
+    {
         return Err(Malformed::new("token JSON is not in canonical form"));
     }
-    let token: SignedJsonToken =
-        serde_json::from_value(value).map_err(|e| Malformed::new(e.to_string()))?;
+    let token: SignedJsonToken = serde_json::from_value(mistakes::numbers_as_doubles(value))
+        .map_err(|e| Malformed::new(e.to_string()))?;
     check_formats(&token)?;
     Ok(Decoded {
         token,
@@ -641,6 +651,56 @@ mod mistakes {
             return typed.into();
         }
         canonical.into()
+    }
+
+    /// The parsed token with every `null` member of an attenuation deleted, where
+    /// `token.json-parse-lenient` reads `null` as "not set" before anything else looks at the
+    /// token (so the signatures are then checked over the blocks without those members).
+    pub(crate) fn null_members_dropped(mut value: serde_json::Value) -> serde_json::Value {
+        if !crate::faults::on("token.json-parse-lenient") {
+            return value;
+        }
+        if let Some(atts) = value
+            .get_mut("attenuations")
+            .and_then(serde_json::Value::as_array_mut)
+        {
+            for att in atts.iter_mut().filter_map(serde_json::Value::as_object_mut) {
+                att.retain(|_, v| !v.is_null());
+            }
+        }
+        value
+    }
+
+    /// The parsed token with its numbers read as JavaScript reads them once `typeof x ===
+    /// 'number'` has let them through (`token.integers-any-number`): a `covers` that is not a
+    /// non-negative integer equals no block's index, and a depth or a budget that is not one is
+    /// taken as a double cast to the integer type (truncated toward zero, a negative number 0,
+    /// one past the type's range its largest value). A double's fraction also keeps a depth
+    /// limit open one level longer in JavaScript; the cast cannot, so that case is outside the
+    /// fault's fingerprint (and of its effect, `depth-bypass`).
+    pub(crate) fn numbers_as_doubles(mut value: serde_json::Value) -> serde_json::Value {
+        if !crate::faults::on("token.integers-any-number") {
+            return value;
+        }
+        fn cast(v: &mut serde_json::Value, no_block: bool) {
+            match v {
+                serde_json::Value::Number(n) if n.as_u64().is_none() => {
+                    let x = n.as_f64().unwrap_or(0.0);
+                    // `as` saturates: a negative number is 0, a huge one u64::MAX.
+                    let u = if no_block { u64::MAX } else { x as u64 };
+                    *v = serde_json::Value::from(u);
+                }
+                serde_json::Value::Array(a) => a.iter_mut().for_each(|x| cast(x, no_block)),
+                serde_json::Value::Object(o) => {
+                    for (k, x) in o.iter_mut() {
+                        cast(x, no_block || k == "covers");
+                    }
+                }
+                _ => {}
+            }
+        }
+        cast(&mut value, false);
+        value
     }
 
     /// JSON parsed as an ordinary parser does (`JSON.parse`, serde_json's `Value`): the strict

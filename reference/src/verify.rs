@@ -336,6 +336,7 @@ impl ChainState {
                 let t = Timestamp::parse(t).map_err(|e| Denial::malformed(e.to_string()))?;
                 // No later than the effective expiry (instants, D5).
                 if self.expiry.unix_nanos() < t.unix_nanos()
+                    && faults::ordered(self.expiry.unix_nanos(), t.unix_nanos())
                     && faults::off("verify.4d.expiry-unchecked")
                 {
                     return violation(AttenuationFault::ExpiryExtension);
@@ -560,6 +561,7 @@ fn steps_1_to_6(
         faults::greater(now.as_str(), state.expiry.as_str())
     } else {
         now.unix_nanos() > state.expiry.unix_nanos()
+            && faults::ordered(now.unix_nanos(), state.expiry.unix_nanos())
     };
     if (expired && faults::off("verify.5.expiry-unchecked"))
         || mistakes::not_yet_valid(&now, &d.token.authority.issued_at)

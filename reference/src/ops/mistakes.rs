@@ -24,3 +24,13 @@ pub(crate) fn lenient_key(key: &str) -> std::borrow::Cow<'_, str> {
         key.into()
     }
 }
+
+/// `order`, or 0 where one of the instants is `Date.parse`'s NaN (`timestamp.date-parse`):
+/// every comparison with NaN is false, so the hurried `a < b ? -1 : a > b ? 1 : 0` answers 0.
+pub(crate) fn date_parse_order(a: i128, b: i128, order: i32) -> i32 {
+    if crate::faults::ordered(a, b) {
+        order
+    } else {
+        0
+    }
+}

@@ -100,10 +100,11 @@ fn timestamp_compare(input: &Value) -> OpResult {
         Timestamp::parse(input.str(key)?)
             .map_err(|e| OpError::new("invalid_timestamp", e.to_string()))
     };
-    let order = match parse("a")?.unix_nanos().cmp(&parse("b")?.unix_nanos()) {
+    let (a, b) = (parse("a")?.unix_nanos(), parse("b")?.unix_nanos());
+    let order = match a.cmp(&b) {
         std::cmp::Ordering::Less => -1,
         std::cmp::Ordering::Equal => 0,
         std::cmp::Ordering::Greater => 1,
     };
-    Ok(json!({ "order": order }))
+    Ok(json!({ "order": super::mistakes::date_parse_order(a, b, order) }))
 }
