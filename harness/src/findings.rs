@@ -177,28 +177,32 @@ pub fn fault_key(id: &str) -> String {
 }
 
 /// A run's failures explained by the fault catalogue: `failed` is each failing corpus case's
-/// id, operation and assessment, `passed` the cases that ran and passed (`delegateos_vectors::faults::diagnose`,
-/// then `join_by_effect`).
+/// id, operation, behaviour group (`area/group`) and assessment, `passed` the cases that ran
+/// and passed (`delegateos_vectors::faults::diagnose`, then `join_by_effect`).
 pub fn diagnose<'a>(
-    failed: impl Iterator<Item = (&'a str, &'a str, &'a Assessment)>,
+    failed: impl Iterator<Item = (&'a str, &'a str, String, &'a Assessment)>,
     passed: impl Iterator<Item = &'a str>,
 ) -> Diagnosis {
-    let failed: Vec<(&str, &str, &Assessment)> = failed.collect();
+    let failed: Vec<(&str, &str, String, &Assessment)> = failed.collect();
     let directions: BTreeMap<String, Direction> = failed
         .iter()
-        .map(|(id, _, a)| ((*id).to_owned(), a.direction))
+        .map(|(id, _, _, a)| ((*id).to_owned(), a.direction))
         .collect();
     let keys: BTreeMap<String, String> = failed
         .iter()
-        .map(|(id, _, a)| ((*id).to_owned(), a.key.clone()))
+        .map(|(id, _, _, a)| ((*id).to_owned(), a.key.clone()))
         .collect();
     let ops: BTreeMap<String, String> = failed
         .iter()
-        .map(|(id, op, _)| ((*id).to_owned(), (*op).to_owned()))
+        .map(|(id, op, _, _)| ((*id).to_owned(), (*op).to_owned()))
+        .collect();
+    let groups: BTreeMap<String, String> = failed
+        .iter()
+        .map(|(id, _, group, _)| ((*id).to_owned(), group.clone()))
         .collect();
     let passed: BTreeSet<String> = passed.map(str::to_owned).collect();
     let mut d = faults::diagnose(&directions, &passed);
-    d.join_by_effect(&keys, &ops);
+    d.join_by_effect(&keys, &ops, &groups);
     d
 }
 

@@ -564,13 +564,12 @@ pub struct TestRun {
 /// The catalogue faults that explain `verdicts`' failures on `cases` (`spec/faults.md`):
 /// the same diagnosis `delegateos-conform run` makes from the same failures.
 pub fn diagnose(cases: &[CorpusCase], verdicts: &[CaseVerdict]) -> Diagnosis {
-    let by_id: BTreeMap<&str, &Case> = cases
-        .iter()
-        .map(|c| (c.case.id.as_str(), &c.case))
-        .collect();
+    let by_id: BTreeMap<&str, &CorpusCase> =
+        cases.iter().map(|c| (c.case.id.as_str(), c)).collect();
     let mut failed = BTreeMap::new();
     let mut effects = BTreeMap::new();
     let mut ops = BTreeMap::new();
+    let mut groups = BTreeMap::new();
     let mut passed = std::collections::BTreeSet::new();
     for v in verdicts.iter().filter(|v| !v.advisory) {
         match v.status {
@@ -578,9 +577,10 @@ pub fn diagnose(cases: &[CorpusCase], verdicts: &[CaseVerdict]) -> Diagnosis {
                 passed.insert(v.id.clone());
             }
             _ => {
-                let Some(case) = by_id.get(v.id.as_str()) else {
+                let Some(corpus_case) = by_id.get(v.id.as_str()) else {
                     continue;
                 };
+                let case = &corpus_case.case;
                 let subject = Subject {
                     op: &case.op,
                     flags: &case.flags,
@@ -592,12 +592,13 @@ pub fn diagnose(cases: &[CorpusCase], verdicts: &[CaseVerdict]) -> Diagnosis {
                     failed.insert(v.id.clone(), a.direction);
                     effects.insert(v.id.clone(), a.key);
                     ops.insert(v.id.clone(), case.op.clone());
+                    groups.insert(v.id.clone(), corpus_case.group.clone());
                 }
             }
         }
     }
     let mut d = faults::diagnose(&failed, &passed);
-    d.join_by_effect(&effects, &ops);
+    d.join_by_effect(&effects, &ops, &groups);
     d
 }
 

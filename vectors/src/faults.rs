@@ -130,14 +130,17 @@ impl Diagnosis {
     /// unexplained (a lenient timestamp never joins a lenient base64url fault), and so does
     /// one keyed by no rule (`code …`, `family …`, `errored …`: a code or an adapter's
     /// failure says nothing about which step broke). A hang or a crash on operation `op`
-    /// (`ops`: case id → operation) joins the one named fault that explains failures of `op`:
-    /// a fault's realisation in the reference can neither hang nor crash, so its fingerprint
-    /// never holds them, while the implementation's form of it (a backtracking regular
-    /// expression for a glob) does.
+    /// (`ops`: case id → operation) joins the one named fault that explains failures of `op`
+    /// (when several do, the one that explains failures of the case's own behaviour group,
+    /// `groups`: case id → `area/group`): a fault's realisation in the reference can neither
+    /// hang nor crash (nor throw), so its fingerprint never holds them, while the
+    /// implementation's form of it (a backtracking regular expression for a glob, one that
+    /// does not compile, a lenient decoder that throws on a member of the wrong type) does.
     pub fn join_by_effect(
         &mut self,
         keys: &BTreeMap<String, String>,
         ops: &BTreeMap<String, String>,
+        groups: &BTreeMap<String, String>,
     ) {
         let mut joined = BTreeMap::new();
         for id in &self.unexplained {
@@ -149,12 +152,26 @@ impl Diagnosis {
                 .strip_prefix("hang ")
                 .or_else(|| decider.strip_prefix("crash "))
             {
-                let mut same = self.faults.iter().filter(|m| {
-                    m.explained
-                        .iter()
-                        .any(|c| ops.get(c).is_some_and(|o| o == op))
-                });
-                if let (Some(m), None) = (same.next(), same.next()) {
+                let of_op: Vec<&Match> = self
+                    .faults
+                    .iter()
+                    .filter(|m| {
+                        m.explained
+                            .iter()
+                            .any(|c| ops.get(c).is_some_and(|o| o == op))
+                    })
+                    .collect();
+                let group = groups.get(id);
+                let of_group: Vec<&Match> = of_op
+                    .iter()
+                    .copied()
+                    .filter(|m| {
+                        m.explained
+                            .iter()
+                            .any(|c| group.is_some() && groups.get(c) == group)
+                    })
+                    .collect();
+                if let ([m], _) | (_, [m]) = (of_op.as_slice(), of_group.as_slice()) {
                     joined.insert(id.clone(), m.fault.clone());
                 }
                 continue;
@@ -334,6 +351,57 @@ mod tests {
         let d = diagnose_with(&prints, &failed, &passed);
         assert_eq!(d.faults.len(), 1);
         assert_eq!((d.faults[0].predicted, d.faults[0].mispredicted), (10, 2));
+    }
+
+    #[test]
+    fn a_crash_joins_the_one_fault_of_its_operation_else_of_its_group() {
+        let named = |fault: &str, explained: &[&str]| Match {
+            fault: fault.to_owned(),
+            explained: explained.iter().map(|c| (*c).to_owned()).collect(),
+            predicted: explained.len(),
+            mispredicted: 0,
+        };
+        let map = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
+            pairs
+                .iter()
+                .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
+                .collect()
+        };
+        let keys = map(&[("x", "crash dct.verify/crash-or-hang")]);
+        let ops = map(&[
+            ("x", "dct.verify"),
+            ("a", "dct.verify"),
+            ("b", "dct.verify"),
+        ]);
+        let diagnosis = |groups: &BTreeMap<String, String>| {
+            let mut d = Diagnosis {
+                faults: vec![named("one", &["a"]), named("two", &["b"])],
+                unexplained: ["x".to_owned()].into_iter().collect(),
+                joined: BTreeMap::new(),
+            };
+            d.join_by_effect(&keys, &ops, groups);
+            d.joined.get("x").cloned()
+        };
+        // Two faults of the operation, one of them of the crash's own group: that one.
+        let groups = map(&[
+            ("x", "dct/malformed"),
+            ("a", "dct/forged"),
+            ("b", "dct/malformed"),
+        ]);
+        assert_eq!(diagnosis(&groups).as_deref(), Some("two"));
+        // Neither (or both) of its group: no join.
+        let groups = map(&[
+            ("x", "dct/malformed"),
+            ("a", "dct/forged"),
+            ("b", "dct/forged"),
+        ]);
+        assert_eq!(diagnosis(&groups), None);
+        let groups = map(&[
+            ("x", "dct/malformed"),
+            ("a", "dct/malformed"),
+            ("b", "dct/malformed"),
+        ]);
+        assert_eq!(diagnosis(&groups), None);
     }
 
     /// `spec/faults.md`'s table is the catalogue, with each fingerprint's size.

@@ -707,7 +707,10 @@ fn grade(cases: &[Case], run: &RunOutput) -> Grading {
     };
     let keys = findings::own_keys(counted().filter_map(|(_, a)| a.as_ref()));
     let diagnosis = findings::diagnose(
-        counted().filter_map(|(case, a)| Some((case.id.as_str(), case.op.as_str(), a.as_ref()?))),
+        counted().filter_map(|(case, a)| {
+            let group = format!("{}/{}", case.area, case.group);
+            Some((case.id.as_str(), case.op.as_str(), group, a.as_ref()?))
+        }),
         run.results
             .iter()
             .filter(|r| matches!(r.raw_status(), Status::Passed | Status::Acceptable))
