@@ -431,7 +431,10 @@ pub fn decode_blocks(dct: &SerializedDct) -> Result<Decoded, Malformed> {
 }
 
 fn decode_parsed(bytes: &[u8], value: Value) -> Result<Decoded, Malformed> {
-    check_structure(&value)?;
+    // What a decoder with a mistake reads where it differs from the token as signed (`None`
+    // without one): the signatures still cover the blocks as they came.
+    let read = mistakes::as_read(&value);
+    check_structure(read.as_ref().unwrap_or(&value))?;
     // Each block is canonicalized once; the whole token's canonical text is then assembled from
     // the block texts (RFC 8785 sorts the top-level keys "attenuations" < "authority" <
     // "format" < "signatures") and compared with the input bytes piece by piece.
@@ -455,8 +458,9 @@ fn decode_parsed(bytes: &[u8], value: Value) -> Result<Decoded, Malformed> {
     {
         return Err(Malformed::new("token JSON is not in canonical form"));
     }
-    let token: SignedJsonToken = serde_json::from_value(mistakes::numbers_as_doubles(value))
-        .map_err(|e| Malformed::new(e.to_string()))?;
+    let token: SignedJsonToken =
+        serde_json::from_value(mistakes::numbers_as_doubles(read.unwrap_or(value)))
+            .map_err(|e| Malformed::new(e.to_string()))?;
     check_formats(&token)?;
     Ok(Decoded {
         token,
@@ -669,6 +673,62 @@ mod mistakes {
             }
         }
         value
+    }
+
+    /// The token as a mistake reads it before checking its members, where that differs from
+    /// the token as signed: booleans in an integer member taken as 1 and 0
+    /// (`token.booleans-as-integers`, Python's `isinstance(True, int)`), or a missing
+    /// authority member given a default (`token.missing-members-defaulted`, `dict.get`: no
+    /// budget or depth limit, a root's `chainDepth` 0). `None` when no such mistake is on.
+    pub(crate) fn as_read(value: &serde_json::Value) -> Option<serde_json::Value> {
+        use serde_json::Value;
+        if crate::faults::on("token.booleans-as-integers") {
+            fn ints(v: &mut Value) {
+                match v {
+                    Value::Array(a) => a.iter_mut().for_each(ints),
+                    Value::Object(o) => {
+                        for (k, x) in o.iter_mut() {
+                            let integer = [
+                                "chainDepth",
+                                "maxChainDepth",
+                                "maxBudgetMicrocents",
+                                "covers",
+                            ]
+                            .contains(&k.as_str());
+                            match x {
+                                Value::Bool(b) if integer => *x = Value::from(u64::from(*b)),
+                                _ => ints(x),
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            let mut v = value.clone();
+            ints(&mut v);
+            return Some(v);
+        }
+        if crate::faults::on("token.missing-members-defaulted") {
+            let mut v = value.clone();
+            if let Some(a) = v.get_mut("authority").and_then(Value::as_object_mut) {
+                let max = crate::token::MAX_SAFE_INTEGER;
+                let defaults = [
+                    ("chainDepth", Value::from(0u64)),
+                    ("maxChainDepth", Value::from(max)),
+                    ("maxBudgetMicrocents", Value::from(max)),
+                    ("issuedAt", Value::from("1970-01-01T00:00:00Z")),
+                    (
+                        "parentDelegationId",
+                        Value::from(crate::token::ROOT_PARENT_DELEGATION_ID),
+                    ),
+                ];
+                for (k, d) in defaults {
+                    a.entry(k).or_insert(d);
+                }
+            }
+            return Some(v);
+        }
+        None
     }
 
     /// The parsed token with its numbers read as JavaScript reads them once `typeof x ===
