@@ -383,13 +383,19 @@ pub fn check_formats(t: &SignedJsonToken) -> Result<(), Malformed> {
             .into_iter()
             .flatten()
         {
-            if n > MAX_SAFE_INTEGER && faults::off("token.integers-any-number") {
+            if n > MAX_SAFE_INTEGER
+                && faults::off("token.integers-any-number")
+                && faults::off("token.integers-unbounded")
+            {
                 return Err(Malformed::new(format!("{what}: number above 2^53-1")));
             }
         }
     }
     for n in [a.chain_depth, a.max_chain_depth, a.max_budget_microcents] {
-        if n > MAX_SAFE_INTEGER && faults::off("token.integers-any-number") {
+        if n > MAX_SAFE_INTEGER
+            && faults::off("token.integers-any-number")
+            && faults::off("token.integers-unbounded")
+        {
             return Err(Malformed::new("authority: number above 2^53-1"));
         }
     }
@@ -706,6 +712,31 @@ mod mistakes {
             }
             let mut v = value.clone();
             ints(&mut v);
+            return Some(v);
+        }
+        if crate::faults::on("token.integers-as-floats") {
+            // A fraction in 0..=2^53-1 is an integer to the mistake: a depth or budget is used
+            // truncated (as the reference's integers can hold it), a `covers` names no block.
+            fn floats(v: &mut Value, covers: bool) {
+                match v {
+                    Value::Number(n) if n.as_u64().is_none() => {
+                        let x = n.as_f64().unwrap_or(-1.0);
+                        let max = crate::token::MAX_SAFE_INTEGER;
+                        if (0.0..=max as f64).contains(&x) {
+                            *v = Value::from(if covers { max } else { x as u64 });
+                        }
+                    }
+                    Value::Array(a) => a.iter_mut().for_each(|x| floats(x, covers)),
+                    Value::Object(o) => {
+                        for (k, x) in o.iter_mut() {
+                            floats(x, covers || k == "covers");
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            let mut v = value.clone();
+            floats(&mut v, false);
             return Some(v);
         }
         if crate::faults::on("token.missing-members-defaulted") {

@@ -71,7 +71,9 @@ fn token_fault(e: OpError) -> OpError {
 /// An integer parameter of a token block; a present value that is not a protocol integer
 /// (negative, fractional, above 2^53−1, not a number) is a token-format fault (D19).
 fn param_uint(value: &Value, key: &str) -> Result<u64, OpError> {
-    as_uint(value, key).map_err(token_fault)
+    as_uint(value, key)
+        .or_else(|e| super::mistakes::unbounded_uint(value).ok_or(e))
+        .map_err(token_fault)
 }
 
 fn create(input: &Value) -> OpResult {

@@ -34,3 +34,13 @@ pub(crate) fn date_parse_order(a: i128, b: i128, order: i32) -> i32 {
         0
     }
 }
+
+/// A token parameter above 2^53-1 taken as it is, where `token.integers-unbounded` is on (an
+/// integer type that never overflows, as Python's); `None` otherwise.
+pub(crate) fn unbounded_uint(value: &serde_json::Value) -> Option<u64> {
+    if crate::faults::on("token.integers-unbounded") {
+        value.as_u64()
+    } else {
+        None
+    }
+}
