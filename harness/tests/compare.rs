@@ -1173,7 +1173,8 @@ fn readings_are_titled_in_one_notation_and_operations_and_options_read_as_run_sa
     let titles = delegateos_conform::compare::decision_titles();
     assert_eq!(titles["D5"].0, "Time");
     assert_eq!(titles["D1"].0, "Glob `*`");
-    assert_eq!(titles["D37"].0, "MCP stdio proxy behaviour");
+    assert_eq!(titles["D38"].0, "MCP stdio proxy behaviour");
+    assert_eq!(titles["D37"].0, "Check order for an MCP call");
     for format in ["text", "markdown", "html"] {
         let mut args = files.clone();
         args.extend(["--format", format]);

@@ -258,7 +258,7 @@ impl Implementation for Mine {
         Answer::todo()
     }
 
-    // revocation.verify_entry — 57 cases in the embedded corpus (spec/operations.md §5)
+    // revocation.verify_entry — 56 cases in the embedded corpus (spec/operations.md §5)
     // input: `{entry}` — any JSON value
     // output: `{valid: true}`
     // errors: `malformed_entry`, `invalid_scope`, `invalid_signature`
@@ -294,7 +294,7 @@ impl Implementation for Mine {
 
     // === §6 Task contracts (§5, D11) =======================================================
 
-    // contract.create — 21 cases in the embedded corpus (spec/operations.md §6)
+    // contract.create — 20 cases in the embedded corpus (spec/operations.md §6)
     // input: `{issuerSeed, contract}` — the contract without `signature`; `issuer`, if present, must
     //        be the seed's principal (else `invalid_input`)
     // output: `{contract}` — signed
@@ -304,7 +304,7 @@ impl Implementation for Mine {
         Answer::todo()
     }
 
-    // contract.verify_signature — 67 cases in the embedded corpus (spec/operations.md §6)
+    // contract.verify_signature — 66 cases in the embedded corpus (spec/operations.md §6)
     // input: `{contract}`
     // output: `{valid: true}`
     // errors: `malformed_contract`, `invalid_signature`

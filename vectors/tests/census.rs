@@ -554,6 +554,31 @@ fn lint_wrong_output_effects(all: &[Case], severity: &Value) -> Vec<String> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// 10. A hardening case refuses what it hardens against: one that accepts a refusal and an
+// acceptance alike takes no side, so it is a decision (issue 48, session 15: 48 such cases).
+
+fn lint_hardening_takes_a_side(all: &[Case]) -> Vec<String> {
+    all.iter()
+        .filter(|c| matches!(c.ground, Ground::Hardening { .. }))
+        .filter_map(|c| {
+            let outcomes = c.expect.outcomes();
+            let refuses = outcomes.iter().any(|o| matches!(o, Expected::Invalid { .. }));
+            // `{valid: false}` answers a verification with a refusal, not an acceptance.
+            let accepts = outcomes.iter().any(|o| {
+                matches!(o, Expected::Valid { output } if output.get("valid") != Some(&Value::Bool(false)))
+            });
+            (refuses && accepts).then(|| {
+                format!(
+                    "{}: a hardening case that accepts both a refusal and `valid` hardens \
+                     nothing: state it as a decision",
+                    c.id
+                )
+            })
+        })
+        .collect()
+}
+
+// ---------------------------------------------------------------------------------------------
 // The corpus passes every lint.
 
 #[test]
@@ -569,6 +594,7 @@ fn the_corpus_passes_every_lint() {
     problems.extend(lint_quotes_are_not_headings(&all, &spec, &architecture));
     problems.extend(lint_granted_on_valid(&all, &grantable(&all)));
     problems.extend(lint_shared_reasons_describe(&all));
+    problems.extend(lint_hardening_takes_a_side(&all));
     problems.extend(lint_wrong_output_effects(
         &all,
         &serde_json::from_str(SEVERITY).unwrap(),
@@ -742,4 +768,16 @@ fn lint_9_catches_an_expiry_bypass_stated_for_a_wrong_scope() {
     // What the case stated before the sample of seed 11.
     planted.stake.wrong_output = "expiry-bypass".to_owned();
     assert_eq!(lint_wrong_output_effects(&[planted], &severity).len(), 1);
+}
+
+#[test]
+fn lint_10_catches_a_hardening_case_that_accepts_both_readings() {
+    let all = cases();
+    let mut planted = case(&all, "dct-malformed-0300").clone();
+    assert!(lint_hardening_takes_a_side(std::slice::from_ref(&planted)).is_empty());
+    planted.ground = Ground::Hardening {
+        reason: "Refusing an unknown member is ours.".to_owned(),
+    };
+    planted.level = delegateos_vectors::format::Level::Hardening;
+    assert_eq!(lint_hardening_takes_a_side(&[planted]).len(), 1);
 }

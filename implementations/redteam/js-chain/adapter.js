@@ -22,7 +22,6 @@
 //   narrow-vs-authority      4b/4c/4d compare with the authority, not the effective values
 //   cap-cross-product        step 7: ns+action from one capability, resource from another
 //   subset-cross-product     4b: the same cross product
-//   ts-days-31               any month has 31 days (Date.UTC rolls over)
 //   offset-sign              timestamp offsets added instead of subtracted
 //   depth-le                 4e: maxChainDepth == remaining allowed
 //   issuedat-notbefore       now < issuedAt reported as expired
@@ -32,7 +31,7 @@ global.DEFAULT_BUGS = [
   'expiry-inclusive', 'budget-gt', 'revocation-last-block', 'revocation-unsigned', 'subset-startswith',
   'attenuator-first-only', 'last-signature-only', 'covers-ignored', 'depth-ignores-chaindepth',
   'case-insensitive', 'depth-no-count', 'caps-union', 'glob-doublestar-dotstar', 'narrow-vs-authority',
-  'cap-cross-product', 'subset-cross-product', 'ts-days-31', 'offset-sign', 'depth-le',
+  'cap-cross-product', 'subset-cross-product', 'offset-sign', 'depth-le',
   'issuedat-notbefore', 'format-unchecked', 'root-signer-key',
 ];
 global.IMPLEMENTATION = { name: 'redteam js-chain (deliberately defective)', version: '0.0.1', language: 'javascript', bugs: process.env.REDTEAM_BUGS ?? global.DEFAULT_BUGS.join(',') };

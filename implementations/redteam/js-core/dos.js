@@ -54,7 +54,6 @@
 //                           matches the resource
 //   subset-cross-product    4b: some parent has the namespace+action and some (other) parent
 //                           covers the resource
-//   ts-days-31              day validated as 01..31 whatever the month; Date.UTC rolls over
 //   offset-sign             offsets added instead of subtracted
 //   depth-le                4e: violation only when maxChainDepth > remaining (equal allowed)
 //   issuedat-notbefore      expired when now < issuedAt (a not-before check the spec lacks)
@@ -154,7 +153,7 @@ function parseTime(s) {
   if (!m) throw new Error('bad timestamp');
   const [y, mo, d, h, mi, se] = m.slice(1, 7).map(Number);
   const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
-  const dim = bug('ts-days-31') ? new Array(12).fill(31) : [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+  const dim = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
   if (mo < 1 || mo > 12 || d < 1 || d > dim[mo - 1] || h > 23 || mi > 59 || se > 59) throw new Error('bad date');
   let off = 0;
   if (m[8] !== 'Z') {
