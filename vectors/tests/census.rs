@@ -340,9 +340,7 @@ fn has_granting_member(op: &str, output: &Value) -> bool {
     GRANTING_BOOLEANS
         .iter()
         .any(|k| obj.get(*k).is_some_and(Value::is_boolean))
-        || obj.get("revoked").is_some_and(Value::is_array)
-        || obj.contains_key("decision")
-        || matches!(op, "mcp.filter_tools" | "mcp.session")
+        || delegateos_vectors::operations::facts(op).is_some_and(|f| f.grants.is_some())
 }
 
 /// The effects an operation's output can grant: anything where some case's output has a

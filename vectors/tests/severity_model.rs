@@ -9,7 +9,7 @@ use delegateos_vectors::format::{Expectation, Severity, Stake};
 use delegateos_vectors::judge::FailureKind;
 use delegateos_vectors::outcome::{self, ErrorKind, Fault, Outcome, Subject};
 use delegateos_vectors::severity::{
-    direction_of, model, parse, Assessment, Cell, Direction, SEVERITY_DATA,
+    direction_of, model, parse, parse_with_flags, Assessment, Cell, Direction, SEVERITY_DATA,
 };
 use serde_json::json;
 
@@ -145,10 +145,18 @@ fn a_broken_row_is_reported() {
         e["severity"] = json!("fatal")
     });
     assert!(parse(&text).1.iter().any(|e| e.contains("forgery")));
-    let text = edited("flags", "flag", "ScopeWidening", |e| {
-        e["granted"] = json!("widening");
-    });
-    assert!(parse(&text).1.iter().any(|e| e.contains("ScopeWidening")));
+    // A flag's effects are in its record of spec/data/flags.json.
+    let mut flags: serde_json::Value =
+        serde_json::from_str(delegateos_vectors::flags::INDEX_DATA).unwrap();
+    let entry = flags["flags"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|e| e["flag"] == "ScopeWidening")
+        .unwrap();
+    entry["granted"] = json!("widening");
+    let errors = parse_with_flags(SEVERITY_DATA, &flags.to_string()).1;
+    assert!(errors.iter().any(|e| e.contains("ScopeWidening")), "{errors:?}");
 }
 
 #[test]
