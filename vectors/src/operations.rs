@@ -556,7 +556,12 @@ mod tests {
             .collect();
         assert_eq!(
             denials,
-            ["dct.verify", "contract.bind", "chain.verify", "chain.verify_store"]
+            [
+                "dct.verify",
+                "contract.bind",
+                "chain.verify",
+                "chain.verify_store"
+            ]
         );
     }
 

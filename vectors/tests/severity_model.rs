@@ -156,7 +156,10 @@ fn a_broken_row_is_reported() {
         .unwrap();
     entry["granted"] = json!("widening");
     let errors = parse_with_flags(SEVERITY_DATA, &flags.to_string()).1;
-    assert!(errors.iter().any(|e| e.contains("ScopeWidening")), "{errors:?}");
+    assert!(
+        errors.iter().any(|e| e.contains("ScopeWidening")),
+        "{errors:?}"
+    );
 }
 
 #[test]
