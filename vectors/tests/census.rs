@@ -331,8 +331,10 @@ const HARMLESS: &[&str] = &["lenient-input", "wrong-output", "diagnostics"];
 const GRANTING_BOOLEANS: &[&str] = &["matches", "subset", "valid", "passed", "bound"];
 
 /// Whether an expected `output` has a member that answers a yes/no question of authority
-/// (spec/severity.md §1: `matches`, `subset`, `valid`, `passed`, `bound`, a revocation query, an
-/// MCP decision): such a member can grant whatever the case is about.
+/// (spec/severity.md §1: `matches`, `subset`, `valid`, `passed`, `bound`, or whatever the
+/// operation's catalogue row says its output `grants` — a revocation query, an MCP decision, a
+/// tool list, a session's forwarded messages): such a member can grant whatever the case is
+/// about.
 fn has_granting_member(op: &str, output: &Value) -> bool {
     let Some(obj) = output.as_object() else {
         return false;
