@@ -53,7 +53,7 @@ fn have_python() -> bool {
 #[test]
 fn the_reference_against_itself_finds_nothing_on_any_operation() {
     let reference = format!("'{BIN}' reference-adapter");
-    for op in OPERATIONS {
+    for op in OPERATIONS.iter() {
         let report = run(op, reference.clone(), 7, 192);
         assert_eq!(report.cases, 192, "{op}: the whole budget ran");
         assert_eq!(report.skipped, 0, "{op}: the reference declares it");

@@ -221,7 +221,7 @@ pub struct Fuzzer {
 impl Fuzzer {
     /// Seeds of every operation of [`FUZZED_OPERATIONS`].
     pub fn new() -> Result<Self, String> {
-        Self::for_operations(FUZZED_OPERATIONS)
+        Self::for_operations(&FUZZED_OPERATIONS)
     }
 
     /// Seeds of the operations `DELEGATEOS_FUZZ_OPS` lists (comma-separated), else of every

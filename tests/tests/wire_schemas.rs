@@ -258,53 +258,6 @@ fn every_schema_is_valid_for_its_draft() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
-#[test]
-fn dct_tokens_and_scopes_match_the_wire_schemas() {
-    let mut c = Checker::new();
-    for case in all_cases() {
-        let Some(expected) = valid_output(&case) else {
-            continue;
-        };
-        let actual = actual_output(&case);
-        let id = case.id.as_str();
-        match case.op.as_str() {
-            "dct.verify" => {
-                check_token(&mut c, &format!("{id} input"), &case.input["token"]);
-                c.check(
-                    "authorized-scope",
-                    &format!("{id} expected scope"),
-                    &expected["scope"],
-                );
-                if let Some(a) = actual {
-                    c.check(
-                        "authorized-scope",
-                        &format!("{id} actual scope"),
-                        &a["scope"],
-                    );
-                }
-            }
-            "dct.create" | "dct.attenuate" => {
-                if case.op == "dct.attenuate" {
-                    check_token(&mut c, &format!("{id} input"), &case.input["token"]);
-                }
-                check_token(&mut c, &format!("{id} expected"), &expected["token"]);
-                if let Some(a) = actual {
-                    check_token(&mut c, &format!("{id} actual"), &a["token"]);
-                }
-            }
-            _ => {}
-        }
-    }
-    c.finish(&[
-        ("serialized-dct", 100),
-        ("signed-json-token", 100),
-        ("authority", 100),
-        ("attenuation", 50),
-        ("token-signature", 100),
-        ("authorized-scope", 100),
-    ]);
-}
-
 fn revocation_list(entries: &Value) -> Option<RevocationList> {
     let mut list = RevocationList::new();
     for e in entries.as_array()? {
@@ -415,73 +368,119 @@ fn every_denial_variant_matches_the_denial_reason_schema() {
     c.finish(&[("denial-reason", 100)]);
 }
 
+/// The values at `path` of `v` (members joined by `.`, `[]` after a member for each element
+/// of that array; the empty path is `v`), labelled with their place; a missing member is
+/// `null` (and fails its schema).
+fn values_at<'v>(v: &'v Value, path: &str) -> Vec<(String, &'v Value)> {
+    static NULL: Value = Value::Null;
+    let mut out = vec![(String::new(), v)];
+    for segment in path.split('.').filter(|s| !s.is_empty()) {
+        let (member, each) = match segment.strip_suffix("[]") {
+            Some(m) => (m, true),
+            None => (segment, false),
+        };
+        out = out
+            .into_iter()
+            .flat_map(|(label, v)| {
+                let label = if label.is_empty() {
+                    member.to_owned()
+                } else {
+                    format!("{label}.{member}")
+                };
+                let inner = v.get(member).unwrap_or(&NULL);
+                if each {
+                    inner
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .enumerate()
+                        .map(|(i, x)| (format!("{label}[{i}]"), x))
+                        .collect::<Vec<_>>()
+                } else {
+                    vec![(label, inner)]
+                }
+            })
+            .collect();
+    }
+    out
+}
+
+/// Every valid case's values against the wire schemas its operation's catalogue row names
+/// (`spec/data/operations.json`, `schemas`): inputs as the case gives them, outputs both as
+/// expected and as the reference answers; a SerializedDCT is checked decoded, block by block.
 #[test]
-fn protocol_objects_match_the_wire_schemas() {
+fn catalogued_values_match_their_wire_schemas() {
     let mut c = Checker::new();
     for case in all_cases() {
         let Some(expected) = valid_output(&case) else {
             continue;
         };
+        let Some(facts) = delegateos_vectors::operations::facts(&case.op) else {
+            continue;
+        };
         let actual = actual_output(&case);
         let id = case.id.as_str();
-        let both = |c: &mut Checker, schema: &str, key: &str| {
-            c.check(schema, &format!("{id} expected {key}"), &expected[key]);
-            if let Some(a) = &actual {
-                c.check(schema, &format!("{id} actual {key}"), &a[key]);
-            }
-        };
-        match case.op.as_str() {
-            "revocation.create_entry" => both(&mut c, "revocation-entry", "entry"),
-            "contract.create" => both(&mut c, "task-contract", "contract"),
-            "attestation.create" => both(&mut c, "attestation", "attestation"),
-            "check.run" | "output.verify" => {
-                let pick =
-                    |v: &Value| serde_json::json!({"passed": v["passed"], "score": v["score"]});
-                c.check("check-result", &format!("{id} expected"), &pick(expected));
-                if let Some(a) = &actual {
-                    c.check("check-result", &format!("{id} actual"), &pick(a));
+        for check in &facts.schemas {
+            if let Some(member) = &check.when {
+                if expected[member.as_str()] != Value::Bool(true) {
+                    continue;
                 }
             }
-            "contract.verify_signature_with_key" if expected["valid"] == Value::Bool(true) => {
-                c.check(
-                    "task-contract",
-                    &format!("{id} input contract"),
-                    &case.input["contract"],
-                );
-            }
-            "attestation.verify_signature" if expected["valid"] == Value::Bool(true) => {
-                c.check(
-                    "attestation",
-                    &format!("{id} input attestation"),
-                    &case.input["attestation"],
-                );
-            }
-            "chain.verify" | "chain.verify_store" if expected["valid"] == Value::Bool(true) => {
-                for (i, d) in case.input["delegations"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .enumerate()
-                {
-                    c.check("delegation", &format!("{id} delegations[{i}]"), d);
-                    check_token(&mut c, &format!("{id} delegations[{i}].dct"), &d["dct"]);
+            let schema = match (&check.schema, &check.by_output) {
+                (Some(schema), _) => schema.as_str(),
+                (None, Some(member)) => {
+                    match expected[member.as_str()]
+                        .as_str()
+                        .and_then(|k| check.schemas.get(k))
+                    {
+                        Some(schema) => schema.as_str(),
+                        None => continue,
+                    }
+                }
+                (None, None) => panic!("{}: a schema check without a schema", case.op),
+            };
+            let mut values: Vec<(String, Value)> = Vec::new();
+            if let Some(path) = &check.input {
+                for (label, v) in values_at(&case.input, path) {
+                    values.push((format!("{id} input {label}"), v.clone()));
                 }
             }
-            "jsonrpc.classify" => {
-                let schema = match expected["kind"].as_str() {
-                    Some("delegate_request") => "delegate-request",
-                    Some("delegate_accept") => "delegate-accept",
-                    Some("delegate_reject") => "delegate-reject",
-                    Some("complete") => "complete-notification",
-                    Some("revoke") => "revoke-notification",
-                    _ => continue,
+            if let Some(path) = &check.output {
+                let sides = [("expected", Some(expected)), ("actual", actual.as_ref())];
+                for (side, output) in sides {
+                    let Some(output) = output else { continue };
+                    for (label, v) in values_at(output, path) {
+                        values.push((format!("{id} {side} {label}"), v.clone()));
+                    }
+                }
+            }
+            for (what, v) in values {
+                let v = if check.only.is_empty() {
+                    v
+                } else {
+                    Value::Object(
+                        check
+                            .only
+                            .iter()
+                            .map(|m| (m.clone(), v[m.as_str()].clone()))
+                            .collect(),
+                    )
                 };
-                c.check(schema, id, &case.input["message"]);
+                if schema == "serialized-dct" {
+                    check_token(&mut c, &what, &v);
+                } else {
+                    c.check(schema, &what, &v);
+                }
             }
-            _ => {}
         }
     }
     c.finish(&[
+        ("serialized-dct", 100),
+        ("signed-json-token", 100),
+        ("authority", 100),
+        ("attenuation", 50),
+        ("token-signature", 100),
+        ("authorized-scope", 100),
         ("revocation-entry", 5),
         ("task-contract", 5),
         ("attestation", 5),

@@ -49,6 +49,105 @@ pub struct OperationDoc {
     pub errors: String,
     /// The spec function it mirrors (§11b), if listed.
     pub mirrors: String,
+    /// What the kit's code needs to know about it: denial or not, what its output grants, its
+    /// wire schemas, its fuzz family.
+    pub facts: Facts,
+}
+
+/// The per-operation rules of an operation's row (`spec/data/README.md`): the severity model
+/// (`vectors/src/severity.rs`), the wire-schema tests (`tests/tests/wire_schemas.rs`) and the
+/// fuzz registry (`vectors/src/fuzz/ops/mod.rs`) read them here rather than in tables of
+/// their own. Every row states all four (`every_operation_states_all_its_facts`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Facts {
+    /// It answers with §10.1's denial types (`spec/severity.md` §4 and §7: accepting what a
+    /// denial refuses is at least that denial's bypass).
+    pub denial: bool,
+    /// How its output compares on the axis of authority, when it answers a yes/no question
+    /// of authority (`spec/severity.md` §1).
+    pub grants: Option<Grants>,
+    /// The wire schemas of `spec/schemas/` its input or output values follow.
+    pub schemas: Vec<SchemaCheck>,
+    /// The module of `vectors/src/fuzz/ops/` whose `Fuzzable` fuzzes it (`token`, `checks`, …),
+    /// when it is fuzzed.
+    pub fuzz: Option<String>,
+}
+
+/// What an output grants (`spec/severity.md` §1): one of a few named comparisons of an
+/// expected and an actual output, each reading the members the row names.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
+#[serde(tag = "kind", rename_all = "camelCase", deny_unknown_fields)]
+pub enum Grants {
+    /// A boolean member: `true` grants (`{matches: bool}`).
+    Verdict {
+        /// The member.
+        member: String,
+    },
+    /// A member naming a decision: the `allow` values grant, the `deny` values refuse.
+    Decision {
+        /// The member.
+        member: String,
+        /// The values that let the request through.
+        allow: Vec<String>,
+        /// The values that stop it.
+        deny: Vec<String>,
+    },
+    /// An array of booleans, compared position by position; `granting` is the value that
+    /// grants (`revoked[i]`: `false` keeps a revoked token working).
+    Each {
+        /// The member.
+        member: String,
+        /// The value that grants.
+        granting: bool,
+    },
+    /// An array of names (each an entry's `name` member, or the entry as a string): a name
+    /// the expected list lacks grants.
+    Names {
+        /// The member.
+        member: String,
+        /// The member of an entry that names it.
+        name: String,
+    },
+    /// An array of entries, each with an array `count`: a longer one at some position grants
+    /// (messages forwarded upstream).
+    Counts {
+        /// The member.
+        member: String,
+        /// The array of each entry that is counted.
+        count: String,
+    },
+}
+
+/// One wire-schema check of an operation's values: the value at `input` (of the case's input)
+/// or `output` (of the expected output, and of the reference's actual output) follows
+/// `schema`, or the schema that `byOutput`'s member of the expected output selects in
+/// `schemas`. A path is members joined by `.`, `[]` after a member meaning each element of
+/// that array; the empty path is the whole value.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct SchemaCheck {
+    /// A path in the case's input.
+    #[serde(default)]
+    pub input: Option<String>,
+    /// A path in the output.
+    #[serde(default)]
+    pub output: Option<String>,
+    /// The schema (`authorized-scope` for `spec/schemas/authorized-scope.schema.json`).
+    #[serde(default)]
+    pub schema: Option<String>,
+    /// The expected output's member whose value selects the schema in `schemas`.
+    #[serde(default)]
+    pub by_output: Option<String>,
+    /// With `byOutput`: value → schema; other values are not checked.
+    #[serde(default)]
+    pub schemas: std::collections::BTreeMap<String, String>,
+    /// Only these members of the value are checked (a missing one as `null`).
+    #[serde(default)]
+    pub only: Vec<String>,
+    /// Only when the expected output's boolean member of this name is `true`.
+    #[serde(default)]
+    pub when: Option<String>,
 }
 
 /// `spec/data/operations.json` (schema: `spec/data/README.md`).
@@ -89,6 +188,14 @@ pub struct Operation {
     pub output: String,
     /// The error codes (`—` when none).
     pub errors: String,
+    /// Denial or not.
+    pub denial: bool,
+    /// What its output grants.
+    pub grants: Option<Grants>,
+    /// Its wire schemas.
+    pub schemas: Vec<SchemaCheck>,
+    /// Its fuzz family.
+    pub fuzz: Option<String>,
 }
 
 /// A section that specifies operations in prose.
@@ -100,7 +207,46 @@ pub struct ProseSection {
     /// The heading after the number.
     pub title: String,
     /// The operations it specifies.
-    pub operations: Vec<String>,
+    pub operations: Vec<ProseOperation>,
+}
+
+/// An operation specified in prose: its name and facts (its documentation is the section's
+/// text).
+#[derive(Debug, Clone, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProseOperation {
+    /// The operation.
+    pub name: String,
+    /// Denial or not.
+    pub denial: bool,
+    /// What its output grants.
+    pub grants: Option<Grants>,
+    /// Its wire schemas.
+    pub schemas: Vec<SchemaCheck>,
+    /// Its fuzz family.
+    pub fuzz: Option<String>,
+}
+
+impl Operation {
+    fn facts(&self) -> Facts {
+        Facts {
+            denial: self.denial,
+            grants: self.grants.clone(),
+            schemas: self.schemas.clone(),
+            fuzz: self.fuzz.clone(),
+        }
+    }
+}
+
+impl ProseOperation {
+    fn facts(&self) -> Facts {
+        Facts {
+            denial: self.denial,
+            grants: self.grants.clone(),
+            schemas: self.schemas.clone(),
+            fuzz: self.fuzz.clone(),
+        }
+    }
 }
 
 /// One row of the §11b table.
@@ -154,23 +300,25 @@ pub fn docs_of(catalogue: &Catalogue, markdown: &str) -> Vec<OperationDoc> {
                 output: o.output.clone(),
                 errors: o.errors.clone(),
                 mirrors: String::new(),
+                facts: o.facts(),
             });
         }
     }
     for s in &catalogue.prose_sections {
         let prose = section_prose(markdown, &s.section);
-        for name in &s.operations {
-            if docs.iter().any(|d| d.name == *name) {
+        for o in &s.operations {
+            if docs.iter().any(|d| d.name == o.name) {
                 continue;
             }
             docs.push(OperationDoc {
-                name: name.clone(),
+                name: o.name.clone(),
                 section: s.section.clone(),
                 section_title: s.title.clone(),
                 input: prose.clone(),
                 output: String::new(),
                 errors: String::new(),
                 mirrors: String::new(),
+                facts: o.facts(),
             });
         }
     }
@@ -218,6 +366,11 @@ pub fn names() -> Vec<&'static str> {
 /// True if `op` is in the catalogue.
 pub fn is_known(op: &str) -> bool {
     names().contains(&op)
+}
+
+/// The facts of catalogued operation `op` (none for an operation outside the catalogue).
+pub fn facts(op: &str) -> Option<&'static Facts> {
+    docs().iter().find(|d| d.name == op).map(|d| &d.facts)
 }
 
 #[cfg(test)]
@@ -294,7 +447,7 @@ mod tests {
             let heading = format!("\n## {}. {}\n", s.section, s.title);
             assert!(EMBEDDED.contains(&heading), "no heading {heading:?}");
             let prose = section_prose(EMBEDDED, &s.section);
-            for op in &s.operations {
+            for op in s.operations.iter().map(|o| &o.name) {
                 assert!(is_op_name(op), "{op}");
                 assert!(
                     prose.contains(&format!("`{op}`")),
@@ -330,6 +483,86 @@ mod tests {
             assert!(n.contains(&op), "{op} missing from {n:?}");
         }
         assert!(!is_known("dct.verfy"));
+    }
+
+    /// Every row of the catalogue states each of its facts (`denial`, `grants`, `schemas`,
+    /// `fuzz`: `false`, `null` and `[]` written out), so adding an operation decides them all;
+    /// a granting member is one the output cell names, and a schema is a file of
+    /// `spec/schemas/`.
+    #[test]
+    fn every_operation_states_all_its_facts() {
+        let data: serde_json::Value = serde_json::from_str(DATA).expect("operations.json");
+        let rows = ["sections", "proseSections"].into_iter().flat_map(|table| {
+            data[table]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .flat_map(|s| s["operations"].as_array().into_iter().flatten())
+        });
+        let mut n = 0;
+        for row in rows {
+            n += 1;
+            for fact in ["denial", "grants", "schemas", "fuzz"] {
+                assert!(
+                    row.get(fact).is_some(),
+                    "{}: no {fact:?} (write false, null or [] when it has none)",
+                    row["name"]
+                );
+            }
+        }
+        assert_eq!(n, names().len());
+        let schema_files: Vec<&str> = crate::corpus::SPEC_FILES.iter().map(|(p, _)| *p).collect();
+        for d in docs() {
+            if let (Some(g), false) = (&d.facts.grants, d.output.is_empty()) {
+                let member = match g {
+                    Grants::Verdict { member }
+                    | Grants::Decision { member, .. }
+                    | Grants::Each { member, .. }
+                    | Grants::Names { member, .. }
+                    | Grants::Counts { member, .. } => member,
+                };
+                assert!(
+                    d.output.contains(member.as_str()),
+                    "{}: its output {:?} has no member {member}",
+                    d.name,
+                    d.output
+                );
+            }
+            for c in &d.facts.schemas {
+                assert!(
+                    c.input.is_some() != c.output.is_some(),
+                    "{}: a schema check names `input` or `output`: {c:?}",
+                    d.name
+                );
+                assert!(
+                    c.schema.is_some() != c.by_output.is_some(),
+                    "{}: a schema check names `schema` or `byOutput`: {c:?}",
+                    d.name
+                );
+                for schema in c.schema.iter().chain(c.schemas.values()) {
+                    let file = format!("spec/schemas/{schema}.schema.json");
+                    assert!(
+                        schema_files.contains(&file.as_str()),
+                        "{}: no schema {file}",
+                        d.name
+                    );
+                }
+            }
+        }
+        let denials: Vec<&str> = docs()
+            .iter()
+            .filter(|d| d.facts.denial)
+            .map(|d| d.name.as_str())
+            .collect();
+        assert_eq!(
+            denials,
+            [
+                "dct.verify",
+                "contract.bind",
+                "chain.verify",
+                "chain.verify_store"
+            ]
+        );
     }
 
     #[test]

@@ -14,14 +14,7 @@ use serde_json::Value;
 
 use crate::format::{Expectation, Expected, Severity, Stake};
 use crate::judge::FailureKind;
-
-/// The operations that answer with §10.1's denial types (`spec/severity.md` §4).
-pub const DENIAL_OPS: &[&str] = &[
-    "dct.verify",
-    "contract.bind",
-    "chain.verify",
-    "chain.verify_store",
-];
+use crate::operations::Grants;
 
 /// `spec/severity.md`, embedded (the model's prose; its tables are generated from
 /// [`SEVERITY_DATA`]).
@@ -153,8 +146,8 @@ pub struct FlagRow {
     pub refused: Cell,
     /// Effect of a wrong output.
     pub wrong_output: Cell,
-    /// How to fix it (`—` when the rules' hint applies).
-    pub fix: String,
+    /// How to fix it (none when the rules' hint applies).
+    pub fix: Option<String>,
 }
 
 /// How an output member grants more (`spec/severity.md` §6).
@@ -285,9 +278,9 @@ pub struct Hint {
 }
 
 impl Hint {
-    /// The hint of `from`, none when its fix cell is `—`.
+    /// The hint of `from`, none when it has no fix.
     fn new(from: &str, fix: &str) -> Option<Self> {
-        (fix != "—" && !fix.is_empty()).then(|| Self {
+        (!fix.is_empty()).then(|| Self {
             from: from.to_owned(),
             fix: fix.to_owned(),
         })
@@ -302,7 +295,6 @@ struct ModelData {
     _comment: Option<String>,
     effects: Vec<EffectData>,
     rules: Vec<RuleData>,
-    flags: Vec<FlagData>,
     outputs: Vec<OutputData>,
     denials: Vec<DenialData>,
     adapter: AdapterData,
@@ -335,16 +327,6 @@ struct RuleData {
     wrong_output: Option<String>,
     title: String,
     fix: String,
-}
-
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
-struct FlagData {
-    flag: String,
-    granted: Option<String>,
-    refused: Option<String>,
-    wrong_output: Option<String>,
-    fix: Option<String>,
 }
 
 #[derive(serde::Deserialize)]
@@ -386,15 +368,22 @@ impl More {
     }
 }
 
-/// Reads a `severity.json` text; entries that do not read, unknown effect names and duplicate
-/// names are returned as errors, one line each.
+/// Reads a `severity.json` text, with the flags' effects of the embedded `flags.json`
+/// ([`parse_with_flags`]).
 pub fn parse(text: &str) -> (Model, Vec<String>) {
+    parse_with_flags(text, crate::flags::INDEX_DATA)
+}
+
+/// Reads a `severity.json` text and the flags' effect columns of a `flags.json` text (one
+/// record per flag: its effects are in its row there); entries that do not read, unknown effect
+/// names and duplicate names are returned as errors, one line each.
+pub fn parse_with_flags(text: &str, flags: &str) -> (Model, Vec<String>) {
     let mut model = Model::default();
     let data: ModelData = match serde_json::from_str(text) {
         Ok(d) => d,
         Err(e) => return (model, vec![format!("severity.json: {e}")]),
     };
-    let mut errors = Vec::new();
+    let (flag_rows, mut errors) = crate::flags::index_from_json(flags);
     for e in data.effects {
         match Severity::parse(&e.severity) {
             Some(severity) => model.effects.push(EffectRow {
@@ -419,13 +408,13 @@ pub fn parse(text: &str) -> (Model, Vec<String>) {
             fix: r.fix,
         });
     }
-    for f in data.flags {
+    for f in flag_rows {
         model.flags.push(FlagRow {
             flag: f.flag,
             granted: Cell::from_data(f.granted.as_deref()),
             refused: Cell::from_data(f.refused.as_deref()),
             wrong_output: Cell::from_data(f.wrong_output.as_deref()),
-            fix: f.fix.unwrap_or_else(|| "—".to_owned()),
+            fix: f.fix,
         });
     }
     for o in data.outputs {
@@ -496,7 +485,7 @@ pub fn markdown_tables(model: &Model) -> Vec<(&'static str, String)> {
                 f.granted.markdown(),
                 f.refused.markdown(),
                 f.wrong_output.markdown(),
-                f.fix.clone(),
+                f.fix.clone().unwrap_or_else(|| "—".to_owned()),
             ]
         })
         .collect();
@@ -905,11 +894,11 @@ impl Model {
             }
         };
         let rule_effect = |direction: Direction| effect_of(rule, direction);
-        // §4 and §7: on an operation answering §10.1's denials, accepting what they deny is at
-        // least a bypass of that denial, unless the deciding row judged the effect high or
-        // critical itself.
+        // §4 and §7: on an operation answering §10.1's denials (its catalogue row's `denial`),
+        // accepting what they deny is at least a bypass of that denial, unless the deciding row
+        // judged the effect high or critical itself.
         let floor = |direction: Direction, effect: String| -> String {
-            let denial_op = DENIAL_OPS.contains(&f.op);
+            let denial_op = crate::operations::facts(f.op).is_some_and(|o| o.denial);
             match (direction, self.denial_floor(f.expectation)) {
                 (Direction::Granted, Some(d))
                     if denial_op
@@ -1000,10 +989,9 @@ impl Model {
                     }
                 }
                 if let Some((row, effect, own)) = decided {
-                    let fix = if row.fix == "—" {
-                        rule.map(|r| r.fix.clone()).unwrap_or_default()
-                    } else {
-                        row.fix.clone()
+                    let fix = match &row.fix {
+                        Some(fix) => fix.clone(),
+                        None => rule.map(|r| r.fix.clone()).unwrap_or_default(),
                     };
                     let effect = floor(f.direction, effect);
                     let meaning = self
@@ -1020,7 +1008,7 @@ impl Model {
                     return if own {
                         a
                     } else {
-                        joining(a, &row.flag, &row.fix)
+                        joining(a, &row.flag, row.fix.as_deref().unwrap_or_default())
                     };
                 }
                 by_rule(rule, f.direction)
@@ -1120,36 +1108,37 @@ fn compare_member(more: More, expected: &Value, actual: &Value) -> Option<bool> 
     }
 }
 
-/// The member of an operation's output that grants (`true` = more authority), for the
-/// operations whose output is a single verdict.
-fn grant_member(op: &str) -> Option<&'static str> {
-    Some(match op {
-        "glob.match" => "matches",
-        "capability.subset" => "subset",
-        "ed25519.verify"
-        | "contract.verify_signature_with_key"
-        | "attestation.verify_signature" => "valid",
-        "check.run" | "output.verify" => "passed",
-        _ => return None,
-    })
-}
-
 /// How an output compares with an expected one on the axis of authority: `Some(true)` when it
-/// grants more, `Some(false)` when it grants less, `None` when neither (or both).
+/// grants more, `Some(false)` when it grants less, `None` when neither (or both). What an
+/// operation's output grants is its catalogue row's `grants` (`spec/data/operations.json`),
+/// one of a few named comparisons.
 fn grants_more(op: &str, expected: &Value, actual: &Value) -> Option<bool> {
-    if let Some(member) = grant_member(op) {
-        return match (expected.get(member), actual.get(member)) {
+    // More and less at once, or neither, is no direction.
+    let direction = |more: bool, less: bool| match (more, less) {
+        (true, false) => Some(true),
+        (false, true) => Some(false),
+        _ => None,
+    };
+    match crate::operations::facts(op)?.grants.as_ref()? {
+        Grants::Verdict { member } => match (expected.get(member), actual.get(member)) {
             (Some(Value::Bool(false)), Some(Value::Bool(true))) => Some(true),
             (Some(Value::Bool(true)), Some(Value::Bool(false))) => Some(false),
             _ => None,
-        };
-    }
-    match op {
-        "mcp.call" => {
-            let allows = |v: &Value| match v.get("decision").and_then(Value::as_str) {
-                Some("forward" | "pass_through") => Some(true),
-                Some("deny" | "drop") => Some(false),
-                _ => None,
+        },
+        Grants::Decision {
+            member,
+            allow,
+            deny,
+        } => {
+            let allows = |v: &Value| {
+                let value = v.get(member).and_then(Value::as_str)?;
+                if allow.iter().any(|a| a == value) {
+                    Some(true)
+                } else if deny.iter().any(|d| d == value) {
+                    Some(false)
+                } else {
+                    None
+                }
             };
             match (allows(expected), allows(actual)) {
                 (Some(false), Some(true)) => Some(true),
@@ -1157,30 +1146,27 @@ fn grants_more(op: &str, expected: &Value, actual: &Value) -> Option<bool> {
                 _ => None,
             }
         }
-        "revocation.list" => {
-            // `revoked[i]`: `false` where `true` is required keeps a revoked token working.
+        Grants::Each { member, granting } => {
             let (Some(want), Some(got)) = (
-                expected.get("revoked").and_then(Value::as_array),
-                actual.get("revoked").and_then(Value::as_array),
+                expected.get(member).and_then(Value::as_array),
+                actual.get(member).and_then(Value::as_array),
             ) else {
                 return None;
             };
+            let (grants, refuses) = (Value::Bool(*granting), Value::Bool(!*granting));
             let pairs = || want.iter().zip(got);
-            let missed = pairs().any(|(w, g)| *w == Value::Bool(true) && *g == Value::Bool(false));
-            let extra = pairs().any(|(w, g)| *w == Value::Bool(false) && *g == Value::Bool(true));
-            match (missed, extra) {
-                (true, false) => Some(true),
-                (false, true) => Some(false),
-                _ => None,
-            }
+            direction(
+                pairs().any(|(w, g)| *w == refuses && *g == grants),
+                pairs().any(|(w, g)| *w == grants && *g == refuses),
+            )
         }
-        "mcp.filter_tools" => {
+        Grants::Names { member, name } => {
             let names = |v: &Value| -> Option<Vec<String>> {
-                v.get("tools")?
+                v.get(member)?
                     .as_array()?
                     .iter()
                     .map(|t| {
-                        t.get("name")
+                        t.get(name)
                             .and_then(Value::as_str)
                             .or_else(|| t.as_str())
                             .map(str::to_owned)
@@ -1188,41 +1174,29 @@ fn grants_more(op: &str, expected: &Value, actual: &Value) -> Option<bool> {
                     .collect()
             };
             let (want, got) = (names(expected)?, names(actual)?);
-            let extra = got.iter().any(|n| !want.contains(n));
-            let missing = want.iter().any(|n| !got.contains(n));
-            match (extra, missing) {
-                (true, false) => Some(true),
-                (false, true) => Some(false),
-                _ => None,
-            }
+            direction(
+                got.iter().any(|n| !want.contains(n)),
+                want.iter().any(|n| !got.contains(n)),
+            )
         }
-        "mcp.session" => {
-            // More messages forwarded upstream than the script expects, at any step.
-            let upstream = |v: &Value| -> Vec<usize> {
-                v.get("steps")
+        Grants::Counts { member, count } => {
+            let counts = |v: &Value| -> Vec<usize> {
+                v.get(member)
                     .and_then(Value::as_array)
-                    .map(|steps| {
-                        steps
+                    .map(|entries| {
+                        entries
                             .iter()
-                            .map(|s| {
-                                s.get("toUpstream")
-                                    .and_then(Value::as_array)
-                                    .map_or(0, Vec::len)
-                            })
+                            .map(|e| e.get(count).and_then(Value::as_array).map_or(0, Vec::len))
                             .collect()
                     })
                     .unwrap_or_default()
             };
-            let (want, got) = (upstream(expected), upstream(actual));
-            let more = want.iter().zip(&got).any(|(w, g)| g > w);
-            let fewer = want.iter().zip(&got).any(|(w, g)| g < w);
-            match (more, fewer) {
-                (true, false) => Some(true),
-                (false, true) => Some(false),
-                _ => None,
-            }
+            let (want, got) = (counts(expected), counts(actual));
+            direction(
+                want.iter().zip(&got).any(|(w, g)| g > w),
+                want.iter().zip(&got).any(|(w, g)| g < w),
+            )
         }
-        _ => None,
     }
 }
 
@@ -1362,8 +1336,13 @@ mod tests {
         let drift: Vec<String> = tables
             .into_iter()
             .filter_map(|(name, table)| {
-                crate::spec_tables::in_step("severity.md", &format!("severity.json#{name}"), &table)
-                    .err()
+                // A flag's effects are in its one record, `flags.json`.
+                let source = if name == "flags" {
+                    "flags.json#effects".to_owned()
+                } else {
+                    format!("severity.json#{name}")
+                };
+                crate::spec_tables::in_step("severity.md", &source, &table).err()
             })
             .collect();
         assert!(drift.is_empty(), "{}", drift.join("\n"));

@@ -331,8 +331,10 @@ const HARMLESS: &[&str] = &["lenient-input", "wrong-output", "diagnostics"];
 const GRANTING_BOOLEANS: &[&str] = &["matches", "subset", "valid", "passed", "bound"];
 
 /// Whether an expected `output` has a member that answers a yes/no question of authority
-/// (spec/severity.md §1: `matches`, `subset`, `valid`, `passed`, `bound`, a revocation query, an
-/// MCP decision): such a member can grant whatever the case is about.
+/// (spec/severity.md §1: `matches`, `subset`, `valid`, `passed`, `bound`, or whatever the
+/// operation's catalogue row says its output `grants` — a revocation query, an MCP decision, a
+/// tool list, a session's forwarded messages): such a member can grant whatever the case is
+/// about.
 fn has_granting_member(op: &str, output: &Value) -> bool {
     let Some(obj) = output.as_object() else {
         return false;
@@ -340,9 +342,7 @@ fn has_granting_member(op: &str, output: &Value) -> bool {
     GRANTING_BOOLEANS
         .iter()
         .any(|k| obj.get(*k).is_some_and(Value::is_boolean))
-        || obj.get("revoked").is_some_and(Value::is_array)
-        || obj.contains_key("decision")
-        || matches!(op, "mcp.filter_tools" | "mcp.session")
+        || delegateos_vectors::operations::facts(op).is_some_and(|f| f.grants.is_some())
 }
 
 /// The effects an operation's output can grant: anything where some case's output has a

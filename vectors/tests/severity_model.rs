@@ -9,7 +9,7 @@ use delegateos_vectors::format::{Expectation, Severity, Stake};
 use delegateos_vectors::judge::FailureKind;
 use delegateos_vectors::outcome::{self, ErrorKind, Fault, Outcome, Subject};
 use delegateos_vectors::severity::{
-    direction_of, model, parse, Assessment, Cell, Direction, SEVERITY_DATA,
+    direction_of, model, parse, parse_with_flags, Assessment, Cell, Direction, SEVERITY_DATA,
 };
 use serde_json::json;
 
@@ -145,10 +145,21 @@ fn a_broken_row_is_reported() {
         e["severity"] = json!("fatal")
     });
     assert!(parse(&text).1.iter().any(|e| e.contains("forgery")));
-    let text = edited("flags", "flag", "ScopeWidening", |e| {
-        e["granted"] = json!("widening");
-    });
-    assert!(parse(&text).1.iter().any(|e| e.contains("ScopeWidening")));
+    // A flag's effects are in its record of spec/data/flags.json.
+    let mut flags: serde_json::Value =
+        serde_json::from_str(delegateos_vectors::flags::INDEX_DATA).unwrap();
+    let entry = flags["flags"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|e| e["flag"] == "ScopeWidening")
+        .unwrap();
+    entry["granted"] = json!("widening");
+    let errors = parse_with_flags(SEVERITY_DATA, &flags.to_string()).1;
+    assert!(
+        errors.iter().any(|e| e.contains("ScopeWidening")),
+        "{errors:?}"
+    );
 }
 
 #[test]
@@ -1040,7 +1051,7 @@ fn the_most_severe_flag_decides_and_a_flag_without_a_fix_shows_the_rules() {
         Some(&e),
     );
     let flag = model().flag("AdvDosBornExpired").expect("a flag row");
-    assert_eq!(flag.fix, "—", "the test needs a flag without its own fix");
+    assert_eq!(flag.fix, None, "the test needs a flag without its own fix");
     let rule = model().rule_for(&ids(&reqs)).expect("a rule");
     assert!(low.fix.starts_with(&rule.fix), "{low:?}");
 }

@@ -129,8 +129,8 @@ pub fn case(case: &Case, reqs: &Requirements) -> String {
                     r.severity.as_str()
                 );
             }
-            if let Some(m) = model.flag(f).filter(|m| m.fix != "—") {
-                let _ = writeln!(out, "    fix: {}", m.fix);
+            if let Some(fix) = model.flag(f).and_then(|m| m.fix.as_deref()) {
+                let _ = writeln!(out, "    fix: {fix}");
             }
         }
     }

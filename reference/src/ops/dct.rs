@@ -7,10 +7,46 @@ use super::glob::capability;
 use super::input::{as_str, as_uint, check_keys, invalid, Input};
 use super::{to_output, OpError, OpResult};
 use crate::attenuate::{self, AttenuateParams, CreateParams};
-use crate::crypto::Keypair;
+use std::collections::HashMap;
+
+use crate::crypto::{KeyStore, Keypair, SignatureError, ValidatedKey};
 use crate::revocation::{entry_from_value, RevocationList};
 use crate::token::{self, Capability, SerializedDct};
 use crate::verify::{self, VerificationContext};
+
+thread_local! {
+    /// The signer keys `dct.verify` validated on this thread ([`RecentKeys`]).
+    static RECENT_KEYS: std::cell::RefCell<RecentKeys> =
+        std::cell::RefCell::new(RecentKeys::default());
+}
+
+/// The keys `dct.verify` validated on this thread, so an operation called over and over (a
+/// fuzzer runs it twice per case, on a handful of signer keys) validates each key once: the
+/// key half of D10 depends only on the key, and a [`KeyStore`] changes how often a key is
+/// validated, never a result. Bounded ([`RecentKeys::CAPACITY`], emptied when full), and
+/// emptied when the fault switch that weakens key validation changes, so a key validated
+/// under one switch is never used under the other.
+#[derive(Default)]
+struct RecentKeys {
+    weak_keys_accepted: bool,
+    keys: HashMap<[u8; 32], ValidatedKey>,
+}
+
+impl RecentKeys {
+    /// At most this many keys are kept.
+    const CAPACITY: usize = 256;
+}
+
+impl KeyStore for RecentKeys {
+    fn validated(&mut self, public_key: &[u8; 32]) -> Result<&ValidatedKey, SignatureError> {
+        let weak = crate::faults::on("ed25519.weak-keys-accepted");
+        if weak != self.weak_keys_accepted || self.keys.len() >= Self::CAPACITY {
+            self.keys.clear();
+            self.weak_keys_accepted = weak;
+        }
+        self.keys.validated(public_key)
+    }
+}
 
 /// Operations of this area, in catalogue order.
 pub(crate) const OPERATIONS: &[&str] = &[
@@ -209,8 +245,9 @@ fn verify_op(input: &Value) -> OpResult {
         revocations: &revocations,
     };
     let dct = serialized(input.value("token")?)?;
-    let scope =
-        verify::verify(&dct, &context).map_err(|d| OpError::new(d.code(), d.to_string()))?;
+    let scope = RECENT_KEYS
+        .with(|keys| verify::verify_with_keys(&dct, &context, &mut *keys.borrow_mut()))
+        .map_err(|d| OpError::new(d.code(), d.to_string()))?;
     Ok(json!({ "scope": to_output(&scope)? }))
 }
 

@@ -150,7 +150,7 @@ mod tests {
     #[test]
     fn generation_is_deterministic_for_a_seed() {
         let keys = Keys::fixed();
-        for op in OPERATIONS {
+        for op in OPERATIONS.iter() {
             let fz = fuzzable(op);
             let seeds = load_seeds(fz, None, &keys);
             assert!(!seeds.is_empty(), "{op}: no seeds");
@@ -175,7 +175,7 @@ mod tests {
     #[test]
     fn mutated_candidates_reach_several_verdicts() {
         let keys = Keys::fixed();
-        for op in OPERATIONS {
+        for op in OPERATIONS.iter() {
             let fz = fuzzable(op);
             let seeds = load_seeds(fz, None, &keys);
             let mut rng = Rng::new(3);

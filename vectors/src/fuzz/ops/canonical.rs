@@ -34,3 +34,7 @@ impl super::Fuzzable for Canonicalize {
         random_edit(&mut rng, input)
     }
 }
+
+/// The operations this family fuzzes (the registry takes those whose catalogue row names
+/// `canonical`).
+pub static FUZZABLE: &[&dyn super::Fuzzable] = &[&Canonicalize];

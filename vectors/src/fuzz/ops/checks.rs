@@ -178,3 +178,7 @@ impl super::Fuzzable for OutputVerify {
         random_edit(&mut rng, view)
     }
 }
+
+/// The operations this family fuzzes (the registry takes those whose catalogue row names
+/// `checks`).
+pub static FUZZABLE: &[&dyn super::Fuzzable] = &[&Run, &OutputVerify];

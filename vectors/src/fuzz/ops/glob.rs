@@ -114,3 +114,7 @@ impl super::Fuzzable for Match {
         random_edit(&mut rng, view)
     }
 }
+
+/// The operations this family fuzzes (the registry takes those whose catalogue row names
+/// `glob`).
+pub static FUZZABLE: &[&dyn super::Fuzzable] = &[&Match];

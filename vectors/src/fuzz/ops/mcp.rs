@@ -183,6 +183,10 @@ impl super::Fuzzable for Call {
     }
 }
 
+/// The operations this family fuzzes (the registry takes those whose catalogue row names
+/// `mcp`).
+pub static FUZZABLE: &[&dyn super::Fuzzable] = &[&Call];
+
 #[cfg(test)]
 mod tests {
     use super::*;

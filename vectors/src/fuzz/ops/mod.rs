@@ -43,17 +43,8 @@ use edit::Edit;
 
 /// The fuzzed operations, as `fuzz --op` and `delegateos_inprocess::fuzz` take them: the names
 /// of [`REGISTRY`], in its order.
-pub const OPERATIONS: &[&str] = &[
-    "dct.verify",
-    "revocation.from_json",
-    "json.canonicalize",
-    "glob.match",
-    "check.run",
-    "output.verify",
-    "contract.verify_signature",
-    "attestation.verify",
-    "mcp.call",
-];
+pub static OPERATIONS: std::sync::LazyLock<Vec<&'static str>> =
+    std::sync::LazyLock::new(|| REGISTRY.iter().map(|o| o.name()).collect());
 
 /// Whether (and how) a candidate's signed structures are made valid again after its edits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -239,18 +230,35 @@ pub(crate) fn mostly_resigned(rng: &mut dyn Entropy) -> Signing {
     }
 }
 
-/// Every fuzzable operation, in [`OPERATIONS`] order.
-pub static REGISTRY: &[&dyn Fuzzable] = &[
-    &token::Verify,
-    &revocation::FromJson,
-    &canonical::Canonicalize,
-    &glob::Match,
-    &checks::Run,
-    &checks::OutputVerify,
-    &signed::ContractSignature,
-    &signed::Attestation,
-    &mcp::Call,
+/// The fuzz families, one module each, in registry order, with the operations each module
+/// implements: what is fuzzed is what the catalogue says (`spec/data/operations.json`, a
+/// row's `fuzz`), so an operation is fuzzed when its row names its family and the family's
+/// module lists its [`Fuzzable`].
+pub static FAMILIES: &[(&str, &[&dyn Fuzzable])] = &[
+    ("token", token::FUZZABLE),
+    ("revocation", revocation::FUZZABLE),
+    ("canonical", canonical::FUZZABLE),
+    ("glob", glob::FUZZABLE),
+    ("checks", checks::FUZZABLE),
+    ("signed", signed::FUZZABLE),
+    ("mcp", mcp::FUZZABLE),
 ];
+
+/// Every fuzzable operation: family by family in [`FAMILIES`] order, each family's operations
+/// in catalogue order — the catalogued operations whose row names the family, found in its
+/// module's list by name.
+pub static REGISTRY: std::sync::LazyLock<Vec<&'static dyn Fuzzable>> =
+    std::sync::LazyLock::new(|| {
+        let docs = crate::operations::docs();
+        FAMILIES
+            .iter()
+            .flat_map(|&(family, fuzzable)| {
+                docs.iter()
+                    .filter(move |d| d.facts.fuzz.as_deref() == Some(family))
+                    .filter_map(move |d| fuzzable.iter().copied().find(|o| o.name() == d.name))
+            })
+            .collect()
+    });
 
 /// The registered operation named `op`.
 pub fn operation(op: &str) -> Option<&'static dyn Fuzzable> {
@@ -368,11 +376,52 @@ mod tests {
     #[test]
     fn the_registry_is_every_fuzzed_operation() {
         let names: Vec<&str> = REGISTRY.iter().map(|o| o.name()).collect();
-        assert_eq!(names, OPERATIONS.to_vec());
+        assert_eq!(
+            names,
+            [
+                "dct.verify",
+                "revocation.from_json",
+                "json.canonicalize",
+                "glob.match",
+                "check.run",
+                "output.verify",
+                "contract.verify_signature",
+                "attestation.verify",
+                "mcp.call",
+            ]
+        );
+        assert_eq!(*OPERATIONS, names);
         assert_eq!(
             operation("dct.verify").map(|o| o.grading()),
             Some(Grading::ByStep)
         );
         assert!(REGISTRY[1..].iter().all(|o| o.grading() == Grading::BySeed));
+    }
+
+    /// A catalogue row's fuzz family is a module of [`FAMILIES`] that implements the
+    /// operation, and every implementation is named by its row.
+    #[test]
+    fn the_catalogue_and_the_families_agree() {
+        for d in crate::operations::docs() {
+            let Some(family) = d.facts.fuzz.as_deref() else {
+                continue;
+            };
+            let module = FAMILIES.iter().find(|(f, _)| *f == family);
+            assert!(
+                module.is_some_and(|(_, ops)| ops.iter().any(|o| o.name() == d.name)),
+                "{}: its family {family} has no Fuzzable of that name",
+                d.name
+            );
+        }
+        for (family, ops) in FAMILIES {
+            for o in *ops {
+                assert_eq!(
+                    crate::operations::facts(o.name()).and_then(|f| f.fuzz.as_deref()),
+                    Some(*family),
+                    "{}: its catalogue row does not name the family {family}",
+                    o.name()
+                );
+            }
+        }
     }
 }

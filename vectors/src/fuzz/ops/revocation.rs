@@ -117,3 +117,7 @@ impl super::Fuzzable for FromJson {
         random_edit(&mut rng, view, input)
     }
 }
+
+/// The operations this family fuzzes (the registry takes those whose catalogue row names
+/// `revocation`).
+pub static FUZZABLE: &[&dyn super::Fuzzable] = &[&FromJson];

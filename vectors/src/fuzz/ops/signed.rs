@@ -219,3 +219,7 @@ impl super::Fuzzable for Attestation {
         random_edit(&mut rng, view)
     }
 }
+
+/// The operations this family fuzzes (the registry takes those whose catalogue row names
+/// `signed`).
+pub static FUZZABLE: &[&dyn super::Fuzzable] = &[&ContractSignature, &Attestation];

@@ -139,3 +139,7 @@ impl Fuzzable for Verify {
         seed::token_expectation(seed, input, reference)
     }
 }
+
+/// The operations this family fuzzes (the registry takes those whose catalogue row names
+/// `token`).
+pub static FUZZABLE: &[&dyn super::Fuzzable] = &[&Verify];
