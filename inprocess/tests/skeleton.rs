@@ -324,7 +324,7 @@ impl Implementation for Mine {
         Answer::todo()
     }
 
-    // contract.verify_signature_with_key — 24 cases in the embedded corpus (spec/operations.md §6)
+    // contract.verify_signature_with_key — 23 cases in the embedded corpus (spec/operations.md §6)
     // input: `{contract, publicKey}` — `publicKey` a principal id
     // output: `{valid: bool}` — the signature verifies under `publicKey` (not necessarily the
     //         `issuer`'s, D42); a key that is not a principal id is `valid: false`
@@ -379,7 +379,7 @@ impl Implementation for Mine {
         Answer::todo()
     }
 
-    // attestation.output_hash — 17 cases in the embedded corpus (spec/operations.md §8)
+    // attestation.output_hash — 16 cases in the embedded corpus (spec/operations.md §8)
     // input: `{output}` — any JSON value
     // output: `{outputHash}` — base64url(BLAKE2b-256(canonicalize(output)))
     // errors: —
@@ -388,7 +388,7 @@ impl Implementation for Mine {
         Answer::todo()
     }
 
-    // attestation.verify_signature — 24 cases in the embedded corpus (spec/operations.md §8)
+    // attestation.verify_signature — 23 cases in the embedded corpus (spec/operations.md §8)
     // input: `{attestation, publicKey}` — `publicKey` a principal id
     // output: `{valid: bool}` — the signature verifies under `publicKey` (not necessarily the
     //         `principal`'s, D42); a key that is not a principal id is `valid: false`
