@@ -186,16 +186,11 @@ pub struct Operation {
     pub input: String,
     /// The ok output.
     pub output: String,
-    /// The error codes (`—` when none).
-    pub errors: String,
-    /// Denial or not.
-    pub denial: bool,
-    /// What its output grants.
-    pub grants: Option<Grants>,
-    /// Its wire schemas.
-    pub schemas: Vec<SchemaCheck>,
-    /// Its fuzz family.
-    pub fuzz: Option<String>,
+    /// The error codes (`null` when it has none; the table shows `—`).
+    pub errors: Option<String>,
+    /// What the kit's code needs to know about it (its other members, none unknown).
+    #[serde(flatten)]
+    pub facts: Facts,
 }
 
 /// A section that specifies operations in prose.
@@ -217,36 +212,9 @@ pub struct ProseSection {
 pub struct ProseOperation {
     /// The operation.
     pub name: String,
-    /// Denial or not.
-    pub denial: bool,
-    /// What its output grants.
-    pub grants: Option<Grants>,
-    /// Its wire schemas.
-    pub schemas: Vec<SchemaCheck>,
-    /// Its fuzz family.
-    pub fuzz: Option<String>,
-}
-
-impl Operation {
-    fn facts(&self) -> Facts {
-        Facts {
-            denial: self.denial,
-            grants: self.grants.clone(),
-            schemas: self.schemas.clone(),
-            fuzz: self.fuzz.clone(),
-        }
-    }
-}
-
-impl ProseOperation {
-    fn facts(&self) -> Facts {
-        Facts {
-            denial: self.denial,
-            grants: self.grants.clone(),
-            schemas: self.schemas.clone(),
-            fuzz: self.fuzz.clone(),
-        }
-    }
+    /// What the kit's code needs to know about it (its other members, none unknown).
+    #[serde(flatten)]
+    pub facts: Facts,
 }
 
 /// One row of the §11b table.
@@ -258,6 +226,9 @@ pub struct Mirror {
     /// The spec function they mirror (Markdown).
     pub function: String,
 }
+
+/// How the catalogue's table and the stubs show an operation without error codes.
+pub const NO_ERRORS: &str = "—";
 
 /// Reads an `operations.json` text.
 pub fn catalogue_from_json(text: &str) -> Result<Catalogue, serde_json::Error> {
@@ -298,9 +269,9 @@ pub fn docs_of(catalogue: &Catalogue, markdown: &str) -> Vec<OperationDoc> {
                 section_title: s.title.clone(),
                 input: o.input.clone(),
                 output: o.output.clone(),
-                errors: o.errors.clone(),
+                errors: o.errors.clone().unwrap_or_else(|| NO_ERRORS.to_string()),
                 mirrors: String::new(),
-                facts: o.facts(),
+                facts: o.facts.clone(),
             });
         }
     }
@@ -318,7 +289,7 @@ pub fn docs_of(catalogue: &Catalogue, markdown: &str) -> Vec<OperationDoc> {
                 output: String::new(),
                 errors: String::new(),
                 mirrors: String::new(),
-                facts: o.facts(),
+                facts: o.facts.clone(),
             });
         }
     }
@@ -394,7 +365,7 @@ mod tests {
                             format!("`{}`", o.name),
                             o.input.clone(),
                             o.output.clone(),
-                            o.errors.clone(),
+                            o.errors.clone().unwrap_or_else(|| NO_ERRORS.to_string()),
                         ]
                     })
                     .collect();
@@ -483,6 +454,23 @@ mod tests {
             assert!(n.contains(&op), "{op} missing from {n:?}");
         }
         assert!(!is_known("dct.verfy"));
+    }
+
+    /// A row's facts are one `Facts` shared by both row types, and a member that is neither a
+    /// cell nor a fact (a typo) is still refused, through the flattened `Facts`.
+    #[test]
+    fn a_row_with_an_unknown_member_is_refused() {
+        let row = |extra: &str| {
+            format!(
+                r#"{{"sections": [{{"section": "9", "title": "t", "operations": [{{"name": "x.y", "input": "i", "output": "o", "errors": null, "denial": false, "grants": null, "schemas": [], "fuzz": null{extra}}}]}}], "proseSections": [{{"section": "11", "title": "p", "operations": [{{"name": "p.q", "denial": true, "grants": null, "schemas": [], "fuzz": null}}]}}], "mirrors": []}}"#
+            )
+        };
+        let ok = catalogue_from_json(&row("")).expect("a well-formed row");
+        assert_eq!(ok.sections[0].operations[0].errors, None);
+        assert!(ok.prose_sections[0].operations[0].facts.denial);
+        let err = catalogue_from_json(&row(r#", "denail": true"#)).unwrap_err();
+        assert!(err.to_string().contains("denail"), "{err}");
+        assert!(catalogue_from_json(&row("").replace(r#""denial": false, "#, "")).is_err());
     }
 
     /// Every row of the catalogue states each of its facts (`denial`, `grants`, `schemas`,
