@@ -6,15 +6,19 @@
 # a minute per Python bug on 2 cores), so it is not in CI; harness/tests/ground_truth.rs asserts
 # the JavaScript adapters' seeded faults (SEEDED).
 #
-#   implementations/redteam/diagnosis.sh js-hasty|js-chain|py-hasty [BUG,BUG,...]
+#   implementations/redteam/diagnosis.sh js-hasty|js-chain|js-checks|py-hasty|py-wrap [BUG,BUG,...]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-name=${1:?usage: diagnosis.sh js-hasty|js-chain|py-hasty [BUGS]}
+name=${1:?usage: diagnosis.sh js-hasty|js-chain|js-checks|py-hasty|py-wrap [BUGS]}
 case "$name" in
+    js-checks) adapter="node implementations/redteam/js-checks/adapter.js"
+          all=shared-instance,cache-by-id,regex-by-name ;;
     js-*) adapter="node implementations/redteam/$name/adapter.js"
           all=$(node -e "process.env.REDTEAM_BUGS=undefined; const s=require('fs').readFileSync('implementations/redteam/$name/adapter.js','utf8'); console.log([...s.match(/DEFAULT_BUGS = \[([\s\S]*?)\];/)[1].matchAll(/'([^']+)'/g)].map(m=>m[1]).join(','))") ;;
     py-hasty) adapter="python3 implementations/redteam/py-hasty/adapter.py"
           all=$(python3 -c "import re;s=open('implementations/redteam/py-hasty/hasty_dos.py').read();print(','.join(re.findall(r'\"([a-z0-9-]+)\",',re.search(r'BUG_NAMES = \[(.*?)\n\]',s,re.S).group(1))))") ;;
+    py-wrap) adapter="python3 implementations/redteam/py-wrap/adapter.py ${CARGO_TARGET_DIR:-target}/debug/delegateos-conform reference-adapter"
+          all=$(python3 -c "import re;s=open('implementations/redteam/py-wrap/adapter.py').read();print(','.join(re.findall(r'\"([a-z0-9-]+)\",',re.search(r'BUG_NAMES = \[(.*?)\n\]',s,re.S).group(1))))") ;;
     *) echo "unknown adapter $name" >&2; exit 2 ;;
 esac
 bugs=${2:-$all}

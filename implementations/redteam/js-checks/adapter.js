@@ -94,7 +94,7 @@ function run(c) {
     return { outcome: 'ok', output: out };
   } catch (e) {
     if (e instanceof Refusal) return { outcome: 'error', code: e.code, detail: e.message };
-    return { outcome: 'errored', message: String((e && e.stack) || e) };
+    return { outcome: 'threw', message: String((e && e.stack) || e) };
   }
 }
 
