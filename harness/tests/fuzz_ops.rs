@@ -248,3 +248,104 @@ fn an_unknown_op_is_a_usage_error() {
     assert_eq!(out.status.code(), Some(64));
     assert!(String::from_utf8_lossy(&out.stderr).contains("nope.op"));
 }
+
+/// py-wrap's seeded bugs over the corpus (issue 47): each bug alone adds exactly one finding to
+/// the careful path's report, and it names the bug's fault of the catalogue
+/// (`spec/data/faults.json`); `None` is a bug the corpus accepts as a reading, with why.
+const PY_WRAP_SEEDED: &[(&str, Option<&str>, &str)] = &[
+    (
+        "contract-unknown-members-stripped",
+        Some("contract.unknown-members-stripped"),
+        "",
+    ),
+    (
+        "attestation-budget-unchecked",
+        Some("attestation.budget-unchecked"),
+        "",
+    ),
+    (
+        "regex-coerces-to-string",
+        None,
+        "D12: ECMAScript's RegExp.test stringifies a non-string subject, and py-wrap stringifies \
+         only numbers and booleans, as JavaScript's String does; the corpus accepts that reading \
+         (checks-regex_match-0122–0134), while `fuzz --op check.run`, whose expectation is the \
+         reference's one answer, still reports it (the row above)",
+    ),
+    (
+        "composite-all-pass-as-majority",
+        Some("composite.all-pass-as-majority"),
+        "",
+    ),
+    ("mcp-tool-name-casefold", Some("mcp.tool-name-casefold"), ""),
+];
+
+/// The findings of a `run` of the corpus against py-wrap with `bugs`: key → its cases.
+fn py_wrap_findings(bugs: &str) -> std::collections::BTreeMap<String, serde_json::Value> {
+    let out = std::process::Command::new(BIN)
+        .args(["run", "--no-progress", "--format", "json", "--impl"])
+        .arg(format!(
+            "python3 '{ROOT}/implementations/redteam/py-wrap/adapter.py' '{BIN}' reference-adapter"
+        ))
+        .env("REDTEAM_BUGS", bugs)
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{bugs}: no JSON report ({e}): {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["key"].as_str().unwrap().to_owned(), f["ids"].clone()))
+        .collect()
+}
+
+#[test]
+fn py_wrap_bugs_over_the_corpus_name_their_faults() {
+    if !have_python() {
+        eprintln!("python3 not found: skipping py-wrap's diagnosis");
+        return;
+    }
+    let source =
+        std::fs::read_to_string(format!("{ROOT}/implementations/redteam/py-wrap/adapter.py"))
+            .unwrap();
+    let names = source
+        .split("BUG_NAMES = [")
+        .nth(1)
+        .unwrap()
+        .split("\n]")
+        .next()
+        .unwrap();
+    for line in names.lines().filter(|l| l.trim_start().starts_with('"')) {
+        let bug = line
+            .trim_start()
+            .trim_start_matches('"')
+            .split('"')
+            .next()
+            .unwrap();
+        assert!(
+            PY_WRAP_SEEDED.iter().any(|s| s.0 == bug),
+            "py-wrap's bug {bug} is not in PY_WRAP_SEEDED"
+        );
+    }
+    let careful = py_wrap_findings("");
+    let mut failures = Vec::new();
+    for (bug, fault, why) in PY_WRAP_SEEDED {
+        let added: Vec<String> = py_wrap_findings(bug)
+            .into_iter()
+            .filter(|(k, ids)| careful.get(k) != Some(ids))
+            .map(|(k, _)| k)
+            .collect();
+        eprintln!("py-wrap {bug}: {added:?}");
+        let expected: Vec<String> = fault.iter().map(|f| format!("fault:{f}")).collect();
+        if added != expected {
+            failures.push(format!(
+                "{bug}: added {added:?}, expected {expected:?} {why}"
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{failures:#?}");
+}

@@ -304,7 +304,7 @@ impl Implementation for Mine {
         Answer::todo()
     }
 
-    // contract.verify_signature — 66 cases in the embedded corpus (spec/operations.md §6)
+    // contract.verify_signature — 67 cases in the embedded corpus (spec/operations.md §6)
     // input: `{contract}`
     // output: `{valid: true}`
     // errors: `malformed_contract`, `invalid_signature`
@@ -468,7 +468,7 @@ impl Implementation for Mine {
         Answer::todo()
     }
 
-    // mcp.call — 68 cases in the embedded corpus (spec/operations.md §11)
+    // mcp.call — 69 cases in the embedded corpus (spec/operations.md §11)
     // spec: `mcp.filter_tools` and `mcp.call` (the pure decisions of the MCP plugin: which tools a
     //       session token lets `tools/list` show, and whether a `tools/call` is passed through,
     //       forwarded stripped with its spend, or denied with the -32001 body) are specified in

@@ -354,7 +354,7 @@ pub fn verify_attestation_value(
         return Err(AttestationError::VerificationFailed(verification));
     }
     let budget = contract.constraints.max_budget_microcents;
-    if a.result.cost_microcents > budget {
+    if a.result.cost_microcents > budget && faults::off("attestation.budget-unchecked") {
         return Err(AttestationError::BudgetExceeded {
             cost: a.result.cost_microcents,
             budget,

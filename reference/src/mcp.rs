@@ -236,6 +236,20 @@ fn granted_json(scope: &AuthorizedScope) -> Value {
     serde_json::to_value(&scope.capabilities).unwrap_or(Value::Null)
 }
 
+/// The capability of a configured tool whose name equals `name` but for case, where the fault
+/// `mcp.tool-name-casefold` is on (a lookup that lowercases both sides); none otherwise.
+fn casefolded_tool<'c>(config: &'c McpConfig, name: &str) -> Option<&'c ToolCapability> {
+    if !crate::faults::on("mcp.tool-name-casefold") {
+        return None;
+    }
+    let lower = name.to_lowercase();
+    config
+        .tools
+        .iter()
+        .find(|(t, _)| t.to_lowercase() == lower)
+        .map(|(_, cap)| cap)
+}
+
 /// Filters one `tools/list` page (`result.tools`). With no session token the list is returned
 /// unchanged; when the session token fails verification steps 1–6 (with the session
 /// delegation's recorded spend) the list is empty; otherwise a tool survives iff it is in the
@@ -351,7 +365,11 @@ pub fn decide_call_with_keys(
         .and_then(|p| p.get("name"))
         .and_then(Value::as_str)
         .unwrap_or("");
-    let Some(cap) = config.tools.get(name) else {
+    let Some(cap) = config
+        .tools
+        .get(name)
+        .or_else(|| casefolded_tool(config, name))
+    else {
         return deny(json!({
             "type": "capability_not_granted",
             "detail": format!("tool {name:?} is not in the tool capability map"),

@@ -101,7 +101,8 @@ fn create(input: &Value) -> OpResult {
 
 fn verify_signature(input: &Value) -> OpResult {
     let input = Input::new(input, &["contract"], &[])?;
-    verify_contract_value(input.value("contract")?).map_err(|e| code(&e))?;
+    let contract = super::mistakes::contract_as_typed(input.value("contract")?);
+    verify_contract_value(&contract).map_err(|e| code(&e))?;
     Ok(json!({ "valid": true }))
 }
 

@@ -44,3 +44,32 @@ pub(crate) fn unbounded_uint(value: &serde_json::Value) -> Option<u64> {
         None
     }
 }
+
+/// The contract as a typed deserialization sees it where `contract.unknown-members-stripped` is
+/// on: its members outside §5.1's dropped (only at the top level, as a record type with serde's
+/// default of ignoring unknown fields would); the contract itself otherwise.
+pub(crate) fn contract_as_typed(
+    value: &serde_json::Value,
+) -> std::borrow::Cow<'_, serde_json::Value> {
+    const MEMBERS: [&str; 8] = [
+        "id",
+        "version",
+        "issuer",
+        "createdAt",
+        "task",
+        "constraints",
+        "verification",
+        "signature",
+    ];
+    match value {
+        serde_json::Value::Object(m) if crate::faults::on("contract.unknown-members-stripped") => {
+            let kept = m
+                .iter()
+                .filter(|(k, _)| MEMBERS.contains(&k.as_str()))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            std::borrow::Cow::Owned(serde_json::Value::Object(kept))
+        }
+        _ => std::borrow::Cow::Borrowed(value),
+    }
+}

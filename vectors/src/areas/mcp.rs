@@ -586,6 +586,9 @@ const TOOL_MAP: &[CallRow] = &[
         Out::Deny(|_| json!({"type": "capability_not_granted", "tool": "echo", "granted": caps_json(&default_caps())}), true)),
     (91, "an unmapped tool with an expired token reports expired (tool map after verification, M4)", &["MCP-DENY-UNMAPPED-TOOL"], &["Precedence"],
         |f| f.later(f.tool("echo", json!({}))), EXPIRED),
+    (92, "a mapped tool's name in other case (`Read_File` for `read_file`) is absent from the tool map → capability_not_granted (names compared exactly)", &["MCP-DENY-UNMAPPED-TOOL", "MCP-DENY-SHAPE"], &[],
+        |f| f.now(f.tool("Read_File", read(README))),
+        Out::Deny(|_| json!({"type": "capability_not_granted", "tool": "Read_File", "granted": caps_json(&default_caps())}), true)),
 ];
 
 /// M3: resource arguments that yield no resource: number, what, tool, arguments.
