@@ -188,7 +188,7 @@ impl Implementation for Mine {
         Answer::todo()
     }
 
-    // dct.verify — 924 cases in the embedded corpus, 13 more advisory with --profile strict (spec/operations.md §3)
+    // dct.verify — 925 cases in the embedded corpus, 13 more advisory with --profile strict (spec/operations.md §3)
     // input: `{token: SerializedDCT, context}`; `context` = `{namespace, action, resource, now,
     //        spentMicrocents, rootPublicKey, revocations: [RevocationEntry]}`
     // output: `{scope: AuthorizedScope}`
