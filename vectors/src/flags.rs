@@ -3,8 +3,8 @@
 //! A flag names *why* a case exists or why it is `acceptable`: the decision it pins, or the
 //! class of bug it catches. Each flag is one record of `spec/data/flags.json`: its decision,
 //! level, severity and reason (the "Flag index" of `spec/decisions.md`), its effects and fix
-//! (`spec/severity.md` §5) and, for a flag several groups share, its note; a flag used by one
-//! group only has no note there, the group gives it (`Group::define_flag`).
+//! (`spec/severity.md` §5) and its note; only the advisory flags have none there: their notes
+//! derive from the profile rules (`areas/advisory.rs`, `Group::define_flag`).
 
 use crate::format::{Level, Note, Severity};
 
@@ -17,8 +17,8 @@ pub const DECISIONS: &str = include_str!("../spec/decisions.md");
 pub const INDEX_DATA: &str = include_str!("../spec/data/flags.json");
 
 /// One flag's record in `spec/data/flags.json`: its row of the "Flag index" table of
-/// `spec/decisions.md`, its effect columns of `spec/severity.md` §5 and, for a flag shared by
-/// several groups, the note every vector file carrying it copies.
+/// `spec/decisions.md`, its effect columns of `spec/severity.md` §5 and the note every vector
+/// file carrying it copies (none for an advisory flag).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IndexRow {
     /// Flag name.
@@ -40,8 +40,8 @@ pub struct IndexRow {
     pub wrong_output: Option<String>,
     /// How to fix it; none when the rules' hint applies.
     pub fix: Option<String>,
-    /// The note of a shared flag; none for a flag one group defines
-    /// (`Group::define_flag`, with its note).
+    /// The flag's note; none for an advisory flag, whose note its group derives from the
+    /// profile rules (`Group::define_flag`).
     pub note: Option<FlagNote>,
 }
 
@@ -144,7 +144,7 @@ pub fn index_row(flag: &str) -> Option<IndexRow> {
 }
 
 /// The note of a known flag (its level and severity from its record; `None` if the flag is
-/// unknown or one group defines it).
+/// unknown or an advisory flag, whose group defines it).
 pub fn note(flag: &str) -> Option<Note> {
     let row = index().iter().find(|r| r.flag == flag)?;
     row.note.as_ref().map(|n| Note {
@@ -185,6 +185,22 @@ mod tests {
             "a bad severity is reported"
         );
         assert!(!index_from_json("{\"flags\": [{}]}").1.is_empty());
+    }
+
+    /// A flag's note is in its record (issue 50: a case's facts in one place); only the
+    /// advisory flags, whose notes derive from the profile rules, have none there.
+    #[test]
+    fn every_flag_but_the_advisory_ones_has_its_note_in_its_record() {
+        let (rows, _) = index_from_json(INDEX_DATA);
+        let missing: Vec<&str> = rows
+            .iter()
+            .filter(|r| r.note.is_none() && r.decision != "neighbours")
+            .map(|r| r.flag.as_str())
+            .collect();
+        assert!(missing.is_empty(), "flags without a note: {missing:?}");
+        assert!(rows
+            .iter()
+            .any(|r| r.note.is_none() && r.decision == "neighbours"));
     }
 
     #[test]

@@ -203,8 +203,10 @@ impl Group {
         self
     }
 
-    /// Defines a flag used only by this group (shared flags belong in [`flags`]). Its level
-    /// and severity come from the flag index of `spec/decisions.md`, which must list it.
+    /// Defines the note of a flag whose note derives from other data (the advisory flags,
+    /// from the profile rules); every other flag's note is its record in
+    /// `spec/data/flags.json` ([`flags`]). Its level and severity come from that record, which
+    /// must exist.
     pub fn define_flag(
         &mut self,
         flag: &str,
@@ -214,6 +216,10 @@ impl Group {
         effect: &str,
     ) -> &mut Self {
         match flags::index_row(flag) {
+            Some(row) if row.note.is_some() => self.errors.push(format!(
+                "flag {flag:?} (group {}) has its note in spec/data/flags.json: one place only",
+                self.name
+            )),
             Some(row) => {
                 self.local_notes.insert(
                     flag.to_owned(),

@@ -259,13 +259,6 @@ pub fn build(area: &mut Area) {
         "store",
         "chain.verify_store: the chain ending at leafId in a store of delegations linked by parentId (architecture §7 ChainStore), whatever the order of the records — same verdicts as chain.verify root first (§8.2, D26, D44).",
     );
-    g.define_flag(
-        "StoreDuplicateId",
-        "AMBIGUITY",
-        "D44",
-        "Two records in the store have the same id; a map-backed store keeps whichever was put last, so the verdict would depend on the order of the records. Refused as malformed_delegation.",
-        "A chain's verdict depends on the order records were stored in.",
-    );
     // The chain: tokens with 0..=3 attenuations, records linked root first.
     let toks = tokens(&k, Chain::root(&k), 3);
     let d = records(&k, &toks);

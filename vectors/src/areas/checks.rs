@@ -33,44 +33,6 @@ pub fn build(area: &mut Area) {
     crate::tables::build_plain_groups(area, GROUPS);
 }
 
-/// A flag a group defines: (name, bug type, clause, condition, effect).
-type FlagDef = (
-    &'static str,
-    &'static str,
-    &'static str,
-    &'static str,
-    &'static str,
-);
-
-fn define_flags(g: &mut Group, flags: &[FlagDef]) {
-    for &(name, bug_type, clause, condition, effect) in flags {
-        g.define_flag(name, bug_type, clause, condition, effect);
-    }
-}
-
-#[rustfmt::skip]
-const SCHEMA_FORMAT: FlagDef = ("SchemaFormat", "AMBIGUITY", "D29",
-    "A schema using `format`: strict ajv without a format plugin refuses it (`invalid_schema`); validating known formats is acceptable.",
-    "The same contract accepts, rejects or refuses an output depending on the validator.");
-#[rustfmt::skip]
-const LENGTH_BOUNDS: FlagDef = ("LengthBounds", "AMBIGUITY", "D28",
-    "`min > max` in string_length / array_length is `invalid_params`; answering `passed: false` is acceptable.",
-    "A contract with impossible bounds fails every output instead of being reported.");
-#[rustfmt::skip]
-const EXPECTED_RESULT_DETAILS: FlagDef = ("ExpectedResultDetails", "AMBIGUITY", "D28",
-    "`expectedResult` with a `details` member: details never take part in the comparison; comparing them is acceptable.",
-    "The same contract passes in one implementation and fails in another because of message text.");
-#[rustfmt::skip]
-const SPEC_EXTRA_FIELDS: FlagDef = ("SpecExtraFields", "AMBIGUITY", "D30",
-    "A verification spec with members its method does not use is `invalid_spec`; accepting it is acceptable.",
-    "A typo or misplaced member in a contract is silently ignored.");
-#[rustfmt::skip]
-const SCORE_RANGE_BYPASS: FlagDef = ("ScoreRangeBypass", "AUTH_BYPASS", "§6.4, D30",
-    "A weighted composite whose weights or threshold a lenient implementation accepts, built \
-        so that accepting it passes a verification whose steps fail (or reports a score outside \
-        [0, 1]).",
-    "An output that fails its contract's checks is attested as verified.");
-
 fn pass() -> Expectation {
     Expectation::valid(json!({"passed": true, "score": 1}))
 }
@@ -188,7 +150,6 @@ fn schema_params(schema: Value) -> Option<Value> {
 
 /// `json_schema`: the rows, with the nesting-limit cases built here (64 or 65 levels).
 fn build_schema(g: &mut Group) {
-    define_flags(g, &[SCHEMA_FORMAT]);
     table(g, "json_schema/a");
     // Schema nesting beyond MAX_SCHEMA_DEPTH (64) is `limit_exceeded` (hardening, D33-style
     // resource limit). Each case reaches depth 65 through 64 `not` wrappers (one JSON level
@@ -218,12 +179,10 @@ fn build_schema(g: &mut Group) {
 }
 
 fn build_strlen(g: &mut Group) {
-    define_flags(g, &[LENGTH_BOUNDS]);
     table(g, "string_length");
 }
 
 fn build_arrlen(g: &mut Group) {
-    define_flags(g, &[LENGTH_BOUNDS]);
     table(g, "array_length");
 }
 
@@ -245,8 +204,6 @@ fn build_registry(g: &mut Group) {
 
 /// `output.verify`: the rows, with the deeply nested composites built here.
 fn build_verify(g: &mut Group) {
-    define_flags(g, &[EXPECTED_RESULT_DETAILS, SPEC_EXTRA_FIELDS]);
-    define_flags(g, &[SCORE_RANGE_BYPASS]);
     table(g, "output-verification/a");
     let t1 = json!({"method": "deterministic_check", "checkName": "field_exists", "checkParams": {"fields": ["summary"]}});
     let nest = |depth: usize| {

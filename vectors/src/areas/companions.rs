@@ -83,7 +83,6 @@ pub fn build(area: &mut Area) {
                  `parent`, its delegatee attenuates to `child` (§10.1 step 4b, D3)."
             ),
         );
-        super::glob_redteam::define_flags(g);
         for src in subsets.iter().filter(|c| number(&c.id, prefix).is_some()) {
             subset_companion(g, &keys, src, prefix);
         }

@@ -487,13 +487,6 @@ fn bind_case(k: &Keys, name: &str) -> Value {
 }
 
 fn build_binding(g: &mut Group, keys: &Keys) {
-    g.define_flag(
-        "BindingColonSplit",
-        "AMBIGUITY",
-        "D11",
-        "A required capability `org:ns:action` is split at the FIRST `:` (namespace `org`); a last-colon split is acceptable.",
-        "A contract's custom-namespace requirement is satisfied, or not, depending on the implementation.",
-    );
     for row in crate::tables::rows::<BindRow>("contract_binding.json") {
         let n = g.number_of("contract_binding.json", &row.id);
         let input = match row.input {

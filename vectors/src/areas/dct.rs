@@ -109,16 +109,6 @@ fn attenuate_params(a: &Attenuation) -> Value {
     p
 }
 
-fn define_empty_caps(g: &mut Group) {
-    g.define_flag(
-        "EmptyCapabilities",
-        "AMBIGUITY",
-        "D18",
-        "An empty capability list is a valid token that grants nothing; `allowedCapabilities: []` restricts to nothing (never \"inherit\"). Reporting an empty authority list as malformed_token is acceptable.",
-        "An intended total restriction becomes a total grant, or valid tokens are refused.",
-    );
-}
-
 // ---------------------------------------------------------------------------------------------
 // create
 
@@ -228,7 +218,6 @@ fn issue_rows(g: &mut Group, k: &Keys, op: &str, numbers: std::ops::Range<u16>) 
 }
 
 fn build_create(g: &mut Group, k: &Keys) {
-    define_empty_caps(g);
     issue_rows(g, k, "create", 0..10000);
 }
 // ---------------------------------------------------------------------------------------------
@@ -399,7 +388,6 @@ const UNRESTRICTED: Ids = &["DCT-VERIFY-8-SCOPE", "DCT-VERIFY-8-DEPTH", "DCT-VER
     "DCT-VERIFY-4E-REMAINING", "DCT-ATTEN-OMITTED"];
 
 fn build_valid(g: &mut Group, k: &Keys) {
-    define_empty_caps(g);
     let ctx = Ctx::new(k);
     let root = Chain::root(k);
     // Chains of length 0..8, no optional restriction anywhere.
@@ -622,7 +610,6 @@ fn build_capability(g: &mut Group, k: &Keys) {
 /// 5 + 6, 6 + 7; within step 4 (4a..4e on one attenuation), then the earlier attenuation
 /// winning.
 fn build_precedence(g: &mut Group, k: &Keys) {
-    define_empty_caps(g);
     let root = Chain::root(k);
     let revoked = Ctx::new(k).revoke(revocation_entry(&k.root, &root.revocation_ids()[0], false));
     let token = json!({ "token": root.token_string(), "format": "delegateos-sjt-v2" });

@@ -24,12 +24,5 @@ pub fn build(area: &mut Area) {
         "redteam",
         "dct.verify: defect classes found by red-team verifiers (falsy zero restrictions, cross-product capability checks, requests as patterns, leap years, resource normalization; D4, D5, D18, D20, D21, D41).",
     );
-    g.define_flag(
-        "ResourceNormalization",
-        "AMBIGUITY",
-        "D41",
-        "Resources and resource patterns are opaque strings: no Unicode normalization (NFC/NFKC), no case folding, no path normalization (`.`, `..`, `//`). A matcher that normalizes and thereby matches is wrong; where normalizing would only deny, the other reading is acceptable.",
-        "A normalizing verifier grants resources the grant does not name (a different code point sequence, a different path).",
-    );
     super::dct_support::verify_rows(g, &k, "redteam", |_| true);
 }

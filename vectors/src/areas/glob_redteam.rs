@@ -9,7 +9,7 @@
 //! Expectations come from §10.2 and decisions D1–D3, D41; the generator checks that the
 //! reference agrees. The cases are the rows of set `redteam` of `data/tables/glob.json`.
 
-use crate::generate::{Area, Group};
+use crate::generate::Area;
 
 /// Adds group `redteam` to area `glob`.
 pub fn build(area: &mut Area) {
@@ -17,17 +17,5 @@ pub fn build(area: &mut Area) {
         "redteam",
         "glob.match and capability.subset: defect classes found by red-team matchers (unescaped RegExp metacharacters, first-only `**` replacement, resource normalization; D1, D2, D3, D41).",
     );
-    define_flags(g);
     crate::tables::case_rows(g, "glob", "redteam", "glob.json");
-}
-
-/// The flags local to this group (also used by the `companions` area's copies of its cases).
-pub(crate) fn define_flags(g: &mut Group) {
-    g.define_flag(
-        "ResourceNormalization",
-        "AMBIGUITY",
-        "D41",
-        "Resources and resource patterns are opaque strings: no Unicode normalization (NFC/NFKC), no case folding, no path normalization (`.`, `..`, `//`). A matcher that normalizes and thereby matches is wrong; where normalizing would only deny, the other reading is acceptable.",
-        "A normalizing matcher grants resources the pattern does not name (a different code point sequence, a different path).",
-    );
 }

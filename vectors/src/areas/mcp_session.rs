@@ -190,25 +190,6 @@ const SESSIONS: &[SessionRow] = &[
 
 /// Builds the group.
 pub fn build(g: &mut Group, keys: &Keys) {
-    g.define_flag(
-        STATE,
-        "AUTH_BYPASS",
-        "§11.3, §13.4",
-        "A session script whose messages interleave (responses out of order, a tools/list \
-         answered after a later call, ids that differ only in JSON type): each message must be \
-         handled by its own id and delegation.",
-        "A plugin that keeps cross-request state in one variable or keys it loosely charges \
-         spend to the wrong delegation (one budget is never exhausted) or relays an unfiltered \
-         tool list.",
-    );
-    g.define_flag(
-        TIMING,
-        "AUTH_BYPASS",
-        "§11.3 step 5, D32",
-        "Calls authorized while others on the same delegation are still in flight: D32 records \
-         spend at authorization; §11.3 step 5 lists 'record spend' after forwarding.",
-        "Recording spend when the response arrives lets concurrent calls overdraw a budget.",
-    );
     let f = Fx {
         k: keys,
         a: delegation(keys, DEL_A, 200),

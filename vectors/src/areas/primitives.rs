@@ -123,25 +123,7 @@ fn valid(v: bool) -> Expectation {
     Expectation::valid(json!({ "valid": v }))
 }
 
-/// The flags of the ed25519 group: name, category, decision, condition, risk.
-#[rustfmt::skip]
-const ED25519_FLAGS: &[(&str, &str, &str, &str, &str)] = &[
-    ("SmallOrderA", "SIGNATURE_MALLEABILITY", "D10", "The public key is one of the 8 points of small order.", "A key under which signatures verify for many messages is accepted."),
-    ("SmallOrderR", "SIGNATURE_MALLEABILITY", "D10", "The signature's R is a point of small order.", "Verifiers disagree on which signatures are valid."),
-    ("MixedOrderA", "SIGNATURE_MALLEABILITY", "D10", "The public key has a torsion component (prime-order point plus a small-order point).", "Cofactored and cofactorless verifiers disagree."),
-    ("MixedOrderR", "SIGNATURE_MALLEABILITY", "D10", "R has a torsion component.", "Cofactored and cofactorless verifiers disagree."),
-    ("NonCanonicalA", "SIGNATURE_MALLEABILITY", "D10", "The public key is a non-canonical encoding (y >= p, or x = 0 with the sign bit set), which RFC 8032 §5.1.3 refuses to decode.", "Several byte strings name one key."),
-    ("NonCanonicalR", "SIGNATURE_MALLEABILITY", "D10", "R is a non-canonical encoding, which RFC 8032 §5.1.3 refuses to decode.", "Several signatures exist for one message."),
-    ("SNotReduced", "SIGNATURE_MALLEABILITY", "D10", "S is not below the group order L (RFC 8032 §5.1.7 requires 0 <= S < L).", "A valid signature can be malleated into another valid one."),
-    ("InvalidA", "EDGE_CASE", "D10", "The public key bytes decode to no curve point.", "A crash or an accepting default on an invalid key."),
-    ("InvalidR", "EDGE_CASE", "D10", "R decodes to no curve point.", "A crash or an accepting default on an invalid signature."),
-    ("WrongLength", "EDGE_CASE", "D10", "A signature that is not 64 bytes or a key that is not 32 bytes: `valid: false`, never an error.", "The verifier throws (noble: \"Uint8Array expected\") instead of answering."),
-];
-
 fn ed25519(g: &mut Group) {
-    for &(name, category, decision, condition, risk) in ED25519_FLAGS {
-        g.define_flag(name, category, decision, condition, risk);
-    }
     // RFC 8032 known answers, the signed digest and wrong lengths, then the edge cases.
     table(g, "ed25519/a");
     ed25519_edge(g);

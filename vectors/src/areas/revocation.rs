@@ -135,16 +135,6 @@ fn malleate_s(sig_b64: &str) -> String {
     b64u_encode(&bytes)
 }
 
-fn define_s_flag(g: &mut Group) {
-    g.define_flag(
-        "SNotReduced",
-        "SIGNATURE_MALLEABILITY",
-        "D10",
-        "S is not below the group order L (RFC 8032 §5.1.7 requires 0 <= S < L).",
-        "A valid signature can be malleated into another valid one.",
-    );
-}
-
 /// A key of the fixture.
 type KeyOf = for<'a> fn(&'a Keys) -> &'a Key;
 
@@ -306,7 +296,6 @@ fn verify_case(f: &EntryFx, name: &str) -> Value {
 }
 
 fn entry(g: &mut Group, k: &Keys) {
-    define_s_flag(g);
     for &(n, key, label, at, scope, desc) in CREATES {
         let (key, id) = (key(k), rid(label));
         g.case(n, &format!("create_entry: {desc}; exact entry bytes"),
@@ -455,7 +444,6 @@ const LISTS: &[ListRow] = &[
 ];
 
 fn list(g: &mut Group, k: &Keys) {
-    define_s_flag(g);
     let (a, b, c) = (rid("list-a"), rid("list-b"), rid("list-c"));
     let f = ListFx {
         k,

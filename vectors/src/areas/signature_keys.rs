@@ -31,23 +31,6 @@ const SIGNER_NOT_PRINCIPAL: &str = "SignerKeyNotPrincipal";
 /// The flag of malformed inputs to a boolean verification function.
 const BOOLEAN_MALFORMED: &str = "BooleanVerifyMalformed";
 
-fn define_flags(g: &mut Group) {
-    g.define_flag(
-        SIGNER_NOT_PRINCIPAL,
-        "AMBIGUITY",
-        "D42",
-        "The signature was made by key Q over an object whose principal/issuer names P, and Q is the key passed: the spec function verifies under the key it is given (true); also requiring key = principal/issuer (false) is acceptable.",
-        "A caller that passes the signer's key and then trusts the object's principal/issuer field misattributes the object; a caller comparing the key itself is unaffected.",
-    );
-    g.define_flag(
-        BOOLEAN_MALFORMED,
-        "AMBIGUITY",
-        "D42",
-        "A boolean verification function given a key that is not a principal id, or an object that cannot carry a signature: `valid: false` and a refusal with the domain's code are both acceptable.",
-        "Only the way the failure is reported differs; nothing verifies.",
-    );
-}
-
 fn valid(v: bool) -> Expectation {
     Expectation::valid(json!({ "valid": v }))
 }
@@ -140,7 +123,6 @@ pub fn attestation(area: &mut Area) {
         "signature-key",
         "attestation.verify_signature: verifyAttestationSignature(attestation, signerPublicKey) (architecture §5.1) — the signature verifies under the key passed, whatever `principal` says (§7.2, D42).",
     );
-    define_flags(g);
     signature_key_cases(
         g,
         &k,
@@ -164,7 +146,6 @@ pub fn contract(area: &mut Area) {
         "signature-key",
         "contract.verify_signature_with_key: verifyContractSignature(contract, issuerPublicKey) (architecture §8) — the signature verifies under the key passed, whatever `issuer` says (§5.1, D42).",
     );
-    define_flags(g);
     signature_key_cases(
         g,
         &k,

@@ -57,20 +57,6 @@ pub fn build(area: &mut Area) {
     );
 }
 
-fn flag(g: &mut Group) {
-    g.define_flag(
-        STATE,
-        "AUTH_BYPASS",
-        "§10.1, §10.3",
-        "A case of a stateful group: it runs after cases that use the same token, schema `$id` \
-         or check name with other inputs, in the same adapter process.",
-        "State kept between requests (a verdict cache keyed by the token, a revocation list \
-         that only grows, a schema or regex cached by `$id` or name) answers from an earlier \
-         request: a revoked token accepted, a valid one refused, an output judged by another \
-         contract's check.",
-    );
-}
-
 /// The root token's context with its authority block revoked by the root.
 fn root_revoked(keys: &Keys) -> Ctx {
     let chain = Chain::root(keys);
@@ -140,7 +126,6 @@ const SAME_TOKEN: &[SameTokenRow] = &[
 ];
 
 fn build_verify(g: &mut Group, keys: &Keys) {
-    flag(g);
     for &(n, desc, reqs, chain, ctx, verify) in SAME_TOKEN {
         let mut all: Vec<&str> = vec!["DCT-VERIFY-STATELESS"];
         all.extend_from_slice(reqs);
@@ -163,12 +148,10 @@ fn table(g: &mut Group, set: &str) {
 /// Schema A (`$id` …/report, requires a non-empty `summary`), then schema B under the same
 /// `$id` (requires an integer `count`): the rows of set `schema-id`.
 fn build_schema(g: &mut Group) {
-    flag(g);
     table(g, "schema-id");
 }
 
 /// One check name with other parameters: the rows of set `registry`.
 fn build_registry(g: &mut Group) {
-    flag(g);
     table(g, "registry");
 }
