@@ -264,6 +264,20 @@ pub trait KeyStore {
     /// The validated key for `public_key`, validated now if the store does not hold it
     /// (`NonCanonicalA`, `SmallOrderA` or `MixedOrderA` for a key that fails).
     fn validated(&mut self, public_key: &[u8; 32]) -> Result<&ValidatedKey, SignatureError>;
+
+    /// [`verify_strict`] of `sig` over `message` under `public_key`, the key taken from this
+    /// store: S is checked first, then the key, then R and the equation (D10's order). A store
+    /// may also remember results (the verification is a pure function of its three inputs and
+    /// the two `ed25519.*` fault switches), but must return what this default returns.
+    fn verify(
+        &mut self,
+        public_key: &[u8; 32],
+        message: &[u8],
+        sig: &[u8; 64],
+    ) -> Result<(), SignatureError> {
+        reduced_s(sig)?;
+        self.validated(public_key)?.verify(message, sig)
+    }
 }
 
 impl KeyStore for HashMap<[u8; 32], ValidatedKey> {
@@ -295,8 +309,7 @@ pub fn verify_strict_with(
     message: &[u8],
     sig: &[u8; 64],
 ) -> Result<(), SignatureError> {
-    reduced_s(sig)?;
-    keys.validated(public_key)?.verify(message, sig)
+    keys.verify(public_key, message, sig)
 }
 
 /// Verifies a protocol signature: strict Ed25519 over BLAKE2b-256(`canonical_payload`).
@@ -306,6 +319,21 @@ pub fn verify_canonical(
     sig: &[u8; 64],
 ) -> Result<(), SignatureError> {
     verify_strict(public_key, &blake2b256(canonical_payload.as_bytes()), sig)
+}
+
+/// [`verify_canonical`] taking the validated key from `keys` (see [`verify_strict_with`]).
+pub fn verify_canonical_with(
+    keys: &mut dyn KeyStore,
+    public_key: &[u8; 32],
+    canonical_payload: &str,
+    sig: &[u8; 64],
+) -> Result<(), SignatureError> {
+    verify_strict_with(
+        keys,
+        public_key,
+        &blake2b256(canonical_payload.as_bytes()),
+        sig,
+    )
 }
 
 /// Verifies with a principal id instead of raw key bytes; a malformed id is `NonCanonicalA`.

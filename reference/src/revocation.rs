@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::canonical::canonicalize;
-use crate::crypto::{sign_canonical, verify_canonical, Keypair};
+use crate::crypto::{sign_canonical, verify_canonical_with, KeyStore, Keypair};
 use crate::encoding::{b64u_decode, b64u_encode, decode_principal, decode_signature};
 use crate::faults;
 use crate::json::parse_strict_str;
@@ -150,6 +150,15 @@ fn check_revocation_id(id: &str) -> Result<(), RevocationError> {
 
 /// Checks formats and the signature of an entry (order: shape, signature).
 pub fn verify_entry(entry: &RevocationEntry) -> Result<(), RevocationError> {
+    verify_entry_with(entry, &mut HashMap::new())
+}
+
+/// [`verify_entry`] taking the signer's validated key from `keys` (validating and storing it
+/// on a miss): the same result on every input, whatever `keys` holds.
+pub fn verify_entry_with(
+    entry: &RevocationEntry,
+    keys: &mut dyn KeyStore,
+) -> Result<(), RevocationError> {
     let malformed = |what: &str| RevocationError::MalformedEntry(what.to_owned());
     check_revocation_id(&entry.revocation_id)?;
     let pk = decode_principal(&entry.revoked_by).map_err(|_| malformed("revokedBy"))?;
@@ -164,12 +173,21 @@ pub fn verify_entry(entry: &RevocationEntry) -> Result<(), RevocationError> {
     if faults::on("revocation.entry-signature-unchecked") {
         return Ok(());
     }
-    verify_canonical(&pk, &payload, &sig)
+    verify_canonical_with(keys, &pk, &payload, &sig)
         .map_err(|e| RevocationError::InvalidSignature(e.to_string()))
 }
 
 /// Reads one entry from JSON, checking shape, then scope, then signature (error-codes §4).
 pub fn entry_from_value(value: &Value) -> Result<RevocationEntry, RevocationError> {
+    entry_from_value_with(value, &mut HashMap::new())
+}
+
+/// [`entry_from_value`] taking the signer's validated key from `keys` (see
+/// [`verify_entry_with`]).
+pub fn entry_from_value_with(
+    value: &Value,
+    keys: &mut dyn KeyStore,
+) -> Result<RevocationEntry, RevocationError> {
     let malformed = |what: String| RevocationError::MalformedEntry(what);
     let obj = value
         .as_object()
@@ -214,7 +232,7 @@ pub fn entry_from_value(value: &Value) -> Result<RevocationEntry, RevocationErro
         scope,
         signature: signature.to_owned(),
     };
-    verify_entry(&entry)?;
+    verify_entry_with(&entry, keys)?;
     Ok(entry)
 }
 
@@ -239,7 +257,17 @@ impl RevocationList {
     /// ineffective), so the no-op applies per (id, revoker): a second entry by the same
     /// revoker changes nothing, an entry by a different revoker is kept too.
     pub fn add(&mut self, entry: RevocationEntry) -> Result<(), RevocationError> {
-        verify_entry(&entry)?;
+        self.add_with(entry, &mut HashMap::new())
+    }
+
+    /// [`RevocationList::add`] taking the signer's validated key from `keys` (see
+    /// [`verify_entry_with`]).
+    pub fn add_with(
+        &mut self,
+        entry: RevocationEntry,
+        keys: &mut dyn KeyStore,
+    ) -> Result<(), RevocationError> {
+        verify_entry_with(&entry, keys)?;
         let slot = self.by_id.entry(entry.revocation_id.clone()).or_default();
         let entries = &self.entries;
         if slot.iter().any(|&i| {

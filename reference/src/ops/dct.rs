@@ -10,41 +10,97 @@ use crate::attenuate::{self, AttenuateParams, CreateParams};
 use std::collections::HashMap;
 
 use crate::crypto::{KeyStore, Keypair, SignatureError, ValidatedKey};
-use crate::revocation::{entry_from_value, RevocationList};
+use crate::revocation::{entry_from_value_with, RevocationList};
 use crate::token::{self, Capability, SerializedDct};
 use crate::verify::{self, VerificationContext};
 
 thread_local! {
-    /// The signer keys `dct.verify` validated on this thread ([`RecentKeys`]).
+    /// The signer keys and signature verdicts `dct.verify` and the revocation lists of
+    /// [`revocation_list`] computed on this thread ([`RecentKeys`]).
     static RECENT_KEYS: std::cell::RefCell<RecentKeys> =
         std::cell::RefCell::new(RecentKeys::default());
 }
 
-/// The keys `dct.verify` validated on this thread, so an operation called over and over (a
-/// fuzzer runs it twice per case, on a handful of signer keys) validates each key once: the
-/// key half of D10 depends only on the key, and a [`KeyStore`] changes how often a key is
-/// validated, never a result. Bounded ([`RecentKeys::CAPACITY`], emptied when full), and
-/// emptied when the fault switch that weakens key validation changes, so a key validated
-/// under one switch is never used under the other.
+/// The keys `dct.verify` validated, and the signatures it verified (its token's blocks and the
+/// entries of its revocation list, which [`revocation_list`] verifies through this store for
+/// the chain and contract operations too), on this thread, so an
+/// operation called over and over (a fuzzer runs it twice per case, on a handful of signer
+/// keys and mostly the same blocks and revocation entries) validates each key and verifies
+/// each (key, message, signature) once: the key half of D10 depends only on the key, the
+/// verification only on its three inputs, and a [`KeyStore`] changes how often a key is
+/// validated or a signature verified, never a result. Bounded ([`RecentKeys::CAPACITY`] keys,
+/// [`RecentKeys::VERDICTS`] verdicts, each emptied when full), and emptied when either fault
+/// switch that changes the strict verification (`ed25519.weak-keys-accepted`,
+/// `ed25519.s-not-reduced`) changes, so nothing computed under one switch is used under
+/// another.
 #[derive(Default)]
 struct RecentKeys {
     weak_keys_accepted: bool,
+    s_not_reduced: bool,
     keys: HashMap<[u8; 32], ValidatedKey>,
+    /// Verdicts by public key ‖ signature ‖ message (the whole input, no digest of it).
+    verdicts: HashMap<Vec<u8>, Result<(), SignatureError>>,
 }
 
 impl RecentKeys {
     /// At most this many keys are kept.
     const CAPACITY: usize = 256;
+    /// At most this many signature verdicts are kept.
+    const VERDICTS: usize = 1024;
+
+    /// Empties the store if a fault switch that changes verification has changed.
+    fn follow_switches(&mut self) {
+        let weak = crate::faults::on("ed25519.weak-keys-accepted");
+        let s_not_reduced = crate::faults::on("ed25519.s-not-reduced");
+        if weak != self.weak_keys_accepted || s_not_reduced != self.s_not_reduced {
+            self.keys.clear();
+            self.verdicts.clear();
+            self.weak_keys_accepted = weak;
+            self.s_not_reduced = s_not_reduced;
+        }
+    }
 }
 
 impl KeyStore for RecentKeys {
     fn validated(&mut self, public_key: &[u8; 32]) -> Result<&ValidatedKey, SignatureError> {
-        let weak = crate::faults::on("ed25519.weak-keys-accepted");
-        if weak != self.weak_keys_accepted || self.keys.len() >= Self::CAPACITY {
+        self.follow_switches();
+        if self.keys.len() >= Self::CAPACITY {
             self.keys.clear();
-            self.weak_keys_accepted = weak;
         }
         self.keys.validated(public_key)
+    }
+
+    fn verify(
+        &mut self,
+        public_key: &[u8; 32],
+        message: &[u8],
+        sig: &[u8; 64],
+    ) -> Result<(), SignatureError> {
+        self.follow_switches();
+        let mut input = Vec::with_capacity(32 + 64 + message.len());
+        input.extend_from_slice(public_key);
+        input.extend_from_slice(sig);
+        input.extend_from_slice(message);
+        if let Some(verdict) = self.verdicts.get(&input) {
+            return *verdict;
+        }
+        let verdict =
+            crate::crypto::verify_strict_with(&mut KeysOnly(self), public_key, message, sig);
+        if self.verdicts.len() >= Self::VERDICTS {
+            self.verdicts.clear();
+        }
+        self.verdicts.insert(input, verdict);
+        verdict
+    }
+}
+
+/// A [`RecentKeys`] seen only as a store of keys (its verdicts not consulted): the
+/// computation a verdict is remembered from.
+struct KeysOnly<'a>(&'a mut RecentKeys);
+
+impl KeyStore for KeysOnly<'_> {
+    fn validated(&mut self, public_key: &[u8; 32]) -> Result<&ValidatedKey, SignatureError> {
+        self.0.validated(public_key)
     }
 }
 
@@ -202,12 +258,15 @@ pub(crate) fn revocation_list(value: &Value) -> Result<RevocationList, OpError> 
         .as_array()
         .ok_or_else(|| invalid("\"revocations\" must be an array"))?;
     let mut list = RevocationList::new();
-    for item in items {
-        if let Ok(entry) = entry_from_value(item) {
-            // A refused entry is ignored by definition of this operation.
-            let _ = list.add(entry);
+    RECENT_KEYS.with(|keys| {
+        let keys = &mut *keys.borrow_mut();
+        for item in items {
+            if let Ok(entry) = entry_from_value_with(item, keys) {
+                // A refused entry is ignored by definition of this operation.
+                let _ = list.add_with(entry, keys);
+            }
         }
-    }
+    });
     Ok(list)
 }
 
@@ -265,4 +324,74 @@ fn revocation_ids(input: &Value) -> OpResult {
         token::decode_blocks(&dct).map_err(|e| OpError::new("malformed_token", e.detail))?;
     let ids: Vec<String> = token::block_revocation_ids(&decoded).collect();
     Ok(json!({ "revocationIds": ids }))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::*;
+    use crate::crypto::{blake2b256, verify_strict};
+
+    /// A signature whose S is the signer's S plus L (the group order): the same point
+    /// equation, refused as `SNotReduced` unless `ed25519.s-not-reduced` is on.
+    fn s_plus_l(sig: &[u8; 64]) -> [u8; 64] {
+        const L: [u8; 32] = [
+            0xed, 0xd3, 0xf5, 0x5c, 0x1a, 0x63, 0x12, 0x58, 0xd6, 0x9c, 0xf7, 0xa2, 0xde, 0xf9,
+            0xde, 0x14, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x10,
+        ];
+        let mut out = *sig;
+        let mut carry = 0u16;
+        for (o, l) in out[32..].iter_mut().zip(L) {
+            let sum = u16::from(*o) + u16::from(l) + carry;
+            *o = sum.to_le_bytes()[0];
+            carry = sum >> 8;
+        }
+        out
+    }
+
+    #[test]
+    fn remembered_verdicts_are_the_computed_ones() {
+        let keypair = Keypair::from_seed(&[7; 32]);
+        let key = keypair.public_key();
+        let digest = blake2b256(b"payload");
+        let good = keypair.sign_digest(&digest);
+        let mut tampered = good;
+        tampered[40] ^= 1;
+        let unreduced = s_plus_l(&good);
+        let mut store = RecentKeys::default();
+        for _ in 0..3 {
+            for sig in [&good, &tampered, &unreduced] {
+                assert_eq!(
+                    store.verify(&key, &digest, sig),
+                    verify_strict(&key, &digest, sig)
+                );
+            }
+        }
+        assert_eq!(store.verify(&key, &digest, &good), Ok(()));
+        assert_eq!(
+            store.verify(&key, &digest, &unreduced),
+            Err(SignatureError::SNotReduced)
+        );
+    }
+
+    /// A verdict remembered under one fault switch is not returned under another.
+    #[cfg(feature = "faults")]
+    #[test]
+    fn verdicts_follow_the_fault_switches() {
+        let keypair = Keypair::from_seed(&[9; 32]);
+        let key = keypair.public_key();
+        let digest = blake2b256(b"payload");
+        let unreduced = s_plus_l(&keypair.sign_digest(&digest));
+        let mut store = RecentKeys::default();
+        let refused = Err(SignatureError::SNotReduced);
+        assert_eq!(store.verify(&key, &digest, &unreduced), refused);
+        let lenient = crate::faults::with("ed25519.s-not-reduced", || {
+            (
+                store.verify(&key, &digest, &unreduced),
+                store.verify(&key, &digest, &unreduced),
+            )
+        });
+        assert_eq!(lenient, (Ok(()), Ok(())));
+        assert_eq!(store.verify(&key, &digest, &unreduced), refused);
+    }
 }
