@@ -29,7 +29,8 @@ thread_local! {
 /// each (key, message, signature) once: the key half of D10 depends only on the key, the
 /// verification only on its three inputs, and a [`KeyStore`] changes how often a key is
 /// validated or a signature verified, never a result. Bounded ([`RecentKeys::CAPACITY`] keys,
-/// [`RecentKeys::VERDICTS`] verdicts, each emptied when full), and emptied when either fault
+/// [`RecentKeys::VERDICTS`] verdicts of at most [`RecentKeys::VERDICT_BYTES`] input bytes, each
+/// emptied when full), and emptied when either fault
 /// switch that changes the strict verification (`ed25519.weak-keys-accepted`,
 /// `ed25519.s-not-reduced`) changes, so nothing computed under one switch is used under
 /// another.
@@ -40,6 +41,8 @@ struct RecentKeys {
     keys: HashMap<[u8; 32], ValidatedKey>,
     /// Verdicts by public key ‖ signature ‖ message (the whole input, no digest of it).
     verdicts: HashMap<Vec<u8>, Result<(), SignatureError>>,
+    /// The bytes of `verdicts`' inputs.
+    verdict_bytes: usize,
 }
 
 impl RecentKeys {
@@ -47,6 +50,10 @@ impl RecentKeys {
     const CAPACITY: usize = 256;
     /// At most this many signature verdicts are kept.
     const VERDICTS: usize = 1024;
+    /// At most this many bytes of inputs are kept for them (a hostile 1 MiB token must not
+    /// make the store hold a gigabyte): a message longer than a sixteenth of it is verified
+    /// without being remembered.
+    const VERDICT_BYTES: usize = 4 << 20;
 
     /// Empties the store if a fault switch that changes verification has changed.
     fn follow_switches(&mut self) {
@@ -55,6 +62,7 @@ impl RecentKeys {
         if weak != self.weak_keys_accepted || s_not_reduced != self.s_not_reduced {
             self.keys.clear();
             self.verdicts.clear();
+            self.verdict_bytes = 0;
             self.weak_keys_accepted = weak;
             self.s_not_reduced = s_not_reduced;
         }
@@ -77,6 +85,14 @@ impl KeyStore for RecentKeys {
         sig: &[u8; 64],
     ) -> Result<(), SignatureError> {
         self.follow_switches();
+        if message.len() > Self::VERDICT_BYTES / 16 {
+            return crate::crypto::verify_strict_with(
+                &mut KeysOnly(self),
+                public_key,
+                message,
+                sig,
+            );
+        }
         let mut input = Vec::with_capacity(32 + 64 + message.len());
         input.extend_from_slice(public_key);
         input.extend_from_slice(sig);
@@ -86,9 +102,13 @@ impl KeyStore for RecentKeys {
         }
         let verdict =
             crate::crypto::verify_strict_with(&mut KeysOnly(self), public_key, message, sig);
-        if self.verdicts.len() >= Self::VERDICTS {
+        if self.verdicts.len() >= Self::VERDICTS
+            || self.verdict_bytes + input.len() > Self::VERDICT_BYTES
+        {
             self.verdicts.clear();
+            self.verdict_bytes = 0;
         }
+        self.verdict_bytes += input.len();
         self.verdicts.insert(input, verdict);
         verdict
     }
