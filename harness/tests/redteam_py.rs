@@ -69,8 +69,13 @@ const PY_SEEDED: &[(&str, Option<&str>, usize, &str)] = &[
     ("null-means-unlimited", Some("token.null-members-unlimited"), 0, ""),
     ("sigs-by-covers-dict", Some("verify.3.signatures-by-covers"), 0, ""),
     ("sig-any-key", Some("signature.own-key-accepted"), 0, ""),
-    ("verify-memo", Some("verify.memo-by-token"), 0, ""),
-    ("revocations-accumulate", Some("revocation.list-accumulates"), 0, ""),
+    // Stateful (issue 15): caught by vectors/stateful/verify.json, but the state also reaches
+    // independent cases (the run re-checks its failing cases one at a time in ONE fresh
+    // process), so a run fails many more cases than the stateful group, how many depending on
+    // how the parallel workers shared the corpus. The fingerprint computation runs the corpus
+    // in-process with no process model, so no catalogued fault can predict them yet.
+    ("verify-memo", None, 20, "stateful: a verdict cache keyed by the token reaches independent cases through the run's re-check process; no fault realises state between requests yet"),
+    ("revocations-accumulate", None, 10, "stateful: the process-wide revocation list reaches independent cases through the run's re-check process; no fault realises state between requests yet"),
     ("signer-key", Some("verify.3.signer-member-as-key"), 0, ""),
 ];
 
@@ -458,7 +463,11 @@ fn every_py_hasty_bug_has_its_seeded_fault() {
         "]\n",
     );
     let listed: BTreeSet<String> = PY_SEEDED.iter().map(|r| r.0.to_owned()).collect();
-    assert_eq!(listed.len(), PY_SEEDED.len(), "a bug listed twice in PY_SEEDED");
+    assert_eq!(
+        listed.len(),
+        PY_SEEDED.len(),
+        "a bug listed twice in PY_SEEDED"
+    );
     let unlisted: Vec<_> = seeded_bugs.difference(&listed).collect();
     let unknown: Vec<_> = listed.difference(&seeded_bugs).collect();
     assert!(
@@ -477,11 +486,17 @@ fn every_py_hasty_bug_has_its_seeded_fault() {
         .collect();
     for (bug, fault, extra, why) in PY_SEEDED {
         if let Some(f) = fault {
-            assert!(ids.contains(f), "{bug}: its fault {f} is not in spec/data/faults.json");
+            assert!(
+                ids.contains(f),
+                "{bug}: its fault {f} is not in spec/data/faults.json"
+            );
         } else {
             assert!(!why.is_empty(), "{bug}: no fault, and no reason given");
         }
-        assert!(*extra == 0 || !why.is_empty(), "{bug}: {extra} unexplained findings allowed without a reason");
+        assert!(
+            *extra == 0 || !why.is_empty(),
+            "{bug}: {extra} unexplained findings allowed without a reason"
+        );
     }
 }
 
@@ -528,7 +543,9 @@ fn added_findings(py: &str, bugs: &str, careful: &BTreeMap<String, Value>) -> Ve
 #[test]
 fn py_hasty_bugs_name_their_seeded_faults() {
     if std::env::var("DELEGATEOS_LONG").ok().as_deref() != Some("1") {
-        println!("SKIPPED: a long job (one full py-hasty run per seeded bug); set DELEGATEOS_LONG=1");
+        println!(
+            "SKIPPED: a long job (one full py-hasty run per seeded bug); set DELEGATEOS_LONG=1"
+        );
         return;
     }
     let Some(py) = python() else {
@@ -540,7 +557,12 @@ fn py_hasty_bugs_name_their_seeded_faults() {
         .map(|v| v.split(',').map(str::to_owned).collect());
     let careful: BTreeMap<String, Value> = added_findings(py, "", &BTreeMap::new())
         .into_iter()
-        .map(|f| (f["key"].as_str().unwrap_or_default().to_owned(), f["ids"].clone()))
+        .map(|f| {
+            (
+                f["key"].as_str().unwrap_or_default().to_owned(),
+                f["ids"].clone(),
+            )
+        })
         .collect();
     let mut problems = Vec::new();
     for (bug, fault, extra, why) in PY_SEEDED {
@@ -554,7 +576,9 @@ fn py_hasty_bugs_name_their_seeded_faults() {
             .collect();
         let want: Vec<&str> = fault.iter().copied().collect();
         if named != want {
-            problems.push(format!("{bug}: names faults {named:?}, its seeded fault is {want:?}"));
+            problems.push(format!(
+                "{bug}: names faults {named:?}, its seeded fault is {want:?}"
+            ));
         }
         let others: Vec<&str> = added
             .iter()

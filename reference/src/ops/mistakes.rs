@@ -49,7 +49,9 @@ pub(crate) fn unbounded_uint(value: &serde_json::Value) -> Option<u64> {
 /// `isinstance(v, (int, float))`): a fractional `depth` in 0..=2^53-1 passes as an integer,
 /// and, equal to no parent's depth + 1, fails invariant 3 (`depth_mismatch`); read here as
 /// 2^53-1, which no chain reaches. The delegation itself otherwise.
-pub(crate) fn fractional_depth_read(d: &serde_json::Value) -> std::borrow::Cow<'_, serde_json::Value> {
+pub(crate) fn fractional_depth_read(
+    d: &serde_json::Value,
+) -> std::borrow::Cow<'_, serde_json::Value> {
     let max = crate::token::MAX_SAFE_INTEGER;
     let fractional = d["depth"]
         .as_f64()
