@@ -537,7 +537,7 @@ fn added_findings(py: &str, bugs: &str, careful: &BTreeMap<String, Value>) -> Ve
 
 /// Every py-hasty bug alone adds findings that name its seeded fault once and no other fault
 /// (`PY_SEEDED`), with at most the stated number of findings no fault explains. A long job: one
-/// full run per bug (about 3.5 minutes for all on 2 cores), so it runs only with
+/// full run per bug (about 2.5 minutes for all on 2 cores), so it runs only with
 /// `DELEGATEOS_LONG=1` (implementations/redteam/README.md); `DELEGATEOS_PY_BUGS=a,b` narrows
 /// it to those bugs.
 #[test]
