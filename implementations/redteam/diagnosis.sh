@@ -3,8 +3,9 @@
 # for each bug, the findings its run adds to the careful path's (`REDTEAM_BUGS=`), each as
 # severity letter, key (`fault:<id>` when the diagnosis names a catalogue fault; a trailing `?`
 # marks a finding no fault explains) and case count. A long job (about 20 s per JavaScript bug,
-# a minute per Python bug on 2 cores), so it is not in CI; harness/tests/ground_truth.rs asserts
-# the JavaScript adapters' seeded faults (SEEDED).
+# 7 s per Python bug on 2 cores), so it is not in CI; harness/tests/ground_truth.rs asserts
+# the JavaScript adapters' seeded faults (SEEDED), harness/tests/redteam_py.rs py-hasty's
+# (PY_SEEDED, with DELEGATEOS_LONG=1).
 #
 #   implementations/redteam/diagnosis.sh js-hasty|js-chain|js-checks|py-hasty|py-wrap [BUG,BUG,...]
 set -euo pipefail

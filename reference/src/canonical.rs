@@ -15,6 +15,9 @@ pub struct CanonError(pub String);
 
 /// Returns the RFC 8785 canonical text of `value`.
 pub fn canonicalize(value: &Value) -> Result<String, CanonError> {
+    if crate::faults::on("canonical-json.keys-by-code-point") {
+        return mistakes::keys_by_code_point(value).map(crate::faults::ascii_escaped);
+    }
     let mut out = String::new();
     if !write_fast(value, &mut out) {
         out = serde_json_canonicalizer::to_string(value).map_err(|e| CanonError(e.to_string()))?;
@@ -210,6 +213,46 @@ mod tests {
         #[test]
         fn fast_path_agrees_on_random_values(v in json_value()) {
             proptest::prop_assert_eq!(canonicalize(&v).unwrap(), general(&v));
+        }
+    }
+}
+
+/// The catalogue's mistake at this step (`spec/faults.md`), computed only when its fault is on.
+mod mistakes {
+    use super::CanonError;
+    use serde_json::Value;
+
+    /// RFC 8785 text except that object keys are sorted by code point (Python's
+    /// `sorted(dict)`, Rust's `str` order), not by UTF-16 code unit
+    /// (`canonical-json.keys-by-code-point`): the two orders differ for keys with characters
+    /// above U+FFFF against characters in U+E000..U+FFFF.
+    pub(super) fn keys_by_code_point(value: &Value) -> Result<String, CanonError> {
+        let text = |v: &Value| {
+            serde_json_canonicalizer::to_string(v).map_err(|e| CanonError(e.to_string()))
+        };
+        match value {
+            Value::Object(map) => {
+                let mut keys: Vec<&String> = map.keys().collect();
+                keys.sort();
+                let mut parts = Vec::with_capacity(keys.len());
+                for k in keys {
+                    let member = &map[k.as_str()];
+                    parts.push(format!(
+                        "{}:{}",
+                        text(&Value::String(k.clone()))?,
+                        keys_by_code_point(member)?
+                    ));
+                }
+                Ok(format!("{{{}}}", parts.join(",")))
+            }
+            Value::Array(items) => {
+                let parts = items
+                    .iter()
+                    .map(keys_by_code_point)
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok(format!("[{}]", parts.join(",")))
+            }
+            other => text(other),
         }
     }
 }

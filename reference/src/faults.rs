@@ -107,6 +107,191 @@ pub fn revocation_blocks(attenuations: usize) -> (usize, usize) {
     }
 }
 
+/// JSON text with every non-finite number outside strings — the literals `NaN`, `Infinity`,
+/// `-Infinity` (Python's `json.loads`) and a number beyond the double range such as `1e400`
+/// (`float('inf')`) — replaced by `null`, the nearest value the reference's JSON can hold.
+pub fn non_finite_as_null(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    let mut in_string = false;
+    while let Some(c) = rest.chars().next() {
+        if in_string {
+            let n = if c == '\\' {
+                1 + rest[1..].chars().next().map_or(0, char::len_utf8)
+            } else {
+                c.len_utf8()
+            };
+            in_string = c != '"';
+            out.push_str(&rest[..n]);
+            rest = &rest[n..];
+            continue;
+        }
+        if c == '"' {
+            in_string = true;
+            out.push(c);
+            rest = &rest[1..];
+            continue;
+        }
+        if let Some(lit) = ["NaN", "Infinity", "-Infinity"]
+            .into_iter()
+            .find(|l| rest.starts_with(l))
+        {
+            out.push_str("null");
+            rest = &rest[lit.len()..];
+            continue;
+        }
+        if c == '-' || c.is_ascii_digit() {
+            let n = rest
+                .find(|x: char| !(x.is_ascii_digit() || "+-.eE".contains(x)))
+                .unwrap_or(rest.len());
+            let number = &rest[..n];
+            if number.parse::<f64>().is_ok_and(f64::is_infinite) {
+                out.push_str("null");
+            } else {
+                out.push_str(number);
+            }
+            rest = &rest[n..];
+            continue;
+        }
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    out
+}
+
+/// The zero of every block of ten Unicode decimal digits (general category Nd, Unicode 15)
+/// other than ASCII's: what Python's `\d` matches and `int()` reads.
+const UNICODE_DIGIT_ZEROS: &[u32] = &[
+    0x660, 0x6F0, 0x7C0, 0x966, 0x9E6, 0xA66, 0xAE6, 0xB66, 0xBE6, 0xC66, 0xCE6, 0xD66, 0xDE6,
+    0xE50, 0xED0, 0xF20, 0x1040, 0x1090, 0x17E0, 0x1810, 0x1946, 0x19D0, 0x1A80, 0x1A90, 0x1B50,
+    0x1BB0, 0x1C40, 0x1C50, 0xA620, 0xA8D0, 0xA900, 0xA9D0, 0xA9F0, 0xAA50, 0xABF0, 0xFF10,
+    0x104A0, 0x10D30, 0x11066, 0x110F0, 0x11136, 0x111D0, 0x112F0, 0x11450, 0x114D0, 0x11650,
+    0x116C0, 0x11730, 0x118E0, 0x11950, 0x11C50, 0x11D50, 0x11DA0, 0x16A60, 0x16AC0, 0x16B50,
+    0x1D7CE, 0x1D7D8, 0x1D7E2, 0x1D7EC, 0x1D7F6, 0x1E140, 0x1E2F0, 0x1E950, 0x1FBF0,
+];
+
+/// A timestamp's text as a lenient reader reads it, where a fault of the catalogue is on
+/// (`None` otherwise, or when the reading is the text itself): one trailing newline dropped
+/// (`timestamp.trailing-newline-accepted`, a regular expression anchored with `$`), or every
+/// Unicode decimal digit read as its ASCII digit (`timestamp.unicode-digits`, `\d` and
+/// `int()`).
+pub fn timestamp_as_read(text: &str) -> Option<String> {
+    if on("timestamp.trailing-newline-accepted") {
+        return text.strip_suffix('\n').map(str::to_owned);
+    }
+    if on("timestamp.iso-parser") {
+        return iso_parser_read(text);
+    }
+    if on("timestamp.strptime") {
+        return Some(strptime_read(&ascii_digits(text)).unwrap_or_default());
+    }
+    if on("timestamp.unicode-digits") && !text.is_ascii() {
+        return Some(ascii_digits(text));
+    }
+    None
+}
+
+/// Every Unicode decimal digit of `text` as its ASCII digit.
+fn ascii_digits(text: &str) -> String {
+    let ascii = |c: char| {
+        let u = u32::from(c);
+        UNICODE_DIGIT_ZEROS
+            .iter()
+            .find(|z| (**z..**z + 10).contains(&u))
+            .and_then(|z| char::from_digit(u - z, 10))
+            .unwrap_or(c)
+    };
+    text.chars().map(ascii).collect()
+}
+
+/// Splits a leading run of 1..=`max` ASCII digits off `s`.
+fn lead_digits(s: &str, max: usize) -> Option<(&str, &str)> {
+    let n = s.bytes().take(max).take_while(u8::is_ascii_digit).count();
+    (n > 0).then(|| s.split_at(n))
+}
+
+/// A UTC offset `±HH[:]MM[[:]SS]` (or `Z`) as the profile writes it, hours and minutes
+/// carried into range as a time delta does (`+00:60` is `+01:00`) where `carry`, seconds
+/// dropped; `None` when it is none, has minutes above 59 without `carry`, or is a whole day or
+/// more.
+fn offset_as_profile(rest: &str, carry: bool) -> Option<String> {
+    if rest == "Z" {
+        return Some("Z".into());
+    }
+    let sign = rest.chars().next().filter(|c| *c == '+' || *c == '-')?;
+    let digits: String = rest[1..].chars().filter(|c| *c != ':').collect();
+    if !digits.bytes().all(|b| b.is_ascii_digit()) || !matches!(digits.len(), 4 | 6) {
+        return None;
+    }
+    let (h, m) = (
+        digits[0..2].parse::<u32>().ok()?,
+        digits[2..4].parse::<u32>().ok()?,
+    );
+    if m > 59 && !carry {
+        return None;
+    }
+    let minutes = h * 60 + m;
+    (minutes < 24 * 60).then(|| format!("{sign}{:02}:{:02}", minutes / 60, minutes % 60))
+}
+
+/// A timestamp as Python 3.11's `datetime.fromisoformat` reads it, written back in the
+/// profile (`timestamp.iso-parser`): any one character between date and time, a `.` with no
+/// digits, more than nine fraction digits (truncated), an offset with seconds or minutes
+/// carried over, and no offset at all (naive, taken as UTC) are accepted. `None` when the text
+/// is not of that shape (the profile's parser then refuses it).
+fn iso_parser_read(text: &str) -> Option<String> {
+    let date = text.get(0..10)?;
+    let sep = text[10..].chars().next()?;
+    let rest = &text[10 + sep.len_utf8()..];
+    let time = rest.get(0..8)?;
+    let mut rest = &rest[8..];
+    let mut fraction = String::new();
+    if let Some(r) = rest.strip_prefix('.') {
+        let n = r.bytes().take_while(u8::is_ascii_digit).count();
+        if n > 0 {
+            fraction = format!(".{}", &r[..n.min(9)]);
+        }
+        rest = &r[n..];
+    }
+    let offset = if rest.is_empty() {
+        "Z".to_owned()
+    } else {
+        offset_as_profile(rest, true)?
+    };
+    Some(format!("{date}T{time}{fraction}{offset}"))
+}
+
+/// A timestamp as `datetime.strptime(text, "%Y-%m-%dT%H:%M:%S[.%f]%z")` reads it, written back
+/// in the profile (`timestamp.strptime`): fields of one or two digits, one to six fraction
+/// digits only (seven or more are refused), an offset `Z`, `±HHMM`, `±HH:MM` or with seconds.
+/// `None` when strptime refuses the text.
+fn strptime_read(text: &str) -> Option<String> {
+    let (year, r) = text.split_at_checked(4)?;
+    if !year.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let mut fields = vec![year.parse::<u32>().ok()?];
+    let mut r = r;
+    for sep in ['-', '-', 'T', ':', ':'] {
+        let (n, rest) = lead_digits(r.strip_prefix(sep)?, 2)?;
+        fields.push(n.parse().ok()?);
+        r = rest;
+    }
+    let mut fraction = String::new();
+    if let Some(f) = r.strip_prefix('.') {
+        let (digits, rest) = lead_digits(f, 6)?;
+        fraction = format!(".{digits}");
+        r = rest;
+    }
+    let offset = offset_as_profile(r, false)?;
+    let [y, mo, d, h, mi, s] = fields[..] else {
+        return None;
+    };
+    Some(format!(
+        "{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}{fraction}{offset}"
+    ))
+}
+
 /// True when a signature is verified under its entry's `signer` member rather than the
 /// block's signer: for every block, or (`root`) for the authority only.
 pub fn signer_member_as_key(root: bool) -> bool {

@@ -135,6 +135,12 @@ pub fn parse_strict(bytes: &[u8]) -> Result<Value, JsonError> {
     if std::str::from_utf8(bytes).is_err() {
         return Err(JsonError::InvalidUtf8);
     }
+    // A parser that takes `NaN`, `Infinity` and out-of-range numbers as numbers
+    // (`json.non-finite-numbers-accepted`); the reference's values cannot hold them, so it
+    // reads them as `null`.
+    let lenient = crate::faults::on("json.non-finite-numbers-accepted")
+        .then(|| crate::faults::non_finite_as_null(&String::from_utf8_lossy(bytes)));
+    let bytes = lenient.as_deref().map_or(bytes, str::as_bytes);
     let reason = Cell::new(None);
     let dup_key = Cell::new(None);
     let mut de = serde_json::Deserializer::from_slice(bytes);

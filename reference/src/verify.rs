@@ -547,11 +547,12 @@ fn steps_1_to_6(
     // 4
     let mut state = ChainState::from_authority(&d.token.authority)?;
     let authority_state = mistakes::authority_state(&state);
-    for att in &d.token.attenuations {
+    for (i, att) in d.token.attenuations.iter().enumerate() {
         match &authority_state {
             Some(first) => mistakes::apply_against_authority(&mut state, first, att)?,
             None => state.apply(att)?,
         }
+        mistakes::null_as_unlimited(&mut state, &d, i);
     }
     mistakes::earliest_expiry_by_text(&mut state.expiry, &d.token);
     // 5: expired strictly after the effective expiry (an instant comparison, D5).
@@ -599,7 +600,9 @@ fn scope_of(d: &Decoded, state: ChainState, spent: u64) -> AuthorizedScope {
             .attenuations
             .iter()
             .rev()
-            .find_map(|a| a.max_chain_depth)
+            .find_map(|a| {
+                faults::falsy_as_unset("verify.4.falsy-restrictions-inherit", a.max_chain_depth)
+            })
             .unwrap_or(d.token.authority.max_chain_depth),
         remaining_chain_depth: state.remaining,
         contract_id: state.contract_id,
@@ -780,6 +783,40 @@ mod mistakes {
         }
         *state = s;
         Ok(())
+    }
+
+    /// The chain state after attenuation `i` where a `null` restriction of that block passed
+    /// step 1 and is read as "no limit", replacing the parent's value instead of narrowing it
+    /// (`token.null-members-unlimited`: Python's `None` for "unlimited"); the block's other
+    /// members were applied as usual.
+    pub(crate) fn null_as_unlimited(
+        state: &mut crate::verify::ChainState,
+        d: &crate::token::Decoded,
+        i: usize,
+    ) {
+        if !crate::faults::on("token.null-members-unlimited") {
+            return;
+        }
+        let Some(block) = d
+            .attenuation_canonical
+            .get(i)
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok())
+        else {
+            return;
+        };
+        let null = |k: &str| block.get(k).is_some_and(serde_json::Value::is_null);
+        let unlimited = crate::token::MAX_SAFE_INTEGER;
+        if null("maxBudgetMicrocents") {
+            state.budget = unlimited;
+        }
+        if null("maxChainDepth") {
+            state.remaining = unlimited;
+        }
+        if null("expiresAt") {
+            if let Ok(t) = crate::timestamp::Timestamp::parse("9999-12-31T23:59:59Z") {
+                state.expiry = t;
+            }
+        }
     }
 
     /// The authority's budget and remaining depth, where the mistake reads a 0 budget or a 0

@@ -22,6 +22,7 @@ from __future__ import annotations
 import base64
 import binascii
 import fnmatch
+import functools
 import hashlib
 import json
 import os
@@ -340,10 +341,16 @@ def _expand(seed: bytes) -> tuple[int, bytes]:
     return a, h[32:]
 
 
+# Speed-up, not a bug switch: the three Ed25519 functions are pure (their answers depend on
+# their byte arguments alone), so memoising them changes no answer; pure-Python point
+# multiplication dominates a run otherwise. Unrelated to the `verify-memo` bug, which caches
+# whole verification results by token text and ignores the context.
+@functools.lru_cache(maxsize=65536)
 def ed25519_public_key(seed: bytes) -> bytes:
     return _encode(_mul(_expand(seed)[0], _B))
 
 
+@functools.lru_cache(maxsize=65536)
 def ed25519_sign(seed: bytes, message: bytes) -> bytes:
     a, prefix = _expand(seed)
     pub = _encode(_mul(a, _B))
@@ -353,7 +360,19 @@ def ed25519_sign(seed: bytes, message: bytes) -> bytes:
     return rb + ((r + k * a) % _L).to_bytes(32, "little")
 
 
-def ed25519_verify(public_key: bytes, message: bytes, signature: bytes) -> bool:
+def ed25519_verify(public_key: Any, message: Any, signature: Any) -> bool:
+    """RFC 8032 verify (memoised: a pure function of its three byte strings)."""
+    if not all(isinstance(x, bytes) for x in (public_key, message, signature)):
+        return _ed25519_verify(public_key, message, signature)
+    return _ed25519_verify_memo(public_key, message, signature)
+
+
+@functools.lru_cache(maxsize=65536)
+def _ed25519_verify_memo(public_key: bytes, message: bytes, signature: bytes) -> bool:
+    return _ed25519_verify(public_key, message, signature)
+
+
+def _ed25519_verify(public_key: bytes, message: bytes, signature: bytes) -> bool:
     """RFC 8032 verify: S < L, A decodes; [S]B == R + [k]A compared as encodings."""
     if len(public_key) != 32 or len(signature) != 64:
         return False

@@ -94,7 +94,8 @@ fn verify_list(input: &Input<'_>, raw: &[&Value]) -> OpResult {
     // (D26): delegation i+1's shape is only looked at once delegation i passed every check,
     // its DCT included.
     let delegations = raw.iter().enumerate().map(|(index, d)| {
-        Delegation::deserialize(*d).map_err(|e| ChainError::Malformed {
+        let d = super::mistakes::fractional_depth_read(d);
+        Delegation::deserialize(d.as_ref()).map_err(|e| ChainError::Malformed {
             index,
             detail: e.to_string(),
         })

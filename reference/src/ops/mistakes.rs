@@ -73,3 +73,22 @@ pub(crate) fn contract_as_typed(
         _ => std::borrow::Cow::Borrowed(value),
     }
 }
+
+/// A delegation as the mistake reads it where `token.integers-as-floats` is on (Python's
+/// `isinstance(v, (int, float))`): a fractional `depth` in 0..=2^53-1 passes as an integer,
+/// and, equal to no parent's depth + 1, fails invariant 3 (`depth_mismatch`); read here as
+/// 2^53-1, which no chain reaches. The delegation itself otherwise.
+pub(crate) fn fractional_depth_read(
+    d: &serde_json::Value,
+) -> std::borrow::Cow<'_, serde_json::Value> {
+    let max = crate::token::MAX_SAFE_INTEGER;
+    let fractional = d["depth"]
+        .as_f64()
+        .is_some_and(|x| d["depth"].as_u64().is_none() && (0.0..=max as f64).contains(&x));
+    if !(fractional && crate::faults::on("token.integers-as-floats")) {
+        return std::borrow::Cow::Borrowed(d);
+    }
+    let mut read = d.clone();
+    read["depth"] = serde_json::Value::from(max);
+    std::borrow::Cow::Owned(read)
+}
