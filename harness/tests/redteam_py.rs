@@ -74,8 +74,8 @@ const PY_SEEDED: &[(&str, Option<&str>, usize, &str)] = &[
     // process), so a run fails many more cases than the stateful group, how many depending on
     // how the parallel workers shared the corpus. The fingerprint computation runs the corpus
     // in-process with no process model, so no catalogued fault can predict them yet.
-    ("verify-memo", None, 20, "stateful: a verdict cache keyed by the token reaches independent cases through the run's re-check process; no fault realises state between requests yet"),
-    ("revocations-accumulate", None, 10, "stateful: the process-wide revocation list reaches independent cases through the run's re-check process; no fault realises state between requests yet"),
+    ("verify-memo", Some("verify.memo-by-token"), 0, ""),
+    ("revocations-accumulate", Some("revocation.list-accumulates"), 0, ""),
     ("signer-key", Some("verify.3.signer-member-as-key"), 0, ""),
 ];
 

@@ -81,6 +81,149 @@ pub fn off(id: &str) -> bool {
     !on(id)
 }
 
+/// The session the stateful mistakes keep their state for: a number that changes when a new
+/// session starts ([`new_session`]). An implementation's process is one session; the
+/// fingerprint test starts one per stateful group and one per independent case, as `run`
+/// starts a fresh process for each stateful group and promises an independent case no state
+/// from another. Always 0 without the feature `faults`.
+pub fn session() -> u64 {
+    #[cfg(feature = "faults")]
+    {
+        SESSION.with(std::cell::Cell::get)
+    }
+    #[cfg(not(feature = "faults"))]
+    {
+        0
+    }
+}
+
+/// Starts a new session on this thread: every stateful mistake's state is forgotten.
+pub fn new_session() {
+    #[cfg(feature = "faults")]
+    SESSION.with(|s| s.set(s.get().wrapping_add(1)));
+}
+
+#[cfg(feature = "faults")]
+thread_local! {
+    static SESSION: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// State a stateful mistake keeps for the current [`session`] of this thread: `T::default()`
+/// again whenever the session has changed.
+#[derive(Debug)]
+pub struct SessionState<T> {
+    session: u64,
+    state: T,
+}
+
+impl<T: Default> Default for SessionState<T> {
+    fn default() -> Self {
+        Self {
+            session: session(),
+            state: T::default(),
+        }
+    }
+}
+
+impl<T: Default> SessionState<T> {
+    /// The state, forgotten first if a new session has started.
+    pub fn current(&mut self) -> &mut T {
+        let now = session();
+        if self.session != now {
+            self.session = now;
+            self.state = T::default();
+        }
+        &mut self.state
+    }
+}
+
+type Memo = std::collections::HashMap<String, Result<serde_json::Value, (String, String)>>;
+
+thread_local! {
+    static VERIFY_MEMO: std::cell::RefCell<SessionState<Memo>> =
+        std::cell::RefCell::default();
+    static ALL_REVOCATIONS: std::cell::RefCell<SessionState<Vec<serde_json::Value>>> =
+        std::cell::RefCell::default();
+    static SCHEMAS_BY_ID: std::cell::RefCell<SessionState<std::collections::HashMap<String, serde_json::Value>>> =
+        std::cell::RefCell::default();
+    static FIRST_REGEX: std::cell::RefCell<SessionState<Option<(String, String)>>> =
+        std::cell::RefCell::default();
+}
+
+/// `dct.verify`'s answer where `verify.memo-by-token` is on: the answer remembered for this
+/// token text in this session (whatever the context it was computed for), else `compute`'s,
+/// remembered. `compute` otherwise.
+pub fn memo_by_token(
+    token: &serde_json::Value,
+    compute: impl FnOnce() -> Result<serde_json::Value, (String, String)>,
+) -> Result<serde_json::Value, (String, String)> {
+    if !on("verify.memo-by-token") {
+        return compute();
+    }
+    let key = token.to_string();
+    if let Some(hit) = VERIFY_MEMO.with(|m| m.borrow_mut().current().get(&key).cloned()) {
+        return hit;
+    }
+    let answer = compute();
+    VERIFY_MEMO.with(|m| m.borrow_mut().current().insert(key, answer.clone()));
+    answer
+}
+
+/// The revocation entries a context's list is built from where `revocation.list-accumulates`
+/// is on: every entry any context of this session gave, this one's added; none otherwise.
+pub fn accumulated_revocations(items: &[serde_json::Value]) -> Option<Vec<serde_json::Value>> {
+    if !on("revocation.list-accumulates") {
+        return None;
+    }
+    Some(ALL_REVOCATIONS.with(|all| {
+        let mut all = all.borrow_mut();
+        let all = all.current();
+        all.extend(items.iter().cloned());
+        all.clone()
+    }))
+}
+
+/// The schema a `json_schema` check validates with, where a mistake keeps schemas by `$id`
+/// for the session: `Err` with ajv's message for a second schema under a seen `$id`
+/// (`checks.schema-id-registered-twice`, one validator instance whose `compile` registers every
+/// `$id`), the first schema seen under that `$id` (`checks.schema-cached-by-id`); none
+/// otherwise, or when it has no string `$id`.
+pub fn schema_by_id(schema: &serde_json::Value) -> Option<Result<serde_json::Value, String>> {
+    let twice = on("checks.schema-id-registered-twice");
+    let cached = on("checks.schema-cached-by-id");
+    let id = schema.get("$id").and_then(serde_json::Value::as_str);
+    let (Some(id), true) = (id, twice || cached) else {
+        return None;
+    };
+    Some(SCHEMAS_BY_ID.with(|m| {
+        let mut m = m.borrow_mut();
+        let m = m.current();
+        match m.get(id) {
+            Some(first) if cached => Ok(first.clone()),
+            Some(_) => Err(format!("schema with key or id \"{id}\" already exists")),
+            None => {
+                m.insert(id.to_owned(), schema.clone());
+                Ok(schema.clone())
+            }
+        }
+    }))
+}
+
+/// The pattern and flags a `regex_match` check compiles where `checks.regex-cached-by-name` is
+/// on: the first ones seen in this session (a cache keyed by the check's name); none
+/// otherwise.
+pub fn regex_by_name(pattern: &str, flags: &str) -> Option<(String, String)> {
+    if !on("checks.regex-cached-by-name") {
+        return None;
+    }
+    Some(FIRST_REGEX.with(|r| {
+        r.borrow_mut()
+            .current()
+            .get_or_insert_with(|| (pattern.to_owned(), flags.to_owned()))
+            .clone()
+    }))
+}
+
 /// One step of a segment-wise glob DP where `**` matches one or more segments (the spec: zero
 /// or more): `next[j]` is true when `row[k]` is for some `k < j`.
 pub fn double_star_one_or_more(row: &[bool], next: &mut [bool]) {

@@ -47,6 +47,11 @@ pub struct Fault {
     pub title: String,
     /// How to fix it, for an implementer.
     pub fix: String,
+    /// For a stateful mistake, the state it keeps between requests (its realisation keeps it
+    /// per session: `vectors/tests/fingerprints.rs` starts one per stateful group and one per
+    /// independent case, so its fingerprint holds stateful groups' cases only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -136,6 +141,9 @@ impl Diagnosis {
     /// hang nor crash (nor throw), so its fingerprint never holds them, while the
     /// implementation's form of it (a backtracking regular expression for a glob, one that
     /// does not compile, a lenient decoder that throws on a member of the wrong type) does.
+    /// Before all of these, any failure of an operation joins the one named stateful fault
+    /// (`Fault::state`) whose explained failures are of that operation: state kept between
+    /// requests reaches whichever later requests the process happened to answer.
     pub fn join_by_effect(
         &mut self,
         keys: &BTreeMap<String, String>,
@@ -144,6 +152,20 @@ impl Diagnosis {
     ) {
         let mut joined = BTreeMap::new();
         for id in &self.unexplained {
+            // A stateful fault's state reaches any later request of its operations: its
+            // fingerprint holds its stateful groups only (`Fault::state`), but in a run the
+            // cases an implementation's process answered before, and the order the run's
+            // workers sent them in, decide which other cases of those operations fail. Such a
+            // failure joins the one named stateful fault of its operation.
+            let op = ops.get(id);
+            let mut stateful = self.faults.iter().filter(|m| {
+                fault(&m.fault).is_some_and(|f| f.state.is_some())
+                    && m.explained.iter().any(|c| op.is_some() && ops.get(c) == op)
+            });
+            if let (Some(m), None) = (stateful.next(), stateful.next()) {
+                joined.insert(id.clone(), m.fault.clone());
+                continue;
+            }
             let Some(key) = keys.get(id) else {
                 continue;
             };
@@ -404,6 +426,62 @@ mod tests {
         assert_eq!(diagnosis(&groups), None);
     }
 
+    /// A failure of an operation joins the one named stateful fault of that operation,
+    /// whatever its key; none when no stateful fault explains a failure of its operation.
+    #[test]
+    fn a_failure_joins_the_named_stateful_fault_of_its_operation() {
+        let named = |fault: &str, explained: &[&str]| Match {
+            fault: fault.to_owned(),
+            explained: explained.iter().map(|c| (*c).to_owned()).collect(),
+            predicted: explained.len(),
+            mispredicted: 0,
+        };
+        let map = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
+            pairs
+                .iter()
+                .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
+                .collect()
+        };
+        let stateful = catalogue()
+            .iter()
+            .find(|f| f.state.is_some())
+            .expect("a stateful fault")
+            .id
+            .clone();
+        let keys = map(&[
+            ("x", "code revoked/wrong-code"),
+            ("y", "glob/scope-widening"),
+        ]);
+        let ops = map(&[
+            ("x", "dct.verify"),
+            ("y", "glob.match"),
+            ("s", "dct.verify"),
+        ]);
+        let mut d = Diagnosis {
+            faults: vec![named(&stateful, &["s"])],
+            unexplained: ["x".to_owned(), "y".to_owned()].into_iter().collect(),
+            joined: BTreeMap::new(),
+        };
+        d.join_by_effect(&keys, &ops, &BTreeMap::new());
+        assert_eq!(d.joined.get("x"), Some(&stateful));
+        assert_eq!(d.joined.get("y"), None);
+        assert!(d.unexplained.contains("y") && !d.unexplained.contains("x"));
+        // The same failures under a fault that keeps no state: no join for a code.
+        let plain = catalogue()
+            .iter()
+            .find(|f| f.state.is_none())
+            .unwrap()
+            .id
+            .clone();
+        let mut d = Diagnosis {
+            faults: vec![named(&plain, &["s"])],
+            unexplained: ["x".to_owned()].into_iter().collect(),
+            joined: BTreeMap::new(),
+        };
+        d.join_by_effect(&keys, &ops, &BTreeMap::new());
+        assert!(d.joined.is_empty());
+    }
+
     /// `spec/faults.md`'s table is the catalogue, with each fingerprint's size.
     #[test]
     fn spec_tables_faults_md_is_generated_from_the_catalogue() {
@@ -415,7 +493,10 @@ mod tests {
                     format!("`{}`", f.id),
                     f.step.clone(),
                     f.effect.clone(),
-                    f.title.clone(),
+                    f.state.as_ref().map_or_else(
+                        || f.title.clone(),
+                        |state| format!("{} (stateful: keeps {state})", f.title),
+                    ),
                     prints.get(&f.id).map_or(0, BTreeMap::len).to_string(),
                     f.fix.clone(),
                 ]

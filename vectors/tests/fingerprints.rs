@@ -52,7 +52,21 @@ fn failure(case: &Case) -> Option<Direction> {
 
 fn compute() -> FingerprintsFile {
     let files = load_embedded().unwrap_or_else(|e| panic!("corpus does not load: {e:?}"));
-    let cases: Vec<&Case> = files.iter().flat_map(|f| &f.file.cases).collect();
+    // Each case with whether it starts a session (`switch::new_session`): as `run` starts a
+    // fresh process for each stateful group and promises an independent case no state from
+    // another, every independent case and every stateful group's first case starts one, so a
+    // stateful fault's state reaches exactly the later cases of its own stateful group.
+    let cases: Vec<(bool, &Case)> = files
+        .iter()
+        .flat_map(|f| {
+            let stateful = f.file.stateful;
+            f.file
+                .cases
+                .iter()
+                .enumerate()
+                .map(move |(i, c)| (!stateful || i == 0, c))
+        })
+        .collect();
     let ids: Vec<String> = faults::catalogue().iter().map(|f| f.id.clone()).collect();
     // Quiet panics: a fault may make the reference panic, which is a crash in its fingerprint.
     let hook = std::panic::take_hook();
@@ -70,7 +84,12 @@ fn compute() -> FingerprintsFile {
                             let print = switch::with(id, || {
                                 cases
                                     .iter()
-                                    .filter_map(|c| failure(c).map(|d| (c.id.clone(), d)))
+                                    .filter_map(|(starts, c)| {
+                                        if *starts {
+                                            switch::new_session();
+                                        }
+                                        failure(c).map(|d| (c.id.clone(), d))
+                                    })
                                     .collect::<BTreeMap<_, _>>()
                             });
                             (id.clone(), print)

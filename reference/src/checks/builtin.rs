@@ -150,6 +150,10 @@ pub fn regex_match(output: &Value, params: Option<&Value>) -> Result<CheckResult
         .ok_or_else(|| invalid("regex_match: 'pattern' is required"))?;
     let flags = opt_string(C, obj, "flags")?.unwrap_or("");
     let field = opt_string(C, obj, "field")?;
+    let cached = crate::faults::regex_by_name(pattern, flags);
+    let (pattern, flags) = cached
+        .as_ref()
+        .map_or((pattern, flags), |(p, f)| (p.as_str(), f.as_str()));
     let re = EcmaRegex::new(pattern, flags)?;
     let subject = match target(output, field) {
         Ok(Value::String(s)) => s,

@@ -182,7 +182,11 @@ pub fn compile(schema: &Value) -> Result<jsonschema::Validator, CheckError> {
 
 /// Validates `instance` against `schema`: score 1.0/0.0, details listing errors on failure.
 pub fn validate(schema: &Value, instance: &Value) -> Result<CheckResult, CheckError> {
-    let validator = compile(schema)?;
+    // (Stateful faults of the catalogue: a schema kept by `$id` from an earlier check.)
+    let kept = crate::faults::schema_by_id(schema)
+        .transpose()
+        .map_err(CheckError::InvalidSchema)?;
+    let validator = compile(kept.as_ref().unwrap_or(schema))?;
     let errors: Vec<String> = validator
         .iter_errors(instance)
         .take(32)

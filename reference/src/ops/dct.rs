@@ -277,6 +277,8 @@ pub(crate) fn revocation_list(value: &Value) -> Result<RevocationList, OpError> 
     let items = value
         .as_array()
         .ok_or_else(|| invalid("\"revocations\" must be an array"))?;
+    let accumulated = crate::faults::accumulated_revocations(items);
+    let items = accumulated.as_deref().unwrap_or(items);
     let mut list = RevocationList::new();
     RECENT_KEYS.with(|keys| {
         let keys = &mut *keys.borrow_mut();
@@ -291,6 +293,15 @@ pub(crate) fn revocation_list(value: &Value) -> Result<RevocationList, OpError> 
 }
 
 fn verify_op(input: &Value) -> OpResult {
+    let token = input.get("token").unwrap_or(&Value::Null);
+    crate::faults::memo_by_token(token, || {
+        verify_context(input).map_err(|e| (e.code, e.detail))
+    })
+    .map_err(|(code, detail)| OpError::new(code, detail))
+}
+
+/// `dct.verify`: the token verified in its context (§10.1).
+fn verify_context(input: &Value) -> OpResult {
     let input = Input::new(input, &["token", "context"], &[])?;
     let ctx = input.object("context")?;
     check_keys(
