@@ -593,3 +593,65 @@ fn py_hasty_bugs_name_their_seeded_faults() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// py-hasty's bugs that its own code makes unreachable when all of them are on (an earlier
+/// branch returns first), or whose failures the diagnosis files under another bug's fault,
+/// each with why: with all bugs on, every other seeded fault is named.
+const PY_MASKED_WITH_ALL_BUGS: &[(&str, &str)] = &[
+    ("jcs-codepoint-sort", "masked: `canonicalize` returns json.dumps's text first under canon-json-dumps, so the JCS key order is never reached"),
+    ("pathlib-match", "masked: `glob_match` returns fnmatch's answer first under fnmatch-glob"),
+    ("strptime-timestamps", "masked: `parse_timestamp` returns fromisoformat's reading first under iso-timestamps, so the strptime branch of the profile parser is never reached"),
+    ("regex-dollar-newline", "masked: the profile timestamp parser whose regular expression it loosens is not reached under iso-timestamps"),
+    ("regex-unicode-digits", "masked: as regex-dollar-newline, the profile parser is not reached under iso-timestamps"),
+    ("revocations-accumulate", "masked: verify-memo answers a token's later requests from its cache before the accumulated revocation list is consulted"),
+    ("subset-startswith", "not masked, a miss of the diagnosis: `resource_covers` takes it before fnmatch-glob, but with all bugs 11 of its fault's 26 cases pass (other bugs decide them first) and glob.fnmatch's broader fingerprint explains the rest"),
+];
+
+/// With all of py-hasty's bugs on, every seeded fault (`PY_SEEDED`) is named, but for the
+/// bugs `PY_MASKED_WITH_ALL_BUGS` states; the first critical line is the forged signature
+/// (`signer-key`: a block verified under the key its own `signer` member names).
+#[test]
+fn py_hasty_with_all_bugs_names_every_seeded_fault() {
+    let Some(py) = python() else {
+        println!("SKIPPED: no python3 on PATH; the red-team adapter py-hasty cannot run");
+        return;
+    };
+    let script = root().join("implementations/redteam/py-hasty/adapter.py");
+    let out = Command::new(BIN)
+        .current_dir(root())
+        .args(["run", "--no-progress", "--format", "json", "--impl"])
+        .arg(format!("{py} '{}'", script.display()))
+        .env_remove("REDTEAM_BUGS")
+        .output()
+        .expect("runs delegateos-conform");
+    let report: Value = serde_json::from_slice(&out.stdout).expect("report is JSON");
+    let findings = report["findings"].as_array().expect("findings");
+    let named: BTreeSet<&str> = findings
+        .iter()
+        .filter_map(|f| f["key"].as_str()?.strip_prefix("fault:"))
+        .collect();
+    let mut problems = Vec::new();
+    for (bug, fault, ..) in PY_SEEDED {
+        let Some(fault) = fault else { continue };
+        let masked = PY_MASKED_WITH_ALL_BUGS.iter().any(|m| m.0 == *bug);
+        if named.contains(fault) == masked {
+            problems.push(format!(
+                "{bug}: its fault {fault} is {}named, PY_MASKED_WITH_ALL_BUGS says {}",
+                if masked { "" } else { "not " },
+                if masked { "masked" } else { "named" }
+            ));
+        }
+    }
+    let critical: Vec<&str> = findings
+        .iter()
+        .filter(|f| f["severity"] == "critical")
+        .filter_map(|f| f["key"].as_str())
+        .collect();
+    if critical.first() != Some(&"fault:verify.3.signer-member-as-key") {
+        problems.push(format!(
+            "the first critical lines are {:?}",
+            &critical[..critical.len().min(3)]
+        ));
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
