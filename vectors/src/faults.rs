@@ -375,20 +375,26 @@ mod tests {
         assert_eq!((d.faults[0].predicted, d.faults[0].mispredicted), (10, 2));
     }
 
-    #[test]
-    fn a_crash_joins_the_one_fault_of_its_operation_else_of_its_group() {
-        let named = |fault: &str, explained: &[&str]| Match {
+    /// A named fault that explains `explained`, mispredicting nothing.
+    fn named(fault: &str, explained: &[&str]) -> Match {
+        Match {
             fault: fault.to_owned(),
             explained: explained.iter().map(|c| (*c).to_owned()).collect(),
             predicted: explained.len(),
             mispredicted: 0,
-        };
-        let map = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
-            pairs
-                .iter()
-                .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
-                .collect()
-        };
+        }
+    }
+
+    /// Case id → value.
+    fn map(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn a_crash_joins_the_one_fault_of_its_operation_else_of_its_group() {
         let keys = map(&[("x", "crash dct.verify/crash-or-hang")]);
         let ops = map(&[
             ("x", "dct.verify"),
@@ -430,18 +436,6 @@ mod tests {
     /// whatever its key; none when no stateful fault explains a failure of its operation.
     #[test]
     fn a_failure_joins_the_named_stateful_fault_of_its_operation() {
-        let named = |fault: &str, explained: &[&str]| Match {
-            fault: fault.to_owned(),
-            explained: explained.iter().map(|c| (*c).to_owned()).collect(),
-            predicted: explained.len(),
-            mispredicted: 0,
-        };
-        let map = |pairs: &[(&str, &str)]| -> BTreeMap<String, String> {
-            pairs
-                .iter()
-                .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
-                .collect()
-        };
         let stateful = catalogue()
             .iter()
             .find(|f| f.state.is_some())
