@@ -655,3 +655,129 @@ fn py_hasty_with_all_bugs_names_every_seeded_fault() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// Each py-proxy bug's seeded fault of the catalogue (a proxy fault, `proxy: true` in
+/// `spec/data/faults.json`): with the bug alone, the `mcp` suite's run adds to the careful
+/// path's findings exactly one, and it names that fault (issue 47). Its fingerprint is over
+/// the suite (`spec/data/mcp-fingerprints.json`, `tests/mcp_fingerprints.rs`).
+const PY_PROXY_SEEDED: &[(&str, &str)] = &[
+    ("forward-raw-line", "mcp.envelope-forwarded"),
+    ("forward-before-verdict", "proxy.forward-before-verdict"),
+    ("list-first-page-only", "proxy.list-later-pages-unfiltered"),
+    ("spend-by-client-id", "mcp.spend-keyed-by-envelope-id"),
+    ("spend-race", "proxy.spend-recorded-on-answer"),
+    ("json-dupes-last", "proxy.duplicate-members-last-wins"),
+    ("deny-id-null", "mcp.denial-id-null"),
+    ("deny-id-string", "mcp.denial-id-stringified"),
+    ("log-stdout", "proxy.logs-on-stdout"),
+    ("splitlines", "proxy.unicode-line-breaks"),
+    ("reserialize-forward", "proxy.forward-reserialized"),
+    ("envelope-truthiness", "mcp.falsy-envelope-unverified"),
+    (
+        "deny-notification-reply",
+        "mcp.denied-notification-answered",
+    ),
+    ("list-drop-members", "proxy.list-result-rebuilt"),
+    ("ignore-upstream-exit", "proxy.upstream-exit-ignored"),
+    ("no-signal-handler", "proxy.no-signal-handler"),
+    ("resource-str-coerce", "mcp.resource-coerced-to-string"),
+    ("raw-text-shortcut", "proxy.raw-text-shortcut"),
+    ("no-kill-upstream", "proxy.upstream-not-reaped"),
+    ("last-authorized-spend", "proxy.spend-charged-to-last-call"),
+    (
+        "list-filter-last-method",
+        "proxy.list-filtered-by-last-method",
+    ),
+];
+
+/// The whole `mcp` suite against py-proxy with `REDTEAM_BUGS=bugs`: its findings by key.
+fn proxy_findings(py: &str, bugs: &str) -> BTreeMap<String, Value> {
+    let script = root().join("implementations/redteam/py-proxy/proxy.py");
+    let out = Command::new(BIN)
+        .current_dir(root())
+        .args(["mcp", "--no-progress", "--format", "json", "--jobs", "4"])
+        .arg("--proxy")
+        .arg(format!("{py} '{}' --config {{config}}", script.display()))
+        .env("REDTEAM_BUGS", bugs)
+        .output()
+        .expect("runs delegateos-conform mcp");
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "no JSON report from the MCP suite with py-proxy {bugs:?} ({e}); stderr:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    json["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| (f["key"].as_str().unwrap_or("").to_owned(), f.clone()))
+        .collect()
+}
+
+#[test]
+fn py_proxy_each_bug_alone_is_diagnosed_as_its_seeded_fault() {
+    if std::env::var("DELEGATEOS_LONG").ok().as_deref() != Some("1") {
+        eprintln!(
+            "SKIPPED: a long job (one full MCP suite run per py-proxy bug); set DELEGATEOS_LONG=1"
+        );
+        return;
+    }
+    let Some(py) = python() else {
+        eprintln!("SKIPPED: no python3 on PATH; the red-team proxy py-proxy cannot run");
+        return;
+    };
+    let seeded_bugs = seeded(
+        "implementations/redteam/py-proxy/proxy.py",
+        "BUG_NAMES = {",
+        "}\n",
+    );
+    let listed: BTreeSet<String> = PY_PROXY_SEEDED.iter().map(|r| r.0.to_owned()).collect();
+    assert_eq!(
+        listed, seeded_bugs,
+        "PY_PROXY_SEEDED must list every seeded py-proxy bug once"
+    );
+    for (_, fault) in PY_PROXY_SEEDED {
+        let f = delegateos_vectors::faults::fault(fault);
+        assert!(
+            f.is_some_and(|f| f.proxy),
+            "{fault} is not a proxy fault of the catalogue"
+        );
+    }
+    let careful = proxy_findings(py, "");
+    let runs: Vec<(&str, Vec<String>)> = PY_PROXY_SEEDED
+        .chunks(2)
+        .flat_map(|pair| {
+            std::thread::scope(|s| {
+                let handles: Vec<_> = pair
+                    .iter()
+                    .map(|(bug, _)| {
+                        let careful = &careful;
+                        s.spawn(move || {
+                            let added: Vec<String> = proxy_findings(py, bug)
+                                .into_iter()
+                                .filter(|(k, f)| {
+                                    careful.get(k).map(|c| &c["ids"]) != Some(&f["ids"])
+                                })
+                                .map(|(k, f)| format!("{k} {}", f["ids"]))
+                                .collect();
+                            (*bug, added)
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().expect("suite run thread"))
+                    .collect::<Vec<_>>()
+            })
+        })
+        .collect();
+    let mut wrong = Vec::new();
+    for ((bug, added), (_, fault)) in runs.iter().zip(PY_PROXY_SEEDED) {
+        let want = format!("fault:{fault}");
+        if added.len() != 1 || !added[0].starts_with(&format!("{want} ")) {
+            wrong.push(format!("{bug}: expected exactly {want}, added {added:?}"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}

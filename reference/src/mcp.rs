@@ -183,7 +183,10 @@ pub fn extract_resource(
             for part in path.split('.') {
                 cur = cur.as_object()?.get(part)?;
             }
-            cur.as_str().map(str::to_owned)
+            match cur.as_str() {
+                Some(s) => Some(s.to_owned()),
+                None => mistakes::coerced_resource(cur),
+            }
         }
     }
 }
@@ -194,6 +197,7 @@ fn evaluate_for_roots(
     dct: &SerializedDct,
     config: &McpConfig,
     tracker: &BudgetTracker,
+    spend_key: Option<&str>,
     now: &str,
     keys: &mut dyn KeyStore,
 ) -> Result<AuthorizedScope, Denial> {
@@ -224,7 +228,7 @@ fn evaluate_for_roots(
         if crate::faults::on("mcp.spend-ignored") {
             0
         } else {
-            tracker.spent(&delegation_id)
+            tracker.spent(spend_key.unwrap_or(&delegation_id))
         },
         &root,
         &config.revocations,
@@ -276,7 +280,7 @@ pub fn filter_tools_with_keys(
     let Some(dct) = &config.session_token else {
         return tools.to_vec();
     };
-    let Ok(scope) = evaluate_for_roots(dct, config, tracker, now, keys) else {
+    let Ok(scope) = evaluate_for_roots(dct, config, tracker, None, now, keys) else {
         return Vec::new();
     };
     tools
@@ -322,14 +326,20 @@ pub fn decide_call_with_keys(
         return CallDecision::PassThrough;
     }
     let id = request.get("id").cloned();
-    let deny = |data: Value| match &id {
-        Some(id) => CallDecision::Deny {
+    let deny = |data: Value| match (&id, mistakes::denial_id(id.as_ref())) {
+        (_, Some(id)) => CallDecision::Deny {
+            response: denial_response(&id, data),
+        },
+        (Some(id), None) => CallDecision::Deny {
             response: denial_response(id, data),
         },
-        None => CallDecision::Drop { data },
+        (None, None) => CallDecision::Drop { data },
     };
     let params = request.get("params").and_then(Value::as_object);
-    let Some(envelope) = params.and_then(|p| p.get("_delegateos")) else {
+    let envelope = params
+        .and_then(|p| p.get("_delegateos"))
+        .filter(|e| !mistakes::falsy(e));
+    let Some(envelope) = envelope else {
         if config.strict {
             return deny(malformed("missing _delegateos"));
         }
@@ -343,7 +353,8 @@ pub fn decide_call_with_keys(
         token: envelope.dct.clone(),
         format: envelope.format.clone(),
     };
-    let scope = match evaluate_for_roots(&dct, config, tracker, now, keys) {
+    let spend_key = mistakes::spend_key(&envelope);
+    let scope = match evaluate_for_roots(&dct, config, tracker, spend_key.as_deref(), now, keys) {
         Ok(s) => s,
         Err(d) => return deny(d.to_json()),
     };
@@ -405,7 +416,7 @@ pub fn decide_call_with_keys(
     } else {
         cap.spend.unwrap_or(config.spend_per_call)
     };
-    tracker.record_spend(&scope.delegation_id, spend);
+    tracker.record_spend(spend_key.as_deref().unwrap_or(&scope.delegation_id), spend);
     let mut stripped = request.clone();
     if let Some(p) = stripped.get_mut("params").and_then(Value::as_object_mut) {
         if crate::faults::off("mcp.envelope-forwarded") {
@@ -416,6 +427,56 @@ pub fn decide_call_with_keys(
         request: stripped,
         delegation_id: scope.delegation_id,
         spend,
+    }
+}
+
+/// The catalogue's mistakes of this module (`spec/data/faults.json`, `crate::faults`): each
+/// answers `None` (the reference's own behaviour) unless its fault is switched on.
+mod mistakes {
+    use serde_json::Value;
+
+    /// `mcp.resource-coerced-to-string`: a non-string resource argument becomes its text.
+    pub(super) fn coerced_resource(v: &Value) -> Option<String> {
+        let on = crate::faults::on("mcp.resource-coerced-to-string") && !v.is_null();
+        on.then(|| v.to_string())
+    }
+
+    /// `mcp.falsy-envelope-unverified`: an envelope that is `null`, `false`, `0`, `""`, `[]`
+    /// or `{}` counts as none.
+    pub(super) fn falsy(v: &Value) -> bool {
+        crate::faults::on("mcp.falsy-envelope-unverified")
+            && match v {
+                Value::Null => true,
+                Value::Bool(b) => !b,
+                Value::Number(n) => n.as_f64() == Some(0.0),
+                Value::String(s) => s.is_empty(),
+                Value::Array(a) => a.is_empty(),
+                Value::Object(o) => o.is_empty(),
+            }
+    }
+
+    /// `mcp.spend-keyed-by-envelope-id`: spend looked up and recorded under the client's
+    /// `_delegateos.delegationId` (the empty key when it has none).
+    pub(super) fn spend_key(envelope: &super::Envelope) -> Option<String> {
+        crate::faults::on("mcp.spend-keyed-by-envelope-id")
+            .then(|| envelope.delegation_id.clone().unwrap_or_default())
+    }
+
+    /// The id a denial is answered with instead of the request's: `null` for
+    /// `mcp.denial-id-null` and for a notification under `mcp.denied-notification-answered`,
+    /// the id's text for `mcp.denial-id-stringified`.
+    pub(super) fn denial_id(id: Option<&Value>) -> Option<Value> {
+        match id {
+            None if crate::faults::on("mcp.denied-notification-answered") => Some(Value::Null),
+            Some(_) if crate::faults::on("mcp.denial-id-null") => Some(Value::Null),
+            Some(Value::String(s)) if crate::faults::on("mcp.denial-id-stringified") => {
+                Some(Value::String(s.clone()))
+            }
+            Some(v) if crate::faults::on("mcp.denial-id-stringified") => {
+                Some(Value::String(v.to_string()))
+            }
+            _ => None,
+        }
     }
 }
 

@@ -18,6 +18,7 @@
 //! writes one more (also on a setup error). Live progress goes to stderr when it is a
 //! terminal, unless `--no-progress`.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -29,6 +30,9 @@ use super::suite::{
     run_suite_checked, select_ids, CaseResult, MockCommand, SmokeUpstream, Status, SuiteObserver,
     SuiteOptions, SuiteReport,
 };
+use delegateos_vectors::faults::{self, Diagnosis};
+use delegateos_vectors::severity::Direction;
+
 use crate::expected::ExpectedFailures;
 use crate::report::mcp::{render, render_setup_error, McpCase, McpReport};
 use crate::runner::Status as RunStatus;
@@ -281,38 +285,111 @@ fn apply_baseline(
     (statuses, stale)
 }
 
-/// The suite's findings (`spec/severity.md`): failed proxy cases are `granted` (the proxy did
-/// what the requirement forbids), errored ones `errored`; one finding per root cause.
-pub fn findings_of(report: &SuiteReport, statuses: &[RunStatus]) -> Vec<crate::findings::Finding> {
+/// The severity model's assessment of one proxy case that `failed` (else errored): a failed
+/// proxy case is `granted` (the proxy did what the requirement forbids: it let the call
+/// through, or answered what it must not), graded by the requirements the failure observed
+/// (the suite records MCP-STDOUT-CLEAN when the proxy broke the transport first).
+fn assessment_of(c: &CaseResult, failed: bool) -> Option<delegateos_vectors::severity::Assessment> {
     use delegateos_vectors::judge::FailureKind;
     use delegateos_vectors::outcome::{self, ErrorKind, Outcome, Subject};
+    let judged = if failed {
+        Outcome::Failed {
+            kind: FailureKind::AcceptedInvalid,
+            diff: String::new(),
+            output: None,
+        }
+    } else {
+        Outcome::Errored(ErrorKind::Unjudged)
+    };
+    let subject = Subject {
+        op: "mcp",
+        flags: &[],
+        requirements: &c.violated,
+        expectation: None,
+        // The proxy suite's cases state no stake yet: the rules grade them.
+        stake: None,
+    };
+    outcome::assess(&subject, &judged)
+}
+
+/// Every case of `report` that failed or errored, with the direction of its failure (what a
+/// proxy fault's fingerprint over the suite records, `harness/tests/mcp_fingerprints.rs`).
+pub fn failures(report: &SuiteReport) -> BTreeMap<String, Direction> {
+    report
+        .cases
+        .iter()
+        .filter_map(|c| {
+            let failed = match c.status {
+                Status::Failed => true,
+                Status::Errored => false,
+                _ => return None,
+            };
+            assessment_of(c, failed).map(|a| (c.id.clone(), a.direction))
+        })
+        .collect()
+}
+
+/// The suite's failures explained by the catalogue's proxy faults (`spec/data/faults.json`,
+/// `proxy: true`) from their fingerprints over the suite (`spec/data/mcp-fingerprints.json`):
+/// the same greedy cover as `run`'s diagnosis; an unexplained failure joins a named fault
+/// only by its rule-based finding key (no operation or group joins: every suite case is one
+/// operation, `mcp`).
+pub fn diagnosis_of(report: &SuiteReport) -> Diagnosis {
+    let failed = failures(report);
+    let passed: BTreeSet<String> = report
+        .cases
+        .iter()
+        .filter(|c| c.status == Status::Passed)
+        .map(|c| c.id.clone())
+        .collect();
+    let keys: BTreeMap<String, String> = report
+        .cases
+        .iter()
+        .filter(|c| failed.contains_key(&c.id))
+        .filter_map(|c| assessment_of(c, c.status == Status::Failed).map(|a| (c.id.clone(), a.key)))
+        .collect();
+    let mut d = faults::diagnose_with(&faults::mcp_fingerprints().fingerprints, &failed, &passed);
+    d.join_by_effect(&keys, &BTreeMap::new(), &BTreeMap::new());
+    // A smoke case repeats a core case against a real upstream; fingerprints leave the smoke
+    // cases out (they need node and a package: a fingerprint must not depend on the machine),
+    // so a smoke failure joins the one named fault whose explained failures share its
+    // rule-based finding, whatever its severity.
+    let smoke: Vec<String> = d
+        .unexplained
+        .iter()
+        .filter(|id| id.starts_with("mcp-smoke-"))
+        .cloned()
+        .collect();
+    for id in smoke {
+        let key = keys.get(&id);
+        let mut same = d
+            .faults
+            .iter()
+            .filter(|m| m.explained.iter().any(|c| keys.get(c) == key));
+        if let (Some(m), None) = (same.next(), same.next()) {
+            let fault = m.fault.clone();
+            d.unexplained.remove(&id);
+            d.joined.insert(id, fault);
+        }
+    }
+    d
+}
+
+/// The suite's findings (`spec/severity.md`): the failing cases (after the baseline) filed
+/// under the proxy fault that explains them ([`diagnosis_of`]), or by the severity model's
+/// rules, marked unexplained; one finding per root cause.
+pub fn findings_of(report: &SuiteReport, statuses: &[RunStatus]) -> Vec<crate::findings::Finding> {
     let members = report
         .cases
         .iter()
         .zip(statuses)
         .filter_map(|(c, status)| {
-            // A failed proxy case: the proxy did what the requirement forbids (it let the call
-            // through, or answered what it must not).
-            let judged = match status {
-                RunStatus::Failed => Outcome::Failed {
-                    kind: FailureKind::AcceptedInvalid,
-                    diff: String::new(),
-                    output: None,
-                },
-                RunStatus::Errored => Outcome::Errored(ErrorKind::Unjudged),
+            let failed = match status {
+                RunStatus::Failed => true,
+                RunStatus::Errored => false,
                 _ => return None,
             };
-            // Graded by what the failure observed (the suite records MCP-STDOUT-CLEAN when
-            // the proxy broke the transport first).
-            let subject = Subject {
-                op: "mcp",
-                flags: &[],
-                requirements: &c.violated,
-                expectation: None,
-                // The proxy suite's cases state no stake yet: the rules grade them.
-                stake: None,
-            };
-            let assessment = outcome::assess(&subject, &judged)?;
+            let assessment = assessment_of(c, failed)?;
             Some(crate::findings::Member {
                 case: crate::findings::CaseView {
                     id: c.id.clone(),
@@ -330,9 +407,11 @@ pub fn findings_of(report: &SuiteReport, statuses: &[RunStatus]) -> Vec<crate::f
             })
         })
         .collect();
-    crate::findings::group(
+    let diagnosis = diagnosis_of(report);
+    crate::findings::group_diagnosed(
         members,
         &delegateos_vectors::requirements::Requirements::embedded(),
+        Some(&diagnosis),
     )
 }
 

@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+use delegateos_reference::faults;
 use delegateos_reference::mcp::{self as plugin, BudgetTracker, CallDecision, McpConfig};
 use delegateos_reference::revocation::{RevocationEntry, RevocationList};
 use delegateos_reference::token::SerializedDct;
@@ -82,6 +83,10 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 pub(crate) fn log(msg: &str) {
+    if faults::on("proxy.logs-on-stdout") {
+        let _ = writeln!(io::stdout(), "delegateos-reference-proxy: {msg}");
+        return;
+    }
     let _ = writeln!(io::stderr(), "delegateos-reference-proxy: {msg}");
 }
 
@@ -238,6 +243,7 @@ pub fn run_stdio_proxy(config: McpConfig, launch: LaunchConfig, opts: &ProxyOpti
             return EXIT_CONFIG;
         }
     };
+    log(&format!("upstream pid {}", child.id()));
     let shared = Arc::new(Shared {
         decider: Decider::new(config, opts.fault),
         pending: Mutex::new(Pending::default()),
@@ -255,6 +261,9 @@ pub fn run_stdio_proxy(config: McpConfig, launch: LaunchConfig, opts: &ProxyOpti
         });
     }
     client_loop(&shared, upstream_in);
+    if faults::on("proxy.upstream-not-reaped") {
+        return 0;
+    }
     // Client EOF: the upstream's stdin is closed (dropped above); give it a grace period,
     // then terminate its process group, then let the relay thread flush what it read.
     shared.shutting_down.store(true, Ordering::SeqCst);
@@ -269,6 +278,9 @@ pub fn run_stdio_proxy(config: McpConfig, launch: LaunchConfig, opts: &ProxyOpti
 
 fn spawn_signal_thread(shared: Arc<Shared>) {
     use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+    if faults::on("proxy.no-signal-handler") {
+        return;
+    }
     let mut signals = match signal_hook::iterator::Signals::new([SIGTERM, SIGINT, SIGHUP]) {
         Ok(s) => s,
         Err(e) => {
@@ -322,6 +334,8 @@ pub struct Decider {
     pub keys: Mutex<KeyCache>,
     /// A deliberate defect (tests only).
     pub fault: Option<Fault>,
+    /// The state of the catalogue's stateful proxy faults (none unless one is switched on).
+    deferred: Mutex<mistakes::Deferred>,
 }
 
 impl Decider {
@@ -332,6 +346,7 @@ impl Decider {
             tracker: Mutex::new(BudgetTracker::new()),
             keys: Mutex::new(KeyCache::default()),
             fault,
+            deferred: Mutex::new(mistakes::Deferred::default()),
         }
     }
 
@@ -359,7 +374,9 @@ impl Decider {
         // D35: duplicate member names at the top level or in `params` are refused for EVERY
         // method, not only `tools/call`: `{"method":"tools/call",…,"method":"ping"}` parses as
         // `ping` here (last wins) but as an unverified `tools/call` in a first-wins upstream.
-        if matches!(strip_delegateos_raw(&bytes), Err(RawError::DuplicateKey)) {
+        if matches!(strip_delegateos_raw(&bytes), Err(RawError::DuplicateKey))
+            && !faults::on("proxy.duplicate-members-last-wins")
+        {
             let id = match id {
                 Some(v @ (Value::String(_) | Value::Number(_))) => v,
                 _ => Value::Null,
@@ -378,7 +395,17 @@ impl Decider {
             return Routed::Reply(invalid_request(id, "Invalid Request"));
         }
         let request_id = if method.is_some() { id } else { None };
+        if request_id.is_some() {
+            lock(&self.deferred).requested(method);
+        }
         match method {
+            Some("tools/call") if mistakes::raw_shortcut(&bytes, self.config.strict) => {
+                Routed::Forward {
+                    bytes,
+                    request_id,
+                    list: false,
+                }
+            }
             Some("tools/call") => match self.decide(&msg, &bytes) {
                 Ok(bytes) => Routed::Forward {
                     bytes,
@@ -389,9 +416,9 @@ impl Decider {
                 Err(None) => Routed::Ignore,
             },
             Some("tools/list") => Routed::Forward {
+                list: !mistakes::later_page(&msg),
                 bytes,
                 request_id,
-                list: true,
             },
             _ => Routed::Forward {
                 bytes,
@@ -405,6 +432,9 @@ impl Decider {
     fn decide(&self, msg: &Value, raw: &[u8]) -> Result<Vec<u8>, Option<Value>> {
         let stripped = match strip_delegateos_raw(raw) {
             Ok(s) => s,
+            Err(RawError::DuplicateKey) if faults::on("proxy.duplicate-members-last-wins") => {
+                mistakes::stripped_last_wins(msg)
+            }
             Err(RawError::DuplicateKey) => {
                 return Err(msg
                     .get("id")
@@ -412,20 +442,43 @@ impl Decider {
             }
             Err(RawError::NotAnObject) => raw.to_vec(),
         };
+        let id = msg.get("id");
+        let defer = id.is_some() && mistakes::Deferred::defers();
         let decision = {
             let mut tracker = lock(&self.tracker);
             let mut keys = lock(&self.keys);
+            // A deferring proxy decides on a copy: nothing is recorded at authorization.
+            let mut scratch = defer.then(|| tracker.clone());
             plugin::decide_call_with_keys(
                 msg,
                 &self.config,
-                &mut tracker,
+                scratch.as_mut().unwrap_or(&mut tracker),
                 &now_rfc3339(),
                 &mut *keys,
             )
         };
+        if let (
+            true,
+            Some(id),
+            CallDecision::Forward {
+                delegation_id,
+                spend,
+                ..
+            },
+        ) = (defer, id, &decision)
+        {
+            lock(&self.deferred).authorized(id_key(id), delegation_id, *spend);
+        }
         match decision {
             CallDecision::PassThrough => Ok(raw.to_vec()),
-            CallDecision::Forward { .. } if self.fault == Some(Fault::NoStrip) => Ok(raw.to_vec()),
+            CallDecision::Forward { .. }
+                if self.fault == Some(Fault::NoStrip) || faults::on("mcp.envelope-forwarded") =>
+            {
+                Ok(raw.to_vec())
+            }
+            CallDecision::Forward { request, .. } if faults::on("proxy.forward-reserialized") => {
+                Ok(mistakes::python_dumps(&request))
+            }
             CallDecision::Forward { .. } => Ok(stripped),
             CallDecision::Deny { .. } | CallDecision::Drop { .. }
                 if self.fault == Some(Fault::ForwardDenied) =>
@@ -468,7 +521,9 @@ impl Decider {
                 &mut *keys,
             )
         };
-        if let Some(slot) = msg.pointer_mut("/result/tools") {
+        if faults::on("proxy.list-result-rebuilt") {
+            msg["result"] = json!({ "tools": filtered });
+        } else if let Some(slot) = msg.pointer_mut("/result/tools") {
             *slot = Value::Array(filtered);
         }
         serde_json::to_vec(&msg).unwrap_or(bytes)
@@ -494,33 +549,47 @@ fn client_loop(shared: &Shared, upstream_in: ChildStdin) {
                 break;
             }
         };
-        let (line, request_id, list) = match shared.decider.route(bytes) {
-            Routed::Ignore => continue,
-            Routed::Reply(msg) => {
-                shared.to_client_json(&msg);
-                continue;
+        for bytes in mistakes::split_lines(bytes) {
+            // A proxy that writes a call upstream before its verdict (a catalogue fault).
+            let early = mistakes::forwarded_early(&bytes);
+            if let Some(line) = &early {
+                write_upstream(&mut upstream, line);
             }
-            Routed::Forward {
-                bytes,
-                request_id,
-                list,
-            } => (bytes, request_id, list),
-        };
-        if let Some(id) = &request_id {
-            let mut pending = lock(&shared.pending);
-            if list {
-                pending.lists.insert(id_key(id));
+            let (line, request_id, list) = match shared.decider.route(bytes) {
+                Routed::Ignore => continue,
+                Routed::Reply(msg) => {
+                    shared.to_client_json(&msg);
+                    continue;
+                }
+                Routed::Forward {
+                    bytes,
+                    request_id,
+                    list,
+                } => (bytes, request_id, list),
+            };
+            if let Some(id) = &request_id {
+                let mut pending = lock(&shared.pending);
+                if list {
+                    pending.lists.insert(id_key(id));
+                }
+                pending.inflight.insert(id_key(id), id.clone());
             }
-            pending.inflight.insert(id_key(id), id.clone());
-        }
-        if let Some(up) = upstream.as_mut() {
-            if wire::write_line(up, &line).is_err() {
-                log("upstream stdin closed");
-                upstream = None;
+            if early.is_none() {
+                write_upstream(&mut upstream, &line);
             }
         }
     }
     drop(upstream);
+}
+
+/// Writes one line to the upstream; on failure logs once and writes nothing more.
+fn write_upstream(upstream: &mut Option<ChildStdin>, line: &[u8]) {
+    if let Some(up) = upstream.as_mut() {
+        if wire::write_line(up, line).is_err() {
+            log("upstream stdin closed");
+            *upstream = None;
+        }
+    }
 }
 
 fn wire_ws(b: u8) -> bool {
@@ -538,6 +607,10 @@ fn relay_upstream(shared: &Shared, upstream_out: ChildStdout) {
         }
     }
     if shared.shutting_down.load(Ordering::SeqCst) {
+        return;
+    }
+    if faults::on("proxy.upstream-exit-ignored") {
+        log("upstream closed its stdout");
         return;
     }
     // The upstream closed its stdout on its own: it crashed or quit. Every in-flight request
@@ -579,9 +652,185 @@ fn relay_one(shared: &Shared, bytes: Vec<u8>) {
         pending.inflight.remove(&key);
         pending.lists.remove(&key)
     };
+    let (is_list, charge) = {
+        let mut deferred = lock(&shared.decider.deferred);
+        (deferred.is_list(is_list), deferred.answered(&key))
+    };
+    if let Some((delegation, spend)) = charge {
+        lock(&shared.decider.tracker).record_spend(&delegation, spend);
+    }
     if !is_list {
         shared.to_client(&bytes);
         return;
     }
     shared.to_client(&shared.decider.filter_list_response(bytes));
+}
+
+/// The catalogue's proxy mistakes (`spec/data/faults.json`, the faults marked `proxy`): each is
+/// the reference proxy's own behaviour unless its switch (`delegateos_reference::faults`, on
+/// only in a build with the feature `faults`, by `DELEGATEOS_FAULT`) is on. They realise what
+/// only a running proxy does wrong, so that the MCP suite's failures name them
+/// (`harness/tests/mcp_fingerprints.rs`).
+mod mistakes {
+    use std::collections::{BTreeMap, BTreeSet};
+
+    use serde_json::Value;
+
+    use delegateos_reference::faults;
+
+    /// `proxy.unicode-line-breaks`: a line split again at every character Python's
+    /// `str.splitlines` ends a line at (U+2028, U+0085, `\x0b`, …); otherwise the line itself.
+    pub(super) fn split_lines(bytes: Vec<u8>) -> Vec<Vec<u8>> {
+        if !faults::on("proxy.unicode-line-breaks") {
+            return vec![bytes];
+        }
+        let Ok(text) = std::str::from_utf8(&bytes) else {
+            return vec![bytes];
+        };
+        let breaks = [
+            '\r', '\x0b', '\x0c', '\x1c', '\x1d', '\x1e', '\u{85}', '\u{2028}', '\u{2029}',
+        ];
+        text.split(|c| breaks.contains(&c))
+            .filter(|p| !p.trim().is_empty())
+            .map(|p| p.as_bytes().to_vec())
+            .collect()
+    }
+
+    /// `proxy.forward-before-verdict`: a `tools/call` carrying `_delegateos`, stripped, to be
+    /// written upstream before it is verified.
+    pub(super) fn forwarded_early(bytes: &[u8]) -> Option<Vec<u8>> {
+        if !faults::on("proxy.forward-before-verdict") {
+            return None;
+        }
+        let msg: Value = serde_json::from_slice(bytes).ok()?;
+        if msg.get("method").and_then(Value::as_str) != Some("tools/call") {
+            return None;
+        }
+        msg.pointer("/params/_delegateos")?;
+        Some(super::strip_delegateos_raw(bytes).unwrap_or_else(|_| stripped_last_wins(&msg)))
+    }
+
+    /// `proxy.raw-text-shortcut`: outside strict mode, a call whose raw text does not contain
+    /// `"_delegateos"` is forwarded as it is (an escaped member name is never looked at).
+    pub(super) fn raw_shortcut(bytes: &[u8], strict: bool) -> bool {
+        faults::on("proxy.raw-text-shortcut")
+            && !strict
+            && !bytes.windows(13).any(|w| w == b"\"_delegateos\"")
+    }
+
+    /// `proxy.list-later-pages-unfiltered`: a `tools/list` request with a cursor (a later
+    /// page) is not marked for filtering.
+    pub(super) fn later_page(msg: &Value) -> bool {
+        faults::on("proxy.list-later-pages-unfiltered") && msg.pointer("/params/cursor").is_some()
+    }
+
+    /// The parsed message without `params._delegateos`, serialised (what a proxy that
+    /// parses last-wins forwards).
+    pub(super) fn stripped_last_wins(msg: &Value) -> Vec<u8> {
+        let mut m = msg.clone();
+        if let Some(p) = m.get_mut("params").and_then(Value::as_object_mut) {
+            p.remove("_delegateos");
+        }
+        serde_json::to_vec(&m).unwrap_or_default()
+    }
+
+    /// `proxy.forward-reserialized`: the request as Python's `json.dumps` writes it (a space
+    /// after every `,` and `:`), not the client's bytes.
+    pub(super) fn python_dumps(v: &Value) -> Vec<u8> {
+        struct Spaced;
+        impl serde_json::ser::Formatter for Spaced {
+            fn begin_array_value<W: ?Sized + std::io::Write>(
+                &mut self,
+                w: &mut W,
+                first: bool,
+            ) -> std::io::Result<()> {
+                if first {
+                    Ok(())
+                } else {
+                    w.write_all(b", ")
+                }
+            }
+            fn begin_object_key<W: ?Sized + std::io::Write>(
+                &mut self,
+                w: &mut W,
+                first: bool,
+            ) -> std::io::Result<()> {
+                if first {
+                    Ok(())
+                } else {
+                    w.write_all(b", ")
+                }
+            }
+            fn begin_object_value<W: ?Sized + std::io::Write>(
+                &mut self,
+                w: &mut W,
+            ) -> std::io::Result<()> {
+                w.write_all(b": ")
+            }
+        }
+        let mut out = Vec::new();
+        let mut ser = serde_json::Serializer::with_formatter(&mut out, Spaced);
+        let _ = serde::Serialize::serialize(v, &mut ser);
+        out
+    }
+
+    /// The state of the stateful proxy faults: spend deferred to the answer
+    /// (`proxy.spend-recorded-on-answer`, `proxy.spend-charged-to-last-call`) and the last
+    /// client request's method (`proxy.list-filtered-by-last-method`).
+    #[derive(Debug, Default)]
+    pub(super) struct Deferred {
+        /// Request id key → the charge recorded when its answer arrives.
+        charges: BTreeMap<String, (String, u64)>,
+        /// Request id keys whose answer records the last authorized call's charge.
+        charged_to_last: BTreeSet<String>,
+        /// The last authorized call's charge.
+        last: Option<(String, u64)>,
+        /// Whether the last client request was a `tools/list`.
+        last_was_list: bool,
+    }
+
+    impl Deferred {
+        /// True when authorized calls are charged when their answer arrives.
+        pub(super) fn defers() -> bool {
+            faults::on("proxy.spend-recorded-on-answer")
+                || faults::on("proxy.spend-charged-to-last-call")
+        }
+
+        /// A client request of `method` was read.
+        pub(super) fn requested(&mut self, method: Option<&str>) {
+            self.last_was_list = method == Some("tools/list");
+        }
+
+        /// The call `key` was authorized, charging `spend` to `delegation`.
+        pub(super) fn authorized(&mut self, key: String, delegation: &str, spend: u64) {
+            if faults::on("proxy.spend-recorded-on-answer") {
+                self.charges.insert(key, (delegation.to_owned(), spend));
+            } else if faults::on("proxy.spend-charged-to-last-call") {
+                self.last = Some((delegation.to_owned(), spend));
+                self.charged_to_last.insert(key);
+            }
+        }
+
+        /// The charge to record now that the answer to `key` arrived.
+        pub(super) fn answered(&mut self, key: &str) -> Option<(String, u64)> {
+            if let Some(c) = self.charges.remove(key) {
+                return Some(c);
+            }
+            self.charged_to_last
+                .remove(key)
+                .then(|| self.last.clone())
+                .flatten()
+        }
+
+        /// Whether an upstream response is filtered as a `tools/list` page: `pending` (its
+        /// id is a pending `tools/list`), or under `proxy.list-filtered-by-last-method`
+        /// whether the last client request was one.
+        pub(super) fn is_list(&self, pending: bool) -> bool {
+            if faults::on("proxy.list-filtered-by-last-method") {
+                self.last_was_list
+            } else {
+                pending
+            }
+        }
+    }
 }

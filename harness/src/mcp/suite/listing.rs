@@ -108,6 +108,55 @@ pub(super) fn list_pagination(ctx: &Ctx) -> Result<(), String> {
     s.finish()
 }
 
+/// One page alone: the first page of a paginated list, filtered, keeps the upstream's
+/// `nextCursor` (a proxy that rebuilds the result drops it even on a first page, where a proxy
+/// that filters only first pages is right).
+pub(super) fn list_first_page_members(ctx: &Ctx) -> Result<(), String> {
+    let mut setup = Setup::standard();
+    setup.script["tools"] = json!(["read_file", "search", "nested"]
+        .iter()
+        .map(|n| tool_object(n))
+        .collect::<Vec<_>>());
+    setup.script["pageSize"] = json!(2);
+    let token = RootSpec::new(vec![cap("docs", "read", "/project/**")]).sign(&tokens::root());
+    let mut s = Session::start(ctx, &setup.with_session(&token))?;
+    s.init()?;
+    let id = s.fresh_id();
+    let resp = s.request(id, "tools/list", json!({}), super::fixtures::T)?;
+    let upstream = s
+        .upstream_answer(&resp["id"])
+        .ok_or("the page never reached the upstream")?;
+    let members = |v: &Value| -> Vec<String> {
+        v["result"]
+            .as_object()
+            .map(|o| o.keys().cloned().collect())
+            .unwrap_or_default()
+    };
+    ensure(members(&resp) == members(&upstream), || {
+        format!(
+            "the filtered page's result members differ from the upstream's: client {}, upstream {}",
+            short(&resp),
+            short(&upstream)
+        )
+    })?;
+    ensure(
+        resp["result"].get("nextCursor") == upstream["result"].get("nextCursor"),
+        || {
+            format!(
+                "nextCursor changed: client {}, upstream {}",
+                short(&resp),
+                short(&upstream)
+            )
+        },
+    )?;
+    let expected: Vec<Value> = vec![tool_object("read_file")];
+    ensure(
+        resp["result"]["tools"].as_array() == Some(&expected),
+        || format!("expected [read_file] on page 1, got {}", short(&resp)),
+    )?;
+    s.finish()
+}
+
 pub(super) fn list_invalid_session(ctx: &Ctx) -> Result<(), String> {
     let mut expired = RootSpec::new(standard_caps());
     expired.expires_at = tokens::PAST.into();

@@ -468,7 +468,15 @@ pub fn id_glob_match(pattern: &str, id: &str) -> bool {
     crate::filter::glob_match(pattern, id)
 }
 
+/// Cases in flight in this process (every worker of every run): the orphan sweep after a case
+/// runs only when no other case is in flight, since a case's evidence may be an orphan (the
+/// upstream a proxy killed by SIGTERM left running is what `mcp-sigterm` looks for); one
+/// worker's sweep killing it made that case pass with `--jobs` above 1 against a proxy that
+/// orphans its upstream.
+static IN_FLIGHT: AtomicU64 = AtomicU64::new(0);
+
 fn run_one(ctx: &Arc<Ctx>, run: Run, timeout: Duration) -> (Status, Option<String>) {
+    IN_FLIGHT.fetch_add(1, Ordering::SeqCst);
     let (tx, rx) = mpsc::channel();
     let c = Arc::clone(ctx);
     let handle = thread::spawn(move || {
@@ -528,8 +536,12 @@ fn run_one(ctx: &Arc<Ctx>, run: Run, timeout: Duration) -> (Status, Option<Strin
             signal_pid(pid, rustix::process::Signal::KILL);
         }
     }
-    // `mcp` makes the harness a child subreaper: reap (and kill) what dead proxies left to it.
-    crate::runner::interrupt::sweep_orphans();
+    // `mcp` makes the harness a child subreaper: reap (and kill) what dead proxies left to it,
+    // once no other case is in flight (their orphans may be their evidence; the last case to
+    // end sweeps everything, and `mcp` sweeps again before it exits).
+    if IN_FLIGHT.fetch_sub(1, Ordering::SeqCst) == 1 {
+        crate::runner::interrupt::sweep_orphans();
+    }
     if outcome.0 != Status::Errored {
         let _ = handle.join();
     }
@@ -579,6 +591,8 @@ static CASES: &[Case] = &[
             "with a session DCT only mapped, granted tools are listed, unchanged and in order", Run::Scenario(listing::list_filter)),
         case!("mcp-list-pagination", Core, &["MCP-LIST-PAGINATION", "MCP-LIST-FILTER"],
             "every page is filtered (also to empty), nextCursor is relayed, hidden names never leak", Run::Scenario(listing::list_pagination)),
+        case!("mcp-list-first-page-members", Core, &["MCP-LIST-PAGINATION", "MCP-LIST-FILTER"],
+            "the first page of a paginated list, filtered, keeps every member of the upstream's result (nextCursor)", Run::Scenario(listing::list_first_page_members)),
         case!("mcp-list-invalid-session-token", Core, &["MCP-LIST-INVALID-SESSION-TOKEN"],
             "an expired or untrusted session DCT lists no tools", Run::Scenario(listing::list_invalid_session)),
         case!("mcp-call-allowed", Core, &["MCP-CALL-VERIFY", "MCP-CALL-STRIP", "MCP-CALL-RELAY"],
