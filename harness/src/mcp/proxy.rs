@@ -552,12 +552,22 @@ fn client_loop(shared: &Shared, upstream_in: ChildStdin) {
         for bytes in mistakes::split_lines(bytes) {
             // A proxy that writes a call upstream before its verdict (a catalogue fault).
             let early = mistakes::forwarded_early(&bytes);
-            if let Some(line) = &early {
+            if let Some((line, id)) = &early {
+                if let Some(id) = id {
+                    lock(&shared.pending)
+                        .inflight
+                        .insert(id_key(id), id.clone());
+                }
                 write_upstream(&mut upstream, line);
             }
             let (line, request_id, list) = match shared.decider.route(bytes) {
                 Routed::Ignore => continue,
                 Routed::Reply(msg) => {
+                    // Its verdict comes after the upstream's answer, as from a verifier slower
+                    // than the tool (bounded: a tool that never answers gets the denial).
+                    if let Some((_, Some(id))) = &early {
+                        mistakes::await_answer(&shared.pending, &id_key(id));
+                    }
                     shared.to_client_json(&msg);
                     continue;
                 }
@@ -697,8 +707,8 @@ mod mistakes {
     }
 
     /// `proxy.forward-before-verdict`: a `tools/call` carrying `_delegateos`, stripped, to be
-    /// written upstream before it is verified.
-    pub(super) fn forwarded_early(bytes: &[u8]) -> Option<Vec<u8>> {
+    /// written upstream before it is verified, and its id.
+    pub(super) fn forwarded_early(bytes: &[u8]) -> Option<(Vec<u8>, Option<Value>)> {
         if !faults::on("proxy.forward-before-verdict") {
             return None;
         }
@@ -707,7 +717,24 @@ mod mistakes {
             return None;
         }
         msg.pointer("/params/_delegateos")?;
-        Some(super::strip_delegateos_raw(bytes).unwrap_or_else(|_| stripped_last_wins(&msg)))
+        // A message with duplicate member names is refused before anything is written.
+        let stripped = match super::strip_delegateos_raw(bytes) {
+            Ok(stripped) => stripped,
+            Err(super::RawError::DuplicateKey) => return None,
+            Err(super::RawError::NotAnObject) => stripped_last_wins(&msg),
+        };
+        Some((stripped, msg.get("id").cloned()))
+    }
+
+    /// Waits (at most a second) until the request `key` is no longer pending: the upstream's
+    /// answer to a call forwarded before its verdict was relayed.
+    pub(super) fn await_answer(pending: &std::sync::Mutex<super::Pending>, key: &str) {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(1);
+        while super::lock(pending).inflight.contains_key(key)
+            && std::time::Instant::now() < deadline
+        {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
     }
 
     /// `proxy.raw-text-shortcut`: outside strict mode, a call whose raw text does not contain

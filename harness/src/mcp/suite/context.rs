@@ -101,6 +101,10 @@ pub(super) struct Ctx {
     /// Set when a session of the running case saw the proxy write a non-JSON line to stdout
     /// (MCP-STDOUT-CLEAN): the violation the case observed, whatever it was about.
     pub stdout_noise: Arc<std::sync::atomic::AtomicBool>,
+    /// Set when a session of the running case saw the proxy fail its shutdown on client EOF
+    /// (it did not exit, or left its upstream running: MCP-CLIENT-EOF), whatever the case was
+    /// about.
+    pub shutdown_broken: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// Locks `m`, ignoring poisoning (a panicking case must not wedge the suite).

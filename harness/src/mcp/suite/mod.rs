@@ -44,6 +44,10 @@ pub use session::NON_JSON_STDOUT;
 /// The requirement a proxy that writes non-JSON to stdout violates.
 pub const STDOUT_CLEAN: &str = "MCP-STDOUT-CLEAN";
 
+/// The requirement a proxy that does not exit, or leaves its upstream running, on client EOF
+/// violates.
+pub const CLIENT_EOF: &str = "MCP-CLIENT-EOF";
+
 /// Outcome of one case.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -297,6 +301,7 @@ fn new_ctx(opts: &SuiteOptions) -> Arc<Ctx> {
         live: Mutex::new(Vec::new()),
         stderr: Arc::new(Mutex::new(None)),
         stdout_noise: Arc::new(std::sync::atomic::AtomicBool::new(false)),
+        shutdown_broken: Arc::new(std::sync::atomic::AtomicBool::new(false)),
     })
 }
 
@@ -435,14 +440,21 @@ fn run_case(ctx: &Arc<Ctx>, case: &Planned) -> CaseResult {
     let noise = ctx
         .stdout_noise
         .swap(false, std::sync::atomic::Ordering::SeqCst);
+    let shutdown = ctx
+        .shutdown_broken
+        .swap(false, std::sync::atomic::Ordering::SeqCst);
     CaseResult {
         id: case.id.clone(),
         description: case.description.clone(),
         // A proxy that writes anything but JSON-RPC to stdout breaks the case at the
         // transport, before the case's own check: the violation observed is
         // MCP-STDOUT-CLEAN, whatever the case was about.
+        // Likewise a proxy that fails its shutdown at the end of a case (the session's client
+        // EOF) violates MCP-CLIENT-EOF, whatever the case was about.
         violated: if noise && status == Status::Failed {
             vec![STDOUT_CLEAN.to_owned()]
+        } else if shutdown && status == Status::Failed {
+            vec![CLIENT_EOF.to_owned()]
         } else {
             case.requirements.clone()
         },

@@ -72,6 +72,7 @@ pub(super) struct Session {
     next_id: u64,
     stderr_sink: Arc<Mutex<Option<String>>>,
     stdout_noise: Arc<std::sync::atomic::AtomicBool>,
+    shutdown_broken: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Session {
@@ -155,6 +156,7 @@ impl Session {
             next_id: 0,
             stderr_sink: Arc::clone(&ctx.stderr),
             stdout_noise: Arc::clone(&ctx.stdout_noise),
+            shutdown_broken: Arc::clone(&ctx.shutdown_broken),
         })
     }
 
@@ -289,10 +291,16 @@ impl Session {
             self.assert_upstream_gone(Duration::from_secs(3))?;
         }
         self.proxy.close_stdin();
-        if self.proxy.wait_exit(Duration::from_secs(5)).is_none() {
-            return Err("the proxy did not exit within 5 s of client EOF".into());
+        let shutdown = if self.proxy.wait_exit(Duration::from_secs(5)).is_none() {
+            Err("the proxy did not exit within 5 s of client EOF".into())
+        } else {
+            self.assert_upstream_gone(Duration::from_secs(1))
+        };
+        if shutdown.is_err() {
+            self.shutdown_broken
+                .store(true, std::sync::atomic::Ordering::SeqCst);
         }
-        self.assert_upstream_gone(Duration::from_secs(1))
+        shutdown
     }
 
     pub(super) fn check_clean(&self) -> Result<(), String> {
