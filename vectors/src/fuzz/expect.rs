@@ -13,7 +13,7 @@ use super::mutate::Mutation;
 use super::ops::edit::Edit;
 use super::ops::{Changes, Fuzzable, Signing};
 use super::seed::{OpSeed, MAX_INPUT_BYTES};
-use crate::format::{self as vf, Expectation, Level};
+use crate::format::{self as vf, Expectation};
 use crate::keys::Keys;
 
 /// The seeds of `fz` in the corpus (the embedded one, or `vectors`) ([`Fuzzable::seeds`]).
@@ -154,9 +154,12 @@ pub fn fuzzed_case(
 ) -> Option<vf::Case> {
     let e = c.expectation.as_ref()?;
     let op = fz.name();
-    let requirements = seed.map(|s| s.requirements.clone()).unwrap_or_default();
+    // What its finding would be graded by (the seed's, unless the reference's answer is not
+    // the seed's own; `dct.verify`'s by step are the grader's alone).
+    let ground = super::finding::ground_of(op, seed, c);
+    let requirements = ground.requirements;
     let flags = seed.map(|s| s.flags.clone()).unwrap_or_default();
-    let level = seed.map_or(Level::Normative, |s| s.level);
+    let level = ground.level;
     let (ground, stake) = match seed {
         Some(s) if c.changes() == 0 => (s.ground.clone(), s.stake.clone()),
         _ => (
