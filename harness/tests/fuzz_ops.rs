@@ -166,13 +166,12 @@ const ROWS: &[Row] = &[
         budget: 512,
         seed: 1,
         severity: Severity::Critical,
-        kind: "reference ok / implementation accepted (grants more) / request.params.name",
-        // Any MCP rule: an operation other than dct.verify is graded by its seed's case
-        // (`Grading::BySeed`), so which rule grades the renamed tool depends on the seed the
-        // fuzzer renamed it in first — since mcp-call-0092 joined the seeds, a spend case
-        // (`mcp-spend/spend-misrouted`), before it an authorization case. The kind and the
-        // severity are the bug's either way.
-        report_key: "mcp-",
+        kind: "reference capability_not_granted / implementation accepted (grants more) / request.params.name",
+        // The renamed tool is first found in a spend case (mcp-call-0092 among the seeds), but
+        // the reference denies the renamed call `capability_not_granted`: the finding is graded
+        // by that denial (what the corpus cites for it, MCP-CALL-VERIFY), an authorization
+        // bypass, not by the seed's spend rule.
+        report_key: "mcp-authorization/authorization-bypass",
     },
 ];
 

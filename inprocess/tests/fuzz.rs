@@ -120,7 +120,9 @@ fn first_finding<I: Implementation>(fuzzer: &Fuzzer, imp: &I, bound: u64) -> (u6
 }
 
 /// Writes `f`, loads the directory as `run --vectors DIR` does, and replays it: it must fail
-/// against `buggy` (with `want`) and pass against the reference.
+/// against `buggy` (with `want`), graded as the fuzzer graded it (level, severity and the run
+/// report's finding key: the file cites what the finding was graded by), and pass against the
+/// reference.
 fn replays<I: Implementation>(f: &Finding, buggy: &I, name: &str, want: fn(Status) -> bool) {
     let dir = scratch(name);
     let path = f.write_new(&dir).unwrap().expect("a new file");
@@ -145,6 +147,28 @@ fn replays<I: Implementation>(f: &Finding, buggy: &I, name: &str, want: fn(Statu
         fail_on_hardening: true,
         ..Options::default()
     }));
+    let case = &cases[0].case;
+    let replayed = delegateos_vectors::outcome::assess(
+        &delegateos_vectors::outcome::Subject {
+            op: &case.op,
+            flags: &case.flags,
+            requirements: &case.requirements,
+            expectation: Some(&case.expect),
+            stake: Some(&case.stake),
+        },
+        &against_buggy[0].outcome,
+    )
+    .expect("a finding");
+    assert_eq!(
+        (
+            against_buggy[0].level,
+            replayed.severity,
+            replayed.key.as_str()
+        ),
+        (f.level, f.severity, f.report_key.as_str()),
+        "{}: the replay is graded otherwise than the fuzz run",
+        f.summary()
+    );
     let against_reference = run_cases(&Reference, &cases);
     assert_eq!(
         against_reference[0].status,
@@ -527,4 +551,56 @@ fn an_unchecked_signature_of_a_contract_an_attestation_or_a_revocation_entry_is_
         assert_eq!(f.op, op);
         replays(&f, &faulty, fault, |s| matches!(s, Status::Failed(_)));
     }
+}
+
+/// Issue 47: a finding of an operation other than `dct.verify` is graded by the reference's
+/// answer to the mutated input, and its file replays to the same grade. The reference with its
+/// catalogued fault `mcp.tool-name-casefold` forwards a renamed tool the reference denies
+/// `capability_not_granted`: an authorization bypass (what the corpus cites for that denial),
+/// whichever seed — a spend case among them — the tool was renamed in.
+#[test]
+fn a_casefolded_tool_name_is_graded_by_the_denial_and_replays_alike() {
+    fuzz::install_panic_hook();
+    let fuzzer = Fuzzer::for_operations(&["mcp.call"]).unwrap();
+    let faulty = Faulty("mcp.tool-name-casefold");
+    let (i, f) = (0..3000)
+        .find_map(|i| match fuzzer.step(&faulty, &input(i)) {
+            Step::Finding(f) if f.key.contains("reference capability_not_granted") => Some((i, *f)),
+            _ => None,
+        })
+        .expect("a renamed tool denied by the reference within 3000 inputs");
+    assert_eq!(f.kind, Kind::Disagreement, "input {i}: {}", f.summary());
+    assert_eq!(
+        actual(&f)["output"]["decision"],
+        "forward",
+        "{}",
+        f.summary()
+    );
+    assert_eq!(
+        f.report_key,
+        "mcp-authorization/authorization-bypass",
+        "{}",
+        f.summary()
+    );
+    assert_eq!(f.severity, Severity::Critical);
+    // The seed answered otherwise: the grade is the denial's, not the seed's.
+    let files = delegateos_vectors::corpus::load_embedded().unwrap();
+    let seed = files
+        .iter()
+        .flat_map(|l| &l.file.cases)
+        .find(|c| c.id == f.origin)
+        .expect("the seed case");
+    let seed_answer = delegateos_vectors::differential::answer_of_expected(
+        "mcp.call",
+        &seed.expect.outcomes()[0],
+    );
+    assert_ne!(seed_answer, "capability_not_granted", "{}", f.origin);
+    assert_ne!(f.requirements, seed.requirements, "{}", f.origin);
+    assert!(
+        f.requirements.iter().any(|r| r == "MCP-CALL-VERIFY"),
+        "{:?}",
+        f.requirements
+    );
+    eprintln!("{} ({} → {seed_answer})", f.summary(), f.origin);
+    replays(&f, &faulty, "casefold", |s| matches!(s, Status::Failed(_)));
 }

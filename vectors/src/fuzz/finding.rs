@@ -327,7 +327,9 @@ pub fn code_of(v: Option<&Value>) -> String {
 pub struct Signature {
     /// The kind.
     pub kind: FindingKind,
-    /// The reference's code ([`reference_code`]).
+    /// The reference's answer: its code ([`reference_code`]); for an operation graded by
+    /// answer, a denial an accepted output names counts as its code
+    /// ([`crate::differential::answer_of`]: `mcp.call`'s `capability_not_granted`).
     pub reference: String,
     /// The implementation's outcome class ([`outcome_class`], for two accepted answers with
     /// what the output does).
@@ -350,11 +352,10 @@ impl Signature {
         )
     }
 
-    fn new(kind: FindingKind, reference: &Outcome, actual: String, fields: Vec<String>) -> Self {
+    fn new(kind: FindingKind, reference: String, actual: String, fields: Vec<String>) -> Self {
         let mut fields = fields;
         fields.sort();
         fields.dedup();
-        let reference = reference_code(reference);
         if actual == "refused" && reference != "ok" {
             // Another refusal than the reference's: one precedence or mapping mistake per
             // reference code (as `run` keys wrong codes), whichever fields led there.
@@ -378,12 +379,19 @@ impl Signature {
         actual: Option<&Value>,
     ) -> Self {
         let fields = mutations.iter().map(Mutation::field).collect();
-        Self::new(kind, reference, outcome_class(actual), fields)
+        Self::new(
+            kind,
+            reference_code(reference),
+            outcome_class(actual),
+            fields,
+        )
     }
 
-    /// The signature of another operation's finding: the fields its edits touched; when both
-    /// accepted, what the output does (`direction`, the assessment's).
+    /// The signature of a finding of operation `op`: the reference's answer
+    /// ([`crate::differential::answer_of`]), the fields its edits touched; when both accepted,
+    /// what the output does (`direction`, the assessment's).
     pub fn of_op(
+        op: &str,
         kind: FindingKind,
         edits: &[Edit],
         reference: &Outcome,
@@ -398,22 +406,25 @@ impl Signature {
                 actual_class = format!("accepted ({})", direction_name(d));
             }
         }
-        Self::new(kind, reference, actual_class, fields)
+        let answer = crate::differential::answer_of(op, reference);
+        Self::new(kind, answer, actual_class, fields)
     }
 
-    /// The signature of a finding on candidate `c` of an operation graded `grading`: the
-    /// fields its mutations ([`Signature::of_token`]) or edits ([`Signature::of_op`],
-    /// `direction` the assessment's) touched.
+    /// The signature of a finding on candidate `c` of `fz`: the fields its mutations
+    /// ([`Signature::of_token`]) or edits ([`Signature::of_op`], `direction` the assessment's)
+    /// touched.
     pub fn of(
-        grading: Grading,
+        fz: &dyn Fuzzable,
         kind: FindingKind,
         c: &Candidate,
         actual: Option<&Value>,
         direction: Option<Direction>,
     ) -> Self {
-        match grading {
+        match fz.grading() {
             Grading::ByStep => Self::of_token(kind, &c.mutations, &c.reference, actual),
-            Grading::BySeed => Self::of_op(kind, &c.edits, &c.reference, actual, direction),
+            Grading::ByAnswer => {
+                Self::of_op(fz.name(), kind, &c.edits, &c.reference, actual, direction)
+            }
         }
     }
 
@@ -492,7 +503,7 @@ pub fn grade_token(
 
 /// The assessment of a disagreement of `kind` on candidate `c` of `fz` (`None`: not run):
 /// [`grade_token`] for an operation graded by step, [`grade_op`] (through `assess`, the
-/// fuzzer's entry into the severity model) for one graded by its seed.
+/// fuzzer's entry into the severity model) for one graded by its answer.
 pub fn grade(
     fz: &dyn Fuzzable,
     kind: FindingKind,
@@ -506,7 +517,7 @@ pub fn grade(
             let level = seed.map_or(Level::Normative, |s| s.level);
             Some(grade_token(kind, level, &c.reference, actual).1)
         }
-        Grading::BySeed => grade_op(fz.name(), seed, c, assess),
+        Grading::ByAnswer => grade_op(fz.name(), seed, c, assess),
     }
 }
 
@@ -527,7 +538,7 @@ impl Finding {
     ) -> Self {
         match fz.grading() {
             Grading::ByStep => Self::of_token(fz.name(), kind, seed, c, actual, message, sig),
-            Grading::BySeed => {
+            Grading::ByAnswer => {
                 Self::of_op(fz.name(), kind, seed, c, actual, message, assessment, sig)
             }
         }
@@ -812,7 +823,7 @@ mod tests {
         let keys = Keys::fixed();
         for fz in crate::fuzz::ops::REGISTRY
             .iter()
-            .filter(|o| o.grading() == Grading::BySeed)
+            .filter(|o| o.grading() == Grading::ByAnswer)
         {
             for s in seeds(*fz, None, &keys) {
                 let first = s.expect.outcomes().into_iter().next().unwrap();
