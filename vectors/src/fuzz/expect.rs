@@ -43,6 +43,10 @@ pub struct Candidate {
     /// What the implementation is held to (`None`: the reference does not support the input,
     /// or it is above the size bound; the case is not run).
     pub expectation: Option<Expectation>,
+    /// Whether it kept signatures ([`Signing::Keep`]) that no longer cover its edited content
+    /// (re-signing would change them): the input then also carries a signature that does not
+    /// verify, whichever fault the reference names first (`fuzz::finding::ground_of`).
+    pub stale_signatures: bool,
 }
 
 impl Candidate {
@@ -132,6 +136,9 @@ pub fn candidate(
         ops::run(fz.name(), &input)
     };
     let expectation = s.and_then(|s| fz.expectation(s, &input, &reference));
+    let stale_signatures = signing == Signing::Keep
+        && !edits.is_empty()
+        && s.is_some_and(|s| fz.build(&s.view, &mutations, &edits, Signing::Resign, keys) != input);
     Candidate {
         seed,
         mutations,
@@ -140,6 +147,7 @@ pub fn candidate(
         input,
         reference,
         expectation,
+        stale_signatures,
     }
 }
 

@@ -653,7 +653,9 @@ pub struct Ground {
 /// level: the edit did not change what the reference answers. Otherwise what the corpus cites
 /// for that answer of `op` ([`crate::differential::requirements_of_answer`]: a tool renamed in
 /// a spend case and now denied `capability_not_granted` is graded as that denial, an
-/// authorization finding); the seed's when no case of `op` gives that answer.
+/// authorization finding); the seed's when no case of `op` gives that answer. A candidate whose
+/// kept signatures no longer cover its edits also carries that signature fault, and is graded
+/// by it where accepting it is more severe so ([`by_signature`]).
 pub fn ground_of(op: &str, seed: Option<&OpSeed>, c: &Candidate) -> Ground {
     let own = Ground {
         requirements: seed.map(|s| s.requirements.clone()).unwrap_or_default(),
@@ -670,17 +672,43 @@ pub fn ground_of(op: &str, seed: Option<&OpSeed>, c: &Candidate) -> Ground {
             .first()
             .map(|o| crate::differential::answer_of_expected(op, o))
     });
-    if seed_answer.as_deref() == Some(answer.as_str()) {
-        return own;
-    }
-    match crate::differential::requirements_of_answer(op, &answer) {
+    let by_answer = match crate::differential::requirements_of_answer(op, &answer) {
+        _ if seed_answer.as_deref() == Some(answer.as_str()) => own,
         Some(g) => Ground {
             requirements: g.requirements,
             level: g.level,
             seeds: false,
         },
         None => own,
+    };
+    by_signature(op, c, &by_answer.requirements).unwrap_or(by_answer)
+}
+
+/// The code of a signature that does not verify (`spec/error-codes.md`), in every operation
+/// whose input is signed.
+const BAD_SIGNATURE: &str = "invalid_signature";
+
+/// The ground of a candidate whose kept signatures no longer cover its content
+/// ([`Candidate::stale_signatures`]), when accepting it is graded more severe (by the rules'
+/// `granted` effect) as that signature fault (what the corpus cites for [`BAD_SIGNATURE`] of `op`) than as the fault
+/// the reference names first: a contract given an unknown member after signing is refused
+/// `malformed_contract` by the reference, but an implementation that accepts it accepted
+/// content its signature does not cover (a forgery, not only lenient input).
+fn by_signature(op: &str, c: &Candidate, theirs: &[String]) -> Option<Ground> {
+    if !c.stale_signatures {
+        return None;
     }
+    let expectation = c.expectation.as_ref()?;
+    let g = crate::differential::requirements_of_answer(op, BAD_SIGNATURE)?;
+    let model = crate::severity::model();
+    let granted = |requirements: &[String]| {
+        model.severity_of(&model.rule_stake(op, &[], requirements, expectation).granted)
+    };
+    (granted(&g.requirements) > granted(theirs)).then_some(Ground {
+        requirements: g.requirements,
+        level: g.level,
+        seeds: false,
+    })
 }
 
 /// The assessment of a disagreement on candidate `c` of `op` (not `dct.verify`), graded as
@@ -841,5 +869,67 @@ mod tests {
             ),
             "expired"
         );
+    }
+
+    /// A member added to a signed contract after signing, signatures kept: the reference
+    /// refuses the unknown member first (`malformed_contract`), but accepting it accepts
+    /// content its signature does not cover, graded as that signature fault (a forgery);
+    /// re-signed, it is the unknown member alone (lenient input).
+    #[test]
+    fn an_unsigned_edit_is_graded_by_the_signature_it_breaks_where_that_is_worse() {
+        let keys = Keys::fixed();
+        let op = operation("contract.verify_signature").unwrap();
+        let all = seeds(op, None, &keys);
+        let added = |signing: Signing| Changes {
+            signing,
+            mutations: Vec::new(),
+            edits: vec![Edit::Set {
+                path: ["contract", "x-extension"]
+                    .iter()
+                    .map(|k| Seg::Key((*k).to_owned()))
+                    .collect(),
+                value: Value::from(1),
+            }],
+        };
+        let i = all
+            .iter()
+            .position(|s| {
+                matches!(
+                    s.expect.outcomes().first(),
+                    Some(vf::Expected::Valid { .. })
+                ) && candidate(
+                    op,
+                    &all,
+                    all.iter().position(|t| t.origin == s.origin).unwrap(),
+                    added(Signing::Keep),
+                    &keys,
+                )
+                .stale_signatures
+            })
+            .expect("a valid contract seed");
+        let accepted = Fault::Failed {
+            kind: FailureKind::AcceptedInvalid,
+            output: Some(serde_json::json!({"valid": true})),
+        };
+        let grade = |c: &Candidate| {
+            grade_op(op.name(), all.get(i), c, |s| {
+                Some(assess_fault(s, &accepted))
+            })
+            .unwrap()
+        };
+        let kept = candidate(op, &all, i, added(Signing::Keep), &keys);
+        assert_eq!(
+            crate::differential::answer_of(op.name(), &kept.reference),
+            "malformed_contract"
+        );
+        assert!(kept.stale_signatures);
+        assert_eq!(grade(&kept).key, "contract-signature/forgery");
+        let resigned = candidate(op, &all, i, added(Signing::Resign), &keys);
+        assert!(!resigned.stale_signatures);
+        assert_eq!(
+            crate::differential::answer_of(op.name(), &resigned.reference),
+            "malformed_contract"
+        );
+        assert_eq!(grade(&resigned).key, "contracts/lenient-input");
     }
 }
