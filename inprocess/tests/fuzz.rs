@@ -604,3 +604,77 @@ fn a_casefolded_tool_name_is_graded_by_the_denial_and_replays_alike() {
     eprintln!("{} ({} → {seed_answer})", f.summary(), f.origin);
     replays(&f, &faulty, "casefold", |s| matches!(s, Status::Failed(_)));
 }
+
+/// `check.run` whose `regex_match` matches a number or boolean subject as its text, as
+/// JavaScript's `String` writes it (safe integers and booleans only, where that is their JSON
+/// text): D12's other reading (py-wrap's `regex-coerces-to-string`).
+struct StringifiesSubject;
+
+impl StringifiesSubject {
+    /// The input with its subject stringified, when it is such a subject.
+    fn stringified(input: &Value) -> Option<Value> {
+        if input["name"] != "regex_match" {
+            return None;
+        }
+        let text = |v: &Value| match v {
+            Value::Bool(_) => Some(Value::from(v.to_string())),
+            Value::Number(n) if n.as_i64().is_some_and(|i| i.abs() < (1 << 53)) => {
+                Some(Value::from(v.to_string()))
+            }
+            _ => None,
+        };
+        let mut out = input.clone();
+        match input["params"].get("field") {
+            None => out["output"] = text(&input["output"])?,
+            Some(Value::String(f)) if !f.contains('.') => {
+                let member = input["output"].as_object()?.get(f)?;
+                out["output"][f] = text(member)?;
+            }
+            Some(_) => return None,
+        }
+        Some(out)
+    }
+}
+
+impl Implementation for StringifiesSubject {
+    fn check_run(&self, input: &Value) -> Answer {
+        reference(
+            "check.run",
+            &Self::stringified(input).unwrap_or_else(|| input.clone()),
+        )
+    }
+
+    fn fallback(&self, op: &str, input: &Value) -> Answer {
+        reference(op, input)
+    }
+}
+
+/// D12 (issue 47): a `regex_match` that stringifies a non-string subject is the decision's
+/// other reading, which the corpus accepts; the fuzzer computes it for each edited input, so
+/// the inputs where this implementation answers otherwise than the reference are no finding.
+#[test]
+fn the_stringified_regex_reading_is_no_finding() {
+    fuzz::install_panic_hook();
+    let fuzzer = Fuzzer::for_operations(&["check.run"]).unwrap();
+    let mut other_reading = 0;
+    for i in 0..3000 {
+        let bytes = input(i);
+        if let Step::Finding(f) = fuzzer.step(&StringifiesSubject, &bytes) {
+            panic!("input {i}: {}\n{}", f.summary(), f.message);
+        }
+        let c = fuzzer.candidate(&bytes);
+        let Some(stringified) = StringifiesSubject::stringified(c.input()) else {
+            continue;
+        };
+        let ours = ops::run("check.run", c.input());
+        let theirs = ops::run("check.run", &stringified);
+        if let (Outcome::Ok { output: a }, Outcome::Ok { output: b }) = (&ours, &theirs) {
+            other_reading += usize::from(a["passed"] != b["passed"]);
+        }
+    }
+    eprintln!("{other_reading} inputs answered by the stringified reading otherwise");
+    assert!(
+        other_reading >= 5,
+        "only {other_reading} inputs where the stringified reading answers otherwise"
+    );
+}
