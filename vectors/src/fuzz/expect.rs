@@ -162,12 +162,19 @@ pub fn fuzzed_case(
 ) -> Option<vf::Case> {
     let e = c.expectation.as_ref()?;
     let op = fz.name();
-    // What its finding would be graded by (the seed's, unless the reference's answer is not
-    // the seed's own; `dct.verify`'s by step are the grader's alone).
-    let ground = super::finding::ground_of(op, seed, c);
-    let requirements = ground.requirements;
+    // What its finding would be graded by (`finding::ground_of`: the seed's, unless the
+    // reference's answer is not the seed's own); `dct.verify`'s step is the grader's alone.
+    let (requirements, level) = match fz.grading() {
+        super::ops::Grading::ByAnswer => {
+            let ground = super::finding::ground_of(op, seed, c);
+            (ground.requirements, ground.level)
+        }
+        super::ops::Grading::ByStep => (
+            seed.map(|s| s.requirements.clone()).unwrap_or_default(),
+            seed.map_or(vf::Level::Normative, |s| s.level),
+        ),
+    };
     let flags = seed.map(|s| s.flags.clone()).unwrap_or_default();
-    let level = ground.level;
     let (ground, stake) = match seed {
         Some(s) if c.changes() == 0 => (s.ground.clone(), s.stake.clone()),
         _ => (
