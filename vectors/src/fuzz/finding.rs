@@ -238,9 +238,9 @@ impl Finding {
                 ground: vf::Ground::Differential {
                     level: self.level,
                     reason: format!(
-                        "the reference's answer on {} mutated (graded by its answer: the seed's \
-                         requirements and level where the reference answers as to the seed, \
-                         else those of the step or the corpus cases giving that answer)",
+                        "the reference's answer on {} mutated (graded by that answer: the \
+                         requirements of the step, or of the corpus cases, giving it; the \
+                         seed's where both are accepted)",
                         self.origin
                     ),
                 },
@@ -641,21 +641,23 @@ pub struct Ground {
     pub requirements: Vec<String>,
     /// Its level (before a same-family code makes it hardening).
     pub level: Level,
-    /// Whether they are the seed's: the candidate is its seed unchanged, or the reference gives
-    /// it the seed's own answer.
+    /// Whether they are the seed's requirements: the candidate is its seed unchanged, or an
+    /// input the reference accepts as it does the seed.
     pub seeds: bool,
 }
 
 /// The ground of candidate `c` of `op` on `seed` (not `dct.verify`): graded by what the
-/// mutated input is, not by its seed's topic. Where the reference's answer
+/// mutated input is, not by its seed's topic. The reference's answer
 /// ([`crate::differential::answer_of`]: `ok`, an error's code, or the denial an accepted output
-/// names) is the seed's own answer (or nothing was changed), the seed's requirements and
-/// level: the edit did not change what the reference answers. Otherwise what the corpus cites
-/// for that answer of `op` ([`crate::differential::requirements_of_answer`]: a tool renamed in
-/// a spend case and now denied `capability_not_granted` is graded as that denial, an
-/// authorization finding); the seed's when no case of `op` gives that answer. A candidate whose
-/// kept signatures no longer cover its edits also carries that signature fault, and is graded
-/// by it where accepting it is more severe so ([`by_signature`]).
+/// names) decides: a refusal is graded by what the corpus cites for that answer of `op`
+/// ([`crate::differential::requirements_of_answer`]: a tool renamed in a spend case and now
+/// denied `capability_not_granted` is that denial's finding, an authorization bypass, and so
+/// is a renamed tool forwarded from a seed about the denial's shape), at the seed's level
+/// where it is the seed's own answer, else at the strongest level the corpus pins it; an
+/// accepted input the reference answers as it does the seed (or an unchanged seed) keeps the
+/// seed's requirements and level. The seed's, too, when no case of `op` gives that answer. A
+/// candidate whose kept signatures no longer cover its edits also carries that signature
+/// fault, and is graded by it where accepting it is more severe so ([`by_signature`]).
 pub fn ground_of(op: &str, seed: Option<&OpSeed>, c: &Candidate) -> Ground {
     let own = Ground {
         requirements: seed.map(|s| s.requirements.clone()).unwrap_or_default(),
@@ -672,11 +674,15 @@ pub fn ground_of(op: &str, seed: Option<&OpSeed>, c: &Candidate) -> Ground {
             .first()
             .map(|o| crate::differential::answer_of_expected(op, o))
     });
+    let seeds_answer = seed_answer.as_deref() == Some(answer.as_str());
     let by_answer = match crate::differential::requirements_of_answer(op, &answer) {
-        _ if seed_answer.as_deref() == Some(answer.as_str()) => own,
+        // An accepted input the reference answers as it does the seed is what the seed is
+        // about (a `json_schema` check stays a schema check, whatever the corpus's most cited
+        // accepted case).
+        _ if seeds_answer && answer == "ok" => own,
         Some(g) => Ground {
             requirements: g.requirements,
-            level: g.level,
+            level: if seeds_answer { own.level } else { g.level },
             seeds: false,
         },
         None => own,
@@ -714,8 +720,8 @@ fn by_signature(op: &str, c: &Candidate, theirs: &[String]) -> Option<Ground> {
 /// The assessment of a disagreement on candidate `c` of `op` (not `dct.verify`), graded as
 /// `run` grades a case: an unmutated seed exactly as its corpus case (its flags and stated
 /// stake); a mutated one without the seed's flags, which name the seed's own trap, by the
-/// rules of its [`ground_of`] (the seed's requirements where the reference answers as it does
-/// to the seed, else those the corpus cites for the reference's answer), and, when the
+/// rules of its [`ground_of`] (those the corpus cites for the reference's refusal; the seed's
+/// where the reference accepts it as it does the seed), and, when the
 /// reference refused, against the reference's own refusal (a seed's `valid` readings carried
 /// over do not make another refusal of a refused input a refusal of a valid one). `assess` is
 /// the severity model's entry the fuzzer has at hand (`outcome::assess` on the runner's

@@ -61,12 +61,12 @@ pub enum Signing {
 /// How a finding of an operation is graded, keyed and recorded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Grading {
-    /// By the reference's answer to the changed input (`fuzz::finding::ground_of`): as `run`
-    /// grades its seed case where the reference answers as to the seed (the seed's
-    /// requirements; an unmutated seed with its flags and stated stake), else by what the
-    /// corpus cites for that answer (an error's code, or the denial an accepted output names,
-    /// e.g. `mcp.call`'s `capability_not_granted`); keyed `<op> kind: reference <answer> …`,
-    /// with what the output does when both accepted; its changes recorded as edits and the
+    /// By the reference's answer to the changed input (`fuzz::finding::ground_of`): a refusal
+    /// (an error's code, or the denial an accepted output names, e.g. `mcp.call`'s
+    /// `capability_not_granted`) by what the corpus cites for that answer; an acceptance as
+    /// `run` grades its seed case where the seed is accepted too (the seed's requirements; an
+    /// unmutated seed with its flags and stated stake); keyed `<op> kind: reference <answer>
+    /// …`, with what the output does when both accepted; its changes recorded as edits and the
     /// signing mode.
     ByAnswer,
     /// By the §10.1 step the reference's answer names (`dct.verify`: a mutated token is
