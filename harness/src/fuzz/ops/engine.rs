@@ -4,8 +4,8 @@
 //! drawn signing mode), the reference's own answer as the expectation, the implementation
 //! through the runner, and each disagreement graded by the severity model as the core grades
 //! it for the operation (`grade`: by the step the reference names, or by the reference's
-//! answer — as the run report grades the seed case where the answer is the seed's own, else by
-//! what the corpus cites for that answer —, over `outcome::assess`).
+//! answer — a refusal by what the corpus cites for it, an acceptance as the run report grades
+//! the seed case where the seed is accepted too —, over `outcome::assess`).
 use std::time::Instant;
 
 use crate::fuzz::drive::{
@@ -63,8 +63,9 @@ impl Target for Operation {
     }
 
     /// Graded as the core grades the operation ([`grade`]: by the step the reference names,
-    /// or by the reference's answer: unmutated as its corpus case, mutated by the rule of its
-    /// seed's requirements where the answer is the seed's own, else of the answer's).
+    /// or by the reference's answer: unmutated as its corpus case; mutated, a refusal by the
+    /// rule of the answer's requirements, an acceptance of its seed's where the seed is
+    /// accepted too).
     fn judge(&self, c: &Candidate, r: &CaseResult) -> Judged {
         let kind = classify(r);
         let seed = self.seeds.get(c.seed);
