@@ -169,6 +169,81 @@ fn each_single_bug_is_named_as_its_own_fault_and_nothing_else_changes() {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 
+/// Runs `fuzz` (`fuzz_args`, then `--impl adapter --out DIR`, with `env`), then `run --vectors
+/// DIR` on the same adapter, and requires every finding file to be graded by the replay with
+/// the severity and effect the fuzzer reported for it. Returns the fuzzer's findings.
+fn fuzz_and_replay(
+    name: &str,
+    fuzz_args: &[&str],
+    adapter: &str,
+    env: (&str, &str),
+) -> BTreeMap<String, (String, String)> {
+    let dir = std::env::temp_dir().join(format!(
+        "delegateos-diagnosis-fuzz-{name}-{}",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = Command::new(BIN)
+        .arg("fuzz")
+        .args(fuzz_args)
+        .arg("--impl")
+        .arg(adapter)
+        .arg("--out")
+        .arg(&dir)
+        .env(env.0, env.1)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    // `  finding-0001  CRITICAL expiry-bypass  5 hit(s) …`: severity and effect per file.
+    let fuzzed: BTreeMap<String, (String, String)> = text
+        .lines()
+        .filter_map(|l| {
+            let mut w = l.split_whitespace();
+            let file = w.next()?.strip_prefix("finding-")?.to_owned();
+            Some((
+                format!("fuzz-finding-{file}-0001"),
+                (w.next()?.to_lowercase(), w.next()?.to_owned()),
+            ))
+        })
+        .collect();
+    assert!(
+        !fuzzed.is_empty(),
+        "{name}: the fuzzer found nothing:\n{text}"
+    );
+    let out = Command::new(BIN)
+        .args(["run", "--no-progress", "--format", "json", "--impl"])
+        .arg(adapter)
+        .arg("--vectors")
+        .arg(&dir)
+        .env(env.0, env.1)
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let replayed: BTreeMap<String, (String, String)> = report["cases"]
+        .as_array()
+        .into_iter()
+        .chain(report["hardening"]["cases"].as_array())
+        .flatten()
+        .filter_map(|c| {
+            Some((
+                c["id"].as_str()?.to_owned(),
+                (
+                    c["severity"].as_str()?.to_owned(),
+                    c["effect"].as_str()?.to_owned(),
+                ),
+            ))
+        })
+        .collect();
+    assert_eq!(
+        fuzzed,
+        replayed,
+        "{name}: fuzz vs replay of {}",
+        dir.display()
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    fuzzed
+}
+
 /// A fuzz run and the replay of its finding files agree (issue 47): each finding file, run
 /// with `run --vectors`, is graded with the severity and effect the fuzzer reported for it,
 /// because the file cites the step the mutation broke, not its seed's requirements.
@@ -185,75 +260,62 @@ fn fuzz_findings_replay_to_the_same_severity_and_effect() {
             .display()
     );
     for bug in ["skip-4d", "budget-gt", "any-action"] {
-        let dir = std::env::temp_dir().join(format!(
-            "delegateos-diagnosis-fuzz-{bug}-{}",
-            std::process::id()
-        ));
-        let _ = std::fs::remove_dir_all(&dir);
-        let out = Command::new(BIN)
-            .args([
-                "fuzz",
-                "--seed",
-                "7",
-                "--max-cases",
-                "400",
-                "--jobs",
-                "1",
-                "--impl",
-            ])
-            .arg(&adapter)
-            .arg("--out")
-            .arg(&dir)
-            .env("BUG", bug)
-            .output()
-            .unwrap();
-        let text = String::from_utf8_lossy(&out.stdout);
-        // `  finding-0001  CRITICAL expiry-bypass  5 hit(s) …`: severity and effect per file.
-        let fuzzed: BTreeMap<String, (String, String)> = text
-            .lines()
-            .filter_map(|l| {
-                let mut w = l.split_whitespace();
-                let file = w.next()?.strip_prefix("finding-")?.to_owned();
-                Some((
-                    format!("fuzz-finding-{file}-0001"),
-                    (w.next()?.to_lowercase(), w.next()?.to_owned()),
-                ))
-            })
-            .collect();
+        let args = ["--seed", "7", "--max-cases", "400", "--jobs", "1"];
+        fuzz_and_replay(bug, &args, &adapter, ("BUG", bug));
+    }
+}
+
+/// The same for operations graded by the reference's answer (issue 47, `fuzz --op`): each
+/// finding file cites the requirements of the answer it was graded by (the denial a renamed
+/// tool gets, not its spend seed's; the signature an unsigned edit broke), so the replay
+/// grades it alike. py-wrap's bugs; needs `python3`.
+#[test]
+fn fuzz_op_findings_replay_to_the_same_severity_and_effect() {
+    let python = Command::new("python3").arg("--version").output();
+    if !python.is_ok_and(|o| o.status.success()) {
+        println!("SKIPPED: python3 not found");
+        return;
+    }
+    let adapter = format!(
+        "python3 '{}' '{BIN}' reference-adapter",
+        root()
+            .join("implementations/redteam/py-wrap/adapter.py")
+            .display()
+    );
+    for (op, bug, budget, expected) in [
+        (
+            "mcp.call",
+            "mcp-tool-name-casefold",
+            "512",
+            "authorization-bypass",
+        ),
+        (
+            "contract.verify_signature",
+            "contract-unknown-members-stripped",
+            "1024",
+            "forgery",
+        ),
+        (
+            "attestation.verify",
+            "attestation-budget-unchecked",
+            "256",
+            "integrity-check-missing",
+        ),
+    ] {
+        let args = [
+            "--op",
+            op,
+            "--seed",
+            "1",
+            "--max-cases",
+            budget,
+            "--jobs",
+            "1",
+        ];
+        let fuzzed = fuzz_and_replay(bug, &args, &adapter, ("REDTEAM_BUGS", bug));
         assert!(
-            !fuzzed.is_empty(),
-            "BUG={bug}: the fuzzer found nothing:\n{text}"
+            fuzzed.values().any(|(_, effect)| effect == expected),
+            "{op} with {bug}: no {expected} finding: {fuzzed:?}"
         );
-        let out = Command::new(BIN)
-            .args(["run", "--no-progress", "--format", "json", "--impl"])
-            .arg(&adapter)
-            .arg("--vectors")
-            .arg(&dir)
-            .env("BUG", bug)
-            .output()
-            .unwrap();
-        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-        let replayed: BTreeMap<String, (String, String)> = report["cases"]
-            .as_array()
-            .into_iter()
-            .chain(report["hardening"]["cases"].as_array())
-            .flatten()
-            .filter_map(|c| {
-                Some((
-                    c["id"].as_str()?.to_owned(),
-                    (
-                        c["severity"].as_str()?.to_owned(),
-                        c["effect"].as_str()?.to_owned(),
-                    ),
-                ))
-            })
-            .collect();
-        assert_eq!(
-            fuzzed,
-            replayed,
-            "BUG={bug}: fuzz vs replay of {}",
-            dir.display()
-        );
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -3,7 +3,9 @@
 //! 2. a red-team adapter with one seeded bug in that operation is caught: a fixed-seed,
 //!    fixed-budget run (cases, never wall time) reports a finding of the expected kind and
 //!    severity, and the same run on that adapter's careful path (`REDTEAM_BUGS=`) finds
-//!    nothing — so the finding is the seeded bug's.
+//!    nothing — so the finding is the seeded bug's (`check.run` has no such bug: py-wrap's is
+//!    a decision's reading);
+//! 3. a red-team bug that is a decision's other reading is no finding (`READINGS`).
 //!
 //! Needs `python3` (stdlib only: py-hasty and py-wrap). Without it the red-team test prints a
 //! message and returns.
@@ -117,16 +119,6 @@ const ROWS: &[Row] = &[
         report_key: "revocation-list/lenient-input",
     },
     Row {
-        op: "check.run",
-        adapter: "py-wrap",
-        bug: "regex-coerces-to-string",
-        budget: 512,
-        seed: 1,
-        severity: Severity::High,
-        kind: "reference ok / implementation accepted (grants more) / output",
-        report_key: "regex/integrity-check-missing",
-    },
-    Row {
         op: "output.verify",
         adapter: "py-wrap",
         bug: "composite-all-pass-as-majority",
@@ -144,7 +136,9 @@ const ROWS: &[Row] = &[
         seed: 1,
         // A member added after signing is accepted, because the signature is checked over the
         // contract with unknown members stripped: the signed contents are not what is used
-        // (issue 48, signatures over less than the text names).
+        // (issue 48, signatures over less than the text names). The reference names the
+        // unknown member first (`malformed_contract`, lenient input by itself), but the edit
+        // kept a signature it broke, so the finding is graded by that signature fault.
         severity: Severity::Critical,
         kind: "reference malformed_contract / implementation accepted",
         report_key: "contract-signature/forgery",
@@ -166,15 +160,54 @@ const ROWS: &[Row] = &[
         budget: 512,
         seed: 1,
         severity: Severity::Critical,
-        kind: "reference ok / implementation accepted (grants more) / request.params.name",
-        // Any MCP rule: an operation other than dct.verify is graded by its seed's case
-        // (`Grading::BySeed`), so which rule grades the renamed tool depends on the seed the
-        // fuzzer renamed it in first — since mcp-call-0092 joined the seeds, a spend case
-        // (`mcp-spend/spend-misrouted`), before it an authorization case. The kind and the
-        // severity are the bug's either way.
-        report_key: "mcp-",
+        kind: "reference capability_not_granted / implementation accepted (grants more) / request.params.name",
+        // The renamed tool is first found in a spend case (mcp-call-0092 among the seeds), but
+        // the reference denies the renamed call `capability_not_granted`: the finding is graded
+        // by that denial (what the corpus cites for it, MCP-CALL-VERIFY), an authorization
+        // bypass, not by the seed's spend rule.
+        report_key: "mcp-authorization/authorization-bypass",
     },
 ];
+
+/// Red-team bugs that are a decision's other reading, not a defect: the same fixed-seed,
+/// fixed-budget run that caught them as findings before the fuzzer held an edited input to the
+/// decision's readings finds nothing. (op, adapter, bug, budget, seed, why.)
+const READINGS: &[(&str, &str, &str, usize, u64, &str)] = &[(
+    "check.run",
+    "py-wrap",
+    "regex-coerces-to-string",
+    512,
+    1,
+    // Reported as a high `regex/integrity-check-missing` finding while the fuzzer held an
+    // edited `regex_match` to the reference's one answer. D12: §6.2's `RegExp.test`
+    // stringifies a non-string subject, and py-wrap stringifies numbers and booleans as
+    // JavaScript's `String` does (for these inputs); the corpus accepts that reading
+    // (checks-regex_match-0122–0134) and the fuzzer now computes it for the edited input
+    // (`fuzz::ops::checks::d12_reading`). That the fuzzer does meet and accept this reading
+    // is `inprocess/tests/fuzz.rs`'s `the_stringified_regex_reading_is_no_finding`.
+    "D12",
+)];
+
+#[test]
+fn a_decision_reading_is_no_finding() {
+    if !have_python() {
+        eprintln!("python3 not found: skipping the red-team readings");
+        return;
+    }
+    for (op, adapter, bug, budget, seed, why) in READINGS {
+        let report = run(op, adapter_command(adapter, bug), *seed, *budget);
+        assert_eq!(report.cases, *budget, "{op}: the whole budget ran");
+        let keys: Vec<String> = report
+            .findings
+            .iter()
+            .map(|f| format!("{} {} [{}]", f.severity.as_str(), f.key, f.report_key))
+            .collect();
+        assert!(
+            keys.is_empty(),
+            "{op} with {adapter}={bug} ({why}): {keys:?}"
+        );
+    }
+}
 
 fn adapter_command(adapter: &str, bugs: &str) -> String {
     match adapter {
@@ -273,8 +306,7 @@ const PY_WRAP_SEEDED: &[(&str, Option<&str>, &str)] = &[
         None,
         "D12: ECMAScript's RegExp.test stringifies a non-string subject, and py-wrap stringifies \
          only numbers and booleans, as JavaScript's String does; the corpus accepts that reading \
-         (checks-regex_match-0122–0134), while `fuzz --op check.run`, whose expectation is the \
-         reference's one answer, still reports it (the row above)",
+         (checks-regex_match-0122–0134), and so does `fuzz --op check.run` (READINGS)",
     ),
     (
         "composite-all-pass-as-majority",

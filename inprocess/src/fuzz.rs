@@ -519,7 +519,7 @@ impl Fuzzer {
             Some(assess_fault(s, &fault))
         });
         let direction = a.as_ref().map(|a| a.direction);
-        let sig = Signature::of(fz.grading(), kind, &c.case, actual.as_ref(), direction);
+        let sig = Signature::of(fz, kind, &c.case, actual.as_ref(), direction);
         Finding(core::Finding::of(
             fz,
             kind,

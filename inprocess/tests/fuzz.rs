@@ -120,7 +120,9 @@ fn first_finding<I: Implementation>(fuzzer: &Fuzzer, imp: &I, bound: u64) -> (u6
 }
 
 /// Writes `f`, loads the directory as `run --vectors DIR` does, and replays it: it must fail
-/// against `buggy` (with `want`) and pass against the reference.
+/// against `buggy` (with `want`), graded as the fuzzer graded it (level, severity and the run
+/// report's finding key: the file cites what the finding was graded by), and pass against the
+/// reference.
 fn replays<I: Implementation>(f: &Finding, buggy: &I, name: &str, want: fn(Status) -> bool) {
     let dir = scratch(name);
     let path = f.write_new(&dir).unwrap().expect("a new file");
@@ -145,6 +147,28 @@ fn replays<I: Implementation>(f: &Finding, buggy: &I, name: &str, want: fn(Statu
         fail_on_hardening: true,
         ..Options::default()
     }));
+    let case = &cases[0].case;
+    let replayed = delegateos_vectors::outcome::assess(
+        &delegateos_vectors::outcome::Subject {
+            op: &case.op,
+            flags: &case.flags,
+            requirements: &case.requirements,
+            expectation: Some(&case.expect),
+            stake: Some(&case.stake),
+        },
+        &against_buggy[0].outcome,
+    )
+    .expect("a finding");
+    assert_eq!(
+        (
+            against_buggy[0].level,
+            replayed.severity,
+            replayed.key.as_str()
+        ),
+        (f.level, f.severity, f.report_key.as_str()),
+        "{}: the replay is graded otherwise than the fuzz run",
+        f.summary()
+    );
     let against_reference = run_cases(&Reference, &cases);
     assert_eq!(
         against_reference[0].status,
@@ -527,4 +551,130 @@ fn an_unchecked_signature_of_a_contract_an_attestation_or_a_revocation_entry_is_
         assert_eq!(f.op, op);
         replays(&f, &faulty, fault, |s| matches!(s, Status::Failed(_)));
     }
+}
+
+/// Issue 47: a finding of an operation other than `dct.verify` is graded by the reference's
+/// answer to the mutated input, and its file replays to the same grade. The reference with its
+/// catalogued fault `mcp.tool-name-casefold` forwards a renamed tool the reference denies
+/// `capability_not_granted`: an authorization bypass (what the corpus cites for that denial),
+/// whichever seed — a spend case among them — the tool was renamed in.
+#[test]
+fn a_casefolded_tool_name_is_graded_by_the_denial_and_replays_alike() {
+    fuzz::install_panic_hook();
+    let fuzzer = Fuzzer::for_operations(&["mcp.call"]).unwrap();
+    let faulty = Faulty("mcp.tool-name-casefold");
+    let (i, f) = (0..3000)
+        .find_map(|i| match fuzzer.step(&faulty, &input(i)) {
+            Step::Finding(f) if f.key.contains("reference capability_not_granted") => Some((i, *f)),
+            _ => None,
+        })
+        .expect("a renamed tool denied by the reference within 3000 inputs");
+    assert_eq!(f.kind, Kind::Disagreement, "input {i}: {}", f.summary());
+    assert_eq!(
+        actual(&f)["output"]["decision"],
+        "forward",
+        "{}",
+        f.summary()
+    );
+    assert_eq!(
+        f.report_key,
+        "mcp-authorization/authorization-bypass",
+        "{}",
+        f.summary()
+    );
+    assert_eq!(f.severity, Severity::Critical);
+    // The seed answered otherwise: the grade is the denial's, not the seed's.
+    let files = delegateos_vectors::corpus::load_embedded().unwrap();
+    let seed = files
+        .iter()
+        .flat_map(|l| &l.file.cases)
+        .find(|c| c.id == f.origin)
+        .expect("the seed case");
+    let seed_answer = delegateos_vectors::differential::answer_of_expected(
+        "mcp.call",
+        &seed.expect.outcomes()[0],
+    );
+    assert_ne!(seed_answer, "capability_not_granted", "{}", f.origin);
+    assert_ne!(f.requirements, seed.requirements, "{}", f.origin);
+    assert!(
+        f.requirements.iter().any(|r| r == "MCP-CALL-VERIFY"),
+        "{:?}",
+        f.requirements
+    );
+    eprintln!("{} ({} → {seed_answer})", f.summary(), f.origin);
+    replays(&f, &faulty, "casefold", |s| matches!(s, Status::Failed(_)));
+}
+
+/// `check.run` whose `regex_match` matches a number or boolean subject as its text, as
+/// JavaScript's `String` writes it (safe integers and booleans only, where that is their JSON
+/// text): D12's other reading (py-wrap's `regex-coerces-to-string`).
+struct StringifiesSubject;
+
+impl StringifiesSubject {
+    /// The input with its subject stringified, when it is such a subject.
+    fn stringified(input: &Value) -> Option<Value> {
+        if input["name"] != "regex_match" {
+            return None;
+        }
+        let text = |v: &Value| match v {
+            Value::Bool(_) => Some(Value::from(v.to_string())),
+            Value::Number(n) if n.as_i64().is_some_and(|i| i.abs() < (1 << 53)) => {
+                Some(Value::from(v.to_string()))
+            }
+            _ => None,
+        };
+        let mut out = input.clone();
+        match input["params"].get("field") {
+            None => out["output"] = text(&input["output"])?,
+            Some(Value::String(f)) if !f.contains('.') => {
+                let member = input["output"].as_object()?.get(f)?;
+                out["output"][f] = text(member)?;
+            }
+            Some(_) => return None,
+        }
+        Some(out)
+    }
+}
+
+impl Implementation for StringifiesSubject {
+    fn check_run(&self, input: &Value) -> Answer {
+        reference(
+            "check.run",
+            &Self::stringified(input).unwrap_or_else(|| input.clone()),
+        )
+    }
+
+    fn fallback(&self, op: &str, input: &Value) -> Answer {
+        reference(op, input)
+    }
+}
+
+/// D12 (issue 47): a `regex_match` that stringifies a non-string subject is the decision's
+/// other reading, which the corpus accepts; the fuzzer computes it for each edited input, so
+/// the inputs where this implementation answers otherwise than the reference are no finding.
+#[test]
+fn the_stringified_regex_reading_is_no_finding() {
+    fuzz::install_panic_hook();
+    let fuzzer = Fuzzer::for_operations(&["check.run"]).unwrap();
+    let mut other_reading = 0;
+    for i in 0..3000 {
+        let bytes = input(i);
+        if let Step::Finding(f) = fuzzer.step(&StringifiesSubject, &bytes) {
+            panic!("input {i}: {}\n{}", f.summary(), f.message);
+        }
+        let c = fuzzer.candidate(&bytes);
+        let Some(stringified) = StringifiesSubject::stringified(c.input()) else {
+            continue;
+        };
+        let ours = ops::run("check.run", c.input());
+        let theirs = ops::run("check.run", &stringified);
+        if let (Outcome::Ok { output: a }, Outcome::Ok { output: b }) = (&ours, &theirs) {
+            other_reading += usize::from(a["passed"] != b["passed"]);
+        }
+    }
+    eprintln!("{other_reading} inputs answered by the stringified reading otherwise");
+    assert!(
+        other_reading >= 5,
+        "only {other_reading} inputs where the stringified reading answers otherwise"
+    );
 }

@@ -73,40 +73,91 @@ pub fn expected_code(expectation: &Expectation) -> Option<String> {
     }
 }
 
-/// The requirement ids the embedded corpus's cases of `op` cite when they expect `code` (the
-/// set most of them cite; on a tie the first in order): a mutated input the reference refuses
-/// with another code than its seed's is graded by the requirement of that refusal, not by the
-/// seed's (an attestation made over budget and re-signed is a budget finding, not the forgery
-/// its seed was written for). `None` when no case of `op` expects `code`.
-pub fn requirements_of_code(op: &str, code: &str) -> Option<Vec<String>> {
+/// What the reference answers to an input of `op`, as one word: `ok`; an error's code; for an
+/// accepted output that refuses and names its denial (where, is the operation's `grants` row of
+/// `spec/data/operations.json`: `mcp.call`'s `deny` names `capability_not_granted`, …), that
+/// denial; `skipped` for an input it does not support. Two inputs with the same answer are
+/// graded alike by the fuzzers ([`requirements_of_answer`]).
+pub fn answer_of(op: &str, outcome: &Outcome) -> String {
+    match outcome {
+        Outcome::Ok { output } => output_answer(op, output),
+        other => reference_code(other),
+    }
+}
+
+/// The answer ([`answer_of`]) an expected outcome names.
+pub fn answer_of_expected(op: &str, expected: &crate::format::Expected) -> String {
+    match expected {
+        crate::format::Expected::Valid { output } => output_answer(op, output),
+        crate::format::Expected::Invalid { code, .. } => code.clone(),
+    }
+}
+
+fn output_answer(op: &str, output: &Value) -> String {
+    crate::operations::facts(op)
+        .and_then(|f| f.grants.as_ref())
+        .and_then(|g| g.denial_code(output))
+        .unwrap_or_else(|| "ok".to_owned())
+}
+
+/// What the embedded corpus cites for an answer of `op` ([`requirements_of_answer`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AnswerGround {
+    /// The requirement ids most of the cases of `op` with that answer cite (on a tie, the
+    /// first in corpus order).
+    pub requirements: Vec<String>,
+    /// The strongest level at which a case of `op` pins that answer (normative over decision
+    /// over hardening): the answer is required at that level somewhere in the corpus.
+    pub level: crate::format::Level,
+}
+
+/// The requirement ids the embedded corpus's cases of `op` cite when their first (reference)
+/// outcome is `answer` ([`answer_of_expected`]), and the level the answer is pinned at: a
+/// mutated input whose answer is not its seed's is graded by what the corpus says of that
+/// answer, not by the seed's topic (an attestation made over budget and re-signed is a budget
+/// finding, not the forgery its seed was written for; a tool renamed in a spend case that the
+/// reference now denies `capability_not_granted` is an authorization finding). `None` when no
+/// case of `op` has that answer.
+pub fn requirements_of_answer(op: &str, answer: &str) -> Option<AnswerGround> {
+    use crate::format::Level;
     type Key = (String, String);
-    type Index = std::collections::BTreeMap<Key, Vec<String>>;
-    type Counts = std::collections::BTreeMap<Key, Vec<(Vec<String>, usize)>>;
+    type Index = std::collections::BTreeMap<Key, AnswerGround>;
+    type Counts = std::collections::BTreeMap<Key, (Vec<(Vec<String>, usize)>, Vec<Level>)>;
     static INDEX: std::sync::OnceLock<Index> = std::sync::OnceLock::new();
     let index = INDEX.get_or_init(|| {
         let mut counts = Counts::new();
         for loaded in crate::corpus::load_embedded().unwrap_or_default() {
             for case in &loaded.file.cases {
-                let Some(code) = expected_code(&case.expect) else {
+                let Some(first) = case.expect.outcomes().into_iter().next() else {
                     continue;
                 };
-                let sets = counts.entry((case.op.clone(), code)).or_default();
+                let answer = answer_of_expected(&case.op, &first);
+                let (sets, levels) = counts.entry((case.op.clone(), answer)).or_default();
                 match sets.iter_mut().find(|(r, _)| *r == case.requirements) {
                     Some((_, n)) => *n += 1,
                     None => sets.push((case.requirements.clone(), 1)),
                 }
+                levels.push(case.level);
             }
         }
         counts
             .into_iter()
-            .filter_map(|(key, sets)| {
+            .filter_map(|(key, (sets, levels))| {
                 let best = sets.iter().map(|(_, n)| *n).max()?;
-                let (reqs, _) = sets.into_iter().find(|(_, n)| *n == best)?;
-                Some((key, reqs))
+                let (requirements, _) = sets.into_iter().find(|(_, n)| *n == best)?;
+                // `Level` orders normative first.
+                let level = levels.into_iter().min()?;
+                Some((
+                    key,
+                    AnswerGround {
+                        requirements,
+                        level,
+                    },
+                ))
             })
             .collect()
     });
-    index.get(&(op.to_owned(), code.to_owned())).cloned()
+    index.get(&(op.to_owned(), answer.to_owned())).cloned()
 }
 
 /// The requirement of the §10.1 step whose denial the reference answered on a mutated token:

@@ -92,6 +92,11 @@ pub enum Grants {
         allow: Vec<String>,
         /// The values that stop it.
         deny: Vec<String>,
+        /// Where an output that stops it names its denial (a dot-path, e.g. `error.data.type`
+        /// of `mcp.call`'s `deny`): what the output answers, as an error's code does (the
+        /// fuzzers grade a finding by the answer's requirements). `None`: the output names none.
+        #[serde(default)]
+        code: Option<String>,
     },
     /// An array of booleans, compared position by position; `granting` is the value that
     /// grants (`revoked[i]`: `false` keeps a revoked token working).
@@ -117,6 +122,30 @@ pub enum Grants {
         /// The array of each entry that is counted.
         count: String,
     },
+}
+
+impl Grants {
+    /// The denial an accepted `output` answers with, when it refuses and the row says where it
+    /// names it ([`Grants::Decision`]'s `code`): `mcp.call`'s `deny` with its `error.data.type`.
+    pub fn denial_code(&self, output: &serde_json::Value) -> Option<String> {
+        let Grants::Decision {
+            member,
+            deny,
+            code: Some(code),
+            ..
+        } = self
+        else {
+            return None;
+        };
+        let decision = output.get(member)?.as_str()?;
+        if !deny.iter().any(|d| d == decision) {
+            return None;
+        }
+        code.split('.')
+            .try_fold(output, |v, k| v.get(k))?
+            .as_str()
+            .map(str::to_owned)
+    }
 }
 
 /// One wire-schema check of an operation's values: the value at `input` (of the case's input)

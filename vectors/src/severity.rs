@@ -1129,6 +1129,7 @@ fn grants_more(op: &str, expected: &Value, actual: &Value) -> Option<bool> {
             member,
             allow,
             deny,
+            ..
         } => {
             let allows = |v: &Value| {
                 let value = v.get(member).and_then(Value::as_str)?;

@@ -13,7 +13,7 @@ use super::mutate::Mutation;
 use super::ops::edit::Edit;
 use super::ops::{Changes, Fuzzable, Signing};
 use super::seed::{OpSeed, MAX_INPUT_BYTES};
-use crate::format::{self as vf, Expectation, Level};
+use crate::format::{self as vf, Expectation};
 use crate::keys::Keys;
 
 /// The seeds of `fz` in the corpus (the embedded one, or `vectors`) ([`Fuzzable::seeds`]).
@@ -43,6 +43,10 @@ pub struct Candidate {
     /// What the implementation is held to (`None`: the reference does not support the input,
     /// or it is above the size bound; the case is not run).
     pub expectation: Option<Expectation>,
+    /// Whether it kept signatures ([`Signing::Keep`]) that no longer cover its edited content
+    /// (re-signing would change them): the input then also carries a signature that does not
+    /// verify, whichever fault the reference names first (`fuzz::finding::ground_of`).
+    pub stale_signatures: bool,
 }
 
 impl Candidate {
@@ -132,6 +136,9 @@ pub fn candidate(
         ops::run(fz.name(), &input)
     };
     let expectation = s.and_then(|s| fz.expectation(s, &input, &reference));
+    let stale_signatures = signing == Signing::Keep
+        && !edits.is_empty()
+        && s.is_some_and(|s| fz.build(&s.view, &mutations, &edits, Signing::Resign, keys) != input);
     Candidate {
         seed,
         mutations,
@@ -140,6 +147,7 @@ pub fn candidate(
         input,
         reference,
         expectation,
+        stale_signatures,
     }
 }
 
@@ -154,9 +162,19 @@ pub fn fuzzed_case(
 ) -> Option<vf::Case> {
     let e = c.expectation.as_ref()?;
     let op = fz.name();
-    let requirements = seed.map(|s| s.requirements.clone()).unwrap_or_default();
+    // What its finding would be graded by (`finding::ground_of`: the seed's, unless the
+    // reference's answer is not the seed's own); `dct.verify`'s step is the grader's alone.
+    let (requirements, level) = match fz.grading() {
+        super::ops::Grading::ByAnswer => {
+            let ground = super::finding::ground_of(op, seed, c);
+            (ground.requirements, ground.level)
+        }
+        super::ops::Grading::ByStep => (
+            seed.map(|s| s.requirements.clone()).unwrap_or_default(),
+            seed.map_or(vf::Level::Normative, |s| s.level),
+        ),
+    };
     let flags = seed.map(|s| s.flags.clone()).unwrap_or_default();
-    let level = seed.map_or(Level::Normative, |s| s.level);
     let (ground, stake) = match seed {
         Some(s) if c.changes() == 0 => (s.ground.clone(), s.stake.clone()),
         _ => (

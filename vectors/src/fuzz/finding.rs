@@ -64,7 +64,9 @@ pub struct Finding {
     pub op: String,
     /// Seed case it was derived from.
     pub origin: String,
-    /// Requirement ids of the seed case.
+    /// The requirement ids it is graded by: `dct.verify`'s, the step the reference's answer
+    /// names; another operation's, its seed's where the reference answers as to the seed, else
+    /// those the corpus cites for the reference's answer ([`ground_of`]).
     pub requirements: Vec<String>,
     /// The minimized mutation list (`dct.verify`).
     pub mutations: Vec<Mutation>,
@@ -86,7 +88,9 @@ pub struct Finding {
     pub found_after: Duration,
     /// Cases executed before it was found.
     pub cases_before: usize,
-    /// The level of the disagreement (the seed's, or hardening for a same-family code).
+    /// The level of the disagreement (the seed's, or, for another operation than `dct.verify`
+    /// whose reference answer is not its seed's, the level the corpus pins that answer at;
+    /// hardening for a same-family code).
     pub level: Level,
     /// Its severity: the effect's (`spec/severity.md`).
     pub severity: Severity,
@@ -234,7 +238,9 @@ impl Finding {
                 ground: vf::Ground::Differential {
                     level: self.level,
                     reason: format!(
-                        "the reference's answer on {} mutated (the level is the seed's)",
+                        "the reference's answer on {} mutated (graded by that answer: the \
+                         requirements of the step, or of the corpus cases, giving it; the \
+                         seed's where both are accepted)",
                         self.origin
                     ),
                 },
@@ -321,7 +327,9 @@ pub fn code_of(v: Option<&Value>) -> String {
 pub struct Signature {
     /// The kind.
     pub kind: FindingKind,
-    /// The reference's code ([`reference_code`]).
+    /// The reference's answer: its code ([`reference_code`]); for an operation graded by
+    /// answer, a denial an accepted output names counts as its code
+    /// ([`crate::differential::answer_of`]: `mcp.call`'s `capability_not_granted`).
     pub reference: String,
     /// The implementation's outcome class ([`outcome_class`], for two accepted answers with
     /// what the output does).
@@ -344,11 +352,10 @@ impl Signature {
         )
     }
 
-    fn new(kind: FindingKind, reference: &Outcome, actual: String, fields: Vec<String>) -> Self {
+    fn new(kind: FindingKind, reference: String, actual: String, fields: Vec<String>) -> Self {
         let mut fields = fields;
         fields.sort();
         fields.dedup();
-        let reference = reference_code(reference);
         if actual == "refused" && reference != "ok" {
             // Another refusal than the reference's: one precedence or mapping mistake per
             // reference code (as `run` keys wrong codes), whichever fields led there.
@@ -372,12 +379,19 @@ impl Signature {
         actual: Option<&Value>,
     ) -> Self {
         let fields = mutations.iter().map(Mutation::field).collect();
-        Self::new(kind, reference, outcome_class(actual), fields)
+        Self::new(
+            kind,
+            reference_code(reference),
+            outcome_class(actual),
+            fields,
+        )
     }
 
-    /// The signature of another operation's finding: the fields its edits touched; when both
-    /// accepted, what the output does (`direction`, the assessment's).
+    /// The signature of a finding of operation `op`: the reference's answer
+    /// ([`crate::differential::answer_of`]), the fields its edits touched; when both accepted,
+    /// what the output does (`direction`, the assessment's).
     pub fn of_op(
+        op: &str,
         kind: FindingKind,
         edits: &[Edit],
         reference: &Outcome,
@@ -392,22 +406,25 @@ impl Signature {
                 actual_class = format!("accepted ({})", direction_name(d));
             }
         }
-        Self::new(kind, reference, actual_class, fields)
+        let answer = crate::differential::answer_of(op, reference);
+        Self::new(kind, answer, actual_class, fields)
     }
 
-    /// The signature of a finding on candidate `c` of an operation graded `grading`: the
-    /// fields its mutations ([`Signature::of_token`]) or edits ([`Signature::of_op`],
-    /// `direction` the assessment's) touched.
+    /// The signature of a finding on candidate `c` of `fz`: the fields its mutations
+    /// ([`Signature::of_token`]) or edits ([`Signature::of_op`], `direction` the assessment's)
+    /// touched.
     pub fn of(
-        grading: Grading,
+        fz: &dyn Fuzzable,
         kind: FindingKind,
         c: &Candidate,
         actual: Option<&Value>,
         direction: Option<Direction>,
     ) -> Self {
-        match grading {
+        match fz.grading() {
             Grading::ByStep => Self::of_token(kind, &c.mutations, &c.reference, actual),
-            Grading::BySeed => Self::of_op(kind, &c.edits, &c.reference, actual, direction),
+            Grading::ByAnswer => {
+                Self::of_op(fz.name(), kind, &c.edits, &c.reference, actual, direction)
+            }
         }
     }
 
@@ -486,7 +503,7 @@ pub fn grade_token(
 
 /// The assessment of a disagreement of `kind` on candidate `c` of `fz` (`None`: not run):
 /// [`grade_token`] for an operation graded by step, [`grade_op`] (through `assess`, the
-/// fuzzer's entry into the severity model) for one graded by its seed.
+/// fuzzer's entry into the severity model) for one graded by its answer.
 pub fn grade(
     fz: &dyn Fuzzable,
     kind: FindingKind,
@@ -500,7 +517,7 @@ pub fn grade(
             let level = seed.map_or(Level::Normative, |s| s.level);
             Some(grade_token(kind, level, &c.reference, actual).1)
         }
-        Grading::BySeed => grade_op(fz.name(), seed, c, assess),
+        Grading::ByAnswer => grade_op(fz.name(), seed, c, assess),
     }
 }
 
@@ -521,7 +538,7 @@ impl Finding {
     ) -> Self {
         match fz.grading() {
             Grading::ByStep => Self::of_token(fz.name(), kind, seed, c, actual, message, sig),
-            Grading::BySeed => {
+            Grading::ByAnswer => {
                 Self::of_op(fz.name(), kind, seed, c, actual, message, assessment, sig)
             }
         }
@@ -576,10 +593,11 @@ impl Finding {
         assessment: Option<&Assessment>,
         sig: &Signature,
     ) -> Self {
+        let ground = ground_of(op, seed, &c);
         let level = if kind == FindingKind::OtherCode {
             Level::Hardening
         } else {
-            seed.map_or(Level::Normative, |s| s.level)
+            ground.level
         };
         let (severity, effect, report_key) = assessment.map_or_else(
             || (Severity::Medium, "unassessed".to_owned(), String::new()),
@@ -589,7 +607,7 @@ impl Finding {
             kind,
             op: op.to_owned(),
             origin: seed.map(|s| s.origin.clone()).unwrap_or_default(),
-            requirements: seed.map(|s| s.requirements.clone()).unwrap_or_default(),
+            requirements: ground.requirements,
             mutations: Vec::new(),
             edits: c
                 .edits
@@ -616,14 +634,99 @@ impl Finding {
     }
 }
 
+/// What a finding of an operation graded by answer cites: requirement ids and level.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ground {
+    /// The requirement ids it is graded by and its finding file cites.
+    pub requirements: Vec<String>,
+    /// Its level (before a same-family code makes it hardening).
+    pub level: Level,
+    /// Whether they are the seed's requirements: the candidate is its seed unchanged, or an
+    /// input the reference accepts as it does the seed.
+    pub seeds: bool,
+}
+
+/// The ground of candidate `c` of `op` on `seed` (not `dct.verify`): graded by what the
+/// mutated input is, not by its seed's topic. The reference's answer
+/// ([`crate::differential::answer_of`]: `ok`, an error's code, or the denial an accepted output
+/// names) decides: a refusal is graded by what the corpus cites for that answer of `op`
+/// ([`crate::differential::requirements_of_answer`]: a tool renamed in a spend case and now
+/// denied `capability_not_granted` is that denial's finding, an authorization bypass, and so
+/// is a renamed tool forwarded from a seed about the denial's shape), at the seed's level
+/// where it is the seed's own answer, else at the strongest level the corpus pins it; an
+/// accepted input the reference answers as it does the seed (or an unchanged seed) keeps the
+/// seed's requirements and level. The seed's, too, when no case of `op` gives that answer. A
+/// candidate whose kept signatures no longer cover its edits also carries that signature
+/// fault, and is graded by it where accepting it is more severe so ([`by_signature`]).
+pub fn ground_of(op: &str, seed: Option<&OpSeed>, c: &Candidate) -> Ground {
+    let own = Ground {
+        requirements: seed.map(|s| s.requirements.clone()).unwrap_or_default(),
+        level: seed.map_or(Level::Normative, |s| s.level),
+        seeds: true,
+    };
+    if c.changes() == 0 {
+        return own;
+    }
+    let answer = crate::differential::answer_of(op, &c.reference);
+    let seed_answer = seed.and_then(|s| {
+        s.expect
+            .outcomes()
+            .first()
+            .map(|o| crate::differential::answer_of_expected(op, o))
+    });
+    let seeds_answer = seed_answer.as_deref() == Some(answer.as_str());
+    let by_answer = match crate::differential::requirements_of_answer(op, &answer) {
+        // An accepted input the reference answers as it does the seed is what the seed is
+        // about (a `json_schema` check stays a schema check, whatever the corpus's most cited
+        // accepted case).
+        _ if seeds_answer && answer == "ok" => own,
+        Some(g) => Ground {
+            requirements: g.requirements,
+            level: if seeds_answer { own.level } else { g.level },
+            seeds: false,
+        },
+        None => own,
+    };
+    by_signature(op, c, &by_answer.requirements).unwrap_or(by_answer)
+}
+
+/// The code of a signature that does not verify (`spec/error-codes.md`), in every operation
+/// whose input is signed.
+const BAD_SIGNATURE: &str = "invalid_signature";
+
+/// The ground of a candidate whose kept signatures no longer cover its content
+/// ([`Candidate::stale_signatures`]), when accepting it is graded more severe (by the rules'
+/// `granted` effect) as that signature fault (what the corpus cites for [`BAD_SIGNATURE`] of `op`) than as the fault
+/// the reference names first: a contract given an unknown member after signing is refused
+/// `malformed_contract` by the reference, but an implementation that accepts it accepted
+/// content its signature does not cover (a forgery, not only lenient input).
+fn by_signature(op: &str, c: &Candidate, theirs: &[String]) -> Option<Ground> {
+    if !c.stale_signatures {
+        return None;
+    }
+    let expectation = c.expectation.as_ref()?;
+    let g = crate::differential::requirements_of_answer(op, BAD_SIGNATURE)?;
+    let model = crate::severity::model();
+    let granted = |requirements: &[String]| {
+        model.severity_of(&model.rule_stake(op, &[], requirements, expectation).granted)
+    };
+    (granted(&g.requirements) > granted(theirs)).then_some(Ground {
+        requirements: g.requirements,
+        level: g.level,
+        seeds: false,
+    })
+}
+
 /// The assessment of a disagreement on candidate `c` of `op` (not `dct.verify`), graded as
-/// `run` grades its case: an unmutated seed exactly as its corpus case (its flags and stated
-/// stake); a mutated one without the seed's flags, which name the seed's own trap, by its
-/// requirements' rule, and, when the reference refused, against the reference's own refusal
-/// (a seed's `valid` readings carried over do not make another refusal of a refused input a
-/// refusal of a valid one). `assess` is the severity model's entry the fuzzer has at hand
-/// (`outcome::assess` on the runner's outcome, `outcome::assess_fault` on a [`Fault`]) applied
-/// to that subject. `None` for a candidate that was not run.
+/// `run` grades a case: an unmutated seed exactly as its corpus case (its flags and stated
+/// stake); a mutated one without the seed's flags, which name the seed's own trap, by the
+/// rules of its [`ground_of`] (those the corpus cites for the reference's refusal; the seed's
+/// where the reference accepts it as it does the seed), and, when the
+/// reference refused, against the reference's own refusal (a seed's `valid` readings carried
+/// over do not make another refusal of a refused input a refusal of a valid one). `assess` is
+/// the severity model's entry the fuzzer has at hand (`outcome::assess` on the runner's
+/// outcome, `outcome::assess_fault` on a [`Fault`]) applied to that subject. `None` for a
+/// candidate that was not run.
 pub fn grade_op(
     op: &str,
     seed: Option<&OpSeed>,
@@ -631,7 +734,7 @@ pub fn grade_op(
     assess: impl FnOnce(&crate::outcome::Subject<'_>) -> Option<Assessment>,
 ) -> Option<Assessment> {
     let mut expectation = c.expectation.clone()?;
-    let mutated = !c.edits.is_empty();
+    let mutated = c.changes() > 0;
     if mutated && matches!(c.reference, Outcome::Error { .. }) {
         if let Some(e) = crate::differential::expectation_of(&c.reference) {
             expectation = e;
@@ -646,20 +749,7 @@ pub fn grade_op(
     let stake = seed
         .filter(|s| !mutated && !matches!(s.ground, vf::Ground::Differential { .. }))
         .map(|s| &s.stake);
-    let mut requirements = seed.map(|s| s.requirements.clone()).unwrap_or_default();
-    // A mutated input the reference refuses with another code than its refused seed's cites
-    // the requirement of that refusal (issue 47: the step the mutation broke).
-    if let (true, Outcome::Error { code, .. }) = (mutated, &c.reference) {
-        // Only for a seed that is itself a refusal: a valid seed's requirements describe what
-        // the mutated input would be accepted as; a refused seed's name a trap the mutation
-        // may have left for another one.
-        let seed_code = seed.and_then(|s| crate::differential::expected_code(&s.expect));
-        if seed_code.is_some() && seed_code.as_deref() != Some(code.as_str()) {
-            if let Some(r) = crate::differential::requirements_of_code(op, code) {
-                requirements = r;
-            }
-        }
-    }
+    let requirements = ground_of(op, seed, c).requirements;
     let subject = crate::outcome::Subject {
         op,
         flags,
@@ -668,4 +758,184 @@ pub fn grade_op(
         stake,
     };
     assess(&subject)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+mod tests {
+    use super::*;
+    use crate::fuzz::expect::{candidate, seeds};
+    use crate::fuzz::mutate::Seg;
+    use crate::fuzz::ops::{operation, Changes, Signing};
+    use crate::judge::FailureKind;
+    use crate::outcome::assess_fault;
+
+    fn renamed(name: &str) -> Changes {
+        Changes {
+            signing: Signing::Resign,
+            mutations: Vec::new(),
+            edits: vec![Edit::Set {
+                path: ["request", "params", "name"]
+                    .iter()
+                    .map(|k| Seg::Key((*k).to_owned()))
+                    .collect(),
+                value: Value::from(name),
+            }],
+        }
+    }
+
+    /// Issue 47, deliverable 4: a tool renamed in a spend case, which the reference now
+    /// denies `capability_not_granted`, forwarded by the implementation (py-wrap's
+    /// `mcp-tool-name-casefold`), is graded by that denial — the corpus's requirements for it,
+    /// an authorization bypass — not by the spend seed's topic; a rename the reference still
+    /// forwards keeps the seed's requirements.
+    #[test]
+    fn a_renamed_tool_in_a_spend_case_is_graded_by_the_denial_it_gets() {
+        let keys = Keys::fixed();
+        let call = operation("mcp.call").unwrap();
+        let all = seeds(call, None, &keys);
+        let (i, seed) = all
+            .iter()
+            .enumerate()
+            .find(|(_, s)| {
+                s.requirements.iter().any(|r| r.starts_with("MCP-SPEND-"))
+                    && matches!(
+                        s.expect.outcomes().first(),
+                        Some(vf::Expected::Valid { output })
+                            if output["decision"] == "forward"
+                    )
+            })
+            .expect("a spend seed that forwards");
+        let tool = seed.view.pointer("/request/params/name").unwrap();
+        let upper = tool.as_str().unwrap().to_uppercase();
+        let c = candidate(call, &all, i, renamed(&upper), &keys);
+        assert_eq!(
+            crate::differential::answer_of("mcp.call", &c.reference),
+            "capability_not_granted",
+            "{:?}",
+            c.reference
+        );
+        let ground = ground_of("mcp.call", Some(seed), &c);
+        assert!(!ground.seeds, "{ground:?}");
+        assert!(
+            ground.requirements.contains(&"MCP-CALL-VERIFY".to_owned()),
+            "{ground:?}"
+        );
+        assert_eq!(ground.level, Level::Normative);
+        // The implementation forwards as it did the seed.
+        let forwarded = match seed.expect.outcomes().first() {
+            Some(vf::Expected::Valid { output }) => output.clone(),
+            _ => unreachable!(),
+        };
+        let fault = Fault::Failed {
+            kind: FailureKind::OutputMismatch,
+            output: Some(forwarded),
+        };
+        let a = grade_op("mcp.call", Some(seed), &c, |s| {
+            Some(assess_fault(s, &fault))
+        })
+        .unwrap();
+        assert_eq!(a.key, "mcp-authorization/authorization-bypass");
+        assert_eq!(a.severity, Severity::Critical);
+
+        // The same tool under its own name: the reference still forwards, the seed's ground.
+        let same = candidate(call, &all, i, renamed(tool.as_str().unwrap()), &keys);
+        assert_eq!(
+            crate::differential::answer_of("mcp.call", &same.reference),
+            "ok"
+        );
+        let ground = ground_of("mcp.call", Some(seed), &same);
+        assert!(ground.seeds);
+        assert_eq!(ground.requirements, seed.requirements);
+    }
+
+    /// Every answer of a fuzzed operation's seeds is one the corpus grounds (the index is
+    /// keyed as the seeds are read), and a denial named in an accepted output is its own
+    /// answer.
+    #[test]
+    fn the_corpus_grounds_every_seed_answer() {
+        let keys = Keys::fixed();
+        for fz in crate::fuzz::ops::REGISTRY
+            .iter()
+            .filter(|o| o.grading() == Grading::ByAnswer)
+        {
+            for s in seeds(*fz, None, &keys) {
+                let first = s.expect.outcomes().into_iter().next().unwrap();
+                let answer = crate::differential::answer_of_expected(fz.name(), &first);
+                let g = crate::differential::requirements_of_answer(fz.name(), &answer)
+                    .unwrap_or_else(|| panic!("{}: {answer} has no ground", s.origin));
+                assert!(!g.requirements.is_empty(), "{} {answer}", fz.name());
+            }
+        }
+        let deny = serde_json::json!({"decision": "deny", "error": {"data": {"type": "expired"}}});
+        assert_eq!(
+            crate::differential::answer_of_expected(
+                "mcp.call",
+                &vf::Expected::Valid { output: deny }
+            ),
+            "expired"
+        );
+    }
+
+    /// A member added to a signed contract after signing, signatures kept: the reference
+    /// refuses the unknown member first (`malformed_contract`), but accepting it accepts
+    /// content its signature does not cover, graded as that signature fault (a forgery);
+    /// re-signed, it is the unknown member alone (lenient input).
+    #[test]
+    fn an_unsigned_edit_is_graded_by_the_signature_it_breaks_where_that_is_worse() {
+        let keys = Keys::fixed();
+        let op = operation("contract.verify_signature").unwrap();
+        let all = seeds(op, None, &keys);
+        let added = |signing: Signing| Changes {
+            signing,
+            mutations: Vec::new(),
+            edits: vec![Edit::Set {
+                path: ["contract", "x-extension"]
+                    .iter()
+                    .map(|k| Seg::Key((*k).to_owned()))
+                    .collect(),
+                value: Value::from(1),
+            }],
+        };
+        let i = all
+            .iter()
+            .position(|s| {
+                matches!(
+                    s.expect.outcomes().first(),
+                    Some(vf::Expected::Valid { .. })
+                ) && candidate(
+                    op,
+                    &all,
+                    all.iter().position(|t| t.origin == s.origin).unwrap(),
+                    added(Signing::Keep),
+                    &keys,
+                )
+                .stale_signatures
+            })
+            .expect("a valid contract seed");
+        let accepted = Fault::Failed {
+            kind: FailureKind::AcceptedInvalid,
+            output: Some(serde_json::json!({"valid": true})),
+        };
+        let grade = |c: &Candidate| {
+            grade_op(op.name(), all.get(i), c, |s| {
+                Some(assess_fault(s, &accepted))
+            })
+            .unwrap()
+        };
+        let kept = candidate(op, &all, i, added(Signing::Keep), &keys);
+        assert_eq!(
+            crate::differential::answer_of(op.name(), &kept.reference),
+            "malformed_contract"
+        );
+        assert!(kept.stale_signatures);
+        assert_eq!(grade(&kept).key, "contract-signature/forgery");
+        let resigned = candidate(op, &all, i, added(Signing::Resign), &keys);
+        assert!(!resigned.stale_signatures);
+        assert_eq!(
+            crate::differential::answer_of(op.name(), &resigned.reference),
+            "malformed_contract"
+        );
+        assert_eq!(grade(&resigned).key, "contracts/lenient-input");
+    }
 }

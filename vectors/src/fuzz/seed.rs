@@ -51,10 +51,24 @@ pub fn expected_of(outcome: &Outcome) -> Option<Expected> {
     }
 }
 
+/// Whether two expected outcomes are the same answer as the judge compares them: outputs by
+/// its number rule (`score: 0` is the reference's `0.0`), codes without their stage (the
+/// reference states none).
+pub fn same_outcome(a: &Expected, b: &Expected) -> bool {
+    match (a, b) {
+        (Expected::Valid { output: a }, Expected::Valid { output: b }) => {
+            crate::judge::json_equal(a, b)
+        }
+        (Expected::Invalid { code: a, .. }, Expected::Invalid { code: b, .. }) => a == b,
+        _ => false,
+    }
+}
+
+/// `outcomes` without repeats ([`same_outcome`]), the first of each kept.
 pub(crate) fn unique(outcomes: Vec<Expected>) -> Vec<Expected> {
     let mut out: Vec<Expected> = Vec::new();
     for o in outcomes {
-        if !out.contains(&o) {
+        if !out.iter().any(|k| same_outcome(k, &o)) {
             out.push(o);
         }
     }

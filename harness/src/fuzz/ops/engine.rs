@@ -3,8 +3,9 @@
 //! operation's seeds, its changes (token mutations, or structure-aware edits re-signed per the
 //! drawn signing mode), the reference's own answer as the expectation, the implementation
 //! through the runner, and each disagreement graded by the severity model as the core grades
-//! it for the operation (`grade`: by the step the reference names, or exactly as the run
-//! report grades the seed case, over `outcome::assess`).
+//! it for the operation (`grade`: by the step the reference names, or by the reference's
+//! answer — a refusal by what the corpus cites for it, an acceptance as the run report grades
+//! the seed case where the seed is accepted too —, over `outcome::assess`).
 use std::time::Instant;
 
 use crate::fuzz::drive::{
@@ -62,8 +63,9 @@ impl Target for Operation {
     }
 
     /// Graded as the core grades the operation ([`grade`]: by the step the reference names,
-    /// or as the run report grades the seed case: unmutated as its corpus case, mutated by its
-    /// requirements' rule).
+    /// or by the reference's answer: unmutated as its corpus case; mutated, a refusal by the
+    /// rule of the answer's requirements, an acceptance of its seed's where the seed is
+    /// accepted too).
     fn judge(&self, c: &Candidate, r: &CaseResult) -> Judged {
         let kind = classify(r);
         let seed = self.seeds.get(c.seed);
@@ -83,7 +85,7 @@ impl Target for Operation {
 
     fn signature(&self, kind: FindingKind, c: &Candidate, j: &Judged) -> Signature {
         let direction = j.assessment.as_ref().map(|a| a.direction);
-        Signature::of(self.fz.grading(), kind, c, j.actual.as_ref(), direction)
+        Signature::of(self.fz, kind, c, j.actual.as_ref(), direction)
     }
 
     fn severity(&self, _kind: FindingKind, _c: &Candidate, j: &Judged) -> Option<Severity> {

@@ -35,7 +35,7 @@ use crate::format::Expectation;
 use crate::format::Expected;
 use crate::fuzz::entropy::{fnv, Entropy};
 use crate::fuzz::mutate::Mutation;
-use crate::fuzz::seed::{expected_of, malformed, unique, OpSeed, MAX_EDITS};
+use crate::fuzz::seed::{expected_of, malformed, same_outcome, unique, OpSeed, MAX_EDITS};
 use crate::keys::Keys;
 use crate::load::LoadedFile;
 use delegateos_reference::ops::Outcome;
@@ -61,10 +61,14 @@ pub enum Signing {
 /// How a finding of an operation is graded, keyed and recorded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Grading {
-    /// As `run` grades its seed case (the seed's requirements, an unmutated seed with its
-    /// flags and stated stake); keyed `<op> kind: …`, with what the output does when both
-    /// accepted; its changes recorded as edits and the signing mode.
-    BySeed,
+    /// By the reference's answer to the changed input (`fuzz::finding::ground_of`): a refusal
+    /// (an error's code, or the denial an accepted output names, e.g. `mcp.call`'s
+    /// `capability_not_granted`) by what the corpus cites for that answer; an acceptance as
+    /// `run` grades its seed case where the seed is accepted too (the seed's requirements; an
+    /// unmutated seed with its flags and stated stake); keyed `<op> kind: reference <answer>
+    /// …`, with what the output does when both accepted; its changes recorded as edits and the
+    /// signing mode.
+    ByAnswer,
     /// By the §10.1 step the reference's answer names (`dct.verify`: a mutated token is
     /// judged by the step it breaks, never by its seed's requirements); keyed `kind: …`; its
     /// changes recorded as token mutations.
@@ -75,7 +79,7 @@ impl Grading {
     /// What a fuzzer's progress lines call one change of a candidate.
     pub fn unit(self) -> &'static str {
         match self {
-            Self::BySeed => "edit",
+            Self::ByAnswer => "edit",
             Self::ByStep => "mutation",
         }
     }
@@ -92,9 +96,9 @@ pub trait Fuzzable: Sync + std::panic::RefUnwindSafe {
     /// The operation's catalogue name.
     fn name(&self) -> &'static str;
 
-    /// How its findings are graded ([`Grading::BySeed`] by default).
+    /// How its findings are graded ([`Grading::ByAnswer`] by default).
     fn grading(&self) -> Grading {
-        Grading::BySeed
+        Grading::ByAnswer
     }
 
     /// A constant mixed into the harness's seed of each batch, so `--op a,b` does not replay
@@ -351,7 +355,9 @@ pub fn op_expectation<F: Fuzzable + ?Sized>(
         decision: d,
     } = &seed.expect
     {
-        if open.contains(&first) {
+        // As the judge compares (a corpus case's `score: 0` is the reference's `0.0`, its code
+        // carries a stage the reference's does not).
+        if open.iter().any(|o| same_outcome(o, &first)) {
             outcomes.extend(open.iter().cloned());
             decision = Some(d.clone());
         }
@@ -395,7 +401,9 @@ mod tests {
             operation("dct.verify").map(|o| o.grading()),
             Some(Grading::ByStep)
         );
-        assert!(REGISTRY[1..].iter().all(|o| o.grading() == Grading::BySeed));
+        assert!(REGISTRY[1..]
+            .iter()
+            .all(|o| o.grading() == Grading::ByAnswer));
     }
 
     /// A catalogue row's fuzz family is a module of [`FAMILIES`] that implements the
