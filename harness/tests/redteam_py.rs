@@ -692,6 +692,20 @@ const PY_PROXY_SEEDED: &[(&str, &str)] = &[
     ),
 ];
 
+/// The Python interpreter for a long job (`what`), when `DELEGATEOS_LONG=1` and one is on PATH;
+/// otherwise prints why the test is skipped.
+fn long_python(what: &str) -> Option<&'static str> {
+    if std::env::var("DELEGATEOS_LONG").ok().as_deref() != Some("1") {
+        eprintln!("SKIPPED: a long job ({what}); set DELEGATEOS_LONG=1");
+        return None;
+    }
+    let py = python();
+    if py.is_none() {
+        eprintln!("SKIPPED: no python3 on PATH; the red-team implementation cannot run");
+    }
+    py
+}
+
 /// The whole `mcp` suite against py-proxy with `REDTEAM_BUGS=bugs`: its findings by key.
 fn proxy_findings(py: &str, bugs: &str) -> BTreeMap<String, Value> {
     let script = root().join("implementations/redteam/py-proxy/proxy.py");
@@ -719,14 +733,7 @@ fn proxy_findings(py: &str, bugs: &str) -> BTreeMap<String, Value> {
 
 #[test]
 fn py_proxy_each_bug_alone_is_diagnosed_as_its_seeded_fault() {
-    if std::env::var("DELEGATEOS_LONG").ok().as_deref() != Some("1") {
-        eprintln!(
-            "SKIPPED: a long job (one full MCP suite run per py-proxy bug); set DELEGATEOS_LONG=1"
-        );
-        return;
-    }
-    let Some(py) = python() else {
-        eprintln!("SKIPPED: no python3 on PATH; the red-team proxy py-proxy cannot run");
+    let Some(py) = long_python("one full MCP suite run per py-proxy bug") else {
         return;
     };
     let seeded_bugs = seeded(
@@ -782,4 +789,74 @@ fn py_proxy_each_bug_alone_is_diagnosed_as_its_seeded_fault() {
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// py-proxy's bugs that its other bugs mask in the run with every bug but `log-stdout` on, and
+/// why: a suite case reports the first thing it sees go wrong, so a bug whose cases another
+/// bug breaks first is not seen there (each is seen alone: `PY_PROXY_SEEDED`).
+const PY_PROXY_MASKED: &[(&str, &str)] = &[
+    ("forward-raw-line", "forward-before-verdict writes every call with an envelope upstream early, stripped, and skips the later write the raw line would be"),
+    ("reserialize-forward", "forward-before-verdict writes every authorized call early (stripped, byte for byte); the re-serialized write never happens"),
+    ("deny-id-null", "forward-before-verdict: the upstream's answer to a denied call reaches the client before the denial, so no case looks at the denial's id"),
+    ("deny-id-string", "forward-before-verdict, as deny-id-null"),
+    ("deny-notification-reply", "forward-before-verdict forwards the denied notification first; the case fails on what reached the upstream"),
+    ("envelope-truthiness", "forward-before-verdict forwards a call whose envelope is null before any verdict, as the truthiness test would"),
+    ("resource-str-coerce", "forward-before-verdict: the denied call with a non-string resource reaches the tool anyway"),
+    ("raw-text-shortcut", "forward-before-verdict and json-dupes-last break mcp-escaped-member-names first"),
+    ("spend-by-client-id", "forward-before-verdict: the over-budget calls of mcp-spend-envelope-variants reach the upstream before their denial"),
+    ("spend-race", "forward-before-verdict: mcp-spend-concurrent-overdraw's denied call reaches the upstream first"),
+    ("last-authorized-spend", "forward-before-verdict breaks the spend scripts' denials first (mcp-session-0001, 0007, 0009)"),
+    ("list-first-page-only", "list-drop-members drops nextCursor from the first page, so no later page is ever asked for"),
+];
+
+/// The faults one py-proxy `mcp` run names (its findings' `fault:` keys).
+fn named_proxy_faults(py: &str, bugs: &str) -> BTreeSet<String> {
+    proxy_findings(py, bugs)
+        .into_keys()
+        .filter_map(|k| k.strip_prefix("fault:").map(str::to_owned))
+        .collect()
+}
+
+#[test]
+fn py_proxy_with_its_bugs_together_names_every_unmasked_fault() {
+    let Some(py) = long_python("two full MCP suite runs of py-proxy") else {
+        return;
+    };
+    // Every bug: a proxy that logs on stdout fails every case at the transport, before the
+    // case's own check (MCP-STDOUT-CLEAN), so that is the fault named for nearly all of them.
+    let all: Vec<&str> = PY_PROXY_SEEDED.iter().map(|r| r.0).collect();
+    let findings = proxy_findings(py, &all.join(","));
+    let logs = findings
+        .get("fault:proxy.logs-on-stdout")
+        .and_then(|f| f["ids"].as_array())
+        .map_or(0, Vec::len);
+    assert!(
+        logs >= 60,
+        "with every bug on, logs-on-stdout must explain nearly every case, got {logs}: {:?}",
+        findings.keys().collect::<Vec<_>>()
+    );
+    // Every bug but log-stdout: each bug not stated masked is named, and no masked one is.
+    let rest: Vec<&str> = all.iter().copied().filter(|b| *b != "log-stdout").collect();
+    let named = named_proxy_faults(py, &rest.join(","));
+    let mut wrong = Vec::new();
+    for (bug, fault) in PY_PROXY_SEEDED.iter().filter(|r| r.0 != "log-stdout") {
+        let masked = PY_PROXY_MASKED.iter().any(|m| m.0 == *bug);
+        if named.contains(*fault) == masked {
+            wrong.push(format!(
+                "{bug}: its fault {fault} is {}named, PY_PROXY_MASKED says {}",
+                if masked { "" } else { "not " },
+                if masked { "masked" } else { "not masked" }
+            ));
+        }
+    }
+    let seeded: BTreeSet<&str> = PY_PROXY_SEEDED.iter().map(|r| r.1).collect();
+    let foreign: Vec<&String> = named
+        .iter()
+        .filter(|f| !seeded.contains(f.as_str()))
+        .collect();
+    assert!(
+        wrong.is_empty() && foreign.is_empty(),
+        "{}\nnamed faults no bug seeds: {foreign:?}",
+        wrong.join("\n")
+    );
 }

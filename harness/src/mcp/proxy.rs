@@ -765,28 +765,27 @@ mod mistakes {
     /// after every `,` and `:`), not the client's bytes.
     pub(super) fn python_dumps(v: &Value) -> Vec<u8> {
         struct Spaced;
+        fn comma<W: ?Sized + std::io::Write>(w: &mut W, first: bool) -> std::io::Result<()> {
+            if first {
+                Ok(())
+            } else {
+                w.write_all(b", ")
+            }
+        }
         impl serde_json::ser::Formatter for Spaced {
             fn begin_array_value<W: ?Sized + std::io::Write>(
                 &mut self,
                 w: &mut W,
                 first: bool,
             ) -> std::io::Result<()> {
-                if first {
-                    Ok(())
-                } else {
-                    w.write_all(b", ")
-                }
+                comma(w, first)
             }
             fn begin_object_key<W: ?Sized + std::io::Write>(
                 &mut self,
                 w: &mut W,
                 first: bool,
             ) -> std::io::Result<()> {
-                if first {
-                    Ok(())
-                } else {
-                    w.write_all(b", ")
-                }
+                comma(w, first)
             }
             fn begin_object_value<W: ?Sized + std::io::Write>(
                 &mut self,
