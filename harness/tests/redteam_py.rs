@@ -723,6 +723,18 @@ fn proxy_findings(py: &str, bugs: &str) -> BTreeMap<String, Value> {
             String::from_utf8_lossy(&out.stderr)
         )
     });
+    // The report, diagnosed findings included, is what its schema says.
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("spec/schemas/mcp-report.schema.json"))
+            .expect("mcp report schema"),
+    )
+    .expect("schema is JSON");
+    let validator = jsonschema::validator_for(&schema).expect("schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(&json)
+        .map(|e| e.to_string())
+        .collect();
+    assert!(errors.is_empty(), "py-proxy {bugs:?}: {errors:?}");
     json["findings"]
         .as_array()
         .expect("findings")
