@@ -188,7 +188,7 @@ impl Implementation for Mine {
         Answer::todo()
     }
 
-    // dct.verify — 925 cases in the embedded corpus, 13 more advisory with --profile strict (spec/operations.md §3)
+    // dct.verify — 931 cases in the embedded corpus, 13 more advisory with --profile strict (spec/operations.md §3)
     // input: `{token: SerializedDCT, context}`; `context` = `{namespace, action, resource, now,
     //        spentMicrocents, rootPublicKey, revocations: [RevocationEntry]}`
     // output: `{scope: AuthorizedScope}`
@@ -233,7 +233,7 @@ impl Implementation for Mine {
         Answer::todo()
     }
 
-    // capability.subset — 36 cases in the embedded corpus (spec/operations.md §4)
+    // capability.subset — 42 cases in the embedded corpus (spec/operations.md §4)
     // input: `{child, parent}` — Capability objects
     // output: `{subset: bool}`
     // errors: `invalid_input` (not a Capability)
