@@ -632,18 +632,13 @@ fn py_hasty_with_all_bugs_names_every_seeded_fault() {
         .iter()
         .filter_map(|f| f["key"].as_str()?.strip_prefix("fault:"))
         .collect();
-    let mut problems = Vec::new();
-    for (bug, fault, ..) in PY_SEEDED {
-        let Some(fault) = fault else { continue };
-        let masked = PY_MASKED_WITH_ALL_BUGS.iter().any(|m| m.0 == *bug);
-        if named.contains(fault) == masked {
-            problems.push(format!(
-                "{bug}: its fault {fault} is {}named, PY_MASKED_WITH_ALL_BUGS says {}",
-                if masked { "" } else { "not " },
-                if masked { "masked" } else { "named" }
-            ));
-        }
-    }
+    let mut problems = masking_mismatches(
+        PY_SEEDED
+            .iter()
+            .filter_map(|(bug, fault, ..)| Some((*bug, (*fault)?))),
+        ("PY_MASKED_WITH_ALL_BUGS", PY_MASKED_WITH_ALL_BUGS),
+        &named,
+    );
     let critical: Vec<&str> = findings
         .iter()
         .filter(|f| f["severity"] == "critical")
@@ -821,6 +816,28 @@ const PY_PROXY_MASKED: &[(&str, &str)] = &[
     ("list-first-page-only", "list-drop-members drops nextCursor from the first page, so no later page is ever asked for"),
 ];
 
+/// Each (bug, its seeded fault) whose naming in a run with the bugs together disagrees with the
+/// stated masked list (`list`: its name and rows): a masked bug's fault must not be named, any
+/// other bug's must be.
+fn masking_mismatches<'a>(
+    seeded: impl Iterator<Item = (&'a str, &'a str)>,
+    (list, masked): (&str, &[(&str, &str)]),
+    named: &BTreeSet<&str>,
+) -> Vec<String> {
+    seeded
+        .filter_map(|(bug, fault)| {
+            let is_masked = masked.iter().any(|m| m.0 == bug);
+            (named.contains(fault) == is_masked).then(|| {
+                format!(
+                    "{bug}: its fault {fault} is {}named, {list} says {}",
+                    if is_masked { "" } else { "not " },
+                    if is_masked { "masked" } else { "not masked" }
+                )
+            })
+        })
+        .collect()
+}
+
 /// The faults one py-proxy `mcp` run names (its findings' `fault:` keys).
 fn named_proxy_faults(py: &str, bugs: &str) -> BTreeSet<String> {
     proxy_findings(py, bugs)
@@ -850,17 +867,15 @@ fn py_proxy_with_its_bugs_together_names_every_unmasked_fault() {
     // Every bug but log-stdout: each bug not stated masked is named, and no masked one is.
     let rest: Vec<&str> = all.iter().copied().filter(|b| *b != "log-stdout").collect();
     let named = named_proxy_faults(py, &rest.join(","));
-    let mut wrong = Vec::new();
-    for (bug, fault) in PY_PROXY_SEEDED.iter().filter(|r| r.0 != "log-stdout") {
-        let masked = PY_PROXY_MASKED.iter().any(|m| m.0 == *bug);
-        if named.contains(*fault) == masked {
-            wrong.push(format!(
-                "{bug}: its fault {fault} is {}named, PY_PROXY_MASKED says {}",
-                if masked { "" } else { "not " },
-                if masked { "masked" } else { "not masked" }
-            ));
-        }
-    }
+    let named_ids: BTreeSet<&str> = named.iter().map(String::as_str).collect();
+    let wrong = masking_mismatches(
+        PY_PROXY_SEEDED
+            .iter()
+            .filter(|r| r.0 != "log-stdout")
+            .copied(),
+        ("PY_PROXY_MASKED", PY_PROXY_MASKED),
+        &named_ids,
+    );
     let seeded: BTreeSet<&str> = PY_PROXY_SEEDED.iter().map(|r| r.1).collect();
     let foreign: Vec<&String> = named
         .iter()
