@@ -165,7 +165,7 @@ fn every_number_of_jobs_gives_the_same_suite_report() {
         run_suite(&o)
             .cases
             .into_iter()
-            .map(|c| (c.id, c.status, c.violated, c.message))
+            .map(|c| (c.id, c.status, c.observed, c.message))
             .collect::<Vec<_>>()
     };
     let serial = facts(1);

@@ -285,11 +285,14 @@ fn apply_baseline(
     (statuses, stale)
 }
 
-/// The severity model's assessment of one proxy case that `failed` (else errored): a failed
-/// proxy case is `granted` (the proxy did what the requirement forbids: it let the call
-/// through, or answered what it must not), graded by the requirements the failure observed
-/// (the suite records MCP-STDOUT-CLEAN when the proxy broke the transport first).
-fn assessment_of(c: &CaseResult, failed: bool) -> Option<delegateos_vectors::severity::Assessment> {
+/// The severity model's assessment of one failure of a proxy case that `failed` (else errored),
+/// graded by the `requirements` it violates ([`CaseResult::failure_keys`]): a failed proxy case
+/// is `granted` (the proxy did what the requirement forbids: it let the call through, or
+/// answered what it must not).
+fn assessment_of(
+    requirements: &[String],
+    failed: bool,
+) -> Option<delegateos_vectors::severity::Assessment> {
     use delegateos_vectors::judge::FailureKind;
     use delegateos_vectors::outcome::{self, ErrorKind, Outcome, Subject};
     let judged = if failed {
@@ -304,7 +307,7 @@ fn assessment_of(c: &CaseResult, failed: bool) -> Option<delegateos_vectors::sev
     let subject = Subject {
         op: "mcp",
         flags: &[],
-        requirements: &c.violated,
+        requirements,
         expectation: None,
         // The proxy suite's cases state no stake yet: the rules grade them.
         stake: None,
@@ -312,43 +315,85 @@ fn assessment_of(c: &CaseResult, failed: bool) -> Option<delegateos_vectors::sev
     outcome::assess(&subject, &judged)
 }
 
-/// Every case of `report` that failed or errored, with the direction of its failure (what a
-/// proxy fault's fingerprint over the suite records, `harness/tests/mcp_fingerprints.rs`).
-pub fn failures(report: &SuiteReport) -> BTreeMap<String, Direction> {
+/// One failure a case shows ([`CaseResult::failure_keys`]): its key, what it saw, and its
+/// assessment.
+struct Failure<'a> {
+    key: String,
+    case: &'a CaseResult,
+    did: String,
+    assessment: delegateos_vectors::severity::Assessment,
+}
+
+/// Every failure of the cases `counted` selects: one per violation a case observed and went
+/// on past (`case#tag`), and the case itself when it stopped at a failure of its own or could
+/// not be judged (an errored case's failure is errored, every other one failed).
+fn failures_of<'a>(
+    report: &'a SuiteReport,
+    counted: impl Fn(usize, &CaseResult) -> bool,
+) -> Vec<Failure<'a>> {
     report
         .cases
         .iter()
-        .filter_map(|c| {
-            let failed = match c.status {
-                Status::Failed => true,
-                Status::Errored => false,
-                _ => return None,
-            };
-            assessment_of(c, failed).map(|a| (c.id.clone(), a.direction))
+        .enumerate()
+        .filter(|(i, c)| counted(*i, c))
+        .flat_map(|(_, c)| {
+            c.failure_keys().into_iter().filter_map(move |(key, reqs)| {
+                let own = key == c.id;
+                let failed = !own || c.status == Status::Failed;
+                let did = match key.split_once('#') {
+                    Some((_, tag)) => c
+                        .observed
+                        .iter()
+                        .find(|o| o.tag == tag)
+                        .map(|o| o.message.clone()),
+                    None => c.message.clone(),
+                };
+                Some(Failure {
+                    assessment: assessment_of(&reqs, failed)?,
+                    did: did.unwrap_or_default(),
+                    key,
+                    case: c,
+                })
+            })
         })
+        .collect()
+}
+
+/// Every failure of `report`, keyed as the suite's fingerprints are ([`CaseResult::failure_keys`]),
+/// with its direction (what a proxy fault's fingerprint over the suite records,
+/// `harness/tests/mcp_fingerprints.rs`).
+pub fn failures(report: &SuiteReport) -> BTreeMap<String, Direction> {
+    failures_of(report, |_, _| true)
+        .into_iter()
+        .map(|f| (f.key, f.assessment.direction))
         .collect()
 }
 
 /// The suite's failures explained by the catalogue's proxy faults (`spec/data/faults.json`,
 /// `proxy: true`) from their fingerprints over the suite (`spec/data/mcp-fingerprints.json`):
-/// the same greedy cover as `run`'s diagnosis; an unexplained failure joins a named fault
-/// only by its rule-based finding key (no operation or group joins: every suite case is one
-/// operation, `mcp`).
+/// the same greedy cover as `run`'s diagnosis, over failure keys ([`failures`]: one case can
+/// witness several faults); a fingerprint's key of a case that passed is a misprediction. An
+/// unexplained failure joins a named fault only by its rule-based finding key (no operation
+/// or group joins: every suite case is one operation, `mcp`).
 pub fn diagnosis_of(report: &SuiteReport) -> Diagnosis {
-    let failed = failures(report);
-    let passed: BTreeSet<String> = report
+    let all = failures_of(report, |_, _| true);
+    let failed: BTreeMap<String, Direction> = all
+        .iter()
+        .map(|f| (f.key.clone(), f.assessment.direction))
+        .collect();
+    let ran_to_end: BTreeSet<&str> = report
         .cases
         .iter()
-        .filter(|c| c.status == Status::Passed)
-        .map(|c| c.id.clone())
+        .filter(|c| c.status == Status::Passed || (c.status == Status::Failed && !c.stopped))
+        .map(|c| c.id.as_str())
         .collect();
-    let keys: BTreeMap<String, String> = report
-        .cases
+    let prints = &faults::mcp_fingerprints().fingerprints;
+    let passed = absent_keys(prints, &ran_to_end, &failed);
+    let keys: BTreeMap<String, String> = all
         .iter()
-        .filter(|c| failed.contains_key(&c.id))
-        .filter_map(|c| assessment_of(c, c.status == Status::Failed).map(|a| (c.id.clone(), a.key)))
+        .map(|f| (f.key.clone(), f.assessment.key.clone()))
         .collect();
-    let mut d = faults::diagnose_with(&faults::mcp_fingerprints().fingerprints, &failed, &passed);
+    let mut d = faults::diagnose_with(prints, &failed, &passed);
     d.join_by_effect(&keys, &BTreeMap::new(), &BTreeMap::new());
     // A smoke case repeats a core case against a real upstream; fingerprints leave the smoke
     // cases out (they need node and a package: a fingerprint must not depend on the machine),
@@ -360,8 +405,22 @@ pub fn diagnosis_of(report: &SuiteReport) -> Diagnosis {
         .filter(|id| id.starts_with("mcp-smoke-"))
         .cloned()
         .collect();
+    // A smoke failure that is an observation joins the one named fault that explains the
+    // same observation (`#tag`) of core cases; else the one whose failures share its rule.
     for id in smoke {
         let key = keys.get(&id);
+        let tag = id.split_once('#').map(|(_, t)| format!("#{t}"));
+        let same_tag = |m: &&faults::Match| {
+            tag.as_ref()
+                .is_some_and(|t| m.explained.iter().any(|c| c.ends_with(t.as_str())))
+        };
+        let by_tag: Vec<&faults::Match> = d.faults.iter().filter(same_tag).collect();
+        if let [m] = by_tag.as_slice() {
+            let fault = m.fault.clone();
+            d.unexplained.remove(&id);
+            d.joined.insert(id, fault);
+            continue;
+        }
         let mut same = d
             .faults
             .iter()
@@ -375,36 +434,55 @@ pub fn diagnosis_of(report: &SuiteReport) -> Diagnosis {
     d
 }
 
-/// The suite's findings (`spec/severity.md`): the failing cases (after the baseline) filed
-/// under the proxy fault that explains them ([`diagnosis_of`]), or by the severity model's
-/// rules, marked unexplained; one finding per root cause.
+/// The failure keys of `prints` that a run shows did not happen (a fault predicting one is
+/// mispredicted there): every key not `shown` of a case that ran to its end — it passed, or
+/// failed only by violations it observed and went on past. A case that stopped at a failure
+/// of its own says nothing of the checks it did not reach.
+pub fn absent_keys(
+    prints: &BTreeMap<String, BTreeMap<String, Direction>>,
+    ran_to_end: &BTreeSet<&str>,
+    shown: &BTreeMap<String, Direction>,
+) -> BTreeSet<String> {
+    prints
+        .values()
+        .flat_map(|p| p.keys())
+        .filter(|k| ran_to_end.contains(case_of(k)) && !shown.contains_key(*k))
+        .cloned()
+        .collect()
+}
+
+/// The case a failure key names (`case#tag` or the case id).
+pub fn case_of(key: &str) -> &str {
+    key.split_once('#').map_or(key, |(case, _)| case)
+}
+
+/// The suite's findings (`spec/severity.md`): the failures of the failing cases (after the
+/// baseline), each filed under the proxy fault that explains it ([`diagnosis_of`]), or by the
+/// severity model's rules, marked unexplained; one finding per root cause. A case that showed
+/// several violations is in the finding of each (as `case#tag`).
 pub fn findings_of(report: &SuiteReport, statuses: &[RunStatus]) -> Vec<crate::findings::Finding> {
-    let members = report
-        .cases
-        .iter()
-        .zip(statuses)
-        .filter_map(|(c, status)| {
-            let failed = match status {
-                RunStatus::Failed => true,
-                RunStatus::Errored => false,
-                _ => return None,
-            };
-            let assessment = assessment_of(c, failed)?;
-            Some(crate::findings::Member {
-                case: crate::findings::CaseView {
-                    id: c.id.clone(),
-                    description: c.description.clone(),
-                    op: crate::findings::MCP_SUITE_OP.to_owned(),
-                    input_bytes: c.id.len(),
-                    did: c.message.clone().unwrap_or_default(),
-                    expected: None,
-                    actual: None,
-                    diff: None,
-                },
-                requirements: c.requirements.clone(),
-                assessment,
-                counted: true,
-            })
+    let counted = |i: usize, _: &CaseResult| {
+        matches!(
+            statuses.get(i),
+            Some(RunStatus::Failed | RunStatus::Errored)
+        )
+    };
+    let members = failures_of(report, counted)
+        .into_iter()
+        .map(|f| crate::findings::Member {
+            case: crate::findings::CaseView {
+                id: f.key.clone(),
+                description: f.case.description.clone(),
+                op: crate::findings::MCP_SUITE_OP.to_owned(),
+                input_bytes: f.key.len(),
+                did: f.did,
+                expected: None,
+                actual: None,
+                diff: None,
+            },
+            requirements: f.case.requirements.clone(),
+            assessment: f.assessment,
+            counted: true,
         })
         .collect();
     let diagnosis = diagnosis_of(report);

@@ -312,6 +312,23 @@ impl ProxyProcess {
         out
     }
 
+    /// Receives into the backlog whatever arrives within `window`.
+    pub fn gather(&mut self, window: Duration) {
+        let deadline = Instant::now() + window;
+        while let Some(m) = self.pull(deadline) {
+            self.backlog.push(m);
+        }
+    }
+
+    /// Takes the backlog's messages that `matches` selects, in the order received.
+    pub fn take_matching(&mut self, matches: impl Fn(&Value) -> bool) -> Vec<Value> {
+        let (taken, kept) = std::mem::take(&mut self.backlog)
+            .into_iter()
+            .partition(|m| matches(m));
+        self.backlog = kept;
+        taken
+    }
+
     /// Takes the backlog (messages received but not claimed by [`Self::response`]).
     pub fn take_backlog(&mut self) -> Vec<Value> {
         std::mem::take(&mut self.backlog)

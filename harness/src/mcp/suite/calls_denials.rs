@@ -78,34 +78,33 @@ pub(super) fn call_nested_resource(ctx: &Ctx) -> Result<(), String> {
         Some(env.clone()),
     )?;
     expect_result(&ok)?;
-    let outside = s.call(
+    if let Some(data) = s.call_denied(
         json!(2),
         "nested",
         json!({"target": {"path": "/etc/x"}}),
         Some(env.clone()),
-    )?;
-    let data = expect_denial(&outside, &json!(2), "capability_not_granted")?;
-    ensure(
-        data["requested"] == json!({"namespace": "docs", "action": "read", "resource": "/etc/x"}),
-        || format!("requested should be the nested argument: {data}"),
-    )?;
-    let missing = s.call(
+        "capability_not_granted",
+    )? {
+        ensure(
+            data["requested"]
+                == json!({"namespace": "docs", "action": "read", "resource": "/etc/x"}),
+            || format!("requested should be the nested argument: {data}"),
+        )?;
+    }
+    s.call_denied(
         json!(3),
         "nested",
         json!({"target": {"other": 1}}),
         Some(env.clone()),
+        "capability_not_granted",
     )?;
-    expect_denial(&missing, &json!(3), "capability_not_granted")?;
-    let non_string = s.call(
+    s.call_denied(
         json!(4),
         "read_file",
         json!({"path": ["/project/a"]}),
         Some(env),
+        "capability_not_granted",
     )?;
-    expect_denial(&non_string, &json!(4), "capability_not_granted")?;
-    for id in [json!(2), json!(3), json!(4)] {
-        s.assert_not_forwarded(&id)?;
-    }
     s.finish()
 }
 
@@ -148,9 +147,13 @@ pub(super) fn strict_missing(ctx: &Ctx) -> Result<(), String> {
     let mut s = Session::start(ctx, &setup)?;
     s.init()?;
     let id = json!("strict-1");
-    let resp = s.call(id.clone(), "read_file", json!({"path": "/project/a"}), None)?;
-    expect_denial(&resp, &id, "malformed_token")?;
-    s.assert_not_forwarded(&id)?;
+    s.call_denied(
+        id,
+        "read_file",
+        json!({"path": "/project/a"}),
+        None,
+        "malformed_token",
+    )?;
     s.finish()
 }
 
@@ -175,7 +178,8 @@ pub(super) fn strict_allowed(ctx: &Ctx) -> Result<(), String> {
     s.finish()
 }
 
-/// Sends one call with `envelope` and expects a `ty` denial with nothing forwarded.
+/// Sends one call with `envelope` and expects a `ty` denial with nothing forwarded
+/// ([`Session::denied`]); its `data`, when a denial came.
 fn deny_with(
     ctx: &Ctx,
     setup: Setup,
@@ -183,13 +187,11 @@ fn deny_with(
     args: Value,
     envelope: Value,
     ty: &str,
-) -> Result<Value, String> {
+) -> Result<Option<Value>, String> {
     let mut s = Session::start(ctx, &setup)?;
     s.init()?;
     let id = json!("deny-1");
-    let resp = s.call(id.clone(), tool, args, Some(envelope))?;
-    let data = expect_denial(&resp, &id, ty)?;
-    s.assert_not_forwarded(&id)?;
+    let data = s.call_denied(id, tool, args, Some(envelope), ty)?;
     s.finish()?;
     Ok(data)
 }
@@ -229,7 +231,9 @@ pub(super) fn run_probe(ctx: &Ctx, probe: &DenyProbe) -> Result<(), String> {
             envelope,
             probe.denial,
         )?;
-        (probe.check)(&token, &data)?;
+        if let Some(data) = data {
+            (probe.check)(&token, &data)?;
+        }
     }
     Ok(())
 }
@@ -426,15 +430,13 @@ pub(super) fn deny_hidden(ctx: &Ctx) -> Result<(), String> {
     ensure(!names(&tools).contains(&"search".to_owned()), || {
         "search should be hidden".into()
     })?;
-    let id = json!("hidden");
-    let resp = s.call(
-        id.clone(),
+    s.call_denied(
+        json!("hidden"),
         "search",
         json!({"q": "x"}),
         Some(tokens::envelope(&token)),
+        "capability_not_granted",
     )?;
-    expect_denial(&resp, &id, "capability_not_granted")?;
-    s.assert_not_forwarded(&id)?;
     s.finish()
 }
 
@@ -496,34 +498,49 @@ pub(super) fn denied_notification_silent(ctx: &Ctx) -> Result<(), String> {
         resp["id"] == "after-1" && resp.get("result").is_some(),
         || format!("expected the ping answer, got {}", short(&resp)),
     )?;
+    let answered = |s: &mut Session| {
+        for m in s.proxy.take_matching(|m| m.get("id") == Some(&Value::Null)) {
+            s.observe(
+                "notification-answered",
+                format!("a message with id null reached the client: {}", short(&m)),
+            );
+        }
+    };
+    answered(&mut s);
     // Authorized: forwarded once and charged 100.
     s.send(&note(
         json!({"path": "/project/a.txt", "tag": "allowed-note"}),
     ))?;
     s.sync()?;
     let raw = s.upstream_raw();
-    ensure(!raw.iter().any(|r| r.contains("denied-note")), || {
-        "the denied notification reached the upstream".into()
-    })?;
+    if raw.iter().any(|r| r.contains("denied-note")) {
+        s.observe(
+            "forwarded",
+            "the denied notification reached the upstream".into(),
+        );
+    }
     let n = raw.iter().filter(|r| r.contains("allowed-note")).count();
     ensure(n == 1, || {
         format!("the authorized notification reached the upstream {n} times")
     })?;
     // 100 spent of 150: one more call is authorized (spent 100 < 150), the next is denied at 200.
     expect_result(&s.call(json!(1), "read_file", read_args(), Some(env.clone()))?)?;
-    let r2 = s.call(json!(2), "read_file", read_args(), Some(env.clone()))?;
-    let data = expect_denial(&r2, &json!(2), "budget_exceeded")?;
-    ensure(data["limit"] == 150 && data["spent"] == 200, || {
-        format!(
-            "the authorized notification must be charged (expected limit 150, spent 200): {data}"
-        )
-    })?;
-    // Nothing was ever answered with id null.
-    while let Some(m) = s.proxy.next(Duration::from_millis(300)) {
-        ensure(m.get("id") != Some(&Value::Null), || {
-            format!("a message with id null reached the client: {}", short(&m))
+    if let Some(data) = s.call_denied(
+        json!(2),
+        "read_file",
+        read_args(),
+        Some(env.clone()),
+        "budget_exceeded",
+    )? {
+        ensure(data["limit"] == 150 && data["spent"] == 200, || {
+            format!(
+                "the authorized notification must be charged (expected limit 150, spent 200): {data}"
+            )
         })?;
     }
+    // Nothing else was ever answered with id null.
+    s.proxy.gather(Duration::from_millis(300));
+    answered(&mut s);
     s.finish()
 }
 
@@ -543,19 +560,20 @@ pub(super) fn resource_non_string(ctx: &Ctx) -> Result<(), String> {
         json!(true),
     ];
     for (i, value) in odd.iter().enumerate() {
-        let id = json!(10 + i);
-        let r = s.call(
-            id.clone(),
+        let data = s.call_denied(
+            json!(10 + i),
             "read_file",
             json!({"path": value}),
             Some(env.clone()),
+            "capability_not_granted",
         )?;
-        let data = expect_denial(&r, &id, "capability_not_granted")?;
-        ensure(
-            data["requested"] == json!({"namespace": "docs", "action": "read", "resource": null}),
-            || format!("path {value}: requested.resource must be null: {data}"),
-        )?;
-        s.assert_not_forwarded(&id)?;
+        if let Some(data) = data {
+            ensure(
+                data["requested"]
+                    == json!({"namespace": "docs", "action": "read", "resource": null}),
+                || format!("path {value}: requested.resource must be null: {data}"),
+            )?;
+        }
     }
     s.finish()
 }

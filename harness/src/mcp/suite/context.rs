@@ -98,13 +98,10 @@ pub(super) struct Ctx {
     pub live: Mutex<Vec<(u32, PathBuf)>>,
     /// Last proxy stderr of the running case.
     pub stderr: Arc<Mutex<Option<String>>>,
-    /// Set when a session of the running case saw the proxy write a non-JSON line to stdout
-    /// (MCP-STDOUT-CLEAN): the violation the case observed, whatever it was about.
-    pub stdout_noise: Arc<std::sync::atomic::AtomicBool>,
-    /// Set when a session of the running case saw the proxy fail its shutdown on client EOF
-    /// (it did not exit, or left its upstream running: MCP-CLIENT-EOF), whatever the case was
-    /// about.
-    pub shutdown_broken: Arc<std::sync::atomic::AtomicBool>,
+    /// The violations the running case observed and went on past (`Session::observe`).
+    /// Numbered by case: a session of a case that ran past its deadline cannot add to the
+    /// next case's.
+    pub observed: Arc<Mutex<(u64, Vec<super::results::Observation>)>>,
 }
 
 /// Locks `m`, ignoring poisoning (a panicking case must not wedge the suite).

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 use super::context::Ctx;
 use super::fixtures::{good_token, T};
-use super::judge::{call_msg, ensure, expect_denial, expect_result, short};
+use super::judge::{call_msg, ensure, expect_result, short};
 use super::session::{Session, Setup};
 use crate::mcp::tokens;
 
@@ -109,13 +109,13 @@ pub(super) fn id_preservation(ctx: &Ctx) -> Result<(), String> {
     }
     // Ids of answers the proxy builds itself (denials).
     for id in [json!(0), json!("ünï✓🙂"), json!(9_007_199_254_740_993u64)] {
-        let resp = s.call(
-            id.clone(),
+        s.call_denied(
+            id,
             "read_file",
             json!({"path": "/etc/passwd"}),
             Some(tokens::envelope(&good_token())),
+            "capability_not_granted",
         )?;
-        expect_denial(&resp, &id, "capability_not_granted")?;
     }
     s.send(&json!({"jsonrpc": "2.0", "method": "notifications/roots/list_changed"}))?;
     s.send(&json!({"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": 1, "progress": 1}}))?;

@@ -25,6 +25,13 @@ pub(super) fn expect_denial(resp: &Value, id: &Value, ty: &str) -> Result<Value,
     ensure(resp.get("id") == Some(id), || {
         format!("denial carries id {:?}, expected {id}", resp.get("id"))
     })?;
+    denial_form(resp, ty)?;
+    Ok(resp["error"]["data"].clone())
+}
+
+/// A -32001 denial of type `ty` (its id aside): the code, the message, `data.type`, and no
+/// result beside the error.
+pub(super) fn denial_form(resp: &Value, ty: &str) -> Result<(), String> {
     let Some(err) = resp.get("error") else {
         return Err(format!(
             "expected a -32001 {ty} denial, got {}",
@@ -48,8 +55,7 @@ pub(super) fn expect_denial(resp: &Value, id: &Value, ty: &str) -> Result<Value,
     })?;
     ensure(resp.get("result").is_none(), || {
         "a denial must not carry a result".into()
-    })?;
-    Ok(err["data"].clone())
+    })
 }
 
 pub(super) fn expect_result(resp: &Value) -> Result<&Value, String> {

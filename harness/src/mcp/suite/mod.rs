@@ -38,7 +38,7 @@ pub use scripts::{
 };
 use session::mock_pid;
 
-pub use results::{CaseResult, Status, SuiteReport, CLIENT_EOF, STDOUT_CLEAN};
+pub use results::{CaseResult, Observation, Status, SuiteReport, CLIENT_EOF, STDOUT_CLEAN};
 pub use session::NON_JSON_STDOUT;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -234,8 +234,7 @@ fn new_ctx(opts: &SuiteOptions) -> Arc<Ctx> {
         counter: AtomicU64::new(0),
         live: Mutex::new(Vec::new()),
         stderr: Arc::new(Mutex::new(None)),
-        stdout_noise: Arc::new(std::sync::atomic::AtomicBool::new(false)),
-        shutdown_broken: Arc::new(std::sync::atomic::AtomicBool::new(false)),
+        observed: Arc::new(Mutex::new((0, Vec::new()))),
     })
 }
 
@@ -365,33 +364,29 @@ fn run_case(ctx: &Arc<Ctx>, case: &Planned) -> CaseResult {
         (None, Some(why)) => (Status::Skipped, Some(why)),
         (None, None) => run_one(ctx, case.run.clone(), opts.case_timeout),
     };
+    let observed = {
+        let mut o = lock(&ctx.observed);
+        o.0 += 1;
+        std::mem::take(&mut o.1)
+    };
+    // A case that ran to its end but observed violations on the way failed; it stopped at a
+    // failure of its own when it returned one.
+    let stopped = status == Status::Failed;
+    let (status, message) = match (status, observed.first()) {
+        (Status::Passed, Some(first)) => (Status::Failed, Some(first.message.clone())),
+        other => (other.0, message),
+    };
     let stderr_tail = if status == Status::Failed || status == Status::Errored {
         lock(&ctx.stderr).take().map(|s| tail(&s, 2000))
     } else {
         None
     };
     *lock(&ctx.stderr) = None;
-    let noise = ctx
-        .stdout_noise
-        .swap(false, std::sync::atomic::Ordering::SeqCst);
-    let shutdown = ctx
-        .shutdown_broken
-        .swap(false, std::sync::atomic::Ordering::SeqCst);
     CaseResult {
         id: case.id.clone(),
         description: case.description.clone(),
-        // A proxy that writes anything but JSON-RPC to stdout breaks the case at the
-        // transport, before the case's own check: the violation observed is
-        // MCP-STDOUT-CLEAN, whatever the case was about.
-        // Likewise a proxy that fails its shutdown at the end of a case (the session's client
-        // EOF) violates MCP-CLIENT-EOF, whatever the case was about.
-        violated: if noise && status == Status::Failed {
-            vec![STDOUT_CLEAN.to_owned()]
-        } else if shutdown && status == Status::Failed {
-            vec![CLIENT_EOF.to_owned()]
-        } else {
-            case.requirements.clone()
-        },
+        observed,
+        stopped,
         requirements: case.requirements.clone(),
         status,
         message,

@@ -10,6 +10,35 @@ pub const STDOUT_CLEAN: &str = "MCP-STDOUT-CLEAN";
 /// violates.
 pub const CLIENT_EOF: &str = "MCP-CLIENT-EOF";
 
+/// One violation a case observed and went on past (`Session::observe`): a case reports every
+/// such violation it sees, so one bug does not hide another that the same case would show.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Observation {
+    /// What was violated, stable across runs: `stdout-clean` (a non-JSON stdout line,
+    /// MCP-STDOUT-CLEAN), `client-eof` (no exit, or an orphaned upstream, after client EOF:
+    /// MCP-CLIENT-EOF), and of a call that must be denied: `answered` (the client got a result
+    /// for it), `no-denial` (no denial came), `denial-id` (the denial carries another id),
+    /// `denial-form` (wrong code, message or `data.type`), `forwarded` (it reached the
+    /// upstream); `notification-answered` (a denied notification got an answer);
+    /// `duplicate-accepted` and `not-stripped` (`mcp-escaped-member-names`: a `\u`-spelled
+    /// duplicate member not refused, a `\u`-spelled `_delegateos` or the token forwarded).
+    pub tag: String,
+    /// What was seen.
+    pub message: String,
+}
+
+impl Observation {
+    /// The requirements an observation with `tag` violates: its own for the transport and the
+    /// shutdown, else the case's.
+    pub fn requirements<'a>(tag: &str, case: &'a [String]) -> std::borrow::Cow<'a, [String]> {
+        match tag {
+            "stdout-clean" => vec![STDOUT_CLEAN.to_owned()].into(),
+            "client-eof" => vec![CLIENT_EOF.to_owned()].into(),
+            _ => case.into(),
+        }
+    }
+}
+
 /// Outcome of one case.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -36,10 +65,12 @@ pub struct CaseResult {
     pub requirements: Vec<String>,
     /// Outcome.
     pub status: Status,
-    /// The requirements a failure observed violated: the case's own, or `MCP-STDOUT-CLEAN`
-    /// when the proxy broke the transport first (graded by those; not in the JSON report).
+    /// Every violation the case observed and went on past, in the order seen (one per tag).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub observed: Vec<Observation>,
+    /// Whether the case ended at a failure of its own (`message`), besides what it `observed`.
     #[serde(skip)]
-    pub violated: Vec<String>,
+    pub stopped: bool,
     /// Why it failed, errored or was skipped.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
@@ -60,6 +91,33 @@ pub struct SuiteReport {
     pub cases: Vec<CaseResult>,
     /// Total wall time.
     pub duration_ms: f64,
+}
+
+impl CaseResult {
+    /// The failures this case shows, each a key with the requirements it violates: one per
+    /// observed violation (`case#tag`), and the case id itself when the case stopped at a
+    /// failure of its own or could not be judged. A proxy fault's fingerprint over the suite
+    /// holds such keys (`spec/data/mcp-fingerprints.json`), so one case can witness several
+    /// faults.
+    pub fn failure_keys(&self) -> Vec<(String, std::borrow::Cow<'_, [String]>)> {
+        if !matches!(self.status, Status::Failed | Status::Errored) {
+            return Vec::new();
+        }
+        let mut keys: Vec<(String, std::borrow::Cow<'_, [String]>)> = self
+            .observed
+            .iter()
+            .map(|o| {
+                (
+                    format!("{}#{}", self.id, o.tag),
+                    Observation::requirements(&o.tag, &self.requirements),
+                )
+            })
+            .collect();
+        if self.stopped || self.status == Status::Errored {
+            keys.push((self.id.clone(), self.requirements.as_slice().into()));
+        }
+        keys
+    }
 }
 
 impl SuiteReport {

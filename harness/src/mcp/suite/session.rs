@@ -14,7 +14,8 @@ use delegateos_reference::token::SignedJsonToken;
 
 use super::context::{lock, Ctx};
 use super::fixtures::{standard_script, standard_tools, T};
-use super::judge::{call_msg, expect_result, short};
+use super::judge::{call_msg, denial_form, expect_result, short};
+use super::results::Observation;
 use crate::mcp::client::{process_alive, ProxyProcess};
 use crate::mcp::config::{
     HttpSettings, LaunchConfig, Transport, UpstreamCommand, LAUNCH_CONFIG_VERSION,
@@ -71,8 +72,15 @@ pub(super) struct Session {
     pub record: PathBuf,
     next_id: u64,
     stderr_sink: Arc<Mutex<Option<String>>>,
-    stdout_noise: Arc<std::sync::atomic::AtomicBool>,
-    shutdown_broken: Arc<std::sync::atomic::AtomicBool>,
+    /// Where the running case's observations go, and the case they belong to.
+    observed: Arc<Mutex<(u64, Vec<Observation>)>>,
+    case: u64,
+    /// The calls judged as ones to be denied ([`Self::denied`]): an answer to one of them that
+    /// arrives later is still `answered`.
+    denied_ids: Vec<Value>,
+    /// Per call sent by [`Self::call_denied`], how many requests with its id the upstream had
+    /// received before it (an id may be reused after its request was answered).
+    forwarded_before: Vec<(Value, usize)>,
 }
 
 impl Session {
@@ -155,8 +163,10 @@ impl Session {
             record,
             next_id: 0,
             stderr_sink: Arc::clone(&ctx.stderr),
-            stdout_noise: Arc::clone(&ctx.stdout_noise),
-            shutdown_broken: Arc::clone(&ctx.shutdown_broken),
+            observed: Arc::clone(&ctx.observed),
+            case: lock(&ctx.observed).0,
+            denied_ids: Vec::new(),
+            forwarded_before: Vec::new(),
         })
     }
 
@@ -255,15 +265,131 @@ impl Session {
             .find(|m| m.get("method").is_none() && m.get("id") == Some(id))
     }
 
+    /// After a ping round trip, observes `forwarded` if the call `id` (to be denied) reached
+    /// the upstream; the case goes on.
     pub(super) fn assert_not_forwarded(&mut self, id: &Value) -> Result<(), String> {
         self.sync()?;
-        let n = self.upstream_requests_with_id(id).len();
-        if n > 0 {
-            return Err(format!(
-                "the denied call {id} reached the upstream ({n} time(s))"
-            ));
-        }
+        self.observe_forwarded(id);
         Ok(())
+    }
+
+    fn observe_forwarded(&self, id: &Value) {
+        let before = self
+            .forwarded_before
+            .iter()
+            .rev()
+            .find(|(sent, _)| sent == id)
+            .map_or(0, |(_, n)| *n);
+        let n = self
+            .upstream_requests_with_id(id)
+            .len()
+            .saturating_sub(before);
+        if n > 0 {
+            self.observe(
+                "forwarded",
+                format!("the denied call {id} reached the upstream ({n} time(s))"),
+            );
+        }
+    }
+
+    /// Records a violation the case goes on past (`results::Observation`), once per tag: a
+    /// case reports every violation it sees, so one bug does not hide another.
+    pub(super) fn observe(&self, tag: &str, message: String) {
+        let mut observed = lock(&self.observed);
+        if observed.0 == self.case && !observed.1.iter().any(|o| o.tag == tag) {
+            observed.1.push(Observation {
+                tag: tag.to_owned(),
+                message,
+            });
+        }
+    }
+
+    /// Sends the call and judges it as one that must be denied ([`Self::denied`]).
+    pub(super) fn call_denied(
+        &mut self,
+        id: Value,
+        name: &str,
+        args: Value,
+        envelope: Option<Value>,
+        ty: &str,
+    ) -> Result<Option<Value>, String> {
+        let before = self.upstream_requests_with_id(&id).len();
+        self.forwarded_before.push((id.clone(), before));
+        self.send(&call_msg(&id, name, args, envelope))?;
+        self.denied(&id, ty)
+    }
+
+    /// Judges the call `id` (sent), which must get a -32001 `ty` denial carrying its id and
+    /// must not reach the upstream. Each violation is observed on its own and the case goes on
+    /// ([`Self::observe`]): `answered` (the client got a result for it), `no-denial`,
+    /// `denial-id` (the denial carries null, or the id as a string), `denial-form` (code,
+    /// message, `data.type`, a result beside the error), `forwarded`. So a proxy that writes a
+    /// call upstream before its verdict and also answers denials with id null shows both.
+    /// Returns the denial's `data`, when a denial came.
+    pub(super) fn denied(&mut self, id: &Value, ty: &str) -> Result<Option<Value>, String> {
+        // A ping round trip first: every answer the proxy wrote before its answer to the ping
+        // is in (the upstream answers in order), a late second answer too.
+        self.sync()?;
+        self.denied_ids.push(id.clone());
+        let mut answers = self.take_answers(id);
+        if answers.is_empty() {
+            // A proxy that verifies while it reads on may answer after the ping.
+            let first = self.proxy.response(id, T);
+            let late = self.take_answers(id);
+            match first {
+                Ok(m) => answers.push(m),
+                Err(e) if late.is_empty() => return Err(e),
+                Err(_) => {}
+            }
+            answers.extend(late);
+            self.sync()?;
+            answers.extend(self.take_answers(id));
+        }
+        if let Some(result) = answers
+            .iter()
+            .find(|m| m.get("result").is_some() && m.get("id") == Some(id))
+        {
+            self.observe(
+                "answered",
+                format!(
+                    "the call {id}, to be denied ({ty}), was answered with a result: {}",
+                    short(result)
+                ),
+            );
+        }
+        let denial = answers.into_iter().find(|m| m.get("error").is_some());
+        let Some(denial) = denial else {
+            self.observe("no-denial", format!("no {ty} denial of the call {id} came"));
+            self.observe_forwarded(id);
+            return Ok(None);
+        };
+        if denial.get("id") != Some(id) {
+            self.observe(
+                "denial-id",
+                format!(
+                    "the denial of the call {id} carries id {}",
+                    denial.get("id").unwrap_or(&Value::Null)
+                ),
+            );
+        }
+        if let Err(e) = denial_form(&denial, ty) {
+            self.observe("denial-form", e);
+        }
+        self.observe_forwarded(id);
+        Ok(Some(denial["error"]["data"].clone()))
+    }
+
+    /// Takes from what the client received every answer to the call `id`: a response with
+    /// its id, or a -32001 error carrying null or the id as a string (a mangled denial).
+    fn take_answers(&mut self, id: &Value) -> Vec<Value> {
+        let text = Value::String(id.to_string());
+        self.proxy.take_matching(|m| {
+            let got = m.get("id").unwrap_or(&Value::Null);
+            m.get("method").is_none()
+                && (got == id
+                    || (m.pointer("/error/code") == Some(&json!(-32001))
+                        && (got.is_null() || (!id.is_string() && *got == text))))
+        })
     }
 
     pub(super) fn save_stderr(&self) {
@@ -273,8 +399,21 @@ impl Session {
     /// Client EOF, then: proxy exits within 5 s, the upstream is gone, stdout stayed clean.
     pub(super) fn finish(mut self) -> Result<(), String> {
         let extra = self.proxy.drain(Duration::from_millis(50));
+        for m in &extra {
+            let late = m.get("result").is_some()
+                && m.get("id").is_some_and(|id| self.denied_ids.contains(id));
+            if late {
+                self.observe(
+                    "answered",
+                    format!(
+                        "a call to be denied was answered with a result: {}",
+                        short(m)
+                    ),
+                );
+            }
+        }
         self.save_stderr();
-        self.check_clean()?;
+        self.check_clean();
         let unexpected: Vec<&Value> = extra
             .iter()
             .filter(|m| m.get("method").is_none() && m.get("id").is_none_or(Value::is_null))
@@ -296,20 +435,19 @@ impl Session {
         } else {
             self.assert_upstream_gone(Duration::from_secs(1))
         };
-        if shutdown.is_err() {
-            self.shutdown_broken
-                .store(true, std::sync::atomic::Ordering::SeqCst);
-        }
-        shutdown
-    }
-
-    pub(super) fn check_clean(&self) -> Result<(), String> {
-        if let Some(g) = self.proxy.garbage.first() {
-            self.stdout_noise
-                .store(true, std::sync::atomic::Ordering::SeqCst);
-            return Err(format!("{NON_JSON_STDOUT}: {g:?}"));
+        // Whatever the case was about, a failed shutdown is its own violation (MCP-CLIENT-EOF).
+        if let Err(e) = shutdown {
+            self.observe("client-eof", e);
         }
         Ok(())
+    }
+
+    /// Observes `stdout-clean` (MCP-STDOUT-CLEAN) if the proxy wrote a non-JSON line to
+    /// stdout; the client skips such lines, so the case goes on.
+    pub(super) fn check_clean(&self) {
+        if let Some(g) = self.proxy.garbage.first() {
+            self.observe("stdout-clean", format!("{NON_JSON_STDOUT}: {g:?}"));
+        }
     }
 
     pub(super) fn assert_upstream_gone(&self, within: Duration) -> Result<(), String> {

@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 use delegateos_reference::token::SignedJsonToken;
 
 use super::context::Ctx;
-use super::judge::{call_msg, ensure, expect_denial, expect_result, short};
+use super::judge::{call_msg, ensure, expect_result, short};
 use super::session::{list_all, names, Session, Setup};
 use crate::mcp::tokens::{self, cap, RootSpec};
 
@@ -88,13 +88,12 @@ pub(super) fn smoke_deny(ctx: &Ctx) -> Result<(), String> {
     let mut s = Session::start(ctx, &smoke_setup(ctx)?)?;
     s.init()?;
     let id = json!("smoke-sum");
-    let resp = s.call(
-        id.clone(),
+    s.call_denied(
+        id,
         "get-sum",
         json!({"a": 1, "b": 2}),
         Some(tokens::envelope(&smoke_token())),
+        "capability_not_granted",
     )?;
-    expect_denial(&resp, &id, "capability_not_granted")?;
-    s.assert_not_forwarded(&id)?;
     s.finish()
 }

@@ -1,13 +1,11 @@
 //! Spend (`MCP-SPEND-*`, D17, D21): charged per effective delegation at authorization,
 //! atomically with the budget check, whatever the upstream answers.
 
-use std::time::Duration;
-
 use serde_json::json;
 
 use super::context::Ctx;
 use super::fixtures::{read_args, standard_caps, T};
-use super::judge::{call_msg, ensure, expect_denial, expect_result};
+use super::judge::{call_msg, ensure, expect_result};
 use super::session::{Session, Setup};
 use crate::mcp::tokens::{self, RootSpec};
 
@@ -56,16 +54,17 @@ pub(super) fn spend_concurrent(ctx: &Ctx) -> Result<(), String> {
         format!("duplicate or missing answers: {arrival:?}")
     })?;
     // Delegation A has spent 4 × 100 = its budget; B has 600 left.
-    let ra = s.call(
+    if let Some(data) = s.call_denied(
         json!("a5"),
         "read_file",
         read_args(),
         Some(tokens::envelope(&ta)),
-    )?;
-    let data = expect_denial(&ra, &json!("a5"), "budget_exceeded")?;
-    ensure(data["limit"] == 400 && data["spent"] == 400, || {
-        format!("delegation A should show limit 400, spent 400: {data}")
-    })?;
+        "budget_exceeded",
+    )? {
+        ensure(data["limit"] == 400 && data["spent"] == 400, || {
+            format!("delegation A should show limit 400, spent 400: {data}")
+        })?;
+    }
     let rb = s.call(
         json!("b5"),
         "read_file",
@@ -89,12 +88,18 @@ pub(super) fn spend_exhaustion(ctx: &Ctx) -> Result<(), String> {
         format!("the upstream error should be relayed: {r2}")
     })?;
     expect_result(&s.call(json!(3), "read_file", read_args(), Some(env.clone()))?)?;
-    let r4 = s.call(json!(4), "read_file", read_args(), Some(env))?;
-    let data = expect_denial(&r4, &json!(4), "budget_exceeded")?;
-    ensure(data["limit"] == 250 && data["spent"] == 300, || {
-        format!("expected limit 250, spent 300 (three calls of 100): {data}")
-    })?;
-    s.assert_not_forwarded(&json!(4))?;
+    let denial = s.call_denied(
+        json!(4),
+        "read_file",
+        read_args(),
+        Some(env),
+        "budget_exceeded",
+    )?;
+    if let Some(data) = denial {
+        ensure(data["limit"] == 250 && data["spent"] == 300, || {
+            format!("expected limit 250, spent 300 (three calls of 100): {data}")
+        })?;
+    }
     s.finish()
 }
 
@@ -116,24 +121,17 @@ pub(super) fn spend_concurrent_overdraw(ctx: &Ctx) -> Result<(), String> {
             Some(env.clone()),
         ))?;
     }
-    // Calls 1-3 are authorized at spent 0, 100, 200 (< 250); call 4 sees 300 and is denied
-    // at once, while the three slow calls (1.5 s upstream) are still in flight.
-    let r4 = s
-        .proxy
-        .response(&json!(4), Duration::from_millis(1200))
-        .map_err(|e| {
-            format!(
-                "call 4 was not denied before the slow calls answered (spend recorded late?): {e}"
-            )
+    // Calls 1-3 are authorized at spent 0, 100, 200 (< 250); call 4 sees 300 and is denied,
+    // whether or not the three slow calls (1.5 s upstream) have answered: a proxy that records
+    // spend late authorizes it.
+    if let Some(data) = s.denied(&json!(4), "budget_exceeded")? {
+        ensure(data["limit"] == 250 && data["spent"] == 300, || {
+            format!("expected limit 250, spent 300 (three authorized calls of 100): {data}")
         })?;
-    let data = expect_denial(&r4, &json!(4), "budget_exceeded")?;
-    ensure(data["limit"] == 250 && data["spent"] == 300, || {
-        format!("expected limit 250, spent 300 (three authorized calls of 100): {data}")
-    })?;
+    }
     for i in 1..=3u64 {
         expect_result(&s.proxy.response(&json!(i), T)?)?;
     }
-    s.assert_not_forwarded(&json!(4))?;
     s.finish()
 }
 
@@ -153,11 +151,17 @@ pub(super) fn spend_envelope_variants(ctx: &Ctx) -> Result<(), String> {
     expect_result(&s.call(json!(1), "read_file", read_args(), Some(full.clone()))?)?;
     expect_result(&s.call(json!(2), "read_file", read_args(), Some(bare.clone()))?)?;
     expect_result(&s.call(json!(3), "read_file", read_args(), Some(contract_only))?)?;
-    let r4 = s.call(json!(4), "read_file", read_args(), Some(bare))?;
-    let data = expect_denial(&r4, &json!(4), "budget_exceeded")?;
-    ensure(data["limit"] == 250 && data["spent"] == 300, || {
-        format!("calls with and without _delegateos.delegationId must share the delegation's budget (expected limit 250, spent 300): {data}")
-    })?;
-    s.assert_not_forwarded(&json!(4))?;
+    let denial = s.call_denied(
+        json!(4),
+        "read_file",
+        read_args(),
+        Some(bare),
+        "budget_exceeded",
+    )?;
+    if let Some(data) = denial {
+        ensure(data["limit"] == 250 && data["spent"] == 300, || {
+            format!("calls with and without _delegateos.delegationId must share the delegation's budget (expected limit 250, spent 300): {data}")
+        })?;
+    }
     s.finish()
 }

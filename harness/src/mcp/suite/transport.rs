@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 
 use super::context::Ctx;
 use super::fixtures::{good_token, T, T_LARGE};
-use super::judge::{call_msg, ensure, expect_denial, expect_result, short};
+use super::judge::{call_msg, ensure, expect_result, short};
 use super::session::{read_events, Session, Setup};
 use crate::mcp::tokens;
 
@@ -203,7 +203,7 @@ pub(super) fn upstream_crash(ctx: &Ctx) -> Result<(), String> {
     ensure(answered.len() == 2 || exited, || {
         format!("after the upstream crashed the proxy neither answered both in-flight requests nor exited within 5 s (answered {answered:?})")
     })?;
-    s.check_clean()?;
+    s.check_clean();
     s.save_stderr();
     s.proxy.close_stdin();
     ensure(s.proxy.wait_exit(Duration::from_secs(5)).is_some(), || {
@@ -322,12 +322,15 @@ pub(super) fn escaped_member_names(ctx: &Ctx) -> Result<(), String> {
     }
     for id in ["esc-1", "esc-2"] {
         let resp = s.proxy.response(&json!(id), T)?;
-        ensure(resp["error"]["code"] == -32600, || {
-            format!(
-                "{id}: an escaped duplicate member name should get -32600, got {}",
-                short(&resp)
-            )
-        })?;
+        if resp["error"]["code"] != -32600 {
+            s.observe(
+                "duplicate-accepted",
+                format!(
+                    "{id}: an escaped duplicate member name should get -32600, got {}",
+                    short(&resp)
+                ),
+            );
+        }
     }
     // An escaped `_delegateos` is the envelope: verified, and stripped when allowed.
     let allowed = format!(
@@ -339,23 +342,26 @@ pub(super) fn escaped_member_names(ctx: &Ctx) -> Result<(), String> {
         r#"{{"jsonrpc":"2.0","id":"esc-4","method":"tools/call","params":{{"_delegate\u006fs":{env},"name":"read_file","arguments":{{"path":"/etc/shadow"}}}}}}"#
     );
     s.proxy.send_raw(denied.as_bytes())?;
-    let resp = s.proxy.response(&json!("esc-4"), T)?;
-    expect_denial(&resp, &json!("esc-4"), "capability_not_granted")?;
-    for id in ["esc-1", "esc-2", "esc-4"] {
+    s.denied(&json!("esc-4"), "capability_not_granted")?;
+    for id in ["esc-1", "esc-2"] {
         s.assert_not_forwarded(&json!(id))?;
     }
     let fwd = s.upstream_requests_with_id(&json!("esc-3"));
     ensure(fwd.len() == 1, || {
         format!("esc-3 reached the upstream {} times", fwd.len())
     })?;
-    ensure(fwd[0]["params"].get("_delegateos").is_none(), || {
-        format!(
-            "the escaped _delegateos member was forwarded: {}",
-            short(&fwd[0])
-        )
-    })?;
+    if fwd[0]["params"].get("_delegateos").is_some() {
+        s.observe(
+            "not-stripped",
+            format!(
+                "the escaped _delegateos member was forwarded: {}",
+                short(&fwd[0])
+            ),
+        );
+    }
     let dct = token["dct"].as_str().unwrap_or_default();
-    let leaked = s.upstream_raw().iter().any(|r| r.contains(dct));
-    ensure(!leaked, || "the token reached the upstream".into())?;
+    if s.upstream_raw().iter().any(|r| r.contains(dct)) {
+        s.observe("not-stripped", "the token reached the upstream".into());
+    }
     s.finish()
 }

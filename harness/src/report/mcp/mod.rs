@@ -248,6 +248,15 @@ fn text(r: &McpReport) -> String {
                 let _ = writeln!(out, "           {m}");
             }
         }
+        // Every violation the case observed and went on past, by its tag (`case#tag`).
+        for o in c.record["observed"].as_array().into_iter().flatten() {
+            let _ = writeln!(
+                out,
+                "           #{}: {}",
+                o["tag"].as_str().unwrap_or_default(),
+                o["message"].as_str().unwrap_or_default()
+            );
+        }
         if let Some(t) = &c.stderr_tail {
             let _ = writeln!(
                 out,
