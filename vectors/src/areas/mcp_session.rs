@@ -189,7 +189,7 @@ const SESSIONS: &[SessionRow] = &[
     (15, "one token of delegation A (budget 200) with an envelope that names `delegationId` and one that omits it: both calls are A's, so A has spent 200 after one of each, and a third call in either form is budget_exceeded (a key taken from the envelope would split A's spend and let it through)",
         &["MCP-SESSION-SPEND-ROUTING", "MCP-SPEND-BUDGET"], &[STATE], script_15),
     (16, "A (budget 200) is exhausted by two calls; a third call with A's token but an envelope naming another `delegationId` is budget_exceeded (spend of the token's own delegation, steps 1–6 before the binding check), not malformed_token; a call with an envelope naming another id on a live budget is malformed_token and charges nothing",
-        &["MCP-SESSION-SPEND-ROUTING", "MCP-SPEND-PER-DELEGATION", "MCP-DELEGATEOS-CONSISTENT", "MCP-SPEND-BUDGET"], &[STATE, "McpBinding", "Precedence"], script_16),
+        &["MCP-SESSION-SPEND-ROUTING", "MCP-SPEND-PER-DELEGATION", "MCP-DELEGATEOS-CONSISTENT", "MCP-SPEND-BUDGET"], &["McpBinding", STATE, "Precedence"], script_16),
     (9, "delegation A (budget 200, 100 per call) sends three calls before any answer: the third is budget_exceeded, because spend is recorded when a call is authorized (D32); recording it when the answer arrives would let all three through",
         &["MCP-SPEND-CONCURRENT", "MCP-SPEND-BUDGET"], &[TIMING], script_9),
     (10, "a call is cancelled by the client (notifications/cancelled reaches the upstream) and never answered; a second call is answered: spend is 200 when recorded at authorization (D32) and 100 when recorded on the answer (§11.3 step 5 read literally)",
