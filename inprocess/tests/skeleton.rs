@@ -482,7 +482,7 @@ impl Implementation for Mine {
         Answer::todo()
     }
 
-    // mcp.session — 13 cases in the embedded corpus (spec/operations.md §11)
+    // mcp.session — 16 cases in the embedded corpus (spec/operations.md §11)
     // spec: `mcp.filter_tools` and `mcp.call` (the pure decisions of the MCP plugin: which tools a
     //       session token lets `tools/list` show, and whether a `tools/call` is passed through,
     //       forwarded stripped with its spend, or denied with the -32001 body) are specified in

@@ -11,6 +11,8 @@
 //! - an upstream response whose id is a pending client `tools/list` id is filtered (§11.3
 //!   step 4, D32); every other message is relayed unchanged, in both directions;
 //! - spend is recorded per delegationId (§13.4), each call against its own token's delegation.
+//!   The envelope's optional `delegationId` names no other key: without it a call is still
+//!   its token's delegation's, and one naming another id is `malformed_token` (D17).
 //!
 //! Timing. §11.3 step 5 records spend after forwarding ("record spend, return response");
 //! D32 records at authorization. Unless a case carries `McpSpendAtAuthorization`, every
@@ -182,6 +184,12 @@ const SESSIONS: &[SessionRow] = &[
         &["MCP-LIST-PAGINATION", "MCP-LIST-FILTER", "MCP-LIST-FILTER-BY-ID"], &[STATE], script_12),
     (13, "strict mode (D15): a tools/call without `_delegateos` is denied malformed_token and forwards nothing; the next, verified call is forwarded and charged",
         &["MCP-STRICT-MODE", "MCP-SESSION-SPEND-ROUTING"], &[STATE, "McpStrictMode"], script_13),
+    (14, "delegations A (budget 200) and B (ample) call with envelopes that omit the optional `delegationId` (spec/mcp-proxy.md §3.3): each call is charged to its own token's delegation, not to one shared key, so A's second call is forwarded after B's was charged (A 100, B 100), A's third is budget_exceeded and B goes on",
+        &["MCP-SESSION-SPEND-ROUTING", "MCP-SPEND-BUDGET", "MCP-CALL-STRIP"], &[STATE], script_14),
+    (15, "one token of delegation A (budget 200) with an envelope that names `delegationId` and one that omits it: both calls are A's, so A has spent 200 after one of each, and a third call in either form is budget_exceeded (a key taken from the envelope would split A's spend and let it through)",
+        &["MCP-SESSION-SPEND-ROUTING", "MCP-SPEND-BUDGET"], &[STATE], script_15),
+    (16, "A (budget 200) is exhausted by two calls; a third call with A's token but an envelope naming another `delegationId` is budget_exceeded (spend of the token's own delegation, steps 1–6 before the binding check), not malformed_token; a call with an envelope naming another id on a live budget is malformed_token and charges nothing",
+        &["MCP-SESSION-SPEND-ROUTING", "MCP-SPEND-PER-DELEGATION", "MCP-DELEGATEOS-CONSISTENT", "MCP-SPEND-BUDGET"], &["McpBinding", STATE, "Precedence"], script_16),
     (9, "delegation A (budget 200, 100 per call) sends three calls before any answer: the third is budget_exceeded, because spend is recorded when a call is authorized (D32); recording it when the answer arrives would let all three through",
         &["MCP-SPEND-CONCURRENT", "MCP-SPEND-BUDGET"], &[TIMING], script_9),
     (10, "a call is cancelled by the client (notifications/cancelled reaches the upstream) and never answered; a second call is answered: spend is 200 when recorded at authorization (D32) and 100 when recorded on the answer (§11.3 step 5 read literally)",
@@ -506,6 +514,130 @@ fn script_13(f: &Fx) -> (Value, Expectation) {
         .step(spent_query(&[DEL_A]), spent(&[(DEL_A, 100)]))
         .split();
     (input(strict, steps), outcome(expected))
+}
+
+/// A `tools/call` of `read_file` on `path` with `chain`'s token whose envelope's `delegationId`
+/// member is `id` (`None`: the member is omitted, which §3.3 allows).
+fn call_as(id: Value, path: &str, chain: &Chain, delegation_id: Option<&str>) -> Value {
+    let mut env = envelope(chain);
+    match (env.as_object_mut(), delegation_id) {
+        (Some(e), None) => {
+            e.remove("delegationId");
+        }
+        (Some(e), Some(d)) => {
+            e.insert("delegationId".to_owned(), json!(d));
+        }
+        (None, _) => {}
+    }
+    call_msg(id, "read_file", read(path), Some(env))
+}
+
+/// Case 14. Two delegations whose envelopes carry no `delegationId`: each is charged to its own
+/// token's delegation (§13.4), never to one key the two would share.
+fn script_14(f: &Fx) -> (Value, Expectation) {
+    let (a, b, cfg) = (&f.a, &f.b, &f.cfg);
+    let (c1, c2, c3, c4, c5) = (
+        call_as(json!(1), "/project/a.md", a, None),
+        call_as(json!(2), "/project/b.md", b, None),
+        call_as(json!(3), "/project/a.md", a, None),
+        call_as(json!(4), "/project/a.md", a, None),
+        call_as(json!(5), "/project/b.md", b, None),
+    );
+    let (r1, r2, r3, r5) = (
+        answer(&json!(1), "one"),
+        answer(&json!(2), "two"),
+        answer(&json!(3), "three"),
+        answer(&json!(5), "five"),
+    );
+    let (steps, expected) = Script::new()
+        .step(client(c1.clone()), forwarded(&c1))
+        .step(upstream(r1.clone()), relayed(&r1))
+        .step(client(c2.clone()), forwarded(&c2))
+        .step(upstream(r2.clone()), relayed(&r2))
+        .step(
+            spent_query(&[DEL_A, DEL_B]),
+            spent(&[(DEL_A, 100), (DEL_B, 100)]),
+        )
+        .step(client(c3.clone()), forwarded(&c3))
+        .step(upstream(r3.clone()), relayed(&r3))
+        .step(
+            client(c4.clone()),
+            out(&[denial(&json!(4), "budget_exceeded")], &[]),
+        )
+        .step(client(c5.clone()), forwarded(&c5))
+        .step(upstream(r5.clone()), relayed(&r5))
+        .step(
+            spent_query(&[DEL_A, DEL_B]),
+            spent(&[(DEL_A, 200), (DEL_B, 200)]),
+        )
+        .split();
+    (input(cfg.clone(), steps), outcome(expected))
+}
+
+/// Case 15. One token, envelopes with and without `delegationId`: one delegation, one spend.
+fn script_15(f: &Fx) -> (Value, Expectation) {
+    let (a, cfg) = (&f.a, &f.cfg);
+    let (c1, c2, c3, c4) = (
+        call_as(json!(1), "/project/a.md", a, Some(DEL_A)),
+        call_as(json!(2), "/project/a.md", a, None),
+        call_as(json!(3), "/project/a.md", a, Some(DEL_A)),
+        call_as(json!(4), "/project/a.md", a, None),
+    );
+    let (r1, r2) = (answer(&json!(1), "one"), answer(&json!(2), "two"));
+    let (steps, expected) = Script::new()
+        .step(client(c1.clone()), forwarded(&c1))
+        .step(upstream(r1.clone()), relayed(&r1))
+        .step(client(c2.clone()), forwarded(&c2))
+        .step(upstream(r2.clone()), relayed(&r2))
+        .step(spent_query(&[DEL_A]), spent(&[(DEL_A, 200)]))
+        .step(
+            client(c3.clone()),
+            out(&[denial(&json!(3), "budget_exceeded")], &[]),
+        )
+        .step(
+            client(c4.clone()),
+            out(&[denial(&json!(4), "budget_exceeded")], &[]),
+        )
+        .step(spent_query(&[DEL_A]), spent(&[(DEL_A, 200)]))
+        .split();
+    (input(cfg.clone(), steps), outcome(expected))
+}
+
+/// Case 16. An envelope naming another `delegationId` (D17): on a live budget the binding check
+/// denies it and nothing is charged; on A's exhausted budget step 6 comes first (D37 order).
+fn script_16(f: &Fx) -> (Value, Expectation) {
+    let (a, cfg) = (&f.a, &f.cfg);
+    const OTHER: &str = "del_00000000beef";
+    let (c1, c2, c3, c4) = (
+        call_as(json!(1), "/project/a.md", a, Some(DEL_A)),
+        call_as(json!(2), "/project/a.md", a, Some(OTHER)),
+        call_as(json!(3), "/project/a.md", a, Some(DEL_A)),
+        call_as(json!(4), "/project/a.md", a, Some(OTHER)),
+    );
+    let (r1, r3) = (answer(&json!(1), "one"), answer(&json!(3), "three"));
+    let (steps, expected) = Script::new()
+        .step(client(c1.clone()), forwarded(&c1))
+        .step(upstream(r1.clone()), relayed(&r1))
+        .step(
+            client(c2.clone()),
+            out(&[denial(&json!(2), "malformed_token")], &[]),
+        )
+        .step(
+            spent_query(&[DEL_A, OTHER]),
+            spent(&[(DEL_A, 100), (OTHER, 0)]),
+        )
+        .step(client(c3.clone()), forwarded(&c3))
+        .step(upstream(r3.clone()), relayed(&r3))
+        .step(
+            client(c4.clone()),
+            out(&[denial(&json!(4), "budget_exceeded")], &[]),
+        )
+        .step(
+            spent_query(&[DEL_A, OTHER]),
+            spent(&[(DEL_A, 200), (OTHER, 0)]),
+        )
+        .split();
+    (input(cfg.clone(), steps), outcome(expected))
 }
 
 /// Case 9. Budget 200, three calls in flight before any answer (D32: reserved at authorization).
