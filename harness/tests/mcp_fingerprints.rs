@@ -50,7 +50,9 @@ fn opts(fault: &str, ids: &[String]) -> SuiteOptions {
             .map(|o| o.name.to_owned())
             .collect(),
         ids: ids.to_vec(),
-        case_timeout: Duration::from_secs(60),
+        // The default deadline: above the longest wait of a case (60 s for a large message),
+        // so that a case waiting that long fails rather than errors, on any machine.
+        case_timeout: Duration::from_secs(120),
         smoke: None,
         transport: Transport::Stdio,
         session_vectors: None,

@@ -467,6 +467,13 @@ impl Session {
     }
 }
 
+impl Drop for Session {
+    /// A case that stopped early still observes a non-JSON stdout line of its session.
+    fn drop(&mut self) {
+        self.check_clean();
+    }
+}
+
 pub(super) fn write_json(path: &Path, v: &Value) -> Result<(), String> {
     std::fs::write(path, serde_json::to_vec_pretty(v).unwrap_or_default())
         .map_err(|e| format!("harness: cannot write {}: {e}", path.display()))
