@@ -174,8 +174,16 @@ fn mcp_findings_read_as_run_findings() {
         .find("  failed   mcp-deny-capability-resource")
         .expect(&text);
     assert!(index < detail && detail < case_list, "{text}");
+    // The case's failures are each violation it observed (`case#tag`): the denied call's
+    // result reached the client, no denial came, the call reached the upstream.
+    for tag in ["answered", "no-denial", "forwarded"] {
+        assert!(
+            text.contains(&format!("mcp-deny-capability-resource#{tag}")),
+            "{tag}: {text}"
+        );
+    }
     assert!(
-        text.contains("    case: mcp-deny-capability-resource — "),
+        text.contains("    case: mcp-deny-capability-resource#answered — "),
         "{text}"
     );
     assert!(!text.contains("explain mcp-"), "{text}");

@@ -496,7 +496,7 @@ mod tests {
     }
 
     /// `spec/faults.md`'s table is the catalogue, with each fingerprint's size: corpus cases,
-    /// and for a proxy fault the MCP suite's cases.
+    /// and for a proxy fault the MCP suite's cases (of its `case#tag` and `case` keys).
     #[test]
     fn spec_tables_faults_md_is_generated_from_the_catalogue() {
         let prints = &fingerprints().fingerprints;
@@ -514,7 +514,14 @@ mod tests {
                     ),
                     prints.get(&f.id).map_or(0, BTreeMap::len).to_string(),
                     if f.proxy {
-                        suite.get(&f.id).map_or(0, BTreeMap::len).to_string()
+                        // Its keys are `case#tag` or `case`: the count is of cases.
+                        let cases: std::collections::BTreeSet<&str> = suite
+                            .get(&f.id)
+                            .into_iter()
+                            .flat_map(BTreeMap::keys)
+                            .map(|k| k.split_once('#').map_or(k.as_str(), |(c, _)| c))
+                            .collect();
+                        cases.len().to_string()
                     } else {
                         "—".to_owned()
                     },

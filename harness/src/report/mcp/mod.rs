@@ -248,8 +248,10 @@ fn text(r: &McpReport) -> String {
                 let _ = writeln!(out, "           {m}");
             }
         }
-        // Every violation the case observed and went on past, by its tag (`case#tag`).
-        for o in c.record["observed"].as_array().into_iter().flatten() {
+        // Every violation the case observed and went on past, by its tag (`case#tag`); the
+        // first is the case's message when it did not stop at a failure of its own.
+        let observed = c.record["observed"].as_array().into_iter().flatten();
+        for o in observed.filter(|o| o["message"].as_str() != c.message.as_deref()) {
             let _ = writeln!(
                 out,
                 "           #{}: {}",
