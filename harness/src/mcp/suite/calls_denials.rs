@@ -78,19 +78,20 @@ pub(super) fn call_nested_resource(ctx: &Ctx) -> Result<(), String> {
         Some(env.clone()),
     )?;
     expect_result(&ok)?;
-    if let Some(data) = s.call_denied(
+    let denial = s.call_denied(
         json!(2),
         "nested",
         json!({"target": {"path": "/etc/x"}}),
         Some(env.clone()),
         "capability_not_granted",
-    )? {
+    )?;
+    s.check_data(denial, |data| {
         ensure(
             data["requested"]
                 == json!({"namespace": "docs", "action": "read", "resource": "/etc/x"}),
             || format!("requested should be the nested argument: {data}"),
-        )?;
-    }
+        )
+    });
     s.call_denied(
         json!(3),
         "nested",
@@ -179,21 +180,20 @@ pub(super) fn strict_allowed(ctx: &Ctx) -> Result<(), String> {
 }
 
 /// Sends one call with `envelope` and expects a `ty` denial with nothing forwarded
-/// ([`Session::denied`]); its `data`, when a denial came.
+/// ([`Session::denied`]) whose `data` passes `check`.
 fn deny_with(
     ctx: &Ctx,
     setup: Setup,
-    tool: &str,
-    args: Value,
+    (tool, args): (&str, Value),
     envelope: Value,
     ty: &str,
-) -> Result<Option<Value>, String> {
+    check: impl FnOnce(&Value) -> Result<(), String>,
+) -> Result<(), String> {
     let mut s = Session::start(ctx, &setup)?;
     s.init()?;
-    let id = json!("deny-1");
-    let data = s.call_denied(id, tool, args, Some(envelope), ty)?;
-    s.finish()?;
-    Ok(data)
+    let denial = s.call_denied(json!("deny-1"), tool, args, Some(envelope), ty)?;
+    s.check_data(denial, check);
+    s.finish()
 }
 
 /// A case that sends one `tools/call` and expects a proxy-built denial, nothing forwarded.
@@ -223,17 +223,14 @@ pub(super) fn run_probe(ctx: &Ctx, probe: &DenyProbe) -> Result<(), String> {
         setup.revocations = vec![serde_json::to_value(entry).map_err(|e| e.to_string())?];
     }
     for envelope in (probe.envelopes)(&token) {
-        let data = deny_with(
+        deny_with(
             ctx,
             setup.clone(),
-            probe.tool,
-            (probe.args)(),
+            (probe.tool, (probe.args)()),
             envelope,
             probe.denial,
+            |data| (probe.check)(&token, data),
         )?;
-        if let Some(data) = data {
-            (probe.check)(&token, &data)?;
-        }
     }
     Ok(())
 }
@@ -525,19 +522,20 @@ pub(super) fn denied_notification_silent(ctx: &Ctx) -> Result<(), String> {
     })?;
     // 100 spent of 150: one more call is authorized (spent 100 < 150), the next is denied at 200.
     expect_result(&s.call(json!(1), "read_file", read_args(), Some(env.clone()))?)?;
-    if let Some(data) = s.call_denied(
+    let denial = s.call_denied(
         json!(2),
         "read_file",
         read_args(),
         Some(env.clone()),
         "budget_exceeded",
-    )? {
+    )?;
+    s.check_data(denial, |data| {
         ensure(data["limit"] == 150 && data["spent"] == 200, || {
             format!(
                 "the authorized notification must be charged (expected limit 150, spent 200): {data}"
             )
-        })?;
-    }
+        })
+    });
     // Nothing else was ever answered with id null.
     s.proxy.gather(Duration::from_millis(300));
     answered(&mut s);
@@ -560,20 +558,20 @@ pub(super) fn resource_non_string(ctx: &Ctx) -> Result<(), String> {
         json!(true),
     ];
     for (i, value) in odd.iter().enumerate() {
-        let data = s.call_denied(
+        let denial = s.call_denied(
             json!(10 + i),
             "read_file",
             json!({"path": value}),
             Some(env.clone()),
             "capability_not_granted",
         )?;
-        if let Some(data) = data {
+        s.check_data(denial, |data| {
             ensure(
                 data["requested"]
                     == json!({"namespace": "docs", "action": "read", "resource": null}),
                 || format!("path {value}: requested.resource must be null: {data}"),
-            )?;
-        }
+            )
+        });
     }
     s.finish()
 }

@@ -292,11 +292,11 @@ pub(super) fn concurrent_sessions(ctx: &Ctx) -> Result<(), String> {
         Some(env_t.clone()),
         "budget_exceeded",
     )?;
-    if let Some(data) = denial {
+    a.check_data(denial, |data| {
         ensure(data["spent"] == 300, || {
             format!("session A: expected spent 300: {data}")
-        })?;
-    }
+        })
+    });
     // B: the same delegation starts from 0 in its own session.
     for i in 1..=3 {
         let id = json!(format!("b{i}"));

@@ -18,7 +18,8 @@ pub struct Observation {
     /// MCP-STDOUT-CLEAN), `client-eof` (no exit, or an orphaned upstream, after client EOF:
     /// MCP-CLIENT-EOF), and of a call that must be denied: `answered` (the client got a result
     /// for it), `no-denial` (no denial came), `denial-id` (the denial carries another id),
-    /// `denial-form` (wrong code, message or `data.type`), `forwarded` (it reached the
+    /// `denial-form` (wrong code, message or `data.type`), `denial-data` (the denial's other
+    /// `data` members: `requested`, `limit`, `spent`, …), `forwarded` (it reached the
     /// upstream); `notification-answered` (a denied notification got an answer);
     /// `duplicate-accepted` and `not-stripped` (`mcp-escaped-member-names`: a `\u`-spelled
     /// duplicate member not refused, a `\u`-spelled `_delegateos` or the token forwarded).

@@ -304,6 +304,17 @@ impl Session {
         }
     }
 
+    /// Observes `denial-data` when a denial came and its `data` fails `check`; the case goes on.
+    pub(super) fn check_data(
+        &self,
+        denial: Option<Value>,
+        check: impl FnOnce(&Value) -> Result<(), String>,
+    ) {
+        if let Some(Err(e)) = denial.as_ref().map(check) {
+            self.observe("denial-data", e);
+        }
+    }
+
     /// Sends the call and judges it as one that must be denied ([`Self::denied`]).
     pub(super) fn call_denied(
         &mut self,

@@ -54,17 +54,18 @@ pub(super) fn spend_concurrent(ctx: &Ctx) -> Result<(), String> {
         format!("duplicate or missing answers: {arrival:?}")
     })?;
     // Delegation A has spent 4 × 100 = its budget; B has 600 left.
-    if let Some(data) = s.call_denied(
+    let denial = s.call_denied(
         json!("a5"),
         "read_file",
         read_args(),
         Some(tokens::envelope(&ta)),
         "budget_exceeded",
-    )? {
+    )?;
+    s.check_data(denial, |data| {
         ensure(data["limit"] == 400 && data["spent"] == 400, || {
             format!("delegation A should show limit 400, spent 400: {data}")
-        })?;
-    }
+        })
+    });
     let rb = s.call(
         json!("b5"),
         "read_file",
@@ -95,11 +96,11 @@ pub(super) fn spend_exhaustion(ctx: &Ctx) -> Result<(), String> {
         Some(env),
         "budget_exceeded",
     )?;
-    if let Some(data) = denial {
+    s.check_data(denial, |data| {
         ensure(data["limit"] == 250 && data["spent"] == 300, || {
             format!("expected limit 250, spent 300 (three calls of 100): {data}")
-        })?;
-    }
+        })
+    });
     s.finish()
 }
 
@@ -124,11 +125,12 @@ pub(super) fn spend_concurrent_overdraw(ctx: &Ctx) -> Result<(), String> {
     // Calls 1-3 are authorized at spent 0, 100, 200 (< 250); call 4 sees 300 and is denied,
     // whether or not the three slow calls (1.5 s upstream) have answered: a proxy that records
     // spend late authorizes it.
-    if let Some(data) = s.denied(&json!(4), "budget_exceeded")? {
+    let denial = s.denied(&json!(4), "budget_exceeded")?;
+    s.check_data(denial, |data| {
         ensure(data["limit"] == 250 && data["spent"] == 300, || {
             format!("expected limit 250, spent 300 (three authorized calls of 100): {data}")
-        })?;
-    }
+        })
+    });
     for i in 1..=3u64 {
         expect_result(&s.proxy.response(&json!(i), T)?)?;
     }
@@ -158,10 +160,10 @@ pub(super) fn spend_envelope_variants(ctx: &Ctx) -> Result<(), String> {
         Some(bare),
         "budget_exceeded",
     )?;
-    if let Some(data) = denial {
+    s.check_data(denial, |data| {
         ensure(data["limit"] == 250 && data["spent"] == 300, || {
             format!("calls with and without _delegateos.delegationId must share the delegation's budget (expected limit 250, spent 300): {data}")
-        })?;
-    }
+        })
+    });
     s.finish()
 }
