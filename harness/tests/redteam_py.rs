@@ -810,6 +810,19 @@ const PY_PROXY_MASKED: &[(&str, &str)] = &[
     ("last-authorized-spend", "py-proxy's spend-race branch comes first (`elif`): the spend is never charged to the last authorized call"),
 ];
 
+/// py-proxy's racy bug, the bugs whose naming it decides, and the one fault that may stand for
+/// them all. `spend-race` records spend when py-proxy's upstream reader thread relays the answer,
+/// racing the client's next call: on an idle machine that call sees the spend (as the
+/// reference's `proxy.spend-recorded-on-answer` does), under load it does not, and then
+/// sequential spend cases pass over-budget calls as if spend were ignored — `mcp.spend-ignored`
+/// explains them, and the spend keyed by the client's id, better than the two seeded faults.
+/// The run names either all of the seeded faults or the one stand-in, never a mix.
+const PY_PROXY_RACY: (&str, &[&str], &str) = (
+    "spend-race",
+    &["spend-by-client-id", "spend-race"],
+    "mcp.spend-ignored",
+);
+
 /// Each (bug, its seeded fault) whose naming in a run with the bugs together disagrees with the
 /// stated masked list (`list`: its name and rows): a masked bug's fault must not be named, any
 /// other bug's must be.
@@ -856,20 +869,32 @@ fn py_proxy_with_its_bugs_together_names_every_unmasked_fault() {
         .filter_map(|k| k.strip_prefix("fault:").map(str::to_owned))
         .collect();
     let named_ids: BTreeSet<&str> = named.iter().map(String::as_str).collect();
+    // The racy bugs: named as themselves, or all stood in for by one fault (PY_PROXY_RACY).
+    let (_, racy, stand_in) = PY_PROXY_RACY;
+    let stood_in = named_ids.contains(stand_in);
     let wrong = masking_mismatches(
-        PY_PROXY_SEEDED.iter().copied(),
+        PY_PROXY_SEEDED
+            .iter()
+            .copied()
+            .filter(|r| !(stood_in && racy.contains(&r.0))),
         ("PY_PROXY_MASKED", PY_PROXY_MASKED),
         &named_ids,
     );
     let seeded: BTreeSet<&str> = PY_PROXY_SEEDED.iter().map(|r| r.1).collect();
+    let racy_named: Vec<&str> = PY_PROXY_SEEDED
+        .iter()
+        .filter(|r| racy.contains(&r.0) && named_ids.contains(r.1))
+        .map(|r| r.1)
+        .collect();
     let foreign: Vec<&str> = named
         .iter()
         .map(String::as_str)
-        .filter(|f| !seeded.contains(f))
+        .filter(|f| !seeded.contains(f) && !(stood_in && *f == stand_in))
         .collect();
     assert!(
-        wrong.is_empty() && foreign.is_empty(),
-        "{}\nnamed faults no bug seeds: {foreign:?}",
+        wrong.is_empty() && foreign.is_empty() && !(stood_in && !racy_named.is_empty()),
+        "{}\nnamed faults no bug seeds: {foreign:?}; {stand_in} stands in for {racy:?}: {stood_in}, \
+         yet of theirs named: {racy_named:?}",
         wrong.join("\n")
     );
 }
