@@ -106,6 +106,18 @@ pub fn mcp_fingerprints() -> &'static FingerprintsFile {
     FP.get_or_init(|| serde_json::from_str(MCP_FINGERPRINTS_DATA).unwrap_or_default())
 }
 
+/// A key of the MCP suite's fingerprints for a violation `tag` a case observed and went on
+/// past: `case#tag` (a case that stopped at a failure of its own is keyed by its id).
+pub fn suite_key(case: &str, tag: &str) -> String {
+    format!("{case}#{tag}")
+}
+
+/// A key of the MCP suite's fingerprints ([`suite_key`]) split into its case and its tag.
+pub fn split_suite_key(key: &str) -> (&str, Option<&str>) {
+    key.split_once('#')
+        .map_or((key, None), |(case, tag)| (case, Some(tag)))
+}
+
 /// The catalogue's fault `id`.
 pub fn fault(id: &str) -> Option<&'static Fault> {
     catalogue().iter().find(|f| f.id == id)
@@ -519,7 +531,7 @@ mod tests {
                             .get(&f.id)
                             .into_iter()
                             .flat_map(BTreeMap::keys)
-                            .map(|k| k.split_once('#').map_or(k.as_str(), |(c, _)| c))
+                            .map(|k| split_suite_key(k).0)
                             .collect();
                         cases.len().to_string()
                     } else {

@@ -340,8 +340,8 @@ fn failures_of<'a>(
             c.failure_keys().into_iter().filter_map(move |(key, reqs)| {
                 let own = key == c.id;
                 let failed = !own || c.status == Status::Failed;
-                let did = match key.split_once('#') {
-                    Some((_, tag)) => c
+                let did = match faults::split_suite_key(&key).1 {
+                    Some(tag) => c
                         .observed
                         .iter()
                         .find(|o| o.tag == tag)
@@ -372,7 +372,8 @@ pub fn failures(report: &SuiteReport) -> BTreeMap<String, Direction> {
 /// The suite's failures explained by the catalogue's proxy faults (`spec/data/faults.json`,
 /// `proxy: true`) from their fingerprints over the suite (`spec/data/mcp-fingerprints.json`):
 /// the same greedy cover as `run`'s diagnosis, over failure keys ([`failures`]: one case can
-/// witness several faults); a fingerprint's key of a case that passed is a misprediction. An
+/// witness several faults); a fingerprint's key that a case which ran to its end did not show
+/// is a misprediction ([`absent_keys`]). An
 /// unexplained failure joins a named fault only by its rule-based finding key (no operation
 /// or group joins: every suite case is one operation, `mcp`).
 pub fn diagnosis_of(report: &SuiteReport) -> Diagnosis {
@@ -409,10 +410,12 @@ pub fn diagnosis_of(report: &SuiteReport) -> Diagnosis {
     // same observation (`#tag`) of core cases; else the one whose failures share its rule.
     for id in smoke {
         let key = keys.get(&id);
-        let tag = id.split_once('#').map(|(_, t)| format!("#{t}"));
+        let tag = faults::split_suite_key(&id).1;
         let same_tag = |m: &&faults::Match| {
-            tag.as_ref()
-                .is_some_and(|t| m.explained.iter().any(|c| c.ends_with(t.as_str())))
+            tag.is_some()
+                && m.explained
+                    .iter()
+                    .any(|c| faults::split_suite_key(c).1 == tag)
         };
         let by_tag: Vec<&faults::Match> = d.faults.iter().filter(same_tag).collect();
         if let [m] = by_tag.as_slice() {
@@ -446,14 +449,9 @@ pub fn absent_keys(
     prints
         .values()
         .flat_map(|p| p.keys())
-        .filter(|k| ran_to_end.contains(case_of(k)) && !shown.contains_key(*k))
+        .filter(|k| ran_to_end.contains(faults::split_suite_key(k).0) && !shown.contains_key(*k))
         .cloned()
         .collect()
-}
-
-/// The case a failure key names (`case#tag` or the case id).
-pub fn case_of(key: &str) -> &str {
-    key.split_once('#').map_or(key, |(case, _)| case)
 }
 
 /// The suite's findings (`spec/severity.md`): the failures of the failing cases (after the

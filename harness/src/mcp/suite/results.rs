@@ -109,7 +109,7 @@ impl CaseResult {
             .iter()
             .map(|o| {
                 (
-                    format!("{}#{}", self.id, o.tag),
+                    delegateos_vectors::faults::suite_key(&self.id, &o.tag),
                     Observation::requirements(&o.tag, &self.requirements),
                 )
             })
